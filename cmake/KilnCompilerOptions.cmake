@@ -1,0 +1,23 @@
+# Warning and language flags shared by every Kiln target.
+
+add_library(kiln_warnings INTERFACE)
+target_compile_options(kiln_warnings INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wimplicit-fallthrough
+  -Werror=unused-result -Werror=return-type)
+if(KILN_WARNINGS_AS_ERRORS)
+  target_compile_options(kiln_warnings INTERFACE -Werror)
+endif()
+
+# Library code reports failure through llvm::Error / llvm::Expected, never by
+# throwing. Only the driver (CLI11) and the tests (GoogleTest) use exceptions.
+add_library(kiln_library_options INTERFACE)
+target_compile_options(kiln_library_options INTERFACE -fno-exceptions)
+target_link_libraries(kiln_library_options INTERFACE kiln_warnings)
+
+# kiln_add_library(<name> <sources>...): a component library with Kiln's flags.
+function(kiln_add_library name)
+  add_library(${name} STATIC ${ARGN})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(${name} PRIVATE kiln_library_options)
+  set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+endfunction()
