@@ -446,6 +446,8 @@ void printModule(const Module &module, llvm::raw_ostream &os) {
   Printer(os).body(module.body, 0);
 }
 
+void printStmt(const Stmt *stmt, llvm::raw_ostream &os) { Printer(os).stmt(stmt, 0); }
+
 void printExpr(const Expr *expr, llvm::raw_ostream &os) { Printer(os).expr(expr); }
 
 } // namespace kiln

@@ -20,6 +20,7 @@
 namespace kiln {
 
 void printModule(const ast::Module &module, llvm::raw_ostream &os);
+void printStmt(const ast::Stmt *stmt, llvm::raw_ostream &os);
 void printExpr(const ast::Expr *expr, llvm::raw_ostream &os);
 
 } // namespace kiln

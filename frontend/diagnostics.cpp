@@ -73,19 +73,31 @@ Severity DiagnosticEngine::severityOf(DiagID id) {
 }
 
 std::string DiagnosticEngine::format(DiagID id, std::initializer_list<DiagArg> args) const {
+  std::vector<std::string> strings;
+  for (const DiagArg &arg : args)
+    strings.push_back(arg.str());
+  return format(id, strings);
+}
+
+std::string DiagnosticEngine::format(DiagID id, llvm::ArrayRef<std::string> args) const {
   llvm::StringRef text = formatString(id);
   std::string out;
   for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '%' && i + 1 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '9') {
       size_t index = static_cast<size_t>(text[i + 1] - '0');
       if (index < args.size())
-        out += (args.begin() + index)->str();
+        out += args[index];
       ++i;
       continue;
     }
     out.push_back(text[i]);
   }
   return out;
+}
+
+Diagnostic DiagnosticEngine::makeDiagnostic(DiagID id, SourceRange range,
+                                            llvm::ArrayRef<std::string> args) const {
+  return Diagnostic{id, severityOf(id), range, format(id, args), {}};
 }
 
 Diagnostic DiagnosticEngine::makeNote(DiagID id, SourceRange range,
@@ -102,7 +114,12 @@ bool DiagnosticEngine::isDuplicate(const Diagnostic &candidate) const {
 
 DiagnosticBuilder DiagnosticEngine::report(DiagID id, SourceRange range,
                                            std::initializer_list<DiagArg> args) {
-  Diagnostic diagnostic{id, severityOf(id), range, format(id, args), {}};
+  return reportDiagnostic(Diagnostic{id, severityOf(id), range, format(id, args), {}});
+}
+
+void DiagnosticEngine::emit(Diagnostic diagnostic) { reportDiagnostic(std::move(diagnostic)); }
+
+DiagnosticBuilder DiagnosticEngine::reportDiagnostic(Diagnostic diagnostic) {
   if (diagnostic.severity == Severity::Error && errors >= errorLimit) {
     if (!limitNoticeGiven) {
       limitNoticeGiven = true;
@@ -113,6 +130,7 @@ DiagnosticBuilder DiagnosticEngine::report(DiagID id, SourceRange range,
   }
   if (isDuplicate(diagnostic))
     return DiagnosticBuilder(this, nullptr);
+  contextNotesAdded = contexts.size();
   for (auto it = contexts.rbegin(); it != contexts.rend(); ++it)
     diagnostic.notes.push_back(*it);
   if (diagnostic.severity == Severity::Error)
@@ -127,7 +145,7 @@ DiagnosticBuilder &DiagnosticBuilder::note(DiagID id, SourceRange range,
                                            std::initializer_list<DiagArg> args) {
   if (diagnostic) {
     // Explicit notes come before the context notes appended at report time.
-    auto firstContext = diagnostic->notes.end() - static_cast<long>(engine->contexts.size());
+    auto firstContext = diagnostic->notes.end() - static_cast<long>(engine->contextNotesAdded);
     diagnostic->notes.insert(firstContext, engine->makeNote(id, range, args));
   }
   return *this;

@@ -107,6 +107,11 @@ public:
     DiagnosticEngine &engine;
   };
   Diagnostic makeNote(DiagID id, SourceRange range, std::initializer_list<DiagArg> args) const;
+  /// Builds a diagnostic without reporting it, for passes that report only
+  /// once they know a diagnostic is real (see type_inference.h).
+  Diagnostic makeDiagnostic(DiagID id, SourceRange range, llvm::ArrayRef<std::string> args) const;
+  /// Reports a diagnostic made by makeDiagnostic, with the active context notes.
+  void emit(Diagnostic diagnostic);
 
   void renderText(llvm::raw_ostream &os, bool color) const;
   void renderJson(llvm::json::OStream &json) const;
@@ -117,7 +122,9 @@ public:
 private:
   friend class DiagnosticBuilder;
   std::string format(DiagID id, std::initializer_list<DiagArg> args) const;
+  std::string format(DiagID id, llvm::ArrayRef<std::string> args) const;
   void renderOne(llvm::raw_ostream &os, const Diagnostic &diagnostic, bool color) const;
+  DiagnosticBuilder reportDiagnostic(Diagnostic diagnostic);
   bool isDuplicate(const Diagnostic &candidate) const;
 
   const SourceManager &sources;
@@ -127,6 +134,8 @@ private:
   unsigned warnings = 0;
   unsigned errorLimit = 50;
   bool limitNoticeGiven = false;
+  size_t contextNotesAdded = 0; // by the latest report, for DiagnosticBuilder::note
+
 };
 
 } // namespace kiln

@@ -1,0 +1,23 @@
+//===- driver/check_command.h - `kiln check` --------------------*- C++ -*-===//
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kiln::driver {
+
+struct CheckOptions {
+  std::vector<std::string> files;
+  std::string moduleName;
+  std::vector<std::string> signatures;
+  bool json = false;
+  bool verbose = false;
+  bool color = false;
+};
+
+/// Type-checks each file and prints what it defines, or its diagnostics.
+/// Returns the process exit status: 0 if every file checked clean, 1 if any
+/// had errors.
+int runCheck(const CheckOptions &options);
+
+} // namespace kiln::driver

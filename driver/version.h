@@ -1,0 +1,9 @@
+//===- driver/version.h - Kiln's version ------------------------*- C++ -*-===//
+#pragma once
+
+namespace kiln::driver {
+
+/// "0.1.0 (LLVM 19.1.7, CUDA 13.0)"
+const char *versionString();
+
+} // namespace kiln::driver

@@ -1,0 +1,104 @@
+//===- frontend/constant_value.h - Python constants -------------*- C++ -*-===//
+//
+// The value of a module-level constant or of a literal expression in a
+// kernel: None, a bool, an int, a float, a complex, a string or a tuple of
+// these, optionally a NumPy scalar of a fixed dtype (np.float32(0.5)).
+// Arithmetic follows Python's semantics (floor division and modulo, int **
+// negative int is a float, ...) so that Kiln folds constants exactly as
+// CPython's compiler does before Numba sees the bytecode.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "frontend/ast.h"
+
+#include <llvm/ADT/StringRef.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+class Type;
+class TypeContext;
+
+__extension__ typedef __int128 Int128;
+
+class ConstantValue {
+public:
+  enum class Kind : uint8_t { None, Bool, Int, Float, Complex, String, Tuple };
+
+  static ConstantValue none() { return ConstantValue(Kind::None); }
+  static ConstantValue boolean(bool value);
+  static ConstantValue integer(Int128 value);
+  static ConstantValue floating(double value);
+  static ConstantValue complex(double real, double imag);
+  static ConstantValue string(std::string value);
+  static ConstantValue tuple(std::vector<ConstantValue> elements);
+  /// A NumPy scalar: `value` converted to `scalarType` (np.float32(x) rounds
+  /// to single precision, np.int8(300) wraps).
+  static ConstantValue numpyScalar(const ConstantValue &value, const Type *scalarType);
+
+  Kind kind() const { return valueKind; }
+  bool isNumber() const {
+    return valueKind == Kind::Bool || valueKind == Kind::Int || valueKind == Kind::Float ||
+           valueKind == Kind::Complex;
+  }
+  /// The dtype of a NumPy scalar; null for plain Python values.
+  const Type *numpyType() const { return dtype; }
+
+  bool boolValue() const { return intValue != 0; }
+  Int128 intValue128() const { return intValue; }
+  double floatValue() const { return real; }
+  double realPart() const { return real; }
+  double imagPart() const { return imag; }
+  const std::string &stringValue() const { return text; }
+  const std::vector<ConstantValue> &elements() const { return items; }
+
+  /// The value as a double, for Bool, Int and Float.
+  double asDouble() const;
+  /// Python truthiness.
+  bool truthy() const;
+
+  /// The Numba type of this value when a kernel reads it: Literal[int](v)
+  /// for Python ints, Literal[bool] for bools, float64, complex128, the dtype
+  /// of a NumPy scalar, and tuples of those. Returns null for a Python int
+  /// outside [-2**63, 2**64 - 1], which Numba cannot type either.
+  const Type *type(TypeContext &types) const;
+
+  /// Python's repr(): "3", "0.5", "(1, 2)", "'text'", "np.float32(0.5)".
+  std::string repr() const;
+
+  bool operator==(const ConstantValue &other) const;
+
+private:
+  explicit ConstantValue(Kind kind) : valueKind(kind) {}
+
+  Kind valueKind;
+  const Type *dtype = nullptr;
+  Int128 intValue = 0; // also Bool
+  double real = 0;
+  double imag = 0;
+  std::string text;
+  std::vector<ConstantValue> items;
+};
+
+/// Why folding failed, for the caller's diagnostic.
+enum class FoldError : uint8_t { None, DivisionByZero, Overflow, Unsupported };
+
+struct FoldResult {
+  std::optional<ConstantValue> value;
+  FoldError error = FoldError::Unsupported;
+};
+
+/// Python's binary operators on constants.
+FoldResult foldBinary(ast::BinaryOp op, const ConstantValue &lhs, const ConstantValue &rhs,
+                      TypeContext &types);
+/// Python's unary operators on constants.
+FoldResult foldUnary(ast::UnaryOp op, const ConstantValue &operand, TypeContext &types);
+/// Python's comparisons on numbers (and == / != on anything).
+FoldResult foldCompare(ast::CompareOp op, const ConstantValue &lhs, const ConstantValue &rhs);
+
+} // namespace kiln

@@ -1,0 +1,182 @@
+//===- frontend/frontend.cpp - Running the front end ----------------------===//
+
+#include "frontend/frontend.h"
+
+#include "frontend/build_config.h"
+#include "frontend/parser.h"
+#include "frontend/prelude.h"
+
+#include <llvm/ADT/DenseSet.h>
+#include <llvm/Support/MemoryBuffer.h>
+
+namespace kiln {
+
+namespace {
+
+/// Loads Kiln's prelude modules into the same source manager and contexts as
+/// the module being checked, once each.
+class PreludeLoader : public ModuleLoader {
+public:
+  explicit PreludeLoader(CheckedModule &checked) : checked(checked) {}
+
+  const ModuleScope *load(llvm::StringRef moduleName) override {
+    auto found = scopes.find(moduleName);
+    if (found != scopes.end())
+      return found->second.get();
+    std::optional<llvm::StringRef> source = preludeSource(moduleName);
+    if (!source)
+      return nullptr;
+    std::string path = "<kiln>/" + moduleName.str() + ".py";
+    std::replace(path.begin() + 7, path.end() - 3, '.', '/');
+    uint32_t file = checked.sources.addFile(path, source->str());
+    ast::Module module = parseModule(checked.sources, file, checked.astContext, checked.diags);
+    // Mark the entry first: a prelude module may import itself indirectly.
+    scopes[moduleName] = nullptr;
+    std::unique_ptr<ModuleScope> scope = ModuleScope::build(
+        module, checked.sources, checked.astContext, checked.types, checked.diags, {}, this);
+    const ModuleScope *result = scope.get();
+    scopes[moduleName] = std::move(scope);
+    return result;
+  }
+
+private:
+  CheckedModule &checked;
+  llvm::StringMap<std::unique_ptr<ModuleScope>> scopes;
+};
+
+/// Whether values of `type` can be passed to a kernel from the host.
+bool isKernelArgumentType(const Type *type) {
+  if (type->isScalar())
+    return true;
+  if (const auto *array = llvm::dyn_cast<ArrayType>(type))
+    return array->elementType()->isScalar() || llvm::isa<RecordType>(array->elementType());
+  if (const auto *tuple = llvm::dyn_cast<TupleType>(type))
+    return llvm::all_of(tuple->elementTypes(), isKernelArgumentType);
+  return false;
+}
+
+void typeModule(CheckedModule &checked, const FrontendOptions &options) {
+  TypeContext &types = checked.types;
+  TypeInference &inference = *checked.inference;
+  std::vector<Specialization *> roots;
+  for (const auto &decl : checked.scope->functions()) {
+    std::vector<Signature> signatures = decl->signatures;
+    switch (decl->kind) {
+    case FunctionDecl::Kind::Kernel:
+      for (const Signature &signature : signatures) {
+        bool valid = true;
+        for (const Type *arg : signature.args)
+          if (!isKernelArgumentType(arg)) {
+            checked.diags.report(DiagID::err_kernel_argument_type, signature.range, {arg->str()});
+            valid = false;
+          }
+        if (valid)
+          roots.push_back(inference.specialize(*decl, signature.args));
+      }
+      break;
+    case FunctionDecl::Kind::Ufunc:
+      for (const Signature &signature : signatures)
+        roots.push_back(inference.specialize(*decl, signature.args));
+      break;
+    case FunctionDecl::Kind::Reduction:
+      if (signatures.empty())
+        for (const std::string &name : options.defaultReductionTypes) {
+          const Type *dtype = types.scalarByName(name);
+          roots.push_back(inference.specialize(*decl, {dtype, dtype}));
+        }
+      for (const Signature &signature : signatures)
+        roots.push_back(inference.specialize(*decl, signature.args));
+      break;
+    case FunctionDecl::Kind::Device:
+      // Device functions with signatures are compiled for them, as Numba
+      // does eagerly; the others only for the types callers use.
+      for (const Signature &signature : signatures)
+        roots.push_back(inference.specialize(*decl, signature.args));
+      break;
+    case FunctionDecl::Kind::External:
+      break;
+    }
+  }
+
+  // Ufuncs and reductions must produce their declared element type.
+  for (Specialization *root : roots) {
+    if (root->failed || !root->returnType)
+      continue;
+    const FunctionDecl &decl = root->decl;
+    const Type *expected = nullptr;
+    if (decl.kind == FunctionDecl::Kind::Reduction)
+      expected = root->argTypes.front();
+    if (decl.kind == FunctionDecl::Kind::Ufunc)
+      for (const Signature &signature : decl.signatures)
+        if (signature.args == root->argTypes)
+          expected = signature.returnType;
+    if (expected && !types.canConvert(root->returnType, expected))
+      root->diagnostics.push_back(checked.diags.makeDiagnostic(
+          DiagID::err_return_type_mismatch, decl.range,
+          {decl.kindName().str(), decl.name, root->returnType->str(), expected->str()}));
+  }
+  inference.reportDiagnostics(roots);
+
+  // Group specializations by function, roots first, then everything they call.
+  llvm::DenseSet<Specialization *> seen;
+  std::vector<Specialization *> order;
+  std::vector<Specialization *> worklist(roots.rbegin(), roots.rend());
+  while (!worklist.empty()) {
+    Specialization *spec = worklist.back();
+    worklist.pop_back();
+    if (!seen.insert(spec).second)
+      continue;
+    order.push_back(spec);
+    for (auto it = spec->callees.rbegin(); it != spec->callees.rend(); ++it)
+      worklist.push_back(it->first);
+  }
+  for (const auto &decl : checked.scope->functions()) {
+    CheckedModule::Function function{decl.get(), {}};
+    for (Specialization *spec : order)
+      if (&spec->decl == decl.get())
+        function.specializations.push_back(spec);
+    checked.functions.push_back(std::move(function));
+  }
+}
+
+} // namespace
+
+std::unique_ptr<CheckedModule> checkSource(llvm::StringRef path, std::string contents,
+                                           const FrontendOptions &options) {
+  auto checked = std::make_unique<CheckedModule>();
+  uint32_t file = checked->sources.addFile(path.str(), std::move(contents));
+  checked->module = parseModule(checked->sources, file, checked->astContext, checked->diags);
+
+  std::vector<ExternalSignature> external;
+  if (options.readPyproject)
+    external = readPyprojectSignatures(path, options.moduleName, checked->sources, checked->diags);
+  llvm::Expected<std::vector<ExternalSignature>> flags =
+      parseSignatureFlags(options.signatureFlags, checked->sources);
+  if (!flags) {
+    checked->diags.report(DiagID::err_bad_signature_flag, SourceRange(),
+                          {llvm::toString(flags.takeError())});
+  } else {
+    external.insert(external.end(), flags->begin(), flags->end());
+  }
+
+  checked->loader = std::make_unique<PreludeLoader>(*checked);
+  checked->scope = ModuleScope::build(checked->module, checked->sources, checked->astContext,
+                                      checked->types, checked->diags, external,
+                                      checked->loader.get());
+  checked->inference =
+      std::make_unique<TypeInference>(*checked->scope, checked->types, checked->diags);
+  typeModule(*checked, options);
+  return checked;
+}
+
+llvm::Expected<std::unique_ptr<CheckedModule>> checkModule(llvm::StringRef path,
+                                                           const FrontendOptions &options) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return llvm::createStringError(buffer.getError(), "cannot read '%s': %s", path.str().c_str(),
+                                   buffer.getError().message().c_str());
+  return checkSource(path, (*buffer)->getBuffer().str(), options);
+}
+
+} // namespace kiln

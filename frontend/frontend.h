@@ -1,0 +1,76 @@
+//===- frontend/frontend.h - The front end's entry point --------*- C++ -*-===//
+//
+// [Note: the front end]
+//
+//   kernels.py --parse--> AST --module scope--> decorated functions with
+//   signatures --build_ssa--> untyped SSA --type inference--> typed
+//   specializations (+ semantic hashes)
+//
+// checkModule runs the whole front end on one kernel module. Problems in the
+// module are diagnostics in the result; only a file that cannot be read at
+// all is an llvm::Error.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "frontend/ast.h"
+#include "frontend/diagnostics.h"
+#include "frontend/module_scope.h"
+#include "frontend/semantic_hash.h"
+#include "frontend/type_inference.h"
+#include "frontend/types.h"
+
+#include <llvm/Support/Error.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+struct FrontendOptions {
+  /// Dotted module name (`pkg.kernels`), for module-qualified signature keys.
+  std::string moduleName;
+  /// `--signature NAME=SIGNATURE` values.
+  std::vector<std::string> signatureFlags;
+  /// Read [tool.kiln.signatures] from the nearest pyproject.toml.
+  bool readPyproject = true;
+  /// Dtypes a @cuda.reduce is compiled for when no signature names them.
+  std::vector<std::string> defaultReductionTypes = {"int32", "int64", "float32", "float64"};
+};
+
+/// Everything the front end learned about a kernel module.
+class CheckedModule {
+public:
+  SourceManager sources;
+  DiagnosticEngine diags{sources};
+  ast::AstContext astContext;
+  TypeContext types;
+  ast::Module module;
+  std::unique_ptr<ModuleScope> scope;
+  /// Kernel modules the module imports from (Kiln's prelude).
+  std::unique_ptr<ModuleLoader> loader;
+  std::unique_ptr<TypeInference> inference;
+
+  struct Function {
+    const FunctionDecl *decl;
+    /// In the order they were requested: signatures for kernels, ufuncs and
+    /// reductions; first use for device functions.
+    std::vector<Specialization *> specializations;
+  };
+  /// Every decorated function, in source order, with the specializations
+  /// typing produced; device functions list those reachable from roots.
+  std::vector<Function> functions;
+
+  bool hasErrors() const { return diags.hasErrors(); }
+  SemanticHash hashOf(const Specialization &spec) const { return semanticHash(spec, sources); }
+};
+
+llvm::Expected<std::unique_ptr<CheckedModule>> checkModule(llvm::StringRef path,
+                                                           const FrontendOptions &options);
+
+/// As checkModule, for source text that did not come from a file.
+std::unique_ptr<CheckedModule> checkSource(llvm::StringRef path, std::string contents,
+                                           const FrontendOptions &options);
+
+} // namespace kiln

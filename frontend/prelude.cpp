@@ -1,0 +1,15 @@
+//===- frontend/prelude.cpp -----------------------------------------------===//
+
+#include "frontend/prelude.h"
+
+#include "frontend/prelude_sources.inc"
+
+namespace kiln {
+
+std::optional<llvm::StringRef> preludeSource(llvm::StringRef moduleName) {
+  if (moduleName == "numba.cuda.random")
+    return llvm::StringRef(numbaCudaRandomSource);
+  return std::nullopt;
+}
+
+} // namespace kiln

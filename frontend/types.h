@@ -1,0 +1,370 @@
+//===- frontend/types.h - Numba's type system -------------------*- C++ -*-===//
+//
+// [Note: types]
+// Kiln types kernels exactly as Numba does, so its type system mirrors
+// Numba's: scalar types with NumPy's names, literal types for integer and
+// boolean constants (Literal[int](3)), arrays with a dtype, a number of
+// dimensions and a layout (C, F or A), tuples (printed as UniTuple when
+// homogeneous), records, and a few types that exist only at compile time
+// (modules, functions, dtype classes such as `float32` used as a cast).
+//
+// Types are interned in a TypeContext: two types are equal exactly when
+// their pointers are equal. Every Type is immutable and lives as long as its
+// context.
+//
+// Conversions between types follow Numba's casting graph (exact < promote <
+// safe < unsafe), and unification follows Numba's unify_pairs: NumPy's type
+// promotion for numbers, layout "A" for arrays that differ only in layout,
+// element-wise for tuples.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/StringMap.h>
+#include <llvm/ADT/StringRef.h>
+#include <llvm/Support/Casting.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+class TypeContext;
+
+class Type {
+public:
+  enum class Kind : uint8_t {
+    None,
+    Boolean,
+    Integer,
+    Float,
+    Complex,
+    IntegerLiteral,
+    BooleanLiteral,
+    StringLiteral,
+    Array,
+    Tuple,
+    Record,
+    Range,
+    NumberClass,
+    Entity,
+    Slice,
+  };
+
+  Kind kind() const { return typeKind; }
+  /// Numba's name for the type: "float32", "array(int32, 2d, C)",
+  /// "UniTuple(int64 x 2)", "Literal[int](3)".
+  const std::string &str() const { return name; }
+
+  bool isNumber() const {
+    return typeKind == Kind::Integer || typeKind == Kind::Float || typeKind == Kind::Complex ||
+           typeKind == Kind::IntegerLiteral;
+  }
+  /// Booleans, numbers and their literals: what arrays can hold.
+  bool isScalar() const {
+    return isNumber() || typeKind == Kind::Boolean || typeKind == Kind::BooleanLiteral;
+  }
+  bool isLiteral() const {
+    return typeKind == Kind::IntegerLiteral || typeKind == Kind::BooleanLiteral ||
+           typeKind == Kind::StringLiteral;
+  }
+  /// Values of compile-time-only types (modules, functions, dtype classes,
+  /// strings) have no run-time representation.
+  bool isCompileTimeOnly() const;
+
+  virtual ~Type() = default;
+
+protected:
+  Type(Kind kind, std::string name) : typeKind(kind), name(std::move(name)) {}
+
+private:
+  Kind typeKind;
+  std::string name;
+};
+
+class NoneType : public Type {
+public:
+  NoneType() : Type(Kind::None, "none") {}
+  static bool classof(const Type *t) { return t->kind() == Kind::None; }
+};
+
+class BooleanType : public Type {
+public:
+  BooleanType() : Type(Kind::Boolean, "bool") {}
+  static bool classof(const Type *t) { return t->kind() == Kind::Boolean; }
+};
+
+class IntegerType : public Type {
+public:
+  IntegerType(unsigned bits, bool isSigned)
+      : Type(Kind::Integer, (isSigned ? "int" : "uint") + std::to_string(bits)), bits(bits),
+        isSigned(isSigned) {}
+  unsigned bitwidth() const { return bits; }
+  bool signedness() const { return isSigned; }
+  static bool classof(const Type *t) { return t->kind() == Kind::Integer; }
+
+private:
+  unsigned bits;
+  bool isSigned;
+};
+
+class FloatType : public Type {
+public:
+  explicit FloatType(unsigned bits) : Type(Kind::Float, "float" + std::to_string(bits)), bits(bits) {}
+  unsigned bitwidth() const { return bits; }
+  static bool classof(const Type *t) { return t->kind() == Kind::Float; }
+
+private:
+  unsigned bits;
+};
+
+/// complex64 holds two float32s, complex128 two float64s.
+class ComplexType : public Type {
+public:
+  ComplexType(unsigned bits, const FloatType *element)
+      : Type(Kind::Complex, "complex" + std::to_string(bits)), bits(bits), element(element) {}
+  unsigned bitwidth() const { return bits; }
+  const FloatType *elementType() const { return element; }
+  static bool classof(const Type *t) { return t->kind() == Kind::Complex; }
+
+private:
+  unsigned bits;
+  const FloatType *element;
+};
+
+/// The type of an integer constant, e.g. Literal[int](32). It behaves as its
+/// literal type (int64, or uint64 above 2**63 - 1) except that converting it
+/// anywhere costs at least a promotion, as in Numba.
+class IntegerLiteralType : public Type {
+public:
+  IntegerLiteralType(int64_t value, bool isUnsigned, const IntegerType *literalType)
+      : Type(Kind::IntegerLiteral,
+             "Literal[int](" +
+                 (isUnsigned ? std::to_string(static_cast<uint64_t>(value)) : std::to_string(value)) +
+                 ")"),
+        value(value), literal(literalType) {}
+  /// The value's bits; reinterpret as uint64 when the literal type is uint64.
+  int64_t bits() const { return value; }
+  bool isUnsigned() const { return !literal->signedness(); }
+  const IntegerType *literalType() const { return literal; }
+  static bool classof(const Type *t) { return t->kind() == Kind::IntegerLiteral; }
+
+private:
+  int64_t value;
+  const IntegerType *literal;
+};
+
+class BooleanLiteralType : public Type {
+public:
+  explicit BooleanLiteralType(bool value)
+      : Type(Kind::BooleanLiteral, value ? "Literal[bool](True)" : "Literal[bool](False)"),
+        value(value) {}
+  bool boolValue() const { return value; }
+  static bool classof(const Type *t) { return t->kind() == Kind::BooleanLiteral; }
+
+private:
+  bool value;
+};
+
+class StringLiteralType : public Type {
+public:
+  explicit StringLiteralType(std::string value)
+      : Type(Kind::StringLiteral, "Literal[str](" + value + ")"), value(std::move(value)) {}
+  const std::string &stringValue() const { return value; }
+  static bool classof(const Type *t) { return t->kind() == Kind::StringLiteral; }
+
+private:
+  std::string value;
+};
+
+enum class ArrayLayout : uint8_t { C, F, A };
+llvm::StringRef layoutName(ArrayLayout layout);
+
+class ArrayType : public Type {
+public:
+  ArrayType(const Type *dtype, unsigned ndim, ArrayLayout layout)
+      : Type(Kind::Array, "array(" + dtype->str() + ", " + std::to_string(ndim) + "d, " +
+                              layoutName(layout).str() + ")"),
+        dtype(dtype), ndim(ndim), layout(layout) {}
+  const Type *elementType() const { return dtype; }
+  unsigned rank() const { return ndim; }
+  ArrayLayout arrayLayout() const { return layout; }
+  static bool classof(const Type *t) { return t->kind() == Kind::Array; }
+
+private:
+  const Type *dtype;
+  unsigned ndim;
+  ArrayLayout layout;
+};
+
+class TupleType : public Type {
+public:
+  TupleType(std::vector<const Type *> elements, std::string name)
+      : Type(Kind::Tuple, std::move(name)), elements(std::move(elements)) {}
+  llvm::ArrayRef<const Type *> elementTypes() const { return elements; }
+  size_t size() const { return elements.size(); }
+  /// All elements have the same type (Numba's UniTuple).
+  bool isHomogeneous() const;
+  static bool classof(const Type *t) { return t->kind() == Kind::Tuple; }
+
+private:
+  std::vector<const Type *> elements;
+};
+
+/// A NumPy structured dtype, such as xoroshiro128p's {s0: uint64, s1: uint64}.
+class RecordType : public Type {
+public:
+  struct Field {
+    std::string name;
+    const Type *type;
+    unsigned offset;
+  };
+  RecordType(std::string name, std::vector<Field> fields, unsigned size, unsigned alignment)
+      : Type(Kind::Record, std::move(name)), fields(std::move(fields)), size(size),
+        alignment(alignment) {}
+  llvm::ArrayRef<Field> recordFields() const { return fields; }
+  unsigned byteSize() const { return size; }
+  unsigned byteAlignment() const { return alignment; }
+  static bool classof(const Type *t) { return t->kind() == Kind::Record; }
+
+private:
+  std::vector<Field> fields;
+  unsigned size;
+  unsigned alignment;
+};
+
+/// The value of `range(start, stop, step)`, with Numba's element type
+/// (range_state32 iterates int32, range_state64 int64, ...).
+class RangeType : public Type {
+public:
+  explicit RangeType(const IntegerType *element)
+      : Type(Kind::Range, "range_state_" + element->str()), element(element) {}
+  const IntegerType *elementType() const { return element; }
+  static bool classof(const Type *t) { return t->kind() == Kind::Range; }
+
+private:
+  const IntegerType *element;
+};
+
+/// A dtype used as a value: `float32`, `np.float32`, `numba.types.int32`.
+/// Calling it casts (`float32(x)`); indexing it makes an array type.
+class NumberClassType : public Type {
+public:
+  explicit NumberClassType(const Type *instance)
+      : Type(Kind::NumberClass, "class(" + instance->str() + ")"), instance(instance) {}
+  const Type *instanceType() const { return instance; }
+  static bool classof(const Type *t) { return t->kind() == Kind::NumberClass; }
+
+private:
+  const Type *instance;
+};
+
+/// A compile-time entity: a builtin module or function (a Symbol), a
+/// function of the module being compiled (a FunctionDecl), or a method bound
+/// to a value (`z.conjugate`). The front end's tables own what it points to.
+class EntityType : public Type {
+public:
+  enum class EntityKind : uint8_t { Builtin, Function, Method };
+  EntityType(EntityKind entityKind, const void *entity, const Type *receiver, std::string method,
+             std::string name)
+      : Type(Kind::Entity, std::move(name)), entityKind(entityKind), entity(entity),
+        receiver(receiver), method(std::move(method)) {}
+  EntityKind entityKindOf() const { return entityKind; }
+  const void *entityPointer() const { return entity; }
+  /// For methods: the type of the value the method is bound to, and its name.
+  const Type *receiverType() const { return receiver; }
+  llvm::StringRef methodName() const { return method; }
+  static bool classof(const Type *t) { return t->kind() == Kind::Entity; }
+
+private:
+  EntityKind entityKind;
+  const void *entity;
+  const Type *receiver;
+  std::string method;
+};
+
+/// The index `start:stop:step` in a subscript (Numba's slice2/slice3).
+class SliceType : public Type {
+public:
+  explicit SliceType(bool hasStep)
+      : Type(Kind::Slice, hasStep ? "slice<a:b:c>" : "slice<a:b>"), step(hasStep) {}
+  bool hasStep() const { return step; }
+  static bool classof(const Type *t) { return t->kind() == Kind::Slice; }
+
+private:
+  bool step;
+};
+
+/// How a value of one type converts to another, from best to worst.
+enum class Conversion : uint8_t { Exact, Promote, Safe, Unsafe };
+llvm::StringRef conversionName(Conversion conversion);
+
+class TypeContext {
+public:
+  TypeContext();
+  TypeContext(const TypeContext &) = delete;
+  TypeContext &operator=(const TypeContext &) = delete;
+  ~TypeContext();
+
+  const NoneType *none() const { return noneType; }
+  const BooleanType *boolean() const { return booleanType; }
+  const IntegerType *integer(unsigned bits, bool isSigned) const;
+  const IntegerType *int64() const { return integer(64, true); }
+  const IntegerType *uint64() const { return integer(64, false); }
+  const IntegerType *int32() const { return integer(32, true); }
+  const FloatType *floating(unsigned bits) const;
+  const FloatType *float64() const { return floating(64); }
+  const FloatType *float32() const { return floating(32); }
+  const ComplexType *complex(unsigned bits) const;
+
+  const IntegerLiteralType *integerLiteral(int64_t value);
+  /// A literal above INT64_MAX has type Literal[int] over uint64.
+  const IntegerLiteralType *unsignedIntegerLiteral(uint64_t value);
+  const BooleanLiteralType *booleanLiteral(bool value);
+  const StringLiteralType *stringLiteral(llvm::StringRef value);
+  const ArrayType *array(const Type *dtype, unsigned ndim, ArrayLayout layout);
+  const TupleType *tuple(llvm::ArrayRef<const Type *> elements);
+  const RecordType *record(std::vector<RecordType::Field> fields, unsigned size,
+                           unsigned alignment, bool aligned);
+  /// numba.cuda.random.xoroshiro128p_type: {s0: uint64, s1: uint64}, aligned.
+  const RecordType *xoroshiro128pState();
+  const RangeType *range(const IntegerType *element);
+  const NumberClassType *numberClass(const Type *instance);
+  const EntityType *entity(EntityType::EntityKind kind, const void *entity, llvm::StringRef name);
+  const EntityType *method(const Type *receiver, llvm::StringRef method);
+  const SliceType *slice(bool hasStep);
+
+  /// Looks up a Numba scalar type name ("float32", "f4", "intp", "boolean",
+  /// "complex128", ...). Returns null for unknown names.
+  const Type *scalarByName(llvm::StringRef name) const;
+  /// The NumPy dtype `char` code of a scalar type ('f', 'd', 'i', 'q', ...).
+  /// All scalar types, in Numba's order (bool, ints, uints, floats, complex).
+  llvm::ArrayRef<const Type *> allScalars() const { return scalars; }
+
+  /// Drops literal-ness, recursively through tuples.
+  const Type *unliteral(const Type *type);
+
+  /// Numba's can_convert: how `from` converts to `to`, or nothing.
+  std::optional<Conversion> canConvert(const Type *from, const Type *to);
+  /// Numba's unify_pairs: the type both unify to, or null.
+  const Type *unify(const Type *a, const Type *b);
+
+private:
+  template <typename T, typename... Args> const T *intern(const std::string &key, Args &&...args);
+  std::optional<Conversion> scalarConversion(const Type *from, const Type *to) const;
+  const Type *promoteNumbers(const Type *a, const Type *b);
+
+  std::vector<std::unique_ptr<Type>> owned;
+  llvm::StringMap<const Type *> interned;
+  const NoneType *noneType;
+  const BooleanType *booleanType;
+  std::vector<const Type *> scalars;
+  /// scalarConversions[i][j]: conversion from scalars[i] to scalars[j].
+  std::vector<std::vector<std::optional<Conversion>>> scalarConversions;
+};
+
+} // namespace kiln

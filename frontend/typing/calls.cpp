@@ -1,0 +1,258 @@
+//===- frontend/typing/calls.cpp - Typing of builtin calls ----------------===//
+//
+// Python's builtins as Numba types them (typing/builtins.py): abs, min, max,
+// len, range, int, float, bool, complex, round, pow, divmod, print; casts
+// through dtypes (float32(x), np.int8(x)); and methods of numbers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/typing/overloads.h"
+#include "frontend/typing/typing_rules.h"
+
+namespace kiln::typing {
+
+namespace {
+
+std::string argumentList(llvm::ArrayRef<const Type *> args) {
+  std::string text;
+  for (size_t i = 0; i < args.size(); ++i)
+    text += (i ? ", " : "") + args[i]->str();
+  return text;
+}
+
+Typing noOverload(const Symbol &function, llvm::ArrayRef<const Type *> args) {
+  return Typing::error(DiagID::err_no_call_overload, {function.displayName(), argumentList(args)});
+}
+
+Typing fromCases(TypeContext &types, const Symbol &function, llvm::ArrayRef<OverloadCase> cases,
+                 llvm::ArrayRef<const Type *> args, bool allowUnsafe = true) {
+  if (const OverloadCase *chosen = resolveOverload(types, cases, args, allowUnsafe)) {
+    Resolution resolution = Resolution::make(Resolution::Kind::Builtin, chosen->result);
+    resolution.builtin = function.id;
+    resolution.operandTypes = chosen->args;
+    return resolution;
+  }
+  return noOverload(function, args);
+}
+
+Typing builtinResult(const Symbol &function, const Type *result,
+                     std::vector<const Type *> operandTypes) {
+  Resolution resolution = Resolution::make(Resolution::Kind::Builtin, result);
+  resolution.builtin = function.id;
+  resolution.operandTypes = std::move(operandTypes);
+  return resolution;
+}
+
+bool isRealNumber(const Type *type) { return type->isNumber() && !llvm::isa<ComplexType>(type); }
+
+Typing minMax(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args) {
+  std::vector<const Type *> candidates(args.begin(), args.end());
+  if (args.size() == 1) {
+    const auto *tuple = llvm::dyn_cast<TupleType>(args[0]);
+    if (!tuple || tuple->size() == 0)
+      return noOverload(function, args);
+    candidates.assign(tuple->elementTypes().begin(), tuple->elementTypes().end());
+  }
+  if (candidates.size() < 2 && args.size() != 1)
+    return noOverload(function, args);
+  bool allBool = llvm::all_of(candidates, [](const Type *t) {
+    return llvm::isa<BooleanType>(t) || llvm::isa<BooleanLiteralType>(t);
+  });
+  if (allBool)
+    return builtinResult(function, types.boolean(),
+                         std::vector<const Type *>(args.size(), nullptr));
+  if (!llvm::all_of(candidates, isRealNumber))
+    return noOverload(function, args);
+  const Type *result = candidates[0];
+  for (const Type *candidate : llvm::ArrayRef(candidates).drop_front())
+    result = types.unify(result, candidate);
+  result = types.unliteral(result);
+  return builtinResult(function, result,
+                       args.size() == 1 ? std::vector<const Type *>{nullptr}
+                                        : std::vector<const Type *>(args.size(), result));
+}
+
+Typing print(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args) {
+  for (const Type *arg : args) {
+    bool printable = arg->isScalar() || llvm::isa<StringLiteralType>(arg) || arg == types.none() ||
+                     llvm::isa<ArrayType>(arg) || llvm::isa<TupleType>(arg);
+    if (!printable)
+      return Typing::error(DiagID::err_bad_print_argument, {arg->str()});
+  }
+  return builtinResult(function, types.none(), std::vector<const Type *>(args.size(), nullptr));
+}
+
+} // namespace
+
+Typing callNumberClass(TypeContext &, const Type *dtype, llvm::ArrayRef<const Type *> args) {
+  if (args.size() != 1 || !dtype->isScalar())
+    return Typing::error(DiagID::err_no_call_overload, {dtype->str(), argumentList(args)});
+  const Type *arg = args[0];
+  if (!arg->isScalar())
+    return Typing::error(DiagID::err_no_call_overload, {dtype->str(), argumentList(args)});
+  if (llvm::isa<ComplexType>(arg) && !llvm::isa<ComplexType>(dtype))
+    return Typing::error(DiagID::err_no_call_overload, {dtype->str(), argumentList(args)});
+  return Resolution::make(Resolution::Kind::Cast, dtype);
+}
+
+Typing callMethod(TypeContext &types, const EntityType &method, llvm::ArrayRef<const Type *> args) {
+  const Type *receiver = method.receiverType();
+  if (!args.empty())
+    return Typing::error(DiagID::err_wrong_argument_count,
+                         {method.str(), "0", std::to_string(args.size())});
+  Resolution resolution;
+  resolution.kind = Resolution::Kind::Builtin;
+  resolution.detail = method.methodName().str();
+  if (method.methodName() == "conjugate") {
+    resolution.builtin = BuiltinId::PyComplex;
+    resolution.result = receiver;
+    return resolution;
+  }
+  // int.bit_count() is cuda.popc.
+  resolution.builtin = BuiltinId::CudaPopc;
+  resolution.result = receiver;
+  (void)types;
+  return resolution;
+}
+
+Typing callBuiltin(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args,
+                   llvm::ArrayRef<std::string> keywords) {
+  llvm::StringRef qualified = function.qualifiedName;
+  if (qualified.starts_with("math.") || qualified.starts_with("cmath."))
+    return keywords.empty() ? callMath(types, function, args)
+                            : Typing::error(DiagID::err_unexpected_keyword_argument,
+                                            {function.displayName(), keywords.front()});
+  if (qualified.starts_with("numba.cuda."))
+    return callCuda(types, function, args, keywords);
+  if (function.kind == Symbol::Kind::HostOnly)
+    return Typing::error(DiagID::err_host_api_in_kernel, {function.displayName()});
+  if (function.kind == Symbol::Kind::DType) {
+    const Type *dtype = types.scalarByName(function.detail);
+    if (!dtype)
+      return Typing::error(DiagID::err_not_callable, {function.displayName()});
+    return callNumberClass(types, dtype, args);
+  }
+  if (function.kind == Symbol::Kind::Exception) {
+    // An exception instance: its message, if constant, is kept for the
+    // host to report when the kernel raises it (debug=True).
+    for (const Type *arg : args)
+      if (!llvm::isa<StringLiteralType>(arg) && !arg->isScalar())
+        return Typing::error(DiagID::err_bad_print_argument, {arg->str()});
+    Resolution resolution = Resolution::make(
+        Resolution::Kind::CompileTime,
+        types.entity(EntityType::EntityKind::Builtin, &function, function.displayName()));
+    if (args.size() == 1)
+      if (const auto *message = llvm::dyn_cast<StringLiteralType>(args[0]))
+        resolution.detail = message->stringValue();
+    return resolution;
+  }
+  if (function.kind != Symbol::Kind::Function)
+    return Typing::error(DiagID::err_not_callable, {function.displayName()});
+  if (!keywords.empty())
+    return Typing::error(DiagID::err_unexpected_keyword_argument,
+                         {function.displayName(), keywords.front()});
+
+  CaseList cases(types);
+  switch (function.id) {
+  case BuiltinId::PyAbs:
+    for (const Type *t : cases.signedDomain())
+      cases.add(t, {t});
+    for (const Type *t : cases.unsignedDomain())
+      cases.add(t, {t});
+    cases.add(types.floating(16), {types.floating(16)});
+    for (const Type *t : cases.realDomain())
+      cases.add(t, {t});
+    cases.add(types.float32(), {types.complex(64)});
+    cases.add(types.float64(), {types.complex(128)});
+    return fromCases(types, function, cases, args);
+  case BuiltinId::PyMin:
+  case BuiltinId::PyMax:
+    return minMax(types, function, args);
+  case BuiltinId::PyLen: {
+    if (args.size() != 1)
+      return noOverload(function, args);
+    if (const auto *tuple = llvm::dyn_cast<TupleType>(args[0])) {
+      Resolution resolution = Resolution::make(Resolution::Kind::Constant, types.int64());
+      resolution.constant = ConstantValue::integer(static_cast<Int128>(tuple->size()));
+      return resolution;
+    }
+    if (llvm::isa<ArrayType>(args[0]) || llvm::isa<RangeType>(args[0]))
+      return builtinResult(function, types.int64(), {nullptr});
+    return noOverload(function, args);
+  }
+  case BuiltinId::PyRange: {
+    for (unsigned n = 1; n <= 3; ++n)
+      cases.add(types.range(types.int32()), std::vector<const Type *>(n, types.int32()));
+    for (unsigned n = 1; n <= 3; ++n)
+      cases.add(types.range(types.int64()), std::vector<const Type *>(n, types.int64()));
+    for (unsigned n = 1; n <= 3; ++n)
+      cases.add(types.range(types.uint64()), std::vector<const Type *>(n, types.uint64()));
+    Typing typed = fromCases(types, function, cases, args);
+    if (typed)
+      typed->kind = Resolution::Kind::RangeValue;
+    return typed;
+  }
+  case BuiltinId::PyInt: {
+    if (args.size() != 1 || !args[0]->isScalar() || llvm::isa<ComplexType>(args[0]))
+      return noOverload(function, args);
+    const Type *arg = args[0];
+    const Type *result = llvm::isa<IntegerType>(arg) ? arg : types.int64();
+    Resolution resolution = Resolution::make(Resolution::Kind::Cast, result);
+    return resolution;
+  }
+  case BuiltinId::PyFloat: {
+    if (args.size() != 1 || !isRealNumber(args[0]))
+      return noOverload(function, args);
+    const Type *result = llvm::isa<FloatType>(args[0]) ? args[0] : types.float64();
+    return Resolution::make(Resolution::Kind::Cast, result);
+  }
+  case BuiltinId::PyBool:
+    if (args.size() != 1)
+      return noOverload(function, args);
+    return truth(types, args[0]);
+  case BuiltinId::PyComplex: {
+    auto admissible = [](const Type *t) {
+      return t->isNumber() && t != nullptr && !llvm::isa<ComplexType>(t) &&
+             !(llvm::isa<FloatType>(t) && llvm::cast<FloatType>(t)->bitwidth() == 16);
+    };
+    if (args.empty() || args.size() > 2 || !llvm::all_of(args, admissible)) {
+      if (args.size() == 1 && llvm::isa<ComplexType>(args[0]))
+        return builtinResult(function, types.complex(128), {types.complex(128)});
+      return noOverload(function, args);
+    }
+    bool single = llvm::all_of(args, [&](const Type *t) { return t == types.float32(); });
+    const Type *result = types.complex(single ? 64 : 128);
+    const Type *part = single ? types.float32() : types.float64();
+    return builtinResult(function, result, std::vector<const Type *>(args.size(), part));
+  }
+  case BuiltinId::PyRound: {
+    cases.add(types.int64(), {types.float32()});
+    cases.add(types.int64(), {types.float64()});
+    cases.add(types.float32(), {types.float32(), types.int64()});
+    cases.add(types.float64(), {types.float64(), types.int64()});
+    return fromCases(types, function, cases, args);
+  }
+  case BuiltinId::PyPow: {
+    if (args.size() != 2)
+      return Typing::error(DiagID::err_unsupported_builtin, {"pow() with three arguments"});
+    Typing typed = binaryOperator(types, ast::BinaryOp::Pow, args[0], args[1]);
+    if (typed) {
+      typed->kind = Resolution::Kind::Builtin;
+      typed->builtin = function.id;
+    }
+    return typed;
+  }
+  case BuiltinId::PyDivmod: {
+    for (const Type *t : std::initializer_list<const Type *>{types.int64(), types.uint64(),
+                                                             types.float32(), types.float64()})
+      cases.add(types.tuple({t, t}), {t, t});
+    return fromCases(types, function, cases, args);
+  }
+  case BuiltinId::PyPrint:
+    return print(types, function, args);
+  default:
+    return Typing::error(DiagID::err_unsupported_builtin, {function.displayName()});
+  }
+}
+
+} // namespace kiln::typing

@@ -1,0 +1,309 @@
+//===- frontend/typing/cuda.cpp - Typing of numba.cuda intrinsics ---------===//
+//
+// cuda.grid, shared and local arrays, barriers, atomics, warp collectives
+// and bit manipulation, with the signatures of numba/cuda/cudadecl.py and
+// numba/cuda/intrinsics.py.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/typing/overloads.h"
+#include "frontend/typing/typing_rules.h"
+
+namespace kiln::typing {
+
+namespace {
+
+std::string argumentList(llvm::ArrayRef<const Type *> args) {
+  std::string text;
+  for (size_t i = 0; i < args.size(); ++i)
+    text += (i ? ", " : "") + args[i]->str();
+  return text;
+}
+
+bool isInteger(const Type *t) {
+  return llvm::isa<IntegerType>(t) || llvm::isa<IntegerLiteralType>(t);
+}
+
+Resolution builtin(const Symbol &function, const Type *result,
+                   std::vector<const Type *> operandTypes) {
+  Resolution resolution = Resolution::make(Resolution::Kind::Builtin, result);
+  resolution.builtin = function.id;
+  resolution.operandTypes = std::move(operandTypes);
+  return resolution;
+}
+
+Typing noOverload(const Symbol &function, llvm::ArrayRef<const Type *> args) {
+  return Typing::error(DiagID::err_no_call_overload, {function.displayName(), argumentList(args)});
+}
+
+Typing fromCases(TypeContext &types, const Symbol &function, const CaseList &cases,
+                 llvm::ArrayRef<const Type *> args) {
+  if (const OverloadCase *chosen = resolveOverload(types, cases, args))
+    return builtin(function, chosen->result, chosen->args);
+  return noOverload(function, args);
+}
+
+/// cuda.shared.array / cuda.local.array: the shape must be an integer
+/// constant or a tuple of them, the dtype a type.
+Typing arrayDeclaration(TypeContext &types, const Symbol &function,
+                        llvm::ArrayRef<const Type *> args, llvm::ArrayRef<std::string> keywords) {
+  const Type *shape = nullptr;
+  const Type *dtype = nullptr;
+  const Type *alignment = nullptr;
+  size_t positional = args.size() - keywords.size();
+  static const char *const parameterNames[] = {"shape", "dtype", "alignment"};
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string name = i < positional ? (i < 3 ? parameterNames[i] : "") : keywords[i - positional];
+    if (name == "shape")
+      shape = args[i];
+    else if (name == "dtype")
+      dtype = args[i];
+    else if (name == "alignment")
+      alignment = args[i];
+    else
+      return Typing::error(DiagID::err_unexpected_keyword_argument,
+                           {function.displayName(), name.empty() ? "?" : name});
+  }
+  if (!shape)
+    return Typing::error(DiagID::err_missing_argument, {function.displayName(), "shape"});
+  if (!dtype)
+    return Typing::error(DiagID::err_missing_argument, {function.displayName(), "dtype"});
+  unsigned ndim = 0;
+  if (llvm::isa<IntegerLiteralType>(shape)) {
+    ndim = 1;
+  } else if (const auto *tuple = llvm::dyn_cast<TupleType>(shape);
+             tuple && llvm::all_of(tuple->elementTypes(), [](const Type *t) {
+               return llvm::isa<IntegerLiteralType>(t);
+             })) {
+    ndim = static_cast<unsigned>(tuple->size());
+  } else {
+    return Typing::error(DiagID::err_constant_argument_required,
+                         {"the shape of " + function.displayName() +
+                          " (an integer or a tuple of integers known at compile time, not " +
+                          shape->str() + ")"});
+  }
+  const auto *numberClass = llvm::dyn_cast<NumberClassType>(dtype);
+  if (!numberClass)
+    return Typing::error(DiagID::err_not_a_type, {dtype->str()});
+  if (alignment && !llvm::isa<IntegerLiteralType>(alignment) && alignment != types.none())
+    return Typing::error(DiagID::err_constant_argument_required, {"alignment"});
+  Resolution resolution = builtin(
+      function, types.array(numberClass->instanceType(), ndim, ArrayLayout::C), {});
+  return resolution;
+}
+
+Typing atomic(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args) {
+  const Type *i32 = types.int32();
+  const Type *u32 = types.integer(32, false);
+  const Type *i64 = types.int64();
+  const Type *u64 = types.uint64();
+  std::vector<const Type *> supported;
+  switch (function.id) {
+  case BuiltinId::CudaAtomicAdd:
+  case BuiltinId::CudaAtomicSub:
+  case BuiltinId::CudaAtomicMax:
+  case BuiltinId::CudaAtomicMin:
+  case BuiltinId::CudaAtomicNanmax:
+  case BuiltinId::CudaAtomicNanmin:
+    supported = {types.float64(), types.float32(), i32, u32, i64, u64};
+    break;
+  case BuiltinId::CudaAtomicInc:
+  case BuiltinId::CudaAtomicDec:
+    supported = {u32, u64};
+    break;
+  default:
+    supported = {i32, u32, i64, u64};
+    break;
+  }
+  bool isCas = function.is(BuiltinId::CudaAtomicCas);
+  bool isCompareAndSwap = function.is(BuiltinId::CudaAtomicCompareAndSwap);
+  size_t arity = isCas ? 4 : 3;
+  if (args.size() != arity)
+    return Typing::error(DiagID::err_wrong_argument_count,
+                         {function.displayName(), std::to_string(arity), std::to_string(args.size())});
+  const auto *array = llvm::dyn_cast<ArrayType>(args[0]);
+  if (!array || !llvm::is_contained(supported, array->elementType()))
+    return noOverload(function, args);
+  const Type *dtype = array->elementType();
+  std::vector<const Type *> operands;
+  if (isCompareAndSwap) {
+    if (array->rank() != 1)
+      return noOverload(function, args);
+    operands = {nullptr, dtype, dtype};
+  } else {
+    const Type *index = args[1];
+    if (array->rank() == 1) {
+      if (!isInteger(index))
+        return noOverload(function, args);
+      index = types.int64();
+    } else {
+      const auto *tuple = llvm::dyn_cast<TupleType>(index);
+      if (!tuple || tuple->size() != array->rank() ||
+          !llvm::all_of(tuple->elementTypes(), isInteger))
+        return Typing::error(DiagID::err_bad_array_index, {array->str(), index->str()});
+      index = nullptr;
+    }
+    operands = {nullptr, index, dtype};
+    if (isCas)
+      operands.push_back(dtype);
+  }
+  for (size_t i = 0; i < args.size(); ++i)
+    if (operands[i] && !types.canConvert(args[i], operands[i]))
+      return noOverload(function, args);
+  return builtin(function, dtype, operands);
+}
+
+} // namespace
+
+Typing callCuda(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args,
+                llvm::ArrayRef<std::string> keywords) {
+  if (function.kind == Symbol::Kind::HostOnly)
+    return Typing::error(DiagID::err_host_api_in_kernel, {function.displayName()});
+  if (function.is(BuiltinId::CudaSharedArray) || function.is(BuiltinId::CudaLocalArray))
+    return arrayDeclaration(types, function, args, keywords);
+  if (!keywords.empty())
+    return Typing::error(DiagID::err_unexpected_keyword_argument,
+                         {function.displayName(), keywords.front()});
+
+  const Type *i32 = types.int32();
+  const Type *u32 = types.integer(32, false);
+  const Type *i64 = types.int64();
+  const Type *u64 = types.uint64();
+  const Type *f32 = types.float32();
+  const Type *f64 = types.float64();
+  const Type *f16 = types.floating(16);
+  const Type *none = types.none();
+  CaseList cases(types);
+
+  switch (function.id) {
+  case BuiltinId::CudaGrid:
+  case BuiltinId::CudaGridsize: {
+    const auto *ndim = args.size() == 1 ? llvm::dyn_cast<IntegerLiteralType>(args[0]) : nullptr;
+    if (!ndim || ndim->bits() < 1 || ndim->bits() > 3)
+      return Typing::error(DiagID::err_constant_argument_required,
+                           {"the argument of " + function.displayName() + " (1, 2 or 3)"});
+    unsigned n = static_cast<unsigned>(ndim->bits());
+    const Type *result = n == 1 ? i64 : types.tuple(std::vector<const Type *>(n, i64));
+    Resolution resolution = builtin(function, result, {nullptr});
+    resolution.index = n;
+    return resolution;
+  }
+  case BuiltinId::CudaConstArrayLike:
+    if (args.size() != 1 || !llvm::isa<ArrayType>(args[0]))
+      return noOverload(function, args);
+    return builtin(function, args[0], {nullptr});
+  case BuiltinId::CudaSyncthreads:
+  case BuiltinId::CudaThreadfence:
+  case BuiltinId::CudaThreadfenceBlock:
+  case BuiltinId::CudaThreadfenceSystem:
+    cases.add(none, {});
+    return fromCases(types, function, cases, args);
+  case BuiltinId::CudaSyncthreadsCount:
+  case BuiltinId::CudaSyncthreadsAnd:
+  case BuiltinId::CudaSyncthreadsOr:
+    // Numba accepts integer predicates only (not bool).
+    if (args.size() != 1 || !isInteger(args[0]))
+      return noOverload(function, args);
+    return builtin(function, i32, {i32});
+  case BuiltinId::CudaSyncwarp:
+    cases.add(none, {}).add(none, {i32});
+    return fromCases(types, function, cases, args);
+  case BuiltinId::CudaActivemask:
+  case BuiltinId::CudaLanemaskLt:
+    cases.add(u32, {});
+    return fromCases(types, function, cases, args);
+  case BuiltinId::CudaPopc:
+  case BuiltinId::CudaClz:
+    for (const Type *t : cases.signedDomain())
+      cases.add(t, {t});
+    for (const Type *t : cases.unsignedDomain())
+      cases.add(t, {t});
+    return fromCases(types, function, cases, args);
+  case BuiltinId::CudaFfs:
+    for (const Type *t : cases.signedDomain())
+      cases.add(u32, {t});
+    for (const Type *t : cases.unsignedDomain())
+      cases.add(u32, {t});
+    return fromCases(types, function, cases, args);
+  case BuiltinId::CudaBrev:
+    cases.add(u32, {u32}).add(u64, {u64});
+    return fromCases(types, function, cases, args);
+  case BuiltinId::CudaFma:
+    cases.add(f32, {f32, f32, f32}).add(f64, {f64, f64, f64});
+    return fromCases(types, function, cases, args);
+  case BuiltinId::CudaCbrt:
+    cases.add(f32, {f32}).add(f64, {f64});
+    return fromCases(types, function, cases, args);
+  case BuiltinId::CudaSelp: {
+    if (args.size() != 3 || args[1] != args[2])
+      return noOverload(function, args);
+    const Type *value = args[1];
+    std::vector<const Type *> allowed = {f64, f32, types.integer(16, true), types.integer(16, false),
+                                         i32, u32, i64, u64};
+    if (!llvm::is_contained(allowed, value))
+      return noOverload(function, args);
+    return builtin(function, value, {nullptr, value, value});
+  }
+  case BuiltinId::CudaNanosleep:
+    cases.add(none, {u32});
+    return fromCases(types, function, cases, args);
+  case BuiltinId::CudaShflSync:
+  case BuiltinId::CudaShflUpSync:
+  case BuiltinId::CudaShflDownSync:
+  case BuiltinId::CudaShflXorSync: {
+    // The value must already be one of these types: no conversion.
+    if (args.size() != 3)
+      return noOverload(function, args);
+    const Type *value = args[1];
+    if (value != i32 && value != i64 && value != f32 && value != f64)
+      return Typing::error(DiagID::err_no_call_overload,
+                           {function.displayName(), argumentList(args) +
+                                                        "; the value must be int32, int64, "
+                                                        "float32 or float64"});
+    if (!isInteger(args[0]) || !isInteger(args[2]))
+      return noOverload(function, args);
+    return builtin(function, value, {nullptr, nullptr, nullptr});
+  }
+  case BuiltinId::CudaAllSync:
+  case BuiltinId::CudaAnySync:
+  case BuiltinId::CudaEqSync:
+  case BuiltinId::CudaBallotSync: {
+    if (args.size() != 2 || !isInteger(args[0]))
+      return noOverload(function, args);
+    const Type *predicate = types.unliteral(args[1]);
+    if (!llvm::isa<IntegerType>(predicate) && predicate != types.boolean())
+      return noOverload(function, args);
+    const Type *result = function.is(BuiltinId::CudaBallotSync) ? i32 : types.boolean();
+    return builtin(function, result, {nullptr, nullptr});
+  }
+  case BuiltinId::CudaMatchAnySync:
+    for (const Type *t : {i32, i64, f32, f64})
+      cases.add(i32, {i32, t});
+    return fromCases(types, function, cases, args);
+  case BuiltinId::CudaMatchAllSync:
+    for (const Type *t : {i32, i64, f32, f64})
+      cases.add(types.tuple({i32, types.boolean()}), {i32, t});
+    return fromCases(types, function, cases, args);
+  default:
+    break;
+  }
+  if (function.qualifiedName.starts_with("numba.cuda.atomic."))
+    return atomic(types, function, args);
+  if (function.qualifiedName.starts_with("numba.cuda.fp16.")) {
+    llvm::StringRef name = function.name();
+    if (name == "hadd" || name == "hsub" || name == "hmul" || name == "hdiv" || name == "hmax" ||
+        name == "hmin")
+      cases.add(f16, {f16, f16});
+    else if (name == "hfma")
+      cases.add(f16, {f16, f16, f16});
+    else if (name == "heq" || name == "hne" || name == "hgt" || name == "hge" || name == "hlt" ||
+             name == "hle")
+      cases.add(types.boolean(), {f16, f16});
+    else
+      cases.add(f16, {f16});
+    return fromCases(types, function, cases, args);
+  }
+  return Typing::error(DiagID::err_unsupported_builtin, {function.displayName()});
+}
+
+} // namespace kiln::typing

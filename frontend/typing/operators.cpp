@@ -1,0 +1,213 @@
+//===- frontend/typing/operators.cpp - Typing of Python operators ---------===//
+//
+// Numba's templates for operators (numba/cuda/typing/builtins.py), as case
+// lists resolved by overload rating. float16 joins +, -, *, / and the
+// comparisons through the CUDA fp16 bindings, which add (float16, float16)
+// cases to the same operators.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/typing/overloads.h"
+#include "frontend/typing/typing_rules.h"
+
+namespace kiln::typing {
+
+using ast::BinaryOp;
+using ast::CompareOp;
+using ast::UnaryOp;
+
+namespace {
+
+std::vector<OverloadCase> binaryCases(TypeContext &types, BinaryOp op, bool &allowUnsafe) {
+  CaseList cases(types);
+  const Type *f16 = types.floating(16);
+  allowUnsafe = true;
+  switch (op) {
+  case BinaryOp::Add:
+  case BinaryOp::Sub:
+  case BinaryOp::Mul:
+    cases.integerBinary().sameType({f16}).sameType(cases.realDomain()).sameType(cases.complexDomain());
+    break;
+  case BinaryOp::TrueDiv:
+    for (const Type *a : {types.int64(), types.uint64()})
+      for (const Type *b : {types.int64(), types.uint64()})
+        cases.add(types.float64(), {a, b});
+    cases.sameType({f16}).sameType(cases.realDomain()).sameType(cases.complexDomain());
+    break;
+  case BinaryOp::FloorDiv:
+  case BinaryOp::Mod:
+    cases.integerBinary().sameType(cases.realDomain());
+    break;
+  case BinaryOp::Pow:
+    cases.integerBinary();
+    for (const Type *real : cases.realDomain())
+      for (const Type *exponent : {types.int32(), types.int64(), types.uint64()})
+        cases.add(real, {real, exponent});
+    cases.sameType(cases.realDomain()).sameType(cases.complexDomain());
+    break;
+  case BinaryOp::LShift:
+  case BinaryOp::RShift:
+    // Only the left operand's signedness matters; the result is 64-bit.
+    for (const Type *lhs : cases.signedDomain())
+      for (const Type *rhs : {types.uint64(), types.int64()})
+        cases.add(types.int64(), {lhs, rhs});
+    for (const Type *lhs : cases.unsignedDomain())
+      for (const Type *rhs : {types.uint64(), types.int64()})
+        cases.add(types.uint64(), {lhs, rhs});
+    allowUnsafe = false;
+    break;
+  case BinaryOp::BitAnd:
+  case BinaryOp::BitOr:
+  case BinaryOp::BitXor:
+    cases.add(types.boolean(), {types.boolean(), types.boolean()});
+    cases.integerBinary();
+    allowUnsafe = false;
+    break;
+  case BinaryOp::MatMul:
+    break;
+  }
+  return std::vector<OverloadCase>(cases.list().begin(), cases.list().end());
+}
+
+} // namespace
+
+Typing binaryOperator(TypeContext &types, BinaryOp op, const Type *lhs, const Type *rhs) {
+  if (lhs->isScalar() && rhs->isScalar()) {
+    bool allowUnsafe;
+    std::vector<OverloadCase> cases = binaryCases(types, op, allowUnsafe);
+    if (const OverloadCase *chosen = resolveOverload(types, cases, {lhs, rhs}, allowUnsafe)) {
+      Resolution resolution = Resolution::make(Resolution::Kind::Operator, chosen->result);
+      resolution.operandTypes = chosen->args;
+      return resolution;
+    }
+  }
+  // Tuples concatenate, as in Python.
+  if (op == BinaryOp::Add) {
+    const auto *a = llvm::dyn_cast<TupleType>(lhs);
+    const auto *b = llvm::dyn_cast<TupleType>(rhs);
+    if (a && b) {
+      std::vector<const Type *> elements(a->elementTypes().begin(), a->elementTypes().end());
+      elements.insert(elements.end(), b->elementTypes().begin(), b->elementTypes().end());
+      Resolution resolution = Resolution::make(Resolution::Kind::Operator, types.tuple(elements));
+      resolution.detail = "tuple_concat";
+      return resolution;
+    }
+  }
+  return Typing::error(DiagID::err_no_binary_overload,
+                       {ast::spelling(op).str(), lhs->str(), rhs->str()});
+}
+
+Typing unaryOperator(TypeContext &types, UnaryOp op, const Type *operand) {
+  CaseList cases(types);
+  bool allowUnsafe = true;
+  switch (op) {
+  case UnaryOp::Negate:
+  case UnaryOp::Plus:
+    for (const Type *t : cases.unsignedDomain())
+      cases.add(types.uint64(), {t});
+    for (const Type *t : cases.signedDomain())
+      cases.add(types.int64(), {t});
+    cases.add(types.floating(16), {types.floating(16)});
+    for (const Type *t : cases.realDomain())
+      cases.add(t, {t});
+    for (const Type *t : cases.complexDomain())
+      cases.add(t, {t});
+    cases.add(types.int64(), {types.boolean()});
+    break;
+  case UnaryOp::Invert:
+    cases.add(types.boolean(), {types.boolean()});
+    for (const Type *t : cases.unsignedDomain())
+      cases.add(types.uint64(), {t});
+    for (const Type *t : cases.signedDomain())
+      cases.add(types.int64(), {t});
+    allowUnsafe = false;
+    break;
+  case UnaryOp::Not:
+    cases.add(types.boolean(), {types.boolean()});
+    break;
+  }
+  if (operand->isScalar())
+    if (const OverloadCase *chosen = resolveOverload(types, cases, {operand}, allowUnsafe)) {
+      Resolution resolution = Resolution::make(Resolution::Kind::Operator, chosen->result);
+      resolution.operandTypes = chosen->args;
+      return resolution;
+    }
+  return Typing::error(DiagID::err_no_unary_overload, {ast::spelling(op).str(), operand->str()});
+}
+
+Typing compareOperator(TypeContext &types, CompareOp op, const Type *lhs, const Type *rhs) {
+  if (op == CompareOp::Is || op == CompareOp::IsNot) {
+    // Only identity with None makes sense for the values kernels hold, and it
+    // is known at compile time.
+    bool lhsNone = lhs == types.none();
+    bool rhsNone = rhs == types.none();
+    if (lhsNone || rhsNone) {
+      Resolution resolution = Resolution::make(Resolution::Kind::Constant, types.boolean());
+      bool same = lhsNone && rhsNone;
+      resolution.constant = ConstantValue::boolean(op == CompareOp::Is ? same : !same);
+      return resolution;
+    }
+    return Typing::error(DiagID::err_no_binary_overload,
+                         {ast::spelling(op).str(), lhs->str(), rhs->str()});
+  }
+  const auto *lhsTuple = llvm::dyn_cast<TupleType>(lhs);
+  const auto *rhsTuple = llvm::dyn_cast<TupleType>(rhs);
+  if (lhsTuple && rhsTuple) {
+    // Element-wise, as Numba's TupleCompare; tuples of different lengths
+    // compare as Python does (only == and != are decidable up front).
+    size_t n = std::min(lhsTuple->size(), rhsTuple->size());
+    for (size_t i = 0; i < n; ++i) {
+      Typing element =
+          compareOperator(types, op, lhsTuple->elementTypes()[i], rhsTuple->elementTypes()[i]);
+      if (!element)
+        return element;
+    }
+    Resolution resolution = Resolution::make(Resolution::Kind::Operator, types.boolean());
+    resolution.detail = "tuple_compare";
+    return resolution;
+  }
+
+  CaseList cases(types);
+  cases.add(types.boolean(), {types.boolean(), types.boolean()});
+  cases.sameTypeTo(cases.signedDomain(), types.boolean());
+  cases.sameTypeTo(cases.unsignedDomain(), types.boolean());
+  cases.sameTypeTo({types.floating(16)}, types.boolean());
+  cases.sameTypeTo(cases.realDomain(), types.boolean());
+  bool equality = op == CompareOp::Eq || op == CompareOp::NotEq;
+  if (equality)
+    cases.sameTypeTo(cases.complexDomain(), types.boolean());
+  if (lhs->isScalar() && rhs->isScalar())
+    if (const OverloadCase *chosen = resolveOverload(types, cases, {lhs, rhs})) {
+      Resolution resolution = Resolution::make(Resolution::Kind::Operator, types.boolean());
+      resolution.operandTypes = chosen->args;
+      return resolution;
+    }
+  if (equality && (lhs == types.none() || rhs == types.none() || lhs->isCompileTimeOnly() ||
+                   rhs->isCompileTimeOnly())) {
+    // Comparing values of unrelated kinds is decided by their types.
+    Resolution resolution = Resolution::make(Resolution::Kind::Constant, types.boolean());
+    bool same = lhs == rhs;
+    resolution.constant = ConstantValue::boolean(op == CompareOp::Eq ? same : !same);
+    return resolution;
+  }
+  return Typing::error(DiagID::err_no_binary_overload,
+                       {ast::spelling(op).str(), lhs->str(), rhs->str()});
+}
+
+Typing truth(TypeContext &types, const Type *operand) {
+  if (operand->isScalar())
+    return Resolution::make(Resolution::Kind::Truth, types.boolean());
+  if (operand == types.none()) {
+    Resolution resolution = Resolution::make(Resolution::Kind::Constant, types.boolean());
+    resolution.constant = ConstantValue::boolean(false);
+    return resolution;
+  }
+  if (const auto *tuple = llvm::dyn_cast<TupleType>(operand)) {
+    Resolution resolution = Resolution::make(Resolution::Kind::Constant, types.boolean());
+    resolution.constant = ConstantValue::boolean(tuple->size() != 0);
+    return resolution;
+  }
+  return Typing::error(DiagID::err_not_a_condition, {operand->str()});
+}
+
+} // namespace kiln::typing

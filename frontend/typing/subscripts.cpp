@@ -1,0 +1,191 @@
+//===- frontend/typing/subscripts.cpp - Typing of `value[index]` ----------===//
+//
+// Basic indexing of arrays as in Numba's arraydecl.get_array_index_type:
+// integers select, slices keep a dimension, and the result's layout stays C
+// (or F) only when the indexing provably keeps it contiguous. Tuples are
+// indexed with constants, or with any integer when all elements share a
+// type. Records are indexed with a constant field name.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/typing/typing_rules.h"
+
+namespace kiln::typing {
+
+namespace {
+
+bool isIndexInteger(const Type *type) {
+  return llvm::isa<IntegerType>(type) || llvm::isa<IntegerLiteralType>(type);
+}
+
+/// The index items of `a[index]`: a tuple's elements, or the index itself.
+std::vector<const Type *> indexItems(const Type *index) {
+  if (const auto *tuple = llvm::dyn_cast<TupleType>(index))
+    return {tuple->elementTypes().begin(), tuple->elementTypes().end()};
+  return {index};
+}
+
+/// Numba's keeps_contiguity / check_contiguity.
+bool keepsContiguity(const Type *item, bool innermost) {
+  if (isIndexInteger(item))
+    return true;
+  const auto *slice = llvm::dyn_cast<SliceType>(item);
+  return innermost && slice && !slice->hasStep();
+}
+
+bool checkContiguity(llvm::ArrayRef<const Type *> outerToInner) {
+  for (size_t i = 0; i + 1 < outerToInner.size(); ++i)
+    if (!keepsContiguity(outerToInner[i], false))
+      return false;
+  return outerToInner.empty() || keepsContiguity(outerToInner.back(), true);
+}
+
+} // namespace
+
+Typing getItem(TypeContext &types, const Type *object, const Type *index) {
+  if (const auto *array = llvm::dyn_cast<ArrayType>(object)) {
+    std::vector<const Type *> items = indexItems(index);
+    unsigned integers = 0;
+    for (const Type *item : items) {
+      if (isIndexInteger(item)) {
+        ++integers;
+      } else if (!llvm::isa<SliceType>(item)) {
+        return Typing::error(DiagID::err_bad_array_index, {array->str(), index->str()});
+      }
+    }
+    if (items.size() > array->rank())
+      return Typing::error(DiagID::err_too_many_indices,
+                           {array->str(), std::to_string(items.size())});
+    Resolution resolution;
+    resolution.operandTypes.assign(2, nullptr);
+    if (integers == array->rank()) {
+      resolution.kind = Resolution::Kind::ArrayItem;
+      resolution.result = array->elementType();
+      return resolution;
+    }
+    ArrayLayout layout = array->arrayLayout();
+    if (layout == ArrayLayout::C) {
+      if (!checkContiguity(items))
+        layout = ArrayLayout::A;
+    } else if (layout == ArrayLayout::F) {
+      if (items.size() == array->rank()) {
+        std::vector<const Type *> reversed(items.rbegin(), items.rend());
+        if (!checkContiguity(reversed))
+          layout = ArrayLayout::A;
+      } else {
+        layout = ArrayLayout::A; // leading indices never keep F order
+      }
+    }
+    resolution.kind = Resolution::Kind::ArrayView;
+    resolution.result = types.array(array->elementType(), array->rank() - integers, layout);
+    return resolution;
+  }
+
+  if (const auto *tuple = llvm::dyn_cast<TupleType>(object)) {
+    if (const auto *literal = llvm::dyn_cast<IntegerLiteralType>(index)) {
+      int64_t position = literal->bits();
+      int64_t size = static_cast<int64_t>(tuple->size());
+      if (literal->isUnsigned() || position >= size || position < -size)
+        return Typing::error(DiagID::err_tuple_index_out_of_range,
+                             {literal->str(), tuple->str()});
+      if (position < 0)
+        position += size;
+      Resolution resolution = Resolution::make(Resolution::Kind::TupleItem,
+                                               tuple->elementTypes()[static_cast<size_t>(position)]);
+      resolution.index = static_cast<unsigned>(position);
+      return resolution;
+    }
+    if (isIndexInteger(index) || llvm::isa<BooleanType>(index)) {
+      if (!tuple->isHomogeneous())
+        return Typing::error(DiagID::err_tuple_index_not_constant, {tuple->str()});
+      Resolution resolution =
+          Resolution::make(Resolution::Kind::TupleDynamicItem, tuple->elementTypes()[0]);
+      resolution.operandTypes = {nullptr, types.int64()};
+      return resolution;
+    }
+    return Typing::error(DiagID::err_bad_array_index, {tuple->str(), index->str()});
+  }
+
+  if (const auto *record = llvm::dyn_cast<RecordType>(object)) {
+    if (const auto *name = llvm::dyn_cast<StringLiteralType>(index))
+      return getAttribute(types, record, name->stringValue());
+    return Typing::error(DiagID::err_bad_array_index, {record->str(), index->str()});
+  }
+  return Typing::error(DiagID::err_not_subscriptable, {object->str()});
+}
+
+Typing setItem(TypeContext &types, const Type *object, const Type *index, const Type *value) {
+  if (const auto *array = llvm::dyn_cast<ArrayType>(object)) {
+    Typing target = getItem(types, object, index);
+    if (!target)
+      return target;
+    if (target->kind == Resolution::Kind::ArrayView)
+      return Typing::error(DiagID::err_slice_store);
+    // Numba allows any conversion that exists, truncating if need be.
+    const Type *dtype = array->elementType();
+    if (!types.canConvert(value, dtype))
+      return Typing::error(DiagID::err_array_store, {value->str(), array->str()});
+    Resolution resolution = Resolution::make(Resolution::Kind::ArrayStore, types.none());
+    resolution.operandTypes = {nullptr, nullptr, dtype};
+    return resolution;
+  }
+  if (const auto *record = llvm::dyn_cast<RecordType>(object)) {
+    if (const auto *name = llvm::dyn_cast<StringLiteralType>(index)) {
+      Typing store = setAttribute(types, record, name->stringValue(), value);
+      if (store)
+        store->operandTypes = {nullptr, nullptr, store->operandTypes[1]};
+      return store;
+    }
+  }
+  if (llvm::isa<TupleType>(object))
+    return Typing::error(DiagID::err_tuple_immutable, {object->str()});
+  return Typing::error(DiagID::err_not_subscriptable, {object->str()});
+}
+
+Typing iterCount(TypeContext &types, const Type *iterable) {
+  Resolution resolution;
+  resolution.kind = Resolution::Kind::LoopOperation;
+  if (const auto *range = llvm::dyn_cast<RangeType>(iterable)) {
+    resolution.result = range->elementType();
+    resolution.detail = "range";
+    return resolution;
+  }
+  if (const auto *array = llvm::dyn_cast<ArrayType>(iterable); array && array->rank() > 0) {
+    resolution.result = types.int64();
+    resolution.detail = "array";
+    return resolution;
+  }
+  if (const auto *tuple = llvm::dyn_cast<TupleType>(iterable);
+      tuple && (tuple->isHomogeneous() || tuple->size() == 0)) {
+    resolution.result = types.int64();
+    resolution.detail = "tuple";
+    return resolution;
+  }
+  return Typing::error(DiagID::err_not_iterable, {iterable->str()});
+}
+
+Typing iterItem(TypeContext &types, const Type *iterable, const Type *counter) {
+  Resolution resolution;
+  resolution.kind = Resolution::Kind::LoopOperation;
+  if (const auto *range = llvm::dyn_cast<RangeType>(iterable)) {
+    resolution.result = range->elementType();
+    resolution.detail = "range";
+    return resolution;
+  }
+  if (const auto *array = llvm::dyn_cast<ArrayType>(iterable)) {
+    Typing item = getItem(types, array, counter);
+    if (!item)
+      return item;
+    resolution.result = item->result;
+    resolution.detail = "array";
+    return resolution;
+  }
+  if (const auto *tuple = llvm::dyn_cast<TupleType>(iterable)) {
+    resolution.result = tuple->size() ? tuple->elementTypes()[0] : types.none();
+    resolution.detail = "tuple";
+    return resolution;
+  }
+  return Typing::error(DiagID::err_not_iterable, {iterable->str()});
+}
+
+} // namespace kiln::typing

@@ -1,0 +1,58 @@
+//===- frontend/typing/typing_rules.h - Numba's typing rules ----*- C++ -*-===//
+//
+// The typing of each kind of operation, one file per group, as in Numba's
+// typing registries: operators (typing/builtins.py), attributes and
+// subscripts of arrays and tuples (arraydecl.py), Python builtins, math and
+// cmath (cudamath.py, mathdecl.py), NumPy scalar types (npydecl.py) and the
+// CUDA intrinsics (cudadecl.py, intrinsics.py). Each returns a Resolution
+// or the diagnostic Numba's failure corresponds to.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "frontend/type_inference.h"
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/StringRef.h>
+
+#include <string>
+
+namespace kiln::typing {
+
+// operators.cpp
+Typing binaryOperator(TypeContext &types, ast::BinaryOp op, const Type *lhs, const Type *rhs);
+Typing unaryOperator(TypeContext &types, ast::UnaryOp op, const Type *operand);
+Typing compareOperator(TypeContext &types, ast::CompareOp op, const Type *lhs, const Type *rhs);
+Typing truth(TypeContext &types, const Type *operand);
+
+// attributes.cpp: `object.name` for values and entities.
+Typing getAttribute(TypeContext &types, const Type *object, llvm::StringRef name);
+Typing setAttribute(TypeContext &types, const Type *object, llvm::StringRef name,
+                    const Type *value);
+
+// subscripts.cpp: `object[index]` and `object[index] = value`.
+Typing getItem(TypeContext &types, const Type *object, const Type *index);
+Typing setItem(TypeContext &types, const Type *object, const Type *index, const Type *value);
+/// `for x in iterable`: the iteration count and each item.
+Typing iterCount(TypeContext &types, const Type *iterable);
+Typing iterItem(TypeContext &types, const Type *iterable, const Type *counter);
+
+// calls.cpp: calls to builtin functions, dtypes and methods.
+Typing callBuiltin(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args,
+                   llvm::ArrayRef<std::string> keywords);
+Typing callNumberClass(TypeContext &types, const Type *dtype, llvm::ArrayRef<const Type *> args);
+Typing callMethod(TypeContext &types, const EntityType &method, llvm::ArrayRef<const Type *> args);
+
+// math.cpp: math and cmath functions.
+Typing callMath(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args);
+
+// cuda.cpp: numba.cuda intrinsics.
+Typing callCuda(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args,
+                llvm::ArrayRef<std::string> keywords);
+
+/// The symbol of a Builtin entity type, or null.
+const Symbol *builtinOf(const Type *type);
+/// The function declaration of a Function entity type, or null.
+const FunctionDecl *functionOf(const Type *type);
+
+} // namespace kiln::typing
