@@ -415,8 +415,6 @@ public:
   Expr *returns;
   llvm::ArrayRef<Stmt *> body;
   bool isAsync;
-  /// The `def name(...)` part, for diagnostics that point at a function.
-  SourceRange headerRange() const { return SourceRange::join(range(), nameRange); }
   KILN_STMT_CLASSOF(FunctionDef)
 };
 

@@ -87,7 +87,8 @@ private:
   void lexNumber();
   void lexString(size_t begin, size_t quote);
   void lexOperator();
-  void lexNonAscii();
+  /// Advances over an identifier; false (after a diagnostic) on bad UTF-8.
+  bool scanIdentifier();
   void reportInvalidCharacter(size_t begin, size_t length, unsigned codePoint);
 
   uint32_t file;
@@ -164,10 +165,13 @@ std::vector<Token> Lexer::run() {
   }
 
   size_t end = text.size();
-  for (auto it = brackets.rbegin(); it != brackets.rend(); ++it) {
-    diags.report(DiagID::err_bracket_never_closed, rangeOf(it->offset, it->offset + 1),
-                 {std::string(1, it->bracket)});
-    break; // CPython reports the innermost unclosed bracket only
+  if (!brackets.empty()) {
+    // CPython reports the innermost unclosed bracket only. The Invalid token
+    // keeps the parser from adding "expected an expression" at the end.
+    const OpenBracket &open = brackets.back();
+    diags.report(DiagID::err_bracket_never_closed, rangeOf(open.offset, open.offset + 1),
+                 {std::string(1, open.bracket)});
+    emit(TokenKind::Invalid, end, end);
   }
   if (lineHasTokens && !expressionMode)
     emit(TokenKind::Newline, end, end);
@@ -253,10 +257,6 @@ void Lexer::lexToken() {
     lexString(pos, pos);
     return;
   }
-  if (c >= 0x80) {
-    lexNonAscii();
-    return;
-  }
   if (isIdentifierStart(c)) {
     lexIdentifierOrString();
     return;
@@ -271,15 +271,14 @@ void Lexer::reportInvalidCharacter(size_t begin, size_t length, unsigned codePoi
   diags.report(DiagID::err_invalid_character, rangeOf(begin, begin + length), {shown, hex});
 }
 
-void Lexer::lexNonAscii() {
-  // Identifiers may contain any non-ASCII letter (PEP 3131). We accept any
-  // well-formed UTF-8 sequence in identifiers; malformed bytes are an error.
-  size_t begin = pos;
+bool Lexer::scanIdentifier() {
+  // Identifiers may contain non-ASCII letters (PEP 3131); any well-formed
+  // UTF-8 sequence is accepted, malformed bytes are an error.
   while (!atEnd()) {
     unsigned char c = static_cast<unsigned char>(peek());
     if (c < 0x80) {
       if (!isIdentifierContinue(c))
-        break;
+        return true;
       ++pos;
       continue;
     }
@@ -287,20 +286,20 @@ void Lexer::lexNonAscii() {
     const auto *start = reinterpret_cast<const llvm::UTF8 *>(text.data() + pos);
     if (pos + length > text.size() || !llvm::isLegalUTF8Sequence(start, start + length)) {
       diags.report(DiagID::err_invalid_utf8, rangeOf(pos, pos + 1));
-      if (pos == begin)
-        ++pos;
-      emit(TokenKind::Invalid, begin, pos);
-      return;
+      ++pos;
+      return false;
     }
     pos += length;
   }
-  emit(TokenKind::Identifier, begin, pos);
+  return true;
 }
 
 void Lexer::lexIdentifierOrString() {
   size_t begin = pos;
-  while (!atEnd() && isIdentifierContinue(static_cast<unsigned char>(peek())))
-    ++pos;
+  if (!scanIdentifier()) {
+    emit(TokenKind::Invalid, begin, pos);
+    return;
+  }
   llvm::StringRef word = text.slice(begin, pos);
   if ((peek() == '"' || peek() == '\'') && word.size() <= 2) {
     std::string lower = word.lower();

@@ -603,7 +603,7 @@ bool ModuleScopeBuilder::readVectorizeDecorator(FunctionDecl &decl, const CallEx
 }
 
 void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def) {
-  SourceRange header = SourceRange(def->range().begin, def->nameRange.end);
+  SourceRange header = def->nameRange;
   if (def->decorators.empty()) {
     diags.report(DiagID::err_undecorated_function, def->nameRange, {def->name});
     return;

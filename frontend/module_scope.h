@@ -80,7 +80,7 @@ struct FunctionDecl {
   /// The module that defines it, whose names its body sees.
   const ModuleScope *scope = nullptr;
   const ast::FunctionDefStmt *def = nullptr; // null for External
-  SourceRange range;                         // the def's header, or the declaration
+  SourceRange range;                         // the def's name, or the declaration
   JitOptions options;
   std::vector<Signature> signatures;
   /// For External: the symbol name in the linked code.

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Sets up whatever is missing, then builds Kiln. Idempotent: a second run
+# only rebuilds what changed.
+#
+#   1. Debian packages (LLVM 19, clang 19, SQLite, libarchive, CLI11, toml++,
+#      GoogleTest, CMake, Ninja), with apt-get, only those not installed;
+#   2. the CUDA toolkit must already be installed (CUDA_HOME, CUDA_PATH or
+#      /usr/local/cuda): NVIDIA ships it, not Debian;
+#   3. a Python virtual environment in .venv with requirements-dev.txt;
+#   4. CMake configure and build in build/;
+#   5. `kiln` on the virtual environment's PATH and `import kiln` working.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+
+debian_packages=(
+  cmake ninja-build git pkg-config
+  clang-19 lld-19 llvm-19-dev libclang-rt-19-dev
+  libsqlite3-dev libarchive-dev libzstd-dev libcli11-dev libtomlplusplus-dev
+  googletest libgtest-dev
+  python3 python3-venv python3-dev
+)
+missing=()
+for package in "${debian_packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+if ((${#missing[@]})); then
+  say "Installing Debian packages: ${missing[*]}"
+  sudo_cmd=()
+  if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}"
+fi
+
+cuda_home="${CUDA_HOME:-${CUDA_PATH:-/usr/local/cuda}}"
+if [ ! -x "$cuda_home/bin/ptxas" ]; then
+  echo "error: no CUDA toolkit at $cuda_home (set CUDA_HOME); Kiln needs ptxas, fatbinary and libdevice from it" >&2
+  exit 1
+fi
+
+python="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  say "Creating the Python virtual environment .venv"
+  "$python" -m venv .venv
+fi
+requirements_stamp=".venv/.kiln-requirements"
+requirements_hash="$(sha256sum requirements-dev.txt | cut -d' ' -f1)"
+if [ ! -f "$requirements_stamp" ] || [ "$(cat "$requirements_stamp")" != "$requirements_hash" ]; then
+  say "Installing Python packages from requirements-dev.txt"
+  .venv/bin/python -m pip install --quiet --upgrade pip
+  .venv/bin/python -m pip install --quiet -r requirements-dev.txt
+  echo "$requirements_hash" > "$requirements_stamp"
+fi
+
+if [ ! -f build/build.ninja ]; then
+  say "Configuring the build in build/"
+  cmake -S . -B build -G Ninja \
+    -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
+    -DKILN_WARNINGS_AS_ERRORS=ON \
+    -DPython3_EXECUTABLE="$root/.venv/bin/python"
+fi
+say "Building Kiln"
+cmake --build build
+
+# kiln on the venv's PATH, and the kiln Python package importable from it.
+ln -sf "$root/build/driver/kiln" .venv/bin/kiln
+site_packages="$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+echo "$root/runtime/python" > "$site_packages/kiln-dev.pth"

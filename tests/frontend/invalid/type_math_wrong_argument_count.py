@@ -1,0 +1,10 @@
+# Tests: a math function called with the wrong number of arguments.
+import math
+
+from numba import cuda
+
+
+@cuda.jit("void(float32[::1], float32[::1])")
+def angles(x, y):
+    i = cuda.grid(1)
+    x[i] = math.atan(y[i], x[i])  # expect-error: 'math.atan' takes 1 argument (2 given)
