@@ -21,3 +21,14 @@ function(kiln_add_library name)
   target_link_libraries(${name} PRIVATE kiln_library_options)
   set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endfunction()
+
+# Fuzzing needs clang's libFuzzer; other compilers build everything else.
+include(CheckCXXSourceCompiles)
+set(KILN_FUZZING_FLAGS -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined)
+set(CMAKE_REQUIRED_FLAGS "-fsanitize=fuzzer,address,undefined")
+set(CMAKE_REQUIRED_LINK_OPTIONS "-fsanitize=fuzzer,address,undefined")
+check_cxx_source_compiles(
+  "#include <cstddef>\n#include <cstdint>\nextern \"C\" int LLVMFuzzerTestOneInput(const uint8_t *, size_t) { return 0; }"
+  KILN_FUZZING)
+unset(CMAKE_REQUIRED_FLAGS)
+unset(CMAKE_REQUIRED_LINK_OPTIONS)

@@ -86,6 +86,47 @@ void collectWalrusNames(const Expr *expr, llvm::StringSet<> &locals) {
   forEachChild(expr, [&](Expr *child) { collectWalrusNames(child, locals); });
 }
 
+/// Names bound by statements kernels cannot contain (nested functions,
+/// classes, imports): they are reported once, and their uses stay silent.
+void collectUnsupportedBindings(llvm::ArrayRef<Stmt *> body, llvm::StringSet<> &names) {
+  for (const Stmt *stmt : body) {
+    switch (stmt->kind()) {
+    case Stmt::Kind::FunctionDef:
+      names.insert(cast<FunctionDefStmt>(stmt)->name);
+      break;
+    case Stmt::Kind::ClassDef:
+      names.insert(cast<ClassDefStmt>(stmt)->name);
+      break;
+    case Stmt::Kind::Import:
+      for (const ImportAlias &alias : cast<ImportStmt>(stmt)->names)
+        names.insert(alias.asName.empty() ? alias.name.split('.').first : alias.asName);
+      break;
+    case Stmt::Kind::ImportFrom:
+      for (const ImportAlias &alias : cast<ImportFromStmt>(stmt)->names)
+        names.insert(alias.asName.empty() ? alias.name : alias.asName);
+      break;
+    case Stmt::Kind::For:
+      collectUnsupportedBindings(cast<ForStmt>(stmt)->body, names);
+      collectUnsupportedBindings(cast<ForStmt>(stmt)->orelse, names);
+      break;
+    case Stmt::Kind::While:
+      collectUnsupportedBindings(cast<WhileStmt>(stmt)->body, names);
+      collectUnsupportedBindings(cast<WhileStmt>(stmt)->orelse, names);
+      break;
+    case Stmt::Kind::If:
+      collectUnsupportedBindings(cast<IfStmt>(stmt)->body, names);
+      collectUnsupportedBindings(cast<IfStmt>(stmt)->orelse, names);
+      break;
+    case Stmt::Kind::With:
+    case Stmt::Kind::Try:
+      collectUnsupportedBindings(cast<BlockStmt>(stmt)->body, names);
+      break;
+    default:
+      break;
+    }
+  }
+}
+
 void collectLocals(llvm::ArrayRef<Stmt *> body, llvm::StringSet<> &locals) {
   for (const Stmt *stmt : body) {
     switch (stmt->kind()) {
@@ -250,6 +291,7 @@ private:
   DiagnosticEngine &diags;
   Block *current = nullptr;
   llvm::StringSet<> locals;
+  llvm::StringSet<> unsupportedBindings;
   llvm::DenseMap<Block *, llvm::StringMap<Instr *>> currentDef;
   llvm::DenseSet<Block *> sealed;
   llvm::DenseMap<Block *, std::vector<std::pair<std::string, Instr *>>> incompletePhis;
@@ -376,6 +418,7 @@ bool SSABuilder::build() {
   for (const Parameter &param : def->params)
     locals.insert(param.name);
   collectLocals(def->body, locals);
+  collectUnsupportedBindings(def->body, unsupportedBindings);
 
   current = newBlock();
   sealed.insert(current);
@@ -666,7 +709,8 @@ void SSABuilder::buildAssignTarget(const Expr *target, Instr *value, SourceRange
         unsupported(DiagID::err_starred_assignment, tuple->elements[i]->range());
         return;
       }
-      Instr *element = emit(Op::TupleGet, tuple->elements[i]->range(), {value});
+      // The whole target: a wrong count is one error, not one per name.
+      Instr *element = emit(Op::TupleGet, tuple->range(), {value});
       element->index = static_cast<unsigned>(i);
       element->name = std::to_string(tuple->elements.size()); // expected length
       buildAssignTarget(tuple->elements[i], element, range);
@@ -749,13 +793,27 @@ void SSABuilder::buildRaise(const RaiseStmt *stmt) {
 //===----------------------------------------------------------------------===//
 
 Instr *SSABuilder::buildName(const NameExpr *name) {
+  if (unsupportedBindings.contains(name->id) && !locals.contains(name->id)) {
+    failed = true; // the binding statement was reported
+    return nullptr;
+  }
   if (locals.contains(name->id)) {
     ensureOpenBlock();
     return readVariable(name->id, current, name->range());
   }
   const ModuleValue *global = scope.lookup(name->id);
-  if (!global)
+  if (!global) {
+    if (isPythonBuiltinName(name->id))
+      return unsupported(DiagID::err_unsupported_builtin, name->range(), {name->id});
     return unsupported(DiagID::err_undefined_name, name->range(), {name->id});
+  }
+  if (global->kind() == ModuleValue::Kind::Invalid) {
+    if (!global->ignoredImport().empty())
+      return unsupported(DiagID::err_ignored_import_used, name->range(),
+                         {name->id, global->ignoredImport()});
+    failed = true; // its definition was reported
+    return nullptr;
+  }
   // Module constants are frozen into the kernel, as Numba freezes globals.
   if (global->kind() == ModuleValue::Kind::Constant)
     return emitConstant(global->constantValue(), name->range(), false);
@@ -796,7 +854,8 @@ Instr *SSABuilder::buildExpr(const Expr *expr) {
     return emitConstant(ConstantValue::string(literal->value.str()), expr->range(), true);
   }
   case Expr::Kind::EllipsisLiteral:
-    return unsupported(DiagID::err_unsupported_expression, expr->range(), {"'...'"});
+    return unsupported(DiagID::err_unsupported_expression, expr->range(),
+                       {"Ellipsis literals ('...')"});
   case Expr::Kind::Tuple:
     return buildTuple(cast<SequenceExpr>(expr));
   case Expr::Kind::List:
@@ -860,7 +919,8 @@ Instr *SSABuilder::buildExpr(const Expr *expr) {
     return unsupported(DiagID::err_unsupported_expression, expr->range(),
                        {"generators ('yield')"});
   case Expr::Kind::Await:
-    return unsupported(DiagID::err_unsupported_expression, expr->range(), {"'await'"});
+    return unsupported(DiagID::err_unsupported_expression, expr->range(),
+                       {"'await' expressions"});
   }
   return nullptr;
 }
@@ -1058,7 +1118,7 @@ Instr *SSABuilder::buildCall(const CallExpr *call) {
   llvm::SmallVector<Instr *, 4> operands{callee};
   for (const Expr *arg : call->args) {
     if (isa<StarredExpr>(arg))
-      return unsupported(DiagID::err_unsupported_expression, arg->range(), {"'*args' in calls"});
+      return unsupported(DiagID::err_unsupported_expression, arg->range(), {"argument unpacking with '*'"});
     Instr *value = buildExpr(arg);
     if (!value)
       return nullptr;
@@ -1068,7 +1128,7 @@ Instr *SSABuilder::buildCall(const CallExpr *call) {
   for (const Keyword &keyword : call->keywords) {
     if (keyword.name.empty())
       return unsupported(DiagID::err_unsupported_expression, keyword.nameRange,
-                         {"'**kwargs' in calls"});
+                         {"keyword argument unpacking with '**'"});
     Instr *value = buildExpr(keyword.value);
     if (!value)
       return nullptr;
@@ -1077,6 +1137,11 @@ Instr *SSABuilder::buildCall(const CallExpr *call) {
   }
   Instr *instr = emit(Op::Call, call->range(), operands);
   instr->keywordNames = std::move(keywordNames);
+  instr->operandRanges.push_back(call->callee->range());
+  for (const Expr *arg : call->args)
+    instr->operandRanges.push_back(arg->range());
+  for (const Keyword &keyword : call->keywords)
+    instr->operandRanges.push_back(keyword.value->range());
   return instr;
 }
 

@@ -2,6 +2,8 @@
 
 #include "frontend/builtin_symbols.h"
 
+#include <llvm/ADT/STLExtras.h>
+
 namespace kiln {
 
 std::string Symbol::displayName() const {
@@ -13,6 +15,19 @@ std::string Symbol::displayName() const {
   if (shown.consume_front("numpy."))
     return "np." + shown.str();
   return shown.str();
+}
+
+bool isPythonBuiltinName(llvm::StringRef name) {
+  static const llvm::StringRef names[] = {
+      "abs", "aiter", "all", "anext", "any", "ascii", "bin", "bool", "breakpoint", "bytearray",
+      "bytes", "callable", "chr", "classmethod", "compile", "complex", "delattr", "dict", "dir",
+      "divmod", "enumerate", "eval", "exec", "filter", "float", "format", "frozenset", "getattr",
+      "globals", "hasattr", "hash", "help", "hex", "id", "input", "int", "isinstance",
+      "issubclass", "iter", "len", "list", "locals", "map", "max", "memoryview", "min", "next",
+      "object", "oct", "open", "ord", "pow", "print", "property", "range", "repr", "reversed",
+      "round", "set", "setattr", "slice", "sorted", "staticmethod", "str", "sum", "super", "tuple",
+      "type", "vars", "zip", "__import__", "NotImplemented", "Ellipsis"};
+  return llvm::is_contained(names, name);
 }
 
 BuiltinSymbols::BuiltinSymbols() {

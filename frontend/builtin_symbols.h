@@ -47,6 +47,10 @@ struct Symbol {
   bool is(BuiltinId other) const { return id == other; }
 };
 
+/// Whether `name` is one of Python's builtins (str, list, sum, ...), which
+/// kernels cannot use unless Kiln lists it in builtins.def.
+bool isPythonBuiltinName(llvm::StringRef name);
+
 class BuiltinSymbols {
 public:
   static const BuiltinSymbols &get();

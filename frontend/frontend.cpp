@@ -116,6 +116,15 @@ void typeModule(CheckedModule &checked, const FrontendOptions &options) {
           {decl.kindName().str(), decl.name, root->returnType->str(), expected->str()}));
   }
   inference.reportDiagnostics(roots);
+  // Every failure is explained by a diagnostic; should one not be, failing
+  // loudly beats reporting success.
+  if (!checked.diags.hasErrors())
+    for (Specialization *root : roots)
+      if (root->failed) {
+        checked.diags.report(DiagID::err_internal_unexplained_failure, root->decl.range,
+                             {root->decl.name});
+        break;
+      }
 
   // Group specializations by function, roots first, then everything they call.
   llvm::DenseSet<Specialization *> seen;

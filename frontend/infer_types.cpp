@@ -53,7 +53,8 @@ private:
   /// The latest problem typing each instruction, if it has one.
   std::vector<std::optional<TypingError>> errors;
   std::optional<TypingError> returnError;
-  SourceRange returnErrorRange;
+  /// Device functions called with arguments they failed to type for.
+  std::vector<std::pair<Specialization *, SourceRange>> failedCallees;
 };
 
 void FunctionTyper::addDiagnostic(DiagID id, SourceRange range,
@@ -79,8 +80,10 @@ bool FunctionTyper::record(const Instr *instr, Typing typing) {
 Typing FunctionTyper::typePhi(const Instr *phi) {
   // Phis accumulate, as Numba's type variables do: the type only widens.
   const Type *unified = typeOf(phi);
+  bool anyUndefined = false;
   for (const Instr *incoming : phi->operands) {
     const Type *type = typeOf(incoming);
+    anyUndefined |= incoming->op == Op::Undefined;
     if (!type)
       continue; // undefined on that path, or not typed yet
     if (!unified) {
@@ -92,8 +95,18 @@ Typing FunctionTyper::typePhi(const Instr *phi) {
       return Typing::error(DiagID::err_cannot_unify, {unified->str(), type->str(), phi->name});
     unified = next;
   }
-  if (!unified)
-    return Typing::error(DiagID::err_undefined_variable, {phi->name});
+  if (!unified) {
+    // A variable unassigned on some path that gets no type from the others
+    // (`total += x` before any `total = ...`) is read before assignment,
+    // unless what failed was reported already.
+    if (anyUndefined && !llvm::StringRef(phi->name).starts_with("$")) {
+      Typing failure = Typing::error(DiagID::err_undefined_variable, {phi->name});
+      TypingError error = failure.error();
+      error.unlessOtherErrors = true;
+      return error;
+    }
+    return Typing::cascade();
+  }
   return Resolution::value(unified);
 }
 
@@ -164,9 +177,11 @@ Typing FunctionTyper::typeDeviceCall(const Instr *call, const FunctionDecl &call
   Specialization *specialization = inference.specialize(callee, target);
   if (specialization->inProgress)
     return Typing::error(DiagID::err_recursive_call, {callee.name});
-  if (!specialization->returnType)
-    return Typing::error(DiagID::err_compile_time_value,
-                         {"the result of '" + callee.name + "'"});
+  if (specialization->failed || !specialization->returnType) {
+    // Its own diagnostics say why; record the call so that they are reported.
+    failedCallees.push_back({specialization, call->range});
+    return Typing::cascade();
+  }
   Resolution resolution = Resolution::make(Resolution::Kind::DeviceCall, specialization->returnType);
   resolution.callee = specialization;
   // operandTypes follow the call's operands: the callee first, then the
@@ -265,7 +280,7 @@ Typing FunctionTyper::typeInstr(const Instr *instr) {
     if (operand->op == Op::Undefined)
       return Typing::error(DiagID::err_undefined_variable, {operand->name}, operand->range);
     if (!typeOf(operand))
-      return Typing::error(DiagID::err_too_many_errors); // cascade; never reported
+      return Typing::cascade();
   }
   auto operandType = [&](size_t i) { return typeOf(instr->operands[i]); };
 
@@ -358,7 +373,7 @@ Typing FunctionTyper::typeInstr(const Instr *instr) {
     return Resolution::make(Resolution::Kind::Assertion, types.none());
   }
   default:
-    return Typing::error(DiagID::err_too_many_errors);
+    return Typing::cascade();
   }
 }
 
@@ -429,6 +444,7 @@ void FunctionTyper::run() {
   bool changed = true;
   for (unsigned iteration = 0; changed && iteration < maxIterations; ++iteration) {
     changed = false;
+    failedCallees.clear();
     for (ssa::Block *block : order) {
       for (const Instr *phi : block->phis)
         changed |= record(phi, typeInstr(phi));
@@ -441,7 +457,11 @@ void FunctionTyper::run() {
   typeReturns();
   reportErrors(order);
 
-  // Record the device functions the final typing calls.
+  // Record the device functions the final typing calls, including those
+  // whose failure made a call fail, so that their diagnostics are reported.
+  for (auto &[callee, site] : failedCallees)
+    if (llvm::none_of(spec.callees, [&](const auto &entry) { return entry.first == callee; }))
+      spec.callees.push_back({callee, site});
   for (ssa::Block *block : order)
     for (const Instr *instr : block->instrs) {
       const Resolution &resolution = spec.resolutions[instr->id];
@@ -453,11 +473,21 @@ void FunctionTyper::run() {
 void FunctionTyper::reportErrors(llvm::ArrayRef<ssa::Block *> order) {
   // Report each instruction's problem in program order, except problems that
   // only follow from an operand that failed first.
+  bool reportsOthers = returnError.has_value();
+  for (const auto &error : errors)
+    reportsOthers |= error && !error->silent && !error->unlessOtherErrors;
   auto report = [&](const Instr *instr) {
     const std::optional<TypingError> &error = errors[instr->id];
-    if (!error || error->id == DiagID::err_too_many_errors)
+    if (!error || error->silent || (error->unlessOtherErrors && reportsOthers))
       return;
-    addDiagnostic(error->id, error->range.isValid() ? error->range : instr->range, error->args);
+    SourceRange range = error->range;
+    if (!range.isValid() && error->operand >= 0) {
+      // Rules count call arguments from 0; the callee is operand 0 of a call.
+      size_t index = static_cast<size_t>(error->operand) + (instr->op == Op::Call ? 1 : 0);
+      if (index < instr->operandRanges.size())
+        range = instr->operandRanges[index];
+    }
+    addDiagnostic(error->id, range.isValid() ? range : instr->range, error->args);
     spec.failed = true;
   };
   for (ssa::Block *block : order) {

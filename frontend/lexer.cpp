@@ -7,9 +7,24 @@
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/Format.h>
 
+#include <algorithm>
 #include <cassert>
 
 namespace kiln {
+
+namespace {
+struct CodePointRange {
+  uint32_t low;
+  uint32_t high;
+};
+#include "frontend/unicode_identifiers.inc"
+
+bool inRanges(llvm::ArrayRef<CodePointRange> ranges, uint32_t codePoint) {
+  auto it = std::upper_bound(ranges.begin(), ranges.end(), codePoint,
+                             [](uint32_t value, const CodePointRange &r) { return value < r.low; });
+  return it != ranges.begin() && codePoint <= std::prev(it)->high;
+}
+} // namespace
 
 llvm::StringRef describeTokenKind(TokenKind kind) {
   switch (kind) {
@@ -39,10 +54,25 @@ namespace {
 constexpr unsigned maxBracketDepth = 200;
 constexpr unsigned maxIndentDepth = 100;
 
-bool isIdentifierStart(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
+bool isAsciiIdentifierStart(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
-bool isIdentifierContinue(unsigned char c) { return isIdentifierStart(c) || (c >= '0' && c <= '9'); }
+bool isAsciiIdentifierContinue(unsigned char c) {
+  return isAsciiIdentifierStart(c) || (c >= '0' && c <= '9');
+}
+
+/// Decodes the UTF-8 sequence at the start of `bytes`; nothing if malformed.
+std::optional<std::pair<uint32_t, unsigned>> decodeUtf8(llvm::StringRef bytes) {
+  unsigned char lead = static_cast<unsigned char>(bytes[0]);
+  unsigned length = llvm::getNumBytesForUTF8(lead);
+  const auto *start = reinterpret_cast<const llvm::UTF8 *>(bytes.data());
+  if (length > bytes.size() || !llvm::isLegalUTF8Sequence(start, start + length))
+    return std::nullopt;
+  uint32_t codePoint = length == 1 ? lead : lead & (0x7F >> length);
+  for (unsigned i = 1; i < length; ++i)
+    codePoint = (codePoint << 6) | (static_cast<unsigned char>(bytes[i]) & 0x3F);
+  return std::make_pair(codePoint, length);
+}
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
 TokenKind keywordKind(llvm::StringRef word) {
@@ -100,6 +130,7 @@ private:
   struct OpenBracket {
     char bracket;
     size_t offset;
+    size_t tokenIndex; // of the bracket in `tokens`
   };
   std::vector<OpenBracket> brackets;
   /// Indentation columns with tabs to multiples of 8, and with tabs counted
@@ -110,9 +141,12 @@ private:
   bool lineHasTokens = false;
   /// Lexing a lone expression: no NEWLINE, INDENT or DEDENT tokens.
   bool expressionMode = false;
+  unsigned errorsBefore = 0;
+  bool unindentReported = false;
 };
 
 std::vector<Token> Lexer::run() {
+  errorsBefore = diags.errorCount();
   if (pos == 0 && text.starts_with("\xEF\xBB\xBF"))
     pos = 3;
   if (expressionMode)
@@ -166,12 +200,19 @@ std::vector<Token> Lexer::run() {
 
   size_t end = text.size();
   if (!brackets.empty()) {
-    // CPython reports the innermost unclosed bracket only. The Invalid token
-    // keeps the parser from adding "expected an expression" at the end.
-    const OpenBracket &open = brackets.back();
-    diags.report(DiagID::err_bracket_never_closed, rangeOf(open.offset, open.offset + 1),
-                 {std::string(1, open.bracket)});
-    emit(TokenKind::Invalid, end, end);
+    // Everything after an unclosed bracket was read as part of its
+    // expression; parsing it would only produce confusing errors. Like
+    // CPython, report the bracket (unless an error inside it, such as an
+    // unterminated string, explains it already) and end the input there.
+    const OpenBracket &outermost = brackets.front();
+    const OpenBracket &innermost = brackets.back();
+    if (diags.errorCount() == errorsBefore)
+      diags.report(DiagID::err_bracket_never_closed,
+                   rangeOf(innermost.offset, innermost.offset + 1),
+                   {std::string(1, innermost.bracket)});
+    tokens.resize(outermost.tokenIndex);
+    emit(TokenKind::Invalid, outermost.offset, outermost.offset + 1);
+    lineHasTokens = true;
   }
   if (lineHasTokens && !expressionMode)
     emit(TokenKind::Newline, end, end);
@@ -233,15 +274,21 @@ void Lexer::handleIndentation() {
     emit(TokenKind::Indent, begin, pos);
     return;
   }
-  while (indents.size() > 1 && column < indents.back()) {
+  // Dedent to an enclosing level; a column that matches none is an error.
+  // The line then stays in the inner block and is dropped (an Invalid token),
+  // so that one bad indentation gives one diagnostic.
+  auto level = std::find(indents.begin(), indents.end(), column);
+  if (level == indents.end()) {
+    if (!unindentReported)
+      diags.report(DiagID::err_unindent_mismatch, rangeOf(begin, pos));
+    unindentReported = true;
+    emit(TokenKind::Invalid, pos, pos);
+    return;
+  }
+  while (indents.back() != column) {
     indents.pop_back();
     altIndents.pop_back();
     emit(TokenKind::Dedent, pos, pos);
-  }
-  if (column != indents.back()) {
-    diags.report(DiagID::err_unindent_mismatch, rangeOf(begin, pos));
-    // Recover by treating this line as being at the enclosing level.
-    return;
   }
   if (altColumn != altIndents.back())
     diags.report(DiagID::err_inconsistent_tabs, rangeOf(begin, pos));
@@ -257,7 +304,7 @@ void Lexer::lexToken() {
     lexString(pos, pos);
     return;
   }
-  if (isIdentifierStart(c)) {
+  if (isAsciiIdentifierStart(c) || c >= 0x80) {
     lexIdentifierOrString();
     return;
   }
@@ -272,24 +319,37 @@ void Lexer::reportInvalidCharacter(size_t begin, size_t length, unsigned codePoi
 }
 
 bool Lexer::scanIdentifier() {
-  // Identifiers may contain non-ASCII letters (PEP 3131); any well-formed
-  // UTF-8 sequence is accepted, malformed bytes are an error.
+  // Identifiers are ASCII letters, digits and '_', or the Unicode characters
+  // of XID_Start and XID_Continue (PEP 3131). Malformed UTF-8 is an error; a
+  // character that cannot be in an identifier ends it.
+  bool first = true;
   while (!atEnd()) {
     unsigned char c = static_cast<unsigned char>(peek());
     if (c < 0x80) {
-      if (!isIdentifierContinue(c))
+      if (!(first ? isAsciiIdentifierStart(c) : isAsciiIdentifierContinue(c)))
         return true;
       ++pos;
+      first = false;
       continue;
     }
-    unsigned length = llvm::getNumBytesForUTF8(c);
-    const auto *start = reinterpret_cast<const llvm::UTF8 *>(text.data() + pos);
-    if (pos + length > text.size() || !llvm::isLegalUTF8Sequence(start, start + length)) {
+    std::optional<std::pair<uint32_t, unsigned>> decoded = decodeUtf8(text.substr(pos));
+    if (!decoded) {
       diags.report(DiagID::err_invalid_utf8, rangeOf(pos, pos + 1));
       ++pos;
       return false;
     }
+    auto [codePoint, length] = *decoded;
+    if (!inRanges(first ? llvm::ArrayRef(identifierStartRanges)
+                        : llvm::ArrayRef(identifierContinueRanges),
+                  codePoint)) {
+      if (!first)
+        return true;
+      reportInvalidCharacter(pos, length, codePoint);
+      pos += length;
+      return false;
+    }
     pos += length;
+    first = false;
   }
   return true;
 }
@@ -352,8 +412,8 @@ void Lexer::lexNumber() {
   }
   // A literal running straight into a name ("1abc", "0x1g", "1__0") is a
   // single bad token, as in CPython.
-  if (!atEnd() && (isIdentifierContinue(static_cast<unsigned char>(peek())) || peek() == '_')) {
-    while (!atEnd() && isIdentifierContinue(static_cast<unsigned char>(peek())))
+  if (!atEnd() && isAsciiIdentifierContinue(static_cast<unsigned char>(peek()))) {
+    while (!atEnd() && isAsciiIdentifierContinue(static_cast<unsigned char>(peek())))
       ++pos;
     diags.report(DiagID::err_invalid_number_literal, rangeOf(begin, pos),
                  {text.slice(begin, pos)});
@@ -445,7 +505,7 @@ void Lexer::lexOperator() {
         emit(TokenKind::Invalid, begin, pos);
         return;
       }
-      brackets.push_back({c, begin});
+      brackets.push_back({c, begin, tokens.size()});
     } else if (kind == TokenKind::RParen || kind == TokenKind::RBracket ||
                kind == TokenKind::RBrace) {
       char expected = c == ')' ? '(' : c == ']' ? '[' : '{';
@@ -455,8 +515,12 @@ void Lexer::lexOperator() {
         return;
       }
       if (brackets.back().bracket != expected) {
+        // An Invalid token keeps the parser from adding "expected ']'".
         diags.report(DiagID::err_mismatched_bracket, rangeOf(begin, pos),
                      {std::string(1, c), std::string(1, brackets.back().bracket)});
+        brackets.pop_back();
+        emit(TokenKind::Invalid, begin, pos);
+        return;
       }
       brackets.pop_back();
     }

@@ -50,6 +50,8 @@ ModuleValue valueOfSymbol(const Symbol *symbol) {
   if (symbol->kind != Symbol::Kind::Constant)
     return ModuleValue::symbol(symbol);
   llvm::StringRef text = symbol->detail;
+  if (text == "None")
+    return ModuleValue::constant(ConstantValue::none());
   if (text == "infj" || text == "nanj")
     return ModuleValue::constant(ConstantValue::complex(0.0, text == "infj" ? INFINITY : NAN));
   double value = text == "inf" ? INFINITY : text == "nan" ? NAN : std::strtod(text.str().c_str(), nullptr);
@@ -208,9 +210,18 @@ std::optional<ModuleValue> ModuleEvaluator::evaluateName(const NameExpr *name) {
   if (const ModuleValue *value = scope.lookup(name->id)) {
     if (value->kind() == ModuleValue::Kind::Symbol)
       return valueOfSymbol(value->symbolValue());
+    if (value->kind() == ModuleValue::Kind::Invalid) {
+      if (!value->ignoredImport().empty())
+        diags.report(DiagID::err_ignored_import_used, name->range(),
+                     {name->id, value->ignoredImport()});
+      return std::nullopt; // otherwise its definition was reported
+    }
     return *value;
   }
-  diags.report(DiagID::err_undefined_name, name->range(), {name->id});
+  if (isPythonBuiltinName(name->id))
+    diags.report(DiagID::err_unsupported_builtin, name->range(), {name->id});
+  else
+    diags.report(DiagID::err_undefined_name, name->range(), {name->id});
   return std::nullopt;
 }
 

@@ -78,6 +78,12 @@ ModuleValue ModuleValue::decorator(const Symbol *decorator, const CallExpr *call
   return v;
 }
 
+ModuleValue ModuleValue::invalid(std::string importedModule) {
+  ModuleValue v(Kind::Invalid);
+  v.importPart = std::move(importedModule);
+  return v;
+}
+
 std::string ModuleValue::describe() const {
   switch (valueKind) {
   case Kind::Constant:
@@ -101,6 +107,8 @@ std::string ModuleValue::describe() const {
     return "a list";
   case Kind::Decorator:
     return "decorator '" + symbolPart->displayName() + "'";
+  case Kind::Invalid:
+    return importPart.empty() ? "an invalid definition" : "module '" + importPart + "'";
   }
   return "value";
 }
@@ -160,6 +168,7 @@ private:
   void handleImportFrom(const ImportFromStmt *import);
   void handleAssign(const Stmt *stmt, const Expr *target, const Expr *value);
   void handleFunction(const FunctionDefStmt *def);
+  std::string unknownDecoratorName(const Expr *decorator) const;
   bool readJitDecorator(FunctionDecl &decl, const CallExpr *call, bool isCudaJit);
   bool readVectorizeDecorator(FunctionDecl &decl, const CallExpr *call);
   void handleDeclareDevice(const Stmt *stmt, llvm::StringRef name, const CallExpr *call);
@@ -285,6 +294,8 @@ void ModuleScopeBuilder::handleImport(const ImportStmt *import) {
     const Symbol *module = builtins.lookup(alias.name);
     if (!module || module->kind != Symbol::Kind::Module) {
       diags.report(DiagID::warn_import_ignored, alias.range, {alias.name});
+      llvm::StringRef bound = alias.asName.empty() ? alias.name.split('.').first : alias.asName;
+      bind(bound, ModuleValue::invalid(alias.name.str()), alias.range);
       continue;
     }
     if (!alias.asName.empty()) {
@@ -303,8 +314,11 @@ void ModuleScopeBuilder::handleImportFrom(const ImportFromStmt *import) {
   const BuiltinSymbols &builtins = BuiltinSymbols::get();
   const Symbol *module = import->level == 0 ? builtins.lookup(import->module) : nullptr;
   if (!module || module->kind != Symbol::Kind::Module) {
-    diags.report(DiagID::warn_import_ignored, import->moduleRange,
-                 {std::string(import->level, '.') + import->module.str()});
+    std::string moduleName = std::string(import->level, '.') + import->module.str();
+    diags.report(DiagID::warn_import_ignored, import->moduleRange, {moduleName});
+    for (const ImportAlias &alias : import->names)
+      bind(alias.asName.empty() ? alias.name : alias.asName,
+           ModuleValue::invalid(moduleName + "." + alias.name.str()), alias.range);
     return;
   }
   if (import->isStar) {
@@ -321,6 +335,8 @@ void ModuleScopeBuilder::handleImportFrom(const ImportFromStmt *import) {
       }
       diags.report(DiagID::warn_import_name_ignored, alias.range,
                    {alias.name, module->qualifiedName});
+      bind(boundName, ModuleValue::invalid(module->qualifiedName.str() + "." + alias.name.str()),
+           alias.range);
       continue;
     }
     bind(boundName, ModuleValue::symbol(member), alias.range);
@@ -336,13 +352,13 @@ void ModuleScopeBuilder::handleAssign(const Stmt *stmt, const Expr *target, cons
         return;
       if (callee->kind() == ModuleValue::Kind::Symbol &&
           callee->symbolValue()->is(BuiltinId::CudaDeclareDevice)) {
+        bind(name->id, ModuleValue::invalid(), stmt->range()); // until it is declared
         handleDeclareDevice(stmt, name->id, call);
         return;
       }
     }
     std::optional<ModuleValue> result = evaluator.evaluate(value);
-    if (result)
-      bind(name->id, std::move(*result), stmt->range());
+    bind(name->id, result ? std::move(*result) : ModuleValue::invalid(), stmt->range());
     return;
   }
   if (const auto *tuple = dyn_cast<SequenceExpr>(target)) {
@@ -602,8 +618,38 @@ bool ModuleScopeBuilder::readVectorizeDecorator(FunctionDecl &decl, const CallEx
   return true;
 }
 
+std::string ModuleScopeBuilder::unknownDecoratorName(const Expr *decorator) const {
+  const Expr *target = decorator;
+  if (const auto *call = dyn_cast<CallExpr>(target))
+    target = call->callee;
+  llvm::SmallVector<llvm::StringRef, 4> attributes;
+  while (const auto *attr = dyn_cast<AttributeExpr>(target)) {
+    attributes.push_back(attr->attr);
+    target = attr->value;
+  }
+  const auto *name = dyn_cast<NameExpr>(target);
+  const ModuleValue *value = name ? scope.lookup(name->id) : nullptr;
+  if (!value || value->kind() != ModuleValue::Kind::Symbol)
+    return "";
+  const Symbol *symbol = value->symbolValue();
+  for (auto it = attributes.rbegin(); it != attributes.rend(); ++it) {
+    const Symbol *member = BuiltinSymbols::get().member(*symbol, *it);
+    if (!member) {
+      std::string dotted = symbol->displayName();
+      for (; it != attributes.rend(); ++it)
+        dotted += "." + it->str();
+      return dotted;
+    }
+    symbol = member;
+  }
+  return "";
+}
+
 void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def) {
   SourceRange header = def->nameRange;
+  // The name exists even if the definition is rejected below, so that uses
+  // of it do not add "not defined" errors.
+  bind(def->name, ModuleValue::invalid(), header);
   if (def->decorators.empty()) {
     diags.report(DiagID::err_undecorated_function, def->nameRange, {def->name});
     return;
@@ -617,6 +663,10 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def) {
     return;
   }
   const Expr *decorator = def->decorators[0];
+  if (std::string unknown = unknownDecoratorName(decorator); !unknown.empty()) {
+    diags.report(DiagID::err_unknown_decorator, decorator->range(), {"'" + unknown + "'"});
+    return;
+  }
   std::optional<ModuleValue> value = evaluator.evaluate(decorator);
   if (!value)
     return;

@@ -100,6 +100,8 @@ public:
     Signature, // void(float32[:]), or a tuple of argument types
     List,      // [a, b]: signature lists, link lists
     Decorator, // cuda.jit(...), vectorize([...]): a decorator with its arguments
+    Invalid,   // a name whose definition failed (and was reported), or an
+               // import Kiln ignored (importedModule names it)
   };
 
   static ModuleValue constant(ConstantValue value);
@@ -109,6 +111,7 @@ public:
   static ModuleValue signature(Signature signature);
   static ModuleValue list(std::vector<ModuleValue> items);
   static ModuleValue decorator(const Symbol *decorator, const ast::CallExpr *call);
+  static ModuleValue invalid(std::string importedModule = "");
 
   Kind kind() const { return valueKind; }
   const ConstantValue &constantValue() const { return *constantPart; }
@@ -118,6 +121,8 @@ public:
   const Signature &signatureValue() const { return *signaturePart; }
   const std::vector<ModuleValue> &items() const { return listPart; }
   const ast::CallExpr *decoratorCall() const { return callPart; }
+  /// For an Invalid value from an ignored import: the module's name.
+  const std::string &ignoredImport() const { return importPart; }
 
   /// What it is, for diagnostics: "constant 3", "function 'abs'", "type float32".
   std::string describe() const;
@@ -142,6 +147,7 @@ private:
   std::shared_ptr<const Signature> signaturePart;
   std::vector<ModuleValue> listPart;
   const ast::CallExpr *callPart = nullptr;
+  std::string importPart;
 };
 
 /// Signatures supplied outside the source: [tool.kiln.signatures] in

@@ -20,12 +20,20 @@ using namespace ast;
 
 //===--- Token stream helpers ---===//
 
+SourceRange Parser::errorRange() const {
+  // Something missing at the end of a line is reported right after the last
+  // token, not after a trailing comment.
+  if ((at(TokenKind::Newline) || at(TokenKind::EndOfFile) || at(TokenKind::Dedent)) && position > 0)
+    return SourceRange(previous().range.end, previous().range.end);
+  return current().range;
+}
+
 bool Parser::expect(TokenKind kind) {
   if (tryConsume(kind))
     return true;
   if (at(TokenKind::Invalid))
     return false; // the lexer already explained this token
-  diags.report(DiagID::err_expected_token, current().range,
+  diags.report(DiagID::err_expected_token, errorRange(),
                {describeTokenKind(kind), describeTokenKind(current().kind)});
   return false;
 }
@@ -41,7 +49,7 @@ void Parser::reportUnexpected() {
   case TokenKind::Newline:
   case TokenKind::EndOfFile:
   case TokenKind::Dedent:
-    diags.report(DiagID::err_expected_expression, token.range);
+    diags.report(DiagID::err_expected_expression, errorRange());
     return;
   default:
     diags.report(DiagID::err_invalid_syntax, token.range);
@@ -186,8 +194,10 @@ Stmt *Parser::parseCompoundStatement() {
 }
 
 llvm::ArrayRef<Stmt *> Parser::parseBlock(llvm::StringRef what, const Token &opener) {
-  if (!expect(TokenKind::Colon))
+  if (!expect(TokenKind::Colon)) {
+    skipToEndOfLine(); // and the block that follows
     return {};
+  }
   llvm::SmallVector<Stmt *, 8> body;
   if (!at(TokenKind::Newline)) {
     // `if x: y = 1; z = 2` on one line.

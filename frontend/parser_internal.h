@@ -51,6 +51,8 @@ private:
   /// Consumes `kind` or reports "expected 'X'" and returns false.
   bool expect(TokenKind kind);
   void reportUnexpected();
+  /// Where to point a "missing" diagnostic at the current token.
+  SourceRange errorRange() const;
   void skipToEndOfLine();
   SourceRange rangeFrom(SourceLoc begin) const { return {begin, previous().range.end}; }
 

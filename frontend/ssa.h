@@ -68,6 +68,9 @@ public:
   SourceRange range;
   Block *block = nullptr;
   llvm::SmallVector<Instr *, 3> operands;
+  /// Where each operand was written, for calls: diagnostics about an
+  /// argument point at it, not at its definition.
+  llvm::SmallVector<SourceRange, 3> operandRanges;
 
   ast::BinaryOp binaryOp = ast::BinaryOp::Add;
   ast::UnaryOp unaryOp = ast::UnaryOp::Negate;

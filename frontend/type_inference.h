@@ -87,8 +87,15 @@ struct Resolution {
 struct TypingError {
   DiagID id;
   std::vector<std::string> args;
-  /// Where to point; invalid means the instruction's own range.
+  /// Where to point; invalid means the instruction's own range, or that of
+  /// operand `operand` when it is set.
   SourceRange range;
+  int operand = -1;
+  /// A consequence of an error reported elsewhere: never reported itself.
+  bool silent = false;
+  /// Reported only if the function reports nothing else: a variable that
+  /// stays untyped may be unassigned, or may depend on an error elsewhere.
+  bool unlessOtherErrors = false;
 };
 
 /// A Resolution, or why there is none.
@@ -98,6 +105,19 @@ public:
   Typing(TypingError error) : failure(std::move(error)) {}
   static Typing error(DiagID id, std::vector<std::string> args = {}, SourceRange range = {}) {
     return TypingError{id, std::move(args), range};
+  }
+  /// An error about the instruction's `operand`-th operand (0-based, in the
+  /// order the rules see arguments).
+  static Typing errorAt(int operand, DiagID id, std::vector<std::string> args = {}) {
+    TypingError error{id, std::move(args), SourceRange()};
+    error.operand = operand;
+    return error;
+  }
+  /// Failure that follows from another error, already reported.
+  static Typing cascade() {
+    TypingError error{DiagID::err_too_many_errors, {}, SourceRange()};
+    error.silent = true;
+    return error;
   }
 
   explicit operator bool() const { return resolved.has_value(); }

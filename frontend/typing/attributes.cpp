@@ -41,7 +41,10 @@ Typing symbolValue(TypeContext &types, const Symbol &symbol) {
     Resolution resolution;
     resolution.kind = Resolution::Kind::Constant;
     llvm::StringRef text = symbol.detail;
-    if (text.ends_with("j")) {
+    if (text == "None") {
+      resolution.constant = ConstantValue::none();
+      resolution.result = types.none();
+    } else if (text.ends_with("j")) {
       double imag = text == "infj" ? INFINITY : NAN;
       resolution.constant = ConstantValue::complex(0.0, imag);
       resolution.result = types.complex(128);
@@ -139,8 +142,7 @@ Typing getAttribute(TypeContext &types, const Type *object, llvm::StringRef name
       }
     return Typing::error(DiagID::err_no_attribute, {record->str(), name.str()});
   }
-  if (object->isNumber() || llvm::isa<BooleanType>(object) ||
-      llvm::isa<BooleanLiteralType>(object)) {
+  if (object->isNumber()) { // Numba's bool is not a Number: no .real, .imag
     const Type *plain = types.unliteral(object);
     if (name == "real" || name == "imag") {
       const Type *part = plain;

@@ -55,10 +55,11 @@ Typing minMax(TypeContext &types, const Symbol &function, llvm::ArrayRef<const T
   }
   if (candidates.size() < 2 && args.size() != 1)
     return noOverload(function, args);
-  bool allBool = llvm::all_of(candidates, [](const Type *t) {
-    return llvm::isa<BooleanType>(t) || llvm::isa<BooleanLiteralType>(t);
-  });
-  if (allBool)
+  // Two bools (not more) compare as bools.
+  bool twoBools = args.size() == 2 && llvm::all_of(candidates, [](const Type *t) {
+                    return llvm::isa<BooleanType>(t) || llvm::isa<BooleanLiteralType>(t);
+                  });
+  if (twoBools)
     return builtinResult(function, types.boolean(),
                          std::vector<const Type *>(args.size(), nullptr));
   if (!llvm::all_of(candidates, isRealNumber))
@@ -90,7 +91,8 @@ Typing callNumberClass(TypeContext &, const Type *dtype, llvm::ArrayRef<const Ty
   const Type *arg = args[0];
   if (!arg->isScalar())
     return Typing::error(DiagID::err_no_call_overload, {dtype->str(), argumentList(args)});
-  if (llvm::isa<ComplexType>(arg) && !llvm::isa<ComplexType>(dtype))
+  if (llvm::isa<ComplexType>(arg) && !llvm::isa<ComplexType>(dtype) &&
+      !llvm::isa<BooleanType>(dtype))
     return Typing::error(DiagID::err_no_call_overload, {dtype->str(), argumentList(args)});
   return Resolution::make(Resolution::Kind::Cast, dtype);
 }

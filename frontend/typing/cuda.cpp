@@ -50,12 +50,15 @@ Typing arrayDeclaration(TypeContext &types, const Symbol &function,
   const Type *shape = nullptr;
   const Type *dtype = nullptr;
   const Type *alignment = nullptr;
+  int shapeIndex = -1;
   size_t positional = args.size() - keywords.size();
   static const char *const parameterNames[] = {"shape", "dtype", "alignment"};
   for (size_t i = 0; i < args.size(); ++i) {
     std::string name = i < positional ? (i < 3 ? parameterNames[i] : "") : keywords[i - positional];
-    if (name == "shape")
+    if (name == "shape") {
       shape = args[i];
+      shapeIndex = static_cast<int>(i);
+    }
     else if (name == "dtype")
       dtype = args[i];
     else if (name == "alignment")
@@ -77,10 +80,8 @@ Typing arrayDeclaration(TypeContext &types, const Symbol &function,
              })) {
     ndim = static_cast<unsigned>(tuple->size());
   } else {
-    return Typing::error(DiagID::err_constant_argument_required,
-                         {"the shape of " + function.displayName() +
-                          " (an integer or a tuple of integers known at compile time, not " +
-                          shape->str() + ")"});
+    return Typing::errorAt(shapeIndex, DiagID::err_array_shape_not_constant,
+                           {function.displayName(), shape->str()});
   }
   const auto *numberClass = llvm::dyn_cast<NumberClassType>(dtype);
   if (!numberClass)
@@ -180,8 +181,7 @@ Typing callCuda(TypeContext &types, const Symbol &function, llvm::ArrayRef<const
   case BuiltinId::CudaGridsize: {
     const auto *ndim = args.size() == 1 ? llvm::dyn_cast<IntegerLiteralType>(args[0]) : nullptr;
     if (!ndim || ndim->bits() < 1 || ndim->bits() > 3)
-      return Typing::error(DiagID::err_constant_argument_required,
-                           {"the argument of " + function.displayName() + " (1, 2 or 3)"});
+      return Typing::errorAt(0, DiagID::err_grid_dimension, {function.displayName()});
     unsigned n = static_cast<unsigned>(ndim->bits());
     const Type *result = n == 1 ? i64 : types.tuple(std::vector<const Type *>(n, i64));
     Resolution resolution = builtin(function, result, {nullptr});

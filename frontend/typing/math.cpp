@@ -90,7 +90,10 @@ Typing callMath(TypeContext &types, const Symbol &function, llvm::ArrayRef<const
   case MathGroup::Unsupported:
     return Typing::error(DiagID::err_unsupported_builtin, {function.displayName()});
   case MathGroup::UnaryHalf:
-    cases.add(f16, {f16});
+    // CUDA's half-precision versions apply to float16 arguments only; they
+    // are a separate template, not a case that other types convert to.
+    if (args.size() == 1 && args[0] == f16)
+      cases.add(f16, {f16});
     [[fallthrough]];
   case MathGroup::Unary:
     cases.add(f64, {i64}).add(f64, {u64}).add(f32, {f32}).add(f64, {f64});
@@ -142,7 +145,7 @@ Typing callMath(TypeContext &types, const Symbol &function, llvm::ArrayRef<const
     cases.add(types.tuple({f32, f32}), {c64}).add(types.tuple({f64, f64}), {c128});
     break;
   case MathGroup::Rect:
-    if (args.size() != 2 || !llvm::all_of(args, [](const Type *t) { return llvm::isa<FloatType>(t); }))
+    if (args.size() != 2 || !llvm::all_of(args, [&](const Type *t) { return t == f32 || t == f64; }))
       return Typing::error(DiagID::err_no_call_overload,
                            {function.displayName(),
                             args.empty() ? "" : args[0]->str() + (args.size() > 1 ? ", " + args[1]->str() : "")});

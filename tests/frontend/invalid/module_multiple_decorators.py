@@ -5,6 +5,6 @@ from numba import cuda
 
 
 @functools.lru_cache
-@cuda.jit("void(float32[::1])")
-def zero(x):  # expect-error: function 'zero' has more than one decorator
+@cuda.jit("void(float32[::1])")  # expect-error: function 'zero' has more than one decorator
+def zero(x):
     x[cuda.grid(1)] = 0

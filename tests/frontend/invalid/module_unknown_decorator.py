@@ -1,10 +1,11 @@
-# Tests: a function decorated with a decorator Kiln cannot compile (numba's CPU @njit).
-from numba import cuda, njit
+# Tests: a function decorated with a Numba decorator that is not for CUDA (@numba.stencil).
+import numba
+from numba import cuda
 
 
-@njit  # expect-error: Kiln does not know how to compile a function decorated with
-def clamp(v, lo, hi):
-    return min(max(v, lo), hi)
+@numba.stencil  # expect-error: Kiln does not know how to compile a function decorated with 'numba.stencil'
+def smooth(a):
+    return (a[-1] + a[0] + a[1]) / 3
 
 
 @cuda.jit("void(float32[::1])")

@@ -5,4 +5,4 @@ from numba import cuda
 @cuda.jit("void(float32[::1], int32[::1])")
 def low_bit(x, out):
     i = cuda.grid(1)
-    out[i] = x[i] & 1  # expect-error: operator '&' is not supported between float32 and int64
+    out[i] = x[i] & 1  # expect-error: operator '&' is not supported between float32 and

@@ -6,4 +6,4 @@ from numba import cuda
 def pick(x):
     i = cuda.grid(1)
     params = (1, 2.5)
-    x[i] = params[i % 2]  # expect-error: Tuple(int64, float64) can only be indexed with a constant
+    x[i] = params[i % 2]  # expect-error: can only be indexed with a constant, since its elements have different types

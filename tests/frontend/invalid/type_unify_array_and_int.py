@@ -6,6 +6,6 @@ from numba import cuda
 def add_10(x):
     for i in range(10):
         if i == 8:
-            x = 10  # expect-error: cannot unify array(int32, 1d, C) and int64 for 'x'
+            x = 10
         else:
-            x[0] = 10
+            x[0] = 10  # expect-error: cannot unify Literal[int](10) and array(int32, 1d, C) for 'x'
