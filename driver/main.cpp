@@ -41,7 +41,10 @@ int main(int argc, char **argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &error) {
-    return app.exit(error);
+    // --help and --version are "errors" that succeed; misuse exits with 2,
+    // as command-line tools do, keeping 1 for problems in the input.
+    int status = app.exit(error);
+    return status == 0 ? 0 : 2;
   }
 
   check.color = llvm::errs().has_colors() && !llvm::sys::Process::GetEnv("NO_COLOR");

@@ -2,6 +2,8 @@
 
 #include "frontend/diagnostics.h"
 
+#include <llvm/Support/ConvertUTF.h>
+#include <llvm/Support/Format.h>
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/WithColor.h>
 
@@ -33,33 +35,55 @@ llvm::StringRef severityName(Severity severity) {
   return "error";
 }
 
-/// Expands tabs to the next multiple of 8 so that carets line up.
-std::string expandTabs(llvm::StringRef line) {
-  std::string out;
-  for (char c : line) {
-    if (c == '\t') {
-      do
-        out.push_back(' ');
-      while (countCodePoints(out) % 8 != 0);
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
-}
+/// A source line as it is shown under a diagnostic: tabs expanded to the
+/// next multiple of 8, control characters and bytes that are not UTF-8
+/// spelled out (<U+0000>, <FF>), so that the output is always printable
+/// UTF-8. `columns[i]` is the display column where byte i of the line starts.
+struct DisplayLine {
+  std::string text;
+  std::vector<unsigned> columns;
+};
 
-/// Display column (0-based) of a byte offset within a line, counting tabs
-/// the way expandTabs renders them.
-unsigned displayColumn(llvm::StringRef line, size_t byteOffset) {
+DisplayLine displayLine(llvm::StringRef line) {
+  DisplayLine shown;
   unsigned column = 0;
-  for (size_t i = 0; i < std::min(byteOffset, line.size()); ++i) {
+  for (size_t i = 0; i < line.size();) {
     unsigned char c = static_cast<unsigned char>(line[i]);
-    if (c == '\t')
-      column = (column / 8 + 1) * 8;
-    else if ((c & 0xC0) != 0x80)
-      ++column;
+    shown.columns.push_back(column);
+    if (c == '\t') {
+      do {
+        shown.text.push_back(' ');
+        ++column;
+      } while (column % 8 != 0);
+      ++i;
+      continue;
+    }
+    if (c < 0x20 || c == 0x7F) {
+      std::string spelled;
+      llvm::raw_string_ostream(spelled) << llvm::format("<U+%04X>", c);
+      shown.text += spelled;
+      column += static_cast<unsigned>(spelled.size());
+      ++i;
+      continue;
+    }
+    unsigned length = c < 0x80 ? 1 : llvm::getNumBytesForUTF8(c);
+    const auto *start = reinterpret_cast<const llvm::UTF8 *>(line.data() + i);
+    if (c >= 0x80 && (i + length > line.size() || !llvm::isLegalUTF8Sequence(start, start + length))) {
+      std::string spelled;
+      llvm::raw_string_ostream(spelled) << llvm::format("<%02X>", c);
+      shown.text += spelled;
+      column += static_cast<unsigned>(spelled.size());
+      ++i;
+      continue;
+    }
+    shown.text.append(line.data() + i, length);
+    for (unsigned k = 1; k < length; ++k)
+      shown.columns.push_back(column);
+    ++column;
+    i += length;
   }
-  return column;
+  shown.columns.push_back(column);
+  return shown;
 }
 
 } // namespace
@@ -198,10 +222,13 @@ void DiagnosticEngine::renderOne(llvm::raw_ostream &os, const Diagnostic &diagno
   size_t endByte = range.end.file == range.begin.file && range.end.offset > range.begin.offset
                        ? range.end.offset - lineStart
                        : beginByte + 1;
-  endByte = std::min(endByte, std::max(line.size(), beginByte + 1));
-  unsigned caretBegin = displayColumn(line, beginByte);
-  unsigned caretEnd = std::max(displayColumn(line, endByte), caretBegin + 1);
-  os << expandTabs(line) << '\n';
+  DisplayLine shown = displayLine(line);
+  auto columnOf = [&](size_t byte) {
+    return byte < shown.columns.size() ? shown.columns[byte] : shown.columns.back() + static_cast<unsigned>(byte - line.size());
+  };
+  unsigned caretBegin = columnOf(beginByte);
+  unsigned caretEnd = std::max(columnOf(std::min(endByte, line.size())), caretBegin + 1);
+  os << shown.text << '\n';
   if (color)
     os.changeColor(llvm::raw_ostream::GREEN, true);
   os.indent(caretBegin) << '^';

@@ -474,8 +474,11 @@ void FunctionTyper::reportErrors(llvm::ArrayRef<ssa::Block *> order) {
   // Report each instruction's problem in program order, except problems that
   // only follow from an operand that failed first.
   bool reportsOthers = returnError.has_value();
-  for (const auto &error : errors)
+  for (const auto &error : errors) {
     reportsOthers |= error && !error->silent && !error->unlessOtherErrors;
+    // Even a silent failure means this specialization cannot be compiled.
+    spec.failed |= error.has_value();
+  }
   auto report = [&](const Instr *instr) {
     const std::optional<TypingError> &error = errors[instr->id];
     if (!error || error->silent || (error->unlessOtherErrors && reportsOthers))

@@ -203,8 +203,26 @@ std::optional<ModuleValue> ModuleEvaluator::evaluateName(const NameExpr *name) {
     // Numba evaluates signature strings with numba.types as the namespace.
     if (const Symbol *symbol = BuiltinSymbols::get().lookup(("numba.types." + name->id).str()))
       return ModuleValue::symbol(symbol);
-    diags.report(DiagID::err_undefined_in_signature_string, name->range(), {name->id})
-        .note(DiagID::note_signature_string_scope, name->range(), {name->id});
+    DiagnosticBuilder error =
+        diags.report(DiagID::err_undefined_in_signature_string, name->range(), {name->id});
+    if (scope.lookup(name->id)) {
+      error.note(DiagID::note_signature_string_scope, name->range(), {name->id});
+    } else {
+      // Most likely a misspelt type name.
+      llvm::StringRef best;
+      unsigned bestDistance = 3;
+      for (llvm::StringRef candidate : {"float16", "float32", "float64", "int8", "int16", "int32",
+                                        "int64", "uint8", "uint16", "uint32", "uint64", "boolean",
+                                        "complex64", "complex128", "void", "intp", "uintp"}) {
+        unsigned distance = name->id.edit_distance(candidate, true, bestDistance);
+        if (distance < bestDistance) {
+          best = candidate;
+          bestDistance = distance;
+        }
+      }
+      if (!best.empty())
+        error.note(DiagID::note_did_you_mean, name->range(), {best});
+    }
     return std::nullopt;
   }
   if (const ModuleValue *value = scope.lookup(name->id)) {

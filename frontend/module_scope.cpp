@@ -764,9 +764,11 @@ void ModuleScopeBuilder::attachExternalSignatures(
     bool needsSignatures = decl->kind == FunctionDecl::Kind::Kernel ||
                            decl->kind == FunctionDecl::Kind::Reduction;
     bool fromDecorator = !decl->signatures.empty();
+    bool externallyGiven = false;
     for (const ExternalSignature &external : externalSignatures) {
       if (external.function != decl->name)
         continue;
+      externallyGiven = true;
       if (fromDecorator) {
         diags.report(DiagID::warn_external_signature_ignored, decl->range,
                      {decl->name, external.origin});
@@ -784,7 +786,9 @@ void ModuleScopeBuilder::attachExternalSignatures(
       }
       decl->signatures.push_back(std::move(*signature));
     }
-    if (decl->kind == FunctionDecl::Kind::Kernel && decl->signatures.empty() && needsSignatures)
+    // A signature that was given but failed to read has its own error.
+    if (decl->kind == FunctionDecl::Kind::Kernel && decl->signatures.empty() && needsSignatures &&
+        !externallyGiven)
       diags.report(DiagID::err_kernel_without_signature, decl->range, {decl->name})
           .note(DiagID::note_add_signature, decl->range, {decl->name});
   }
