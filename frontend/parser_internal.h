@@ -130,7 +130,7 @@ private:
   private:
     Parser &parser;
   };
-  static constexpr unsigned maxNesting = 300;
+  static constexpr unsigned maxNesting = 1000;
   static constexpr unsigned maxExprDepth = 1000;
 
   std::vector<Token> tokens;

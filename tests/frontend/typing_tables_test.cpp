@@ -223,5 +223,88 @@ TEST(NumbaTypingTables, UnificationFollowsNumba) {
   EXPECT_TRUE(problems.empty()) << report;
 }
 
+TEST(NumbaTypeNames, EveryNameNumbaAcceptsInSignatureStrings) {
+  llvm::json::Value table = readTable("type_names.json");
+  ASSERT_TRUE(table.getAsObject());
+  const llvm::json::Object *names = table.getAsObject()->getObject("names");
+  ASSERT_TRUE(names);
+  std::vector<std::string> problems;
+  for (const auto &[name, result] : *names) {
+    if (name == "bfloat16")
+      continue; // Kiln has no bfloat16 type yet
+    std::string expected = result.getAsString() ? result.getAsString()->str() : "error";
+    FrontendOptions options;
+    options.readPyproject = false;
+    std::string source = "from numba import cuda\n\n@cuda.jit(\"void(" + name.str() +
+                         ")\")\ndef k(x):\n    pass\n";
+    std::unique_ptr<CheckedModule> checked = checkSource("names.py", source, options);
+    std::string ours = "error";
+    const FunctionDecl *decl = checked->scope->function("k");
+    if (decl && decl->signatures.size() == 1 && decl->signatures[0].args.size() == 1)
+      ours = decl->signatures[0].args[0]->str();
+    if (ours != expected)
+      problems.push_back(name.str() + ": Kiln " + ours + ", Numba " + expected);
+  }
+  std::string report;
+  for (const std::string &problem : problems)
+    report += "  " + problem + "\n";
+  EXPECT_TRUE(problems.empty()) << report;
+}
+
+TEST(NumbaTypeNames, ArrayAnnotationsAndSignatures) {
+  llvm::json::Value table = readTable("type_names.json");
+  ASSERT_TRUE(table.getAsObject());
+  std::vector<std::string> problems;
+  const llvm::json::Object *annotations = table.getAsObject()->getObject("array_annotations");
+  ASSERT_TRUE(annotations);
+  for (const auto &[annotation, result] : *annotations) {
+    std::string expected = result.getAsString() ? result.getAsString()->str() : "error";
+    FrontendOptions options;
+    options.readPyproject = false;
+    std::string source = "from numba import cuda\n\n@cuda.jit(\"void(" + annotation.str() +
+                         ")\")\ndef k(x):\n    pass\n";
+    std::unique_ptr<CheckedModule> checked = checkSource("annotations.py", source, options);
+    std::string ours = "error";
+    const FunctionDecl *decl = checked->scope->function("k");
+    if (decl && decl->signatures.size() == 1 && decl->signatures[0].args.size() == 1)
+      ours = decl->signatures[0].args[0]->str();
+    if (ours != expected)
+      problems.push_back(annotation.str() + ": Kiln " + ours + ", Numba " + expected);
+  }
+  const llvm::json::Object *signatures = table.getAsObject()->getObject("signatures");
+  ASSERT_TRUE(signatures);
+  for (const auto &[text, result] : *signatures) {
+    const llvm::json::Object *expected = result.getAsObject();
+    ASSERT_TRUE(expected);
+    FrontendOptions options;
+    options.readPyproject = false;
+    std::string params;
+    const llvm::json::Array *args = expected->getArray("args");
+    for (size_t i = 0; i < args->size(); ++i)
+      params += std::string(i ? ", " : "") + "a" + std::to_string(i);
+    std::string source = "from numba import cuda\n\n@cuda.jit(\"" + text.str() +
+                         "\", device=True)\ndef k(" + params + "):\n    pass\n";
+    std::unique_ptr<CheckedModule> checked = checkSource("signatures.py", source, options);
+    const FunctionDecl *decl = checked->scope->function("k");
+    if (!decl || decl->signatures.size() != 1) {
+      problems.push_back(text.str() + ": Kiln rejects it");
+      continue;
+    }
+    const Signature &ours = decl->signatures[0];
+    std::string oursText = ours.returnType ? ours.returnType->str() : "null";
+    std::optional<llvm::StringRef> expectedReturn = expected->getString("return_type");
+    if (oursText != (expectedReturn ? expectedReturn->str() : "null"))
+      problems.push_back(text.str() + ": return Kiln " + oursText);
+    for (size_t i = 0; i < args->size() && i < ours.args.size(); ++i)
+      if (ours.args[i]->str() != (*args)[i].getAsString()->str())
+        problems.push_back(text.str() + ": argument " + std::to_string(i) + " Kiln " +
+                           ours.args[i]->str());
+  }
+  std::string report;
+  for (const std::string &problem : problems)
+    report += "  " + problem + "\n";
+  EXPECT_TRUE(problems.empty()) << report;
+}
+
 } // namespace
 } // namespace kiln
