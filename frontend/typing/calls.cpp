@@ -75,8 +75,8 @@ Typing minMax(TypeContext &types, const Symbol &function, llvm::ArrayRef<const T
 
 Typing print(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args) {
   for (const Type *arg : args) {
-    bool printable = arg->isScalar() || llvm::isa<StringLiteralType>(arg) || arg == types.none() ||
-                     llvm::isa<ArrayType>(arg) || llvm::isa<TupleType>(arg);
+    // What CUDA's printf can show: numbers, bools, constant strings, None.
+    bool printable = arg->isScalar() || llvm::isa<StringLiteralType>(arg) || arg == types.none();
     if (!printable)
       return Typing::error(DiagID::err_bad_print_argument, {arg->str()});
   }

@@ -1,0 +1,348 @@
+//===- frontend/typed_ir.cpp - Building, printing, checking typed IR ------===//
+
+#include "frontend/typed_ir.h"
+
+#include <llvm/ADT/DenseSet.h>
+
+namespace kiln::ir {
+
+llvm::StringRef spelling(Opcode opcode) {
+  switch (opcode) {
+#define IR_OPCODE(NAME, SPELLING)                                                                  \
+  case Opcode::NAME:                                                                               \
+    return SPELLING;
+#include "frontend/typed_ir_opcodes.def"
+  }
+  return "?";
+}
+
+llvm::StringRef spelling(Intrinsic intrinsic) {
+  switch (intrinsic) {
+#define IR_INTRINSIC(NAME, SPELLING)                                                               \
+  case Intrinsic::NAME:                                                                            \
+    return SPELLING;
+#include "frontend/typed_ir_intrinsics.def"
+  }
+  return "?";
+}
+
+Argument *Function::addArgument(const Type *type, std::string name) {
+  auto argument = std::make_unique<Argument>(type, nextValueId++,
+                                             static_cast<unsigned>(arguments.size()), std::move(name));
+  Argument *result = argument.get();
+  ownedValues.push_back(std::move(argument));
+  arguments.push_back(result);
+  return result;
+}
+
+Block *Function::addBlock() {
+  blocks.push_back(std::make_unique<Block>(static_cast<unsigned>(blocks.size())));
+  return blocks.back().get();
+}
+
+Instruction *Function::addInstruction(Block *block, Opcode opcode, const Type *type,
+                                      SourceRange where) {
+  auto instruction = std::make_unique<Instruction>(opcode, type, nextValueId++, where);
+  Instruction *result = instruction.get();
+  result->parent = block;
+  ownedValues.push_back(std::move(instruction));
+  block->instructions.push_back(result);
+  return result;
+}
+
+Constant *Function::constant(const Type *type, ConstantValue value) {
+  auto constant = std::make_unique<Constant>(type, nextValueId++, std::move(value));
+  Constant *result = constant.get();
+  ownedValues.push_back(std::move(constant));
+  return result;
+}
+
+Undefined *Function::undefined(const Type *type) {
+  auto value = std::make_unique<Undefined>(type, nextValueId++);
+  Undefined *result = value.get();
+  ownedValues.push_back(std::move(value));
+  return result;
+}
+
+Function *Module::addFunction() {
+  functions.push_back(std::make_unique<Function>());
+  return functions.back().get();
+}
+
+//===----------------------------------------------------------------------===//
+// Printing
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+void printValue(const Value *value, llvm::raw_ostream &os) {
+  if (const auto *constant = llvm::dyn_cast<Constant>(value)) {
+    os << constant->value.repr() << ':' << constant->type()->str();
+    return;
+  }
+  if (llvm::isa<Undefined>(value)) {
+    os << "undef:" << value->type()->str();
+    return;
+  }
+  os << '%' << value->id();
+}
+
+void printInstruction(const Instruction *instruction, llvm::raw_ostream &os) {
+  os << "  ";
+  if (instruction->type())
+    os << '%' << instruction->id() << " = ";
+  os << spelling(instruction->opcode);
+  switch (instruction->opcode) {
+  case Opcode::Intrinsic:
+    os << ' ' << spelling(instruction->intrinsic);
+    if (instruction->intrinsic == Intrinsic::ThreadIdx ||
+        instruction->intrinsic == Intrinsic::BlockIdx ||
+        instruction->intrinsic == Intrinsic::BlockDim ||
+        instruction->intrinsic == Intrinsic::GridDim)
+      os << '.' << "xyz"[instruction->index];
+    break;
+  case Opcode::Call:
+    os << " @" << instruction->callee->symbol;
+    break;
+  case Opcode::TupleGet:
+  case Opcode::ArrayShape:
+  case Opcode::ArrayStride:
+    os << ' ' << instruction->index;
+    break;
+  case Opcode::RecordGet:
+  case Opcode::RecordSet:
+    os << " ." << instruction->text;
+    break;
+  case Opcode::SharedArray:
+  case Opcode::LocalArray:
+    os << " (";
+    for (size_t i = 0; i < instruction->shape.size(); ++i)
+      os << (i ? ", " : "") << instruction->shape[i];
+    os << ')';
+    break;
+  default:
+    break;
+  }
+  for (size_t i = 0; i < instruction->operands.size(); ++i) {
+    os << (i ? ", " : " ");
+    printValue(instruction->operands[i], os);
+    if (instruction->opcode == Opcode::Phi)
+      os << " from bb" << instruction->incoming[i]->id;
+  }
+  if (instruction->opcode == Opcode::ArrayView) {
+    os << " [";
+    for (size_t i = 0; i < instruction->viewItems.size(); ++i) {
+      const ViewItem &item = instruction->viewItems[i];
+      os << (i ? ", " : "");
+      if (!item.isSlice)
+        os << 'i';
+      else
+        os << (item.hasStart ? "a" : "") << ':' << (item.hasStop ? "b" : "")
+           << (item.hasStep ? ":c" : "");
+    }
+    os << ']';
+  }
+  if (instruction->opcode == Opcode::Assert && !instruction->text.empty())
+    os << ", '" << instruction->text << "'";
+  if (instruction->type())
+    os << " : " << instruction->type()->str();
+  os << '\n';
+}
+
+} // namespace
+
+void Module::print(llvm::raw_ostream &os) const {
+  for (const auto &function : functions) {
+    os << (function->kind == Function::Kind::Kernel ? "kernel @" : "function @")
+       << function->symbol << '(';
+    for (size_t i = 0; i < function->arguments.size(); ++i) {
+      const Argument *argument = function->arguments[i];
+      os << (i ? ", " : "") << argument->type()->str() << " %" << argument->id() << ' '
+         << argument->name;
+    }
+    os << ") -> " << function->returnType->str();
+    if (function->synchronizes)
+      os << " synchronizes";
+    if (function->raises)
+      os << " raises";
+    os << " {\n";
+    for (const auto &block : function->blocks) {
+      os << "bb" << block->id << ":\n";
+      for (const Instruction *instruction : block->instructions)
+        printInstruction(instruction, os);
+      const Terminator &t = block->terminator;
+      switch (t.kind) {
+      case Terminator::Kind::Jump:
+        os << "  jump bb" << t.target->id << '\n';
+        break;
+      case Terminator::Kind::Branch:
+        os << "  branch ";
+        printValue(t.value, os);
+        os << ", bb" << t.target->id << ", bb" << t.falseTarget->id << '\n';
+        break;
+      case Terminator::Kind::Return:
+        os << "  return";
+        if (t.value) {
+          os << ' ';
+          printValue(t.value, os);
+        }
+        os << '\n';
+        break;
+      case Terminator::Kind::Raise:
+        os << "  raise " << t.exceptionClass << "('" << t.message << "')\n";
+        break;
+      }
+    }
+    os << "}\n\n";
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Verification
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+class Verifier {
+public:
+  std::optional<std::string> run(const Module &module) {
+    for (const auto &function : module.functions) {
+      current = function.get();
+      if (auto problem = checkFunction(*function))
+        return "in @" + function->symbol + ": " + *problem;
+    }
+    return std::nullopt;
+  }
+
+private:
+  std::optional<std::string> checkFunction(const Function &function) {
+    if (function.blocks.empty())
+      return "no blocks";
+    llvm::DenseSet<const Value *> defined;
+    for (const Argument *argument : function.arguments)
+      defined.insert(argument);
+    for (const auto &block : function.blocks)
+      for (const Instruction *instruction : block->instructions)
+        defined.insert(instruction);
+    for (const auto &block : function.blocks) {
+      bool seenNonPhi = false;
+      for (const Instruction *instruction : block->instructions) {
+        if (instruction->parent != block.get())
+          return "instruction %" + std::to_string(instruction->id()) + " has the wrong parent";
+        if (instruction->opcode == Opcode::Phi) {
+          if (seenNonPhi)
+            return "phi %" + std::to_string(instruction->id()) + " after a non-phi";
+          if (instruction->incoming.size() != instruction->operands.size() ||
+              instruction->incoming.size() != block->predecessors.size())
+            return "phi %" + std::to_string(instruction->id()) + " does not match predecessors";
+        } else {
+          seenNonPhi = true;
+        }
+        for (const Value *operand : instruction->operands) {
+          if (!operand)
+            return "null operand in %" + std::to_string(instruction->id());
+          if (llvm::isa<Instruction>(operand) && !defined.contains(operand))
+            return "operand of %" + std::to_string(instruction->id()) + " is not in the function";
+          if (instruction->opcode == Opcode::Phi && operand->type() != instruction->type())
+            return "phi %" + std::to_string(instruction->id()) + " has an operand of type " +
+                   operand->type()->str();
+        }
+        if (auto problem = checkTypes(*instruction))
+          return "%" + std::to_string(instruction->id()) + " (" +
+                 spelling(instruction->opcode).str() + "): " + *problem;
+      }
+      const Terminator &t = block->terminator;
+      if (t.kind == Terminator::Kind::Branch &&
+          (!t.value || !llvm::isa<BooleanType>(t.value->type())))
+        return "branch condition of bb" + std::to_string(block->id) + " is not a bool";
+      if (t.kind == Terminator::Kind::Return) {
+        bool returnsNone = llvm::isa<NoneType>(function.returnType);
+        if (returnsNone != (t.value == nullptr) ||
+            (t.value && t.value->type() != function.returnType))
+          return "return in bb" + std::to_string(block->id) + " does not match the return type";
+      }
+    }
+    return std::nullopt;
+  }
+
+  static std::string describeOperandTypes(const Instruction &instruction) {
+    std::string text = "(";
+    for (const Value *operand : instruction.operands)
+      text += (text.size() > 1 ? ", " : "") + operand->type()->str();
+    return text + ")";
+  }
+
+  std::optional<std::string> checkTypes(const Instruction &instruction) {
+    auto operandType = [&](size_t i) { return instruction.operands[i]->type(); };
+    switch (instruction.opcode) {
+    case Opcode::Add:
+    case Opcode::Sub:
+    case Opcode::Mul:
+    case Opcode::TrueDiv:
+    case Opcode::FloorDiv:
+    case Opcode::Mod:
+    case Opcode::Shl:
+    case Opcode::Shr:
+    case Opcode::And:
+    case Opcode::Or:
+    case Opcode::Xor:
+      if (instruction.operands.size() != 2 || operandType(0) != instruction.type() ||
+          operandType(1) != instruction.type())
+        return "operands must have the result type " + instruction.type()->str() + ", not " +
+               describeOperandTypes(instruction);
+      return std::nullopt;
+    case Opcode::Pow:
+      if (instruction.operands.size() != 2 || operandType(0) != instruction.type())
+        return std::string("the base must have the result type");
+      return std::nullopt;
+    case Opcode::Eq:
+    case Opcode::Ne:
+    case Opcode::Lt:
+    case Opcode::Le:
+    case Opcode::Gt:
+    case Opcode::Ge:
+      if (instruction.operands.size() != 2 || operandType(0) != operandType(1) ||
+          !llvm::isa<BooleanType>(instruction.type()))
+        return std::string("comparisons take two operands of one type and give bool");
+      return std::nullopt;
+    case Opcode::Select:
+      if (instruction.operands.size() != 3 || !llvm::isa<BooleanType>(operandType(0)) ||
+          operandType(1) != instruction.type() || operandType(2) != instruction.type())
+        return std::string("select takes a bool and two values of the result type");
+      return std::nullopt;
+    case Opcode::Call: {
+      const Function *callee = instruction.callee;
+      if (!callee || callee->arguments.size() != instruction.operands.size())
+        return std::string("wrong number of arguments");
+      for (size_t i = 0; i < instruction.operands.size(); ++i)
+        if (operandType(i) != callee->arguments[i]->type())
+          return "argument " + std::to_string(i) + " has type " + operandType(i)->str() +
+                 ", not " + callee->arguments[i]->type()->str();
+      if (callee->returnType != instruction.type() &&
+          !(llvm::isa<NoneType>(callee->returnType) && !instruction.type()))
+        return std::string("result type differs from the callee's");
+      return std::nullopt;
+    }
+    case Opcode::ArrayLoad:
+    case Opcode::ArrayStore:
+    case Opcode::ArrayView:
+    case Opcode::ArrayShape:
+    case Opcode::ArrayStride:
+    case Opcode::ArraySize:
+    case Opcode::ArrayTranspose:
+      if (instruction.operands.empty() || !llvm::isa<ArrayType>(operandType(0)))
+        return std::string("the first operand must be an array");
+      return std::nullopt;
+    default:
+      return std::nullopt;
+    }
+  }
+
+  const Function *current = nullptr;
+};
+
+} // namespace
+
+std::optional<std::string> verify(const Module &module) { return Verifier().run(module); }
+
+} // namespace kiln::ir

@@ -1,0 +1,218 @@
+//===- frontend/typed_ir.h - The typed IR: front end to back end -*- C++ -*-===//
+//
+// [Note: typed IR]
+// The typed IR is the contract between the front end and the back end. A
+// Module holds one Function per specialization (a kernel, ufunc core,
+// reduction core or device function for one tuple of argument types). Each
+// Function is SSA in basic blocks, like LLVM IR, but its operations are
+// those of the kernel language with every Python rule already decided:
+//
+//   * every value has a kiln::Type, and operands of an operation already
+//     have the types the operation needs (conversions are explicit Casts);
+//   * operations mean exactly one thing: `FloorDiv` on int64 is Python's
+//     floor division, `ArrayLoad` indexes with negative wraparound, a Cast
+//     from float to int truncates toward zero and saturates;
+//   * nothing refers back to Python: no names to resolve, no overloads, no
+//     literal types (constants are plain typed values);
+//   * target-specific work is named, not done: `Intrinsic` operations
+//     (thread indices, barriers, atomics, warp collectives, math) are what
+//     the back end's target hooks implement.
+//
+// The back end lowers each operation independently of the target, except
+// for intrinsics; see docs/architecture.md.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "frontend/constant_value.h"
+#include "frontend/module_scope.h"
+#include "frontend/source_manager.h"
+#include "frontend/types.h"
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln::ir {
+
+class Block;
+class Function;
+
+enum class Opcode : uint8_t {
+#define IR_OPCODE(NAME, SPELLING) NAME,
+#include "frontend/typed_ir_opcodes.def"
+};
+llvm::StringRef spelling(Opcode opcode);
+
+enum class Intrinsic : uint16_t {
+#define IR_INTRINSIC(NAME, SPELLING) NAME,
+#include "frontend/typed_ir_intrinsics.def"
+};
+llvm::StringRef spelling(Intrinsic intrinsic);
+
+class Value {
+public:
+  enum class Kind : uint8_t { Argument, Constant, Undefined, Instruction };
+
+  Kind kind() const { return valueKind; }
+  const Type *type() const { return valueType; }
+  /// Position in the function, for printing ("%12").
+  unsigned id() const { return number; }
+
+  virtual ~Value() = default;
+
+protected:
+  Value(Kind kind, const Type *type, unsigned id) : valueKind(kind), valueType(type), number(id) {}
+
+private:
+  Kind valueKind;
+  const Type *valueType;
+  unsigned number;
+};
+
+class Argument : public Value {
+public:
+  Argument(const Type *type, unsigned id, unsigned index, std::string name)
+      : Value(Kind::Argument, type, id), index(index), name(std::move(name)) {}
+  unsigned index;
+  std::string name;
+  static bool classof(const Value *v) { return v->kind() == Kind::Argument; }
+};
+
+/// A constant of a scalar, complex or tuple type; its value's Python kind
+/// (int, float, complex, bool) is converted to the type by the back end.
+class Constant : public Value {
+public:
+  Constant(const Type *type, unsigned id, ConstantValue value)
+      : Value(Kind::Constant, type, id), value(std::move(value)) {}
+  ConstantValue value;
+  static bool classof(const Value *v) { return v->kind() == Kind::Constant; }
+};
+
+/// A variable's value on paths where it was never assigned.
+class Undefined : public Value {
+public:
+  Undefined(const Type *type, unsigned id) : Value(Kind::Undefined, type, id) {}
+  static bool classof(const Value *v) { return v->kind() == Kind::Undefined; }
+};
+
+/// One item of an ArrayView: either an index (dropping the dimension) or a
+/// slice (keeping it). Slice bounds absent in the source are absent here.
+struct ViewItem {
+  bool isSlice;
+  bool hasStart = false;
+  bool hasStop = false;
+  bool hasStep = false;
+};
+
+/// One argument of Print: how to show it.
+struct PrintItem {
+  enum class Kind : uint8_t { Value, Text };
+  Kind kind;
+  std::string text; // for Text
+};
+
+class Instruction : public Value {
+public:
+  Instruction(Opcode opcode, const Type *type, unsigned id, SourceRange location)
+      : Value(Kind::Instruction, type, id), opcode(opcode), location(location) {}
+
+  Opcode opcode;
+  llvm::SmallVector<Value *, 3> operands;
+  SourceRange location;
+  Block *parent = nullptr;
+
+  // Operation-specific data; see typed_ir_opcodes.def for which uses what.
+  Intrinsic intrinsic = Intrinsic::ThreadIdx;
+  unsigned index = 0;                      // TupleGet, ArrayShape/Stride, dimension of indices
+  Function *callee = nullptr;              // Call
+  std::vector<ViewItem> viewItems;         // ArrayView
+  std::vector<Block *> incoming;           // Phi: incoming[i] sends operands[i]
+  std::vector<PrintItem> printItems;       // Print
+  std::vector<uint64_t> shape;             // SharedArray, LocalArray
+  std::string text;                        // RecordGet/Set field, Assert message
+
+  static bool classof(const Value *v) { return v->kind() == Kind::Instruction; }
+};
+
+struct Terminator {
+  enum class Kind : uint8_t { Jump, Branch, Return, Raise };
+  Kind kind = Kind::Return;
+  Value *value = nullptr;  // Branch condition (bool), Return value (null for none)
+  Block *target = nullptr; // Jump, or Branch when true
+  Block *falseTarget = nullptr;
+  std::string exceptionClass; // Raise
+  std::string message;        // Raise
+  SourceRange location;
+};
+
+class Block {
+public:
+  explicit Block(unsigned id) : id(id) {}
+  unsigned id;
+  std::vector<Instruction *> instructions; // phis first
+  Terminator terminator;
+  std::vector<Block *> predecessors;
+};
+
+class Function {
+public:
+  enum class Kind : uint8_t { Kernel, Device };
+
+  /// A symbol unique in the module and stable across builds, such as
+  /// `kernels.add$1` for the second specialization of `add`.
+  std::string symbol;
+  std::string sourceName;
+  Kind kind = Kind::Device;
+  /// The declaration it comes from (ufunc and reduction cores are Device
+  /// functions whose declaration is the ufunc or reduction).
+  const FunctionDecl *decl = nullptr;
+  JitOptions options;
+  std::vector<Argument *> arguments;
+  const Type *returnType = nullptr;
+  std::vector<std::unique_ptr<Block>> blocks; // blocks[0] is the entry
+  /// Where the function is in the source, for debug information.
+  SourceRange location;
+  uint32_t file = 0;
+
+  /// Whether the function, or one it calls, waits for other threads
+  /// (barriers, warp collectives). The CPU engine runs other kernels'
+  /// threads in a plain loop.
+  bool synchronizes = false;
+  /// Whether it can raise (raise, or assert with debug=True).
+  bool raises = false;
+
+  Block *entry() const { return blocks.front().get(); }
+  Argument *addArgument(const Type *type, std::string name);
+  Block *addBlock();
+  Instruction *addInstruction(Block *block, Opcode opcode, const Type *type,
+                              SourceRange where);
+  Constant *constant(const Type *type, ConstantValue value);
+  Undefined *undefined(const Type *type);
+
+private:
+  unsigned nextValueId = 0;
+  std::vector<std::unique_ptr<Value>> ownedValues;
+};
+
+class Module {
+public:
+  /// The kernel module's dotted name (or the file's stem).
+  std::string name;
+  std::vector<std::unique_ptr<Function>> functions;
+
+  Function *addFunction();
+  void print(llvm::raw_ostream &os) const;
+};
+
+/// Checks the IR's invariants (operand types, terminators, phis). Returns a
+/// description of the first violation, or nothing; a violation is a bug in
+/// the front end.
+std::optional<std::string> verify(const Module &module);
+
+} // namespace kiln::ir
