@@ -12,6 +12,10 @@ separate_arguments(_kiln_llvm_definitions NATIVE_COMMAND "${LLVM_DEFINITIONS}")
 target_compile_definitions(kiln_llvm INTERFACE ${_kiln_llvm_definitions})
 target_link_libraries(kiln_llvm INTERFACE LLVM)
 
+# LLD links host code into shared libraries for the CPU engine, in process.
+find_package(LLD CONFIG REQUIRED HINTS /usr/lib/llvm-19/lib/cmake/lld)
+target_include_directories(kiln_llvm SYSTEM INTERFACE ${LLD_INCLUDE_DIRS})
+
 find_package(SQLite3 REQUIRED)
 find_package(LibArchive REQUIRED)
 find_package(CLI11 CONFIG REQUIRED)

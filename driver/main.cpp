@@ -1,16 +1,22 @@
 //===- driver/main.cpp - The kiln command ---------------------------------===//
 //
 // kiln check FILE.py [--json] [-v]
+// kiln build FILE.py --emit ptx|llvm|cubin|fatbin|object|typed -o DIR [--arch LIST] [-j N] [-v]
+// kiln targets [--arch LIST] [--json]
 //
 // Subcommands parse their options with CLI11 and hand a plain options struct
 // to their run function, which returns the exit status.
 //
 //===----------------------------------------------------------------------===//
 
+#include "driver/build_command.h"
 #include "driver/check_command.h"
+#include "driver/targets_command.h"
 #include "driver/version.h"
 
 #include <CLI/CLI.hpp>
+
+#include <map>
 #include <llvm/Support/InitLLVM.h>
 #include <llvm/Support/Process.h>
 #include <llvm/Support/raw_ostream.h>
@@ -38,6 +44,54 @@ int main(int argc, char **argv) {
   checkCommand->add_flag("-v,--verbose", check.verbose,
                          "Also print each local variable's types and each semantic hash");
 
+  kiln::driver::BuildOptions build;
+  CLI::App *buildCommand = app.add_subcommand(
+      "build", "Compile a kernel module's specializations to PTX, cubins, fat binaries or host code");
+  buildCommand->add_option("file", build.file, "Kernel module (.py)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  const std::map<std::string, kiln::driver::EmitKind> emitKinds = {
+      {"typed", kiln::driver::EmitKind::Typed},   {"llvm", kiln::driver::EmitKind::LLVM},
+      {"ptx", kiln::driver::EmitKind::Ptx},       {"cubin", kiln::driver::EmitKind::Cubin},
+      {"fatbin", kiln::driver::EmitKind::Fatbin}, {"object", kiln::driver::EmitKind::Object}};
+  buildCommand->add_option("--emit", build.emit, "What to write: typed, llvm, ptx, cubin, fatbin, object")
+      ->transform(CLI::CheckedTransformer(emitKinds, CLI::ignore_case))
+      ->required();
+  buildCommand->add_option("-o,--output", build.outputDirectory, "Folder to write into")
+      ->capture_default_str();
+  buildCommand->add_option_function<std::string>(
+      "--arch", [&](const std::string &list) { build.arch = list; },
+      "Architectures, as for `kiln targets --arch`; default: $CUDAARCHS, else Kiln's default");
+  buildCommand->add_option("-j,--jobs", build.jobs, "Parallel jobs (default: one per core)");
+  buildCommand->add_flag("-v,--verbose", build.verbose,
+                         "Print ptxas's resource usage per specialization and architecture");
+  buildCommand->add_option("--module", build.moduleName, "Dotted module name (pkg.kernels)");
+  buildCommand->add_option("--signature", build.signatures,
+                           "Signature for a kernel without one, as NAME=SIGNATURE; repeatable");
+  buildCommand->add_flag("--fastmath", build.fastmath, "Compile every kernel with fastmath=True");
+  buildCommand->add_flag("--debug", build.debug, "Compile every kernel with debug=True (implies --opt 0)");
+  buildCommand->add_flag("--lineinfo", build.lineinfo, "Compile every kernel with lineinfo=True");
+  buildCommand->add_option_function<unsigned>(
+      "--opt", [&](const unsigned &level) { build.opt = level; },
+      "Optimization: 0 or 3 (default: each kernel's opt=)")
+      ->check(CLI::IsMember({0, 3}));
+  buildCommand->add_option_function<unsigned>(
+      "--max-registers", [&](const unsigned &count) { build.maxRegisters = count; },
+      "Register limit for every kernel, as max_registers=");
+  buildCommand->add_option("-X,--Xptxas", build.ptxasFlags,
+                           "Pass an option to ptxas (e.g. -Xptxas --warn-on-spills); repeatable")
+      ->allow_extra_args(false);
+
+  kiln::driver::TargetsOptions targets;
+  CLI::App *targetsCommand = app.add_subcommand(
+      "targets", "Show the CUDA toolkit and the GPU architectures Kiln builds for");
+  targetsCommand->add_option_function<std::string>(
+      "--arch", [&](const std::string &list) { targets.arch = list; },
+      "Architecture list to check and expand, as CMake (75;80-real;90-virtual, all), "
+      "TORCH_CUDA_ARCH_LIST (7.5 8.0 9.0+PTX) or nvcc (sm_80) write it; default: $CUDAARCHS, "
+      "else Kiln's default");
+  targetsCommand->add_flag("--json", targets.json, "Print the result as JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &error) {
@@ -50,5 +104,10 @@ int main(int argc, char **argv) {
   check.color = llvm::errs().has_colors() && !llvm::sys::Process::GetEnv("NO_COLOR");
   if (checkCommand->parsed())
     return kiln::driver::runCheck(check);
+  build.color = check.color;
+  if (buildCommand->parsed())
+    return kiln::driver::runBuild(build);
+  if (targetsCommand->parsed())
+    return kiln::driver::runTargets(targets);
   return 0;
 }

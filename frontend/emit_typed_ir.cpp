@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/emit_typed_ir.h"
+#include "frontend/synthesized_kernels.h"
 
 #include "frontend/typing/typing_rules.h"
 
@@ -142,6 +143,18 @@ ir::Function *ModuleEmitter::functionFor(const Specialization *spec) {
   if (found != emitted.end())
     return found->second;
   ir::Function *function = module->addFunction();
+  if (spec->decl.kind == FunctionDecl::Kind::External) {
+    const Signature &signature = spec->decl.signatures.front();
+    function->kind = ir::Function::Kind::External;
+    function->symbol = spec->decl.externalSymbol;
+    function->sourceName = spec->decl.name;
+    function->decl = &spec->decl;
+    function->returnType = signature.returnType;
+    for (size_t i = 0; i < signature.args.size(); ++i)
+      function->addArgument(signature.args[i], "arg" + std::to_string(i));
+    emitted[spec] = function;
+    return function;
+  }
   function->symbol = symbolFor(spec);
   function->sourceName = spec->decl.name;
   function->kind =
@@ -182,6 +195,22 @@ std::unique_ptr<ir::Module> ModuleEmitter::run() {
     auto [spec, function] = pending.front();
     pending.erase(pending.begin());
     FunctionEmitter(*this, *spec, *function).run();
+  }
+  // The kernels that run ufuncs and reductions on the device.
+  for (const CheckedModule::Function &function : checked.functions) {
+    const FunctionDecl &decl = *function.decl;
+    for (size_t i = 0; i < function.specializations.size(); ++i) {
+      const Specialization *spec = function.specializations[i];
+      ir::Function &core = *emitted[spec];
+      std::string number = "$" + std::to_string(i);
+      if (decl.kind == FunctionDecl::Kind::Ufunc)
+        synthesizeUfuncKernel(*module, checked.types, core,
+                              moduleName + "." + decl.name + ".__ufunc__" + number);
+      else if (decl.kind == FunctionDecl::Kind::Reduction)
+        synthesizeReductionKernel(*module, checked.types, core,
+                                  checked.types.unliteral(spec->argTypes.front()),
+                                  moduleName + "." + decl.name + ".__reduce__" + number);
+    }
   }
   // Whether each function synchronizes: directly, or through a callee.
   bool changed = true;

@@ -153,7 +153,9 @@ void printInstruction(const Instruction *instruction, llvm::raw_ostream &os) {
 
 void Module::print(llvm::raw_ostream &os) const {
   for (const auto &function : functions) {
-    os << (function->kind == Function::Kind::Kernel ? "kernel @" : "function @")
+    os << (function->kind == Function::Kind::Kernel     ? "kernel @"
+           : function->kind == Function::Kind::External ? "declare @"
+                                                        : "function @")
        << function->symbol << '(';
     for (size_t i = 0; i < function->arguments.size(); ++i) {
       const Argument *argument = function->arguments[i];
@@ -165,6 +167,10 @@ void Module::print(llvm::raw_ostream &os) const {
       os << " synchronizes";
     if (function->raises)
       os << " raises";
+    if (function->kind == Function::Kind::External) {
+      os << "\n\n";
+      continue;
+    }
     os << " {\n";
     for (const auto &block : function->blocks) {
       os << "bb" << block->id << ":\n";
@@ -216,6 +222,9 @@ public:
 
 private:
   std::optional<std::string> checkFunction(const Function &function) {
+    if (function.kind == Function::Kind::External)
+      return function.blocks.empty() ? std::nullopt
+                                     : std::optional<std::string>("an external function has blocks");
     if (function.blocks.empty())
       return "no blocks";
     llvm::DenseSet<const Value *> defined;

@@ -162,7 +162,10 @@ public:
 
 class Function {
 public:
-  enum class Kind : uint8_t { Kernel, Device };
+  /// External functions are declared with cuda.declare_device and defined
+  /// in CUDA C/C++ or PTX (`link=`); they have no blocks, and `symbol` is
+  /// their link name.
+  enum class Kind : uint8_t { Kernel, Device, External };
 
   /// A symbol unique in the module and stable across builds, such as
   /// `kernels.add$1` for the second specialization of `add`.

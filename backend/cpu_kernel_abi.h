@@ -1,0 +1,153 @@
+/*===- backend/cpu_kernel_abi.h - How host-compiled kernels meet the engine ===*
+ *
+ * The contract between the code Kiln generates for the host target and the
+ * CPU engine that runs it (runtime/cpu_engine). Plain C so that both sides,
+ * and any tool reading built modules, agree on it byte for byte.
+ *
+ * For each kernel specialization the back end emits, in the host object:
+ *
+ *   void <symbol>_thread(KilnCpuThread *thread, void *const *args);
+ *       Runs one thread: the one `thread` describes.
+ *   void <symbol>_block(KilnCpuThread *thread, void *const *args);
+ *       Runs every thread of the block `thread` describes, one after the
+ *       other, updating thread->threadIdx and thread->laneId itself. Emitted
+ *       only for kernels that never wait for other threads (no barrier, no
+ *       warp collective), for which running threads in sequence is correct.
+ *
+ * `args` points at one pointer per kernel parameter, each to the parameter's
+ * value in the kernel ABI of docs/abi.md: exactly what cuLaunchKernel takes,
+ * so that the runtime packs arguments once for both targets.
+ *
+ * Device functions take the KilnCpuThread pointer as a hidden first
+ * parameter. Math functions are called from the C library (resolved when the
+ * module is loaded); everything that needs the other threads of a block goes
+ * through `thread->services`.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef KILN_BACKEND_CPU_KERNEL_ABI_H
+#define KILN_BACKEND_CPU_KERNEL_ABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped on any change to the structures below. */
+#define KILN_CPU_ABI_VERSION 1
+
+typedef struct KilnCpuThread KilnCpuThread;
+
+/* One argument of print(): what `kind` says is in the union. */
+enum KilnPrintKind {
+  KILN_PRINT_INT64 = 0,
+  KILN_PRINT_UINT64 = 1,
+  KILN_PRINT_FLOAT64 = 2,   /* printed as Python prints a float */
+  KILN_PRINT_BOOL = 3,
+  KILN_PRINT_STRING = 4,    /* a NUL-terminated constant */
+  KILN_PRINT_NONE = 5,
+  KILN_PRINT_COMPLEX128 = 6 /* real part in f64, imaginary part in imag */
+};
+
+typedef struct KilnPrintItem {
+  uint32_t kind;
+  uint32_t reserved;
+  union {
+    int64_t i64;
+    uint64_t u64;
+    double f64;
+    const char *string;
+  } value;
+  double imag;
+} KilnPrintItem;
+
+/* Modes of shfl(), as PTX numbers them. */
+enum KilnShuffleMode {
+  KILN_SHFL_IDX = 0,
+  KILN_SHFL_UP = 1,
+  KILN_SHFL_DOWN = 2,
+  KILN_SHFL_BFLY = 3
+};
+
+/* Modes of vote(). */
+enum KilnVoteMode {
+  KILN_VOTE_ALL = 0,
+  KILN_VOTE_ANY = 1,
+  KILN_VOTE_UNI = 2,   /* all lanes agree */
+  KILN_VOTE_BALLOT = 3
+};
+
+/* Modes of syncthreads_reduce(). */
+enum KilnBarrierReduce {
+  KILN_BARRIER_COUNT = 0,
+  KILN_BARRIER_AND = 1,
+  KILN_BARRIER_OR = 2
+};
+
+/* What the engine does for generated code. Every function receives the
+ * calling thread. */
+typedef struct KilnCpuServices {
+  uint32_t abiVersion; /* KILN_CPU_ABI_VERSION */
+  uint32_t reserved;
+
+  /* cuda.syncthreads(): returns when every thread of the block arrived. */
+  void (*syncthreads)(KilnCpuThread *thread);
+  /* syncthreads_count/_and/_or: a barrier that also reduces `predicate`
+   * (non-zero is true) over the block, as in KilnBarrierReduce. */
+  int32_t (*syncthreadsReduce)(KilnCpuThread *thread, uint32_t mode, int32_t predicate);
+  /* cuda.syncwarp(mask). */
+  void (*syncwarp)(KilnCpuThread *thread, uint32_t mask);
+  /* shfl_*_sync on the raw bits of a 32- or 64-bit value. `lane` is the
+   * source lane (IDX), the delta (UP, DOWN) or the lane mask (BFLY); `clamp`
+   * is PTX's c operand. */
+  uint64_t (*shuffle)(KilnCpuThread *thread, uint32_t mask, uint32_t mode, uint64_t value,
+                      uint32_t lane, uint32_t clamp);
+  /* all/any/eq/ballot_sync. ALL, ANY, UNI return 0 or 1, BALLOT the mask. */
+  uint32_t (*vote)(KilnCpuThread *thread, uint32_t mask, uint32_t mode, int32_t predicate);
+  /* match_any_sync: lanes of `mask` whose value equals this lane's. */
+  uint32_t (*matchAny)(KilnCpuThread *thread, uint32_t mask, uint64_t value);
+  /* match_all_sync: `mask` if all lanes agree (*predicate = 1), else 0. */
+  uint32_t (*matchAll)(KilnCpuThread *thread, uint32_t mask, uint64_t value, int32_t *predicate);
+  /* activemask(): the lanes of the warp still running. */
+  uint32_t (*activeMask)(KilnCpuThread *thread);
+  /* cuda.nanosleep(ns). */
+  void (*nanosleep)(KilnCpuThread *thread, uint32_t nanoseconds);
+  /* print(...): one line, items separated by spaces. */
+  void (*print)(KilnCpuThread *thread, const KilnPrintItem *items, uint32_t count);
+  /* A raise (or failed assert with debug=True) in the kernel: the engine
+   * records it, ends this thread, and reports it after the launch. It never
+   * returns (generated code follows the call with `unreachable`), which is
+   * why kernels that may raise have no block entry. */
+  void (*raiseException)(KilnCpuThread *thread, const char *exceptionClass, const char *message);
+} KilnCpuServices;
+
+/* The state of one thread of a launch, owned by the engine. Generated code
+ * reads the indices, the shared memory pointers and `services`; the rest is
+ * the engine's. */
+struct KilnCpuThread {
+  uint32_t threadIdx[3];
+  uint32_t blockIdx[3];
+  uint32_t blockDim[3];
+  uint32_t gridDim[3];
+  uint32_t laneId;
+  uint32_t warpSize;
+  /* Static shared arrays of the kernel, laid out by the compiler
+   * (sharedMemoryBytes in the specialization's metadata), per block. */
+  void *sharedMemory;
+  /* cuda.shared.array(0, ...): the launch's dynamic shared memory. */
+  void *dynamicSharedMemory;
+  const KilnCpuServices *services;
+  void *engine;
+  /* Size of dynamicSharedMemory in bytes: len() of cuda.shared.array(0, t)
+   * is this divided by the item size. */
+  uint32_t dynamicSharedBytes;
+  uint32_t reserved;
+};
+
+typedef void (*KilnCpuKernelEntry)(KilnCpuThread *thread, void *const *args);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* KILN_BACKEND_CPU_KERNEL_ABI_H */

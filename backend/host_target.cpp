@@ -1,0 +1,335 @@
+//===- backend/host_target.cpp - Target hooks for the CPU engine ----------===//
+
+#include "backend/host_target.h"
+#include "backend/cpu_kernel_abi.h"
+#include "backend/math_functions.h"
+
+#include <cstddef>
+
+namespace kiln::backend {
+
+using I = ir::Intrinsic;
+
+std::string threadEntryName(llvm::StringRef kernelName) { return kernelName.str() + "_thread"; }
+std::string blockEntryName(llvm::StringRef kernelName) { return kernelName.str() + "_block"; }
+
+void HostTargetHooks::configureModule(llvm::Module &module, const ir::Function &) {
+  module.setTargetTriple(triple);
+  module.setDataLayout(dataLayout);
+}
+
+/// A field of the KilnCpuThread the site's function received.
+static llvm::Value *threadField(HookSite &site, size_t offset) {
+  return site.builder.CreateConstInBoundsGEP1_64(site.builder.getInt8Ty(), site.threadContext,
+                                                 offset);
+}
+
+static llvm::Value *loadThreadField(HookSite &site, llvm::Type *type, size_t offset) {
+  return site.builder.CreateAlignedLoad(type, threadField(site, offset),
+                                        llvm::Align(type->isPointerTy() ? 8 : 4));
+}
+
+/// Calls the engine service at `offset` in KilnCpuServices with the thread
+/// and `arguments`.
+static llvm::Value *callService(HookSite &site, size_t offset, llvm::Type *result,
+                                llvm::ArrayRef<llvm::Value *> arguments) {
+  llvm::IRBuilder<> &builder = site.builder;
+  llvm::Value *services =
+      loadThreadField(site, builder.getPtrTy(), offsetof(KilnCpuThread, services));
+  llvm::Value *slot = builder.CreateConstInBoundsGEP1_64(builder.getInt8Ty(), services, offset);
+  llvm::Value *function = builder.CreateAlignedLoad(builder.getPtrTy(), slot, llvm::Align(8));
+  std::vector<llvm::Value *> values{site.threadContext};
+  values.insert(values.end(), arguments.begin(), arguments.end());
+  std::vector<llvm::Type *> parameterTypes;
+  for (llvm::Value *value : values)
+    parameterTypes.push_back(value->getType());
+  auto *type = llvm::FunctionType::get(result, parameterTypes, false);
+  return builder.CreateCall(type, function, values);
+}
+
+llvm::Value *HostTargetHooks::readIndex(HookSite &site, I which, unsigned dimension) {
+  llvm::Type *i32 = site.builder.getInt32Ty();
+  size_t offset;
+  switch (which) {
+  case I::ThreadIdx:
+    offset = offsetof(KilnCpuThread, threadIdx);
+    break;
+  case I::BlockIdx:
+    offset = offsetof(KilnCpuThread, blockIdx);
+    break;
+  case I::BlockDim:
+    offset = offsetof(KilnCpuThread, blockDim);
+    break;
+  case I::GridDim:
+    offset = offsetof(KilnCpuThread, gridDim);
+    break;
+  case I::LaneId:
+    return loadThreadField(site, i32, offsetof(KilnCpuThread, laneId));
+  default:
+    return loadThreadField(site, i32, offsetof(KilnCpuThread, warpSize));
+  }
+  return loadThreadField(site, i32, offset + 4 * dimension);
+}
+
+void HostTargetHooks::syncThreads(HookSite &site) {
+  callService(site, offsetof(KilnCpuServices, syncthreads), site.builder.getVoidTy(), {});
+}
+
+llvm::Value *HostTargetHooks::syncThreadsReduce(HookSite &site, I which, llvm::Value *predicate) {
+  uint32_t mode = which == I::SyncThreadsCount ? KILN_BARRIER_COUNT
+                  : which == I::SyncThreadsAnd ? KILN_BARRIER_AND
+                                               : KILN_BARRIER_OR;
+  return callService(site, offsetof(KilnCpuServices, syncthreadsReduce),
+                     site.builder.getInt32Ty(), {site.builder.getInt32(mode), predicate});
+}
+
+void HostTargetHooks::syncWarp(HookSite &site, llvm::Value *mask) {
+  callService(site, offsetof(KilnCpuServices, syncwarp), site.builder.getVoidTy(), {mask});
+}
+
+void HostTargetHooks::fence(HookSite &site, I) {
+  site.builder.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
+}
+
+void HostTargetHooks::nanosleep(HookSite &site, llvm::Value *nanoseconds) {
+  callService(site, offsetof(KilnCpuServices, nanosleep), site.builder.getVoidTy(),
+              {nanoseconds});
+}
+
+llvm::Value *HostTargetHooks::shuffle32(HookSite &site, I mode, llvm::Value *mask,
+                                        llvm::Value *value, llvm::Value *lane) {
+  llvm::IRBuilder<> &builder = site.builder;
+  uint32_t which = mode == I::ShflIdx    ? KILN_SHFL_IDX
+                   : mode == I::ShflUp   ? KILN_SHFL_UP
+                   : mode == I::ShflDown ? KILN_SHFL_DOWN
+                                         : KILN_SHFL_BFLY;
+  // The same c operand as on the GPU (see NvptxTargetHooks::shuffle32).
+  uint32_t clamp = mode == I::ShflUp ? 0 : 0x1f;
+  llvm::Value *result =
+      callService(site, offsetof(KilnCpuServices, shuffle), builder.getInt64Ty(),
+                  {mask, builder.getInt32(which), builder.CreateZExt(value, builder.getInt64Ty()),
+                   lane, builder.getInt32(clamp)});
+  return builder.CreateTrunc(result, builder.getInt32Ty());
+}
+
+llvm::Value *HostTargetHooks::vote(HookSite &site, I which, llvm::Value *mask,
+                                   llvm::Value *predicate) {
+  llvm::IRBuilder<> &builder = site.builder;
+  uint32_t mode = which == I::VoteAll   ? KILN_VOTE_ALL
+                  : which == I::VoteAny ? KILN_VOTE_ANY
+                  : which == I::VoteUni ? KILN_VOTE_UNI
+                                        : KILN_VOTE_BALLOT;
+  llvm::Value *result =
+      callService(site, offsetof(KilnCpuServices, vote), builder.getInt32Ty(),
+                  {mask, builder.getInt32(mode), builder.CreateZExt(predicate, builder.getInt32Ty())});
+  if (which == I::VoteBallot)
+    return result;
+  return builder.CreateICmpNE(result, builder.getInt32(0));
+}
+
+llvm::Value *HostTargetHooks::matchAny(HookSite &site, llvm::Value *mask, llvm::Value *value) {
+  return callService(site, offsetof(KilnCpuServices, matchAny), site.builder.getInt32Ty(),
+                     {mask, site.builder.CreateZExt(value, site.builder.getInt64Ty())});
+}
+
+std::pair<llvm::Value *, llvm::Value *>
+HostTargetHooks::matchAll(HookSite &site, llvm::Value *mask, llvm::Value *value) {
+  llvm::IRBuilder<> &builder = site.builder;
+  llvm::Function *function = builder.GetInsertBlock()->getParent();
+  llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
+  llvm::AllocaInst *predicate = entry.CreateAlloca(builder.getInt32Ty());
+  llvm::Value *lanes =
+      callService(site, offsetof(KilnCpuServices, matchAll), builder.getInt32Ty(),
+                  {mask, builder.CreateZExt(value, builder.getInt64Ty()), predicate});
+  llvm::Value *agreed = builder.CreateICmpNE(builder.CreateLoad(builder.getInt32Ty(), predicate),
+                                             builder.getInt32(0));
+  return {lanes, agreed};
+}
+
+llvm::Value *HostTargetHooks::activeMask(HookSite &site) {
+  return callService(site, offsetof(KilnCpuServices, activeMask), site.builder.getInt32Ty(), {});
+}
+
+llvm::Value *HostTargetHooks::lanemaskLt(HookSite &site) {
+  llvm::IRBuilder<> &builder = site.builder;
+  llvm::Value *lane = readIndex(site, I::LaneId, 0);
+  return builder.CreateSub(builder.CreateShl(builder.getInt32(1), lane), builder.getInt32(1));
+}
+
+llvm::Value *HostTargetHooks::sharedArray(HookSite &site, const SharedSlot &slot) {
+  llvm::Value *base =
+      loadThreadField(site, site.builder.getPtrTy(), offsetof(KilnCpuThread, sharedMemory));
+  return site.builder.CreateConstInBoundsGEP1_64(site.builder.getInt8Ty(), base, slot.offset);
+}
+
+std::pair<llvm::Value *, llvm::Value *> HostTargetHooks::dynamicSharedMemory(HookSite &site) {
+  return {loadThreadField(site, site.builder.getPtrTy(),
+                          offsetof(KilnCpuThread, dynamicSharedMemory)),
+          loadThreadField(site, site.builder.getInt32Ty(),
+                          offsetof(KilnCpuThread, dynamicSharedBytes))};
+}
+
+std::optional<std::string> HostTargetHooks::mathFunction(I which, unsigned bits, bool) {
+  if (which == I::Rsqrt)
+    return std::nullopt; // no C function: 1 / sqrt(x)
+  return mathBaseName(which).str() + (bits == 32 ? "f" : "");
+}
+
+static llvm::Value *constantString(HookSite &site, llvm::StringRef text) {
+  return site.builder.CreateGlobalStringPtr(text, "str", 0,
+                                            site.builder.GetInsertBlock()->getModule());
+}
+
+void HostTargetHooks::print(HookSite &site, llvm::ArrayRef<PrintArgument> arguments) {
+  // An array of KilnPrintItem: {u32 kind, u32 reserved, 8-byte value, f64 imag}.
+  llvm::IRBuilder<> &builder = site.builder;
+  llvm::LLVMContext &context = builder.getContext();
+  auto *item = llvm::StructType::get(
+      context, {builder.getInt32Ty(), builder.getInt32Ty(), builder.getInt64Ty(), builder.getDoubleTy()});
+  static_assert(sizeof(KilnPrintItem) == 24, "KilnPrintItem layout");
+  auto *arrayType = llvm::ArrayType::get(item, std::max<size_t>(arguments.size(), 1));
+  llvm::Function *function = builder.GetInsertBlock()->getParent();
+  llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
+  llvm::AllocaInst *items = entry.CreateAlloca(arrayType);
+  items->setAlignment(llvm::Align(8));
+  for (unsigned i = 0; i < arguments.size(); ++i) {
+    const PrintArgument &argument = arguments[i];
+    uint32_t kind = KILN_PRINT_STRING;
+    llvm::Value *bits = nullptr;
+    llvm::Value *imag = llvm::ConstantFP::get(builder.getDoubleTy(), 0.0);
+    switch (argument.kind) {
+    case PrintArgument::Kind::Text:
+      bits = builder.CreatePtrToInt(constantString(site, argument.text), builder.getInt64Ty());
+      break;
+    case PrintArgument::Kind::Int64:
+      kind = KILN_PRINT_INT64;
+      bits = argument.value;
+      break;
+    case PrintArgument::Kind::UInt64:
+      kind = KILN_PRINT_UINT64;
+      bits = argument.value;
+      break;
+    case PrintArgument::Kind::Float64:
+      kind = KILN_PRINT_FLOAT64;
+      bits = builder.CreateBitCast(argument.value, builder.getInt64Ty());
+      break;
+    case PrintArgument::Kind::Bool:
+      kind = KILN_PRINT_BOOL;
+      bits = builder.CreateZExt(argument.value, builder.getInt64Ty());
+      break;
+    case PrintArgument::Kind::Complex128:
+      kind = KILN_PRINT_COMPLEX128;
+      bits = builder.CreateBitCast(builder.CreateExtractValue(argument.value, {0}),
+                                   builder.getInt64Ty());
+      imag = builder.CreateExtractValue(argument.value, {1});
+      break;
+    }
+    llvm::Value *slot = builder.CreateConstInBoundsGEP2_32(arrayType, items, 0, i);
+    builder.CreateStore(builder.getInt32(kind), builder.CreateStructGEP(item, slot, 0));
+    builder.CreateStore(builder.getInt32(0), builder.CreateStructGEP(item, slot, 1));
+    builder.CreateStore(bits, builder.CreateStructGEP(item, slot, 2));
+    builder.CreateStore(imag, builder.CreateStructGEP(item, slot, 3));
+  }
+  callService(site, offsetof(KilnCpuServices, print), builder.getVoidTy(),
+              {items, builder.getInt32(static_cast<uint32_t>(arguments.size()))});
+}
+
+void HostTargetHooks::raise(HookSite &site, llvm::StringRef exceptionClass,
+                            llvm::StringRef message) {
+  std::string text = message.str();
+  callService(site, offsetof(KilnCpuServices, raiseException), site.builder.getVoidTy(),
+              {constantString(site, exceptionClass), constantString(site, text)});
+  site.builder.CreateUnreachable();
+}
+
+void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &function,
+                                   llvm::ArrayRef<KernelParameter> parameters) {
+  llvm::Module &module = *kernel.getParent();
+  llvm::LLVMContext &context = module.getContext();
+  llvm::Type *pointer = llvm::PointerType::get(context, 0);
+  auto *entryType =
+      llvm::FunctionType::get(llvm::Type::getVoidTy(context), {pointer, pointer}, false);
+  std::string name = kernel.getName().str();
+  kernel.setName(name + "_body");
+  kernel.setLinkage(llvm::GlobalValue::InternalLinkage);
+
+  // Both entries unpack `args`: one pointer per flat parameter.
+  auto unpack = [&](llvm::IRBuilder<> &builder, llvm::Function &entry) {
+    std::vector<llvm::Value *> values{entry.getArg(0)};
+    for (unsigned i = 0; i < parameters.size(); ++i) {
+      llvm::Value *slot = builder.CreateConstInBoundsGEP1_64(pointer, entry.getArg(1), i);
+      llvm::Value *address = builder.CreateAlignedLoad(pointer, slot, llvm::Align(8));
+      llvm::Type *type = kernel.getFunctionType()->getParamType(i + 1);
+      values.push_back(
+          builder.CreateAlignedLoad(type, address, llvm::Align(parameters[i].alignment)));
+    }
+    return values;
+  };
+
+  llvm::Function *thread = llvm::Function::Create(entryType, llvm::GlobalValue::ExternalLinkage,
+                                                  threadEntryName(name), module);
+  thread->addFnAttr(llvm::Attribute::NoUnwind);
+  {
+    llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", thread));
+    builder.CreateCall(&kernel, unpack(builder, *thread));
+    builder.CreateRetVoid();
+  }
+
+  if (function.synchronizes || function.raises)
+    return;
+  // The block entry: threads one after the other, x fastest, with laneId
+  // the position in the warp of the linear thread index.
+  llvm::Function *block = llvm::Function::Create(entryType, llvm::GlobalValue::ExternalLinkage,
+                                                 blockEntryName(name), module);
+  block->addFnAttr(llvm::Attribute::NoUnwind);
+  kernel.addFnAttr(llvm::Attribute::AlwaysInline);
+  llvm::BasicBlock *entryBlock = llvm::BasicBlock::Create(context, "entry", block);
+  llvm::IRBuilder<> builder(entryBlock);
+  std::vector<llvm::Value *> values = unpack(builder, *block);
+  llvm::Value *thread0 = block->getArg(0);
+  llvm::Type *i32 = builder.getInt32Ty();
+  auto field = [&](size_t offset) {
+    return builder.CreateConstInBoundsGEP1_64(builder.getInt8Ty(), thread0, offset);
+  };
+  llvm::Value *dims[3];
+  for (unsigned d = 0; d < 3; ++d)
+    dims[d] = builder.CreateAlignedLoad(i32, field(offsetof(KilnCpuThread, blockDim) + 4 * d),
+                                        llvm::Align(4));
+  llvm::Value *warpSize =
+      builder.CreateAlignedLoad(i32, field(offsetof(KilnCpuThread, warpSize)), llvm::Align(4));
+
+  // for z, for y, for x: nested loops over blockDim.
+  llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "done", block);
+  llvm::PHINode *indices[3];
+  llvm::BasicBlock *current = entryBlock;
+  for (int d = 2; d >= 0; --d) {
+    llvm::BasicBlock *header = llvm::BasicBlock::Create(context, "loop", block);
+    builder.SetInsertPoint(current);
+    builder.CreateBr(header);
+    builder.SetInsertPoint(header);
+    indices[d] = builder.CreatePHI(i32, 2);
+    indices[d]->addIncoming(builder.getInt32(0), current);
+    builder.CreateAlignedStore(indices[d], field(offsetof(KilnCpuThread, threadIdx) + 4 * d),
+                               llvm::Align(4));
+    current = header;
+  }
+  builder.SetInsertPoint(current);
+  llvm::Value *linear = builder.CreateAdd(
+      indices[0],
+      builder.CreateMul(dims[0], builder.CreateAdd(indices[1], builder.CreateMul(dims[1], indices[2]))));
+  builder.CreateAlignedStore(builder.CreateURem(linear, warpSize),
+                             field(offsetof(KilnCpuThread, laneId)), llvm::Align(4));
+  builder.CreateCall(&kernel, values);
+  for (unsigned d = 0; d < 3; ++d) {
+    llvm::Value *next = builder.CreateAdd(indices[d], builder.getInt32(1));
+    indices[d]->addIncoming(next, builder.GetInsertBlock());
+    llvm::BasicBlock *exit = llvm::BasicBlock::Create(context, "next", block);
+    builder.CreateCondBr(builder.CreateICmpULT(next, dims[d]), indices[d]->getParent(), exit);
+    builder.SetInsertPoint(exit);
+  }
+  builder.CreateBr(done);
+  builder.SetInsertPoint(done);
+  builder.CreateRetVoid();
+}
+
+} // namespace kiln::backend

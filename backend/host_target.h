@@ -1,0 +1,66 @@
+//===- backend/host_target.h - Target hooks for the CPU engine --*- C++ -*-===//
+//
+// Code for the CPU engine (runtime/cpu_engine) follows the contract of
+// backend/cpu_kernel_abi.h: every function takes the engine's
+// KilnCpuThread as a hidden first parameter; thread indices and shared
+// memory are read from it, barriers and warp collectives call its
+// services, math calls the C library. Each kernel gets a `_thread` entry
+// and, when its threads never wait for each other, a `_block` entry that
+// runs the whole block in a loop.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "backend/target_hooks.h"
+
+namespace kiln::backend {
+
+class HostTargetHooks final : public TargetHooks {
+public:
+  HostTargetHooks(std::string triple, std::string dataLayout)
+      : triple(std::move(triple)), dataLayout(std::move(dataLayout)) {}
+
+  void configureModule(llvm::Module &module, const ir::Function &kernel) override;
+  bool passesThreadContext() const override { return true; }
+
+  llvm::Value *readIndex(HookSite &site, ir::Intrinsic which, unsigned dimension) override;
+  void syncThreads(HookSite &site) override;
+  llvm::Value *syncThreadsReduce(HookSite &site, ir::Intrinsic which,
+                                 llvm::Value *predicate) override;
+  void syncWarp(HookSite &site, llvm::Value *mask) override;
+  void fence(HookSite &site, ir::Intrinsic which) override;
+  void nanosleep(HookSite &site, llvm::Value *nanoseconds) override;
+
+  llvm::Value *shuffle32(HookSite &site, ir::Intrinsic mode, llvm::Value *mask,
+                         llvm::Value *value, llvm::Value *lane) override;
+  llvm::Value *vote(HookSite &site, ir::Intrinsic which, llvm::Value *mask,
+                    llvm::Value *predicate) override;
+  llvm::Value *matchAny(HookSite &site, llvm::Value *mask, llvm::Value *value) override;
+  std::pair<llvm::Value *, llvm::Value *> matchAll(HookSite &site, llvm::Value *mask,
+                                                   llvm::Value *value) override;
+  llvm::Value *activeMask(HookSite &site) override;
+  llvm::Value *lanemaskLt(HookSite &site) override;
+
+  llvm::Value *sharedArray(HookSite &site, const SharedSlot &slot) override;
+  std::pair<llvm::Value *, llvm::Value *> dynamicSharedMemory(HookSite &site) override;
+
+  std::optional<std::string> mathFunction(ir::Intrinsic which, unsigned bits,
+                                          bool fastmath) override;
+  bool canCallExternalFunctions() const override { return false; }
+
+  void print(HookSite &site, llvm::ArrayRef<PrintArgument> arguments) override;
+  void raise(HookSite &site, llvm::StringRef exceptionClass, llvm::StringRef message) override;
+
+  void finishKernel(llvm::Function &kernel, const ir::Function &function,
+                    llvm::ArrayRef<KernelParameter> parameters) override;
+
+private:
+  std::string triple;
+  std::string dataLayout;
+};
+
+/// Names of a kernel's host entry points.
+std::string threadEntryName(llvm::StringRef kernelName);
+std::string blockEntryName(llvm::StringRef kernelName);
+
+} // namespace kiln::backend

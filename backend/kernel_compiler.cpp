@@ -1,0 +1,87 @@
+//===- backend/kernel_compiler.cpp - One kernel to PTX or host code -------===//
+
+#include "backend/kernel_compiler.h"
+#include "backend/host_target.h"
+#include "backend/libdevice.h"
+#include "backend/lower_module.h"
+#include "backend/nvptx_target.h"
+#include "backend/optimize.h"
+#include "backend/target_machines.h"
+
+#include <llvm/ADT/SmallString.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Support/raw_ostream.h>
+
+namespace kiln::backend {
+
+static KernelInterface interfaceOf(const LoweredKernel &lowered, const ir::Function &kernel) {
+  KernelInterface interface;
+  interface.entryName = lowered.entryName;
+  interface.parameters = lowered.parameters;
+  interface.staticSharedBytes = lowered.staticSharedBytes;
+  interface.localBytes = lowered.localBytes;
+  interface.synchronizes = kernel.synchronizes;
+  interface.raises = kernel.raises;
+  return interface;
+}
+
+static llvm::Expected<std::string> emit(llvm::Module &module, llvm::TargetMachine &machine,
+                                        CodeForm form) {
+  std::string text;
+  llvm::raw_string_ostream stream(text);
+  if (form == CodeForm::LLVMIR) {
+    module.print(stream, nullptr);
+    return text;
+  }
+  llvm::SmallString<0> bytes;
+  llvm::raw_svector_ostream output(bytes);
+  llvm::legacy::PassManager passes;
+  llvm::CodeGenFileType type = form == CodeForm::Object ? llvm::CodeGenFileType::ObjectFile
+                                                        : llvm::CodeGenFileType::AssemblyFile;
+  if (machine.addPassesToEmitFile(passes, output, nullptr, type))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "LLVM cannot emit this kind of file for " +
+                                       machine.getTargetTriple().str());
+  passes.run(module);
+  return std::string(bytes.str());
+}
+
+llvm::Expected<CompiledCode> KernelCompiler::compileForGpu(const ir::Function &kernel,
+                                                           unsigned arch, CodeForm form) const {
+  llvm::LLVMContext context;
+  NvptxTargetHooks hooks;
+  llvm::Expected<LoweredKernel> lowered = lowerKernel(kernel, hooks, context, sources);
+  if (!lowered)
+    return lowered.takeError();
+  llvm::Module &module = *lowered->module;
+  if (llvm::Error error = linkLibdevice(module, libdevicePath, lowered->entryName))
+    return std::move(error);
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
+      createNvptxMachine(arch, kernel.options);
+  if (!machine)
+    return machine.takeError();
+  optimizeModule(module, **machine, kernel.options.optimize);
+  llvm::Expected<std::string> bytes = emit(module, **machine, form);
+  if (!bytes)
+    return bytes.takeError();
+  return CompiledCode{interfaceOf(*lowered, kernel), std::move(*bytes)};
+}
+
+llvm::Expected<CompiledCode> KernelCompiler::compileForHost(const ir::Function &kernel,
+                                                            CodeForm form) const {
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine = createHostMachine(kernel.options);
+  if (!machine)
+    return machine.takeError();
+  llvm::LLVMContext context;
+  HostTargetHooks hooks(hostTriple(), (*machine)->createDataLayout().getStringRepresentation());
+  llvm::Expected<LoweredKernel> lowered = lowerKernel(kernel, hooks, context, sources);
+  if (!lowered)
+    return lowered.takeError();
+  optimizeModule(*lowered->module, **machine, kernel.options.optimize);
+  llvm::Expected<std::string> bytes = emit(*lowered->module, **machine, form);
+  if (!bytes)
+    return bytes.takeError();
+  return CompiledCode{interfaceOf(*lowered, kernel), std::move(*bytes)};
+}
+
+} // namespace kiln::backend

@@ -1,0 +1,63 @@
+//===- backend/kernel_compiler.h - One kernel to PTX or host code -*- C++ -*-===//
+//
+// The code-generation pipeline of one kernel specialization for one target:
+//
+//   typed IR ── lowerKernel ──▶ LLVM IR ── (NVPTX: link libdevice) ──▶
+//   optimize (-O3, or -O0 for opt=0) ──▶ PTX text / host object
+//
+// Every call works in its own LLVMContext, so specializations and
+// architectures compile in parallel on as many threads as the caller likes;
+// the typed IR is only read.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "backend/kernel_abi.h"
+#include "frontend/source_manager.h"
+#include "frontend/typed_ir.h"
+
+#include <llvm/Support/Error.h>
+
+#include <string>
+#include <vector>
+
+namespace kiln::backend {
+
+/// What the runtime needs to know about a compiled kernel, besides its code.
+struct KernelInterface {
+  /// The symbol of the kernel in PTX, or the stem of the host entries
+  /// (`<entryName>_thread`, `<entryName>_block`).
+  std::string entryName;
+  std::vector<KernelParameter> parameters;
+  uint64_t staticSharedBytes = 0;
+  uint64_t localBytes = 0;
+  /// Whether threads wait for each other (so the host has no block entry).
+  bool synchronizes = false;
+  bool raises = false;
+};
+
+struct CompiledCode {
+  KernelInterface interface;
+  /// PTX text, LLVM IR text or an object file, as asked.
+  std::string bytes;
+};
+
+enum class CodeForm { LLVMIR, Assembly, Object };
+
+class KernelCompiler {
+public:
+  KernelCompiler(const SourceManager &sources, std::string libdevicePath)
+      : sources(sources), libdevicePath(std::move(libdevicePath)) {}
+
+  /// PTX (Assembly) or optimized LLVM IR for `.target sm_<arch>`.
+  llvm::Expected<CompiledCode> compileForGpu(const ir::Function &kernel, unsigned arch,
+                                             CodeForm form) const;
+  /// A host object (Object), or optimized LLVM IR, for the CPU engine.
+  llvm::Expected<CompiledCode> compileForHost(const ir::Function &kernel, CodeForm form) const;
+
+private:
+  const SourceManager &sources;
+  std::string libdevicePath;
+};
+
+} // namespace kiln::backend

@@ -1,0 +1,94 @@
+//===- backend/llvm_types.cpp - How kernel values look in LLVM IR ---------===//
+
+#include "backend/llvm_types.h"
+
+#include <llvm/Support/Casting.h>
+#include <llvm/Support/ErrorHandling.h>
+
+namespace kiln::backend {
+
+static llvm::Type *floatType(llvm::LLVMContext &context, unsigned bits) {
+  switch (bits) {
+  case 16:
+    return llvm::Type::getHalfTy(context);
+  case 32:
+    return llvm::Type::getFloatTy(context);
+  default:
+    return llvm::Type::getDoubleTy(context);
+  }
+}
+
+llvm::Type *LLVMTypes::value(const Type *type) {
+  switch (type->kind()) {
+  case Type::Kind::None:
+    return nullptr;
+  case Type::Kind::Boolean:
+  case Type::Kind::BooleanLiteral:
+    return i1();
+  case Type::Kind::Integer:
+    return llvm::IntegerType::get(context, llvm::cast<IntegerType>(type)->bitwidth());
+  case Type::Kind::IntegerLiteral:
+    return i64();
+  case Type::Kind::Float:
+    return floatType(context, llvm::cast<FloatType>(type)->bitwidth());
+  case Type::Kind::Complex: {
+    llvm::Type *part = value(llvm::cast<ComplexType>(type)->elementType());
+    return llvm::StructType::get(context, {part, part});
+  }
+  case Type::Kind::Array:
+    return array(llvm::cast<ArrayType>(type)->rank());
+  case Type::Kind::Tuple: {
+    std::vector<llvm::Type *> elements;
+    for (const Type *element : llvm::cast<TupleType>(type)->elementTypes())
+      elements.push_back(value(element));
+    return llvm::StructType::get(context, elements);
+  }
+  case Type::Kind::Record:
+    return pointer();
+  case Type::Kind::Range: {
+    llvm::Type *element = value(llvm::cast<RangeType>(type)->elementType());
+    return llvm::StructType::get(context, {element, element, element});
+  }
+  case Type::Kind::StringLiteral:
+  case Type::Kind::NumberClass:
+  case Type::Kind::Entity:
+  case Type::Kind::Slice:
+    break;
+  }
+  llvm_unreachable("compile-time-only types have no run-time value");
+}
+
+llvm::Type *LLVMTypes::memory(const Type *type) {
+  if (llvm::isa<BooleanType>(type))
+    return i8();
+  if (const auto *record = llvm::dyn_cast<RecordType>(type))
+    return llvm::ArrayType::get(i8(), record->byteSize());
+  return value(type);
+}
+
+llvm::StructType *LLVMTypes::array(unsigned rank) {
+  llvm::Type *dims = llvm::ArrayType::get(i64(), rank);
+  return llvm::StructType::get(context, {pointer(), dims, dims});
+}
+
+uint64_t itemSize(const Type *type) {
+  if (const auto *integer = llvm::dyn_cast<IntegerType>(type))
+    return integer->bitwidth() / 8;
+  if (const auto *real = llvm::dyn_cast<FloatType>(type))
+    return real->bitwidth() / 8;
+  if (const auto *complex = llvm::dyn_cast<ComplexType>(type))
+    return complex->bitwidth() / 8;
+  if (const auto *record = llvm::dyn_cast<RecordType>(type))
+    return record->byteSize();
+  return 1; // bool
+}
+
+uint64_t itemAlignment(const Type *type) {
+  if (const auto *complex = llvm::dyn_cast<ComplexType>(type))
+    return complex->bitwidth() / 16;
+  if (const auto *record = llvm::dyn_cast<RecordType>(type))
+    return record->byteAlignment();
+  return itemSize(type);
+}
+
+} // namespace kiln::backend

@@ -1,0 +1,407 @@
+//===- backend/lower_arithmetic.cpp - Operators with Python's rules -------===//
+//
+// Integers wrap (CUDA semantics, as Numba); division and modulo floor as in
+// Python and give 0 when dividing by zero (a GPU raises nothing); shifts by
+// the width or more give what Python gives; `**` with an integer exponent
+// multiplies by squaring (Numba's int_power_impl); complex arithmetic is
+// CPython's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backend/function_lowering.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+#include <cmath>
+
+namespace kiln::backend {
+
+namespace {
+bool isSignedInteger(const Type *type) {
+  const auto *integer = llvm::dyn_cast<IntegerType>(type);
+  return integer && integer->signedness();
+}
+} // namespace
+
+llvm::Value *FunctionLowering::lowerUnary(const ir::Instruction &instruction) {
+  llvm::Value *value = valueOf(instruction.operands[0]);
+  const Type *type = instruction.type();
+  switch (instruction.opcode) {
+  case ir::Opcode::Neg:
+    if (llvm::isa<FloatType>(type))
+      return builder.CreateFNeg(value);
+    if (llvm::isa<ComplexType>(type))
+      return makeComplex(builder.CreateFNeg(builder.CreateExtractValue(value, {0})),
+                         builder.CreateFNeg(builder.CreateExtractValue(value, {1})));
+    return builder.CreateNeg(value);
+  case ir::Opcode::Not:
+  case ir::Opcode::Invert:
+    return builder.CreateNot(value);
+  default:
+    return nullptr;
+  }
+}
+
+llvm::Value *FunctionLowering::lowerCompare(const ir::Instruction &instruction) {
+  llvm::Value *a = valueOf(instruction.operands[0]);
+  llvm::Value *b = valueOf(instruction.operands[1]);
+  const Type *type = instruction.operands[0]->type();
+  using Op = ir::Opcode;
+  Op op = instruction.opcode;
+  if (llvm::isa<ComplexType>(type)) {
+    llvm::Value *real = builder.CreateFCmp(
+        op == Op::Eq ? llvm::CmpInst::FCMP_OEQ : llvm::CmpInst::FCMP_UNE,
+        builder.CreateExtractValue(a, {0}), builder.CreateExtractValue(b, {0}));
+    llvm::Value *imag = builder.CreateFCmp(
+        op == Op::Eq ? llvm::CmpInst::FCMP_OEQ : llvm::CmpInst::FCMP_UNE,
+        builder.CreateExtractValue(a, {1}), builder.CreateExtractValue(b, {1}));
+    return op == Op::Eq ? builder.CreateAnd(real, imag) : builder.CreateOr(real, imag);
+  }
+  if (llvm::isa<FloatType>(type)) {
+    static const std::map<Op, llvm::CmpInst::Predicate> predicates = {
+        {Op::Eq, llvm::CmpInst::FCMP_OEQ}, {Op::Ne, llvm::CmpInst::FCMP_UNE},
+        {Op::Lt, llvm::CmpInst::FCMP_OLT}, {Op::Le, llvm::CmpInst::FCMP_OLE},
+        {Op::Gt, llvm::CmpInst::FCMP_OGT}, {Op::Ge, llvm::CmpInst::FCMP_OGE}};
+    return builder.CreateFCmp(predicates.at(op), a, b);
+  }
+  bool isSigned = isSignedInteger(type);
+  static const std::map<Op, std::pair<llvm::CmpInst::Predicate, llvm::CmpInst::Predicate>>
+      predicates = {{Op::Eq, {llvm::CmpInst::ICMP_EQ, llvm::CmpInst::ICMP_EQ}},
+                    {Op::Ne, {llvm::CmpInst::ICMP_NE, llvm::CmpInst::ICMP_NE}},
+                    {Op::Lt, {llvm::CmpInst::ICMP_SLT, llvm::CmpInst::ICMP_ULT}},
+                    {Op::Le, {llvm::CmpInst::ICMP_SLE, llvm::CmpInst::ICMP_ULE}},
+                    {Op::Gt, {llvm::CmpInst::ICMP_SGT, llvm::CmpInst::ICMP_UGT}},
+                    {Op::Ge, {llvm::CmpInst::ICMP_SGE, llvm::CmpInst::ICMP_UGE}}};
+  auto [signedPredicate, unsignedPredicate] = predicates.at(op);
+  return builder.CreateICmp(isSigned ? signedPredicate : unsignedPredicate, a, b);
+}
+
+llvm::Value *FunctionLowering::lowerBinary(const ir::Instruction &instruction) {
+  using Op = ir::Opcode;
+  llvm::Value *a = valueOf(instruction.operands[0]);
+  llvm::Value *b = valueOf(instruction.operands[1]);
+  const Type *type = instruction.type();
+  Op op = instruction.opcode;
+
+  if (op == Op::Pow)
+    return power(a, b, type, instruction.operands[1]->type());
+
+  if (llvm::isa<ComplexType>(type)) {
+    switch (op) {
+    case Op::Add:
+    case Op::Sub: {
+      auto part = [&](unsigned i) {
+        llvm::Value *x = builder.CreateExtractValue(a, {i});
+        llvm::Value *y = builder.CreateExtractValue(b, {i});
+        return op == Op::Add ? builder.CreateFAdd(x, y) : builder.CreateFSub(x, y);
+      };
+      return makeComplex(part(0), part(1));
+    }
+    case Op::Mul:
+      return complexMultiply(a, b);
+    default:
+      return complexDivide(a, b);
+    }
+  }
+
+  if (llvm::isa<FloatType>(type)) {
+    switch (op) {
+    case Op::Add:
+      return builder.CreateFAdd(a, b);
+    case Op::Sub:
+      return builder.CreateFSub(a, b);
+    case Op::Mul:
+      return builder.CreateFMul(a, b);
+    case Op::TrueDiv:
+      return builder.CreateFDiv(a, b);
+    case Op::FloorDiv:
+      return floorDivide(a, b, type, true);
+    case Op::Mod:
+      return floorDivide(a, b, type, false);
+    default:
+      return nullptr;
+    }
+  }
+
+  // Integers and bools.
+  bool isSigned = isSignedInteger(type);
+  unsigned width = a->getType()->getIntegerBitWidth();
+  switch (op) {
+  case Op::Add:
+    return builder.CreateAdd(a, b);
+  case Op::Sub:
+    return builder.CreateSub(a, b);
+  case Op::Mul:
+    return builder.CreateMul(a, b);
+  case Op::FloorDiv:
+    return floorDivide(a, b, type, true);
+  case Op::Mod:
+    return floorDivide(a, b, type, false);
+  case Op::And:
+    return builder.CreateAnd(a, b);
+  case Op::Or:
+    return builder.CreateOr(a, b);
+  case Op::Xor:
+    return builder.CreateXor(a, b);
+  case Op::Shl: {
+    llvm::Value *tooFar = builder.CreateICmpUGE(b, llvm::ConstantInt::get(b->getType(), width));
+    return builder.CreateSelect(tooFar, llvm::ConstantInt::get(a->getType(), 0),
+                                builder.CreateShl(a, b));
+  }
+  case Op::Shr: {
+    llvm::Value *last = llvm::ConstantInt::get(b->getType(), width - 1);
+    if (isSigned) {
+      // Shifting a signed value right by the width or more leaves its sign.
+      llvm::Value *count = builder.CreateSelect(builder.CreateICmpUGT(b, last), last, b);
+      return builder.CreateAShr(a, count);
+    }
+    return builder.CreateSelect(builder.CreateICmpUGT(b, last),
+                                llvm::ConstantInt::get(a->getType(), 0), builder.CreateLShr(a, b));
+  }
+  default:
+    return nullptr;
+  }
+}
+
+llvm::Value *FunctionLowering::floorDivide(llvm::Value *a, llvm::Value *b, const Type *type,
+                                           bool wantQuotient) {
+  if (llvm::isa<FloatType>(type)) {
+    // CPython's float_floor_div and float_rem; by zero, NumPy's answers
+    // (x / 0 for the quotient, NaN for the remainder).
+    unsigned bits = llvm::cast<FloatType>(type)->bitwidth();
+    llvm::Type *floatType = a->getType();
+    llvm::Constant *zero = llvm::ConstantFP::get(floatType, 0.0);
+    llvm::Constant *one = llvm::ConstantFP::get(floatType, 1.0);
+    llvm::Value *mod = callMath(ir::Intrinsic::Fmod, {a, b}, bits);
+    llvm::Value *div = builder.CreateFDiv(builder.CreateFSub(a, mod), b);
+    llvm::Value *modNonZero = builder.CreateFCmpUNE(mod, zero);
+    llvm::Value *signsDiffer =
+        builder.CreateXor(builder.CreateFCmpOLT(b, zero), builder.CreateFCmpOLT(mod, zero));
+    llvm::Value *adjust = builder.CreateAnd(modNonZero, signsDiffer);
+    llvm::Value *signedZero = builder.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, zero, b);
+    mod = builder.CreateSelect(adjust, builder.CreateFAdd(mod, b),
+                               builder.CreateSelect(modNonZero, mod, signedZero));
+    div = builder.CreateSelect(adjust, builder.CreateFSub(div, one), div);
+    llvm::Value *byZero = builder.CreateFCmpOEQ(b, zero);
+    if (!wantQuotient)
+      return builder.CreateSelect(byZero, llvm::ConstantFP::getNaN(floatType), mod);
+    llvm::Value *floored = builder.CreateUnaryIntrinsic(llvm::Intrinsic::floor, div);
+    llvm::Value *roundUp =
+        builder.CreateFCmpOGT(builder.CreateFSub(div, floored), llvm::ConstantFP::get(floatType, 0.5));
+    floored = builder.CreateSelect(roundUp, builder.CreateFAdd(floored, one), floored);
+    llvm::Value *zeroQuotient = builder.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, zero,
+                                                              builder.CreateFDiv(a, b));
+    llvm::Value *quotient =
+        builder.CreateSelect(builder.CreateFCmpUNE(div, zero), floored, zeroQuotient);
+    return builder.CreateSelect(byZero, builder.CreateFDiv(a, b), quotient);
+  }
+
+  llvm::Type *intType = a->getType();
+  llvm::Constant *zero = llvm::ConstantInt::get(intType, 0);
+  llvm::Constant *one = llvm::ConstantInt::get(intType, 1);
+  llvm::Value *byZero = builder.CreateICmpEQ(b, zero);
+  if (!isSignedInteger(type)) {
+    llvm::Value *divisor = builder.CreateSelect(byZero, one, b);
+    llvm::Value *result =
+        wantQuotient ? builder.CreateUDiv(a, divisor) : builder.CreateURem(a, divisor);
+    return builder.CreateSelect(byZero, zero, result);
+  }
+  // Dividing by -1 is negation (and must not trap on the minimum value);
+  // by 0 it gives 0.
+  llvm::Value *byMinusOne = builder.CreateICmpEQ(b, llvm::ConstantInt::getSigned(intType, -1));
+  llvm::Value *special = builder.CreateOr(byZero, byMinusOne);
+  llvm::Value *divisor = builder.CreateSelect(special, one, b);
+  llvm::Value *quotient = builder.CreateSDiv(a, divisor);
+  llvm::Value *remainder = builder.CreateSRem(a, divisor);
+  // C truncates; Python floors: step down when the remainder's sign differs
+  // from the divisor's.
+  llvm::Value *adjust = builder.CreateAnd(builder.CreateICmpNE(remainder, zero),
+                                          builder.CreateICmpSLT(builder.CreateXor(remainder, b), zero));
+  if (wantQuotient) {
+    quotient = builder.CreateSub(quotient, builder.CreateZExt(adjust, intType));
+    quotient = builder.CreateSelect(byMinusOne, builder.CreateNeg(a), quotient);
+    return builder.CreateSelect(byZero, zero, quotient);
+  }
+  remainder = builder.CreateSelect(adjust, builder.CreateAdd(remainder, b), remainder);
+  return builder.CreateSelect(special, zero, remainder);
+}
+
+//===----------------------------------------------------------------------===//
+// Powers
+//===----------------------------------------------------------------------===//
+
+llvm::Value *FunctionLowering::power(llvm::Value *base, llvm::Value *exponent,
+                                     const Type *baseType, const Type *exponentType) {
+  if (const auto *complex = llvm::dyn_cast<ComplexType>(baseType))
+    return complexPower(base, exponent, complex->elementType());
+  bool isFloat = llvm::isa<FloatType>(baseType);
+  if (isFloat && llvm::isa<FloatType>(exponentType))
+    return callMath(ir::Intrinsic::PowF, {base, exponent},
+                    llvm::cast<FloatType>(baseType)->bitwidth());
+  return integerPower(base, exponent, exponentType, isFloat);
+}
+
+llvm::Value *FunctionLowering::integerPower(llvm::Value *base, llvm::Value *exponent,
+                                            const Type *exponentType, bool isFloat) {
+  llvm::Type *type = base->getType();
+  auto one = [&]() -> llvm::Value * {
+    return isFloat ? llvm::ConstantFP::get(type, 1.0) : llvm::ConstantInt::get(type, 1);
+  };
+  auto multiply = [&](llvm::Value *x, llvm::Value *y) {
+    return isFloat ? builder.CreateFMul(x, y) : builder.CreateMul(x, y);
+  };
+  bool exponentSigned = isSignedInteger(exponentType);
+
+  // A constant exponent (x**2) multiplies out at compile time, as Numba's
+  // static_power_impl does.
+  if (auto *known = llvm::dyn_cast<llvm::ConstantInt>(exponent)) {
+    int64_t value = exponentSigned ? known->getSExtValue() : static_cast<int64_t>(known->getZExtValue());
+    if (value >= 0 && value <= 64) {
+      llvm::Value *result = nullptr;
+      llvm::Value *square = base;
+      for (uint64_t e = static_cast<uint64_t>(value); e; e >>= 1) {
+        if (e & 1)
+          result = result ? multiply(result, square) : square;
+        if (e > 1)
+          square = multiply(square, square);
+      }
+      return result ? result : one();
+    }
+  }
+
+  llvm::Value *wide = builder.CreateIntCast(exponent, types.i64(), exponentSigned);
+  llvm::Value *negative =
+      exponentSigned ? builder.CreateICmpSLT(wide, i64(0)) : builder.getInt1(false);
+  llvm::Value *magnitude = builder.CreateSelect(negative, builder.CreateNeg(wide), wide);
+
+  llvm::BasicBlock *before = builder.GetInsertBlock();
+  llvm::BasicBlock *loop = llvm::BasicBlock::Create(lowered.getContext(), "pow.loop", &lowered);
+  llvm::BasicBlock *done = llvm::BasicBlock::Create(lowered.getContext(), "pow.done", &lowered);
+  builder.CreateCondBr(builder.CreateICmpEQ(magnitude, i64(0)), done, loop);
+
+  builder.SetInsertPoint(loop);
+  llvm::PHINode *result = builder.CreatePHI(type, 2);
+  llvm::PHINode *square = builder.CreatePHI(type, 2);
+  llvm::PHINode *remaining = builder.CreatePHI(types.i64(), 2);
+  llvm::Value *odd = builder.CreateTrunc(remaining, types.i1());
+  llvm::Value *nextResult = builder.CreateSelect(odd, multiply(result, square), result);
+  llvm::Value *nextSquare = multiply(square, square);
+  llvm::Value *nextRemaining = builder.CreateLShr(remaining, i64(1));
+  result->addIncoming(one(), before);
+  result->addIncoming(nextResult, loop);
+  square->addIncoming(base, before);
+  square->addIncoming(nextSquare, loop);
+  remaining->addIncoming(magnitude, before);
+  remaining->addIncoming(nextRemaining, loop);
+  builder.CreateCondBr(builder.CreateICmpEQ(nextRemaining, i64(0)), done, loop);
+
+  builder.SetInsertPoint(done);
+  llvm::PHINode *power = builder.CreatePHI(type, 2);
+  power->addIncoming(one(), before);
+  power->addIncoming(nextResult, loop);
+  if (isFloat)
+    return builder.CreateSelect(negative, builder.CreateFDiv(one(), power), power);
+  // An integer to a negative power: only 1 and -1 give non-zero integers.
+  llvm::Value *baseIsOne = builder.CreateICmpEQ(base, one());
+  llvm::Value *baseIsMinusOne = builder.CreateICmpEQ(base, llvm::ConstantInt::getSigned(type, -1));
+  llvm::Value *oddExponent = builder.CreateTrunc(magnitude, types.i1());
+  llvm::Value *inverse = builder.CreateSelect(
+      baseIsOne, one(),
+      builder.CreateSelect(baseIsMinusOne,
+                           builder.CreateSelect(oddExponent, llvm::ConstantInt::getSigned(type, -1),
+                                                one()),
+                           llvm::ConstantInt::get(type, 0)));
+  return builder.CreateSelect(negative, inverse, power);
+}
+
+//===----------------------------------------------------------------------===//
+// Complex numbers
+//===----------------------------------------------------------------------===//
+
+llvm::Value *FunctionLowering::complexMultiply(llvm::Value *a, llvm::Value *b) {
+  llvm::Value *ar = builder.CreateExtractValue(a, {0});
+  llvm::Value *ai = builder.CreateExtractValue(a, {1});
+  llvm::Value *br = builder.CreateExtractValue(b, {0});
+  llvm::Value *bi = builder.CreateExtractValue(b, {1});
+  return makeComplex(builder.CreateFSub(builder.CreateFMul(ar, br), builder.CreateFMul(ai, bi)),
+                     builder.CreateFAdd(builder.CreateFMul(ar, bi), builder.CreateFMul(ai, br)));
+}
+
+llvm::Value *FunctionLowering::complexDivide(llvm::Value *a, llvm::Value *b) {
+  // CPython's _Py_c_quot (Smith's method), with both branches computed and
+  // selected; dividing by zero gives NaNs.
+  llvm::Value *ar = builder.CreateExtractValue(a, {0});
+  llvm::Value *ai = builder.CreateExtractValue(a, {1});
+  llvm::Value *br = builder.CreateExtractValue(b, {0});
+  llvm::Value *bi = builder.CreateExtractValue(b, {1});
+  llvm::Value *absBr = builder.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, br);
+  llvm::Value *absBi = builder.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, bi);
+
+  llvm::Value *ratio1 = builder.CreateFDiv(bi, br);
+  llvm::Value *denominator1 = builder.CreateFAdd(br, builder.CreateFMul(bi, ratio1));
+  llvm::Value *real1 =
+      builder.CreateFDiv(builder.CreateFAdd(ar, builder.CreateFMul(ai, ratio1)), denominator1);
+  llvm::Value *imag1 =
+      builder.CreateFDiv(builder.CreateFSub(ai, builder.CreateFMul(ar, ratio1)), denominator1);
+
+  llvm::Value *ratio2 = builder.CreateFDiv(br, bi);
+  llvm::Value *denominator2 = builder.CreateFAdd(builder.CreateFMul(br, ratio2), bi);
+  llvm::Value *real2 =
+      builder.CreateFDiv(builder.CreateFAdd(builder.CreateFMul(ar, ratio2), ai), denominator2);
+  llvm::Value *imag2 =
+      builder.CreateFDiv(builder.CreateFSub(builder.CreateFMul(ai, ratio2), ar), denominator2);
+
+  llvm::Value *nan = llvm::ConstantFP::getNaN(ar->getType());
+  llvm::Value *first = builder.CreateFCmpOGE(absBr, absBi);
+  llvm::Value *second = builder.CreateFCmpOGE(absBi, absBr);
+  llvm::Value *real = builder.CreateSelect(first, real1, builder.CreateSelect(second, real2, nan));
+  llvm::Value *imag = builder.CreateSelect(first, imag1, builder.CreateSelect(second, imag2, nan));
+  return makeComplex(real, imag);
+}
+
+llvm::Value *FunctionLowering::complexPower(llvm::Value *a, llvm::Value *b,
+                                            const FloatType *partType) {
+  // CPython's _Py_c_pow.
+  unsigned bits = partType->bitwidth();
+  llvm::Value *ar = builder.CreateExtractValue(a, {0});
+  llvm::Value *ai = builder.CreateExtractValue(a, {1});
+  llvm::Value *br = builder.CreateExtractValue(b, {0});
+  llvm::Value *bi = builder.CreateExtractValue(b, {1});
+  llvm::Type *part = ar->getType();
+  llvm::Constant *zero = llvm::ConstantFP::get(part, 0.0);
+  llvm::Constant *one = llvm::ConstantFP::get(part, 1.0);
+
+  llvm::Value *magnitude = callMath(ir::Intrinsic::Hypot, {ar, ai}, bits);
+  llvm::Value *length = callMath(ir::Intrinsic::PowF, {magnitude, br}, bits);
+  llvm::Value *angle = callMath(ir::Intrinsic::Atan2, {ai, ar}, bits);
+  llvm::Value *phase = builder.CreateFMul(angle, br);
+  llvm::Value *hasImaginaryExponent = builder.CreateFCmpUNE(bi, zero);
+  length = builder.CreateSelect(
+      hasImaginaryExponent,
+      builder.CreateFDiv(length, callMath(ir::Intrinsic::Exp, {builder.CreateFMul(angle, bi)}, bits)),
+      length);
+  phase = builder.CreateSelect(
+      hasImaginaryExponent,
+      builder.CreateFAdd(phase,
+                         builder.CreateFMul(bi, callMath(ir::Intrinsic::Log, {magnitude}, bits))),
+      phase);
+  llvm::Value *real = builder.CreateFMul(length, callMath(ir::Intrinsic::Cos, {phase}, bits));
+  llvm::Value *imag = builder.CreateFMul(length, callMath(ir::Intrinsic::Sin, {phase}, bits));
+
+  // x**0 is 1; 0**y is 0, or NaN where CPython raises ZeroDivisionError.
+  llvm::Value *exponentZero =
+      builder.CreateAnd(builder.CreateFCmpOEQ(br, zero), builder.CreateFCmpOEQ(bi, zero));
+  llvm::Value *baseZero =
+      builder.CreateAnd(builder.CreateFCmpOEQ(ar, zero), builder.CreateFCmpOEQ(ai, zero));
+  llvm::Value *undefined =
+      builder.CreateOr(hasImaginaryExponent, builder.CreateFCmpOLT(br, zero));
+  llvm::Value *nan = llvm::ConstantFP::getNaN(part);
+  llvm::Value *zeroResult = builder.CreateSelect(undefined, nan, zero);
+  real = builder.CreateSelect(baseZero, zeroResult, real);
+  imag = builder.CreateSelect(baseZero, zeroResult, imag);
+  real = builder.CreateSelect(exponentZero, one, real);
+  imag = builder.CreateSelect(exponentZero, zero, imag);
+  return makeComplex(real, imag);
+}
+
+} // namespace kiln::backend

@@ -1,0 +1,361 @@
+//===- backend/lower_arrays.cpp - Arrays, tuples, records and ranges ------===//
+//
+// An array value is { data, shape[n], strides[n] } (llvm_types.h). Element
+// addresses of C- and F-ordered arrays are computed from the shape, as
+// Numba does, so their stride parameters cost nothing; other arrays use
+// their strides. Negative indices count from the end; nothing is
+// bounds-checked, as on a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backend/function_lowering.h"
+
+namespace kiln::backend {
+
+llvm::Value *FunctionLowering::elementAddress(llvm::Value *array, const ArrayType *type,
+                                              llvm::ArrayRef<llvm::Value *> indices) {
+  llvm::Value *data = builder.CreateExtractValue(array, {0});
+  unsigned rank = type->rank();
+  std::vector<llvm::Value *> wrapped;
+  for (unsigned d = 0; d < indices.size(); ++d) {
+    llvm::Value *index = indices[d];
+    if (auto *known = llvm::dyn_cast<llvm::ConstantInt>(index); known && !known->isNegative()) {
+      wrapped.push_back(index);
+      continue;
+    }
+    llvm::Value *extent = builder.CreateExtractValue(array, {1, d});
+    wrapped.push_back(builder.CreateSelect(builder.CreateICmpSLT(index, i64(0)),
+                                           builder.CreateAdd(index, extent), index));
+  }
+  uint64_t size = itemSize(type->elementType());
+  llvm::Value *offset = nullptr;
+  switch (type->arrayLayout()) {
+  case ArrayLayout::C: {
+    // ((i0 * n1 + i1) * n2 + i2) * itemsize
+    llvm::Value *linear = wrapped[0];
+    for (unsigned d = 1; d < rank; ++d)
+      linear = builder.CreateAdd(
+          builder.CreateMul(linear, builder.CreateExtractValue(array, {1, d}), "", true, true),
+          wrapped[d], "", true, true);
+    offset = builder.CreateMul(linear, i64(static_cast<int64_t>(size)), "", true, true);
+    break;
+  }
+  case ArrayLayout::F: {
+    llvm::Value *linear = wrapped[rank - 1];
+    for (unsigned d = rank - 1; d-- > 0;)
+      linear = builder.CreateAdd(
+          builder.CreateMul(linear, builder.CreateExtractValue(array, {1, d}), "", true, true),
+          wrapped[d], "", true, true);
+    offset = builder.CreateMul(linear, i64(static_cast<int64_t>(size)), "", true, true);
+    break;
+  }
+  case ArrayLayout::A:
+    for (unsigned d = 0; d < rank; ++d) {
+      // Strides may be negative (reversed views): no unsigned-wrap flags.
+      llvm::Value *term =
+          builder.CreateNSWMul(wrapped[d], builder.CreateExtractValue(array, {2, d}));
+      offset = offset ? builder.CreateNSWAdd(offset, term) : term;
+    }
+    break;
+  }
+  if (!offset)
+    return data; // zero-dimensional
+  return builder.CreateInBoundsGEP(types.i8(), data, offset);
+}
+
+llvm::Value *FunctionLowering::loadElement(llvm::Value *address, const Type *elementType) {
+  llvm::LoadInst *load = builder.CreateAlignedLoad(types.memory(elementType), address,
+                                                   llvm::Align(itemAlignment(elementType)));
+  if (llvm::isa<BooleanType>(elementType))
+    return builder.CreateICmpNE(load, builder.getInt8(0));
+  return load;
+}
+
+void FunctionLowering::storeElement(llvm::Value *address, llvm::Value *value,
+                                    const Type *elementType) {
+  if (llvm::isa<BooleanType>(elementType))
+    value = builder.CreateZExt(value, types.i8());
+  builder.CreateAlignedStore(value, address, llvm::Align(itemAlignment(elementType)));
+}
+
+llvm::Value *FunctionLowering::contiguousArray(llvm::Value *data,
+                                               llvm::ArrayRef<llvm::Value *> shape,
+                                               const ArrayType *type) {
+  unsigned rank = type->rank();
+  llvm::Value *result = llvm::PoisonValue::get(types.array(rank));
+  result = builder.CreateInsertValue(result, data, {0});
+  for (unsigned d = 0; d < rank; ++d)
+    result = builder.CreateInsertValue(result, shape[d], {1, d});
+  llvm::Value *stride = i64(static_cast<int64_t>(itemSize(type->elementType())));
+  bool fortran = type->arrayLayout() == ArrayLayout::F;
+  for (unsigned k = 0; k < rank; ++k) {
+    unsigned d = fortran ? k : rank - 1 - k;
+    result = builder.CreateInsertValue(result, stride, {2, d});
+    stride = builder.CreateMul(stride, shape[d]);
+  }
+  return result;
+}
+
+namespace {
+
+/// Python's slice.indices() for one dimension of `length` items.
+struct SliceBounds {
+  llvm::Value *start;
+  llvm::Value *length;
+  llvm::Value *step;
+};
+
+} // namespace
+
+static SliceBounds sliceBounds(llvm::IRBuilder<> &builder, llvm::Value *start, llvm::Value *stop,
+                               llvm::Value *step, llvm::Value *length) {
+  llvm::Type *i64 = builder.getInt64Ty();
+  auto constant = [&](int64_t v) { return llvm::ConstantInt::getSigned(i64, v); };
+  // A zero step raises ValueError in Python; a GPU cannot raise, so it
+  // behaves as 1.
+  if (!step)
+    step = constant(1);
+  step = builder.CreateSelect(builder.CreateICmpEQ(step, constant(0)), constant(1), step);
+  llvm::Value *forward = builder.CreateICmpSGT(step, constant(0));
+  llvm::Value *lower = builder.CreateSelect(forward, constant(0), constant(-1));
+  llvm::Value *upper = builder.CreateSelect(forward, length, builder.CreateSub(length, constant(1)));
+  auto clampBound = [&](llvm::Value *bound, llvm::Value *absent) -> llvm::Value * {
+    if (!bound)
+      return absent;
+    llvm::Value *negative = builder.CreateICmpSLT(bound, constant(0));
+    llvm::Value *fromEnd = builder.CreateAdd(bound, length);
+    llvm::Value *adjusted = builder.CreateSelect(negative, fromEnd, bound);
+    llvm::Value *belowLower = builder.CreateICmpSLT(adjusted, lower);
+    llvm::Value *aboveUpper = builder.CreateICmpSGT(adjusted, upper);
+    return builder.CreateSelect(belowLower, lower,
+                                builder.CreateSelect(aboveUpper, upper, adjusted));
+  };
+  llvm::Value *first = clampBound(start, builder.CreateSelect(forward, lower, upper));
+  llvm::Value *last = clampBound(stop, builder.CreateSelect(forward, upper, lower));
+  // Items: ceil((last - first) / step) when positive.
+  llvm::Value *span = builder.CreateSelect(forward, builder.CreateSub(last, first),
+                                           builder.CreateSub(first, last));
+  llvm::Value *magnitude = builder.CreateSelect(forward, step, builder.CreateNeg(step));
+  llvm::Value *count = builder.CreateAdd(
+      builder.CreateSDiv(builder.CreateSub(span, constant(1)), magnitude), constant(1));
+  count = builder.CreateSelect(builder.CreateICmpSGT(span, constant(0)), count, constant(0));
+  return {first, count, step};
+}
+
+llvm::Value *FunctionLowering::lowerArrayOperation(const ir::Instruction &instruction) {
+  using Op = ir::Opcode;
+  const Type *type = instruction.type();
+  auto operand = [&](size_t i) { return valueOf(instruction.operands[i]); };
+  switch (instruction.opcode) {
+  case Op::ArrayLoad:
+  case Op::ArrayStore: {
+    const auto *arrayType = llvm::cast<ArrayType>(instruction.operands[0]->type());
+    size_t indexCount = arrayType->rank();
+    std::vector<llvm::Value *> indices;
+    for (size_t i = 1; i <= indexCount; ++i)
+      indices.push_back(operand(i));
+    llvm::Value *address = elementAddress(operand(0), arrayType, indices);
+    const Type *element = arrayType->elementType();
+    if (instruction.opcode == Op::ArrayLoad)
+      // A record element is a reference into the array.
+      return llvm::isa<RecordType>(element) ? address : loadElement(address, element);
+    llvm::Value *value = operand(indexCount + 1);
+    if (const auto *record = llvm::dyn_cast<RecordType>(element))
+      builder.CreateMemCpy(address, llvm::Align(record->byteAlignment()), value,
+                           llvm::Align(record->byteAlignment()), record->byteSize());
+    else
+      storeElement(address, value, element);
+    return nullptr;
+  }
+  case Op::ArrayView: {
+    const auto *from = llvm::cast<ArrayType>(instruction.operands[0]->type());
+    const auto *to = llvm::cast<ArrayType>(type);
+    llvm::Value *array = operand(0);
+    llvm::Value *data = builder.CreateExtractValue(array, {0});
+    llvm::Value *offset = i64(0);
+    std::vector<llvm::Value *> shape, strides;
+    size_t next = 1;
+    unsigned dimension = 0;
+    for (const ir::ViewItem &item : instruction.viewItems) {
+      llvm::Value *extent = builder.CreateExtractValue(array, {1, dimension});
+      llvm::Value *stride = builder.CreateExtractValue(array, {2, dimension});
+      ++dimension;
+      if (!item.isSlice) {
+        llvm::Value *index = operand(next++);
+        index = builder.CreateSelect(builder.CreateICmpSLT(index, i64(0)),
+                                     builder.CreateAdd(index, extent), index);
+        offset = builder.CreateAdd(offset, builder.CreateMul(index, stride));
+        continue;
+      }
+      llvm::Value *start = item.hasStart ? operand(next++) : nullptr;
+      llvm::Value *stop = item.hasStop ? operand(next++) : nullptr;
+      llvm::Value *step = item.hasStep ? operand(next++) : nullptr;
+      SliceBounds bounds = sliceBounds(builder, start, stop, step, extent);
+      offset = builder.CreateAdd(offset, builder.CreateMul(bounds.start, stride));
+      shape.push_back(bounds.length);
+      strides.push_back(builder.CreateMul(stride, bounds.step));
+    }
+    for (; dimension < from->rank(); ++dimension) {
+      shape.push_back(builder.CreateExtractValue(array, {1, dimension}));
+      strides.push_back(builder.CreateExtractValue(array, {2, dimension}));
+    }
+    llvm::Value *result = llvm::PoisonValue::get(types.array(to->rank()));
+    result = builder.CreateInsertValue(result, builder.CreateGEP(types.i8(), data, offset), {0});
+    for (unsigned d = 0; d < to->rank(); ++d) {
+      result = builder.CreateInsertValue(result, shape[d], {1, d});
+      result = builder.CreateInsertValue(result, strides[d], {2, d});
+    }
+    return result;
+  }
+  case Op::ArrayTranspose: {
+    unsigned rank = llvm::cast<ArrayType>(type)->rank();
+    llvm::Value *array = operand(0);
+    llvm::Value *result = builder.CreateInsertValue(llvm::PoisonValue::get(types.array(rank)),
+                                                    builder.CreateExtractValue(array, {0}), {0});
+    for (unsigned d = 0; d < rank; ++d) {
+      result = builder.CreateInsertValue(result, builder.CreateExtractValue(array, {1, d}),
+                                         {1, rank - 1 - d});
+      result = builder.CreateInsertValue(result, builder.CreateExtractValue(array, {2, d}),
+                                         {2, rank - 1 - d});
+    }
+    return result;
+  }
+  case Op::ArrayShape:
+    return builder.CreateExtractValue(operand(0), {1, instruction.index});
+  case Op::ArrayStride:
+    return builder.CreateExtractValue(operand(0), {2, instruction.index});
+  case Op::ArraySize: {
+    unsigned rank = llvm::cast<ArrayType>(instruction.operands[0]->type())->rank();
+    llvm::Value *size = i64(1);
+    for (unsigned d = 0; d < rank; ++d)
+      size = builder.CreateMul(size, builder.CreateExtractValue(operand(0), {1, d}));
+    return size;
+  }
+
+  case Op::TupleMake: {
+    llvm::Value *result = llvm::PoisonValue::get(types.value(type));
+    for (unsigned i = 0; i < instruction.operands.size(); ++i)
+      if (llvm::Value *element = operand(i))
+        result = builder.CreateInsertValue(result, element, {i});
+    return result;
+  }
+  case Op::TupleGet:
+    if (!types.value(type))
+      return nullptr;
+    return builder.CreateExtractValue(operand(0), {instruction.index});
+  case Op::TupleGetDynamic: {
+    const auto *tuple = llvm::cast<TupleType>(instruction.operands[0]->type());
+    llvm::Type *element = types.value(tuple->elementTypes()[0]);
+    auto *arrayType = llvm::ArrayType::get(element, tuple->size());
+    llvm::AllocaInst *slots = entryAlloca(arrayType, 8, "tuple");
+    llvm::Value *value = operand(0);
+    for (unsigned i = 0; i < tuple->size(); ++i)
+      builder.CreateStore(builder.CreateExtractValue(value, {i}),
+                          builder.CreateConstInBoundsGEP2_64(arrayType, slots, 0, i));
+    llvm::Value *index = operand(1);
+    index = builder.CreateSelect(builder.CreateICmpSLT(index, i64(0)),
+                                 builder.CreateAdd(index, i64(static_cast<int64_t>(tuple->size()))),
+                                 index);
+    return builder.CreateLoad(element, builder.CreateInBoundsGEP(arrayType, slots, {i64(0), index}));
+  }
+
+  case Op::ComplexMake:
+    return makeComplex(operand(0), operand(1));
+  case Op::ComplexReal:
+    return builder.CreateExtractValue(operand(0), {0});
+  case Op::ComplexImag:
+    return builder.CreateExtractValue(operand(0), {1});
+
+  case Op::RecordGet:
+  case Op::RecordSet: {
+    const auto *record = llvm::cast<RecordType>(instruction.operands[0]->type());
+    const RecordType::Field *field = nullptr;
+    for (const RecordType::Field &candidate : record->recordFields())
+      if (candidate.name == instruction.text)
+        field = &candidate;
+    llvm::Value *address = builder.CreateConstInBoundsGEP1_64(types.i8(), operand(0), field->offset);
+    if (instruction.opcode == Op::RecordGet)
+      return llvm::isa<RecordType>(field->type) ? address : loadElement(address, field->type);
+    storeElement(address, operand(1), field->type);
+    return nullptr;
+  }
+
+  case Op::RangeMake:
+    return builder.CreateInsertValue(
+        builder.CreateInsertValue(
+            builder.CreateInsertValue(llvm::PoisonValue::get(types.value(type)), operand(0), {0}),
+            operand(1), {1}),
+        operand(2), {2});
+  case Op::RangeLength: {
+    // Unsigned arithmetic on the distance, so that ranges spanning more
+    // than half the integer type still count right.
+    llvm::Value *range = operand(0);
+    llvm::Value *start = builder.CreateExtractValue(range, {0});
+    llvm::Value *stop = builder.CreateExtractValue(range, {1});
+    llvm::Value *step = builder.CreateExtractValue(range, {2});
+    llvm::Type *intType = start->getType();
+    llvm::Value *zero = llvm::ConstantInt::get(intType, 0);
+    llvm::Value *one = llvm::ConstantInt::get(intType, 1);
+    bool isSigned = llvm::cast<IntegerType>(type)->signedness();
+    llvm::Value *forward = isSigned ? builder.CreateICmpSGT(step, zero)
+                                    : builder.CreateICmpNE(step, zero);
+    llvm::Value *nonEmpty =
+        builder.CreateSelect(forward,
+                             isSigned ? builder.CreateICmpSLT(start, stop)
+                                      : builder.CreateICmpULT(start, stop),
+                             builder.CreateICmpSGT(start, stop));
+    nonEmpty = builder.CreateAnd(nonEmpty, builder.CreateICmpNE(step, zero));
+    llvm::Value *distance = builder.CreateSelect(forward, builder.CreateSub(stop, start),
+                                                 builder.CreateSub(start, stop));
+    llvm::Value *magnitude = builder.CreateSelect(forward, step, builder.CreateNeg(step));
+    magnitude = builder.CreateSelect(builder.CreateICmpEQ(magnitude, zero), one, magnitude);
+    llvm::Value *count =
+        builder.CreateAdd(builder.CreateUDiv(builder.CreateSub(distance, one), magnitude), one);
+    return builder.CreateSelect(nonEmpty, count, zero);
+  }
+  case Op::RangeItem: {
+    llvm::Value *range = operand(0);
+    llvm::Value *start = builder.CreateExtractValue(range, {0});
+    llvm::Value *step = builder.CreateExtractValue(range, {2});
+    llvm::Value *counter = builder.CreateIntCast(operand(1), start->getType(), true);
+    return builder.CreateAdd(start, builder.CreateMul(counter, step));
+  }
+
+  case Op::SharedArray:
+  case Op::LocalArray: {
+    const auto *arrayType = llvm::cast<ArrayType>(type);
+    const Type *element = arrayType->elementType();
+    uint64_t count = 1;
+    std::vector<llvm::Value *> shape;
+    for (uint64_t extent : instruction.shape) {
+      count *= extent;
+      shape.push_back(i64(static_cast<int64_t>(extent)));
+    }
+    uint64_t bytes = count * itemSize(element);
+    uint64_t alignment = std::max<uint64_t>(itemAlignment(element), 16);
+    llvm::Value *data;
+    if (instruction.opcode == Op::SharedArray) {
+      const SharedSlot &slot =
+          module.sharedSlot(instruction, lowered.getName(), std::max<uint64_t>(bytes, 1), alignment);
+      HookSite here = site(instruction.location);
+      data = hooks.sharedArray(here, slot);
+    } else {
+      data = entryAlloca(llvm::ArrayType::get(types.i8(), std::max<uint64_t>(bytes, 1)), alignment,
+                         "local");
+    }
+    return contiguousArray(data, shape, arrayType);
+  }
+  case Op::DynamicSharedArray: {
+    const auto *arrayType = llvm::cast<ArrayType>(type);
+    HookSite here = site(instruction.location);
+    auto [data, bytes] = hooks.dynamicSharedMemory(here);
+    llvm::Value *count = builder.CreateUDiv(builder.CreateZExt(bytes, types.i64()),
+                                            i64(static_cast<int64_t>(itemSize(arrayType->elementType()))));
+    return contiguousArray(data, {count}, arrayType);
+  }
+  default:
+    return nullptr;
+  }
+}
+
+} // namespace kiln::backend

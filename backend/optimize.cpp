@@ -1,0 +1,29 @@
+//===- backend/optimize.cpp - LLVM's optimization pipeline ----------------===//
+
+#include "backend/optimize.h"
+
+#include <llvm/Analysis/CGSCCPassManager.h>
+#include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/IR/PassManager.h>
+#include <llvm/Passes/PassBuilder.h>
+
+namespace kiln::backend {
+
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, bool optimize) {
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager sccs;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PassBuilder builder(&machine);
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(sccs);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, sccs, modules);
+  llvm::ModulePassManager passes =
+      optimize ? builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
+               : builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0);
+  passes.run(module, modules);
+}
+
+} // namespace kiln::backend

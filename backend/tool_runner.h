@@ -1,0 +1,35 @@
+//===- backend/tool_runner.h - Running a CUDA command-line tool -*- C++ -*-===//
+//
+// Runs ptxas, fatbinary or nvcc to completion and hands back its exit status
+// and what it printed. Standard input is empty; standard output and error
+// go to temporary files that are read and removed before runTool returns.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/StringRef.h>
+#include <llvm/Support/Error.h>
+
+#include <string>
+
+namespace kiln::cuda {
+
+struct ToolOutput {
+  int exitCode = 0;
+  std::string standardOutput;
+  std::string standardError;
+};
+
+/// Runs `program` with `arguments` (argv[1...]). A tool that runs and fails
+/// is a ToolOutput with a nonzero exitCode; an Error means it could not be
+/// started, or it crashed (the message says which, with what it printed).
+llvm::Expected<ToolOutput> runTool(llvm::StringRef program, llvm::ArrayRef<std::string> arguments);
+
+/// What the tool printed (standard error, then output), for an error message:
+/// each line indented by two spaces, without blank lines, and with
+/// `scratchDirectory/` removed from paths (files there have meaningful names;
+/// the directory's random name means nothing to the user).
+std::string indentedToolOutput(const ToolOutput &output, llvm::StringRef scratchDirectory);
+
+} // namespace kiln::cuda

@@ -1,0 +1,415 @@
+//===- driver/build_command.cpp - `kiln build` ----------------------------===//
+//
+//   $ kiln build examples/vector_add.py --emit fatbin -o out -v
+//   out/vector_add.0.fatbin
+//     kernel vector_add (float32[::1], float32[::1], float32[::1])
+//       sm_75: 10 registers, 0 bytes stack, 0 bytes spilled, 0 bytes shared
+//       ...
+//
+// Work runs in three parallel phases: PTX (or LLVM IR, or host objects)
+// for every specialization and PTX target; cubins for every specialization
+// and real architecture (ptxas, or nvJitLink with link=[...] files); fat
+// binaries per specialization. Each task has its own LLVMContext and only
+// reads the typed IR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "driver/build_command.h"
+
+#include "backend/arch_list.h"
+#include "backend/cuda_archs.h"
+#include "backend/cuda_source.h"
+#include "backend/cuda_toolkit.h"
+#include "backend/fatbinary.h"
+#include "backend/kernel_compiler.h"
+#include "backend/nvjitlink.h"
+#include "backend/ptxas.h"
+#include "frontend/emit_typed_ir.h"
+#include "frontend/frontend.h"
+
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/FormatVariadic.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/ThreadPool.h>
+#include <llvm/Support/Threading.h>
+#include <llvm/Support/WithColor.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <map>
+#include <mutex>
+
+namespace kiln::driver {
+
+namespace {
+
+/// One kernel specialization and everything built for it.
+struct KernelBuild {
+  const ir::Function *kernel;
+  /// File names start with this: "add.0" for the first specialization.
+  std::string stem;
+  /// "kernel 'add' (float32[::1], int64)", for messages.
+  std::string description;
+  std::map<unsigned, backend::CompiledCode> ptx; // by .target
+  std::map<unsigned, std::string> cubins;        // by sm_
+  std::map<unsigned, cuda::ResourceUsage> usage; // by sm_
+  std::string fatbin;
+  std::optional<backend::CompiledCode> host;
+};
+
+std::string describe(const ir::Function &kernel) {
+  std::string text = "kernel '" + kernel.sourceName + "' (";
+  for (size_t i = 0; i < kernel.arguments.size(); ++i)
+    text += (i ? ", " : "") + kernel.arguments[i]->type()->str();
+  return text + ")";
+}
+
+std::string stemOf(const ir::Function &kernel) {
+  auto [qualified, number] = llvm::StringRef(kernel.symbol).rsplit('$');
+  return kernel.sourceName + "." + number.str();
+}
+
+/// Errors of the parallel tasks, reported in a stable order afterwards.
+class ErrorLog {
+public:
+  void add(std::string key, std::string message) {
+    std::lock_guard<std::mutex> lock(mutex);
+    messages.emplace(std::move(key), std::move(message));
+  }
+  bool empty() const { return messages.empty(); }
+  void print() const {
+    for (const auto &[key, message] : messages)
+      llvm::WithColor::error(llvm::errs(), "kiln") << message << '\n';
+  }
+
+private:
+  std::mutex mutex;
+  std::multimap<std::string, std::string> messages;
+};
+
+std::string sortKey(size_t index, unsigned arch) {
+  return llvm::formatv("{0:d6}.{1:d4}", index, arch).str();
+}
+
+llvm::Error writeFile(llvm::StringRef directory, llvm::StringRef name, llvm::StringRef bytes,
+                      std::vector<std::string> &written) {
+  llvm::SmallString<256> path(directory);
+  llvm::sys::path::append(path, name);
+  std::error_code error;
+  llvm::raw_fd_ostream stream(path, error, llvm::sys::fs::OF_None);
+  if (error)
+    return llvm::createStringError(error, "cannot write '" + path.str().str() + "': " +
+                                              error.message());
+  stream << bytes;
+  stream.close();
+  if (stream.has_error())
+    return llvm::createStringError(stream.error(), "cannot write '" + path.str().str() +
+                                                       "': " + stream.error().message());
+  written.push_back(path.str().str());
+  return llvm::Error::success();
+}
+
+void applyOverrides(ir::Module &module, const BuildOptions &options) {
+  for (const auto &function : module.functions) {
+    JitOptions &jit = function->options;
+    jit.fastmath |= options.fastmath;
+    jit.debug |= options.debug;
+    jit.lineinfo |= options.lineinfo;
+    if (options.opt)
+      jit.optimize = *options.opt != 0;
+    if (options.debug)
+      jit.optimize = false; // as Numba: debug code is not optimized
+    if (options.maxRegisters)
+      jit.maxRegisters = options.maxRegisters;
+  }
+}
+
+cuda::PtxasOptions ptxasOptionsFor(const ir::Function &kernel, const BuildOptions &options) {
+  cuda::PtxasOptions ptxas;
+  ptxas.optimizationLevel = kernel.options.optimize ? 3 : 0;
+  ptxas.maxRegisters = kernel.options.maxRegisters.value_or(0);
+  ptxas.lineInfo = kernel.options.lineinfo;
+  ptxas.debug = kernel.options.debug;
+  ptxas.extraFlags = options.ptxasFlags;
+  return ptxas;
+}
+
+/// Files named in link=[...], relative to the kernel module's folder.
+std::vector<std::string> linkFiles(const ir::Function &kernel, llvm::StringRef modulePath) {
+  std::vector<std::string> files;
+  llvm::StringRef folder = llvm::sys::path::parent_path(modulePath);
+  for (const std::string &file : kernel.options.link) {
+    llvm::SmallString<256> path(file);
+    if (llvm::sys::path::is_relative(path) && !folder.empty()) {
+      path = folder;
+      llvm::sys::path::append(path, file);
+    }
+    files.push_back(path.str().str());
+  }
+  return files;
+}
+
+/// The cubin for `arch`: ptxas on the kernel's PTX, or nvJitLink when it
+/// links other device code.
+llvm::Expected<std::pair<std::string, cuda::ResourceUsage>>
+buildCubin(const KernelBuild &build, unsigned arch, const cuda::CudaToolkit &toolkit,
+           const BuildOptions &options) {
+  const ir::Function &kernel = *build.kernel;
+  const std::string &ptx = build.ptx.at(cuda::ptxTargetForCubin(arch)).bytes;
+  std::vector<std::string> files = linkFiles(kernel, options.file);
+  if (files.empty()) {
+    llvm::Expected<cuda::AssembledCubin> cubin =
+        cuda::assemblePtx(toolkit, ptx, arch, ptxasOptionsFor(kernel, options));
+    if (!cubin)
+      return cubin.takeError();
+    return std::make_pair(std::move(cubin->cubin), std::move(cubin->usage));
+  }
+  std::vector<cuda::LinkInput> inputs{{cuda::LinkInputKind::Ptx, build.stem + ".ptx", ptx}};
+  for (const std::string &file : files) {
+    if (llvm::sys::path::extension(file) == ".cu") {
+      cuda::CudaSourceOptions sourceOptions;
+      sourceOptions.lineInfo = kernel.options.lineinfo;
+      sourceOptions.debug = kernel.options.debug;
+      llvm::Expected<cuda::LinkInput> compiled =
+          cuda::compileCudaSource(toolkit, file, arch, cuda::CudaSourceOutput::Ptx, sourceOptions);
+      if (!compiled)
+        return compiled.takeError();
+      inputs.push_back(std::move(*compiled));
+      continue;
+    }
+    llvm::Expected<cuda::LinkInput> input = cuda::readLinkInput(file);
+    if (!input)
+      return input.takeError();
+    inputs.push_back(std::move(*input));
+  }
+  llvm::Expected<cuda::NvJitLink> linker = cuda::NvJitLink::load(toolkit);
+  if (!linker)
+    return linker.takeError();
+  cuda::LinkOptions linkOptions;
+  linkOptions.optimizationLevel = kernel.options.optimize ? 3 : 0;
+  linkOptions.maxRegisters = kernel.options.maxRegisters.value_or(0);
+  linkOptions.lineInfo = kernel.options.lineinfo;
+  linkOptions.debug = kernel.options.debug;
+  linkOptions.extraPtxasFlags = options.ptxasFlags;
+  llvm::Expected<cuda::LinkedCubin> linked = linker->link(arch, inputs, linkOptions);
+  if (!linked)
+    return linked.takeError();
+  return std::make_pair(std::move(linked->cubin), std::move(linked->usage));
+}
+
+void printUsage(const KernelBuild &build, llvm::raw_ostream &os) {
+  os << "  " << build.description << '\n';
+  for (const auto &[arch, usage] : build.usage) {
+    const cuda::FunctionResources *resources = usage.function(build.ptx.begin()->second.interface.entryName);
+    os << "    " << cuda::smName(arch) << ": ";
+    if (!resources) {
+      os << "no resource report\n";
+      continue;
+    }
+    os << resources->registers << " registers, " << resources->stackFrameBytes
+       << " bytes stack, " << resources->spillStoreBytes << " bytes spill stores, "
+       << resources->spillLoadBytes << " bytes spill loads, " << resources->sharedMemoryBytes
+       << " bytes shared\n";
+  }
+}
+
+} // namespace
+
+int runBuild(const BuildOptions &options) {
+  FrontendOptions frontendOptions;
+  frontendOptions.moduleName = options.moduleName;
+  frontendOptions.signatureFlags = options.signatures;
+  llvm::Expected<std::unique_ptr<CheckedModule>> checked = checkModule(options.file, frontendOptions);
+  if (!checked) {
+    llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(checked.takeError()) << '\n';
+    return 1;
+  }
+  CheckedModule &module = **checked;
+  std::string moduleName = options.moduleName.empty()
+                               ? llvm::sys::path::stem(options.file).str()
+                               : options.moduleName;
+  std::unique_ptr<ir::Module> typed;
+  if (!module.hasErrors())
+    typed = emitTypedIR(module, moduleName);
+  module.diags.renderText(llvm::errs(), options.color);
+  if (module.hasErrors() || !typed)
+    return 1;
+  applyOverrides(*typed, options);
+
+  if (std::error_code error = llvm::sys::fs::create_directories(options.outputDirectory)) {
+    llvm::WithColor::error(llvm::errs(), "kiln")
+        << "cannot create the output folder '" << options.outputDirectory
+        << "': " << error.message() << '\n';
+    return 1;
+  }
+  std::vector<std::string> written;
+  if (options.emit == EmitKind::Typed) {
+    std::string text;
+    llvm::raw_string_ostream stream(text);
+    typed->print(stream);
+    if (llvm::Error error = writeFile(options.outputDirectory, moduleName + ".typed", text, written)) {
+      llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(std::move(error)) << '\n';
+      return 1;
+    }
+    for (const std::string &path : written)
+      llvm::outs() << path << '\n';
+    return 0;
+  }
+
+  std::vector<KernelBuild> builds;
+  for (const auto &function : typed->functions)
+    if (function->kind == ir::Function::Kind::Kernel)
+      builds.push_back({function.get(), stemOf(*function), describe(*function), {}, {}, {}, {}, {}});
+
+  bool forHost = options.emit == EmitKind::Object;
+  std::optional<cuda::CudaToolkit> toolkit;
+  std::optional<cuda::ArchSelection> archs;
+  ErrorLog errors;
+  if (!forHost) {
+    llvm::Expected<cuda::CudaToolkit> found = cuda::findCudaToolkit();
+    if (!found) {
+      llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(found.takeError()) << '\n';
+      return 1;
+    }
+    toolkit = std::move(*found);
+    llvm::Expected<cuda::ArchSelection> selected =
+        cuda::selectArchitectures(options.arch ? std::optional<llvm::StringRef>(*options.arch)
+                                               : std::nullopt);
+    if (!selected) {
+      llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(selected.takeError()) << '\n';
+      return 1;
+    }
+    archs = std::move(*selected);
+  }
+  std::string libdevice;
+  if (toolkit) {
+    llvm::Expected<std::string> path = toolkit->require(cuda::ToolkitComponent::Libdevice);
+    if (!path) {
+      llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(path.takeError()) << '\n';
+      return 1;
+    }
+    libdevice = *path;
+  }
+  backend::KernelCompiler compiler(module.sources, libdevice);
+  llvm::DefaultThreadPool pool(llvm::hardware_concurrency(options.jobs));
+  std::mutex resultsMutex;
+
+  // Phase 1: LLVM IR, PTX or host objects.
+  for (size_t i = 0; i < builds.size(); ++i) {
+    KernelBuild &build = builds[i];
+    if (forHost) {
+      pool.async([&, i] {
+        llvm::Expected<backend::CompiledCode> code =
+            compiler.compileForHost(*build.kernel, backend::CodeForm::Object);
+        if (!code)
+          return errors.add(sortKey(i, 0), build.description + ": " + llvm::toString(code.takeError()));
+        std::lock_guard<std::mutex> lock(resultsMutex);
+        build.host = std::move(*code);
+      });
+      continue;
+    }
+    std::set<unsigned> targets = archs->archs.ptxTargets();
+    for (unsigned arch : targets)
+      pool.async([&, i, arch] {
+        backend::CodeForm form =
+            options.emit == EmitKind::LLVM ? backend::CodeForm::LLVMIR : backend::CodeForm::Assembly;
+        llvm::Expected<backend::CompiledCode> code = compiler.compileForGpu(*build.kernel, arch, form);
+        if (!code)
+          return errors.add(sortKey(i, arch), build.description + " for " + cuda::smName(arch) +
+                                                  ": " + llvm::toString(code.takeError()));
+        std::lock_guard<std::mutex> lock(resultsMutex);
+        build.ptx[arch] = std::move(*code);
+      });
+  }
+  pool.wait();
+
+  // Phase 2: cubins.
+  bool wantCubins = options.emit == EmitKind::Cubin || options.emit == EmitKind::Fatbin ||
+                    (options.verbose && options.emit == EmitKind::Ptx);
+  if (errors.empty() && wantCubins) {
+    for (size_t i = 0; i < builds.size(); ++i)
+      for (unsigned arch : archs->archs.cubins)
+        pool.async([&, i, arch] {
+          KernelBuild &build = builds[i];
+          auto cubin = buildCubin(build, arch, *toolkit, options);
+          if (!cubin)
+            return errors.add(sortKey(i, arch), build.description + ": " +
+                                                    llvm::toString(cubin.takeError()));
+          std::lock_guard<std::mutex> lock(resultsMutex);
+          build.cubins[arch] = std::move(cubin->first);
+          build.usage[arch] = std::move(cubin->second);
+        });
+    pool.wait();
+  }
+
+  // Phase 3: fat binaries: every cubin, and PTX for the virtual archs
+  // (kernels that link other device code carry cubins only: their PTX
+  // alone would not load).
+  if (errors.empty() && options.emit == EmitKind::Fatbin) {
+    for (size_t i = 0; i < builds.size(); ++i)
+      pool.async([&, i] {
+        KernelBuild &build = builds[i];
+        std::vector<cuda::FatbinImage> images;
+        for (const auto &[arch, cubin] : build.cubins)
+          images.push_back({cuda::FatbinImageKind::Cubin, arch, cubin});
+        if (build.kernel->options.link.empty())
+          for (unsigned arch : archs->archs.ptx)
+            images.push_back({cuda::FatbinImageKind::Ptx, arch, build.ptx.at(arch).bytes});
+        llvm::Expected<std::string> fatbin = cuda::createFatbinary(*toolkit, images);
+        if (!fatbin)
+          return errors.add(sortKey(i, 0), build.description + ": " +
+                                               llvm::toString(fatbin.takeError()));
+        std::lock_guard<std::mutex> lock(resultsMutex);
+        build.fatbin = std::move(*fatbin);
+      });
+    pool.wait();
+  }
+
+  if (!errors.empty()) {
+    errors.print();
+    return 1;
+  }
+
+  // Write, in a stable order.
+  llvm::Error failure = llvm::Error::success();
+  auto write = [&](const std::string &name, llvm::StringRef bytes) {
+    if (!failure)
+      failure = writeFile(options.outputDirectory, name, bytes, written);
+  };
+  for (KernelBuild &build : builds) {
+    switch (options.emit) {
+    case EmitKind::LLVM:
+      for (const auto &[arch, code] : build.ptx)
+        write(build.stem + "." + cuda::smName(arch) + ".ll", code.bytes);
+      break;
+    case EmitKind::Ptx:
+      for (const auto &[arch, code] : build.ptx)
+        write(build.stem + "." + cuda::smName(arch) + ".ptx", code.bytes);
+      break;
+    case EmitKind::Cubin:
+      for (const auto &[arch, cubin] : build.cubins)
+        write(build.stem + "." + cuda::smName(arch) + ".cubin", cubin);
+      break;
+    case EmitKind::Fatbin:
+      write(build.stem + ".fatbin", build.fatbin);
+      break;
+    case EmitKind::Object:
+      write(build.stem + ".o", build.host->bytes);
+      break;
+    case EmitKind::Typed:
+      break;
+    }
+  }
+  if (failure) {
+    llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(std::move(failure)) << '\n';
+    return 1;
+  }
+  for (const std::string &path : written)
+    llvm::outs() << path << '\n';
+  if (options.verbose)
+    for (const KernelBuild &build : builds)
+      if (!build.usage.empty())
+        printUsage(build, llvm::outs());
+  return 0;
+}
+
+} // namespace kiln::driver

@@ -1,0 +1,38 @@
+//===- driver/build_command.h - `kiln build` --------------------*- C++ -*-===//
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln::driver {
+
+enum class EmitKind { Typed, LLVM, Ptx, Cubin, Fatbin, Object };
+
+struct BuildOptions {
+  std::string file;
+  std::string moduleName;
+  std::vector<std::string> signatures;
+  EmitKind emit = EmitKind::Fatbin;
+  std::string outputDirectory = ".";
+  std::optional<std::string> arch;
+  /// Parallel jobs; 0 for one per core.
+  unsigned jobs = 0;
+  bool verbose = false;
+  bool color = false;
+
+  // Overrides of the decorators' options, for every kernel.
+  bool fastmath = false;
+  bool debug = false;
+  bool lineinfo = false;
+  std::optional<unsigned> opt;
+  std::optional<unsigned> maxRegisters;
+  std::vector<std::string> ptxasFlags;
+};
+
+/// Compiles the kernels of one module and writes one file per
+/// specialization (and architecture, where the form has one). Returns the
+/// exit status: 0, or 1 when anything failed.
+int runBuild(const BuildOptions &options);
+
+} // namespace kiln::driver

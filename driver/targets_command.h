@@ -1,0 +1,21 @@
+//===- driver/targets_command.h - `kiln targets` ----------------*- C++ -*-===//
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace kiln::driver {
+
+struct TargetsOptions {
+  /// --arch: a list to check and expand instead of $CUDAARCHS or the default.
+  std::optional<std::string> arch;
+  bool json = false;
+};
+
+/// Prints the CUDA toolkit Kiln found, the architectures CUDA 13 supports
+/// and how Kiln builds each, the default list and the selected one. Returns
+/// the process exit status: 0, or 1 when there is no usable toolkit or the
+/// selected architecture list is invalid.
+int runTargets(const TargetsOptions &options);
+
+} // namespace kiln::driver

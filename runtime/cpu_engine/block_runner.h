@@ -1,0 +1,49 @@
+//===- runtime/cpu_engine/block_runner.h - One block on a worker -*- C++ -*-===//
+//
+// Each worker owns a BlockRunner: the block's shared memory, the fibers its
+// threads run on, and the way out of a block entry that must stop early.
+// Generated code finds it through KilnCpuThread::engine.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "runtime/cpu_engine/engine.h"
+#include "runtime/cpu_engine/fiber_scheduler.h"
+#include "runtime/cpu_engine/launch_job.h"
+
+#include <cstddef>
+#include <memory>
+#include <setjmp.h>
+
+namespace kiln::cpu {
+
+class BlockRunner {
+public:
+  explicit BlockRunner(const EngineOptions &options);
+  ~BlockRunner();
+  BlockRunner(const BlockRunner &) = delete;
+  BlockRunner &operator=(const BlockRunner &) = delete;
+
+  /// Runs block number `block` (x fastest, then y, z) of `job`.
+  void run(LaunchJob &job, uint64_t block);
+
+  LaunchJob &job() const { return *currentJob; }
+  uint64_t block() const { return currentBlock; }
+  FiberScheduler &fibers() { return scheduler; }
+
+  /// Leaves the running block entry, skipping its remaining threads.
+  [[noreturn]] void abandonBlockEntry();
+
+private:
+  void runBlockEntry(KilnCpuThread thread);
+  void runFibers(const KilnCpuThread &prototype);
+
+  std::byte *sharedMemory;
+  FiberScheduler scheduler;
+  const size_t blockEntryLocalLimit; // larger local arrays run as fibers
+  LaunchJob *currentJob = nullptr;
+  uint64_t currentBlock = 0;
+  jmp_buf blockEntryExit;
+};
+
+} // namespace kiln::cpu

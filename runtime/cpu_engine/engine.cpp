@@ -1,0 +1,103 @@
+//===- runtime/cpu_engine/engine.cpp - Running kernels on the host --------===//
+
+#include "runtime/cpu_engine/engine.h"
+
+#include "runtime/cpu_engine/launch_job.h"
+#include "runtime/cpu_engine/print_output.h"
+#include "runtime/cpu_engine/worker_pool.h"
+
+#include <atomic>
+#include <mutex>
+#include <pthread.h>
+
+namespace kiln::cpu {
+
+LaunchResult LaunchResult::failure(LaunchErrorKind kind, std::string message) {
+  LaunchResult result;
+  result.errorKind = kind;
+  result.text = std::move(message);
+  return result;
+}
+
+LaunchResult LaunchResult::kernelException(KernelException exception) {
+  LaunchResult result;
+  result.errorKind = LaunchErrorKind::KernelException;
+  result.text = exception.className + ": " + exception.argument;
+  result.raised = std::move(exception);
+  return result;
+}
+
+namespace {
+
+/// How many forks separate this process from the one that loaded the
+/// engine: a child has none of its parent's worker threads.
+std::atomic<uint64_t> forkGeneration{0};
+
+uint64_t currentForkGeneration() {
+  static const bool registered = [] {
+    pthread_atfork(nullptr, nullptr,
+                   [] { forkGeneration.fetch_add(1, std::memory_order_relaxed); });
+    return true;
+  }();
+  (void)registered;
+  return forkGeneration.load(std::memory_order_relaxed);
+}
+
+} // namespace
+
+struct Engine::State {
+  explicit State(const EngineOptions &options)
+      : options(options), output(options.printStream), pool(std::make_unique<WorkerPool>(options)) {
+  }
+
+  /// The pool, started. A child forked after the start gets a new pool; the
+  /// parent's is leaked, as its locks may have been held by threads that do
+  /// not exist in the child.
+  WorkerPool *startedPool(LaunchResult &result) {
+    uint64_t generation = currentForkGeneration();
+    std::lock_guard<std::mutex> lock(mutex);
+    if (started && startedGeneration != generation) {
+      (void)pool.release();
+      pool = std::make_unique<WorkerPool>(options);
+      started = false;
+    }
+    if (!started) {
+      result = pool->start();
+      started = result.ok();
+      startedGeneration = generation;
+    }
+    return started ? pool.get() : nullptr;
+  }
+
+  const EngineOptions options;
+  PrintOutput output;
+  std::mutex mutex; // guards everything below
+  std::unique_ptr<WorkerPool> pool;
+  bool started = false;
+  uint64_t startedGeneration = 0;
+};
+
+Engine::Engine(const EngineOptions &options) : state(std::make_unique<State>(options)) {}
+
+Engine::~Engine() = default;
+
+unsigned Engine::workerCount() const {
+  std::lock_guard<std::mutex> lock(state->mutex);
+  return state->pool->size();
+}
+
+LaunchResult Engine::launch(const KernelImage &image, const LaunchConfig &config,
+                            void *const *args) {
+  LaunchResult result = validateLaunch(image, config);
+  if (!result.ok())
+    return result;
+  WorkerPool *pool = state->startedPool(result);
+  if (!pool)
+    return result;
+  LaunchJob job(image, config, args, state->output, pool->size());
+  pool->run(job);
+  state->output.flush();
+  return job.result();
+}
+
+} // namespace kiln::cpu

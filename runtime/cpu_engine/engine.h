@@ -1,0 +1,183 @@
+//===- runtime/cpu_engine/engine.h - Running kernels on the host -*- C++ -*-===//
+//
+// [Note: the CPU engine]
+// The engine runs the host code Kiln generates for a kernel
+// (backend/cpu_kernel_abi.h) with CUDA's execution model, on any machine.
+//
+// Blocks. A launch is a grid of independent blocks; a pool of host threads
+// (workers, created with large stacks because local arrays live on the
+// stack) claims blocks in order, in chunks, and runs each block to
+// completion on one worker. Launches from several host threads queue up in
+// the same pool. Each block gets its shared memory zeroed: static arrays at
+// the start, dynamic ones after them (16-byte aligned).
+//
+// Threads of a block. A kernel that never waits for other threads has a
+// `<kernel>_block` entry that loops over the block's threads itself: one
+// call per block, no scheduling at all. Every other kernel runs each CUDA
+// thread as a fiber: its own mmap'd stack (guard page below, untouched pages
+// cost nothing) and a saved register set, switched by a few instructions of
+// assembly (fiber_context.h). A fiber runs until it must wait for other
+// threads (syncthreads, a warp collective) or ends; it then hands the worker
+// directly to the next runnable fiber of the block (fiber_scheduler.h).
+// nanosleep also lets the other runnable fibers go first, so that a thread
+// polling a flag another thread of its block sets cannot spin forever. Only
+// one fiber of a block runs at a time, on one worker, so the block's
+// scheduling state needs no locks, and the order in which fibers run is a
+// function of the kernel alone: race-free kernels give the same results on
+// every run and with any number of workers.
+//
+// Barriers follow sm_70+: syncthreads completes when every thread of the
+// block that has not exited has arrived (exited threads count as arrived).
+// Warps are 32 consecutive linear thread ids (x fastest). Warp collectives
+// are lockstep rendezvous: a lane that calls shfl/vote/match/syncwarp with
+// `mask` waits until every live lane named in the mask has reached a
+// collective of the same kind naming the same live lanes; then the whole
+// group gets its results at once, as PTX defines them (warp_collectives.h).
+// Lanes that disagree (a shuffle against a vote, different masks) keep
+// waiting, which ends as a deadlock report rather than a silent wrong
+// result. activemask() is the set of lanes of the warp that have not exited.
+//
+// Deadlocks. Waits only end when a fiber arrives or exits, and both events
+// check at once whether that completes a barrier or a warp group. So when
+// the fiber that is running must wait and no fiber is runnable, nothing can
+// ever change: the block is deadlocked. The engine then abandons the block's
+// fibers and fails the launch with a message naming the block and where
+// each waiting thread waits, instead of hanging.
+//
+// Exceptions. A raise in a fiber records the exception and ends the fiber
+// as if it had returned: barriers stop waiting for it, the other threads and
+// blocks run on, as on a GPU. Block entries must not raise (generated code
+// only raises from kernels without one); if one does anyway, the exception
+// is recorded and the threads of that block the loop had not reached yet
+// do not run.
+//
+// Failures are reported deterministically: the launch reports the failure
+// of the lowest block (see launch_job.h), and the lowest thread in it.
+//
+// Everything here is free of exceptions, RTTI, LLVM, CUDA and Python, so
+// that the Python runtime can link it into a small C extension.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "backend/cpu_kernel_abi.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace kiln::cpu {
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+};
+
+/// What the compiler's metadata says about one kernel specialization.
+struct KernelImage {
+  KilnCpuKernelEntry threadEntry = nullptr; ///< required
+  KilnCpuKernelEntry blockEntry = nullptr;  ///< null when threads must wait for each other
+  uint32_t staticSharedBytes = 0;           ///< static shared arrays, laid out by the compiler
+  /// Stack a thread needs for its local arrays: added to each fiber's stack.
+  /// (A block entry that would not fit a worker's stack runs as fibers.)
+  uint32_t localBytesPerThread = 0;
+  const char *name = nullptr; ///< for messages
+};
+
+struct LaunchConfig {
+  Dim3 grid;
+  Dim3 block;
+  uint32_t dynamicSharedBytes = 0;
+};
+
+/// Hardware limits a launch is checked against (those of CUDA devices of
+/// compute capability 7.0 and later, without opt-in shared memory).
+struct DeviceLimits {
+  static constexpr uint32_t maxThreadsPerBlock = 1024;
+  static constexpr uint32_t maxBlockDim[3] = {1024, 1024, 64};
+  static constexpr uint32_t maxGridDim[3] = {0x7fffffff, 65535, 65535};
+  static constexpr uint32_t maxSharedBytesPerBlock = 48 * 1024;
+  static constexpr uint32_t warpSize = 32;
+};
+
+struct EngineOptions {
+  /// Host threads that run blocks; 0 means std::thread::hardware_concurrency().
+  unsigned workerCount = 0;
+  /// Stack of each worker; block entries (and their local arrays) run on it.
+  size_t workerStackBytes = size_t(16) << 20;
+  /// Stack of each fiber, before adding the kernel's localBytesPerThread.
+  size_t fiberStackBytes = size_t(256) << 10;
+  /// Where print() writes; null means stdout.
+  std::FILE *printStream = nullptr;
+};
+
+/// Why a launch failed.
+enum class LaunchErrorKind {
+  None,
+  InvalidConfiguration, ///< rejected before running (bad dimensions, shared memory, no entry)
+  KernelException,      ///< a thread raised; see LaunchResult::exception()
+  Deadlock,             ///< the threads of a block wait for each other forever
+  ResourceFailure,      ///< the host could not provide threads, stacks or memory
+  Internal,             ///< the kernel broke the ABI (e.g. a block entry that waits)
+};
+
+/// A raise in the kernel, as Numba's dispatcher reports it.
+struct KernelException {
+  std::string className; ///< e.g. "ZeroDivisionError"
+  /// What Python passes to the class: "tid=[z, y, x] ctaid=[z, y, x]: message".
+  std::string argument;
+  Dim3 threadIdx;
+  Dim3 blockIdx;
+};
+
+/// Success, or an error with a message that names the offending value.
+class [[nodiscard]] LaunchResult {
+public:
+  static LaunchResult success() { return LaunchResult(); }
+  static LaunchResult failure(LaunchErrorKind kind, std::string message);
+  static LaunchResult kernelException(KernelException exception);
+
+  bool ok() const { return errorKind == LaunchErrorKind::None; }
+  LaunchErrorKind kind() const { return errorKind; }
+  /// The whole message; for exceptions "ZeroDivisionError: tid=[...] ...".
+  const std::string &message() const { return text; }
+  /// Set for LaunchErrorKind::KernelException.
+  const KernelException *exception() const { return raised ? &*raised : nullptr; }
+
+private:
+  LaunchErrorKind errorKind = LaunchErrorKind::None;
+  std::string text;
+  std::optional<KernelException> raised;
+};
+
+/// Runs launches on a pool of worker threads. Thread-safe: any number of host
+/// threads may launch at once. Workers start at the first launch, so an
+/// engine that is never used costs nothing; a process forked after that
+/// starts its own workers at its first launch. Destroy an engine only when
+/// no launch is in flight.
+class Engine {
+public:
+  explicit Engine(const EngineOptions &options = EngineOptions());
+  ~Engine();
+  Engine(const Engine &) = delete;
+  Engine &operator=(const Engine &) = delete;
+
+  /// Runs `image` over the grid and returns when every block has finished.
+  /// `args` holds one pointer per kernel parameter (docs/abi.md). Release the
+  /// GIL around this call: it blocks, and kernels may print.
+  LaunchResult launch(const KernelImage &image, const LaunchConfig &config, void *const *args);
+
+  /// Worker threads blocks run on.
+  unsigned workerCount() const;
+
+private:
+  struct State;
+  std::unique_ptr<State> state;
+};
+
+/// The checks of a launch a GPU would reject, in the order CUDA makes them.
+LaunchResult validateLaunch(const KernelImage &image, const LaunchConfig &config);
+
+} // namespace kiln::cpu

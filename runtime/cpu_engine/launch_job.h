@@ -1,0 +1,82 @@
+//===- runtime/cpu_engine/launch_job.h - One launch in flight ---*- C++ -*-===//
+//
+// The state a launch shares between the host thread that waits for it and
+// the workers that run its blocks: which blocks are still to be claimed
+// (claimed in order, under the worker pool's lock), how many have finished,
+// and the failure to report.
+//
+// Failures are reported deterministically: the one of the lowest block wins
+// (within a block, a deadlock or ABI violation over an exception, then the
+// lowest thread). An exception lets the other blocks run on, as on a GPU; a
+// deadlock or ABI violation in block b skips the blocks after b, which
+// cannot change the report: every block before b was claimed earlier and
+// still runs. Host resource failures win over everything.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "runtime/cpu_engine/engine.h"
+#include "runtime/cpu_engine/print_output.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+
+namespace kiln::cpu {
+
+struct BlockRange {
+  uint64_t begin = 0, end = 0;
+};
+
+class LaunchJob {
+public:
+  LaunchJob(const KernelImage &image, const LaunchConfig &config, void *const *args,
+            PrintOutput &output, unsigned workerCount);
+
+  const KernelImage &image;
+  const LaunchConfig config;
+  void *const *const args;
+  PrintOutput &output;
+  /// Name for messages: the image's, else "<unnamed kernel>".
+  const char *kernelName() const;
+  uint64_t blockCount() const { return totalBlocks; }
+
+  /// The next chunk of blocks to run; called with the pool's lock held.
+  BlockRange claim();
+  bool fullyClaimed() const { return nextBlock == totalBlocks; }
+  /// False for blocks a failure has made pointless.
+  bool shouldRun(uint64_t block) const {
+    return block < firstSkipped.load(std::memory_order_relaxed);
+  }
+
+  /// Workers report finished (or skipped) blocks; the last wakes the waiter.
+  void finishBlocks(uint64_t count);
+  void waitUntilFinished();
+
+  void recordException(uint64_t block, uint64_t thread, const KilnCpuThread &where,
+                       const char *className, const char *message);
+  void recordFailure(LaunchErrorKind kind, uint64_t block, std::string message);
+  LaunchResult result();
+
+private:
+  /// Whether a failure of (kind, block, thread) replaces the recorded one.
+  bool supersedes(LaunchErrorKind kind, uint64_t block, uint64_t thread) const;
+  void skipFrom(uint64_t block);
+
+  const uint64_t totalBlocks;
+  const uint64_t chunkSize;
+  uint64_t nextBlock = 0;
+  std::atomic<uint64_t> finishedBlocks{0};
+  std::atomic<uint64_t> firstSkipped{~uint64_t(0)};
+  std::atomic<bool> finishedFlag{false}; // `finished`, for polling without the lock
+
+  std::mutex mutex; // guards everything below
+  std::condition_variable finishedCondition;
+  bool finished = false;
+  LaunchErrorKind failureKind = LaunchErrorKind::None;
+  uint64_t failureBlock = 0, failureThread = 0;
+  std::string failureMessage;
+  KernelException exception;
+};
+
+} // namespace kiln::cpu

@@ -1,0 +1,235 @@
+//===- runtime/cpu_engine/services.cpp - What generated code calls --------===//
+
+#include "runtime/cpu_engine/services.h"
+
+#include "runtime/cpu_engine/block_runner.h"
+#include "runtime/cpu_engine/print_output.h"
+
+#include <chrono>
+#include <thread>
+
+namespace kiln::cpu {
+
+namespace {
+
+BlockRunner &runnerOf(KilnCpuThread *thread) {
+  return *static_cast<BlockRunner *>(thread->engine);
+}
+
+FiberThread &fiberOf(KilnCpuThread *thread) {
+  return *reinterpret_cast<FiberThread *>(thread);
+}
+
+FiberScheduler &schedulerOf(KilnCpuThread *thread) {
+  return runnerOf(thread).fibers();
+}
+
+uint64_t linearThread(const KilnCpuThread &thread) {
+  return thread.threadIdx[0] +
+         uint64_t(thread.blockDim[0]) *
+             (thread.threadIdx[1] + uint64_t(thread.blockDim[1]) * thread.threadIdx[2]);
+}
+
+// Shared by both tables.
+
+void printLine(KilnCpuThread *thread, const KilnPrintItem *items, uint32_t count) {
+  runnerOf(thread).job().output.writeLine(formatPrintLine(items, count));
+}
+
+void recordException(KilnCpuThread *thread, const char *className, const char *message) {
+  BlockRunner &runner = runnerOf(thread);
+  runner.job().recordException(runner.block(), linearThread(*thread), *thread, className, message);
+}
+
+// Fibers.
+
+void fiberSyncthreads(KilnCpuThread *thread) {
+  schedulerOf(thread).barrier(fiberOf(thread), BarrierOp::Sync, false);
+}
+
+int32_t fiberSyncthreadsReduce(KilnCpuThread *thread, uint32_t mode, int32_t predicate) {
+  BarrierOp op = mode == KILN_BARRIER_AND  ? BarrierOp::And
+                 : mode == KILN_BARRIER_OR ? BarrierOp::Or
+                                           : BarrierOp::Count;
+  return schedulerOf(thread).barrier(fiberOf(thread), op, predicate != 0);
+}
+
+FiberThread &request(KilnCpuThread *thread, CollectiveKind kind, uint32_t mask) {
+  FiberThread &self = fiberOf(thread);
+  self.collective = kind;
+  self.mask = mask;
+  self.mode = 0;
+  self.value = 0;
+  self.predicate = false;
+  return self;
+}
+
+void fiberSyncwarp(KilnCpuThread *thread, uint32_t mask) {
+  FiberThread &self = request(thread, CollectiveKind::Syncwarp, mask);
+  schedulerOf(thread).warpCollective(self);
+}
+
+uint64_t fiberShuffle(KilnCpuThread *thread, uint32_t mask, uint32_t mode, uint64_t value,
+                      uint32_t lane, uint32_t clamp) {
+  FiberThread &self = request(thread, CollectiveKind::Shuffle, mask);
+  self.mode = mode;
+  self.value = value;
+  self.laneOperand = lane;
+  self.clamp = clamp;
+  schedulerOf(thread).warpCollective(self);
+  return self.result;
+}
+
+uint32_t fiberVote(KilnCpuThread *thread, uint32_t mask, uint32_t mode, int32_t predicate) {
+  FiberThread &self = request(thread, CollectiveKind::Vote, mask);
+  self.mode = mode;
+  self.predicate = predicate != 0;
+  schedulerOf(thread).warpCollective(self);
+  return static_cast<uint32_t>(self.result);
+}
+
+uint32_t fiberMatchAny(KilnCpuThread *thread, uint32_t mask, uint64_t value) {
+  FiberThread &self = request(thread, CollectiveKind::MatchAny, mask);
+  self.value = value;
+  schedulerOf(thread).warpCollective(self);
+  return static_cast<uint32_t>(self.result);
+}
+
+uint32_t fiberMatchAll(KilnCpuThread *thread, uint32_t mask, uint64_t value, int32_t *predicate) {
+  FiberThread &self = request(thread, CollectiveKind::MatchAll, mask);
+  self.value = value;
+  schedulerOf(thread).warpCollective(self);
+  if (predicate)
+    *predicate = self.resultFlag;
+  return static_cast<uint32_t>(self.result);
+}
+
+uint32_t fiberActiveMask(KilnCpuThread *thread) {
+  return schedulerOf(thread).liveLanes(fiberOf(thread));
+}
+
+void fiberNanosleep(KilnCpuThread *thread, uint32_t nanoseconds) {
+  // Let the block's other threads run first: a thread polling a flag that
+  // another thread of its block sets would otherwise spin forever.
+  if (!schedulerOf(thread).yield(fiberOf(thread)))
+    sleepNanoseconds(nanoseconds);
+}
+
+void fiberRaise(KilnCpuThread *thread, const char *className, const char *message) {
+  recordException(thread, className, message);
+  schedulerOf(thread).exit(fiberOf(thread));
+}
+
+// Block entries.
+
+/// Out of line so that its strings are gone before the longjmp.
+[[gnu::noinline]] void recordMisuse(KilnCpuThread *thread, const char *service) {
+  BlockRunner &runner = runnerOf(thread);
+  runner.job().recordFailure(LaunchErrorKind::Internal, runner.block(),
+                             std::string("kernel '") + runner.job().kernelName() + "' called " +
+                                 service +
+                                 " from its block entry, which must not wait for other threads");
+}
+
+[[noreturn]] void misuse(KilnCpuThread *thread, const char *service) {
+  recordMisuse(thread, service);
+  runnerOf(thread).abandonBlockEntry();
+}
+
+void blockSyncthreads(KilnCpuThread *thread) {
+  misuse(thread, "syncthreads");
+}
+
+int32_t blockSyncthreadsReduce(KilnCpuThread *thread, uint32_t, int32_t) {
+  misuse(thread, "syncthreads_count/and/or");
+}
+
+void blockSyncwarp(KilnCpuThread *thread, uint32_t) {
+  misuse(thread, "syncwarp");
+}
+
+uint64_t blockShuffle(KilnCpuThread *thread, uint32_t, uint32_t, uint64_t, uint32_t, uint32_t) {
+  misuse(thread, "a warp shuffle");
+}
+
+uint32_t blockVote(KilnCpuThread *thread, uint32_t, uint32_t, int32_t) {
+  misuse(thread, "a warp vote");
+}
+
+uint32_t blockMatchAny(KilnCpuThread *thread, uint32_t, uint64_t) {
+  misuse(thread, "match_any_sync");
+}
+
+uint32_t blockMatchAll(KilnCpuThread *thread, uint32_t, uint64_t, int32_t *) {
+  misuse(thread, "match_all_sync");
+}
+
+/// The lanes of the calling thread's warp that exist (none has exited while
+/// the loop is still running it).
+uint32_t blockActiveMask(KilnCpuThread *thread) {
+  uint64_t count = uint64_t(thread->blockDim[0]) * thread->blockDim[1] * thread->blockDim[2];
+  uint64_t warpStart = linearThread(*thread) / 32 * 32;
+  uint64_t lanes = count - warpStart;
+  return lanes >= 32 ? ~0u : (1u << lanes) - 1;
+}
+
+void blockNanosleep(KilnCpuThread *, uint32_t nanoseconds) {
+  sleepNanoseconds(nanoseconds);
+}
+
+void blockRaise(KilnCpuThread *thread, const char *className, const char *message) {
+  recordException(thread, className, message);
+  runnerOf(thread).abandonBlockEntry();
+}
+
+} // namespace
+
+const KilnCpuServices fiberServices = {
+    .abiVersion = KILN_CPU_ABI_VERSION,
+    .reserved = 0,
+    .syncthreads = fiberSyncthreads,
+    .syncthreadsReduce = fiberSyncthreadsReduce,
+    .syncwarp = fiberSyncwarp,
+    .shuffle = fiberShuffle,
+    .vote = fiberVote,
+    .matchAny = fiberMatchAny,
+    .matchAll = fiberMatchAll,
+    .activeMask = fiberActiveMask,
+    .nanosleep = fiberNanosleep,
+    .print = printLine,
+    .raiseException = fiberRaise,
+};
+
+const KilnCpuServices blockEntryServices = {
+    .abiVersion = KILN_CPU_ABI_VERSION,
+    .reserved = 0,
+    .syncthreads = blockSyncthreads,
+    .syncthreadsReduce = blockSyncthreadsReduce,
+    .syncwarp = blockSyncwarp,
+    .shuffle = blockShuffle,
+    .vote = blockVote,
+    .matchAny = blockMatchAny,
+    .matchAll = blockMatchAll,
+    .activeMask = blockActiveMask,
+    .nanosleep = blockNanosleep,
+    .print = printLine,
+    .raiseException = blockRaise,
+};
+
+void sleepNanoseconds(uint32_t nanoseconds) {
+  using Clock = std::chrono::steady_clock;
+  constexpr uint32_t maxSleep = 1'000'000;
+  constexpr uint32_t spinLimit = 50'000; // below this, an OS sleep overshoots by far
+  uint32_t duration = nanoseconds < maxSleep ? nanoseconds : maxSleep;
+  if (duration == 0)
+    return;
+  if (duration >= spinLimit) {
+    std::this_thread::sleep_for(std::chrono::nanoseconds(duration));
+    return;
+  }
+  Clock::time_point end = Clock::now() + std::chrono::nanoseconds(duration);
+  while (Clock::now() < end)
+    std::this_thread::yield();
+}
+
+} // namespace kiln::cpu

@@ -1,0 +1,22 @@
+//===- runtime/cpu_engine/services.h - What generated code calls -*- C++ -*-===//
+//
+// The two KilnCpuServices tables. Fibers get the real barriers and warp
+// collectives. Block entries run threads in a plain loop, so nothing may
+// wait there: a block entry that calls a barrier or collective anyway fails
+// the launch (an ABI violation by the code generator) instead of silently
+// running wrong. Both share print, nanosleep and raise.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "backend/cpu_kernel_abi.h"
+
+namespace kiln::cpu {
+
+extern const KilnCpuServices fiberServices;
+extern const KilnCpuServices blockEntryServices;
+
+/// nanosleep(): about `nanoseconds` (at most 1 ms, as on a GPU).
+void sleepNanoseconds(uint32_t nanoseconds);
+
+} // namespace kiln::cpu

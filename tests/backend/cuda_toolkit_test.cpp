@@ -1,0 +1,256 @@
+//===- tests/backend/cuda_toolkit_test.cpp - Finding the CUDA toolkit -----===//
+//
+// The search order of backend/cuda_toolkit.h, checked on the installed
+// toolkit and on fake ones built in temporary directories.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backend/cuda_toolkit.h"
+#include "backend/temporary_directory.h"
+#include "tests/backend/test_support.h"
+
+#include <gtest/gtest.h>
+#include <llvm/Support/FileSystem.h>
+
+namespace kiln::cuda {
+namespace {
+
+using testing::errorMessage;
+using testing::toolkit;
+
+bool contains(const std::string &text, llvm::StringRef part) {
+  return llvm::StringRef(text).contains(part);
+}
+
+/// A directory that looks like a toolkit: bin/ptxas is a shell script
+/// printing `ptxasVersionOutput`.
+struct FakeToolkit {
+  TemporaryDirectory directory;
+
+  static FakeToolkit create(llvm::StringRef ptxasVersionOutput) {
+    llvm::Expected<TemporaryDirectory> directory = TemporaryDirectory::create("kiln-fake-cuda");
+    if (!directory) {
+      ADD_FAILURE() << llvm::toString(directory.takeError());
+      std::abort();
+    }
+    FakeToolkit fake{std::move(*directory)};
+    fake.makeDirectory("bin");
+    fake.writeExecutable("bin/ptxas",
+                         "#!/bin/sh\nprintf '%s\\n' '" + ptxasVersionOutput.str() + "'\n");
+    return fake;
+  }
+
+  std::string root() const { return directory.path(); }
+
+  void makeDirectory(llvm::StringRef relative) {
+    EXPECT_FALSE(llvm::sys::fs::create_directories(directory.file(relative)));
+  }
+  void writeFile(llvm::StringRef relative, llvm::StringRef contents) {
+    EXPECT_FALSE(static_cast<bool>(directory.write(relative, contents)));
+  }
+  void writeExecutable(llvm::StringRef relative, llvm::StringRef contents) {
+    writeFile(relative, contents);
+    EXPECT_FALSE(llvm::sys::fs::setPermissions(directory.file(relative),
+                                               llvm::sys::fs::all_read | llvm::sys::fs::all_exe |
+                                                   llvm::sys::fs::owner_write));
+  }
+};
+
+ToolkitSearchEnvironment emptyEnvironment() {
+  ToolkitSearchEnvironment environment;
+  environment.defaultRoot = "/nonexistent/kiln-test/cuda";
+  return environment;
+}
+
+TEST(CudaToolkit, FindsTheInstalledToolkitAndEveryComponent) {
+  const CudaToolkit &found = toolkit();
+  ASSERT_FALSE(found.root.empty());
+  EXPECT_GE(found.version.major, 13u);
+  for (ToolkitComponent component : kToolkitComponents) {
+    llvm::Expected<std::string> path = found.require(component);
+    KILN_ASSERT_OK(path);
+    EXPECT_TRUE(llvm::sys::fs::exists(*path)) << *path;
+  }
+}
+
+TEST(CudaToolkit, VersionAgreesWithWhatCMakeFound) {
+  // CMake's FindCUDAToolkit reads the same toolkit's nvcc --version.
+  // (version.json gives the toolkit's release, 13.0.1 say, where the
+  // compilers say 13.0.88: only major.minor must agree.)
+  const CudaVersion &version = toolkit().version;
+  EXPECT_EQ(std::to_string(version.major) + "." + std::to_string(version.minor),
+            KILN_CMAKE_CUDA_VERSION_MAJOR_MINOR);
+}
+
+TEST(CudaToolkit, CudaHomeComesFirst) {
+  ToolkitSearchEnvironment environment = emptyEnvironment();
+  environment.cudaHome = toolkit().root;
+  environment.cudaPath = "/nonexistent/cuda-path";
+  llvm::Expected<CudaToolkit> found = findCudaToolkit(environment);
+  KILN_ASSERT_OK(found);
+  EXPECT_EQ(found->source, ToolkitSource::CudaHome);
+  EXPECT_EQ(found->root, toolkit().root);
+}
+
+TEST(CudaToolkit, CudaPathIsUsedWithoutCudaHome) {
+  ToolkitSearchEnvironment environment = emptyEnvironment();
+  environment.cudaPath = toolkit().root;
+  llvm::Expected<CudaToolkit> found = findCudaToolkit(environment);
+  KILN_ASSERT_OK(found);
+  EXPECT_EQ(found->source, ToolkitSource::CudaPath);
+}
+
+TEST(CudaToolkit, CudaHomeNamingNoDirectoryIsAnErrorWithoutFallback) {
+  ToolkitSearchEnvironment environment = emptyEnvironment();
+  environment.cudaHome = "/nonexistent/kiln-test/cuda-home";
+  environment.cudaPath = toolkit().root; // valid, but CUDA_HOME decides
+  environment.path = "/usr/local/cuda/bin";
+  std::string message = errorMessage(findCudaToolkit(environment));
+  EXPECT_TRUE(contains(message, "$CUDA_HOME is '/nonexistent/kiln-test/cuda-home', which is not a "
+                                "directory"))
+      << message;
+  EXPECT_TRUE(contains(message, "bin/ptxas")) << message;
+}
+
+TEST(CudaToolkit, CudaPathWithoutPtxasIsAnError) {
+  llvm::Expected<TemporaryDirectory> empty = TemporaryDirectory::create("kiln-empty-cuda");
+  KILN_ASSERT_OK(empty);
+  ToolkitSearchEnvironment environment = emptyEnvironment();
+  environment.cudaPath = empty->path();
+  std::string message = errorMessage(findCudaToolkit(environment));
+  EXPECT_TRUE(
+      contains(message, "$CUDA_PATH is '" + empty->path() + "', which holds no CUDA toolkit"))
+      << message;
+  EXPECT_TRUE(contains(message, "'" + empty->path() + "/bin/ptxas' is missing or not executable"))
+      << message;
+}
+
+TEST(CudaToolkit, PtxasOnPathLocatesTheToolkit) {
+  ToolkitSearchEnvironment environment = emptyEnvironment();
+  environment.path = "/nonexistent/kiln-test/bin:" + toolkit().root + "/bin:/usr/bin";
+  llvm::Expected<CudaToolkit> found = findCudaToolkit(environment);
+  KILN_ASSERT_OK(found);
+  EXPECT_EQ(found->source, ToolkitSource::PtxasOnPath);
+  // The root is the real directory (/usr/local/cuda may be a symlink).
+  llvm::SmallString<256> realRoot;
+  ASSERT_FALSE(llvm::sys::fs::real_path(toolkit().root, realRoot));
+  EXPECT_EQ(found->root, std::string(realRoot));
+}
+
+TEST(CudaToolkit, DefaultLocationIsTheLastResort) {
+  ToolkitSearchEnvironment environment = emptyEnvironment();
+  environment.path = "/nonexistent/kiln-test/bin";
+  environment.defaultRoot = toolkit().root;
+  llvm::Expected<CudaToolkit> found = findCudaToolkit(environment);
+  KILN_ASSERT_OK(found);
+  EXPECT_EQ(found->source, ToolkitSource::DefaultLocation);
+}
+
+TEST(CudaToolkit, NothingFoundSaysWhereItLooked) {
+  ToolkitSearchEnvironment environment = emptyEnvironment();
+  environment.path = "/nonexistent/kiln-test/bin";
+  std::string message = errorMessage(findCudaToolkit(environment));
+  EXPECT_TRUE(contains(message, "no CUDA toolkit found")) << message;
+  EXPECT_TRUE(contains(message, "CUDA_HOME and CUDA_PATH are not set")) << message;
+  EXPECT_TRUE(contains(message, "/nonexistent/kiln-test/cuda/bin/ptxas does not exist")) << message;
+}
+
+TEST(CudaToolkit, VersionComesFromVersionJsonFirst) {
+  FakeToolkit fake = FakeToolkit::create("Cuda compilation tools, release 12.8, V12.8.93");
+  fake.writeFile(
+      "version.json",
+      R"({"cuda": {"name": "CUDA SDK", "version": "13.1.0"}, "nvcc": {"version": "13.1.80"}})");
+  ToolkitSearchEnvironment environment = emptyEnvironment();
+  environment.cudaHome = fake.root();
+  llvm::Expected<CudaToolkit> found = findCudaToolkit(environment);
+  KILN_ASSERT_OK(found);
+  EXPECT_EQ(found->version, (CudaVersion{13, 1, 0}));
+  EXPECT_EQ(found->versionSource, "version.json");
+}
+
+TEST(CudaToolkit, VersionFromPtxasWithoutVersionJson) {
+  FakeToolkit fake = FakeToolkit::create("Cuda compilation tools, release 12.8, V12.8.93");
+  ToolkitSearchEnvironment environment = emptyEnvironment();
+  environment.cudaHome = fake.root();
+  llvm::Expected<CudaToolkit> found = findCudaToolkit(environment);
+  KILN_ASSERT_OK(found);
+  EXPECT_EQ(found->version, (CudaVersion{12, 8, 93}));
+  EXPECT_EQ(found->versionSource, "ptxas --version");
+}
+
+TEST(CudaToolkit, UnknownVersionIsAnError) {
+  FakeToolkit fake = FakeToolkit::create("not a version");
+  ToolkitSearchEnvironment environment = emptyEnvironment();
+  environment.cudaHome = fake.root();
+  std::string message = errorMessage(findCudaToolkit(environment));
+  EXPECT_TRUE(contains(message, "cannot tell the version of the CUDA toolkit at '" + fake.root()))
+      << message;
+}
+
+TEST(CudaToolkit, MissingComponentsAreErrorsListingWhereKilnLooked) {
+  FakeToolkit fake = FakeToolkit::create("Cuda compilation tools, release 13.0, V13.0.88");
+  fake.makeDirectory("nvvm/libdevice");
+  fake.writeFile("nvvm/libdevice/libdevice.10.bc", "BC");
+  fake.makeDirectory("lib");
+  fake.writeFile("lib/libnvJitLink.so.13", "not really a library");
+  ToolkitSearchEnvironment environment = emptyEnvironment();
+  environment.cudaHome = fake.root();
+  llvm::Expected<CudaToolkit> found = findCudaToolkit(environment);
+  KILN_ASSERT_OK(found);
+
+  // Present: ptxas, libdevice, and the versioned nvJitLink.
+  EXPECT_TRUE(found->location(ToolkitComponent::Ptxas).path.has_value());
+  EXPECT_EQ(found->location(ToolkitComponent::Libdevice).path,
+            fake.root() + "/nvvm/libdevice/libdevice.10.bc");
+  EXPECT_EQ(found->location(ToolkitComponent::NvJitLink).path,
+            fake.root() + "/lib/libnvJitLink.so.13");
+
+  std::string message = errorMessage(found->require(ToolkitComponent::Fatbinary));
+  EXPECT_TRUE(
+      contains(message, "the CUDA toolkit at '" + fake.root() +
+                            "' (found through $CUDA_HOME) has no fatbinary; looked for:\n  " +
+                            fake.root() + "/bin/fatbinary"))
+      << message;
+  EXPECT_FALSE(errorMessage(found->require(ToolkitComponent::Nvcc)).empty());
+
+  // A non-executable tool does not count.
+  fake.writeFile("bin/nvcc", "#!/bin/sh\n");
+  found = findCudaToolkit(environment);
+  KILN_ASSERT_OK(found);
+  EXPECT_FALSE(found->location(ToolkitComponent::Nvcc).path.has_value());
+}
+
+TEST(CudaToolkit, NvJitLinkSearchCoversLib64LibAndTargets) {
+  FakeToolkit fake = FakeToolkit::create("Cuda compilation tools, release 13.0, V13.0.88");
+  ToolkitSearchEnvironment environment = emptyEnvironment();
+  environment.cudaHome = fake.root();
+  llvm::Expected<CudaToolkit> found = findCudaToolkit(environment);
+  KILN_ASSERT_OK(found);
+  std::string message = errorMessage(found->require(ToolkitComponent::NvJitLink));
+  for (llvm::StringRef path : {"/lib64/libnvJitLink.so", "/lib64/libnvJitLink.so.13",
+                               "/lib/libnvJitLink.so", "/targets/x86_64-linux/lib/libnvJitLink.so"})
+    EXPECT_TRUE(contains(message, fake.root() + path.str())) << message;
+}
+
+TEST(CudaVersionParsing, VersionStrings) {
+  EXPECT_EQ(parseCudaVersion("13.0"), (CudaVersion{13, 0, 0}));
+  EXPECT_EQ(parseCudaVersion("13.0.88"), (CudaVersion{13, 0, 88}));
+  EXPECT_EQ(parseCudaVersion("12.4.131.1"), (CudaVersion{12, 4, 131}));
+  EXPECT_FALSE(parseCudaVersion("13"));
+  EXPECT_FALSE(parseCudaVersion("a.b"));
+  EXPECT_EQ((CudaVersion{13, 0, 0}).str(), "13.0");
+  EXPECT_EQ((CudaVersion{13, 0, 88}).str(), "13.0.88");
+}
+
+TEST(CudaVersionParsing, PtxasVersionOutput) {
+  EXPECT_EQ(parsePtxasVersionOutput("ptxas: NVIDIA (R) Ptx optimizing assembler\n"
+                                    "Cuda compilation tools, release 13.0, V13.0.88\n"
+                                    "Build cuda_13.0.r13.0/compiler.36424714_0\n"),
+            (CudaVersion{13, 0, 88}));
+  EXPECT_EQ(parsePtxasVersionOutput("Cuda compilation tools, release 12.4"),
+            (CudaVersion{12, 4, 0}));
+  EXPECT_FALSE(parsePtxasVersionOutput("ptxas 1.0"));
+}
+
+} // namespace
+} // namespace kiln::cuda
