@@ -42,11 +42,11 @@ typedef struct KilnCpuThread KilnCpuThread;
 enum KilnPrintKind {
   KILN_PRINT_INT64 = 0,
   KILN_PRINT_UINT64 = 1,
-  KILN_PRINT_FLOAT64 = 2,   /* printed as Python prints a float */
-  KILN_PRINT_BOOL = 3,
+  KILN_PRINT_FLOAT64 = 2,   /* printed with %f, as numba-cuda's vprintf does */
+  KILN_PRINT_BOOL = 3,      /* value.i64 is 0 or 1: False or True */
   KILN_PRINT_STRING = 4,    /* a NUL-terminated constant */
   KILN_PRINT_NONE = 5,
-  KILN_PRINT_COMPLEX128 = 6 /* real part in f64, imaginary part in imag */
+  KILN_PRINT_COMPLEX128 = 6 /* real part in f64, imaginary part in imag; (%f%+fj) */
 };
 
 typedef struct KilnPrintItem {
@@ -85,7 +85,8 @@ enum KilnBarrierReduce {
 };
 
 /* What the engine does for generated code. Every function receives the
- * calling thread. */
+ * calling thread: the same KilnCpuThread pointer the entry point received,
+ * from which the engine finds the fiber's state. */
 typedef struct KilnCpuServices {
   uint32_t abiVersion; /* KILN_CPU_ABI_VERSION */
   uint32_t reserved;
@@ -106,7 +107,8 @@ typedef struct KilnCpuServices {
   uint32_t (*vote)(KilnCpuThread *thread, uint32_t mask, uint32_t mode, int32_t predicate);
   /* match_any_sync: lanes of `mask` whose value equals this lane's. */
   uint32_t (*matchAny)(KilnCpuThread *thread, uint32_t mask, uint64_t value);
-  /* match_all_sync: `mask` if all lanes agree (*predicate = 1), else 0. */
+  /* match_all_sync: the live lanes of `mask` if they all agree
+   * (*predicate = 1), else 0. */
   uint32_t (*matchAll)(KilnCpuThread *thread, uint32_t mask, uint64_t value, int32_t *predicate);
   /* activemask(): the lanes of the warp still running. */
   uint32_t (*activeMask)(KilnCpuThread *thread);
@@ -117,7 +119,8 @@ typedef struct KilnCpuServices {
   /* A raise (or failed assert with debug=True) in the kernel: the engine
    * records it, ends this thread, and reports it after the launch. It never
    * returns (generated code follows the call with `unreachable`), which is
-   * why kernels that may raise have no block entry. */
+   * why kernels that may raise have no block entry. An empty message means
+   * none. */
   void (*raiseException)(KilnCpuThread *thread, const char *exceptionClass, const char *message);
 } KilnCpuServices;
 

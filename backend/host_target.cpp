@@ -282,7 +282,8 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
   llvm::Function *block = llvm::Function::Create(entryType, llvm::GlobalValue::ExternalLinkage,
                                                  blockEntryName(name), module);
   block->addFnAttr(llvm::Attribute::NoUnwind);
-  kernel.addFnAttr(llvm::Attribute::AlwaysInline);
+  if (!kernel.hasFnAttribute(llvm::Attribute::NoInline)) // opt=0 keeps calls
+    kernel.addFnAttr(llvm::Attribute::AlwaysInline);
   llvm::BasicBlock *entryBlock = llvm::BasicBlock::Create(context, "entry", block);
   llvm::IRBuilder<> builder(entryBlock);
   std::vector<llvm::Value *> values = unpack(builder, *block);
@@ -295,8 +296,6 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
   for (unsigned d = 0; d < 3; ++d)
     dims[d] = builder.CreateAlignedLoad(i32, field(offsetof(KilnCpuThread, blockDim) + 4 * d),
                                         llvm::Align(4));
-  llvm::Value *warpSize =
-      builder.CreateAlignedLoad(i32, field(offsetof(KilnCpuThread, warpSize)), llvm::Align(4));
 
   // for z, for y, for x: nested loops over blockDim.
   llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "done", block);
@@ -317,7 +316,8 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
   llvm::Value *linear = builder.CreateAdd(
       indices[0],
       builder.CreateMul(dims[0], builder.CreateAdd(indices[1], builder.CreateMul(dims[1], indices[2]))));
-  builder.CreateAlignedStore(builder.CreateURem(linear, warpSize),
+  // Warps are 32 threads on every GPU Kiln targets, and on the engine.
+  builder.CreateAlignedStore(builder.CreateAnd(linear, builder.getInt32(31)),
                              field(offsetof(KilnCpuThread, laneId)), llvm::Align(4));
   builder.CreateCall(&kernel, values);
   for (unsigned d = 0; d < 3; ++d) {

@@ -9,8 +9,11 @@
 #include "backend/target_machines.h"
 
 #include <llvm/ADT/SmallString.h>
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Support/raw_ostream.h>
+
+#include <map>
 
 namespace kiln::backend {
 
@@ -46,6 +49,31 @@ static llvm::Expected<std::string> emit(llvm::Module &module, llvm::TargetMachin
   return std::string(bytes.str());
 }
 
+/// LLVM numbers the `// callseq N` comments it writes around PTX calls
+/// from a counter shared by every compilation in the process, which would
+/// make a kernel's PTX depend on what was compiled before it. Numbering them
+/// from 0 in each module keeps the output reproducible.
+static std::string renumberCallSequences(llvm::StringRef ptx) {
+  static constexpr llvm::StringLiteral marker = "// callseq ";
+  std::string out;
+  out.reserve(ptx.size());
+  std::map<std::string, unsigned> numbers;
+  while (!ptx.empty()) {
+    size_t at = ptx.find(marker);
+    if (at == llvm::StringRef::npos) {
+      out += ptx;
+      break;
+    }
+    out += ptx.take_front(at + marker.size());
+    ptx = ptx.drop_front(at + marker.size());
+    llvm::StringRef digits = ptx.take_while([](char c) { return llvm::isDigit(c); });
+    auto [entry, inserted] = numbers.try_emplace(digits.str(), numbers.size());
+    out += std::to_string(entry->second);
+    ptx = ptx.drop_front(digits.size());
+  }
+  return out;
+}
+
 llvm::Expected<CompiledCode> KernelCompiler::compileForGpu(const ir::Function &kernel,
                                                            unsigned arch, CodeForm form) const {
   llvm::LLVMContext context;
@@ -64,6 +92,8 @@ llvm::Expected<CompiledCode> KernelCompiler::compileForGpu(const ir::Function &k
   llvm::Expected<std::string> bytes = emit(module, **machine, form);
   if (!bytes)
     return bytes.takeError();
+  if (form == CodeForm::Assembly)
+    *bytes = renumberCallSequences(*bytes);
   return CompiledCode{interfaceOf(*lowered, kernel), std::move(*bytes)};
 }
 

@@ -18,12 +18,10 @@
 
 #include "backend/arch_list.h"
 #include "backend/cuda_archs.h"
-#include "backend/cuda_source.h"
 #include "backend/cuda_toolkit.h"
 #include "backend/fatbinary.h"
 #include "backend/kernel_compiler.h"
-#include "backend/nvjitlink.h"
-#include "backend/ptxas.h"
+#include "backend/cubin_builder.h"
 #include "frontend/emit_typed_ir.h"
 #include "frontend/frontend.h"
 
@@ -123,16 +121,6 @@ void applyOverrides(ir::Module &module, const BuildOptions &options) {
   }
 }
 
-cuda::PtxasOptions ptxasOptionsFor(const ir::Function &kernel, const BuildOptions &options) {
-  cuda::PtxasOptions ptxas;
-  ptxas.optimizationLevel = kernel.options.optimize ? 3 : 0;
-  ptxas.maxRegisters = kernel.options.maxRegisters.value_or(0);
-  ptxas.lineInfo = kernel.options.lineinfo;
-  ptxas.debug = kernel.options.debug;
-  ptxas.extraFlags = options.ptxasFlags;
-  return ptxas;
-}
-
 /// Files named in link=[...], relative to the kernel module's folder.
 std::vector<std::string> linkFiles(const ir::Function &kernel, llvm::StringRef modulePath) {
   std::vector<std::string> files;
@@ -146,54 +134,6 @@ std::vector<std::string> linkFiles(const ir::Function &kernel, llvm::StringRef m
     files.push_back(path.str().str());
   }
   return files;
-}
-
-/// The cubin for `arch`: ptxas on the kernel's PTX, or nvJitLink when it
-/// links other device code.
-llvm::Expected<std::pair<std::string, cuda::ResourceUsage>>
-buildCubin(const KernelBuild &build, unsigned arch, const cuda::CudaToolkit &toolkit,
-           const BuildOptions &options) {
-  const ir::Function &kernel = *build.kernel;
-  const std::string &ptx = build.ptx.at(cuda::ptxTargetForCubin(arch)).bytes;
-  std::vector<std::string> files = linkFiles(kernel, options.file);
-  if (files.empty()) {
-    llvm::Expected<cuda::AssembledCubin> cubin =
-        cuda::assemblePtx(toolkit, ptx, arch, ptxasOptionsFor(kernel, options));
-    if (!cubin)
-      return cubin.takeError();
-    return std::make_pair(std::move(cubin->cubin), std::move(cubin->usage));
-  }
-  std::vector<cuda::LinkInput> inputs{{cuda::LinkInputKind::Ptx, build.stem + ".ptx", ptx}};
-  for (const std::string &file : files) {
-    if (llvm::sys::path::extension(file) == ".cu") {
-      cuda::CudaSourceOptions sourceOptions;
-      sourceOptions.lineInfo = kernel.options.lineinfo;
-      sourceOptions.debug = kernel.options.debug;
-      llvm::Expected<cuda::LinkInput> compiled =
-          cuda::compileCudaSource(toolkit, file, arch, cuda::CudaSourceOutput::Ptx, sourceOptions);
-      if (!compiled)
-        return compiled.takeError();
-      inputs.push_back(std::move(*compiled));
-      continue;
-    }
-    llvm::Expected<cuda::LinkInput> input = cuda::readLinkInput(file);
-    if (!input)
-      return input.takeError();
-    inputs.push_back(std::move(*input));
-  }
-  llvm::Expected<cuda::NvJitLink> linker = cuda::NvJitLink::load(toolkit);
-  if (!linker)
-    return linker.takeError();
-  cuda::LinkOptions linkOptions;
-  linkOptions.optimizationLevel = kernel.options.optimize ? 3 : 0;
-  linkOptions.maxRegisters = kernel.options.maxRegisters.value_or(0);
-  linkOptions.lineInfo = kernel.options.lineinfo;
-  linkOptions.debug = kernel.options.debug;
-  linkOptions.extraPtxasFlags = options.ptxasFlags;
-  llvm::Expected<cuda::LinkedCubin> linked = linker->link(arch, inputs, linkOptions);
-  if (!linked)
-    return linked.takeError();
-  return std::make_pair(std::move(linked->cubin), std::move(linked->usage));
 }
 
 void printUsage(const KernelBuild &build, llvm::raw_ostream &os) {
@@ -326,17 +266,20 @@ int runBuild(const BuildOptions &options) {
   bool wantCubins = options.emit == EmitKind::Cubin || options.emit == EmitKind::Fatbin ||
                     (options.verbose && options.emit == EmitKind::Ptx);
   if (errors.empty() && wantCubins) {
+    backend::CubinBuilder cubins(*toolkit, options.ptxasFlags);
     for (size_t i = 0; i < builds.size(); ++i)
       for (unsigned arch : archs->archs.cubins)
         pool.async([&, i, arch] {
           KernelBuild &build = builds[i];
-          auto cubin = buildCubin(build, arch, *toolkit, options);
+          llvm::Expected<backend::BuiltCubin> cubin = cubins.build(
+              build.kernel->options, build.ptx.at(cuda::ptxTargetForCubin(arch)).bytes,
+              build.stem + ".ptx", arch, linkFiles(*build.kernel, options.file));
           if (!cubin)
             return errors.add(sortKey(i, arch), build.description + ": " +
                                                     llvm::toString(cubin.takeError()));
           std::lock_guard<std::mutex> lock(resultsMutex);
-          build.cubins[arch] = std::move(cubin->first);
-          build.usage[arch] = std::move(cubin->second);
+          build.cubins[arch] = std::move(cubin->cubin);
+          build.usage[arch] = std::move(cubin->usage);
         });
     pool.wait();
   }

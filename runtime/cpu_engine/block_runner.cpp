@@ -61,6 +61,7 @@ void BlockRunner::run(LaunchJob &job, uint64_t block) {
     std::memset(sharedMemory, 0, sharedBytes);
   thread.sharedMemory = sharedMemory;
   thread.dynamicSharedMemory = sharedMemory + staticBytes;
+  thread.dynamicSharedBytes = config.dynamicSharedBytes;
   thread.engine = this;
 
   // A block entry runs on the worker's stack; a kernel whose local arrays

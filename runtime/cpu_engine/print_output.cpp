@@ -2,7 +2,6 @@
 
 #include "runtime/cpu_engine/print_output.h"
 
-#include <cmath>
 #include <cstdarg>
 #include <mutex>
 
@@ -56,14 +55,10 @@ void appendItem(std::string &out, const KilnPrintItem &item) {
   case KILN_PRINT_NONE:
     out += "None";
     return;
-  case KILN_PRINT_COMPLEX128: {
-    // Python's layout, "(1+2j)" and "(1-2j)", with %f digits.
-    double imag = item.imag;
-    appendFormat(out, "(%f", item.value.f64);
-    out += std::signbit(imag) ? '-' : '+';
-    appendFormat(out, "%fj)", std::fabs(imag));
+  case KILN_PRINT_COMPLEX128:
+    // The GPU target's format for complex numbers.
+    appendFormat(out, "(%f%+fj)", item.value.f64, item.imag);
     return;
-  }
   default:
     appendFormat(out, "<print item of unknown kind %u>", item.kind);
     return;

@@ -4,7 +4,8 @@
 // spaces, in the printf formats Numba's CUDA target uses
 // (numba/cuda/printimpl.py): %lld and %llu for integers, %f for floats,
 // True/False for booleans, strings as they are. Complex numbers, which Numba
-// cannot print on a GPU, print as (%f+%fj); None prints as None.
+// cannot print on a GPU, print as Kiln's GPU target prints them, (%f%+fj);
+// None prints as None.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

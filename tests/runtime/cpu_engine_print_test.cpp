@@ -94,9 +94,11 @@ TEST(PrintFormat, BooleansStringsNone) {
   EXPECT_EQ(line({}), "\n");
 }
 
-TEST(PrintFormat, Complex) {
+TEST(PrintFormat, ComplexAsTheGpuTargetPrintsIt) {
   EXPECT_EQ(line({complexItem(1, -2), complexItem(0.5, 0)}),
             "(1.000000-2.000000j) (0.500000+0.000000j)\n");
+  EXPECT_EQ(line({complexItem(-0.0, -0.0), complexItem(0, INFINITY)}),
+            "(-0.000000-0.000000j) (0.000000+infj)\n");
 }
 
 /// An engine whose print() goes to a temporary file.

@@ -1,0 +1,80 @@
+//===- backend/cubin_builder.cpp - A kernel's PTX to a cubin --------------===//
+
+#include "backend/cubin_builder.h"
+#include "backend/cuda_source.h"
+#include "backend/ptxas.h"
+#include "backend/tool_options.h"
+
+#include <llvm/Support/Path.h>
+
+namespace kiln::backend {
+
+/// One .cu file compiled for one architecture, by whichever thread asked
+/// first; the others wait for it.
+struct CubinBuilder::CompiledSource {
+  std::once_flag once;
+  std::optional<cuda::LinkInput> input;
+  std::string error;
+};
+
+llvm::Expected<cuda::LinkInput> CubinBuilder::linkInput(const JitOptions &options,
+                                                        const std::string &path, unsigned arch) {
+  if (llvm::sys::path::extension(path) != ".cu")
+    return cuda::readLinkInput(path);
+  std::shared_ptr<CompiledSource> entry;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto key = std::make_tuple(path, arch, options.optimize, options.debug, options.lineinfo);
+    std::shared_ptr<CompiledSource> &slot = sources[key];
+    if (!slot)
+      slot = std::make_shared<CompiledSource>();
+    entry = slot;
+  }
+  std::call_once(entry->once, [&] {
+    llvm::Expected<cuda::LinkInput> compiled = cuda::compileCudaSource(
+        toolkit, path, arch, cuda::CudaSourceOutput::Ptx, cudaSourceOptionsFor(options));
+    if (compiled)
+      entry->input = std::move(*compiled);
+    else
+      entry->error = llvm::toString(compiled.takeError());
+  });
+  if (!entry->input)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), entry->error);
+  return *entry->input;
+}
+
+llvm::Expected<BuiltCubin> CubinBuilder::build(const JitOptions &options, llvm::StringRef ptx,
+                                               llvm::StringRef ptxName, unsigned arch,
+                                               llvm::ArrayRef<std::string> linkFiles) {
+  if (linkFiles.empty()) {
+    llvm::Expected<cuda::AssembledCubin> cubin =
+        cuda::assemblePtx(toolkit, ptx, arch, ptxasOptionsFor(options, extraPtxasFlags));
+    if (!cubin)
+      return cubin.takeError();
+    return BuiltCubin{std::move(cubin->cubin), std::move(cubin->usage)};
+  }
+  std::vector<cuda::LinkInput> inputs{{cuda::LinkInputKind::Ptx, ptxName.str(), ptx.str()}};
+  for (const std::string &path : linkFiles) {
+    llvm::Expected<cuda::LinkInput> input = linkInput(options, path, arch);
+    if (!input)
+      return input.takeError();
+    inputs.push_back(std::move(*input));
+  }
+  const cuda::NvJitLink *loaded;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!linker)
+      linker.emplace(cuda::NvJitLink::load(toolkit));
+    if (!*linker)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     llvm::toString(linker->takeError()));
+    loaded = &**linker;
+  }
+  llvm::Expected<cuda::LinkedCubin> linked =
+      loaded->link(arch, inputs, linkOptionsFor(options, extraPtxasFlags));
+  if (!linked)
+    return linked.takeError();
+  return BuiltCubin{std::move(linked->cubin), std::move(linked->usage)};
+}
+
+} // namespace kiln::backend

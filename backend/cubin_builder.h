@@ -1,0 +1,57 @@
+//===- backend/cubin_builder.h - A kernel's PTX to a cubin ------*- C++ -*-===//
+//
+// The cubin of a kernel specialization for one architecture comes from its
+// PTX: through ptxas, or, when the kernel links other device code
+// (`link=[...]`), through nvJitLink together with those files: PTX, cubins,
+// fat binaries, objects, archives, LTO-IR, and CUDA C/C++ sources, which
+// nvcc compiles for the architecture. A .cu file is compiled once per
+// architecture however many kernels link it. Safe to use from many threads.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "backend/cuda_toolkit.h"
+#include "backend/nvjitlink.h"
+#include "backend/ptxas_log.h"
+#include "frontend/module_scope.h"
+
+#include <llvm/Support/Error.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace kiln::backend {
+
+struct BuiltCubin {
+  std::string cubin;
+  cuda::ResourceUsage usage;
+};
+
+class CubinBuilder {
+public:
+  CubinBuilder(const cuda::CudaToolkit &toolkit, std::vector<std::string> extraPtxasFlags = {})
+      : toolkit(toolkit), extraPtxasFlags(std::move(extraPtxasFlags)) {}
+
+  /// `ptx` (named `ptxName` in tool messages) of a kernel compiled with
+  /// `options`, as a cubin for sm_<arch>, linked with `linkFiles` (paths).
+  llvm::Expected<BuiltCubin> build(const JitOptions &options, llvm::StringRef ptx,
+                                   llvm::StringRef ptxName, unsigned arch,
+                                   llvm::ArrayRef<std::string> linkFiles);
+
+private:
+  llvm::Expected<cuda::LinkInput> linkInput(const JitOptions &options, const std::string &path,
+                                            unsigned arch);
+
+  struct CompiledSource;
+  const cuda::CudaToolkit &toolkit;
+  std::vector<std::string> extraPtxasFlags;
+  std::mutex mutex;
+  std::map<std::tuple<std::string, unsigned, bool, bool, bool>, std::shared_ptr<CompiledSource>>
+      sources;
+  std::optional<llvm::Expected<cuda::NvJitLink>> linker;
+};
+
+} // namespace kiln::backend
