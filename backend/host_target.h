@@ -57,6 +57,10 @@ public:
 private:
   std::string triple;
   std::string dataLayout;
+  /// Whether the kernel calls nanosleep: a thread that sleeps may be
+  /// polling for another thread of its block, which a block entry would
+  /// only run after it, so such kernels run as fibers.
+  bool sleeps = false;
 };
 
 /// Names of a kernel's host entry points.

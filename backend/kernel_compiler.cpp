@@ -84,6 +84,13 @@ llvm::Expected<CompiledCode> KernelCompiler::compileForGpu(const ir::Function &k
   llvm::Module &module = *lowered->module;
   if (llvm::Error error = linkLibdevice(module, libdevicePath, lowered->entryName))
     return std::move(error);
+  if (kernel.options.fastmath)
+    // Inlining keeps "unsafe-fp-math" only where caller and callee both
+    // have it; libdevice's functions must have it too, or fastmath would
+    // lose div.approx and sqrt.approx once they are inlined.
+    for (llvm::Function &function : module)
+      if (!function.isDeclaration())
+        function.addFnAttr("unsafe-fp-math", "true");
   llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
       createNvptxMachine(arch, kernel.options);
   if (!machine)

@@ -26,6 +26,7 @@ bool isSignedInteger(const Type *type) {
 llvm::Value *FunctionLowering::lowerUnary(const ir::Instruction &instruction) {
   llvm::Value *value = valueOf(instruction.operands[0]);
   const Type *type = instruction.type();
+  const Type *operandType = instruction.operands[0]->type();
   switch (instruction.opcode) {
   case ir::Opcode::Neg:
     if (llvm::isa<FloatType>(type))
@@ -33,10 +34,16 @@ llvm::Value *FunctionLowering::lowerUnary(const ir::Instruction &instruction) {
     if (llvm::isa<ComplexType>(type))
       return makeComplex(builder.CreateFNeg(builder.CreateExtractValue(value, {0})),
                          builder.CreateFNeg(builder.CreateExtractValue(value, {1})));
-    return builder.CreateNeg(value);
+    // Numba negates in the operand's width, then widens (int_negate_impl):
+    // -uint32(1) is 0xffffffff and -int8(-128) is -128. A bool widens first.
+    if (llvm::isa<BooleanType>(operandType))
+      return builder.CreateNeg(cast(value, operandType, type));
+    return cast(builder.CreateNeg(value), operandType, type);
   case ir::Opcode::Not:
-  case ir::Opcode::Invert:
     return builder.CreateNot(value);
+  case ir::Opcode::Invert:
+    // Likewise inverted in the operand's width (int_invert_impl).
+    return cast(builder.CreateNot(value), operandType, type);
   default:
     return nullptr;
   }

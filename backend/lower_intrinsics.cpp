@@ -527,10 +527,6 @@ void FunctionLowering::lowerPrint(const ir::Instruction &instruction) {
     } else if (llvm::isa<FloatType>(type)) {
       arguments.push_back(
           {PrintArgument::Kind::Float64, builder.CreateFPExt(value, builder.getDoubleTy()), ""});
-    } else if (llvm::isa<ComplexType>(type)) {
-      llvm::Value *real = builder.CreateFPExt(builder.CreateExtractValue(value, {0}), builder.getDoubleTy());
-      llvm::Value *imag = builder.CreateFPExt(builder.CreateExtractValue(value, {1}), builder.getDoubleTy());
-      arguments.push_back({PrintArgument::Kind::Complex128, makeComplex(real, imag), ""});
     }
   }
   HookSite here = site(instruction.location);

@@ -223,11 +223,6 @@ void NvptxTargetHooks::print(HookSite &site, llvm::ArrayRef<PrintArgument> argum
       values.push_back(builder.CreateSelect(argument.value, globalString(site, "True"),
                                             globalString(site, "False")));
       break;
-    case PrintArgument::Kind::Complex128:
-      format += "(%f%+fj)";
-      values.push_back(builder.CreateExtractValue(argument.value, {0}));
-      values.push_back(builder.CreateExtractValue(argument.value, {1}));
-      break;
     }
   }
   format += '\n';

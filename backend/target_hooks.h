@@ -35,12 +35,12 @@ struct HookSite {
   std::string location;
 };
 
-/// One value to print, already widened: int64, uint64, float64, bool (i1)
-/// or complex128; or constant text.
+/// One value to print, already widened: int64, uint64, float64 or bool
+/// (i1); or constant text.
 struct PrintArgument {
-  enum class Kind : uint8_t { Int64, UInt64, Float64, Bool, Complex128, Text };
+  enum class Kind : uint8_t { Int64, UInt64, Float64, Bool, Text };
   Kind kind;
-  llvm::Value *value = nullptr; // {double, double} for Complex128
+  llvm::Value *value = nullptr;
   std::string text;
 };
 

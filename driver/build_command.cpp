@@ -21,6 +21,7 @@
 #include "backend/cuda_toolkit.h"
 #include "backend/fatbinary.h"
 #include "backend/kernel_compiler.h"
+#include "backend/manifest.h"
 #include "backend/cubin_builder.h"
 #include "frontend/emit_typed_ir.h"
 #include "frontend/frontend.h"
@@ -312,28 +313,42 @@ int runBuild(const BuildOptions &options) {
     return 1;
   }
 
-  // Write, in a stable order.
+  // Write, in a stable order, then the manifest describing it all.
   llvm::Error failure = llvm::Error::success();
-  auto write = [&](const std::string &name, llvm::StringRef bytes) {
-    if (!failure)
-      failure = writeFile(options.outputDirectory, name, bytes, written);
-  };
+  std::vector<backend::ManifestEntry> manifest;
   for (KernelBuild &build : builds) {
+    backend::ManifestEntry entry{build.kernel,
+                                 build.host ? build.host->interface
+                                            : build.ptx.begin()->second.interface,
+                                 {}, {}, {}};
+    auto write = [&](const std::string &name, llvm::StringRef bytes) {
+      if (!failure)
+        failure = writeFile(options.outputDirectory, name, bytes, written);
+      entry.files.push_back(name);
+    };
     switch (options.emit) {
     case EmitKind::LLVM:
       for (const auto &[arch, code] : build.ptx)
         write(build.stem + "." + cuda::smName(arch) + ".ll", code.bytes);
       break;
     case EmitKind::Ptx:
-      for (const auto &[arch, code] : build.ptx)
+      for (const auto &[arch, code] : build.ptx) {
         write(build.stem + "." + cuda::smName(arch) + ".ptx", code.bytes);
+        entry.ptxArchs.insert(arch);
+      }
       break;
     case EmitKind::Cubin:
-      for (const auto &[arch, cubin] : build.cubins)
+      for (const auto &[arch, cubin] : build.cubins) {
         write(build.stem + "." + cuda::smName(arch) + ".cubin", cubin);
+        entry.cubinArchs.insert(arch);
+      }
       break;
     case EmitKind::Fatbin:
       write(build.stem + ".fatbin", build.fatbin);
+      for (const auto &[arch, cubin] : build.cubins)
+        entry.cubinArchs.insert(arch);
+      if (build.kernel->options.link.empty())
+        entry.ptxArchs = archs->archs.ptx;
       break;
     case EmitKind::Object:
       write(build.stem + ".o", build.host->bytes);
@@ -341,6 +356,13 @@ int runBuild(const BuildOptions &options) {
     case EmitKind::Typed:
       break;
     }
+    manifest.push_back(std::move(entry));
+  }
+  if (!failure) {
+    std::string text;
+    llvm::raw_string_ostream stream(text);
+    backend::writeManifest(stream, moduleName, manifest);
+    failure = writeFile(options.outputDirectory, moduleName + ".manifest.json", text, written);
   }
   if (failure) {
     llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(std::move(failure)) << '\n';

@@ -18,7 +18,7 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 
 debian_packages=(
   cmake ninja-build git pkg-config
-  clang-19 lld-19 liblld-19-dev llvm-19-dev libclang-rt-19-dev
+  clang-19 clang-format-19 lld-19 liblld-19-dev llvm-19-dev libclang-rt-19-dev
   libsqlite3-dev libarchive-dev libzstd-dev libcli11-dev libtomlplusplus-dev
   googletest libgtest-dev
   python3 python3-venv python3-dev

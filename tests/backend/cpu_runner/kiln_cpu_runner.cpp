@@ -11,6 +11,7 @@
 #include "backend/host_library.h"
 #include "backend/host_target.h"
 #include "backend/kernel_compiler.h"
+#include "backend/manifest.h"
 #include "frontend/emit_typed_ir.h"
 #include "frontend/frontend.h"
 #include "runtime/cpu_engine/engine.h"
@@ -56,14 +57,6 @@ char *copyString(const std::string &text) {
 kiln::cpu::Engine &engine() {
   static kiln::cpu::Engine instance;
   return instance;
-}
-
-std::string kindOf(const kiln::ir::Function &kernel) {
-  if (kernel.decl && kernel.decl->kind == kiln::FunctionDecl::Kind::Ufunc)
-    return "ufunc";
-  if (kernel.decl && kernel.decl->kind == kiln::FunctionDecl::Kind::Reduction)
-    return "reduction";
-  return "kernel";
 }
 
 std::string describe(const KilnTestModule &module) {
@@ -146,7 +139,7 @@ KilnTestModule *kiln_test_compile(const char *path, const char *workDirectory, c
     objects.push_back(object.str().str());
     LoadedKernel kernel;
     kernel.name = function->sourceName;
-    kernel.kind = kindOf(*function);
+    kernel.kind = kiln::backend::kernelKind(*function).str();
     for (const kiln::ir::Argument *argument : function->arguments)
       kernel.argumentTypes.push_back(argument->type()->str());
     kernel.interface = std::move(code->interface);

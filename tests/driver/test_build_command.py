@@ -1,0 +1,190 @@
+"""`kiln build`: what each --emit form writes, reproducibility, and errors."""
+
+import json
+import pathlib
+
+import pytest
+
+SAXPY = """\
+from numba import cuda, float32, void
+
+
+@cuda.jit(void(float32, float32[::1], float32[::1]))
+def saxpy(a, x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = a * x[i] + out[i]
+
+
+@cuda.jit(["void(int32[:], int32)", "void(int64[:], int64)"])
+def fill(values, v):
+    for i in range(cuda.grid(1), values.size, cuda.gridsize(1)):
+        values[i] = v
+"""
+
+TOO_MUCH_SHARED = """\
+from numba import cuda, float64, void
+
+
+@cuda.jit(void(float64[::1]))
+def greedy(out):
+    tile = cuda.shared.array(20000, float64)
+    tile[cuda.threadIdx.x] = 1.0
+    cuda.syncthreads()
+    out[cuda.threadIdx.x] = tile[0]
+"""
+
+
+@pytest.fixture
+def saxpy(tmp_path):
+    path = tmp_path / "saxpy.py"
+    path.write_text(SAXPY)
+    return path
+
+
+def names(folder):
+    return sorted(p.name for p in pathlib.Path(folder).iterdir())
+
+
+def test_ptx_is_one_file_per_specialization_and_ptx_target(kiln, saxpy, tmp_path):
+    out = tmp_path / "out"
+    result = kiln("build", saxpy, "--emit", "ptx", "-o", out, "--arch", "80;90-real;100-real")
+    assert result.returncode == 0, result.stderr
+    # sm_100 cubins are assembled from sm_90 PTX, so PTX exists for 80 and 90.
+    assert names(out) == [
+        f"{kernel}.{arch}.ptx"
+        for kernel in ("fill.0", "fill.1", "saxpy.0")
+        for arch in ("sm_80", "sm_90")
+    ] + ["saxpy.manifest.json"]
+    ptx = (out / "saxpy.0.sm_80.ptx").read_text()
+    assert ".target sm_80" in ptx
+    assert ".visible .entry _kiln_5saxpy5saxpy_0(" in ptx
+
+
+def test_cubins_and_fatbins_cover_the_requested_architectures(kiln, saxpy, tmp_path):
+    result = kiln("build", saxpy, "--emit", "cubin", "-o", tmp_path / "c", "--arch", "75;120-real")
+    assert result.returncode == 0, result.stderr
+    assert "saxpy.0.sm_75.cubin" in names(tmp_path / "c")
+    assert "saxpy.0.sm_120.cubin" in names(tmp_path / "c")
+    cubin = (tmp_path / "c" / "saxpy.0.sm_120.cubin").read_bytes()
+    assert cubin[:4] == b"\x7fELF"
+
+    result = kiln("build", saxpy, "--emit", "fatbin", "-o", tmp_path / "f", "--arch", "75;120-real")
+    assert result.returncode == 0, result.stderr
+    assert names(tmp_path / "f") == [
+        "fill.0.fatbin", "fill.1.fatbin", "saxpy.0.fatbin", "saxpy.manifest.json"]
+    fatbin = (tmp_path / "f" / "saxpy.0.fatbin").read_bytes()
+    assert fatbin[:4] == bytes.fromhex("50ed55ba"), "not a fat binary"
+
+
+def test_llvm_and_host_objects(kiln, saxpy, tmp_path):
+    result = kiln("build", saxpy, "--emit", "llvm", "-o", tmp_path / "ll", "--arch", "90")
+    assert result.returncode == 0, result.stderr
+    ir = (tmp_path / "ll" / "saxpy.0.sm_90.ll").read_text()
+    assert 'target triple = "nvptx64-nvidia-cuda"' in ir
+
+    result = kiln("build", saxpy, "--emit", "object", "-o", tmp_path / "o")
+    assert result.returncode == 0, result.stderr
+    assert names(tmp_path / "o") == ["fill.0.o", "fill.1.o", "saxpy.0.o", "saxpy.manifest.json"]
+    assert (tmp_path / "o" / "saxpy.0.o").read_bytes()[:4] == b"\x7fELF"
+
+
+def test_manifest_records_each_specializations_parameter_layout(kiln, saxpy, tmp_path):
+    result = kiln("build", saxpy, "--emit", "fatbin", "-o", tmp_path, "--arch", "80;100-real")
+    assert result.returncode == 0, result.stderr
+    manifest = json.loads((tmp_path / "saxpy.manifest.json").read_text())
+    assert manifest["module"] == "saxpy"
+    by_symbol = {s["symbol"]: s for s in manifest["specializations"]}
+    spec = by_symbol["saxpy.saxpy$0"]
+    assert spec["entry"] == "_kiln_5saxpy5saxpy_0"
+    assert spec["args"] == ["float32", "array(float32, 1d, C)", "array(float32, 1d, C)"]
+    assert [(p["argument"], p["role"], p["type"]) for p in spec["params"]] == [
+        (0, "value", "f32"),
+        (1, "data", "ptr"), (1, "shape", "i64"), (1, "stride", "i64"),
+        (2, "data", "ptr"), (2, "shape", "i64"), (2, "stride", "i64"),
+    ]
+    assert spec["cubins"] == [80, 100] and spec["ptx"] == [80]
+    assert spec["files"] == ["saxpy.0.fatbin"]
+    assert by_symbol["saxpy.fill$1"]["args"] == ["array(int64, 1d, A)", "int64"]
+
+
+def test_typed_ir_shows_every_specialization(kiln, saxpy, tmp_path):
+    result = kiln("build", saxpy, "--emit", "typed", "-o", tmp_path)
+    assert result.returncode == 0, result.stderr
+    text = (tmp_path / "saxpy.typed").read_text()
+    assert "kernel @saxpy.saxpy$0(float32 %0 a, array(float32, 1d, C) %1 x" in text
+    assert "kernel @saxpy.fill$1" in text
+
+
+def test_verbose_reports_registers_per_specialization_and_arch(kiln, saxpy, tmp_path):
+    result = kiln("build", saxpy, "--emit", "fatbin", "-o", tmp_path, "--arch", "80;90", "-v")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    header = lines.index("  kernel 'saxpy' (float32, array(float32, 1d, C), array(float32, 1d, C))")
+    assert lines[header + 1].startswith("    sm_80: ") and "registers" in lines[header + 1]
+    assert lines[header + 2].startswith("    sm_90: ") and "spill" in lines[header + 2]
+
+
+def test_output_is_byte_identical_across_builds(kiln, saxpy, tmp_path):
+    for folder in ("a", "b"):
+        result = kiln("build", saxpy, "--emit", "fatbin", "-o", tmp_path / folder, "--arch", "80;90")
+        assert result.returncode == 0, result.stderr
+    for name in names(tmp_path / "a"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+    for folder in ("pa", "pb"):
+        result = kiln("build", saxpy, "--emit", "ptx", "-o", tmp_path / folder, "-j", "1" if folder == "pa" else "2")
+        assert result.returncode == 0, result.stderr
+    for name in names(tmp_path / "pa"):
+        assert (tmp_path / "pa" / name).read_text() == (tmp_path / "pb" / name).read_text(), name
+
+
+def test_ptxas_errors_name_the_kernel_and_architecture(kiln, tmp_path):
+    path = tmp_path / "greedy.py"
+    path.write_text(TOO_MUCH_SHARED)
+    result = kiln("build", path, "--emit", "cubin", "-o", tmp_path / "out", "--arch", "80")
+    assert result.returncode == 1
+    assert "kernel 'greedy' (array(float64, 1d, C))" in result.stderr
+    assert "sm_80" in result.stderr
+    assert "shared" in result.stderr.lower()
+    assert "/tmp/" not in result.stderr.replace(str(tmp_path), ""), "temporary paths leak"
+    assert not (tmp_path / "out").exists() or names(tmp_path / "out") == []
+
+
+def test_bad_architecture_lists_are_refused(kiln, saxpy, tmp_path):
+    result = kiln("build", saxpy, "--emit", "ptx", "-o", tmp_path, "--arch", "sm_61")
+    assert result.returncode == 1
+    assert "61" in result.stderr
+
+
+def test_native_without_a_gpu_is_a_clear_error(kiln, saxpy, tmp_path):
+    result = kiln("build", saxpy, "--emit", "ptx", "-o", tmp_path, "--arch", "native")
+    assert result.returncode == 1
+    assert "native" in result.stderr
+
+
+def test_type_errors_stop_the_build_with_diagnostics(kiln, tmp_path):
+    path = tmp_path / "broken.py"
+    path.write_text(SAXPY.replace("a * x[i]", "a * x"))
+    result = kiln("build", path, "--emit", "ptx", "-o", tmp_path / "out")
+    assert result.returncode == 1
+    assert "broken.py:" in result.stderr and "error:" in result.stderr
+
+
+def test_unwritable_output_folder_is_an_error(kiln, saxpy, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    result = kiln("build", saxpy, "--emit", "ptx", "-o", blocker / "sub")
+    assert result.returncode == 1
+    assert "sub" in result.stderr
+
+
+def test_unknown_emit_kind_is_a_usage_error(kiln, saxpy, tmp_path):
+    result = kiln("build", saxpy, "--emit", "exe", "-o", tmp_path)
+    assert result.returncode == 2
+
+
+def test_every_example_builds_a_fatbin_for_the_default_architectures(kiln, repo_root, tmp_path):
+    for example in sorted((repo_root / "examples").glob("*.py")):
+        result = kiln("build", example, "--emit", "fatbin", "-o", tmp_path / example.stem)
+        assert result.returncode == 0, f"{example.name}: {result.stderr}"
+        assert names(tmp_path / example.stem), f"{example.name} produced nothing"
