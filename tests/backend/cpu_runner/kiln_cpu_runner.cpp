@@ -6,9 +6,16 @@
 // tests write kernels and launches as Numba users do and compare results
 // with NumPy, before the real runtime (a Python extension) exists.
 //
+// Every module is also compiled for the GPU (sm_80 PTX, assembled by
+// ptxas), so that each kernel the tests run on the CPU is known to compile
+// for both targets.
+//
 //===----------------------------------------------------------------------===//
 
+#include "backend/cuda_toolkit.h"
 #include "backend/host_library.h"
+#include "backend/ptxas.h"
+#include "backend/tool_options.h"
 #include "backend/host_target.h"
 #include "backend/kernel_compiler.h"
 #include "backend/manifest.h"
@@ -25,6 +32,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -119,12 +127,37 @@ KilnTestModule *kiln_test_compile(const char *path, const char *workDirectory, c
     return fail(text);
   }
 
+  static const std::optional<kiln::cuda::CudaToolkit> toolkit =
+      []() -> std::optional<kiln::cuda::CudaToolkit> {
+    llvm::Expected<kiln::cuda::CudaToolkit> found = kiln::cuda::findCudaToolkit();
+    if (!found) {
+      llvm::consumeError(found.takeError());
+      return std::nullopt;
+    }
+    return std::move(*found);
+  }();
+  if (!toolkit)
+    return fail("no CUDA toolkit for the GPU half of the check");
+  llvm::Expected<std::string> libdevice =
+      toolkit->require(kiln::cuda::ToolkitComponent::Libdevice);
+  if (!libdevice)
+    return fail(llvm::toString(libdevice.takeError()));
   auto loaded = std::make_unique<KilnTestModule>();
-  kiln::backend::KernelCompiler compiler(module.sources, "");
+  kiln::backend::KernelCompiler compiler(module.sources, *libdevice);
   std::vector<std::string> objects;
   for (const auto &function : typed->functions) {
     if (function->kind != kiln::ir::Function::Kind::Kernel)
       continue;
+    llvm::Expected<kiln::backend::CompiledCode> ptx =
+        compiler.compileForGpu(*function, 80, kiln::backend::CodeForm::Assembly);
+    if (!ptx)
+      return fail("GPU: " + llvm::toString(ptx.takeError()));
+    if (function->options.link.empty()) {
+      llvm::Expected<kiln::cuda::AssembledCubin> cubin = kiln::cuda::assemblePtx(
+          *toolkit, ptx->bytes, 80, kiln::backend::ptxasOptionsFor(function->options));
+      if (!cubin)
+        return fail("GPU: " + llvm::toString(cubin.takeError()));
+    }
     llvm::Expected<kiln::backend::CompiledCode> code =
         compiler.compileForHost(*function, kiln::backend::CodeForm::Object);
     if (!code)
