@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 /* Bumped on any change to the structures below. */
-#define KILN_CPU_ABI_VERSION 1
+#define KILN_CPU_ABI_VERSION 2
 
 typedef struct KilnCpuThread KilnCpuThread;
 
@@ -110,7 +110,8 @@ typedef struct KilnCpuServices {
   /* match_all_sync: the live lanes of `mask` if they all agree
    * (*predicate = 1), else 0. */
   uint32_t (*matchAll)(KilnCpuThread *thread, uint32_t mask, uint64_t value, int32_t *predicate);
-  /* activemask(): the lanes of the warp still running. */
+  /* activemask(): the lanes of the warp that run this call together (the
+   * engine tells call sites apart by the return address). */
   uint32_t (*activeMask)(KilnCpuThread *thread);
   /* cuda.nanosleep(ns). */
   void (*nanosleep)(KilnCpuThread *thread, uint32_t nanoseconds);
@@ -122,6 +123,10 @@ typedef struct KilnCpuServices {
    * why kernels that may raise have no block entry. An empty message means
    * none. */
   void (*raiseException)(KilnCpuThread *thread, const char *exceptionClass, const char *message);
+  /* A raise in a kernel compiled without debug=True: as in Numba, the
+   * thread just ends, as if its entry had returned, and nothing is
+   * reported. It never returns either. */
+  void (*exitThread)(KilnCpuThread *thread);
 } KilnCpuServices;
 
 /* The state of one thread of a launch, owned by the engine. Generated code

@@ -62,6 +62,9 @@ private:
   uint64_t sharedEnd = 0;
   std::unique_ptr<llvm::DIBuilder> debugInfo;
   llvm::DICompileUnit *compileUnit = nullptr;
+  /// Whether the kernel, whose options say how the module is compiled, has
+  /// debug=True.
+  bool kernelDebug;
   std::map<uint32_t, llvm::DIFile *> debugFiles;
 };
 
@@ -95,8 +98,10 @@ public:
   llvm::Value *floorDivide(llvm::Value *a, llvm::Value *b, const Type *type, bool wantQuotient);
   llvm::Value *power(llvm::Value *base, llvm::Value *exponent, const Type *baseType,
                      const Type *exponentType);
-  llvm::Value *integerPower(llvm::Value *base, llvm::Value *exponent, const Type *exponentType,
-                            bool isFloat);
+  /// base ** exponent for an integer exponent, as Numba's int_power; the
+  /// base is an integer (of the result type) or a float.
+  llvm::Value *integerPower(llvm::Value *base, llvm::Value *exponent, bool baseSigned,
+                            bool exponentSigned);
   llvm::Value *complexMultiply(llvm::Value *a, llvm::Value *b);
   llvm::Value *complexDivide(llvm::Value *a, llvm::Value *b);
   llvm::Value *complexPower(llvm::Value *a, llvm::Value *b, const FloatType *part);
@@ -124,7 +129,7 @@ public:
                         unsigned bits);
   llvm::Value *callMathFunction(ir::Intrinsic which, llvm::ArrayRef<llvm::Value *> arguments,
                                 unsigned bits);
-  llvm::Value *roundDigits(llvm::Value *x, llvm::Value *digits, unsigned bits);
+  llvm::Value *roundDigits(llvm::Value *x, llvm::Value *digits);
   void lowerPrint(const ir::Instruction &instruction);
   void lowerAssert(const ir::Instruction &instruction);
   /// Raises and continues in a fresh block (for asserts); the raise ends

@@ -15,9 +15,10 @@ using I = ir::Intrinsic;
 std::string threadEntryName(llvm::StringRef kernelName) { return kernelName.str() + "_thread"; }
 std::string blockEntryName(llvm::StringRef kernelName) { return kernelName.str() + "_block"; }
 
-void HostTargetHooks::configureModule(llvm::Module &module, const ir::Function &) {
+void HostTargetHooks::configureModule(llvm::Module &module, const ir::Function &kernel) {
   module.setTargetTriple(triple);
   module.setDataLayout(dataLayout);
+  reportsExceptions = kernel.options.debug;
 }
 
 /// A field of the KilnCpuThread the site's function received.
@@ -46,7 +47,12 @@ static llvm::Value *callService(HookSite &site, size_t offset, llvm::Type *resul
   for (llvm::Value *value : values)
     parameterTypes.push_back(value->getType());
   auto *type = llvm::FunctionType::get(result, parameterTypes, false);
-  return builder.CreateCall(type, function, values);
+  llvm::CallInst *call = builder.CreateCall(type, function, values);
+  // Like their NVPTX counterparts: calls that other threads take part in
+  // must not be merged across branches or hoisted out of them (activemask
+  // tells its call sites apart).
+  call->addFnAttr(llvm::Attribute::Convergent);
+  return call;
 }
 
 llvm::Value *HostTargetHooks::readIndex(HookSite &site, I which, unsigned dimension) {
@@ -94,7 +100,7 @@ void HostTargetHooks::fence(HookSite &site, I) {
 }
 
 void HostTargetHooks::nanosleep(HookSite &site, llvm::Value *nanoseconds) {
-  sleeps = true;
+  waitsForOthers = true;
   callService(site, offsetof(KilnCpuServices, nanosleep), site.builder.getVoidTy(),
               {nanoseconds});
 }
@@ -150,6 +156,7 @@ HostTargetHooks::matchAll(HookSite &site, llvm::Value *mask, llvm::Value *value)
 }
 
 llvm::Value *HostTargetHooks::activeMask(HookSite &site) {
+  waitsForOthers = true;
   return callService(site, offsetof(KilnCpuServices, activeMask), site.builder.getInt32Ty(), {});
 }
 
@@ -233,9 +240,14 @@ void HostTargetHooks::print(HookSite &site, llvm::ArrayRef<PrintArgument> argume
 
 void HostTargetHooks::raise(HookSite &site, llvm::StringRef exceptionClass,
                             llvm::StringRef message) {
-  std::string text = message.str();
-  callService(site, offsetof(KilnCpuServices, raiseException), site.builder.getVoidTy(),
-              {constantString(site, exceptionClass), constantString(site, text)});
+  // As in Numba, where a raise in any function returns an error status up
+  // to the kernel, the kernel's debug=True decides whether the launch
+  // reports it; otherwise the thread just ends.
+  if (reportsExceptions)
+    callService(site, offsetof(KilnCpuServices, raiseException), site.builder.getVoidTy(),
+                {constantString(site, exceptionClass), constantString(site, message)});
+  else
+    callService(site, offsetof(KilnCpuServices, exitThread), site.builder.getVoidTy(), {});
   site.builder.CreateUnreachable();
 }
 
@@ -251,11 +263,11 @@ void HostTargetHooks::raise(HookSite &site, llvm::StringRef exceptionClass,
 // narrowing, NaN payloads kept as far as they fit.
 //===----------------------------------------------------------------------===//
 
-static llvm::Function *defineBuiltin(llvm::Module &module, llvm::StringRef name,
-                                     llvm::Type *result, llvm::Type *parameter) {
+static llvm::Function *defineBuiltin(llvm::Module &module, llvm::StringRef name, llvm::Type *result,
+                                     llvm::Type *parameter) {
   auto *type = llvm::FunctionType::get(result, {parameter}, false);
-  llvm::Function *function = llvm::Function::Create(type, llvm::GlobalValue::LinkOnceODRLinkage,
-                                                    name, module);
+  llvm::Function *function =
+      llvm::Function::Create(type, llvm::GlobalValue::LinkOnceODRLinkage, name, module);
   function->setVisibility(llvm::GlobalValue::HiddenVisibility);
   function->addFnAttr(llvm::Attribute::NoUnwind);
   // Only the code generator calls it, after optimization: keep it alive.
@@ -268,13 +280,15 @@ static void defineExtendHalfToFloat(llvm::Module &module) {
   llvm::Function *function = defineBuiltin(module, "__extendhfsf2", llvm::Type::getFloatTy(context),
                                            llvm::Type::getHalfTy(context));
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", function));
-  llvm::Value *x = b.CreateZExt(b.CreateBitCast(function->getArg(0), b.getInt16Ty()), b.getInt32Ty());
+  llvm::Value *x =
+      b.CreateZExt(b.CreateBitCast(function->getArg(0), b.getInt16Ty()), b.getInt32Ty());
   llvm::Value *sign = b.CreateShl(b.CreateAnd(x, 0x8000), 16);
   llvm::Value *exponent = b.CreateAnd(b.CreateLShr(x, 10), 0x1f);
   llvm::Value *significand = b.CreateAnd(x, 0x3ff);
   // Normal numbers rebias the exponent; infinities and NaNs keep it all ones.
-  llvm::Value *wideExponent = b.CreateSelect(b.CreateICmpEQ(exponent, b.getInt32(31)),
-                                             b.getInt32(255), b.CreateAdd(exponent, b.getInt32(112)));
+  llvm::Value *wideExponent =
+      b.CreateSelect(b.CreateICmpEQ(exponent, b.getInt32(31)), b.getInt32(255),
+                     b.CreateAdd(exponent, b.getInt32(112)));
   llvm::Value *normal =
       b.CreateOr(sign, b.CreateOr(b.CreateShl(wideExponent, 23), b.CreateShl(significand, 13)));
   // Zeros and subnormals are significand * 2**-24, exactly a float.
@@ -307,8 +321,8 @@ static void defineTruncateToHalf(llvm::Module &module, llvm::StringRef name, llv
   llvm::Value *rep = b.CreateBitCast(function->getArg(0), word);
   llvm::Value *magnitude = b.CreateAnd(rep, constant(signBit - 1));
   llvm::Value *sign = b.CreateLShr(b.CreateAnd(rep, constant(signBit)), bits - 16);
-  // Rounds `value`, whose low `dropped` bits go, to nearest even.
-  auto roundAway = [&](llvm::Value *value) {
+  // `value` without its low `dropped` bits, rounded to nearest even.
+  auto roundToNearestEven = [&](llvm::Value *value) {
     llvm::Value *kept = b.CreateLShr(value, dropped);
     llvm::Value *rest = b.CreateAnd(value, constant(roundMask));
     llvm::Value *up = b.CreateOr(
@@ -319,7 +333,8 @@ static void defineTruncateToHalf(llvm::Module &module, llvm::StringRef name, llv
 
   // The exponent fits a normal half: rebias, then round (a carry out of the
   // significand correctly makes the next exponent, or infinity).
-  llvm::Value *normal = b.CreateSub(roundAway(magnitude), constant((bias - halfBias) << halfSigBits));
+  llvm::Value *normal =
+      b.CreateSub(roundToNearestEven(magnitude), constant((bias - halfBias) << halfSigBits));
   llvm::Value *inRange = b.CreateICmpULT(b.CreateSub(magnitude, constant(underflow)),
                                          b.CreateSub(magnitude, constant(overflow)));
   // NaN: quiet, with the top of the payload.
@@ -340,15 +355,16 @@ static void defineTruncateToHalf(llvm::Module &module, llvm::StringRef name, llv
                          constant(sigBits), shift);
   llvm::Value *significand = b.CreateOr(b.CreateAnd(rep, constant((uint64_t(1) << sigBits) - 1)),
                                         constant(uint64_t(1) << sigBits));
-  llvm::Value *sticky = b.CreateICmpNE(b.CreateShl(significand, b.CreateSub(constant(bits), shift)),
-                                       constant(0));
+  llvm::Value *sticky =
+      b.CreateICmpNE(b.CreateShl(significand, b.CreateSub(constant(bits), shift)), constant(0));
   llvm::Value *denormal = b.CreateOr(b.CreateLShr(significand, shift), b.CreateZExt(sticky, word));
-  llvm::Value *subnormal = b.CreateSelect(vanishes, constant(0), roundAway(denormal));
+  llvm::Value *subnormal = b.CreateSelect(vanishes, constant(0), roundToNearestEven(denormal));
 
   llvm::Value *result = b.CreateSelect(
       inRange, normal,
-      b.CreateSelect(isNan, nan,
-                     b.CreateSelect(isInfinite, constant(halfInfExponent << halfSigBits), subnormal)));
+      b.CreateSelect(
+          isNan, nan,
+          b.CreateSelect(isInfinite, constant(halfInfExponent << halfSigBits), subnormal)));
   result = b.CreateTrunc(b.CreateOr(result, sign), b.getInt16Ty());
   b.CreateRet(b.CreateBitCast(result, b.getHalfTy()));
 }
@@ -408,7 +424,7 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
     builder.CreateRetVoid();
   }
 
-  if (function.synchronizes || function.raises || sleeps)
+  if (function.synchronizes || function.raises || waitsForOthers)
     return;
   // The block entry: threads one after the other, x fastest, with laneId
   // the position in the warp of the linear thread index.

@@ -57,10 +57,15 @@ public:
 private:
   std::string triple;
   std::string dataLayout;
-  /// Whether the kernel calls nanosleep: a thread that sleeps may be
-  /// polling for another thread of its block, which a block entry would
-  /// only run after it, so such kernels run as fibers.
-  bool sleeps = false;
+  /// Whether the kernel calls nanosleep or activemask, which wait for the
+  /// other threads of the block although the front end does not count them
+  /// as synchronizing: a thread that sleeps may be polling for another
+  /// thread, which a block entry would only run after it, and activemask
+  /// needs the lanes of its warp to have reached it. Such kernels run as
+  /// fibers.
+  bool waitsForOthers = false;
+  /// Whether the kernel was compiled with debug=True.
+  bool reportsExceptions = false;
 };
 
 /// Names of a kernel's host entry points.

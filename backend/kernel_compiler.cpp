@@ -114,11 +114,14 @@ llvm::Expected<CompiledCode> KernelCompiler::compileForHost(const ir::Function &
   llvm::Expected<LoweredKernel> lowered = lowerKernel(kernel, hooks, context, sources);
   if (!lowered)
     return lowered.takeError();
+  KernelInterface interface = interfaceOf(*lowered, kernel);
+  interface.hasBlockEntry =
+      lowered->module->getFunction(blockEntryName(lowered->entryName)) != nullptr;
   optimizeModule(*lowered->module, **machine, kernel.options.optimize);
   llvm::Expected<std::string> bytes = emit(*lowered->module, **machine, form);
   if (!bytes)
     return bytes.takeError();
-  return CompiledCode{interfaceOf(*lowered, kernel), std::move(*bytes)};
+  return CompiledCode{std::move(interface), std::move(*bytes)};
 }
 
 } // namespace kiln::backend

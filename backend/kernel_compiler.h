@@ -31,9 +31,12 @@ struct KernelInterface {
   std::vector<KernelParameter> parameters;
   uint64_t staticSharedBytes = 0;
   uint64_t localBytes = 0;
-  /// Whether threads wait for each other (so the host has no block entry).
+  /// Whether threads wait for each other (barriers, warp collectives).
   bool synchronizes = false;
   bool raises = false;
+  /// Host code only: whether there is a `_block` entry that runs a whole
+  /// block in a loop (kernels whose threads never wait for one another).
+  bool hasBlockEntry = false;
 };
 
 struct CompiledCode {

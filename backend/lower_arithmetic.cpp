@@ -83,12 +83,61 @@ llvm::Value *FunctionLowering::lowerCompare(const ir::Instruction &instruction) 
   return builder.CreateICmp(isSigned ? signedPredicate : unsignedPredicate, a, b);
 }
 
+/// Numba's Python error model (debug=True) raises ZeroDivisionError where
+/// its NumPy model returns 0, an infinity or NaN; the messages are Numba's.
+static void raiseOnZeroDivisor(FunctionLowering &lowering, const ir::Instruction &instruction,
+                               llvm::Value *a, llvm::Value *b) {
+  using Op = ir::Opcode;
+  llvm::IRBuilder<> &builder = lowering.builder;
+  const Type *type = instruction.type();
+  bool isInteger = !llvm::isa<FloatType>(type) && !llvm::isa<ComplexType>(type);
+  auto isScalarZero = [&](llvm::Value *v) -> llvm::Value * {
+    if (v->getType()->isFloatingPointTy())
+      return builder.CreateFCmpOEQ(v, llvm::ConstantFP::get(v->getType(), 0.0));
+    return builder.CreateICmpEQ(v, llvm::ConstantInt::get(v->getType(), 0));
+  };
+  auto isZero = [&](llvm::Value *v) {
+    if (!llvm::isa<ComplexType>(type))
+      return isScalarZero(v);
+    return builder.CreateAnd(isScalarZero(builder.CreateExtractValue(v, {0})),
+                             isScalarZero(builder.CreateExtractValue(v, {1})));
+  };
+  llvm::Value *fails = nullptr;
+  llvm::StringRef message;
+  switch (instruction.opcode) {
+  case Op::TrueDiv:
+    fails = isZero(b);
+    message = llvm::isa<ComplexType>(type) ? "complex division by zero" : "division by zero";
+    break;
+  case Op::FloorDiv:
+    fails = isZero(b);
+    message = isInteger ? "integer division by zero" : "division by zero";
+    break;
+  case Op::Mod:
+    fails = isZero(b);
+    message = isInteger ? "integer modulo by zero" : "modulo by zero";
+    break;
+  case Op::Pow:
+    if (!llvm::isa<IntegerType>(type) || !isSignedInteger(instruction.operands[1]->type()))
+      return;
+    fails = builder.CreateAnd(isZero(a),
+                              builder.CreateICmpSLT(b, llvm::ConstantInt::get(b->getType(), 0)));
+    message = "0 cannot be raised to a negative power";
+    break;
+  default:
+    return;
+  }
+  lowering.raiseUnless(builder.CreateNot(fails), "ZeroDivisionError", message, instruction.location);
+}
+
 llvm::Value *FunctionLowering::lowerBinary(const ir::Instruction &instruction) {
   using Op = ir::Opcode;
   llvm::Value *a = valueOf(instruction.operands[0]);
   llvm::Value *b = valueOf(instruction.operands[1]);
   const Type *type = instruction.type();
   Op op = instruction.opcode;
+  if (source.options.debug)
+    raiseOnZeroDivisor(*this, instruction, a, b);
 
   if (op == Op::Pow)
     return power(a, b, type, instruction.operands[1]->type());
@@ -213,10 +262,14 @@ llvm::Value *FunctionLowering::floorDivide(llvm::Value *a, llvm::Value *b, const
         wantQuotient ? builder.CreateUDiv(a, divisor) : builder.CreateURem(a, divisor);
     return builder.CreateSelect(byZero, zero, result);
   }
-  // Dividing by -1 is negation (and must not trap on the minimum value);
-  // by 0 it gives 0.
-  llvm::Value *byMinusOne = builder.CreateICmpEQ(b, llvm::ConstantInt::getSigned(intType, -1));
-  llvm::Value *special = builder.CreateOr(byZero, byMinusOne);
+  // The minimum divided by -1 overflows (and traps on x86); Numba's
+  // int_divmod_signed gives 0 for both results then, as for division by 0.
+  llvm::Value *minimum = llvm::ConstantInt::get(
+      intType, llvm::APInt::getSignedMinValue(intType->getIntegerBitWidth()));
+  llvm::Value *overflows =
+      builder.CreateAnd(builder.CreateICmpEQ(a, minimum),
+                        builder.CreateICmpEQ(b, llvm::ConstantInt::getSigned(intType, -1)));
+  llvm::Value *special = builder.CreateOr(byZero, overflows);
   llvm::Value *divisor = builder.CreateSelect(special, one, b);
   llvm::Value *quotient = builder.CreateSDiv(a, divisor);
   llvm::Value *remainder = builder.CreateSRem(a, divisor);
@@ -224,13 +277,10 @@ llvm::Value *FunctionLowering::floorDivide(llvm::Value *a, llvm::Value *b, const
   // from the divisor's.
   llvm::Value *adjust = builder.CreateAnd(builder.CreateICmpNE(remainder, zero),
                                           builder.CreateICmpSLT(builder.CreateXor(remainder, b), zero));
-  if (wantQuotient) {
-    quotient = builder.CreateSub(quotient, builder.CreateZExt(adjust, intType));
-    quotient = builder.CreateSelect(byMinusOne, builder.CreateNeg(a), quotient);
-    return builder.CreateSelect(byZero, zero, quotient);
-  }
-  remainder = builder.CreateSelect(adjust, builder.CreateAdd(remainder, b), remainder);
-  return builder.CreateSelect(special, zero, remainder);
+  llvm::Value *result =
+      wantQuotient ? builder.CreateSub(quotient, builder.CreateZExt(adjust, intType))
+                   : builder.CreateSelect(adjust, builder.CreateAdd(remainder, b), remainder);
+  return builder.CreateSelect(special, zero, result);
 }
 
 //===----------------------------------------------------------------------===//
@@ -241,15 +291,41 @@ llvm::Value *FunctionLowering::power(llvm::Value *base, llvm::Value *exponent,
                                      const Type *baseType, const Type *exponentType) {
   if (const auto *complex = llvm::dyn_cast<ComplexType>(baseType))
     return complexPower(base, exponent, complex->elementType());
-  bool isFloat = llvm::isa<FloatType>(baseType);
-  if (isFloat && llvm::isa<FloatType>(exponentType))
+  if (llvm::isa<FloatType>(baseType) && llvm::isa<FloatType>(exponentType))
     return callMath(ir::Intrinsic::PowF, {base, exponent},
                     llvm::cast<FloatType>(baseType)->bitwidth());
-  return integerPower(base, exponent, exponentType, isFloat);
+  return integerPower(base, exponent, isSignedInteger(baseType), isSignedInteger(exponentType));
+}
+
+namespace {
+/// Numba's int_power multiplies by squaring up to this exponent, and calls
+/// math.pow beyond it.
+constexpr int64_t SquaringCutoff = 0x10000;
+} // namespace
+
+/// math.pow(base, float(exponent)) converted back to the base's type, as
+/// Numba's int_power computes powers beyond SquaringCutoff (integers
+/// saturate, as on a GPU).
+static llvm::Value *powerByLibrary(FunctionLowering &lowering, llvm::Value *base,
+                                   llvm::Value *exponent, bool baseSigned, bool exponentSigned) {
+  llvm::IRBuilder<> &builder = lowering.builder;
+  llvm::Type *doubleType = builder.getDoubleTy();
+  bool isFloat = base->getType()->isFloatingPointTy();
+  llvm::Value *x = isFloat      ? builder.CreateFPCast(base, doubleType)
+                   : baseSigned ? builder.CreateSIToFP(base, doubleType)
+                                : builder.CreateUIToFP(base, doubleType);
+  llvm::Value *y = exponentSigned ? builder.CreateSIToFP(exponent, doubleType)
+                                  : builder.CreateUIToFP(exponent, doubleType);
+  llvm::Value *result = lowering.callMath(ir::Intrinsic::PowF, {x, y}, 64);
+  if (isFloat)
+    return builder.CreateFPCast(result, base->getType());
+  llvm::Intrinsic::ID id = baseSigned ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
+  return builder.CreateIntrinsic(id, {base->getType(), doubleType}, {result});
 }
 
 llvm::Value *FunctionLowering::integerPower(llvm::Value *base, llvm::Value *exponent,
-                                            const Type *exponentType, bool isFloat) {
+                                            bool baseSigned, bool exponentSigned) {
+  bool isFloat = base->getType()->isFloatingPointTy();
   llvm::Type *type = base->getType();
   auto one = [&]() -> llvm::Value * {
     return isFloat ? llvm::ConstantFP::get(type, 1.0) : llvm::ConstantInt::get(type, 1);
@@ -257,8 +333,6 @@ llvm::Value *FunctionLowering::integerPower(llvm::Value *base, llvm::Value *expo
   auto multiply = [&](llvm::Value *x, llvm::Value *y) {
     return isFloat ? builder.CreateFMul(x, y) : builder.CreateMul(x, y);
   };
-  bool exponentSigned = isSignedInteger(exponentType);
-
   // A constant exponent (x**2) multiplies out at compile time, as Numba's
   // static_power_impl does.
   if (auto *known = llvm::dyn_cast<llvm::ConstantInt>(exponent)) {
@@ -280,10 +354,20 @@ llvm::Value *FunctionLowering::integerPower(llvm::Value *base, llvm::Value *expo
   llvm::Value *negative =
       exponentSigned ? builder.CreateICmpSLT(wide, i64(0)) : builder.getInt1(false);
   llvm::Value *magnitude = builder.CreateSelect(negative, builder.CreateNeg(wide), wide);
+  llvm::Value *huge = builder.CreateICmpUGT(magnitude, i64(SquaringCutoff));
 
-  llvm::BasicBlock *before = builder.GetInsertBlock();
+  llvm::BasicBlock *viaLibrary = llvm::BasicBlock::Create(lowered.getContext(), "pow.libm", &lowered);
+  llvm::BasicBlock *squaring = llvm::BasicBlock::Create(lowered.getContext(), "pow.squaring", &lowered);
   llvm::BasicBlock *loop = llvm::BasicBlock::Create(lowered.getContext(), "pow.loop", &lowered);
   llvm::BasicBlock *done = llvm::BasicBlock::Create(lowered.getContext(), "pow.done", &lowered);
+  builder.CreateCondBr(huge, viaLibrary, squaring);
+
+  builder.SetInsertPoint(viaLibrary);
+  llvm::Value *byLibrary = powerByLibrary(*this, base, exponent, baseSigned, exponentSigned);
+  llvm::BasicBlock *libraryEnd = builder.GetInsertBlock();
+  builder.CreateBr(done);
+
+  builder.SetInsertPoint(squaring);
   builder.CreateCondBr(builder.CreateICmpEQ(magnitude, i64(0)), done, loop);
 
   builder.SetInsertPoint(loop);
@@ -294,30 +378,42 @@ llvm::Value *FunctionLowering::integerPower(llvm::Value *base, llvm::Value *expo
   llvm::Value *nextResult = builder.CreateSelect(odd, multiply(result, square), result);
   llvm::Value *nextSquare = multiply(square, square);
   llvm::Value *nextRemaining = builder.CreateLShr(remaining, i64(1));
-  result->addIncoming(one(), before);
+  result->addIncoming(one(), squaring);
   result->addIncoming(nextResult, loop);
-  square->addIncoming(base, before);
+  square->addIncoming(base, squaring);
   square->addIncoming(nextSquare, loop);
-  remaining->addIncoming(magnitude, before);
+  remaining->addIncoming(magnitude, squaring);
   remaining->addIncoming(nextRemaining, loop);
   builder.CreateCondBr(builder.CreateICmpEQ(nextRemaining, i64(0)), done, loop);
 
   builder.SetInsertPoint(done);
-  llvm::PHINode *power = builder.CreatePHI(type, 2);
-  power->addIncoming(one(), before);
+  llvm::PHINode *power = builder.CreatePHI(type, 3);
+  power->addIncoming(byLibrary, libraryEnd);
+  power->addIncoming(one(), squaring);
   power->addIncoming(nextResult, loop);
-  if (isFloat)
-    return builder.CreateSelect(negative, builder.CreateFDiv(one(), power), power);
-  // An integer to a negative power: only 1 and -1 give non-zero integers.
+  if (isFloat) {
+    // math.pow took the exponent's sign into account already.
+    llvm::Value *invert = builder.CreateAnd(negative, builder.CreateNot(huge));
+    return builder.CreateSelect(invert, builder.CreateFDiv(one(), power), power);
+  }
+  // An integer to a negative power: only 1 and -1 give non-zero integers,
+  // and 0 gives the minimum value (Numba's _get_power_zerodiv_return).
   llvm::Value *baseIsOne = builder.CreateICmpEQ(base, one());
   llvm::Value *baseIsMinusOne = builder.CreateICmpEQ(base, llvm::ConstantInt::getSigned(type, -1));
+  llvm::Value *baseIsZero = builder.CreateICmpEQ(base, llvm::ConstantInt::get(type, 0));
   llvm::Value *oddExponent = builder.CreateTrunc(magnitude, types.i1());
+  llvm::Value *minimum =
+      llvm::ConstantInt::get(type, llvm::APInt::getSignedMinValue(type->getIntegerBitWidth()));
   llvm::Value *inverse = builder.CreateSelect(
       baseIsOne, one(),
       builder.CreateSelect(baseIsMinusOne,
                            builder.CreateSelect(oddExponent, llvm::ConstantInt::getSigned(type, -1),
                                                 one()),
-                           llvm::ConstantInt::get(type, 0)));
+                           builder.CreateSelect(baseIsZero, minimum, llvm::ConstantInt::get(type, 0))));
+  // Beyond the cutoff, Numba lets math.pow decide for 1 and -1 too: the
+  // exponent's parity is that of its float64 rounding.
+  llvm::Value *unitBase = builder.CreateOr(baseIsOne, baseIsMinusOne);
+  inverse = builder.CreateSelect(builder.CreateAnd(huge, unitBase), power, inverse);
   return builder.CreateSelect(negative, inverse, power);
 }
 

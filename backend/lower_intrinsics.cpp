@@ -475,32 +475,44 @@ llvm::Value *FunctionLowering::lowerMath(const ir::Instruction &instruction) {
   case I::Ldexp:
     return callMath(I::Ldexp, {x, builder.CreateIntCast(arguments[1], types.i32(), true)}, bits);
   case I::RoundDigits:
-    return roundDigits(x, arguments[1], bits);
+    return roundDigits(x, arguments[1]);
   default:
     return callMath(instruction.intrinsic, arguments, bits);
   }
 }
 
-llvm::Value *FunctionLowering::roundDigits(llvm::Value *x, llvm::Value *digits, unsigned bits) {
-  // CPython's round(x, n) for doubles, as Numba computes it: scale by
-  // 10**|n|, round half to even, scale back; results that overflow keep x.
-  llvm::Type *floatType = x->getType();
-  llvm::Value *wideDigits = builder.CreateSExtOrTrunc(digits, types.i64());
-  llvm::Value *negative = builder.CreateICmpSLT(wideDigits, i64(0));
-  llvm::Value *magnitude = builder.CreateSelect(negative, builder.CreateNeg(wideDigits), wideDigits);
-  llvm::Value *scale = callMath(I::PowF,
-                                {llvm::ConstantFP::get(floatType, 10.0),
-                                 builder.CreateSIToFP(magnitude, floatType)},
-                                bits);
+llvm::Value *FunctionLowering::roundDigits(llvm::Value *x, llvm::Value *digits) {
+  // Numba's round_to_impl (CPython's fallback double_round): in float64
+  // whatever x's type, with 10.0 ** n by squaring, and beyond 22 digits
+  // scaled in two steps so that the scale itself cannot overflow. A scaled
+  // value that overflows, an infinity and a NaN give x back.
+  llvm::Type *doubleType = builder.getDoubleTy();
+  auto real = [&](double v) { return llvm::ConstantFP::get(doubleType, v); };
+  llvm::Value *value = builder.CreateFPCast(x, doubleType);
+  llvm::Value *n = builder.CreateSExtOrTrunc(digits, types.i64());
+  llvm::Value *nonNegative = builder.CreateICmpSGE(n, i64(0));
+  llvm::Value *split = builder.CreateICmpSGT(n, i64(22));
+  llvm::Value *exponent = builder.CreateSelect(
+      nonNegative, builder.CreateSelect(split, builder.CreateSub(n, i64(22)), n),
+      builder.CreateNeg(n));
+  llvm::Value *scale = integerPower(real(10.0), exponent, false, true);
+  llvm::Value *extra = builder.CreateSelect(split, real(1e22), real(1.0));
   llvm::Value *scaled =
-      builder.CreateSelect(negative, builder.CreateFDiv(x, scale), builder.CreateFMul(x, scale));
-  llvm::Value *rounded = callMath(I::Rint, {scaled}, bits);
-  llvm::Value *result =
-      builder.CreateSelect(negative, builder.CreateFMul(rounded, scale), builder.CreateFDiv(rounded, scale));
-  llvm::Value *infinity = llvm::ConstantFP::getInfinity(floatType);
-  llvm::Value *scaledFinite = builder.CreateFCmpOLT(
+      builder.CreateSelect(nonNegative, builder.CreateFMul(builder.CreateFMul(value, scale), extra),
+                           builder.CreateFDiv(value, scale));
+  llvm::Value *rounded = callMath(I::Rint, {scaled}, 64);
+  llvm::Value *result = builder.CreateSelect(
+      nonNegative, builder.CreateFDiv(builder.CreateFDiv(rounded, extra), scale),
+      builder.CreateFMul(rounded, scale));
+  llvm::IRBuilder<>::FastMathFlagGuard guard(builder);
+  builder.clearFastMathFlags();
+  llvm::Value *infinity = llvm::ConstantFP::getInfinity(doubleType);
+  llvm::Value *finite = builder.CreateFCmpOLT(
+      builder.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, value), infinity);
+  llvm::Value *overflows = builder.CreateFCmpOEQ(
       builder.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, scaled), infinity);
-  return builder.CreateSelect(scaledFinite, result, x);
+  llvm::Value *keep = builder.CreateOr(builder.CreateNot(finite), overflows);
+  return builder.CreateFPCast(builder.CreateSelect(keep, value, result), x->getType());
 }
 
 //===----------------------------------------------------------------------===//

@@ -52,8 +52,8 @@ std::string mangledName(llvm::StringRef irSymbol) {
 
 ModuleLowering::ModuleLowering(TargetHooks &hooks, llvm::LLVMContext &context,
                                const SourceManager &sources, const ir::Function &kernel)
-    : hooks(hooks), types(context),
-      module(std::make_unique<llvm::Module>(kernel.symbol, context)), sources(sources) {
+    : hooks(hooks), types(context), module(std::make_unique<llvm::Module>(kernel.symbol, context)),
+      sources(sources), kernelDebug(kernel.options.debug) {
   hooks.configureModule(*module, kernel);
 }
 
@@ -103,6 +103,10 @@ llvm::Function *ModuleLowering::declare(const ir::Function &function) {
                                       : llvm::GlobalValue::InternalLinkage,
                              mangledName(function.symbol), *module);
   lowered->addFnAttr(llvm::Attribute::NoUnwind);
+  // As clang does for CUDA: a function may wait for other threads (a
+  // barrier, a warp collective), so calls to it must not be moved across
+  // control flow; LLVM drops the attribute where it finds no such wait.
+  lowered->addFnAttr(llvm::Attribute::Convergent);
   if (hooks.passesThreadContext())
     lowered->addParamAttr(0, llvm::Attribute::NoAlias);
   if (function.options.fastmath)
@@ -156,9 +160,11 @@ llvm::DISubprogram *ModuleLowering::subprogram(const ir::Function &function,
         llvm::dwarf::DW_LANG_Python, file, "Kiln " KILN_VERSION, function.options.optimize, "", 0,
         "",
         // lineinfo wants only .loc directives (what profilers read), not
-        // DWARF sections.
-        function.options.debug ? llvm::DICompileUnit::FullDebug
-                               : llvm::DICompileUnit::DebugDirectivesOnly);
+        // DWARF sections. The kernel decides, as its options say how the
+        // module is compiled: ptxas rejects full debug information in
+        // optimized code, which a debug=True device function would bring
+        // into a kernel without it.
+        kernelDebug ? llvm::DICompileUnit::FullDebug : llvm::DICompileUnit::DebugDirectivesOnly);
     module->addModuleFlag(llvm::Module::Warning, "Debug Info Version",
                           llvm::DEBUG_METADATA_VERSION);
     module->addModuleFlag(llvm::Module::Warning, "Dwarf Version", 4);

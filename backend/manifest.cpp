@@ -51,6 +51,7 @@ void writeManifest(llvm::raw_ostream &os, llvm::StringRef moduleName,
           json.attribute("local_bytes", interface.localBytes);
           json.attribute("synchronizes", interface.synchronizes);
           json.attribute("raises", interface.raises);
+          json.attribute("block_entry", interface.hasBlockEntry);
           json.attributeArray("cubins", [&] {
             for (unsigned arch : entry.cubinArchs)
               json.value(arch);

@@ -19,6 +19,7 @@ void NvptxTargetHooks::configureModule(llvm::Module &module, const ir::Function 
   // subnormals; fastmath says yes, as in Numba.
   module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz",
                        kernel.options.fastmath ? 1 : 0);
+  reportsExceptions = kernel.options.debug;
 }
 
 static llvm::Value *callIntrinsic(HookSite &site, llvm::Intrinsic::ID id,
@@ -250,8 +251,10 @@ void NvptxTargetHooks::print(HookSite &site, llvm::ArrayRef<PrintArgument> argum
 void NvptxTargetHooks::raise(HookSite &site, llvm::StringRef exceptionClass,
                              llvm::StringRef message) {
   // Without debug, as in Numba, the thread just stops; with debug, it says
-  // why first.
-  if (site.function.options.debug) {
+  // why first. The kernel's option decides, also for a raise in a device
+  // function, as in Numba where the raise returns an error status up to
+  // the kernel.
+  if (reportsExceptions) {
     std::string text = exceptionClass.str();
     if (!message.empty())
       text += ": " + message.str();

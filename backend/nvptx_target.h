@@ -51,6 +51,10 @@ public:
 
   void finishKernel(llvm::Function &kernel, const ir::Function &function,
                     llvm::ArrayRef<KernelParameter> parameters) override;
+
+private:
+  /// Whether the kernel was compiled with debug=True.
+  bool reportsExceptions = false;
 };
 
 } // namespace kiln::backend

@@ -460,8 +460,11 @@ bool SSABuilder::build() {
 
 void SSABuilder::buildBody(llvm::ArrayRef<Stmt *> body) {
   for (const Stmt *stmt : body) {
-    if (diags.errorLimitReached())
+    if (diags.errorLimitReached()) {
+      diags.stopAtErrorLimit(); // the rest of the body is not checked
+      failed = true;
       return;
+    }
     buildStmt(stmt);
   }
 }
@@ -799,7 +802,11 @@ Instr *SSABuilder::buildName(const NameExpr *name) {
   }
   if (locals.contains(name->id)) {
     ensureOpenBlock();
-    return readVariable(name->id, current, name->range());
+    Instr *value = readVariable(name->id, current, name->range());
+    // After `del x`, a read is undefined; the error points at the read.
+    if (value->op == Op::Undefined && value->range.begin.offset != name->range().begin.offset)
+      value = undefined(name->id, name->range());
+    return value;
   }
   const ModuleValue *global = scope.lookup(name->id);
   if (!global) {
@@ -1058,7 +1065,9 @@ Instr *SSABuilder::buildCompare(const CompareExpr *compare) {
 Instr *SSABuilder::buildBoolOp(const BoolOpExpr *boolOp) {
   // `a and b` is a if a is false, else b; `a or b` the reverse. The result
   // merges the operands' values, so its type unifies theirs.
-  std::string result = "$boolop" + std::to_string(hiddenCounter++);
+  // Hidden variables are named after their expression, for diagnostics.
+  std::string result = (boolOp->op == BoolOpKind::And ? "$and" : "$or") +
+                       std::to_string(hiddenCounter++);
   Block *join = newBlock();
   for (size_t i = 0; i < boolOp->values.size(); ++i) {
     Instr *value = buildExpr(boolOp->values[i]);
@@ -1118,7 +1127,8 @@ Instr *SSABuilder::buildCall(const CallExpr *call) {
   llvm::SmallVector<Instr *, 4> operands{callee};
   for (const Expr *arg : call->args) {
     if (isa<StarredExpr>(arg))
-      return unsupported(DiagID::err_unsupported_expression, arg->range(), {"argument unpacking with '*'"});
+      return unsupported(DiagID::err_unsupported_expression_singular, arg->range(),
+                         {"argument unpacking with '*'"});
     Instr *value = buildExpr(arg);
     if (!value)
       return nullptr;
@@ -1127,7 +1137,7 @@ Instr *SSABuilder::buildCall(const CallExpr *call) {
   std::vector<std::string> keywordNames;
   for (const Keyword &keyword : call->keywords) {
     if (keyword.name.empty())
-      return unsupported(DiagID::err_unsupported_expression, keyword.nameRange,
+      return unsupported(DiagID::err_unsupported_expression_singular, keyword.nameRange,
                          {"keyword argument unpacking with '**'"});
     Instr *value = buildExpr(keyword.value);
     if (!value)

@@ -26,7 +26,23 @@ bool isPythonBuiltinName(llvm::StringRef name) {
       "issubclass", "iter", "len", "list", "locals", "map", "max", "memoryview", "min", "next",
       "object", "oct", "open", "ord", "pow", "print", "property", "range", "repr", "reversed",
       "round", "set", "setattr", "slice", "sorted", "staticmethod", "str", "sum", "super", "tuple",
-      "type", "vars", "zip", "__import__", "NotImplemented", "Ellipsis"};
+      "type", "vars", "zip", "__import__", "NotImplemented", "Ellipsis", "copyright", "credits",
+      "license", "exit", "quit",
+      // Exceptions and warnings other than those of builtins.def.
+      "AttributeError", "BaseException", "BaseExceptionGroup", "BlockingIOError",
+      "BrokenPipeError", "BufferError", "BytesWarning", "ChildProcessError",
+      "ConnectionAbortedError", "ConnectionError", "ConnectionRefusedError",
+      "ConnectionResetError", "DeprecationWarning", "EOFError", "EncodingWarning",
+      "EnvironmentError", "ExceptionGroup", "FileExistsError", "FileNotFoundError",
+      "FloatingPointError", "FutureWarning", "GeneratorExit", "IOError", "ImportError",
+      "ImportWarning", "IndentationError", "InterruptedError", "IsADirectoryError",
+      "KeyboardInterrupt", "LookupError", "MemoryError", "ModuleNotFoundError", "NameError",
+      "NotADirectoryError", "OSError", "PendingDeprecationWarning", "PermissionError",
+      "ProcessLookupError", "RecursionError", "ReferenceError", "ResourceWarning",
+      "RuntimeWarning", "StopAsyncIteration", "StopIteration", "SyntaxError", "SyntaxWarning",
+      "SystemError", "SystemExit", "TabError", "TimeoutError", "UnboundLocalError",
+      "UnicodeDecodeError", "UnicodeEncodeError", "UnicodeError", "UnicodeTranslateError",
+      "UnicodeWarning", "UserWarning", "Warning"};
   return llvm::is_contained(names, name);
 }
 
@@ -51,6 +67,9 @@ const Symbol *BuiltinSymbols::lookup(llvm::StringRef qualifiedName) const {
 const Symbol *BuiltinSymbols::member(const Symbol &module, llvm::StringRef name) const {
   if (module.kind != Symbol::Kind::Module)
     return nullptr;
+  // numba.core.types is the module numba.types re-exports: same members.
+  if (module.is(BuiltinId::NumbaCoreTypesModule))
+    return member(symbol(BuiltinId::NumbaTypesModule), name);
   return lookup((module.qualifiedName.str() + ".").append(name.str()));
 }
 

@@ -146,12 +146,10 @@ bool ConstantValue::truthy() const {
   return false;
 }
 
-const Type *ConstantValue::type(TypeContext &types) const {
+const Type *ConstantValue::literalType(TypeContext &types) const {
   if (dtype)
-    return dtype;
+    return nullptr; // NumPy scalars are never literals
   switch (valueKind) {
-  case Kind::None:
-    return types.none();
   case Kind::Bool:
     return types.booleanLiteral(intValue != 0);
   case Kind::Int:
@@ -160,16 +158,39 @@ const Type *ConstantValue::type(TypeContext &types) const {
     if (intValue > 0 && intValue <= static_cast<Int128>(UINT64_MAX))
       return types.unsignedIntegerLiteral(static_cast<uint64_t>(intValue));
     return nullptr;
+  case Kind::String:
+    return types.stringLiteral(text);
+  default:
+    return nullptr;
+  }
+}
+
+const Type *ConstantValue::plainType(TypeContext &types) const {
+  if (dtype)
+    return dtype;
+  switch (valueKind) {
+  case Kind::None:
+    return types.none();
+  case Kind::Bool:
+    return types.boolean();
+  case Kind::Int:
+    // Numba's _typeof_int: int64, or uint64 for values of exactly 64 bits.
+    if (intValue >= INT64_MIN && intValue <= INT64_MAX)
+      return types.int64();
+    if (intValue > 0 && intValue <= static_cast<Int128>(UINT64_MAX))
+      return types.uint64();
+    return nullptr;
   case Kind::Float:
     return types.float64();
   case Kind::Complex:
     return types.complex(128);
   case Kind::String:
+    // Numba's unicode_type; Kiln has only constant strings.
     return types.stringLiteral(text);
   case Kind::Tuple: {
     std::vector<const Type *> elements;
     for (const ConstantValue &item : items) {
-      const Type *elementType = item.type(types);
+      const Type *elementType = item.plainType(types);
       if (!elementType)
         return nullptr;
       elements.push_back(elementType);
@@ -178,6 +199,36 @@ const Type *ConstantValue::type(TypeContext &types) const {
   }
   }
   return nullptr;
+}
+
+const Type *ConstantValue::type(TypeContext &types, ConstantRole role) const {
+  if (valueKind == Kind::Tuple && !dtype) {
+    std::vector<const Type *> elements;
+    switch (role) {
+    case ConstantRole::Literal:
+      // Numba turns a constant tuple into a tuple built from constants.
+      for (const ConstantValue &item : items) {
+        const Type *elementType = item.type(types, ConstantRole::Value);
+        if (!elementType)
+          return nullptr;
+        elements.push_back(elementType);
+      }
+      return types.tuple(elements);
+    case ConstantRole::Global:
+      for (const ConstantValue &item : items) {
+        const Type *elementType = item.literalType(types);
+        if (!elementType)
+          return plainType(types);
+        elements.push_back(elementType);
+      }
+      return types.tuple(elements);
+    case ConstantRole::Value:
+      return plainType(types);
+    }
+  }
+  if (const Type *literal = literalType(types))
+    return literal;
+  return plainType(types);
 }
 
 namespace {
@@ -232,11 +283,20 @@ std::string ConstantValue::repr() const {
   case Kind::Float:
     body = floatRepr(real);
     break;
-  case Kind::Complex:
-    body = real == 0 && !std::signbit(real) ? floatRepr(imag) + "j"
-                                           : "(" + floatRepr(real) + (imag < 0 ? "-" : "+") +
-                                                 floatRepr(std::fabs(imag)) + "j)";
+  case Kind::Complex: {
+    // Python writes the parts of a complex without a trailing ".0": 1j, (2+0j).
+    auto part = [](double x) {
+      std::string text = floatRepr(x);
+      if (llvm::StringRef(text).ends_with(".0"))
+        text.resize(text.size() - 2);
+      return text;
+    };
+    body = real == 0 && !std::signbit(real)
+               ? part(imag) + "j"
+               : "(" + part(real) + (imag < 0 || (imag == 0 && std::signbit(imag)) ? "-" : "+") +
+                     part(std::fabs(imag)) + "j)";
     break;
+  }
   case Kind::String:
     return "'" + text + "'";
   case Kind::Tuple: {

@@ -24,6 +24,21 @@ namespace kiln {
 class Type;
 class TypeContext;
 
+/// Where a kernel reads a constant, which decides its Numba type (Numba's
+/// typeinfer.typeof_const, typeof_global and resolve_value_type_prefer_literal).
+enum class ConstantRole : uint8_t {
+  /// Written in the kernel (LOAD_CONST): Literal[int], Literal[bool] and
+  /// Literal[str] for those values; a tuple is built from its elements (Numba
+  /// expands a constant tuple into its items), which are typed as values.
+  Literal,
+  /// A module-level global: a tuple is a tuple of literals if every element
+  /// can be one, else typed as a plain value (ints become int64).
+  Global,
+  /// A value with no source of its own, such as an omitted argument's
+  /// default: a literal if the value can be one, else its plain type.
+  Value,
+};
+
 __extension__ typedef __int128 Int128;
 
 class ConstantValue {
@@ -62,11 +77,17 @@ public:
   /// Python truthiness.
   bool truthy() const;
 
-  /// The Numba type of this value when a kernel reads it: Literal[int](v)
-  /// for Python ints, Literal[bool] for bools, float64, complex128, the dtype
-  /// of a NumPy scalar, and tuples of those. Returns null for a Python int
-  /// outside [-2**63, 2**64 - 1], which Numba cannot type either.
-  const Type *type(TypeContext &types) const;
+  /// The Numba type of this value when a kernel reads it in `role`:
+  /// Literal[int](v) for Python ints, Literal[bool] for bools, float64,
+  /// complex128, the dtype of a NumPy scalar, and tuples of those (whose
+  /// elements are literals or not as `role` says). Returns null for a Python
+  /// int outside [-2**63, 2**64 - 1], which Numba cannot type either.
+  const Type *type(TypeContext &types, ConstantRole role = ConstantRole::Literal) const;
+  /// Numba's typeof(value): the plain type, with no literals at any depth.
+  const Type *plainType(TypeContext &types) const;
+  /// Numba's maybe_literal(value): a literal type for Python ints, bools and
+  /// strings; null for everything else.
+  const Type *literalType(TypeContext &types) const;
 
   /// Python's repr(): "3", "0.5", "(1, 2)", "'text'", "np.float32(0.5)".
   std::string repr() const;

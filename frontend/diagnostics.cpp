@@ -119,6 +119,10 @@ std::string DiagnosticEngine::format(DiagID id, llvm::ArrayRef<std::string> args
   return out;
 }
 
+std::string countOf(uint64_t count, llvm::StringRef noun) {
+  return std::to_string(count) + " " + noun.str() + (count == 1 ? "" : "s");
+}
+
 Diagnostic DiagnosticEngine::makeDiagnostic(DiagID id, SourceRange range,
                                             llvm::ArrayRef<std::string> args) const {
   return Diagnostic{id, severityOf(id), range, format(id, args), {}};
@@ -143,13 +147,17 @@ DiagnosticBuilder DiagnosticEngine::report(DiagID id, SourceRange range,
 
 void DiagnosticEngine::emit(Diagnostic diagnostic) { reportDiagnostic(std::move(diagnostic)); }
 
+void DiagnosticEngine::stopAtErrorLimit() {
+  if (limitNoticeGiven)
+    return;
+  limitNoticeGiven = true;
+  reported.push_back(Diagnostic{DiagID::err_too_many_errors, Severity::Error, SourceRange(),
+                                format(DiagID::err_too_many_errors, {}), {}});
+}
+
 DiagnosticBuilder DiagnosticEngine::reportDiagnostic(Diagnostic diagnostic) {
   if (diagnostic.severity == Severity::Error && errors >= errorLimit) {
-    if (!limitNoticeGiven) {
-      limitNoticeGiven = true;
-      reported.push_back(Diagnostic{DiagID::err_too_many_errors, Severity::Error, SourceRange(),
-                                    format(DiagID::err_too_many_errors, {}), {}});
-    }
+    stopAtErrorLimit();
     return DiagnosticBuilder(this, nullptr);
   }
   if (isDuplicate(diagnostic))

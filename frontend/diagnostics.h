@@ -64,6 +64,9 @@ struct Diagnostic {
 
 class DiagnosticEngine;
 
+/// "1 argument", "2 arguments": a count with its noun, for messages.
+std::string countOf(uint64_t count, llvm::StringRef noun);
+
 /// Returned by DiagnosticEngine::report so that notes can be attached.
 class DiagnosticBuilder {
 public:
@@ -89,6 +92,9 @@ public:
   /// True once so many errors were reported that further ones are dropped;
   /// passes may use it to stop early on hopeless input.
   bool errorLimitReached() const { return errors >= errorLimit; }
+  /// For a pass that stops early because the limit was reached: reports
+  /// "too many errors emitted, stopping now" (once).
+  void stopAtErrorLimit();
   void setErrorLimit(unsigned limit) { errorLimit = limit; }
 
   const std::deque<Diagnostic> &diagnostics() const { return reported; }

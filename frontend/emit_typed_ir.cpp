@@ -50,7 +50,15 @@ private:
     ir::Instruction *instruction =
         function.addInstruction(where ? where : current, opcode, type, location);
     instruction->operands.assign(operands.begin(), operands.end());
+    // With debug=True, Numba's Python error model raises ZeroDivisionError
+    // from divisions and integer powers (the back end checks the operands).
+    if (function.options.debug && dividesByOperand(opcode, type))
+      function.raises = true;
     return instruction;
+  }
+  static bool dividesByOperand(ir::Opcode opcode, const Type *type) {
+    return opcode == ir::Opcode::TrueDiv || opcode == ir::Opcode::FloorDiv ||
+           opcode == ir::Opcode::Mod || (opcode == ir::Opcode::Pow && llvm::isa<IntegerType>(type));
   }
   ir::Instruction *intrinsic(ir::Intrinsic id, const Type *type,
                              llvm::ArrayRef<ir::Value *> operands, unsigned index = 0) {
@@ -74,6 +82,9 @@ private:
   ir::Value *emitBuiltin(const ssa::Instr *instr, const Resolution &resolution,
                          llvm::ArrayRef<ir::Value *> args);
   ir::Value *emitMath(BuiltinId id, const Type *result, llvm::ArrayRef<ir::Value *> args);
+  /// The object of a method call such as `z.conjugate()`: the callee is
+  /// the attribute, whose operand is the object.
+  ir::Value *methodReceiver(const ssa::Instr *call) { return valueOf(call->operands[0]->operands[0]); }
   ir::Value *emitCuda(const ssa::Instr *instr, BuiltinId id, const Resolution &resolution,
                       llvm::ArrayRef<ir::Value *> args);
   ir::Value *emitMinMax(bool isMin, const Type *result, llvm::ArrayRef<ir::Value *> args);
@@ -384,6 +395,11 @@ void FunctionEmitter::emitInstr(const ssa::Instr *instr) {
       values[instr] = constant(plain(type), *instr->constant);
       return;
     case Op::BuildTuple: {
+      // Index tuples with slices (`a[i, :]`) have no run-time value: the
+      // view takes their parts.
+      if (llvm::any_of(llvm::cast<TupleType>(type)->elementTypes(),
+                       [](const Type *t) { return t->kind() == Type::Kind::Slice; }))
+        return;
       std::vector<ir::Value *> elements;
       for (const ssa::Instr *element : instr->operands)
         elements.push_back(valueOf(element));
@@ -458,8 +474,11 @@ void FunctionEmitter::emitInstr(const ssa::Instr *instr) {
 
 ir::Value *FunctionEmitter::emitOperator(const ssa::Instr *instr, const Resolution &resolution) {
   const Type *result = plain(resolution.result);
-  if (resolution.kind == Resolution::Kind::Truth)
-    return convert(valueOf(instr->operands[0]), types.boolean());
+  if (resolution.kind == Resolution::Kind::Truth) {
+    // A condition tests its operand; the call bool(x) has the callee first.
+    size_t tested = instr->op == Op::Call ? 1 : 0;
+    return convert(valueOf(instr->operands[tested]), types.boolean());
+  }
   if (instr->op == Op::Unary) {
     ir::Value *value = operand(instr, 0, resolution);
     switch (instr->unaryOp) {
@@ -730,6 +749,18 @@ ir::Value *FunctionEmitter::emitCall(const ssa::Instr *instr, const Resolution &
         for (size_t p = 0; p < def->params.size(); ++p)
           if (def->params[p].name == instr->keywordNames[k])
             ordered[p] = args[positional + k];
+    // Arguments the call left out pass their parameter's default value;
+    // None, which has no run-time value, passes as a constant none.
+    const FunctionDecl &decl = resolution.callee->decl;
+    for (size_t i = 0; i < ordered.size(); ++i) {
+      const Type *parameterType = callee->arguments[i]->type();
+      if (ordered[i])
+        continue;
+      if (llvm::isa<NoneType>(parameterType))
+        ordered[i] = constant(parameterType, ConstantValue::none());
+      else if (i < decl.defaults.size() && decl.defaults[i])
+        ordered[i] = constant(parameterType, *decl.defaults[i]);
+    }
     for (size_t i = 0; i < ordered.size(); ++i)
       ordered[i] = convert(ordered[i], callee->arguments[i]->type());
     ir::Instruction *call =
@@ -842,7 +873,7 @@ ir::Value *FunctionEmitter::emitBuiltin(const ssa::Instr *instr, const Resolutio
   case BuiltinId::PyPrint:
     return emitPrint(instr);
   case BuiltinId::PyComplex: {
-    if (instr->op == Op::Call) {
+    if (instr->op == Op::Call && resolution.detail.empty()) {
       if (args.size() == 1 && llvm::isa<ComplexType>(args[0]->type()))
         return convert(args[0], result);
       const Type *part = llvm::cast<ComplexType>(result)->elementType();
@@ -850,7 +881,7 @@ ir::Value *FunctionEmitter::emitBuiltin(const ssa::Instr *instr, const Resolutio
       return emit(ir::Opcode::ComplexMake, result, {convert(args[0], part), convert(imaginary, part)});
     }
     // .real, .imag, .conjugate() of a number.
-    ir::Value *x = instr->op == Op::Call ? args[0] : valueOf(instr->operands[0]);
+    ir::Value *x = instr->op == Op::Call ? methodReceiver(instr) : valueOf(instr->operands[0]);
     x = convert(x, resolution.operandTypes.empty() || !resolution.operandTypes[0]
                        ? x->type()
                        : resolution.operandTypes[0]);
@@ -873,8 +904,15 @@ ir::Value *FunctionEmitter::emitBuiltin(const ssa::Instr *instr, const Resolutio
 }
 
 ir::Value *FunctionEmitter::emitMath(BuiltinId id, const Type *result,
-                                     llvm::ArrayRef<ir::Value *> args) {
+                                     llvm::ArrayRef<ir::Value *> arguments) {
   using I = ir::Intrinsic;
+  // Numba's cases such as float64(int64) compute on the float: integer
+  // arguments convert, except ldexp's exponent.
+  std::vector<ir::Value *> args(arguments.begin(), arguments.end());
+  if (llvm::isa_and_nonnull<FloatType>(result) && id != BuiltinId::Math_ldexp)
+    for (ir::Value *&arg : args)
+      if (llvm::isa<IntegerType>(arg->type()))
+        arg = convert(arg, result);
   static const std::map<BuiltinId, I> direct = {
       {BuiltinId::Math_sin, I::Sin},       {BuiltinId::Math_cos, I::Cos},
       {BuiltinId::Math_tan, I::Tan},       {BuiltinId::Math_asin, I::Asin},
@@ -927,7 +965,11 @@ ir::Value *FunctionEmitter::emitMath(BuiltinId id, const Type *result,
   std::vector<const Type *> argTypes;
   for (ir::Value *arg : args)
     argTypes.push_back(arg->type());
-  ir::Function *implementation = module.preludeFunction("kiln.cmath", symbol.name(), argTypes);
+  // cmath.log(z, base) is log_base: a default base would need the call to
+  // be typed with an omitted argument.
+  llvm::StringRef name =
+      id == BuiltinId::Cmath_log && args.size() == 2 ? llvm::StringRef("log_base") : symbol.name();
+  ir::Function *implementation = module.preludeFunction("kiln.cmath", name, argTypes);
   if (!implementation)
     return nullptr;
   ir::Instruction *call = emit(ir::Opcode::Call, implementation->returnType, args);
@@ -1058,7 +1100,9 @@ ir::Value *FunctionEmitter::emitCuda(const ssa::Instr *instr, BuiltinId id,
   case BuiltinId::CudaPopc:
     // Also int.bit_count(), an attribute call on the value itself.
     return intrinsic(I::Popc, result,
-                     {instr->op == Op::Call && !args.empty() ? args[0] : valueOf(instr->operands[0])});
+                     {instr->op != Op::Call ? valueOf(instr->operands[0])
+                      : args.empty()        ? methodReceiver(instr)
+                                            : args[0]});
   case BuiltinId::CudaBrev:
     return intrinsic(I::Brev, result, args);
   case BuiltinId::CudaClz:

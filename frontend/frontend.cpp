@@ -98,7 +98,8 @@ void typeModule(CheckedModule &checked, const FrontendOptions &options) {
     }
   }
 
-  // Ufuncs and reductions must produce their declared element type.
+  // Reductions must produce their element type. (Functions with a declared
+  // return type, ufuncs included, are checked while typing their returns.)
   for (Specialization *root : roots) {
     if (root->failed || !root->returnType)
       continue;
@@ -106,10 +107,6 @@ void typeModule(CheckedModule &checked, const FrontendOptions &options) {
     const Type *expected = nullptr;
     if (decl.kind == FunctionDecl::Kind::Reduction)
       expected = root->argTypes.front();
-    if (decl.kind == FunctionDecl::Kind::Ufunc)
-      for (const Signature &signature : decl.signatures)
-        if (signature.args == root->argTypes)
-          expected = signature.returnType;
     if (expected && !types.canConvert(root->returnType, expected))
       root->diagnostics.push_back(checked.diags.makeDiagnostic(
           DiagID::err_return_type_mismatch, decl.range,

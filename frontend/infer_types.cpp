@@ -25,6 +25,11 @@ std::string Specialization::argumentList() const {
 
 namespace {
 
+bool isOmitted(const Type *type) {
+  const auto *entity = llvm::dyn_cast<EntityType>(type);
+  return entity && entity->entityKindOf() == EntityType::EntityKind::Omitted;
+}
+
 /// Types one specialization of a function.
 class FunctionTyper {
 public:
@@ -91,8 +96,19 @@ Typing FunctionTyper::typePhi(const Instr *phi) {
       continue;
     }
     const Type *next = types.unify(unified, type);
-    if (!next)
+    if (!next) {
+      // The value of `a if c else b`, `a or b`, ... is a hidden variable:
+      // name the expression instead.
+      llvm::StringRef name = phi->name;
+      if (name.starts_with("$"))
+        return Typing::error(DiagID::err_cannot_unify_expression,
+                             {unified->str(), type->str(),
+                              name.starts_with("$ifexp") ? "conditional expression"
+                              : name.starts_with("$and") ? "'and' expression"
+                              : name.starts_with("$or")  ? "'or' expression"
+                                                         : "expression"});
       return Typing::error(DiagID::err_cannot_unify, {unified->str(), type->str(), phi->name});
+    }
     unified = next;
   }
   if (!unified) {
@@ -130,7 +146,8 @@ Typing FunctionTyper::typeDeviceCall(const Instr *call, const FunctionDecl &call
     const auto &params = callee.def->params;
     if (positional > params.size())
       return Typing::error(DiagID::err_wrong_argument_count,
-                           {callee.name, std::to_string(params.size()), std::to_string(args.size())});
+                           {callee.name, countOf(params.size(), "argument"),
+                            std::to_string(args.size())});
     ordered.assign(params.size(), nullptr);
     for (size_t i = 0; i < positional; ++i)
       ordered[i] = args[i];
@@ -143,9 +160,23 @@ Typing FunctionTyper::typeDeviceCall(const Instr *call, const FunctionDecl &call
                              {callee.name, call->keywordNames[k]});
       ordered[static_cast<size_t>(param - params.begin())] = args[positional + k];
     }
-    for (size_t i = 0; i < params.size(); ++i)
-      if (!ordered[i])
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (ordered[i])
+        continue;
+      // A parameter left out takes its default, as Numba's
+      // omitted(default=...) argument; not with declared signatures, which
+      // Numba cannot match such a call to.
+      const std::optional<ConstantValue> *fallback =
+          i < callee.defaults.size() ? &callee.defaults[i] : nullptr;
+      if (!fallback || !*fallback || !callee.signatures.empty())
         return Typing::error(DiagID::err_missing_argument, {callee.name, params[i].name.str()});
+      const Type *valueType = (*fallback)->type(types, ConstantRole::Value);
+      if (!valueType || (valueType->isCompileTimeOnly() && valueType != types.none()))
+        return Typing::error(DiagID::err_compile_time_value,
+                             {"the default value " + (*fallback)->repr() + " of parameter '" +
+                              params[i].name.str() + "'"});
+      ordered[i] = types.omitted(valueType, (*fallback)->repr());
+    }
   } else {
     if (keywordCount)
       return Typing::error(DiagID::err_unexpected_keyword_argument,
@@ -153,7 +184,7 @@ Typing FunctionTyper::typeDeviceCall(const Instr *call, const FunctionDecl &call
     ordered.assign(args.begin(), args.end());
   }
   for (const Type *arg : ordered)
-    if (arg->isCompileTimeOnly() && arg != types.none())
+    if (arg->isCompileTimeOnly() && arg != types.none() && !isOmitted(arg))
       return Typing::error(DiagID::err_compile_time_value, {arg->str()});
 
   // With declared signatures (device functions given a signature, external
@@ -187,13 +218,14 @@ Typing FunctionTyper::typeDeviceCall(const Instr *call, const FunctionDecl &call
   // operandTypes follow the call's operands: the callee first, then the
   // arguments in source order (positional, then keywords).
   for (size_t i = 0; i < positional; ++i)
-    conversions[1 + i] = target[i];
+    conversions[1 + i] = types.unliteral(target[i]);
   if (callee.def)
     for (size_t k = 0; k < keywordCount; ++k) {
       auto param = llvm::find_if(callee.def->params, [&](const ast::Parameter &p) {
         return p.name == call->keywordNames[k];
       });
-      conversions[1 + positional + k] = target[static_cast<size_t>(param - callee.def->params.begin())];
+      conversions[1 + positional + k] =
+          types.unliteral(target[static_cast<size_t>(param - callee.def->params.begin())]);
     }
   resolution.operandTypes = std::move(conversions);
   return resolution;
@@ -230,10 +262,17 @@ Typing FunctionTyper::typeCall(const Instr *call) {
 
 Typing FunctionTyper::typeInstr(const Instr *instr) {
   switch (instr->op) {
-  case Op::Argument:
-    return Resolution::value(spec.argTypes[instr->index]);
+  case Op::Argument: {
+    // An omitted argument has its default's type (Numba's ArgConstraint).
+    const Type *type = spec.argTypes[instr->index];
+    if (isOmitted(type))
+      type = llvm::cast<EntityType>(type)->receiverType();
+    return Resolution::value(type);
+  }
   case Op::Constant: {
-    const Type *type = instr->constant->type(types);
+    // A constant written in the kernel, or a module global frozen in.
+    const Type *type = instr->constant->type(
+        types, instr->fromLiteral ? ConstantRole::Literal : ConstantRole::Global);
     if (!type)
       return Typing::error(DiagID::err_integer_too_large_for_type, {instr->constant->repr()});
     if (llvm::isa<StringLiteralType>(type))
@@ -345,7 +384,8 @@ Typing FunctionTyper::typeInstr(const Instr *instr) {
     if (!tuple)
       return Typing::error(DiagID::err_unpack_non_tuple, {operandType(0)->str()});
     if (std::to_string(tuple->size()) != instr->name)
-      return Typing::error(DiagID::err_unpack_count, {tuple->str(), instr->name});
+      return Typing::error(DiagID::err_unpack_count,
+                           {tuple->str(), countOf(std::stoul(instr->name), "value")});
     Resolution resolution =
         Resolution::make(Resolution::Kind::TupleItem, tuple->elementTypes()[instr->index]);
     resolution.index = instr->index;
@@ -379,6 +419,17 @@ Typing FunctionTyper::typeInstr(const Instr *instr) {
 
 void FunctionTyper::typeReturns() {
   returnError.reset();
+  // A declared return type (a signature of a device function or ufunc):
+  // every returned value converts to it, as Numba's locked return variable
+  // requires ("No conversion from complex128 to float32").
+  const Type *declared = nullptr;
+  if (spec.decl.kind != FunctionDecl::Kind::Kernel) {
+    if (spec.decl.signatures.size() == 1 && spec.decl.signatures.front().args == spec.argTypes)
+      declared = spec.decl.signatures.front().returnType;
+    for (const Signature &signature : spec.decl.signatures)
+      if (signature.args == spec.argTypes && signature.returnType)
+        declared = signature.returnType;
+  }
   const Type *result = nullptr;
   for (const auto &block : fn.blocks) {
     const ssa::Terminator &terminator = block->terminator;
@@ -397,6 +448,14 @@ void FunctionTyper::typeReturns() {
       continue;
     if (spec.decl.kind == FunctionDecl::Kind::Kernel && type != types.none()) {
       returnError = TypingError{DiagID::err_kernel_returns, {type->str()}, terminator.range};
+      continue;
+    }
+    if (declared) {
+      if (!types.canConvert(type, declared) && !returnError)
+        returnError = TypingError{DiagID::err_return_type_mismatch,
+                                  {spec.decl.kindName().str(), spec.decl.name,
+                                   types.unliteral(type)->str(), declared->str()},
+                                  terminator.range};
       continue;
     }
     if (type->isCompileTimeOnly() && type != types.none()) {
@@ -419,17 +478,11 @@ void FunctionTyper::typeReturns() {
     spec.returnType = types.none();
     return;
   }
-  // Literal return types are widened: callers see int64, not Literal[int](3).
-  const Type *declared = nullptr;
-  if (spec.decl.signatures.size() == 1 && spec.decl.signatures.front().args == spec.argTypes)
-    declared = spec.decl.signatures.front().returnType;
-  for (const Signature &signature : spec.decl.signatures)
-    if (signature.args == spec.argTypes && signature.returnType)
-      declared = signature.returnType;
   if (declared) {
     spec.returnType = declared;
     return;
   }
+  // Literal return types are widened: callers see int64, not Literal[int](3).
   spec.returnType = result ? types.unliteral(result) : types.none();
 }
 

@@ -149,6 +149,21 @@ std::vector<Token> Lexer::run() {
   errorsBefore = diags.errorCount();
   if (pos == 0 && text.starts_with("\xEF\xBB\xBF"))
     pos = 3;
+  // CPython decodes the whole file before tokenizing it, so malformed UTF-8
+  // anywhere, in strings and comments too, is an error: report the first
+  // bad byte. (In an identifier the same byte is reported once.)
+  for (size_t at = pos; at < text.size();) {
+    if (static_cast<unsigned char>(text[at]) < 0x80) {
+      ++at;
+      continue;
+    }
+    std::optional<std::pair<uint32_t, unsigned>> decoded = decodeUtf8(text.substr(at));
+    if (!decoded) {
+      diags.report(DiagID::err_invalid_utf8, rangeOf(at, at + 1));
+      break;
+    }
+    at += decoded->second;
+  }
   if (expressionMode)
     atLineStart = false;
   while (true) {

@@ -26,6 +26,17 @@ const Type *dtypeOfSymbol(const Symbol &symbol, TypeContext &types) {
 
 bool isNumpySymbol(const Symbol &symbol) { return symbol.qualifiedName.starts_with("numpy."); }
 
+/// The Numba type Python's int, float and complex stand for in NumPy.
+std::optional<llvm::StringRef> numbaTypeForPythonType(llvm::StringRef name) {
+  if (name == "int")
+    return llvm::StringRef("int64");
+  if (name == "float")
+    return llvm::StringRef("float64");
+  if (name == "complex")
+    return llvm::StringRef("complex128");
+  return std::nullopt;
+}
+
 } // namespace
 
 std::optional<ModuleValue> ModuleEvaluator::reportFoldError(FoldError error, const Expr *expr) {
@@ -203,6 +214,15 @@ std::optional<ModuleValue> ModuleEvaluator::evaluateName(const NameExpr *name) {
     // Numba evaluates signature strings with numba.types as the namespace.
     if (const Symbol *symbol = BuiltinSymbols::get().lookup(("numba.types." + name->id).str()))
       return ModuleValue::symbol(symbol);
+    // Python's builtins are in scope too: "void(int)" names Python's int,
+    // which Numba cannot use as a type.
+    if (!scope.bindingRange(name->id).isValid() && isPythonBuiltinName(name->id)) {
+      DiagnosticBuilder error =
+          diags.report(DiagID::err_not_a_type, name->range(), {"'" + name->id.str() + "'"});
+      if (std::optional<llvm::StringRef> numbaName = numbaTypeForPythonType(name->id))
+        error.note(DiagID::note_python_type_in_signature, name->range(), {name->id, *numbaName});
+      return std::nullopt;
+    }
     DiagnosticBuilder error =
         diags.report(DiagID::err_undefined_in_signature_string, name->range(), {name->id});
     if (scope.lookup(name->id)) {
@@ -279,8 +299,15 @@ const Type *ModuleEvaluator::asType(const ModuleValue &value, SourceRange range,
   if (value.kind() == ModuleValue::Kind::Constant &&
       value.constantValue().kind() == ConstantValue::Kind::None)
     return types.none();
-  if (report)
-    diags.report(DiagID::err_not_a_type, range, {value.describe()});
+  if (report) {
+    DiagnosticBuilder error = diags.report(DiagID::err_not_a_type, range, {value.describe()});
+    if (value.kind() == ModuleValue::Kind::Symbol &&
+        value.symbolValue()->qualifiedName.starts_with("builtins."))
+      if (std::optional<llvm::StringRef> numbaName =
+              numbaTypeForPythonType(value.symbolValue()->name()))
+        error.note(DiagID::note_python_type_in_signature, range,
+                   {value.symbolValue()->name(), *numbaName});
+  }
   return nullptr;
 }
 
@@ -441,6 +468,41 @@ std::optional<ConstantValue> ModuleEvaluator::constantOf(const Expr *expr,
   return std::nullopt;
 }
 
+bool ModuleEvaluator::checkScalarConversion(const ConstantValue &value, const Type *type,
+                                            const CallExpr *call) {
+  // NumPy scalars convert to each other as C casts do (np.int8(np.int64(300))
+  // wraps), but Python numbers go through Python's int() and float(), which
+  // NumPy 2 checks: np.int8(300) raises OverflowError.
+  if (value.numpyType() || llvm::isa<BooleanType>(type))
+    return true;
+  if (value.kind() == ConstantValue::Kind::Complex && !llvm::isa<ComplexType>(type)) {
+    diags.report(DiagID::err_constant_conversion, call->range(), {value.repr(), type->str()});
+    return false;
+  }
+  const auto *integer = llvm::dyn_cast<IntegerType>(type);
+  if (!integer)
+    return true;
+  Int128 number = value.intValue128();
+  if (value.kind() == ConstantValue::Kind::Float) {
+    double real = value.floatValue();
+    if (!std::isfinite(real) || std::fabs(real) >= 1e38) {
+      diags.report(DiagID::err_constant_conversion, call->range(), {value.repr(), type->str()});
+      return false;
+    }
+    number = static_cast<Int128>(std::trunc(real));
+  }
+  unsigned bits = integer->bitwidth();
+  Int128 low = integer->signedness() ? -(static_cast<Int128>(1) << (bits - 1)) : 0;
+  Int128 high = integer->signedness() ? (static_cast<Int128>(1) << (bits - 1)) - 1
+                                      : (static_cast<Int128>(1) << bits) - 1;
+  if (number < low || number > high) {
+    diags.report(DiagID::err_constant_out_of_bounds, call->range(),
+                 {ConstantValue::integer(number).repr(), type->str()});
+    return false;
+  }
+  return true;
+}
+
 std::optional<ModuleValue> ModuleEvaluator::callType(const Type *type, const CallExpr *call,
                                                      llvm::ArrayRef<ModuleValue> args) {
   if (!call->keywords.empty()) {
@@ -467,6 +529,8 @@ std::optional<ModuleValue> ModuleEvaluator::callType(const Type *type, const Cal
       diags.report(DiagID::err_module_expression_unsupported, call->range());
       return std::nullopt;
     }
+    if (!checkScalarConversion(*value, type, call))
+      return std::nullopt;
     return ModuleValue::constant(ConstantValue::numpyScalar(*value, type));
   }
   diags.report(DiagID::err_module_expression_unsupported, call->range());
@@ -475,11 +539,14 @@ std::optional<ModuleValue> ModuleEvaluator::callType(const Type *type, const Cal
 
 std::optional<ModuleValue> ModuleEvaluator::callSymbol(const Symbol &symbol, const CallExpr *call,
                                                        llvm::ArrayRef<ModuleValue> args) {
+  // A wrong argument count is reported once, and nothing else about the call.
+  bool arityReported = false;
   auto requireArgs = [&](size_t count) {
     if (args.size() == count && call->keywords.empty())
       return true;
+    arityReported = true;
     diags.report(DiagID::err_wrong_argument_count, call->range(),
-                 {symbol.displayName(), static_cast<unsigned>(count),
+                 {symbol.displayName(), countOf(count, "argument"),
                   static_cast<unsigned>(args.size())});
     return false;
   };
@@ -579,10 +646,26 @@ std::optional<ModuleValue> ModuleEvaluator::callSymbol(const Symbol &symbol, con
         {"math.radians", [](double x) { return x * (M_PI / 180.0); }},
         {"math.degrees", [](double x) { return x * (180.0 / M_PI); }},
     };
+    if (name == "math.log" && values.size() == 2 && call->keywords.empty() && allNumbers()) {
+      // math.log(x, base), as Python computes it.
+      double x = values[0].asDouble();
+      double base = values[1].asDouble();
+      if (x <= 0 || base <= 0) {
+        diags.report(DiagID::err_constant_math_domain, call->range(), {symbol.displayName()});
+        return std::nullopt;
+      }
+      if (base == 1) {
+        diags.report(DiagID::err_constant_division_by_zero, call->range());
+        return std::nullopt;
+      }
+      return ModuleValue::constant(ConstantValue::floating(std::log(x) / std::log(base)));
+    }
     for (const auto &[fnName, fn] : unaryMath) {
       if (name != fnName)
         continue;
-      if (!requireArgs(1) || !allNumbers()) {
+      if (!requireArgs(1))
+        return std::nullopt;
+      if (!allNumbers()) {
         diags.report(DiagID::err_module_expression_unsupported, call->range());
         return std::nullopt;
       }
@@ -659,6 +742,8 @@ std::optional<ModuleValue> ModuleEvaluator::callSymbol(const Symbol &symbol, con
       double scale = std::pow(10.0, values[1].asDouble());
       return ModuleValue::constant(ConstantValue::floating(std::nearbyint(x * scale) / scale));
     }
+    if (arityReported)
+      return std::nullopt;
   }
   if (symbol.kind == Symbol::Kind::HostOnly) {
     diags.report(DiagID::err_host_api_at_module_level, call->range(), {symbol.displayName()});

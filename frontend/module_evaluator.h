@@ -51,6 +51,10 @@ private:
   std::optional<Signature> asSignature(const ModuleValue &value, const ast::Expr *expr);
   std::optional<Signature> parseSignatureString(const ast::StringLiteralExpr *literal);
   std::optional<ConstantValue> constantOf(const ast::Expr *expr, const ModuleValue &value);
+  /// Whether NumPy converts `value` to the scalar type `type` without
+  /// raising (np.int8(300) overflows); reports the error if not.
+  bool checkScalarConversion(const ConstantValue &value, const Type *type,
+                             const ast::CallExpr *call);
   std::optional<ModuleValue> reportFoldError(FoldError error, const ast::Expr *expr);
 
   const ModuleScope &scope;

@@ -170,7 +170,7 @@ private:
   void handleFunction(const FunctionDefStmt *def);
   std::string unknownDecoratorName(const Expr *decorator) const;
   bool readJitDecorator(FunctionDecl &decl, const CallExpr *call, bool isCudaJit);
-  bool readVectorizeDecorator(FunctionDecl &decl, const CallExpr *call);
+  bool readVectorizeDecorator(FunctionDecl &decl, const CallExpr *call, bool isCudaVectorize);
   void handleDeclareDevice(const Stmt *stmt, llvm::StringRef name, const CallExpr *call);
   void reportTopLevel(const Stmt *stmt);
   void attachExternalSignatures(llvm::ArrayRef<ExternalSignature> externalSignatures);
@@ -231,12 +231,17 @@ void ModuleScopeBuilder::run(const Module &module,
         reportTopLevel(stmt);
         break;
       }
+      // On failure (reported) the name stays defined, so that its uses add
+      // no errors.
       std::optional<ModuleValue> lhs = evaluator.evaluate(aug->target);
       std::optional<ModuleValue> rhs = lhs ? evaluator.evaluate(aug->value) : std::nullopt;
-      if (!lhs || !rhs)
+      if (!lhs || !rhs) {
+        bind(name->id, ModuleValue::invalid(), stmt->range());
         break;
+      }
       if (lhs->kind() != ModuleValue::Kind::Constant || rhs->kind() != ModuleValue::Kind::Constant) {
         diags.report(DiagID::err_module_expression_unsupported, stmt->range());
+        bind(name->id, ModuleValue::invalid(), stmt->range());
         break;
       }
       FoldResult folded = foldBinary(aug->op, lhs->constantValue(), rhs->constantValue(), types);
@@ -245,6 +250,7 @@ void ModuleScopeBuilder::run(const Module &module,
                      : folded.error == FoldError::Overflow      ? DiagID::err_constant_overflow
                                                                 : DiagID::err_module_expression_unsupported,
                      stmt->range());
+        bind(name->id, ModuleValue::invalid(), stmt->range());
         break;
       }
       bind(name->id, ModuleValue::constant(*folded.value), stmt->range());
@@ -294,8 +300,18 @@ void ModuleScopeBuilder::handleImport(const ImportStmt *import) {
     const Symbol *module = builtins.lookup(alias.name);
     if (!module || module->kind != Symbol::Kind::Module) {
       diags.report(DiagID::warn_import_ignored, alias.range, {alias.name});
-      llvm::StringRef bound = alias.asName.empty() ? alias.name.split('.').first : alias.asName;
-      bind(bound, ModuleValue::invalid(alias.name.str()), alias.range);
+      if (!alias.asName.empty()) {
+        bind(alias.asName, ModuleValue::invalid(alias.name.str()), alias.range);
+        continue;
+      }
+      // `import numpy.random` binds `numpy`, which stays the module Kiln
+      // knows; only the submodule is ignored.
+      llvm::StringRef top = alias.name.split('.').first;
+      const Symbol *topModule = builtins.lookup(top);
+      if (topModule && topModule->kind == Symbol::Kind::Module)
+        bind(top, ModuleValue::symbol(topModule), alias.range);
+      else
+        bind(top, ModuleValue::invalid(alias.name.str()), alias.range);
       continue;
     }
     if (!alias.asName.empty()) {
@@ -348,8 +364,11 @@ void ModuleScopeBuilder::handleAssign(const Stmt *stmt, const Expr *target, cons
     // fn = cuda.declare_device('symbol', 'signature')
     if (const auto *call = dyn_cast<CallExpr>(value)) {
       std::optional<ModuleValue> callee = evaluator.evaluate(call->callee);
-      if (!callee)
+      if (!callee) {
+        // Reported; the name exists, so that its uses add no errors.
+        bind(name->id, ModuleValue::invalid(), stmt->range());
         return;
+      }
       if (callee->kind() == ModuleValue::Kind::Symbol &&
           callee->symbolValue()->is(BuiltinId::CudaDeclareDevice)) {
         bind(name->id, ModuleValue::invalid(), stmt->range()); // until it is declared
@@ -363,8 +382,13 @@ void ModuleScopeBuilder::handleAssign(const Stmt *stmt, const Expr *target, cons
   }
   if (const auto *tuple = dyn_cast<SequenceExpr>(target)) {
     std::optional<ModuleValue> result = evaluator.evaluate(value);
-    if (!result)
+    if (!result) {
+      // Reported; the names exist, so that their uses add no errors.
+      for (const Expr *element : tuple->elements)
+        if (const auto *elementName = dyn_cast<NameExpr>(element))
+          bind(elementName->id, ModuleValue::invalid(), stmt->range());
       return;
+    }
     if (result->kind() == ModuleValue::Kind::Constant &&
         result->constantValue().kind() == ConstantValue::Kind::Tuple &&
         result->constantValue().elements().size() == tuple->elements.size() &&
@@ -382,7 +406,8 @@ void ModuleScopeBuilder::handleDeclareDevice(const Stmt *stmt, llvm::StringRef n
                                              const CallExpr *call) {
   if (call->args.size() != 2 || !call->keywords.empty()) {
     diags.report(DiagID::err_wrong_argument_count, call->range(),
-                 {"cuda.declare_device", 2u, static_cast<unsigned>(call->args.size())});
+                 {"cuda.declare_device", countOf(2, "argument"),
+                  static_cast<unsigned>(call->args.size())});
     return;
   }
   std::optional<ModuleValue> symbolName = evaluator.evaluate(call->args[0]);
@@ -504,13 +529,26 @@ bool ModuleScopeBuilder::readJitDecorator(FunctionDecl &decl, const CallExpr *ca
         ok = false;
       }
     } else if (name == "link") {
+      // numba-cuda iterates over the value, so a lone string would link
+      // each of its characters; None links nothing.
       std::vector<ModuleValue> items;
-      if (value->kind() == ModuleValue::Kind::List)
+      const ConstantValue *constant =
+          value->kind() == ModuleValue::Kind::Constant ? &value->constantValue() : nullptr;
+      if (value->kind() == ModuleValue::Kind::List) {
         items = value->items();
-      else if (value->kind() == ModuleValue::Kind::Constant &&
-               value->constantValue().kind() == ConstantValue::Kind::Tuple)
-        for (const ConstantValue &element : value->constantValue().elements())
+      } else if (constant && constant->kind() == ConstantValue::Kind::Tuple) {
+        for (const ConstantValue &element : constant->elements())
           items.push_back(ModuleValue::constant(element));
+      } else if (constant && constant->kind() == ConstantValue::Kind::String) {
+        diags.report(DiagID::err_decorator_option_type, keyword.value->range(),
+                     {name, "a list of file names, even for one file: link=[" +
+                                constant->repr() + "]"});
+        ok = false;
+      } else if (!constant || constant->kind() != ConstantValue::Kind::None) {
+        diags.report(DiagID::err_decorator_option_type, keyword.value->range(),
+                     {name, "a list of file names"});
+        ok = false;
+      }
       for (const ModuleValue &item : items) {
         if (item.kind() == ModuleValue::Kind::Constant &&
             item.constantValue().kind() == ConstantValue::Kind::String) {
@@ -541,6 +579,32 @@ bool ModuleScopeBuilder::readJitDecorator(FunctionDecl &decl, const CallExpr *ca
                      {name, "a positive integer or a tuple of up to 3"});
         ok = false;
       }
+    } else if (name == "shared_memory_carveout" && isCudaJit) {
+      // numba-cuda's _validate_shared_memory_carveout and _parse_carveout.
+      const ConstantValue *constant =
+          value->kind() == ModuleValue::Kind::Constant ? &value->constantValue() : nullptr;
+      std::optional<int> carveout;
+      if (constant && constant->kind() == ConstantValue::Kind::String) {
+        std::string text = llvm::StringRef(constant->stringValue()).lower();
+        if (text == "default")
+          carveout = -1;
+        else if (text == "maxl1")
+          carveout = 0;
+        else if (text == "maxshared")
+          carveout = 100;
+      } else if (constant && !constant->numpyType() &&
+                 (constant->kind() == ConstantValue::Kind::Int ||
+                  constant->kind() == ConstantValue::Kind::Bool) &&
+                 constant->intValue128() >= -1 && constant->intValue128() <= 100) {
+        carveout = static_cast<int>(constant->intValue128());
+      }
+      if (carveout) {
+        decl.options.sharedMemoryCarveout = carveout;
+      } else if (!constant || constant->kind() != ConstantValue::Kind::None) {
+        diags.report(DiagID::err_decorator_option_type, keyword.value->range(),
+                     {name, "'MaxL1', 'MaxShared', 'default' or an integer from -1 to 100"});
+        ok = false;
+      }
     } else if (name == "nopython" || name == "nogil" || name == "boundscheck" ||
                name == "error_model" || name == "parallel") {
       // Options of the CPU @jit that do not change device code.
@@ -553,7 +617,8 @@ bool ModuleScopeBuilder::readJitDecorator(FunctionDecl &decl, const CallExpr *ca
   return ok;
 }
 
-bool ModuleScopeBuilder::readVectorizeDecorator(FunctionDecl &decl, const CallExpr *call) {
+bool ModuleScopeBuilder::readVectorizeDecorator(FunctionDecl &decl, const CallExpr *call,
+                                                bool isCudaVectorize) {
   if (call->args.empty()) {
     diags.report(DiagID::err_vectorize_needs_signatures, call->range());
     return false;
@@ -600,7 +665,9 @@ bool ModuleScopeBuilder::readVectorizeDecorator(FunctionDecl &decl, const CallEx
       return false;
     }
   }
-  if (!sawTarget) {
+  // numba.vectorize compiles for the CPU unless told otherwise;
+  // numba.cuda.vectorize defaults to target='cuda'.
+  if (!sawTarget && !isCudaVectorize) {
     diags.report(DiagID::err_vectorize_target, call->range());
     return false;
   }
@@ -705,7 +772,7 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def) {
       diags.report(DiagID::err_vectorize_needs_signatures, decorator->range());
       return;
     }
-    ok = readVectorizeDecorator(*decl, call);
+    ok = readVectorizeDecorator(*decl, call, symbol->id == BuiltinId::CudaVectorize);
     break;
   case BuiltinId::CudaReduce:
     decl->kind = FunctionDecl::Kind::Reduction;
@@ -738,10 +805,27 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def) {
       return;
     }
   }
+  // Defaults are evaluated when the function is defined, as in Python; a
+  // call that leaves the argument out passes the value.
+  for (const Parameter &param : def->params) {
+    if (!param.defaultValue) {
+      decl->defaults.push_back(std::nullopt);
+      continue;
+    }
+    std::optional<ModuleValue> fallback = evaluator.evaluate(param.defaultValue);
+    if (!fallback)
+      return;
+    if (fallback->kind() != ModuleValue::Kind::Constant) {
+      diags.report(DiagID::err_expected_constant, param.defaultValue->range(),
+                   {fallback->describe()});
+      return;
+    }
+    decl->defaults.push_back(fallback->constantValue());
+  }
   for (const Signature &signature : decl->signatures) {
     if (signature.args.size() != def->params.size()) {
       diags.report(DiagID::err_signature_arity, signature.range,
-                   {static_cast<unsigned>(signature.args.size()), def->name,
+                   {countOf(signature.args.size(), "argument"), def->name,
                     static_cast<unsigned>(def->params.size())});
       return;
     }
@@ -780,7 +864,7 @@ void ModuleScopeBuilder::attachExternalSignatures(
         continue;
       if (decl->def && signature->args.size() != decl->def->params.size()) {
         diags.report(DiagID::err_signature_arity, signature->range,
-                     {static_cast<unsigned>(signature->args.size()), decl->name,
+                     {countOf(signature->args.size(), "argument"), decl->name,
                       static_cast<unsigned>(decl->def->params.size())});
         continue;
       }

@@ -61,6 +61,11 @@ struct JitOptions {
   std::vector<unsigned> launchBounds;
   /// Files of CUDA C/C++, PTX or objects to link, as written.
   std::vector<std::string> link;
+  /// The shared memory / L1 carveout preference of a kernel, as numba-cuda
+  /// passes it to the driver: a percentage of shared memory from 0 to 100,
+  /// or -1 for the driver's default ("MaxL1" is 0, "MaxShared" 100,
+  /// "default" -1). Unset when not given.
+  std::optional<int> sharedMemoryCarveout;
 };
 
 class ModuleScope;
@@ -83,6 +88,9 @@ struct FunctionDecl {
   SourceRange range;                         // the def's name, or the declaration
   JitOptions options;
   std::vector<Signature> signatures;
+  /// The default value of each parameter, for device functions; nothing for
+  /// a parameter without one.
+  std::vector<std::optional<ConstantValue>> defaults;
   /// For External: the symbol name in the linked code.
   std::string externalSymbol;
 

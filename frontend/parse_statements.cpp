@@ -97,6 +97,8 @@ Module Parser::parseFile(uint32_t file) {
     }
     parseStatementInto(body);
   }
+  if (!at(TokenKind::EndOfFile))
+    diags.stopAtErrorLimit(); // the rest of the file is not parsed
   return Module{file, copy(body)};
 }
 
@@ -511,11 +513,12 @@ Stmt *Parser::parseImport() {
 
 Stmt *Parser::parseImportFrom() {
   SourceLoc begin = consume().range.begin; // from
+  // The module's range covers the dots of a relative import: `.helpers`.
+  SourceLoc moduleBegin = current().range.begin;
   unsigned level = 0;
   while (at(TokenKind::Dot) || at(TokenKind::Ellipsis))
     level += consume().is(TokenKind::Ellipsis) ? 3 : 1;
   llvm::SmallString<64> module;
-  SourceLoc moduleBegin = current().range.begin;
   if (!at(TokenKind::KwImport) || level == 0)
     if (!parseDottedName(module))
       return nullptr;

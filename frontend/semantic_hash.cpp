@@ -39,6 +39,9 @@ public:
     os << " link=";
     for (const std::string &file : options.link)
       os << file << ';';
+    // Only when given, so that the hashes of other kernels stay as they were.
+    if (options.sharedMemoryCarveout)
+      os << " shared_memory_carveout=" << *options.sharedMemoryCarveout;
     os << " external=" << decl.externalSymbol << '\n';
 
     if (decl.def) {

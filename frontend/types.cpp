@@ -239,6 +239,12 @@ const EntityType *TypeContext::method(const Type *receiver, llvm::StringRef meth
                             methodName.str(), name);
 }
 
+const EntityType *TypeContext::omitted(const Type *valueType, llvm::StringRef defaultRepr) {
+  std::string name = "omitted(default=" + defaultRepr.str() + ")";
+  return intern<EntityType>("omitted:" + name + ":" + valueType->str(),
+                            EntityType::EntityKind::Omitted, nullptr, valueType, "", name);
+}
+
 const SliceType *TypeContext::slice(bool hasStep) {
   return intern<SliceType>(hasStep ? "slice3" : "slice2", hasStep);
 }
@@ -267,6 +273,9 @@ const Type *TypeContext::scalarByName(llvm::StringRef name) const {
 }
 
 const Type *TypeContext::unliteral(const Type *type) {
+  if (const auto *entity = llvm::dyn_cast<EntityType>(type);
+      entity && entity->entityKindOf() == EntityType::EntityKind::Omitted)
+    return unliteral(entity->receiverType());
   if (const auto *literal = llvm::dyn_cast<IntegerLiteralType>(type))
     return literal->literalType();
   if (llvm::isa<BooleanLiteralType>(type))

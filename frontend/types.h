@@ -264,11 +264,13 @@ private:
 };
 
 /// A compile-time entity: a builtin module or function (a Symbol), a
-/// function of the module being compiled (a FunctionDecl), or a method bound
-/// to a value (`z.conjugate`). The front end's tables own what it points to.
+/// function of the module being compiled (a FunctionDecl), a method bound
+/// to a value (`z.conjugate`), or an argument a call left out, which takes
+/// its parameter's default (Numba's `omitted(default=2)`; receiverType() is
+/// the default's type). The front end's tables own what it points to.
 class EntityType : public Type {
 public:
-  enum class EntityKind : uint8_t { Builtin, Function, Method };
+  enum class EntityKind : uint8_t { Builtin, Function, Method, Omitted };
   EntityType(EntityKind entityKind, const void *entity, const Type *receiver, std::string method,
              std::string name)
       : Type(Kind::Entity, std::move(name)), entityKind(entityKind), entity(entity),
@@ -336,6 +338,9 @@ public:
   const NumberClassType *numberClass(const Type *instance);
   const EntityType *entity(EntityType::EntityKind kind, const void *entity, llvm::StringRef name);
   const EntityType *method(const Type *receiver, llvm::StringRef method);
+  /// An omitted argument whose default has type `valueType` and Python repr
+  /// `defaultRepr`: "omitted(default=2)".
+  const EntityType *omitted(const Type *valueType, llvm::StringRef defaultRepr);
   const SliceType *slice(bool hasStep);
 
   /// Looks up a Numba scalar type name ("float32", "f4", "intp", "boolean",
@@ -345,7 +350,8 @@ public:
   /// All scalar types, in Numba's order (bool, ints, uints, floats, complex).
   llvm::ArrayRef<const Type *> allScalars() const { return scalars; }
 
-  /// Drops literal-ness, recursively through tuples.
+  /// Drops literal-ness, recursively through tuples. An omitted argument
+  /// becomes the plain type of its default.
   const Type *unliteral(const Type *type);
 
   /// Numba's can_convert: how `from` converts to `to`, or nothing.

@@ -74,11 +74,15 @@ Typing minMax(TypeContext &types, const Symbol &function, llvm::ArrayRef<const T
 }
 
 Typing print(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args) {
-  for (const Type *arg : args) {
-    // What CUDA's printf can show: numbers, bools, constant strings, None.
-    bool printable = arg->isScalar() || llvm::isa<StringLiteralType>(arg) || arg == types.none();
+  for (size_t i = 0; i < args.size(); ++i) {
+    // What numba-cuda's print_item can show: integers, floats, bools and
+    // constant strings. It has no implementation for complex numbers, None
+    // or arrays ("printing unimplemented for values of type none").
+    const Type *arg = args[i];
+    bool printable = (arg->isScalar() && !llvm::isa<ComplexType>(arg)) ||
+                     llvm::isa<StringLiteralType>(arg);
     if (!printable)
-      return Typing::error(DiagID::err_bad_print_argument, {arg->str()});
+      return Typing::errorAt(static_cast<int>(i), DiagID::err_bad_print_argument, {arg->str()});
   }
   return builtinResult(function, types.none(), std::vector<const Type *>(args.size(), nullptr));
 }
@@ -101,7 +105,7 @@ Typing callMethod(TypeContext &types, const EntityType &method, llvm::ArrayRef<c
   const Type *receiver = method.receiverType();
   if (!args.empty())
     return Typing::error(DiagID::err_wrong_argument_count,
-                         {method.str(), "0", std::to_string(args.size())});
+                         {method.str(), countOf(0, "argument"), std::to_string(args.size())});
   Resolution resolution;
   resolution.kind = Resolution::Kind::Builtin;
   resolution.detail = method.methodName().str();

@@ -121,7 +121,8 @@ Typing atomic(TypeContext &types, const Symbol &function, llvm::ArrayRef<const T
   size_t arity = isCas ? 4 : 3;
   if (args.size() != arity)
     return Typing::error(DiagID::err_wrong_argument_count,
-                         {function.displayName(), std::to_string(arity), std::to_string(args.size())});
+                         {function.displayName(), countOf(arity, "argument"),
+                          std::to_string(args.size())});
   const auto *array = llvm::dyn_cast<ArrayType>(args[0]);
   if (!array || !llvm::is_contained(supported, array->elementType()))
     return noOverload(function, args);

@@ -4,7 +4,7 @@
 // integers select, slices keep a dimension, and the result's layout stays C
 // (or F) only when the indexing provably keeps it contiguous. Tuples are
 // indexed with constants, or with any integer when all elements share a
-// type. Records are indexed with a constant field name.
+// type once their literals are dropped. Records are indexed with a constant field name.
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,10 +96,13 @@ Typing getItem(TypeContext &types, const Type *object, const Type *index) {
       return resolution;
     }
     if (isIndexInteger(index) || llvm::isa<BooleanType>(index)) {
-      if (!tuple->isHomogeneous())
+      // Numba tries getitem with the literals dropped first, so a tuple of
+      // different literals, (1, 2, 3), counts as UniTuple(int64 x 3).
+      const auto *plain = llvm::cast<TupleType>(types.unliteral(tuple));
+      if (!plain->isHomogeneous())
         return Typing::error(DiagID::err_tuple_index_not_constant, {tuple->str()});
       Resolution resolution =
-          Resolution::make(Resolution::Kind::TupleDynamicItem, tuple->elementTypes()[0]);
+          Resolution::make(Resolution::Kind::TupleDynamicItem, plain->elementTypes()[0]);
       resolution.operandTypes = {nullptr, types.int64()};
       return resolution;
     }
@@ -155,8 +158,10 @@ Typing iterCount(TypeContext &types, const Type *iterable) {
     resolution.detail = "array";
     return resolution;
   }
+  // As for getitem, getiter sees the tuple with its literals dropped.
   if (const auto *tuple = llvm::dyn_cast<TupleType>(iterable);
-      tuple && (tuple->isHomogeneous() || tuple->size() == 0)) {
+      tuple && (llvm::cast<TupleType>(types.unliteral(tuple))->isHomogeneous() ||
+                tuple->size() == 0)) {
     resolution.result = types.int64();
     resolution.detail = "tuple";
     return resolution;
@@ -181,7 +186,8 @@ Typing iterItem(TypeContext &types, const Type *iterable, const Type *counter) {
     return resolution;
   }
   if (const auto *tuple = llvm::dyn_cast<TupleType>(iterable)) {
-    resolution.result = tuple->size() ? tuple->elementTypes()[0] : types.none();
+    const auto *plain = llvm::cast<TupleType>(types.unliteral(tuple));
+    resolution.result = plain->size() ? plain->elementTypes()[0] : types.none();
     resolution.detail = "tuple";
     return resolution;
   }

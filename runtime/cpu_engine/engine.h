@@ -35,7 +35,11 @@
 // group gets its results at once, as PTX defines them (warp_collectives.h).
 // Lanes that disagree (a shuffle against a vote, different masks) keep
 // waiting, which ends as a deadlock report rather than a silent wrong
-// result. activemask() is the set of lanes of the warp that have not exited.
+// result. activemask() names the lanes that would run the call together on
+// a GPU: it waits until every other live lane of the warp waits (at a
+// barrier or a collective) or has exited, then returns the lanes waiting at
+// the same call site; lanes in another branch call from elsewhere. A lane
+// that spins without waiting holds up its warp's activemask().
 //
 // Deadlocks. Waits only end when a fiber arrives or exits, and both events
 // check at once whether that completes a barrier or a warp group. So when

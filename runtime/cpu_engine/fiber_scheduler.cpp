@@ -155,10 +155,13 @@ int32_t FiberScheduler::barrier(FiberThread &self, BarrierOp op, bool predicate)
   self.barrierOp = op;
   barrierWaiters.push_back(self.linearId);
   barrierTrue += predicate;
-  if (barrierWaiters.size() == liveThreads)
+  if (barrierWaiters.size() == liveThreads) {
     releaseBarrier(&self);
-  else
+  } else {
+    // A lane that waits here no longer holds up its warp's activemask().
+    tryCompleteActiveMasks(self.linearId / 32, nullptr);
     suspend(self);
+  }
   return self.barrierResult;
 }
 
@@ -185,14 +188,18 @@ void FiberScheduler::warpCollective(FiberThread &self) {
   uint32_t warp = self.linearId / 32, lane = self.linearId % 32;
   self.wait = FiberThread::Wait::Warp;
   warps[warp].pending |= laneBit(lane);
-  if (!tryCompleteGroup(warp, lane, &self))
-    suspend(self);
+  if (tryCompleteGroup(warp, lane, &self))
+    return;
+  tryCompleteActiveMasks(warp, nullptr);
+  suspend(self);
 }
 
 bool FiberScheduler::tryCompleteGroup(uint32_t warp, uint32_t lane, const FiberThread *running) {
   Warp &state = warps[warp];
   FiberThread *lanes = &threads[warp * 32];
   const FiberThread &caller = lanes[lane];
+  if (caller.collective == CollectiveKind::ActiveMask)
+    return tryCompleteActiveMasks(warp, running);
   uint32_t group = groupOf(caller);
   if (group & ~state.pending)
     return false;
@@ -231,6 +238,8 @@ bool FiberScheduler::tryCompleteGroup(uint32_t warp, uint32_t lane, const FiberT
       thread.result = matchAll;
       thread.resultFlag = allEqual;
       break;
+    case CollectiveKind::ActiveMask: // completed by tryCompleteActiveMasks
+      break;
     }
     thread.wait = FiberThread::Wait::None;
     if (&thread != running)
@@ -240,16 +249,52 @@ bool FiberScheduler::tryCompleteGroup(uint32_t warp, uint32_t lane, const FiberT
   return true;
 }
 
+bool FiberScheduler::tryCompleteActiveMasks(uint32_t warp, const FiberThread *running) {
+  Warp &state = warps[warp];
+  if (state.live & ~waitingLanes(warp))
+    return false; // a lane still running may yet reach one of the calls
+  // Every call site at once: lanes that went separate ways and wait at
+  // different calls go on together, so that they meet again afterwards.
+  FiberThread *lanes = &threads[warp * 32];
+  uint32_t atActiveMask = 0;
+  for (uint32_t rest = state.pending; rest; rest &= rest - 1) {
+    uint32_t lane = static_cast<uint32_t>(std::countr_zero(rest));
+    if (lanes[lane].collective == CollectiveKind::ActiveMask)
+      atActiveMask |= laneBit(lane);
+  }
+  for (uint32_t rest = atActiveMask; rest; rest &= rest - 1) {
+    FiberThread &thread = lanes[std::countr_zero(rest)];
+    uint32_t group = 0;
+    for (uint32_t others = atActiveMask; others; others &= others - 1) {
+      uint32_t other = static_cast<uint32_t>(std::countr_zero(others));
+      if (lanes[other].value == thread.value)
+        group |= laneBit(other);
+    }
+    thread.result = group;
+    thread.wait = FiberThread::Wait::None;
+    if (&thread != running)
+      pushRunnable(thread.linearId);
+  }
+  state.pending &= ~atActiveMask;
+  return atActiveMask != 0;
+}
+
+uint32_t FiberScheduler::waitingLanes(uint32_t warp) const {
+  uint32_t waiting = warps[warp].pending;
+  for (uint32_t rest = warps[warp].live & ~waiting; rest; rest &= rest - 1) {
+    uint32_t lane = static_cast<uint32_t>(std::countr_zero(rest));
+    if (threads[warp * 32 + lane].wait == FiberThread::Wait::Barrier)
+      waiting |= laneBit(lane);
+  }
+  return waiting;
+}
+
 void FiberScheduler::retryWarp(uint32_t warp) {
   for (uint32_t rest = warps[warp].pending; rest; rest &= rest - 1) {
     uint32_t lane = static_cast<uint32_t>(std::countr_zero(rest));
     if (warps[warp].pending & laneBit(lane))
       tryCompleteGroup(warp, lane, nullptr);
   }
-}
-
-uint32_t FiberScheduler::liveLanes(const FiberThread &self) const {
-  return warps[self.linearId / 32].live;
 }
 
 bool FiberScheduler::yield(FiberThread &self) {
@@ -282,6 +327,9 @@ std::string FiberScheduler::describeWait(const FiberThread &thread) const {
   if (thread.wait != FiberThread::Wait::Warp)
     return "are runnable"; // cannot happen in a deadlock
   uint32_t warp = thread.linearId / 32;
+  if (thread.collective == CollectiveKind::ActiveMask) // cannot either: all others wait
+    return "wait in activemask of warp " + std::to_string(warp) +
+           " for the warp's other lanes to wait or exit";
   const FiberThread *lanes = &threads[warp * 32];
   uint32_t group = groupOf(thread), missing = 0;
   for (uint32_t rest = group; rest; rest &= rest - 1) {

@@ -74,9 +74,11 @@ public:
   /// syncthreads and its reductions: returns the reduction for `self`'s op.
   int32_t barrier(FiberThread &self, BarrierOp op, bool predicate);
   /// A warp collective whose request is in `self`; leaves the result there.
+  /// activemask() is one too: it waits until no other live lane of the warp
+  /// is running (each waits or has exited), then gives each lane waiting at
+  /// a call site (`value`) the set of lanes waiting at that site, the lanes
+  /// a GPU would run through that call together.
   void warpCollective(FiberThread &self);
-  /// The lanes of self's warp that have not exited.
-  uint32_t liveLanes(const FiberThread &self) const;
   /// Lets the other runnable fibers run first; false if there were none.
   bool yield(FiberThread &self);
   /// Ends `self` as if its entry had returned.
@@ -96,6 +98,8 @@ private:
   void releaseBarrier(const FiberThread *running);
   uint32_t groupOf(const FiberThread &thread) const;
   bool tryCompleteGroup(uint32_t warp, uint32_t lane, const FiberThread *running);
+  bool tryCompleteActiveMasks(uint32_t warp, const FiberThread *running);
+  uint32_t waitingLanes(uint32_t warp) const;
   void retryWarp(uint32_t warp);
   std::string describeWait(const FiberThread &thread) const;
   std::string describeDeadlock() const;

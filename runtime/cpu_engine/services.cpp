@@ -105,7 +105,12 @@ uint32_t fiberMatchAll(KilnCpuThread *thread, uint32_t mask, uint64_t value, int
 }
 
 uint32_t fiberActiveMask(KilnCpuThread *thread) {
-  return schedulerOf(thread).liveLanes(fiberOf(thread));
+  // The address the kernel calls from stands for the branch it is in: lanes
+  // that call from elsewhere do not run this call together on a GPU.
+  FiberThread &self = request(thread, CollectiveKind::ActiveMask, 0);
+  self.value = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+  schedulerOf(thread).warpCollective(self);
+  return static_cast<uint32_t>(self.result);
 }
 
 void fiberNanosleep(KilnCpuThread *thread, uint32_t nanoseconds) {
@@ -120,19 +125,23 @@ void fiberRaise(KilnCpuThread *thread, const char *className, const char *messag
   schedulerOf(thread).exit(fiberOf(thread));
 }
 
+void fiberExitThread(KilnCpuThread *thread) {
+  schedulerOf(thread).exit(fiberOf(thread));
+}
+
 // Block entries.
 
 /// Out of line so that its strings are gone before the longjmp.
-[[gnu::noinline]] void recordMisuse(KilnCpuThread *thread, const char *service) {
+[[gnu::noinline]] void recordMisuse(KilnCpuThread *thread, const char *service, const char *rule) {
   BlockRunner &runner = runnerOf(thread);
   runner.job().recordFailure(LaunchErrorKind::Internal, runner.block(),
                              std::string("kernel '") + runner.job().kernelName() + "' called " +
-                                 service +
-                                 " from its block entry, which must not wait for other threads");
+                                 service + " from its block entry, which must not " + rule);
 }
 
-[[noreturn]] void misuse(KilnCpuThread *thread, const char *service) {
-  recordMisuse(thread, service);
+[[noreturn]] void misuse(KilnCpuThread *thread, const char *service,
+                         const char *rule = "wait for other threads") {
+  recordMisuse(thread, service, rule);
   runnerOf(thread).abandonBlockEntry();
 }
 
@@ -182,6 +191,12 @@ void blockRaise(KilnCpuThread *thread, const char *className, const char *messag
   runnerOf(thread).abandonBlockEntry();
 }
 
+/// Generated code gives kernels that may end a thread early no block entry:
+/// the loop over the block's threads has no way to skip just one.
+void blockExitThread(KilnCpuThread *thread) {
+  misuse(thread, "exitThread", "end a thread early");
+}
+
 } // namespace
 
 const KilnCpuServices fiberServices = {
@@ -198,6 +213,7 @@ const KilnCpuServices fiberServices = {
     .nanosleep = fiberNanosleep,
     .print = printLine,
     .raiseException = fiberRaise,
+    .exitThread = fiberExitThread,
 };
 
 const KilnCpuServices blockEntryServices = {
@@ -214,6 +230,7 @@ const KilnCpuServices blockEntryServices = {
     .nanosleep = blockNanosleep,
     .print = printLine,
     .raiseException = blockRaise,
+    .exitThread = blockExitThread,
 };
 
 void sleepNanoseconds(uint32_t nanoseconds) {

@@ -53,6 +53,8 @@ const char *collectiveName(CollectiveKind kind, uint32_t mode) {
     return "match_any_sync";
   case CollectiveKind::MatchAll:
     return "match_all_sync";
+  case CollectiveKind::ActiveMask:
+    return "activemask";
   }
   return "warp collective";
 }

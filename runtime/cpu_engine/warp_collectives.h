@@ -16,7 +16,7 @@
 
 namespace kiln::cpu {
 
-enum class CollectiveKind : uint8_t { Syncwarp, Shuffle, Vote, MatchAny, MatchAll };
+enum class CollectiveKind : uint8_t { Syncwarp, Shuffle, Vote, MatchAny, MatchAll, ActiveMask };
 
 /// The name a user knows the collective by, e.g. "shfl_down_sync".
 const char *collectiveName(CollectiveKind kind, uint32_t mode);

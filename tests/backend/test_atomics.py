@@ -290,6 +290,26 @@ def negative_index(arr, olds):
         olds[i] = cuda.atomic.add(arr, -1, 1)
 
 
+@cuda.jit(void(int32[:, :], int32[:, :]))
+def add_strided(arr, olds):
+    """Atomics through strides: arr is a non-contiguous view, and row is a
+    view taken inside the kernel."""
+    i, j = cuda.grid(2)
+    if i < olds.shape[0] and j < olds.shape[1]:
+        olds[i, j] = cuda.atomic.add(arr, (i % (arr.shape[0] - 1), j % arr.shape[1]), 1)
+        row = arr[arr.shape[0] - 1]
+        cuda.atomic.max(row, j % arr.shape[1], i)
+
+
+@cuda.jit(void(int64[:, ::1], int32[::1], uint64[::1]))
+def index_types(arr, small, big):
+    """Indices of other integer types, and negative indices per dimension."""
+    i = cuda.grid(1)
+    if i < small.size:
+        cuda.atomic.add(arr, (small[i], big[i]), 1)
+        cuda.atomic.add(arr, (-1, -small[i] - 1), 10)
+
+
 @cuda.jit(void(float32[::1], float32, float32, int32[::1]))
 def histogram_shared(x, lo, hi, hist):
     """Per-block histogram with shared-memory atomics, flushed to global
@@ -423,7 +443,9 @@ def test_bitwise_with_one_bit_per_thread(m, dtype, op):
     reduce = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
     for e in range(elements):
         expected = reduce.reduce(np.concatenate([start[e:e + 1], values[e::elements]]))
-        assert arr[e] == expected, f"atomic.{op} {dtype}: element {e} is {arr[e]:#x}, not {expected:#x}"
+        assert arr[e] == expected, (
+            f"atomic.{op} {dtype}: element {e} is {arr[e]:#x}, not {expected:#x}"
+        )
         # Each thread saw its own bit as it was at the start (untouched).
         own = olds[e::elements] & mine[e::elements]
         assert np.array_equal(own, start[e] & mine[e::elements]), (
@@ -709,6 +731,32 @@ def test_negative_index_wraps_around(m):
     m.negative_index[1, 100](arr, olds)
     np.testing.assert_array_equal(arr, [0, 0, 0, 0, 100],
                                   err_msg="atomic.add(arr, -1, ...) must hit the last element")
+
+
+def test_atomics_through_strided_views(m):
+    base = np.zeros((6, 10), dtype=np.int32)
+    arr = base[::2, 1::3]  # (3, 3), neither C nor F contiguous
+    olds = np.zeros((9, 12), dtype=np.int32)
+    m.add_strided[(1, 1), (16, 16)](arr, olds)
+    expected = np.zeros((3, 3), dtype=np.int32)
+    np.add.at(expected, (np.arange(9)[:, None] % 2, np.arange(12)[None, :] % 3), 1)
+    expected[2] = 8
+    np.testing.assert_array_equal(arr, expected, err_msg="atomics on a strided view")
+    untouched = np.ones_like(base, dtype=bool)
+    untouched[::2, 1::3] = False
+    assert (base[untouched] == 0).all(), "atomics through strides wrote outside the view"
+
+
+def test_index_types_and_negative_indices(m):
+    arr = np.zeros((4, 5), dtype=np.int64)
+    small = np.array([0, 1, 2, 3, 1], dtype=np.int32)
+    big = np.array([4, 3, 0, 1, 3], dtype=np.uint64)
+    m.index_types[1, 5](arr, small, big)
+    expected = np.zeros((4, 5), dtype=np.int64)
+    for s_, b_ in zip(small, big):
+        expected[s_, b_] += 1
+        expected[-1, -int(s_) - 1] += 10
+    np.testing.assert_array_equal(arr, expected, err_msg="int32/uint64 and negative indices")
 
 
 # --- shared memory ----------------------------------------------------------

@@ -304,6 +304,61 @@ def rotate_2d_block(x, out):
     # out tile[r, c] = tile[3 - r, 7 - c] (180 degrees, every thread reads
     # another thread's element).
     out[r0 + ty, c0 + tx] = tile[3 - ty, 7 - tx]
+
+
+@cuda.jit(void(int64[::1], int64[::1]))
+def block_sum_1024(x, partial):
+    """The largest block, (32, 32) threads, reducing 1024 values."""
+    cache = cuda.shared.array(1024, int64)
+    t = cuda.threadIdx.x + 32 * cuda.threadIdx.y
+    base = cuda.blockIdx.x * 1024
+    cache[t] = x[base + t]
+    cuda.syncthreads()
+    stride = 512
+    while stride > 0:
+        if t < stride:
+            cache[t] += cache[t + stride]
+        cuda.syncthreads()
+        stride //= 2
+    if t == 0:
+        partial[cuda.blockIdx.x] = cache[0]
+
+
+@cuda.jit(void(int32[:, :, ::1]))
+def grid_3d_block_ids(out):
+    """Thread (0, 0, 0) of each block of a 3-D grid publishes its block's
+    id in shared memory; every thread of the block reads it back."""
+    slot = cuda.shared.array(1, int32)
+    x, y, z = cuda.grid(3)
+    if cuda.threadIdx.x == 0 and cuda.threadIdx.y == 0 and cuda.threadIdx.z == 0:
+        slot[0] = cuda.blockIdx.x + 10 * cuda.blockIdx.y + 100 * cuda.blockIdx.z
+    cuda.syncthreads()
+    out[z, y, x] = slot[0]
+
+
+@cuda.jit(void(int64[::1]))
+def dynamic_length_without_barrier(out):
+    """No thread waits here, so the block runs as one loop: the dynamic
+    array's length must reach that path too."""
+    dyn = cuda.shared.array(0, int64)
+    out[cuda.grid(1)] = len(dyn)
+
+
+@cuda.jit(void(float64[::1], float64[::1]))
+def large_local_arrays_across_barrier(x, out):
+    """160 KB of local array per thread, live across barriers."""
+    scratch = cuda.local.array(20000, float64)
+    share = cuda.shared.array(BLOCK, float64)
+    tid = cuda.threadIdx.x
+    for k in range(20000):
+        scratch[k] = x[cuda.grid(1)] + k
+    share[tid] = scratch[19999]
+    cuda.syncthreads()
+    total = 0.0
+    for k in range(20000):
+        total += scratch[k]
+    cuda.syncthreads()
+    out[cuda.grid(1)] = total + share[BLOCK - 1 - tid]
 '''
 
 
@@ -499,3 +554,40 @@ def test_two_dimensional_block_and_grid(m):
     expected = x.reshape(3, 4, 3, 8)[:, ::-1, :, ::-1].reshape(12, 24)
     np.testing.assert_array_equal(out, expected,
                                   err_msg="180-degree rotation of each (4, 8) tile in 2-D blocks")
+
+
+def test_largest_block(m):
+    blocks = 6
+    x = np.random.default_rng(10).integers(-(1 << 40), 1 << 40, blocks * 1024)
+    partial = np.zeros(blocks, dtype=np.int64)
+    m.block_sum_1024[blocks, (32, 32)](x, partial)
+    np.testing.assert_array_equal(partial, x.reshape(blocks, 1024).sum(axis=1),
+                                  err_msg="(32, 32) blocks reducing through shared memory")
+
+
+def test_three_dimensional_grid(m):
+    grid, block = (3, 4, 5), (4, 2, 3)
+    out = np.zeros((15, 8, 12), dtype=np.int32)
+    m.grid_3d_block_ids[grid, block](out)
+    z, y, x = np.indices(out.shape)
+    expected = x // 4 + 10 * (y // 2) + 100 * (z // 3)
+    np.testing.assert_array_equal(out, expected,
+                                  err_msg="each block of a 3-D grid sees its own shared memory")
+
+
+def test_dynamic_length_in_a_block_without_barriers(m):
+    out = np.zeros(64, dtype=np.int64)
+    m.dynamic_length_without_barrier[2, 32, 0, 800](out)
+    assert (out == 100).all(), f"len() of 800 dynamic bytes as int64: {np.unique(out)}"
+
+
+def test_large_local_arrays_in_threads_that_wait(m):
+    blocks = 2
+    x = np.arange(blocks * BLOCK, dtype=np.float64)
+    out = np.zeros_like(x)
+    m.large_local_arrays_across_barrier[blocks, BLOCK](x, out)
+    k = np.arange(20000)
+    totals = np.array([(v + k).sum() for v in x])
+    mirrored = x.reshape(blocks, BLOCK)[:, ::-1].reshape(-1) + 19999
+    np.testing.assert_array_equal(out, totals + mirrored,
+                                  err_msg="local arrays of threads that wait at barriers")

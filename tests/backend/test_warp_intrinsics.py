@@ -78,7 +78,8 @@ def partial_warp_sum(x, out):
     i = cuda.grid(1)
     lane = cuda.laneid
     threads = cuda.blockDim.x * cuda.blockDim.y * cuda.blockDim.z
-    linear = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
+    tx, ty, tz = cuda.threadIdx.x, cuda.threadIdx.y, cuda.threadIdx.z
+    linear = tx + cuda.blockDim.x * (ty + cuda.blockDim.y * tz)
     first = linear - lane
     live = min(32, threads - first)
     mask = cuda.activemask()
@@ -205,6 +206,38 @@ def shfl_partial_mask(x, out):
         out[i] = cuda.shfl_sync(0x0000ffff, x[i], (lane + 1) % 16)
     else:
         out[i] = cuda.shfl_sync(0xffff0000, x[i], 31)
+
+
+@cuda.jit(void(uint32[:, ::1]))
+def activemask_divergent(out):
+    """activemask() names the lanes that run the call together: in an
+    if/else, each branch sees its own lanes."""
+    i = cuda.grid(1)
+    lane = cuda.laneid
+    if lane % 3 == 0:
+        out[i, 0] = cuda.activemask()
+    else:
+        out[i, 1] = cuda.activemask()
+    out[i, 2] = cuda.activemask()
+
+
+@cuda.jit(void(int32[::1], int32[::1], int32[::1]))
+def warp_aggregated_increment(flags, counter, slots):
+    """The warp-aggregated atomic idiom: the lanes with a flag elect a
+    leader from activemask(), which takes one ticket per lane for the warp,
+    and shares the base with shfl_sync over the same mask."""
+    i = cuda.grid(1)
+    if flags[i] != 0:
+        mask = cuda.activemask()
+        leader = cuda.ffs(mask) - 1
+        lane = cuda.laneid
+        base = 0
+        if lane == leader:
+            base = cuda.atomic.add(counter, 0, cuda.popc(mask))
+        base = cuda.shfl_sync(mask, base, leader)
+        below = mask & cuda.lanemask_lt()
+        slots[i] = base + cuda.popc(below)
+    cuda.syncthreads()
 
 
 @cuda.jit(void(int32[::1], int32[::1]))
@@ -498,6 +531,35 @@ def k(x):
 """
     with pytest.raises(kiln_cpu.CompileError) as error:
         kiln_cpu.compile_source(source, tmp_path)
-    assert "shfl_sync" in str(error.value) and "int32, int64, float32 or float64" in str(error.value), (
+    message = str(error.value)
+    assert "shfl_sync" in message and "int32, int64, float32 or float64" in message, (
         f"a shuffle of uint32 (which Numba rejects) must say which types work: {error.value}"
     )
+
+
+def test_activemask_in_divergent_branches(m):
+    out = np.zeros((64, 3), dtype=np.uint32)
+    m.activemask_divergent[1, 64](out)
+    taken = sum(1 << k for k in range(32) if k % 3 == 0)
+    for i in range(64):
+        branch = 0 if i % 32 % 3 == 0 else 1
+        expected = taken if branch == 0 else 0xFFFFFFFF & ~taken
+        assert out[i, branch] == expected, (
+            f"activemask() of lane {i % 32} in branch {branch}: {int(out[i, branch]):#x}, "
+            f"expected the lanes of its branch {expected:#x}"
+        )
+        assert out[i, 2] == 0xFFFFFFFF, f"activemask() after the if/else: {int(out[i, 2]):#x}"
+
+
+def test_warp_aggregated_atomic(m):
+    n = 256
+    flags = (np.random.default_rng(24).random(n) < 0.3).astype(np.int32)
+    flags[0] = 0  # lane 0 of the first warp must not be taken for the leader
+    counter = np.zeros(1, dtype=np.int32)
+    slots = np.full(n, -1, dtype=np.int32)
+    m.warp_aggregated_increment[2, 128](flags, counter, slots)
+    assert counter[0] == flags.sum(), f"counter {counter[0]}, expected {flags.sum()}"
+    taken = slots[flags != 0]
+    np.testing.assert_array_equal(np.sort(taken), np.arange(flags.sum()),
+                                  err_msg="each flagged lane must get a unique slot")
+    assert (slots[flags == 0] == -1).all()

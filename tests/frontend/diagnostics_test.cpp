@@ -170,5 +170,59 @@ TEST(DiagnosticRenderingTest, NotesNameTheCallChain) {
       << rendered;
 }
 
+TEST(DiagnosticRenderingTest, PythonIntInASignatureSuggestsANumbaType) {
+  // Numba's eval of "void(int)" finds Python's int, which is no Numba type:
+  // importing it would not help, so the note says what to write instead.
+  FrontendOptions options;
+  options.readPyproject = false;
+  std::unique_ptr<CheckedModule> checked = checkSource(
+      "kernels.py",
+      "from numba import cuda\n\n@cuda.jit(\"void(int)\")\ndef k(x):\n    pass\n",
+      options);
+  ASSERT_EQ(checked->diags.diagnostics().size(), 1u);
+  const Diagnostic &error = checked->diags.diagnostics().front();
+  EXPECT_EQ(error.message, "'int' is not a type");
+  ASSERT_EQ(error.notes.size(), 1u);
+  EXPECT_EQ(error.notes[0].message, "Python's 'int' is not a Numba type; write 'int64' instead");
+}
+
+TEST(DiagnosticLimitTest, ParseErrorsStopAtTheLimitWithANotice) {
+  std::string source = "from numba import cuda\n";
+  for (int i = 0; i < 60; ++i)
+    source += "x" + std::to_string(i) + " = = 1\n";
+  FrontendOptions options;
+  options.readPyproject = false;
+  std::unique_ptr<CheckedModule> checked = checkSource("kernels.py", source, options);
+  ASSERT_FALSE(checked->diags.diagnostics().empty());
+  EXPECT_EQ(checked->diags.errorCount(), 50u);
+  EXPECT_EQ(checked->diags.diagnostics().back().message, "too many errors emitted, stopping now");
+}
+
+TEST(DiagnosticLimitTest, UnsupportedConstructsStopAtTheLimitWithANotice) {
+  std::string source = "from numba import cuda\n\n@cuda.jit(\"void(float32[:])\")\ndef k(x):\n";
+  for (int i = 0; i < 60; ++i)
+    source += "    y" + std::to_string(i) + " = [1, 2]\n";
+  FrontendOptions options;
+  options.readPyproject = false;
+  std::unique_ptr<CheckedModule> checked = checkSource("kernels.py", source, options);
+  ASSERT_FALSE(checked->diags.diagnostics().empty());
+  EXPECT_EQ(checked->diags.errorCount(), 50u);
+  EXPECT_EQ(checked->diags.diagnostics().back().message, "too many errors emitted, stopping now");
+}
+
+TEST(DiagnosticRenderingTest, RelativeImportWarningCoversTheDots) {
+  FrontendOptions options;
+  options.readPyproject = false;
+  std::unique_ptr<CheckedModule> checked = checkSource(
+      "kernels.py", "from . import helpers\nfrom ..pkg import thing\n", options);
+  ASSERT_EQ(checked->diags.diagnostics().size(), 2u);
+  std::vector<std::pair<unsigned, unsigned>> columns;
+  for (const Diagnostic &diagnostic : checked->diags.diagnostics())
+    columns.push_back({checked->sources.lineColumn(diagnostic.range.begin).column,
+                       checked->sources.lineColumn(diagnostic.range.end).column});
+  // `.` is column 6, `..pkg` columns 6 to 10; ends are one past the last.
+  EXPECT_EQ(columns, (std::vector<std::pair<unsigned, unsigned>>{{6, 7}, {6, 11}}));
+}
+
 } // namespace
 } // namespace kiln

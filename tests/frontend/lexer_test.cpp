@@ -164,6 +164,24 @@ TEST_F(LexerTest, MalformedUtf8IsRejected) {
   EXPECT_EQ(lexed.errors[0], "invalid UTF-8 byte in source");
 }
 
+// CPython decodes the whole file first: a bad byte anywhere is an error.
+TEST_F(LexerTest, MalformedUtf8InACommentIsRejected) {
+  Lexed lexed = lex("x = 1  # caf\xe9\ny = 2\n");
+  ASSERT_EQ(lexed.errors.size(), 1u);
+  EXPECT_EQ(lexed.errors[0], "invalid UTF-8 byte in source");
+}
+
+TEST_F(LexerTest, MalformedUtf8InAStringIsRejected) {
+  Lexed lexed = lex("s = \"\xff\"\n");
+  ASSERT_EQ(lexed.errors.size(), 1u);
+  EXPECT_EQ(lexed.errors[0], "invalid UTF-8 byte in source");
+}
+
+TEST_F(LexerTest, MalformedUtf8InAnIdentifierIsReportedOnce) {
+  Lexed lexed = lex("x\xff = 1\n");
+  EXPECT_EQ(lexed.errors, (std::vector<std::string>{"invalid UTF-8 byte in source"}));
+}
+
 TEST_F(LexerTest, NonAsciiIdentifiersAreAccepted) {
   Lexed lexed = lex("\xce\xbb = 1\n");
   EXPECT_TRUE(lexed.errors.empty());

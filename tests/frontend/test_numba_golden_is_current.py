@@ -1,7 +1,7 @@
 """The Numba reference types in numba_golden/ are Numba's types for the
-examples as they are now: regenerating them with the pinned Numba gives the
-committed files. This keeps the comparison in test_examples_match_numba.py
-honest when an example changes.
+examples (and the test modules in numba_golden/modules/) as they are now:
+regenerating them with the pinned Numba gives the committed files. This keeps
+the comparison in test_examples_match_numba.py honest when a module changes.
 """
 
 import importlib.util
@@ -20,6 +20,7 @@ HERE = pathlib.Path(__file__).parent
                     reason="numba and numba-cuda are not installed")
 def test_regenerated_numba_types_equal_the_committed_ones(repo_root, tmp_path):
     examples = sorted((repo_root / "examples").glob("*.py"))
+    examples += sorted((HERE / "numba_golden" / "modules").glob("*.py"))
     env = dict(os.environ)
     env.setdefault("CUDA_HOME", "/usr/local/cuda")
     result = subprocess.run(
@@ -33,4 +34,5 @@ def test_regenerated_numba_types_equal_the_committed_ones(repo_root, tmp_path):
         assert generated.read_text() == committed.read_text(), (
             f"{generated.name} is stale: regenerate with\n"
             f"  CUDA_HOME=/usr/local/cuda .venv/bin/python "
-            f"tests/frontend/numba_golden/dump_numba_types.py examples/*.py")
+            f"tests/frontend/numba_golden/dump_numba_types.py examples/*.py "
+            f"tests/frontend/numba_golden/modules/*.py")

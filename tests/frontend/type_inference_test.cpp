@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "frontend/emit_typed_ir.h"
 #include "frontend/frontend.h"
 
 #include <llvm/Support/raw_ostream.h>
@@ -35,6 +36,24 @@ struct Checked {
         if (variable.name == name)
           if (const Type *type = spec.typeOf(variable.value))
             found.insert(module->types.unliteral(type)->str());
+      std::string text;
+      for (const std::string &type : found)
+        text += (text.empty() ? "" : ", ") + type;
+      return text;
+    }
+    return "<no such function>";
+  }
+  /// As typesOf, with literal types kept: "Tuple(Literal[int](1), float64)".
+  std::string literalTypesOf(llvm::StringRef function, llvm::StringRef name) const {
+    for (const CheckedModule::Function &f : module->functions) {
+      if (f.decl->name != function || f.specializations.empty())
+        continue;
+      const Specialization &spec = *f.specializations.front();
+      std::set<std::string> found;
+      for (const ssa::VariableDef &variable : spec.ssa->variables)
+        if (variable.name == name)
+          if (const Type *type = spec.typeOf(variable.value))
+            found.insert(type->str());
       std::string text;
       for (const std::string &type : found)
         text += (text.empty() ? "" : ", ") + type;
@@ -232,6 +251,151 @@ def k(a):
   EXPECT_LT(error, innerNote) << c.diagnostics;
   EXPECT_LT(innerNote, outerNote) << c.diagnostics;
   EXPECT_LT(outerNote, kernelNote) << c.diagnostics;
+}
+
+TEST(TypeInferenceTest, TuplesOfDifferentLiteralsIterateAndIndexAsOneType) {
+  // Numba types builtins on literal-free arguments first, so (1, 2, 3) is a
+  // UniTuple(int64 x 3) to `for` and to run-time indices.
+  Checked c = check(R"py(
+STEPS = (1, 2, 3)
+
+@cuda.jit("void(int64[:], int64)")
+def k(x, n):
+    t = (1, 2, 3)
+    s = 0
+    for v in t:
+        s += v
+    for w in STEPS:
+        s += w
+    x[0] = s + t[n] + STEPS[n]
+)py");
+  ASSERT_FALSE(c.module->hasErrors()) << c.diagnostics;
+  EXPECT_EQ(c.literalTypesOf("k", "t"), "Tuple(Literal[int](1), Literal[int](2), Literal[int](3))");
+  EXPECT_EQ(c.typesOf("k", "v"), "int64");
+  EXPECT_EQ(c.typesOf("k", "w"), "int64");
+}
+
+TEST(TypeInferenceTest, ConstantTuplesAreTypedAsNumbaTypesThem) {
+  // A tuple written in a kernel is built from its elements, typed as values
+  // (nested tuples lose their literals); a global tuple is a tuple of
+  // literals only if all its elements can be literals.
+  Checked c = check(R"py(
+MIXED = (1, 2.5)
+INTS = (1, 2)
+NESTED = (1, (2, 3))
+
+@cuda.jit("void(float64[:])")
+def k(x):
+    a = MIXED
+    b = INTS
+    c = NESTED
+    d = (1, (2, 3))
+    e = (1, 2.5)
+    x[0] = a[0] + b[0] + c[0] + d[0] + e[0]
+)py");
+  ASSERT_FALSE(c.module->hasErrors()) << c.diagnostics;
+  EXPECT_EQ(c.literalTypesOf("k", "a"), "Tuple(int64, float64)");
+  EXPECT_EQ(c.literalTypesOf("k", "b"), "Tuple(Literal[int](1), Literal[int](2))");
+  EXPECT_EQ(c.literalTypesOf("k", "c"), "Tuple(int64, UniTuple(int64 x 2))");
+  EXPECT_EQ(c.literalTypesOf("k", "d"), "Tuple(Literal[int](1), UniTuple(int64 x 2))");
+  EXPECT_EQ(c.literalTypesOf("k", "e"), "Tuple(Literal[int](1), float64)");
+}
+
+TEST(TypeInferenceTest, LeftOutArgumentsTakeTheirDefaults) {
+  Checked c = check(R"py(
+@cuda.jit(device=True)
+def offset(a, b=2, scale=1.5):
+    return a * scale + b
+
+@cuda.jit("void(float32[:])")
+def k(x):
+    x[0] = offset(x[0])
+    x[1] = offset(x[0], scale=2.5)
+)py");
+  ASSERT_FALSE(c.module->hasErrors()) << c.diagnostics;
+  // As in Numba: an omitted argument specializes as omitted(default=...),
+  // and the function sees the default's type.
+  EXPECT_EQ(c.specializationsOf("offset"),
+            (std::vector<std::string>{"(float32, omitted(default=2), omitted(default=1.5))",
+                                      "(float32, omitted(default=2), float64)"}));
+  EXPECT_EQ(c.typesOf("offset", "b"), "int64");
+  EXPECT_EQ(c.typesOf("offset", "scale"), "float64");
+
+  // The caller passes the default values.
+  std::unique_ptr<ir::Module> ir = emitTypedIR(*c.module, "test");
+  ASSERT_TRUE(ir) << c.diagnostics;
+  std::vector<std::string> calls;
+  for (const auto &function : ir->functions) {
+    if (function->kind != ir::Function::Kind::Kernel)
+      continue;
+    for (const auto &block : function->blocks)
+      for (const ir::Instruction *instruction : block->instructions) {
+        if (instruction->opcode != ir::Opcode::Call)
+          continue;
+        std::string operands;
+        for (const ir::Value *operand : llvm::ArrayRef(instruction->operands).drop_front())
+          if (const auto *constant = llvm::dyn_cast<ir::Constant>(operand))
+            operands += constant->value.repr() + ":" + constant->type()->str() + " ";
+          else
+            operands += "? ";
+        calls.push_back(operands);
+      }
+  }
+  EXPECT_EQ(calls, (std::vector<std::string>{"2:int64 1.5:float64 ", "2:int64 2.5:float64 "}));
+}
+
+TEST(TypeInferenceTest, IgnoredSubmoduleImportsKeepThePackage) {
+  // `import numba.foo` is ignored with a warning, but `numba` stays numba.
+  Checked c = check(R"py(
+import numba
+import numba.foo
+import numpy.random
+
+@numba.cuda.jit("void(float32[:])")
+def k(x):
+    x[0] = numpy.float32(1)
+)py");
+  EXPECT_FALSE(c.module->hasErrors()) << c.diagnostics;
+  EXPECT_EQ(c.module->diags.warningCount(), 2u) << c.diagnostics;
+}
+
+TEST(TypeInferenceTest, NumbaCoreTypesHasTheMembersOfNumbaTypes) {
+  Checked c = check(R"py(
+from numba.core import types
+from numba.core.types import int32 as i32
+
+@cuda.jit((types.float32[::1], i32, types.UniTuple(types.int64, 2)))
+def k(x, n, t):
+    x[0] = n + t[0]
+)py");
+  ASSERT_FALSE(c.module->hasErrors()) << c.diagnostics;
+  EXPECT_EQ(c.specializationsOf("k"),
+            (std::vector<std::string>{"(array(float32, 1d, C), int32, UniTuple(int64 x 2))"}));
+}
+
+TEST(TypeInferenceTest, SharedMemoryCarveoutIsRecorded) {
+  Checked c = check(R"py(
+@cuda.jit("void(float32[:])", shared_memory_carveout="MaxL1")
+def k1(x):
+    pass
+
+@cuda.jit("void(float32[:])", shared_memory_carveout="MaxShared")
+def k2(x):
+    pass
+
+@cuda.jit("void(float32[:])", shared_memory_carveout=25)
+def k3(x):
+    pass
+
+@cuda.jit("void(float32[:])")
+def k4(x):
+    pass
+)py");
+  ASSERT_FALSE(c.module->hasErrors()) << c.diagnostics;
+  std::vector<std::optional<int>> carveouts;
+  for (const auto &decl : c.module->scope->functions())
+    carveouts.push_back(decl->options.sharedMemoryCarveout);
+  EXPECT_EQ(carveouts, (std::vector<std::optional<int>>{0, 100, 25, std::nullopt}));
 }
 
 TEST(TypeInferenceTest, AllErrorsOfAModuleAreReportedInOneRun) {

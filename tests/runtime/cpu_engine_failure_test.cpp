@@ -112,6 +112,39 @@ TEST(KernelExceptions, InABlockEntryEndTheBlock) {
   EXPECT_EQ(out, (std::vector<int32_t>{1, 1, 1, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0}));
 }
 
+// A raise without debug=True: every thread with threadIdx.x % 5 == 2 ends
+// before the barrier, silently; the others meet there without it.
+extern "C" void exitEarlyThread(KilnCpuThread *t, void *const *args) {
+  if (t->threadIdx[0] % 5 == 2)
+    t->services->exitThread(t);
+  t->services->syncthreads(t);
+  arg<int32_t *>(args, 0)[globalId(t)] = 1;
+}
+
+TEST(KernelExceptions, ExitThreadEndsTheThreadUnreported) {
+  std::vector<int32_t> out(4 * 96, 0);
+  int32_t *data = out.data();
+  void *args[] = {&data};
+  Engine engine;
+  EXPECT_EQ(outcome(engine.launch(threadKernel(exitEarlyThread, "exit"), config1d(4, 96), args)),
+            "ok");
+  for (size_t i = 0; i < out.size(); ++i)
+    ASSERT_EQ(out[i], i % 96 % 5 == 2 ? 0 : 1) << "at " << i;
+}
+
+extern "C" void exitInBlockEntryBlock(KilnCpuThread *t, void *const *) {
+  t->services->exitThread(t);
+}
+
+TEST(AbiViolations, ExitThreadInABlockEntry) {
+  Engine engine;
+  LaunchResult result = engine.launch(blockKernel(exitEarlyThread, exitInBlockEntryBlock, "bad"),
+                                      config1d(2, 32), nullptr);
+  ASSERT_EQ(result.kind(), LaunchErrorKind::Internal);
+  EXPECT_EQ(result.message(), "kernel 'bad' called exitThread from its block entry, which must "
+                              "not end a thread early");
+}
+
 TEST(KernelExceptions, EngineIsReusableAfterwards) {
   Engine engine;
   std::vector<int8_t> out(64, 0);

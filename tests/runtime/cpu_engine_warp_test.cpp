@@ -361,6 +361,53 @@ TEST(ActiveMask, LiveLanesOfTheWarp) {
       EXPECT_EQ(out[tid * 2 + 1], 0xfu) << "thread " << tid;
 }
 
+// Each call site is its own function, so that the compiler cannot merge
+// the calls of the two branches into one.
+[[gnu::noinline]] uint32_t activeMaskInThen(KilnCpuThread *t) {
+  return t->services->activeMask(t);
+}
+[[gnu::noinline]] uint32_t activeMaskInElse(KilnCpuThread *t) {
+  return t->services->activeMask(t);
+}
+[[gnu::noinline]] uint32_t activeMaskAfter(KilnCpuThread *t) {
+  return t->services->activeMask(t);
+}
+
+// if lane % 3 == 0: out[3 tid] = activemask() else: out[3 tid + 1] = ...;
+// then out[3 tid + 2] = activemask() once the branches have joined.
+extern "C" void activeMaskBranchesThread(KilnCpuThread *t, void *const *args) {
+  auto *out = arg<uint32_t *>(args, 0);
+  uint32_t tid = linearThreadId(t);
+  if (t->laneId % 3 == 0)
+    out[tid * 3] = activeMaskInThen(t);
+  else
+    out[tid * 3 + 1] = activeMaskInElse(t);
+  out[tid * 3 + 2] = activeMaskAfter(t);
+}
+
+TEST(ActiveMask, LanesOfTheSameBranch) {
+  constexpr uint32_t threads = 44;
+  std::vector<uint32_t> out(threads * 3, 0);
+  uint32_t *data = out.data();
+  void *args[] = {&data};
+  Engine engine;
+  ASSERT_EQ(outcome(engine.launch(threadKernel(activeMaskBranchesThread, "branches"),
+                                  config1d(1, threads), args)),
+            "ok");
+  for (uint32_t tid = 0; tid < threads; ++tid) {
+    uint32_t lanes = tid < 32 ? fullMask : 0xfffu;
+    uint32_t then = 0;
+    for (uint32_t lane = 0; lane < 32; lane += 3)
+      then |= 1u << lane;
+    then &= lanes;
+    if (tid % 32 % 3 == 0)
+      EXPECT_EQ(out[tid * 3], then) << "thread " << tid;
+    else
+      EXPECT_EQ(out[tid * 3 + 1], lanes & ~then) << "thread " << tid;
+    EXPECT_EQ(out[tid * 3 + 2], lanes) << "thread " << tid << " after the branches";
+  }
+}
+
 extern "C" void activeMaskLoopThread(KilnCpuThread *t, void *const *args) {
   arg<uint32_t *>(args, 0)[linearThreadId(t)] = t->services->activeMask(t);
 }
