@@ -45,6 +45,9 @@ private:
   llvm::Expected<cuda::LinkInput> linkInput(const JitOptions &options, const std::string &path,
                                             unsigned arch);
 
+  /// nvJitLink, loaded on first use; null (and why) when it cannot be.
+  const cuda::NvJitLink *loadLinker(std::string *whyNot);
+
   struct CompiledSource;
   const cuda::CudaToolkit &toolkit;
   std::vector<std::string> extraPtxasFlags;
@@ -52,6 +55,7 @@ private:
   std::map<std::tuple<std::string, unsigned, bool, bool, bool>, std::shared_ptr<CompiledSource>>
       sources;
   std::optional<llvm::Expected<cuda::NvJitLink>> linker;
+  std::optional<std::string> linkerError;
 };
 
 } // namespace kiln::backend

@@ -95,6 +95,7 @@ llvm::Expected<CompiledCode> KernelCompiler::compileForGpu(const ir::Function &k
       createNvptxMachine(arch, kernel.options);
   if (!machine)
     return machine.takeError();
+  disableRuntimeUnrolling(module);
   optimizeModule(module, **machine, kernel.options.optimize);
   llvm::Expected<std::string> bytes = emit(module, **machine, form);
   if (!bytes)

@@ -4,6 +4,9 @@
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/Transforms/Utils/LoopUtils.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
 
@@ -24,6 +27,23 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, bool opt
       optimize ? builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
                : builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0);
   passes.run(module, modules);
+}
+
+void disableRuntimeUnrolling(llvm::Module &module) {
+  llvm::LLVMContext &context = module.getContext();
+  for (llvm::Function &function : module) {
+    if (function.isDeclaration())
+      continue;
+    llvm::DominatorTree dominators(function);
+    llvm::LoopInfo loops(dominators);
+    for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
+      llvm::MDNode *disable =
+          llvm::MDNode::get(context, llvm::MDString::get(context, "llvm.loop.unroll.runtime.disable"));
+      llvm::MDNode *id = llvm::makePostTransformationMetadata(context, loop->getLoopID(), {},
+                                                              {disable});
+      loop->setLoopID(id);
+    }
+  }
 }
 
 } // namespace kiln::backend

@@ -11,4 +11,11 @@ namespace kiln::backend {
 /// include NVVMReflect.
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, bool optimize);
 
+/// Asks LLVM not to unroll the module's loops by a run-time factor. NVPTX
+/// unrolls loops of unknown trip count by two at -O3; ptxas then keeps both
+/// iterations' loads in registers, costing occupancy in the grid-stride loops
+/// kernels are made of (Numba's NVVM does not). Loops with a constant trip
+/// count are still unrolled in full.
+void disableRuntimeUnrolling(llvm::Module &module);
+
 } // namespace kiln::backend

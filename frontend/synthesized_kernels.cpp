@@ -112,31 +112,21 @@ ir::Function *synthesizeUfuncKernel(ir::Module &module, TypeContext &types, ir::
   ir::Argument *out = kernel->addArgument(types.array(core.returnType, 1, ArrayLayout::A), "out");
 
   Builder b(*kernel, types);
-  ir::Block *entry = b.block(), *head = b.block(), *body = b.block(), *exit = b.block();
+  ir::Block *entry = b.block(), *body = b.block(), *exit = b.block();
   b.at(entry);
-  ir::Value *blockDim = b.index(ir::Intrinsic::BlockDim);
-  ir::Value *start =
+  ir::Value *i =
       b.emit(ir::Opcode::Add, types.int64(),
-             {b.emit(ir::Opcode::Mul, types.int64(), {blockDim, b.index(ir::Intrinsic::BlockIdx)}),
+             {b.emit(ir::Opcode::Mul, types.int64(),
+                     {b.index(ir::Intrinsic::BlockDim), b.index(ir::Intrinsic::BlockIdx)}),
               b.index(ir::Intrinsic::ThreadIdx)});
-  ir::Value *stride =
-      b.emit(ir::Opcode::Mul, types.int64(), {blockDim, b.index(ir::Intrinsic::GridDim)});
-  ir::Value *count = b.shape(out);
-  b.jump(head);
-
-  b.at(head);
-  ir::Instruction *i = b.phi(types.int64());
-  b.branch(b.emit(ir::Opcode::Lt, types.boolean(), {i, count}), body, exit);
+  b.branch(b.emit(ir::Opcode::Lt, types.boolean(), {i, b.shape(out)}), body, exit);
 
   b.at(body);
   std::vector<ir::Value *> elements;
   for (ir::Argument *input : inputs)
     elements.push_back(b.load(input, i));
   b.store(out, i, b.call(core, elements));
-  ir::Value *next = b.emit(ir::Opcode::Add, types.int64(), {i, stride});
-  b.jump(head);
-  Builder::incoming(i, start, entry);
-  Builder::incoming(i, next, body);
+  b.jump(exit);
 
   b.at(exit);
   b.ret();

@@ -6,8 +6,12 @@
 // `gpu_reduce_block_strided`):
 //
 //   ufunc kernel (x1[:], ..., xn[:], out[:]):       all 1-d, any layout
-//       for i in range(cuda.grid(1), out.shape[0], cuda.gridsize(1)):
+//       i = cuda.grid(1)
+//       if i < out.shape[0]:
 //           out[i] = core(x1[i], ..., xn[i])
+//
+//     one element per thread, as Numba's: a grid-stride loop would keep
+//     every operand's pointer, shape and stride live in registers.
 //
 //   reduction kernel (values[:], partials[::1], init, use_init):
 //       each thread folds values[i] for its grid-stride indices; each block

@@ -235,7 +235,7 @@ class _Ufunc:
         flat_out = result.reshape(-1)
         count = flat_out.shape[0]
         threads = 128
-        blocks = max(1, min(math.ceil(count / threads), 1024))
+        blocks = max(1, math.ceil(count / threads))  # one element per thread
         spec.launch(blocks, threads, 0, (*flat_inputs, flat_out))
         if flat_out.base is not result and flat_out is not result and not np.shares_memory(flat_out, result):
             result[...] = flat_out.reshape(shape)
