@@ -84,11 +84,15 @@ private:
   ir::Value *emitMath(BuiltinId id, const Type *result, llvm::ArrayRef<ir::Value *> args);
   /// The object of a method call such as `z.conjugate()`: the callee is
   /// the attribute, whose operand is the object.
-  ir::Value *methodReceiver(const ssa::Instr *call) { return valueOf(call->operands[0]->operands[0]); }
+  ir::Value *methodReceiver(const ssa::Instr *call) {
+    return valueOf(call->operands[0]->operands[0]);
+  }
   ir::Value *emitCuda(const ssa::Instr *instr, BuiltinId id, const Resolution &resolution,
                       llvm::ArrayRef<ir::Value *> args);
   ir::Value *emitMinMax(bool isMin, const Type *result, llvm::ArrayRef<ir::Value *> args);
   ir::Value *emitGetItem(const ssa::Instr *instr, const Resolution &resolution);
+  /// The element an item of a tuple without a run-time value refers to.
+  ir::Value *compileTimeItem(const ssa::Instr *item);
   ir::Value *emitLoopOperation(const ssa::Instr *instr, const Resolution &resolution);
   ir::Value *emitPrint(const ssa::Instr *instr);
   ir::Value *emitArrayAttribute(const ssa::Instr *instr, const Resolution &resolution);
@@ -100,7 +104,15 @@ private:
   TypeContext &types;
   llvm::DenseMap<const ssa::Instr *, ir::Value *> values;
   llvm::DenseMap<const ssa::Block *, ir::Block *> blocks;
-  std::vector<std::pair<const ssa::Instr *, ir::Instruction *>> phis;
+  struct PendingPhi {
+    const ssa::Instr *phi;
+    const ssa::Block *block;
+    ir::Instruction *instruction;
+  };
+  std::vector<PendingPhi> phis;
+  /// Whether control can pass from `from` to `to`: both are reachable, and
+  /// a branch that typing decided does not go elsewhere.
+  bool edgeRuns(const ssa::Block *from, const ssa::Block *to) const;
   ir::Block *current = nullptr;
   SourceRange location;
 };
@@ -291,12 +303,23 @@ std::vector<ir::Value *> FunctionEmitter::indexValues(const ssa::Instr *index) {
   return result;
 }
 
+bool FunctionEmitter::edgeRuns(const ssa::Block *from, const ssa::Block *to) const {
+  if (!blocks.count(from))
+    return false;
+  std::optional<bool> decided = spec.decidedBranch(*from);
+  return !decided || (*decided ? from->terminator.target : from->terminator.falseTarget) == to;
+}
+
 void FunctionEmitter::run() {
   const ssa::Function &ssa = *spec.ssa;
   for (const ssa::Instr *argument : ssa.arguments)
     values[argument] = function.arguments[argument->index];
 
-  std::vector<ssa::Block *> order = ssa.reversePostOrder();
+  // Blocks that a decided branch cuts off are neither typed nor compiled.
+  std::vector<ssa::Block *> order;
+  for (ssa::Block *block : ssa.reversePostOrder())
+    if (spec.reachable[block->id])
+      order.push_back(block);
   for (const ssa::Block *block : order)
     blocks[block] = function.addBlock();
 
@@ -309,7 +332,7 @@ void FunctionEmitter::run() {
       ir::Instruction *instruction =
           function.addInstruction(blocks[block], ir::Opcode::Phi, plain(type), phi->range);
       values[phi] = instruction;
-      phis.push_back({phi, instruction});
+      phis.push_back({phi, block, instruction});
     }
 
   for (const ssa::Block *block : order) {
@@ -324,13 +347,13 @@ void FunctionEmitter::run() {
 
   for (const ssa::Block *block : order)
     for (const ssa::Block *predecessor : block->predecessors)
-      if (blocks.count(predecessor))
+      if (edgeRuns(predecessor, block))
         blocks[block]->predecessors.push_back(blocks[predecessor]);
 
-  for (auto &[phi, instruction] : phis) {
+  for (auto &[phi, block, instruction] : phis) {
     for (size_t i = 0; i < phi->operands.size(); ++i) {
       const ssa::Block *from = phi->incoming[i];
-      if (!blocks.count(from))
+      if (!edgeRuns(from, block))
         continue;
       ir::Block *predecessor = blocks[from];
       const ssa::Instr *incoming = phi->operands[i];
@@ -353,6 +376,11 @@ void FunctionEmitter::emitTerminator(const ssa::Block *block) {
     out.target = blocks[t.target];
     return;
   case ssa::Terminator::Kind::Branch:
+    if (std::optional<bool> decided = spec.decidedBranch(*block)) {
+      out.kind = ir::Terminator::Kind::Jump;
+      out.target = blocks[*decided ? t.target : t.falseTarget];
+      return;
+    }
     out.kind = ir::Terminator::Kind::Branch;
     out.value = convert(valueOf(t.value), types.boolean());
     out.target = blocks[t.target];
@@ -399,6 +427,10 @@ void FunctionEmitter::emitInstr(const ssa::Instr *instr) {
       // view takes their parts.
       if (llvm::any_of(llvm::cast<TupleType>(type)->elementTypes(),
                        [](const Type *t) { return t->kind() == Type::Kind::Slice; }))
+        return;
+      // Tuples holding None have no run-time value either; indexing them
+      // takes the element directly (emitGetItem).
+      if (type->isCompileTimeOnly())
         return;
       std::vector<ir::Value *> elements;
       for (const ssa::Instr *element : instr->operands)
@@ -624,6 +656,32 @@ ir::Value *FunctionEmitter::emitArrayAttribute(const ssa::Instr *instr,
   return emit(ir::Opcode::Mul, types.int64(), {size, constant(types.int64(), *itemsize->constant)});
 }
 
+ir::Value *FunctionEmitter::compileTimeItem(const ssa::Instr *item) {
+  // A tuple with no run-time value (one holding None) is a BuildTuple or a
+  // constant somewhere up a chain of items; follow the chain up, then take
+  // the elements down again.
+  std::vector<unsigned> path;
+  const ssa::Instr *tuple = item;
+  while (!valueOf(tuple) && spec.resolutions[tuple->id].kind == Resolution::Kind::TupleItem) {
+    path.insert(path.begin(), spec.resolutions[tuple->id].index);
+    tuple = tuple->operands[0];
+  }
+  for (size_t step = 0; step < path.size(); ++step) {
+    if (tuple->op == Op::BuildTuple) {
+      tuple = tuple->operands[path[step]];
+      continue;
+    }
+    if (tuple->op != Op::Constant)
+      return nullptr;
+    ConstantValue element = *tuple->constant;
+    for (; step < path.size(); ++step)
+      element = ConstantValue(element.elements()[path[step]]);
+    const Type *result = plain(typeOf(item));
+    return result->isCompileTimeOnly() ? nullptr : constant(result, std::move(element));
+  }
+  return valueOf(tuple);
+}
+
 ir::Value *FunctionEmitter::emitGetItem(const ssa::Instr *instr, const Resolution &resolution) {
   const Type *result = plain(resolution.result);
   ir::Value *object = valueOf(instr->operands[0]);
@@ -667,6 +725,8 @@ ir::Value *FunctionEmitter::emitGetItem(const ssa::Instr *instr, const Resolutio
     return view;
   }
   case Resolution::Kind::TupleItem: {
+    if (!object)
+      return compileTimeItem(instr);
     ir::Instruction *get = emit(ir::Opcode::TupleGet, result, {object});
     get->index = resolution.index;
     return get;

@@ -42,6 +42,11 @@ private:
   const Type *typeOf(const Instr *instr) const { return spec.valueTypes[instr->id]; }
   /// Updates an instruction's typing; returns whether its type changed.
   bool record(const Instr *instr, Typing typing);
+  /// Forgets an instruction of an unreachable block; returns whether it had
+  /// a type.
+  bool clear(const Instr *instr);
+  /// Whether control can pass from `from` to `to`, as far as typing knows.
+  bool edgeCanRun(const ssa::Block &from, const ssa::Block &to) const;
   Typing typeInstr(const Instr *instr);
   Typing typePhi(const Instr *phi);
   Typing typeCall(const Instr *call);
@@ -60,11 +65,34 @@ private:
   std::optional<TypingError> returnError;
   /// Device functions called with arguments they failed to type for.
   std::vector<std::pair<Specialization *, SourceRange>> failedCallees;
+  // Reachability while an iteration types the blocks (see run()).
+  std::vector<bool> processed;
+  std::vector<bool> previouslyReachable;
+  const ssa::Block *currentBlock = nullptr;
 };
 
 void FunctionTyper::addDiagnostic(DiagID id, SourceRange range,
                                   const std::vector<std::string> &args) {
   spec.diagnostics.push_back(inference.diagnostics().makeDiagnostic(id, range, args));
+}
+
+bool FunctionTyper::edgeCanRun(const ssa::Block &from, const ssa::Block &to) const {
+  if (!processed[from.id])
+    return previouslyReachable[from.id]; // a back edge: last iteration's answer
+  if (!spec.reachable[from.id])
+    return false;
+  std::optional<bool> decided = spec.decidedBranch(from);
+  if (!decided)
+    return true;
+  return (*decided ? from.terminator.target : from.terminator.falseTarget) == &to;
+}
+
+bool FunctionTyper::clear(const Instr *instr) {
+  errors[instr->id].reset();
+  bool changed = spec.valueTypes[instr->id] != nullptr;
+  spec.valueTypes[instr->id] = nullptr;
+  spec.resolutions[instr->id] = Resolution();
+  return changed;
 }
 
 bool FunctionTyper::record(const Instr *instr, Typing typing) {
@@ -86,7 +114,10 @@ Typing FunctionTyper::typePhi(const Instr *phi) {
   // Phis accumulate, as Numba's type variables do: the type only widens.
   const Type *unified = typeOf(phi);
   bool anyUndefined = false;
-  for (const Instr *incoming : phi->operands) {
+  for (size_t i = 0; i < phi->operands.size(); ++i) {
+    const Instr *incoming = phi->operands[i];
+    if (!edgeCanRun(*phi->incoming[i], *currentBlock))
+      continue;
     const Type *type = typeOf(incoming);
     anyUndefined |= incoming->op == Op::Undefined;
     if (!type)
@@ -432,6 +463,8 @@ void FunctionTyper::typeReturns() {
   }
   const Type *result = nullptr;
   for (const auto &block : fn.blocks) {
+    if (!spec.reachable[block->id])
+      continue;
     const ssa::Terminator &terminator = block->terminator;
     if (terminator.kind == ssa::Terminator::Kind::Raise) {
       const Type *exception = typeOf(terminator.value);
@@ -495,15 +528,46 @@ void FunctionTyper::run() {
 
   constexpr unsigned maxIterations = 200;
   bool changed = true;
+  // Block ids stay as the SSA builder gave them, with gaps where it dropped
+  // empty blocks: vectors by id need the largest id + 1 slots.
+  size_t blockSlots = 0;
+  for (const auto &block : fn.blocks)
+    blockSlots = std::max<size_t>(blockSlots, block->id + 1);
+  previouslyReachable.assign(blockSlots, true);
   for (unsigned iteration = 0; changed && iteration < maxIterations; ++iteration) {
     changed = false;
     failedCallees.clear();
+    // Reachability is found as blocks are typed, in reverse post-order: a
+    // branch that typing decided reaches only the side it takes.
+    std::vector<bool> reachable(blockSlots, false);
+    processed.assign(blockSlots, false);
+    reachable[order.front()->id] = true;
+    spec.reachable = reachable;
     for (ssa::Block *block : order) {
+      processed[block->id] = true;
+      if (!reachable[block->id]) {
+        for (const Instr *phi : block->phis)
+          changed |= clear(phi);
+        for (const Instr *instr : block->instrs)
+          changed |= clear(instr);
+        continue;
+      }
+      currentBlock = block;
       for (const Instr *phi : block->phis)
         changed |= record(phi, typeInstr(phi));
       for (const Instr *instr : block->instrs)
         changed |= record(instr, typeInstr(instr));
+      std::optional<bool> decided = spec.decidedBranch(*block);
+      const ssa::Terminator &terminator = block->terminator;
+      if (decided)
+        reachable[(*decided ? terminator.target : terminator.falseTarget)->id] = true;
+      else
+        for (ssa::Block *successor : block->successors())
+          reachable[successor->id] = true;
+      spec.reachable = reachable;
     }
+    changed |= previouslyReachable != reachable;
+    previouslyReachable = reachable;
     for (const Instr *undefined : fn.undefinedValues)
       errors[undefined->id].reset();
   }
@@ -559,6 +623,23 @@ void FunctionTyper::reportErrors(llvm::ArrayRef<ssa::Block *> order) {
 }
 
 } // namespace
+
+std::optional<bool> Specialization::decidedBranch(const ssa::Block &block) const {
+  const ssa::Terminator &terminator = block.terminator;
+  if (terminator.kind != ssa::Terminator::Kind::Branch)
+    return std::nullopt;
+  const ssa::Instr *condition = terminator.value;
+  // bool(x) of a decided x is decided too.
+  while (condition) {
+    const Resolution &resolution = resolutions[condition->id];
+    if (resolution.kind == Resolution::Kind::Constant && resolution.constant)
+      return resolution.constant->truthy();
+    if (condition->op != ssa::Op::Truth)
+      return std::nullopt;
+    condition = condition->operands[0];
+  }
+  return std::nullopt;
+}
 
 Specialization *TypeInference::specialize(const FunctionDecl &decl,
                                           const std::vector<const Type *> &argTypes) {

@@ -144,6 +144,12 @@ public:
   const ssa::Function *ssa = nullptr;
   std::vector<const Type *> valueTypes;  // by SSA instruction id
   std::vector<Resolution> resolutions;   // by SSA instruction id
+  /// By SSA block id: whether the block can run. A branch whose condition
+  /// typing decided (`if b is None` with b omitted or None, as Numba prunes)
+  /// leaves the other side unreachable: it is neither typed nor compiled.
+  std::vector<bool> reachable;
+  /// The decided condition of a Branch, if typing decided it.
+  std::optional<bool> decidedBranch(const ssa::Block &block) const;
   /// Diagnostics of this specialization, reported only if it is reachable.
   std::vector<Diagnostic> diagnostics;
   /// Device functions this specialization calls, with a call site each.
