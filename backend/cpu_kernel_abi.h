@@ -42,9 +42,9 @@ typedef struct KilnCpuThread KilnCpuThread;
 enum KilnPrintKind {
   KILN_PRINT_INT64 = 0,
   KILN_PRINT_UINT64 = 1,
-  KILN_PRINT_FLOAT64 = 2,   /* printed with %f, as numba-cuda's vprintf does */
-  KILN_PRINT_BOOL = 3,      /* value.i64 is 0 or 1: False or True */
-  KILN_PRINT_STRING = 4,    /* a NUL-terminated constant */
+  KILN_PRINT_FLOAT64 = 2, /* printed with %f, as numba-cuda's vprintf does */
+  KILN_PRINT_BOOL = 3,    /* value.i64 is 0 or 1: False or True */
+  KILN_PRINT_STRING = 4,  /* a NUL-terminated constant */
   KILN_PRINT_NONE = 5,
   KILN_PRINT_COMPLEX128 = 6 /* real part in f64, imaginary part in imag; (%f%+fj) */
 };
@@ -73,16 +73,12 @@ enum KilnShuffleMode {
 enum KilnVoteMode {
   KILN_VOTE_ALL = 0,
   KILN_VOTE_ANY = 1,
-  KILN_VOTE_UNI = 2,   /* all lanes agree */
+  KILN_VOTE_UNI = 2, /* all lanes agree */
   KILN_VOTE_BALLOT = 3
 };
 
 /* Modes of syncthreads_reduce(). */
-enum KilnBarrierReduce {
-  KILN_BARRIER_COUNT = 0,
-  KILN_BARRIER_AND = 1,
-  KILN_BARRIER_OR = 2
-};
+enum KilnBarrierReduce { KILN_BARRIER_COUNT = 0, KILN_BARRIER_AND = 1, KILN_BARRIER_OR = 2 };
 
 /* What the engine does for generated code. Every function receives the
  * calling thread: the same KilnCpuThread pointer the entry point received,

@@ -1,6 +1,7 @@
 //===- backend/cubin_builder.cpp - A kernel's PTX to a cubin --------------===//
 
 #include "backend/cubin_builder.h"
+
 #include "backend/cuda_source.h"
 #include "backend/ptxas.h"
 #include "backend/tool_options.h"

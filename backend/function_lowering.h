@@ -134,8 +134,8 @@ public:
   void lowerAssert(const ir::Instruction &instruction);
   /// Raises and continues in a fresh block (for asserts); the raise ends
   /// the thread, so the fresh block is only reached when it does not.
-  void raiseUnless(llvm::Value *condition, llvm::StringRef exceptionClass,
-                   llvm::StringRef message, SourceRange location);
+  void raiseUnless(llvm::Value *condition, llvm::StringRef exceptionClass, llvm::StringRef message,
+                   SourceRange location);
 
   ModuleLowering &module;
   LLVMTypes &types;

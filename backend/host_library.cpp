@@ -2,23 +2,22 @@
 
 #include "backend/host_library.h"
 
-#include <lld/Common/Driver.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <lld/Common/Driver.h>
 #include <mutex>
 
 LLD_HAS_DRIVER(elf)
 
 namespace kiln::backend {
 
-llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> objectPaths,
-                              llvm::StringRef outputPath) {
+llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> objectPaths, llvm::StringRef outputPath) {
   // LLD keeps global state while it links: one link at a time.
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
   std::string output = outputPath.str();
-  std::vector<const char *> arguments = {"ld.lld", "-shared", "--build-id=none", "-z",
-                                         "noexecstack", "-o", output.c_str()};
+  std::vector<const char *> arguments = {"ld.lld",      "-shared", "--build-id=none", "-z",
+                                         "noexecstack", "-o",      output.c_str()};
   for (const std::string &path : objectPaths)
     arguments.push_back(path.c_str());
   std::string messages;
@@ -26,7 +25,8 @@ llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> objectPaths,
   lld::Result result = lld::lldMain(arguments, stream, stream, {{lld::Gnu, &lld::elf::link}});
   if (result.retCode != 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "cannot link '" + output + "': " + llvm::StringRef(messages).trim().str());
+                                   "cannot link '" + output +
+                                       "': " + llvm::StringRef(messages).trim().str());
   return llvm::Error::success();
 }
 

@@ -1,6 +1,7 @@
 //===- backend/host_target.cpp - Target hooks for the CPU engine ----------===//
 
 #include "backend/host_target.h"
+
 #include "backend/cpu_kernel_abi.h"
 #include "backend/math_functions.h"
 
@@ -12,8 +13,12 @@ namespace kiln::backend {
 
 using I = ir::Intrinsic;
 
-std::string threadEntryName(llvm::StringRef kernelName) { return kernelName.str() + "_thread"; }
-std::string blockEntryName(llvm::StringRef kernelName) { return kernelName.str() + "_block"; }
+std::string threadEntryName(llvm::StringRef kernelName) {
+  return kernelName.str() + "_thread";
+}
+std::string blockEntryName(llvm::StringRef kernelName) {
+  return kernelName.str() + "_block";
+}
 
 void HostTargetHooks::configureModule(llvm::Module &module, const ir::Function &kernel) {
   module.setTargetTriple(triple);
@@ -87,8 +92,8 @@ llvm::Value *HostTargetHooks::syncThreadsReduce(HookSite &site, I which, llvm::V
   uint32_t mode = which == I::SyncThreadsCount ? KILN_BARRIER_COUNT
                   : which == I::SyncThreadsAnd ? KILN_BARRIER_AND
                                                : KILN_BARRIER_OR;
-  return callService(site, offsetof(KilnCpuServices, syncthreadsReduce),
-                     site.builder.getInt32Ty(), {site.builder.getInt32(mode), predicate});
+  return callService(site, offsetof(KilnCpuServices, syncthreadsReduce), site.builder.getInt32Ty(),
+                     {site.builder.getInt32(mode), predicate});
 }
 
 void HostTargetHooks::syncWarp(HookSite &site, llvm::Value *mask) {
@@ -101,8 +106,7 @@ void HostTargetHooks::fence(HookSite &site, I) {
 
 void HostTargetHooks::nanosleep(HookSite &site, llvm::Value *nanoseconds) {
   waitsForOthers = true;
-  callService(site, offsetof(KilnCpuServices, nanosleep), site.builder.getVoidTy(),
-              {nanoseconds});
+  callService(site, offsetof(KilnCpuServices, nanosleep), site.builder.getVoidTy(), {nanoseconds});
 }
 
 llvm::Value *HostTargetHooks::shuffle32(HookSite &site, I mode, llvm::Value *mask,
@@ -128,9 +132,9 @@ llvm::Value *HostTargetHooks::vote(HookSite &site, I which, llvm::Value *mask,
                   : which == I::VoteAny ? KILN_VOTE_ANY
                   : which == I::VoteUni ? KILN_VOTE_UNI
                                         : KILN_VOTE_BALLOT;
-  llvm::Value *result =
-      callService(site, offsetof(KilnCpuServices, vote), builder.getInt32Ty(),
-                  {mask, builder.getInt32(mode), builder.CreateZExt(predicate, builder.getInt32Ty())});
+  llvm::Value *result = callService(
+      site, offsetof(KilnCpuServices, vote), builder.getInt32Ty(),
+      {mask, builder.getInt32(mode), builder.CreateZExt(predicate, builder.getInt32Ty())});
   if (which == I::VoteBallot)
     return result;
   return builder.CreateICmpNE(result, builder.getInt32(0));
@@ -141,8 +145,8 @@ llvm::Value *HostTargetHooks::matchAny(HookSite &site, llvm::Value *mask, llvm::
                      {mask, site.builder.CreateZExt(value, site.builder.getInt64Ty())});
 }
 
-std::pair<llvm::Value *, llvm::Value *>
-HostTargetHooks::matchAll(HookSite &site, llvm::Value *mask, llvm::Value *value) {
+std::pair<llvm::Value *, llvm::Value *> HostTargetHooks::matchAll(HookSite &site, llvm::Value *mask,
+                                                                  llvm::Value *value) {
   llvm::IRBuilder<> &builder = site.builder;
   llvm::Function *function = builder.GetInsertBlock()->getParent();
   llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
@@ -173,10 +177,10 @@ llvm::Value *HostTargetHooks::sharedArray(HookSite &site, const SharedSlot &slot
 }
 
 std::pair<llvm::Value *, llvm::Value *> HostTargetHooks::dynamicSharedMemory(HookSite &site) {
-  return {loadThreadField(site, site.builder.getPtrTy(),
-                          offsetof(KilnCpuThread, dynamicSharedMemory)),
-          loadThreadField(site, site.builder.getInt32Ty(),
-                          offsetof(KilnCpuThread, dynamicSharedBytes))};
+  return {
+      loadThreadField(site, site.builder.getPtrTy(), offsetof(KilnCpuThread, dynamicSharedMemory)),
+      loadThreadField(site, site.builder.getInt32Ty(),
+                      offsetof(KilnCpuThread, dynamicSharedBytes))};
 }
 
 std::optional<std::string> HostTargetHooks::mathFunction(I which, unsigned bits, bool) {
@@ -194,8 +198,8 @@ void HostTargetHooks::print(HookSite &site, llvm::ArrayRef<PrintArgument> argume
   // An array of KilnPrintItem: {u32 kind, u32 reserved, 8-byte value, f64 imag}.
   llvm::IRBuilder<> &builder = site.builder;
   llvm::LLVMContext &context = builder.getContext();
-  auto *item = llvm::StructType::get(
-      context, {builder.getInt32Ty(), builder.getInt32Ty(), builder.getInt64Ty(), builder.getDoubleTy()});
+  auto *item = llvm::StructType::get(context, {builder.getInt32Ty(), builder.getInt32Ty(),
+                                               builder.getInt64Ty(), builder.getDoubleTy()});
   static_assert(sizeof(KilnPrintItem) == 24, "KilnPrintItem layout");
   auto *arrayType = llvm::ArrayType::get(item, std::max<size_t>(arguments.size(), 1));
   llvm::Function *function = builder.GetInsertBlock()->getParent();
@@ -464,7 +468,8 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
   builder.SetInsertPoint(current);
   llvm::Value *linear = builder.CreateAdd(
       indices[0],
-      builder.CreateMul(dims[0], builder.CreateAdd(indices[1], builder.CreateMul(dims[1], indices[2]))));
+      builder.CreateMul(dims[0],
+                        builder.CreateAdd(indices[1], builder.CreateMul(dims[1], indices[2]))));
   // Warps are 32 threads on every GPU Kiln targets, and on the engine.
   builder.CreateAlignedStore(builder.CreateAnd(linear, builder.getInt32(31)),
                              field(offsetof(KilnCpuThread, laneId)), llvm::Align(4));

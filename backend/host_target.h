@@ -31,8 +31,8 @@ public:
   void fence(HookSite &site, ir::Intrinsic which) override;
   void nanosleep(HookSite &site, llvm::Value *nanoseconds) override;
 
-  llvm::Value *shuffle32(HookSite &site, ir::Intrinsic mode, llvm::Value *mask,
-                         llvm::Value *value, llvm::Value *lane) override;
+  llvm::Value *shuffle32(HookSite &site, ir::Intrinsic mode, llvm::Value *mask, llvm::Value *value,
+                         llvm::Value *lane) override;
   llvm::Value *vote(HookSite &site, ir::Intrinsic which, llvm::Value *mask,
                     llvm::Value *predicate) override;
   llvm::Value *matchAny(HookSite &site, llvm::Value *mask, llvm::Value *value) override;

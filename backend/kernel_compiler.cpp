@@ -1,6 +1,7 @@
 //===- backend/kernel_compiler.cpp - One kernel to PTX or host code -------===//
 
 #include "backend/kernel_compiler.h"
+
 #include "backend/host_target.h"
 #include "backend/libdevice.h"
 #include "backend/lower_module.h"

@@ -1,7 +1,8 @@
 //===- backend/lower_module.cpp - Functions, parameters, shared memory ----===//
 
-#include "backend/function_lowering.h"
 #include "backend/lower_module.h"
+
+#include "backend/function_lowering.h"
 
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/IR/Verifier.h>
@@ -97,11 +98,9 @@ llvm::Function *ModuleLowering::declare(const ir::Function &function) {
   }
   auto *type = llvm::FunctionType::get(result, parameters, false);
   bool isKernel = function.kind == ir::Function::Kind::Kernel;
-  llvm::Function *lowered =
-      llvm::Function::Create(type,
-                             isKernel ? llvm::GlobalValue::ExternalLinkage
-                                      : llvm::GlobalValue::InternalLinkage,
-                             mangledName(function.symbol), *module);
+  llvm::Function *lowered = llvm::Function::Create(
+      type, isKernel ? llvm::GlobalValue::ExternalLinkage : llvm::GlobalValue::InternalLinkage,
+      mangledName(function.symbol), *module);
   lowered->addFnAttr(llvm::Attribute::NoUnwind);
   // As clang does for CUDA: a function may wait for other threads (a
   // barrier, a warp collective), so calls to it must not be moved across
@@ -172,12 +171,12 @@ llvm::DISubprogram *ModuleLowering::subprogram(const ir::Function &function,
   llvm::DIFile *&file = debugFiles[function.file];
   if (!file)
     file = debugInfo->createFile(sources.path(function.file), "");
-  unsigned line = function.location.isValid() ? sources.lineColumn(function.location.begin).line
-                                              : 0;
+  unsigned line =
+      function.location.isValid() ? sources.lineColumn(function.location.begin).line : 0;
   auto *type = debugInfo->createSubroutineType(debugInfo->getOrCreateTypeArray({}));
-  llvm::DISubprogram *program = debugInfo->createFunction(
-      file, function.sourceName, lowered.getName(), file, line, type, line,
-      llvm::DINode::FlagZero, llvm::DISubprogram::SPFlagDefinition);
+  llvm::DISubprogram *program =
+      debugInfo->createFunction(file, function.sourceName, lowered.getName(), file, line, type,
+                                line, llvm::DINode::FlagZero, llvm::DISubprogram::SPFlagDefinition);
   lowered.setSubprogram(program);
   return program;
 }

@@ -39,8 +39,7 @@ struct LoweredKernel {
 /// calls. `sources` gives file names and lines for line tables. An error
 /// is an internal error: typed IR that passed the verifier always lowers.
 llvm::Expected<LoweredKernel> lowerKernel(const ir::Function &kernel, TargetHooks &hooks,
-                                          llvm::LLVMContext &context,
-                                          const SourceManager &sources);
+                                          llvm::LLVMContext &context, const SourceManager &sources);
 
 /// The symbol a function gets in LLVM IR, PTX and host objects: a C
 /// identifier that encodes `irSymbol` ("pkg.kernels.add$1") unambiguously,

@@ -1,6 +1,7 @@
 //===- backend/nvptx_target.cpp - Target hooks for NVIDIA GPUs ------------===//
 
 #include "backend/nvptx_target.h"
+
 #include "backend/math_functions.h"
 
 #include <llvm/IR/InlineAsm.h>
@@ -17,8 +18,7 @@ void NvptxTargetHooks::configureModule(llvm::Module &module, const ir::Function 
   module.setDataLayout(kNvptxDataLayout);
   // libdevice asks __nvvm_reflect("__CUDA_FTZ") whether to flush
   // subnormals; fastmath says yes, as in Numba.
-  module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz",
-                       kernel.options.fastmath ? 1 : 0);
+  module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", kernel.options.fastmath ? 1 : 0);
   reportsExceptions = kernel.options.debug;
 }
 
@@ -29,7 +29,8 @@ static llvm::Value *callIntrinsic(HookSite &site, llvm::Intrinsic::ID id,
 }
 
 static llvm::Value *inlineAsm(HookSite &site, llvm::Type *result, llvm::StringRef text,
-                              llvm::StringRef constraints, llvm::ArrayRef<llvm::Value *> arguments) {
+                              llvm::StringRef constraints,
+                              llvm::ArrayRef<llvm::Value *> arguments) {
   std::vector<llvm::Type *> parameterTypes;
   for (llvm::Value *argument : arguments)
     parameterTypes.push_back(argument->getType());
@@ -115,11 +116,11 @@ llvm::Value *NvptxTargetHooks::matchAny(HookSite &site, llvm::Value *mask, llvm:
 
 std::pair<llvm::Value *, llvm::Value *>
 NvptxTargetHooks::matchAll(HookSite &site, llvm::Value *mask, llvm::Value *value) {
-  llvm::Value *pair = callIntrinsic(
-      site,
-      value->getType()->isIntegerTy(64) ? llvm::Intrinsic::nvvm_match_all_sync_i64p
-                                        : llvm::Intrinsic::nvvm_match_all_sync_i32p,
-      {mask, value});
+  llvm::Value *pair =
+      callIntrinsic(site,
+                    value->getType()->isIntegerTy(64) ? llvm::Intrinsic::nvvm_match_all_sync_i64p
+                                                      : llvm::Intrinsic::nvvm_match_all_sync_i32p,
+                    {mask, value});
   return {site.builder.CreateExtractValue(pair, {0}), site.builder.CreateExtractValue(pair, {1})};
 }
 
@@ -158,8 +159,8 @@ std::pair<llvm::Value *, llvm::Value *> NvptxTargetHooks::dynamicSharedMemory(Ho
                                       kSharedAddressSpace);
     global->setAlignment(llvm::Align(16));
   }
-  llvm::Value *bytes = inlineAsm(site, site.builder.getInt32Ty(),
-                                 "mov.u32 $0, %dynamic_smem_size;", "=r", {});
+  llvm::Value *bytes =
+      inlineAsm(site, site.builder.getInt32Ty(), "mov.u32 $0, %dynamic_smem_size;", "=r", {});
   return {site.builder.CreateAddrSpaceCast(global, site.builder.getPtrTy()), bytes};
 }
 

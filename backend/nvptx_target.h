@@ -13,8 +13,7 @@
 namespace kiln::backend {
 
 inline constexpr llvm::StringLiteral kNvptxTriple = "nvptx64-nvidia-cuda";
-inline constexpr llvm::StringLiteral kNvptxDataLayout =
-    "e-i64:64-i128:128-v16:16-v32:32-n16:32:64";
+inline constexpr llvm::StringLiteral kNvptxDataLayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64";
 
 class NvptxTargetHooks final : public TargetHooks {
 public:
@@ -29,8 +28,8 @@ public:
   void fence(HookSite &site, ir::Intrinsic which) override;
   void nanosleep(HookSite &site, llvm::Value *nanoseconds) override;
 
-  llvm::Value *shuffle32(HookSite &site, ir::Intrinsic mode, llvm::Value *mask,
-                         llvm::Value *value, llvm::Value *lane) override;
+  llvm::Value *shuffle32(HookSite &site, ir::Intrinsic mode, llvm::Value *mask, llvm::Value *value,
+                         llvm::Value *lane) override;
   llvm::Value *vote(HookSite &site, ir::Intrinsic which, llvm::Value *mask,
                     llvm::Value *predicate) override;
   llvm::Value *matchAny(HookSite &site, llvm::Value *mask, llvm::Value *value) override;

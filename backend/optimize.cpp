@@ -6,9 +6,9 @@
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/Dominators.h>
-#include <llvm/Transforms/Utils/LoopUtils.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/Utils/LoopUtils.h>
 
 namespace kiln::backend {
 
@@ -37,10 +37,10 @@ void disableRuntimeUnrolling(llvm::Module &module) {
     llvm::DominatorTree dominators(function);
     llvm::LoopInfo loops(dominators);
     for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
-      llvm::MDNode *disable =
-          llvm::MDNode::get(context, llvm::MDString::get(context, "llvm.loop.unroll.runtime.disable"));
-      llvm::MDNode *id = llvm::makePostTransformationMetadata(context, loop->getLoopID(), {},
-                                                              {disable});
+      llvm::MDNode *disable = llvm::MDNode::get(
+          context, llvm::MDString::get(context, "llvm.loop.unroll.runtime.disable"));
+      llvm::MDNode *id =
+          llvm::makePostTransformationMetadata(context, loop->getLoopID(), {}, {disable});
       loop->setLoopID(id);
     }
   }

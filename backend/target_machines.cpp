@@ -56,7 +56,9 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createNvptxMachine(unsigned
   return machine;
 }
 
-std::string hostTriple() { return llvm::sys::getProcessTriple(); }
+std::string hostTriple() {
+  return llvm::sys::getProcessTriple();
+}
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createHostMachine(const JitOptions &options) {
   initializeTargets();

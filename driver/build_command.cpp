@@ -17,12 +17,12 @@
 #include "driver/build_command.h"
 
 #include "backend/arch_list.h"
+#include "backend/cubin_builder.h"
 #include "backend/cuda_archs.h"
 #include "backend/cuda_toolkit.h"
 #include "backend/fatbinary.h"
 #include "backend/kernel_compiler.h"
 #include "backend/manifest.h"
-#include "backend/cubin_builder.h"
 #include "frontend/emit_typed_ir.h"
 #include "frontend/frontend.h"
 
@@ -96,8 +96,8 @@ llvm::Error writeFile(llvm::StringRef directory, llvm::StringRef name, llvm::Str
   std::error_code error;
   llvm::raw_fd_ostream stream(path, error, llvm::sys::fs::OF_None);
   if (error)
-    return llvm::createStringError(error, "cannot write '" + path.str().str() + "': " +
-                                              error.message());
+    return llvm::createStringError(error,
+                                   "cannot write '" + path.str().str() + "': " + error.message());
   stream << bytes;
   stream.close();
   if (stream.has_error())
@@ -140,16 +140,16 @@ std::vector<std::string> linkFiles(const ir::Function &kernel, llvm::StringRef m
 void printUsage(const KernelBuild &build, llvm::raw_ostream &os) {
   os << "  " << build.description << '\n';
   for (const auto &[arch, usage] : build.usage) {
-    const cuda::FunctionResources *resources = usage.function(build.ptx.begin()->second.interface.entryName);
+    const cuda::FunctionResources *resources =
+        usage.function(build.ptx.begin()->second.interface.entryName);
     os << "    " << cuda::smName(arch) << ": ";
     if (!resources) {
       os << "no resource report\n";
       continue;
     }
-    os << resources->registers << " registers, " << resources->stackFrameBytes
-       << " bytes stack, " << resources->spillStoreBytes << " bytes spill stores, "
-       << resources->spillLoadBytes << " bytes spill loads, " << resources->sharedMemoryBytes
-       << " bytes shared\n";
+    os << resources->registers << " registers, " << resources->stackFrameBytes << " bytes stack, "
+       << resources->spillStoreBytes << " bytes spill stores, " << resources->spillLoadBytes
+       << " bytes spill loads, " << resources->sharedMemoryBytes << " bytes shared\n";
   }
 }
 
@@ -159,15 +159,15 @@ int runBuild(const BuildOptions &options) {
   FrontendOptions frontendOptions;
   frontendOptions.moduleName = options.moduleName;
   frontendOptions.signatureFlags = options.signatures;
-  llvm::Expected<std::unique_ptr<CheckedModule>> checked = checkModule(options.file, frontendOptions);
+  llvm::Expected<std::unique_ptr<CheckedModule>> checked =
+      checkModule(options.file, frontendOptions);
   if (!checked) {
     llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(checked.takeError()) << '\n';
     return 1;
   }
   CheckedModule &module = **checked;
-  std::string moduleName = options.moduleName.empty()
-                               ? llvm::sys::path::stem(options.file).str()
-                               : options.moduleName;
+  std::string moduleName =
+      options.moduleName.empty() ? llvm::sys::path::stem(options.file).str() : options.moduleName;
   std::unique_ptr<ir::Module> typed;
   if (!module.hasErrors())
     typed = emitTypedIR(module, moduleName);
@@ -187,7 +187,8 @@ int runBuild(const BuildOptions &options) {
     std::string text;
     llvm::raw_string_ostream stream(text);
     typed->print(stream);
-    if (llvm::Error error = writeFile(options.outputDirectory, moduleName + ".typed", text, written)) {
+    if (llvm::Error error =
+            writeFile(options.outputDirectory, moduleName + ".typed", text, written)) {
       llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(std::move(error)) << '\n';
       return 1;
     }
@@ -199,7 +200,8 @@ int runBuild(const BuildOptions &options) {
   std::vector<KernelBuild> builds;
   for (const auto &function : typed->functions)
     if (function->kind == ir::Function::Kind::Kernel)
-      builds.push_back({function.get(), stemOf(*function), describe(*function), {}, {}, {}, {}, {}});
+      builds.push_back(
+          {function.get(), stemOf(*function), describe(*function), {}, {}, {}, {}, {}});
 
   bool forHost = options.emit == EmitKind::Object;
   std::optional<cuda::CudaToolkit> toolkit;
@@ -212,9 +214,8 @@ int runBuild(const BuildOptions &options) {
       return 1;
     }
     toolkit = std::move(*found);
-    llvm::Expected<cuda::ArchSelection> selected =
-        cuda::selectArchitectures(options.arch ? std::optional<llvm::StringRef>(*options.arch)
-                                               : std::nullopt);
+    llvm::Expected<cuda::ArchSelection> selected = cuda::selectArchitectures(
+        options.arch ? std::optional<llvm::StringRef>(*options.arch) : std::nullopt);
     if (!selected) {
       llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(selected.takeError()) << '\n';
       return 1;
@@ -242,7 +243,8 @@ int runBuild(const BuildOptions &options) {
         llvm::Expected<backend::CompiledCode> code =
             compiler.compileForHost(*build.kernel, backend::CodeForm::Object);
         if (!code)
-          return errors.add(sortKey(i, 0), build.description + ": " + llvm::toString(code.takeError()));
+          return errors.add(sortKey(i, 0),
+                            build.description + ": " + llvm::toString(code.takeError()));
         std::lock_guard<std::mutex> lock(resultsMutex);
         build.host = std::move(*code);
       });
@@ -251,9 +253,10 @@ int runBuild(const BuildOptions &options) {
     std::set<unsigned> targets = archs->archs.ptxTargets();
     for (unsigned arch : targets)
       pool.async([&, i, arch] {
-        backend::CodeForm form =
-            options.emit == EmitKind::LLVM ? backend::CodeForm::LLVMIR : backend::CodeForm::Assembly;
-        llvm::Expected<backend::CompiledCode> code = compiler.compileForGpu(*build.kernel, arch, form);
+        backend::CodeForm form = options.emit == EmitKind::LLVM ? backend::CodeForm::LLVMIR
+                                                                : backend::CodeForm::Assembly;
+        llvm::Expected<backend::CompiledCode> code =
+            compiler.compileForGpu(*build.kernel, arch, form);
         if (!code)
           return errors.add(sortKey(i, arch), build.description + " for " + cuda::smName(arch) +
                                                   ": " + llvm::toString(code.takeError()));
@@ -272,12 +275,12 @@ int runBuild(const BuildOptions &options) {
       for (unsigned arch : archs->archs.cubins)
         pool.async([&, i, arch] {
           KernelBuild &build = builds[i];
-          llvm::Expected<backend::BuiltCubin> cubin = cubins.build(
-              build.kernel->options, build.ptx.at(cuda::ptxTargetForCubin(arch)).bytes,
-              build.stem + ".ptx", arch, linkFiles(*build.kernel, options.file));
+          llvm::Expected<backend::BuiltCubin> cubin =
+              cubins.build(build.kernel->options, build.ptx.at(cuda::ptxTargetForCubin(arch)).bytes,
+                           build.stem + ".ptx", arch, linkFiles(*build.kernel, options.file));
           if (!cubin)
-            return errors.add(sortKey(i, arch), build.description + ": " +
-                                                    llvm::toString(cubin.takeError()));
+            return errors.add(sortKey(i, arch),
+                              build.description + ": " + llvm::toString(cubin.takeError()));
           std::lock_guard<std::mutex> lock(resultsMutex);
           build.cubins[arch] = std::move(cubin->cubin);
           build.usage[arch] = std::move(cubin->usage);
@@ -300,8 +303,8 @@ int runBuild(const BuildOptions &options) {
             images.push_back({cuda::FatbinImageKind::Ptx, arch, build.ptx.at(arch).bytes});
         llvm::Expected<std::string> fatbin = cuda::createFatbinary(*toolkit, images);
         if (!fatbin)
-          return errors.add(sortKey(i, 0), build.description + ": " +
-                                               llvm::toString(fatbin.takeError()));
+          return errors.add(sortKey(i, 0),
+                            build.description + ": " + llvm::toString(fatbin.takeError()));
         std::lock_guard<std::mutex> lock(resultsMutex);
         build.fatbin = std::move(*fatbin);
       });
@@ -317,10 +320,12 @@ int runBuild(const BuildOptions &options) {
   llvm::Error failure = llvm::Error::success();
   std::vector<backend::ManifestEntry> manifest;
   for (KernelBuild &build : builds) {
-    backend::ManifestEntry entry{build.kernel,
-                                 build.host ? build.host->interface
-                                            : build.ptx.begin()->second.interface,
-                                 {}, {}, {}};
+    backend::ManifestEntry entry{
+        build.kernel,
+        build.host ? build.host->interface : build.ptx.begin()->second.interface,
+        {},
+        {},
+        {}};
     auto write = [&](const std::string &name, llvm::StringRef bytes) {
       if (!failure)
         failure = writeFile(options.outputDirectory, name, bytes, written);

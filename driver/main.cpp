@@ -15,16 +15,15 @@
 #include "driver/version.h"
 
 #include <CLI/CLI.hpp>
-
-#include <map>
 #include <llvm/Support/InitLLVM.h>
 #include <llvm/Support/Process.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <map>
+
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
-  CLI::App app{"Kiln: an ahead-of-time compiler for Numba CUDA kernels written in Python",
-               "kiln"};
+  CLI::App app{"Kiln: an ahead-of-time compiler for Numba CUDA kernels written in Python", "kiln"};
   app.set_version_flag("--version", std::string("kiln ") + kiln::driver::versionString());
   app.require_subcommand(1);
 
@@ -46,7 +45,8 @@ int main(int argc, char **argv) {
 
   kiln::driver::BuildOptions build;
   CLI::App *buildCommand = app.add_subcommand(
-      "build", "Compile a kernel module's specializations to PTX, cubins, fat binaries or host code");
+      "build",
+      "Compile a kernel module's specializations to PTX, cubins, fat binaries or host code");
   buildCommand->add_option("file", build.file, "Kernel module (.py)")
       ->required()
       ->check(CLI::ExistingFile);
@@ -54,7 +54,8 @@ int main(int argc, char **argv) {
       {"typed", kiln::driver::EmitKind::Typed},   {"llvm", kiln::driver::EmitKind::LLVM},
       {"ptx", kiln::driver::EmitKind::Ptx},       {"cubin", kiln::driver::EmitKind::Cubin},
       {"fatbin", kiln::driver::EmitKind::Fatbin}, {"object", kiln::driver::EmitKind::Object}};
-  buildCommand->add_option("--emit", build.emit, "What to write: typed, llvm, ptx, cubin, fatbin, object")
+  buildCommand
+      ->add_option("--emit", build.emit, "What to write: typed, llvm, ptx, cubin, fatbin, object")
       ->transform(CLI::CheckedTransformer(emitKinds, CLI::ignore_case))
       ->required();
   buildCommand->add_option("-o,--output", build.outputDirectory, "Folder to write into")
@@ -69,17 +70,20 @@ int main(int argc, char **argv) {
   buildCommand->add_option("--signature", build.signatures,
                            "Signature for a kernel without one, as NAME=SIGNATURE; repeatable");
   buildCommand->add_flag("--fastmath", build.fastmath, "Compile every kernel with fastmath=True");
-  buildCommand->add_flag("--debug", build.debug, "Compile every kernel with debug=True (implies --opt 0)");
+  buildCommand->add_flag("--debug", build.debug,
+                         "Compile every kernel with debug=True (implies --opt 0)");
   buildCommand->add_flag("--lineinfo", build.lineinfo, "Compile every kernel with lineinfo=True");
-  buildCommand->add_option_function<unsigned>(
-      "--opt", [&](const unsigned &level) { build.opt = level; },
-      "Optimization: 0 or 3 (default: each kernel's opt=)")
+  buildCommand
+      ->add_option_function<unsigned>(
+          "--opt", [&](const unsigned &level) { build.opt = level; },
+          "Optimization: 0 or 3 (default: each kernel's opt=)")
       ->check(CLI::IsMember({0, 3}));
   buildCommand->add_option_function<unsigned>(
       "--max-registers", [&](const unsigned &count) { build.maxRegisters = count; },
       "Register limit for every kernel, as max_registers=");
-  buildCommand->add_option("-X,--Xptxas", build.ptxasFlags,
-                           "Pass an option to ptxas (e.g. -Xptxas --warn-on-spills); repeatable")
+  buildCommand
+      ->add_option("-X,--Xptxas", build.ptxasFlags,
+                   "Pass an option to ptxas (e.g. -Xptxas --warn-on-spills); repeatable")
       ->allow_extra_args(false);
 
   kiln::driver::TargetsOptions targets;

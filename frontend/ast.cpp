@@ -76,7 +76,9 @@ llvm::StringRef spelling(CompareOp op) {
   return "?";
 }
 
-llvm::StringRef spelling(BoolOpKind op) { return op == BoolOpKind::And ? "and" : "or"; }
+llvm::StringRef spelling(BoolOpKind op) {
+  return op == BoolOpKind::And ? "and" : "or";
+}
 
 void forEachChild(const Expr *e, llvm::function_ref<void(Expr *)> visit) {
   auto visitAll = [&](llvm::ArrayRef<Expr *> exprs) {

@@ -36,7 +36,19 @@ class Stmt;
 //===----------------------------------------------------------------------===//
 
 enum class BinaryOp : uint8_t {
-  Add, Sub, Mul, MatMul, TrueDiv, FloorDiv, Mod, Pow, LShift, RShift, BitOr, BitXor, BitAnd
+  Add,
+  Sub,
+  Mul,
+  MatMul,
+  TrueDiv,
+  FloorDiv,
+  Mod,
+  Pow,
+  LShift,
+  RShift,
+  BitOr,
+  BitXor,
+  BitAnd
 };
 enum class UnaryOp : uint8_t { Negate, Plus, Invert, Not };
 enum class CompareOp : uint8_t { Eq, NotEq, Lt, LtE, Gt, GtE, Is, IsNot, In, NotIn };
@@ -104,7 +116,9 @@ private:
 void forEachChild(const Expr *e, llvm::function_ref<void(Expr *)> visit);
 
 #define KILN_EXPR_CLASSOF(KIND)                                                                    \
-  static bool classof(const Expr *e) { return e->kind() == Expr::Kind::KIND; }
+  static bool classof(const Expr *e) {                                                             \
+    return e->kind() == Expr::Kind::KIND;                                                          \
+  }
 
 class NameExpr : public Expr {
 public:
@@ -127,7 +141,8 @@ public:
 
 class FloatLiteralExpr : public Expr {
 public:
-  FloatLiteralExpr(SourceRange range, double value) : Expr(Kind::FloatLiteral, range), value(value) {}
+  FloatLiteralExpr(SourceRange range, double value)
+      : Expr(Kind::FloatLiteral, range), value(value) {}
   double value;
   KILN_EXPR_CLASSOF(FloatLiteral)
 };
@@ -146,7 +161,8 @@ public:
 class StringLiteralExpr : public Expr {
 public:
   StringLiteralExpr(SourceRange range, llvm::StringRef value, bool isBytes, bool isFormatted)
-      : Expr(Kind::StringLiteral, range), value(value), isBytes(isBytes), isFormatted(isFormatted) {}
+      : Expr(Kind::StringLiteral, range), value(value), isBytes(isBytes), isFormatted(isFormatted) {
+  }
   llvm::StringRef value;
   bool isBytes;
   bool isFormatted;
@@ -390,14 +406,16 @@ private:
 };
 
 #define KILN_STMT_CLASSOF(KIND)                                                                    \
-  static bool classof(const Stmt *s) { return s->kind() == Stmt::Kind::KIND; }
+  static bool classof(const Stmt *s) {                                                             \
+    return s->kind() == Stmt::Kind::KIND;                                                          \
+  }
 
 struct Parameter {
   enum class Form : uint8_t { Positional, VarArgs, KeywordOnly, KwArgs };
   llvm::StringRef name;
   SourceRange range;
   Form form;
-  Expr *annotation; // may be null
+  Expr *annotation;   // may be null
   Expr *defaultValue; // may be null
 };
 
@@ -553,8 +571,8 @@ public:
 
 class ImportFromStmt : public Stmt {
 public:
-  ImportFromStmt(SourceRange range, llvm::StringRef module, SourceRange moduleRange,
-                 unsigned level, llvm::ArrayRef<ImportAlias> names, bool isStar)
+  ImportFromStmt(SourceRange range, llvm::StringRef module, SourceRange moduleRange, unsigned level,
+                 llvm::ArrayRef<ImportAlias> names, bool isStar)
       : Stmt(Kind::ImportFrom, range), module(module), moduleRange(moduleRange), level(level),
         names(names), isStar(isStar) {}
   llvm::StringRef module; // empty for `from . import x`

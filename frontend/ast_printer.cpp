@@ -25,7 +25,9 @@ void printQuoted(llvm::StringRef text, llvm::raw_ostream &os) {
   os << '"';
 }
 
-void printDouble(double value, llvm::raw_ostream &os) { os << llvm::format("%.17g", value); }
+void printDouble(double value, llvm::raw_ostream &os) {
+  os << llvm::format("%.17g", value);
+}
 
 class Printer {
 public:
@@ -99,9 +101,9 @@ void Printer::expr(const Expr *e) {
   case Expr::Kind::Tuple:
   case Expr::Kind::List:
   case Expr::Kind::Set: {
-    os << (e->kind() == Expr::Kind::Tuple ? "(Tuple"
+    os << (e->kind() == Expr::Kind::Tuple  ? "(Tuple"
            : e->kind() == Expr::Kind::List ? "(List"
-                                            : "(Set");
+                                           : "(Set");
     exprs(cast<SequenceExpr>(e)->elements);
     os << ')';
     return;
@@ -368,8 +370,8 @@ void Printer::stmt(const Stmt *s, unsigned indent) {
   case Stmt::Kind::Global:
   case Stmt::Kind::Nonlocal: {
     static const char *names[] = {"(with\n", "(try\n", "(global\n", "(nonlocal\n"};
-    unsigned index = s->kind() == Stmt::Kind::With  ? 0
-                     : s->kind() == Stmt::Kind::Try ? 1
+    unsigned index = s->kind() == Stmt::Kind::With     ? 0
+                     : s->kind() == Stmt::Kind::Try    ? 1
                      : s->kind() == Stmt::Kind::Global ? 2
                                                        : 3;
     os << names[index];
@@ -446,8 +448,12 @@ void printModule(const Module &module, llvm::raw_ostream &os) {
   Printer(os).body(module.body, 0);
 }
 
-void printStmt(const Stmt *stmt, llvm::raw_ostream &os) { Printer(os).stmt(stmt, 0); }
+void printStmt(const Stmt *stmt, llvm::raw_ostream &os) {
+  Printer(os).stmt(stmt, 0);
+}
 
-void printExpr(const Expr *expr, llvm::raw_ostream &os) { Printer(os).expr(expr); }
+void printExpr(const Expr *expr, llvm::raw_ostream &os) {
+  Printer(os).expr(expr);
+}
 
 } // namespace kiln

@@ -44,7 +44,8 @@ std::vector<ExternalSignature> readPyprojectSignatures(llvm::StringRef modulePat
     return result;
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer) {
-    diags.report(DiagID::warn_pyproject_unreadable, SourceRange(), {path, buffer.getError().message()});
+    diags.report(DiagID::warn_pyproject_unreadable, SourceRange(),
+                 {path, buffer.getError().message()});
     return result;
   }
   uint32_t file = sources.addFile(path, (*buffer)->getBuffer().str());

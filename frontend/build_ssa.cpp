@@ -195,7 +195,8 @@ private:
     return fn.blocks.back().get();
   }
   Instr *newInstr(Op op, SourceRange range) {
-    fn.instrs.push_back(std::make_unique<Instr>(op, static_cast<unsigned>(fn.instrs.size()), range));
+    fn.instrs.push_back(
+        std::make_unique<Instr>(op, static_cast<unsigned>(fn.instrs.size()), range));
     return fn.instrs.back().get();
   }
   /// Statements after a `return`, `break` or `continue` land in a fresh
@@ -449,9 +450,8 @@ bool SSABuilder::build() {
     if (!live.contains(block.get()))
       for (Block *successor : block->successors())
         llvm::erase(successor->predecessors, block.get());
-  llvm::erase_if(fn.blocks, [&](const std::unique_ptr<Block> &block) {
-    return !live.contains(block.get());
-  });
+  llvm::erase_if(fn.blocks,
+                 [&](const std::unique_ptr<Block> &block) { return !live.contains(block.get()); });
   llvm::erase_if(fn.variables, [&](const VariableDef &variable) {
     return variable.value->op != Op::Undefined && !live.contains(variable.value->block);
   });
@@ -562,9 +562,9 @@ void SSABuilder::buildStmt(const Stmt *stmt) {
     return;
   case Stmt::Kind::Global:
   case Stmt::Kind::Nonlocal:
-    unsupported(DiagID::err_unsupported_statement, cast<BlockStmt>(stmt)->keywordRange,
-                {stmt->kind() == Stmt::Kind::Global ? "'global' declarations"
-                                                     : "'nonlocal' declarations"});
+    unsupported(
+        DiagID::err_unsupported_statement, cast<BlockStmt>(stmt)->keywordRange,
+        {stmt->kind() == Stmt::Kind::Global ? "'global' declarations" : "'nonlocal' declarations"});
     return;
   case Stmt::Kind::Import:
   case Stmt::Kind::ImportFrom:
@@ -842,8 +842,8 @@ Instr *SSABuilder::buildExpr(const Expr *expr) {
     return emitConstant(ConstantValue::integer(literal->value), expr->range(), true);
   }
   case Expr::Kind::FloatLiteral:
-    return emitConstant(ConstantValue::floating(cast<FloatLiteralExpr>(expr)->value),
-                        expr->range(), true);
+    return emitConstant(ConstantValue::floating(cast<FloatLiteralExpr>(expr)->value), expr->range(),
+                        true);
   case Expr::Kind::ImaginaryLiteral:
     return emitConstant(ConstantValue::complex(0.0, cast<ImaginaryLiteralExpr>(expr)->imag),
                         expr->range(), true);
@@ -912,8 +912,7 @@ Instr *SSABuilder::buildExpr(const Expr *expr) {
     return value;
   }
   case Expr::Kind::Starred:
-    return unsupported(DiagID::err_unsupported_expression, expr->range(),
-                       {"starred expressions"});
+    return unsupported(DiagID::err_unsupported_expression, expr->range(), {"starred expressions"});
   case Expr::Kind::Lambda:
     return unsupported(DiagID::err_unsupported_expression, expr->range(), {"lambdas"});
   case Expr::Kind::Comprehension: {
@@ -923,11 +922,9 @@ Instr *SSABuilder::buildExpr(const Expr *expr) {
                        {forms[static_cast<unsigned>(cast<ComprehensionExpr>(expr)->form)]});
   }
   case Expr::Kind::Yield:
-    return unsupported(DiagID::err_unsupported_expression, expr->range(),
-                       {"generators ('yield')"});
+    return unsupported(DiagID::err_unsupported_expression, expr->range(), {"generators ('yield')"});
   case Expr::Kind::Await:
-    return unsupported(DiagID::err_unsupported_expression, expr->range(),
-                       {"'await' expressions"});
+    return unsupported(DiagID::err_unsupported_expression, expr->range(), {"'await' expressions"});
   }
   return nullptr;
 }
@@ -962,7 +959,8 @@ Instr *SSABuilder::buildSubscriptIndex(const Expr *index) {
       return buildExpr(item);
     llvm::SmallVector<Instr *, 3> parts;
     for (const Expr *part : {slice->lower, slice->upper, slice->step}) {
-      Instr *value = part ? buildExpr(part) : emitConstant(ConstantValue::none(), item->range(), true);
+      Instr *value =
+          part ? buildExpr(part) : emitConstant(ConstantValue::none(), item->range(), true);
       if (!value)
         return nullptr;
       parts.push_back(value);
@@ -1066,8 +1064,8 @@ Instr *SSABuilder::buildBoolOp(const BoolOpExpr *boolOp) {
   // `a and b` is a if a is false, else b; `a or b` the reverse. The result
   // merges the operands' values, so its type unifies theirs.
   // Hidden variables are named after their expression, for diagnostics.
-  std::string result = (boolOp->op == BoolOpKind::And ? "$and" : "$or") +
-                       std::to_string(hiddenCounter++);
+  std::string result =
+      (boolOp->op == BoolOpKind::And ? "$and" : "$or") + std::to_string(hiddenCounter++);
   Block *join = newBlock();
   for (size_t i = 0; i < boolOp->values.size(); ++i) {
     Instr *value = buildExpr(boolOp->values[i]);

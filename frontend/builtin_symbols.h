@@ -39,9 +39,10 @@ struct Symbol {
   llvm::StringRef detail;        // see builtins.def
 
   /// The last component of the qualified name ("add").
-  llvm::StringRef name() const { return qualifiedName.rsplit('.').second.empty()
-                                           ? qualifiedName
-                                           : qualifiedName.rsplit('.').second; }
+  llvm::StringRef name() const {
+    return qualifiedName.rsplit('.').second.empty() ? qualifiedName
+                                                    : qualifiedName.rsplit('.').second;
+  }
   /// How users write it: "cuda.atomic.add", "math.sin", "abs".
   std::string displayName() const;
   bool is(BuiltinId other) const { return id == other; }

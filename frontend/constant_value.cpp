@@ -59,7 +59,8 @@ namespace {
 /// conversions do.
 Int128 wrapInteger(Int128 value, const IntegerType *type) {
   unsigned bits = type->bitwidth();
-  unsigned __int128 mask = bits == 64 ? ~static_cast<uint64_t>(0) : ((static_cast<uint64_t>(1) << bits) - 1);
+  unsigned __int128 mask =
+      bits == 64 ? ~static_cast<uint64_t>(0) : ((static_cast<uint64_t>(1) << bits) - 1);
   unsigned __int128 raw = static_cast<unsigned __int128>(value) & mask;
   if (type->signedness() && (raw >> (bits - 1)) & 1)
     return static_cast<Int128>(raw) - (static_cast<Int128>(1) << bits);
@@ -326,8 +327,12 @@ bool ConstantValue::operator==(const ConstantValue &other) const {
 
 namespace {
 
-FoldResult ok(ConstantValue value) { return FoldResult{std::move(value), FoldError::None}; }
-FoldResult fail(FoldError error) { return FoldResult{std::nullopt, error}; }
+FoldResult ok(ConstantValue value) {
+  return FoldResult{std::move(value), FoldError::None};
+}
+FoldResult fail(FoldError error) {
+  return FoldResult{std::nullopt, error};
+}
 
 bool isIntLike(const ConstantValue &v) {
   return v.kind() == ConstantValue::Kind::Int || v.kind() == ConstantValue::Kind::Bool;
@@ -501,9 +506,12 @@ const Type *numpyResultType(const ConstantValue &lhs, const ConstantValue &rhs,
   const Type *typed = a ? a : b;
   const ConstantValue &python = a ? rhs : lhs;
   auto kindRank = [](const Type *t) {
-    return llvm::isa<BooleanType>(t) ? 0 : llvm::isa<IntegerType>(t) ? 1 : llvm::isa<FloatType>(t) ? 2 : 3;
+    return llvm::isa<BooleanType>(t)   ? 0
+           : llvm::isa<IntegerType>(t) ? 1
+           : llvm::isa<FloatType>(t)   ? 2
+                                       : 3;
   };
-  int pythonRank = python.kind() == ConstantValue::Kind::Bool   ? 0
+  int pythonRank = python.kind() == ConstantValue::Kind::Bool    ? 0
                    : python.kind() == ConstantValue::Kind::Int   ? 1
                    : python.kind() == ConstantValue::Kind::Float ? 2
                                                                  : 3;
@@ -621,8 +629,8 @@ FoldResult foldCompare(CompareOp op, const ConstantValue &lhs, const ConstantVal
       equal = asPlain(lhs) == asPlain(rhs);
     return ok(ConstantValue::boolean(op == CompareOp::Eq ? equal : !equal));
   }
-  bool ordered = op == CompareOp::Lt || op == CompareOp::LtE || op == CompareOp::Gt ||
-                 op == CompareOp::GtE;
+  bool ordered =
+      op == CompareOp::Lt || op == CompareOp::LtE || op == CompareOp::Gt || op == CompareOp::GtE;
   if (!ordered || !lhs.isNumber() || !rhs.isNumber() ||
       lhs.kind() == ConstantValue::Kind::Complex || rhs.kind() == ConstantValue::Kind::Complex)
     return fail(FoldError::Unsupported);
@@ -630,7 +638,10 @@ FoldResult foldCompare(CompareOp op, const ConstantValue &lhs, const ConstantVal
   if (isIntLike(lhs) && isIntLike(rhs)) {
     Int128 a = lhs.intValue128();
     Int128 b = rhs.intValue128();
-    result = op == CompareOp::Lt ? a < b : op == CompareOp::LtE ? a <= b : op == CompareOp::Gt ? a > b : a >= b;
+    result = op == CompareOp::Lt    ? a < b
+             : op == CompareOp::LtE ? a <= b
+             : op == CompareOp::Gt  ? a > b
+                                    : a >= b;
   } else {
     double a = lhs.asDouble();
     double b = rhs.asDouble();

@@ -68,7 +68,8 @@ DisplayLine displayLine(llvm::StringRef line) {
     }
     unsigned length = c < 0x80 ? 1 : llvm::getNumBytesForUTF8(c);
     const auto *start = reinterpret_cast<const llvm::UTF8 *>(line.data() + i);
-    if (c >= 0x80 && (i + length > line.size() || !llvm::isLegalUTF8Sequence(start, start + length))) {
+    if (c >= 0x80 &&
+        (i + length > line.size() || !llvm::isLegalUTF8Sequence(start, start + length))) {
       std::string spelled;
       llvm::raw_string_ostream(spelled) << llvm::format("<%02X>", c);
       shown.text += spelled;
@@ -145,14 +146,19 @@ DiagnosticBuilder DiagnosticEngine::report(DiagID id, SourceRange range,
   return reportDiagnostic(Diagnostic{id, severityOf(id), range, format(id, args), {}});
 }
 
-void DiagnosticEngine::emit(Diagnostic diagnostic) { reportDiagnostic(std::move(diagnostic)); }
+void DiagnosticEngine::emit(Diagnostic diagnostic) {
+  reportDiagnostic(std::move(diagnostic));
+}
 
 void DiagnosticEngine::stopAtErrorLimit() {
   if (limitNoticeGiven)
     return;
   limitNoticeGiven = true;
-  reported.push_back(Diagnostic{DiagID::err_too_many_errors, Severity::Error, SourceRange(),
-                                format(DiagID::err_too_many_errors, {}), {}});
+  reported.push_back(Diagnostic{DiagID::err_too_many_errors,
+                                Severity::Error,
+                                SourceRange(),
+                                format(DiagID::err_too_many_errors, {}),
+                                {}});
 }
 
 DiagnosticBuilder DiagnosticEngine::reportDiagnostic(Diagnostic diagnostic) {
@@ -188,7 +194,9 @@ DiagnosticEngine::ContextScope::ContextScope(DiagnosticEngine &engine, Diagnosti
   engine.contexts.push_back(std::move(note));
 }
 
-DiagnosticEngine::ContextScope::~ContextScope() { engine.contexts.pop_back(); }
+DiagnosticEngine::ContextScope::~ContextScope() {
+  engine.contexts.pop_back();
+}
 
 void DiagnosticEngine::renderOne(llvm::raw_ostream &os, const Diagnostic &diagnostic,
                                  bool color) const {
@@ -232,7 +240,9 @@ void DiagnosticEngine::renderOne(llvm::raw_ostream &os, const Diagnostic &diagno
                        : beginByte + 1;
   DisplayLine shown = displayLine(line);
   auto columnOf = [&](size_t byte) {
-    return byte < shown.columns.size() ? shown.columns[byte] : shown.columns.back() + static_cast<unsigned>(byte - line.size());
+    return byte < shown.columns.size()
+               ? shown.columns[byte]
+               : shown.columns.back() + static_cast<unsigned>(byte - line.size());
   };
   unsigned caretBegin = columnOf(beginByte);
   unsigned caretEnd = std::max(columnOf(std::min(endByte, line.size())), caretBegin + 1);

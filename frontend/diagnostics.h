@@ -19,9 +19,9 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <cstdint>
+#include <deque>
 #include <initializer_list>
 #include <string>
-#include <deque>
 #include <vector>
 
 namespace llvm::json {
@@ -141,7 +141,6 @@ private:
   unsigned errorLimit = 50;
   bool limitNoticeGiven = false;
   size_t contextNotesAdded = 0; // by the latest report, for DiagnosticBuilder::note
-
 };
 
 } // namespace kiln

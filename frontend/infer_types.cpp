@@ -5,7 +5,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/type_inference.h"
-
 #include "frontend/typing/overloads.h"
 #include "frontend/typing/typing_rules.h"
 
@@ -176,16 +175,15 @@ Typing FunctionTyper::typeDeviceCall(const Instr *call, const FunctionDecl &call
   if (callee.def) {
     const auto &params = callee.def->params;
     if (positional > params.size())
-      return Typing::error(DiagID::err_wrong_argument_count,
-                           {callee.name, countOf(params.size(), "argument"),
-                            std::to_string(args.size())});
+      return Typing::error(
+          DiagID::err_wrong_argument_count,
+          {callee.name, countOf(params.size(), "argument"), std::to_string(args.size())});
     ordered.assign(params.size(), nullptr);
     for (size_t i = 0; i < positional; ++i)
       ordered[i] = args[i];
     for (size_t k = 0; k < keywordCount; ++k) {
-      auto param = llvm::find_if(params, [&](const ast::Parameter &p) {
-        return p.name == call->keywordNames[k];
-      });
+      auto param = llvm::find_if(
+          params, [&](const ast::Parameter &p) { return p.name == call->keywordNames[k]; });
       if (param == params.end())
         return Typing::error(DiagID::err_unexpected_keyword_argument,
                              {callee.name, call->keywordNames[k]});
@@ -244,7 +242,8 @@ Typing FunctionTyper::typeDeviceCall(const Instr *call, const FunctionDecl &call
     failedCallees.push_back({specialization, call->range});
     return Typing::cascade();
   }
-  Resolution resolution = Resolution::make(Resolution::Kind::DeviceCall, specialization->returnType);
+  Resolution resolution =
+      Resolution::make(Resolution::Kind::DeviceCall, specialization->returnType);
   resolution.callee = specialization;
   // operandTypes follow the call's operands: the callee first, then the
   // arguments in source order (positional, then keywords).
@@ -302,8 +301,8 @@ Typing FunctionTyper::typeInstr(const Instr *instr) {
   }
   case Op::Constant: {
     // A constant written in the kernel, or a module global frozen in.
-    const Type *type = instr->constant->type(
-        types, instr->fromLiteral ? ConstantRole::Literal : ConstantRole::Global);
+    const Type *type = instr->constant->type(types, instr->fromLiteral ? ConstantRole::Literal
+                                                                       : ConstantRole::Global);
     if (!type)
       return Typing::error(DiagID::err_integer_too_large_for_type, {instr->constant->repr()});
     if (llvm::isa<StringLiteralType>(type))
@@ -318,13 +317,13 @@ Typing FunctionTyper::typeInstr(const Instr *instr) {
       if (symbol->kind == Symbol::Kind::DType || symbol->kind == Symbol::Kind::Constant ||
           symbol->is(BuiltinId::CudaLaneid) || symbol->is(BuiltinId::CudaWarpsize))
         return typing::getAttribute(
-            types, types.entity(EntityType::EntityKind::Builtin,
-                                BuiltinSymbols::get().lookup(symbol->qualifiedName.rsplit('.').first),
-                                ""),
+            types,
+            types.entity(EntityType::EntityKind::Builtin,
+                         BuiltinSymbols::get().lookup(symbol->qualifiedName.rsplit('.').first), ""),
             symbol->name());
-      return Resolution::make(Resolution::Kind::CompileTime,
-                              types.entity(EntityType::EntityKind::Builtin, symbol,
-                                           symbol->displayName()));
+      return Resolution::make(
+          Resolution::Kind::CompileTime,
+          types.entity(EntityType::EntityKind::Builtin, symbol, symbol->displayName()));
     }
     case ModuleValue::Kind::Function: {
       const FunctionDecl *decl = value.functionValue();
@@ -470,7 +469,8 @@ void FunctionTyper::typeReturns() {
       const Type *exception = typeOf(terminator.value);
       const Symbol *symbol = exception ? typing::builtinOf(exception) : nullptr;
       if (exception && (!symbol || symbol->kind != Symbol::Kind::Exception)) {
-        returnError = TypingError{DiagID::err_raise_non_exception, {exception->str()}, terminator.range};
+        returnError =
+            TypingError{DiagID::err_raise_non_exception, {exception->str()}, terminator.range};
       }
       continue;
     }
@@ -501,8 +501,8 @@ void FunctionTyper::typeReturns() {
     }
     const Type *unified = types.unify(result, type);
     if (!unified) {
-      returnError =
-          TypingError{DiagID::err_cannot_unify_return, {result->str(), type->str()}, terminator.range};
+      returnError = TypingError{
+          DiagID::err_cannot_unify_return, {result->str(), type->str()}, terminator.range};
       continue;
     }
     result = unified;
@@ -679,8 +679,9 @@ void TypeInference::reportDiagnostics(llvm::ArrayRef<Specialization *> roots) {
   };
   std::vector<Pending> worklist;
   for (Specialization *root : llvm::reverse(roots)) {
-    Diagnostic note = diags.makeNote(DiagID::note_in_specialization, root->decl.range,
-                                     {root->decl.kindName(), root->decl.name, root->argumentList()});
+    Diagnostic note =
+        diags.makeNote(DiagID::note_in_specialization, root->decl.range,
+                       {root->decl.kindName(), root->decl.name, root->argumentList()});
     worklist.push_back({root, {note}});
   }
   while (!worklist.empty()) {
@@ -695,9 +696,9 @@ void TypeInference::reportDiagnostics(llvm::ArrayRef<Specialization *> roots) {
     }
     for (auto it = pending.spec->callees.rbegin(); it != pending.spec->callees.rend(); ++it) {
       std::vector<Diagnostic> context = pending.context;
-      context.push_back(diags.makeNote(DiagID::note_in_call, it->second,
-                                       {it->first->decl.kindName(), it->first->decl.name,
-                                        it->first->argumentList()}));
+      context.push_back(diags.makeNote(
+          DiagID::note_in_call, it->second,
+          {it->first->decl.kindName(), it->first->decl.name, it->first->argumentList()}));
       worklist.push_back({it->first, std::move(context)});
     }
   }

@@ -2,9 +2,9 @@
 
 #include "frontend/lexer.h"
 
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/ADT/StringSwitch.h>
 #include <llvm/Support/ConvertUTF.h>
-#include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/Format.h>
 
 #include <algorithm>
@@ -73,7 +73,9 @@ std::optional<std::pair<uint32_t, unsigned>> decodeUtf8(llvm::StringRef bytes) {
     codePoint = (codePoint << 6) | (static_cast<unsigned char>(bytes[i]) & 0x3F);
   return std::make_pair(codePoint, length);
 }
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isDigit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 TokenKind keywordKind(llvm::StringRef word) {
   return llvm::StringSwitch<TokenKind>(word)
@@ -96,9 +98,7 @@ public:
 private:
   SourceLoc locAt(size_t offset) const { return {file, static_cast<uint32_t>(offset)}; }
   SourceRange rangeOf(size_t begin, size_t end) const { return {locAt(begin), locAt(end)}; }
-  char peek(size_t ahead = 0) const {
-    return pos + ahead < text.size() ? text[pos + ahead] : '\0';
-  }
+  char peek(size_t ahead = 0) const { return pos + ahead < text.size() ? text[pos + ahead] : '\0'; }
   bool atEnd() const { return pos >= text.size(); }
   bool atLineBreak() const { return peek() == '\n' || peek() == '\r'; }
   void skipLineBreak() {
@@ -430,8 +430,7 @@ void Lexer::lexNumber() {
   if (!atEnd() && isAsciiIdentifierContinue(static_cast<unsigned char>(peek()))) {
     while (!atEnd() && isAsciiIdentifierContinue(static_cast<unsigned char>(peek())))
       ++pos;
-    diags.report(DiagID::err_invalid_number_literal, rangeOf(begin, pos),
-                 {text.slice(begin, pos)});
+    diags.report(DiagID::err_invalid_number_literal, rangeOf(begin, pos), {text.slice(begin, pos)});
     emit(TokenKind::Invalid, begin, pos);
     return;
   }
@@ -482,29 +481,52 @@ void Lexer::lexOperator() {
   };
   // Longest spellings first.
   static constexpr Spelling spellings[] = {
-      {"**=", TokenKind::DoubleStarEqual}, {"//=", TokenKind::DoubleSlashEqual},
-      {">>=", TokenKind::RightShiftEqual}, {"<<=", TokenKind::LeftShiftEqual},
-      {"...", TokenKind::Ellipsis},        {"->", TokenKind::Arrow},
-      {":=", TokenKind::Walrus},           {"**", TokenKind::DoubleStar},
-      {"//", TokenKind::DoubleSlash},      {"<<", TokenKind::LeftShift},
-      {">>", TokenKind::RightShift},       {"<=", TokenKind::LessEqual},
-      {">=", TokenKind::GreaterEqual},     {"==", TokenKind::EqualEqual},
-      {"!=", TokenKind::NotEqual},         {"+=", TokenKind::PlusEqual},
-      {"-=", TokenKind::MinusEqual},       {"*=", TokenKind::StarEqual},
-      {"/=", TokenKind::SlashEqual},       {"%=", TokenKind::PercentEqual},
-      {"&=", TokenKind::AmpersandEqual},   {"|=", TokenKind::PipeEqual},
-      {"^=", TokenKind::CaretEqual},       {"@=", TokenKind::AtEqual},
-      {"(", TokenKind::LParen},            {")", TokenKind::RParen},
-      {"[", TokenKind::LBracket},          {"]", TokenKind::RBracket},
-      {"{", TokenKind::LBrace},            {"}", TokenKind::RBrace},
-      {",", TokenKind::Comma},             {":", TokenKind::Colon},
-      {";", TokenKind::Semicolon},         {".", TokenKind::Dot},
-      {"=", TokenKind::Equal},             {"+", TokenKind::Plus},
-      {"-", TokenKind::Minus},             {"*", TokenKind::Star},
-      {"/", TokenKind::Slash},             {"%", TokenKind::Percent},
-      {"@", TokenKind::At},                {"&", TokenKind::Ampersand},
-      {"|", TokenKind::Pipe},              {"^", TokenKind::Caret},
-      {"~", TokenKind::Tilde},             {"<", TokenKind::Less},
+      {"**=", TokenKind::DoubleStarEqual},
+      {"//=", TokenKind::DoubleSlashEqual},
+      {">>=", TokenKind::RightShiftEqual},
+      {"<<=", TokenKind::LeftShiftEqual},
+      {"...", TokenKind::Ellipsis},
+      {"->", TokenKind::Arrow},
+      {":=", TokenKind::Walrus},
+      {"**", TokenKind::DoubleStar},
+      {"//", TokenKind::DoubleSlash},
+      {"<<", TokenKind::LeftShift},
+      {">>", TokenKind::RightShift},
+      {"<=", TokenKind::LessEqual},
+      {">=", TokenKind::GreaterEqual},
+      {"==", TokenKind::EqualEqual},
+      {"!=", TokenKind::NotEqual},
+      {"+=", TokenKind::PlusEqual},
+      {"-=", TokenKind::MinusEqual},
+      {"*=", TokenKind::StarEqual},
+      {"/=", TokenKind::SlashEqual},
+      {"%=", TokenKind::PercentEqual},
+      {"&=", TokenKind::AmpersandEqual},
+      {"|=", TokenKind::PipeEqual},
+      {"^=", TokenKind::CaretEqual},
+      {"@=", TokenKind::AtEqual},
+      {"(", TokenKind::LParen},
+      {")", TokenKind::RParen},
+      {"[", TokenKind::LBracket},
+      {"]", TokenKind::RBracket},
+      {"{", TokenKind::LBrace},
+      {"}", TokenKind::RBrace},
+      {",", TokenKind::Comma},
+      {":", TokenKind::Colon},
+      {";", TokenKind::Semicolon},
+      {".", TokenKind::Dot},
+      {"=", TokenKind::Equal},
+      {"+", TokenKind::Plus},
+      {"-", TokenKind::Minus},
+      {"*", TokenKind::Star},
+      {"/", TokenKind::Slash},
+      {"%", TokenKind::Percent},
+      {"@", TokenKind::At},
+      {"&", TokenKind::Ampersand},
+      {"|", TokenKind::Pipe},
+      {"^", TokenKind::Caret},
+      {"~", TokenKind::Tilde},
+      {"<", TokenKind::Less},
       {">", TokenKind::Greater},
   };
   llvm::StringRef rest = text.substr(pos);

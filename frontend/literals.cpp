@@ -73,9 +73,8 @@ std::optional<NumberValue> evaluateNumber(const Token &token, DiagnosticEngine &
   llvm::StringRef body = imaginary ? text.drop_back() : text;
   bool isFloat = imaginary || body.find_first_of(".eE") != llvm::StringRef::npos;
   if (!isFloat) {
-    if (body.size() > 1 && body[0] == '0' && llvm::any_of(body, [](char c) {
-          return c != '0' && c != '_';
-        })) {
+    if (body.size() > 1 && body[0] == '0' &&
+        llvm::any_of(body, [](char c) { return c != '0' && c != '_'; })) {
       diags.report(DiagID::err_leading_zeros, token.range);
       return std::nullopt;
     }
@@ -109,14 +108,15 @@ std::optional<StringValue> evaluateString(const Token &token, DiagnosticEngine &
   result.isFormatted = prefix.find('f') != std::string::npos;
 
   llvm::StringRef quoted = text.drop_front(prefixLength);
-  size_t quoteLength = quoted.size() >= 6 && (quoted.starts_with("\"\"\"") || quoted.starts_with("'''"))
-                           ? 3
-                           : 1;
+  size_t quoteLength =
+      quoted.size() >= 6 && (quoted.starts_with("\"\"\"") || quoted.starts_with("'''")) ? 3 : 1;
   llvm::StringRef body = quoted.drop_front(quoteLength).drop_back(quoteLength);
-  result.contentOffset = token.range.begin.offset + static_cast<uint32_t>(prefixLength + quoteLength);
+  result.contentOffset =
+      token.range.begin.offset + static_cast<uint32_t>(prefixLength + quoteLength);
 
-  auto bodyLoc = [&](size_t i) { return token.range.begin.advancedBy(
-                                     static_cast<uint32_t>(prefixLength + quoteLength + i)); };
+  auto bodyLoc = [&](size_t i) {
+    return token.range.begin.advancedBy(static_cast<uint32_t>(prefixLength + quoteLength + i));
+  };
 
   std::string &out = result.text;
   for (size_t i = 0; i < body.size(); ++i) {
@@ -200,9 +200,10 @@ std::optional<StringValue> evaluateString(const Token &token, DiagnosticEngine &
       i = close;
       continue;
     }
-    unsigned width = escape == 'x' ? 2 : (escape == 'u' && !result.isBytes) ? 4
-                                       : (escape == 'U' && !result.isBytes) ? 8
-                                                                            : 0;
+    unsigned width = escape == 'x'                        ? 2
+                     : (escape == 'u' && !result.isBytes) ? 4
+                     : (escape == 'U' && !result.isBytes) ? 8
+                                                          : 0;
     if (width) {
       llvm::StringRef hex = body.substr(i + 1, width);
       uint32_t value = 0;

@@ -21,7 +21,7 @@ struct NumberValue {
   uint64_t integer = 0; // for Integer
   /// An Integer above 2**64 - 1: valid Python, but no kernel can use it.
   bool integerTooLarge = false;
-  double real = 0;      // for Float, or the imaginary part of Imaginary
+  double real = 0; // for Float, or the imaginary part of Imaginary
 };
 
 /// Evaluates a Number token. Returns nothing (after a diagnostic) if the

@@ -24,7 +24,9 @@ const Type *dtypeOfSymbol(const Symbol &symbol, TypeContext &types) {
   return types.scalarByName(symbol.detail);
 }
 
-bool isNumpySymbol(const Symbol &symbol) { return symbol.qualifiedName.starts_with("numpy."); }
+bool isNumpySymbol(const Symbol &symbol) {
+  return symbol.qualifiedName.starts_with("numpy.");
+}
 
 /// The Numba type Python's int, float and complex stand for in NumPy.
 std::optional<llvm::StringRef> numbaTypeForPythonType(llvm::StringRef name) {
@@ -65,7 +67,9 @@ ModuleValue valueOfSymbol(const Symbol *symbol) {
     return ModuleValue::constant(ConstantValue::none());
   if (text == "infj" || text == "nanj")
     return ModuleValue::constant(ConstantValue::complex(0.0, text == "infj" ? INFINITY : NAN));
-  double value = text == "inf" ? INFINITY : text == "nan" ? NAN : std::strtod(text.str().c_str(), nullptr);
+  double value = text == "inf"   ? INFINITY
+                 : text == "nan" ? NAN
+                                 : std::strtod(text.str().c_str(), nullptr);
   return ModuleValue::constant(ConstantValue::floating(value));
 }
 
@@ -88,8 +92,8 @@ std::optional<ModuleValue> ModuleEvaluator::evaluate(const Expr *expr) {
     result = ModuleValue::constant(ConstantValue::floating(cast<FloatLiteralExpr>(expr)->value));
     break;
   case Expr::Kind::ImaginaryLiteral:
-    result = ModuleValue::constant(
-        ConstantValue::complex(0.0, cast<ImaginaryLiteralExpr>(expr)->imag));
+    result =
+        ModuleValue::constant(ConstantValue::complex(0.0, cast<ImaginaryLiteralExpr>(expr)->imag));
     break;
   case Expr::Kind::BoolLiteral:
     result = ModuleValue::constant(ConstantValue::boolean(cast<BoolLiteralExpr>(expr)->value));
@@ -156,11 +160,13 @@ std::optional<ModuleValue> ModuleEvaluator::evaluate(const Expr *expr) {
       std::optional<ModuleValue> right = evaluate(compare->comparators[i]);
       if (!right)
         return std::nullopt;
-      if (left->kind() != ModuleValue::Kind::Constant || right->kind() != ModuleValue::Kind::Constant) {
+      if (left->kind() != ModuleValue::Kind::Constant ||
+          right->kind() != ModuleValue::Kind::Constant) {
         diags.report(DiagID::err_module_expression_unsupported, expr->range());
         return std::nullopt;
       }
-      FoldResult folded = foldCompare(compare->ops[i], left->constantValue(), right->constantValue());
+      FoldResult folded =
+          foldCompare(compare->ops[i], left->constantValue(), right->constantValue());
       if (!folded.value)
         return reportFoldError(folded.error, expr);
       all = all && folded.value->truthy();
@@ -231,9 +237,9 @@ std::optional<ModuleValue> ModuleEvaluator::evaluateName(const NameExpr *name) {
       // Most likely a misspelt type name.
       llvm::StringRef best;
       unsigned bestDistance = 3;
-      for (llvm::StringRef candidate : {"float16", "float32", "float64", "int8", "int16", "int32",
-                                        "int64", "uint8", "uint16", "uint32", "uint64", "boolean",
-                                        "complex64", "complex128", "void", "intp", "uintp"}) {
+      for (llvm::StringRef candidate :
+           {"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+            "uint32", "uint64", "boolean", "complex64", "complex128", "void", "intp", "uintp"}) {
         unsigned distance = name->id.edit_distance(candidate, true, bestDistance);
         if (distance < bestDistance) {
           best = candidate;
@@ -278,7 +284,8 @@ std::optional<ModuleValue> ModuleEvaluator::evaluateAttribute(const AttributeExp
   }
   if (base->kind() == ModuleValue::Kind::Constant) {
     const ConstantValue &value = base->constantValue();
-    if (value.kind() == ConstantValue::Kind::Complex && (attr->attr == "real" || attr->attr == "imag"))
+    if (value.kind() == ConstantValue::Kind::Complex &&
+        (attr->attr == "real" || attr->attr == "imag"))
       return ModuleValue::constant(
           ConstantValue::floating(attr->attr == "real" ? value.realPart() : value.imagPart()));
   }
@@ -545,9 +552,9 @@ std::optional<ModuleValue> ModuleEvaluator::callSymbol(const Symbol &symbol, con
     if (args.size() == count && call->keywords.empty())
       return true;
     arityReported = true;
-    diags.report(DiagID::err_wrong_argument_count, call->range(),
-                 {symbol.displayName(), countOf(count, "argument"),
-                  static_cast<unsigned>(args.size())});
+    diags.report(
+        DiagID::err_wrong_argument_count, call->range(),
+        {symbol.displayName(), countOf(count, "argument"), static_cast<unsigned>(args.size())});
     return false;
   };
   if (symbol.kind == Symbol::Kind::DType)
@@ -600,7 +607,8 @@ std::optional<ModuleValue> ModuleEvaluator::callSymbol(const Symbol &symbol, con
                                        ? llvm::StringRef(layout->stringValue())
                                        : "";
       if (ndim->kind() != ConstantValue::Kind::Int || ndim->intValue128() < 0 ||
-          ndim->intValue128() > 32 || (layoutText != "C" && layoutText != "F" && layoutText != "A")) {
+          ndim->intValue128() > 32 ||
+          (layoutText != "C" && layoutText != "F" && layoutText != "A")) {
         diags.report(DiagID::err_module_expression_unsupported, call->range());
         return std::nullopt;
       }
@@ -679,7 +687,9 @@ std::optional<ModuleValue> ModuleEvaluator::callSymbol(const Symbol &symbol, con
     if ((name == "math.floor" || name == "math.ceil" || name == "math.trunc") && requireArgs(1) &&
         allNumbers()) {
       double x = values[0].asDouble();
-      double rounded = name == "math.floor" ? std::floor(x) : name == "math.ceil" ? std::ceil(x) : std::trunc(x);
+      double rounded = name == "math.floor"  ? std::floor(x)
+                       : name == "math.ceil" ? std::ceil(x)
+                                             : std::trunc(x);
       if (!std::isfinite(rounded)) {
         diags.report(DiagID::err_constant_math_domain, call->range(), {symbol.displayName()});
         return std::nullopt;
@@ -690,7 +700,9 @@ std::optional<ModuleValue> ModuleEvaluator::callSymbol(const Symbol &symbol, con
         allNumbers()) {
       double a = values[0].asDouble();
       double b = values[1].asDouble();
-      double r = name == "math.pow" ? std::pow(a, b) : name == "math.atan2" ? std::atan2(a, b) : std::hypot(a, b);
+      double r = name == "math.pow"     ? std::pow(a, b)
+                 : name == "math.atan2" ? std::atan2(a, b)
+                                        : std::hypot(a, b);
       return ModuleValue::constant(ConstantValue::floating(r));
     }
     if (name == "builtins.float" && requireArgs(1) && allNumbers())
@@ -729,9 +741,11 @@ std::optional<ModuleValue> ModuleEvaluator::callSymbol(const Symbol &symbol, con
     }
     if (name == "builtins.len" && requireArgs(1)) {
       if (values[0].kind() == ConstantValue::Kind::Tuple)
-        return ModuleValue::constant(ConstantValue::integer(static_cast<Int128>(values[0].elements().size())));
+        return ModuleValue::constant(
+            ConstantValue::integer(static_cast<Int128>(values[0].elements().size())));
       if (values[0].kind() == ConstantValue::Kind::String)
-        return ModuleValue::constant(ConstantValue::integer(static_cast<Int128>(values[0].stringValue().size())));
+        return ModuleValue::constant(
+            ConstantValue::integer(static_cast<Int128>(values[0].stringValue().size())));
     }
     if (name == "builtins.round" && !values.empty() && values.size() <= 2 && allNumbers()) {
       double x = values[0].asDouble();
@@ -758,7 +772,7 @@ std::optional<ModuleValue> ModuleEvaluator::callSymbol(const Symbol &symbol, con
 //===----------------------------------------------------------------------===//
 
 std::optional<Signature> ModuleEvaluator::signatureFromText(uint32_t file, uint32_t begin,
-                                                           uint32_t end) {
+                                                            uint32_t end) {
   Expr *expr = parseExpression(sources, file, begin, end, astContext, diags);
   if (!expr)
     return std::nullopt;
@@ -775,10 +789,8 @@ std::optional<Signature> ModuleEvaluator::signatureFromText(uint32_t file, uint3
 std::optional<Signature> ModuleEvaluator::parseSignatureString(const StringLiteralExpr *literal) {
   llvm::StringRef quoted = sources.textOf(literal->range());
   size_t quote = quoted.find_first_of("'\"");
-  size_t quoteLength = quoted.substr(quote).starts_with("\"\"\"") ||
-                               quoted.substr(quote).starts_with("'''")
-                           ? 3
-                           : 1;
+  size_t quoteLength =
+      quoted.substr(quote).starts_with("\"\"\"") || quoted.substr(quote).starts_with("'''") ? 3 : 1;
   llvm::StringRef body = quoted.size() >= quote + 2 * quoteLength
                              ? quoted.slice(quote + quoteLength, quoted.size() - quoteLength)
                              : llvm::StringRef();
@@ -788,9 +800,9 @@ std::optional<Signature> ModuleEvaluator::parseSignatureString(const StringLiter
     return signatureFromText(literal->range().begin.file, begin,
                              begin + static_cast<uint32_t>(body.size()));
   }
-  uint32_t file = sources.addFile(sources.path(literal->range().begin.file).str() +
-                                      " (signature string)",
-                                  literal->value.str());
+  uint32_t file =
+      sources.addFile(sources.path(literal->range().begin.file).str() + " (signature string)",
+                      literal->value.str());
   return signatureFromText(file, 0, static_cast<uint32_t>(literal->value.size()));
 }
 

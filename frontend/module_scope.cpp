@@ -132,7 +132,7 @@ SourceRange ModuleScope::bindingRange(llvm::StringRef name) const {
 }
 
 const FunctionDecl *ModuleScope::importedFunction(llvm::StringRef moduleName,
-                                                   llvm::StringRef name) const {
+                                                  llvm::StringRef name) const {
   if (!loader)
     return nullptr;
   const ModuleScope *module = loader->load(moduleName);
@@ -181,11 +181,10 @@ private:
   ModuleEvaluator evaluator;
 };
 
-std::unique_ptr<ModuleScope> ModuleScope::build(const Module &module, SourceManager &sources,
-                                                AstContext &astContext, TypeContext &types,
-                                                DiagnosticEngine &diags,
-                                                llvm::ArrayRef<ExternalSignature> externalSignatures,
-                                                ModuleLoader *loader) {
+std::unique_ptr<ModuleScope>
+ModuleScope::build(const Module &module, SourceManager &sources, AstContext &astContext,
+                   TypeContext &types, DiagnosticEngine &diags,
+                   llvm::ArrayRef<ExternalSignature> externalSignatures, ModuleLoader *loader) {
   auto scope = std::unique_ptr<ModuleScope>(new ModuleScope());
   scope->fileId = module.file;
   scope->loader = loader;
@@ -196,11 +195,30 @@ std::unique_ptr<ModuleScope> ModuleScope::build(const Module &module, SourceMana
 void ModuleScopeBuilder::run(const Module &module,
                              llvm::ArrayRef<ExternalSignature> externalSignatures) {
   const BuiltinSymbols &builtins = BuiltinSymbols::get();
-  for (llvm::StringRef name :
-       {"abs", "min", "max", "len", "range", "int", "float", "bool", "complex", "round", "pow",
-        "divmod", "print", "Exception", "ValueError", "TypeError", "IndexError", "KeyError",
-        "RuntimeError", "ZeroDivisionError", "OverflowError", "ArithmeticError",
-        "AssertionError", "NotImplementedError"})
+  for (llvm::StringRef name : {"abs",
+                               "min",
+                               "max",
+                               "len",
+                               "range",
+                               "int",
+                               "float",
+                               "bool",
+                               "complex",
+                               "round",
+                               "pow",
+                               "divmod",
+                               "print",
+                               "Exception",
+                               "ValueError",
+                               "TypeError",
+                               "IndexError",
+                               "KeyError",
+                               "RuntimeError",
+                               "ZeroDivisionError",
+                               "OverflowError",
+                               "ArithmeticError",
+                               "AssertionError",
+                               "NotImplementedError"})
     scope.pythonBuiltins.insert({name, ModuleValue::symbol(builtins.pythonBuiltin(name))});
 
   for (size_t i = 0; i < module.body.size(); ++i) {
@@ -239,17 +257,19 @@ void ModuleScopeBuilder::run(const Module &module,
         bind(name->id, ModuleValue::invalid(), stmt->range());
         break;
       }
-      if (lhs->kind() != ModuleValue::Kind::Constant || rhs->kind() != ModuleValue::Kind::Constant) {
+      if (lhs->kind() != ModuleValue::Kind::Constant ||
+          rhs->kind() != ModuleValue::Kind::Constant) {
         diags.report(DiagID::err_module_expression_unsupported, stmt->range());
         bind(name->id, ModuleValue::invalid(), stmt->range());
         break;
       }
       FoldResult folded = foldBinary(aug->op, lhs->constantValue(), rhs->constantValue(), types);
       if (!folded.value) {
-        diags.report(folded.error == FoldError::DivisionByZero ? DiagID::err_constant_division_by_zero
-                     : folded.error == FoldError::Overflow      ? DiagID::err_constant_overflow
-                                                                : DiagID::err_module_expression_unsupported,
-                     stmt->range());
+        diags.report(
+            folded.error == FoldError::DivisionByZero ? DiagID::err_constant_division_by_zero
+            : folded.error == FoldError::Overflow     ? DiagID::err_constant_overflow
+                                                      : DiagID::err_module_expression_unsupported,
+            stmt->range());
         bind(name->id, ModuleValue::invalid(), stmt->range());
         break;
       }
@@ -345,7 +365,8 @@ void ModuleScopeBuilder::handleImportFrom(const ImportFromStmt *import) {
     const Symbol *member = builtins.member(*module, alias.name);
     llvm::StringRef boundName = alias.asName.empty() ? alias.name : alias.asName;
     if (!member) {
-      if (const FunctionDecl *imported = scope.importedFunction(module->qualifiedName, alias.name)) {
+      if (const FunctionDecl *imported =
+              scope.importedFunction(module->qualifiedName, alias.name)) {
         bind(boundName, ModuleValue::function(imported), alias.range);
         continue;
       }
@@ -405,9 +426,9 @@ void ModuleScopeBuilder::handleAssign(const Stmt *stmt, const Expr *target, cons
 void ModuleScopeBuilder::handleDeclareDevice(const Stmt *stmt, llvm::StringRef name,
                                              const CallExpr *call) {
   if (call->args.size() != 2 || !call->keywords.empty()) {
-    diags.report(DiagID::err_wrong_argument_count, call->range(),
-                 {"cuda.declare_device", countOf(2, "argument"),
-                  static_cast<unsigned>(call->args.size())});
+    diags.report(
+        DiagID::err_wrong_argument_count, call->range(),
+        {"cuda.declare_device", countOf(2, "argument"), static_cast<unsigned>(call->args.size())});
     return;
   }
   std::optional<ModuleValue> symbolName = evaluator.evaluate(call->args[0]);
@@ -520,8 +541,8 @@ bool ModuleScopeBuilder::readJitDecorator(FunctionDecl &decl, const CallExpr *ca
     } else if (name == "max_registers") {
       const ConstantValue *constant =
           value->kind() == ModuleValue::Kind::Constant ? &value->constantValue() : nullptr;
-      if (constant && constant->kind() == ConstantValue::Kind::Int &&
-          constant->intValue128() > 0 && constant->intValue128() <= 255) {
+      if (constant && constant->kind() == ConstantValue::Kind::Int && constant->intValue128() > 0 &&
+          constant->intValue128() <= 255) {
         decl.options.maxRegisters = static_cast<unsigned>(constant->intValue128());
       } else if (!constant || constant->kind() != ConstantValue::Kind::None) {
         diags.report(DiagID::err_decorator_option_type, keyword.value->range(),
@@ -540,9 +561,9 @@ bool ModuleScopeBuilder::readJitDecorator(FunctionDecl &decl, const CallExpr *ca
         for (const ConstantValue &element : constant->elements())
           items.push_back(ModuleValue::constant(element));
       } else if (constant && constant->kind() == ConstantValue::Kind::String) {
-        diags.report(DiagID::err_decorator_option_type, keyword.value->range(),
-                     {name, "a list of file names, even for one file: link=[" +
-                                constant->repr() + "]"});
+        diags.report(
+            DiagID::err_decorator_option_type, keyword.value->range(),
+            {name, "a list of file names, even for one file: link=[" + constant->repr() + "]"});
         ok = false;
       } else if (!constant || constant->kind() != ConstantValue::Kind::None) {
         diags.report(DiagID::err_decorator_option_type, keyword.value->range(),
@@ -657,7 +678,8 @@ bool ModuleScopeBuilder::readVectorizeDecorator(FunctionDecl &decl, const CallEx
                     : keyword.name == "opt"    ? decl.options.optimize
                                                : decl.options.lineinfo;
       field = *b;
-    } else if (keyword.name == "identity" || keyword.name == "cache" || keyword.name == "nopython") {
+    } else if (keyword.name == "identity" || keyword.name == "cache" ||
+               keyword.name == "nopython") {
       // Host-side ufunc properties; no effect on device code.
     } else {
       diags.report(DiagID::err_unknown_decorator_option, keyword.nameRange,
@@ -738,10 +760,11 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def) {
   if (!value)
     return;
   const Symbol *symbol = value->symbolValue();
-  const CallExpr *call = value->kind() == ModuleValue::Kind::Decorator ? value->decoratorCall() : nullptr;
-  if (!symbol || (value->kind() != ModuleValue::Kind::Decorator &&
-                  !(value->kind() == ModuleValue::Kind::Symbol &&
-                    symbol->kind == Symbol::Kind::Decorator))) {
+  const CallExpr *call =
+      value->kind() == ModuleValue::Kind::Decorator ? value->decoratorCall() : nullptr;
+  if (!symbol ||
+      (value->kind() != ModuleValue::Kind::Decorator &&
+       !(value->kind() == ModuleValue::Kind::Symbol && symbol->kind == Symbol::Kind::Decorator))) {
     diags.report(DiagID::err_unknown_decorator, decorator->range(), {value->describe()});
     return;
   }
@@ -845,8 +868,8 @@ void ModuleScopeBuilder::attachExternalSignatures(
   llvm::StringSet<> known;
   for (auto &decl : scope.decls) {
     known.insert(decl->name);
-    bool needsSignatures = decl->kind == FunctionDecl::Kind::Kernel ||
-                           decl->kind == FunctionDecl::Kind::Reduction;
+    bool needsSignatures =
+        decl->kind == FunctionDecl::Kind::Kernel || decl->kind == FunctionDecl::Kind::Reduction;
     bool fromDecorator = !decl->signatures.empty();
     bool externallyGiven = false;
     for (const ExternalSignature &external : externalSignatures) {

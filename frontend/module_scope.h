@@ -163,8 +163,8 @@ private:
 /// is parsed like a Numba signature string.
 struct ExternalSignature {
   std::string function;
-  uint32_t file;    // a SourceManager file holding the signature text
-  uint32_t begin;   // its byte range in that file
+  uint32_t file;  // a SourceManager file holding the signature text
+  uint32_t begin; // its byte range in that file
   uint32_t end;
   /// Where the setting came from, for the "how to add a signature" hint.
   std::string origin;

@@ -444,8 +444,8 @@ Expr *Parser::parseCallArguments(Expr *callee) {
       if (at(TokenKind::KwFor) || (at(TokenKind::KwAsync) && peekToken().is(TokenKind::KwFor))) {
         if (!skipComprehensionClauses())
           return nullptr;
-        value = make<ComprehensionExpr>(rangeFrom(argBegin), ComprehensionExpr::Form::Generator,
-                                        value);
+        value =
+            make<ComprehensionExpr>(rangeFrom(argBegin), ComprehensionExpr::Form::Generator, value);
       }
       args.push_back(value);
     }

@@ -348,10 +348,10 @@ bool Parser::parseParameters(TokenKind closer, bool allowAnnotations,
         diags.report(DiagID::err_non_default_after_default, name.range);
         return false;
       }
-      params.push_back(Parameter{name.text, name.range,
-                                 keywordOnly ? Parameter::Form::KeywordOnly
-                                             : Parameter::Form::Positional,
-                                 annotation, defaultValue});
+      params.push_back(
+          Parameter{name.text, name.range,
+                    keywordOnly ? Parameter::Form::KeywordOnly : Parameter::Form::Positional,
+                    annotation, defaultValue});
     } else {
       reportUnexpected();
       return false;
@@ -368,8 +368,7 @@ bool Parser::parseParameters(TokenKind closer, bool allowAnnotations,
   return true;
 }
 
-Stmt *Parser::parseFunctionDef(SourceLoc begin, llvm::ArrayRef<Expr *> decorators,
-                               bool isAsync) {
+Stmt *Parser::parseFunctionDef(SourceLoc begin, llvm::ArrayRef<Expr *> decorators, bool isAsync) {
   const Token &keyword = consume(); // def
   if (!at(TokenKind::Identifier)) {
     diags.report(DiagID::err_expected_function_name, current().range);
@@ -415,8 +414,10 @@ Stmt *Parser::parseWith(SourceLoc begin) {
     size_t ahead = 0;
     do {
       TokenKind kind = peekToken(ahead++).kind;
-      depth += kind == TokenKind::LParen || kind == TokenKind::LBracket || kind == TokenKind::LBrace;
-      depth -= kind == TokenKind::RParen || kind == TokenKind::RBracket || kind == TokenKind::RBrace;
+      depth +=
+          kind == TokenKind::LParen || kind == TokenKind::LBracket || kind == TokenKind::LBrace;
+      depth -=
+          kind == TokenKind::RParen || kind == TokenKind::RBracket || kind == TokenKind::RBrace;
     } while (depth && peekToken(ahead).isNot(TokenKind::EndOfFile));
     parenthesizedItems = peekToken(ahead).is(TokenKind::Colon);
   }
@@ -526,8 +527,8 @@ Stmt *Parser::parseImportFrom() {
   if (!expect(TokenKind::KwImport))
     return nullptr;
   if (tryConsume(TokenKind::Star))
-    return context.create<ImportFromStmt>(rangeFrom(begin), context.copyString(module),
-                                          moduleRange, level, llvm::ArrayRef<ImportAlias>(), true);
+    return context.create<ImportFromStmt>(rangeFrom(begin), context.copyString(module), moduleRange,
+                                          level, llvm::ArrayRef<ImportAlias>(), true);
   bool parenthesized = tryConsume(TokenKind::LParen);
   llvm::SmallVector<ImportAlias, 4> names;
   do {
@@ -764,7 +765,7 @@ Stmt *Parser::parseSimpleStatement() {
         return nullptr;
     } while (tryConsume(TokenKind::Comma));
     return context.create<BlockStmt>(keyword.is(TokenKind::KwGlobal) ? Stmt::Kind::Global
-                                                                      : Stmt::Kind::Nonlocal,
+                                                                     : Stmt::Kind::Nonlocal,
                                      rangeFrom(begin), keyword.range, llvm::ArrayRef<Stmt *>());
   }
   case TokenKind::KwImport:

@@ -80,10 +80,10 @@ private:
   bool checkAssignable(ast::Expr *target, bool augmented);
 
   //===--- Expressions (parse_expressions.cpp) ---===//
-  ast::Expr *parseTestList();           // `a, b` as a tuple, or one expression
-  ast::Expr *parseTestListStarExpr();   // assignment right-hand sides
-  ast::Expr *parseNamedExprTest();      // test [':=' test]
-  ast::Expr *parseTest();               // conditional expression or lambda
+  ast::Expr *parseTestList();         // `a, b` as a tuple, or one expression
+  ast::Expr *parseTestListStarExpr(); // assignment right-hand sides
+  ast::Expr *parseNamedExprTest();    // test [':=' test]
+  ast::Expr *parseTest();             // conditional expression or lambda
   ast::Expr *parseTestNoCond();
   ast::Expr *parseLambda();
   ast::Expr *parseOrTest();

@@ -89,7 +89,7 @@ public:
 struct Terminator {
   enum class Kind : uint8_t { None, Jump, Branch, Return, Raise };
   Kind kind = Kind::None;
-  Instr *value = nullptr; // Branch condition, Return value, Raise exception
+  Instr *value = nullptr;       // Branch condition, Return value, Raise exception
   Block *target = nullptr;      // Jump, or Branch when true
   Block *falseTarget = nullptr; // Branch when false
   SourceRange range;

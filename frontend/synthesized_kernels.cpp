@@ -107,8 +107,8 @@ ir::Function *synthesizeUfuncKernel(ir::Module &module, TypeContext &types, ir::
   ir::Function *kernel = newKernel(module, types, core, std::move(symbol));
   std::vector<ir::Argument *> inputs;
   for (const ir::Argument *argument : core.arguments)
-    inputs.push_back(kernel->addArgument(types.array(argument->type(), 1, ArrayLayout::A),
-                                         argument->name));
+    inputs.push_back(
+        kernel->addArgument(types.array(argument->type(), 1, ArrayLayout::A), argument->name));
   ir::Argument *out = kernel->addArgument(types.array(core.returnType, 1, ArrayLayout::A), "out");
 
   Builder b(*kernel, types);
@@ -138,8 +138,7 @@ ir::Function *synthesizeReductionKernel(ir::Module &module, TypeContext &types, 
   ir::Function *kernel = newKernel(module, types, core, std::move(symbol));
   kernel->synchronizes = true;
   ir::Argument *values = kernel->addArgument(types.array(element, 1, ArrayLayout::A), "values");
-  ir::Argument *partials =
-      kernel->addArgument(types.array(element, 1, ArrayLayout::C), "partials");
+  ir::Argument *partials = kernel->addArgument(types.array(element, 1, ArrayLayout::C), "partials");
   ir::Argument *init = kernel->addArgument(element, "init");
   ir::Argument *useInit = kernel->addArgument(types.boolean(), "use_init");
   const Type *int64 = types.int64();
@@ -166,11 +165,11 @@ ir::Function *synthesizeReductionKernel(ir::Module &module, TypeContext &types, 
   ir::Value *length = b.shape(values);
   // Threads with values form a prefix of the block: those below `active`.
   ir::Value *remaining = b.emit(ir::Opcode::Sub, int64, {length, base});
-  ir::Value *active = b.emit(ir::Opcode::Select, int64,
-                             {b.emit(ir::Opcode::Lt, boolean, {remaining, blockDim}), remaining,
-                              blockDim});
-  ir::Instruction *shared = b.emit(ir::Opcode::SharedArray,
-                                   types.array(element, 1, ArrayLayout::C), {});
+  ir::Value *active =
+      b.emit(ir::Opcode::Select, int64,
+             {b.emit(ir::Opcode::Lt, boolean, {remaining, blockDim}), remaining, blockDim});
+  ir::Instruction *shared =
+      b.emit(ir::Opcode::SharedArray, types.array(element, 1, ArrayLayout::C), {});
   shared->shape = {kReductionBlockSize};
   b.branch(b.emit(ir::Opcode::Lt, boolean, {start, length}), first, barrier);
 

@@ -36,12 +36,11 @@ namespace kiln {
 inline constexpr unsigned kReductionBlockSize = 1024;
 
 /// The kernel applying `core` element-wise; `symbol` names it.
-ir::Function *synthesizeUfuncKernel(ir::Module &module, TypeContext &types,
-                                    ir::Function &core, std::string symbol);
+ir::Function *synthesizeUfuncKernel(ir::Module &module, TypeContext &types, ir::Function &core,
+                                    std::string symbol);
 
 /// The kernel reducing arrays of `element` with `core`.
-ir::Function *synthesizeReductionKernel(ir::Module &module, TypeContext &types,
-                                        ir::Function &core, const Type *element,
-                                        std::string symbol);
+ir::Function *synthesizeReductionKernel(ir::Module &module, TypeContext &types, ir::Function &core,
+                                        const Type *element, std::string symbol);
 
 } // namespace kiln

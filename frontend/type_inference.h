@@ -43,24 +43,24 @@ class Specialization;
 struct Resolution {
   enum class Kind : uint8_t {
     Unresolved,
-    Value,          // arguments, phis, constants, tuples: the value itself
-    CompileTime,    // modules, functions, dtypes, strings: no run-time value
-    Constant,       // always `constant`: math.pi, arr.ndim, len(tuple)
-    Operator,       // binary, unary or comparison on operands converted to operandTypes
-    Truth,          // bool(x)
-    Builtin,        // a builtin function, or a builtin attribute such as threadIdx.x
-    Cast,           // float32(x), int(x), ...: convert the argument to the result type
-    DeviceCall,     // call `callee` with arguments converted to operandTypes
-    ArrayAttribute, // shape, strides, size of an array (detail)
-    ArrayItem,      // a[i, j] gives an element
-    ArrayView,      // a[i, :] gives a view
-    ArrayStore,     // a[i, j] = v
-    TupleItem,      // t[k], k constant (index)
+    Value,            // arguments, phis, constants, tuples: the value itself
+    CompileTime,      // modules, functions, dtypes, strings: no run-time value
+    Constant,         // always `constant`: math.pi, arr.ndim, len(tuple)
+    Operator,         // binary, unary or comparison on operands converted to operandTypes
+    Truth,            // bool(x)
+    Builtin,          // a builtin function, or a builtin attribute such as threadIdx.x
+    Cast,             // float32(x), int(x), ...: convert the argument to the result type
+    DeviceCall,       // call `callee` with arguments converted to operandTypes
+    ArrayAttribute,   // shape, strides, size of an array (detail)
+    ArrayItem,        // a[i, j] gives an element
+    ArrayView,        // a[i, :] gives a view
+    ArrayStore,       // a[i, j] = v
+    TupleItem,        // t[k], k constant (index)
     TupleDynamicItem, // t[i] of a homogeneous tuple
-    RecordField,    // r.f or r['f'] (detail: the field)
-    RecordStore,    // r.f = v
-    RangeValue,     // range(...) with operands converted to operandTypes
-    LoopOperation,  // LoopStart / LoopNext / LoopTest, IterCount / IterItem
+    RecordField,      // r.f or r['f'] (detail: the field)
+    RecordStore,      // r.f = v
+    RangeValue,       // range(...) with operands converted to operandTypes
+    LoopOperation,    // LoopStart / LoopNext / LoopTest, IterCount / IterItem
     Assertion,
   };
 
@@ -142,8 +142,8 @@ public:
   const Type *returnType = nullptr;
   /// The function's SSA form, shared by all its specializations.
   const ssa::Function *ssa = nullptr;
-  std::vector<const Type *> valueTypes;  // by SSA instruction id
-  std::vector<Resolution> resolutions;   // by SSA instruction id
+  std::vector<const Type *> valueTypes; // by SSA instruction id
+  std::vector<Resolution> resolutions;  // by SSA instruction id
   /// By SSA block id: whether the block can run. A branch whose condition
   /// typing decided (`if b is None` with b omitted or None, as Numba prunes)
   /// leaves the other side unreachable: it is neither typed nor compiled.

@@ -27,8 +27,8 @@ llvm::StringRef spelling(Intrinsic intrinsic) {
 }
 
 Argument *Function::addArgument(const Type *type, std::string name) {
-  auto argument = std::make_unique<Argument>(type, nextValueId++,
-                                             static_cast<unsigned>(arguments.size()), std::move(name));
+  auto argument = std::make_unique<Argument>(
+      type, nextValueId++, static_cast<unsigned>(arguments.size()), std::move(name));
   Argument *result = argument.get();
   ownedValues.push_back(std::move(argument));
   arguments.push_back(result);
@@ -223,8 +223,9 @@ public:
 private:
   std::optional<std::string> checkFunction(const Function &function) {
     if (function.kind == Function::Kind::External)
-      return function.blocks.empty() ? std::nullopt
-                                     : std::optional<std::string>("an external function has blocks");
+      return function.blocks.empty()
+                 ? std::nullopt
+                 : std::optional<std::string>("an external function has blocks");
     if (function.blocks.empty())
       return "no blocks";
     llvm::DenseSet<const Value *> defined;
@@ -325,8 +326,8 @@ private:
         return std::string("wrong number of arguments");
       for (size_t i = 0; i < instruction.operands.size(); ++i)
         if (operandType(i) != callee->arguments[i]->type())
-          return "argument " + std::to_string(i) + " has type " + operandType(i)->str() +
-                 ", not " + callee->arguments[i]->type()->str();
+          return "argument " + std::to_string(i) + " has type " + operandType(i)->str() + ", not " +
+                 callee->arguments[i]->type()->str();
       if (callee->returnType != instruction.type() &&
           !(llvm::isa<NoneType>(callee->returnType) && !instruction.type()))
         return std::string("result type differs from the callee's");
@@ -352,6 +353,8 @@ private:
 
 } // namespace
 
-std::optional<std::string> verify(const Module &module) { return Verifier().run(module); }
+std::optional<std::string> verify(const Module &module) {
+  return Verifier().run(module);
+}
 
 } // namespace kiln::ir

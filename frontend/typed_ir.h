@@ -129,13 +129,13 @@ public:
 
   // Operation-specific data; see typed_ir_opcodes.def for which uses what.
   Intrinsic intrinsic = Intrinsic::ThreadIdx;
-  unsigned index = 0;                      // TupleGet, ArrayShape/Stride, dimension of indices
-  Function *callee = nullptr;              // Call
-  std::vector<ViewItem> viewItems;         // ArrayView
-  std::vector<Block *> incoming;           // Phi: incoming[i] sends operands[i]
-  std::vector<PrintItem> printItems;       // Print
-  std::vector<uint64_t> shape;             // SharedArray, LocalArray
-  std::string text;                        // RecordGet/Set field, Assert message
+  unsigned index = 0;                // TupleGet, ArrayShape/Stride, dimension of indices
+  Function *callee = nullptr;        // Call
+  std::vector<ViewItem> viewItems;   // ArrayView
+  std::vector<Block *> incoming;     // Phi: incoming[i] sends operands[i]
+  std::vector<PrintItem> printItems; // Print
+  std::vector<uint64_t> shape;       // SharedArray, LocalArray
+  std::string text;                  // RecordGet/Set field, Assert message
 
   static bool classof(const Value *v) { return v->kind() == Kind::Instruction; }
 };
@@ -193,8 +193,7 @@ public:
   Block *entry() const { return blocks.front().get(); }
   Argument *addArgument(const Type *type, std::string name);
   Block *addBlock();
-  Instruction *addInstruction(Block *block, Opcode opcode, const Type *type,
-                              SourceRange where);
+  Instruction *addInstruction(Block *block, Opcode opcode, const Type *type, SourceRange where);
   Constant *constant(const Type *type, ConstantValue value);
   Undefined *undefined(const Type *type);
 

@@ -52,15 +52,29 @@ bool Type::isCompileTimeOnly() const {
 }
 
 bool TupleType::isHomogeneous() const {
-  return !elements.empty() &&
-         std::all_of(elements.begin(), elements.end(), [&](const Type *t) { return t == elements[0]; });
+  return !elements.empty() && std::all_of(elements.begin(), elements.end(),
+                                          [&](const Type *t) { return t == elements[0]; });
 }
 
 namespace {
 
 /// Index of each scalar in TypeContext::scalars.
 enum ScalarIndex : unsigned {
-  Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, C64, C128, NumScalars
+  Bool,
+  I8,
+  I16,
+  I32,
+  I64,
+  U8,
+  U16,
+  U32,
+  U64,
+  F16,
+  F32,
+  F64,
+  C64,
+  C128,
+  NumScalars
 };
 
 /// Numba's casting rules (numba/cuda/typeconv/rules.py): the direct edges of
@@ -75,11 +89,10 @@ constexpr Conversion P = Conversion::Promote;
 constexpr Conversion S = Conversion::Safe;
 constexpr Conversion U = Conversion::Unsafe;
 const CastingEdge castingEdges[] = {
-    {Bool, I8, S, U},  {Bool, U8, S, U},   {I8, I16, P, U},   {U8, U16, P, U},
-    {I16, I32, P, U},  {U16, U32, P, U},   {I32, I64, P, U},  {U32, U64, P, U},
-    {U8, I16, S, U},   {U16, I32, S, U},   {U32, I64, S, U},  {I8, F16, S, U},
-    {I16, F32, S, U},  {I32, F64, S, U},   {I16, F16, U, U},  {I32, F32, U, U},
-    {I64, F64, S, U},  {U64, F64, S, U},   {F16, F32, P, U},  {F32, F64, P, U},
+    {Bool, I8, S, U},  {Bool, U8, S, U},   {I8, I16, P, U},   {U8, U16, P, U},  {I16, I32, P, U},
+    {U16, U32, P, U},  {I32, I64, P, U},   {U32, U64, P, U},  {U8, I16, S, U},  {U16, I32, S, U},
+    {U32, I64, S, U},  {I8, F16, S, U},    {I16, F32, S, U},  {I32, F64, S, U}, {I16, F16, U, U},
+    {I32, F32, U, U},  {I64, F64, S, U},   {U64, F64, S, U},  {F16, F32, P, U}, {F32, F64, P, U},
     {F32, C64, S, {}}, {F64, C128, S, {}}, {C64, C128, P, U},
 };
 
@@ -189,9 +202,8 @@ const ArrayType *TypeContext::array(const Type *dtype, unsigned ndim, ArrayLayou
 
 const TupleType *TypeContext::tuple(llvm::ArrayRef<const Type *> elements) {
   std::string name;
-  bool homogeneous = !elements.empty() && llvm::all_of(elements, [&](const Type *t) {
-    return t == elements[0];
-  });
+  bool homogeneous =
+      !elements.empty() && llvm::all_of(elements, [&](const Type *t) { return t == elements[0]; });
   if (homogeneous) {
     name = "UniTuple(" + elements[0]->str() + " x " + std::to_string(elements.size()) + ")";
   } else {
@@ -200,8 +212,7 @@ const TupleType *TypeContext::tuple(llvm::ArrayRef<const Type *> elements) {
       name += (i ? ", " : "") + elements[i]->str();
     name += ")";
   }
-  return intern<TupleType>(name, std::vector<const Type *>(elements.begin(), elements.end()),
-                           name);
+  return intern<TupleType>(name, std::vector<const Type *>(elements.begin(), elements.end()), name);
 }
 
 const RecordType *TypeContext::record(std::vector<RecordType::Field> fields, unsigned size,
@@ -417,9 +428,11 @@ const Type *TypeContext::unify(const Type *a, const Type *b) {
       return tuple(elements);
     }
   }
-  if (std::optional<Conversion> conversion = canConvert(a, b); conversion && *conversion <= Conversion::Safe)
+  if (std::optional<Conversion> conversion = canConvert(a, b);
+      conversion && *conversion <= Conversion::Safe)
     return b;
-  if (std::optional<Conversion> conversion = canConvert(b, a); conversion && *conversion <= Conversion::Safe)
+  if (std::optional<Conversion> conversion = canConvert(b, a);
+      conversion && *conversion <= Conversion::Safe)
     return a;
   if (a->isLiteral() || b->isLiteral()) {
     const Type *plainA = unliteral(a);

@@ -114,7 +114,8 @@ private:
 
 class FloatType : public Type {
 public:
-  explicit FloatType(unsigned bits) : Type(Kind::Float, "float" + std::to_string(bits)), bits(bits) {}
+  explicit FloatType(unsigned bits)
+      : Type(Kind::Float, "float" + std::to_string(bits)), bits(bits) {}
   unsigned bitwidth() const { return bits; }
   static bool classof(const Type *t) { return t->kind() == Kind::Float; }
 
@@ -142,10 +143,10 @@ private:
 class IntegerLiteralType : public Type {
 public:
   IntegerLiteralType(int64_t value, bool isUnsigned, const IntegerType *literalType)
-      : Type(Kind::IntegerLiteral,
-             "Literal[int](" +
-                 (isUnsigned ? std::to_string(static_cast<uint64_t>(value)) : std::to_string(value)) +
-                 ")"),
+      : Type(Kind::IntegerLiteral, "Literal[int](" +
+                                       (isUnsigned ? std::to_string(static_cast<uint64_t>(value))
+                                                   : std::to_string(value)) +
+                                       ")"),
         value(value), literal(literalType) {}
   /// The value's bits; reinterpret as uint64 when the literal type is uint64.
   int64_t bits() const { return value; }
@@ -330,8 +331,8 @@ public:
   const StringLiteralType *stringLiteral(llvm::StringRef value);
   const ArrayType *array(const Type *dtype, unsigned ndim, ArrayLayout layout);
   const TupleType *tuple(llvm::ArrayRef<const Type *> elements);
-  const RecordType *record(std::vector<RecordType::Field> fields, unsigned size,
-                           unsigned alignment, bool aligned);
+  const RecordType *record(std::vector<RecordType::Field> fields, unsigned size, unsigned alignment,
+                           bool aligned);
   /// numba.cuda.random.xoroshiro128p_type: {s0: uint64, s1: uint64}, aligned.
   const RecordType *xoroshiro128pState();
   const RangeType *range(const IntegerType *element);

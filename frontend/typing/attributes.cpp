@@ -31,10 +31,8 @@ namespace {
 Typing symbolValue(TypeContext &types, const Symbol &symbol) {
   switch (symbol.kind) {
   case Symbol::Kind::DType: {
-    const Type *dtype =
-        symbol.detail == "xoroshiro128p_type"
-            ? types.xoroshiro128pState()
-            : types.scalarByName(symbol.detail);
+    const Type *dtype = symbol.detail == "xoroshiro128p_type" ? types.xoroshiro128pState()
+                                                              : types.scalarByName(symbol.detail);
     return Resolution::make(Resolution::Kind::CompileTime, types.numberClass(dtype));
   }
   case Symbol::Kind::Constant: {
@@ -49,7 +47,9 @@ Typing symbolValue(TypeContext &types, const Symbol &symbol) {
       resolution.constant = ConstantValue::complex(0.0, imag);
       resolution.result = types.complex(128);
     } else {
-      double value = text == "inf" ? INFINITY : text == "nan" ? NAN : std::strtod(text.str().c_str(), nullptr);
+      double value = text == "inf"   ? INFINITY
+                     : text == "nan" ? NAN
+                                     : std::strtod(text.str().c_str(), nullptr);
       resolution.constant = ConstantValue::floating(value);
       resolution.result = types.float64();
     }
@@ -62,9 +62,9 @@ Typing symbolValue(TypeContext &types, const Symbol &symbol) {
       resolution.builtin = symbol.id;
       return resolution;
     }
-    return Resolution::make(Resolution::Kind::CompileTime,
-                            types.entity(EntityType::EntityKind::Builtin, &symbol,
-                                         symbol.displayName()));
+    return Resolution::make(
+        Resolution::Kind::CompileTime,
+        types.entity(EntityType::EntityKind::Builtin, &symbol, symbol.displayName()));
   }
 }
 
@@ -95,8 +95,7 @@ Typing arrayAttribute(TypeContext &types, const ArrayType *array, llvm::StringRe
     return resolution;
   }
   if (name == "dtype")
-    return Resolution::make(Resolution::Kind::CompileTime,
-                            types.numberClass(array->elementType()));
+    return Resolution::make(Resolution::Kind::CompileTime, types.numberClass(array->elementType()));
   if (name == "T") {
     ArrayLayout layout = array->arrayLayout() == ArrayLayout::C   ? ArrayLayout::F
                          : array->arrayLayout() == ArrayLayout::F ? ArrayLayout::C
@@ -118,8 +117,7 @@ Typing getAttribute(TypeContext &types, const Type *object, llvm::StringRef name
     if (symbol->kind == Symbol::Kind::Module) {
       if (const Symbol *member = BuiltinSymbols::get().member(*symbol, name))
         return symbolValue(types, *member);
-      return Typing::error(DiagID::err_unknown_module_member,
-                           {symbol->displayName(), name.str()});
+      return Typing::error(DiagID::err_unknown_module_member, {symbol->displayName(), name.str()});
     }
     if (symbol->kind == Symbol::Kind::Dim3) {
       if (name == "x" || name == "y" || name == "z") {

@@ -43,7 +43,9 @@ Typing builtinResult(const Symbol &function, const Type *result,
   return resolution;
 }
 
-bool isRealNumber(const Type *type) { return type->isNumber() && !llvm::isa<ComplexType>(type); }
+bool isRealNumber(const Type *type) {
+  return type->isNumber() && !llvm::isa<ComplexType>(type);
+}
 
 Typing minMax(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args) {
   std::vector<const Type *> candidates(args.begin(), args.end());
@@ -79,8 +81,8 @@ Typing print(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Ty
     // constant strings. It has no implementation for complex numbers, None
     // or arrays ("printing unimplemented for values of type none").
     const Type *arg = args[i];
-    bool printable = (arg->isScalar() && !llvm::isa<ComplexType>(arg)) ||
-                     llvm::isa<StringLiteralType>(arg);
+    bool printable =
+        (arg->isScalar() && !llvm::isa<ComplexType>(arg)) || llvm::isa<StringLiteralType>(arg);
     if (!printable)
       return Typing::errorAt(static_cast<int>(i), DiagID::err_bad_print_argument, {arg->str()});
   }

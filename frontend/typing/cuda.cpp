@@ -58,8 +58,7 @@ Typing arrayDeclaration(TypeContext &types, const Symbol &function,
     if (name == "shape") {
       shape = args[i];
       shapeIndex = static_cast<int>(i);
-    }
-    else if (name == "dtype")
+    } else if (name == "dtype")
       dtype = args[i];
     else if (name == "alignment")
       alignment = args[i];
@@ -88,8 +87,8 @@ Typing arrayDeclaration(TypeContext &types, const Symbol &function,
     return Typing::error(DiagID::err_not_a_type, {dtype->str()});
   if (alignment && !llvm::isa<IntegerLiteralType>(alignment) && alignment != types.none())
     return Typing::error(DiagID::err_constant_argument_required, {"alignment"});
-  Resolution resolution = builtin(
-      function, types.array(numberClass->instanceType(), ndim, ArrayLayout::C), {});
+  Resolution resolution =
+      builtin(function, types.array(numberClass->instanceType(), ndim, ArrayLayout::C), {});
   return resolution;
 }
 
@@ -120,9 +119,9 @@ Typing atomic(TypeContext &types, const Symbol &function, llvm::ArrayRef<const T
   bool isCompareAndSwap = function.is(BuiltinId::CudaAtomicCompareAndSwap);
   size_t arity = isCas ? 4 : 3;
   if (args.size() != arity)
-    return Typing::error(DiagID::err_wrong_argument_count,
-                         {function.displayName(), countOf(arity, "argument"),
-                          std::to_string(args.size())});
+    return Typing::error(
+        DiagID::err_wrong_argument_count,
+        {function.displayName(), countOf(arity, "argument"), std::to_string(args.size())});
   const auto *array = llvm::dyn_cast<ArrayType>(args[0]);
   if (!array || !llvm::is_contained(supported, array->elementType()))
     return noOverload(function, args);
@@ -239,8 +238,8 @@ Typing callCuda(TypeContext &types, const Symbol &function, llvm::ArrayRef<const
     if (args.size() != 3 || args[1] != args[2])
       return noOverload(function, args);
     const Type *value = args[1];
-    std::vector<const Type *> allowed = {f64, f32, types.integer(16, true), types.integer(16, false),
-                                         i32, u32, i64, u64};
+    std::vector<const Type *> allowed = {
+        f64, f32, types.integer(16, true), types.integer(16, false), i32, u32, i64, u64};
     if (!llvm::is_contained(allowed, value))
       return noOverload(function, args);
     return builtin(function, value, {nullptr, value, value});

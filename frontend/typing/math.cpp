@@ -18,18 +18,18 @@ namespace {
 
 enum class MathGroup {
   Unsupported,
-  Unary,           // float64(int64), float64(uint64), float32(float32), float64(float64)
-  UnaryHalf,       // Unary plus float16(float16)
-  Binary2Ints,     // atan2, hypot: Unary's pattern with two arguments
-  BinaryReal,      // copysign, fmod, nextafter, remainder
+  Unary,       // float64(int64), float64(uint64), float32(float32), float64(float64)
+  UnaryHalf,   // Unary plus float16(float16)
+  Binary2Ints, // atan2, hypot: Unary's pattern with two arguments
+  BinaryReal,  // copysign, fmod, nextafter, remainder
   Pow,
   Frexp,
   Ldexp,
-  Predicate,       // isinf, isnan, isfinite
+  Predicate, // isinf, isnan, isfinite
   Modf,
-  ComplexUnary,    // cmath functions of cmathdecl: complex(complex)
-  ComplexWiden,    // cmath.acosh, log10, tanh: complex128(complex)
-  ComplexSame,     // cmath.cosh, sinh: same complex type
+  ComplexUnary, // cmath functions of cmathdecl: complex(complex)
+  ComplexWiden, // cmath.acosh, log10, tanh: complex128(complex)
+  ComplexSame,  // cmath.cosh, sinh: same complex type
   ComplexPredicate,
   ComplexLog,
   Phase,
@@ -43,8 +43,7 @@ MathGroup groupOf(llvm::StringRef name) {
              MathGroup::Unary)
       .Cases("math.cosh", "math.degrees", "math.erf", "math.erfc", "math.expm1", "math.gamma",
              MathGroup::Unary)
-      .Cases("math.lgamma", "math.log1p", "math.radians", "math.sinh", "math.tan",
-             MathGroup::Unary)
+      .Cases("math.lgamma", "math.log1p", "math.radians", "math.sinh", "math.tan", MathGroup::Unary)
       .Cases("math.sin", "math.cos", "math.ceil", "math.floor", "math.sqrt", "math.log",
              MathGroup::UnaryHalf)
       .Cases("math.log2", "math.log10", "math.exp", "math.fabs", "math.trunc", "math.exp2",
@@ -145,10 +144,12 @@ Typing callMath(TypeContext &types, const Symbol &function, llvm::ArrayRef<const
     cases.add(types.tuple({f32, f32}), {c64}).add(types.tuple({f64, f64}), {c128});
     break;
   case MathGroup::Rect:
-    if (args.size() != 2 || !llvm::all_of(args, [&](const Type *t) { return t == f32 || t == f64; }))
-      return Typing::error(DiagID::err_no_call_overload,
-                           {function.displayName(),
-                            args.empty() ? "" : args[0]->str() + (args.size() > 1 ? ", " + args[1]->str() : "")});
+    if (args.size() != 2 ||
+        !llvm::all_of(args, [&](const Type *t) { return t == f32 || t == f64; }))
+      return Typing::error(
+          DiagID::err_no_call_overload,
+          {function.displayName(),
+           args.empty() ? "" : args[0]->str() + (args.size() > 1 ? ", " + args[1]->str() : "")});
     cases.add(c64, {f32, f32}).add(c128, {f64, f64});
     break;
   }

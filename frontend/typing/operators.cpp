@@ -26,7 +26,10 @@ std::vector<OverloadCase> binaryCases(TypeContext &types, BinaryOp op, bool &all
   case BinaryOp::Add:
   case BinaryOp::Sub:
   case BinaryOp::Mul:
-    cases.integerBinary().sameType({f16}).sameType(cases.realDomain()).sameType(cases.complexDomain());
+    cases.integerBinary()
+        .sameType({f16})
+        .sameType(cases.realDomain())
+        .sameType(cases.complexDomain());
     break;
   case BinaryOp::TrueDiv:
     for (const Type *a : {types.int64(), types.uint64()})

@@ -77,7 +77,9 @@ std::vector<const Type *> CaseList::unsignedDomain() const {
   return {types.integer(8, false), types.integer(16, false), types.integer(32, false),
           types.integer(64, false)};
 }
-std::vector<const Type *> CaseList::realDomain() const { return {types.float32(), types.float64()}; }
+std::vector<const Type *> CaseList::realDomain() const {
+  return {types.float32(), types.float64()};
+}
 std::vector<const Type *> CaseList::complexDomain() const {
   return {types.complex(64), types.complex(128)};
 }

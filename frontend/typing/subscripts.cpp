@@ -86,12 +86,11 @@ Typing getItem(TypeContext &types, const Type *object, const Type *index) {
       int64_t position = literal->bits();
       int64_t size = static_cast<int64_t>(tuple->size());
       if (literal->isUnsigned() || position >= size || position < -size)
-        return Typing::error(DiagID::err_tuple_index_out_of_range,
-                             {literal->str(), tuple->str()});
+        return Typing::error(DiagID::err_tuple_index_out_of_range, {literal->str(), tuple->str()});
       if (position < 0)
         position += size;
-      Resolution resolution = Resolution::make(Resolution::Kind::TupleItem,
-                                               tuple->elementTypes()[static_cast<size_t>(position)]);
+      Resolution resolution = Resolution::make(
+          Resolution::Kind::TupleItem, tuple->elementTypes()[static_cast<size_t>(position)]);
       resolution.index = static_cast<unsigned>(position);
       return resolution;
     }
@@ -160,8 +159,8 @@ Typing iterCount(TypeContext &types, const Type *iterable) {
   }
   // As for getitem, getiter sees the tuple with its literals dropped.
   if (const auto *tuple = llvm::dyn_cast<TupleType>(iterable);
-      tuple && (llvm::cast<TupleType>(types.unliteral(tuple))->isHomogeneous() ||
-                tuple->size() == 0)) {
+      tuple &&
+      (llvm::cast<TupleType>(types.unliteral(tuple))->isHomogeneous() || tuple->size() == 0)) {
     resolution.result = types.int64();
     resolution.detail = "tuple";
     return resolution;

@@ -23,8 +23,7 @@ void FiberContext::prepareMachineState(void *stackLow, size_t stackBytes) {
   context.uc_stack.ss_sp = stackLow;
   context.uc_stack.ss_size = stackBytes;
   context.uc_link = nullptr;
-  makecontext(
-      &context, [] { FiberContext::start(startingContext); }, 0);
+  makecontext(&context, [] { FiberContext::start(startingContext); }, 0);
 }
 
 void FiberContext::switchMachineState(FiberContext &from, FiberContext &to) {

@@ -30,9 +30,9 @@ namespace {
 
 using cuda::testing::toolkit;
 
-const char *const kExamples[] = {"atomics",     "haversine",    "histogram", "mandelbrot",
-                                 "monte_carlo_pi", "normalize", "reciprocal", "reductions",
-                                 "rounding",    "transpose",    "type_widening", "ufuncs",
+const char *const kExamples[] = {"atomics",        "haversine", "histogram",     "mandelbrot",
+                                 "monte_carlo_pi", "normalize", "reciprocal",    "reductions",
+                                 "rounding",       "transpose", "type_widening", "ufuncs",
                                  "vector_add"};
 
 class ExampleKernels : public ::testing::TestWithParam<const char *> {
@@ -123,7 +123,8 @@ TEST_P(ExampleKernels, CompileToTheSameBytesTwice) {
         compiler.compileForGpu(*kernel, 90, backend::CodeForm::Assembly);
     KILN_ASSERT_OK(first);
     KILN_ASSERT_OK(second);
-    EXPECT_EQ(first->bytes, second->bytes) << "PTX of " << kernel->symbol << " differs between runs";
+    EXPECT_EQ(first->bytes, second->bytes)
+        << "PTX of " << kernel->symbol << " differs between runs";
     llvm::Expected<backend::CompiledCode> hostFirst =
         compiler.compileForHost(*kernel, backend::CodeForm::Object);
     llvm::Expected<backend::CompiledCode> hostSecond =

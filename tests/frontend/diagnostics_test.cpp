@@ -16,12 +16,11 @@
 
 #include "frontend/frontend.h"
 
+#include <gtest/gtest.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/raw_ostream.h>
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <regex>
@@ -93,11 +92,10 @@ TEST_P(InvalidProgramTest, ReportsExactlyTheExpectedDiagnostics) {
   for (const Diagnostic &diagnostic : checked->diags.diagnostics()) {
     if (diagnostic.severity == Severity::Note)
       continue;
-    unsigned line = diagnostic.range.isValid()
-                        ? checked->sources.lineColumn(diagnostic.range.begin).line
-                        : 0;
-    bool prelude = diagnostic.range.isValid() &&
-                   checked->sources.path(diagnostic.range.begin.file) != path;
+    unsigned line =
+        diagnostic.range.isValid() ? checked->sources.lineColumn(diagnostic.range.begin).line : 0;
+    bool prelude =
+        diagnostic.range.isValid() && checked->sources.path(diagnostic.range.begin.file) != path;
     auto match = std::find_if(expectations.begin(), expectations.end(), [&](Expectation &e) {
       return !e.met && e.severity == diagnostic.severity && e.line == line && !prelude &&
              diagnostic.message.find(e.text) != std::string::npos;
@@ -119,7 +117,9 @@ TEST_P(InvalidProgramTest, ReportsExactlyTheExpectedDiagnostics) {
 
 std::string testName(const ::testing::TestParamInfo<std::string> &info) {
   std::string name = llvm::sys::path::stem(info.param).str();
-  std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+  std::replace_if(
+      name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); },
+      '_');
   return name;
 }
 
@@ -129,10 +129,11 @@ INSTANTIATE_TEST_SUITE_P(Corpus, InvalidProgramTest, ::testing::ValuesIn(invalid
 TEST(DiagnosticRenderingTest, ShowsFileLineColumnSourceLineAndCaretRange) {
   FrontendOptions options;
   options.readPyproject = false;
-  std::unique_ptr<CheckedModule> checked = checkSource(
-      "kernels.py",
-      "from numba import cuda\n\n@cuda.jit(\"void(float32[:])\")\ndef k(x):\n    x[0] = undefined_name + 1\n",
-      options);
+  std::unique_ptr<CheckedModule> checked =
+      checkSource("kernels.py",
+                  "from numba import cuda\n\n@cuda.jit(\"void(float32[:])\")\ndef k(x):\n    x[0] "
+                  "= undefined_name + 1\n",
+                  options);
   std::string rendered;
   llvm::raw_string_ostream os(rendered);
   checked->diags.renderText(os, false);
@@ -145,21 +146,21 @@ TEST(DiagnosticRenderingTest, ShowsFileLineColumnSourceLineAndCaretRange) {
 TEST(DiagnosticRenderingTest, NotesNameTheCallChain) {
   FrontendOptions options;
   options.readPyproject = false;
-  std::unique_ptr<CheckedModule> checked = checkSource(
-      "kernels.py",
-      "from numba import cuda\n\n"
-      "@cuda.jit(device=True)\n"
-      "def f(a, b):\n"
-      "    return a[b]\n\n"
-      "@cuda.jit(\"void(float32[:], float64)\")\n"
-      "def k(x, y):\n"
-      "    x[0] = f(x, y)\n",
-      options);
+  std::unique_ptr<CheckedModule> checked = checkSource("kernels.py",
+                                                       "from numba import cuda\n\n"
+                                                       "@cuda.jit(device=True)\n"
+                                                       "def f(a, b):\n"
+                                                       "    return a[b]\n\n"
+                                                       "@cuda.jit(\"void(float32[:], float64)\")\n"
+                                                       "def k(x, y):\n"
+                                                       "    x[0] = f(x, y)\n",
+                                                       options);
   std::string rendered;
   llvm::raw_string_ostream os(rendered);
   checked->diags.renderText(os, false);
-  EXPECT_NE(rendered.find("kernels.py:5:12: error: cannot index array(float32, 1d, A) with float64"),
-            std::string::npos)
+  EXPECT_NE(
+      rendered.find("kernels.py:5:12: error: cannot index array(float32, 1d, A) with float64"),
+      std::string::npos)
       << rendered;
   EXPECT_NE(rendered.find("kernels.py:9:12: note: in call to device function 'f' with "
                           "(array(float32, 1d, A), float64)"),
@@ -176,8 +177,7 @@ TEST(DiagnosticRenderingTest, PythonIntInASignatureSuggestsANumbaType) {
   FrontendOptions options;
   options.readPyproject = false;
   std::unique_ptr<CheckedModule> checked = checkSource(
-      "kernels.py",
-      "from numba import cuda\n\n@cuda.jit(\"void(int)\")\ndef k(x):\n    pass\n",
+      "kernels.py", "from numba import cuda\n\n@cuda.jit(\"void(int)\")\ndef k(x):\n    pass\n",
       options);
   ASSERT_EQ(checked->diags.diagnostics().size(), 1u);
   const Diagnostic &error = checked->diags.diagnostics().front();
@@ -213,8 +213,8 @@ TEST(DiagnosticLimitTest, UnsupportedConstructsStopAtTheLimitWithANotice) {
 TEST(DiagnosticRenderingTest, RelativeImportWarningCoversTheDots) {
   FrontendOptions options;
   options.readPyproject = false;
-  std::unique_ptr<CheckedModule> checked = checkSource(
-      "kernels.py", "from . import helpers\nfrom ..pkg import thing\n", options);
+  std::unique_ptr<CheckedModule> checked =
+      checkSource("kernels.py", "from . import helpers\nfrom ..pkg import thing\n", options);
   ASSERT_EQ(checked->diags.diagnostics().size(), 2u);
   std::vector<std::pair<unsigned, unsigned>> columns;
   for (const Diagnostic &diagnostic : checked->diags.diagnostics())

@@ -196,8 +196,8 @@ TEST_F(LexerTest, TooManyNestedBracketsAreRejected) {
 
 TEST_F(LexerTest, ExpressionModeIgnoresLineStructure) {
   uint32_t file = sources.addFile("sig", "  void(float32[:],\n int64) ");
-  std::vector<Token> tokens =
-      tokenizeExpression(sources, file, 0, static_cast<uint32_t>(sources.contents(file).size()), diags);
+  std::vector<Token> tokens = tokenizeExpression(
+      sources, file, 0, static_cast<uint32_t>(sources.contents(file).size()), diags);
   std::string text;
   for (const Token &token : tokens)
     text += token.text.str() + "|";

@@ -14,13 +14,12 @@
 
 #include "frontend/frontend.h"
 
+#include <gtest/gtest.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/raw_ostream.h>
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <fstream>
@@ -56,7 +55,8 @@ std::string mutate(const std::string &text, std::mt19937 &random) {
   int edits = std::uniform_int_distribution<int>(1, 4)(random);
   for (int e = 0; e < edits && !result.empty(); ++e) {
     size_t at = std::uniform_int_distribution<size_t>(0, result.size() - 1)(random);
-    char byte = interesting[std::uniform_int_distribution<size_t>(0, sizeof(interesting) - 2)(random)];
+    char byte =
+        interesting[std::uniform_int_distribution<size_t>(0, sizeof(interesting) - 2)(random)];
     switch (kindOf(random)) {
     case 0:
       result[at] = byte;
@@ -149,30 +149,36 @@ TEST(MutationTest, PathologicalInputsAreRejectedQuickly) {
       "x = " + std::string(20000, '[') + "\n",
       "def f():\n" + std::string(200, ' ') + "pass\n",
       "x = 1" + std::string(100000, '+') + "\n",
-      "x = " + [] {
-        std::string chain = "1";
-        for (int i = 0; i < 20000; ++i)
-          chain += " + 1";
-        return chain;
-      }() + "\n",
+      "x = " +
+          [] {
+            std::string chain = "1";
+            for (int i = 0; i < 20000; ++i)
+              chain += " + 1";
+            return chain;
+          }() +
+          "\n",
       [] {
         std::string nested;
         for (int i = 0; i < 150; ++i)
           nested += std::string(static_cast<size_t>(i), ' ') + "if x:\n";
         return nested + std::string(150, ' ') + "pass\n";
       }(),
-      "not " + [] {
-        std::string nots;
-        for (int i = 0; i < 10000; ++i)
-          nots += "not ";
-        return nots;
-      }() + "x\n",
-      "x = lambda: " + [] {
-        std::string lambdas;
-        for (int i = 0; i < 5000; ++i)
-          lambdas += "lambda: ";
-        return lambdas;
-      }() + "1\n",
+      "not " +
+          [] {
+            std::string nots;
+            for (int i = 0; i < 10000; ++i)
+              nots += "not ";
+            return nots;
+          }() +
+          "x\n",
+      "x = lambda: " +
+          [] {
+            std::string lambdas;
+            for (int i = 0; i < 5000; ++i)
+              lambdas += "lambda: ";
+            return lambdas;
+          }() +
+          "1\n",
       std::string("\xef\xbb\xbf") + "x = 1\n",
       std::string(1000, '\0'),
       std::string(5000, '\n'),

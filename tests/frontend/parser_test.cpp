@@ -94,7 +94,8 @@ TEST_F(ParserTest, AdjacentStringsConcatenateAndEscapesDecode) {
 }
 
 TEST_F(ParserTest, DecoratedFunctionsKeepTheirDecoratorsAndParameters) {
-  ast::Module module = parse("@cuda.jit('void(float32[:])', fastmath=True)\ndef k(x, y=2, *a, z, **k):\n    pass\n");
+  ast::Module module =
+      parse("@cuda.jit('void(float32[:])', fastmath=True)\ndef k(x, y=2, *a, z, **k):\n    pass\n");
   ASSERT_FALSE(diags.hasErrors());
   ASSERT_EQ(module.body.size(), 1u);
   const auto *def = llvm::cast<ast::FunctionDefStmt>(module.body[0]);

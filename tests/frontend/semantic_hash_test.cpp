@@ -84,7 +84,9 @@ TEST(SemanticHashTest, EditingAnotherKernelDoesNotChangeIt) {
 }
 
 TEST(SemanticHashTest, EditingTheKernelChangesIt) {
-  EXPECT_NE(hashOf(replaced(base, "if i < x.size:\n        x[i] = helper", "if i <= x.size:\n        x[i] = helper"), "first"),
+  EXPECT_NE(hashOf(replaced(base, "if i < x.size:\n        x[i] = helper",
+                            "if i <= x.size:\n        x[i] = helper"),
+                   "first"),
             hashOf(base, "first"));
 }
 
@@ -115,8 +117,9 @@ TEST(SemanticHashTest, OptionsAndSignaturesChangeIt) {
 }
 
 TEST(SemanticHashTest, WithLineInfoSourcePositionsCount) {
-  std::string withLineinfo = replaced(base, "@cuda.jit(\"void(float32[::1])\")\ndef second",
-                                      "@cuda.jit(\"void(float32[::1])\", lineinfo=True)\ndef second");
+  std::string withLineinfo =
+      replaced(base, "@cuda.jit(\"void(float32[::1])\")\ndef second",
+               "@cuda.jit(\"void(float32[::1])\", lineinfo=True)\ndef second");
   std::string moved = replaced(withLineinfo, "UNUSED = 7\n", "UNUSED = 7\n\n");
   EXPECT_NE(hashOf(moved, "second"), hashOf(withLineinfo, "second"));
   // Without line information, positions do not matter.

@@ -9,9 +9,8 @@
 #include "frontend/emit_typed_ir.h"
 #include "frontend/frontend.h"
 
-#include <llvm/Support/raw_ostream.h>
-
 #include <gtest/gtest.h>
+#include <llvm/Support/raw_ostream.h>
 
 #include <map>
 #include <set>
@@ -80,7 +79,8 @@ struct Checked {
 Checked check(const std::string &body) {
   FrontendOptions options;
   options.readPyproject = false;
-  std::string source = "import math\nimport numpy as np\nfrom numba import cuda, float32, int32\n\n" + body;
+  std::string source =
+      "import math\nimport numpy as np\nfrom numba import cuda, float32, int32\n\n" + body;
   Checked result{checkSource("test.py", source, options), ""};
   llvm::raw_string_ostream os(result.diagnostics);
   result.module->diags.renderText(os, false);

@@ -17,11 +17,10 @@
 
 #include "frontend/frontend.h"
 
+#include <gtest/gtest.h>
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
-
-#include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
@@ -160,24 +159,37 @@ void expectAgreement(llvm::StringRef file, llvm::StringRef section, bool keepLit
   for (size_t i = 0; i < problems.size() && i < 60; ++i)
     report += "  " + problems[i] + "\n";
   EXPECT_TRUE(problems.empty()) << problems.size() << " of " << probes.size() << " probes of "
-                                << file.str() << "/" << section.str()
-                                << " disagree with Numba:\n"
+                                << file.str() << "/" << section.str() << " disagree with Numba:\n"
                                 << report;
 }
 
-TEST(NumbaTypingTables, BinaryOperators) { expectAgreement("binary_ops.json", "binary"); }
+TEST(NumbaTypingTables, BinaryOperators) {
+  expectAgreement("binary_ops.json", "binary");
+}
 TEST(NumbaTypingTables, BinaryOperatorsOnLiterals) {
   expectAgreement("binary_ops.json", "binary_literal_only", /*keepLiteral=*/true);
 }
-TEST(NumbaTypingTables, UnaryOperators) { expectAgreement("unary_ops.json", "unary"); }
+TEST(NumbaTypingTables, UnaryOperators) {
+  expectAgreement("unary_ops.json", "unary");
+}
 TEST(NumbaTypingTables, UnaryOperatorsOnLiterals) {
   expectAgreement("unary_ops.json", "unary_literal_only", /*keepLiteral=*/true);
 }
-TEST(NumbaTypingTables, Builtins) { expectAgreement("builtins.json", "builtins"); }
-TEST(NumbaTypingTables, MathAndCmathFunctions) { expectAgreement("math.json", "functions"); }
-TEST(NumbaTypingTables, MathConstants) { expectAgreement("math.json", "constants"); }
-TEST(NumbaTypingTables, NumpyScalarTypes) { expectAgreement("numpy.json", "scalar_constructors"); }
-TEST(NumbaTypingTables, NumpyConstants) { expectAgreement("numpy.json", "constants"); }
+TEST(NumbaTypingTables, Builtins) {
+  expectAgreement("builtins.json", "builtins");
+}
+TEST(NumbaTypingTables, MathAndCmathFunctions) {
+  expectAgreement("math.json", "functions");
+}
+TEST(NumbaTypingTables, MathConstants) {
+  expectAgreement("math.json", "constants");
+}
+TEST(NumbaTypingTables, NumpyScalarTypes) {
+  expectAgreement("numpy.json", "scalar_constructors");
+}
+TEST(NumbaTypingTables, NumpyConstants) {
+  expectAgreement("numpy.json", "constants");
+}
 
 TEST(NumbaTypingTables, ConversionsFollowNumbasCastingGraph) {
   llvm::json::Value table = readTable("conversions.json");
@@ -193,7 +205,8 @@ TEST(NumbaTypingTables, ConversionsFollowNumbasCastingGraph) {
     std::string oursText = ours ? conversionName(*ours).str() : "none";
     std::string expected = kind ? kind->str() : "none";
     if (oursText != expected)
-      problems.push_back(from.str() + " -> " + to.str() + ": Kiln " + oursText + ", Numba " + expected);
+      problems.push_back(from.str() + " -> " + to.str() + ": Kiln " + oursText + ", Numba " +
+                         expected);
   }
   std::string report;
   for (const std::string &problem : problems)
@@ -235,8 +248,8 @@ TEST(NumbaTypeNames, EveryNameNumbaAcceptsInSignatureStrings) {
     std::string expected = result.getAsString() ? result.getAsString()->str() : "error";
     FrontendOptions options;
     options.readPyproject = false;
-    std::string source = "from numba import cuda\n\n@cuda.jit(\"void(" + name.str() +
-                         ")\")\ndef k(x):\n    pass\n";
+    std::string source =
+        "from numba import cuda\n\n@cuda.jit(\"void(" + name.str() + ")\")\ndef k(x):\n    pass\n";
     std::unique_ptr<CheckedModule> checked = checkSource("names.py", source, options);
     std::string ours = "error";
     const FunctionDecl *decl = checked->scope->function("k");

@@ -345,7 +345,7 @@ TEST(Faults, FiberStackOverflowReachesTheProcessHandler) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
-        struct sigaction action {};
+        struct sigaction action{};
         action.sa_handler = reportFault;
         action.sa_flags = SA_ONSTACK;
         sigaction(SIGSEGV, &action, nullptr);

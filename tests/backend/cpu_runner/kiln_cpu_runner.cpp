@@ -14,11 +14,11 @@
 
 #include "backend/cuda_toolkit.h"
 #include "backend/host_library.h"
-#include "backend/ptxas.h"
-#include "backend/tool_options.h"
 #include "backend/host_target.h"
 #include "backend/kernel_compiler.h"
 #include "backend/manifest.h"
+#include "backend/ptxas.h"
+#include "backend/tool_options.h"
 #include "frontend/emit_typed_ir.h"
 #include "frontend/frontend.h"
 #include "runtime/cpu_engine/engine.h"
@@ -138,8 +138,7 @@ KilnTestModule *kiln_test_compile(const char *path, const char *workDirectory, c
   }();
   if (!toolkit)
     return fail("no CUDA toolkit for the GPU half of the check");
-  llvm::Expected<std::string> libdevice =
-      toolkit->require(kiln::cuda::ToolkitComponent::Libdevice);
+  llvm::Expected<std::string> libdevice = toolkit->require(kiln::cuda::ToolkitComponent::Libdevice);
   if (!libdevice)
     return fail(llvm::toString(libdevice.takeError()));
   auto loaded = std::make_unique<KilnTestModule>();
@@ -202,11 +201,13 @@ KilnTestModule *kiln_test_compile(const char *path, const char *workDirectory, c
 }
 
 /// JSON: one object per kernel specialization, with its parameters.
-const char *kiln_test_describe(KilnTestModule *module) { return module->description.c_str(); }
+const char *kiln_test_describe(KilnTestModule *module) {
+  return module->description.c_str();
+}
 
 /// Launches kernel `index`; 0 on success, else 1 with *error set.
-int kiln_test_launch(KilnTestModule *module, int index, const unsigned *grid,
-                     const unsigned *block, unsigned dynamicShared, void **args, char **error) {
+int kiln_test_launch(KilnTestModule *module, int index, const unsigned *grid, const unsigned *block,
+                     unsigned dynamicShared, void **args, char **error) {
   const LoadedKernel &kernel = module->kernels.at(static_cast<size_t>(index));
   kiln::cpu::LaunchConfig config;
   config.grid = {grid[0], grid[1], grid[2]};
@@ -219,7 +220,11 @@ int kiln_test_launch(KilnTestModule *module, int index, const unsigned *grid,
   return 1;
 }
 
-void kiln_test_free(KilnTestModule *module) { delete module; }
-void kiln_test_free_string(char *text) { std::free(text); }
+void kiln_test_free(KilnTestModule *module) {
+  delete module;
+}
+void kiln_test_free_string(char *text) {
+  std::free(text);
+}
 
 } // extern "C"
