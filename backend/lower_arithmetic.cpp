@@ -1,10 +1,11 @@
 //===- backend/lower_arithmetic.cpp - Operators with Python's rules -------===//
 //
 // Integers wrap (CUDA semantics, as Numba); division and modulo floor as in
-// Python and give 0 when dividing by zero (a GPU raises nothing); shifts by
-// the width or more give what Python gives; `**` with an integer exponent
-// multiplies by squaring (Numba's int_power_impl); complex arithmetic is
-// CPython's.
+// Python and give 0 when dividing by zero, as Numba's NumPy error model does
+// (with debug=True, its Python error model raises ZeroDivisionError); shifts
+// by the width or more give what Python gives; `**` with an integer exponent
+// multiplies by squaring, or calls pow beyond 2**16 (Numba's int_power_impl);
+// complex arithmetic is CPython's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,12 +57,12 @@ llvm::Value *FunctionLowering::lowerCompare(const ir::Instruction &instruction) 
   using Op = ir::Opcode;
   Op op = instruction.opcode;
   if (llvm::isa<ComplexType>(type)) {
-    llvm::Value *real = builder.CreateFCmp(
-        op == Op::Eq ? llvm::CmpInst::FCMP_OEQ : llvm::CmpInst::FCMP_UNE,
-        builder.CreateExtractValue(a, {0}), builder.CreateExtractValue(b, {0}));
-    llvm::Value *imag = builder.CreateFCmp(
-        op == Op::Eq ? llvm::CmpInst::FCMP_OEQ : llvm::CmpInst::FCMP_UNE,
-        builder.CreateExtractValue(a, {1}), builder.CreateExtractValue(b, {1}));
+    llvm::Value *real =
+        builder.CreateFCmp(op == Op::Eq ? llvm::CmpInst::FCMP_OEQ : llvm::CmpInst::FCMP_UNE,
+                           builder.CreateExtractValue(a, {0}), builder.CreateExtractValue(b, {0}));
+    llvm::Value *imag =
+        builder.CreateFCmp(op == Op::Eq ? llvm::CmpInst::FCMP_OEQ : llvm::CmpInst::FCMP_UNE,
+                           builder.CreateExtractValue(a, {1}), builder.CreateExtractValue(b, {1}));
     return op == Op::Eq ? builder.CreateAnd(real, imag) : builder.CreateOr(real, imag);
   }
   if (llvm::isa<FloatType>(type)) {
@@ -84,7 +85,8 @@ llvm::Value *FunctionLowering::lowerCompare(const ir::Instruction &instruction) 
 }
 
 /// Numba's Python error model (debug=True) raises ZeroDivisionError where
-/// its NumPy model returns 0, an infinity or NaN; the messages are Numba's.
+/// its NumPy model returns 0, an infinity or NaN; complex division raises in
+/// both (without debug, the thread just stops). The messages are Numba's.
 static void raiseOnZeroDivisor(FunctionLowering &lowering, const ir::Instruction &instruction,
                                llvm::Value *a, llvm::Value *b) {
   using Op = ir::Opcode;
@@ -127,7 +129,8 @@ static void raiseOnZeroDivisor(FunctionLowering &lowering, const ir::Instruction
   default:
     return;
   }
-  lowering.raiseUnless(builder.CreateNot(fails), "ZeroDivisionError", message, instruction.location);
+  lowering.raiseUnless(builder.CreateNot(fails), "ZeroDivisionError", message,
+                       instruction.location);
 }
 
 llvm::Value *FunctionLowering::lowerBinary(const ir::Instruction &instruction) {
@@ -136,7 +139,7 @@ llvm::Value *FunctionLowering::lowerBinary(const ir::Instruction &instruction) {
   llvm::Value *b = valueOf(instruction.operands[1]);
   const Type *type = instruction.type();
   Op op = instruction.opcode;
-  if (source.options.debug)
+  if (source.options.debug || (op == Op::TrueDiv && llvm::isa<ComplexType>(type)))
     raiseOnZeroDivisor(*this, instruction, a, b);
 
   if (op == Op::Pow)
@@ -242,11 +245,11 @@ llvm::Value *FunctionLowering::floorDivide(llvm::Value *a, llvm::Value *b, const
     if (!wantQuotient)
       return builder.CreateSelect(byZero, llvm::ConstantFP::getNaN(floatType), mod);
     llvm::Value *floored = builder.CreateUnaryIntrinsic(llvm::Intrinsic::floor, div);
-    llvm::Value *roundUp =
-        builder.CreateFCmpOGT(builder.CreateFSub(div, floored), llvm::ConstantFP::get(floatType, 0.5));
+    llvm::Value *roundUp = builder.CreateFCmpOGT(builder.CreateFSub(div, floored),
+                                                 llvm::ConstantFP::get(floatType, 0.5));
     floored = builder.CreateSelect(roundUp, builder.CreateFAdd(floored, one), floored);
-    llvm::Value *zeroQuotient = builder.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, zero,
-                                                              builder.CreateFDiv(a, b));
+    llvm::Value *zeroQuotient =
+        builder.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, zero, builder.CreateFDiv(a, b));
     llvm::Value *quotient =
         builder.CreateSelect(builder.CreateFCmpUNE(div, zero), floored, zeroQuotient);
     return builder.CreateSelect(byZero, builder.CreateFDiv(a, b), quotient);
@@ -275,8 +278,9 @@ llvm::Value *FunctionLowering::floorDivide(llvm::Value *a, llvm::Value *b, const
   llvm::Value *remainder = builder.CreateSRem(a, divisor);
   // C truncates; Python floors: step down when the remainder's sign differs
   // from the divisor's.
-  llvm::Value *adjust = builder.CreateAnd(builder.CreateICmpNE(remainder, zero),
-                                          builder.CreateICmpSLT(builder.CreateXor(remainder, b), zero));
+  llvm::Value *adjust =
+      builder.CreateAnd(builder.CreateICmpNE(remainder, zero),
+                        builder.CreateICmpSLT(builder.CreateXor(remainder, b), zero));
   llvm::Value *result =
       wantQuotient ? builder.CreateSub(quotient, builder.CreateZExt(adjust, intType))
                    : builder.CreateSelect(adjust, builder.CreateAdd(remainder, b), remainder);
@@ -287,8 +291,8 @@ llvm::Value *FunctionLowering::floorDivide(llvm::Value *a, llvm::Value *b, const
 // Powers
 //===----------------------------------------------------------------------===//
 
-llvm::Value *FunctionLowering::power(llvm::Value *base, llvm::Value *exponent,
-                                     const Type *baseType, const Type *exponentType) {
+llvm::Value *FunctionLowering::power(llvm::Value *base, llvm::Value *exponent, const Type *baseType,
+                                     const Type *exponentType) {
   if (const auto *complex = llvm::dyn_cast<ComplexType>(baseType))
     return complexPower(base, exponent, complex->elementType());
   if (llvm::isa<FloatType>(baseType) && llvm::isa<FloatType>(exponentType))
@@ -336,7 +340,8 @@ llvm::Value *FunctionLowering::integerPower(llvm::Value *base, llvm::Value *expo
   // A constant exponent (x**2) multiplies out at compile time, as Numba's
   // static_power_impl does.
   if (auto *known = llvm::dyn_cast<llvm::ConstantInt>(exponent)) {
-    int64_t value = exponentSigned ? known->getSExtValue() : static_cast<int64_t>(known->getZExtValue());
+    int64_t value =
+        exponentSigned ? known->getSExtValue() : static_cast<int64_t>(known->getZExtValue());
     if (value >= 0 && value <= 64) {
       llvm::Value *result = nullptr;
       llvm::Value *square = base;
@@ -356,8 +361,10 @@ llvm::Value *FunctionLowering::integerPower(llvm::Value *base, llvm::Value *expo
   llvm::Value *magnitude = builder.CreateSelect(negative, builder.CreateNeg(wide), wide);
   llvm::Value *huge = builder.CreateICmpUGT(magnitude, i64(SquaringCutoff));
 
-  llvm::BasicBlock *viaLibrary = llvm::BasicBlock::Create(lowered.getContext(), "pow.libm", &lowered);
-  llvm::BasicBlock *squaring = llvm::BasicBlock::Create(lowered.getContext(), "pow.squaring", &lowered);
+  llvm::BasicBlock *viaLibrary =
+      llvm::BasicBlock::Create(lowered.getContext(), "pow.libm", &lowered);
+  llvm::BasicBlock *squaring =
+      llvm::BasicBlock::Create(lowered.getContext(), "pow.squaring", &lowered);
   llvm::BasicBlock *loop = llvm::BasicBlock::Create(lowered.getContext(), "pow.loop", &lowered);
   llvm::BasicBlock *done = llvm::BasicBlock::Create(lowered.getContext(), "pow.done", &lowered);
   builder.CreateCondBr(huge, viaLibrary, squaring);
@@ -406,10 +413,10 @@ llvm::Value *FunctionLowering::integerPower(llvm::Value *base, llvm::Value *expo
       llvm::ConstantInt::get(type, llvm::APInt::getSignedMinValue(type->getIntegerBitWidth()));
   llvm::Value *inverse = builder.CreateSelect(
       baseIsOne, one(),
-      builder.CreateSelect(baseIsMinusOne,
-                           builder.CreateSelect(oddExponent, llvm::ConstantInt::getSigned(type, -1),
-                                                one()),
-                           builder.CreateSelect(baseIsZero, minimum, llvm::ConstantInt::get(type, 0))));
+      builder.CreateSelect(
+          baseIsMinusOne,
+          builder.CreateSelect(oddExponent, llvm::ConstantInt::getSigned(type, -1), one()),
+          builder.CreateSelect(baseIsZero, minimum, llvm::ConstantInt::get(type, 0))));
   // Beyond the cutoff, Numba lets math.pow decide for 1 and -1 too: the
   // exponent's parity is that of its float64 rounding.
   llvm::Value *unitBase = builder.CreateOr(baseIsOne, baseIsMinusOne);
@@ -432,7 +439,7 @@ llvm::Value *FunctionLowering::complexMultiply(llvm::Value *a, llvm::Value *b) {
 
 llvm::Value *FunctionLowering::complexDivide(llvm::Value *a, llvm::Value *b) {
   // CPython's _Py_c_quot (Smith's method), with both branches computed and
-  // selected; dividing by zero gives NaNs.
+  // selected; a zero divisor raised before (raiseOnZeroDivisor).
   llvm::Value *ar = builder.CreateExtractValue(a, {0});
   llvm::Value *ai = builder.CreateExtractValue(a, {1});
   llvm::Value *br = builder.CreateExtractValue(b, {0});
@@ -481,7 +488,8 @@ llvm::Value *FunctionLowering::complexPower(llvm::Value *a, llvm::Value *b,
   llvm::Value *hasImaginaryExponent = builder.CreateFCmpUNE(bi, zero);
   length = builder.CreateSelect(
       hasImaginaryExponent,
-      builder.CreateFDiv(length, callMath(ir::Intrinsic::Exp, {builder.CreateFMul(angle, bi)}, bits)),
+      builder.CreateFDiv(length,
+                         callMath(ir::Intrinsic::Exp, {builder.CreateFMul(angle, bi)}, bits)),
       length);
   phase = builder.CreateSelect(
       hasImaginaryExponent,
@@ -496,8 +504,7 @@ llvm::Value *FunctionLowering::complexPower(llvm::Value *a, llvm::Value *b,
       builder.CreateAnd(builder.CreateFCmpOEQ(br, zero), builder.CreateFCmpOEQ(bi, zero));
   llvm::Value *baseZero =
       builder.CreateAnd(builder.CreateFCmpOEQ(ar, zero), builder.CreateFCmpOEQ(ai, zero));
-  llvm::Value *undefined =
-      builder.CreateOr(hasImaginaryExponent, builder.CreateFCmpOLT(br, zero));
+  llvm::Value *undefined = builder.CreateOr(hasImaginaryExponent, builder.CreateFCmpOLT(br, zero));
   llvm::Value *nan = llvm::ConstantFP::getNaN(part);
   llvm::Value *zeroResult = builder.CreateSelect(undefined, nan, zero);
   real = builder.CreateSelect(baseZero, zeroResult, real);

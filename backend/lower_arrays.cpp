@@ -118,7 +118,8 @@ static SliceBounds sliceBounds(llvm::IRBuilder<> &builder, llvm::Value *start, l
   step = builder.CreateSelect(builder.CreateICmpEQ(step, constant(0)), constant(1), step);
   llvm::Value *forward = builder.CreateICmpSGT(step, constant(0));
   llvm::Value *lower = builder.CreateSelect(forward, constant(0), constant(-1));
-  llvm::Value *upper = builder.CreateSelect(forward, length, builder.CreateSub(length, constant(1)));
+  llvm::Value *upper =
+      builder.CreateSelect(forward, length, builder.CreateSub(length, constant(1)));
   auto clampBound = [&](llvm::Value *bound, llvm::Value *absent) -> llvm::Value * {
     if (!bound)
       return absent;
@@ -133,8 +134,8 @@ static SliceBounds sliceBounds(llvm::IRBuilder<> &builder, llvm::Value *start, l
   llvm::Value *first = clampBound(start, builder.CreateSelect(forward, lower, upper));
   llvm::Value *last = clampBound(stop, builder.CreateSelect(forward, upper, lower));
   // Items: ceil((last - first) / step) when positive.
-  llvm::Value *span = builder.CreateSelect(forward, builder.CreateSub(last, first),
-                                           builder.CreateSub(first, last));
+  llvm::Value *span =
+      builder.CreateSelect(forward, builder.CreateSub(last, first), builder.CreateSub(first, last));
   llvm::Value *magnitude = builder.CreateSelect(forward, step, builder.CreateNeg(step));
   llvm::Value *count = builder.CreateAdd(
       builder.CreateSDiv(builder.CreateSub(span, constant(1)), magnitude), constant(1));
@@ -256,7 +257,8 @@ llvm::Value *FunctionLowering::lowerArrayOperation(const ir::Instruction &instru
     index = builder.CreateSelect(builder.CreateICmpSLT(index, i64(0)),
                                  builder.CreateAdd(index, i64(static_cast<int64_t>(tuple->size()))),
                                  index);
-    return builder.CreateLoad(element, builder.CreateInBoundsGEP(arrayType, slots, {i64(0), index}));
+    return builder.CreateLoad(element,
+                              builder.CreateInBoundsGEP(arrayType, slots, {i64(0), index}));
   }
 
   case Op::ComplexMake:
@@ -273,7 +275,8 @@ llvm::Value *FunctionLowering::lowerArrayOperation(const ir::Instruction &instru
     for (const RecordType::Field &candidate : record->recordFields())
       if (candidate.name == instruction.text)
         field = &candidate;
-    llvm::Value *address = builder.CreateConstInBoundsGEP1_64(types.i8(), operand(0), field->offset);
+    llvm::Value *address =
+        builder.CreateConstInBoundsGEP1_64(types.i8(), operand(0), field->offset);
     if (instruction.opcode == Op::RecordGet)
       return llvm::isa<RecordType>(field->type) ? address : loadElement(address, field->type);
     storeElement(address, operand(1), field->type);
@@ -297,13 +300,11 @@ llvm::Value *FunctionLowering::lowerArrayOperation(const ir::Instruction &instru
     llvm::Value *zero = llvm::ConstantInt::get(intType, 0);
     llvm::Value *one = llvm::ConstantInt::get(intType, 1);
     bool isSigned = llvm::cast<IntegerType>(type)->signedness();
-    llvm::Value *forward = isSigned ? builder.CreateICmpSGT(step, zero)
-                                    : builder.CreateICmpNE(step, zero);
-    llvm::Value *nonEmpty =
-        builder.CreateSelect(forward,
-                             isSigned ? builder.CreateICmpSLT(start, stop)
-                                      : builder.CreateICmpULT(start, stop),
-                             builder.CreateICmpSGT(start, stop));
+    llvm::Value *forward =
+        isSigned ? builder.CreateICmpSGT(step, zero) : builder.CreateICmpNE(step, zero);
+    llvm::Value *nonEmpty = builder.CreateSelect(
+        forward, isSigned ? builder.CreateICmpSLT(start, stop) : builder.CreateICmpULT(start, stop),
+        builder.CreateICmpSGT(start, stop));
     nonEmpty = builder.CreateAnd(nonEmpty, builder.CreateICmpNE(step, zero));
     llvm::Value *distance = builder.CreateSelect(forward, builder.CreateSub(stop, start),
                                                  builder.CreateSub(start, stop));
@@ -335,8 +336,8 @@ llvm::Value *FunctionLowering::lowerArrayOperation(const ir::Instruction &instru
     uint64_t alignment = std::max<uint64_t>(itemAlignment(element), 16);
     llvm::Value *data;
     if (instruction.opcode == Op::SharedArray) {
-      const SharedSlot &slot =
-          module.sharedSlot(instruction, lowered.getName(), std::max<uint64_t>(bytes, 1), alignment);
+      const SharedSlot &slot = module.sharedSlot(instruction, lowered.getName(),
+                                                 std::max<uint64_t>(bytes, 1), alignment);
       HookSite here = site(instruction.location);
       data = hooks.sharedArray(here, slot);
     } else {
@@ -349,8 +350,9 @@ llvm::Value *FunctionLowering::lowerArrayOperation(const ir::Instruction &instru
     const auto *arrayType = llvm::cast<ArrayType>(type);
     HookSite here = site(instruction.location);
     auto [data, bytes] = hooks.dynamicSharedMemory(here);
-    llvm::Value *count = builder.CreateUDiv(builder.CreateZExt(bytes, types.i64()),
-                                            i64(static_cast<int64_t>(itemSize(arrayType->elementType()))));
+    llvm::Value *count =
+        builder.CreateUDiv(builder.CreateZExt(bytes, types.i64()),
+                           i64(static_cast<int64_t>(itemSize(arrayType->elementType()))));
     return contiguousArray(data, {count}, arrayType);
   }
   default:

@@ -62,8 +62,7 @@ void FunctionLowering::bindKernelArguments() {
   std::function<llvm::Value *(const Type *)> build = [&](const Type *type) -> llvm::Value * {
     if (llvm::isa<BooleanType>(type))
       return builder.CreateICmpNE(take(), builder.getInt8(0));
-    if (llvm::isa<IntegerType>(type) || llvm::isa<FloatType>(type) ||
-        llvm::isa<RecordType>(type))
+    if (llvm::isa<IntegerType>(type) || llvm::isa<FloatType>(type) || llvm::isa<RecordType>(type))
       return take();
     if (llvm::isa<ComplexType>(type)) {
       llvm::Value *real = take();
@@ -127,13 +126,12 @@ llvm::Value *FunctionLowering::lowerConstant(const Type *type, const ConstantVal
     Int128 value = constant.kind() == ConstantValue::Kind::Float
                        ? static_cast<Int128>(constant.floatValue())
                        : constant.intValue128();
-    return llvm::ConstantInt::get(llvmType, static_cast<uint64_t>(value),
-                                  integer->signedness());
+    return llvm::ConstantInt::get(llvmType, static_cast<uint64_t>(value), integer->signedness());
   }
   if (llvm::isa<FloatType>(type))
     return llvm::ConstantFP::get(llvmType, constant.kind() == ConstantValue::Kind::Complex
-                                              ? constant.realPart()
-                                              : constant.asDouble());
+                                               ? constant.realPart()
+                                               : constant.asDouble());
   if (const auto *complex = llvm::dyn_cast<ComplexType>(type)) {
     llvm::Type *part = types.value(complex->elementType());
     bool isComplex = constant.kind() == ConstantValue::Kind::Complex;
@@ -275,7 +273,8 @@ llvm::BasicBlock *FunctionLowering::newBlock(const llvm::Twine &name) {
 }
 
 llvm::Value *FunctionLowering::makeComplex(llvm::Value *real, llvm::Value *imag) {
-  llvm::Type *type = llvm::StructType::get(lowered.getContext(), {real->getType(), imag->getType()});
+  llvm::Type *type =
+      llvm::StructType::get(lowered.getContext(), {real->getType(), imag->getType()});
   llvm::Value *result = builder.CreateInsertValue(llvm::PoisonValue::get(type), real, {0});
   return builder.CreateInsertValue(result, imag, {1});
 }
@@ -333,8 +332,7 @@ llvm::Value *FunctionLowering::lowerInstruction(const ir::Instruction &instructi
   case Op::Ge:
     return lowerCompare(instruction);
   case Op::Select:
-    return builder.CreateSelect(valueOf(instruction.operands[0]),
-                                valueOf(instruction.operands[1]),
+    return builder.CreateSelect(valueOf(instruction.operands[0]), valueOf(instruction.operands[1]),
                                 valueOf(instruction.operands[2]));
   case Op::Call:
     return lowerCall(instruction);

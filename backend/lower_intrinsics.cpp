@@ -98,7 +98,8 @@ llvm::Value *FunctionLowering::lowerIntrinsic(const ir::Instruction &instruction
     // 1 + the position of the lowest set bit; 0 for 0.
     llvm::Value *x = operand(0);
     llvm::Type *type = x->getType();
-    llvm::Value *trailing = builder.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, x, builder.getFalse());
+    llvm::Value *trailing =
+        builder.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, x, builder.getFalse());
     llvm::Value *position = builder.CreateSelect(
         builder.CreateICmpEQ(x, llvm::ConstantInt::get(type, 0)), llvm::ConstantInt::get(type, 0),
         builder.CreateAdd(trailing, llvm::ConstantInt::get(type, 1)));
@@ -124,8 +125,8 @@ static llvm::Value *floatMinMaxLoop(FunctionLowering &lowering, llvm::Value *add
   llvm::Align alignment(floatType->getPrimitiveSizeInBits() / 8);
   llvm::LoadInst *initial = builder.CreateAlignedLoad(floatType, address, alignment);
   initial->setVolatile(true);
-  llvm::Value *skip = nanAware ? builder.CreateFCmpUNO(value, value)
-                               : builder.CreateFCmpUNO(value, initial);
+  llvm::Value *skip =
+      nanAware ? builder.CreateFCmpUNO(value, value) : builder.CreateFCmpUNO(value, initial);
   llvm::BasicBlock *entry = builder.GetInsertBlock();
   llvm::Function *function = entry->getParent();
   llvm::LLVMContext &context = function->getContext();
@@ -227,9 +228,9 @@ llvm::Value *FunctionLowering::lowerAtomic(const ir::Instruction &instruction) {
       expected = builder.CreateBitCast(expected, bitsType);
       replacement = builder.CreateBitCast(replacement, bitsType);
     }
-    llvm::Value *exchange =
-        builder.CreateAtomicCmpXchg(address, expected, replacement, alignment,
-                                    llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
+    llvm::Value *exchange = builder.CreateAtomicCmpXchg(address, expected, replacement, alignment,
+                                                        llvm::AtomicOrdering::Monotonic,
+                                                        llvm::AtomicOrdering::Monotonic);
     old = builder.CreateExtractValue(exchange, {0});
     if (isFloat)
       old = builder.CreateBitCast(old, value->getType());
@@ -265,8 +266,8 @@ llvm::Value *FunctionLowering::lowerWarpCollective(const ir::Instruction &instru
     llvm::Value *result;
     if (bits <= 32) {
       llvm::Value *word = builder.CreateZExtOrTrunc(raw, types.i32());
-      result = builder.CreateTrunc(
-          hooks.shuffle32(here, instruction.intrinsic, mask, word, lane), builder.getIntNTy(bits));
+      result = builder.CreateTrunc(hooks.shuffle32(here, instruction.intrinsic, mask, word, lane),
+                                   builder.getIntNTy(bits));
     } else {
       llvm::Value *low = builder.CreateTrunc(raw, types.i32());
       llvm::Value *high = builder.CreateTrunc(builder.CreateLShr(raw, 32), types.i32());
@@ -288,7 +289,8 @@ llvm::Value *FunctionLowering::lowerWarpCollective(const ir::Instruction &instru
   case I::MatchAny:
   case I::MatchAll: {
     llvm::Type *type = value->getType();
-    unsigned bits = type->isIntegerTy(1) ? 32 : static_cast<unsigned>(type->getPrimitiveSizeInBits());
+    unsigned bits =
+        type->isIntegerTy(1) ? 32 : static_cast<unsigned>(type->getPrimitiveSizeInBits());
     llvm::Value *raw = type->isIntegerTy(1) ? builder.CreateZExt(value, types.i32())
                                             : builder.CreateBitCast(value, builder.getIntNTy(bits));
     if (bits < 32)
@@ -402,7 +404,8 @@ llvm::Value *FunctionLowering::callMathFunction(I which, llvm::ArrayRef<llvm::Va
       *name, llvm::FunctionType::get(floatType, parameters, false));
   if (auto *declared = llvm::dyn_cast<llvm::Function>(function.getCallee())) {
     declared->setDoesNotThrow();
-    if (shapeOf(which) != MathShape::WithIntPointer && shapeOf(which) != MathShape::WithFloatPointer)
+    if (shapeOf(which) != MathShape::WithIntPointer &&
+        shapeOf(which) != MathShape::WithFloatPointer)
       declared->setDoesNotAccessMemory();
   }
   return builder.CreateCall(function, callArguments);
@@ -507,10 +510,10 @@ llvm::Value *FunctionLowering::roundDigits(llvm::Value *x, llvm::Value *digits) 
   llvm::IRBuilder<>::FastMathFlagGuard guard(builder);
   builder.clearFastMathFlags();
   llvm::Value *infinity = llvm::ConstantFP::getInfinity(doubleType);
-  llvm::Value *finite = builder.CreateFCmpOLT(
-      builder.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, value), infinity);
-  llvm::Value *overflows = builder.CreateFCmpOEQ(
-      builder.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, scaled), infinity);
+  llvm::Value *finite =
+      builder.CreateFCmpOLT(builder.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, value), infinity);
+  llvm::Value *overflows =
+      builder.CreateFCmpOEQ(builder.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, scaled), infinity);
   llvm::Value *keep = builder.CreateOr(builder.CreateNot(finite), overflows);
   return builder.CreateFPCast(builder.CreateSelect(keep, value, result), x->getType());
 }

@@ -9,8 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/emit_typed_ir.h"
-#include "frontend/synthesized_kernels.h"
 
+#include "frontend/synthesized_kernels.h"
 #include "frontend/typing/typing_rules.h"
 
 #include <llvm/ADT/DenseMap.h>
@@ -50,15 +50,20 @@ private:
     ir::Instruction *instruction =
         function.addInstruction(where ? where : current, opcode, type, location);
     instruction->operands.assign(operands.begin(), operands.end());
-    // With debug=True, Numba's Python error model raises ZeroDivisionError
-    // from divisions and integer powers (the back end checks the operands).
-    if (function.options.debug && dividesByOperand(opcode, type))
+    if (raisesZeroDivision(opcode, type))
       function.raises = true;
     return instruction;
   }
-  static bool dividesByOperand(ir::Opcode opcode, const Type *type) {
-    return opcode == ir::Opcode::TrueDiv || opcode == ir::Opcode::FloorDiv ||
-           opcode == ir::Opcode::Mod || (opcode == ir::Opcode::Pow && llvm::isa<IntegerType>(type));
+  /// Whether Numba raises ZeroDivisionError from the operation (the back
+  /// end checks the operands): with debug=True its Python error model does
+  /// from divisions and integer powers; complex division always raises.
+  bool raisesZeroDivision(ir::Opcode opcode, const Type *type) const {
+    using Op = ir::Opcode;
+    if (opcode == Op::TrueDiv && llvm::isa<ComplexType>(type))
+      return true;
+    return function.options.debug &&
+           (opcode == Op::TrueDiv || opcode == Op::FloorDiv || opcode == Op::Mod ||
+            (opcode == Op::Pow && llvm::isa<IntegerType>(type)));
   }
   ir::Instruction *intrinsic(ir::Intrinsic id, const Type *type,
                              llvm::ArrayRef<ir::Value *> operands, unsigned index = 0) {
@@ -180,8 +185,8 @@ ir::Function *ModuleEmitter::functionFor(const Specialization *spec) {
   }
   function->symbol = symbolFor(spec);
   function->sourceName = spec->decl.name;
-  function->kind =
-      spec->decl.kind == FunctionDecl::Kind::Kernel ? ir::Function::Kind::Kernel : ir::Function::Kind::Device;
+  function->kind = spec->decl.kind == FunctionDecl::Kind::Kernel ? ir::Function::Kind::Kernel
+                                                                 : ir::Function::Kind::Device;
   function->decl = &spec->decl;
   function->options = spec->decl.options;
   function->returnType = checked.types.unliteral(spec->returnType);
@@ -275,7 +280,8 @@ ir::Value *FunctionEmitter::convert(ir::Value *value, const Type *type, ir::Bloc
   return emit(ir::Opcode::Cast, type, {value}, where);
 }
 
-ir::Value *FunctionEmitter::operand(const ssa::Instr *instr, size_t i, const Resolution &resolution) {
+ir::Value *FunctionEmitter::operand(const ssa::Instr *instr, size_t i,
+                                    const Resolution &resolution) {
   ir::Value *value = valueOf(instr->operands[i]);
   const Type *target = i < resolution.operandTypes.size() ? resolution.operandTypes[i] : nullptr;
   return target ? convert(value, target) : value;
@@ -290,8 +296,8 @@ std::vector<ir::Value *> FunctionEmitter::indexValues(const ssa::Instr *index) {
       if (index->op == Op::BuildTuple) {
         element = valueOf(index->operands[i]);
       } else {
-        ir::Instruction *get = emit(ir::Opcode::TupleGet, plain(tuple->elementTypes()[i]),
-                                    {valueOf(index)});
+        ir::Instruction *get =
+            emit(ir::Opcode::TupleGet, plain(tuple->elementTypes()[i]), {valueOf(index)});
         get->index = static_cast<unsigned>(i);
         element = get;
       }
@@ -558,12 +564,18 @@ ir::Value *FunctionEmitter::emitOperator(const ssa::Instr *instr, const Resoluti
   if (instr->binaryOp != ast::BinaryOp::Pow)
     rhs = convert(rhs, result);
   static const std::map<ast::BinaryOp, ir::Opcode> arithmetic = {
-      {ast::BinaryOp::Add, ir::Opcode::Add},         {ast::BinaryOp::Sub, ir::Opcode::Sub},
-      {ast::BinaryOp::Mul, ir::Opcode::Mul},         {ast::BinaryOp::TrueDiv, ir::Opcode::TrueDiv},
-      {ast::BinaryOp::FloorDiv, ir::Opcode::FloorDiv}, {ast::BinaryOp::Mod, ir::Opcode::Mod},
-      {ast::BinaryOp::Pow, ir::Opcode::Pow},         {ast::BinaryOp::LShift, ir::Opcode::Shl},
-      {ast::BinaryOp::RShift, ir::Opcode::Shr},      {ast::BinaryOp::BitAnd, ir::Opcode::And},
-      {ast::BinaryOp::BitOr, ir::Opcode::Or},        {ast::BinaryOp::BitXor, ir::Opcode::Xor}};
+      {ast::BinaryOp::Add, ir::Opcode::Add},
+      {ast::BinaryOp::Sub, ir::Opcode::Sub},
+      {ast::BinaryOp::Mul, ir::Opcode::Mul},
+      {ast::BinaryOp::TrueDiv, ir::Opcode::TrueDiv},
+      {ast::BinaryOp::FloorDiv, ir::Opcode::FloorDiv},
+      {ast::BinaryOp::Mod, ir::Opcode::Mod},
+      {ast::BinaryOp::Pow, ir::Opcode::Pow},
+      {ast::BinaryOp::LShift, ir::Opcode::Shl},
+      {ast::BinaryOp::RShift, ir::Opcode::Shr},
+      {ast::BinaryOp::BitAnd, ir::Opcode::And},
+      {ast::BinaryOp::BitOr, ir::Opcode::Or},
+      {ast::BinaryOp::BitXor, ir::Opcode::Xor}};
   return emit(arithmetic.at(instr->binaryOp), result, {lhs, rhs});
 }
 
@@ -776,7 +788,8 @@ ir::Value *FunctionEmitter::emitLoopOperation(const ssa::Instr *instr,
       const auto *array = llvm::cast<ArrayType>(iterable->type());
       if (array->rank() == 1)
         return emit(ir::Opcode::ArrayLoad, result, {iterable, convert(counter, types.int64())});
-      ir::Instruction *view = emit(ir::Opcode::ArrayView, result, {iterable, convert(counter, types.int64())});
+      ir::Instruction *view =
+          emit(ir::Opcode::ArrayView, result, {iterable, convert(counter, types.int64())});
       view->viewItems.push_back({false});
       return view;
     }
@@ -824,8 +837,8 @@ ir::Value *FunctionEmitter::emitCall(const ssa::Instr *instr, const Resolution &
     for (size_t i = 0; i < ordered.size(); ++i)
       ordered[i] = convert(ordered[i], callee->arguments[i]->type());
     ir::Instruction *call =
-        emit(ir::Opcode::Call, llvm::isa<NoneType>(callee->returnType) ? nullptr : callee->returnType,
-             ordered);
+        emit(ir::Opcode::Call,
+             llvm::isa<NoneType>(callee->returnType) ? nullptr : callee->returnType, ordered);
     call->callee = callee;
     return call;
   }
@@ -860,7 +873,8 @@ ir::Value *FunctionEmitter::emitMinMax(bool isMin, const Type *result,
   // (larger): min(a, b) is `b if b < a else a`.
   ir::Value *best = items[0];
   for (size_t i = 1; i < items.size(); ++i) {
-    ir::Value *better = emit(isMin ? ir::Opcode::Lt : ir::Opcode::Gt, types.boolean(), {items[i], best});
+    ir::Value *better =
+        emit(isMin ? ir::Opcode::Lt : ir::Opcode::Gt, types.boolean(), {items[i], best});
     best = emit(ir::Opcode::Select, result, {better, items[i], best});
   }
   return best;
@@ -897,9 +911,9 @@ ir::Value *FunctionEmitter::emitBuiltin(const ssa::Instr *instr, const Resolutio
     ir::Value *x = args[0];
     if (const auto *complex = llvm::dyn_cast<ComplexType>(x->type())) {
       const Type *part = complex->elementType();
-      return intrinsic(ir::Intrinsic::Hypot, part,
-                       {emit(ir::Opcode::ComplexReal, part, {x}),
-                        emit(ir::Opcode::ComplexImag, part, {x})});
+      return intrinsic(
+          ir::Intrinsic::Hypot, part,
+          {emit(ir::Opcode::ComplexReal, part, {x}), emit(ir::Opcode::ComplexImag, part, {x})});
     }
     if (llvm::isa<FloatType>(x->type()))
       return intrinsic(ir::Intrinsic::Fabs, result, {x});
@@ -937,8 +951,10 @@ ir::Value *FunctionEmitter::emitBuiltin(const ssa::Instr *instr, const Resolutio
       if (args.size() == 1 && llvm::isa<ComplexType>(args[0]->type()))
         return convert(args[0], result);
       const Type *part = llvm::cast<ComplexType>(result)->elementType();
-      ir::Value *imaginary = args.size() == 2 ? args[1] : constant(part, ConstantValue::floating(0));
-      return emit(ir::Opcode::ComplexMake, result, {convert(args[0], part), convert(imaginary, part)});
+      ir::Value *imaginary =
+          args.size() == 2 ? args[1] : constant(part, ConstantValue::floating(0));
+      return emit(ir::Opcode::ComplexMake, result,
+                  {convert(args[0], part), convert(imaginary, part)});
     }
     // .real, .imag, .conjugate() of a number.
     ir::Value *x = instr->op == Op::Call ? methodReceiver(instr) : valueOf(instr->operands[0]);
@@ -974,25 +990,44 @@ ir::Value *FunctionEmitter::emitMath(BuiltinId id, const Type *result,
       if (llvm::isa<IntegerType>(arg->type()))
         arg = convert(arg, result);
   static const std::map<BuiltinId, I> direct = {
-      {BuiltinId::Math_sin, I::Sin},       {BuiltinId::Math_cos, I::Cos},
-      {BuiltinId::Math_tan, I::Tan},       {BuiltinId::Math_asin, I::Asin},
-      {BuiltinId::Math_acos, I::Acos},     {BuiltinId::Math_atan, I::Atan},
-      {BuiltinId::Math_atan2, I::Atan2},   {BuiltinId::Math_sinh, I::Sinh},
-      {BuiltinId::Math_cosh, I::Cosh},     {BuiltinId::Math_tanh, I::Tanh},
-      {BuiltinId::Math_asinh, I::Asinh},   {BuiltinId::Math_acosh, I::Acosh},
-      {BuiltinId::Math_atanh, I::Atanh},   {BuiltinId::Math_exp, I::Exp},
-      {BuiltinId::Math_exp2, I::Exp2},     {BuiltinId::Math_expm1, I::Expm1},
-      {BuiltinId::Math_log, I::Log},       {BuiltinId::Math_log2, I::Log2},
-      {BuiltinId::Math_log10, I::Log10},   {BuiltinId::Math_log1p, I::Log1p},
-      {BuiltinId::Math_sqrt, I::Sqrt},     {BuiltinId::Math_fabs, I::Fabs},
-      {BuiltinId::Math_floor, I::Floor},   {BuiltinId::Math_ceil, I::Ceil},
-      {BuiltinId::Math_trunc, I::Trunc},   {BuiltinId::Math_erf, I::Erf},
-      {BuiltinId::Math_erfc, I::Erfc},     {BuiltinId::Math_gamma, I::Tgamma},
-      {BuiltinId::Math_lgamma, I::Lgamma}, {BuiltinId::Math_hypot, I::Hypot},
-      {BuiltinId::Math_copysign, I::Copysign}, {BuiltinId::Math_fmod, I::Fmod},
-      {BuiltinId::Math_remainder, I::Remainder}, {BuiltinId::Math_nextafter, I::Nextafter},
-      {BuiltinId::Math_pow, I::PowF},      {BuiltinId::Math_ldexp, I::Ldexp},
-      {BuiltinId::Math_frexp, I::Frexp},   {BuiltinId::Math_modf, I::Modf},
+      {BuiltinId::Math_sin, I::Sin},
+      {BuiltinId::Math_cos, I::Cos},
+      {BuiltinId::Math_tan, I::Tan},
+      {BuiltinId::Math_asin, I::Asin},
+      {BuiltinId::Math_acos, I::Acos},
+      {BuiltinId::Math_atan, I::Atan},
+      {BuiltinId::Math_atan2, I::Atan2},
+      {BuiltinId::Math_sinh, I::Sinh},
+      {BuiltinId::Math_cosh, I::Cosh},
+      {BuiltinId::Math_tanh, I::Tanh},
+      {BuiltinId::Math_asinh, I::Asinh},
+      {BuiltinId::Math_acosh, I::Acosh},
+      {BuiltinId::Math_atanh, I::Atanh},
+      {BuiltinId::Math_exp, I::Exp},
+      {BuiltinId::Math_exp2, I::Exp2},
+      {BuiltinId::Math_expm1, I::Expm1},
+      {BuiltinId::Math_log, I::Log},
+      {BuiltinId::Math_log2, I::Log2},
+      {BuiltinId::Math_log10, I::Log10},
+      {BuiltinId::Math_log1p, I::Log1p},
+      {BuiltinId::Math_sqrt, I::Sqrt},
+      {BuiltinId::Math_fabs, I::Fabs},
+      {BuiltinId::Math_floor, I::Floor},
+      {BuiltinId::Math_ceil, I::Ceil},
+      {BuiltinId::Math_trunc, I::Trunc},
+      {BuiltinId::Math_erf, I::Erf},
+      {BuiltinId::Math_erfc, I::Erfc},
+      {BuiltinId::Math_gamma, I::Tgamma},
+      {BuiltinId::Math_lgamma, I::Lgamma},
+      {BuiltinId::Math_hypot, I::Hypot},
+      {BuiltinId::Math_copysign, I::Copysign},
+      {BuiltinId::Math_fmod, I::Fmod},
+      {BuiltinId::Math_remainder, I::Remainder},
+      {BuiltinId::Math_nextafter, I::Nextafter},
+      {BuiltinId::Math_pow, I::PowF},
+      {BuiltinId::Math_ldexp, I::Ldexp},
+      {BuiltinId::Math_frexp, I::Frexp},
+      {BuiltinId::Math_modf, I::Modf},
   };
   auto found = direct.find(id);
   if (found != direct.end()) {
@@ -1006,7 +1041,8 @@ ir::Value *FunctionEmitter::emitMath(BuiltinId id, const Type *result,
   case BuiltinId::Math_degrees:
   case BuiltinId::Math_radians: {
     double factor = id == BuiltinId::Math_degrees ? 180.0 / M_PI : M_PI / 180.0;
-    return emit(ir::Opcode::Mul, result, {args[0], constant(result, ConstantValue::floating(factor))});
+    return emit(ir::Opcode::Mul, result,
+                {args[0], constant(result, ConstantValue::floating(factor))});
   }
   case BuiltinId::Math_isnan:
   case BuiltinId::Math_isinf:
@@ -1071,7 +1107,8 @@ ir::Value *FunctionEmitter::emitCuda(const ssa::Instr *instr, BuiltinId id,
       if (id == BuiltinId::CudaGrid) {
         ir::Value *thread = convert(intrinsic(I::ThreadIdx, int32, {}, d), int64);
         ir::Value *block = convert(intrinsic(I::BlockIdx, int32, {}, d), int64);
-        dims.push_back(emit(ir::Opcode::Add, int64, {emit(ir::Opcode::Mul, int64, {blockDim, block}), thread}));
+        dims.push_back(emit(ir::Opcode::Add, int64,
+                            {emit(ir::Opcode::Mul, int64, {blockDim, block}), thread}));
       } else {
         ir::Value *gridDim = convert(intrinsic(I::GridDim, int32, {}, d), int64);
         dims.push_back(emit(ir::Opcode::Mul, int64, {blockDim, gridDim}));
@@ -1094,11 +1131,10 @@ ir::Value *FunctionEmitter::emitCuda(const ssa::Instr *instr, BuiltinId id,
       for (const Type *dim : llvm::cast<TupleType>(shapeType)->elementTypes())
         shape.push_back(static_cast<uint64_t>(llvm::cast<IntegerLiteralType>(dim)->bits()));
     bool dynamic = id == BuiltinId::CudaSharedArray && shape.size() == 1 && shape[0] == 0;
-    ir::Instruction *array =
-        emit(dynamic ? ir::Opcode::DynamicSharedArray
-                     : id == BuiltinId::CudaSharedArray ? ir::Opcode::SharedArray
-                                                        : ir::Opcode::LocalArray,
-             result, {});
+    ir::Instruction *array = emit(dynamic ? ir::Opcode::DynamicSharedArray
+                                  : id == BuiltinId::CudaSharedArray ? ir::Opcode::SharedArray
+                                                                     : ir::Opcode::LocalArray,
+                                  result, {});
     array->shape = std::move(shape);
     return array;
   }
@@ -1180,13 +1216,20 @@ ir::Value *FunctionEmitter::emitCuda(const ssa::Instr *instr, BuiltinId id,
   }
   if (BuiltinSymbols::get().symbol(id).qualifiedName.starts_with("numba.cuda.atomic.")) {
     static const std::map<BuiltinId, I> atomics = {
-        {BuiltinId::CudaAtomicAdd, I::AtomicAdd},       {BuiltinId::CudaAtomicSub, I::AtomicSub},
-        {BuiltinId::CudaAtomicAnd, I::AtomicAnd},       {BuiltinId::CudaAtomicOr, I::AtomicOr},
-        {BuiltinId::CudaAtomicXor, I::AtomicXor},       {BuiltinId::CudaAtomicInc, I::AtomicInc},
-        {BuiltinId::CudaAtomicDec, I::AtomicDec},       {BuiltinId::CudaAtomicExch, I::AtomicExch},
-        {BuiltinId::CudaAtomicMax, I::AtomicMax},       {BuiltinId::CudaAtomicMin, I::AtomicMin},
-        {BuiltinId::CudaAtomicNanmax, I::AtomicNanMax}, {BuiltinId::CudaAtomicNanmin, I::AtomicNanMin},
-        {BuiltinId::CudaAtomicCas, I::AtomicCas},       {BuiltinId::CudaAtomicCompareAndSwap, I::AtomicCas}};
+        {BuiltinId::CudaAtomicAdd, I::AtomicAdd},
+        {BuiltinId::CudaAtomicSub, I::AtomicSub},
+        {BuiltinId::CudaAtomicAnd, I::AtomicAnd},
+        {BuiltinId::CudaAtomicOr, I::AtomicOr},
+        {BuiltinId::CudaAtomicXor, I::AtomicXor},
+        {BuiltinId::CudaAtomicInc, I::AtomicInc},
+        {BuiltinId::CudaAtomicDec, I::AtomicDec},
+        {BuiltinId::CudaAtomicExch, I::AtomicExch},
+        {BuiltinId::CudaAtomicMax, I::AtomicMax},
+        {BuiltinId::CudaAtomicMin, I::AtomicMin},
+        {BuiltinId::CudaAtomicNanmax, I::AtomicNanMax},
+        {BuiltinId::CudaAtomicNanmin, I::AtomicNanMin},
+        {BuiltinId::CudaAtomicCas, I::AtomicCas},
+        {BuiltinId::CudaAtomicCompareAndSwap, I::AtomicCas}};
     ir::Value *array = args[0];
     const auto *arrayType = llvm::cast<ArrayType>(array->type());
     std::vector<ir::Value *> operands{array};
@@ -1204,15 +1247,15 @@ ir::Value *FunctionEmitter::emitCuda(const ssa::Instr *instr, BuiltinId id,
   // cuda.fp16
   llvm::StringRef name = BuiltinSymbols::get().symbol(id).name();
   static const std::map<llvm::StringRef, ir::Opcode> fp16Operators = {
-      {"hadd", ir::Opcode::Add}, {"hsub", ir::Opcode::Sub}, {"hmul", ir::Opcode::Mul},
-      {"hdiv", ir::Opcode::TrueDiv}, {"heq", ir::Opcode::Eq}, {"hne", ir::Opcode::Ne},
-      {"hgt", ir::Opcode::Gt}, {"hge", ir::Opcode::Ge}, {"hlt", ir::Opcode::Lt},
+      {"hadd", ir::Opcode::Add},     {"hsub", ir::Opcode::Sub}, {"hmul", ir::Opcode::Mul},
+      {"hdiv", ir::Opcode::TrueDiv}, {"heq", ir::Opcode::Eq},   {"hne", ir::Opcode::Ne},
+      {"hgt", ir::Opcode::Gt},       {"hge", ir::Opcode::Ge},   {"hlt", ir::Opcode::Lt},
       {"hle", ir::Opcode::Le}};
   static const std::map<llvm::StringRef, I> fp16Intrinsics = {
-      {"habs", I::Fabs},   {"hfma", I::Fma},     {"hmax", I::Fmax},   {"hmin", I::Fmin},
-      {"hsin", I::Sin},    {"hcos", I::Cos},     {"hlog", I::Log},    {"hlog10", I::Log10},
-      {"hlog2", I::Log2},  {"hexp", I::Exp},     {"hexp10", I::Exp10}, {"hexp2", I::Exp2},
-      {"hsqrt", I::Sqrt},  {"hrsqrt", I::Rsqrt}, {"hceil", I::Ceil},  {"hfloor", I::Floor},
+      {"habs", I::Fabs},    {"hfma", I::Fma},     {"hmax", I::Fmax},    {"hmin", I::Fmin},
+      {"hsin", I::Sin},     {"hcos", I::Cos},     {"hlog", I::Log},     {"hlog10", I::Log10},
+      {"hlog2", I::Log2},   {"hexp", I::Exp},     {"hexp10", I::Exp10}, {"hexp2", I::Exp2},
+      {"hsqrt", I::Sqrt},   {"hrsqrt", I::Rsqrt}, {"hceil", I::Ceil},   {"hfloor", I::Floor},
       {"htrunc", I::Trunc}, {"hrint", I::Rint}};
   if (auto op = fp16Operators.find(name); op != fp16Operators.end())
     return emit(op->second, result, args);
@@ -1221,7 +1264,8 @@ ir::Value *FunctionEmitter::emitCuda(const ssa::Instr *instr, BuiltinId id,
   if (name == "hneg")
     return emit(ir::Opcode::Neg, result, args);
   if (name == "hrcp")
-    return emit(ir::Opcode::TrueDiv, result, {constant(result, ConstantValue::floating(1.0)), args[0]});
+    return emit(ir::Opcode::TrueDiv, result,
+                {constant(result, ConstantValue::floating(1.0)), args[0]});
   return nullptr;
 }
 

@@ -282,6 +282,30 @@ private:
     return text + ")";
   }
 
+  /// Math intrinsics (sin ... round_digits in typed_ir_intrinsics.def)
+  /// work on floats: the first operand is one, and so is the result of all
+  /// but the classifying and splitting functions.
+  static std::optional<std::string> checkIntrinsic(const Instruction &instruction) {
+    if (instruction.intrinsic < Intrinsic::Sin)
+      return std::nullopt;
+    if (instruction.operands.empty() || !llvm::isa<FloatType>(instruction.operands[0]->type()))
+      return "math intrinsic " + spelling(instruction.intrinsic).str() +
+             " needs a float operand, not " + describeOperandTypes(instruction);
+    switch (instruction.intrinsic) {
+    case Intrinsic::IsNan:
+    case Intrinsic::IsInf:
+    case Intrinsic::IsFinite:
+    case Intrinsic::Frexp:
+    case Intrinsic::Modf:
+      return std::nullopt;
+    default:
+      if (instruction.type() != instruction.operands[0]->type())
+        return "math intrinsic " + spelling(instruction.intrinsic).str() + " gives " +
+               instruction.type()->str() + " for " + describeOperandTypes(instruction);
+      return std::nullopt;
+    }
+  }
+
   std::optional<std::string> checkTypes(const Instruction &instruction) {
     auto operandType = [&](size_t i) { return instruction.operands[i]->type(); };
     switch (instruction.opcode) {
@@ -315,6 +339,8 @@ private:
           !llvm::isa<BooleanType>(instruction.type()))
         return std::string("comparisons take two operands of one type and give bool");
       return std::nullopt;
+    case Opcode::Intrinsic:
+      return checkIntrinsic(instruction);
     case Opcode::Select:
       if (instruction.operands.size() != 3 || !llvm::isa<BooleanType>(operandType(0)) ||
           operandType(1) != instruction.type() || operandType(2) != instruction.type())

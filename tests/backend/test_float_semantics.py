@@ -195,7 +195,11 @@ def numba_int_power(x, n):
 
 
 def numba_round_digits(x, n):
-    """numba-cuda's round_to_impl, computed in float64 whatever x's type."""
+    """numba-cuda's round_to_impl, computed in float64 whatever x's type.
+
+    One difference: numba-cuda rounds the scaled value with round(), which
+    is __nv_llrint and saturates beyond 2**63 (so that its round(1e20, 0) is
+    9.223372036854776e18); Kiln, and this reference, round it exactly."""
     x = float(x)
     if math.isinf(x) or math.isnan(x):
         return x

@@ -171,13 +171,21 @@ def from_wide_T(a, u, out):
 """
 
 MIXED = """
-@cuda.jit("void(L[::1], Rt[::1], int64[::1], U[:, ::1], boolean[:, ::1])")
-def mixed_L_Rt(a, b, sums, minmax, truth):
+@cuda.jit("void(L[::1], Rt[::1], int64[:, ::1], U[:, ::1], boolean[:, ::1])")
+def mixed_L_Rt(a, b, wide, minmax, truth):
+    # Mixed signedness computes in int64 (both operands converted), shifts
+    # in the left operand's signedness.
     i = cuda.grid(1)
     if i < a.size:
         x = a[i]
         y = b[i]
-        sums[i] = x + y
+        wide[0, i] = x + y
+        wide[1, i] = x - y
+        wide[2, i] = x * y
+        wide[3, i] = x // y
+        wide[4, i] = x % y
+        wide[5, i] = x << y
+        wide[6, i] = x >> y
         minmax[0, i] = min(x, y)
         minmax[1, i] = max(x, y)
         truth[0, i] = x < y
@@ -480,13 +488,27 @@ def test_mixed_signedness(kernels, left, right):
     b = np.array(b, dtype=right)
     unified = np.promote_types(left, right)
     count = a.size
-    sums = np.zeros(count, dtype=np.int64)
+    wide = np.zeros((7, count), dtype=np.int64)
     minmax = np.zeros((2, count), dtype=unified)
     truth = np.zeros((6, count), dtype=np.bool_)
-    launch(getattr(kernels, f"mixed_{left}_{right}"), count, a, b, sums, minmax, truth)
+    launch(getattr(kernels, f"mixed_{left}_{right}"), count, a, b, wide, minmax, truth)
     xs, ys = [int(v) for v in a], [int(v) for v in b]
     operands = [(left, x, right, y) for x, y in zip(xs, ys)]
-    check(sums, [wrap(x + y, "int64") for x, y in zip(xs, ys)], "x + y (int64)", operands)
+    sx, sy = [wrap(x, "int64") for x in xs], [wrap(y, "int64") for y in ys]
+    check(wide[0], [wrap(x + y, "int64") for x, y in zip(sx, sy)], "x + y (int64)", operands)
+    check(wide[1], [wrap(x - y, "int64") for x, y in zip(sx, sy)], "x - y (int64)", operands)
+    check(wide[2], [wrap(x * y, "int64") for x, y in zip(sx, sy)], "x * y (int64)", operands)
+    check(wide[3], [floor_divide(x, y, "int64") for x, y in zip(sx, sy)], "x // y (int64)", operands)
+    check(wide[4], [modulo(x, y, "int64") for x, y in zip(sx, sy)], "x % y (int64)", operands)
+    # Shifts keep the left operand's signedness, in 64 bits; the amount,
+    # converted to that type, counts as unsigned (negative is beyond the width).
+    shifted = result_dtype(left)
+    lx = [wrap(x, shifted) for x in xs]
+    amounts = [y % 2**64 for y in ys]
+    check(wide[5], [wrap(shift_left(x, n, shifted), "int64") for x, n in zip(lx, amounts)],
+          f"x << y ({shifted})", operands)
+    check(wide[6], [wrap(shift_right(x, n, shifted), "int64") for x, n in zip(lx, amounts)],
+          f"x >> y ({shifted})", operands)
     cx = [unified.type(v).item() for v in a]
     cy = [unified.type(v).item() for v in b]
     check(minmax[0], [y if y < x else x for x, y in zip(cx, cy)], f"min(x, y) as {unified}", operands)
