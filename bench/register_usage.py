@@ -44,7 +44,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import bench_common as bc  # noqa: E402
 
 OUT = bc.BENCH / "out" / "register_usage"
-SYNTHESIZED = {"reductions": "reduction: different algorithms", "ufuncs": "ufunc: Kiln grid-stride, Numba one element/thread"}
+SYNTHESIZED = {"reductions": "reduction: different algorithms", "ufuncs": "ufunc: each compiler's own kernel"}
 
 Usage = collections.namedtuple("Usage", "registers stack spill_stores spill_loads shared")
 
