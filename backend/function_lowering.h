@@ -47,7 +47,6 @@ public:
   /// Debug-information scope for `function`, when line tables are wanted.
   llvm::DISubprogram *subprogram(const ir::Function &function, llvm::Function &lowered);
   llvm::DebugLoc location(SourceRange range, llvm::DISubprogram *scope) const;
-  std::string describe(SourceRange range) const;
   void finishDebugInfo();
 
   TargetHooks &hooks;

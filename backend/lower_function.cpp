@@ -16,7 +16,7 @@ FunctionLowering::FunctionLowering(ModuleLowering &module, const ir::Function &s
 }
 
 HookSite FunctionLowering::site(SourceRange location) {
-  return HookSite{builder, source, threadContext, module.describe(location)};
+  return HookSite{builder, source, threadContext, location, module.sources};
 }
 
 void FunctionLowering::run() {

@@ -188,11 +188,11 @@ llvm::DebugLoc ModuleLowering::location(SourceRange range, llvm::DISubprogram *s
   return llvm::DILocation::get(module->getContext(), position.line, position.column, scope);
 }
 
-std::string ModuleLowering::describe(SourceRange range) const {
-  if (!range.isValid())
+std::string HookSite::describeLocation() const {
+  if (!location.isValid())
     return "";
-  LineColumn position = sources.lineColumn(range.begin);
-  return sources.path(range.begin.file).str() + ":" + std::to_string(position.line);
+  LineColumn position = sources.lineColumn(location.begin);
+  return sources.path(location.begin.file).str() + ":" + std::to_string(position.line);
 }
 
 void ModuleLowering::finishDebugInfo() {

@@ -259,8 +259,8 @@ void NvptxTargetHooks::raise(HookSite &site, llvm::StringRef exceptionClass,
     std::string text = exceptionClass.str();
     if (!message.empty())
       text += ": " + message.str();
-    if (!site.location.empty())
-      text = site.location + ": " + text;
+    if (std::string where = site.describeLocation(); !where.empty())
+      text = where + ": " + text;
     print(site, {PrintArgument{PrintArgument::Kind::Text, nullptr, text}});
   }
   callIntrinsic(site, llvm::Intrinsic::nvvm_exit);

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "backend/kernel_abi.h"
+#include "frontend/source_manager.h"
 #include "frontend/typed_ir.h"
 
 #include <llvm/IR/IRBuilder.h>
@@ -31,8 +32,14 @@ struct HookSite {
   llvm::IRBuilder<> &builder;
   const ir::Function &function;
   llvm::Value *threadContext;
-  /// Source position of the operation, for messages ("file:line").
-  std::string location;
+  /// Source position of the operation, and the files it refers to.
+  SourceRange location;
+  const SourceManager &sources;
+
+  /// "file:line" of the operation, for messages; empty when unknown. Made
+  /// only when a hook needs it (a raise with debug=True), not for every
+  /// operation.
+  std::string describeLocation() const;
 };
 
 /// One value to print, already widened: int64, uint64, float64 or bool

@@ -155,6 +155,31 @@ void printUsage(const KernelBuild &build, llvm::raw_ostream &os) {
 
 } // namespace
 
+std::optional<std::string> takePtxasFlags(std::vector<std::string> &arguments,
+                                          std::vector<std::string> &flags) {
+  std::vector<std::string> kept;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    llvm::StringRef argument = arguments[i];
+    llvm::StringRef value;
+    if (argument == "-Xptxas" || argument == "--Xptxas") {
+      if (i + 1 == arguments.size())
+        return argument.str() + " needs a value, such as " + argument.str() + " --warn-on-spills";
+      value = arguments[++i];
+    } else if (argument.consume_front("-Xptxas=") || argument.consume_front("--Xptxas=")) {
+      value = argument;
+    } else {
+      kept.push_back(arguments[i]);
+      continue;
+    }
+    llvm::SmallVector<llvm::StringRef, 4> parts;
+    value.split(parts, ',', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef part : parts)
+      flags.push_back(part.str());
+  }
+  arguments = std::move(kept);
+  return std::nullopt;
+}
+
 int runBuild(const BuildOptions &options) {
   FrontendOptions frontendOptions;
   frontendOptions.moduleName = options.moduleName;

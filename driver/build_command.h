@@ -30,6 +30,12 @@ struct BuildOptions {
   std::vector<std::string> ptxasFlags;
 };
 
+/// Removes every `-Xptxas VALUE` and `-Xptxas=VALUE` (also spelled
+/// `--Xptxas`) from `arguments`, appending VALUE's comma-separated flags to
+/// `flags`, as nvcc reads them. Returns a message when one lacks its value.
+std::optional<std::string> takePtxasFlags(std::vector<std::string> &arguments,
+                                          std::vector<std::string> &flags);
+
 /// Compiles the kernels of one module and writes one file per
 /// specialization (and architecture, where the form has one). Returns the
 /// exit status: 0, or 1 when anything failed.

@@ -19,7 +19,9 @@
 #include <llvm/Support/Process.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <map>
+#include <optional>
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
@@ -81,10 +83,13 @@ int main(int argc, char **argv) {
   buildCommand->add_option_function<unsigned>(
       "--max-registers", [&](const unsigned &count) { build.maxRegisters = count; },
       "Register limit for every kernel, as max_registers=");
-  buildCommand
-      ->add_option("-X,--Xptxas", build.ptxasFlags,
-                   "Pass an option to ptxas (e.g. -Xptxas --warn-on-spills); repeatable")
-      ->allow_extra_args(false);
+  // -Xptxas values start with '-', which CLI11 would take for options of
+  // its own: takePtxasFlags() removes them from the command line first. The
+  // option is declared for --help.
+  std::vector<std::string> ptxasFlagsHelp;
+  buildCommand->add_option("--Xptxas", ptxasFlagsHelp,
+                           "-Xptxas FLAG[,FLAG...]: pass options to ptxas, as nvcc does "
+                           "(e.g. -Xptxas --warn-on-spills); repeatable");
 
   kiln::driver::TargetsOptions targets;
   CLI::App *targetsCommand = app.add_subcommand(
@@ -96,8 +101,15 @@ int main(int argc, char **argv) {
       "else Kiln's default");
   targetsCommand->add_flag("--json", targets.json, "Print the result as JSON");
 
+  std::vector<std::string> arguments(argv + 1, argv + argc);
+  if (std::optional<std::string> problem =
+          kiln::driver::takePtxasFlags(arguments, build.ptxasFlags)) {
+    llvm::errs() << *problem << "\nRun with --help for more information.\n";
+    return 2;
+  }
+  std::reverse(arguments.begin(), arguments.end()); // CLI11 takes them last first
   try {
-    app.parse(argc, argv);
+    app.parse(arguments);
   } catch (const CLI::ParseError &error) {
     // --help and --version are "errors" that succeed; misuse exits with 2,
     // as command-line tools do, keeping 1 for problems in the input.

@@ -312,8 +312,8 @@ std::vector<ir::Value *> FunctionEmitter::indexValues(const ssa::Instr *index) {
 bool FunctionEmitter::edgeRuns(const ssa::Block *from, const ssa::Block *to) const {
   if (!blocks.count(from))
     return false;
-  std::optional<bool> decided = spec.decidedBranch(*from);
-  return !decided || (*decided ? from->terminator.target : from->terminator.falseTarget) == to;
+  const ssa::Block *decided = spec.decidedSuccessor(*from);
+  return !decided || decided == to;
 }
 
 void FunctionEmitter::run() {
@@ -382,9 +382,9 @@ void FunctionEmitter::emitTerminator(const ssa::Block *block) {
     out.target = blocks[t.target];
     return;
   case ssa::Terminator::Kind::Branch:
-    if (std::optional<bool> decided = spec.decidedBranch(*block)) {
+    if (const ssa::Block *decided = spec.decidedSuccessor(*block)) {
       out.kind = ir::Terminator::Kind::Jump;
-      out.target = blocks[*decided ? t.target : t.falseTarget];
+      out.target = blocks[decided];
       return;
     }
     out.kind = ir::Terminator::Kind::Branch;

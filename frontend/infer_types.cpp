@@ -80,10 +80,8 @@ bool FunctionTyper::edgeCanRun(const ssa::Block &from, const ssa::Block &to) con
     return previouslyReachable[from.id]; // a back edge: last iteration's answer
   if (!spec.reachable[from.id])
     return false;
-  std::optional<bool> decided = spec.decidedBranch(from);
-  if (!decided)
-    return true;
-  return (*decided ? from.terminator.target : from.terminator.falseTarget) == &to;
+  const ssa::Block *decided = spec.decidedSuccessor(from);
+  return !decided || decided == &to;
 }
 
 bool FunctionTyper::clear(const Instr *instr) {
@@ -539,10 +537,10 @@ void FunctionTyper::run() {
     failedCallees.clear();
     // Reachability is found as blocks are typed, in reverse post-order: a
     // branch that typing decided reaches only the side it takes.
-    std::vector<bool> reachable(blockSlots, false);
+    std::vector<bool> &reachable = spec.reachable;
+    reachable.assign(blockSlots, false);
     processed.assign(blockSlots, false);
     reachable[order.front()->id] = true;
-    spec.reachable = reachable;
     for (ssa::Block *block : order) {
       processed[block->id] = true;
       if (!reachable[block->id]) {
@@ -557,14 +555,11 @@ void FunctionTyper::run() {
         changed |= record(phi, typeInstr(phi));
       for (const Instr *instr : block->instrs)
         changed |= record(instr, typeInstr(instr));
-      std::optional<bool> decided = spec.decidedBranch(*block);
-      const ssa::Terminator &terminator = block->terminator;
-      if (decided)
-        reachable[(*decided ? terminator.target : terminator.falseTarget)->id] = true;
+      if (const ssa::Block *decided = spec.decidedSuccessor(*block))
+        reachable[decided->id] = true;
       else
         for (ssa::Block *successor : block->successors())
           reachable[successor->id] = true;
-      spec.reachable = reachable;
     }
     changed |= previouslyReachable != reachable;
     previouslyReachable = reachable;
@@ -624,21 +619,21 @@ void FunctionTyper::reportErrors(llvm::ArrayRef<ssa::Block *> order) {
 
 } // namespace
 
-std::optional<bool> Specialization::decidedBranch(const ssa::Block &block) const {
+const ssa::Block *Specialization::decidedSuccessor(const ssa::Block &block) const {
   const ssa::Terminator &terminator = block.terminator;
   if (terminator.kind != ssa::Terminator::Kind::Branch)
-    return std::nullopt;
+    return nullptr;
   const ssa::Instr *condition = terminator.value;
   // bool(x) of a decided x is decided too.
   while (condition) {
     const Resolution &resolution = resolutions[condition->id];
     if (resolution.kind == Resolution::Kind::Constant && resolution.constant)
-      return resolution.constant->truthy();
+      return resolution.constant->truthy() ? terminator.target : terminator.falseTarget;
     if (condition->op != ssa::Op::Truth)
-      return std::nullopt;
+      return nullptr;
     condition = condition->operands[0];
   }
-  return std::nullopt;
+  return nullptr;
 }
 
 Specialization *TypeInference::specialize(const FunctionDecl &decl,

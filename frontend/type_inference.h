@@ -148,8 +148,9 @@ public:
   /// typing decided (`if b is None` with b omitted or None, as Numba prunes)
   /// leaves the other side unreachable: it is neither typed nor compiled.
   std::vector<bool> reachable;
-  /// The decided condition of a Branch, if typing decided it.
-  std::optional<bool> decidedBranch(const ssa::Block &block) const;
+  /// The only successor a Branch can take, when typing decided its
+  /// condition; null otherwise.
+  const ssa::Block *decidedSuccessor(const ssa::Block &block) const;
   /// Diagnostics of this specialization, reported only if it is reachable.
   std::vector<Diagnostic> diagnostics;
   /// Device functions this specialization calls, with a call site each.

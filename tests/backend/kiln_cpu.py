@@ -231,13 +231,13 @@ class _Ufunc:
             raise TypeError(f"no loop of {self.name} for {[a.dtype.name for a in arrays]}")
         shape = np.broadcast_shapes(*[a.shape for a in arrays])
         result = np.empty(shape, dtype=dtypes[-1]) if out is None else out
-        flat_inputs = [np.broadcast_to(a, shape).reshape(-1) if len(shape) != 1 else np.broadcast_to(a, shape) for a in arrays]
+        flat_inputs = [np.broadcast_to(a, shape).reshape(-1) for a in arrays]
         flat_out = result.reshape(-1)
         count = flat_out.shape[0]
         threads = 128
         blocks = max(1, math.ceil(count / threads))  # one element per thread
         spec.launch(blocks, threads, 0, (*flat_inputs, flat_out))
-        if flat_out.base is not result and flat_out is not result and not np.shares_memory(flat_out, result):
+        if not np.shares_memory(flat_out, result):  # reshape had to copy a strided out=
             result[...] = flat_out.reshape(shape)
         return result
 

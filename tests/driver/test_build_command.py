@@ -188,3 +188,104 @@ def test_every_example_builds_a_fatbin_for_the_default_architectures(kiln, repo_
         result = kiln("build", example, "--emit", "fatbin", "-o", tmp_path / example.stem)
         assert result.returncode == 0, f"{example.name}: {result.stderr}"
         assert names(tmp_path / example.stem), f"{example.name} produced nothing"
+
+
+OPTIONS = """\
+import math
+from numba import cuda, float32, void
+
+
+@cuda.jit(void(float32[::1]))
+def plain(x):
+    i = cuda.grid(1)
+    x[i] = math.sin(x[i]) / x[i]
+
+
+@cuda.jit(void(float32[::1]), max_registers=32, launch_bounds=(128, 2))
+def limited(x):
+    i = cuda.grid(1)
+    x[i] = math.sin(x[i]) / x[i]
+
+
+@cuda.jit(void(float32[::1]), fastmath=True)
+def fast(x):
+    i = cuda.grid(1)
+    x[i] = math.sin(x[i]) / x[i]
+
+
+@cuda.jit(void(float32[::1]), lineinfo=True)
+def lines(x):
+    i = cuda.grid(1)
+    x[i] = math.sin(x[i]) / x[i]
+
+
+@cuda.jit(void(float32[::1]), debug=True, opt=False)
+def debugged(x):
+    i = cuda.grid(1)
+    x[i] = math.sin(x[i]) / x[i]
+"""
+
+
+@pytest.fixture
+def options_module(tmp_path):
+    path = tmp_path / "options.py"
+    path.write_text(OPTIONS)
+    return path
+
+
+def ptx_of(kiln, path, out, *flags):
+    result = kiln("build", path, "--emit", "ptx", "-o", out, "--arch", "80", *flags)
+    assert result.returncode == 0, result.stderr
+    return {p.name.split(".")[0]: p.read_text() for p in pathlib.Path(out).glob("*.ptx")}
+
+
+def test_decorator_options_reach_the_ptx(kiln, options_module, tmp_path):
+    ptx = ptx_of(kiln, options_module, tmp_path / "out")
+    assert ".maxnreg" not in ptx["plain"] and "sin.approx" not in ptx["plain"]
+    assert ".maxnreg 32" in ptx["limited"]
+    assert ".maxntid 128, 1, 1" in ptx["limited"] and ".minnctapersm 2" in ptx["limited"]
+    # fastmath: libdevice's approximate sine, flushing subnormals, approximate division.
+    assert "sin.approx.ftz.f32" in ptx["fast"] and "div.approx.ftz.f32" in ptx["fast"]
+    assert "\t.loc\t" in ptx["lines"] and "\t.loc\t" not in ptx["plain"]
+    assert ".section\t.debug_info" in ptx["debugged"]
+    assert ".section\t.debug_info" not in ptx["lines"], "lineinfo wants line directives only"
+
+
+def test_command_line_options_override_every_kernel(kiln, options_module, tmp_path):
+    ptx = ptx_of(kiln, options_module, tmp_path / "out", "--fastmath", "--lineinfo",
+                 "--max-registers", "40")
+    for name in ("plain", "lines"):
+        assert "sin.approx.ftz.f32" in ptx[name], name
+        assert "\t.loc\t" in ptx[name], name
+        assert ".maxnreg 40" in ptx[name], name
+
+
+def test_xptxas_flags_reach_ptxas(kiln, options_module, tmp_path):
+    result = kiln("build", options_module, "--emit", "cubin", "-o", tmp_path / "out",
+                  "--arch", "80", "-Xptxas", "--warn-on-spills,--no-such-ptxas-flag")
+    assert result.returncode == 1
+    assert "no-such-ptxas-flag" in result.stderr
+    assert "Unknown option" in result.stderr, "the flag should reach ptxas, not kiln's parser"
+
+    result = kiln("build", options_module, "--emit", "cubin", "-o", tmp_path / "out", "-Xptxas")
+    assert result.returncode == 2
+    assert "-Xptxas needs a value" in result.stderr
+
+
+def test_cudaarchs_selects_the_architectures(kiln, saxpy, tmp_path):
+    import os
+
+    environment = dict(os.environ, CUDAARCHS="86-real")
+    result = kiln("build", saxpy, "--emit", "cubin", "-o", tmp_path, env=environment)
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in tmp_path.glob("*.cubin")) == [
+        "fill.0.sm_86.cubin", "fill.1.sm_86.cubin", "saxpy.0.sm_86.cubin"]
+
+
+def test_cuda_c_files_in_link_are_compiled_and_linked(kiln, repo_root, tmp_path):
+    example = repo_root / "examples" / "curand_interop" / "curand_kernels.py"
+    result = kiln("build", example, "--emit", "fatbin", "-o", tmp_path, "--arch", "80-real", "-v")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "count_low_bits_native.0.fatbin").read_bytes()[:4] == bytes.fromhex("50ed55ba")
+    assert "kernel 'count_low_bits_native'" in result.stdout
+    assert "sm_80:" in result.stdout
