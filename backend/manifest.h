@@ -1,25 +1,41 @@
 //===- backend/manifest.h - What a build holds, for the runtime -*- C++ -*-===//
 //
-// The manifest describes every kernel specialization of a built module: its
-// Python name and kind (kernel, ufunc, reduction), argument types, entry
-// name, parameter layout (docs/abi.md), shared and local memory, and the
-// images built for it. The runtime packs arguments and picks images from the
-// manifest alone, without the compiler. It is JSON, with keys in a fixed
-// order, so that builds stay byte-identical.
+// The manifest describes a build and every kernel specialization in it: the
+// module, the Kiln that built it, the source it came from, the options and
+// architectures it was built with, the module's constants, and per
+// specialization its Python name and kind (kernel, ufunc, reduction),
+// argument types, entry name, parameter layout (docs/abi.md), shared and
+// local memory, and the images built for it. The runtime packs arguments and
+// picks images from the manifest alone, without the compiler. It is JSON,
+// with keys in a fixed order, so that builds stay byte-identical.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "backend/kernel_compiler.h"
+#include "frontend/constant_value.h"
 #include "frontend/typed_ir.h"
 
 #include <llvm/Support/raw_ostream.h>
 
+#include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace kiln::backend {
+
+/// Manifests say "format": this. Bumped whenever a key changes meaning or
+/// a reader would need to know of a new one.
+constexpr unsigned ManifestFormat = 2;
+
+/// Where a specialization's fat binary lies in a built module's payload.
+struct ManifestBlob {
+  uint64_t offset = 0; // from the start of the payload
+  uint64_t size = 0;
+  uint64_t checksum = 0; // kilnChecksum of the bytes
+};
 
 struct ManifestEntry {
   const ir::Function *kernel;
@@ -28,12 +44,57 @@ struct ManifestEntry {
   std::vector<std::string> files;
   std::set<unsigned> cubinArchs;
   std::set<unsigned> ptxArchs;
+  /// Built modules only.
+  std::optional<ManifestBlob> fatbin;
+};
+
+/// The options the command line applied to every kernel (unset: each
+/// kernel's own decorator options).
+struct ManifestOptions {
+  bool fastmath = false;
+  bool debug = false;
+  bool lineinfo = false;
+  std::optional<unsigned> opt;
+  std::optional<unsigned> maxRegisters;
+  std::vector<std::string> ptxasFlags;
+};
+
+/// A module-level name bound to a Python constant.
+struct ManifestConstant {
+  std::string name;
+  ConstantValue value;
+};
+
+/// What the manifest says about the build as a whole.
+struct ManifestModule {
+  std::string name; // dotted: "pkg.kernels"
+  std::string kilnVersion;
+  std::string sourceFile; // the file name, without folders
+  uint64_t sourceChecksum = 0;
+  ManifestOptions options;
+  std::set<unsigned> cubinArchs;
+  std::set<unsigned> ptxArchs;
+  /// Sorted by name.
+  std::vector<ManifestConstant> constants;
 };
 
 /// "kernel", "ufunc" or "reduction".
 llvm::StringRef kernelKind(const ir::Function &kernel);
 
-void writeManifest(llvm::raw_ostream &os, llvm::StringRef moduleName,
+/// The manifest's type of a constant: Numba's typeof, with "unicode_type"
+/// for strings: "int64", "float32", "UniTuple(int64 x 2)",
+/// "Tuple(int64, float64)". Empty for values Numba cannot type (ints beyond
+/// 64 bits).
+std::string constantTypeName(const ConstantValue &value);
+
+/// Whether a manifest can hold `value`: None, bool, int, float, complex,
+/// str, NumPy scalars and tuples of these that Numba can type.
+bool isManifestConstant(const ConstantValue &value);
+
+/// A checksum as manifests write it: 16 lowercase hex digits.
+std::string checksumText(uint64_t checksum);
+
+void writeManifest(llvm::raw_ostream &os, const ManifestModule &module,
                    llvm::ArrayRef<ManifestEntry> entries);
 
 } // namespace kiln::backend

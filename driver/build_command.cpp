@@ -10,7 +10,8 @@
 // for every specialization and PTX target; cubins for every specialization
 // and real architecture (ptxas, or nvJitLink with link=[...] files); fat
 // binaries per specialization. Each task has its own LLVMContext and only
-// reads the typed IR.
+// reads the typed IR. A module build (--emit module) needs host objects and
+// fat binaries, which driver/module_writer.h links into one extension.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,8 +24,14 @@
 #include "backend/fatbinary.h"
 #include "backend/kernel_compiler.h"
 #include "backend/manifest.h"
+#include "backend/temporary_directory.h"
+#include "driver/bundle_writer.h"
+#include "driver/module_writer.h"
+#include "driver/python_config.h"
+#include "driver/version.h"
 #include "frontend/emit_typed_ir.h"
 #include "frontend/frontend.h"
+#include "runtime/module_format.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/FormatVariadic.h>
@@ -153,6 +160,44 @@ void printUsage(const KernelBuild &build, llvm::raw_ostream &os) {
   }
 }
 
+/// The module's top-level names bound to constants a manifest can hold,
+/// sorted by name.
+std::vector<backend::ManifestConstant> moduleConstants(const ModuleScope &scope) {
+  std::vector<backend::ManifestConstant> constants;
+  for (const auto &binding : scope.moduleBindings()) {
+    const ModuleValue &value = binding.getValue();
+    if (value.kind() == ModuleValue::Kind::Constant &&
+        backend::isManifestConstant(value.constantValue()))
+      constants.push_back({binding.getKey().str(), value.constantValue()});
+  }
+  llvm::sort(constants, [](const backend::ManifestConstant &a, const backend::ManifestConstant &b) {
+    return a.name < b.name;
+  });
+  return constants;
+}
+
+llvm::Expected<backend::ManifestModule>
+describeModule(const BuildOptions &options, const CheckedModule &module, llvm::StringRef moduleName,
+               llvm::ArrayRef<backend::ManifestEntry> entries) {
+  llvm::Expected<std::string> source = cuda::readFileBytes(options.file);
+  if (!source)
+    return source.takeError();
+  backend::ManifestModule description;
+  description.name = moduleName.str();
+  description.kilnVersion = versionNumber();
+  description.sourceFile = llvm::sys::path::filename(options.file).str();
+  description.sourceChecksum = kilnChecksum(source->data(), source->size());
+  description.options = {options.fastmath, options.debug,        options.lineinfo,
+                         options.opt,      options.maxRegisters, options.ptxasFlags};
+  for (const backend::ManifestEntry &entry : entries) {
+    description.cubinArchs.insert(entry.cubinArchs.begin(), entry.cubinArchs.end());
+    description.ptxArchs.insert(entry.ptxArchs.begin(), entry.ptxArchs.end());
+  }
+  if (module.scope)
+    description.constants = moduleConstants(*module.scope);
+  return description;
+}
+
 } // namespace
 
 std::optional<std::string> takePtxasFlags(std::vector<std::string> &arguments,
@@ -201,6 +246,19 @@ int runBuild(const BuildOptions &options) {
     return 1;
   applyOverrides(*typed, options);
 
+  // Ask Python first: a wrong --python should fail before minutes of work.
+  std::string extensionSuffix;
+  if (options.emit == EmitKind::Module) {
+    llvm::Expected<std::string> suffix = options.extensionSuffix
+                                             ? llvm::Expected<std::string>(*options.extensionSuffix)
+                                             : driver::extensionSuffix(options.python);
+    if (!suffix) {
+      llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(suffix.takeError()) << '\n';
+      return 1;
+    }
+    extensionSuffix = std::move(*suffix);
+  }
+
   if (std::error_code error = llvm::sys::fs::create_directories(options.outputDirectory)) {
     llvm::WithColor::error(llvm::errs(), "kiln")
         << "cannot create the output folder '" << options.outputDirectory
@@ -229,6 +287,7 @@ int runBuild(const BuildOptions &options) {
           {function.get(), stemOf(*function), describe(*function), {}, {}, {}, {}, {}});
 
   bool forHost = options.emit == EmitKind::Object;
+  bool withHost = forHost || options.emit == EmitKind::Module;
   std::optional<cuda::CudaToolkit> toolkit;
   std::optional<cuda::ArchSelection> archs;
   ErrorLog errors;
@@ -263,7 +322,7 @@ int runBuild(const BuildOptions &options) {
   // Phase 1: LLVM IR, PTX or host objects.
   for (size_t i = 0; i < builds.size(); ++i) {
     KernelBuild &build = builds[i];
-    if (forHost) {
+    if (withHost)
       pool.async([&, i] {
         llvm::Expected<backend::CompiledCode> code =
             compiler.compileForHost(*build.kernel, backend::CodeForm::Object);
@@ -273,8 +332,8 @@ int runBuild(const BuildOptions &options) {
         std::lock_guard<std::mutex> lock(resultsMutex);
         build.host = std::move(*code);
       });
+    if (forHost)
       continue;
-    }
     std::set<unsigned> targets = archs->archs.ptxTargets();
     for (unsigned arch : targets)
       pool.async([&, i, arch] {
@@ -292,7 +351,8 @@ int runBuild(const BuildOptions &options) {
   pool.wait();
 
   // Phase 2: cubins.
-  bool wantCubins = options.emit == EmitKind::Cubin || options.emit == EmitKind::Fatbin ||
+  bool wantFatbins = options.emit == EmitKind::Fatbin || options.emit == EmitKind::Module;
+  bool wantCubins = options.emit == EmitKind::Cubin || wantFatbins ||
                     (options.verbose && options.emit == EmitKind::Ptx);
   if (errors.empty() && wantCubins) {
     backend::CubinBuilder cubins(*toolkit, options.ptxasFlags);
@@ -316,7 +376,7 @@ int runBuild(const BuildOptions &options) {
   // Phase 3: fat binaries: every cubin, and PTX for the virtual archs
   // (kernels that link other device code carry cubins only: their PTX
   // alone would not load).
-  if (errors.empty() && options.emit == EmitKind::Fatbin) {
+  if (errors.empty() && wantFatbins) {
     for (size_t i = 0; i < builds.size(); ++i)
       pool.async([&, i] {
         KernelBuild &build = builds[i];
@@ -347,10 +407,13 @@ int runBuild(const BuildOptions &options) {
   for (KernelBuild &build : builds) {
     backend::ManifestEntry entry{
         build.kernel,
-        build.host ? build.host->interface : build.ptx.begin()->second.interface,
+        build.ptx.empty() ? build.host->interface : build.ptx.begin()->second.interface,
         {},
         {},
-        {}};
+        {},
+        std::nullopt};
+    if (build.host)
+      entry.interface.hasBlockEntry = build.host->interface.hasBlockEntry;
     auto write = [&](const std::string &name, llvm::StringRef bytes) {
       if (!failure)
         failure = writeFile(options.outputDirectory, name, bytes, written);
@@ -375,6 +438,8 @@ int runBuild(const BuildOptions &options) {
       break;
     case EmitKind::Fatbin:
       write(build.stem + ".fatbin", build.fatbin);
+      [[fallthrough]];
+    case EmitKind::Module:
       for (const auto &[arch, cubin] : build.cubins)
         entry.cubinArchs.insert(arch);
       if (build.kernel->options.link.empty())
@@ -388,11 +453,43 @@ int runBuild(const BuildOptions &options) {
     }
     manifest.push_back(std::move(entry));
   }
+  if (options.emit == EmitKind::Module) {
+    std::vector<uint64_t> sizes;
+    for (const KernelBuild &build : builds)
+      sizes.push_back(build.fatbin.size());
+    std::vector<uint64_t> offsets = payloadOffsets(sizes);
+    for (size_t i = 0; i < builds.size(); ++i)
+      manifest[i].fatbin = backend::ManifestBlob{
+          offsets[i], sizes[i], kilnChecksum(builds[i].fatbin.data(), builds[i].fatbin.size())};
+  }
+  llvm::Expected<backend::ManifestModule> description =
+      describeModule(options, module, moduleName, manifest);
+  if (!description)
+    failure = llvm::joinErrors(std::move(failure), description.takeError());
+  std::string manifestText;
   if (!failure) {
-    std::string text;
-    llvm::raw_string_ostream stream(text);
-    backend::writeManifest(stream, moduleName, manifest);
-    failure = writeFile(options.outputDirectory, moduleName + ".manifest.json", text, written);
+    llvm::raw_string_ostream stream(manifestText);
+    backend::writeManifest(stream, *description, manifest);
+  }
+  if (!failure && options.emit == EmitKind::Module) {
+    ExtensionModuleInputs inputs;
+    inputs.moduleName = moduleName;
+    inputs.manifest = manifestText;
+    for (KernelBuild &build : builds) {
+      inputs.fatbins.push_back(std::move(build.fatbin));
+      inputs.entries.push_back(
+          {build.host->interface.entryName, build.host->interface.hasBlockEntry});
+      inputs.hostObjects.push_back(std::move(build.host->bytes));
+    }
+    llvm::Expected<std::string> path =
+        writeExtensionModule(inputs, options.outputDirectory, extensionSuffix);
+    if (path)
+      written.push_back(*path);
+    else
+      failure = path.takeError();
+  } else if (!failure) {
+    failure =
+        writeFile(options.outputDirectory, moduleName + ".manifest.json", manifestText, written);
   }
   if (failure) {
     llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(std::move(failure)) << '\n';

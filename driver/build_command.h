@@ -7,13 +7,17 @@
 
 namespace kiln::driver {
 
-enum class EmitKind { Typed, LLVM, Ptx, Cubin, Fatbin, Object };
+enum class EmitKind { Typed, LLVM, Ptx, Cubin, Fatbin, Object, Module };
 
 struct BuildOptions {
   std::string file;
   std::string moduleName;
   std::vector<std::string> signatures;
   EmitKind emit = EmitKind::Fatbin;
+  /// --emit module: the Python whose EXT_SUFFIX names the module (empty:
+  /// python3 on $PATH), unless `extensionSuffix` is given.
+  std::string python;
+  std::optional<std::string> extensionSuffix;
   std::string outputDirectory = ".";
   std::optional<std::string> arch;
   /// Parallel jobs; 0 for one per core.
@@ -37,8 +41,9 @@ std::optional<std::string> takePtxasFlags(std::vector<std::string> &arguments,
                                           std::vector<std::string> &flags);
 
 /// Compiles the kernels of one module and writes one file per
-/// specialization (and architecture, where the form has one). Returns the
-/// exit status: 0, or 1 when anything failed.
+/// specialization (and architecture, where the form has one), or, for
+/// EmitKind::Module, one Python extension module. Returns the exit status:
+/// 0, or 1 when anything failed.
 int runBuild(const BuildOptions &options);
 
 } // namespace kiln::driver

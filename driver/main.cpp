@@ -2,6 +2,8 @@
 //
 // kiln check FILE.py [--json] [-v]
 // kiln build FILE.py --emit ptx|llvm|cubin|fatbin|object|typed -o DIR [--arch LIST] [-j N] [-v]
+// kiln build FILE.py --module pkg.kernels -o DIR [--python PY] [--arch LIST] [-j N]
+// kiln inspect MODULE [--json]
 // kiln targets [--arch LIST] [--json]
 //
 // Subcommands parse their options with CLI11 and hand a plain options struct
@@ -11,6 +13,7 @@
 
 #include "driver/build_command.h"
 #include "driver/check_command.h"
+#include "driver/inspect_command.h"
 #include "driver/targets_command.h"
 #include "driver/version.h"
 
@@ -55,11 +58,14 @@ int main(int argc, char **argv) {
   const std::map<std::string, kiln::driver::EmitKind> emitKinds = {
       {"typed", kiln::driver::EmitKind::Typed},   {"llvm", kiln::driver::EmitKind::LLVM},
       {"ptx", kiln::driver::EmitKind::Ptx},       {"cubin", kiln::driver::EmitKind::Cubin},
-      {"fatbin", kiln::driver::EmitKind::Fatbin}, {"object", kiln::driver::EmitKind::Object}};
-  buildCommand
-      ->add_option("--emit", build.emit, "What to write: typed, llvm, ptx, cubin, fatbin, object")
-      ->transform(CLI::CheckedTransformer(emitKinds, CLI::ignore_case))
-      ->required();
+      {"fatbin", kiln::driver::EmitKind::Fatbin}, {"object", kiln::driver::EmitKind::Object},
+      {"module", kiln::driver::EmitKind::Module}};
+  CLI::Option *emitOption =
+      buildCommand
+          ->add_option("--emit", build.emit,
+                       "What to write: typed, llvm, ptx, cubin, fatbin, object, module "
+                       "(default with --module: module, a Python extension module)")
+          ->transform(CLI::CheckedTransformer(emitKinds, CLI::ignore_case));
   buildCommand->add_option("-o,--output", build.outputDirectory, "Folder to write into")
       ->capture_default_str();
   buildCommand->add_option_function<std::string>(
@@ -69,6 +75,13 @@ int main(int argc, char **argv) {
   buildCommand->add_flag("-v,--verbose", build.verbose,
                          "Print ptxas's resource usage per specialization and architecture");
   buildCommand->add_option("--module", build.moduleName, "Dotted module name (pkg.kernels)");
+  buildCommand->add_option("--python", build.python,
+                           "The Python the module is for, whose EXT_SUFFIX names it "
+                           "(default: python3 on $PATH)");
+  buildCommand->add_option_function<std::string>(
+      "--ext-suffix", [&](const std::string &suffix) { build.extensionSuffix = suffix; },
+      "The module's file name suffix (e.g. .cpython-312-x86_64-linux-gnu.so), instead of "
+      "asking Python");
   buildCommand->add_option("--signature", build.signatures,
                            "Signature for a kernel without one, as NAME=SIGNATURE; repeatable");
   buildCommand->add_flag("--fastmath", build.fastmath, "Compile every kernel with fastmath=True");
@@ -90,6 +103,14 @@ int main(int argc, char **argv) {
   buildCommand->add_option("--Xptxas", ptxasFlagsHelp,
                            "-Xptxas FLAG[,FLAG...]: pass options to ptxas, as nvcc does "
                            "(e.g. -Xptxas --warn-on-spills); repeatable");
+
+  kiln::driver::InspectOptions inspect;
+  CLI::App *inspectCommand = app.add_subcommand(
+      "inspect", "Show what a module built by `kiln build --module` holds, without importing it");
+  inspectCommand->add_option("module", inspect.path, "Built module (kernels.cpython-*.so)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  inspectCommand->add_flag("--json", inspect.json, "Print the result as JSON");
 
   kiln::driver::TargetsOptions targets;
   CLI::App *targetsCommand = app.add_subcommand(
@@ -121,8 +142,19 @@ int main(int argc, char **argv) {
   if (checkCommand->parsed())
     return kiln::driver::runCheck(check);
   build.color = check.color;
-  if (buildCommand->parsed())
+  if (buildCommand->parsed()) {
+    if (emitOption->count() == 0) {
+      if (build.moduleName.empty()) {
+        llvm::errs() << "kiln build needs --emit, or --module NAME to build a Python module\n"
+                        "Run with --help for more information.\n";
+        return 2;
+      }
+      build.emit = kiln::driver::EmitKind::Module;
+    }
     return kiln::driver::runBuild(build);
+  }
+  if (inspectCommand->parsed())
+    return kiln::driver::runInspect(inspect);
   if (targetsCommand->parsed())
     return kiln::driver::runTargets(targets);
   return 0;

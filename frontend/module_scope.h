@@ -199,6 +199,9 @@ public:
   /// Where `name` was bound at module level (invalid for Python builtins).
   SourceRange bindingRange(llvm::StringRef name) const;
 
+  /// Every module-level binding, by name, in no particular order.
+  const llvm::StringMap<ModuleValue> &moduleBindings() const { return bindings; }
+
   /// Decorated functions, in source order.
   llvm::ArrayRef<std::unique_ptr<FunctionDecl>> functions() const { return decls; }
   const FunctionDecl *function(llvm::StringRef name) const;

@@ -93,7 +93,10 @@ def test_manifest_records_each_specializations_parameter_layout(kiln, saxpy, tmp
     result = kiln("build", saxpy, "--emit", "fatbin", "-o", tmp_path, "--arch", "80;100-real")
     assert result.returncode == 0, result.stderr
     manifest = json.loads((tmp_path / "saxpy.manifest.json").read_text())
+    assert manifest["format"] == 2
     assert manifest["module"] == "saxpy"
+    assert manifest["archs"] == {"cubins": [80, 100], "ptx": [80]}
+    assert manifest["source"]["file"] == "saxpy.py"
     by_symbol = {s["symbol"]: s for s in manifest["specializations"]}
     spec = by_symbol["saxpy.saxpy$0"]
     assert spec["entry"] == "_kiln_5saxpy5saxpy_0"

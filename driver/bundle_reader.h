@@ -1,0 +1,31 @@
+//===- driver/bundle_reader.h - Finding a built module's bundle -*- C++ -*-===//
+//
+// `kiln inspect` reads a built module without importing it: the bundle is
+// found by its magic among the file's bytes, then its header, sizes and
+// manifest checksum are checked. Errors say what is damaged.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "runtime/module_format.h"
+
+#include <llvm/ADT/StringRef.h>
+#include <llvm/Support/Error.h>
+
+#include <cstdint>
+
+namespace kiln::driver {
+
+struct BundleView {
+  /// Where the bundle starts in the file.
+  uint64_t fileOffset = 0;
+  KilnBundleHeader header;
+  llvm::StringRef manifest;
+  llvm::StringRef payload;
+};
+
+/// Finds and checks the bundle in the bytes of a built module. The views
+/// point into `file`.
+llvm::Expected<BundleView> findBundle(llvm::StringRef file);
+
+} // namespace kiln::driver

@@ -1,0 +1,266 @@
+//===- driver/inspect_command.cpp - `kiln inspect` ------------------------===//
+//
+//   $ kiln inspect out/vector_add.cpython-312-x86_64-linux-gnu.so
+//   module pkg.vector_add
+//     file        out/vector_add.cpython-312-x86_64-linux-gnu.so
+//     built by    Kiln 0.1.0 (manifest format 2, bundle format 1)
+//     source      vector_add.py (checksum ac312c16f509b8af)
+//     options     fastmath=false debug=false lineinfo=false opt=null ...
+//     archs       cubins sm_80; PTX compute_80
+//     bundle      39744 bytes at file offset 1200: manifest 8177 bytes ...
+//     constants   none
+//   kernel add_kernel
+//     (array(float32, 1d, C), array(float32, 1d, C), array(float32, 1d, C))
+//       entry   _kiln_3pkg10vector_add10add_kernel_0 (with block entry)
+//       archs   cubins sm_80; PTX compute_80
+//       fatbin  8872 bytes at payload offset 0 (checksum d842f7c1b79b99e2)
+//       memory  0 bytes static shared, 0 bytes local
+//
+// The JSON form (--json) holds the same: "file", "module", "kiln_version",
+// "manifest_format", "bundle", "source", "options", "archs", "constants" and
+// "kernels" (each with "name", "kind" and "specializations").
+//
+//===----------------------------------------------------------------------===//
+
+#include "driver/inspect_command.h"
+
+#include "backend/cuda_archs.h"
+#include "backend/manifest.h"
+#include "backend/temporary_directory.h"
+#include "driver/bundle_reader.h"
+
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/WithColor.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <map>
+
+namespace kiln::driver {
+
+namespace {
+
+llvm::Error problem(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// A kernel and its specializations, in manifest order.
+struct KernelGroup {
+  std::string name;
+  std::string kind;
+  std::vector<const llvm::json::Object *> specializations;
+};
+
+/// The manifest, parsed, with every fat binary checked against the payload.
+struct InspectedModule {
+  BundleView bundle;
+  llvm::json::Value manifest = nullptr;
+  std::vector<KernelGroup> kernels;
+};
+
+std::string describeSpecialization(const llvm::json::Object &spec) {
+  std::string text = spec.getString("name").value_or("?").str();
+  text += " (";
+  if (const llvm::json::Array *args = spec.getArray("args"))
+    for (size_t i = 0; i < args->size(); ++i)
+      text += (i ? ", " : "") + (*args)[i].getAsString().value_or("?").str();
+  return text + ")";
+}
+
+llvm::Expected<InspectedModule> inspect(llvm::StringRef file) {
+  InspectedModule result;
+  llvm::Expected<BundleView> bundle = findBundle(file);
+  if (!bundle)
+    return bundle.takeError();
+  result.bundle = *bundle;
+  llvm::Expected<llvm::json::Value> manifest = llvm::json::parse(bundle->manifest);
+  if (!manifest)
+    return problem("the manifest is not valid JSON: " + llvm::toString(manifest.takeError()));
+  result.manifest = std::move(*manifest);
+  const llvm::json::Object *root = result.manifest.getAsObject();
+  if (!root)
+    return problem("the manifest is not a JSON object");
+  std::optional<int64_t> format = root->getInteger("format");
+  if (format != int64_t(backend::ManifestFormat))
+    return problem("the manifest has format " + (format ? std::to_string(*format) : "none") +
+                   "; this Kiln reads format " + std::to_string(backend::ManifestFormat));
+  const llvm::json::Array *specializations = root->getArray("specializations");
+  if (!specializations || !root->getString("module"))
+    return problem("the manifest lacks 'module' or 'specializations'");
+
+  std::map<std::pair<std::string, std::string>, size_t> groupOf;
+  for (const llvm::json::Value &value : *specializations) {
+    const llvm::json::Object *spec = value.getAsObject();
+    if (!spec)
+      return problem("the manifest has a specialization that is not an object");
+    std::string description = describeSpecialization(*spec);
+    const llvm::json::Object *fatbin = spec->getObject("fatbin");
+    std::optional<int64_t> offset = fatbin ? fatbin->getInteger("offset") : std::nullopt;
+    std::optional<int64_t> size = fatbin ? fatbin->getInteger("size") : std::nullopt;
+    std::optional<llvm::StringRef> checksum = fatbin ? fatbin->getString("checksum") : std::nullopt;
+    if (!offset || !size || !checksum || *offset < 0 || *size < 0)
+      return problem("the manifest has no valid 'fatbin' for " + description);
+    llvm::StringRef payload = bundle->payload;
+    if (uint64_t(*offset) > payload.size() || uint64_t(*size) > payload.size() - *offset)
+      return problem("the fat binary of " + description + " (offset " + std::to_string(*offset) +
+                     ", " + std::to_string(*size) + " bytes) lies outside the payload's " +
+                     std::to_string(payload.size()) + " bytes");
+    llvm::StringRef blob = payload.substr(*offset, *size);
+    std::string actual = backend::checksumText(kilnChecksum(blob.data(), blob.size()));
+    if (actual != *checksum)
+      return problem("the fat binary of " + description + " is damaged: its checksum is " + actual +
+                     ", the manifest says " + *checksum);
+    std::string name = spec->getString("name").value_or("").str();
+    std::string kind = spec->getString("kind").value_or("").str();
+    auto [it, inserted] = groupOf.try_emplace({name, kind}, result.kernels.size());
+    if (inserted)
+      result.kernels.push_back({name, kind, {}});
+    result.kernels[it->second].specializations.push_back(spec);
+  }
+  return result;
+}
+
+std::string archList(const llvm::json::Array *archs, bool ptx) {
+  std::string text;
+  if (archs)
+    for (const llvm::json::Value &arch : *archs)
+      if (std::optional<int64_t> number = arch.getAsInteger())
+        text += std::string(text.empty() ? "" : " ") + (ptx ? "compute_" : "sm_") +
+                std::to_string(*number);
+  return text.empty() ? "none" : text;
+}
+
+std::string scalarText(const llvm::json::Value *value) {
+  if (!value)
+    return "?";
+  std::string text;
+  llvm::raw_string_ostream stream(text);
+  stream << *value;
+  return text;
+}
+
+void printText(const InspectedModule &module, llvm::StringRef path, llvm::raw_ostream &os) {
+  const llvm::json::Object &root = *module.manifest.getAsObject();
+  const KilnBundleHeader &header = module.bundle.header;
+  os << "module " << root.getString("module").value_or("?") << '\n';
+  os << "  file        " << path << '\n';
+  os << "  built by    Kiln " << root.getString("kiln_version").value_or("?")
+     << " (manifest format " << backend::ManifestFormat << ", bundle format "
+     << header.formatVersion << ")\n";
+  if (const llvm::json::Object *source = root.getObject("source"))
+    os << "  source      " << source->getString("file").value_or("?") << " (checksum "
+       << source->getString("checksum").value_or("?") << ")\n";
+  if (const llvm::json::Object *options = root.getObject("options")) {
+    os << "  options    ";
+    for (llvm::StringRef key :
+         {"fastmath", "debug", "lineinfo", "opt", "max_registers", "ptxas_flags"})
+      os << ' ' << key << '=' << scalarText(options->get(key));
+    os << '\n';
+  }
+  if (const llvm::json::Object *archs = root.getObject("archs"))
+    os << "  archs       cubins " << archList(archs->getArray("cubins"), false) << "; PTX "
+       << archList(archs->getArray("ptx"), true) << '\n';
+  os << "  bundle      " << header.payloadOffset + header.payloadSize << " bytes at file offset "
+     << module.bundle.fileOffset << ": manifest " << header.manifestSize << " bytes (checksum "
+     << backend::checksumText(header.manifestChecksum) << "), payload " << header.payloadSize
+     << " bytes\n";
+  if (const llvm::json::Array *constants = root.getArray("constants")) {
+    os << (constants->empty() ? "  constants   none" : "  constants") << '\n';
+    for (const llvm::json::Value &value : *constants)
+      if (const llvm::json::Object *constant = value.getAsObject())
+        os << "    " << constant->getString("name").value_or("?") << ": "
+           << constant->getString("type").value_or("?") << " = "
+           << scalarText(constant->get("value")) << '\n';
+  }
+  for (const KernelGroup &kernel : module.kernels) {
+    os << kernel.kind << ' ' << kernel.name << '\n';
+    for (const llvm::json::Object *spec : kernel.specializations) {
+      os << "  (";
+      if (const llvm::json::Array *args = spec->getArray("args"))
+        for (size_t i = 0; i < args->size(); ++i)
+          os << (i ? ", " : "") << (*args)[i].getAsString().value_or("?");
+      os << ")\n";
+      os << "    entry   " << spec->getString("entry").value_or("?")
+         << (spec->getBoolean("block_entry").value_or(false) ? " (with block entry)" : "") << '\n';
+      os << "    archs   cubins " << archList(spec->getArray("cubins"), false) << "; PTX "
+         << archList(spec->getArray("ptx"), true) << '\n';
+      const llvm::json::Object *fatbin = spec->getObject("fatbin");
+      os << "    fatbin  " << fatbin->getInteger("size").value_or(0) << " bytes at payload offset "
+         << fatbin->getInteger("offset").value_or(0) << " (checksum "
+         << fatbin->getString("checksum").value_or("?") << ")\n";
+      os << "    memory  " << spec->getInteger("static_shared_bytes").value_or(0)
+         << " bytes static shared, " << spec->getInteger("local_bytes").value_or(0)
+         << " bytes local\n";
+    }
+  }
+}
+
+void printJson(const InspectedModule &module, llvm::StringRef path, llvm::raw_ostream &os) {
+  const llvm::json::Object &root = *module.manifest.getAsObject();
+  const KilnBundleHeader &header = module.bundle.header;
+  llvm::json::OStream json(os, 2);
+  auto copy = [&](llvm::StringRef key) {
+    const llvm::json::Value *value = root.get(key);
+    json.attribute(key, value ? *value : llvm::json::Value(nullptr));
+  };
+  json.object([&] {
+    json.attribute("file", path);
+    copy("module");
+    copy("kiln_version");
+    json.attribute("manifest_format", backend::ManifestFormat);
+    json.attributeObject("bundle", [&] {
+      json.attribute("format", header.formatVersion);
+      json.attribute("file_offset", module.bundle.fileOffset);
+      json.attribute("size", header.payloadOffset + header.payloadSize);
+      json.attribute("manifest_size", header.manifestSize);
+      json.attribute("manifest_checksum", backend::checksumText(header.manifestChecksum));
+      json.attribute("payload_offset", header.payloadOffset);
+      json.attribute("payload_size", header.payloadSize);
+    });
+    copy("source");
+    copy("options");
+    copy("archs");
+    copy("constants");
+    json.attributeArray("kernels", [&] {
+      for (const KernelGroup &kernel : module.kernels)
+        json.object([&] {
+          json.attribute("name", kernel.name);
+          json.attribute("kind", kernel.kind);
+          json.attributeArray("specializations", [&] {
+            for (const llvm::json::Object *spec : kernel.specializations)
+              json.object([&] {
+                for (llvm::StringRef key :
+                     {"symbol", "args", "entry", "block_entry", "cubins", "ptx", "fatbin",
+                      "static_shared_bytes", "local_bytes", "synchronizes", "raises"}) {
+                  const llvm::json::Value *value = spec->get(key);
+                  json.attribute(key, value ? *value : llvm::json::Value(nullptr));
+                }
+              });
+          });
+        });
+    });
+  });
+  os << '\n';
+}
+
+} // namespace
+
+int runInspect(const InspectOptions &options) {
+  llvm::Expected<std::string> bytes = cuda::readFileBytes(options.path);
+  if (!bytes) {
+    llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(bytes.takeError()) << '\n';
+    return 1;
+  }
+  llvm::Expected<InspectedModule> module = inspect(*bytes);
+  if (!module) {
+    llvm::WithColor::error(llvm::errs(), "kiln")
+        << "'" << options.path << "': " << llvm::toString(module.takeError()) << '\n';
+    return 1;
+  }
+  if (options.json)
+    printJson(*module, options.path, llvm::outs());
+  else
+    printText(*module, options.path, llvm::outs());
+  return 0;
+}
+
+} // namespace kiln::driver

@@ -1,0 +1,66 @@
+//===- driver/module_writer.cpp - Writing a built kernel module -----------===//
+
+#include "driver/module_writer.h"
+
+#include "backend/host_library.h"
+#include "backend/temporary_directory.h"
+#include "driver/bundle_writer.h"
+
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/FormatVariadic.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/Process.h>
+
+namespace kiln::driver {
+
+llvm::Expected<std::string> writeExtensionModule(const ExtensionModuleInputs &inputs,
+                                                 llvm::StringRef directory,
+                                                 llvm::StringRef extensionSuffix) {
+  std::string bundle = writeBundle(inputs.manifest, inputs.fatbins);
+  llvm::Expected<std::string> object =
+      backend::createExtensionObject(inputs.moduleName, bundle, inputs.entries);
+  if (!object)
+    return object.takeError();
+
+  // Objects get fixed names in a scratch folder: LLD records none of them
+  // in the output, but fixed names keep even its diagnostics stable.
+  llvm::Expected<cuda::TemporaryDirectory> scratch =
+      cuda::TemporaryDirectory::create("kiln-module");
+  if (!scratch)
+    return scratch.takeError();
+  std::vector<std::string> objects;
+  for (size_t i = 0; i < inputs.hostObjects.size(); ++i) {
+    std::string name = llvm::formatv("host{0:d6}.o", i).str();
+    if (llvm::Error error = scratch->write(name, inputs.hostObjects[i]))
+      return std::move(error);
+    objects.push_back(scratch->file(name));
+  }
+  if (llvm::Error error = scratch->write("module.o", *object))
+    return std::move(error);
+  objects.push_back(scratch->file("module.o"));
+
+  llvm::SmallString<256> finalPath(directory);
+  llvm::sys::path::append(finalPath,
+                          backend::extensionBaseName(inputs.moduleName) + extensionSuffix);
+  llvm::SmallString<256> temporaryPath;
+  int descriptor = -1;
+  // A unique temporary name beside the module, so that the rename is atomic.
+  llvm::SmallString<256> model(finalPath);
+  model += ".tmp-%%%%%%";
+  if (std::error_code error = llvm::sys::fs::createUniqueFile(model, descriptor, temporaryPath))
+    return llvm::createStringError(error, "cannot create a file beside '" + finalPath.str().str() +
+                                              "': " + error.message());
+  llvm::sys::Process::SafelyCloseFileDescriptor(descriptor);
+  if (llvm::Error error = backend::linkSharedLibrary(objects, temporaryPath)) {
+    llvm::sys::fs::remove(temporaryPath);
+    return std::move(error);
+  }
+  if (std::error_code error = llvm::sys::fs::rename(temporaryPath, finalPath)) {
+    llvm::sys::fs::remove(temporaryPath);
+    return llvm::createStringError(error, "cannot write '" + finalPath.str().str() +
+                                              "': " + error.message());
+  }
+  return finalPath.str().str();
+}
+
+} // namespace kiln::driver

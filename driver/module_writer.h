@@ -1,0 +1,37 @@
+//===- driver/module_writer.h - Writing a built kernel module ---*- C++ -*-===//
+//
+// The last step of `kiln build --module pkg.kernels`: the bundle (manifest
+// and fat binaries), the object holding it with PyInit_ (backend/
+// extension_module.h) and the host objects are linked by LLD, in process,
+// into DIR/kernels<EXT_SUFFIX>: first a temporary file in DIR, then renamed,
+// so that a reader never sees half a module. Inputs are linked in manifest
+// order and nothing depends on time or temporary names, so that the same
+// inputs give the same bytes.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "backend/extension_module.h"
+
+#include <llvm/Support/Error.h>
+
+#include <string>
+#include <vector>
+
+namespace kiln::driver {
+
+struct ExtensionModuleInputs {
+  std::string moduleName; // dotted
+  std::string manifest;
+  /// One per specialization, in manifest order.
+  std::vector<std::string> fatbins;
+  std::vector<backend::ExtensionEntry> entries;
+  std::vector<std::string> hostObjects;
+};
+
+/// Writes DIR/<last name component><extensionSuffix>; returns its path.
+llvm::Expected<std::string> writeExtensionModule(const ExtensionModuleInputs &inputs,
+                                                 llvm::StringRef directory,
+                                                 llvm::StringRef extensionSuffix);
+
+} // namespace kiln::driver

@@ -1,0 +1,39 @@
+//===- driver/python_config.cpp - What the target Python expects ----------===//
+
+#include "driver/python_config.h"
+
+#include "backend/tool_runner.h"
+
+#include <llvm/Support/Program.h>
+
+namespace kiln::driver {
+
+llvm::Expected<std::string> extensionSuffix(llvm::StringRef python) {
+  std::string program = python.empty() ? "python3" : python.str();
+  auto failure = [&](const llvm::Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot ask Python '" + program +
+                                       "' for its extension module suffix: " + why +
+                                       " (name the interpreter with --python)");
+  };
+  std::string path = program;
+  if (program.find('/') == std::string::npos) {
+    llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName(program);
+    if (!found)
+      return failure("it is not on $PATH");
+    path = *found;
+  }
+  llvm::Expected<cuda::ToolOutput> output = cuda::runTool(
+      path, {"-c", "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))"});
+  if (!output)
+    return failure(llvm::toString(output.takeError()));
+  llvm::StringRef suffix = llvm::StringRef(output->standardOutput).trim();
+  if (output->exitCode != 0)
+    return failure("it exited with status " + llvm::Twine(output->exitCode) + ": " +
+                   llvm::StringRef(output->standardError).trim());
+  if (suffix.empty() || suffix == "None" || !suffix.starts_with(".") || suffix.contains('/'))
+    return failure("it printed '" + suffix + "'");
+  return suffix.str();
+}
+
+} // namespace kiln::driver
