@@ -2,8 +2,8 @@
 
 One case per seed kernel of examples/: how to make its inputs for a problem
 size, its launch configuration, how to launch it (the same code drives
-Kiln's CPU engine, through tests/backend/kiln_cpu.py, and Numba's CUDA
-simulator, which both launch Numba-style: `module.kernel[grid, block](...)`,
+Kiln's CPU engine, through modules built with `kiln build --module` and
+imported with KILN_TARGET=cpu, and Numba's CUDA simulator, which both launch Numba-style: `module.kernel[grid, block](...)`,
 `module.ufunc(...)`, `module.reduction(...)`), and a vectorized NumPy
 version of the same computation.
 
@@ -21,6 +21,7 @@ import json
 import math
 import os
 import pathlib
+import subprocess
 import sys
 import time
 import warnings
@@ -398,13 +399,18 @@ def _time(function, reset, state, repeats):
 
 
 def _load_kiln(example, cache):
+    """Builds the example with `kiln build --module` (the kiln in $KILN) into
+    $KILN_BENCH_MODULES and imports it: the runtime's CPU engine path."""
     if example not in cache:
-        sys.path.insert(0, str(ROOT / "tests" / "backend"))
-        import kiln_cpu
-
+        folder = os.environ["KILN_BENCH_MODULES"]
         start = time.perf_counter()
-        cache[example] = kiln_cpu.compile_module(ROOT / "examples" / f"{example}.py")
-        cache[example]._bench_compile_s = time.perf_counter() - start
+        subprocess.run([os.environ["KILN"], "build", str(ROOT / "examples" / f"{example}.py"), "--module", example,
+                        "-o", folder, "--python", sys.executable], check=True, capture_output=True)
+        built = time.perf_counter() - start
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+        cache[example] = importlib.import_module(example)
+        cache[example]._bench_compile_s = built
     return cache[example]
 
 

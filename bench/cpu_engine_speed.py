@@ -7,8 +7,9 @@
 The kernels, their inputs, launch configurations and NumPy versions are in
 bench/cpu_engine_cases.py. Three fresh processes of bench/.venv's Python:
 
-* Kiln: each example compiled for the host once (tests/backend/kiln_cpu.py,
-  the CPU runner library of the build folder; compile time not counted), one
+* Kiln: each example built once with `kiln build --module` (build time not
+  counted) and imported with KILN_TARGET=cpu, through the runtime of the
+  build folder (build/python), one
   warm-up launch whose result is checked against NumPy's, then the fastest of
   --repeats launches (Numba-style `kernel[grid, block](...)`, ufunc and
   reduction calls, host NumPy arrays in and out). The engine runs blocks on
@@ -32,6 +33,7 @@ import argparse
 import json
 import os
 import pathlib
+import shutil
 import sys
 import tempfile
 
@@ -73,7 +75,7 @@ def main():
     parser.add_argument("--sim-repeats", type=int, default=1)
     parser.add_argument("--only", help="comma-separated case or example names")
     parser.add_argument("--build-dir", default=str(bc.default_build_dir()),
-                        help="Kiln build folder with tests/backend/libkiln_cpu_runner.so (or $KILN_BUILD_DIR)")
+                        help="Kiln build folder with driver/kiln and python/kiln (or $KILN_BUILD_DIR)")
     parser.add_argument("--no-sim", action="store_true")
     parser.add_argument("--stat", choices=["min", "median"], default="min",
                         help="which of the --repeats times to report (default: the fastest, the least "
@@ -81,14 +83,18 @@ def main():
     options = parser.parse_args()
 
     python = bc.require_bench_python()
-    private = tempfile.TemporaryDirectory(prefix="kiln-bench-runner-")
-    runner_dir = pathlib.Path(private.name) / "tests" / "backend"
-    runner_dir.mkdir(parents=True)
-    bc.snapshot(pathlib.Path(options.build_dir) / "tests" / "backend" / "libkiln_cpu_runner.so", runner_dir)
+    private = tempfile.TemporaryDirectory(prefix="kiln-bench-runtime-")
+    build_dir = pathlib.Path(options.build_dir)
+    kiln = bc.snapshot(build_dir / "driver" / "kiln", private.name)
+    # The runtime package, copied (its .py files are symlinks into the source tree).
+    package = pathlib.Path(private.name) / "python"
+    shutil.copytree(build_dir / "python", package, symlinks=False)
+    modules = pathlib.Path(private.name) / "modules"
+    modules.mkdir()
     print(f"command: {bc.command_line()}")
     print(f"machine: {bc.machine_line()}; load average {bc.load_average()} at start")
 
-    env = bc.bench_env(KILN_BUILD_DIR=private.name)
+    env = bc.bench_env(KILN=kiln, KILN_BENCH_MODULES=str(modules), KILN_TARGET="cpu", PYTHONPATH=str(package))
     env.pop("NUMBA_ENABLE_CUDASIM", None)
     # Set on some machines for old OpenBLAS builds; they only slow NumPy down (BLAS is not used here).
     env.pop("OPENBLAS_CORETYPE", None)
@@ -120,7 +126,7 @@ def main():
     for error, names in failures.items():
         print(f"\nThe simulator fails on {', '.join(names)}: {error}")
     compile_times = {k["example"]: k["compile_s"] for k in kiln.values()}
-    print("\nKiln host compile time per example (not counted above): " +
+    print("\nkiln build --module time per example (not counted above): " +
           ", ".join(f"{e} {bc.ms(t)}" for e, t in compile_times.items()))
     if any(k["example"] == "reductions" for k in kiln.values()) and sim:
         print("The simulator's cuda.reduce is Python's functools.reduce over the array: no kernel runs.")

@@ -71,13 +71,13 @@ typedef void *(*KilnModuleLoader)(const KilnModuleImage *image);
 #define KILN_BUNDLE_MAGIC "KILNBNDL"
 
 typedef struct KilnBundleHeader {
-  char magic[8];            /* KILN_BUNDLE_MAGIC, no NUL */
-  uint32_t formatVersion;   /* KILN_MODULE_FORMAT_VERSION */
-  uint32_t headerSize;      /* sizeof(KilnBundleHeader) */
-  uint64_t manifestOffset;  /* from the start of the bundle */
-  uint64_t manifestSize;    /* bytes of UTF-8 JSON, no NUL */
+  char magic[8];           /* KILN_BUNDLE_MAGIC, no NUL */
+  uint32_t formatVersion;  /* KILN_MODULE_FORMAT_VERSION */
+  uint32_t headerSize;     /* sizeof(KilnBundleHeader) */
+  uint64_t manifestOffset; /* from the start of the bundle */
+  uint64_t manifestSize;   /* bytes of UTF-8 JSON, no NUL */
   uint64_t manifestChecksum;
-  uint64_t payloadOffset;   /* 16-byte aligned; blobs are 16-byte aligned in it */
+  uint64_t payloadOffset; /* 16-byte aligned; blobs are 16-byte aligned in it */
   uint64_t payloadSize;
 } KilnBundleHeader;
 

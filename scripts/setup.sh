@@ -70,4 +70,4 @@ cmake --build build
 # kiln on the venv's PATH, and the kiln Python package importable from it.
 ln -sf "$root/build/driver/kiln" .venv/bin/kiln
 site_packages="$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
-echo "$root/runtime/python" > "$site_packages/kiln-dev.pth"
+echo "$root/build/python" > "$site_packages/kiln-dev.pth"

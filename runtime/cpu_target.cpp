@@ -1,0 +1,206 @@
+//===- runtime/cpu_target.cpp - Kernels on the host -----------------------===//
+
+#include "runtime/cpu_target.h"
+
+#include "runtime/cpu_engine/engine.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <new>
+#include <thread>
+#include <unistd.h>
+
+namespace kiln::runtime {
+namespace {
+
+/// Allocations are aligned as cuMemAlloc's, so that kernels tested here see
+/// the alignment they get on a GPU.
+constexpr size_t allocationAlignment = 256;
+
+/// What an event handle points at.
+struct CpuEvent {
+  bool timing;
+  bool recorded = false;
+  timespec time = {};
+};
+
+Status badEvent(const char *what) {
+  return Status::error(ErrorKind::InvalidValue, std::string("kiln: ") + what);
+}
+
+class CpuTarget final : public ExecutionTarget {
+public:
+  const char *name() const override { return "cpu"; }
+
+  Status deviceInfo(DeviceInfo &info) override {
+    info = DeviceInfo();
+    info.name = "Kiln CPU engine";
+    // The limits the engine checks launches against (compute capability
+    // 7.0), on as many "multiprocessors" as it has workers.
+    info.computeCapabilityMajor = 7;
+    info.computeCapabilityMinor = 0;
+    unsigned workers = std::thread::hardware_concurrency();
+    info.multiprocessorCount = workers ? static_cast<int>(workers) : 1;
+    info.warpSize = static_cast<int>(cpu::DeviceLimits::warpSize);
+    info.maxThreadsPerBlock = static_cast<int>(cpu::DeviceLimits::maxThreadsPerBlock);
+    info.maxSharedMemoryPerBlock = static_cast<int>(cpu::DeviceLimits::maxSharedBytesPerBlock);
+    long pages = sysconf(_SC_PHYS_PAGES);
+    long pageSize = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && pageSize > 0)
+      info.totalMemoryBytes = static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize);
+    info.uuid = "CPU-00000000-0000-0000-0000-000000000000";
+    return Status::success();
+  }
+
+  Status allocate(size_t bytes, DevicePointer &pointer) override {
+    void *host = nullptr;
+    if (Status status = allocateAligned(bytes, host); !status.ok())
+      return status;
+    pointer = reinterpret_cast<uintptr_t>(host);
+    return Status::success();
+  }
+  void release(DevicePointer pointer) override {
+    std::free(reinterpret_cast<void *>(static_cast<uintptr_t>(pointer)));
+  }
+  Status allocateHost(size_t bytes, bool, void *&host) override {
+    return allocateAligned(bytes, host);
+  }
+  void releaseHost(void *host) override { std::free(host); }
+  Status mappedDevicePointer(void *host, DevicePointer &pointer) override {
+    pointer = reinterpret_cast<uintptr_t>(host);
+    return Status::success();
+  }
+
+  Status copyToDevice(DevicePointer destination, const void *source, size_t bytes,
+                      StreamHandle) override {
+    if (bytes)
+      std::memmove(address(destination), source, bytes);
+    return Status::success();
+  }
+  Status copyToHost(void *destination, DevicePointer source, size_t bytes, StreamHandle) override {
+    if (bytes)
+      std::memmove(destination, address(source), bytes);
+    return Status::success();
+  }
+  Status copyOnDevice(DevicePointer destination, DevicePointer source, size_t bytes,
+                      StreamHandle) override {
+    if (bytes)
+      std::memmove(address(destination), address(source), bytes);
+    return Status::success();
+  }
+  Status fill(DevicePointer destination, uint8_t value, size_t bytes, StreamHandle) override {
+    if (bytes)
+      std::memset(address(destination), value, bytes);
+    return Status::success();
+  }
+
+  // Everything finishes before it returns: a stream is only a name.
+  Status createStream(StreamHandle &stream) override {
+    stream = nextStream.fetch_add(1, std::memory_order_relaxed);
+    return Status::success();
+  }
+  void destroyStream(StreamHandle) override {}
+  Status synchronizeStream(StreamHandle) override { return Status::success(); }
+  Status queryStream(StreamHandle, bool &finished) override {
+    finished = true;
+    return Status::success();
+  }
+  Status synchronizeDevice() override { return Status::success(); }
+
+  Status createEvent(bool timing, EventHandle &event) override {
+    auto *created = new (std::nothrow) CpuEvent{timing};
+    if (!created)
+      return Status::error(ErrorKind::OutOfMemory, "kiln: out of host memory for an event");
+    event = reinterpret_cast<uintptr_t>(created);
+    return Status::success();
+  }
+  void destroyEvent(EventHandle event) override { delete eventOf(event); }
+  Status recordEvent(EventHandle event, StreamHandle) override {
+    CpuEvent *recorded = eventOf(event);
+    if (!recorded)
+      return badEvent("record() of a null event");
+    clock_gettime(CLOCK_MONOTONIC, &recorded->time);
+    recorded->recorded = true;
+    return Status::success();
+  }
+  Status synchronizeEvent(EventHandle event) override {
+    return eventOf(event) ? Status::success() : badEvent("synchronize() of a null event");
+  }
+  Status queryEvent(EventHandle event, bool &finished) override {
+    finished = true;
+    return eventOf(event) ? Status::success() : badEvent("query() of a null event");
+  }
+  Status elapsedMilliseconds(EventHandle start, EventHandle end, float &milliseconds) override {
+    CpuEvent *first = eventOf(start);
+    CpuEvent *last = eventOf(end);
+    if (!first || !last)
+      return badEvent("elapsed_time() of a null event");
+    if (!first->timing || !last->timing)
+      return badEvent("elapsed_time() needs two events created with timing=True");
+    if (!first->recorded || !last->recorded)
+      return badEvent("elapsed_time() needs two recorded events; call record() first");
+    double seconds = static_cast<double>(last->time.tv_sec - first->time.tv_sec) +
+                     static_cast<double>(last->time.tv_nsec - first->time.tv_nsec) * 1e-9;
+    milliseconds = static_cast<float>(seconds * 1e3);
+    return Status::success();
+  }
+
+  Status launch(KernelSpec &spec, const LaunchDims &dims, StreamHandle, void **args) override {
+    cpu::KernelImage image;
+    image.threadEntry = spec.hostEntries.thread;
+    image.blockEntry = spec.hostEntries.block;
+    image.staticSharedBytes = spec.staticSharedBytes;
+    image.localBytesPerThread = spec.localBytes;
+    image.name = spec.name.c_str();
+    cpu::LaunchConfig config;
+    config.grid = {dims.grid.x, dims.grid.y, dims.grid.z};
+    config.block = {dims.block.x, dims.block.y, dims.block.z};
+    config.dynamicSharedBytes = dims.dynamicSharedBytes;
+    return statusOf(engine.launch(image, config, args));
+  }
+
+private:
+  static void *address(DevicePointer pointer) {
+    return reinterpret_cast<void *>(static_cast<uintptr_t>(pointer));
+  }
+  static CpuEvent *eventOf(EventHandle event) { return reinterpret_cast<CpuEvent *>(event); }
+
+  static Status allocateAligned(size_t bytes, void *&host) {
+    size_t rounded = (bytes + allocationAlignment - 1) / allocationAlignment * allocationAlignment;
+    host = std::aligned_alloc(allocationAlignment, rounded ? rounded : allocationAlignment);
+    if (!host)
+      return Status::error(ErrorKind::OutOfMemory, "kiln: out of host memory allocating " +
+                                                       std::to_string(bytes) + " bytes");
+    return Status::success();
+  }
+
+  static Status statusOf(const cpu::LaunchResult &result) {
+    switch (result.kind()) {
+    case cpu::LaunchErrorKind::None:
+      return Status::success();
+    case cpu::LaunchErrorKind::InvalidConfiguration:
+      return Status::error(ErrorKind::InvalidLaunch, result.message());
+    case cpu::LaunchErrorKind::KernelException:
+      return Status::kernelException(result.exception()->className, result.exception()->argument);
+    case cpu::LaunchErrorKind::Deadlock:
+      return Status::error(ErrorKind::Deadlock, result.message());
+    case cpu::LaunchErrorKind::ResourceFailure:
+      return Status::error(ErrorKind::OutOfMemory, result.message());
+    case cpu::LaunchErrorKind::Internal:
+      return Status::error(ErrorKind::Internal, result.message());
+    }
+    return Status::error(ErrorKind::Internal, result.message());
+  }
+
+  cpu::Engine engine;
+  std::atomic<StreamHandle> nextStream{1};
+};
+
+} // namespace
+
+std::unique_ptr<ExecutionTarget> createCpuTarget() {
+  return std::make_unique<CpuTarget>();
+}
+
+} // namespace kiln::runtime

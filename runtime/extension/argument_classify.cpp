@@ -1,0 +1,395 @@
+//===- runtime/extension/argument_classify.cpp - Arguments to types -------===//
+//
+// Each argument becomes TypeNodes, as Numba's typeof types it, and
+// ArgumentValues saying where its data is:
+//
+//   DeviceArrayBase        its C fields
+//   numpy.ndarray          the buffer protocol (format, shape, strides,
+//                          readonly), held until the launch ends
+//   NumPy scalar           the buffer protocol, 0-d: its dtype
+//   bool/int/float/complex bool, int64 (uint64 above 2**63 - 1), float64,
+//                          complex128
+//   tuple                  its elements, in order
+//   anything else          kiln._interop.as_device_array(obj, stream)
+//                          (__cuda_array_interface__, DLPack), else a
+//                          TypeError naming the argument
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/extension/device_array.h"
+#include "runtime/extension/dispatcher.h"
+
+#include <cstring>
+
+namespace kiln::python {
+
+static_assert(sizeof(Py_ssize_t) == sizeof(int64_t), "shapes are read as int64");
+
+CallArguments::~CallArguments() {
+  for (unsigned i = 0; i < bufferCount; ++i)
+    PyBuffer_Release(&buffers[i]);
+  for (unsigned i = 0; i < interopCount; ++i)
+    Py_DECREF(interopArrays[i]);
+}
+
+namespace {
+
+enum class NumpyKind : uint8_t { None, Array, Scalar };
+
+/// NumPy types by name, without importing NumPy: a small cache of the types
+/// seen, filled by walking each new type's MRO. The GIL guards it.
+NumpyKind numpyKind(PyTypeObject *type) {
+  struct Entry {
+    PyTypeObject *type;
+    NumpyKind kind;
+  };
+  static Entry cache[32];
+  static unsigned next = 0;
+  for (const Entry &entry : cache)
+    if (entry.type == type)
+      return entry.kind;
+  NumpyKind kind = NumpyKind::None;
+  PyObject *mro = type->tp_mro;
+  Py_ssize_t count = mro && PyTuple_Check(mro) ? PyTuple_GET_SIZE(mro) : 0;
+  for (Py_ssize_t i = 0; i < count && kind == NumpyKind::None; ++i) {
+    const char *name = reinterpret_cast<PyTypeObject *>(PyTuple_GET_ITEM(mro, i))->tp_name;
+    if (std::strcmp(name, "numpy.ndarray") == 0)
+      kind = NumpyKind::Array;
+    else if (std::strcmp(name, "numpy.generic") == 0)
+      kind = NumpyKind::Scalar;
+  }
+  // Heap types may be freed and their address reused: cache only static
+  // (NumPy's) types.
+  if (!(type->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
+    cache[next] = {type, kind};
+    next = (next + 1) % 32;
+  }
+  return kind;
+}
+
+struct Classifier {
+  const DispatcherState &state;
+  StreamHandle stream;
+  CallArguments &call;
+  unsigned argument = 0;
+
+  bool fail(PyObject *type, const std::string &message) {
+    PyErr_SetString(type, message.c_str());
+    return false;
+  }
+
+  bool newNode(unsigned &index) {
+    if (call.nodeCount == maxTypeNodes)
+      return fail(PyExc_TypeError, "kernel '" + state.name + "': the arguments hold more than " +
+                                       std::to_string(maxTypeNodes) + " values");
+    index = call.nodeCount++;
+    call.nodes[index] = TypeNode();
+    call.values[index].buffer = -1;
+    return true;
+  }
+
+  bool newBuffer(unsigned &index) {
+    if (call.bufferCount == maxHostBuffers)
+      return fail(PyExc_TypeError, "kernel '" + state.name + "': more than " +
+                                       std::to_string(maxHostBuffers) + " NumPy arguments");
+    index = call.bufferCount;
+    return true;
+  }
+
+  bool scalar(ScalarKind kind, unsigned &index) {
+    if (!newNode(index))
+      return false;
+    call.nodes[index].kind = TypeKind::Scalar;
+    call.nodes[index].element = ElementId(kind);
+    return true;
+  }
+
+  void arrayNode(unsigned index, ElementId element, bool known, unsigned ndim, bool contiguousC,
+                 bool contiguousF, bool readonly) {
+    TypeNode &node = call.nodes[index];
+    node.kind = known ? TypeKind::Array : TypeKind::Unsupported;
+    node.element = element;
+    node.ndim = uint8_t(ndim);
+    node.contiguousC = contiguousC;
+    node.contiguousF = contiguousF;
+    node.layout = contiguousC ? Layout::C : contiguousF ? Layout::F : Layout::A;
+    node.readonly = readonly;
+  }
+
+  bool deviceArray(PyObject *object) {
+    auto *array = reinterpret_cast<DeviceArrayObject *>(object);
+    if (!array->initialized)
+      return fail(PyExc_TypeError, describeArgument(state, argument) +
+                                       " is a device array whose __init__ was not called");
+    unsigned index;
+    if (!newNode(index))
+      return false;
+    arrayNode(index, array->element, array->elementKnown, array->ndim, array->contiguousC,
+              array->contiguousF, false);
+    ArgumentValue &value = call.values[index];
+    value.data = array->pointer;
+    value.shape = array->shape;
+    value.strides = array->strides;
+    return true;
+  }
+
+  bool numpyArray(PyObject *object) {
+    unsigned bufferIndex, index;
+    if (!newBuffer(bufferIndex) || !newNode(index))
+      return false;
+    Py_buffer &view = call.buffers[bufferIndex];
+    if (PyObject_GetBuffer(object, &view, PyBUF_RECORDS_RO) < 0)
+      return false;
+    ++call.bufferCount;
+    if (view.ndim > 0 && (!view.shape || !view.strides))
+      return fail(PyExc_TypeError, describeArgument(state, argument) +
+                                       " is an array that does not give its shape and strides");
+    ElementId element = 0;
+    bool known = elementFromFormat(view.format, size_t(view.itemsize), element);
+    bool contiguousC, contiguousF;
+    const auto *shape = reinterpret_cast<const int64_t *>(view.shape);
+    const auto *strides = reinterpret_cast<const int64_t *>(view.strides);
+    contiguity(unsigned(view.ndim), shape, strides, view.itemsize, contiguousC, contiguousF);
+    arrayNode(index, element, known, unsigned(view.ndim), contiguousC, contiguousF,
+              view.readonly != 0);
+    ArgumentValue &value = call.values[index];
+    value.data = reinterpret_cast<uintptr_t>(view.buf);
+    value.shape = shape;
+    value.strides = strides;
+    value.buffer = int16_t(bufferIndex);
+    return true;
+  }
+
+  bool numpyScalar(PyObject *object) {
+    unsigned bufferIndex, index;
+    if (!newBuffer(bufferIndex) || !newNode(index))
+      return false;
+    Py_buffer &view = call.buffers[bufferIndex];
+    if (PyObject_GetBuffer(object, &view, PyBUF_RECORDS_RO) < 0)
+      return false;
+    ElementId element = 0;
+    bool known = view.ndim == 0 && elementFromFormat(view.format, size_t(view.itemsize), element);
+    TypeNode &node = call.nodes[index];
+    ArgumentValue &value = call.values[index];
+    if (known && isRecordElement(element)) {
+      ++call.bufferCount; // held: the kernel gets a pointer to its bytes
+      node.kind = TypeKind::Record;
+      node.element = element;
+      value.data = reinterpret_cast<uintptr_t>(view.buf);
+      value.buffer = int16_t(bufferIndex);
+      return true;
+    }
+    if (known)
+      readScalar(ScalarKind(element), view.buf, value);
+    PyBuffer_Release(&view);
+    node.kind = known ? TypeKind::Scalar : TypeKind::Unsupported;
+    node.element = element;
+    return true;
+  }
+
+  static void readScalar(ScalarKind kind, const void *data, ArgumentValue &value) {
+    auto read = [&](auto sample) {
+      decltype(sample) result;
+      std::memcpy(&result, data, sizeof result);
+      return result;
+    };
+    value.imaginary = 0;
+    switch (kind) {
+    case ScalarKind::Bool:
+      value.i = read(uint8_t()) != 0;
+      return;
+    case ScalarKind::I8:
+      value.i = read(int8_t());
+      return;
+    case ScalarKind::I16:
+      value.i = read(int16_t());
+      return;
+    case ScalarKind::I32:
+      value.i = read(int32_t());
+      return;
+    case ScalarKind::I64:
+      value.i = read(int64_t());
+      return;
+    case ScalarKind::U8:
+      value.u = read(uint8_t());
+      return;
+    case ScalarKind::U16:
+      value.u = read(uint16_t());
+      return;
+    case ScalarKind::U32:
+      value.u = read(uint32_t());
+      return;
+    case ScalarKind::U64:
+      value.u = read(uint64_t());
+      return;
+    case ScalarKind::F16:
+      value.f = doubleFromHalf(read(uint16_t()));
+      return;
+    case ScalarKind::F32:
+      value.f = read(float());
+      return;
+    case ScalarKind::F64:
+      value.f = read(double());
+      return;
+    case ScalarKind::C64: {
+      float parts[2];
+      std::memcpy(parts, data, sizeof parts);
+      value.f = parts[0];
+      value.imaginary = parts[1];
+      return;
+    }
+    case ScalarKind::C128: {
+      double parts[2];
+      std::memcpy(parts, data, sizeof parts);
+      value.f = parts[0];
+      value.imaginary = parts[1];
+      return;
+    }
+    }
+  }
+
+  bool pythonInt(PyObject *object) {
+    int overflow = 0;
+    long long signedValue = PyLong_AsLongLongAndOverflow(object, &overflow);
+    if (signedValue == -1 && PyErr_Occurred())
+      return false;
+    unsigned index;
+    if (!overflow) {
+      if (!scalar(ScalarKind::I64, index))
+        return false;
+      call.values[index].i = signedValue;
+      return true;
+    }
+    unsigned long long unsignedValue = overflow > 0 ? PyLong_AsUnsignedLongLong(object) : 0;
+    if (overflow < 0 ||
+        (unsignedValue == static_cast<unsigned long long>(-1) && PyErr_Occurred())) {
+      PyErr_Clear();
+      return fail(PyExc_OverflowError,
+                  describeArgument(state, argument) + " is an int that does not fit in 64 bits");
+    }
+    if (!scalar(ScalarKind::U64, index))
+      return false;
+    call.values[index].u = unsignedValue;
+    return true;
+  }
+
+  bool interop(PyObject *object) {
+    static PyObject *asDeviceArray = nullptr;
+    static bool looked = false;
+    if (!looked) {
+      looked = true;
+      PyObject *module = PyImport_ImportModule("kiln._interop");
+      if (module) {
+        asDeviceArray = PyObject_GetAttrString(module, "as_device_array");
+        Py_DECREF(module);
+      }
+      if (!asDeviceArray)
+        PyErr_Clear();
+    }
+    if (!asDeviceArray)
+      return unsupported(object);
+    PyObject *array =
+        PyObject_CallFunction(asDeviceArray, "OK", object, static_cast<unsigned long long>(stream));
+    if (!array)
+      return false;
+    if (array == Py_None) {
+      Py_DECREF(array);
+      return unsupported(object);
+    }
+    if (!isDeviceArray(array) || call.interopCount == maxArguments) {
+      Py_DECREF(array);
+      return fail(PyExc_TypeError, "kiln._interop.as_device_array gave no device array for " +
+                                       describeArgument(state, argument));
+    }
+    call.interopArrays[call.interopCount++] = array;
+    return deviceArray(array);
+  }
+
+  bool unsupported(PyObject *object) {
+    std::string what = describeArgument(state, argument);
+    if (object == Py_None)
+      return fail(PyExc_TypeError, what + " is None; pass a NumPy array, a device array or a "
+                                          "scalar");
+    if (PyList_Check(object))
+      return fail(PyExc_TypeError, what + " is a list; pass a NumPy array or device array");
+    return fail(PyExc_TypeError, what + " has type '" + Py_TYPE(object)->tp_name +
+                                     "', which kernels cannot take; pass a NumPy array, a "
+                                     "device array or a scalar");
+  }
+
+  bool classify(PyObject *object, unsigned depth) {
+    unsigned index;
+    if (isDeviceArray(object))
+      return deviceArray(object);
+    PyTypeObject *type = Py_TYPE(object);
+    if (PyBool_Check(object)) {
+      if (!scalar(ScalarKind::Bool, index))
+        return false;
+      call.values[index].i = object == Py_True;
+      return true;
+    }
+    if (PyLong_Check(object))
+      return pythonInt(object);
+    if (PyFloat_Check(object)) {
+      if (!scalar(ScalarKind::F64, index))
+        return false;
+      call.values[index].f = PyFloat_AsDouble(object);
+      return true;
+    }
+    if (PyComplex_Check(object)) {
+      if (!scalar(ScalarKind::C128, index))
+        return false;
+      call.values[index].f = PyComplex_RealAsDouble(object);
+      call.values[index].imaginary = PyComplex_ImagAsDouble(object);
+      return true;
+    }
+    switch (numpyKind(type)) {
+    case NumpyKind::Array:
+      return numpyArray(object);
+    case NumpyKind::Scalar:
+      return numpyScalar(object);
+    case NumpyKind::None:
+      break;
+    }
+    if (PyTuple_Check(object)) {
+      if (depth > 8)
+        return fail(PyExc_TypeError,
+                    describeArgument(state, argument) + " nests tuples too deeply");
+      if (!newNode(index))
+        return false;
+      Py_ssize_t count = PyTuple_GET_SIZE(object);
+      for (Py_ssize_t i = 0; i < count; ++i)
+        if (!classify(PyTuple_GET_ITEM(object, i), depth + 1))
+          return false;
+      call.nodes[index].kind = TypeKind::Tuple;
+      call.nodes[index].count = uint16_t(count);
+      call.nodes[index].span = uint16_t(call.nodeCount - index);
+      return true;
+    }
+    if (object == Py_None || PyList_Check(object))
+      return unsupported(object);
+    return interop(object);
+  }
+};
+
+} // namespace
+
+bool classifyArguments(const DispatcherState &state, PyObject *const *args, size_t count,
+                       StreamHandle stream, CallArguments &call) {
+  if (count > maxArguments) {
+    PyErr_Format(PyExc_TypeError, "kernel '%s' takes %u arguments, but %zu were given",
+                 state.name.c_str(), state.arity, count);
+    return false;
+  }
+  Classifier classifier{state, stream, call};
+  call.count = unsigned(count);
+  for (size_t i = 0; i < count; ++i) {
+    classifier.argument = unsigned(i);
+    call.argumentStart[i] = uint16_t(call.nodeCount);
+    if (!classifier.classify(args[i], 0))
+      return false;
+  }
+  return true;
+}
+
+} // namespace kiln::python

@@ -1,0 +1,411 @@
+//===- runtime/extension/argument_types.cpp - Types of kernel arguments ---===//
+
+#include "runtime/extension/argument_types.h"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <optional>
+
+namespace kiln::python {
+namespace {
+
+struct ScalarInfo {
+  const char *name;
+  unsigned size;
+};
+
+constexpr ScalarInfo scalarInfo[scalarKindCount] = {
+    {"bool", 1},    {"int8", 1},    {"int16", 2},     {"int32", 4},       {"int64", 8},
+    {"uint8", 1},   {"uint16", 2},  {"uint32", 4},    {"uint64", 8},      {"float16", 2},
+    {"float32", 4}, {"float64", 8}, {"complex64", 8}, {"complex128", 16},
+};
+
+/// The direct edges of Numba's casting graph (numba/core/typeconv/rules.py
+/// and numba-cuda's float16 additions), as frontend/types.cpp lists them.
+struct CastingEdge {
+  ScalarKind from, to;
+  Conversion forward, backward;
+};
+using K = ScalarKind;
+constexpr Conversion P = Conversion::Promote, S = Conversion::Safe, U = Conversion::Unsafe,
+                     N = Conversion::None;
+constexpr CastingEdge castingEdges[] = {
+    {K::Bool, K::I8, S, U},  {K::Bool, K::U8, S, U},  {K::I8, K::I16, P, U},
+    {K::U8, K::U16, P, U},   {K::I16, K::I32, P, U},  {K::U16, K::U32, P, U},
+    {K::I32, K::I64, P, U},  {K::U32, K::U64, P, U},  {K::U8, K::I16, S, U},
+    {K::U16, K::I32, S, U},  {K::U32, K::I64, S, U},  {K::I8, K::F16, S, U},
+    {K::I16, K::F32, S, U},  {K::I32, K::F64, S, U},  {K::I16, K::F16, U, U},
+    {K::I32, K::F32, U, U},  {K::I64, K::F64, S, U},  {K::U64, K::F64, S, U},
+    {K::F16, K::F32, P, U},  {K::F32, K::F64, P, U},  {K::F32, K::C64, S, N},
+    {K::F64, K::C128, S, N}, {K::C64, K::C128, P, U},
+};
+
+/// The closure of the graph: a path converts as its worst edge, and two
+/// types as their best path.
+struct ConversionTable {
+  Conversion table[scalarKindCount][scalarKindCount];
+  ConversionTable() {
+    for (auto &row : table)
+      std::fill(std::begin(row), std::end(row), Conversion::None);
+    for (unsigned i = 0; i < scalarKindCount; ++i)
+      table[i][i] = Conversion::Exact;
+    for (const CastingEdge &edge : castingEdges) {
+      table[unsigned(edge.from)][unsigned(edge.to)] = edge.forward;
+      if (edge.backward != N)
+        table[unsigned(edge.to)][unsigned(edge.from)] = edge.backward;
+    }
+    for (unsigned via = 0; via < scalarKindCount; ++via)
+      for (unsigned from = 0; from < scalarKindCount; ++from)
+        for (unsigned to = 0; to < scalarKindCount; ++to) {
+          Conversion first = table[from][via], second = table[via][to];
+          if (first == N || second == N || from == to)
+            continue;
+          Conversion path = std::max(first, second);
+          if (path < table[from][to])
+            table[from][to] = path;
+        }
+  }
+};
+
+const ConversionTable conversions;
+
+std::deque<std::string> &records() {
+  static std::deque<std::string> interned;
+  return interned;
+}
+
+/// One PEP 3118 scalar code (after any byte order character).
+bool scalarFromCode(const char *&format, ScalarKind &kind) {
+  switch (*format++) {
+  case '?':
+    kind = K::Bool;
+    return true;
+  case 'b':
+    kind = K::I8;
+    return true;
+  case 'B':
+    kind = K::U8;
+    return true;
+  case 'h':
+    kind = K::I16;
+    return true;
+  case 'H':
+    kind = K::U16;
+    return true;
+  case 'i':
+    kind = K::I32;
+    return true;
+  case 'I':
+    kind = K::U32;
+    return true;
+  case 'l':
+  case 'q':
+  case 'n':
+    kind = K::I64;
+    return true;
+  case 'L':
+  case 'Q':
+  case 'N':
+    kind = K::U64;
+    return true;
+  case 'e':
+    kind = K::F16;
+    return true;
+  case 'f':
+    kind = K::F32;
+    return true;
+  case 'd':
+    kind = K::F64;
+    return true;
+  case 'Z':
+    if (*format == 'f' || *format == 'd') {
+      kind = *format++ == 'f' ? K::C64 : K::C128;
+      return true;
+    }
+    return false;
+  default:
+    return false;
+  }
+}
+
+/// Skips a native or little-endian byte order mark; false for big-endian.
+bool nativeByteOrder(const char *&format) {
+  if (*format == '>' || *format == '!')
+    return false;
+  if (*format == '@' || *format == '=' || *format == '<')
+    ++format;
+  return true;
+}
+
+bool recordFromFormat(const char *format, size_t itemSize, ElementId &element) {
+  // T{<Q:s0:<Q:s1:} with padding as "4x"
+  std::string key = "Record(";
+  size_t offset = 0;
+  bool first = true;
+  while (*format && *format != '}') {
+    size_t repeat = 0;
+    bool counted = false;
+    while (*format >= '0' && *format <= '9') {
+      repeat = repeat * 10 + size_t(*format++ - '0');
+      counted = true;
+    }
+    if (*format == 'x') {
+      offset += counted ? repeat : 1;
+      ++format;
+      continue;
+    }
+    if (counted && repeat != 1)
+      return false; // a repeated field is a sub-array
+    ScalarKind kind;
+    if (!nativeByteOrder(format) || !scalarFromCode(format, kind) || *format != ':')
+      return false;
+    const char *name = ++format;
+    while (*format && *format != ':')
+      ++format;
+    if (*format != ':')
+      return false;
+    key += first ? "" : ",";
+    key.append(name, size_t(format - name));
+    key += "[type=" + std::string(scalarName(kind)) + ";offset=" + std::to_string(offset) + "]";
+    offset += scalarSize(kind);
+    first = false;
+    ++format;
+  }
+  if (*format != '}' || first)
+    return false;
+  key += ";" + std::to_string(itemSize);
+  element = internRecord(key);
+  return true;
+}
+
+} // namespace
+
+const char *scalarName(ScalarKind kind) {
+  return scalarInfo[unsigned(kind)].name;
+}
+unsigned scalarSize(ScalarKind kind) {
+  return scalarInfo[unsigned(kind)].size;
+}
+
+bool scalarFromName(std::string_view name, ScalarKind &kind) {
+  for (unsigned i = 0; i < scalarKindCount; ++i)
+    if (name == scalarInfo[i].name) {
+      kind = ScalarKind(i);
+      return true;
+    }
+  if (name == "boolean") {
+    kind = K::Bool;
+    return true;
+  }
+  return false;
+}
+
+bool isIntegerKind(ScalarKind kind) {
+  return kind >= K::I8 && kind <= K::U64;
+}
+bool isComplexKind(ScalarKind kind) {
+  return kind == K::C64 || kind == K::C128;
+}
+
+Conversion scalarConversion(ScalarKind from, ScalarKind to) {
+  return conversions.table[unsigned(from)][unsigned(to)];
+}
+
+ElementId internRecord(std::string_view key) {
+  std::deque<std::string> &interned = records();
+  for (size_t i = 0; i < interned.size(); ++i)
+    if (interned[i] == key)
+      return ElementId(scalarKindCount + i);
+  interned.emplace_back(key);
+  return ElementId(scalarKindCount + interned.size() - 1);
+}
+
+const std::string &recordKey(ElementId id) {
+  return records()[id - scalarKindCount];
+}
+
+bool elementFromFormat(const char *format, size_t itemSize, ElementId &element) {
+  if (!format)
+    return false;
+  if (!nativeByteOrder(format))
+    return false;
+  if (format[0] == 'T' && format[1] == '{')
+    return recordFromFormat(format + 2, itemSize, element);
+  ScalarKind kind;
+  if (!scalarFromCode(format, kind) || *format != '\0' || scalarSize(kind) != itemSize)
+    return false;
+  element = ElementId(kind);
+  return true;
+}
+
+Conversion convertType(const TypeNode *from, const TypeNode *to) {
+  if (from->kind != to->kind)
+    return Conversion::None;
+  switch (to->kind) {
+  case TypeKind::Scalar:
+    return scalarConversion(ScalarKind(from->element), ScalarKind(to->element));
+  case TypeKind::Record:
+    return from->element == to->element ? Conversion::Exact : Conversion::None;
+  case TypeKind::Array: {
+    if (from->ndim != to->ndim || from->element != to->element)
+      return Conversion::None;
+    if (from->readonly && !to->readonly)
+      return Conversion::None;
+    Conversion conversion = from->readonly == to->readonly ? Conversion::Exact : Conversion::Safe;
+    // Numba types an array C, else F, else A; an array may also be
+    // contiguous the other way (1-d, or size-1 dimensions), which is as good
+    // for the kernel but ranks after its own layout.
+    if (to->layout == Layout::C) {
+      if (!from->contiguousC)
+        return Conversion::None;
+      if (from->layout != Layout::C)
+        conversion = std::max(conversion, Conversion::Promote);
+    } else if (to->layout == Layout::F) {
+      if (!from->contiguousF)
+        return Conversion::None;
+      if (from->layout != Layout::F)
+        conversion = std::max(conversion, Conversion::Promote);
+    } else if (from->layout != Layout::A) {
+      conversion = std::max(conversion, Conversion::Safe);
+    }
+    return conversion;
+  }
+  case TypeKind::Tuple: {
+    if (from->count != to->count)
+      return Conversion::None;
+    Conversion worst = Conversion::Exact;
+    const TypeNode *fromElement = from + 1;
+    const TypeNode *toElement = to + 1;
+    for (unsigned i = 0; i < to->count; ++i) {
+      worst = std::max(worst, convertType(fromElement, toElement));
+      if (worst == Conversion::None)
+        return worst;
+      fromElement += fromElement->span;
+      toElement += toElement->span;
+    }
+    return worst;
+  }
+  case TypeKind::Unsupported:
+    break;
+  }
+  return Conversion::None;
+}
+
+namespace {
+
+void appendElementName(std::string &out, ElementId element) {
+  if (isRecordElement(element))
+    out += recordKey(element) + ")";
+  else
+    out += scalarName(ScalarKind(element));
+}
+
+} // namespace
+
+void appendTypeName(std::string &out, const TypeNode *node) {
+  switch (node->kind) {
+  case TypeKind::Scalar:
+  case TypeKind::Record:
+    appendElementName(out, node->element);
+    return;
+  case TypeKind::Array:
+    if (node->readonly)
+      out += "readonly ";
+    out += "array(";
+    appendElementName(out, node->element);
+    out += ", " + std::to_string(node->ndim) + "d, ";
+    out += node->layout == Layout::C ? "C)" : node->layout == Layout::F ? "F)" : "A)";
+    return;
+  case TypeKind::Tuple: {
+    if (node->count == 0) {
+      out += "Tuple()";
+      return;
+    }
+    const TypeNode *element = node + 1;
+    bool uniform = node->count > 0;
+    std::string first;
+    appendTypeName(first, element);
+    std::string names = first;
+    for (unsigned i = 1; i < node->count; ++i) {
+      element += element->span;
+      std::string name;
+      appendTypeName(name, element);
+      uniform = uniform && name == first;
+      names += ", " + name;
+    }
+    if (uniform)
+      out += "UniTuple(" + first + " x " + std::to_string(node->count) + ")";
+    else
+      out += "Tuple(" + names + ")";
+    return;
+  }
+  case TypeKind::Unsupported:
+    out += "?";
+    return;
+  }
+}
+
+} // namespace kiln::python
+
+namespace kiln::python {
+
+uint16_t halfFromDouble(double value) {
+  float single = static_cast<float>(value);
+  uint32_t bits;
+  std::memcpy(&bits, &single, 4);
+  uint32_t sign = (bits >> 16) & 0x8000u;
+  uint32_t exponent = (bits >> 23) & 0xffu;
+  uint32_t mantissa = bits & 0x7fffffu;
+  if (exponent == 0xff) // inf or nan
+    return uint16_t(sign | 0x7c00u | (mantissa ? 0x200u : 0u));
+  int halfExponent = int(exponent) - 127 + 15;
+  if (halfExponent >= 31)
+    return uint16_t(sign | 0x7c00u);
+  if (halfExponent <= 0) {
+    if (halfExponent < -10)
+      return uint16_t(sign);
+    mantissa |= 0x800000u;
+    unsigned shift = unsigned(14 - halfExponent);
+    uint32_t half = mantissa >> shift;
+    uint32_t rest = mantissa & ((1u << shift) - 1);
+    uint32_t halfway = 1u << (shift - 1);
+    if (rest > halfway || (rest == halfway && (half & 1u)))
+      ++half;
+    return uint16_t(sign | half);
+  }
+  uint32_t half = (uint32_t(halfExponent) << 10) | (mantissa >> 13);
+  uint32_t rest = mantissa & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u)))
+    ++half; // may carry into the exponent, up to infinity: correct
+  return uint16_t(sign | half);
+}
+
+double doubleFromHalf(uint16_t bits) {
+  uint32_t sign = (bits & 0x8000u) << 16;
+  uint32_t exponent = (bits >> 10) & 0x1fu;
+  uint32_t mantissa = bits & 0x3ffu;
+  uint32_t single;
+  if (exponent == 0x1f) {
+    single = sign | 0x7f800000u | (mantissa << 13);
+  } else if (exponent == 0) {
+    if (mantissa == 0) {
+      single = sign;
+    } else {
+      int shift = 0;
+      while (!(mantissa & 0x400u)) {
+        mantissa <<= 1;
+        ++shift;
+      }
+      mantissa &= 0x3ffu;
+      single = sign | (uint32_t(127 - 15 - shift + 1) << 23) | (mantissa << 13);
+    }
+  } else {
+    single = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
+  }
+  float value;
+  std::memcpy(&value, &single, 4);
+  return value;
+}
+
+} // namespace kiln::python

@@ -1,0 +1,108 @@
+//===- runtime/extension/argument_types.h - Types of kernel arguments -*- C++ -*-===//
+//
+// [Note: argument types]
+// Dispatch compares the types of a call's arguments with the argument types
+// of each compiled specialization, as Numba's dispatcher does, but on small
+// flat records instead of type objects, so that the comparison allocates
+// nothing. A type is a preorder sequence of TypeNodes: a scalar, an array or
+// a record is one node; a tuple is a node followed by its elements' nodes.
+//
+// Element types are numbered: the fourteen scalars first (ScalarKind), then
+// record types, interned by their layout key (Numba's record name without
+// the alignment flag: "Record(s0[type=uint64;offset=0],...;16").
+//
+// Conversions follow Numba's casting rules (numba/core/typeconv/rules.py,
+// with numba-cuda's float16 edges): the same graph the compiler uses
+// (frontend/types.cpp), closed the same way.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace kiln::python {
+
+enum class ScalarKind : uint8_t {
+  Bool,
+  I8,
+  I16,
+  I32,
+  I64,
+  U8,
+  U16,
+  U32,
+  U64,
+  F16,
+  F32,
+  F64,
+  C64,
+  C128,
+};
+constexpr unsigned scalarKindCount = 14;
+
+/// Numba's name: "int64", "float32", "bool".
+const char *scalarName(ScalarKind kind);
+unsigned scalarSize(ScalarKind kind);
+bool scalarFromName(std::string_view name, ScalarKind &kind);
+bool isIntegerKind(ScalarKind kind);
+bool isComplexKind(ScalarKind kind);
+
+/// From best to worst, as Numba rates them; None: no conversion.
+enum class Conversion : uint8_t { Exact, Promote, Safe, Unsafe, None };
+Conversion scalarConversion(ScalarKind from, ScalarKind to);
+
+/// An element type: a ScalarKind below scalarKindCount, else a record.
+using ElementId = uint16_t;
+inline bool isRecordElement(ElementId id) {
+  return id >= scalarKindCount;
+}
+/// The id of the record type with this layout key (interned; the GIL
+/// serializes callers).
+ElementId internRecord(std::string_view key);
+/// The record's layout key.
+const std::string &recordKey(ElementId id);
+
+/// The element type a PEP 3118 format describes ("<f", "Zd", "T{<Q:s0:...}"),
+/// given the item size; false for formats dispatch cannot match (non-native
+/// byte order, nested records, sub-arrays).
+bool elementFromFormat(const char *format, size_t itemSize, ElementId &element);
+
+enum class TypeKind : uint8_t { Scalar, Array, Record, Tuple, Unsupported };
+enum class Layout : uint8_t { C, F, A };
+
+struct TypeNode {
+  TypeKind kind = TypeKind::Unsupported;
+  /// Arrays: the layout Numba's typeof gives (C before F before A); in
+  /// specializations, the layout of the signature.
+  Layout layout = Layout::A;
+  /// Arrays of arguments: whether they are C and F contiguous (both, for
+  /// C-contiguous arrays of up to one dimension and for empty arrays).
+  bool contiguousC = false;
+  bool contiguousF = false;
+  bool readonly = false;
+  uint8_t ndim = 0;
+  ElementId element = 0; ///< scalars, arrays, records
+  uint16_t span = 1;     ///< nodes of this type, itself included (tuples: > 1)
+  uint16_t count = 0;    ///< tuples: direct elements
+};
+
+/// How the argument type starting at `from` converts to the parameter type
+/// at `to`: the worst conversion of any part.
+Conversion convertType(const TypeNode *from, const TypeNode *to);
+
+/// Numba's name of the type starting at `node`: "array(float32, 1d, C)",
+/// "readonly array(int64, 2d, A)", "UniTuple(int64 x 2)".
+void appendTypeName(std::string &out, const TypeNode *node);
+
+} // namespace kiln::python
+
+namespace kiln::python {
+
+/// IEEE binary16 conversions (round to nearest even), for float16 scalars.
+uint16_t halfFromDouble(double value);
+double doubleFromHalf(uint16_t bits);
+
+} // namespace kiln::python

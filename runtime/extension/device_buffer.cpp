@@ -1,0 +1,103 @@
+//===- runtime/extension/device_buffer.cpp - DeviceBuffer -----------------===//
+//
+// DeviceBuffer(nbytes): one allocation in the target's memory, freed when
+// the object is collected. A zero-byte buffer allocates nothing and has
+// pointer 0, as a zero-size device array in Numba.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/extension/runtime_module.h"
+
+#include <cstdio>
+
+namespace kiln::python {
+namespace {
+
+struct DeviceBufferObject {
+  PyObject_HEAD ExecutionTarget *target;
+  DevicePointer pointer;
+  size_t nbytes;
+};
+
+int initialize(PyObject *self, PyObject *args, PyObject *kwargs) {
+  auto *buffer = reinterpret_cast<DeviceBufferObject *>(self);
+  static const char *keywords[] = {"nbytes", nullptr};
+  PyObject *size;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O:DeviceBuffer", const_cast<char **>(keywords),
+                                   &size))
+    return -1;
+  if (buffer->target) {
+    PyErr_SetString(PyExc_RuntimeError, "kiln: DeviceBuffer is already initialized");
+    return -1;
+  }
+  size_t nbytes;
+  if (!sizeFromObject(size, "nbytes", nbytes))
+    return -1;
+  ExecutionTarget *target = currentTarget();
+  if (!target)
+    return -1;
+  DevicePointer pointer = 0;
+  if (nbytes) {
+    if (Status status = target->allocate(nbytes, pointer); !status.ok()) {
+      raiseStatus(status);
+      return -1;
+    }
+  }
+  buffer->target = target;
+  buffer->pointer = pointer;
+  buffer->nbytes = nbytes;
+  return 0;
+}
+
+void deallocate(PyObject *self) {
+  auto *buffer = reinterpret_cast<DeviceBufferObject *>(self);
+  if (buffer->target && buffer->pointer)
+    buffer->target->release(buffer->pointer);
+  PyTypeObject *type = Py_TYPE(self);
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+PyObject *getPointer(PyObject *self, void *) {
+  return PyLong_FromUnsignedLongLong(reinterpret_cast<DeviceBufferObject *>(self)->pointer);
+}
+
+PyObject *getSize(PyObject *self, void *) {
+  return PyLong_FromSize_t(reinterpret_cast<DeviceBufferObject *>(self)->nbytes);
+}
+
+PyObject *represent(PyObject *self) {
+  auto *buffer = reinterpret_cast<DeviceBufferObject *>(self);
+  char text[96];
+  std::snprintf(text, sizeof text, "<kiln DeviceBuffer of %zu bytes at 0x%llx>", buffer->nbytes,
+                static_cast<unsigned long long>(buffer->pointer));
+  return PyUnicode_FromString(text);
+}
+
+PyGetSetDef accessors[] = {
+    {"pointer", getPointer, nullptr, "The address of the allocation (int; 0 when empty).", nullptr},
+    {"nbytes", getSize, nullptr, "The size of the allocation in bytes.", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+
+PyType_Slot slots[] = {
+    {Py_tp_doc, const_cast<char *>("DeviceBuffer(nbytes): an allocation in the target's memory, "
+                                   "freed when collected.")},
+    {Py_tp_new, reinterpret_cast<void *>(PyType_GenericNew)},
+    {Py_tp_init, reinterpret_cast<void *>(initialize)},
+    {Py_tp_dealloc, reinterpret_cast<void *>(deallocate)},
+    {Py_tp_getset, accessors},
+    {Py_tp_repr, reinterpret_cast<void *>(represent)},
+    {0, nullptr},
+};
+
+PyType_Spec spec = {"kiln._runtime.DeviceBuffer", sizeof(DeviceBufferObject), 0,
+                    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, slots};
+
+} // namespace
+
+bool addDeviceBufferType(PyObject *module) {
+  return addType(module, "DeviceBuffer", PyType_FromSpec(&spec));
+}
+
+} // namespace kiln::python

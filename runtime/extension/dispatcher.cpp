@@ -1,0 +1,573 @@
+//===- runtime/extension/dispatcher.cpp - Dispatcher and Launch -----------===//
+//
+// Dispatcher(name, specializations, arg_names=None), the C base of
+// kiln.kernel.Kernel. Each specialization is a tuple that kiln._loader
+// builds from the manifest:
+//
+//   (image, index, signature, entry, arg_types, params, static_shared_bytes,
+//    local_bytes, raises, cubins, ptx, fatbin)
+//
+// where image is the module's ModuleImage (or None: no code, for tests),
+// index the specialization's row in it, arg_types kiln._types descriptors,
+// params tuples (argument, role, dimension, path, type) and fatbin None or
+// (offset, size) in the payload.
+//
+// dispatcher[griddim, blockdim, stream, sharedmem] checks the
+// configuration and returns a Launch; calling it dispatches and launches
+// (dispatcher.h). Calling the dispatcher itself is a TypeError, as in Numba.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/extension/dispatcher.h"
+
+#include "runtime/extension/module_image.h"
+
+#include <cstddef>
+#include <cstring>
+#include <string_view>
+#include <structmember.h>
+
+namespace kiln::python {
+namespace {
+
+PyTypeObject *dispatcherType = nullptr;
+PyTypeObject *launchType = nullptr;
+
+DispatcherObject *asDispatcher(PyObject *self) {
+  return reinterpret_cast<DispatcherObject *>(self);
+}
+
+//===-- Specializations from descriptors ----------------------------------===//
+
+bool fail(const std::string &message) {
+  PyErr_SetString(PyExc_ValueError, ("kiln: " + message).c_str());
+  return false;
+}
+
+std::string_view stringOf(PyObject *object) {
+  Py_ssize_t size = 0;
+  const char *text =
+      object && PyUnicode_Check(object) ? PyUnicode_AsUTF8AndSize(object, &size) : nullptr;
+  return text ? std::string_view(text, size_t(size)) : std::string_view();
+}
+
+/// An element descriptor: ("scalar", name) or ("record", key).
+bool elementOf(PyObject *descriptor, ElementId &element, bool &known) {
+  if (!PyTuple_Check(descriptor) || PyTuple_GET_SIZE(descriptor) < 2)
+    return fail("a bad element descriptor");
+  std::string_view kind = stringOf(PyTuple_GET_ITEM(descriptor, 0));
+  std::string_view name = stringOf(PyTuple_GET_ITEM(descriptor, 1));
+  if (kind == "scalar") {
+    ScalarKind scalar;
+    known = scalarFromName(name, scalar);
+    element = ElementId(scalar);
+    return true;
+  }
+  if (kind == "record") {
+    element = internRecord(name);
+    known = true;
+    return true;
+  }
+  known = false;
+  return true;
+}
+
+bool appendDescriptor(PyObject *descriptor, std::vector<TypeNode> &nodes, bool &usable,
+                      unsigned depth) {
+  if (!PyTuple_Check(descriptor) || PyTuple_GET_SIZE(descriptor) < 1 || depth > 8)
+    return fail("a bad type descriptor");
+  std::string_view kind = stringOf(PyTuple_GET_ITEM(descriptor, 0));
+  size_t index = nodes.size();
+  nodes.emplace_back();
+  TypeNode node;
+  Py_ssize_t size = PyTuple_GET_SIZE(descriptor);
+  bool known = true;
+  if (kind == "scalar" || kind == "record") {
+    if (!elementOf(descriptor, node.element, known))
+      return false;
+    node.kind = !known             ? TypeKind::Unsupported
+                : kind == "scalar" ? TypeKind::Scalar
+                                   : TypeKind::Record;
+  } else if (kind == "array" && size == 5) {
+    if (!elementOf(PyTuple_GET_ITEM(descriptor, 1), node.element, known))
+      return false;
+    long ndim = PyLong_AsLong(PyTuple_GET_ITEM(descriptor, 2));
+    std::string_view layout = stringOf(PyTuple_GET_ITEM(descriptor, 3));
+    if (ndim < 0 || ndim > 64 || (layout != "C" && layout != "F" && layout != "A")) {
+      PyErr_Clear();
+      return fail("a bad array descriptor");
+    }
+    node.kind = known ? TypeKind::Array : TypeKind::Unsupported;
+    node.ndim = uint8_t(ndim);
+    node.layout = layout == "C" ? Layout::C : layout == "F" ? Layout::F : Layout::A;
+    node.readonly = PyObject_IsTrue(PyTuple_GET_ITEM(descriptor, 4)) == 1;
+  } else if (kind == "tuple" && size == 2 && PyTuple_Check(PyTuple_GET_ITEM(descriptor, 1))) {
+    PyObject *elements = PyTuple_GET_ITEM(descriptor, 1);
+    node.kind = TypeKind::Tuple;
+    node.count = uint16_t(PyTuple_GET_SIZE(elements));
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(elements); ++i)
+      if (!appendDescriptor(PyTuple_GET_ITEM(elements, i), nodes, usable, depth + 1))
+        return false;
+    node.span = uint16_t(nodes.size() - index);
+  } else {
+    node.kind = TypeKind::Unsupported;
+  }
+  if (node.kind == TypeKind::Unsupported)
+    usable = false;
+  nodes[index] = node;
+  return true;
+}
+
+bool roleOf(std::string_view name, ParameterRole &role) {
+  static const std::pair<std::string_view, ParameterRole> roles[] = {
+      {"value", ParameterRole::Value},    {"real", ParameterRole::Real},
+      {"imag", ParameterRole::Imaginary}, {"data", ParameterRole::Data},
+      {"shape", ParameterRole::Shape},    {"stride", ParameterRole::Stride},
+      {"record", ParameterRole::Record},
+  };
+  for (const auto &[text, value] : roles)
+    if (name == text) {
+      role = value;
+      return true;
+    }
+  return false;
+}
+
+bool machineTypeOf(std::string_view name, MachineType &type) {
+  static const std::pair<std::string_view, MachineType> types[] = {
+      {"i8", MachineType::I8},   {"i16", MachineType::I16}, {"i32", MachineType::I32},
+      {"i64", MachineType::I64}, {"u8", MachineType::U8},   {"u16", MachineType::U16},
+      {"u32", MachineType::U32}, {"u64", MachineType::U64}, {"f16", MachineType::F16},
+      {"f32", MachineType::F32}, {"f64", MachineType::F64}, {"ptr", MachineType::Pointer},
+  };
+  for (const auto &[text, value] : types)
+    if (name == text) {
+      type = value;
+      return true;
+    }
+  return false;
+}
+
+/// (argument, role, dimension, path, type) -> a slot, checked against the
+/// specialization's argument types.
+bool parameterOf(PyObject *tuple, Specialization &specialization, ParameterSlot &slot) {
+  unsigned long argument, dimension;
+  const char *role, *type;
+  PyObject *path;
+  if (!PyArg_ParseTuple(tuple, "kskOs", &argument, &role, &dimension, &path, &type))
+    return false;
+  if (argument >= specialization.argumentStart.size() || !roleOf(role, slot.role) ||
+      !machineTypeOf(type, slot.type) || !PyTuple_Check(path))
+    return fail("a bad parameter in the manifest of '" + specialization.kernel.name + "'");
+  unsigned node = specialization.argumentStart[argument];
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(path); ++i) {
+    long step = PyLong_AsLong(PyTuple_GET_ITEM(path, i));
+    const TypeNode &parent = specialization.nodes[node];
+    if (parent.kind != TypeKind::Tuple || step < 0 || step >= parent.count) {
+      PyErr_Clear();
+      return fail("a bad parameter path in the manifest of '" + specialization.kernel.name + "'");
+    }
+    ++node;
+    for (long skip = 0; skip < step; ++skip)
+      node += specialization.nodes[node].span;
+  }
+  const TypeNode &leaf = specialization.nodes[node];
+  bool array = slot.role == ParameterRole::Data || slot.role == ParameterRole::Shape ||
+               slot.role == ParameterRole::Stride;
+  if ((array && leaf.kind != TypeKind::Array && leaf.kind != TypeKind::Unsupported) ||
+      (array && slot.role != ParameterRole::Data && dimension >= leaf.ndim) ||
+      (slot.role == ParameterRole::Record && leaf.kind != TypeKind::Record &&
+       leaf.kind != TypeKind::Unsupported))
+    return fail("a parameter in the manifest of '" + specialization.kernel.name +
+                "' does not fit its argument's type");
+  slot.argument = uint16_t(argument);
+  slot.node = uint16_t(node - specialization.argumentStart[argument]);
+  slot.dimension = uint8_t(dimension);
+  return true;
+}
+
+bool archsOf(PyObject *sequence, std::vector<unsigned> &archs) {
+  PyObject *fast = PySequence_Fast(sequence, "kiln: archs must be a sequence");
+  if (!fast)
+    return false;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); ++i) {
+    long arch = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+    if (arch < 0) {
+      Py_DECREF(fast);
+      PyErr_Clear();
+      return fail("a bad architecture number");
+    }
+    archs.push_back(unsigned(arch));
+  }
+  Py_DECREF(fast);
+  return true;
+}
+
+std::unique_ptr<Specialization> specializationOf(const std::string &name, PyObject *tuple) {
+  PyObject *image, *argTypes, *params, *cubins, *ptx, *fatbin;
+  Py_ssize_t index;
+  const char *signature, *entry;
+  unsigned int staticShared, localBytes;
+  int raises;
+  if (!PyArg_ParseTuple(tuple, "OnssOOIIpOOO:specialization", &image, &index, &signature, &entry,
+                        &argTypes, &params, &staticShared, &localBytes, &raises, &cubins, &ptx,
+                        &fatbin))
+    return nullptr;
+  auto specialization = std::make_unique<Specialization>();
+  runtime::KernelSpec &kernel = specialization->kernel;
+  kernel.name = name;
+  kernel.signature = signature;
+  kernel.entryName = entry;
+  kernel.staticSharedBytes = staticShared;
+  kernel.localBytes = localBytes;
+  kernel.raises = raises != 0;
+  specialization->signature = signature;
+  if (!archsOf(cubins, kernel.cubinArchs) || !archsOf(ptx, kernel.ptxArchs))
+    return nullptr;
+  if (image != Py_None) {
+    if (!isModuleImage(image)) {
+      PyErr_SetString(PyExc_TypeError, "kiln: a specialization's image must be a ModuleImage");
+      return nullptr;
+    }
+    auto *module = reinterpret_cast<ModuleImageObject *>(image);
+    if (index < 0 || size_t(index) >= module->image->specializationCount) {
+      fail("specialization " + std::to_string(index) + " of '" + name +
+           "' is not in its module's host entry table");
+      return nullptr;
+    }
+    kernel.hostEntries = module->image->hostEntries[index];
+    if (fatbin != Py_None) {
+      unsigned long long offset, size;
+      if (!PyArg_ParseTuple(fatbin, "KK", &offset, &size))
+        return nullptr;
+      if (offset > module->payloadSize || size > module->payloadSize - offset) {
+        fail("the fat binary of '" + name + "' lies outside its module's payload");
+        return nullptr;
+      }
+      kernel.fatbin = module->payload + offset;
+      kernel.fatbinSize = size;
+    }
+  }
+  PyObject *types = PySequence_Fast(argTypes, "kiln: arg_types must be a sequence");
+  if (!types)
+    return nullptr;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(types); ++i) {
+    specialization->argumentStart.push_back(uint16_t(specialization->nodes.size()));
+    if (!appendDescriptor(PySequence_Fast_GET_ITEM(types, i), specialization->nodes,
+                          specialization->usable, 0)) {
+      Py_DECREF(types);
+      return nullptr;
+    }
+  }
+  Py_DECREF(types);
+  PyObject *slots = PySequence_Fast(params, "kiln: params must be a sequence");
+  if (!slots)
+    return nullptr;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(slots); ++i) {
+    ParameterSlot slot;
+    if (!parameterOf(PySequence_Fast_GET_ITEM(slots, i), *specialization, slot)) {
+      Py_DECREF(slots);
+      return nullptr;
+    }
+    specialization->parameters.push_back(slot);
+  }
+  Py_DECREF(slots);
+  return specialization;
+}
+
+//===-- Dispatcher --------------------------------------------------------===//
+
+int initializeDispatcher(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static const char *keywords[] = {"name", "specializations", "arg_names", nullptr};
+  const char *name;
+  PyObject *specializations, *argNames = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|O:Dispatcher", const_cast<char **>(keywords),
+                                   &name, &specializations, &argNames))
+    return -1;
+  DispatcherObject *dispatcher = asDispatcher(self);
+  if (dispatcher->state) {
+    PyErr_SetString(PyExc_RuntimeError, "kiln: Dispatcher is already initialized");
+    return -1;
+  }
+  auto state = std::make_unique<DispatcherState>();
+  state->name = name;
+  PyObject *list = PySequence_Fast(specializations, "kiln: specializations must be a sequence");
+  if (!list)
+    return -1;
+  PyObject *keep = PyList_New(0);
+  bool ok = keep != nullptr;
+  for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(list); ++i) {
+    PyObject *item = PySequence_Fast_GET_ITEM(list, i);
+    std::unique_ptr<Specialization> specialization = specializationOf(state->name, item);
+    ok = specialization != nullptr;
+    if (ok && PyTuple_Check(item) && PyTuple_GET_SIZE(item) > 0)
+      ok = PyList_Append(keep, PyTuple_GET_ITEM(item, 0)) == 0;
+    if (!ok)
+      break;
+    unsigned arity = unsigned(specialization->argumentStart.size());
+    if (i > 0 && arity != state->arity) {
+      ok = fail("the specializations of '" + state->name +
+                "' take different numbers of "
+                "arguments");
+      break;
+    }
+    state->arity = arity;
+    state->specializations.push_back(std::move(specialization));
+  }
+  Py_DECREF(list);
+  if (ok && argNames != Py_None) {
+    PyObject *names = PySequence_Fast(argNames, "kiln: arg_names must be a sequence");
+    ok = names != nullptr;
+    for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(names); ++i) {
+      std::string_view text = stringOf(PySequence_Fast_GET_ITEM(names, i));
+      state->argumentNames.emplace_back(text);
+    }
+    Py_XDECREF(names);
+  }
+  if (!ok) {
+    Py_XDECREF(keep);
+    return -1;
+  }
+  Py_XSETREF(dispatcher->keep, keep);
+  dispatcher->state = state.release();
+  return 0;
+}
+
+bool initialized(DispatcherObject *dispatcher) {
+  if (dispatcher->state)
+    return true;
+  PyErr_SetString(PyExc_RuntimeError, "kiln: Dispatcher.__init__ was not called");
+  return false;
+}
+
+int traverseDispatcher(PyObject *self, visitproc visit, void *arg) {
+  Py_VISIT(Py_TYPE(self));
+  Py_VISIT(asDispatcher(self)->keep);
+  return 0;
+}
+
+int clearDispatcher(PyObject *self) {
+  Py_CLEAR(asDispatcher(self)->keep);
+  return 0;
+}
+
+void deallocateDispatcher(PyObject *self) {
+  PyObject_GC_UnTrack(self);
+  clearDispatcher(self);
+  delete asDispatcher(self)->state;
+  PyTypeObject *type = Py_TYPE(self);
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+struct LaunchObject {
+  PyObject_HEAD vectorcallfunc vectorcall;
+  PyObject *dispatcher;
+  LaunchRequest request;
+};
+
+PyObject *callLaunch(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames);
+
+PyObject *subscript(PyObject *self, PyObject *key) {
+  DispatcherObject *dispatcher = asDispatcher(self);
+  if (!initialized(dispatcher))
+    return nullptr;
+  LaunchRequest request;
+  if (!parseLaunchConfig(*dispatcher->state, key, request))
+    return nullptr;
+  auto *launch = PyObject_GC_New(LaunchObject, launchType);
+  if (!launch)
+    return nullptr;
+  launch->vectorcall = callLaunch;
+  Py_INCREF(self);
+  launch->dispatcher = self;
+  launch->request = request;
+  PyObject_GC_Track(launch);
+  return reinterpret_cast<PyObject *>(launch);
+}
+
+PyObject *callDispatcher(PyObject *, PyObject *, PyObject *) {
+  PyErr_SetString(PyExc_TypeError,
+                  "launch configuration was not specified. Use the syntax:\n\n"
+                  "kernel_function[blockspergrid, threadsperblock](arg0, arg1, ..., argn)\n\n"
+                  "See https://numba.readthedocs.io/en/stable/cuda/kernels.html"
+                  "#kernel-invocation for help.");
+  return nullptr;
+}
+
+PyObject *getName(PyObject *self, void *) {
+  DispatcherObject *dispatcher = asDispatcher(self);
+  if (!initialized(dispatcher))
+    return nullptr;
+  return PyUnicode_FromString(dispatcher->state->name.c_str());
+}
+
+PyObject *getArity(PyObject *self, void *) {
+  DispatcherObject *dispatcher = asDispatcher(self);
+  if (!initialized(dispatcher))
+    return nullptr;
+  return PyLong_FromUnsignedLong(dispatcher->state->arity);
+}
+
+PyGetSetDef dispatcherAccessors[] = {
+    {"__name__", getName, nullptr, "The kernel's Python name.", nullptr},
+    {"arity", getArity, nullptr, "The number of arguments the kernel takes.", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+
+PyType_Slot dispatcherSlots[] = {
+    {Py_tp_doc, const_cast<char *>("Dispatcher(name, specializations, arg_names=None): the C "
+                                   "base of kiln.kernel.Kernel.")},
+    {Py_tp_new, reinterpret_cast<void *>(PyType_GenericNew)},
+    {Py_tp_init, reinterpret_cast<void *>(initializeDispatcher)},
+    {Py_tp_dealloc, reinterpret_cast<void *>(deallocateDispatcher)},
+    {Py_tp_traverse, reinterpret_cast<void *>(traverseDispatcher)},
+    {Py_tp_clear, reinterpret_cast<void *>(clearDispatcher)},
+    {Py_tp_call, reinterpret_cast<void *>(callDispatcher)},
+    {Py_mp_subscript, reinterpret_cast<void *>(subscript)},
+    {Py_tp_getset, dispatcherAccessors},
+    {0, nullptr},
+};
+
+PyType_Spec dispatcherSpec = {"kiln._runtime.Dispatcher", sizeof(DispatcherObject), 0,
+                              Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+                              dispatcherSlots};
+
+//===-- Launch ------------------------------------------------------------===//
+
+LaunchObject *asLaunch(PyObject *self) {
+  return reinterpret_cast<LaunchObject *>(self);
+}
+
+/// Classifies, selects and packs; launches unless `dryRun`. Returns the
+/// chosen specialization's index, or -1 with an exception set.
+Py_ssize_t dispatch(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames,
+                    bool dryRun) {
+  LaunchObject *launch = asLaunch(self);
+  DispatcherState &state = *asDispatcher(launch->dispatcher)->state;
+  if (kwnames && PyTuple_GET_SIZE(kwnames)) {
+    PyErr_Format(PyExc_TypeError, "kernel '%s' takes no keyword arguments", state.name.c_str());
+    return -1;
+  }
+  size_t count = PyVectorcall_NARGS(nargsf);
+  if (count != state.arity) {
+    PyErr_Format(PyExc_TypeError, "kernel '%s' takes %u argument%s, but %zu %s given",
+                 state.name.c_str(), state.arity, state.arity == 1 ? "" : "s", count,
+                 count == 1 ? "was" : "were");
+    return -1;
+  }
+  CallArguments call;
+  if (!classifyArguments(state, args, count, launch->request.stream, call))
+    return -1;
+  Specialization *chosen = selectSpecialization(state, call);
+  if (!chosen || !checkSharedMemory(state, *chosen, launch->request) ||
+      !launchSpecialization(*chosen, call, launch->request, dryRun))
+    return -1;
+  for (size_t i = 0; i < state.specializations.size(); ++i)
+    if (state.specializations[i].get() == chosen)
+      return Py_ssize_t(i);
+  return 0;
+}
+
+PyObject *callLaunch(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+  if (dispatch(self, args, nargsf, kwnames, false) < 0)
+    return nullptr;
+  Py_RETURN_NONE;
+}
+
+PyObject *prepare(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  Py_ssize_t index = dispatch(self, args, size_t(nargs), nullptr, true);
+  return index < 0 ? nullptr : PyLong_FromSsize_t(index);
+}
+
+int traverseLaunch(PyObject *self, visitproc visit, void *arg) {
+  Py_VISIT(Py_TYPE(self));
+  Py_VISIT(asLaunch(self)->dispatcher);
+  return 0;
+}
+
+int clearLaunch(PyObject *self) {
+  Py_CLEAR(asLaunch(self)->dispatcher);
+  return 0;
+}
+
+void deallocateLaunch(PyObject *self) {
+  PyObject_GC_UnTrack(self);
+  clearLaunch(self);
+  PyTypeObject *type = Py_TYPE(self);
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+PyObject *dim3Tuple(const runtime::Dim3 &dim) {
+  return Py_BuildValue("(III)", dim.x, dim.y, dim.z);
+}
+
+PyObject *getGrid(PyObject *self, void *) {
+  return dim3Tuple(asLaunch(self)->request.dims.grid);
+}
+PyObject *getBlock(PyObject *self, void *) {
+  return dim3Tuple(asLaunch(self)->request.dims.block);
+}
+PyObject *getStream(PyObject *self, void *) {
+  return PyLong_FromSize_t(asLaunch(self)->request.stream);
+}
+PyObject *getShared(PyObject *self, void *) {
+  return PyLong_FromUnsignedLong(asLaunch(self)->request.dims.dynamicSharedBytes);
+}
+PyObject *getKernel(PyObject *self, void *) {
+  return Py_NewRef(asLaunch(self)->dispatcher);
+}
+
+PyGetSetDef launchAccessors[] = {
+    {"griddim", getGrid, nullptr, "The grid, as (x, y, z).", nullptr},
+    {"blockdim", getBlock, nullptr, "The block, as (x, y, z).", nullptr},
+    {"stream", getStream, nullptr, "The stream handle.", nullptr},
+    {"sharedmem", getShared, nullptr, "Bytes of dynamic shared memory.", nullptr},
+    {"kernel", getKernel, nullptr, "The kernel.", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+
+PyMethodDef launchMethods[] = {
+    {"prepare", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(prepare)), METH_FASTCALL,
+     "prepare(*args) -> int: dispatches and packs the parameters without launching; returns "
+     "the index of the chosen specialization (for tests and benchmarks)."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+PyMemberDef launchMembers[] = {
+    {"__vectorcalloffset__", T_PYSSIZET, offsetof(LaunchObject, vectorcall), READONLY, nullptr},
+    {nullptr, 0, 0, 0, nullptr},
+};
+
+PyType_Slot launchSlots[] = {
+    {Py_tp_doc, const_cast<char *>("kernel[griddim, blockdim, stream, sharedmem]: call it with "
+                                   "the kernel's arguments to launch.")},
+    {Py_tp_dealloc, reinterpret_cast<void *>(deallocateLaunch)},
+    {Py_tp_traverse, reinterpret_cast<void *>(traverseLaunch)},
+    {Py_tp_clear, reinterpret_cast<void *>(clearLaunch)},
+    {Py_tp_call, reinterpret_cast<void *>(PyVectorcall_Call)},
+    {Py_tp_getset, launchAccessors},
+    {Py_tp_methods, launchMethods},
+    {Py_tp_members, launchMembers},
+    {0, nullptr},
+};
+
+PyType_Spec launchSpec = {"kiln._runtime.Launch", sizeof(LaunchObject), 0,
+                          Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |
+                              Py_TPFLAGS_DISALLOW_INSTANTIATION,
+                          launchSlots};
+
+} // namespace
+
+bool addDispatcherTypes(PyObject *module) {
+  PyObject *dispatcher = PyType_FromSpec(&dispatcherSpec);
+  dispatcherType = reinterpret_cast<PyTypeObject *>(dispatcher);
+  if (!dispatcher || PyModule_AddObjectRef(module, "Dispatcher", dispatcher) < 0)
+    return false;
+  PyObject *launch = PyType_FromSpec(&launchSpec);
+  launchType = reinterpret_cast<PyTypeObject *>(launch);
+  return launch && PyModule_AddObjectRef(module, "Launch", launch) == 0;
+}
+
+} // namespace kiln::python

@@ -1,0 +1,310 @@
+//===- runtime/extension/module_image.cpp - Loading built modules ---------===//
+//
+// A built module's PyInit_ calls the `module_loader` capsule's function with
+// its KilnModuleImage (runtime/module_format.h). The loader checks what it
+// can without the manifest: the image's magic and versions, the bundle
+// header, that the manifest and the payload lie inside the bundle, and the
+// manifest's checksum. It then wraps the image in a ModuleImage and calls
+// kiln._loader.create_module(image), which parses the manifest, checks every
+// fat binary against its checksum (ModuleImage.checksum) and builds the
+// module object. Any damage becomes an ImportError naming the module and
+// what is damaged, never a crash.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/extension/module_image.h"
+
+#include <cstring>
+#include <dlfcn.h>
+#include <link.h>
+#include <new>
+#include <string>
+#include <sys/stat.h>
+
+namespace kiln::python {
+
+PyTypeObject *moduleImageType = nullptr;
+
+namespace {
+
+ModuleImageObject *asImage(PyObject *self) {
+  return reinterpret_cast<ModuleImageObject *>(self);
+}
+
+void *raiseImportError(const std::string &message, const char *moduleName) {
+  PyObject *text = PyUnicode_FromString(message.c_str());
+  PyObject *name = moduleName ? PyUnicode_FromString(moduleName) : nullptr;
+  if (text)
+    PyErr_SetImportError(text, name ? name : Py_None, nullptr);
+  Py_XDECREF(text);
+  Py_XDECREF(name);
+  return nullptr;
+}
+
+void *damaged(const char *moduleName, const std::string &what) {
+  return raiseImportError(std::string("kiln: module '") + moduleName + "' is damaged: " + what +
+                              "; rebuild it with kiln build",
+                          moduleName);
+}
+
+/// Whether [offset, offset + size) lies in [0, limit), without overflow.
+bool inside(uint64_t offset, uint64_t size, uint64_t limit) {
+  return offset <= limit && size <= limit - offset;
+}
+
+/// Where the byte at `address` lies in the file of the shared object that
+/// maps it; false when no PT_LOAD segment maps it from the file.
+struct FileOffsetQuery {
+  uintptr_t base;
+  uintptr_t address;
+  uint64_t offset;
+  bool found;
+};
+
+int findFileOffset(dl_phdr_info *info, size_t, void *data) {
+  auto *query = static_cast<FileOffsetQuery *>(data);
+  if (info->dlpi_addr != query->base)
+    return 0;
+  for (unsigned i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr) &header = info->dlpi_phdr[i];
+    uintptr_t start = info->dlpi_addr + header.p_vaddr;
+    if (header.p_type == PT_LOAD && query->address >= start &&
+        query->address - start < header.p_filesz) {
+      query->offset = header.p_offset + (query->address - start);
+      query->found = true;
+      return 1;
+    }
+  }
+  return 1;
+}
+
+/// Whether the bytes [start, start + size) of a loaded module are in its
+/// file. A truncated file still loads when only constant data is cut off,
+/// but reading that data would end the process with SIGBUS.
+bool inFile(const uint8_t *start, uint64_t size) {
+  Dl_info info;
+  if (!size || !dladdr(start, &info) || !info.dli_fname || !info.dli_fbase)
+    return true; // not in a shared object: nothing to check
+  FileOffsetQuery query{reinterpret_cast<uintptr_t>(info.dli_fbase),
+                        reinterpret_cast<uintptr_t>(start + size - 1), 0, false};
+  dl_iterate_phdr(findFileOffset, &query);
+  struct stat status;
+  if (!query.found || stat(info.dli_fname, &status) != 0)
+    return query.found;
+  return query.offset < uint64_t(status.st_size);
+}
+
+/// The module's name, if the image is sane enough to have one.
+const char *moduleNameOf(const KilnModuleImage *image) {
+  if (!image->moduleName || !memchr(image->moduleName, '\0', 1024))
+    return nullptr;
+  return image->moduleName;
+}
+
+PyObject *createImageObject(const KilnModuleImage *image, const KilnBundleHeader &header) {
+  PyObject *self = moduleImageType->tp_alloc(moduleImageType, 0);
+  if (!self)
+    return nullptr;
+  ModuleImageObject *object = asImage(self);
+  object->image = image;
+  object->payload = image->bundle + header.payloadOffset;
+  object->payloadSize = header.payloadSize;
+  object->name = PyUnicode_FromString(image->moduleName);
+  object->manifest = PyBytes_FromStringAndSize(reinterpret_cast<const char *>(image->bundle) +
+                                                   header.manifestOffset,
+                                               static_cast<Py_ssize_t>(header.manifestSize));
+  if (!object->name || !object->manifest) {
+    Py_DECREF(self);
+    return nullptr;
+  }
+  return self;
+}
+
+/// An empty extension module for the image. The import system wants a
+/// module made from a PyModuleDef (single-phase initialization), one per
+/// module; built modules are never unloaded, so neither is the definition.
+PyObject *newModule(const KilnModuleImage *image) {
+  auto *definition = new (std::nothrow) PyModuleDef{PyModuleDef_HEAD_INIT,
+                                                    image->moduleName,
+                                                    nullptr,
+                                                    -1,
+                                                    nullptr,
+                                                    nullptr,
+                                                    nullptr,
+                                                    nullptr,
+                                                    nullptr};
+  if (!definition)
+    return PyErr_NoMemory();
+  PyObject *module = PyModule_Create(definition);
+  if (!module)
+    delete definition;
+  return module;
+}
+
+/// The KilnModuleLoader in the capsule.
+void *loadModule(const KilnModuleImage *image) {
+  if (!image)
+    return raiseImportError("kiln: a built module passed no image to the runtime", nullptr);
+  const char *name = moduleNameOf(image);
+  if (image->magic != KILN_MODULE_IMAGE_MAGIC || !name)
+    return raiseImportError("kiln: a built module is damaged: its image has no valid header; "
+                            "rebuild it with kiln build",
+                            name);
+  if (image->formatVersion != KILN_MODULE_FORMAT_VERSION)
+    return raiseImportError(std::string("kiln: module '") + name + "' was built in module format " +
+                                std::to_string(image->formatVersion) +
+                                ", but this runtime reads format " +
+                                std::to_string(KILN_MODULE_FORMAT_VERSION) +
+                                "; rebuild it with the kiln build of this Kiln",
+                            name);
+  if (image->cpuAbiVersion != KILN_CPU_ABI_VERSION)
+    return raiseImportError(
+        std::string("kiln: module '") + name + "' holds host code of CPU ABI version " +
+            std::to_string(image->cpuAbiVersion) + ", but this runtime runs version " +
+            std::to_string(KILN_CPU_ABI_VERSION) + "; rebuild it with the kiln build of this Kiln",
+        name);
+  if (!image->bundle || image->bundleSize < sizeof(KilnBundleHeader) ||
+      !inFile(image->bundle, image->bundleSize))
+    return damaged(name, "its bundle is missing or truncated (is the file complete?)");
+  if (image->specializationCount && !image->hostEntries)
+    return damaged(name, "its table of host entry points is missing");
+
+  KilnBundleHeader header;
+  std::memcpy(&header, image->bundle, sizeof header);
+  if (std::memcmp(header.magic, KILN_BUNDLE_MAGIC, sizeof header.magic) != 0)
+    return damaged(name, "its bundle has no valid header");
+  if (header.formatVersion != KILN_MODULE_FORMAT_VERSION ||
+      header.headerSize != sizeof(KilnBundleHeader))
+    return damaged(name, "its bundle header does not match the module's format version");
+  if (!inside(header.manifestOffset, header.manifestSize, image->bundleSize))
+    return damaged(name, "its manifest lies outside the bundle");
+  if (!inside(header.payloadOffset, header.payloadSize, image->bundleSize) ||
+      header.payloadOffset % 16 != 0)
+    return damaged(name, "its payload lies outside the bundle");
+  if (kilnChecksum(image->bundle + header.manifestOffset, header.manifestSize) !=
+      header.manifestChecksum)
+    return damaged(name, "its manifest fails its checksum");
+
+  PyObject *imageObject = createImageObject(image, header);
+  if (!imageObject)
+    return nullptr;
+  PyObject *module = newModule(image);
+  PyObject *loader = module ? PyImport_ImportModule("kiln._loader") : nullptr;
+  PyObject *created =
+      loader ? PyObject_CallMethod(loader, "create_module", "OO", imageObject, module) : nullptr;
+  Py_XDECREF(loader);
+  Py_XDECREF(module);
+  Py_DECREF(imageObject);
+  return created;
+}
+
+//===-- ModuleImage -------------------------------------------------------===//
+
+void deallocate(PyObject *self) {
+  Py_XDECREF(asImage(self)->name);
+  Py_XDECREF(asImage(self)->manifest);
+  PyTypeObject *type = Py_TYPE(self);
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+/// Parses (offset, size) and checks that they lie in the payload.
+bool payloadRange(ModuleImageObject *image, PyObject *args, const char *format,
+                  unsigned long long &offset, unsigned long long &size) {
+  if (!PyArg_ParseTuple(args, format, &offset, &size))
+    return false;
+  if (!inside(offset, size, image->payloadSize)) {
+    PyErr_Format(PyExc_ValueError,
+                 "kiln: bytes [%llu, %llu + %llu) lie outside the payload of %llu bytes", offset,
+                 offset, size, static_cast<unsigned long long>(image->payloadSize));
+    return false;
+  }
+  return true;
+}
+
+PyObject *blob(PyObject *self, PyObject *args) {
+  unsigned long long offset, size;
+  ModuleImageObject *image = asImage(self);
+  if (!payloadRange(image, args, "KK:blob", offset, size))
+    return nullptr;
+  char *start = const_cast<char *>(reinterpret_cast<const char *>(image->payload + offset));
+  return PyMemoryView_FromMemory(start, static_cast<Py_ssize_t>(size), PyBUF_READ);
+}
+
+PyObject *checksum(PyObject *self, PyObject *args) {
+  unsigned long long offset, size;
+  ModuleImageObject *image = asImage(self);
+  if (!payloadRange(image, args, "KK:checksum", offset, size))
+    return nullptr;
+  return PyLong_FromUnsignedLongLong(kilnChecksum(image->payload + offset, size));
+}
+
+PyObject *hasBlockEntry(PyObject *self, PyObject *indexObject) {
+  ModuleImageObject *image = asImage(self);
+  Py_ssize_t index = PyLong_AsSsize_t(indexObject);
+  if (index == -1 && PyErr_Occurred())
+    return nullptr;
+  if (index < 0 || size_t(index) >= image->image->specializationCount) {
+    PyErr_Format(PyExc_IndexError, "kiln: specialization %zd of %u", index,
+                 image->image->specializationCount);
+    return nullptr;
+  }
+  return PyBool_FromLong(image->image->hostEntries[index].block != nullptr);
+}
+
+PyObject *getName(PyObject *self, void *) {
+  return Py_NewRef(asImage(self)->name);
+}
+PyObject *getManifest(PyObject *self, void *) {
+  return Py_NewRef(asImage(self)->manifest);
+}
+PyObject *getCount(PyObject *self, void *) {
+  return PyLong_FromUnsignedLong(asImage(self)->image->specializationCount);
+}
+PyObject *getPayloadSize(PyObject *self, void *) {
+  return PyLong_FromUnsignedLongLong(asImage(self)->payloadSize);
+}
+
+PyMethodDef methods[] = {
+    {"blob", blob, METH_VARARGS,
+     "blob(offset, size) -> memoryview: read-only bytes of the payload."},
+    {"checksum", checksum, METH_VARARGS,
+     "checksum(offset, size) -> int: kilnChecksum of bytes of the payload."},
+    {"has_block_entry", hasBlockEntry, METH_O,
+     "has_block_entry(index) -> bool: whether specialization `index` has a block entry."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+PyGetSetDef accessors[] = {
+    {"name", getName, nullptr, "The module's dotted name.", nullptr},
+    {"manifest", getManifest, nullptr, "The manifest (bytes of UTF-8 JSON).", nullptr},
+    {"specialization_count", getCount, nullptr, "Rows of the host entry table.", nullptr},
+    {"payload_size", getPayloadSize, nullptr, "Bytes of fat binaries.", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+
+PyType_Slot slots[] = {
+    {Py_tp_doc, const_cast<char *>("The image of a built kernel module (made by the loader).")},
+    {Py_tp_dealloc, reinterpret_cast<void *>(deallocate)},
+    {Py_tp_methods, methods},
+    {Py_tp_getset, accessors},
+    {0, nullptr},
+};
+
+PyType_Spec spec = {"kiln._runtime.ModuleImage", sizeof(ModuleImageObject), 0,
+                    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, slots};
+
+} // namespace
+
+bool addModuleLoader(PyObject *module) {
+  PyObject *type = PyType_FromSpec(&spec);
+  moduleImageType = reinterpret_cast<PyTypeObject *>(type);
+  if (!type || PyModule_AddObjectRef(module, "ModuleImage", type) < 0)
+    return false;
+  KilnModuleLoader loader = loadModule;
+  PyObject *capsule =
+      PyCapsule_New(reinterpret_cast<void *>(loader), KILN_MODULE_LOADER_CAPSULE, nullptr);
+  return addType(module, KILN_MODULE_LOADER_ATTRIBUTE, capsule);
+}
+
+} // namespace kiln::python

@@ -1,0 +1,90 @@
+"""Manifest type strings -> the descriptors kiln._runtime.Dispatcher takes.
+
+The manifest spells argument types as Numba prints them; dispatch compares
+them in C, as small tuples:
+
+    "float32"                      ("scalar", "float32")
+    "array(float32, 2d, C)"        ("array", ("scalar", "float32"), 2, "C", False)
+    "readonly array(int8, 1d, A)"  ("array", ("scalar", "int8"), 1, "A", True)
+    "Record(s0[type=uint64;offset=0],s1[type=uint64;offset=8];16;True)"
+                                   ("record", "Record(s0[...],s1[...];16")
+    "UniTuple(int64 x 2)"          ("tuple", (("scalar", "int64"), ("scalar", "int64")))
+    "Tuple(int64, float32)"        ("tuple", (("scalar", "int64"), ("scalar", "float32")))
+    anything else                  ("unsupported", text)
+
+A record's key is its name without the alignment flag: dispatch matches
+NumPy structured dtypes by their fields, offsets and size.
+"""
+
+SCALARS = frozenset(
+    "bool boolean int8 int16 int32 int64 uint8 uint16 uint32 uint64 "
+    "float16 float32 float64 complex64 complex128".split()
+)
+
+
+def split_top_level(text, separator=","):
+    """Splits `text` at separators outside brackets."""
+    parts, depth, current = [], 0, []
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == separator and depth == 0:
+            parts.append("".join(current).strip())
+            current = []
+        else:
+            current.append(ch)
+    tail = "".join(current).strip()
+    if tail or parts:
+        parts.append(tail)
+    return parts
+
+
+def record_key(text):
+    """'Record(...;16;True)' -> 'Record(...;16'."""
+    body = text[:-1] if text.endswith(")") else text
+    head, _, flag = body.rpartition(";")
+    return head if flag in ("True", "False") else body
+
+
+def _element(text):
+    text = text.strip()
+    if text in SCALARS:
+        return ("scalar", "bool" if text == "boolean" else text)
+    if text.startswith("Record("):
+        return ("record", record_key(text))
+    return ("unsupported", text)
+
+
+def descriptor(text):
+    """The dispatch descriptor of one manifest type string."""
+    text = text.strip()
+    readonly = False
+    if text.startswith("readonly "):
+        readonly, text = True, text[len("readonly ") :].strip()
+    if text.startswith("array(") and text.endswith(")"):
+        parts = split_top_level(text[len("array(") : -1])
+        if len(parts) == 3 and parts[1].endswith("d") and parts[1][:-1].isdigit():
+            element = _element(parts[0])
+            if element[0] != "unsupported" and parts[2] in ("C", "F", "A"):
+                return ("array", element, int(parts[1][:-1]), parts[2], readonly)
+        return ("unsupported", text)
+    if text.startswith("UniTuple(") and text.endswith(")"):
+        element, sep, count = text[len("UniTuple(") : -1].rpartition(" x ")
+        if sep and count.strip().isdigit():
+            return ("tuple", tuple(descriptor(element) for _ in range(int(count))))
+        return ("unsupported", text)
+    if text.startswith("Tuple(") and text.endswith(")"):
+        inner = text[len("Tuple(") : -1]
+        return ("tuple", tuple(descriptor(part) for part in split_top_level(inner)) if inner.strip() else ())
+    if text.startswith("Record("):
+        return ("record", record_key(text))
+    if text in SCALARS:
+        return _element(text)
+    return ("unsupported", text)
+
+
+def signature_text(args):
+    """'(array(float32, 1d, C), int64)'"""
+    return "(" + ", ".join(args) + ")"

@@ -1,0 +1,124 @@
+"""The host side of `numba.cuda`, for kernels built with `kiln build`.
+
+Host code ports by changing one import::
+
+    import kiln.cuda as cuda          # was: from numba import cuda
+
+    d_x = cuda.to_device(x)
+    d_out = cuda.device_array_like(x)
+    add_kernel[blocks, threads](d_x, d_out)    # add_kernel from a built module
+    out = d_out.copy_to_host()
+
+Kernels, ufuncs and reductions come from built modules, so `cuda.jit`,
+`cuda.reduce` and `vectorize` are not here. On the CPU target (no GPU, or
+KILN_TARGET=cpu) "device" memory is host memory and everything works the
+same way; asynchronous operations may complete eagerly.
+"""
+
+from . import random
+from .devicearray import (
+    DeviceNDArray,
+    MappedNDArray,
+    as_cuda_array,
+    device_array,
+    device_array_like,
+    is_cuda_array,
+    mapped_array,
+    mapped_array_like,
+    pinned_array,
+    pinned_array_like,
+    to_device,
+)
+from .device import (
+    Device,
+    defer_cleanup,
+    detect,
+    get_current_device,
+    is_available,
+    list_devices,
+    profile_start,
+    profile_stop,
+    profiling,
+    select_device,
+    synchronize,
+)
+from .streams import (
+    Event,
+    Stream,
+    default_stream,
+    event,
+    event_elapsed_time,
+    external_stream,
+    legacy_default_stream,
+    per_thread_default_stream,
+    stream,
+)
+
+__all__ = [
+    "DeviceNDArray",
+    "MappedNDArray",
+    "Device",
+    "Event",
+    "Stream",
+    "as_cuda_array",
+    "default_stream",
+    "defer_cleanup",
+    "detect",
+    "device_array",
+    "device_array_like",
+    "event",
+    "event_elapsed_time",
+    "external_stream",
+    "get_current_device",
+    "is_available",
+    "is_cuda_array",
+    "legacy_default_stream",
+    "list_devices",
+    "mapped_array",
+    "mapped_array_like",
+    "per_thread_default_stream",
+    "pinned",
+    "pinned_array",
+    "pinned_array_like",
+    "profile_start",
+    "profile_stop",
+    "profiling",
+    "random",
+    "select_device",
+    "stream",
+    "synchronize",
+    "to_device",
+]
+
+
+import contextlib as _contextlib
+
+
+@_contextlib.contextmanager
+def pinned(*arrays):
+    """Numba pins the arrays for the block; Kiln copies from pageable memory
+    just as well, so this is a no-op context manager."""
+    yield
+
+
+_COMPILER_NAMES = {
+    "jit": "@cuda.jit kernels",
+    "reduce": "@cuda.reduce reductions",
+    "vectorize": "@vectorize ufuncs",
+    "guvectorize": "@guvectorize ufuncs",
+    "declare_device": "declared device functions",
+    "compile_ptx": "PTX compilation",
+    "compile_ptx_for_current_device": "PTX compilation",
+    "compile": "compilation",
+}
+
+
+def __getattr__(name):
+    if name in _COMPILER_NAMES:
+        raise AttributeError(
+            f"kiln.cuda has no {name!r}: Kiln compiles ahead of time, so {_COMPILER_NAMES[name]} are not "
+            "built at run time. Keep the kernels in a module written for Numba, build it with "
+            "`kiln build kernels.py --module kernels -o DIR` and import the built module (from DIR) "
+            "to get its kernels, ufuncs and reductions."
+        )
+    raise AttributeError(f"module 'kiln.cuda' has no attribute {name!r}")

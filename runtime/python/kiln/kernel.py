@@ -1,0 +1,107 @@
+"""Kernel objects of built modules: `kiln.kernel.Kernel`.
+
+A Kernel is the C dispatcher (kiln._runtime.Dispatcher) over the compiled
+specializations of one kernel, plus the Python conveniences of Numba's CUDA
+dispatcher:
+
+    kernel[griddim, blockdim](*args)                    # launch
+    kernel[griddim, blockdim, stream, sharedmem](*args)
+    kernel.forall(n)(*args)                             # one thread per element
+    kernel.signatures                                   # ['(array(float32, 1d, C), ...)', ...]
+    kernel.info()                                       # per specialization
+"""
+
+from kiln import _runtime, _types
+
+# Numba picks forall's block size by occupancy; Kiln has no occupancy
+# calculator, so it uses this (or fewer threads, for tiny n).
+FORALL_BLOCK = 128
+
+
+def _specialization_tuple(image, index, entry):
+    fatbin = entry.get("fatbin")
+    return (
+        image,
+        index,
+        _types.signature_text(entry["args"]),
+        entry["entry"],
+        tuple(_types.descriptor(t) for t in entry["args"]),
+        tuple(
+            (p["argument"], p["role"], p.get("dimension", 0), tuple(p.get("path", ())), p["type"])
+            for p in entry["params"]
+        ),
+        int(entry.get("static_shared_bytes", 0)),
+        int(entry.get("local_bytes", 0)),
+        bool(entry.get("raises", False)),
+        tuple(entry.get("cubins", ())),
+        tuple(entry.get("ptx", ())),
+        None if fatbin is None else (int(fatbin["offset"]), int(fatbin["size"])),
+    )
+
+
+class Kernel(_runtime.Dispatcher):
+    """A compiled kernel: `kernel[griddim, blockdim, stream, sharedmem](*args)`.
+
+    `specializations` is a list of (image, index, manifest entry): the
+    ModuleImage holding the code (None: none, for tests), the entry's row in
+    its tables, and the entry's manifest dict.
+    """
+
+    def __init__(self, name, specializations, arg_names=None, module=None):
+        self._entries = [entry for _, _, entry in specializations]
+        self._module_name = module
+        super().__init__(
+            name,
+            [_specialization_tuple(image, index, entry) for image, index, entry in specializations],
+            arg_names,
+        )
+
+    @property
+    def signatures(self):
+        """The compiled argument types, one string per specialization."""
+        return [_types.signature_text(entry["args"]) for entry in self._entries]
+
+    @property
+    def py_func(self):
+        return None
+
+    def info(self):
+        """One dict per specialization: signature, entry, archs, shared/local memory."""
+        return [
+            {
+                "signature": _types.signature_text(entry["args"]),
+                "args": list(entry["args"]),
+                "entry": entry["entry"],
+                "symbol": entry.get("symbol"),
+                "cubins": list(entry.get("cubins", ())),
+                "ptx": list(entry.get("ptx", ())),
+                "static_shared_bytes": entry.get("static_shared_bytes", 0),
+                "local_bytes": entry.get("local_bytes", 0),
+                "synchronizes": entry.get("synchronizes", False),
+                "raises": entry.get("raises", False),
+                "block_entry": entry.get("block_entry", False),
+                "fatbin_bytes": (entry.get("fatbin") or {}).get("size"),
+            }
+            for entry in self._entries
+        ]
+
+    def inspect_types(self):
+        """Prints each specialization's signature (Numba prints typed IR)."""
+        for entry in self._entries:
+            print(f"{self.__name__} {_types.signature_text(entry['args'])}")
+
+    def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
+        """A launch with at least `ntasks` threads: kernel.forall(n)(*args)."""
+        ntasks = int(ntasks)
+        if ntasks < 0:
+            raise ValueError(f"kernel '{self.__name__}': forall() needs ntasks >= 0, not {ntasks}")
+        block = int(tpb) if tpb else FORALL_BLOCK
+        block = max(1, min(block, ntasks)) if ntasks else 1
+        grid = max(1, -(-ntasks // block))
+        return self[grid, block, stream, sharedmem]
+
+    def __repr__(self):
+        where = f" of module '{self._module_name}'" if self._module_name else ""
+        count = len(self._entries)
+        plural = "" if count == 1 else "s"
+        return f"<kiln kernel '{self.__name__}'{where}: {count} specialization{plural} {', '.join(self.signatures)}>"

@@ -1,0 +1,87 @@
+"""Fixtures for the runtime's Python tests.
+
+Kernel modules are compiled with `kiln build --module` into a session folder
+and imported like any extension module; the `kiln` package comes from the
+build tree (build/python), and kernels run on the CPU engine unless a test
+says otherwise (KILN_TARGET is read at the runtime's first use).
+"""
+
+import importlib
+import os
+import pathlib
+import sys
+
+import pytest
+
+os.environ.setdefault("KILN_TARGET", "cpu")
+
+REPO_ROOT = pathlib.Path(__file__).resolve().parents[3]
+BUILD_DIR = pathlib.Path(os.environ.get("KILN_BUILD_DIR", REPO_ROOT / "build"))
+PACKAGE_DIR = BUILD_DIR / "python"
+EXAMPLES = REPO_ROOT / "examples"
+
+if str(PACKAGE_DIR) not in sys.path:
+    sys.path.insert(0, str(PACKAGE_DIR))
+
+# One real architecture keeps builds quick; the back end's tests cover the
+# default list.
+TEST_ARCH = "80"
+
+
+@pytest.fixture(scope="session")
+def package_dir():
+    """The folder to put on PYTHONPATH so that `import kiln` finds the build."""
+    return PACKAGE_DIR
+
+
+@pytest.fixture(scope="session")
+def build_module(kiln, tmp_path_factory):
+    """build_module(source, module_name=None, *flags) -> folder holding the built module.
+
+    Each (source, name, flags) is built once per session.
+    """
+    built = {}
+
+    def build(source, module_name=None, *flags):
+        source = pathlib.Path(source)
+        name = module_name or source.stem
+        key = (str(source), name, flags)
+        if key not in built:
+            folder = tmp_path_factory.mktemp(name.replace(".", "_"))
+            result = kiln(
+                "build", source, "--module", name, "-o", folder, "--arch", TEST_ARCH, "--python", sys.executable, *flags
+            )
+            assert result.returncode == 0, f"kiln build {source} --module {name} failed:\n{result.stderr}"
+            built[key] = folder
+        return built[key]
+
+    return build
+
+
+@pytest.fixture(scope="session")
+def import_built(build_module):
+    """import_built(source, module_name=None) -> the imported built module."""
+
+    def load(source, module_name=None):
+        source = pathlib.Path(source)
+        name = module_name or source.stem
+        if name in sys.modules:
+            return sys.modules[name]
+        folder = build_module(source, name)
+        sys.path.insert(0, str(folder))
+        try:
+            return importlib.import_module(name)
+        finally:
+            sys.path.remove(str(folder))
+
+    return load
+
+
+@pytest.fixture(scope="session")
+def example(import_built):
+    """example("vector_add") -> the built examples/vector_add.py."""
+
+    def load(name):
+        return import_built(EXAMPLES / f"{name}.py")
+
+    return load
