@@ -159,8 +159,10 @@ struct Staging {
     return Status::success();
   }
 
+  /// Copies back on the launch's stream (ordered after the kernel), then
+  /// waits: into page-locked memory the copies are asynchronous.
   Status stageOut() {
-    Status status = target->synchronizeStream(stream);
+    Status status = Status::success();
     for (unsigned i = 0; status.ok() && i < call.nodeCount; ++i) {
       const ArgumentValue &value = call.values[i];
       if (value.buffer < 0)
@@ -171,7 +173,7 @@ struct Staging {
       void *host = reinterpret_cast<void *>(uintptr_t(value.data + uint64_t(low[b])));
       status = target->copyToHost(host, allocation[b], size_t(bytes[b]), stream);
     }
-    return status;
+    return status.ok() ? target->synchronizeStream(stream) : status;
   }
 
   ~Staging() {

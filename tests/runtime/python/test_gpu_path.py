@@ -171,6 +171,9 @@ def check_copies_back_and_frees(log, facts, pointers, launch):
         assert back[0]["srcDevice"] == pointers[name] and back[0]["ByteCount"] == fact["nbytes"]
         free = frees.get(pointers[name])
         assert free is not None and free["seq"] > back[0]["seq"], f"{name}'s device copy is not freed after the copy back"
+        # Copies into page-locked memory are asynchronous: the call must wait for them.
+        waits = [line for line in calls(log, "cuStreamSynchronize") if line["seq"] > back[0]["seq"]]
+        assert waits, f"{name}: the launch returns before its copy back has finished (no cuStreamSynchronize after it)"
 
 
 def check_launch(log, module, function, grid, block, expected_params, shared=0):
