@@ -7,8 +7,9 @@ process of the test environment's Python (.venv) runs it on the CUDA path
 with the stand-in driver library the tests build (KILN_TARGET=cuda,
 KILN_CUDA_DRIVER): the stand-in's cuLaunchKernel only returns, so what is
 timed is Kiln's dispatch: the launch configuration, the argument type key,
-the specialization lookup, packing the parameters, and the call into the
-driver. Arguments are device arrays (kiln.cuda.to_device), as in a program
+the specialization lookup, packing the parameters, and the calls into the
+driver (cuCtxGetCurrent and cuLaunchKernel, each of which costs the
+stand-in a lock and two getenv calls, so these figures are an upper bound). Arguments are device arrays (kiln.cuda.to_device), as in a program
 that keeps its data on the GPU.
 
 Timed, per call, as the fastest of --repeats loops of --calls calls:
@@ -17,6 +18,8 @@ Timed, per call, as the fastest of --repeats loops of --calls calls:
 * `launch(a, b, c)` with `launch = kernel[grid, block]` made once: dispatch
   alone;
 * `kernel[grid, block]`: the configuration alone;
+* `launch.prepare(a, b, c)`: what a launch does before it calls the driver
+  (type key, specialization, packed parameters), without the driver calls;
 * an empty Python function call with three arguments, for scale.
 
 Numba's dispatch needs a GPU to measure (its launch path creates a CUDA
@@ -81,6 +84,7 @@ _STATEMENTS = {
     "kernel[grid, block](a, b, c)": "kernel[grid, block](r, x, y)",
     "launch(a, b, c)": "launch(r, x, y)",
     "kernel[grid, block]": "kernel[grid, block]",
+    "launch.prepare(a, b, c)": "launch.prepare(r, x, y)",
     "empty Python call f(a, b, c)": "nothing(r, x, y)",
 }
 

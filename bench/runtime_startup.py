@@ -6,9 +6,11 @@ kernel does.
     python3 bench/runtime_startup.py [--repeats 15] [--example vector_add --kernel vector_add]
                                      [--build-dir build]
 
-The example is built once with `kiln build --module` (default architectures).
-Then fresh processes of bench/.venv's Python, NumPy imported before the
-clock starts (both sides need it), each timing in process:
+The example is built once with `kiln build --module` (default architectures),
+and the runtime package is copied and byte-compiled, as `pip install` leaves
+it. Then fresh processes of bench/.venv's Python, NumPy imported and the
+input arrays made before the clock starts (both sides need them), each
+timing in process:
 
 * Kiln, CPU engine (KILN_TARGET=cpu): `import <module>` (which imports the
   runtime, verifies the module's checksums and registers its kernels), then
@@ -31,6 +33,7 @@ import argparse
 import json
 import os
 import pathlib
+import shutil
 import sys
 import tempfile
 import time
@@ -45,13 +48,13 @@ ELEMENTS = 1 << 20
 def kiln_worker(options):
     import numpy as np
 
+    x = np.arange(ELEMENTS, dtype=np.float32)
+    y = 2 * x
+    r = np.zeros_like(x)
     start = time.perf_counter()
     module = __import__(options.module)
     kernel = getattr(module, options.kernel)
     imported = time.perf_counter()
-    x = np.arange(ELEMENTS, dtype=np.float32)
-    y = 2 * x
-    r = np.zeros_like(x)
     kernel[(ELEMENTS + 255) // 256, 256](r, x, y)
     import kiln.cuda
 
@@ -129,9 +132,12 @@ def main():
         module = f"startup_{options.example}"
         bc.timed_run([kiln, "build", bc.ROOT / "examples" / f"{options.example}.py", "--module", module,
                       "-o", folder, "--python", python])
+        package = pathlib.Path(folder) / "python"
+        shutil.copytree(build_dir / "python", package, symlinks=False)
+        bc.timed_run([python, "-m", "compileall", "-q", str(package)])
         script = str(pathlib.Path(__file__).resolve())
         kiln_command = [python, script, "--worker", "kiln", "--module", module, "--kernel", options.kernel]
-        path = os.pathsep.join([str(build_dir / "python"), folder])
+        path = os.pathsep.join([str(package), folder])
         results = {
             "Kiln, CPU engine": measure(kiln_command, bc.bench_env(PYTHONPATH=path, KILN_TARGET="cpu"),
                                         options.repeats),

@@ -200,7 +200,7 @@ std::string dimsJson(unsigned x, unsigned y, unsigned z) {
 /// what every call checks.
 class Call {
 public:
-  explicit Call(const char *symbol) : lock(state().mutex), symbol(symbol) {
+  explicit Call(const char *symbol) : log(logEnabled()), lock(state().mutex), symbol(symbol) {
     if (!threadNumber)
       threadNumber = ++state().threads;
     log.number("seq", ++state().sequence)
@@ -226,6 +226,8 @@ public:
   }
 
   CUresult finish(CUresult result) {
+    if (!log.isEnabled())
+      return result;
     log.string("result", resultName(result));
     writeLogLine(log.text());
     return result;
@@ -917,6 +919,8 @@ STAND_IN_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, uns
     if (!kernelParams[i])
       return call.refuse(CUDA_ERROR_INVALID_VALUE,
                          "kernelParams[" + std::to_string(i) + "] is null");
+    if (!call.log.isEnabled())
+      continue;
     JsonObject object;
     object.string("name", param.name)
         .string("type", param.type)

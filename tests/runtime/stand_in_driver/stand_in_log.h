@@ -21,6 +21,10 @@ namespace kiln::stand_in {
 /// One JSON object, built key by key.
 class JsonObject {
 public:
+  /// A disabled object ignores every key: the stand-in builds no log lines
+  /// when nothing would write them, so that launches stay cheap to time.
+  explicit JsonObject(bool enabled = true) : enabled(enabled) {}
+  bool isEnabled() const { return enabled; }
   JsonObject &number(const char *key, uint64_t value);
   JsonObject &signedNumber(const char *key, int64_t value);
   JsonObject &real(const char *key, double value);
@@ -33,11 +37,15 @@ public:
 
 private:
   void key(const char *name);
+  bool enabled;
   std::string body = "{";
 };
 
 /// `value` as a JSON string literal.
 std::string jsonString(const std::string &value);
+
+/// Whether KILN_STAND_IN_LOG names a log file.
+bool logEnabled();
 
 /// Appends `line` and a newline to $KILN_STAND_IN_LOG, if set. Not
 /// thread-safe: the stand-in calls it under its lock.
