@@ -1,16 +1,22 @@
-//===- backend/extension_module.cpp - The object that makes a module ------===//
+//===- backend/extension_module.cpp - The objects that make a module ------===//
 //
-// Before (the inputs): module "pkg.kernels", the bundle bytes, and entries
-// [{_kiln_3pkg7kernels3add_0, block}, {_kiln_3pkg7kernels5scan_0, no block}].
-// After (the object, as LLVM IR):
+// Before (the inputs): module "pkg.kernels", the bundle bytes (N of them,
+// manifest checksum C), and entries [{_kiln_3pkg7kernels3add_0, block},
+// {_kiln_3pkg7kernels5scan_0, no block}]. After, the extension object (as
+// LLVM IR):
 //
-//   @bundle = internal constant [N x i8] c"KILNBNDL...", align 16
 //   declare hidden void @_kiln_3pkg7kernels3add_0_thread(ptr, ptr)
 //   @hostEntries = internal constant [2 x {ptr, ptr}]
 //       [{@..add_0_thread, @..add_0_block}, {@..scan_0_thread, null}]
-//   @image = internal constant {i32, i32, i32, i32, ptr, ptr, i64, ptr}
-//       {KILN, 1, cpu ABI, 2, @name, @bundle, N, @hostEntries}
+//   @image = internal constant {i32, i32, i32, i32, ptr, ptr, i64, ptr, i64}
+//       {KILN, 2, cpu ABI, 2, @name, null, N, @hostEntries, C}
 //   define ptr @PyInit_kernels() { ... return loader(@image) }
+//
+// and the bundle object, written here byte by byte (LLVM IR cannot ask for
+// a section without SHF_ALLOC):
+//
+//   ELF header | bundle (at 64) | .shstrtab | section headers:
+//   [0] null, [1] .kiln.bundle PROGBITS flags 0 align 16, [2] .shstrtab
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,12 +26,17 @@
 #include "runtime/module_format.h"
 
 #include <llvm/ADT/SmallString.h>
+#include <llvm/BinaryFormat/ELF.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Support/Alignment.h>
+#include <llvm/Support/Endian.h>
 #include <llvm/Support/raw_ostream.h>
+
+#include <cstring>
 
 namespace kiln::backend {
 
@@ -126,10 +137,11 @@ llvm::Expected<std::string> createExtensionObject(llvm::StringRef moduleName,
   llvm::Type *i32 = llvm::Type::getInt32Ty(context);
   llvm::Type *i64 = llvm::Type::getInt64Ty(context);
 
-  llvm::GlobalVariable *bundleGlobal = internalConstant(
-      module,
-      llvm::ConstantDataArray::getRaw(bundle, bundle.size(), llvm::Type::getInt8Ty(context)),
-      "bundle", 16);
+  KilnBundleHeader header;
+  if (bundle.size() < sizeof header)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the bundle of '" + moduleName + "' has no header");
+  std::memcpy(&header, bundle.data(), sizeof header);
 
   auto *entryType = llvm::FunctionType::get(llvm::Type::getVoidTy(context), {ptr, ptr}, false);
   auto *rowType = llvm::StructType::get(context, {ptr, ptr});
@@ -147,13 +159,15 @@ llvm::Expected<std::string> createExtensionObject(llvm::StringRef moduleName,
 
   llvm::GlobalVariable *name = internalConstant(
       module, llvm::ConstantDataArray::getString(context, moduleName), "moduleName", 1);
-  auto *imageType = llvm::StructType::get(context, {i32, i32, i32, i32, ptr, ptr, i64, ptr});
+  auto *imageType = llvm::StructType::get(context, {i32, i32, i32, i32, ptr, ptr, i64, ptr, i64});
   llvm::Constant *imageValue = llvm::ConstantStruct::get(
       imageType, {llvm::ConstantInt::get(i32, KILN_MODULE_IMAGE_MAGIC),
                   llvm::ConstantInt::get(i32, KILN_MODULE_FORMAT_VERSION),
                   llvm::ConstantInt::get(i32, KILN_CPU_ABI_VERSION),
-                  llvm::ConstantInt::get(i32, entries.size()), name, bundleGlobal,
-                  llvm::ConstantInt::get(i64, bundle.size()), table});
+                  llvm::ConstantInt::get(i32, entries.size()), name,
+                  llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(context)),
+                  llvm::ConstantInt::get(i64, bundle.size()), table,
+                  llvm::ConstantInt::get(i64, header.manifestChecksum)});
   llvm::GlobalVariable *image = internalConstant(module, imageValue, "image", 8);
 
   definePyInit(module, extensionBaseName(moduleName), image);
@@ -172,6 +186,61 @@ llvm::Expected<std::string> createExtensionObject(llvm::StringRef moduleName,
                                    "LLVM cannot emit an object for " + hostTriple());
   passes.run(module);
   return std::string(bytes.str());
+}
+
+llvm::Expected<std::string> createBundleObject(llvm::StringRef bundle,
+                                               llvm::StringRef extensionObject) {
+  static_assert(llvm::endianness::native == llvm::endianness::little,
+                "the bundle object is written for little-endian hosts, as every Kiln target");
+  namespace elf = llvm::ELF;
+  elf::Elf64_Ehdr like;
+  if (extensionObject.size() < sizeof like)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the extension object is not an ELF object");
+  std::memcpy(&like, extensionObject.data(), sizeof like);
+  if (std::memcmp(like.e_ident, elf::ElfMagic, 4) != 0 ||
+      like.e_ident[elf::EI_CLASS] != elf::ELFCLASS64 ||
+      like.e_ident[elf::EI_DATA] != elf::ELFDATA2LSB)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the extension object is not a 64-bit little-endian ELF object");
+
+  // Layout: header, bundle, section names, section headers.
+  static constexpr char Names[] = "\0" KILN_BUNDLE_SECTION "\0.shstrtab";
+  const uint64_t bundleOffset = llvm::alignTo(sizeof(elf::Elf64_Ehdr), 16);
+  const uint64_t namesOffset = bundleOffset + bundle.size();
+  const uint64_t headersOffset = llvm::alignTo(namesOffset + sizeof Names, 8);
+  elf::Elf64_Shdr sections[3];
+  std::memset(sections, 0, sizeof sections);
+  sections[1].sh_name = 1;
+  sections[1].sh_type = elf::SHT_PROGBITS;
+  sections[1].sh_offset = bundleOffset;
+  sections[1].sh_size = bundle.size();
+  sections[1].sh_addralign = 16;
+  sections[2].sh_name = 1 + sizeof KILN_BUNDLE_SECTION;
+  sections[2].sh_type = elf::SHT_STRTAB;
+  sections[2].sh_offset = namesOffset;
+  sections[2].sh_size = sizeof Names;
+  sections[2].sh_addralign = 1;
+
+  elf::Elf64_Ehdr header;
+  std::memset(&header, 0, sizeof header);
+  std::memcpy(header.e_ident, like.e_ident, elf::EI_NIDENT);
+  header.e_type = elf::ET_REL;
+  header.e_machine = like.e_machine;
+  header.e_version = elf::EV_CURRENT;
+  header.e_flags = like.e_flags;
+  header.e_shoff = headersOffset;
+  header.e_ehsize = sizeof(elf::Elf64_Ehdr);
+  header.e_shentsize = sizeof(elf::Elf64_Shdr);
+  header.e_shnum = 3;
+  header.e_shstrndx = 2;
+
+  std::string object(headersOffset + sizeof sections, '\0');
+  std::memcpy(object.data(), &header, sizeof header);
+  std::memcpy(object.data() + bundleOffset, bundle.data(), bundle.size());
+  std::memcpy(object.data() + namesOffset, Names, sizeof Names);
+  std::memcpy(object.data() + headersOffset, sections, sizeof sections);
+  return object;
 }
 
 } // namespace kiln::backend

@@ -185,6 +185,10 @@ void writeEntry(llvm::json::OStream &json, const ManifestEntry &entry) {
     for (const ir::Argument *argument : kernel.arguments)
       json.value(argument->type()->str());
   });
+  json.attributeArray("arg_names", [&] {
+    for (const ir::Argument *argument : kernel.arguments)
+      json.value(argument->name);
+  });
   json.attributeArray("params", [&] {
     for (const KernelParameter &parameter : interface.parameters)
       json.object([&] {

@@ -4,7 +4,7 @@
 // module, the Kiln that built it, the source it came from, the options and
 // architectures it was built with, the module's constants, and per
 // specialization its Python name and kind (kernel, ufunc, reduction),
-// argument types, entry name, parameter layout (docs/abi.md), shared and
+// argument types and names, entry name, parameter layout (docs/abi.md), shared and
 // local memory, and the images built for it. The runtime packs arguments and
 // picks images from the manifest alone, without the compiler. It is JSON,
 // with keys in a fixed order, so that builds stay byte-identical.

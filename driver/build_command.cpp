@@ -24,7 +24,9 @@
 #include "backend/fatbinary.h"
 #include "backend/kernel_compiler.h"
 #include "backend/manifest.h"
+#include "backend/target_machines.h"
 #include "backend/temporary_directory.h"
+#include "driver/build_cache.h"
 #include "driver/bundle_writer.h"
 #include "driver/module_writer.h"
 #include "driver/python_config.h"
@@ -316,6 +318,14 @@ int runBuild(const BuildOptions &options) {
     libdevice = *path;
   }
   backend::KernelCompiler compiler(module.sources, libdevice);
+  // The cache, per (specialization, target); see driver/build_cache.h.
+  std::unique_ptr<BuildCache> cache =
+      BuildCache::open(options, module, toolkit ? toolkit->version.str() : std::string());
+  std::vector<std::optional<std::string>> semantic(builds.size());
+  if (cache)
+    for (size_t i = 0; i < builds.size(); ++i)
+      semantic[i] = cache->semanticKey(*builds[i].kernel);
+  std::string hostTarget = backend::hostTriple();
   llvm::DefaultThreadPool pool(llvm::hardware_concurrency(options.jobs));
   std::mutex resultsMutex;
 
@@ -324,11 +334,24 @@ int runBuild(const BuildOptions &options) {
     KernelBuild &build = builds[i];
     if (withHost)
       pool.async([&, i] {
+        std::optional<std::string> key;
+        if (cache && semantic[i]) {
+          key = cache->codeKey(*semantic[i], *build.kernel, "host", hostTarget);
+          std::optional<backend::CompiledCode> hit = cache->lookupCode(*key);
+          cache->note(hit.has_value(), "host", hostTarget, build.description);
+          if (hit) {
+            std::lock_guard<std::mutex> lock(resultsMutex);
+            build.host = std::move(*hit);
+            return;
+          }
+        }
         llvm::Expected<backend::CompiledCode> code =
             compiler.compileForHost(*build.kernel, backend::CodeForm::Object);
         if (!code)
           return errors.add(sortKey(i, 0),
                             build.description + ": " + llvm::toString(code.takeError()));
+        if (key)
+          cache->storeCode(*key, *build.kernel, "host", hostTarget, *code);
         std::lock_guard<std::mutex> lock(resultsMutex);
         build.host = std::move(*code);
       });
@@ -339,11 +362,25 @@ int runBuild(const BuildOptions &options) {
       pool.async([&, i, arch] {
         backend::CodeForm form = options.emit == EmitKind::LLVM ? backend::CodeForm::LLVMIR
                                                                 : backend::CodeForm::Assembly;
+        const char *kind = form == backend::CodeForm::LLVMIR ? "llvm" : "ptx";
+        std::optional<std::string> key;
+        if (cache && semantic[i]) {
+          key = cache->codeKey(*semantic[i], *build.kernel, kind, cuda::smName(arch));
+          std::optional<backend::CompiledCode> hit = cache->lookupCode(*key);
+          cache->note(hit.has_value(), kind, cuda::smName(arch), build.description);
+          if (hit) {
+            std::lock_guard<std::mutex> lock(resultsMutex);
+            build.ptx[arch] = std::move(*hit);
+            return;
+          }
+        }
         llvm::Expected<backend::CompiledCode> code =
             compiler.compileForGpu(*build.kernel, arch, form);
         if (!code)
           return errors.add(sortKey(i, arch), build.description + " for " + cuda::smName(arch) +
                                                   ": " + llvm::toString(code.takeError()));
+        if (key)
+          cache->storeCode(*key, *build.kernel, kind, cuda::smName(arch), *code);
         std::lock_guard<std::mutex> lock(resultsMutex);
         build.ptx[arch] = std::move(*code);
       });
@@ -360,12 +397,27 @@ int runBuild(const BuildOptions &options) {
       for (unsigned arch : archs->archs.cubins)
         pool.async([&, i, arch] {
           KernelBuild &build = builds[i];
+          const std::string &ptx = build.ptx.at(cuda::ptxTargetForCubin(arch)).bytes;
+          std::vector<std::string> links = linkFiles(*build.kernel, options.file);
+          std::optional<std::string> key;
+          if (cache && semantic[i]) {
+            key = cache->cubinKey(*build.kernel, ptx, arch, links);
+            std::optional<backend::BuiltCubin> hit = key ? cache->lookupCubin(*key) : std::nullopt;
+            cache->note(hit.has_value(), "cubin", cuda::smName(arch), build.description);
+            if (hit) {
+              std::lock_guard<std::mutex> lock(resultsMutex);
+              build.cubins[arch] = std::move(hit->cubin);
+              build.usage[arch] = std::move(hit->usage);
+              return;
+            }
+          }
           llvm::Expected<backend::BuiltCubin> cubin =
-              cubins.build(build.kernel->options, build.ptx.at(cuda::ptxTargetForCubin(arch)).bytes,
-                           build.stem + ".ptx", arch, linkFiles(*build.kernel, options.file));
+              cubins.build(build.kernel->options, ptx, build.stem + ".ptx", arch, links);
           if (!cubin)
             return errors.add(sortKey(i, arch),
                               build.description + ": " + llvm::toString(cubin.takeError()));
+          if (key)
+            cache->storeCubin(*key, *build.kernel, arch, *cubin);
           std::lock_guard<std::mutex> lock(resultsMutex);
           build.cubins[arch] = std::move(cubin->cubin);
           build.usage[arch] = std::move(cubin->usage);
@@ -386,16 +438,31 @@ int runBuild(const BuildOptions &options) {
         if (build.kernel->options.link.empty())
           for (unsigned arch : archs->archs.ptx)
             images.push_back({cuda::FatbinImageKind::Ptx, arch, build.ptx.at(arch).bytes});
+        std::optional<std::string> key;
+        if (cache && semantic[i]) {
+          key = cache->fatbinKey(images);
+          std::optional<std::string> hit = cache->lookupFatbin(*key);
+          cache->note(hit.has_value(), "fatbin", "-", build.description);
+          if (hit) {
+            std::lock_guard<std::mutex> lock(resultsMutex);
+            build.fatbin = std::move(*hit);
+            return;
+          }
+        }
         llvm::Expected<std::string> fatbin = cuda::createFatbinary(*toolkit, images);
         if (!fatbin)
           return errors.add(sortKey(i, 0),
                             build.description + ": " + llvm::toString(fatbin.takeError()));
+        if (key)
+          cache->storeFatbin(*key, *build.kernel, *fatbin);
         std::lock_guard<std::mutex> lock(resultsMutex);
         build.fatbin = std::move(*fatbin);
       });
     pool.wait();
   }
 
+  if (cache)
+    cache->finish(options.verbose);
   if (!errors.empty()) {
     errors.print();
     return 1;

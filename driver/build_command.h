@@ -1,6 +1,8 @@
 //===- driver/build_command.h - `kiln build` --------------------*- C++ -*-===//
 #pragma once
 
+#include "cache/cache_location.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +26,8 @@ struct BuildOptions {
   unsigned jobs = 0;
   bool verbose = false;
   bool color = false;
+  /// --cache-dir, --no-cache, --max-size.
+  cache::CacheFlags cache;
 
   // Overrides of the decorators' options, for every kernel.
   bool fastmath = false;

@@ -2,7 +2,10 @@
 //
 // `kiln inspect` reads a built module without importing it: the bundle is
 // found by its magic among the file's bytes, then its header, sizes and
-// manifest checksum are checked. Errors say what is damaged.
+// manifest checksum are checked. Errors say what is damaged. (The bundle is
+// the module's section .kiln.bundle, runtime/module_format.h; finding it by
+// its magic rather than by the section headers, which follow it at the end
+// of the file, still finds it in a file cut short, and says what is cut.)
 //
 //===----------------------------------------------------------------------===//
 #pragma once

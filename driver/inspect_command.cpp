@@ -3,7 +3,7 @@
 //   $ kiln inspect out/vector_add.cpython-312-x86_64-linux-gnu.so
 //   module pkg.vector_add
 //     file        out/vector_add.cpython-312-x86_64-linux-gnu.so
-//     built by    Kiln 0.1.0 (manifest format 2, bundle format 1)
+//     built by    Kiln 0.1.0 (manifest format 2, bundle format 2)
 //     source      vector_add.py (checksum ac312c16f509b8af)
 //     options     fastmath=false debug=false lineinfo=false opt=null ...
 //     archs       cubins sm_80; PTX compute_80

@@ -5,6 +5,8 @@
 // kiln build FILE.py --module pkg.kernels -o DIR [--python PY] [--arch LIST] [-j N]
 // kiln inspect MODULE [--json]
 // kiln targets [--arch LIST] [--json]
+// kiln cache stats|list [--json] | prune [--max-size SIZE] [--older-than AGE] | clear
+//            | verify [--repair] | export FILE.tar[.zst] | import FILE  [--cache-dir DIR]
 //
 // Subcommands parse their options with CLI11 and hand a plain options struct
 // to their run function, which returns the exit status.
@@ -12,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "driver/build_command.h"
+#include "driver/cache_command.h"
 #include "driver/check_command.h"
 #include "driver/inspect_command.h"
 #include "driver/targets_command.h"
@@ -25,9 +28,13 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <signal.h>
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  // Past a file size limit, a write should fail (and the cache do without),
+  // not kill the process.
+  ::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"Kiln: an ahead-of-time compiler for Numba CUDA kernels written in Python", "kiln"};
   app.set_version_flag("--version", std::string("kiln ") + kiln::driver::versionString());
   app.require_subcommand(1);
@@ -99,6 +106,16 @@ int main(int argc, char **argv) {
   // -Xptxas values start with '-', which CLI11 would take for options of
   // its own: takePtxasFlags() removes them from the command line first. The
   // option is declared for --help.
+  buildCommand->add_option_function<std::string>(
+      "--cache-dir", [&](const std::string &dir) { build.cache.directory = dir; },
+      "The specialization cache's folder (default: $KILN_CACHE_DIR, else "
+      "$XDG_CACHE_HOME/kiln, else ~/.cache/kiln)");
+  buildCommand->add_flag("--no-cache", build.cache.disabled,
+                         "Compile everything, neither reading nor filling the cache (as "
+                         "KILN_CACHE=0)");
+  buildCommand->add_option_function<std::string>(
+      "--max-size", [&](const std::string &size) { build.cache.maxSize = size; },
+      "The cache's size limit, such as 500M or 4G (default: $KILN_CACHE_MAX_SIZE, else 2G)");
   std::vector<std::string> ptxasFlagsHelp;
   buildCommand->add_option("--Xptxas", ptxasFlagsHelp,
                            "-Xptxas FLAG[,FLAG...]: pass options to ptxas, as nvcc does "
@@ -121,6 +138,57 @@ int main(int argc, char **argv) {
       "TORCH_CUDA_ARCH_LIST (7.5 8.0 9.0+PTX) or nvcc (sm_80) write it; default: $CUDAARCHS, "
       "else Kiln's default");
   targetsCommand->add_flag("--json", targets.json, "Print the result as JSON");
+
+  kiln::driver::CacheCommandOptions cacheOptions;
+  CLI::App *cacheCommand = app.add_subcommand(
+      "cache", "Inspect and manage the specialization cache that `kiln build` fills");
+  cacheCommand->require_subcommand(1);
+  cacheCommand->add_option_function<std::string>(
+      "--cache-dir", [&](const std::string &dir) { cacheOptions.flags.directory = dir; },
+      "The cache's folder (default: $KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else "
+      "~/.cache/kiln)");
+  auto cacheAction = [&](const char *name, const char *help, kiln::driver::CacheAction action) {
+    CLI::App *command = cacheCommand->add_subcommand(name, help);
+    command->callback([&cacheOptions, action] { cacheOptions.action = action; });
+    command->add_option_function<std::string>(
+        "--cache-dir", [&](const std::string &dir) { cacheOptions.flags.directory = dir; },
+        "The cache's folder");
+    return command;
+  };
+  using kiln::driver::CacheAction;
+  cacheAction("stats", "Entries, size, hits, misses, corrupt reads, evictions, per architecture",
+              CacheAction::Stats)
+      ->add_flag("--json", cacheOptions.json, "Print the result as JSON");
+  cacheAction("list", "Every entry, most recently used first", CacheAction::List)
+      ->add_flag("--json", cacheOptions.json, "Print the result as JSON");
+  CLI::App *pruneCommand = cacheAction(
+      "prune", "Drop least recently used entries beyond a size or age", CacheAction::Prune);
+  pruneCommand->add_option_function<std::string>(
+      "--max-size", [&](const std::string &size) { cacheOptions.flags.maxSize = size; },
+      "Shrink to this size, such as 500M (default: the cache's limit)");
+  pruneCommand->add_option_function<std::string>(
+      "--older-than", [&](const std::string &age) { cacheOptions.olderThan = age; },
+      "Drop entries not used for this long, such as 30d, 12h or 45m");
+  cacheAction("clear", "Drop every entry", CacheAction::Clear);
+  cacheAction("verify", "Check that index and blobs agree and every blob is intact",
+              CacheAction::Verify)
+      ->add_flag("--repair", cacheOptions.repair,
+                 "Drop damaged entries, re-index intact ones, delete blobs of no entry");
+  cacheAction("export", "Write every intact entry to a tar archive (.tar, .tar.zst, .tar.gz)",
+              CacheAction::Export)
+      ->add_option("file", cacheOptions.file, "The archive to write")
+      ->required();
+  CLI::App *importCommand =
+      cacheAction("import",
+                  "Add the entries of an archive from `kiln cache export`, checking "
+                  "every one; a bad archive imports nothing",
+                  CacheAction::Import);
+  importCommand->add_option("file", cacheOptions.file, "The archive to read")
+      ->required()
+      ->check(CLI::ExistingFile);
+  importCommand->add_option_function<std::string>(
+      "--max-size", [&](const std::string &size) { cacheOptions.flags.maxSize = size; },
+      "The cache's size limit, which also bounds what the archive may expand to");
 
   std::vector<std::string> arguments(argv + 1, argv + argc);
   if (std::optional<std::string> problem =
@@ -157,5 +225,7 @@ int main(int argc, char **argv) {
     return kiln::driver::runInspect(inspect);
   if (targetsCommand->parsed())
     return kiln::driver::runTargets(targets);
+  if (cacheCommand->parsed())
+    return kiln::driver::runCacheCommand(cacheOptions);
   return 0;
 }

@@ -21,6 +21,9 @@ llvm::Expected<std::string> writeExtensionModule(const ExtensionModuleInputs &in
       backend::createExtensionObject(inputs.moduleName, bundle, inputs.entries);
   if (!object)
     return object.takeError();
+  llvm::Expected<std::string> bundleObject = backend::createBundleObject(bundle, *object);
+  if (!bundleObject)
+    return bundleObject.takeError();
 
   // Objects get fixed names in a scratch folder: LLD records none of them
   // in the output, but fixed names keep even its diagnostics stable.
@@ -38,6 +41,11 @@ llvm::Expected<std::string> writeExtensionModule(const ExtensionModuleInputs &in
   if (llvm::Error error = scratch->write("module.o", *object))
     return std::move(error);
   objects.push_back(scratch->file("module.o"));
+  // The bundle's section is not allocated: LLD places it after every
+  // loaded segment, with the other non-allocated sections.
+  if (llvm::Error error = scratch->write("bundle.o", *bundleObject))
+    return std::move(error);
+  objects.push_back(scratch->file("bundle.o"));
 
   llvm::SmallString<256> finalPath(directory);
   llvm::sys::path::append(finalPath,

@@ -1,7 +1,8 @@
 //===- driver/module_writer.h - Writing a built kernel module ---*- C++ -*-===//
 //
-// The last step of `kiln build --module pkg.kernels`: the bundle (manifest
-// and fat binaries), the object holding it with PyInit_ (backend/
+// The last step of `kiln build --module pkg.kernels`: the object with the
+// image and PyInit_, the object holding the bundle (manifest and fat
+// binaries) in its non-allocated section .kiln.bundle (backend/
 // extension_module.h) and the host objects are linked by LLD, in process,
 // into DIR/kernels<EXT_SUFFIX>: first a temporary file in DIR, then renamed,
 // so that a reader never sees half a module. Inputs are linked in manifest

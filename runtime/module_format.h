@@ -6,16 +6,25 @@
  *
  *   - the host code of every specialization, for the CPU engine
  *     (backend/cpu_kernel_abi.h entry points, resolved by the dynamic loader);
- *   - one constant KilnModuleImage, which points at the bundle and at a table
- *     of the host entry points, one row per specialization in manifest order;
+ *   - one constant KilnModuleImage, which points at a table of the host
+ *     entry points, one row per specialization in manifest order, and says
+ *     how big the bundle is;
  *   - the bundle: a KilnBundleHeader, the manifest (JSON, docs/abi.md) and the
  *     payload (one fat binary per specialization), each checksummed;
  *   - PyInit_<name>, which imports kiln._runtime, takes its module loader
  *     from the capsule `module_loader` and returns loader(&image).
  *
- * The runtime verifies the header, the manifest and every payload blob before
- * it creates the module, so that a damaged file fails at import with an
- * ImportError rather than later, on a GPU, with garbage.
+ * The bundle (most of the file) lies in the ELF section KILN_BUNDLE_SECTION,
+ * which is not allocated: it follows every loaded segment, so the dynamic
+ * loader never maps it, and a file cut short anywhere in it (or in the
+ * section headers after it) still loads. The runtime finds the section
+ * through the section headers of the module's file (dladdr(image)), checks
+ * that it lies inside the file and has the image's size and manifest
+ * checksum, maps it read-only, and verifies the header, the manifest and
+ * every payload blob before it creates the module, so that a damaged file
+ * fails at import with an ImportError rather than later, on a GPU, with
+ * garbage. (A file cut inside its loaded segments is the dynamic loader's to
+ * refuse, before any of our code runs.)
  *
  * Plain C, shared by the writer (the driver) and the reader (the runtime),
  * which must agree on it byte for byte.
@@ -36,9 +45,13 @@ extern "C" {
 
 /* Bumped on any incompatible change to the structures below, the bundle or
  * the manifest; the runtime refuses modules of another version. */
-#define KILN_MODULE_FORMAT_VERSION 1
+#define KILN_MODULE_FORMAT_VERSION 2
 
 #define KILN_MODULE_IMAGE_MAGIC 0x4b494c4eu /* "KILN" */
+
+/* The ELF section of a built module that holds the bundle: SHT_PROGBITS,
+ * no flags (not allocated), 16-byte aligned in the file. */
+#define KILN_BUNDLE_SECTION ".kiln.bundle"
 
 /* The name of the capsule attribute of kiln._runtime and of the capsule. */
 #define KILN_MODULE_LOADER_ATTRIBUTE "module_loader"
@@ -51,15 +64,22 @@ typedef struct KilnHostEntries {
   KilnCpuKernelEntry block;
 } KilnHostEntries;
 
+/* The first four fields keep their place in every format version, so that
+ * a runtime can tell a module of another version and refuse it. */
 typedef struct KilnModuleImage {
   uint32_t magic;               /* KILN_MODULE_IMAGE_MAGIC */
   uint32_t formatVersion;       /* KILN_MODULE_FORMAT_VERSION */
   uint32_t cpuAbiVersion;       /* KILN_CPU_ABI_VERSION of the host code */
   uint32_t specializationCount; /* rows of hostEntries */
   const char *moduleName;       /* dotted, NUL-terminated: "pkg.kernels" */
-  const uint8_t *bundle;        /* 16-byte aligned */
-  uint64_t bundleSize;
+  /* Null since format 2: the bundle is not in memory but in the file's
+   * KILN_BUNDLE_SECTION (format 1 pointed at an allocated constant). */
+  const uint8_t *bundle;
+  uint64_t bundleSize; /* bytes of KILN_BUNDLE_SECTION */
   const KilnHostEntries *hostEntries;
+  /* The bundle header's manifestChecksum: ties the section found in the
+   * file to this image (format 2). */
+  uint64_t manifestChecksum;
 } KilnModuleImage;
 
 /* What kiln._runtime's capsule holds: creates the module object (a new

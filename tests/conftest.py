@@ -4,14 +4,23 @@ The tests run the `kiln` command that scripts/setup.sh built (build/driver/kiln
 unless KILN overrides it) on files from the repository.
 """
 
+import atexit
 import json
 import os
 import pathlib
+import shutil
 import subprocess
+import tempfile
 
 import pytest
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+# Builds in the tests fill a cache of their own, never the user's
+# ~/.cache/kiln (tests of the cache itself pass their own folders).
+if "KILN_CACHE_DIR" not in os.environ:
+    os.environ["KILN_CACHE_DIR"] = tempfile.mkdtemp(prefix="kiln-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["KILN_CACHE_DIR"], ignore_errors=True)
 BUILD_DIR = pathlib.Path(os.environ.get("KILN_BUILD_DIR", REPO_ROOT / "build"))
 
 

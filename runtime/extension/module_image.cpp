@@ -1,11 +1,14 @@
 //===- runtime/extension/module_image.cpp - Loading built modules ---------===//
 //
 // A built module's PyInit_ calls the `module_loader` capsule's function with
-// its KilnModuleImage (runtime/module_format.h). The loader checks what it
-// can without the manifest: the image's magic and versions, the bundle
-// header, that the manifest and the payload lie inside the bundle, and the
-// manifest's checksum. It then wraps the image in a ModuleImage and calls
-// kiln._loader.create_module(image), which parses the manifest, checks every
+// its KilnModuleImage (runtime/module_format.h). The loader checks the
+// image's magic and versions, then finds the bundle in the section
+// .kiln.bundle of the module's file (dladdr(image); elf_section_reader.h:
+// a file cut short or with garbled section headers says so), maps it, and
+// checks what it can without the manifest: the bundle header, that the
+// manifest and the payload lie inside the bundle, the manifest's checksum,
+// and that the bundle is the image's (the same manifest checksum). It then wraps the image in a
+// ModuleImage and calls kiln._loader.create_module(image), which parses the manifest, checks every
 // fat binary against its checksum (ModuleImage.checksum) and builds the
 // module object. Any damage becomes an ImportError naming the module and
 // what is damaged, never a crash.
@@ -14,12 +17,12 @@
 
 #include "runtime/extension/module_image.h"
 
+#include "runtime/extension/elf_section_reader.h"
+
 #include <cstring>
 #include <dlfcn.h>
-#include <link.h>
 #include <new>
 #include <string>
-#include <sys/stat.h>
 
 namespace kiln::python {
 
@@ -52,46 +55,22 @@ bool inside(uint64_t offset, uint64_t size, uint64_t limit) {
   return offset <= limit && size <= limit - offset;
 }
 
-/// Where the byte at `address` lies in the file of the shared object that
-/// maps it; false when no PT_LOAD segment maps it from the file.
-struct FileOffsetQuery {
-  uintptr_t base;
-  uintptr_t address;
-  uint64_t offset;
-  bool found;
-};
-
-int findFileOffset(dl_phdr_info *info, size_t, void *data) {
-  auto *query = static_cast<FileOffsetQuery *>(data);
-  if (info->dlpi_addr != query->base)
-    return 0;
-  for (unsigned i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr) &header = info->dlpi_phdr[i];
-    uintptr_t start = info->dlpi_addr + header.p_vaddr;
-    if (header.p_type == PT_LOAD && query->address >= start &&
-        query->address - start < header.p_filesz) {
-      query->offset = header.p_offset + (query->address - start);
-      query->found = true;
-      return 1;
-    }
-  }
-  return 1;
-}
-
-/// Whether the bytes [start, start + size) of a loaded module are in its
-/// file. A truncated file still loads when only constant data is cut off,
-/// but reading that data would end the process with SIGBUS.
-bool inFile(const uint8_t *start, uint64_t size) {
+/// The bundle of a format-2 image: the section KILN_BUNDLE_SECTION of the
+/// file that holds the image, mapped read-only for the life of the process.
+/// Null with an ImportError set when it cannot be had.
+const uint8_t *mapBundle(const KilnModuleImage *image, const char *name) {
   Dl_info info;
-  if (!size || !dladdr(start, &info) || !info.dli_fname || !info.dli_fbase)
-    return true; // not in a shared object: nothing to check
-  FileOffsetQuery query{reinterpret_cast<uintptr_t>(info.dli_fbase),
-                        reinterpret_cast<uintptr_t>(start + size - 1), 0, false};
-  dl_iterate_phdr(findFileOffset, &query);
-  struct stat status;
-  if (!query.found || stat(info.dli_fname, &status) != 0)
-    return query.found;
-  return query.offset < uint64_t(status.st_size);
+  if (!dladdr(image, &info) || !info.dli_fname || !*info.dli_fname)
+    return static_cast<const uint8_t *>(
+        raiseImportError(std::string("kiln: cannot find the file of module '") + name +
+                             "' to read its kernel data (dladdr failed)",
+                         name));
+  runtime::MappedSection section;
+  std::string problem;
+  if (!runtime::mapElfSection(info.dli_fname, KILN_BUNDLE_SECTION, "kernel data", image->bundleSize,
+                              section, problem))
+    return static_cast<const uint8_t *>(damaged(name, problem));
+  return section.data;
 }
 
 /// The module's name, if the image is sane enough to have one.
@@ -101,18 +80,19 @@ const char *moduleNameOf(const KilnModuleImage *image) {
   return image->moduleName;
 }
 
-PyObject *createImageObject(const KilnModuleImage *image, const KilnBundleHeader &header) {
+PyObject *createImageObject(const KilnModuleImage *image, const uint8_t *bundle,
+                            const KilnBundleHeader &header) {
   PyObject *self = moduleImageType->tp_alloc(moduleImageType, 0);
   if (!self)
     return nullptr;
   ModuleImageObject *object = asImage(self);
   object->image = image;
-  object->payload = image->bundle + header.payloadOffset;
+  object->payload = bundle + header.payloadOffset;
   object->payloadSize = header.payloadSize;
   object->name = PyUnicode_FromString(image->moduleName);
-  object->manifest = PyBytes_FromStringAndSize(reinterpret_cast<const char *>(image->bundle) +
-                                                   header.manifestOffset,
-                                               static_cast<Py_ssize_t>(header.manifestSize));
+  object->manifest =
+      PyBytes_FromStringAndSize(reinterpret_cast<const char *>(bundle) + header.manifestOffset,
+                                static_cast<Py_ssize_t>(header.manifestSize));
   if (!object->name || !object->manifest) {
     Py_DECREF(self);
     return nullptr;
@@ -163,14 +143,16 @@ void *loadModule(const KilnModuleImage *image) {
             std::to_string(image->cpuAbiVersion) + ", but this runtime runs version " +
             std::to_string(KILN_CPU_ABI_VERSION) + "; rebuild it with the kiln build of this Kiln",
         name);
-  if (!image->bundle || image->bundleSize < sizeof(KilnBundleHeader) ||
-      !inFile(image->bundle, image->bundleSize))
-    return damaged(name, "its bundle is missing or truncated (is the file complete?)");
+  if (image->bundle || image->bundleSize < sizeof(KilnBundleHeader))
+    return damaged(name, "its image is damaged (bundle pointer or size)");
   if (image->specializationCount && !image->hostEntries)
     return damaged(name, "its table of host entry points is missing");
+  const uint8_t *bundle = mapBundle(image, name);
+  if (!bundle)
+    return nullptr;
 
   KilnBundleHeader header;
-  std::memcpy(&header, image->bundle, sizeof header);
+  std::memcpy(&header, bundle, sizeof header);
   if (std::memcmp(header.magic, KILN_BUNDLE_MAGIC, sizeof header.magic) != 0)
     return damaged(name, "its bundle has no valid header");
   if (header.formatVersion != KILN_MODULE_FORMAT_VERSION ||
@@ -181,11 +163,13 @@ void *loadModule(const KilnModuleImage *image) {
   if (!inside(header.payloadOffset, header.payloadSize, image->bundleSize) ||
       header.payloadOffset % 16 != 0)
     return damaged(name, "its payload lies outside the bundle");
-  if (kilnChecksum(image->bundle + header.manifestOffset, header.manifestSize) !=
-      header.manifestChecksum)
+  if (kilnChecksum(bundle + header.manifestOffset, header.manifestSize) != header.manifestChecksum)
     return damaged(name, "its manifest fails its checksum");
+  if (header.manifestChecksum != image->manifestChecksum)
+    return damaged(name, "its kernel data does not belong to its code (the file changed after it "
+                         "was loaded, or was pieced together from two builds)");
 
-  PyObject *imageObject = createImageObject(image, header);
+  PyObject *imageObject = createImageObject(image, bundle, header);
   if (!imageObject)
     return nullptr;
   PyObject *module = newModule(image);

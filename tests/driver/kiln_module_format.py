@@ -6,8 +6,16 @@ import struct
 MASK = (1 << 64) - 1
 BUNDLE_MAGIC = b"KILNBNDL"
 HEADER = struct.Struct("<8sIIQQQQQ")  # KilnBundleHeader, 56 bytes
-MODULE_FORMAT_VERSION = 1
+MODULE_FORMAT_VERSION = 2
 MANIFEST_FORMAT = 2
+BUNDLE_SECTION = ".kiln.bundle"
+
+ELF_HEADER = struct.Struct("<16sHHIQQQIHHHHHH")  # Elf64_Ehdr
+PROGRAM_HEADER = struct.Struct("<IIQQQQQQ")  # Elf64_Phdr
+SECTION_HEADER = struct.Struct("<IIQQQQIIQQ")  # Elf64_Shdr
+PT_LOAD = 1
+SHT_PROGBITS = 1
+SHF_ALLOC = 2
 
 
 def _mix(value):
@@ -44,7 +52,7 @@ def checksum_text(data):
 
 def read_bundle(data):
     """(header fields as a dict, manifest bytes, payload bytes) of a bundle
-    found in `data` by its magic."""
+    found in `data` by its magic (as `kiln inspect` finds it)."""
     at = data.find(BUNDLE_MAGIC)
     assert at >= 0, "no bundle"
     fields = dict(zip(
@@ -60,3 +68,36 @@ def read_bundle(data):
 
 def read_manifest(data):
     return json.loads(read_bundle(data)[1])
+
+
+def elf_segments(data):
+    """The program headers of a 64-bit little-endian ELF file, as dicts."""
+    header = ELF_HEADER.unpack_from(data, 0)
+    phoff, phentsize, phnum = header[5], header[9], header[10]
+    names = ("type", "flags", "offset", "vaddr", "paddr", "filesz", "memsz", "align")
+    return [dict(zip(names, PROGRAM_HEADER.unpack_from(data, phoff + i * phentsize)))
+            for i in range(phnum)]
+
+
+def loaded_end(data):
+    """Where the last byte the dynamic loader maps from the file ends."""
+    return max(s["offset"] + s["filesz"] for s in elf_segments(data) if s["type"] == PT_LOAD)
+
+
+def elf_sections(data):
+    """{name: section header as a dict} of a 64-bit little-endian ELF file."""
+    header = ELF_HEADER.unpack_from(data, 0)
+    shoff, shentsize, shnum, shstrndx = header[6], header[11], header[12], header[13]
+    names = ("name", "type", "flags", "addr", "offset", "size", "link", "info", "addralign",
+             "entsize")
+    sections = [dict(zip(names, SECTION_HEADER.unpack_from(data, shoff + i * shentsize)))
+                for i in range(shnum)]
+    strings = sections[shstrndx]
+    table = data[strings["offset"]:strings["offset"] + strings["size"]]
+    result = {}
+    for index, section in enumerate(sections):
+        name = table[section["name"]:table.index(b"\0", section["name"])].decode()
+        section["index"] = index
+        section["header_offset"] = shoff + index * shentsize
+        result[name] = section
+    return result

@@ -13,7 +13,8 @@ import textwrap
 import pytest
 
 from kiln_module_format import (
-    MANIFEST_FORMAT, MODULE_FORMAT_VERSION, checksum_text, read_bundle)
+    BUNDLE_SECTION, MANIFEST_FORMAT, MODULE_FORMAT_VERSION, PT_LOAD, SHF_ALLOC, SHT_PROGBITS,
+    checksum_text, elf_sections, elf_segments, loaded_end, read_bundle)
 
 EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")
 
@@ -85,6 +86,52 @@ def test_the_bundle_holds_the_manifest_and_every_fatbin(built):
         assert blob[:4] == bytes.fromhex("50ed55ba")
         assert checksum_text(blob) == fatbin["checksum"]
         assert spec["files"] == [] and spec["cubins"] == [80] and spec["ptx"] == [80]
+        assert list(spec)[4:6] == ["args", "arg_names"]
+        assert len(spec["arg_names"]) == len(spec["args"])
+    assert [s["arg_names"] for s in manifest["specializations"]] == [
+        ["x", "y", "out"], ["x", "y", "out"], ["r", "x", "y"], ["g_data", "inc_value"]]
+
+
+def test_the_bundle_is_a_section_the_loader_never_maps(built):
+    data = built[0].read_bytes()
+    header, _, _ = read_bundle(data)
+    sections = elf_sections(data)
+    section = sections[BUNDLE_SECTION]
+    assert section["type"] == SHT_PROGBITS and section["flags"] == 0
+    assert section["addralign"] == 16 and section["offset"] % 16 == 0
+    # The bundle found by its magic is the section, to its last byte.
+    assert section["offset"] == header["file_offset"]
+    assert section["size"] == header["payload_offset"] + header["payload_size"]
+    # After every loaded segment: a file cut there still loads, and the
+    # runtime finds the cut.
+    assert section["offset"] >= loaded_end(data)
+    for segment in elf_segments(data):
+        if segment["type"] == PT_LOAD:
+            end = segment["offset"] + segment["filesz"]
+            assert not (segment["offset"] < section["offset"] + section["size"]
+                        and section["offset"] < end)
+    # Nothing else holds a copy of it.
+    assert data.count(b"KILNBNDL") == 1
+    assert not any(s["flags"] & SHF_ALLOC and s["size"] >= section["size"] // 2
+                   for s in sections.values())
+
+
+def test_readelf_agrees_that_the_bundle_is_not_loaded(built):
+    readelf = shutil.which("llvm-readelf-19") or shutil.which("readelf")
+    if not readelf:
+        pytest.skip("no readelf")
+    listing = subprocess.run([readelf, "-lSW", built[0]], capture_output=True, text=True,
+                             check=True).stdout
+    (line,) = [line for line in listing.splitlines() if BUNDLE_SECTION in line and "]" in line]
+    fields = line.split("]", 1)[1].split()
+    assert fields[:2] == [BUNDLE_SECTION, "PROGBITS"]
+    offset = int(fields[3], 16)
+    loads = [line.split() for line in listing.splitlines() if line.strip().startswith("LOAD")]
+    assert loads and all(int(f[1], 16) + int(f[4], 16) <= offset for f in loads)
+    # No segment maps the section (the section-to-segment mapping: it is
+    # listed under "None" alone).
+    mapping = listing.split("Section to Segment mapping")[1].splitlines()
+    assert [line.split()[0] for line in mapping if BUNDLE_SECTION in line] == ["None"]
 
 
 def test_the_source_checksum_is_of_the_source_bytes(built, repo_root):
@@ -196,7 +243,7 @@ import sys
 import types
 
 sys.path.insert(0, {helpers!r})
-from kiln_module_format import kiln_checksum
+from kiln_module_format import BUNDLE_SECTION, elf_sections, kiln_checksum
 
 
 class HostEntries(ctypes.Structure):
@@ -207,7 +254,17 @@ class ModuleImage(ctypes.Structure):
     _fields_ = [("magic", ctypes.c_uint32), ("format_version", ctypes.c_uint32),
                 ("cpu_abi_version", ctypes.c_uint32), ("count", ctypes.c_uint32),
                 ("module_name", ctypes.c_char_p), ("bundle", ctypes.c_void_p),
-                ("bundle_size", ctypes.c_uint64), ("entries", ctypes.POINTER(HostEntries))]
+                ("bundle_size", ctypes.c_uint64), ("entries", ctypes.POINTER(HostEntries)),
+                ("manifest_checksum", ctypes.c_uint64)]
+
+
+class DlInfo(ctypes.Structure):
+    _fields_ = [("fname", ctypes.c_char_p), ("fbase", ctypes.c_void_p),
+                ("sname", ctypes.c_char_p), ("saddr", ctypes.c_void_p)]
+
+
+_dladdr = ctypes.CDLL(None).dladdr
+_dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(DlInfo)]
 
 
 class ModuleDefBase(ctypes.Structure):
@@ -232,7 +289,14 @@ _create.argtypes = [ctypes.POINTER(ModuleDef), ctypes.c_int]
 
 def _load(address):
     image = ModuleImage.from_address(address)
-    bundle = ctypes.string_at(image.bundle, image.bundle_size)
+    # The bundle is not in memory: it is the section .kiln.bundle of the
+    # file that holds the image.
+    info = DlInfo()
+    assert _dladdr(address, ctypes.byref(info))
+    with open(info.fname, "rb") as file:
+        data = file.read()
+    section = elf_sections(data)[BUNDLE_SECTION]
+    bundle = data[section["offset"]:section["offset"] + section["size"]]
     (magic, version, header_size, manifest_offset, manifest_size, manifest_checksum,
      payload_offset, payload_size) = struct.unpack_from("<8sIIQQQQQ", bundle)
     manifest = bundle[manifest_offset:manifest_offset + manifest_size]
@@ -244,9 +308,12 @@ def _load(address):
     module.format_version = image.format_version
     module.cpu_abi_version = image.cpu_abi_version
     module.name_in_image = name
-    module.bundle_aligned = image.bundle % 16 == 0
+    module.bundle_pointer = image.bundle
+    module.bundle_size_ok = image.bundle_size == section["size"]
+    module.bundle_aligned = section["offset"] % 16 == 0
     module.bundle_magic = magic
     module.manifest_ok = kiln_checksum(manifest) == manifest_checksum
+    module.image_checksum_ok = image.manifest_checksum == manifest_checksum
     module.manifest = json.loads(manifest)
     module.entries = [(image.entries[i].thread, image.entries[i].block)
                       for i in range(image.count)]
@@ -268,6 +335,8 @@ print(json.dumps({
     "magic": m.magic, "format_version": m.format_version,
     "cpu_abi_version": m.cpu_abi_version, "name": m.name_in_image, "file": m.__file__,
     "module_name": m.__name__, "bundle_aligned": m.bundle_aligned,
+    "bundle_pointer": m.bundle_pointer, "bundle_size_ok": m.bundle_size_ok,
+    "image_checksum_ok": m.image_checksum_ok,
     "bundle_magic": m.bundle_magic.decode(), "manifest_ok": m.manifest_ok,
     "entries": m.entries, "block_entry": [s["block_entry"] for s in m.manifest["specializations"]],
 }))
@@ -293,6 +362,8 @@ def test_pyinit_hands_the_image_to_the_runtimes_module_loader(built, tmp_path, r
     assert report["cpu_abi_version"] == 2
     assert report["name"] == "pkg.vector_add" and report["module_name"] == "pkg.vector_add"
     assert report["file"].endswith(EXT_SUFFIX)
+    assert report["bundle_pointer"] is None  # null since format 2
+    assert report["bundle_size_ok"] and report["image_checksum_ok"]
     assert report["bundle_aligned"] and report["bundle_magic"] == "KILNBNDL"
     assert report["manifest_ok"]
     assert len(report["entries"]) == 4

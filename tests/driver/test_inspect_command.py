@@ -23,7 +23,7 @@ def test_text_lists_kernels_archs_and_sizes(kiln, module):
     manifest = json.loads(read_bundle(module.read_bytes())[1])
     lines = result.stdout.splitlines()
     assert lines[0] == "module pkg.vector_add"
-    assert "  built by    Kiln 0.1.0 (manifest format 2, bundle format 1)" in lines
+    assert "  built by    Kiln 0.1.0 (manifest format 2, bundle format 2)" in lines
     assert f"  source      vector_add.py (checksum {manifest['source']['checksum']})" in lines
     assert "  archs       cubins sm_80; PTX compute_80" in lines
     assert "kernel add_kernel" in lines and "kernel increment_kernel" in lines

@@ -18,7 +18,7 @@ __all__ = ["Reduction"]
 
 BLOCK_LIMIT = 1024  # kReductionBlockSize: the kernel's shared array
 THREADS = 256
-MAX_BLOCKS = 1024
+MAX_BLOCKS = 64  # as Numba: at most two warps of blocks; each block strides over its share
 
 
 class Reduction:

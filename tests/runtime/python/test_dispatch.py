@@ -60,12 +60,12 @@ def test_no_specialization_names_argument_and_lists_signatures(m):
     message = str(error.value)
     assert "kernel 'scale' has no specialization for argument types (array(int32, 1d, C), float64, int64)" in message
     assert "compiled: (array(float32, 1d, C), float32, int32), (array(float64, 1d, C), float64, int64)" in message
-    assert "argument 1 of 'scale' is array(int32, 1d, C)" in message
+    assert "argument 1 ('out') of 'scale' is array(int32, 1d, C)" in message
     assert np.array_equal(x, before)
 
 
 def test_wrong_ndim(m):
-    with pytest.raises(TypeError, match=r"argument 1 of 'scale' is array\(float32, 2d, C\)"):
+    with pytest.raises(TypeError, match=r"argument 1 \('out'\) of 'scale' is array\(float32, 2d, C\)"):
         m.scale[1, 8](np.ones((2, 4), np.float32), 2.0, 8)
 
 
@@ -111,11 +111,11 @@ def test_readonly_array_never_matches_writable(m):
 
 def test_none_list_and_other_objects(m):
     out = np.ones(8, np.float32)
-    with pytest.raises(TypeError, match=r"argument 1 of 'scale' is None"):
+    with pytest.raises(TypeError, match=r"argument 1 \('out'\) of 'scale' is None"):
         m.scale[1, 8](None, 2.0, 8)
-    with pytest.raises(TypeError, match=r"argument 1 of 'scale' is a list; pass a NumPy array or device array"):
+    with pytest.raises(TypeError, match=r"argument 1 \('out'\) of 'scale' is a list; pass a NumPy array or device array"):
         m.scale[1, 8]([1.0, 2.0], 2.0, 8)
-    with pytest.raises(TypeError, match=r"argument 2 of 'scale' has type 'str'"):
+    with pytest.raises(TypeError, match=r"argument 2 \('factor'\) of 'scale' has type 'str'"):
         m.scale[1, 8](out, "2", 8)
     assert out.tolist() == [1.0] * 8
 

@@ -1,0 +1,135 @@
+//===- cache/blob_store.cpp -----------------------------------------------===//
+
+#include "cache/blob_store.h"
+
+#include <llvm/Support/Errc.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
+
+#include <cerrno>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace kiln::cache {
+
+namespace {
+
+llvm::Error errnoError(int error, const llvm::Twine &what) {
+  std::error_code code(error, std::generic_category());
+  return llvm::createStringError(code, what + ": " + code.message());
+}
+
+llvm::Error writeAll(int fd, llvm::StringRef bytes, const std::string &path) {
+  const char *data = bytes.data();
+  size_t left = bytes.size();
+  while (left > 0) {
+    ssize_t written = ::write(fd, data, left);
+    if (written < 0) {
+      if (errno == EINTR)
+        continue;
+      return errnoError(errno, "cannot write '" + path + "'");
+    }
+    data += written;
+    left -= static_cast<size_t>(written);
+  }
+  return llvm::Error::success();
+}
+
+void syncDirectory(llvm::StringRef directory) {
+  int fd = ::open(directory.str().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+} // namespace
+
+std::string BlobStore::pathOf(llvm::StringRef digest) const {
+  llvm::SmallString<256> path(root);
+  llvm::sys::path::append(path, digest.take_front(2), digest.drop_front(2));
+  return path.str().str();
+}
+
+bool BlobStore::exists(llvm::StringRef digest) const {
+  return llvm::sys::fs::exists(pathOf(digest));
+}
+
+BlobStatus BlobStore::read(llvm::StringRef digest, std::string &bytes,
+                           std::optional<uint64_t> size) const {
+  // Volatile: read, never map, as a damaged file might shrink under a map.
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(pathOf(digest), /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false, /*IsVolatile=*/true);
+  if (!buffer)
+    return buffer.getError() == llvm::errc::no_such_file_or_directory ? BlobStatus::Missing
+                                                                      : BlobStatus::Damaged;
+  llvm::StringRef contents = (*buffer)->getBuffer();
+  if ((size && contents.size() != *size) || digestOf(contents) != digest)
+    return BlobStatus::Damaged;
+  bytes.assign(contents.data(), contents.size());
+  return BlobStatus::Ok;
+}
+
+llvm::Error BlobStore::put(llvm::StringRef digest, llvm::StringRef bytes) const {
+  std::string existing;
+  if (read(digest, existing, bytes.size()) == BlobStatus::Ok)
+    return llvm::Error::success();
+  std::string path = pathOf(digest);
+  llvm::StringRef folder = llvm::sys::path::parent_path(path);
+  if (std::error_code error = llvm::sys::fs::create_directories(folder))
+    return llvm::createStringError(error,
+                                   "cannot create '" + folder.str() + "': " + error.message());
+  llvm::SmallString<256> model(folder);
+  llvm::sys::path::append(model, ".tmp-%%%%%%%%%%%%");
+  int fd = -1;
+  llvm::SmallString<256> temporary;
+  if (std::error_code error = llvm::sys::fs::createUniqueFile(model, fd, temporary))
+    return llvm::createStringError(error, "cannot create a file in '" + folder.str() +
+                                              "': " + error.message());
+  std::string temporaryPath = temporary.str().str();
+  llvm::Error written = writeAll(fd, bytes, temporaryPath);
+  if (!written && ::fsync(fd) != 0)
+    written = errnoError(errno, "cannot write '" + temporaryPath + "'");
+  if (::close(fd) != 0 && !written)
+    written = errnoError(errno, "cannot write '" + temporaryPath + "'");
+  if (!written && ::rename(temporaryPath.c_str(), path.c_str()) != 0)
+    written = errnoError(errno, "cannot rename '" + temporaryPath + "'");
+  if (written) {
+    ::unlink(temporaryPath.c_str());
+    return written;
+  }
+  syncDirectory(folder);
+  return llvm::Error::success();
+}
+
+llvm::Error BlobStore::remove(llvm::StringRef digest) const {
+  std::string path = pathOf(digest);
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+    return errnoError(errno, "cannot remove '" + path + "'");
+  return llvm::Error::success();
+}
+
+void BlobStore::forEach(
+    const std::function<void(llvm::StringRef digest, llvm::StringRef path)> &visit,
+    const std::function<void(llvm::StringRef path)> &leftover) const {
+  std::error_code error;
+  for (llvm::sys::fs::directory_iterator folder(root, error), end; !error && folder != end;
+       folder.increment(error)) {
+    llvm::StringRef prefix = llvm::sys::path::filename(folder->path());
+    if (folder->type() != llvm::sys::fs::file_type::directory_file || prefix.size() != 2)
+      continue;
+    std::error_code inner;
+    for (llvm::sys::fs::directory_iterator file(folder->path(), inner); !inner && file != end;
+         file.increment(inner)) {
+      std::string digest = (prefix + llvm::sys::path::filename(file->path())).str();
+      if (isHexDigest(digest))
+        visit(digest, file->path());
+      else if (leftover)
+        leftover(file->path());
+    }
+  }
+}
+
+} // namespace kiln::cache

@@ -1,0 +1,347 @@
+//===- cache/cache.cpp ----------------------------------------------------===//
+
+#include "cache/cache.h"
+
+#include "cache/file_system.h"
+
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/FormatVariadic.h>
+#include <llvm/Support/Path.h>
+
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+namespace kiln::cache {
+
+std::string indexPath(llvm::StringRef directory) {
+  llvm::SmallString<256> path(directory);
+  llvm::sys::path::append(path, "index.sqlite");
+  return path.str().str();
+}
+
+namespace {
+
+/// Why an index cannot be used as it is: it can be repaired (moved aside
+/// and rebuilt), or not (newer format, busy, unreadable).
+enum class IndexFault { None, Repairable, Fatal };
+
+IndexFault classify(llvm::Error &error) {
+  IndexFault fault = IndexFault::Fatal;
+  error = llvm::handleErrors(
+      std::move(error),
+      [&](std::unique_ptr<IndexFormatError> format) -> llvm::Error {
+        fault = format->found() > kIndexFormat ? IndexFault::Fatal : IndexFault::Repairable;
+        return llvm::Error(std::move(format));
+      },
+      [&](std::unique_ptr<SqliteError> sqlite) -> llvm::Error {
+        fault = sqlite->isCorruption() ? IndexFault::Repairable : IndexFault::Fatal;
+        return llvm::Error(std::move(sqlite));
+      });
+  return fault;
+}
+
+/// An exclusive flock on a file, released on destruction.
+class FileLock {
+public:
+  explicit FileLock(const std::string &path) {
+    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd >= 0)
+      while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
+      }
+  }
+  ~FileLock() {
+    if (fd >= 0)
+      ::close(fd);
+  }
+
+private:
+  int fd = -1;
+};
+
+} // namespace
+
+Cache::Cache(CacheOptions options, WarningHandler warn, std::unique_ptr<CacheIndex> index,
+             std::optional<std::string> network)
+    : options(std::move(options)), warn(std::move(warn)),
+      blobStore((this->options.directory + "/objects")), indexPtr(std::move(index)),
+      network(std::move(network)) {}
+
+Cache::~Cache() {
+  finish();
+}
+
+void Cache::warnOnce(const llvm::Twine &message) {
+  if (warned)
+    return;
+  warned = true;
+  if (warn)
+    warn(message.str());
+}
+
+llvm::Expected<std::unique_ptr<Cache>> Cache::open(const CacheOptions &options,
+                                                   WarningHandler warn) {
+  const std::string &directory = options.directory;
+  llvm::SmallString<256> objects(directory);
+  llvm::sys::path::append(objects, "objects");
+  if (std::error_code error = llvm::sys::fs::create_directories(objects))
+    return llvm::createStringError(error, "cannot use the cache folder '" + directory +
+                                              "': " + error.message());
+  if (::access(directory.c_str(), W_OK) != 0 || ::access(objects.c_str(), W_OK) != 0)
+    return llvm::createStringError(std::error_code(errno, std::generic_category()),
+                                   "the cache folder '" + directory + "' is not writable");
+  std::optional<std::string> network = cache::networkFileSystem(directory);
+  JournalMode mode = network ? JournalMode::Rollback : JournalMode::Wal;
+  std::string path = indexPath(directory);
+
+  bool created = false;
+  llvm::Expected<CacheIndex> index = CacheIndex::open(path, mode, created);
+  std::optional<std::string> repaired;
+  if (!index) {
+    llvm::Error error = index.takeError();
+    if (classify(error) != IndexFault::Repairable)
+      return std::move(error);
+    std::string reason = llvm::toString(std::move(error));
+    // One process repairs; the others find it repaired.
+    FileLock lock(directory + "/repair.lock");
+    index = CacheIndex::open(path, mode, created);
+    if (!index) {
+      llvm::Error again = index.takeError();
+      if (classify(again) != IndexFault::Repairable)
+        return std::move(again);
+      llvm::consumeError(std::move(again));
+      std::string aside = llvm::formatv("{0}.damaged-{1}-{2}", path, unixNow(), ::getpid()).str();
+      if (::rename(path.c_str(), aside.c_str()) != 0)
+        return llvm::createStringError(std::error_code(errno, std::generic_category()),
+                                       "cannot move the damaged cache index '" + path + "' aside");
+      for (const char *suffix : {"-wal", "-shm", "-journal"})
+        ::rename((path + suffix).c_str(), (aside + suffix).c_str());
+      index = CacheIndex::open(path, mode, created);
+      if (!index)
+        return index.takeError();
+      repaired = "the cache index '" + path + "' could not be used (" + reason +
+                 "); moved it to '" + aside + "'";
+    }
+  }
+  std::unique_ptr<Cache> cache(new Cache(options, std::move(warn),
+                                         std::make_unique<CacheIndex>(std::move(*index)),
+                                         std::move(network)));
+  if (created) {
+    llvm::Expected<uint64_t> restored = cache->indexFromBlobs();
+    if (!restored)
+      return restored.takeError();
+    if (repaired)
+      cache->warnOnce(*repaired + llvm::formatv(" and rebuilt it from {0} entries", *restored));
+    else if (*restored)
+      cache->warnOnce(llvm::formatv("the cache index '{0}' was missing; rebuilt it from {1} "
+                                    "entries",
+                                    path, *restored));
+  }
+  return std::move(cache);
+}
+
+BlobStatus Cache::readEntry(llvm::StringRef key, llvm::StringRef metaDigest, CachedEntry &entry,
+                            HexDigest &bad) const {
+  std::string text;
+  bad = metaDigest.str();
+  if (BlobStatus status = blobStore.read(metaDigest, text); status != BlobStatus::Ok)
+    return status;
+  llvm::Expected<EntryMetadata> metadata = parseMetadata(text);
+  if (!metadata) {
+    llvm::consumeError(metadata.takeError());
+    return BlobStatus::Damaged;
+  }
+  if (metadata->key != key)
+    return BlobStatus::Damaged;
+  for (const EntryBlob &blob : metadata->blobs) {
+    std::string bytes;
+    if (BlobStatus status = blobStore.read(blob.digest, bytes, blob.size);
+        status != BlobStatus::Ok) {
+      bad = blob.digest;
+      return status;
+    }
+    entry.blobs[blob.role] = std::move(bytes);
+  }
+  entry.metadata = std::move(*metadata);
+  bad.clear();
+  return BlobStatus::Ok;
+}
+
+std::optional<CachedEntry> Cache::lookup(llvm::StringRef key) {
+  std::optional<HexDigest> meta;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (lookupsDisabled)
+      return std::nullopt;
+    llvm::Expected<std::optional<HexDigest>> found = indexPtr->find(key);
+    if (!found) {
+      llvm::Error error = found.takeError();
+      if (isCorruptionCode(sqliteCode(error))) {
+        lookupsDisabled = storesDisabled = true;
+        warnOnce("the cache index is damaged (" + llvm::toString(std::move(error)) +
+                 "); building without the cache");
+      } else {
+        llvm::consumeError(std::move(error));
+      }
+      ++deltas.values["misses"];
+      return std::nullopt;
+    }
+    meta = std::move(*found);
+    if (!meta) {
+      ++deltas.values["misses"];
+      return std::nullopt;
+    }
+  }
+  CachedEntry entry;
+  HexDigest bad;
+  BlobStatus status = readEntry(key, *meta, entry, bad);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (status == BlobStatus::Ok) {
+    ++deltas.values["hits"];
+    used.push_back(key.str());
+    return entry;
+  }
+  ++deltas.values["misses"];
+  std::vector<HexDigest> damaged;
+  if (status == BlobStatus::Damaged)
+    damaged.push_back(bad);
+  llvm::Expected<bool> dropped = indexPtr->dropEntry(key, *meta, damaged, blobStore);
+  if (!dropped) {
+    llvm::consumeError(dropped.takeError());
+    return std::nullopt;
+  }
+  // A row whose blob vanished because another process evicted it meanwhile
+  // is gone from the index too: an ordinary miss.
+  if (*dropped || status == BlobStatus::Damaged) {
+    ++deltas.values["corrupt"];
+    warnOnce(llvm::Twine("the cache entry ") + key.take_front(16) + " was " +
+             (status == BlobStatus::Missing ? "missing" : "damaged") + " (blob " +
+             llvm::StringRef(bad).take_front(16) + "); recompiling it");
+  }
+  return std::nullopt;
+}
+
+llvm::Expected<CacheIndex::NewEntry> Cache::writeBlobs(const EntryContents &contents) {
+  EntryMetadata metadata{
+      contents.key, contents.kind, contents.target, contents.name, unixNow(), contents.info, {}};
+  for (const auto &[role, bytes] : contents.blobs) {
+    HexDigest digest = digestOf(bytes);
+    if (llvm::Error error = blobStore.put(digest, bytes))
+      return std::move(error);
+    metadata.blobs.push_back({role, digest, bytes.size()});
+  }
+  std::string text = writeMetadata(metadata);
+  HexDigest metaDigest = digestOf(text);
+  if (llvm::Error error = blobStore.put(metaDigest, text))
+    return std::move(error);
+  return CacheIndex::NewEntry{std::move(metadata), metaDigest, text.size()};
+}
+
+void Cache::store(const EntryContents &contents) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (storesDisabled)
+      return;
+  }
+  llvm::Expected<CacheIndex::NewEntry> entry = writeBlobs(contents);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!entry) {
+    storesDisabled = true;
+    warnOnce("cannot store in the cache '" + options.directory +
+             "': " + llvm::toString(entry.takeError()) + "; building without storing");
+    return;
+  }
+  std::string metaText = writeMetadata(entry->metadata);
+  llvm::Error published =
+      indexPtr->publish(entry->metadata, entry->metaDigest, entry->metaSize, [&]() -> llvm::Error {
+        // Garbage collection may have deleted an identical blob between
+        // writeBlobs and now; write it again.
+        for (const auto &[role, bytes] : contents.blobs)
+          if (llvm::Error error = blobStore.put(digestOf(bytes), bytes))
+            return error;
+        return blobStore.put(entry->metaDigest, metaText);
+      });
+  if (published) {
+    int code = sqliteCode(published);
+    if (code == 5 /*SQLITE_BUSY*/) {
+      llvm::consumeError(std::move(published));
+      return;
+    }
+    storesDisabled = true;
+    warnOnce("cannot store in the cache '" + options.directory +
+             "': " + llvm::toString(std::move(published)) + "; building without storing");
+    return;
+  }
+  stored = true;
+}
+
+void Cache::finish() {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (finished)
+    return;
+  finished = true;
+  if (lookupsDisabled)
+    return;
+  if (!used.empty() || !deltas.empty())
+    llvm::consumeError(indexPtr->recordUse(used, unixNow(), deltas));
+  // Entries replaced by concurrent stores or dropped as damaged leave
+  // garbage blobs.
+  if (stored || deltas.values.count("corrupt"))
+    llvm::consumeError(indexPtr->collectGarbage(blobStore));
+  if (!stored || options.maxSize == 0)
+    return;
+  llvm::Expected<uint64_t> total = indexPtr->totalBytes();
+  if (!total) {
+    llvm::consumeError(total.takeError());
+    return;
+  }
+  if (*total > options.maxSize) {
+    llvm::Expected<uint64_t> evicted = indexPtr->evict(options.maxSize, std::nullopt, blobStore);
+    if (!evicted)
+      llvm::consumeError(evicted.takeError());
+  }
+}
+
+llvm::Expected<uint64_t> Cache::indexFromBlobs() {
+  std::map<HexDigest, CacheIndex::NewEntry> found;
+  blobStore.forEach([&](llvm::StringRef digest, llvm::StringRef path) {
+    char head[kMetadataMagic.size()];
+    int fd = ::open(path.str().c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      return;
+    ssize_t got = ::read(fd, head, sizeof head);
+    ::close(fd);
+    if (got != static_cast<ssize_t>(sizeof head) ||
+        !looksLikeMetadata(llvm::StringRef(head, sizeof head)))
+      return;
+    std::string text;
+    if (blobStore.read(digest, text) != BlobStatus::Ok)
+      return;
+    llvm::Expected<EntryMetadata> metadata = parseMetadata(text);
+    if (!metadata) {
+      llvm::consumeError(metadata.takeError());
+      return;
+    }
+    for (const EntryBlob &blob : metadata->blobs) {
+      uint64_t size = 0;
+      if (llvm::sys::fs::file_size(blobStore.pathOf(blob.digest), size) || size != blob.size)
+        return;
+    }
+    auto existing = found.find(metadata->key);
+    if (existing != found.end() && existing->second.metadata.created > metadata->created)
+      return;
+    HexDigest key = metadata->key;
+    found[key] = CacheIndex::NewEntry{std::move(*metadata), digest.str(), text.size()};
+  });
+  std::vector<CacheIndex::NewEntry> entries;
+  for (auto &[key, entry] : found)
+    entries.push_back(std::move(entry));
+  if (entries.empty())
+    return 0;
+  if (llvm::Error error = indexPtr->publishAll(entries, [] { return llvm::Error::success(); }))
+    return std::move(error);
+  return entries.size();
+}
+
+} // namespace kiln::cache

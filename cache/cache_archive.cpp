@@ -1,0 +1,243 @@
+//===- cache/cache_archive.cpp --------------------------------------------===//
+
+#include "cache/cache_archive.h"
+
+#include <llvm/ADT/ScopeExit.h>
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/FormatVariadic.h>
+#include <llvm/Support/Path.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <map>
+#include <set>
+
+namespace kiln::cache {
+
+namespace {
+
+llvm::Error failure(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+llvm::Error archiveFailure(archive *handle, const llvm::Twine &what) {
+  const char *message = archive_error_string(handle);
+  return failure(what + ": " + (message ? message : "unknown libarchive error"));
+}
+
+/// "objects/ab/cdef..." → "abcdef...", or empty for any other path.
+std::string digestOfPath(llvm::StringRef path) {
+  if (!path.consume_front("objects/") || path.size() != 65 || path[2] != '/')
+    return {};
+  std::string digest = (path.take_front(2) + path.drop_front(3)).str();
+  return isHexDigest(digest) ? digest : std::string();
+}
+
+} // namespace
+
+llvm::Expected<ExportReport> exportCache(Cache &cache, llvm::StringRef file) {
+  ExportReport report;
+  llvm::Expected<std::vector<EntryRow>> rows = cache.index().entries();
+  if (!rows)
+    return rows.takeError();
+  archive *writer = archive_write_new();
+  auto release = llvm::make_scope_exit([&] { archive_write_free(writer); });
+  if (archive_write_set_format_pax_restricted(writer) != ARCHIVE_OK)
+    return archiveFailure(writer, "cannot write a tar archive");
+  int filter = ARCHIVE_OK;
+  if (file.ends_with(".zst"))
+    filter = archive_write_add_filter_zstd(writer);
+  else if (file.ends_with(".gz") || file.ends_with(".tgz"))
+    filter = archive_write_add_filter_gzip(writer);
+  else if (file.ends_with(".xz"))
+    filter = archive_write_add_filter_xz(writer);
+  if (filter != ARCHIVE_OK)
+    return archiveFailure(writer, "cannot compress '" + file + "'");
+  std::string temporary = (file + ".tmp").str();
+  if (archive_write_open_filename(writer, temporary.c_str()) != ARCHIVE_OK)
+    return archiveFailure(writer, "cannot write '" + temporary + "'");
+  auto removeTemporary = llvm::make_scope_exit([&] { llvm::sys::fs::remove(temporary); });
+  std::set<HexDigest> written;
+  auto add = [&](llvm::StringRef digest, llvm::StringRef bytes, int64_t time) -> llvm::Error {
+    if (!written.insert(digest.str()).second)
+      return llvm::Error::success();
+    std::string path = ("objects/" + digest.take_front(2) + "/" + digest.drop_front(2)).str();
+    archive_entry *entry = archive_entry_new();
+    archive_entry_set_pathname(entry, path.c_str());
+    archive_entry_set_size(entry, static_cast<la_int64_t>(bytes.size()));
+    archive_entry_set_filetype(entry, AE_IFREG);
+    archive_entry_set_perm(entry, 0644);
+    archive_entry_set_mtime(entry, time, 0);
+    int status = archive_write_header(writer, entry);
+    archive_entry_free(entry);
+    if (status != ARCHIVE_OK || archive_write_data(writer, bytes.data(), bytes.size()) !=
+                                    static_cast<la_ssize_t>(bytes.size()))
+      return archiveFailure(writer, "cannot write '" + temporary + "'");
+    ++report.blobs;
+    report.bytes += bytes.size();
+    return llvm::Error::success();
+  };
+  for (const EntryRow &row : *rows) {
+    CachedEntry entry;
+    HexDigest bad;
+    std::string metaText;
+    if (cache.readEntry(row.key, row.meta, entry, bad) != BlobStatus::Ok ||
+        cache.blobs().read(row.meta, metaText) != BlobStatus::Ok) {
+      ++report.skipped;
+      continue;
+    }
+    if (llvm::Error error = add(row.meta, metaText, row.created))
+      return std::move(error);
+    for (const EntryBlob &blob : entry.metadata.blobs)
+      if (llvm::Error error = add(blob.digest, entry.blobs[blob.role], row.created))
+        return std::move(error);
+    ++report.entries;
+  }
+  if (archive_write_close(writer) != ARCHIVE_OK)
+    return archiveFailure(writer, "cannot write '" + temporary + "'");
+  if (std::error_code error = llvm::sys::fs::rename(temporary, file))
+    return llvm::createStringError(error, "cannot write '" + file + "': " + error.message());
+  removeTemporary.release();
+  return report;
+}
+
+llvm::Expected<ImportReport> importCache(Cache &cache, llvm::StringRef file,
+                                         const ImportLimits &limits) {
+  archive *reader = archive_read_new();
+  auto release = llvm::make_scope_exit([&] { archive_read_free(reader); });
+  archive_read_support_filter_all(reader);
+  archive_read_support_format_tar(reader);
+  if (archive_read_open_filename(reader, file.str().c_str(), 64 * 1024) != ARCHIVE_OK)
+    return archiveFailure(reader, "cannot read '" + file + "'");
+  auto reject = [&](const llvm::Twine &why) {
+    return failure("rejected '" + file + "', importing nothing: " + why);
+  };
+
+  // Members, verified, in memory up to the limits.
+  std::map<HexDigest, std::string> members;
+  uint64_t total = 0;
+  while (true) {
+    archive_entry *entry = nullptr;
+    int status = archive_read_next_header(reader, &entry);
+    if (status == ARCHIVE_EOF)
+      break;
+    if (status != ARCHIVE_OK)
+      return reject(llvm::Twine("not a readable tar archive (") +
+                    (archive_error_string(reader) ? archive_error_string(reader) : "?") + ")");
+    const char *rawName = archive_entry_pathname(entry);
+    llvm::StringRef name = rawName ? rawName : "";
+    std::string shown = "'" + name.str() + "'";
+    if (name.starts_with("/"))
+      return reject(shown + " is an absolute path");
+    llvm::SmallVector<llvm::StringRef, 8> parts;
+    name.split(parts, '/');
+    if (llvm::is_contained(parts, ".."))
+      return reject(shown + " leads out of the cache with '..'");
+    if (archive_entry_hardlink(entry))
+      return reject(shown + " is a hard link");
+    mode_t type = archive_entry_filetype(entry);
+    if (type == AE_IFLNK)
+      return reject(shown + " is a symbolic link");
+    if (type == AE_IFDIR) {
+      llvm::StringRef folder = name.rtrim('/');
+      if (folder == "objects" ||
+          (folder.starts_with("objects/") && folder.size() == 10 &&
+           llvm::all_of(folder.drop_front(8), [](char c) { return llvm::isHexDigit(c); })))
+        continue;
+      return reject(shown + " is not a folder of a cache");
+    }
+    if (type != AE_IFREG)
+      return reject(shown + " is a device, pipe or socket, not a regular file");
+    std::string digest = digestOfPath(name.starts_with("./") ? name.drop_front(2) : name);
+    if (digest.empty())
+      return reject(shown + " is not a cache blob (objects/ab/cdef...)");
+    if (members.count(digest))
+      return reject(shown + " comes twice");
+    if (archive_entry_size_is_set(entry) &&
+        static_cast<uint64_t>(archive_entry_size(entry)) > limits.maxMemberBytes)
+      return reject(shown + llvm::formatv(" is larger than {0} bytes", limits.maxMemberBytes));
+    std::string bytes;
+    char buffer[64 * 1024];
+    while (true) {
+      la_ssize_t got = archive_read_data(reader, buffer, sizeof buffer);
+      if (got < 0)
+        return reject(shown + " cannot be read (" +
+                      (archive_error_string(reader) ? archive_error_string(reader) : "?") + ")");
+      if (got == 0)
+        break;
+      bytes.append(buffer, static_cast<size_t>(got));
+      total += static_cast<uint64_t>(got);
+      if (bytes.size() > limits.maxMemberBytes)
+        return reject(shown + llvm::formatv(" is larger than {0} bytes", limits.maxMemberBytes));
+      if (total > limits.maxTotalBytes)
+        return reject(llvm::formatv("it expands to more than {0} bytes, the cache's size limit "
+                                    "(a decompression bomb?)",
+                                    limits.maxTotalBytes));
+      uint64_t compressed =
+          static_cast<uint64_t>(std::max<la_int64_t>(1, archive_filter_bytes(reader, -1)));
+      if (total > limits.ratioThreshold && total / compressed > limits.maxRatio)
+        return reject(llvm::formatv("it expands more than {0} times (a decompression bomb)",
+                                    limits.maxRatio));
+    }
+    if (archive_entry_size_is_set(entry) &&
+        static_cast<uint64_t>(archive_entry_size(entry)) != bytes.size())
+      return reject(shown + " is not as long as its header says");
+    if (digestOf(bytes) != digest)
+      return reject(shown + " does not match its digest");
+    members.emplace(std::move(digest), std::move(bytes));
+  }
+
+  // Entries: every metadata blob, complete; every member part of one.
+  std::vector<EntryContents> entries;
+  std::set<HexDigest> claimed;
+  for (const auto &[digest, bytes] : members) {
+    if (!looksLikeMetadata(bytes))
+      continue;
+    llvm::Expected<EntryMetadata> metadata = parseMetadata(bytes);
+    if (!metadata)
+      return reject("blob " + digest.substr(0, 16) + ": " + llvm::toString(metadata.takeError()));
+    claimed.insert(digest);
+    EntryContents contents{metadata->key,  metadata->kind, metadata->target,
+                           metadata->name, metadata->info, {}};
+    for (const EntryBlob &blob : metadata->blobs) {
+      auto member = members.find(blob.digest);
+      if (member == members.end() || member->second.size() != blob.size)
+        return reject("entry " + metadata->key.substr(0, 16) + " lacks its blob " +
+                      blob.digest.substr(0, 16));
+      claimed.insert(blob.digest);
+      contents.blobs.push_back({blob.role, member->second});
+    }
+    entries.push_back(std::move(contents));
+  }
+  for (const auto &[digest, bytes] : members)
+    if (!claimed.count(digest))
+      return reject("blob " + digest.substr(0, 16) + " belongs to no entry");
+
+  // Store through the normal write path, and publish all at once.
+  ImportReport report;
+  std::vector<CacheIndex::NewEntry> published;
+  for (const EntryContents &contents : entries) {
+    llvm::Expected<CacheIndex::NewEntry> entry = cache.writeBlobs(contents);
+    if (!entry)
+      return entry.takeError();
+    for (const auto &[role, bytes] : contents.blobs)
+      report.bytes += bytes.size();
+    published.push_back(std::move(*entry));
+  }
+  if (llvm::Error error = cache.index().publishAll(published, [&]() -> llvm::Error {
+        for (const EntryContents &contents : entries)
+          for (const auto &[role, bytes] : contents.blobs)
+            if (llvm::Error error = cache.blobs().put(digestOf(bytes), bytes))
+              return error;
+        for (const CacheIndex::NewEntry &entry : published)
+          if (!cache.blobs().exists(entry.metaDigest))
+            return failure("a blob vanished while importing; try again");
+        return llvm::Error::success();
+      }))
+    return std::move(error);
+  report.entries = published.size();
+  return report;
+}
+
+} // namespace kiln::cache

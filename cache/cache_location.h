@@ -1,0 +1,61 @@
+//===- cache/cache_location.h - Where the cache lives, how big --*- C++ -*-===//
+//
+// The cache folder is the first of: --cache-dir, $KILN_CACHE_DIR,
+// $XDG_CACHE_HOME/kiln, ~/.cache/kiln. --no-cache or KILN_CACHE=0 (also
+// "off", "false", "no") turn the cache off. The size limit is --max-size,
+// else $KILN_CACHE_MAX_SIZE, else 2 GiB.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <llvm/ADT/StringRef.h>
+#include <llvm/Support/Error.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace kiln::cache {
+
+inline constexpr uint64_t kDefaultMaxSize = uint64_t(2) << 30;
+
+/// What the command line says about the cache.
+struct CacheFlags {
+  std::optional<std::string> directory;
+  std::optional<std::string> maxSize;
+  bool disabled = false;
+};
+
+/// The environment variables that matter; fromProcess() reads them.
+struct CacheEnvironment {
+  std::optional<std::string> cacheDir; // KILN_CACHE_DIR
+  std::optional<std::string> cache;    // KILN_CACHE
+  std::optional<std::string> maxSize;  // KILN_CACHE_MAX_SIZE
+  std::optional<std::string> xdgCache; // XDG_CACHE_HOME
+  std::optional<std::string> home;     // HOME
+  static CacheEnvironment fromProcess();
+};
+
+struct CacheLocation {
+  /// Empty when the cache is off.
+  std::string directory;
+  uint64_t maxSize = kDefaultMaxSize;
+  bool enabled() const { return !directory.empty(); }
+};
+
+/// The folder and size limit. An error for an unreadable size, or when no
+/// folder can be named (no HOME).
+llvm::Expected<CacheLocation> resolveCacheLocation(const CacheFlags &flags,
+                                                   const CacheEnvironment &environment);
+
+/// "2G", "500M", "64K", "1GiB", "1.5G", "1048576": a size in bytes (powers
+/// of 1024).
+llvm::Expected<uint64_t> parseSize(llvm::StringRef text);
+
+/// "30d", "12h", "45m", "90s", "2w": an age in seconds.
+llvm::Expected<uint64_t> parseAge(llvm::StringRef text);
+
+/// "1.5 MiB".
+std::string formatSize(uint64_t bytes);
+
+} // namespace kiln::cache

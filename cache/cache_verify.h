@@ -1,0 +1,32 @@
+//===- cache/cache_verify.h - `kiln cache verify [--repair]` ----*- C++ -*-===//
+//
+// Checks that index and blobs agree: the index passes SQLite's integrity
+// check; every entry's metadata and blobs are there, intact, of the size
+// recorded; every blob file belongs to an entry. With `repair`, entries
+// with missing or damaged blobs are dropped (damaged files deleted), intact
+// entries missing from the index are added back from their metadata, and
+// blobs of no entry are deleted, all under the index's write lock so that
+// concurrent builds are safe.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "cache/cache.h"
+
+#include <llvm/Support/Error.h>
+
+#include <string>
+#include <vector>
+
+namespace kiln::cache {
+
+struct VerifyReport {
+  uint64_t entries = 0;
+  uint64_t blobs = 0;
+  std::vector<std::string> problems;
+  std::vector<std::string> repairs;
+};
+
+llvm::Expected<VerifyReport> verifyCache(Cache &cache, bool repair);
+
+} // namespace kiln::cache

@@ -1,0 +1,79 @@
+//===- cache/entry_metadata.cpp -------------------------------------------===//
+
+#include "cache/entry_metadata.h"
+
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/raw_ostream.h>
+
+namespace kiln::cache {
+
+std::string writeMetadata(const EntryMetadata &metadata) {
+  llvm::json::Array blobs;
+  for (const EntryBlob &blob : metadata.blobs)
+    blobs.push_back(
+        llvm::json::Object{{"role", blob.role}, {"digest", blob.digest}, {"size", blob.size}});
+  llvm::json::Value info = nullptr;
+  if (!metadata.info.empty()) {
+    llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(metadata.info);
+    if (parsed)
+      info = std::move(*parsed);
+    else
+      llvm::consumeError(parsed.takeError());
+  }
+  llvm::json::Object object{{"key", metadata.key},         {"kind", metadata.kind},
+                            {"target", metadata.target},   {"name", metadata.name},
+                            {"created", metadata.created}, {"info", std::move(info)},
+                            {"blobs", std::move(blobs)}};
+  std::string text = kMetadataMagic.str();
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(std::move(object)) << '\n';
+  return text;
+}
+
+llvm::Expected<EntryMetadata> parseMetadata(llvm::StringRef bytes) {
+  auto bad = [](const llvm::Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "not a cache entry's metadata: " + why);
+  };
+  if (!looksLikeMetadata(bytes))
+    return bad("no 'kiln-cache-entry 1' header");
+  llvm::Expected<llvm::json::Value> value =
+      llvm::json::parse(bytes.drop_front(kMetadataMagic.size()));
+  if (!value)
+    return bad(llvm::toString(value.takeError()));
+  const llvm::json::Object *object = value->getAsObject();
+  if (!object)
+    return bad("not a JSON object");
+  EntryMetadata metadata;
+  auto text = [&](llvm::StringRef name, std::string &out) {
+    std::optional<llvm::StringRef> field = object->getString(name);
+    if (!field)
+      return false;
+    out = field->str();
+    return true;
+  };
+  if (!text("key", metadata.key) || !isHexDigest(metadata.key) || !text("kind", metadata.kind) ||
+      !text("target", metadata.target) || !text("name", metadata.name))
+    return bad("a field is missing");
+  metadata.created = object->getInteger("created").value_or(0);
+  if (const llvm::json::Value *info = object->get("info");
+      info && info->kind() != llvm::json::Value::Null) {
+    llvm::raw_string_ostream os(metadata.info);
+    os << *info;
+  }
+  const llvm::json::Array *blobs = object->getArray("blobs");
+  if (!blobs || blobs->empty())
+    return bad("no blobs");
+  for (const llvm::json::Value &item : *blobs) {
+    const llvm::json::Object *blob = item.getAsObject();
+    std::optional<llvm::StringRef> role = blob ? blob->getString("role") : std::nullopt;
+    std::optional<llvm::StringRef> digest = blob ? blob->getString("digest") : std::nullopt;
+    std::optional<int64_t> size = blob ? blob->getInteger("size") : std::nullopt;
+    if (!role || !digest || !isHexDigest(*digest) || !size || *size < 0)
+      return bad("a blob is not described");
+    metadata.blobs.push_back({role->str(), digest->str(), static_cast<uint64_t>(*size)});
+  }
+  return metadata;
+}
+
+} // namespace kiln::cache

@@ -1,0 +1,117 @@
+//===- cache/sqlite_database.h - A thin SQLite wrapper ----------*- C++ -*-===//
+//
+// RAII handles for a SQLite connection and its prepared statements, with
+// failures as llvm::Error. A SqliteError keeps SQLite's primary result
+// code, so that callers can tell a busy database (SQLITE_BUSY), a full disk
+// (SQLITE_FULL), a read-only one (SQLITE_READONLY) and a damaged one
+// (SQLITE_CORRUPT, SQLITE_NOTADB) apart.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <llvm/ADT/StringRef.h>
+#include <llvm/Support/Error.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace kiln::cache {
+
+class SqliteError : public llvm::ErrorInfo<SqliteError> {
+public:
+  static char ID;
+  SqliteError(int code, std::string message) : resultCode(code), text(std::move(message)) {}
+  /// The primary result code (SQLITE_BUSY, SQLITE_CORRUPT, ...).
+  int code() const { return resultCode & 0xff; }
+  /// Whether the database file is damaged or is no database at all.
+  bool isCorruption() const;
+  void log(llvm::raw_ostream &os) const override { os << text; }
+  std::error_code convertToErrorCode() const override { return llvm::inconvertibleErrorCode(); }
+
+private:
+  int resultCode;
+  std::string text;
+};
+
+/// The SQLite primary result code `error` carries (0 for other errors),
+/// leaving `error` as it was.
+int sqliteCode(llvm::Error &error);
+
+/// Whether `code` says the database file is damaged or no database at all.
+bool isCorruptionCode(int code);
+
+class Statement {
+public:
+  Statement() = default;
+  Statement(Statement &&other) noexcept : handle(other.handle), db(other.db) {
+    other.handle = nullptr;
+  }
+  Statement &operator=(Statement &&other) noexcept;
+  ~Statement();
+
+  Statement &bind(int index, llvm::StringRef text);
+  Statement &bind(int index, int64_t value);
+  /// Runs to the next row: true for a row, false when done.
+  llvm::Expected<bool> step();
+  /// Runs a statement that returns no rows, then resets it.
+  llvm::Error run();
+  void reset();
+
+  std::string text(int column) const;
+  int64_t integer(int column) const;
+  bool isNull(int column) const;
+
+private:
+  friend class Database;
+  Statement(sqlite3_stmt *handle, sqlite3 *db) : handle(handle), db(db) {}
+  sqlite3_stmt *handle = nullptr;
+  sqlite3 *db = nullptr;
+};
+
+class Database {
+public:
+  /// Opens (creating if `create`) the database at `path`.
+  static llvm::Expected<Database> open(llvm::StringRef path, bool create, bool readOnly = false);
+
+  Database() = default;
+  Database(Database &&other) noexcept : db(other.db) { other.db = nullptr; }
+  Database &operator=(Database &&other) noexcept;
+  ~Database();
+
+  llvm::Error execute(llvm::StringRef sql);
+  llvm::Expected<Statement> prepare(llvm::StringRef sql);
+  /// The first column of the first row of `sql`, if there is one.
+  llvm::Expected<std::optional<int64_t>> queryInteger(llvm::StringRef sql);
+  void setBusyTimeout(int milliseconds);
+  /// Closes now; the destructor would otherwise.
+  void close();
+  bool isOpen() const { return db != nullptr; }
+
+  /// The current error as a SqliteError, prefixed with `what`.
+  llvm::Error error(llvm::StringRef what) const;
+
+private:
+  explicit Database(sqlite3 *db) : db(db) {}
+  sqlite3 *db = nullptr;
+};
+
+/// BEGIN IMMEDIATE ... COMMIT, rolled back unless committed.
+class WriteTransaction {
+public:
+  static llvm::Expected<WriteTransaction> begin(Database &db);
+  WriteTransaction(WriteTransaction &&other) noexcept : db(other.db) { other.db = nullptr; }
+  WriteTransaction &operator=(WriteTransaction &&) = delete;
+  ~WriteTransaction();
+  llvm::Error commit();
+
+private:
+  explicit WriteTransaction(Database *db) : db(db) {}
+  Database *db;
+};
+
+} // namespace kiln::cache

@@ -1,0 +1,371 @@
+//===- driver/build_cache.cpp ---------------------------------------------===//
+
+#include "driver/build_cache.h"
+
+#include "backend/cuda_toolkit.h"
+#include "backend/target_machines.h"
+#include "backend/temporary_directory.h"
+#include "cache/cache_location.h"
+#include "driver/build_command.h"
+#include "driver/version.h"
+
+#include <llvm/Support/FormatVariadic.h>
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/WithColor.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <algorithm>
+
+namespace kiln::driver {
+
+namespace {
+
+using llvm::json::Array;
+using llvm::json::Object;
+using llvm::json::Value;
+
+Value interfaceToJson(const backend::KernelInterface &interface) {
+  Array parameters;
+  for (const backend::KernelParameter &parameter : interface.parameters) {
+    Array path;
+    for (unsigned step : parameter.path)
+      path.push_back(step);
+    parameters.push_back(Object{{"argument", parameter.argument},
+                                {"role", static_cast<unsigned>(parameter.role)},
+                                {"dimension", parameter.dimension},
+                                {"path", std::move(path)},
+                                {"type", parameter.machineType},
+                                {"size", parameter.size},
+                                {"alignment", parameter.alignment}});
+  }
+  return Object{{"entry", interface.entryName},           {"parameters", std::move(parameters)},
+                {"shared", interface.staticSharedBytes},  {"local", interface.localBytes},
+                {"synchronizes", interface.synchronizes}, {"raises", interface.raises},
+                {"block_entry", interface.hasBlockEntry}};
+}
+
+unsigned uintOf(const Object &object, llvm::StringRef name) {
+  return static_cast<unsigned>(object.getInteger(name).value_or(0));
+}
+
+std::optional<backend::KernelInterface> interfaceFromJson(const Value *value) {
+  const Object *object = value ? value->getAsObject() : nullptr;
+  const Array *parameters = object ? object->getArray("parameters") : nullptr;
+  if (!object || !parameters || !object->getString("entry"))
+    return std::nullopt;
+  backend::KernelInterface interface;
+  interface.entryName = object->getString("entry")->str();
+  for (const Value &item : *parameters) {
+    const Object *parameter = item.getAsObject();
+    if (!parameter)
+      return std::nullopt;
+    backend::KernelParameter result{};
+    result.argument = uintOf(*parameter, "argument");
+    result.role = static_cast<backend::KernelParameter::Role>(uintOf(*parameter, "role"));
+    result.dimension = uintOf(*parameter, "dimension");
+    if (const Array *path = parameter->getArray("path"))
+      for (const Value &step : *path)
+        result.path.push_back(static_cast<unsigned>(step.getAsInteger().value_or(0)));
+    result.machineType = parameter->getString("type").value_or("").str();
+    result.size = uintOf(*parameter, "size");
+    result.alignment = uintOf(*parameter, "alignment");
+    interface.parameters.push_back(std::move(result));
+  }
+  interface.staticSharedBytes = object->getInteger("shared").value_or(0);
+  interface.localBytes = object->getInteger("local").value_or(0);
+  interface.synchronizes = object->getBoolean("synchronizes").value_or(false);
+  interface.raises = object->getBoolean("raises").value_or(false);
+  interface.hasBlockEntry = object->getBoolean("block_entry").value_or(false);
+  return interface;
+}
+
+Object banksToJson(const std::map<unsigned, uint64_t> &banks) {
+  Object object;
+  for (const auto &[bank, bytes] : banks)
+    object[std::to_string(bank)] = bytes;
+  return object;
+}
+
+std::map<unsigned, uint64_t> banksFromJson(const Object *object) {
+  std::map<unsigned, uint64_t> banks;
+  if (object)
+    for (const auto &[bank, bytes] : *object) {
+      unsigned number = 0;
+      if (!llvm::StringRef(bank).getAsInteger(10, number))
+        banks[number] = static_cast<uint64_t>(bytes.getAsInteger().value_or(0));
+    }
+  return banks;
+}
+
+Value usageToJson(const cuda::ResourceUsage &usage) {
+  Array functions;
+  for (const cuda::FunctionResources &function : usage.functions)
+    functions.push_back(Object{{"name", function.name},
+                               {"kernel", function.isKernel},
+                               {"registers", function.registers},
+                               {"barriers", function.barriers},
+                               {"stack", function.stackFrameBytes},
+                               {"spill_stores", function.spillStoreBytes},
+                               {"spill_loads", function.spillLoadBytes},
+                               {"cumulative_stack", function.cumulativeStackBytes},
+                               {"shared", function.sharedMemoryBytes},
+                               {"local", function.localMemoryBytes},
+                               {"cmem", banksToJson(function.constantMemoryBytes)},
+                               {"textures", function.textures},
+                               {"samplers", function.samplers},
+                               {"surfaces", function.surfaces}});
+  return Object{{"gmem", usage.globalMemoryBytes},
+                {"cmem", banksToJson(usage.constantMemoryBytes)},
+                {"functions", std::move(functions)}};
+}
+
+std::optional<cuda::ResourceUsage> usageFromJson(const Value *value) {
+  const Object *object = value ? value->getAsObject() : nullptr;
+  const Array *functions = object ? object->getArray("functions") : nullptr;
+  if (!object || !functions)
+    return std::nullopt;
+  cuda::ResourceUsage usage;
+  usage.globalMemoryBytes = object->getInteger("gmem").value_or(0);
+  usage.constantMemoryBytes = banksFromJson(object->getObject("cmem"));
+  for (const Value &item : *functions) {
+    const Object *function = item.getAsObject();
+    if (!function)
+      return std::nullopt;
+    cuda::FunctionResources resources;
+    resources.name = function->getString("name").value_or("").str();
+    resources.isKernel = function->getBoolean("kernel").value_or(false);
+    resources.registers = uintOf(*function, "registers");
+    resources.barriers = uintOf(*function, "barriers");
+    resources.stackFrameBytes = function->getInteger("stack").value_or(0);
+    resources.spillStoreBytes = function->getInteger("spill_stores").value_or(0);
+    resources.spillLoadBytes = function->getInteger("spill_loads").value_or(0);
+    resources.cumulativeStackBytes = function->getInteger("cumulative_stack").value_or(0);
+    resources.sharedMemoryBytes = function->getInteger("shared").value_or(0);
+    resources.localMemoryBytes = function->getInteger("local").value_or(0);
+    resources.constantMemoryBytes = banksFromJson(function->getObject("cmem"));
+    resources.textures = uintOf(*function, "textures");
+    resources.samplers = uintOf(*function, "samplers");
+    resources.surfaces = uintOf(*function, "surfaces");
+    usage.functions.push_back(std::move(resources));
+  }
+  return usage;
+}
+
+std::string jsonText(Value value) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << value;
+  return text;
+}
+
+std::optional<Value> parseInfo(const cache::CachedEntry &entry) {
+  llvm::Expected<Value> value = llvm::json::parse(entry.metadata.info);
+  if (!value) {
+    llvm::consumeError(value.takeError());
+    return std::nullopt;
+  }
+  return std::move(*value);
+}
+
+void addOptions(cache::KeyBuilder &key, const JitOptions &options) {
+  key.add("fastmath", options.fastmath)
+      .add("debug", options.debug)
+      .add("optimize", options.optimize)
+      .add("lineinfo", options.lineinfo)
+      .add("max_registers", options.maxRegisters.value_or(0))
+      .add("lto", options.lto ? (*options.lto ? 1 : 0) : 2);
+}
+
+} // namespace
+
+BuildCache::BuildCache(std::unique_ptr<cache::Cache> cache, const BuildOptions &options,
+                       const CheckedModule &module, std::string cudaVersion)
+    : store(std::move(cache)), options(options), module(module),
+      identity(cache::CompilerIdentity::current(versionNumber(), cudaVersion)) {}
+
+std::unique_ptr<BuildCache> BuildCache::open(const BuildOptions &options,
+                                             const CheckedModule &module, std::string cudaVersion) {
+  auto warn = [](llvm::StringRef message) {
+    llvm::WithColor::warning(llvm::errs(), "kiln") << message << '\n';
+  };
+  llvm::Expected<cache::CacheLocation> location =
+      cache::resolveCacheLocation(options.cache, cache::CacheEnvironment::fromProcess());
+  if (!location) {
+    warn(llvm::toString(location.takeError()) + "; building without the cache");
+    return nullptr;
+  }
+  if (!location->enabled())
+    return nullptr;
+  llvm::Expected<std::unique_ptr<cache::Cache>> opened =
+      cache::Cache::open({location->directory, location->maxSize}, warn);
+  if (!opened) {
+    warn(llvm::toString(opened.takeError()) + "; building without the cache");
+    return nullptr;
+  }
+  return std::unique_ptr<BuildCache>(
+      new BuildCache(std::move(*opened), options, module, std::move(cudaVersion)));
+}
+
+std::optional<std::string> BuildCache::semanticKey(const ir::Function &kernel) const {
+  if (!kernel.decl)
+    return std::nullopt;
+  for (const CheckedModule::Function &function : module.functions) {
+    if (function.decl != kernel.decl)
+      continue;
+    const FunctionDecl &decl = *function.decl;
+    if (decl.kind == FunctionDecl::Kind::Kernel) {
+      std::optional<std::string> found;
+      for (const Specialization *spec : function.specializations) {
+        if (!spec->ssa || spec->ssa->arguments.size() != kernel.arguments.size())
+          continue;
+        bool same = true;
+        for (size_t i = 0; i < kernel.arguments.size() && same; ++i)
+          same = const_cast<CheckedModule &>(module).types.unliteral(
+                     spec->argTypes[spec->ssa->arguments[i]->index]) == kernel.arguments[i]->type();
+        if (!same)
+          continue;
+        std::string hash = toHex(module.hashOf(*spec));
+        if (found && *found != hash)
+          return std::nullopt; // ambiguous: better uncached
+        found = hash;
+      }
+      return found;
+    }
+    // A kernel synthesized for a ufunc or reduction: its core is the
+    // specialization its symbol numbers.
+    unsigned number = 0;
+    if (llvm::StringRef(kernel.symbol).rsplit('$').second.getAsInteger(10, number) ||
+        number >= function.specializations.size())
+      return std::nullopt;
+    const char *what = decl.kind == FunctionDecl::Kind::Ufunc ? "ufunc" : "reduction";
+    return std::string(what) + ":" + toHex(module.hashOf(*function.specializations[number]));
+  }
+  return std::nullopt;
+}
+
+std::string BuildCache::codeKey(const std::string &semantic, const ir::Function &kernel,
+                                llvm::StringRef kind, llvm::StringRef target) const {
+  cache::KeyBuilder key;
+  cache::CompilerIdentity forKind = identity;
+  if (kind == "host")
+    forKind.cuda.clear();
+  forKind.addTo(key);
+  key.add("kind", kind).add("target", target).add("symbol", kernel.symbol);
+  key.add("semantic", semantic);
+  addOptions(key, kernel.options);
+  if (kernel.options.debug || kernel.options.lineinfo)
+    key.add("source", module.sources.path(kernel.file));
+  return key.finish();
+}
+
+std::optional<std::string> BuildCache::cubinKey(const ir::Function &kernel, llvm::StringRef ptx,
+                                                unsigned arch,
+                                                llvm::ArrayRef<std::string> linkFiles) const {
+  cache::KeyBuilder key;
+  identity.addTo(key);
+  key.add("kind", "cubin").add("target", cuda::smName(arch)).add("symbol", kernel.symbol);
+  key.add("ptx", cache::digestOf(ptx));
+  addOptions(key, kernel.options);
+  for (const std::string &flag : options.ptxasFlags)
+    key.add("ptxas-flag", flag);
+  for (const std::string &file : linkFiles) {
+    llvm::Expected<std::string> bytes = cuda::readFileBytes(file);
+    if (!bytes) {
+      llvm::consumeError(bytes.takeError());
+      return std::nullopt;
+    }
+    key.add("link", file).add("link-digest", cache::digestOf(*bytes));
+  }
+  return key.finish();
+}
+
+std::string BuildCache::fatbinKey(llvm::ArrayRef<cuda::FatbinImage> images) const {
+  cache::KeyBuilder key;
+  identity.addTo(key);
+  key.add("kind", "fatbin");
+  for (const cuda::FatbinImage &image : images)
+    key.add("image", llvm::formatv("{0} {1} {2}", static_cast<int>(image.kind), image.arch,
+                                   cache::digestOf(image.bytes))
+                         .str());
+  return key.finish();
+}
+
+std::optional<backend::CompiledCode> BuildCache::lookupCode(const std::string &key) {
+  std::optional<cache::CachedEntry> entry = store->lookup(key);
+  if (!entry || !entry->blobs.count("code"))
+    return std::nullopt;
+  std::optional<Value> info = parseInfo(*entry);
+  std::optional<backend::KernelInterface> interface =
+      info && info->getAsObject() ? interfaceFromJson(info->getAsObject()->get("interface"))
+                                  : std::nullopt;
+  if (!interface)
+    return std::nullopt;
+  return backend::CompiledCode{std::move(*interface), std::move(entry->blobs["code"])};
+}
+
+void BuildCache::storeCode(const std::string &key, const ir::Function &kernel, llvm::StringRef kind,
+                           llvm::StringRef target, const backend::CompiledCode &code) {
+  store->store({key,
+                kind.str(),
+                target.str(),
+                kernel.symbol,
+                jsonText(Object{{"interface", interfaceToJson(code.interface)}}),
+                {{"code", code.bytes}}});
+}
+
+std::optional<backend::BuiltCubin> BuildCache::lookupCubin(const std::string &key) {
+  std::optional<cache::CachedEntry> entry = store->lookup(key);
+  if (!entry || !entry->blobs.count("cubin"))
+    return std::nullopt;
+  std::optional<Value> info = parseInfo(*entry);
+  std::optional<cuda::ResourceUsage> usage =
+      info && info->getAsObject() ? usageFromJson(info->getAsObject()->get("usage")) : std::nullopt;
+  if (!usage)
+    return std::nullopt;
+  return backend::BuiltCubin{std::move(entry->blobs["cubin"]), std::move(*usage)};
+}
+
+void BuildCache::storeCubin(const std::string &key, const ir::Function &kernel, unsigned arch,
+                            const backend::BuiltCubin &cubin) {
+  store->store({key,
+                "cubin",
+                cuda::smName(arch),
+                kernel.symbol,
+                jsonText(Object{{"usage", usageToJson(cubin.usage)}}),
+                {{"cubin", cubin.cubin}}});
+}
+
+std::optional<std::string> BuildCache::lookupFatbin(const std::string &key) {
+  std::optional<cache::CachedEntry> entry = store->lookup(key);
+  if (!entry || !entry->blobs.count("fatbin"))
+    return std::nullopt;
+  return std::move(entry->blobs["fatbin"]);
+}
+
+void BuildCache::storeFatbin(const std::string &key, const ir::Function &kernel,
+                             const std::string &fatbin) {
+  store->store({key, "fatbin", "fatbin", kernel.symbol, "", {{"fatbin", fatbin}}});
+}
+
+void BuildCache::note(bool hit, llvm::StringRef kind, llvm::StringRef target,
+                      llvm::StringRef description) {
+  std::lock_guard<std::mutex> lock(mutex);
+  (hit ? hits : misses)++;
+  notes.push_back(
+      llvm::formatv("  {0} {1} {2} {3}", hit ? "hit " : "miss", kind, target, description).str());
+}
+
+void BuildCache::finish(bool verbose) {
+  store->finish();
+  if (!verbose)
+    return;
+  std::sort(notes.begin(), notes.end(), [](const std::string &a, const std::string &b) {
+    return a.substr(6) < b.substr(6) || (a.substr(6) == b.substr(6) && a < b);
+  });
+  llvm::errs() << "cache " << store->directory() << ": " << hits << " hits, " << misses
+               << " misses\n";
+  for (const std::string &line : notes)
+    llvm::errs() << line << '\n';
+}
+
+} // namespace kiln::driver

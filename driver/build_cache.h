@@ -1,0 +1,85 @@
+//===- driver/build_cache.h - `kiln build` and the cache --------*- C++ -*-===//
+//
+// What `kiln build` keeps in the specialization cache (cache/cache.h), and
+// under which key. One entry per (specialization, target):
+//
+//   ptx / llvm  key: identity (Kiln, LLVM, CUDA: libdevice comes from it),
+//               sm_N, form, the kernel's symbol, its semantic hash (body,
+//               signature, decorator options, called device functions,
+//               constants read), the options after command-line overrides,
+//               and with debug/lineinfo the source file's path
+//   cubin       key: identity, sm_N, the PTX's digest (which stands for all
+//               of the above), ptxas's options and -Xptxas flags, and the
+//               path and digest of every link=[...] file
+//   host        key: identity without CUDA, the host triple, as for PTX
+//   fatbin      key: CUDA version and the digests of its images
+//
+// A kernel whose semantic hash cannot be found is compiled uncached.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "backend/cubin_builder.h"
+#include "backend/cuda_archs.h"
+#include "backend/fatbinary.h"
+#include "backend/kernel_compiler.h"
+#include "cache/cache.h"
+#include "frontend/frontend.h"
+#include "frontend/typed_ir.h"
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln::driver {
+
+struct BuildOptions;
+
+class BuildCache {
+public:
+  /// The cache `options` ask for; null when it is off or unusable (with one
+  /// warning).
+  static std::unique_ptr<BuildCache> open(const BuildOptions &options, const CheckedModule &module,
+                                          std::string cudaVersion);
+
+  /// The semantic part of `kernel`'s keys; nothing when its specialization
+  /// cannot be found.
+  std::optional<std::string> semanticKey(const ir::Function &kernel) const;
+
+  std::string codeKey(const std::string &semantic, const ir::Function &kernel, llvm::StringRef kind,
+                      llvm::StringRef target) const;
+  std::optional<backend::CompiledCode> lookupCode(const std::string &key);
+  void storeCode(const std::string &key, const ir::Function &kernel, llvm::StringRef kind,
+                 llvm::StringRef target, const backend::CompiledCode &code);
+
+  std::optional<std::string> cubinKey(const ir::Function &kernel, llvm::StringRef ptx,
+                                      unsigned arch, llvm::ArrayRef<std::string> linkFiles) const;
+  std::optional<backend::BuiltCubin> lookupCubin(const std::string &key);
+  void storeCubin(const std::string &key, const ir::Function &kernel, unsigned arch,
+                  const backend::BuiltCubin &cubin);
+
+  std::string fatbinKey(llvm::ArrayRef<cuda::FatbinImage> images) const;
+  std::optional<std::string> lookupFatbin(const std::string &key);
+  void storeFatbin(const std::string &key, const ir::Function &kernel, const std::string &fatbin);
+
+  /// Notes a hit or miss, for -v.
+  void note(bool hit, llvm::StringRef kind, llvm::StringRef target, llvm::StringRef description);
+  /// Prints what `note` gathered (to stderr), then finishes the cache.
+  void finish(bool verbose);
+
+private:
+  BuildCache(std::unique_ptr<cache::Cache> cache, const BuildOptions &options,
+             const CheckedModule &module, std::string cudaVersion);
+
+  std::unique_ptr<cache::Cache> store;
+  const BuildOptions &options;
+  const CheckedModule &module;
+  cache::CompilerIdentity identity;
+  std::mutex mutex;
+  std::vector<std::string> notes;
+  unsigned hits = 0, misses = 0;
+};
+
+} // namespace kiln::driver

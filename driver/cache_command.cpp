@@ -1,0 +1,216 @@
+//===- driver/cache_command.cpp - `kiln cache ...` ------------------------===//
+//
+//   $ kiln cache stats
+//   cache /home/me/.cache/kiln (SQLite index in WAL mode)
+//     entries     42
+//     size        1.3 MiB (limit 2.0 GiB)
+//     hits        120   misses 42   corrupt reads 0   evictions 0
+//     sm_80       14 entries (cubin 14), 640.0 KiB
+//     ...
+//
+//===----------------------------------------------------------------------===//
+
+#include "driver/cache_command.h"
+
+#include "cache/cache.h"
+#include "cache/cache_archive.h"
+#include "cache/cache_verify.h"
+
+#include <llvm/Support/FormatVariadic.h>
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/WithColor.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <ctime>
+
+namespace kiln::driver {
+
+namespace {
+
+int fail(llvm::Error error) {
+  llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(std::move(error)) << '\n';
+  return 1;
+}
+
+std::string isoTime(int64_t seconds) {
+  std::time_t time = static_cast<std::time_t>(seconds);
+  std::tm parts;
+  char text[32] = "";
+  if (::localtime_r(&time, &parts))
+    std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &parts);
+  return text;
+}
+
+int stats(cache::Cache &store, const cache::CacheLocation &location, bool json) {
+  llvm::Expected<cache::IndexStats> stats = store.index().stats();
+  if (!stats)
+    return fail(stats.takeError());
+  // Per architecture (target): entries, bytes, entries per kind.
+  std::map<std::string, std::tuple<uint64_t, uint64_t, std::map<std::string, uint64_t>>> targets;
+  for (const auto &[where, counts] : stats->byTarget) {
+    auto &[entries, bytes, kinds] = targets[where.first];
+    entries += counts.first;
+    bytes += counts.second;
+    kinds[where.second] += counts.first;
+  }
+  std::string mode = store.networkFileSystem() ? "rollback journal, on a network file system (" +
+                                                     *store.networkFileSystem() + ")"
+                                               : "WAL";
+  if (json) {
+    llvm::json::Object perTarget;
+    for (const auto &[target, counts] : targets) {
+      llvm::json::Object kinds;
+      for (const auto &[kind, count] : std::get<2>(counts))
+        kinds[kind] = count;
+      perTarget[target] = llvm::json::Object{{"entries", std::get<0>(counts)},
+                                             {"bytes", std::get<1>(counts)},
+                                             {"kinds", std::move(kinds)}};
+    }
+    llvm::json::Object object{{"directory", store.directory()},
+                              {"journal", mode},
+                              {"entries", stats->entries},
+                              {"bytes", stats->bytes},
+                              {"max_size", location.maxSize},
+                              {"hits", stats->counters["hits"]},
+                              {"misses", stats->counters["misses"]},
+                              {"corrupt_reads", stats->counters["corrupt"]},
+                              {"evictions", stats->counters["evictions"]},
+                              {"stores", stats->counters["stores"]},
+                              {"targets", std::move(perTarget)}};
+    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(object))) << '\n';
+    return 0;
+  }
+  llvm::raw_ostream &os = llvm::outs();
+  os << "cache " << store.directory() << " (SQLite index, " << mode << ")\n";
+  os << llvm::formatv("  entries        {0}\n", stats->entries);
+  os << llvm::formatv("  size           {0} (limit {1})\n", cache::formatSize(stats->bytes),
+                      cache::formatSize(location.maxSize));
+  os << llvm::formatv("  hits           {0}\n  misses         {1}\n  corrupt reads  {2}\n"
+                      "  evictions      {3}\n",
+                      stats->counters["hits"], stats->counters["misses"],
+                      stats->counters["corrupt"], stats->counters["evictions"]);
+  for (const auto &[target, counts] : targets) {
+    std::string kinds;
+    for (const auto &[kind, count] : std::get<2>(counts))
+      kinds += (kinds.empty() ? "" : ", ") + kind + " " + std::to_string(count);
+    os << llvm::formatv("  {0,-14} {1} entries ({2}), {3}\n", target, std::get<0>(counts), kinds,
+                        cache::formatSize(std::get<1>(counts)));
+  }
+  return 0;
+}
+
+int list(cache::Cache &store, bool json) {
+  llvm::Expected<std::vector<cache::EntryRow>> rows = store.index().entries();
+  if (!rows)
+    return fail(rows.takeError());
+  if (json) {
+    llvm::json::Array array;
+    for (const cache::EntryRow &row : *rows)
+      array.push_back(llvm::json::Object{{"key", row.key},
+                                         {"kind", row.kind},
+                                         {"target", row.target},
+                                         {"name", row.name},
+                                         {"bytes", row.size},
+                                         {"created", row.created},
+                                         {"last_used", row.lastUsed}});
+    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(array))) << '\n';
+    return 0;
+  }
+  for (const cache::EntryRow &row : *rows)
+    llvm::outs() << llvm::formatv("{0}  {1,-6} {2,-10} {3,10}  {4}  {5}\n",
+                                  llvm::StringRef(row.key).take_front(16), row.kind, row.target,
+                                  cache::formatSize(row.size), isoTime(row.lastUsed), row.name);
+  return 0;
+}
+
+} // namespace
+
+int runCacheCommand(const CacheCommandOptions &options) {
+  cache::CacheFlags flags = options.flags;
+  flags.disabled = false; // `kiln cache` works on the cache even when builds skip it
+  cache::CacheEnvironment environment = cache::CacheEnvironment::fromProcess();
+  environment.cache.reset();
+  llvm::Expected<cache::CacheLocation> location = cache::resolveCacheLocation(flags, environment);
+  if (!location)
+    return fail(location.takeError());
+  auto warn = [](llvm::StringRef message) {
+    llvm::WithColor::warning(llvm::errs(), "kiln") << message << '\n';
+  };
+  llvm::Expected<std::unique_ptr<cache::Cache>> opened =
+      cache::Cache::open({location->directory, location->maxSize}, warn);
+  if (!opened)
+    return fail(opened.takeError());
+  cache::Cache &store = **opened;
+
+  switch (options.action) {
+  case CacheAction::Stats:
+    return stats(store, *location, options.json);
+  case CacheAction::List:
+    return list(store, options.json);
+  case CacheAction::Prune: {
+    std::optional<int64_t> usedBefore;
+    if (options.olderThan) {
+      llvm::Expected<uint64_t> age = cache::parseAge(*options.olderThan);
+      if (!age)
+        return fail(age.takeError());
+      usedBefore = cache::unixNow() - static_cast<int64_t>(*age);
+    }
+    // With --older-than alone, only age counts.
+    std::optional<uint64_t> maxBytes;
+    if (flags.maxSize || !options.olderThan)
+      maxBytes = location->maxSize;
+    llvm::Expected<uint64_t> evicted = store.index().evict(maxBytes, usedBefore, store.blobs());
+    if (!evicted)
+      return fail(evicted.takeError());
+    llvm::Expected<uint64_t> total = store.index().totalBytes();
+    if (!total)
+      return fail(total.takeError());
+    llvm::outs() << llvm::formatv("pruned {0} entries; the cache holds {1}\n", *evicted,
+                                  cache::formatSize(*total));
+    return 0;
+  }
+  case CacheAction::Clear:
+    if (llvm::Error error = store.index().clear(store.blobs()))
+      return fail(std::move(error));
+    llvm::outs() << "cleared " << store.directory() << '\n';
+    return 0;
+  case CacheAction::Verify: {
+    llvm::Expected<cache::VerifyReport> report = cache::verifyCache(store, options.repair);
+    if (!report)
+      return fail(report.takeError());
+    for (const std::string &problem : report->problems)
+      llvm::outs() << "problem: " << problem << '\n';
+    for (const std::string &repair : report->repairs)
+      llvm::outs() << "repaired: " << repair << '\n';
+    llvm::outs() << llvm::formatv("{0} entries, {1} blobs, {2} problems{3}\n", report->entries,
+                                  report->blobs, report->problems.size(),
+                                  options.repair && !report->problems.empty() ? " (repaired)" : "");
+    return report->problems.empty() || options.repair ? 0 : 1;
+  }
+  case CacheAction::Export: {
+    llvm::Expected<cache::ExportReport> report = cache::exportCache(store, options.file);
+    if (!report)
+      return fail(report.takeError());
+    llvm::outs() << llvm::formatv("exported {0} entries ({1} blobs, {2}) to {3}\n", report->entries,
+                                  report->blobs, cache::formatSize(report->bytes), options.file);
+    if (report->skipped)
+      llvm::WithColor::warning(llvm::errs(), "kiln")
+          << report->skipped << " damaged entries left out; run `kiln cache verify --repair`\n";
+    return 0;
+  }
+  case CacheAction::Import: {
+    cache::ImportLimits limits;
+    limits.maxTotalBytes = location->maxSize;
+    limits.maxMemberBytes = std::min(limits.maxMemberBytes, location->maxSize);
+    llvm::Expected<cache::ImportReport> report = cache::importCache(store, options.file, limits);
+    if (!report)
+      return fail(report.takeError());
+    llvm::outs() << llvm::formatv("imported {0} entries ({1}) from {2}\n", report->entries,
+                                  cache::formatSize(report->bytes), options.file);
+    return 0;
+  }
+  }
+  return 0;
+}
+
+} // namespace kiln::driver

@@ -1,0 +1,28 @@
+//===- driver/cache_command.h - `kiln cache ...` ----------------*- C++ -*-===//
+#pragma once
+
+#include "cache/cache_location.h"
+
+#include <optional>
+#include <string>
+
+namespace kiln::driver {
+
+enum class CacheAction { Stats, List, Prune, Clear, Verify, Export, Import };
+
+struct CacheCommandOptions {
+  CacheAction action = CacheAction::Stats;
+  cache::CacheFlags flags;
+  bool json = false;
+  /// verify --repair.
+  bool repair = false;
+  /// prune --older-than.
+  std::optional<std::string> olderThan;
+  /// export / import.
+  std::string file;
+};
+
+/// Runs one `kiln cache` subcommand; returns the exit status.
+int runCacheCommand(const CacheCommandOptions &options);
+
+} // namespace kiln::driver

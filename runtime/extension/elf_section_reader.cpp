@@ -1,0 +1,213 @@
+//===- runtime/extension/elf_section_reader.cpp - A section of a file -----===//
+//
+// Reads only what it needs, in this order, each piece checked before the
+// next is trusted: the ELF header (magic, class, byte order, size of a
+// section header), the section header table (inside the file), the section
+// name table (a section inside the file), the named section (inside the
+// file, of the expected size). Offsets and sizes come from the file, so
+// every sum is checked for overflow and every range against the file's
+// size: a file cut short says where its data should end and where the file
+// ends.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/extension/elf_section_reader.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+namespace kiln::runtime {
+
+namespace {
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+constexpr unsigned char NativeData = ELFDATA2LSB;
+#else
+constexpr unsigned char NativeData = ELFDATA2MSB;
+#endif
+#if __SIZEOF_POINTER__ == 8
+constexpr unsigned char NativeClass = ELFCLASS64;
+#else
+constexpr unsigned char NativeClass = ELFCLASS32;
+#endif
+
+using Header = ElfW(Ehdr);
+using SectionHeader = ElfW(Shdr);
+
+/// Closes a descriptor when it goes out of scope.
+struct FileDescriptor {
+  int value = -1;
+  ~FileDescriptor() {
+    if (value >= 0)
+      close(value);
+  }
+};
+
+/// Whether [offset, offset + size) lies in a file of `fileSize` bytes;
+/// `end` is where the range ends (saturated on overflow).
+bool inFile(uint64_t offset, uint64_t size, uint64_t fileSize, uint64_t &end) {
+  end = offset + size < offset ? UINT64_MAX : offset + size;
+  return end <= fileSize;
+}
+
+/// Reads exactly `size` bytes at `offset`; false (with `problem`) otherwise.
+bool readAt(int descriptor, uint64_t offset, void *buffer, uint64_t size, std::string &problem) {
+  auto *bytes = static_cast<uint8_t *>(buffer);
+  while (size) {
+    ssize_t count = pread(descriptor, bytes, size, static_cast<off_t>(offset));
+    if (count < 0 && errno == EINTR)
+      continue;
+    if (count <= 0) {
+      problem = count < 0 ? std::string("its file cannot be read (") + std::strerror(errno) + ")"
+                          : std::string("its file ended while it was read");
+      return false;
+    }
+    bytes += count;
+    offset += uint64_t(count);
+    size -= uint64_t(count);
+  }
+  return true;
+}
+
+/// "the file is truncated: its section headers end at byte N but the file
+/// has M bytes".
+std::string truncated(const std::string &whatEnds, uint64_t end, uint64_t fileSize) {
+  return "the file is truncated: its " + whatEnds + " at byte " + std::to_string(end) +
+         " but the file has " + std::to_string(fileSize) + " bytes";
+}
+
+} // namespace
+
+bool mapElfSection(const char *path, const char *name, const char *contents, uint64_t expectedSize,
+                   MappedSection &section, std::string &problem) {
+  FileDescriptor file;
+  file.value = open(path, O_RDONLY | O_CLOEXEC);
+  if (file.value < 0) {
+    problem =
+        std::string("its file '") + path + "' cannot be opened (" + std::strerror(errno) + ")";
+    return false;
+  }
+  struct stat status;
+  if (fstat(file.value, &status) != 0 || !S_ISREG(status.st_mode)) {
+    problem = std::string("its file '") + path + "' is not a regular file";
+    return false;
+  }
+  const uint64_t fileSize = uint64_t(status.st_size);
+
+  Header header;
+  if (fileSize < sizeof header) {
+    problem = truncated("ELF header ends", sizeof header, fileSize);
+    return false;
+  }
+  if (!readAt(file.value, 0, &header, sizeof header, problem))
+    return false;
+  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
+      header.e_ident[EI_CLASS] != NativeClass || header.e_ident[EI_DATA] != NativeData) {
+    problem = "its file is not an ELF file of this machine";
+    return false;
+  }
+  if (header.e_shoff == 0) {
+    problem = "its file has no section headers (was it stripped of them?)";
+    return false;
+  }
+  if (header.e_shentsize != sizeof(SectionHeader)) {
+    problem = "its ELF header is damaged (section header size " +
+              std::to_string(header.e_shentsize) + ")";
+    return false;
+  }
+
+  // Section 0 holds the real count and name table index when they do not
+  // fit the ELF header (count 0, index SHN_XINDEX).
+  uint64_t end;
+  uint64_t count = header.e_shnum;
+  uint64_t namesIndex = header.e_shstrndx;
+  if (count == 0 || namesIndex == SHN_XINDEX) {
+    SectionHeader first;
+    if (!inFile(header.e_shoff, sizeof first, fileSize, end)) {
+      problem = truncated("section headers end", end, fileSize);
+      return false;
+    }
+    if (!readAt(file.value, header.e_shoff, &first, sizeof first, problem))
+      return false;
+    count = count ? count : uint64_t(first.sh_size);
+    namesIndex = namesIndex == SHN_XINDEX ? first.sh_link : namesIndex;
+  }
+  if (count == 0 || count > UINT64_MAX / sizeof(SectionHeader)) {
+    problem = "its section headers are damaged (" + std::to_string(count) + " sections)";
+    return false;
+  }
+  if (!inFile(header.e_shoff, count * sizeof(SectionHeader), fileSize, end)) {
+    problem = truncated("section headers end", end, fileSize);
+    return false;
+  }
+  std::vector<SectionHeader> sections(count);
+  if (!readAt(file.value, header.e_shoff, sections.data(), count * sizeof(SectionHeader), problem))
+    return false;
+
+  if (namesIndex >= count || sections[namesIndex].sh_type != SHT_STRTAB) {
+    problem = "its section headers are damaged (no section name table)";
+    return false;
+  }
+  const SectionHeader &namesSection = sections[namesIndex];
+  if (!inFile(namesSection.sh_offset, namesSection.sh_size, fileSize, end)) {
+    problem = truncated("section names end", end, fileSize);
+    return false;
+  }
+  std::string names(namesSection.sh_size, '\0');
+  if (!readAt(file.value, namesSection.sh_offset, names.data(), names.size(), problem))
+    return false;
+
+  const SectionHeader *found = nullptr;
+  const size_t nameSize = std::strlen(name);
+  for (const SectionHeader &candidate : sections)
+    if (candidate.sh_name < names.size() &&
+        names.compare(candidate.sh_name, nameSize + 1, name, nameSize + 1) == 0) {
+      found = &candidate;
+      break;
+    }
+  if (!found) {
+    problem = std::string("its file has no section ") + name;
+    return false;
+  }
+  if (found->sh_type != SHT_PROGBITS) {
+    problem = std::string("its section ") + name + " is damaged (type " +
+              std::to_string(found->sh_type) + ")";
+    return false;
+  }
+  if (!inFile(found->sh_offset, found->sh_size, fileSize, end)) {
+    problem = truncated(std::string(contents) + " ends", end, fileSize);
+    return false;
+  }
+  if (found->sh_size != expectedSize) {
+    problem = "its " + std::string(contents) + " has " + std::to_string(found->sh_size) +
+              " bytes but its code expects " + std::to_string(expectedSize);
+    return false;
+  }
+  if (expectedSize == 0) {
+    problem = "its " + std::string(contents) + " is empty";
+    return false;
+  }
+
+  long pageSize = sysconf(_SC_PAGESIZE);
+  uint64_t page = pageSize > 0 ? uint64_t(pageSize) : 4096;
+  uint64_t start = found->sh_offset - found->sh_offset % page;
+  uint64_t skip = found->sh_offset - start;
+  void *mapping = mmap(nullptr, skip + found->sh_size, PROT_READ, MAP_PRIVATE, file.value,
+                       static_cast<off_t>(start));
+  if (mapping == MAP_FAILED) {
+    problem = "its " + std::string(contents) + " cannot be mapped (" + std::strerror(errno) + ")";
+    return false;
+  }
+  section.data = static_cast<const uint8_t *>(mapping) + skip;
+  section.size = found->sh_size;
+  section.fileOffset = found->sh_offset;
+  return true;
+}
+
+} // namespace kiln::runtime

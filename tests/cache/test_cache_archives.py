@@ -1,0 +1,136 @@
+"""`kiln cache export` / `import`, and malicious archives (issue 5 §3, 10)."""
+
+import gzip
+import hashlib
+import io
+import json
+import tarfile
+
+import pytest
+
+try:
+    from blake3 import blake3  # noqa: F401
+except ImportError:
+    blake3 = None
+
+
+def test_export_then_import_gives_hits_elsewhere(rig, tmp_path):
+    module = rig.write("kernels.py")
+    rig.build(module)
+    archive = tmp_path / "cache.tar.gz"
+    result = rig.run("cache", "export", archive, check=True)
+    assert "exported 6 entries" in result.stdout
+    rig.env["KILN_CACHE_DIR"] = str(tmp_path / "other")
+    result = rig.run("cache", "import", archive, check=True)
+    assert "imported 6 entries" in result.stdout
+    _, hits, misses, _, _ = rig.build(module)
+    assert misses == 0 and hits == 6
+    assert rig.verify().returncode == 0
+
+
+@pytest.fixture
+def exported(rig, tmp_path):
+    """Members (name → bytes) of a good export, and a fresh cache to import into."""
+    module = rig.write("kernels.py")
+    rig.build(module)
+    archive = tmp_path / "good.tar"
+    rig.run("cache", "export", archive, check=True)
+    with tarfile.open(archive) as tar:
+        members = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
+    rig.env["KILN_CACHE_DIR"] = str(tmp_path / "target")
+    return members
+
+
+def write_tar(path, members, extra=(), compress=False):
+    """members: name → bytes; extra: TarInfo objects (with optional data)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        for info, data in extra:
+            tar.addfile(info, io.BytesIO(data) if data is not None else None)
+    raw = buffer.getvalue()
+    path.write_bytes(gzip.compress(raw) if compress else raw)
+    return path
+
+
+def info(name, kind, **fields):
+    result = tarfile.TarInfo(name)
+    result.type = kind
+    for key, value in fields.items():
+        setattr(result, key, value)
+    return result
+
+
+def assert_rejected(rig, archive, reason, outside=None):
+    result = rig.run("cache", "import", archive)
+    assert result.returncode == 1, result.stdout
+    assert "rejected" in result.stderr and reason in result.stderr, result.stderr
+    assert rig.stats()["entries"] == 0
+    if outside is not None:
+        assert not outside.exists()
+
+
+def test_a_good_archive_imports(rig, exported, tmp_path):
+    result = rig.run("cache", "import", write_tar(tmp_path / "a.tar", exported), check=True)
+    assert "imported 6 entries" in result.stdout
+
+
+def test_path_traversal_is_rejected(rig, exported, tmp_path):
+    members = dict(exported)
+    members["objects/../../evil"] = b"x"
+    assert_rejected(rig, write_tar(tmp_path / "a.tar", members), "'..'", tmp_path / "evil")
+
+
+def test_absolute_paths_are_rejected(rig, exported, tmp_path):
+    members = dict(exported)
+    members["/tmp/kiln-evil-file"] = b"x"
+    assert_rejected(rig, write_tar(tmp_path / "a.tar", members), "absolute")
+
+
+def test_symlinks_are_rejected(rig, exported, tmp_path):
+    name = next(iter(exported))
+    link = info(name.replace(name[-4:], "beef"), tarfile.SYMTYPE, linkname="/etc/passwd")
+    assert_rejected(rig, write_tar(tmp_path / "a.tar", exported, [(link, None)]), "symbolic")
+
+
+def test_hardlinks_are_rejected(rig, exported, tmp_path):
+    name = next(iter(exported))
+    link = info("objects/aa/" + "a" * 62, tarfile.LNKTYPE, linkname=name)
+    assert_rejected(rig, write_tar(tmp_path / "a.tar", exported, [(link, None)]), "hard link")
+
+
+def test_device_nodes_are_rejected(rig, exported, tmp_path):
+    device = info("objects/aa/" + "b" * 62, tarfile.CHRTYPE, devmajor=1, devminor=3)
+    assert_rejected(rig, write_tar(tmp_path / "a.tar", exported, [(device, None)]), "device")
+
+
+def test_wrong_digests_are_rejected(rig, exported, tmp_path):
+    members = dict(exported)
+    name = next(n for n, d in members.items() if d.startswith(b"\x7fELF"))
+    data = bytearray(members[name])
+    data[100] ^= 1
+    members[name] = bytes(data)
+    assert_rejected(rig, write_tar(tmp_path / "a.tar", members), "does not match its digest")
+
+
+def test_duplicate_entries_are_rejected(rig, exported, tmp_path):
+    name, data = next(iter(exported.items()))
+    duplicate = info(name, tarfile.REGTYPE, size=len(data))
+    assert_rejected(rig, write_tar(tmp_path / "a.tar", exported, [(duplicate, data)]),
+                    "comes twice")
+
+
+def test_decompression_bombs_are_rejected(rig, exported, tmp_path):
+    zeros = bytes(96 << 20)
+    name = "objects/00/" + "0" * 62  # the digest never gets checked: the size stops it first
+    archive = write_tar(tmp_path / "bomb.tar.gz", {name: zeros}, compress=True)
+    assert archive.stat().st_size < 1 << 20
+    assert_rejected(rig, archive, "decompression bomb")
+
+
+def test_members_of_no_entry_are_rejected(rig, exported, tmp_path):
+    members = {n: d for n, d in exported.items() if not d.startswith(b"kiln-cache-entry")}
+    assert_rejected(rig, write_tar(tmp_path / "a.tar", members), "belongs to no entry")

@@ -1,0 +1,299 @@
+"""The specialization cache under concurrency, crashes and damage (issue 5 §3, 1-8).
+
+Real `kiln` processes, real files; nothing is mocked.
+"""
+
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import time
+
+import pytest
+
+from .conftest import MODULE, outputs
+
+
+def variant(n):
+    return MODULE.replace("SCALE = 3", f"SCALE = {100 + n}")
+
+
+def start(rig, module, out):
+    return subprocess.Popen(
+        rig.command(*rig.build_args(module, out)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=rig.env,
+    )
+
+
+# 1
+def test_sixteen_builds_of_one_module_share_one_cache(rig):
+    module = rig.write("kernels.py")
+    procs = [start(rig, module, rig.root / f"o{i}") for i in range(16)]
+    results = [(p, *p.communicate(timeout=300)) for p in procs]
+    for proc, _, err in results:
+        assert proc.returncode == 0, err
+    reference = outputs(rig.root / "o0")
+    assert len(reference) == 2
+    for i in range(1, 16):
+        assert outputs(rig.root / f"o{i}") == reference
+    keys = [entry["key"] for entry in rig.entries()]
+    assert len(keys) == len(set(keys)) == 6  # (ptx, cubin, fatbin) x 2 kernels
+    assert rig.verify().returncode == 0
+
+
+# 2
+def test_sixteen_builds_of_different_modules_leave_a_consistent_cache(rig):
+    modules = [rig.write(f"kernels{i}.py", variant(i)) for i in range(16)]
+    procs = [start(rig, m, rig.root / f"o{i}") for i, m in enumerate(modules)]
+    for proc in procs:
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+    result = rig.verify()
+    assert result.returncode == 0, result.stdout
+    assert "0 problems" in result.stdout
+    # `second` is the same in every module but its symbol: one per module.
+    assert rig.stats()["entries"] == 16 * 6
+
+
+# 3
+def test_sigkill_during_cache_writes_never_serves_a_corrupt_entry(rig):
+    module = rig.write("kernels.py")
+    reference_out = rig.root / "reference"
+    subprocess.run(
+        rig.command(*rig.build_args(module, reference_out, "--no-cache")), check=True,
+        capture_output=True, env=rig.env)
+    reference = outputs(reference_out)
+    rng = random.Random(5)
+    # How long a cold build takes, to kill within it.
+    began = time.monotonic()
+    rig.build(module)
+    cold = time.monotonic() - began
+    for attempt in range(50):
+        rig.run("cache", "clear", check=True)
+        proc = start(rig, module, rig.root / "killed")
+        time.sleep(rng.uniform(0.0, cold * 1.2))
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate()
+        result, hits, misses, notes, out = rig.build(module)
+        assert outputs(out) == reference, f"attempt {attempt}"
+        shutil.rmtree(out)
+    stats = rig.stats()
+    assert stats["corrupt_reads"] == 0
+    report = rig.verify()
+    for line in report.stdout.splitlines():
+        if line.startswith("problem:"):
+            assert "belongs to no entry" in line or "left over" in line, line
+
+
+def blob_starting_with(rig, prefix):
+    for path in rig.blob_files():
+        if path.read_bytes().startswith(prefix):
+            return path
+    raise AssertionError(f"no blob starts with {prefix!r}")
+
+
+# 4
+@pytest.mark.parametrize("damage", ["flip", "truncate", "empty"])
+def test_damaged_blobs_are_detected_counted_and_rebuilt(rig, damage):
+    module = rig.write("kernels.py")
+    _, _, _, _, first = rig.build(module)
+    reference = outputs(first)
+    cubin = blob_starting_with(rig, b"\x7fELF")
+    data = bytearray(cubin.read_bytes())
+    if damage == "flip":
+        data[len(data) // 2] ^= 0x40
+    elif damage == "truncate":
+        data = data[: len(data) // 2]
+    else:
+        data = b""
+    os.chmod(cubin, 0o644)
+    cubin.write_bytes(bytes(data))
+    result, hits, misses, notes, out = rig.build(module)
+    assert "damaged" in result.stderr
+    assert result.stderr.count("warning") == 1
+    assert ("miss", "cubin", "sm_80") in [n[:3] for n in notes]
+    assert outputs(out) == reference
+    assert rig.stats()["corrupt_reads"] == 1
+    _, hits, misses, _, out = rig.build(module)
+    assert misses == 0 and outputs(out) == reference
+    assert rig.verify().returncode == 0
+
+
+def index_files(rig):
+    return [rig.cache / name for name in ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm")]
+
+
+# 5
+@pytest.mark.parametrize("damage", ["delete", "truncate", "garbage"])
+def test_a_lost_or_damaged_index_is_rebuilt_from_the_blobs(rig, damage):
+    module = rig.write("kernels.py")
+    _, _, _, _, first = rig.build(module)
+    reference = outputs(first)
+    index = rig.cache / "index.sqlite"
+    if damage == "delete":
+        for path in index_files(rig):
+            if path.exists():
+                path.unlink()
+    elif damage == "truncate":
+        with open(index, "r+b") as f:
+            f.truncate(index.stat().st_size // 2)
+    else:
+        index.write_bytes(os.urandom(index.stat().st_size))
+    result, hits, misses, notes, out = rig.build(module)
+    assert misses == 0 and hits == 6, result.stderr
+    assert result.stderr.count("warning") == 1, result.stderr
+    assert "rebuilt it from 6 entries" in result.stderr
+    assert outputs(out) == reference
+    assert rig.verify().returncode == 0
+    if damage != "delete":
+        assert list(rig.cache.glob("index.sqlite.damaged-*"))
+
+
+# 6
+def test_a_row_without_its_blob_heals(rig):
+    module = rig.write("kernels.py")
+    _, _, _, _, first = rig.build(module)
+    reference = outputs(first)
+    blob_starting_with(rig, b"\x7fELF").unlink()
+    assert rig.verify().returncode == 1
+    result, hits, misses, notes, out = rig.build(module)
+    assert misses >= 1 and outputs(out) == reference
+    assert rig.verify().returncode == 0
+    _, hits, misses, _, _ = rig.build(module)
+    assert misses == 0
+
+
+def test_a_blob_without_its_row_heals(rig):
+    module = rig.write("kernels.py")
+    rig.build(module)
+    # A stray blob, and an entry whose row is gone.
+    stray = rig.cache / "objects" / "00" / ("0" * 62)
+    stray.parent.mkdir(exist_ok=True)
+    stray.write_bytes(b"stray")
+    with sqlite3.connect(rig.cache / "index.sqlite") as db:
+        key = db.execute("SELECT key FROM entries WHERE kind = 'cubin' LIMIT 1").fetchone()[0]
+        db.execute("DELETE FROM entry_blobs WHERE key = ?", (key,))
+        db.execute("DELETE FROM entries WHERE key = ?", (key,))
+    report = rig.verify()
+    assert report.returncode == 1
+    assert "not in the index" in report.stdout and "belongs to no entry" in report.stdout
+    repaired = rig.verify("--repair")
+    assert repaired.returncode == 0, repaired.stdout
+    assert not stray.exists()
+    assert rig.verify().returncode == 0
+    _, hits, misses, _, _ = rig.build(module)
+    assert misses == 0
+
+
+def mount_tmpfs(path, options):
+    path.mkdir(parents=True, exist_ok=True)
+    return subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)],
+                          capture_output=True).returncode == 0
+
+
+# 7
+def test_a_read_only_cache_folder_builds_uncached_with_one_warning(rig):
+    module = rig.write("kernels.py")
+    reference_result = rig.build(module)
+    reference = outputs(reference_result[4])
+    if os.geteuid() == 0:
+        if not mount_tmpfs(rig.cache, "size=4m"):
+            pytest.skip("running as root without permission to mount a tmpfs")
+        try:
+            rig.build(module)
+            subprocess.run(["mount", "-o", "remount,ro", str(rig.cache)], check=True)
+            result, hits, misses, notes, out = rig.build(module)
+        finally:
+            subprocess.run(["umount", str(rig.cache)])
+    else:
+        rig.build(module)
+        os.chmod(rig.cache, 0o555)
+        os.chmod(rig.cache / "objects", 0o555)
+        try:
+            result, hits, misses, notes, out = rig.build(module)
+        finally:
+            os.chmod(rig.cache, 0o755)
+            os.chmod(rig.cache / "objects", 0o755)
+    assert result.stderr.count("warning") == 1, result.stderr
+    assert "building without the cache" in result.stderr
+    assert outputs(out) == reference
+
+
+def test_a_full_disk_builds_uncached_with_one_warning(rig):
+    module = rig.write("kernels.py")
+    reference = outputs(rig.build(module, "--no-cache")[4])
+    if os.geteuid() != 0 or not mount_tmpfs(rig.cache, "size=64k"):
+        pytest.skip("needs root to mount a small tmpfs")
+    try:
+        result, hits, misses, notes, out = rig.build(module)
+    finally:
+        subprocess.run(["umount", str(rig.cache)])
+    assert result.stderr.count("warning") == 1, result.stderr
+    assert "No space left on device" in result.stderr or "full" in result.stderr
+    assert outputs(out) == reference
+
+
+def test_a_file_size_limit_builds_uncached_with_one_warning(rig):
+    import resource
+
+    module = rig.write("kernels.py")
+    reference = outputs(rig.build(module, "--no-cache")[4])
+    rig.run("cache", "stats", check=True)  # the index exists, small
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (12 * 1024, 12 * 1024))
+
+    out = rig.root / "limited"
+    result = subprocess.run(rig.command(*rig.build_args(module, out)), capture_output=True,
+                            text=True, env=rig.env, preexec_fn=limit)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("warning") == 1, result.stderr
+    assert outputs(out) == reference
+
+
+# 8
+def test_the_size_limit_evicts_least_recently_used_entries(rig):
+    a, b, c = (rig.write(f"m{n}.py", variant(n)) for n in range(3))
+    rig.build(a)
+    size_one = rig.stats()["bytes"]
+    time.sleep(1.1)
+    rig.build(b)
+    time.sleep(1.1)
+    rig.build(a)  # a is now more recent than b
+    time.sleep(1.1)
+    limit = int(size_one * 2.05)
+    rig.build(c, "--max-size", str(limit))
+    stats = rig.stats()
+    assert stats["bytes"] <= limit
+    assert stats["evictions"] >= 1
+    modules = [entry["name"].split(".")[0] for entry in rig.entries()]
+    assert modules.count("m0") == 6 and modules.count("m2") == 6
+    assert modules.count("m1") < 6
+    # Evicted entries are misses again; the survivors hit.
+    _, hits, misses, _, _ = rig.build(a)
+    assert misses == 0
+    assert rig.verify().returncode == 0
+
+
+def test_concurrent_prune_and_builds_do_not_fail(rig):
+    modules = [rig.write(f"k{i}.py", variant(i)) for i in range(8)]
+    rig.build(modules[0])
+    size_one = rig.stats()["bytes"]
+    builds = [start(rig, m, rig.root / f"o{i}") for i, m in enumerate(modules)]
+    prunes = [
+        subprocess.Popen(rig.command("cache", "prune", "--max-size", str(size_one * 2)),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=rig.env)
+        for _ in range(6)
+    ]
+    for proc in builds + prunes:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+    for i in range(8):
+        assert len(outputs(rig.root / f"o{i}")) == 2
+    report = rig.verify()
+    assert report.returncode == 0, report.stdout
