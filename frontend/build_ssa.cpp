@@ -446,10 +446,20 @@ bool SSABuilder::build() {
   // Drop blocks nothing reaches (code after return, break or continue).
   std::vector<Block *> reachable = fn.reversePostOrder();
   llvm::DenseSet<Block *> live(reachable.begin(), reachable.end());
-  for (auto &block : fn.blocks)
-    if (!live.contains(block.get()))
-      for (Block *successor : block->successors())
-        llvm::erase(successor->predecessors, block.get());
+  for (auto &block : fn.blocks) {
+    if (live.contains(block.get()))
+      continue;
+    for (Block *successor : block->successors()) {
+      llvm::erase(successor->predecessors, block.get());
+      // Phis of live blocks forget what flowed in from the dead one.
+      for (Instr *phi : successor->phis)
+        for (size_t i = phi->incoming.size(); i-- > 0;)
+          if (phi->incoming[i] == block.get()) {
+            phi->incoming.erase(phi->incoming.begin() + i);
+            phi->operands.erase(phi->operands.begin() + i);
+          }
+    }
+  }
   llvm::erase_if(fn.blocks,
                  [&](const std::unique_ptr<Block> &block) { return !live.contains(block.get()); });
   llvm::erase_if(fn.variables, [&](const VariableDef &variable) {

@@ -101,6 +101,22 @@ def k(out):
   EXPECT_EQ(c.typesOf("k", "y"), "int64"); // computed from the int, not the float
 }
 
+TEST(TypeInferenceTest, CodeAfterReturnDoesNotFlowIntoTheMerge) {
+  // The dead assignment must vanish from the phi at the merge too (it used
+  // to leave the phi pointing at a deleted block).
+  Checked c = check(R"py(
+@cuda.jit("void(float64[:])")
+def k(out):
+    y = 1
+    if out[0] > 0:
+        return
+        y = 2.5
+    out[0] = y
+)py");
+  ASSERT_FALSE(c.module->hasErrors()) << c.diagnostics;
+  EXPECT_EQ(c.typesOf("k", "y"), "int64");
+}
+
 TEST(TypeInferenceTest, LoopCarriedVariablesUnifyAtTheLoopHeader) {
   Checked c = check(R"py(
 @cuda.jit("void(float32[:], float64[:])")
