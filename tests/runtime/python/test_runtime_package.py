@@ -2,6 +2,7 @@
 and every bad call of a kernel leaves the caller's arrays as they were."""
 
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -113,3 +114,76 @@ def test_a_kernel_exception_leaves_other_threads_results(example):
     with pytest.raises(ZeroDivisionError, match=r"tid=\[0, 0, 2\] ctaid=\[0, 0, 0\]"):
         reciprocal[1, 4](x)
     assert x[0] == 1.0 and x[1] == 0.5 and x[3] == 0.25, "threads that did not raise finish their work"
+
+
+def _run_python(program, env, cwd):
+    return subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, cwd=cwd,
+                          env={"PATH": "/usr/bin:/bin", **env}, timeout=120)
+
+
+def test_built_module_shadows_its_source(build_module, package_dir, tmp_path):
+    folder = build_module(EXAMPLES / "vector_add.py", "vector_add")
+    shutil.copy(EXAMPLES / "vector_add.py", tmp_path / "vector_add.py")
+    for built in folder.iterdir():
+        shutil.copy(built, tmp_path / built.name)
+    program = f"""
+import sys
+sys.path.insert(0, {str(package_dir)!r})
+import vector_add
+print(vector_add.__file__)
+print("numba" in sys.modules)
+"""
+    done = _run_python(program, {"KILN_TARGET": "cpu"}, tmp_path)
+    assert done.returncode == 0, done.stderr
+    path, numba_imported = done.stdout.split()
+    assert path.endswith(".so") and pathlib.Path(path).parent == tmp_path, f"imported {path}, not the built module"
+    assert numba_imported == "False", "importing the built module ran the kernel source (which imports numba)"
+
+
+LAUNCH_TWICE = """
+import sys, warnings
+sys.path[:0] = [{package!r}, {folder!r}]
+warnings.simplefilter("always")
+import numpy as np
+from vector_add import increment_kernel
+import kiln
+data = np.zeros(64, dtype=np.int32)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    increment_kernel[2, 32](data, 1)
+    increment_kernel[2, 32](data, 1)
+print(kiln.target(), int(data.sum()))
+for warning in caught:
+    print(warning.category.__name__, warning.message)
+"""
+
+
+@pytest.mark.parametrize(
+    "env, expected_target, warnings_expected",
+    [
+        ({"KILN_CUDA_DRIVER": "/nonexistent/libcuda.so.1"}, "cpu", 1),
+        ({"KILN_TARGET": "auto", "KILN_CUDA_DRIVER": "/nonexistent/libcuda.so.1"}, "cpu", 1),
+        ({"KILN_TARGET": "cpu"}, "cpu", 0),
+    ],
+    ids=["default", "auto", "cpu"],
+)
+def test_target_selection_without_a_gpu(build_module, package_dir, tmp_path, env, expected_target,
+                                        warnings_expected):
+    folder = build_module(EXAMPLES / "vector_add.py", "vector_add")
+    done = _run_python(LAUNCH_TWICE.format(package=str(package_dir), folder=str(folder)), env, tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"{expected_target} 128", f"two launches of +1 over 64 elements: {lines[0]}"
+    warnings = lines[1:]
+    assert len(warnings) == warnings_expected, f"expected {warnings_expected} warning(s), got {warnings}"
+    for warning in warnings:
+        assert warning.startswith("RuntimeWarning") and "CPU engine" in warning and "/nonexistent" in warning
+
+
+def test_cuda_target_without_a_driver_is_a_clear_error(build_module, package_dir, tmp_path):
+    folder = build_module(EXAMPLES / "vector_add.py", "vector_add")
+    program = LAUNCH_TWICE.format(package=str(package_dir), folder=str(folder))
+    done = _run_python(program, {"KILN_TARGET": "cuda", "KILN_CUDA_DRIVER": "/nonexistent/libcuda.so.1"}, tmp_path)
+    assert done.returncode != 0
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("RuntimeError") and "/nonexistent/libcuda.so.1" in last, last
