@@ -15,7 +15,7 @@ namespace {
 
 constexpr llvm::StringLiteral kAcceptedForms =
     "expected CMake's 80, 80-real, 90-virtual, all, all-major or native, TORCH_CUDA_ARCH_LIST's "
-    "8.0 or 9.0+PTX, or sm_80 / compute_90";
+    "8.0 or 9.0+PTX, 90+PTX, or sm_80 / compute_90";
 
 std::string supportedList() {
   std::string text;
@@ -45,23 +45,35 @@ llvm::Error archSpecificError(llvm::StringRef entry, unsigned arch, llvm::String
                                llvm::Twine(arch) + " for the portable sm_" + llvm::Twine(arch));
 }
 
-llvm::Expected<ArchEntry> parseEntry(llvm::StringRef entry) {
+/// `plainNumbersAreCubins`: in a list that spells PTX as "+PTX"
+/// (TORCH_CUDA_ARCH_LIST's grammar, also written "75;80;90+PTX"), a plain
+/// number asks for the cubin alone, as there; elsewhere it means CMake's
+/// cubin and PTX.
+llvm::Expected<ArchEntry> parseEntry(llvm::StringRef entry, bool plainNumbersAreCubins) {
   llvm::SmallVector<llvm::StringRef, 5> match;
   ArchEntry parsed;
   llvm::StringRef suffix;
 
   const llvm::Regex cmake("^([0-9]+)([a-z]?)(-real|-virtual)?$");
   const llvm::Regex torch("^([0-9]+)\\.([0-9]+)([a-z]?)(\\+[Pp][Tt][Xx])?$");
+  const llvm::Regex numberWithPtx("^([0-9]+)([a-z]?)\\+[Pp][Tt][Xx]$");
   const llvm::Regex nvcc("^(sm|compute)_([0-9]+)([a-z]?)$");
   if (cmake.match(entry, &match)) {
     if (match[1].getAsInteger(10, parsed.arch))
       return entryError(entry, "the number is too large");
     suffix = match[2];
     parsed.cubin = match[3] != "-virtual";
-    parsed.ptx = match[3] != "-real";
+    parsed.ptx = match[3] != "-real" && !(plainNumbersAreCubins && match[3].empty());
     parsed.ptxReason = match[3].empty() ? "a plain number means an sm_ cubin and compute_ PTX, as "
                                           "in CMake; add -real for the cubin alone"
                                         : "";
+  } else if (numberWithPtx.match(entry, &match)) {
+    if (match[1].getAsInteger(10, parsed.arch))
+      return entryError(entry, "the number is too large");
+    suffix = match[2];
+    parsed.cubin = true;
+    parsed.ptx = true;
+    parsed.ptxReason = "leave out +PTX for the cubin alone";
   } else if (torch.match(entry, &match)) {
     unsigned major = 0, minor = 0;
     if (match[1].getAsInteger(10, major) || match[2].getAsInteger(10, minor) || minor > 9 ||
@@ -207,9 +219,11 @@ llvm::Expected<ArchSet> parseArchList(llvm::StringRef list, NativeArchProbe prob
                                      entry.str().c_str());
   }
 
+  bool plainNumbersAreCubins =
+      llvm::any_of(entries, [](llvm::StringRef entry) { return entry.lower().ends_with("+ptx"); });
   ArchSet set;
   for (llvm::StringRef entry : entries) {
-    llvm::Expected<ArchEntry> parsed = parseEntry(entry);
+    llvm::Expected<ArchEntry> parsed = parseEntry(entry, plainNumbersAreCubins);
     if (!parsed)
       return parsed.takeError();
     if (parsed->cubin)

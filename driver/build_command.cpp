@@ -28,13 +28,16 @@
 #include "backend/temporary_directory.h"
 #include "driver/build_cache.h"
 #include "driver/bundle_writer.h"
+#include "driver/depfile.h"
 #include "driver/module_writer.h"
+#include "driver/progress.h"
 #include "driver/python_config.h"
 #include "driver/version.h"
 #include "frontend/emit_typed_ir.h"
 #include "frontend/frontend.h"
 #include "runtime/module_format.h"
 
+#include <llvm/ADT/ScopeExit.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/Path.h>
@@ -57,6 +60,8 @@ struct KernelBuild {
   std::string stem;
   /// "kernel 'add' (float32[::1], int64)", for messages.
   std::string description;
+  /// "add(float32[::1], int64)", for progress lines.
+  std::string progressName;
   std::map<unsigned, backend::CompiledCode> ptx; // by .target
   std::map<unsigned, std::string> cubins;        // by sm_
   std::map<unsigned, cuda::ResourceUsage> usage; // by sm_
@@ -69,6 +74,13 @@ std::string describe(const ir::Function &kernel) {
   for (size_t i = 0; i < kernel.arguments.size(); ++i)
     text += (i ? ", " : "") + kernel.arguments[i]->type()->str();
   return text + ")";
+}
+
+std::string progressNameOf(const ir::Function &kernel) {
+  std::vector<std::string> types;
+  for (const auto &argument : kernel.arguments)
+    types.push_back(argument->type()->str());
+  return progressName(kernel.sourceName, types);
 }
 
 std::string stemOf(const ir::Function &kernel) {
@@ -277,16 +289,24 @@ int runBuild(const BuildOptions &options) {
       llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(std::move(error)) << '\n';
       return 1;
     }
-    for (const std::string &path : written)
-      llvm::outs() << path << '\n';
+    if (!options.quiet)
+      for (const std::string &path : written)
+        llvm::outs() << path << '\n';
     return 0;
   }
 
   std::vector<KernelBuild> builds;
   for (const auto &function : typed->functions)
     if (function->kind == ir::Function::Kind::Kernel)
-      builds.push_back(
-          {function.get(), stemOf(*function), describe(*function), {}, {}, {}, {}, {}});
+      builds.push_back({function.get(),
+                        stemOf(*function),
+                        describe(*function),
+                        progressNameOf(*function),
+                        {},
+                        {},
+                        {},
+                        {},
+                        {}});
 
   bool forHost = options.emit == EmitKind::Object;
   bool withHost = forHost || options.emit == EmitKind::Module;
@@ -328,12 +348,26 @@ int runBuild(const BuildOptions &options) {
   std::string hostTarget = backend::hostTriple();
   llvm::DefaultThreadPool pool(llvm::hardware_concurrency(options.jobs));
   std::mutex resultsMutex;
+  // [done/total] per finished task (driver/progress.h), counting the tasks
+  // of every phase up front.
+  ProgressReporter progress(llvm::errs(),
+                            chooseProgressStyle(llvm::errs(), options.quiet, options.verbose));
 
+  bool wantFatbins = options.emit == EmitKind::Fatbin || options.emit == EmitKind::Module;
+  bool wantCubins = options.emit == EmitKind::Cubin || wantFatbins ||
+                    (options.verbose && options.emit == EmitKind::Ptx);
   // Phase 1: LLVM IR, PTX or host objects.
+  progress.expect(
+      unsigned(builds.size()) *
+      ((withHost ? 1 : 0) + (forHost ? 0
+                                     : unsigned(archs->archs.ptxTargets().size()) +
+                                           (wantCubins ? unsigned(archs->archs.cubins.size()) : 0) +
+                                           (wantFatbins ? 1 : 0))));
   for (size_t i = 0; i < builds.size(); ++i) {
     KernelBuild &build = builds[i];
     if (withHost)
       pool.async([&, i] {
+        auto tick = llvm::make_scope_exit([&] { progress.finished(build.progressName + " host"); });
         std::optional<std::string> key;
         if (cache && semantic[i]) {
           key = cache->codeKey(*semantic[i], *build.kernel, "host", hostTarget);
@@ -360,6 +394,11 @@ int runBuild(const BuildOptions &options) {
     std::set<unsigned> targets = archs->archs.ptxTargets();
     for (unsigned arch : targets)
       pool.async([&, i, arch] {
+        auto tick = llvm::make_scope_exit([&] {
+          progress.finished(build.progressName +
+                            (options.emit == EmitKind::LLVM ? " llvm " : " ptx ") +
+                            cuda::smName(arch));
+        });
         backend::CodeForm form = options.emit == EmitKind::LLVM ? backend::CodeForm::LLVMIR
                                                                 : backend::CodeForm::Assembly;
         const char *kind = form == backend::CodeForm::LLVMIR ? "llvm" : "ptx";
@@ -388,15 +427,14 @@ int runBuild(const BuildOptions &options) {
   pool.wait();
 
   // Phase 2: cubins.
-  bool wantFatbins = options.emit == EmitKind::Fatbin || options.emit == EmitKind::Module;
-  bool wantCubins = options.emit == EmitKind::Cubin || wantFatbins ||
-                    (options.verbose && options.emit == EmitKind::Ptx);
   if (errors.empty() && wantCubins) {
     backend::CubinBuilder cubins(*toolkit, options.ptxasFlags);
     for (size_t i = 0; i < builds.size(); ++i)
       for (unsigned arch : archs->archs.cubins)
         pool.async([&, i, arch] {
           KernelBuild &build = builds[i];
+          auto tick = llvm::make_scope_exit(
+              [&] { progress.finished(build.progressName + " cubin " + cuda::smName(arch)); });
           const std::string &ptx = build.ptx.at(cuda::ptxTargetForCubin(arch)).bytes;
           std::vector<std::string> links = linkFiles(*build.kernel, options.file);
           std::optional<std::string> key;
@@ -432,6 +470,8 @@ int runBuild(const BuildOptions &options) {
     for (size_t i = 0; i < builds.size(); ++i)
       pool.async([&, i] {
         KernelBuild &build = builds[i];
+        auto tick =
+            llvm::make_scope_exit([&] { progress.finished(build.progressName + " fatbin"); });
         std::vector<cuda::FatbinImage> images;
         for (const auto &[arch, cubin] : build.cubins)
           images.push_back({cuda::FatbinImageKind::Cubin, arch, cubin});
@@ -461,6 +501,7 @@ int runBuild(const BuildOptions &options) {
     pool.wait();
   }
 
+  progress.done();
   if (cache)
     cache->finish(options.verbose);
   if (!errors.empty()) {
@@ -558,12 +599,20 @@ int runBuild(const BuildOptions &options) {
     failure =
         writeFile(options.outputDirectory, moduleName + ".manifest.json", manifestText, written);
   }
+  if (!failure && !options.depfile.empty()) {
+    std::vector<std::string> links;
+    for (const KernelBuild &build : builds)
+      for (std::string &file : linkFiles(*build.kernel, options.file))
+        links.push_back(std::move(file));
+    failure = writeDepfile(options.depfile, written, buildInputs(options.file, links));
+  }
   if (failure) {
     llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(std::move(failure)) << '\n';
     return 1;
   }
-  for (const std::string &path : written)
-    llvm::outs() << path << '\n';
+  if (!options.quiet)
+    for (const std::string &path : written)
+      llvm::outs() << path << '\n';
   if (options.verbose)
     for (const KernelBuild &build : builds)
       if (!build.usage.empty())

@@ -21,10 +21,15 @@ struct BuildOptions {
   std::string python;
   std::optional<std::string> extensionSuffix;
   std::string outputDirectory = ".";
+  /// --depfile: where to write the files read, for build systems
+  /// (driver/depfile.h); empty for none.
+  std::string depfile;
   std::optional<std::string> arch;
   /// Parallel jobs; 0 for one per core.
   unsigned jobs = 0;
   bool verbose = false;
+  /// --quiet: no progress and no list of written files (errors still).
+  bool quiet = false;
   bool color = false;
   /// --cache-dir, --no-cache, --max-size.
   cache::CacheFlags cache;

@@ -3,7 +3,9 @@
 // kiln check FILE.py [--json] [-v]
 // kiln build FILE.py --emit ptx|llvm|cubin|fatbin|object|typed -o DIR [--arch LIST] [-j N] [-v]
 // kiln build FILE.py --module pkg.kernels -o DIR [--python PY] [--arch LIST] [-j N]
+//            [--depfile FILE]
 // kiln inspect MODULE [--json]
+// kiln audit PATH [--require-arch LIST] [--json]
 // kiln targets [--arch LIST] [--json]
 // kiln cache stats|list [--json] | prune [--max-size SIZE] [--older-than AGE] | clear
 //            | verify [--repair] | export FILE.tar[.zst] | import FILE  [--cache-dir DIR]
@@ -13,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "driver/audit_command.h"
 #include "driver/build_command.h"
 #include "driver/cache_command.h"
 #include "driver/check_command.h"
@@ -75,12 +78,18 @@ int main(int argc, char **argv) {
           ->transform(CLI::CheckedTransformer(emitKinds, CLI::ignore_case));
   buildCommand->add_option("-o,--output", build.outputDirectory, "Folder to write into")
       ->capture_default_str();
+  buildCommand->add_option("--depfile", build.depfile,
+                           "Also write FILE: the files written and the files the build read, in "
+                           "Makefile syntax, for Ninja, Make and CMake's DEPFILE");
   buildCommand->add_option_function<std::string>(
       "--arch", [&](const std::string &list) { build.arch = list; },
       "Architectures, as for `kiln targets --arch`; default: $CUDAARCHS, else Kiln's default");
   buildCommand->add_option("-j,--jobs", build.jobs, "Parallel jobs (default: one per core)");
   buildCommand->add_flag("-v,--verbose", build.verbose,
-                         "Print ptxas's resource usage per specialization and architecture");
+                         "Print ptxas's resource usage per specialization and architecture, "
+                         "and (when stderr is not a terminal) a line per finished task");
+  buildCommand->add_flag("-q,--quiet", build.quiet,
+                         "Print neither progress nor the files written; only errors");
   buildCommand->add_option("--module", build.moduleName, "Dotted module name (pkg.kernels)");
   buildCommand->add_option("--python", build.python,
                            "The Python the module is for, whose EXT_SUFFIX names it "
@@ -128,6 +137,21 @@ int main(int argc, char **argv) {
       ->required()
       ->check(CLI::ExistingFile);
   inspectCommand->add_flag("--json", inspect.json, "Print the result as JSON");
+
+  kiln::driver::AuditOptions audit;
+  CLI::App *auditCommand = app.add_subcommand(
+      "audit", "List the Kiln modules in a wheel, conda package or folder, and check their "
+               "architectures");
+  auditCommand
+      ->add_option("path", audit.path,
+                   "A wheel, a .conda or .tar.bz2 package, a folder, or a built module")
+      ->required()
+      ->check(CLI::ExistingPath);
+  auditCommand->add_option_function<std::string>(
+      "--require-arch", [&](const std::string &list) { audit.requireArch = list; },
+      "Architectures every specialization must have, as for --arch (e.g. '7.5 8.0 9.0+PTX' "
+      "requires those cubins and compute_90 PTX); fail naming what is missing");
+  auditCommand->add_flag("--json", audit.json, "Print the result as JSON");
 
   kiln::driver::TargetsOptions targets;
   CLI::App *targetsCommand = app.add_subcommand(
@@ -223,6 +247,8 @@ int main(int argc, char **argv) {
   }
   if (inspectCommand->parsed())
     return kiln::driver::runInspect(inspect);
+  if (auditCommand->parsed())
+    return kiln::driver::runAudit(audit);
   if (targetsCommand->parsed())
     return kiln::driver::runTargets(targets);
   if (cacheCommand->parsed())

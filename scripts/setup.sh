@@ -57,6 +57,21 @@ if [ ! -f "$requirements_stamp" ] || [ "$(cat "$requirements_stamp")" != "$requi
   echo "$requirements_hash" > "$requirements_stamp"
 fi
 
+# A local wheelhouse for the integration tests, which install built wheels
+# into fresh virtual environments without the network (pip --no-index).
+if ! ls .venv/wheelhouse/numpy-*.whl >/dev/null 2>&1; then
+  say "Downloading numpy into .venv/wheelhouse for offline tests"
+  .venv/bin/python -m pip download --quiet --only-binary=:all: -d .venv/wheelhouse \
+    "numpy==$(.venv/bin/python -c 'import numpy; print(numpy.__version__)')"
+fi
+# scikit-build-core too, for the CMake tests' pyproject.toml project
+# (tests/integrations/cmake), built in a fresh environment.
+if ! ls .venv/wheelhouse/scikit_build_core-*.whl >/dev/null 2>&1; then
+  say "Downloading scikit-build-core into .venv/wheelhouse for offline tests"
+  .venv/bin/python -m pip download --quiet --only-binary=:all: -d .venv/wheelhouse \
+    "scikit-build-core==$(.venv/bin/python -c 'import importlib.metadata as m; print(m.version("scikit-build-core"))')"
+fi
+
 if [ ! -f build/build.ninja ]; then
   say "Configuring the build in build/"
   cmake -S . -B build -G Ninja \

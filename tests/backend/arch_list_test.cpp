@@ -67,6 +67,16 @@ TEST(ArchList, TorchNumbersMeanCubinsAndPlusPtxAddsPtx) {
   EXPECT_EQ(parseOrFail("10.0 12.1"), parseOrFail("100-real;121-real"));
 }
 
+TEST(ArchList, NumbersWithPlusPtxMakePlainNumbersCubinsOnly) {
+  // "75;80;90+PTX", as setuptools users write it: PTX for compute_90 only.
+  ArchSet set = parseOrFail("75;80;90+PTX");
+  EXPECT_EQ(set.cubins, (Archs{75, 80, 90}));
+  EXPECT_EQ(set.ptx, (Archs{90}));
+  EXPECT_EQ(parseOrFail("90+ptx"), parseOrFail("90"));
+  // Without +PTX anywhere, plain numbers keep CMake's meaning.
+  EXPECT_EQ(parseOrFail("75;80").ptx, (Archs{75, 80}));
+}
+
 TEST(ArchList, NvccNames) {
   ArchSet set = parseOrFail("sm_80 sm_120 compute_90");
   EXPECT_EQ(set.cubins, (Archs{80, 120}));
@@ -143,7 +153,7 @@ TEST(ArchList, ArchitecturesCuda13DroppedOrNeverHadAreErrors) {
 }
 
 TEST(ArchList, MalformedEntriesAreErrorsThatShowTheAcceptedForms) {
-  for (llvm::StringRef list : {"abc", "80-fake", "8.", "8.10", "sm80", "80+PTX", "-real", "90;x"}) {
+  for (llvm::StringRef list : {"abc", "80-fake", "8.", "8.10", "sm80", "80+PTY", "-real", "90;x"}) {
     std::string message = errorMessage(parse(list));
     EXPECT_FALSE(message.empty()) << list.str();
   }

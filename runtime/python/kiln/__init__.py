@@ -10,7 +10,17 @@ The compiler itself is the `kiln` command.
 
 __version__ = "0.1.0"
 
-from kiln._runtime import CudaError  # noqa: E402
+
+
+def __getattr__(name):
+    # kiln.CudaError comes from the C extension, loaded only when asked for:
+    # `import kiln.setuptools` (in every setuptools build of a project that
+    # uses Kiln) must work even where the extension cannot load.
+    if name == "CudaError":
+        from kiln._runtime import CudaError
+
+        return CudaError
+    raise AttributeError(f"module 'kiln' has no attribute {name!r}")
 
 
 def target():

@@ -1,0 +1,165 @@
+# add_python_kernels(<target> <source.py>
+#                    [MODULE <dotted.name>]
+#                    [ARCHITECTURES <list>]
+#                    [OUTPUT_DIRECTORY <dir>]
+#                    [OPTIONS <kiln build flags>...])
+#
+# Compiles a kernel module with `kiln build --module` into a Python extension
+# module, as nanobind_add_module and Python_add_library build theirs:
+#
+#   find_package(Kiln CONFIG REQUIRED)
+#   add_python_kernels(pkg_kernels pkg/kernels.py MODULE pkg.kernels ARCHITECTURES "80;90")
+#   install(TARGETS pkg_kernels LIBRARY DESTINATION pkg)
+#
+# <target> is a MODULE library whose file is the built module:
+# `<last name component><EXT_SUFFIX>` (kernels.cpython-312-x86_64-linux-gnu.so)
+# in OUTPUT_DIRECTORY (default: the current binary folder), so that
+# install(TARGETS), $<TARGET_FILE:...> and OUTPUT_NAME/LIBRARY_OUTPUT_DIRECTORY
+# work as for any module. Kiln writes the module into the target's private
+# folder and its (trivial) link step copies it over the linked stub.
+#
+# MODULE defaults to the source's file name without `.py`. EXT_SUFFIX is that
+# of KILN_PYTHON_EXECUTABLE, else Python3_EXECUTABLE, else Python_EXECUTABLE,
+# else python3 on PATH; KILN_PYTHON_EXT_SUFFIX overrides it.
+#
+# Architectures: ARCHITECTURES, else the CUDA_ARCHITECTURES property of
+# <target> (set it after the call to change it), which starts as
+# CMAKE_CUDA_ARCHITECTURES, else $CUDAARCHS at configure time; the grammar is
+# CMake's (75;80-real;90-virtual, all, all-major). Unset or OFF: Kiln's default.
+#
+# The module is rebuilt when the source, the pyproject.toml Kiln reads
+# signatures from, a link=[...] file or the kiln executable changes (a DEPFILE
+# written by `kiln build --depfile`), or the command changes. Every module
+# shares Kiln's specialization cache: KILN_CACHE_DIR (a CMake variable, else
+# the environment's KILN_CACHE_DIR at build time, else ~/.cache/kiln).
+# Under Ninja, kiln builds run in the `kiln` job pool when KILN_JOB_POOL_SIZE
+# is set (each build is itself parallel; `-j N` in OPTIONS bounds that).
+
+cmake_policy(PUSH)
+cmake_policy(VERSION 3.20)
+if(POLICY CMP0116)
+  cmake_policy(SET CMP0116 NEW) # Ninja rewrites DEPFILE paths as Make does
+endif()
+
+function(_kiln_ext_suffix out)
+  if(KILN_PYTHON_EXT_SUFFIX)
+    set(${out} "${KILN_PYTHON_EXT_SUFFIX}" PARENT_SCOPE)
+    return()
+  endif()
+  foreach(_kiln_candidate KILN_PYTHON_EXECUTABLE Python3_EXECUTABLE Python_EXECUTABLE)
+    if(${_kiln_candidate})
+      set(_kiln_python "${${_kiln_candidate}}")
+      break()
+    endif()
+  endforeach()
+  if(NOT _kiln_python)
+    find_program(_kiln_python NAMES python3 python REQUIRED)
+  endif()
+  get_property(_kiln_known GLOBAL PROPERTY "_KILN_EXT_SUFFIX:${_kiln_python}" SET)
+  if(NOT _kiln_known)
+    execute_process(
+      COMMAND "${_kiln_python}" -c
+              "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))"
+      OUTPUT_VARIABLE _kiln_suffix OUTPUT_STRIP_TRAILING_WHITESPACE
+      RESULT_VARIABLE _kiln_status)
+    if(NOT _kiln_status EQUAL 0 OR NOT _kiln_suffix)
+      message(FATAL_ERROR "add_python_kernels: cannot ask '${_kiln_python}' for its extension "
+                          "suffix (EXT_SUFFIX); set KILN_PYTHON_EXECUTABLE or KILN_PYTHON_EXT_SUFFIX")
+    endif()
+    set_property(GLOBAL PROPERTY "_KILN_EXT_SUFFIX:${_kiln_python}" "${_kiln_suffix}")
+  endif()
+  get_property(_kiln_suffix GLOBAL PROPERTY "_KILN_EXT_SUFFIX:${_kiln_python}")
+  set(${out} "${_kiln_suffix}" PARENT_SCOPE)
+endfunction()
+
+function(add_python_kernels target source)
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "MODULE;OUTPUT_DIRECTORY" "ARCHITECTURES;OPTIONS")
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "add_python_kernels(${target}): unexpected arguments '${ARG_UNPARSED_ARGUMENTS}'")
+  endif()
+  get_property(_kiln_executable GLOBAL PROPERTY KILN_EXECUTABLE)
+  if(NOT _kiln_executable)
+    message(FATAL_ERROR "add_python_kernels(${target}): call find_package(Kiln CONFIG REQUIRED) first")
+  endif()
+
+  get_filename_component(_source "${source}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT ARG_MODULE)
+    get_filename_component(ARG_MODULE "${_source}" NAME_WE)
+  endif()
+  string(REGEX REPLACE "^.*\\." "" _name "${ARG_MODULE}")
+  if(NOT ARG_OUTPUT_DIRECTORY)
+    set(ARG_OUTPUT_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}")
+  endif()
+  get_filename_component(_output_directory "${ARG_OUTPUT_DIRECTORY}" ABSOLUTE
+                         BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+  _kiln_ext_suffix(_suffix)
+
+  # What kiln writes, in the target's private folder.
+  set(_work "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}.dir/kiln")
+  set(_built "${_work}/${_name}${_suffix}")
+  set(_depfile "${_work}/${_name}.d")
+
+  # The MODULE library: a one-line stub, linked, then replaced by Kiln's module.
+  get_property(_languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if("C" IN_LIST _languages)
+    set(_stub "${CMAKE_CURRENT_BINARY_DIR}/kiln_stubs/${target}.c")
+  elseif("CXX" IN_LIST _languages)
+    set(_stub "${CMAKE_CURRENT_BINARY_DIR}/kiln_stubs/${target}.cpp")
+  else()
+    message(FATAL_ERROR "add_python_kernels(${target}): enable C or CXX in project() "
+                        "(the target's link step needs a linker)")
+  endif()
+  if(NOT EXISTS "${_stub}")
+    file(WRITE "${_stub}" "/* Replaced by the module kiln builds (add_python_kernels). */\n"
+                          "typedef int kiln_add_python_kernels_stub;\n")
+  endif()
+  add_library(${target} MODULE "${_stub}" "${_built}")
+  set_source_files_properties("${_built}" PROPERTIES EXTERNAL_OBJECT FALSE HEADER_FILE_ONLY TRUE)
+  set_target_properties(${target} PROPERTIES
+    PREFIX ""
+    OUTPUT_NAME "${_name}"
+    SUFFIX "${_suffix}"
+    LIBRARY_OUTPUT_DIRECTORY "${_output_directory}"
+    LINK_DEPENDS "${_built}"
+    KILN_MODULE "${ARG_MODULE}"
+    KILN_SOURCE "${_source}")
+  if(DEFINED ARG_ARCHITECTURES)
+    set_property(TARGET ${target} PROPERTY CUDA_ARCHITECTURES "${ARG_ARCHITECTURES}")
+  elseif(DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set_property(TARGET ${target} PROPERTY CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
+  elseif(DEFINED ENV{CUDAARCHS})
+    set_property(TARGET ${target} PROPERTY CUDA_ARCHITECTURES "$ENV{CUDAARCHS}")
+  endif()
+  add_custom_command(TARGET ${target} POST_BUILD
+    COMMAND "${CMAKE_COMMAND}" -E copy "${_built}" "$<TARGET_FILE:${target}>"
+    VERBATIM)
+
+  set(_archs "$<TARGET_PROPERTY:${target},CUDA_ARCHITECTURES>")
+  set(_command "${_kiln_executable}" build "${_source}" --module "${ARG_MODULE}"
+               -o "${_work}" --ext-suffix "${_suffix}" --depfile "${_depfile}" --quiet
+               "$<$<BOOL:${_archs}>:--arch=$<JOIN:${_archs},$<COMMA>>>")
+  if(KILN_CACHE_DIR)
+    list(APPEND _command --cache-dir "${KILN_CACHE_DIR}")
+  endif()
+  list(APPEND _command ${ARG_OPTIONS})
+  set(_pool)
+  if(KILN_JOB_POOL_SIZE AND CMAKE_GENERATOR MATCHES "Ninja")
+    get_property(_pools GLOBAL PROPERTY JOB_POOLS)
+    if(NOT _pools MATCHES "(^|;)kiln=")
+      set_property(GLOBAL APPEND PROPERTY JOB_POOLS "kiln=${KILN_JOB_POOL_SIZE}")
+    endif()
+    set(_pool JOB_POOL kiln)
+  endif()
+  file(RELATIVE_PATH _shown "${CMAKE_BINARY_DIR}" "${_output_directory}/${_name}${_suffix}")
+  add_custom_command(
+    OUTPUT "${_built}"
+    COMMAND ${_command}
+    DEPENDS "${_source}" "${_kiln_executable}"
+    DEPFILE "${_depfile}"
+    ${_pool}
+    COMMENT "Building kernel module ${ARG_MODULE} (${_shown})"
+    COMMAND_EXPAND_LISTS # drops the empty --arch
+    VERBATIM)
+endfunction()
+
+cmake_policy(POP)

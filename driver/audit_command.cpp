@@ -1,0 +1,655 @@
+//===- driver/audit_command.cpp - `kiln audit` ----------------------------===//
+//
+//   $ kiln audit dist/demo-0.1.0-cp311-cp311-linux_x86_64.whl --require-arch "75;80"
+//   wheel dist/demo-0.1.0-cp311-cp311-linux_x86_64.whl: 1 Kiln module
+//   demo/kernels.cpython-311-x86_64-linux-gnu.so
+//     module   demo.kernels, built by Kiln 0.1.0 (bundle format 2, manifest format 2)
+//     archs    cubins sm_75 sm_80; PTX compute_80
+//     kernel saxpy
+//       (float32, array(float32, 1d, C), array(float32, 1d, C))
+//         cubins sm_75 sm_80; PTX compute_80
+//   every specialization has the required architectures: sm_75 sm_80 cubins, compute_80 PTX
+//
+// How modules are found: every file of a folder, every member of an
+// archive libarchive reads (zip for wheels and .conda, tar with any
+// compression for .tar.bz2 and the .tar.zst inside a .conda), recursively
+// for archives inside archives. A file is a Kiln module when it is an ELF
+// file with a .kiln.bundle section (runtime/module_format.h); ELF files
+// whose section headers cannot be read (a file cut short) count when they
+// hold the bundle's magic followed by a plausible header. Other files,
+// including other extension modules, are skipped.
+//
+// A module whose bundle or manifest has another format version than this
+// Kiln's was built by an incompatible Kiln (the runtime refuses it); one
+// whose bundle fails its checks is damaged (as `kiln inspect` says).
+//
+//===----------------------------------------------------------------------===//
+
+#include "driver/audit_command.h"
+
+#include "backend/arch_list.h"
+#include "backend/cuda_archs.h"
+#include "backend/manifest.h"
+#include "driver/module_reader.h"
+#include "runtime/module_format.h"
+
+#include <llvm/ADT/ScopeExit.h>
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Object/ELF.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/FormatVariadic.h>
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/WithColor.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <cstring>
+#include <map>
+#include <set>
+
+namespace kiln::driver {
+
+namespace {
+
+/// Members larger than this are not read (a module is a few MB).
+constexpr uint64_t MaxMemberBytes = uint64_t(2) << 30;
+/// Archives inside archives inside archives...: a .conda is two levels.
+constexpr int MaxNesting = 4;
+
+enum class ModuleStatus { Ok, Damaged, Incompatible };
+
+struct AuditedSpecialization {
+  std::string description; // "saxpy (float32, array(float32, 1d, C))"
+  std::vector<std::string> args;
+  std::set<unsigned> cubins;
+  std::set<unsigned> ptx;
+};
+
+struct AuditedKernel {
+  std::string name;
+  std::string kind;
+  std::vector<AuditedSpecialization> specializations;
+};
+
+/// A requirement one module fails: an architecture, and the
+/// specializations without it.
+struct Missing {
+  std::string arch; // "sm_90" or "compute_90"
+  bool ptx = false;
+  std::vector<std::string> specializations;
+  size_t outOf = 0;
+};
+
+struct AuditedModule {
+  /// Where: "pkg/kernels.so", or "outer.conda!pkg-x.tar.zst!lib/kernels.so".
+  std::string location;
+  ModuleStatus status = ModuleStatus::Ok;
+  std::string problem;
+  std::string module;
+  std::string kilnVersion;
+  std::optional<uint32_t> bundleFormat;
+  std::optional<int64_t> manifestFormat;
+  std::set<unsigned> cubins;
+  std::set<unsigned> ptx;
+  std::vector<AuditedKernel> kernels;
+  std::vector<Missing> missing;
+};
+
+struct AuditReport {
+  std::string path;
+  std::string kind;
+  std::vector<AuditedModule> modules;
+  /// Damaged archives and unreadable files.
+  std::vector<std::string> problems;
+};
+
+std::set<unsigned> archNumbers(const llvm::json::Array *archs) {
+  std::set<unsigned> numbers;
+  if (archs)
+    for (const llvm::json::Value &value : *archs)
+      if (std::optional<int64_t> number = value.getAsInteger(); number && *number > 0)
+        numbers.insert(unsigned(*number));
+  return numbers;
+}
+
+std::string archText(const std::set<unsigned> &archs, bool ptx) {
+  std::string text;
+  for (unsigned arch : archs)
+    text +=
+        (text.empty() ? "" : " ") + std::string(ptx ? "compute_" : "sm_") + std::to_string(arch);
+  return text.empty() ? "none" : text;
+}
+
+/// Fills `module` from its bundle (the bytes of .kiln.bundle, or of the
+/// file from the bundle's magic on).
+void readBundle(llvm::StringRef bundle, AuditedModule &module) {
+  KilnBundleHeader header;
+  if (bundle.size() < sizeof header || !bundle.starts_with(llvm::StringRef(KILN_BUNDLE_MAGIC, 8))) {
+    module.status = ModuleStatus::Damaged;
+    module.problem = bundle.size() < sizeof header
+                         ? "the bundle header is truncated"
+                         : "the .kiln.bundle section does not start with the bundle's magic";
+    return;
+  }
+  std::memcpy(&header, bundle.data(), sizeof header);
+  module.bundleFormat = header.formatVersion;
+  if (header.formatVersion != KILN_MODULE_FORMAT_VERSION) {
+    module.status = ModuleStatus::Incompatible;
+    module.problem = llvm::formatv("built by an incompatible Kiln: bundle format {0}, this Kiln "
+                                   "(and its runtime) reads format {1}; rebuild it",
+                                   header.formatVersion, KILN_MODULE_FORMAT_VERSION);
+    return;
+  }
+  // The manifest's own format, before readModule() refuses it as damaged.
+  if (header.manifestOffset >= sizeof header && header.manifestOffset <= bundle.size() &&
+      header.manifestSize <= bundle.size() - header.manifestOffset) {
+    llvm::Expected<llvm::json::Value> manifest =
+        llvm::json::parse(bundle.substr(header.manifestOffset, header.manifestSize));
+    if (manifest) {
+      if (const llvm::json::Object *root = manifest->getAsObject()) {
+        module.module = root->getString("module").value_or("").str();
+        module.kilnVersion = root->getString("kiln_version").value_or("").str();
+        module.manifestFormat = root->getInteger("format");
+        if (module.manifestFormat != int64_t(backend::ManifestFormat) &&
+            header.manifestChecksum ==
+                kilnChecksum(bundle.data() + header.manifestOffset, header.manifestSize)) {
+          module.status = ModuleStatus::Incompatible;
+          module.problem = llvm::formatv(
+              "built by an incompatible Kiln{0}: manifest format {1}, this Kiln reads format {2}; "
+              "rebuild it",
+              module.kilnVersion.empty() ? "" : " (" + module.kilnVersion + ")",
+              module.manifestFormat ? std::to_string(*module.manifestFormat) : "none",
+              backend::ManifestFormat);
+          return;
+        }
+      }
+    } else {
+      llvm::consumeError(manifest.takeError());
+    }
+  }
+  llvm::Expected<InspectedModule> read = readModule(bundle);
+  if (!read) {
+    module.status = ModuleStatus::Damaged;
+    module.problem = llvm::toString(read.takeError());
+    return;
+  }
+  const llvm::json::Object &root = *read->manifest.getAsObject();
+  if (const llvm::json::Object *archs = root.getObject("archs")) {
+    module.cubins = archNumbers(archs->getArray("cubins"));
+    module.ptx = archNumbers(archs->getArray("ptx"));
+  }
+  for (const KernelGroup &group : read->kernels) {
+    AuditedKernel kernel{group.name, group.kind, {}};
+    for (const llvm::json::Object *spec : group.specializations) {
+      AuditedSpecialization audited;
+      audited.description = describeSpecialization(*spec);
+      if (const llvm::json::Array *args = spec->getArray("args"))
+        for (const llvm::json::Value &arg : *args)
+          audited.args.push_back(arg.getAsString().value_or("?").str());
+      audited.cubins = archNumbers(spec->getArray("cubins"));
+      audited.ptx = archNumbers(spec->getArray("ptx"));
+      kernel.specializations.push_back(std::move(audited));
+    }
+    module.kernels.push_back(std::move(kernel));
+  }
+}
+
+/// Whether the bytes at `at` look like a bundle header (of any version):
+/// the magic, a small version and a sane header size.
+bool plausibleBundle(llvm::StringRef bytes, size_t at) {
+  if (bytes.size() - at < 16)
+    return false;
+  uint32_t version, headerSize;
+  std::memcpy(&version, bytes.data() + at + 8, 4);
+  std::memcpy(&headerSize, bytes.data() + at + 12, 4);
+  return version >= 1 && version < 1000 && headerSize >= 16 && headerSize <= 4096;
+}
+
+/// Returns the module `bytes` holds, or nothing when they are not a Kiln
+/// module.
+std::optional<AuditedModule> auditFile(const std::string &location, llvm::StringRef bytes) {
+  if (!bytes.starts_with("\x7f"
+                         "ELF"))
+    return std::nullopt;
+  AuditedModule module;
+  module.location = location;
+  llvm::StringRef magic(KILN_BUNDLE_MAGIC, 8);
+  size_t magicAt = bytes.find(magic);
+  while (magicAt != llvm::StringRef::npos && !plausibleBundle(bytes, magicAt))
+    magicAt = bytes.find(magic, magicAt + 1);
+
+  // The section, through the section headers.
+  std::string elfProblem;
+  llvm::Expected<llvm::object::ELF64LEFile> elf = llvm::object::ELF64LEFile::create(bytes);
+  if (elf) {
+    llvm::Expected<llvm::object::ELF64LEFile::Elf_Shdr_Range> sections = elf->sections();
+    if (sections) {
+      for (const auto &section : *sections) {
+        llvm::Expected<llvm::StringRef> name = elf->getSectionName(section);
+        if (!name) {
+          llvm::consumeError(name.takeError());
+          continue;
+        }
+        if (*name != ".kiln.bundle")
+          continue;
+        uint64_t offset = section.sh_offset, size = section.sh_size;
+        if (offset > bytes.size() || size > bytes.size() - offset) {
+          module.status = ModuleStatus::Damaged;
+          module.problem = llvm::formatv("the file is truncated: its section .kiln.bundle ends at "
+                                         "byte {0} but the file has {1} bytes",
+                                         offset + size, bytes.size());
+          return module;
+        }
+        readBundle(bytes.substr(offset, size), module);
+        return module;
+      }
+      elfProblem = "it has no .kiln.bundle section";
+    } else {
+      elfProblem = llvm::toString(sections.takeError());
+    }
+  } else {
+    elfProblem = llvm::toString(elf.takeError());
+  }
+  // No readable section: a Kiln module only if its bundle is there.
+  if (magicAt == llvm::StringRef::npos)
+    return std::nullopt;
+  readBundle(bytes.drop_front(magicAt), module);
+  if (module.status == ModuleStatus::Ok) {
+    // The bundle is intact but the ELF structure around it is not.
+    module.status = ModuleStatus::Damaged;
+    module.problem = "the bundle is intact but the file is damaged: " + elfProblem;
+  }
+  return module;
+}
+
+/// "wheel", "conda package", ... for the top line.
+std::string kindOf(llvm::StringRef path) {
+  if (path.ends_with(".whl"))
+    return "wheel";
+  if (path.ends_with(".conda") || path.ends_with(".tar.bz2"))
+    return "conda package";
+  return "archive";
+}
+
+bool looksLikeArchive(llvm::StringRef name) {
+  for (llvm::StringRef suffix : {".whl", ".conda", ".zip", ".tar", ".tar.bz2", ".tbz2", ".tar.gz",
+                                 ".tgz", ".tar.zst", ".tzst", ".tar.xz", ".txz", ".egg"})
+    if (name.ends_with(suffix))
+      return true;
+  return false;
+}
+
+class Auditor {
+public:
+  explicit Auditor(AuditReport &report) : report(report) {}
+
+  /// Visits one file (or archive member) with these bytes.
+  void visit(const std::string &location, llvm::StringRef bytes, int depth) {
+    if (std::optional<AuditedModule> module = auditFile(location, bytes)) {
+      report.modules.push_back(std::move(*module));
+      return;
+    }
+    if (depth < MaxNesting && looksLikeArchive(location)) {
+      archive *reader = newReader();
+      auto release = llvm::make_scope_exit([&] { archive_read_free(reader); });
+      if (archive_read_open_memory(reader, bytes.data(), bytes.size()) != ARCHIVE_OK)
+        return damagedArchive(location, reader);
+      walk(reader, location, depth + 1);
+    }
+  }
+
+  /// Visits every member of an opened archive.
+  void walk(archive *reader, const std::string &location, int depth) {
+    while (true) {
+      archive_entry *entry = nullptr;
+      int status = archive_read_next_header(reader, &entry);
+      if (status == ARCHIVE_EOF)
+        return;
+      if (status < ARCHIVE_WARN || !entry)
+        return damagedArchive(location.empty() ? report.path : location, reader);
+      if (archive_entry_filetype(entry) != AE_IFREG)
+        continue;
+      const char *rawName = archive_entry_pathname(entry);
+      std::string name = rawName ? rawName : "?";
+      std::string member = location.empty() ? name : location + "!" + name;
+      if (archive_entry_size_is_set(entry) &&
+          uint64_t(archive_entry_size(entry)) > MaxMemberBytes) {
+        report.problems.push_back("'" + member + "' is larger than " +
+                                  std::to_string(MaxMemberBytes) + " bytes; not audited");
+        continue;
+      }
+      // Read the start; the rest only for ELF files and archives.
+      std::string bytes;
+      char buffer[64 * 1024];
+      bool wanted = true, failed = false;
+      while (true) {
+        la_ssize_t got = archive_read_data(reader, buffer, sizeof buffer);
+        if (got < 0) {
+          failed = true;
+          break;
+        }
+        if (got == 0)
+          break;
+        bytes.append(buffer, size_t(got));
+        if (bytes.size() >= 4 &&
+            !llvm::StringRef(bytes).starts_with("\x7f"
+                                                "ELF") &&
+            !looksLikeArchive(name)) {
+          wanted = false;
+          break;
+        }
+        if (bytes.size() > MaxMemberBytes) {
+          report.problems.push_back("'" + member + "' expands to more than " +
+                                    std::to_string(MaxMemberBytes) + " bytes; not audited");
+          wanted = false;
+          break;
+        }
+      }
+      if (failed)
+        return damagedArchive(location.empty() ? report.path : location, reader, name);
+      if (wanted)
+        visit(member, bytes, depth);
+      else if (archive_read_data_skip(reader) < ARCHIVE_WARN)
+        return damagedArchive(location.empty() ? report.path : location, reader, name);
+    }
+  }
+
+  static archive *newReader() {
+    archive *reader = archive_read_new();
+    archive_read_support_filter_all(reader);
+    archive_read_support_format_zip(reader);
+    archive_read_support_format_tar(reader);
+    archive_read_support_format_gnutar(reader);
+    return reader;
+  }
+
+  /// An archive (or a member of `archive`, when `member` is given) that
+  /// libarchive cannot read.
+  void damagedArchive(llvm::StringRef archive, struct archive *reader,
+                      llvm::StringRef member = "") {
+    const char *message = archive_error_string(reader);
+    std::string why = message ? message : "unknown error";
+    if (!member.empty())
+      report.problems.push_back("'" + archive.str() + "' is damaged: its member '" + member.str() +
+                                "' cannot be read (" + why + ")");
+    else
+      report.problems.push_back("'" + archive.str() +
+                                "' is damaged or not an archive Kiln reads (" + why + ")");
+  }
+
+private:
+  AuditReport &report;
+};
+
+/// The path's contents: a folder, a module or an archive.
+void auditPath(const std::string &path, AuditReport &report) {
+  Auditor auditor(report);
+  auto readAndVisit = [&](const std::string &file, const std::string &location) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+        llvm::MemoryBuffer::getFile(file, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!buffer) {
+      report.problems.push_back("cannot read '" + file + "': " + buffer.getError().message());
+      return;
+    }
+    auditor.visit(location, (*buffer)->getBuffer(), 0);
+  };
+  if (llvm::sys::fs::is_directory(path)) {
+    report.kind = "folder";
+    std::vector<std::string> files;
+    std::error_code error;
+    for (llvm::sys::fs::recursive_directory_iterator it(path, error), end; it != end && !error;
+         it.increment(error)) {
+      llvm::ErrorOr<llvm::sys::fs::basic_file_status> status = it->status();
+      if (status && status->type() == llvm::sys::fs::file_type::regular_file)
+        files.push_back(it->path());
+    }
+    if (error)
+      report.problems.push_back("cannot list '" + path + "': " + error.message());
+    llvm::sort(files); // a stable order
+    for (const std::string &file : files) {
+      llvm::StringRef relative(file);
+      relative.consume_front(path);
+      relative = relative.ltrim('/');
+      readAndVisit(file, relative.str());
+    }
+    return;
+  }
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    report.problems.push_back("cannot read '" + path + "': " + buffer.getError().message());
+    return;
+  }
+  llvm::StringRef bytes = (*buffer)->getBuffer();
+  if (bytes.starts_with("\x7f"
+                        "ELF")) {
+    report.kind = "file";
+    if (std::optional<AuditedModule> module =
+            auditFile(llvm::sys::path::filename(path).str(), bytes))
+      report.modules.push_back(std::move(*module));
+    return;
+  }
+  report.kind = kindOf(path);
+  archive *reader = Auditor::newReader();
+  auto release = llvm::make_scope_exit([&] { archive_read_free(reader); });
+  if (archive_read_open_memory(reader, bytes.data(), bytes.size()) != ARCHIVE_OK) {
+    // Compressed data cut short is damaged; bytes no reader recognizes are
+    // something else.
+    const char *message = archive_error_string(reader);
+    if (!bytes.empty() && message &&
+        !llvm::StringRef(message).starts_with("Unrecognized archive format"))
+      return auditor.damagedArchive(path, reader);
+    report.problems.push_back("'" + path +
+                              "' is neither a Kiln module, a folder, nor an archive Kiln reads "
+                              "(wheel, .conda, .tar.bz2, zip, tar): " +
+                              (message ? message : "unknown format"));
+    return;
+  }
+  // Member locations are relative to the archive; nested ones name the
+  // archive member they are in: "pkg-x.tar.zst!lib/python3.11/.../kernels.so".
+  auditor.walk(reader, "", 1);
+}
+
+void checkRequired(AuditedModule &module, const cuda::ArchSet &required) {
+  if (module.status != ModuleStatus::Ok)
+    return;
+  size_t total = 0;
+  for (const AuditedKernel &kernel : module.kernels)
+    total += kernel.specializations.size();
+  auto check = [&](unsigned arch, bool ptx) {
+    Missing missing{(ptx ? "compute_" : "sm_") + std::to_string(arch), ptx, {}, total};
+    for (const AuditedKernel &kernel : module.kernels)
+      for (const AuditedSpecialization &spec : kernel.specializations)
+        if (!(ptx ? spec.ptx : spec.cubins).count(arch))
+          missing.specializations.push_back(spec.description);
+    if (!missing.specializations.empty())
+      module.missing.push_back(std::move(missing));
+  };
+  for (unsigned arch : required.cubins)
+    check(arch, false);
+  for (unsigned arch : required.ptx)
+    check(arch, true);
+}
+
+std::string missingText(const AuditedModule &module, const Missing &missing) {
+  std::string text = "module '" + (module.module.empty() ? module.location : module.module) +
+                     "' (" + module.location + ") has no " + missing.arch +
+                     (missing.ptx ? " PTX" : " cubin");
+  if (missing.specializations.size() == missing.outOf)
+    return text + " (in any of its " + std::to_string(missing.outOf) + " specializations)";
+  text += " for " + std::to_string(missing.specializations.size()) + " of its " +
+          std::to_string(missing.outOf) + " specializations:";
+  for (const std::string &spec : missing.specializations)
+    text += "\n  " + spec;
+  return text;
+}
+
+void printText(const AuditReport &report, const std::optional<cuda::ArchSet> &required,
+               llvm::raw_ostream &os) {
+  os << report.kind << ' ' << report.path << ": " << report.modules.size() << " Kiln module"
+     << (report.modules.size() == 1 ? "" : "s") << '\n';
+  for (const AuditedModule &module : report.modules) {
+    os << module.location << '\n';
+    if (!module.module.empty() || !module.kilnVersion.empty())
+      os << "  module   " << (module.module.empty() ? "?" : module.module) << ", built by Kiln "
+         << (module.kilnVersion.empty() ? "?" : module.kilnVersion) << " (bundle format "
+         << (module.bundleFormat ? std::to_string(*module.bundleFormat) : "?")
+         << ", manifest format "
+         << (module.manifestFormat ? std::to_string(*module.manifestFormat) : "?") << ")\n";
+    if (module.status != ModuleStatus::Ok) {
+      os << (module.status == ModuleStatus::Damaged ? "  damaged: " : "  incompatible: ")
+         << module.problem << '\n';
+      continue;
+    }
+    os << "  archs    cubins " << archText(module.cubins, false) << "; PTX "
+       << archText(module.ptx, true) << '\n';
+    for (const AuditedKernel &kernel : module.kernels) {
+      os << "  " << kernel.kind << ' ' << kernel.name << '\n';
+      for (const AuditedSpecialization &spec : kernel.specializations) {
+        os << "    (";
+        for (size_t i = 0; i < spec.args.size(); ++i)
+          os << (i ? ", " : "") << spec.args[i];
+        os << ")\n      cubins " << archText(spec.cubins, false) << "; PTX "
+           << archText(spec.ptx, true) << '\n';
+      }
+    }
+  }
+  bool anyMissing = false;
+  for (const AuditedModule &module : report.modules)
+    anyMissing |= !module.missing.empty();
+  if (required && !anyMissing && !report.modules.empty())
+    os << "every specialization has the required architectures: " << required->describe() << '\n';
+}
+
+void printJson(const AuditReport &report, const std::optional<cuda::ArchSet> &required, bool ok,
+               llvm::raw_ostream &os) {
+  llvm::json::OStream json(os, 2);
+  auto archArray = [&](llvm::StringRef key, const std::set<unsigned> &archs) {
+    json.attributeArray(key, [&] {
+      for (unsigned arch : archs)
+        json.value(arch);
+    });
+  };
+  json.object([&] {
+    json.attribute("path", report.path);
+    json.attribute("kind", report.kind);
+    json.attribute("ok", ok);
+    if (required)
+      json.attributeObject("required_archs", [&] {
+        archArray("cubins", required->cubins);
+        archArray("ptx", required->ptx);
+      });
+    else
+      json.attribute("required_archs", nullptr);
+    json.attributeArray("modules", [&] {
+      for (const AuditedModule &module : report.modules)
+        json.object([&] {
+          json.attribute("path", module.location);
+          json.attribute("status", module.status == ModuleStatus::Ok        ? "ok"
+                                   : module.status == ModuleStatus::Damaged ? "damaged"
+                                                                            : "incompatible");
+          json.attribute("problem", module.problem.empty() ? llvm::json::Value(nullptr)
+                                                           : llvm::json::Value(module.problem));
+          json.attribute("module", module.module.empty() ? llvm::json::Value(nullptr)
+                                                         : llvm::json::Value(module.module));
+          json.attribute("kiln_version", module.kilnVersion.empty()
+                                             ? llvm::json::Value(nullptr)
+                                             : llvm::json::Value(module.kilnVersion));
+          json.attribute("bundle_format", module.bundleFormat
+                                              ? llvm::json::Value(*module.bundleFormat)
+                                              : llvm::json::Value(nullptr));
+          json.attribute("manifest_format", module.manifestFormat
+                                                ? llvm::json::Value(*module.manifestFormat)
+                                                : llvm::json::Value(nullptr));
+          json.attributeObject("archs", [&] {
+            archArray("cubins", module.cubins);
+            archArray("ptx", module.ptx);
+          });
+          json.attributeArray("kernels", [&] {
+            for (const AuditedKernel &kernel : module.kernels)
+              json.object([&] {
+                json.attribute("name", kernel.name);
+                json.attribute("kind", kernel.kind);
+                json.attributeArray("specializations", [&] {
+                  for (const AuditedSpecialization &spec : kernel.specializations)
+                    json.object([&] {
+                      json.attributeArray("args", [&] {
+                        for (const std::string &arg : spec.args)
+                          json.value(arg);
+                      });
+                      archArray("cubins", spec.cubins);
+                      archArray("ptx", spec.ptx);
+                    });
+                });
+              });
+          });
+          json.attributeArray("missing", [&] {
+            for (const Missing &missing : module.missing)
+              json.object([&] {
+                json.attribute("arch", missing.arch);
+                json.attribute("kind", missing.ptx ? "ptx" : "cubin");
+                json.attributeArray("specializations", [&] {
+                  for (const std::string &spec : missing.specializations)
+                    json.value(spec);
+                });
+              });
+          });
+        });
+    });
+    json.attributeArray("problems", [&] {
+      for (const std::string &problem : report.problems)
+        json.value(problem);
+    });
+  });
+  os << '\n';
+}
+
+} // namespace
+
+int runAudit(const AuditOptions &options) {
+  std::optional<cuda::ArchSet> required;
+  if (options.requireArch) {
+    llvm::Expected<cuda::ArchSet> parsed = cuda::parseArchList(*options.requireArch);
+    if (!parsed) {
+      llvm::WithColor::error(llvm::errs(), "kiln")
+          << "--require-arch: " << llvm::toString(parsed.takeError()) << '\n';
+      return 2;
+    }
+    required = std::move(*parsed);
+  }
+  AuditReport report;
+  report.path = options.path;
+  auditPath(options.path, report);
+  if (required)
+    for (AuditedModule &module : report.modules)
+      checkRequired(module, *required);
+
+  // Everything wrong, on stderr, after the listing.
+  std::vector<std::string> errors = report.problems;
+  for (const AuditedModule &module : report.modules) {
+    if (module.status != ModuleStatus::Ok)
+      errors.push_back("'" + module.location + "'" +
+                       (module.module.empty() ? "" : " (module " + module.module + ")") +
+                       (module.status == ModuleStatus::Damaged ? " is damaged: " : " was ") +
+                       module.problem);
+    for (const Missing &missing : module.missing)
+      errors.push_back(missingText(module, missing));
+  }
+  if (required && report.modules.empty() && report.problems.empty())
+    errors.push_back("no Kiln modules in '" + options.path +
+                     "' (--require-arch needs at least one)");
+
+  if (options.json)
+    printJson(report, required, errors.empty(), llvm::outs());
+  else
+    printText(report, required, llvm::outs());
+  llvm::outs().flush();
+  for (const std::string &error : errors)
+    llvm::WithColor::error(llvm::errs(), "kiln") << error << '\n';
+  return errors.empty() ? 0 : 1;
+}
+
+} // namespace kiln::driver

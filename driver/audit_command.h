@@ -1,0 +1,28 @@
+//===- driver/audit_command.h - `kiln audit` --------------------*- C++ -*-===//
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace kiln::driver {
+
+struct AuditOptions {
+  /// A wheel, a conda package (.conda or .tar.bz2), another archive
+  /// libarchive reads, a folder, or a built module.
+  std::string path;
+  /// --require-arch: architectures every specialization must carry, in
+  /// --arch's grammar.
+  std::optional<std::string> requireArch;
+  bool json = false;
+};
+
+/// Finds every module built by `kiln build --module` in `path` (looking
+/// into archives inside archives, as the .tar.zst members of a .conda),
+/// checks each one as `kiln inspect` does, and lists its kernels,
+/// specializations and architectures. Returns the exit status: 0; 1 when an
+/// archive or a module is damaged, a module was built by an incompatible
+/// Kiln, or a required architecture is missing (each named); 2 when the
+/// --require-arch list is invalid.
+int runAudit(const AuditOptions &options);
+
+} // namespace kiln::driver

@@ -1,0 +1,115 @@
+//===- driver/depfile.cpp - Dependency files for build systems ------------===//
+
+#include "driver/depfile.h"
+
+#include <llvm/ADT/STLExtras.h>
+#include <llvm/ADT/SmallString.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <algorithm>
+
+namespace kiln::driver {
+
+namespace {
+
+std::string absolute(llvm::StringRef path) {
+  llvm::SmallString<256> result(path);
+  llvm::sys::fs::make_absolute(result);
+  llvm::sys::path::remove_dots(result, /*remove_dot_dot=*/true);
+  return result.str().str();
+}
+
+/// The nearest pyproject.toml at or above the folder of `modulePath`, as
+/// frontend/build_config.cpp looks for it; empty when there is none.
+std::string nearestPyproject(llvm::StringRef modulePath) {
+  llvm::SmallString<256> directory(absolute(modulePath));
+  llvm::sys::path::remove_filename(directory);
+  while (!directory.empty()) {
+    llvm::SmallString<256> candidate(directory);
+    llvm::sys::path::append(candidate, "pyproject.toml");
+    if (llvm::sys::fs::is_regular_file(candidate))
+      return candidate.str().str();
+    llvm::StringRef parent = llvm::sys::path::parent_path(directory);
+    if (parent == directory)
+      break;
+    directory = parent;
+  }
+  return "";
+}
+
+void writeEscaped(llvm::raw_ostream &os, llvm::StringRef path) {
+  for (char c : path) {
+    if (c == ' ' || c == '#' || c == '\\')
+      os << '\\';
+    else if (c == '$')
+      os << '$';
+    os << c;
+  }
+}
+
+int anchor;
+
+} // namespace
+
+std::vector<std::string> buildInputs(llvm::StringRef modulePath,
+                                     llvm::ArrayRef<std::string> linkFiles) {
+  std::vector<std::string> inputs{absolute(modulePath)};
+  if (std::string pyproject = nearestPyproject(modulePath); !pyproject.empty())
+    inputs.push_back(pyproject);
+  for (const std::string &file : linkFiles)
+    if (llvm::sys::fs::exists(file))
+      inputs.push_back(absolute(file));
+  std::string executable = llvm::sys::fs::getMainExecutable(nullptr, &anchor);
+  if (!executable.empty())
+    inputs.push_back(absolute(executable));
+  llvm::sort(inputs);
+  inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
+  return inputs;
+}
+
+llvm::Error writeDepfile(llvm::StringRef path, llvm::ArrayRef<std::string> targets,
+                         llvm::ArrayRef<std::string> dependencies) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (i)
+      os << ' ';
+    writeEscaped(os, absolute(targets[i]));
+  }
+  os << ':';
+  for (const std::string &dependency : dependencies) {
+    os << " \\\n  ";
+    writeEscaped(os, dependency);
+  }
+  os << '\n';
+
+  if (llvm::StringRef folder = llvm::sys::path::parent_path(path); !folder.empty())
+    if (std::error_code error = llvm::sys::fs::create_directories(folder))
+      return llvm::createStringError(error, "cannot create the folder of the depfile '" +
+                                                path.str() + "': " + error.message());
+  std::string temporary = (path + ".tmp").str();
+  std::error_code error;
+  {
+    llvm::raw_fd_ostream stream(temporary, error, llvm::sys::fs::OF_None);
+    if (!error) {
+      stream << text;
+      stream.close();
+      if (stream.has_error()) {
+        error = stream.error();
+        stream.clear_error();
+      }
+    }
+  }
+  if (!error)
+    error = llvm::sys::fs::rename(temporary, path);
+  if (error) {
+    llvm::sys::fs::remove(temporary);
+    return llvm::createStringError(error, "cannot write the depfile '" + path.str() +
+                                              "': " + error.message());
+  }
+  return llvm::Error::success();
+}
+
+} // namespace kiln::driver

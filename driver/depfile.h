@@ -1,0 +1,40 @@
+//===- driver/depfile.h - Dependency files for build systems ---*- C++ -*-===//
+//
+// `kiln build --depfile FILE` writes, beside the outputs, which files the
+// build read, in the Makefile syntax that Ninja, Make and CMake's DEPFILE
+// read:
+//
+//   /abs/build/pkg/kernels.cpython-311-x86_64-linux-gnu.so: \
+//     /abs/src/pkg/kernels.py \
+//     /abs/src/pyproject.toml \
+//     /usr/local/bin/kiln
+//
+// so that a build system reruns Kiln exactly when one of them changes.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/StringRef.h>
+#include <llvm/Support/Error.h>
+
+#include <string>
+#include <vector>
+
+namespace kiln::driver {
+
+/// The files a build of the kernel module at `modulePath` depends on,
+/// absolute, sorted and unique: the module; the pyproject.toml the front end
+/// reads signatures from, if there is one; the files kernels name in
+/// link=[...] that exist; and the running kiln executable, which also holds
+/// the modules kernels import (Kiln's prelude: `numba.cuda.random`, ...).
+std::vector<std::string> buildInputs(llvm::StringRef modulePath,
+                                     llvm::ArrayRef<std::string> linkFiles);
+
+/// Writes `targets: dependencies` to `path`, escaping as Make does (spaces
+/// as `\ `, `#` as `\#`, `$` as `$$`), through a temporary file renamed into
+/// place.
+llvm::Error writeDepfile(llvm::StringRef path, llvm::ArrayRef<std::string> targets,
+                         llvm::ArrayRef<std::string> dependencies);
+
+} // namespace kiln::driver

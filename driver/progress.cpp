@@ -1,0 +1,96 @@
+//===- driver/progress.cpp - Build progress, as ninja shows it ------------===//
+
+#include "driver/progress.h"
+
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/Process.h>
+
+namespace kiln::driver {
+
+ProgressStyle chooseProgressStyle(llvm::raw_fd_ostream &stream, bool quiet, bool verbose) {
+  if (quiet)
+    return ProgressStyle::Silent;
+  std::optional<std::string> term = llvm::sys::Process::GetEnv("TERM");
+  if (stream.is_displayed() && term != "dumb")
+    return ProgressStyle::Terminal;
+  return verbose ? ProgressStyle::Lines : ProgressStyle::Silent;
+}
+
+ProgressReporter::ProgressReporter(llvm::raw_ostream &stream, ProgressStyle style)
+    : stream(stream), style(style) {
+  unsigned columns =
+      style == ProgressStyle::Terminal ? llvm::sys::Process::StandardErrColumns() : 0;
+  width = columns ? columns : 80;
+}
+
+ProgressReporter::~ProgressReporter() {
+  done();
+}
+
+void ProgressReporter::expect(unsigned tasks) {
+  std::lock_guard<std::mutex> lock(mutex);
+  total += tasks;
+}
+
+void ProgressReporter::finished(llvm::StringRef label) {
+  if (style == ProgressStyle::Silent)
+    return;
+  std::lock_guard<std::mutex> lock(mutex);
+  ++count;
+  std::string line = "[" + std::to_string(count) + "/" + std::to_string(std::max(count, total)) +
+                     "] " + label.str();
+  if (style == ProgressStyle::Lines) {
+    stream << line << '\n';
+    stream.flush();
+    return;
+  }
+  // As ninja: elide the middle of a line wider than the terminal, so that
+  // it never wraps (a wrapped line cannot be rewritten).
+  if (width > 8 && line.size() >= width) {
+    size_t keep = width - 4;
+    line = line.substr(0, keep / 2) + "..." + line.substr(line.size() - (keep - keep / 2));
+  }
+  stream << '\r' << line << "\x1b[K";
+  stream.flush();
+  lineShown = true;
+}
+
+void ProgressReporter::done() {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!lineShown)
+    return;
+  stream << "\r\x1b[K";
+  stream.flush();
+  lineShown = false;
+}
+
+namespace {
+
+/// "array(float32, 2d, C)" -> "float32[:, ::1]"; other types unchanged.
+std::string shortTypeName(llvm::StringRef type) {
+  if (!type.consume_front("array(") || !type.consume_back(")"))
+    return type.str();
+  llvm::SmallVector<llvm::StringRef, 3> parts;
+  type.split(parts, ", ");
+  unsigned dims = 0;
+  if (parts.size() != 3 || !parts[1].consume_back("d") || parts[1].getAsInteger(10, dims) ||
+      dims == 0)
+    return "array(" + type.str() + ")";
+  std::string text = parts[0].str() + "[";
+  for (unsigned i = 0; i < dims; ++i) {
+    bool contiguous = (parts[2] == "C" && i + 1 == dims) || (parts[2] == "F" && i == 0);
+    text += (i ? ", " : "") + std::string(contiguous ? "::1" : ":");
+  }
+  return text + "]";
+}
+
+} // namespace
+
+std::string progressName(llvm::StringRef name, llvm::ArrayRef<std::string> argumentTypes) {
+  std::string text = name.str() + "(";
+  for (size_t i = 0; i < argumentTypes.size(); ++i)
+    text += (i ? ", " : "") + shortTypeName(argumentTypes[i]);
+  return text + ")";
+}
+
+} // namespace kiln::driver

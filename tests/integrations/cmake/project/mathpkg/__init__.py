@@ -1,0 +1,1 @@
+"""A package whose kernels Kiln compiled (tests/integrations/cmake)."""

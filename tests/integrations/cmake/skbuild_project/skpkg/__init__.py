@@ -1,0 +1,1 @@
+"""A scikit-build-core package with one Kiln kernel module."""

@@ -1,0 +1,400 @@
+"""kiln.setuptools end to end: wheels built by `pip wheel`, `python -m build`
+and `pip install .`, installed into a fresh virtual environment that has no
+compiler (no kiln command, no Numba) and run on the CPU engine against NumPy;
+`build_ext --inplace` and `-j`; a kernel with a type error failing the build
+with Kiln's diagnostic.
+
+Nothing reaches the network: builds use --no-build-isolation with this
+virtual environment's setuptools, and the fresh environment installs from a
+local wheelhouse (numpy from .venv/wheelhouse, which scripts/setup.sh fills,
+and a kiln-runtime wheel made here from the build tree's kiln package).
+
+projects/setup_py       kernel modules declared in setup.py (KernelModule)
+projects/pyproject_only [tool.kiln] modules in pyproject.toml, no setup.py:
+                        picked up by the setuptools.finalize_distribution_options
+                        entry point, registered here by a kiln .dist-info as
+                        an installed Kiln registers it
+projects/broken         a kernel with a type error
+"""
+
+import base64
+import hashlib
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import sysconfig
+import textwrap
+import zipfile
+
+import pytest
+
+HERE = pathlib.Path(__file__).resolve().parent
+PROJECTS = HERE / "projects"
+EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")
+
+
+# --- the build environment ---------------------------------------------------
+
+@pytest.fixture(scope="module")
+def kiln_binary(build_dir):
+    binary = pathlib.Path(os.environ.get("KILN", build_dir / "driver" / "kiln"))
+    if not os.access(binary, os.X_OK):
+        pytest.fail(f"kiln is not built at {binary}; run scripts/setup.sh")
+    return binary
+
+
+@pytest.fixture(scope="module")
+def hook_site(tmp_path_factory):
+    """A sys.path folder holding what an installed Kiln registers with
+    setuptools: the finalize_distribution_options entry point."""
+    site = tmp_path_factory.mktemp("hook-site")
+    info = site / "kiln-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: kiln\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text(
+        "[setuptools.finalize_distribution_options]\n"
+        "kiln = kiln.setuptools:finalize_distribution_options\n")
+    return site
+
+
+@pytest.fixture(scope="module")
+def build_env(kiln_binary, build_dir, hook_site):
+    """Environment for builds: kiln through $KILN, the kiln package (and its
+    setuptools hook) importable."""
+    env = dict(os.environ)
+    env["KILN"] = str(kiln_binary)
+    env["PYTHONPATH"] = os.pathsep.join([str(hook_site), str(build_dir / "python")])
+    env.pop("CUDAARCHS", None)
+    env["PIP_NO_INDEX"] = "1"
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    return env
+
+
+@pytest.fixture(scope="module")
+def projects(tmp_path_factory):
+    """A copy of the test projects, so that builds leave the repository alone."""
+    root = tmp_path_factory.mktemp("projects")
+    for project in PROJECTS.iterdir():
+        shutil.copytree(project, root / project.name,
+                        ignore=shutil.ignore_patterns("build", "dist", "*.egg-info", "*.so"))
+    return root
+
+
+def run(args, cwd, env, check=True, timeout=600):
+    result = subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True,
+                            text=True, timeout=timeout)
+    if check and result.returncode != 0:
+        pytest.fail(f"{' '.join(map(str, args))} failed ({result.returncode}):\n"
+                    f"{result.stdout[-6000:]}\n{result.stderr[-6000:]}")
+    return result
+
+
+def pip_wheel(project, out, env):
+    run([sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-index",
+         "--no-deps", "-w", out, "."], project, env)
+    wheels = sorted(pathlib.Path(out).glob("*.whl"))
+    assert len(wheels) == 1, wheels
+    return wheels[0]
+
+
+# --- a wheelhouse and a fresh virtual environment ----------------------------
+
+def _record_line(name, data):
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return f"{name},sha256={digest},{len(data)}"
+
+
+def make_runtime_wheel(package, out):
+    """kiln-runtime as a wheel, from the build tree's kiln package (what
+    runtime/pyproject.toml builds, made here without a build)."""
+    tag = f"cp{sys.version_info[0]}{sys.version_info[1]}"
+    platform = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+    path = out / f"kiln_runtime-0.1.0-{tag}-{tag}-{platform}.whl"
+    files = {}
+    for file in sorted(package.rglob("*")):
+        if file.is_file() and "__pycache__" not in file.parts:
+            files["kiln/" + file.relative_to(package).as_posix()] = file.read_bytes()
+    info = "kiln_runtime-0.1.0.dist-info"
+    files[f"{info}/METADATA"] = (b"Metadata-Version: 2.1\nName: kiln-runtime\nVersion: 0.1.0\n"
+                                 b"Requires-Dist: numpy\n")
+    files[f"{info}/WHEEL"] = (f"Wheel-Version: 1.0\nGenerator: kiln-tests\nRoot-Is-Purelib: "
+                              f"false\nTag: {tag}-{tag}-{platform}\n").encode()
+    record = [_record_line(name, data) for name, data in files.items()]
+    record.append(f"{info}/RECORD,,")
+    files[f"{info}/RECORD"] = ("\n".join(record) + "\n").encode()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as wheel:
+        for name, data in files.items():
+            wheel.writestr(name, data)
+    return path
+
+
+@pytest.fixture(scope="module")
+def wheelhouse(tmp_path_factory, build_dir, repo_root):
+    numpy_wheels = sorted((repo_root / ".venv" / "wheelhouse").glob("numpy-*.whl"))
+    if not numpy_wheels:
+        pytest.skip("no numpy wheel in .venv/wheelhouse (scripts/setup.sh downloads it)")
+    house = tmp_path_factory.mktemp("wheelhouse")
+    for wheel in numpy_wheels:
+        shutil.copy(wheel, house)
+    make_runtime_wheel(build_dir / "python" / "kiln", house)
+    return house
+
+
+@pytest.fixture(scope="module")
+def fresh_venv(tmp_path_factory):
+    """A new virtual environment: no kiln command, no Numba, no setuptools
+    project on its path; pip from ensurepip (offline)."""
+    venv = tmp_path_factory.mktemp("fresh") / "venv"
+    base = getattr(sys, "_base_executable", sys.executable)
+    run([base, "-m", "venv", venv], None, None)
+    return venv
+
+
+def plain_env(**extra):
+    """No kiln on PATH, no PYTHONPATH, no $KILN: what a user of the wheel has."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp"),
+           "KILN_TARGET": "cpu", "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    env.update(extra)
+    return env
+
+
+RUN_EVERY_KERNEL = textwrap.dedent("""
+    import importlib.util, os, shutil, sys
+    import numpy as np
+    import kiln
+
+    assert shutil.which("kiln") is None, shutil.which("kiln")
+    assert importlib.util.find_spec("numba") is None
+    assert kiln.target() == "cpu"
+
+    import demo, demo.kernels, demo.elementwise, demo2.kernels
+    for module in (demo.kernels, demo.elementwise, demo2.kernels):
+        assert module.__file__.endswith(".so"), module.__file__
+    rng = np.random.default_rng(7)
+
+    x = rng.random(1000, dtype=np.float32)
+    y = rng.random(1000, dtype=np.float32)
+    np.testing.assert_allclose(demo.scaled_sum(np.float32(2.5), x, y), 2.5 * x + y, rtol=1e-6)
+
+    ints = np.arange(300, dtype=np.int32)
+    demo.kernels.shift.forall(ints.size)(ints, np.int32(5))
+    np.testing.assert_array_equal(ints, np.arange(300) + 5)
+    floats = np.linspace(0, 1, 77)
+    demo.kernels.shift.forall(floats.size)(floats, -0.5)
+    np.testing.assert_allclose(floats, np.linspace(0, 1, 77) - 0.5)
+
+    src = rng.random((33, 17), dtype=np.float32)
+    dst = np.zeros((17, 33), dtype=np.float32)
+    demo.kernels.transpose[(5, 3), (8, 8)](src, dst)
+    np.testing.assert_array_equal(dst, src.T)
+
+    a = rng.random(500)
+    b = rng.random(500)
+    np.testing.assert_allclose(demo.elementwise.hypot(a, b), np.hypot(a, b), rtol=1e-12)
+    a32 = a.astype(np.float32)
+    np.testing.assert_allclose(demo.elementwise.hypot(a32, np.float32(2)),
+                               np.hypot(a32, 2), rtol=1e-6)
+    values = np.arange(1, 1001, dtype=np.int64)
+    assert demo.elementwise.total(values) == values.sum()
+    assert abs(demo.elementwise.total(a) - a.sum()) < 1e-9
+
+    c = rng.random(257)
+    out = np.empty_like(c)
+    demo2.kernels.cube.forall(c.size)(c, out)
+    np.testing.assert_allclose(out, c ** 3)
+    keys = rng.integers(0, 100, 999)
+    bins = np.zeros(10, dtype=np.int64)
+    demo2.kernels.histogram.forall(keys.size)(keys, bins)
+    np.testing.assert_array_equal(bins, np.bincount(keys % 10, minlength=10) * 3)
+    print("every kernel ran")
+""")
+
+
+# --- tests -------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def wheels(projects, build_env, tmp_path_factory):
+    """Wheels of both projects: setup_py by `pip wheel`, pyproject_only by
+    `python -m build` (sdist, then the wheel from the sdist)."""
+    out = tmp_path_factory.mktemp("dist")
+    setup_py = pip_wheel(projects / "setup_py", out / "setup_py", build_env)
+    run([sys.executable, "-m", "build", "--no-isolation", "--skip-dependency-check",
+         "--outdir", out / "pyproject_only", "."], projects / "pyproject_only", build_env)
+    pyproject_only = sorted((out / "pyproject_only").glob("*.whl"))
+    assert len(pyproject_only) == 1
+    return {"setup_py": setup_py, "pyproject_only": pyproject_only[0], "dist": out}
+
+
+def test_the_wheel_holds_the_built_modules_not_their_sources(wheels):
+    with zipfile.ZipFile(wheels["setup_py"]) as wheel:
+        names = set(wheel.namelist())
+        metadata = wheel.read("kiln_demo-0.1.0.dist-info/METADATA").decode()
+        tags = wheel.read("kiln_demo-0.1.0.dist-info/WHEEL").decode()
+    assert f"demo/kernels{EXT_SUFFIX}" in names
+    assert f"demo/elementwise{EXT_SUFFIX}" in names
+    assert "demo/__init__.py" in names
+    assert "demo/kernels.py" not in names and "demo/elementwise.py" not in names
+    assert "Root-Is-Purelib: false" in tags and "py3-none-any" not in wheels["setup_py"].name
+    requires = [line.split(":", 1)[1].strip() for line in metadata.splitlines()
+                if line.startswith("Requires-Dist:")]
+    assert requires == ["kiln-runtime"]
+
+
+def test_the_pyproject_only_form_builds_from_its_sdist(wheels):
+    sdists = list((wheels["dist"] / "pyproject_only").glob("*.tar.gz"))
+    assert len(sdists) == 1
+    import tarfile
+    with tarfile.open(sdists[0]) as sdist:
+        assert any(name.endswith("demo2/kernels.py") for name in sdist.getnames())
+    with zipfile.ZipFile(wheels["pyproject_only"]) as wheel:
+        names = set(wheel.namelist())
+        metadata = wheel.read("kiln_demo2-0.2.0.dist-info/METADATA").decode()
+    assert f"demo2/kernels{EXT_SUFFIX}" in names and "demo2/kernels.py" not in names
+    assert "Requires-Dist: kiln-runtime" in metadata
+
+
+def test_the_modules_carry_the_requested_architectures(wheels, kiln_binary):
+    result = subprocess.run([kiln_binary, "audit", wheels["setup_py"], "--json"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    import json
+    report = json.loads(result.stdout)
+    archs = {m["module"]: m["archs"] for m in report["modules"]}
+    assert archs == {"demo.kernels": {"cubins": [75, 80], "ptx": [75, 80]},
+                     "demo.elementwise": {"cubins": [80, 90], "ptx": [90]}}
+
+
+def test_a_fresh_venv_without_a_compiler_runs_every_kernel(wheels, wheelhouse, fresh_venv,
+                                                           tmp_path):
+    python = fresh_venv / "bin" / "python"
+    run([python, "-m", "pip", "install", "--no-index", "--find-links", wheelhouse,
+         wheels["setup_py"], wheels["pyproject_only"]], tmp_path, plain_env())
+    listed = run([python, "-m", "pip", "list", "--format=freeze"], tmp_path, plain_env()).stdout
+    installed = {line.split("==")[0].lower() for line in listed.split()}
+    assert {"kiln-demo", "kiln-demo2", "kiln-runtime", "numpy"} <= installed
+    assert not installed & {"numba", "setuptools-scm", "kiln"}
+    result = run([python, "-c", RUN_EVERY_KERNEL], tmp_path, plain_env())
+    assert "every kernel ran" in result.stdout
+
+
+def test_pip_install_dot(projects, build_env, tmp_path):
+    target = tmp_path / "target"
+    run([sys.executable, "-m", "pip", "install", "--no-build-isolation", "--no-index",
+         "--no-deps", "--target", target, "."], projects / "pyproject_only", build_env)
+    assert (target / "demo2" / f"kernels{EXT_SUFFIX}").is_file()
+    assert not (target / "demo2" / "kernels.py").exists()
+    env = dict(build_env, KILN_TARGET="cpu",
+               PYTHONPATH=os.pathsep.join([str(target), build_env["PYTHONPATH"]]))
+    script = ("import numpy as np, demo2.kernels as k\n"
+              "x = np.arange(10.0); out = np.empty_like(x)\n"
+              "k.cube.forall(x.size)(x, out); assert (out == x ** 3).all(), out\n"
+              "print(k.__file__)\n")
+    result = run([sys.executable, "-c", script], tmp_path, env)
+    assert result.stdout.strip().startswith(str(target))
+
+
+def test_build_ext_inplace_and_parallel(projects, build_env, tmp_path):
+    project = tmp_path / "setup_py"
+    shutil.copytree(projects / "setup_py", project,
+                    ignore=shutil.ignore_patterns("build", "dist", "*.egg-info"))
+    result = run([sys.executable, "setup.py", "build_ext", "--inplace", "-j", "2"], project,
+                 build_env)
+    assert "building kernel module 'demo.kernels'" in result.stdout + result.stderr
+    assert "building kernel module 'demo.elementwise'" in result.stdout + result.stderr
+    assert (project / "demo" / f"kernels{EXT_SUFFIX}").is_file()
+    assert (project / "demo" / f"elementwise{EXT_SUFFIX}").is_file()
+    # In place, the sources stay (they are the project's own files).
+    assert (project / "demo" / "kernels.py").is_file()
+    env = dict(build_env, KILN_TARGET="cpu",
+               PYTHONPATH=os.pathsep.join([str(project), build_env["PYTHONPATH"]]))
+    script = ("import numpy as np, demo, demo.kernels, demo.elementwise as e\n"
+              "assert demo.kernels.__file__.endswith('.so')\n"
+              "x = np.arange(8, dtype=np.float32)\n"
+              "assert (demo.scaled_sum(np.float32(2), x, x) == 3 * x).all()\n"
+              "assert e.total(np.arange(10)) == 45\n")
+    run([sys.executable, "-c", script], tmp_path, env)
+
+
+def test_a_type_error_fails_the_build_with_kilns_diagnostic(projects, build_env, tmp_path):
+    result = run([sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-index",
+                  "--no-deps", "-w", tmp_path, "."], projects / "broken", build_env, check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "bad/kernels.py:8:18: error: operator '+' is not supported between float32 and none" \
+        in output
+    assert "note: in kernel 'add_none'" in output
+    assert "kiln could not build kernel module 'bad.kernels'" in output
+    assert "Traceback" not in output
+    assert not list(tmp_path.glob("*.whl"))
+
+    direct = run([sys.executable, "setup.py", "-q", "build_ext"], projects / "broken", build_env,
+                 check=False)
+    assert direct.returncode == 1
+    assert "error: operator '+' is not supported" in direct.stderr
+    assert "Traceback" not in direct.stderr
+
+
+def test_the_kiln_command_is_found_through_KILN_then_PATH_then_beside_python(
+        monkeypatch, tmp_path, build_dir):
+    sys.path.insert(0, str(build_dir / "python"))
+    try:
+        from kiln import setuptools as kiln_setuptools
+    finally:
+        sys.path.pop(0)
+    fake = tmp_path / "bin" / "kiln"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("KILN", str(fake))
+    assert kiln_setuptools.find_kiln() == str(fake)
+    monkeypatch.delenv("KILN")
+    monkeypatch.setenv("PATH", str(fake.parent))
+    assert kiln_setuptools.find_kiln() == str(fake)
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    monkeypatch.setattr(sys, "executable", str(fake.parent / "python"))
+    assert kiln_setuptools.find_kiln() == str(fake)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
+    with pytest.raises(Exception, match="cannot find the kiln command"):
+        kiln_setuptools.find_kiln()
+
+
+def test_tool_kiln_modules_are_checked(tmp_path, build_dir):
+    sys.path.insert(0, str(build_dir / "python"))
+    try:
+        from kiln import setuptools as kiln_setuptools
+    finally:
+        sys.path.pop(0)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.kiln]\narchs = "80"\nmodules = [\n'
+                         '  {name = "p.k", source = "p/k.py"},\n'
+                         '  {name = "p.j", source = "p/j.py", archs = ["75", "86"], '
+                         'options = ["--fastmath"], include-sources = true},\n]\n')
+    first, second = kiln_setuptools.kernel_modules(str(pyproject))
+    assert (first.name, first.kiln_source, first.kiln_archs, first.include_sources) == \
+        ("p.k", "p/k.py", "80", False)
+    assert (second.kiln_archs, second.kiln_options, second.include_sources) == \
+        ("75;86", ["--fastmath"], True)
+    pyproject.write_text('[tool.kiln]\nmodules = [{name = "p.k", sauce = "p/k.py"}]\n')
+    with pytest.raises(Exception, match=r"modules\[0\] needs name and source"):
+        kiln_setuptools.kernel_modules(str(pyproject))
+    assert kiln_setuptools.kernel_modules(str(tmp_path / "missing.toml")) == []
+
+
+def test_tool_kiln_through_a_two_line_setup_py_without_the_hook(projects, build_env, tmp_path,
+                                                                 build_dir):
+    """Where Kiln is not installed as a distribution (no entry point), the
+    [tool.kiln] modules are read by kernel_modules() in a minimal setup.py."""
+    project = tmp_path / "pyproject_only"
+    shutil.copytree(projects / "pyproject_only", project,
+                    ignore=shutil.ignore_patterns("build", "dist", "*.egg-info"))
+    (project / "setup.py").write_text(
+        "from setuptools import setup\n"
+        "from kiln.setuptools import build_ext, kernel_modules\n"
+        "setup(ext_modules=kernel_modules(), cmdclass={'build_ext': build_ext})\n")
+    env = dict(build_env, PYTHONPATH=str(build_dir / "python"))  # no hook
+    wheel = pip_wheel(project, tmp_path / "dist", env)
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    assert f"demo2/kernels{EXT_SUFFIX}" in names and "demo2/kernels.py" not in names
