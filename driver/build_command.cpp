@@ -240,6 +240,16 @@ std::optional<std::string> takePtxasFlags(std::vector<std::string> &arguments,
 }
 
 int runBuild(const BuildOptions &options) {
+  if (options.emit == EmitKind::Module) {
+    std::string name =
+        options.moduleName.empty() ? llvm::sys::path::stem(options.file).str() : options.moduleName;
+    if (std::optional<std::string> problem = moduleNameProblem(name)) {
+      llvm::WithColor::error(llvm::errs(), "kiln")
+          << *problem << (options.moduleName.empty() ? "; name the module with --module" : "")
+          << '\n';
+      return 2;
+    }
+  }
   FrontendOptions frontendOptions;
   frontendOptions.moduleName = options.moduleName;
   frontendOptions.signatureFlags = options.signatures;

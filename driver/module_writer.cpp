@@ -6,12 +6,27 @@
 #include "backend/temporary_directory.h"
 #include "driver/bundle_writer.h"
 
+#include <llvm/ADT/STLExtras.h>
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/Process.h>
 
 namespace kiln::driver {
+
+std::optional<std::string> moduleNameProblem(llvm::StringRef name) {
+  llvm::SmallVector<llvm::StringRef, 4> parts;
+  name.split(parts, '.');
+  for (llvm::StringRef part : parts) {
+    bool identifier = !part.empty() && !llvm::isDigit(part.front()) &&
+                      llvm::all_of(part, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+    if (!identifier)
+      return "'" + name.str() + "' is not a module name Kiln can build: each dotted part must be " +
+             "an ASCII Python identifier ('" + part.str() + "' is not)";
+  }
+  return std::nullopt;
+}
 
 llvm::Expected<std::string> writeExtensionModule(const ExtensionModuleInputs &inputs,
                                                  llvm::StringRef directory,

@@ -16,6 +16,7 @@
 
 #include <llvm/Support/Error.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,11 @@ struct ExtensionModuleInputs {
 };
 
 /// Writes DIR/<last name component><extensionSuffix>; returns its path.
+/// Why `name` cannot name an extension module ("pkg.kernels": dotted ASCII
+/// Python identifiers, since the init function is PyInit_<last part>), or
+/// nothing when it can.
+std::optional<std::string> moduleNameProblem(llvm::StringRef name);
+
 llvm::Expected<std::string> writeExtensionModule(const ExtensionModuleInputs &inputs,
                                                  llvm::StringRef directory,
                                                  llvm::StringRef extensionSuffix);

@@ -386,3 +386,18 @@ def test_import_without_the_runtime_fails_cleanly(built, tmp_path):
         env=dict(os.environ, PYTHONPATH=str(fake)), cwd=tmp_path, timeout=60)
     assert result.returncode == 1
     assert "AttributeError" in result.stderr and "module_loader" in result.stderr
+
+
+@pytest.mark.parametrize("name", ["pkg.1bad", "pkg..kernels", "kernels-v2", "pkg.kérnels"])
+def test_a_module_name_python_cannot_import_is_refused(kiln, repo_root, tmp_path, name):
+    result = kiln("build", repo_root / "examples" / "vector_add.py", "--module", name, "-o", tmp_path, "--arch", "80")
+    assert result.returncode == 2, f"--module {name!r} was accepted: {result.stdout}"
+    assert "is not a module name Kiln can build" in result.stderr, result.stderr
+    assert not list(tmp_path.iterdir()), "a refused build must write nothing"
+
+
+def test_a_file_stem_that_is_not_an_identifier_asks_for_module(kiln, repo_root, tmp_path):
+    source = tmp_path / "my-kernels.py"
+    shutil.copy(repo_root / "examples" / "vector_add.py", source)
+    result = kiln("build", source, "--emit", "module", "-o", tmp_path / "out", "--arch", "80")
+    assert result.returncode == 2 and "name the module with --module" in result.stderr, result.stderr
