@@ -254,6 +254,12 @@ void HostTargetHooks::raise(HookSite &site, llvm::StringRef exceptionClass,
   site.builder.CreateUnreachable();
 }
 
+void HostTargetHooks::raiseUnsupported(HookSite &site, llvm::StringRef message) {
+  callService(site, offsetof(KilnCpuServices, raiseException), site.builder.getVoidTy(),
+              {constantString(site, "NotImplementedError"), constantString(site, message)});
+  site.builder.CreateUnreachable();
+}
+
 //===----------------------------------------------------------------------===//
 // Entry points
 //===----------------------------------------------------------------------===//

@@ -50,6 +50,7 @@ public:
 
   void print(HookSite &site, llvm::ArrayRef<PrintArgument> arguments) override;
   void raise(HookSite &site, llvm::StringRef exceptionClass, llvm::StringRef message) override;
+  void raiseUnsupported(HookSite &site, llvm::StringRef message) override;
 
   void finishKernel(llvm::Function &kernel, const ir::Function &function,
                     llvm::ArrayRef<KernelParameter> parameters) override;

@@ -370,10 +370,13 @@ llvm::Value *FunctionLowering::lowerExternalCall(const ir::Instruction &instruct
   if (!hooks.canCallExternalFunctions()) {
     // CUDA C/C++ cannot run on the host; the kernel still runs there until
     // it reaches the call.
-    raiseUnless(builder.getInt1(false), "NotImplementedError",
-                "'" + callee.sourceName + "' ('" + callee.symbol +
-                    "') is CUDA C/C++ or PTX code, which the CPU engine cannot run",
-                instruction.location);
+    HookSite here = site(instruction.location);
+    hooks.raiseUnsupported(here,
+                           "'" + callee.sourceName + "' ('" + callee.symbol +
+                               "') is CUDA C/C++ or PTX code, which the CPU engine cannot run");
+    // Code after the call is unreachable; it goes on in a fresh block.
+    builder.SetInsertPoint(
+        llvm::BasicBlock::Create(lowered.getContext(), "after_unsupported", &lowered));
     return resultType ? llvm::Constant::getNullValue(resultType) : nullptr;
   }
   // Numba's ABI for foreign device functions: `int f(T *result, args...)`,

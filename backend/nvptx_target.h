@@ -47,6 +47,9 @@ public:
 
   void print(HookSite &site, llvm::ArrayRef<PrintArgument> arguments) override;
   void raise(HookSite &site, llvm::StringRef exceptionClass, llvm::StringRef message) override;
+  void raiseUnsupported(HookSite &site, llvm::StringRef message) override {
+    raise(site, "NotImplementedError", message);
+  }
 
   void finishKernel(llvm::Function &kernel, const ir::Function &function,
                     llvm::ArrayRef<KernelParameter> parameters) override;

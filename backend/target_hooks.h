@@ -120,6 +120,10 @@ public:
   virtual void print(HookSite &site, llvm::ArrayRef<PrintArgument> arguments) = 0;
   /// Ends the thread with an exception. Emits the block's terminator.
   virtual void raise(HookSite &site, llvm::StringRef exceptionClass, llvm::StringRef message) = 0;
+  /// Ends the thread with NotImplementedError for code this target cannot
+  /// run, reported whatever debug= says: unlike a raise in the kernel, it
+  /// is not the kernel's doing, and going on silently would give garbage.
+  virtual void raiseUnsupported(HookSite &site, llvm::StringRef message) = 0;
 
   //===--- Entry points ---===//
   /// Turns `kernel`, which takes the flat parameters of `parameters` (after

@@ -276,3 +276,12 @@ def test_monte_carlo_pi(examples):
     expected = (4.0 * inside / iterations).astype(np.float32)
     np.testing.assert_array_equal(out, expected, err_msg="compute_pi per thread, same random streams")
     assert abs(out.mean() - math.pi) < 0.05
+
+
+def test_curand_interop_reports_that_cuda_c_cannot_run_on_the_cpu_engine(import_built):
+    # Compiled with the default debug=False: the NotImplementedError is
+    # reported anyway, since it is Kiln's limit and not the kernel's raise.
+    module = import_built(EXAMPLES / "curand_interop" / "curand_kernels.py")
+    states = np.zeros(64 * 48, dtype=np.uint8)
+    with pytest.raises(NotImplementedError, match=r"'curand_init' .* CUDA C/C\+\+ or PTX code"):
+        module.init_states[2, 32](states, 1234)
