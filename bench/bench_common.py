@@ -5,6 +5,7 @@ Standard library only, so that any Python 3 can run the scripts that drive
 the benchmarks; Numba runs in bench/.venv (bench/setup.sh).
 """
 
+import json
 import os
 import pathlib
 import platform
@@ -63,6 +64,12 @@ def snapshot(path, folder):
 
 
 def require_bench_python():
+    """The Python of the benchmark environment (numba, numba-cuda, NumPy):
+    $KILN_BENCH_PYTHON if set (bench/run.py --bench-python, the smoke test's
+    .venv), else bench/.venv's."""
+    chosen = os.environ.get("KILN_BENCH_PYTHON")
+    if chosen:
+        return chosen
     if not BENCH_PYTHON.exists():
         raise SystemExit(f"{BENCH_PYTHON} is missing: run `bash bench/setup.sh` first")
     return str(BENCH_PYTHON)
@@ -86,6 +93,20 @@ def timed_run(command, env=None, cwd=None):
         raise RuntimeError(f"{shlex.join(map(str, command))} failed ({done.returncode}):\n"
                            f"{done.stdout[-2000:]}{done.stderr[-4000:]}")
     return elapsed, done.stdout
+
+
+def spread(values):
+    """min, median and max of a list of repeats, for the JSON results."""
+    values = list(values)
+    if not values:
+        return {"min": float("nan"), "median": float("nan"), "max": float("nan"), "n": 0}
+    return {"min": min(values), "median": statistics.median(values), "max": max(values), "n": len(values)}
+
+
+def write_json(path, data):
+    """Writes a benchmark's structured results (--json), for bench/run.py."""
+    if path:
+        pathlib.Path(path).write_text(json.dumps(data, indent=1))
 
 
 def median(values):

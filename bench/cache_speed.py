@@ -5,10 +5,11 @@ architecture list takes under 5% of the cold build and under 150 ms; a
 rebuild after editing one kernel recompiles only that kernel's
 specializations; a cache lookup takes under 1 ms.
 
-    python3 bench/cache_speed.py [--kiln build/driver/kiln] [--repeats 5] [--arch LIST]
+    python3 bench/cache_speed.py [--kiln build/driver/kiln] [--repeats 5] [--jobs 1,2] [--kernels 20]
+                                 [--arch LIST] [--json FILE]
 
-Every measurement is a fresh `kiln build MODULE --emit fatbin -o TMP -v`
-process (wall time), into a cache folder of its own:
+Every measurement is a fresh `kiln build MODULE --emit fatbin -o TMP -v -j J`
+process (wall time), for each J of --jobs, into a cache folder of its own:
 
 * cold: an empty cache (median of --repeats, each with a new cache);
 * warm: the same build again, every entry a hit;
@@ -25,6 +26,7 @@ divided by the lookups.
 """
 
 import argparse
+import json
 import os
 import pathlib
 import re
@@ -72,15 +74,21 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kiln", default=str(REPO / "build" / "driver" / "kiln"))
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--warmups", type=int, default=1, help="untimed cold + warm builds first")
+    parser.add_argument("--jobs", default="1,2", help="comma-separated -j values to build with")
+    parser.add_argument("--kernels", type=int, default=20, help="kernels in the generated module")
+    parser.add_argument("--edit", type=int, default=7, help="the kernel whose body the edit changes")
     parser.add_argument("--arch", default=None, help="default: Kiln's default list")
+    parser.add_argument("--json", help="also write the raw measurements here")
     options = parser.parse_args()
+    edited = min(options.edit, options.kernels - 1)
 
     work = pathlib.Path(tempfile.mkdtemp(prefix="kiln-cache-bench-"))
     module = work / "kernels.py"
-    module.write_text(module_source())
     env = {k: v for k, v in os.environ.items() if not k.startswith("KILN_CACHE")}
     env.pop("CUDAARCHS", None)
     arch = ["--arch", options.arch] if options.arch else []
+    jobs = [int(j) for j in options.jobs.split(",")]
 
     def build(cache, *extra, out="out"):
         target = work / out
@@ -88,42 +96,59 @@ def main():
         return run(options.kiln, ["build", module, "--emit", "fatbin", *arch, "-o", target,
                                   "-v", "--cache-dir", cache, *extra], env)
 
-    cold, warm, uncached, typed = [], [], [], []
+    # Per -j: cold (empty cache), warm (all hits), edit (one kernel changed,
+    # against the warm cache of the unedited module), each repeat with a new cache.
+    runs = {j: {"cold": [], "warm": [], "edit": [], "uncached": []} for j in jobs}
+    typed = []
     lookups = 0
-    for repeat in range(options.repeats):
-        cache = work / f"cache{repeat}"
-        t, _ = build(cache)
-        cold.append(t)
-        t, result = build(cache)
-        warm.append(t)
-        hits, misses = map(int, SUMMARY.search(result.stderr).groups())
-        assert misses == 0, result.stderr
-        lookups = hits
-        t, _ = build(cache, "--no-cache")
-        uncached.append(t)
-        t, _ = run(options.kiln, ["build", module, "--emit", "typed", "-o", work / "typed"], env)
-        typed.append(t)
-
-    # Edit one kernel: only its specializations miss.
-    cache = work / "cache0"
-    module.write_text(module_source(edited=7))
-    t_edit, result = build(cache)
-    missed = {m[4] for m in NOTE.finditer(result.stderr) if m[1] == "miss"}
-    hits, misses = map(int, SUMMARY.search(result.stderr).groups())
+    edit_report = None
+    for repeat in range(-options.warmups, options.repeats):
+        for j in jobs:
+            cache = work / f"cache{repeat}-j{j}"
+            module.write_text(module_source(options.kernels))
+            cold, _ = build(cache, "-j", j)
+            warm, result = build(cache, "-j", j)
+            hits, misses = map(int, SUMMARY.search(result.stderr).groups())
+            assert misses == 0, result.stderr
+            lookups = hits
+            uncached, _ = build(cache, "--no-cache", "-j", j)
+            module.write_text(module_source(options.kernels, edited=edited))
+            edit, result = build(cache, "-j", j)
+            missed = {m[4] for m in NOTE.finditer(result.stderr) if m[1] == "miss"}
+            hits, misses = map(int, SUMMARY.search(result.stderr).groups())
+            edit_report = {"hits": hits, "misses": misses, "recompiled": sorted(missed)}
+            shutil.rmtree(cache, ignore_errors=True)
+            if repeat < 0:
+                continue
+            for key, value in (("cold", cold), ("warm", warm), ("edit", edit), ("uncached", uncached)):
+                runs[j][key].append(value)
+        if repeat >= 0:
+            module.write_text(module_source(options.kernels))
+            t, _ = run(options.kiln, ["build", module, "--emit", "typed", "-o", work / "typed"], env)
+            typed.append(t)
 
     med = statistics.median
-    print(f"module: 20 kernels, one specialization each; arch: {options.arch or 'default'}; "
-          f"repeats: {options.repeats}")
-    print(f"cold build (empty cache)     {med(cold) * 1000:8.0f} ms")
-    print(f"cold build, --no-cache       {med(uncached) * 1000:8.0f} ms")
-    print(f"warm rebuild (all hits)      {med(warm) * 1000:8.1f} ms  "
-          f"= {med(warm) / med(cold) * 100:.1f}% of cold; {lookups} lookups")
-    print(f"front end only (--emit typed){med(typed) * 1000:8.1f} ms")
-    print(f"edit one kernel              {t_edit * 1000:8.0f} ms  "
-          f"({misses} misses, {hits} hits; recompiled: {', '.join(sorted(missed))})")
-    print(f"lookup, upper bound          {med(warm) / lookups * 1000:8.3f} ms  (warm / lookups)")
-    print(f"lookup, net of the front end {(med(warm) - med(typed)) / lookups * 1000:8.3f} ms  "
+    print(f"module: {options.kernels} kernels, one specialization each; arch: {options.arch or 'default'}; "
+          f"repeats: {options.repeats} after {options.warmups} warm-up(s)")
+    for j in jobs:
+        r = runs[j]
+        print(f"-j{j} cold build (empty cache)     {med(r['cold']) * 1000:8.0f} ms")
+        print(f"-j{j} cold build, --no-cache       {med(r['uncached']) * 1000:8.0f} ms")
+        print(f"-j{j} warm rebuild (all hits)      {med(r['warm']) * 1000:8.1f} ms  "
+              f"= {med(r['warm']) / med(r['cold']) * 100:.1f}% of cold; {lookups} lookups")
+        print(f"-j{j} edit one kernel              {med(r['edit']) * 1000:8.0f} ms")
+    print(f"front end only (--emit typed)    {med(typed) * 1000:8.1f} ms")
+    print(f"edit: kernel{edited} changed: {edit_report['misses']} misses, {edit_report['hits']} hits; "
+          f"recompiled: {', '.join(edit_report['recompiled'])}")
+    warm_all = [t for j in jobs for t in runs[j]["warm"]]
+    print(f"lookup, upper bound              {med(warm_all) / lookups * 1000:8.3f} ms  (warm / lookups)")
+    print(f"lookup, net of the front end     {(med(warm_all) - med(typed)) / lookups * 1000:8.3f} ms  "
           "((warm - typed) / lookups)")
+    if options.json:
+        pathlib.Path(options.json).write_text(json.dumps({
+            "kernels": options.kernels, "arch": options.arch or "default", "repeats": options.repeats,
+            "warmups": options.warmups, "jobs": jobs, "lookups": lookups, "edited": f"kernel{edited}",
+            "edit_report": edit_report, "typed": typed, "runs": {str(j): r for j, r in runs.items()}}, indent=1))
     shutil.rmtree(work, ignore_errors=True)
 
 

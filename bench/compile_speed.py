@@ -13,8 +13,9 @@ Every example of examples/*.py, every kernel specialization (ufuncs and
 reductions included), Kiln's default architectures: sm_75, 80, 86, 89, 90,
 100, 120 cubins and compute_90 PTX. Every measurement is a fresh process:
 
-* Kiln: `kiln build EXAMPLE --emit fatbin -o TMP -j 1` and the same with the
-  default -j (one job per core); wall time of the process. Also
+* Kiln: `kiln build EXAMPLE --emit fatbin -o TMP -j 1 --no-cache` (cold: the
+  specialization cache would turn a repeat into lookups) and the same with
+  the default -j (one job per core); wall time of the process. Also
   `--emit cubin --arch 75-real -j 1` (cold: the example's first cubins) and
   `--emit ptx -j 1` (Kiln's own compiler without ptxas: PTX for the five
   targets sm_75, 80, 86, 89, 90).
@@ -54,12 +55,14 @@ def kiln_runs(kiln, example_path, work):
     """Wall times of the Kiln processes for one example, and its spec count."""
     out = str(work)
     runs = {}
-    runs["fatbin_j1"], stdout = bc.timed_run([kiln, "build", str(example_path), "--emit", "fatbin", "-o", out, "-j", "1"])
+    runs["fatbin_j1"], stdout = bc.timed_run([kiln, "build", str(example_path), "--emit", "fatbin", "-o", out, "-j", "1",
+                                              "--no-cache"])
     specs = sum(1 for line in stdout.splitlines() if line.endswith(".fatbin"))
-    runs["fatbin_jN"], _ = bc.timed_run([kiln, "build", str(example_path), "--emit", "fatbin", "-o", out])
+    runs["fatbin_jN"], _ = bc.timed_run([kiln, "build", str(example_path), "--emit", "fatbin", "-o", out, "--no-cache"])
     runs["cold_sm75"], _ = bc.timed_run([kiln, "build", str(example_path), "--emit", "cubin", "--arch", "75-real",
-                                         "-o", out, "-j", "1"])
-    runs["ptx_j1"], _ = bc.timed_run([kiln, "build", str(example_path), "--emit", "ptx", "-o", out, "-j", "1"])
+                                         "-o", out, "-j", "1", "--no-cache"])
+    runs["ptx_j1"], _ = bc.timed_run([kiln, "build", str(example_path), "--emit", "ptx", "-o", out, "-j", "1",
+                                      "--no-cache"])
     return runs, specs
 
 
@@ -73,6 +76,8 @@ def numba_run(python, example):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--warmups", type=int, default=1,
+                        help="untimed rounds of the first example on both sides before the timed ones")
     parser.add_argument("--examples", help="comma-separated example names (default: all)")
     parser.add_argument("--kiln", default=bc.default_kiln())
     parser.add_argument("--no-numba", action="store_true", help="time Kiln only")
@@ -97,7 +102,7 @@ def main():
     examples = options.examples.split(",") if options.examples else all_examples()
     header = [f"command: {bc.command_line()}",
               f"machine: {bc.machine_line(version)}; load average {bc.load_average()} at start",
-              f"repeats: {options.repeats} (medians below)"]
+              f"repeats: {options.repeats} (medians below), after {options.warmups} warm-up round(s)"]
     print("\n".join(header))
 
     kiln = {e: [] for e in examples}
@@ -105,6 +110,10 @@ def main():
     specs = {}
     curand = []
     with tempfile.TemporaryDirectory(prefix="kiln-bench-") as work:
+        for _ in range(options.warmups):  # page cache, ptxas and Python's byte code: not what is measured
+            kiln_runs(options.kiln, bc.ROOT / "examples" / f"{examples[0]}.py", pathlib.Path(work) / "warm-up")
+            if python:
+                numba_run(python, examples[0])
         for repeat in range(options.repeats):
             for example in examples:
                 runs, count = kiln_runs(options.kiln, bc.ROOT / "examples" / f"{example}.py",
@@ -120,17 +129,18 @@ def main():
                 print(f"  repeat {repeat + 1}/{options.repeats}: {example} done", file=sys.stderr)
             if not options.no_curand and CURAND.exists():
                 out = pathlib.Path(work) / "curand"
-                j1, stdout = bc.timed_run([options.kiln, "build", str(CURAND), "--emit", "fatbin", "-o", str(out), "-j", "1"])
-                jn, _ = bc.timed_run([options.kiln, "build", str(CURAND), "--emit", "fatbin", "-o", str(out)])
+                j1, stdout = bc.timed_run([options.kiln, "build", str(CURAND), "--emit", "fatbin", "-o", str(out), "-j", "1",
+                                           "--no-cache"])
+                jn, _ = bc.timed_run([options.kiln, "build", str(CURAND), "--emit", "fatbin", "-o", str(out),
+                                      "--no-cache"])
                 curand.append({"fatbin_j1": j1, "fatbin_jN": jn,
                                "specs": sum(1 for line in stdout.splitlines() if line.endswith(".fatbin"))})
 
     header.append(f"load average {bc.load_average()} at end")
     print(header[-1] + "\n")
-    data = {"header": header, "examples": examples, "kiln": kiln, "numba": numba, "specs": specs,
+    data = {"header": header, "repeats": options.repeats, "warmups": options.warmups, "examples": examples, "kiln": kiln, "numba": numba, "specs": specs,
             "curand": curand, "have_numba": python is not None}
-    if options.json:
-        pathlib.Path(options.json).write_text(json.dumps(data, indent=1))
+    bc.write_json(options.json, data)
     render(data)
 
 

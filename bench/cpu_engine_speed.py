@@ -2,7 +2,7 @@
 
     bash bench/setup.sh      # once: bench/.venv with numba, numba-cuda, numpy
     python3 bench/cpu_engine_speed.py [--repeats 11] [--stat min] [--scale 1] [--sim-scale 4]
-                                      [--only vector_add,mandelbrot] [--build-dir build]
+                                      [--only vector_add,mandelbrot] [--build-dir build] [--json FILE]
 
 The kernels, their inputs, launch configurations and NumPy versions are in
 bench/cpu_engine_cases.py. Three fresh processes of bench/.venv's Python:
@@ -77,6 +77,7 @@ def main():
     parser.add_argument("--build-dir", default=str(bc.default_build_dir()),
                         help="Kiln build folder with driver/kiln and python/kiln (or $KILN_BUILD_DIR)")
     parser.add_argument("--no-sim", action="store_true")
+    parser.add_argument("--json", help="also write the raw measurements here")
     parser.add_argument("--stat", choices=["min", "median"], default="min",
                         help="which of the --repeats times to report (default: the fastest, the least "
                              "disturbed by other work on the machine)")
@@ -101,6 +102,9 @@ def main():
     env.pop("OPENBLAS_L2_SIZE", None)
     kiln = worker(python, "kiln", options, env)
     sim = {} if options.no_sim else worker(python, "sim", options, dict(env, NUMBA_ENABLE_CUDASIM="1"))
+    bc.write_json(options.json, {"repeats": options.repeats, "sim_repeats": options.sim_repeats,
+                                 "scale": options.scale, "sim_scale": options.sim_scale, "stat": options.stat,
+                                 "load_average_end": bc.load_average(), "kiln": kiln, "sim": sim})
     print(f"load average {bc.load_average()} at end; {options.stat} of {options.repeats} runs "
           f"(simulator: {options.sim_repeats})\n")
 

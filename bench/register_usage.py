@@ -4,7 +4,7 @@ Goal (the issue): Kiln no worse than Numba on any example.
 
     bash bench/setup.sh      # once: bench/.venv with numba 0.68.1, numba-cuda 0.30.4
     python3 bench/register_usage.py [--archs 75,80,90] [--examples vector_add,...]
-                                    [--kiln build/driver/kiln]
+                                    [--kiln build/driver/kiln] [--json FILE]
 
 For every kernel specialization of examples/*.py (ufuncs and reductions
 included; not examples/curand_interop, whose kernels link CUDA C) and each
@@ -18,6 +18,10 @@ architecture:
   `ptxas -arch=sm_XX -m64 -v` with the same flags Kiln passes for the
   kernel's options (-O3; -O0 -g for debug=True; --maxrregcount for
   max_registers=).
+
+Constant memory (bank 0: kernel parameters and driver constants; other
+banks: the module's constants) comes from `ptxas -v` on both sides' PTX
+with the same flags.
 
 The PTX of both sides is kept in bench/out/register_usage/{kiln,numba}/ for
 reading. For each kernel where Kiln uses more registers, a second table
@@ -46,7 +50,8 @@ import bench_common as bc  # noqa: E402
 OUT = bc.BENCH / "out" / "register_usage"
 SYNTHESIZED = {"reductions": "reduction: different algorithms", "ufuncs": "ufunc: each compiler's own kernel"}
 
-Usage = collections.namedtuple("Usage", "registers stack spill_stores spill_loads shared")
+Usage = collections.namedtuple("Usage", "registers stack spill_stores spill_loads shared const0 const_other",
+                               defaults=(0, 0))
 
 
 def all_examples():
@@ -85,9 +90,22 @@ def parse_ptxas(log):
     entry = re.search(r"Compiling entry function '([^']+)'", log).group(1)
     props = re.search(r"Function properties for " + re.escape(entry) +
                       r"\s*\n\s*(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", log)
-    used = re.search(r"Used (\d+) registers(?:, used \d+ barriers)?(?:, (\d+) bytes smem)?", log[log.index(entry):])
-    return Usage(int(used.group(1)), int(props.group(1)), int(props.group(2)), int(props.group(3)),
-                 int(used.group(2) or 0))
+    line = re.search(r"Used (\d+) registers[^\n]*", log[log.index(entry):])
+    smem = re.search(r"(\d+) bytes smem", line.group(0))
+    banks = {int(b): int(n) for n, b in re.findall(r"(\d+) bytes cmem\[(\d+)\]", line.group(0))}
+    return Usage(int(line.group(1)), int(props.group(1)), int(props.group(2)), int(props.group(3)),
+                 int(smem.group(1)) if smem else 0, banks.get(0, 0),
+                 sum(n for b, n in banks.items() if b != 0))
+
+
+def ptxas_usage(path, arch, flags):
+    """Usage of the kernel in one PTX file, from `ptxas -v` with these flags."""
+    with tempfile.TemporaryDirectory() as work:
+        done = subprocess.run([str(bc.CUDA_HOME / "bin" / "ptxas"), f"-arch=sm_{arch}", "-v", *flags, str(path),
+                               "-o", str(pathlib.Path(work) / "k.cubin")], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"ptxas failed on {path}:\n{done.stderr}")
+    return parse_ptxas(done.stdout + done.stderr)
 
 
 def numba_usage(python, example, archs, out):
@@ -96,20 +114,25 @@ def numba_usage(python, example, archs, out):
     _, stdout = bc.timed_run([python, str(bc.BENCH / "numba_side.py"), "ptx", example,
                               "--ptx-archs", ",".join(map(str, archs)), "--out", str(out)])
     listing = json.loads(stdout.strip().splitlines()[-1])
-    usage, refused = {}, {}
+    usage, refused, flags = {}, {}, {}
     for entry in listing:
+        flags[entry["stem"]] = entry["ptxas_flags"]
         for arch, message in entry["refused"].items():
             refused[(entry["stem"], int(arch))] = message
         for arch, path in entry["ptx"].items():
-            arch = int(arch)
-            with tempfile.TemporaryDirectory() as work:
-                done = subprocess.run([str(bc.CUDA_HOME / "bin" / "ptxas"), f"-arch=sm_{arch}", "-v",
-                                       *entry["ptxas_flags"], path, "-o", str(pathlib.Path(work) / "k.cubin")],
-                                      capture_output=True, text=True)
-            if done.returncode != 0:
-                raise RuntimeError(f"ptxas failed on {path}:\n{done.stderr}")
-            usage[(entry["stem"], arch)] = parse_ptxas(done.stdout + done.stderr)
-    return usage, refused
+            usage[(entry["stem"], int(arch))] = ptxas_usage(path, int(arch), entry["ptxas_flags"])
+    return usage, refused, flags
+
+
+def add_constant_memory(kiln, kdir, flags):
+    """Kiln's report gives no constant memory: ptxas -v on Kiln's PTX, with
+    the flags of the kernel's options, adds it (and must agree on registers)."""
+    for (stem, arch), usage in list(kiln.items()):
+        path = next(kdir.glob(f"{stem}.sm_{arch}.ptx"), None)
+        if path is None or stem not in flags:
+            continue
+        measured = ptxas_usage(path, arch, flags[stem])
+        kiln[(stem, arch)] = usage._replace(const0=measured.const0, const_other=measured.const_other)
 
 
 # PTX instruction classes counted in the explanation table.
@@ -162,6 +185,7 @@ def main():
     parser.add_argument("--examples", help="comma-separated example names (default: all)")
     parser.add_argument("--kiln", default=bc.default_kiln())
     parser.add_argument("--full", action="store_true", help="also print one row per kernel and architecture")
+    parser.add_argument("--json", help="also write every kernel's figures here")
     options = parser.parse_args()
 
     bc.wait_for_kiln(options.kiln)
@@ -175,6 +199,7 @@ def main():
     print(f"machine: {bc.machine_line(version)}; load average {bc.load_average()} at start\n")
 
     rows, worse, better, equal = [], [], 0, 0
+    records = []
     summary = []
     spills = []
     refused_all = {}
@@ -182,7 +207,12 @@ def main():
     for example in examples:
         kdir, ndir = OUT / "kiln" / example, OUT / "numba" / example
         kiln = kiln_usage(options.kiln, example, archs, kdir)
-        numba, refused = numba_usage(python, example, archs, ndir)
+        numba, refused, flags = numba_usage(python, example, archs, ndir)
+        add_constant_memory(kiln, kdir, flags)
+        for key in kiln:
+            if key in numba:
+                records.append({"example": example, "kernel": key[0], "arch": key[1],
+                                "kiln": kiln[key]._asdict(), "numba": numba[key]._asdict()})
         refused_all.update(refused)
         stems = sorted({stem for stem, _ in kiln}, key=lambda s: list(kiln).index((s, archs[0])))
         for stem in stems:
@@ -261,6 +291,9 @@ def main():
         print(f"\nPTX instruction counts of the kernels where Kiln uses more registers (whole PTX file):\n")
         print(bc.table(["kernel", "side", *names], rows, "ll" + "r" * len(names)))
     print(f"\nPTX kept in {OUT.relative_to(bc.ROOT)}/{{kiln,numba}}/EXAMPLE/")
+    bc.write_json(options.json, {"archs": archs, "examples": examples, "synthesized": SYNTHESIZED,
+                                 "records": records,
+                                 "refused": {f"{s} sm_{a}": m for (s, a), m in sorted(refused_all.items())}})
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@ kernel does.
 
     bash bench/setup.sh      # once: bench/.venv with numba, numba-cuda, numpy
     python3 bench/runtime_startup.py [--repeats 15] [--example vector_add --kernel vector_add]
-                                     [--build-dir build]
+                                     [--elements 1048576] [--sim-elements 4096] [--build-dir build]
+                                     [--json FILE]
 
 The example is built once with `kiln build --module` (default architectures),
 and the runtime package is copied and byte-compiled, as `pip install` leaves
@@ -23,6 +24,12 @@ timing in process:
   decorators), then what a first call compiles: `compile_ptx` for sm_80 and
   ptxas for sm_80 (the driver's JIT would do this step on a GPU). No GPU is
   here, so Numba's launch itself is not counted: its real figure is higher.
+
+* Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1), the yardstick where no
+  GPU exists: `from numba import cuda`, the example's module, then the
+  first call of the kernel, until it has finished, on --sim-elements
+  elements (it runs every CUDA thread as a Python thread); Kiln's CPU
+  engine is timed on the same size for the ratio.
 
 Reported: median and fastest of --repeats processes, and the ratio of the
 medians. The whole-process wall time (interpreter start included) is shown
@@ -48,6 +55,7 @@ ELEMENTS = 1 << 20
 def kiln_worker(options):
     import numpy as np
 
+    ELEMENTS = options.elements
     x = np.arange(ELEMENTS, dtype=np.float32)
     y = 2 * x
     r = np.zeros_like(x)
@@ -88,6 +96,30 @@ def numba_worker(options):
     print(json.dumps({"import_s": imported - start, "first_launch_s": finished - start}))
 
 
+def sim_worker(options):
+    """Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1): `from numba import
+    cuda`, the example's module, then its first call, until it has finished."""
+    import numpy as np
+
+    elements = options.elements
+    x = np.arange(elements, dtype=np.float32)
+    y = 2 * x
+    r = np.zeros_like(x)
+    start = time.perf_counter()
+    from numba import cuda  # noqa: F401
+
+    import numba_side
+
+    module = numba_side._import_example(options.example)
+    kernel = getattr(module, options.kernel)
+    imported = time.perf_counter()
+    kernel[(elements + 255) // 256, 256](r, x, y)
+    finished = time.perf_counter()
+    if not np.array_equal(r, x + y):
+        raise SystemExit("the simulator's first launch computed a wrong result")
+    print(json.dumps({"import_s": imported - start, "first_launch_s": finished - start}))
+
+
 def stand_in_driver(build_dir):
     found = sorted(pathlib.Path(build_dir).glob("tests/runtime/stand_in_driver/*.so*"))
     if not found:
@@ -95,7 +127,9 @@ def stand_in_driver(build_dir):
     return str(found[0])
 
 
-def measure(command, env, repeats):
+def measure(command, env, repeats, warmups=1):
+    for _ in range(warmups):  # page cache and byte code: not what is measured
+        bc.timed_run(command, env=env)
     rows = []
     for _ in range(repeats):
         wall, stdout = bc.timed_run(command, env=env)
@@ -113,16 +147,23 @@ def summary(rows, key):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--warmups", type=int, default=1, help="untimed processes per side first")
     parser.add_argument("--example", default="vector_add")
     parser.add_argument("--kernel", default="vector_add")
+    parser.add_argument("--elements", type=int, default=ELEMENTS, help="elements of the Kiln launches")
+    parser.add_argument("--sim-elements", type=int, default=4096,
+                        help="elements of the simulator's launch and of the Kiln CPU row next to it")
     parser.add_argument("--build-dir", default=str(bc.default_build_dir()))
-    parser.add_argument("--worker", choices=["kiln", "numba"], help=argparse.SUPPRESS)
+    parser.add_argument("--json", help="also write the raw measurements here")
+    parser.add_argument("--worker", choices=["kiln", "numba", "sim"], help=argparse.SUPPRESS)
     parser.add_argument("--module", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.worker == "kiln":
         return kiln_worker(options)
     if options.worker == "numba":
         return numba_worker(options)
+    if options.worker == "sim":
+        return sim_worker(options)
 
     python = bc.require_bench_python()
     build_dir = pathlib.Path(options.build_dir)
@@ -138,33 +179,57 @@ def main():
         script = str(pathlib.Path(__file__).resolve())
         kiln_command = [python, script, "--worker", "kiln", "--module", module, "--kernel", options.kernel]
         path = os.pathsep.join([str(package), folder])
-        results = {
-            "Kiln, CPU engine": measure(kiln_command, bc.bench_env(PYTHONPATH=path, KILN_TARGET="cpu"),
-                                        options.repeats),
-            "Kiln, CUDA path (stand-in driver)": measure(
-                kiln_command,
-                bc.bench_env(PYTHONPATH=path, KILN_TARGET="cuda", KILN_CUDA_DRIVER=stand_in_driver(build_dir)),
-                options.repeats),
-            "Numba (import, compile_ptx + ptxas for sm_80)": measure(
-                [python, script, "--worker", "numba", "--example", options.example, "--kernel", options.kernel],
-                bc.bench_env(PYTHONPATH=str(bc.BENCH)), options.repeats),
+        cpu_env = bc.bench_env(PYTHONPATH=path, KILN_TARGET="cpu")
+        sim_env = bc.bench_env(PYTHONPATH=str(bc.BENCH), NUMBA_ENABLE_CUDASIM="1")
+        sides = {
+            CPU: (kiln_command + ["--elements", str(options.elements)], cpu_env),
+            CPU_SMALL: (kiln_command + ["--elements", str(options.sim_elements)], cpu_env),
+            SIM: ([python, script, "--worker", "sim", "--example", options.example, "--kernel", options.kernel,
+                   "--elements", str(options.sim_elements)], sim_env),
+            CUDA: (kiln_command + ["--elements", str(options.elements)],
+                   bc.bench_env(PYTHONPATH=path, KILN_TARGET="cuda", KILN_CUDA_DRIVER=stand_in_driver(build_dir))),
+            NUMBA: ([python, script, "--worker", "numba", "--example", options.example, "--kernel", options.kernel],
+                    bc.bench_env(PYTHONPATH=str(bc.BENCH))),
         }
+        results = {}
+        for side, (command, env) in sides.items():
+            results[side] = measure(command, env, options.repeats, options.warmups)
+            print(f"  {side} done", file=sys.stderr)
 
+    load = bc.load_average()
     print(f"# {bc.command_line()}")
-    print(f"# {bc.machine_line(version)}; load {bc.load_average()}; {options.repeats} processes each")
-    print(f"# {options.example}.{options.kernel}, {ELEMENTS} float32 elements\n")
+    print(f"# {bc.machine_line(version)}; load {load}; {options.repeats} processes each")
+    print(f"# {options.example}.{options.kernel}, {options.elements} float32 elements "
+          f"(simulator: {options.sim_elements})\n")
     print("| side | import (median) | import → first finished launch (median) | (fastest) | whole process (median) |")
     print("| --- | ---: | ---: | ---: | ---: |")
+    labels = {CPU: f"{CPU}, {options.elements:,} elements", CPU_SMALL: f"{CPU}, {options.sim_elements:,} elements",
+              SIM: f"{SIM}, {options.sim_elements:,} elements", CUDA: f"{CUDA}, {options.elements:,} elements",
+              NUMBA: NUMBA}
     for side, rows in results.items():
         imported, _ = summary(rows, "import_s")
         first, fastest = summary(rows, "first_launch_s")
         process, _ = summary(rows, "process_s")
-        print(f"| {side} | {imported * 1e3:.1f} ms | {first * 1e3:.1f} ms | {fastest * 1e3:.1f} ms | "
+        print(f"| {labels[side]} | {imported * 1e3:.1f} ms | {first * 1e3:.1f} ms | {fastest * 1e3:.1f} ms | "
               f"{process * 1e3:.0f} ms |")
-    numba_first, _ = summary(results["Numba (import, compile_ptx + ptxas for sm_80)"], "first_launch_s")
-    for side in ("Kiln, CPU engine", "Kiln, CUDA path (stand-in driver)"):
+    sim_first, _ = summary(results[SIM], "first_launch_s")
+    small_first, _ = summary(results[CPU_SMALL], "first_launch_s")
+    print(f"\n{CPU}: {sim_first / small_first:.0f}x faster to a first finished launch than Numba's simulator")
+    numba_first, _ = summary(results[NUMBA], "first_launch_s")
+    for side in (CPU, CUDA):
         first, _ = summary(results[side], "first_launch_s")
-        print(f"\n{side}: {numba_first / first:.0f}x faster to a first launch than Numba's import + compile")
+        print(f"{side}: {numba_first / first:.0f}x faster to a first launch than Numba's import + compile")
+    bc.write_json(options.json, {
+        "example": options.example, "kernel": options.kernel, "elements": options.elements,
+        "sim_elements": options.sim_elements, "repeats": options.repeats, "warmups": options.warmups,
+        "load_average": load, "labels": labels, "results": results})
+
+
+CPU = "Kiln, CPU engine"
+CPU_SMALL = "Kiln, CPU engine (simulator's size)"
+SIM = "Numba simulator"
+CUDA = "Kiln, CUDA path (stand-in driver)"
+NUMBA = "Numba (import, compile_ptx + ptxas for sm_80)"
 
 
 if __name__ == "__main__":

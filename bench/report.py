@@ -1,0 +1,431 @@
+"""Renders the results bench/run.py collected into docs/benchmarks.md.
+
+One function per figure turns a script's --json output into Markdown
+tables; the hand-written explanations are bench/templates/NAME.md, placed
+under each figure's heading as they are. Every figure records what Kiln
+loses on in `behind`, which the summary and the closing note repeat.
+"""
+
+import pathlib
+import statistics
+
+TEMPLATES = pathlib.Path(__file__).resolve().parent / "templates"
+
+TITLES = {
+    "compile": "1. Cold compile per specialization and architecture: `kiln build` against `numba.cuda.compile_ptx` + ptxas",
+    "build": "2. Whole-module build, `-j1` and `-j2`: cold, warm (cache hit), after editing one kernel",
+    "startup": "3. From `import` to the first finished launch",
+    "dispatch": "4. Dispatch overhead per launch, device arrays, without the launch itself",
+    "registers": "5. Generated code: registers, spills, shared and constant memory, Kiln against Numba's NVVM",
+    "cpu": "6. CPU engine throughput against Numba's simulator and NumPy",
+    "check": "7. `kiln check` on a 2,000-line module; peak memory of `kiln build`",
+}
+
+
+def template(name):
+    path = TEMPLATES / f"{name}.md"
+    return path.read_text().strip() + "\n\n" if path.exists() else ""
+
+
+def table(header, rows, align=None):
+    align = align or "l" + "r" * (len(header) - 1)
+    lines = ["| " + " | ".join(header) + " |",
+             "| " + " | ".join("---:" if a == "r" else "---" for a in align) + " |"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def nan(x):
+    return x != x
+
+
+def ms(seconds, digits=None):
+    if seconds is None or nan(seconds):
+        return "-"
+    value = seconds * 1000
+    if digits is None:
+        if value < 1:
+            return f"{value * 1000:.1f} µs"
+        digits = 0 if value >= 100 else 1 if value >= 10 else 2
+    return f"{value:.{digits}f} ms"
+
+
+def ns(seconds):
+    return "-" if seconds is None else f"{seconds * 1e9:,.0f} ns"
+
+
+def spread(values, unit=ms):
+    """'median (min–max)' of a list of repeats."""
+    values = [v for v in values if v is not None and not nan(v)]
+    if not values:
+        return "-"
+    med = statistics.median(values)
+    if len(values) == 1:
+        return unit(med)
+    return f"{unit(med)} ({unit(min(values))} – {unit(max(values))})"
+
+
+def med(values):
+    values = [v for v in values if v is not None and not nan(v)]
+    return statistics.median(values) if values else float("nan")
+
+
+def ratio(yardstick, kiln):
+    """How many times Kiln's figure is better: yardstick ÷ Kiln for times."""
+    if not kiln or nan(kiln) or yardstick is None or nan(yardstick):
+        return "-"
+    r = yardstick / kiln
+    return f"**{r:.2f}x**" if r < 1 else f"{r:.1f}x" if r < 100 else f"{r:,.0f}x"
+
+
+# --- 1. compile ---------------------------------------------------------------
+
+CUBIN_ARCHS, PTX_TARGETS = 7, 5
+
+
+def render_compile(d, headline, behind):
+    examples, kiln, numba, specs = d["examples"], d["kiln"], d["numba"], d["specs"]
+    out = []
+
+    def kv(e, key):
+        return [r[key] for r in kiln[e]]
+
+    def nv(e, fn):
+        return [fn(r) for r in numba[e]]
+
+    def imp(r):
+        return r["import_numba_s"] + r["import_example_s"]
+
+    rows, cold_rows, ptx_rows = [], [], []
+    tot = {k: [0.0] * d["repeats"] for k in ("k1", "kN", "n", "np", "cold", "ncold", "ncoldi", "kptx", "nptx")}
+    total_specs = 0
+    for e in examples:
+        s = specs[e]
+        total_specs += s
+        per = s * CUBIN_ARCHS
+        k1, kN, cold, kptx = kv(e, "fatbin_j1"), kv(e, "fatbin_jN"), kv(e, "cold_sm75"), kv(e, "ptx_j1")
+        n, nproc = nv(e, lambda r: r["total_s"]), nv(e, lambda r: r["process_s"])
+        ncold, ncoldi = nv(e, lambda r: r["first_arch_all_specs_s"]), nv(e, lambda r: imp(r) + r["first_arch_all_specs_s"])
+        nptx = nv(e, lambda r: r["compile_ptx_s"])
+        for key, values in (("k1", k1), ("kN", kN), ("n", n), ("np", nproc), ("cold", cold), ("ncold", ncold),
+                            ("ncoldi", ncoldi), ("kptx", kptx), ("nptx", nptx)):
+            for i, v in enumerate(values):
+                tot[key][i] += v
+        rows.append([e, s, spread(k1), spread(kN), spread(n), spread(nproc), ms(med(k1) / per), ms(med(n) / per),
+                     ratio(med(n), med(k1)), ratio(med(nproc), med(k1))])
+        cold_rows.append([e, s, spread(cold), spread(ncold), spread(ncoldi), ratio(med(ncold), med(cold)),
+                          ratio(med(ncoldi), med(cold))])
+        ptx_rows.append([e, s, spread(kptx), spread(nptx), ms(med(kptx) / (s * PTX_TARGETS)),
+                         ms(med(nptx) / (s * PTX_TARGETS)), ratio(med(nptx), med(kptx))])
+    per = total_specs * CUBIN_ARCHS
+    rows.append(["**all**", total_specs, spread(tot["k1"]), spread(tot["kN"]), spread(tot["n"]), spread(tot["np"]),
+                 ms(med(tot["k1"]) / per), ms(med(tot["n"]) / per), ratio(med(tot["n"]), med(tot["k1"])),
+                 ratio(med(tot["np"]), med(tot["k1"]))])
+    cold_rows.append(["**all**", total_specs, spread(tot["cold"]), spread(tot["ncold"]), spread(tot["ncoldi"]),
+                      ratio(med(tot["ncold"]), med(tot["cold"])), ratio(med(tot["ncoldi"]), med(tot["cold"]))])
+    ptx_rows.append(["**all**", total_specs, spread(tot["kptx"]), spread(tot["nptx"]),
+                     ms(med(tot["kptx"]) / (total_specs * PTX_TARGETS)),
+                     ms(med(tot["nptx"]) / (total_specs * PTX_TARGETS)), ratio(med(tot["nptx"]), med(tot["kptx"]))])
+    out.append("Cold, a fresh process's first cubins: every specialization for sm_75 only "
+               "(Kiln: `kiln build EXAMPLE --emit cubin --arch 75-real -j 1`, the whole process; Numba: the "
+               "sm_75 `compile_ptx` calls and ptxas runs, import excluded and included). Median (min – max) "
+               f"of {d['repeats']} repeats:\n\n")
+    out.append(table(["example", "specs", "Kiln (process)", "Numba excl. import", "Numba incl. import",
+                      "Numba excl. ÷ Kiln", "Numba incl. ÷ Kiln"], cold_rows))
+    out.append("\nFull build for the default architectures (7 cubins + compute_90 PTX), fresh process each "
+               "(Kiln `-j1` and the default `-jN`; Numba sequential, so comparable with `-j1`; "
+               "per spec·arch = total / (specs × 7)):\n\n")
+    out.append(table(["example", "specs", "Kiln -j1", "Kiln -jN", "Numba excl. import", "Numba process",
+                      "Kiln -j1 /spec·arch", "Numba excl. import /spec·arch", "Numba excl. ÷ Kiln -j1",
+                      "Numba process ÷ Kiln -j1"], rows))
+    out.append("\nThe compilers alone, no ptxas: `kiln build --emit ptx -j 1` (process, five PTX targets) "
+               "against the `compile_ptx` calls (import excluded):\n\n")
+    out.append(table(["example", "specs", "Kiln", "Numba compile_ptx", "Kiln /spec·target",
+                      "Numba /spec·target", "Numba ÷ Kiln"], ptx_rows))
+    refused = sorted({m for e in examples for r in numba[e] for m in r["refused"]})
+    out.append("\n`compile_ptx` refused: " + ("; ".join(refused) if refused else "nothing") + ".\n")
+    if d.get("curand"):
+        c = d["curand"][0]["specs"]
+        j1 = [r["fatbin_j1"] for r in d["curand"]]
+        out.append(f"\n`examples/curand_interop` (Kiln only: nvcc and nvJitLink; `compile_ptx` does not link "
+                   f"CUDA C): {c} specs, -j1 {spread(j1)}, -jN {spread([r['fatbin_jN'] for r in d['curand']])}.\n")
+    cold_ratio = med(tot["ncold"]) / med(tot["cold"])
+    full_ratio = med(tot["n"]) / med(tot["k1"])
+    headline.append(["1. cold compile, per spec (sm_75, ptxas included)",
+                     ms(med(tot["cold"]) / total_specs), ms(med(tot["ncold"]) / total_specs) + " (import excluded)",
+                     ratio(med(tot["ncold"]), med(tot["cold"]))])
+    headline.append(["1. full build, default archs, per spec·arch, -j1",
+                     ms(med(tot["k1"]) / per), ms(med(tot["n"]) / per) + " (import excluded)",
+                     ratio(med(tot["n"]), med(tot["k1"]))])
+    for row, e in zip(rows, examples + ["all"]):
+        pass
+    for e in examples:
+        if med([r["total_s"] for r in numba[e]]) < med(kv(e, "fatbin_j1")):
+            behind.append(f"compile: the full `-j1` build of `{e}` is slower than Numba's compile_ptx + ptxas")
+    if cold_ratio < 5 or full_ratio < 5:
+        which = []
+        if cold_ratio < 5:
+            which.append(f"cold sm_75 builds {cold_ratio:.1f}x")
+        if full_ratio < 5:
+            which.append(f"full `-j1` builds {full_ratio:.1f}x")
+        behind.append("compile: short of the 5x goal against Numba with Numba's import excluded: " +
+                      ", ".join(which))
+    return "".join(out)
+
+
+# --- 2. build -----------------------------------------------------------------
+
+def render_build(d, headline, behind):
+    rows = []
+    for j in d["jobs"]:
+        r = d["runs"][str(j)]
+        cold = med(r["cold"])
+        rows.append([f"-j{j}", spread(r["cold"]), spread(r["uncached"]), spread(r["warm"]),
+                     f"{med(r['warm']) / cold * 100:.1f}%", spread(r["edit"]), f"{med(r['edit']) / cold * 100:.0f}%"])
+    rep = d["edit_report"]
+    out = [f"A generated module of {d['kernels']} kernels (one specialization each), Kiln's default architecture "
+           f"list ({d['lookups']} cache lookups per build), each build a fresh `kiln build --emit fatbin -v -j J` "
+           f"process with its own cache folder; median (min – max) of {d['repeats']} repeats after "
+           f"{d['warmups']} warm-up round(s):\n\n"]
+    out.append(table(["jobs", "cold, empty cache", "cold, `--no-cache`", "warm, all hits", "warm ÷ cold",
+                      f"after editing `{d['edited']}`", "edit ÷ cold"], rows))
+    out.append(f"\nThe edit recompiled {', '.join(rep['recompiled'])} only ({rep['misses']} misses, {rep['hits']} "
+               f"hits). Front end alone (`--emit typed`): {spread(d['typed'])}. Lookup, upper bound "
+               f"(warm ÷ lookups): {ms(med(d['runs'][str(d['jobs'][0])]['warm']) / d['lookups'], 3)}.\n")
+    out.append("\nNo yardstick: Numba compiles when a kernel is first called and has no whole-module build; "
+               "figure 1 compares the compilers.\n")
+    first = d["runs"][str(d["jobs"][0])]
+    headline.append([f"2. warm rebuild, {d['kernels']} kernels, -j{d['jobs'][0]}", ms(med(first["warm"])),
+                     f"cold {ms(med(first['cold']))}", f"{med(first['warm']) / med(first['cold']) * 100:.1f}% of cold"])
+    if med(first["warm"]) / med(first["cold"]) > 0.05:
+        behind.append("build: the warm rebuild is above the 5%-of-cold goal")
+    return "".join(out)
+
+
+# --- 3. startup ---------------------------------------------------------------
+
+def render_startup(d, headline, behind):
+    res, labels = d["results"], d["labels"]
+    rows = []
+    for side, runs in res.items():
+        rows.append([labels[side], spread([r["import_s"] for r in runs]),
+                     spread([r["first_launch_s"] for r in runs]), ms(med([r["process_s"] for r in runs]))])
+    cpu, small, sim, cuda, numba = list(res)
+    first = {side: med([r["first_launch_s"] for r in runs]) for side, runs in res.items()}
+    out = [f"`{d['example']}.{d['kernel']}`; {d['repeats']} fresh processes per side after {d['warmups']} "
+           f"warm-up process(es); times from just before `import` to the end of the first launch; median "
+           f"(min – max):\n\n"]
+    out.append(table(["side", "import", "import → first finished launch", "whole process (median)"], rows))
+    out.append("\n" + table(["comparison", "Kiln", "yardstick", "yardstick ÷ Kiln"], [
+        [f"Kiln's CPU engine vs Numba's simulator, {d['sim_elements']:,} elements (the yardstick)",
+         ms(first[small]), ms(first[sim]), ratio(first[sim], first[small])],
+        [f"Kiln's CPU engine, {d['elements']:,} elements, vs Numba's import + compile_ptx + ptxas (no launch)",
+         ms(first[cpu]), ms(first[numba]), ratio(first[numba], first[cpu])],
+        [f"Kiln's CUDA path (stand-in driver), {d['elements']:,} elements, vs the same",
+         ms(first[cuda]), ms(first[numba]), ratio(first[numba], first[cuda])],
+    ]))
+    headline.append(["3. import → first finished launch (CPU engine vs simulator)", ms(first[small]),
+                     ms(first[sim]), ratio(first[sim], first[small])])
+    for k, y, what in ((small, sim, "the simulator"), (cpu, numba, "Numba's import + compile")):
+        if first[k] > first[y]:
+            behind.append(f"startup: Kiln's first launch is slower than {what}")
+    return "".join(out)
+
+
+# --- 4. dispatch --------------------------------------------------------------
+
+def render_dispatch(d, headline, behind):
+    kiln, numba = d["results"]["kiln"], d["results"].get("numba", {})
+    rows = []
+    for name, times in kiln.items():
+        other = numba.get(name)
+        rows.append([f"`{name}`", spread(times, ns), spread(other, ns) if other else "-",
+                     ratio(min(other), min(times)) if other else "-"])
+    out = [f"Per call, from {d['repeats']} loops of {d['calls']:,} calls after 1,000 untimed ones; median "
+           "(min – max) over the loops; the ratio is of the fastest loops:\n\n"]
+    out.append(table(["statement", "Kiln", "Numba", "Numba ÷ Kiln"], rows))
+    key = "kernel[grid, block](a, b, c)"
+    if key in numba:
+        headline.append(["4. dispatch per launch, device arrays, no launch", ns(min(kiln[key])),
+                         ns(min(numba[key])), ratio(min(numba[key]), min(kiln[key]))])
+        if min(kiln[key]) > min(numba[key]):
+            behind.append("dispatch: Kiln's launch path costs more than Numba's")
+        if min(kiln[key]) > 1e-6:
+            behind.append("dispatch: above the 1 µs goal")
+    return "".join(out)
+
+
+# --- 5. registers -------------------------------------------------------------
+
+def render_registers(d, headline, behind):
+    archs = d["archs"]
+    by_kernel = {}
+    for rec in d["records"]:
+        by_kernel.setdefault((rec["example"], rec["kernel"]), {})[rec["arch"]] = rec
+    rows, worse, better, equal = [], [], 0, 0
+    for (example, kernel), per_arch in by_kernel.items():
+        cells = []
+        for a in archs:
+            rec = per_arch.get(a)
+            if not rec:
+                cells.append("-")
+                continue
+            k, n = rec["kiln"]["registers"], rec["numba"]["registers"]
+            cells.append(f"{k} / {n}" + (f" **+{k - n}**" if k > n else ""))
+            if k > n:
+                worse.append(f"{kernel} sm_{a} ({k} / {n})")
+            elif k < n:
+                better += 1
+            else:
+                equal += 1
+        recs = list(per_arch.values())
+
+        def mx(side, *fields):
+            return max(sum(r[side][f] for f in fields) for r in recs)
+
+        rows.append([example, kernel, *cells,
+                     f"{mx('kiln', 'spill_stores', 'spill_loads')} / {mx('numba', 'spill_stores', 'spill_loads')}",
+                     f"{mx('kiln', 'stack')} / {mx('numba', 'stack')}",
+                     f"{mx('kiln', 'shared')} / {mx('numba', 'shared')}",
+                     f"{mx('kiln', 'const0')} / {mx('numba', 'const0')}",
+                     f"{mx('kiln', 'const_other')} / {mx('numba', 'const_other')}",
+                     d["synthesized"].get(example, "")])
+    out = ["Kiln / Numba per kernel; registers per architecture (**+N**: Kiln uses N more); spills, stack, "
+           "shared and constant memory in bytes, the largest over the architectures (constant bank 0 holds the "
+           "kernel parameters; other banks the module's constants):\n\n"]
+    out.append(table(["example", "kernel", *[f"sm_{a} regs" for a in archs], "spill st+ld", "stack", "shared",
+                      "const bank 0", "const other", "note"], rows, "ll" + "r" * (len(archs) + 5) + "l"))
+    total = len(worse) + better + equal
+    spills = sum(1 for r in d["records"] if r["kiln"]["spill_stores"] + r["kiln"]["spill_loads"])
+    out.append(f"\nKiln uses more registers in {len(worse)} of {total} kernel × architecture rows, fewer in "
+               f"{better}, as many in {equal}; Kiln spills in {spills} rows.\n")
+    if worse:
+        out.append("More registers than Numba: " + ", ".join(worse) + ".\n")
+        behind.append(f"registers: Kiln uses more registers than Numba in {len(worse)} of {total} rows "
+                      f"({', '.join(worse[:6])}{', ...' if len(worse) > 6 else ''})")
+    if d.get("refused"):
+        out.append("`compile_ptx` refused: " + "; ".join(f"{k}: {v}" for k, v in d["refused"].items()) + "\n")
+    headline.append(["5. registers (kernel × arch rows)", f"fewer in {better}, more in {len(worse)}",
+                     f"of {total}", "-"])
+    return "".join(out)
+
+
+# --- 6. cpu -------------------------------------------------------------------
+
+def per_unit(seconds, units):
+    v = seconds / units * 1e9
+    return f"{v / 1e6:.2f} ms" if v >= 1e6 else f"{v / 1e3:.1f} µs" if v >= 1e3 else f"{v:.2f} ns"
+
+
+def render_cpu(d, headline, behind):
+    rows, failures = [], {}
+    pick = min if d["stat"] == "min" else med
+    wins = []
+    for name, k in d["kiln"].items():
+        units = k["size"]
+        kt = pick(k["kiln_times"])
+        nt = pick(k["numpy_times"]) if "numpy_times" in k else None
+        s = d["sim"].get(name, {})
+        sim_cell = sim_ratio = "-"
+        if "sim_times" in s:
+            st = pick(s["sim_times"])
+            sim_cell = f"{per_unit(st, s['size'])} ({s['size']:,})"
+            sim_ratio = ratio(st / s["size"], kt / units)
+            wins.append((st / s["size"]) / (kt / units))
+        elif "sim_error" in s:
+            sim_cell = "fails (see below)"
+            failures.setdefault(s["sim_error"], []).append(name)
+        rows.append([name, k["config"], f"{units:,} {k['unit']}s", spread(k["kiln_times"]), per_unit(kt, units),
+                     spread(k["numpy_times"]) if nt else "-", ratio(nt, kt) if nt else "-", sim_cell, sim_ratio,
+                     k["check"]])
+        if nt and nt < kt:
+            behind.append(f"cpu: NumPy is faster than the CPU engine on {name} ({nt / kt:.2f}x)")
+    out = [f"Kiln and NumPy: median (min – max) of {d['repeats']} launches after one checked warm-up launch; "
+           f"the per-unit figures and ratios use the {'fastest' if d['stat'] == 'min' else 'median'} run. "
+           f"Simulator: {d['sim_repeats']} run(s) at small sizes, compared per unit:\n\n"]
+    out.append(table(["kernel", "launch", "size", "Kiln", "Kiln /unit", "NumPy", "NumPy ÷ Kiln",
+                      "simulator /unit (size)", "simulator ÷ Kiln, per unit", "Kiln result"], rows,
+                     "lllrrrrrrl"))
+    for error, names in failures.items():
+        out.append(f"\nThe simulator fails on {', '.join(names)}: `{error}`\n")
+    if wins:
+        headline.append(["6. CPU engine vs simulator, per element (range over kernels)", "-", "-",
+                         f"{min(wins):,.0f}x – {max(wins):,.0f}x"])
+    return "".join(out)
+
+
+# --- 7. check -----------------------------------------------------------------
+
+def render_check(d, headline, behind):
+    times = [t / 1000 for t in d["check_ms"]]
+    out = [f"`kiln check` on a {d['lines']}-line module ({d['kernels']} kernels), whole process, "
+           f"{d['repeats']} runs after {d['warmups']} warm-up(s): {spread(times)} (goal: under 100 ms; no "
+           "yardstick: Numba has no check without compiling).\n"]
+    headline.append([f"7. `kiln check`, {d['lines']}-line module", ms(med(times)), "goal 100 ms",
+                     f"{0.1 / med(times):.1f}x under"])
+    if med(times) > 0.1:
+        behind.append("check: above the 100 ms goal")
+    mem = d.get("memory")
+    if mem:
+        peaks = mem["max_rss_kib"]
+        k, n = peaks["kiln build"], peaks["Numba compile_ptx + ptxas"]
+
+        def mib(kib):
+            return f"{kib / 1024:.0f} MiB"
+
+        out.append(f"\nPeak memory (maximum resident set size, `/usr/bin/time -v`) compiling "
+                   f"`examples/{mem['example']}.py` for the default architectures, {len(k)} run(s):\n\n")
+        out.append(table(["what", "max RSS, median (min – max)"], [
+            [f"`{mem['kiln_command']}`", spread(k, mib)],
+            [f"Numba: `bench/numba_side.py compile {mem['example']}`", spread(n, mib)],
+            ["Numba ÷ Kiln", ratio(med(n), med(k))]]))
+        headline.append([f"7. peak memory, `kiln build` {mem['example']}", mib(med(k)), mib(med(n)),
+                         ratio(med(n), med(k))])
+        if med(k) > med(n):
+            behind.append("check: `kiln build` peaks above Numba's memory")
+    return "".join(out)
+
+
+RENDER = {"compile": render_compile, "build": render_build, "startup": render_startup,
+          "dispatch": render_dispatch, "registers": render_registers, "cpu": render_cpu, "check": render_check}
+
+
+def render(context, results):
+    headline, behind, sections = [], [], []
+    for result in results:
+        name = result["name"]
+        body = [f"## {TITLES[name]}\n\n", template(name), "```sh\n" + result["command"] + "\n```\n\n"]
+        if "error" in result:
+            body.append(f"**Not measured: the script failed ({result['error']}).**\n\n```\n{result['output']}\n```\n")
+            behind.append(f"{name}: not measured (the script failed)")
+        else:
+            lo, hi = result["load"]
+            body.append(f"Load average {lo} before, {hi} after; {result['seconds']:.0f} s.\n\n")
+            body.append(RENDER[name](result["data"], headline, behind))
+            reading = TEMPLATES / f"{name}.reading.md"
+            if reading.exists() and not context["smoke"]:
+                body.append("\n" + reading.read_text().strip() + "\n")
+        sections.append("".join(body))
+    c = context
+    head = ["# Benchmarks\n\n"]
+    if c["smoke"]:
+        head.append("**Smoke run (`--smoke`): one repeat at the smallest sizes, to check that the harness runs. "
+                    "The numbers mean nothing.**\n\n")
+    head.append("Generated by `bench/run.py` from one run of every benchmark script in `bench/`; do not edit "
+                "by hand (the explanations are `bench/templates/*.md`). Tests never time anything.\n\n")
+    head.append(template("intro"))
+    head.append(f"```sh\n{c['command']}\n```\n\n")
+    head.append(table(["", ""], [
+        ["date", c["date"]],
+        ["machine", f"{c['nproc']} cores (`nproc`), {c['cpu']}, {c['platform']}, no GPU"],
+        ["load average (1 min)", f"{c['load_start']} at the start, {c['load_end']} at the end "
+                                 "(shared machine: other work inflates absolute times)"],
+        ["Kiln", c["kiln"]],
+        ["yardstick", f"{c['numba']}; {c['ptxas']}"],
+    ], "ll"))
+    head.append("\n## Summary\n\nKiln's figure, the yardstick's from the same run, and how many times Kiln is "
+                "ahead (**bold** below 1x: Kiln is behind):\n\n")
+    head.append(table(["figure", "Kiln", "yardstick", "yardstick ÷ Kiln"], headline, "lrrr"))
+    head.append("\n**Where Kiln is behind:**\n\n" + ("".join(f"* {b}\n" for b in behind) if behind else
+                                                     "* nowhere in this run\n") + "\n")
+    return "".join(head) + "\n".join(sections)
