@@ -22,7 +22,6 @@ ptxas), as getrusage reports it.
 
 import argparse
 import json
-import os
 import pathlib
 import re
 import statistics

@@ -82,6 +82,19 @@ def package_versions(python):
     return done.stdout.strip() or "versions unknown"
 
 
+def build_description(build_dir):
+    """The build type and compiler of the Kiln under test, from its CMake cache."""
+    found = {}
+    try:
+        for line in (build_dir / "CMakeCache.txt").read_text().splitlines():
+            key, _, value = line.partition("=")
+            found[key.split(":")[0]] = value
+    except OSError:
+        return str(build_dir)
+    compiler = pathlib.Path(found.get("CMAKE_CXX_COMPILER", "?")).name
+    return f"{build_dir.name}/: {found.get('CMAKE_BUILD_TYPE') or 'no build type'}, {compiler}"
+
+
 def run_figure(name, options, env, work):
     script, full, smoke = ARGUMENTS[name]
     out = pathlib.Path(work) / f"{name}.json"
@@ -142,6 +155,7 @@ def main():
         "cpu": bc.cpu_model(),
         "platform": platform.platform(terse=True),
         "kiln": version,
+        "build": build_description(options.build_dir),
         "ptxas": bc.ptxas_version(),
         "numba": package_versions(python),
         "load_start": bc.load_average(),

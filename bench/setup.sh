@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Creates bench/.venv, the benchmark environment with Numba's CUDA target
-# (the yardstick of bench/compile_speed.py, bench/register_usage.py and
-# bench/cpu_engine_speed.py). Idempotent: a second run only checks it.
+# (the yardstick of the scripts in bench/; bench/run.py runs this first).
+# Idempotent: a second run only checks it.
 #
 #   bash bench/setup.sh
 #
