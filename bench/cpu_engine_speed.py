@@ -31,7 +31,6 @@ Sizes: 2^20 elements for most kernels (1536x1024 pixels for mandelbrot,
 
 import argparse
 import json
-import os
 import pathlib
 import shutil
 import sys
