@@ -74,17 +74,17 @@ llvm::Expected<CacheIndex> CacheIndex::open(llvm::StringRef path, JournalMode mo
         format = *version;
         return llvm::Error::success();
       }))
-    return std::move(error);
+    return error;
   if (format && *format > kIndexFormat)
     return llvm::make_error<IndexFormatError>(path.str(), *format);
   if (llvm::Error error = retryBusy([&] {
         return db.execute(mode == JournalMode::Wal ? "PRAGMA journal_mode=WAL"
                                                    : "PRAGMA journal_mode=DELETE");
       }))
-    return std::move(error);
+    return error;
   if (llvm::Error error = db.execute(mode == JournalMode::Wal ? "PRAGMA synchronous=NORMAL"
                                                               : "PRAGMA synchronous=FULL"))
-    return std::move(error);
+    return error;
   if (format.value_or(0) == 0) {
     llvm::Expected<WriteTransaction> transaction = WriteTransaction::begin(db);
     if (!transaction)
@@ -100,13 +100,13 @@ llvm::Expected<CacheIndex> CacheIndex::open(llvm::StringRef path, JournalMode mo
       if (tables->value_or(0) != 0)
         return llvm::make_error<IndexFormatError>(path.str(), 0);
       if (llvm::Error error = db.execute(kSchema))
-        return std::move(error);
+        return error;
       created = true;
     } else if (**again != kIndexFormat) {
       return llvm::make_error<IndexFormatError>(path.str(), **again);
     }
     if (llvm::Error error = transaction->commit())
-      return std::move(error);
+      return error;
   } else if (*format != kIndexFormat) {
     return llvm::make_error<IndexFormatError>(path.str(), *format);
   }
@@ -144,14 +144,9 @@ llvm::Expected<uint64_t> CacheIndex::detach(llvm::StringRef key) {
     if (!select)
       return select.takeError();
     select->bind(1, key);
-    while (true) {
-      llvm::Expected<bool> row = select->step();
-      if (!row)
-        return row.takeError();
-      if (!*row)
-        break;
-      digests.push_back(select->text(0));
-    }
+    if (llvm::Error error =
+            select->forEachRow([&](const Statement &row) { digests.push_back(row.text(0)); }))
+      return error;
   }
   for (const char *sql :
        {"DELETE FROM entry_blobs WHERE key = ?1", "DELETE FROM entries WHERE key = ?1"}) {
@@ -159,7 +154,7 @@ llvm::Expected<uint64_t> CacheIndex::detach(llvm::StringRef key) {
     if (!statement)
       return statement.takeError();
     if (llvm::Error error = statement->bind(1, key).run())
-      return std::move(error);
+      return error;
   }
   uint64_t freed = 0;
   llvm::Expected<Statement> used =
@@ -187,9 +182,9 @@ llvm::Expected<uint64_t> CacheIndex::detach(llvm::StringRef key) {
       freed += static_cast<uint64_t>(size->integer(0));
     size->reset();
     if (llvm::Error error = unlist->bind(1, digest).run())
-      return std::move(error);
+      return error;
     if (llvm::Error error = discard->bind(1, digest).run())
-      return std::move(error);
+      return error;
   }
   return freed;
 }
@@ -281,7 +276,7 @@ llvm::Expected<bool> CacheIndex::dropEntry(llvm::StringRef key, llvm::StringRef 
   for (const HexDigest &digest : damaged)
     llvm::consumeError(store.remove(digest));
   if (llvm::Error error = transaction->commit())
-    return std::move(error);
+    return error;
   return dropped;
 }
 
@@ -338,14 +333,9 @@ llvm::Expected<uint64_t> CacheIndex::evict(std::optional<uint64_t> maxBytes,
     if (!oldest)
       return oldest.takeError();
     std::vector<std::pair<HexDigest, int64_t>> order;
-    while (true) {
-      llvm::Expected<bool> row = oldest->step();
-      if (!row)
-        return row.takeError();
-      if (!*row)
-        break;
-      order.push_back({oldest->text(0), oldest->integer(1)});
-    }
+    if (llvm::Error error = oldest->forEachRow(
+            [&](const Statement &row) { order.push_back({row.text(0), row.integer(1)}); }))
+      return error;
     uint64_t bytes = *total;
     for (const auto &[key, lastUsed] : order) {
       bool tooOld = usedBefore && lastUsed < *usedBefore;
@@ -360,12 +350,12 @@ llvm::Expected<uint64_t> CacheIndex::evict(std::optional<uint64_t> maxBytes,
     }
     if (dropped)
       if (llvm::Error error = addCounters({{{"evictions", static_cast<int64_t>(dropped)}}}))
-        return std::move(error);
+        return error;
     if (llvm::Error error = transaction->commit())
-      return std::move(error);
+      return error;
   }
   if (llvm::Error error = collectGarbage(store))
-    return std::move(error);
+    return error;
   return dropped;
 }
 
@@ -378,14 +368,9 @@ llvm::Error CacheIndex::collectGarbage(const BlobStore &store) {
   if (!garbage)
     return garbage.takeError();
   std::vector<HexDigest> digests;
-  while (true) {
-    llvm::Expected<bool> row = garbage->step();
-    if (!row)
-      return row.takeError();
-    if (!*row)
-      break;
-    digests.push_back(garbage->text(0));
-  }
+  if (llvm::Error error =
+          garbage->forEachRow([&](const Statement &row) { digests.push_back(row.text(0)); }))
+    return error;
   for (const HexDigest &digest : digests)
     llvm::consumeError(store.remove(digest));
   if (llvm::Error error = db.execute("DELETE FROM garbage"))
@@ -426,27 +411,18 @@ llvm::Expected<IndexStats> CacheIndex::stats() {
   llvm::Expected<Statement> counters = db.prepare("SELECT name, value FROM counters");
   if (!counters)
     return counters.takeError();
-  while (true) {
-    llvm::Expected<bool> row = counters->step();
-    if (!row)
-      return row.takeError();
-    if (!*row)
-      break;
-    result.counters[counters->text(0)] = counters->integer(1);
-  }
+  if (llvm::Error error = counters->forEachRow(
+          [&](const Statement &row) { result.counters[row.text(0)] = row.integer(1); }))
+    return error;
   llvm::Expected<Statement> targets =
       db.prepare("SELECT target, kind, COUNT(*), SUM(size) FROM entries GROUP BY target, kind");
   if (!targets)
     return targets.takeError();
-  while (true) {
-    llvm::Expected<bool> row = targets->step();
-    if (!row)
-      return row.takeError();
-    if (!*row)
-      break;
-    result.byTarget[{targets->text(0), targets->text(1)}] = {
-        static_cast<uint64_t>(targets->integer(2)), static_cast<uint64_t>(targets->integer(3))};
-  }
+  if (llvm::Error error = targets->forEachRow([&](const Statement &row) {
+        result.byTarget[{row.text(0), row.text(1)}] = {static_cast<uint64_t>(row.integer(2)),
+                                                       static_cast<uint64_t>(row.integer(3))};
+      }))
+    return error;
   return result;
 }
 
@@ -457,16 +433,11 @@ llvm::Expected<std::vector<EntryRow>> CacheIndex::entries() {
   if (!select)
     return select.takeError();
   std::vector<EntryRow> rows;
-  while (true) {
-    llvm::Expected<bool> row = select->step();
-    if (!row)
-      return row.takeError();
-    if (!*row)
-      break;
-    rows.push_back({select->text(0), select->text(1), select->text(2), select->text(3),
-                    select->text(4), static_cast<uint64_t>(select->integer(5)), select->integer(6),
-                    select->integer(7)});
-  }
+  if (llvm::Error error = select->forEachRow([&](const Statement &row) {
+        rows.push_back({row.text(0), row.text(1), row.text(2), row.text(3), row.text(4),
+                        static_cast<uint64_t>(row.integer(5)), row.integer(6), row.integer(7)});
+      }))
+    return error;
   return rows;
 }
 
@@ -475,14 +446,10 @@ llvm::Expected<std::map<HexDigest, uint64_t>> CacheIndex::blobSizes() {
   if (!select)
     return select.takeError();
   std::map<HexDigest, uint64_t> sizes;
-  while (true) {
-    llvm::Expected<bool> row = select->step();
-    if (!row)
-      return row.takeError();
-    if (!*row)
-      break;
-    sizes[select->text(0)] = static_cast<uint64_t>(select->integer(1));
-  }
+  if (llvm::Error error = select->forEachRow([&](const Statement &row) {
+        sizes[row.text(0)] = static_cast<uint64_t>(row.integer(1));
+      }))
+    return error;
   return sizes;
 }
 
@@ -491,14 +458,9 @@ llvm::Expected<std::vector<std::pair<HexDigest, HexDigest>>> CacheIndex::entryBl
   if (!select)
     return select.takeError();
   std::vector<std::pair<HexDigest, HexDigest>> pairs;
-  while (true) {
-    llvm::Expected<bool> row = select->step();
-    if (!row)
-      return row.takeError();
-    if (!*row)
-      break;
-    pairs.push_back({select->text(0), select->text(1)});
-  }
+  if (llvm::Error error = select->forEachRow(
+          [&](const Statement &row) { pairs.push_back({row.text(0), row.text(1)}); }))
+    return error;
   return pairs;
 }
 
@@ -507,14 +469,9 @@ llvm::Expected<std::string> CacheIndex::integrityCheck() {
   if (!check)
     return check.takeError();
   std::string result;
-  while (true) {
-    llvm::Expected<bool> row = check->step();
-    if (!row)
-      return row.takeError();
-    if (!*row)
-      break;
-    result += (result.empty() ? "" : "\n") + check->text(0);
-  }
+  if (llvm::Error error = check->forEachRow(
+          [&](const Statement &row) { result += (result.empty() ? "" : "\n") + row.text(0); }))
+    return error;
   return result;
 }
 

@@ -64,6 +64,17 @@ llvm::Expected<bool> Statement::step() {
   return llvm::make_error<SqliteError>(code, "cache index: " + message);
 }
 
+llvm::Error Statement::forEachRow(llvm::function_ref<void(const Statement &row)> visit) {
+  while (true) {
+    llvm::Expected<bool> row = step();
+    if (!row)
+      return row.takeError();
+    if (!*row)
+      return llvm::Error::success();
+    visit(*this);
+  }
+}
+
 llvm::Error Statement::run() {
   llvm::Expected<bool> row = step();
   if (!row)

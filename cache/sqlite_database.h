@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <llvm/ADT/STLFunctionalExtras.h>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/Error.h>
 
@@ -58,6 +59,8 @@ public:
   Statement &bind(int index, int64_t value);
   /// Runs to the next row: true for a row, false when done.
   llvm::Expected<bool> step();
+  /// Steps through every row, handing each to `visit`.
+  llvm::Error forEachRow(llvm::function_ref<void(const Statement &row)> visit);
   /// Runs a statement that returns no rows, then resets it.
   llvm::Error run();
   void reset();
