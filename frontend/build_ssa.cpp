@@ -239,12 +239,22 @@ private:
   void writeVariable(llvm::StringRef name, Block *block, Instr *value) {
     currentDef[block][name] = value;
   }
+  /// An assignment (or a `del`, binding an Undefined) in the program, as
+  /// opposed to writeVariable's caching of what a read found.
+  void bindVariable(llvm::StringRef name, Block *block, Instr *value) {
+    writeVariable(name, block, value);
+    bindingsMade[block][name] = value->op != Op::Undefined;
+  }
   Instr *readVariable(llvm::StringRef name, Block *block, SourceRange range);
   Instr *readVariableRecursive(llvm::StringRef name, Block *block, SourceRange range);
   Instr *addPhiOperands(llvm::StringRef name, Instr *phi, SourceRange range);
   Instr *tryRemoveTrivialPhi(Instr *phi);
+  /// What a removed phi stands for now (following chains of removals); any
+  /// other value is itself.
+  Instr *resolve(Instr *value) const;
   void replaceAllUses(Instr *from, Instr *to);
   void sealBlock(Block *block);
+  bool verify();
   Instr *undefined(llvm::StringRef name, SourceRange range) {
     Instr *instr = newInstr(Op::Undefined, range);
     instr->name = name.str();
@@ -253,7 +263,7 @@ private:
   }
   void assignVariable(llvm::StringRef name, Instr *value, SourceRange range) {
     ensureOpenBlock();
-    writeVariable(name, current, value);
+    bindVariable(name, current, value);
     fn.variables.push_back({name.str(), value, range});
   }
 
@@ -296,6 +306,12 @@ private:
   llvm::DenseMap<Block *, llvm::StringMap<Instr *>> currentDef;
   llvm::DenseSet<Block *> sealed;
   llvm::DenseMap<Block *, std::vector<std::pair<std::string, Instr *>>> incompletePhis;
+  llvm::DenseSet<Instr *> phisUnderConstruction;
+  /// Per block, each variable it assigns (true) or deletes (false) last.
+  llvm::DenseMap<Block *, llvm::StringMap<bool>> bindingsMade;
+  /// Removed trivial phis and the values that replaced them. Callers up the
+  /// recursion may still hold a removed phi; they look it up here.
+  llvm::DenseMap<Instr *, Instr *> replacements;
   struct LoopTargets {
     Block *continueTarget;
     Block *breakTarget;
@@ -314,7 +330,7 @@ Instr *SSABuilder::readVariable(llvm::StringRef name, Block *block, SourceRange 
   if (blockDefs != currentDef.end()) {
     auto def = blockDefs->second.find(name);
     if (def != blockDefs->second.end())
-      return def->second;
+      return resolve(def->second);
   }
   return readVariableRecursive(name, block, range);
 }
@@ -339,16 +355,24 @@ Instr *SSABuilder::readVariableRecursive(llvm::StringRef name, Block *block, Sou
     writeVariable(name, block, value);
     value = addPhiOperands(name, value, range);
   }
+  // Completing a phi can remove phis met on the way, this one included:
+  // what the block defines is whatever the read ended up as.
+  value = resolve(value);
   writeVariable(name, block, value);
   return value;
 }
 
 Instr *SSABuilder::addPhiOperands(llvm::StringRef name, Instr *phi, SourceRange range) {
+  // While its operands are read, the phi may be met again through a loop;
+  // it must not be judged trivial on the operands it has so far.
+  phisUnderConstruction.insert(phi);
   for (Block *predecessor : phi->block->predecessors) {
-    phi->operands.push_back(readVariable(name, predecessor, range));
+    Instr *operand = readVariable(name, predecessor, range);
+    phi->operands.push_back(resolve(operand));
     phi->incoming.push_back(predecessor);
   }
-  Instr *result = tryRemoveTrivialPhi(phi);
+  phisUnderConstruction.erase(phi);
+  Instr *result = tryRemoveTrivialPhi(resolve(phi));
   if (result == phi && !name.starts_with("$"))
     fn.variables.push_back({name.str(), phi, phi->range});
   return result;
@@ -375,7 +399,16 @@ void SSABuilder::replaceAllUses(Instr *from, Instr *to) {
       variable.value = to;
 }
 
+Instr *SSABuilder::resolve(Instr *value) const {
+  for (auto found = replacements.find(value); found != replacements.end();
+       found = replacements.find(value))
+    value = found->second;
+  return value;
+}
+
 Instr *SSABuilder::tryRemoveTrivialPhi(Instr *phi) {
+  if (!phi->isPhi() || phisUnderConstruction.contains(phi) || replacements.contains(phi))
+    return resolve(phi);
   Instr *same = nullptr;
   for (Instr *operand : phi->operands) {
     if (operand == same || operand == phi)
@@ -391,23 +424,29 @@ Instr *SSABuilder::tryRemoveTrivialPhi(Instr *phi) {
     if (instr->isPhi() && instr.get() != phi && llvm::is_contained(instr->operands, phi))
       phiUsers.push_back(instr.get());
   replaceAllUses(phi, same);
+  replacements[phi] = same;
   llvm::erase(phi->block->phis, phi);
   phi->operands.clear();
+  phi->incoming.clear();
   for (Instr *user : phiUsers)
     if (llvm::is_contained(user->block->phis, user))
       tryRemoveTrivialPhi(user);
-  return same;
+  // Removing the users may have removed `same` too (when it was one of them).
+  return resolve(same);
 }
 
 void SSABuilder::sealBlock(Block *block) {
-  auto pending = incompletePhis.find(block);
-  if (pending != incompletePhis.end()) {
-    std::vector<std::pair<std::string, Instr *>> phis = std::move(pending->second);
-    incompletePhis.erase(pending);
-    for (auto &[name, phi] : phis)
-      addPhiOperands(name, phi, phi->range);
-  }
+  // Sealed first: completing one phi can read another variable in this
+  // very block (around a loop), and that read must see every predecessor
+  // rather than leave a new incomplete phi that nothing would complete.
   sealed.insert(block);
+  auto pending = incompletePhis.find(block);
+  if (pending == incompletePhis.end())
+    return;
+  std::vector<std::pair<std::string, Instr *>> phis = std::move(pending->second);
+  incompletePhis.erase(pending);
+  for (auto &[name, phi] : phis)
+    addPhiOperands(name, phi, phi->range);
 }
 
 //===----------------------------------------------------------------------===//
@@ -465,7 +504,94 @@ bool SSABuilder::build() {
   llvm::erase_if(fn.variables, [&](const VariableDef &variable) {
     return variable.value->op != Op::Undefined && !live.contains(variable.value->block);
   });
-  return !failed;
+  return verify() && !failed;
+}
+
+/// Checks the finished SSA form: every operand is a value still in the
+/// function, and what the phis say agrees with a plain data-flow analysis
+/// of the assignments: a phi may take a variable as unbound from a
+/// predecessor only if some path from the entry reaches that predecessor's
+/// end without binding it. A phi that says otherwise would make the back
+/// end read an undefined value where the program has a real one: a silent
+/// miscompile.
+bool SSABuilder::verify() {
+  std::vector<Block *> order = fn.reversePostOrder();
+  // Variables bound on every path to the end of each block; a block not
+  // yet in the map is still "everything" (the analysis's top).
+  llvm::DenseMap<Block *, llvm::StringSet<>> boundAtEnd;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Block *block : order) {
+      std::optional<llvm::StringSet<>> bound;
+      for (Block *predecessor : block->predecessors) {
+        auto found = boundAtEnd.find(predecessor);
+        if (found == boundAtEnd.end())
+          continue;
+        if (!bound) {
+          bound = found->second;
+          continue;
+        }
+        llvm::SmallVector<llvm::StringRef, 8> lost;
+        for (const auto &name : *bound)
+          if (!found->second.contains(name.getKey()))
+            lost.push_back(name.getKey());
+        for (llvm::StringRef name : lost)
+          bound->erase(name);
+      }
+      if (!bound)
+        bound.emplace();
+      for (const auto &[name, assigned] : bindingsMade.lookup(block)) {
+        if (assigned)
+          bound->insert(name);
+        else
+          bound->erase(name);
+      }
+      // Sets only shrink from one round to the next, so a change shows in
+      // the size.
+      auto previous = boundAtEnd.find(block);
+      if (previous == boundAtEnd.end() || previous->second.size() != bound->size()) {
+        boundAtEnd[block] = std::move(*bound);
+        changed = true;
+      }
+    }
+  }
+  // Every operand is a value of the function: removed phis must not
+  // linger as operands.
+  llvm::DenseSet<const Instr *> placed;
+  for (Block *block : order) {
+    placed.insert(block->phis.begin(), block->phis.end());
+    placed.insert(block->instrs.begin(), block->instrs.end());
+  }
+  auto isValue = [&](const Instr *value) {
+    return value && (value->op == Op::Undefined || placed.contains(value));
+  };
+  for (Block *block : order) {
+    llvm::SmallVector<Instr *, 16> users(block->phis.begin(), block->phis.end());
+    users.append(block->instrs.begin(), block->instrs.end());
+    for (const Instr *user : users)
+      for (const Instr *operand : user->operands)
+        if (!isValue(operand)) {
+          diags.report(DiagID::err_internal_dangling_value, user->range,
+                       {"%" + std::to_string(user->id)});
+          return false;
+        }
+    if (block->terminator.value && !isValue(block->terminator.value)) {
+      diags.report(DiagID::err_internal_dangling_value, block->terminator.range,
+                   {"the terminator of bb" + std::to_string(block->id)});
+      return false;
+    }
+  }
+  for (Block *block : order)
+    for (Instr *phi : block->phis)
+      for (size_t i = 0; i < phi->operands.size(); ++i) {
+        const Instr *operand = phi->operands[i];
+        if (operand->op != Op::Undefined || !boundAtEnd[phi->incoming[i]].contains(phi->name))
+          continue;
+        diags.report(DiagID::err_internal_unbound_phi, phi->range,
+                     {phi->name, "bb" + std::to_string(phi->incoming[i]->id)});
+        return false;
+      }
+  return true;
 }
 
 void SSABuilder::buildBody(llvm::ArrayRef<Stmt *> body) {
@@ -552,7 +678,9 @@ void SSABuilder::buildStmt(const Stmt *stmt) {
         continue;
       }
       ensureOpenBlock();
-      writeVariable(name->id, current, undefined(name->id, target->range()));
+      Instr *unbound = undefined(name->id, target->range());
+      unbound->deleted = true;
+      bindVariable(name->id, current, unbound);
     }
     return;
   case Stmt::Kind::FunctionDef:
@@ -654,7 +782,7 @@ void SSABuilder::buildFor(const ForStmt *stmt) {
   // The iteration counter is a hidden variable, so that SSA construction
   // gives it its loop-header phi like any other.
   std::string counter = "$counter" + std::to_string(hiddenCounter++);
-  writeVariable(counter, current, start);
+  bindVariable(counter, current, start);
 
   Block *header = newBlock();
   Block *body = newBlock();
@@ -679,7 +807,7 @@ void SSABuilder::buildFor(const ForStmt *stmt) {
   sealBlock(latch);
   current = latch;
   Instr *next = emit(Op::LoopNext, iterRange, {readVariable(counter, latch, iterRange)});
-  writeVariable(counter, latch, next);
+  bindVariable(counter, latch, next);
   jump(header, stmt->range());
   sealBlock(header);
 
@@ -1054,7 +1182,7 @@ Instr *SSABuilder::buildCompare(const CompareExpr *compare) {
       return nullptr;
     Instr *test = emit(Op::Compare, compare->range(), {left, right});
     test->compareOp = compare->ops[i];
-    writeVariable(result, current, test);
+    bindVariable(result, current, test);
     if (i + 1 == compare->ops.size()) {
       jump(join, compare->range());
       break;
@@ -1081,7 +1209,7 @@ Instr *SSABuilder::buildBoolOp(const BoolOpExpr *boolOp) {
     Instr *value = buildExpr(boolOp->values[i]);
     if (!value)
       return nullptr;
-    writeVariable(result, current, value);
+    bindVariable(result, current, value);
     if (i + 1 == boolOp->values.size()) {
       jump(join, boolOp->range());
       break;
@@ -1115,13 +1243,13 @@ Instr *SSABuilder::buildIfExp(const IfExpExpr *ifExp) {
   Instr *body = buildExpr(ifExp->body);
   if (!body)
     return nullptr;
-  writeVariable(result, current, body);
+  bindVariable(result, current, body);
   jump(join, ifExp->range());
   current = elseBlock;
   Instr *orelse = buildExpr(ifExp->orelse);
   if (!orelse)
     return nullptr;
-  writeVariable(result, current, orelse);
+  bindVariable(result, current, orelse);
   jump(join, ifExp->range());
   sealBlock(join);
   current = join;

@@ -363,9 +363,15 @@ void FunctionEmitter::run() {
         continue;
       ir::Block *predecessor = blocks[from];
       const ssa::Instr *incoming = phi->operands[i];
-      ir::Value *value = incoming->op == Op::Undefined ? nullptr : valueOf(incoming);
-      value = value ? convert(value, instruction->type(), predecessor)
-                    : function.undefined(instruction->type());
+      ir::Value *value = nullptr;
+      if (incoming->op == Op::Undefined)
+        value = function.undefined(instruction->type(), incoming->name,
+                                   incoming->deleted ? ir::Undefined::Cause::Deleted
+                                                     : ir::Undefined::Cause::Unassigned);
+      else if (ir::Value *defined = valueOf(incoming))
+        value = convert(defined, instruction->type(), predecessor);
+      // A value that was never emitted stays null, which the verifier
+      // reports: silently reading it as undefined would miscompile.
       instruction->operands.push_back(value);
       instruction->incoming.push_back(predecessor);
     }

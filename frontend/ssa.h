@@ -80,6 +80,7 @@ public:
   unsigned index = 0;                     // Argument, TupleGet
   std::optional<ConstantValue> constant;  // Constant
   bool fromLiteral = false;               // Constant written as a literal in the source
+  bool deleted = false;                   // Undefined: unbound by `del`, not unassigned
   const ModuleValue *global = nullptr;    // Global
   llvm::SmallVector<Block *, 2> incoming; // Phi
 

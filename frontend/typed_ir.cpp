@@ -2,6 +2,7 @@
 
 #include "frontend/typed_ir.h"
 
+#include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/DenseSet.h>
 
 namespace kiln::ir {
@@ -57,8 +58,8 @@ Constant *Function::constant(const Type *type, ConstantValue value) {
   return result;
 }
 
-Undefined *Function::undefined(const Type *type) {
-  auto value = std::make_unique<Undefined>(type, nextValueId++);
+Undefined *Function::undefined(const Type *type, llvm::StringRef variable, Undefined::Cause cause) {
+  auto value = std::make_unique<Undefined>(type, nextValueId++, variable.str(), cause);
   Undefined *result = value.get();
   ownedValues.push_back(std::move(value));
   return result;
@@ -80,8 +81,9 @@ void printValue(const Value *value, llvm::raw_ostream &os) {
     os << constant->value.repr() << ':' << constant->type()->str();
     return;
   }
-  if (llvm::isa<Undefined>(value)) {
-    os << "undef:" << value->type()->str();
+  if (const auto *undefined = llvm::dyn_cast<Undefined>(value)) {
+    os << (undefined->cause == Undefined::Cause::Deleted ? "deleted(" : "undef(")
+       << undefined->variable << "):" << value->type()->str();
     return;
   }
   os << '%' << value->id();
@@ -209,6 +211,93 @@ void Module::print(llvm::raw_ostream &os) const {
 
 namespace {
 
+llvm::SmallVector<const Block *, 2> successors(const Block &block) {
+  const Terminator &t = block.terminator;
+  switch (t.kind) {
+  case Terminator::Kind::Jump:
+    return {t.target};
+  case Terminator::Kind::Branch:
+    return {t.target, t.falseTarget};
+  default:
+    return {};
+  }
+}
+
+/// The dominator tree of a function's blocks, by Cooper, Harvey and
+/// Kennedy's iterative algorithm ("A Simple, Fast Dominance Algorithm").
+class DominatorTree {
+public:
+  explicit DominatorTree(const Function &function) {
+    std::vector<const Block *> order = reversePostOrder(function);
+    for (size_t i = 0; i < order.size(); ++i)
+      position[order[i]] = i;
+    const Block *entry = function.entry();
+    idom[entry] = entry;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const Block *block : llvm::ArrayRef(order).drop_front()) {
+        const Block *dominator = nullptr;
+        for (const Block *predecessor : block->predecessors) {
+          if (!idom.contains(predecessor))
+            continue; // not processed yet, or unreachable
+          dominator = dominator ? intersect(predecessor, dominator) : predecessor;
+        }
+        if (dominator && idom.lookup(block) != dominator) {
+          idom[block] = dominator;
+          changed = true;
+        }
+      }
+    }
+  }
+
+  /// Whether every path from the entry to `block` passes `dominator`.
+  bool dominates(const Block *dominator, const Block *block) const {
+    if (!idom.contains(block))
+      return false; // unreachable
+    for (;;) {
+      if (block == dominator)
+        return true;
+      const Block *parent = idom.lookup(block);
+      if (parent == block)
+        return false;
+      block = parent;
+    }
+  }
+
+private:
+  static std::vector<const Block *> reversePostOrder(const Function &function) {
+    std::vector<const Block *> postOrder;
+    llvm::DenseSet<const Block *> visited{function.entry()};
+    std::vector<std::pair<const Block *, unsigned>> stack{{function.entry(), 0}};
+    while (!stack.empty()) {
+      auto &[block, next] = stack.back();
+      llvm::SmallVector<const Block *, 2> targets = successors(*block);
+      if (next < targets.size()) {
+        const Block *target = targets[next++];
+        if (visited.insert(target).second)
+          stack.push_back({target, 0});
+        continue;
+      }
+      postOrder.push_back(block);
+      stack.pop_back();
+    }
+    return {postOrder.rbegin(), postOrder.rend()};
+  }
+
+  const Block *intersect(const Block *a, const Block *b) const {
+    while (a != b) {
+      while (position.lookup(a) > position.lookup(b))
+        a = idom.lookup(a);
+      while (position.lookup(b) > position.lookup(a))
+        b = idom.lookup(b);
+    }
+    return a;
+  }
+
+  llvm::DenseMap<const Block *, size_t> position;
+  llvm::DenseMap<const Block *, const Block *> idom;
+};
+
 class Verifier {
 public:
   std::optional<std::string> run(const Module &module) {
@@ -228,6 +317,7 @@ private:
                  : std::optional<std::string>("an external function has blocks");
     if (function.blocks.empty())
       return "no blocks";
+    DominatorTree dominators(function);
     llvm::DenseSet<const Value *> defined;
     for (const Argument *argument : function.arguments)
       defined.insert(argument);
@@ -256,7 +346,13 @@ private:
           if (instruction->opcode == Opcode::Phi && operand->type() != instruction->type())
             return "phi %" + std::to_string(instruction->id()) + " has an operand of type " +
                    operand->type()->str();
+          if (instruction->opcode != Opcode::Phi && llvm::isa<Undefined>(operand))
+            return "%" + std::to_string(instruction->id()) + " reads undefined variable '" +
+                   llvm::cast<Undefined>(operand)->variable + "'";
         }
+        if (instruction->opcode == Opcode::Phi)
+          if (auto problem = checkUnboundOperands(*instruction, dominators))
+            return problem;
         if (auto problem = checkTypes(*instruction))
           return "%" + std::to_string(instruction->id()) + " (" +
                  spelling(instruction->opcode).str() + "): " + *problem;
@@ -270,6 +366,32 @@ private:
         if (returnsNone != (t.value == nullptr) ||
             (t.value && t.value->type() != function.returnType))
           return "return in bb" + std::to_string(block->id) + " does not match the return type";
+      }
+    }
+    return std::nullopt;
+  }
+
+  /// A phi may take an undefined operand from a predecessor only where the
+  /// variable really is unbound. A value of it defined on every path to that
+  /// predecessor (an argument, or an instruction whose block dominates it)
+  /// proves the variable bound there, unless `del` unbound it since.
+  static std::optional<std::string> checkUnboundOperands(const Instruction &phi,
+                                                         const DominatorTree &dominators) {
+    for (size_t i = 0; i < phi.operands.size(); ++i) {
+      const auto *undefined = llvm::dyn_cast_or_null<Undefined>(phi.operands[i]);
+      if (!undefined || undefined->cause == Undefined::Cause::Deleted)
+        continue;
+      const Block *unboundPath = phi.incoming[i];
+      for (size_t j = 0; j < phi.operands.size(); ++j) {
+        const Value *bound = phi.operands[j];
+        const auto *instruction = llvm::dyn_cast_or_null<Instruction>(bound);
+        bool boundOnEveryPath =
+            llvm::isa_and_nonnull<Argument>(bound) ||
+            (instruction && dominators.dominates(instruction->parent, unboundPath));
+        if (boundOnEveryPath)
+          return "phi %" + std::to_string(phi.id()) + " takes '" + undefined->variable +
+                 "' as unbound from bb" + std::to_string(unboundPath->id) + ", but %" +
+                 std::to_string(bound->id()) + " binds it on every path there";
       }
     }
     return std::nullopt;

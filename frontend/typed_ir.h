@@ -94,10 +94,18 @@ public:
   static bool classof(const Value *v) { return v->kind() == Kind::Constant; }
 };
 
-/// A variable's value on paths where it was never assigned.
+/// A variable's value on paths where it has no value: it was never
+/// assigned there, or `del` removed it. Reading it is Python's
+/// UnboundLocalError; as in Numba, only a phi may take it as an operand,
+/// and the verifier checks that the variable really is unbound on that path.
 class Undefined : public Value {
 public:
-  Undefined(const Type *type, unsigned id) : Value(Kind::Undefined, type, id) {}
+  enum class Cause : uint8_t { Unassigned, Deleted };
+
+  Undefined(const Type *type, unsigned id, std::string variable, Cause cause)
+      : Value(Kind::Undefined, type, id), variable(std::move(variable)), cause(cause) {}
+  std::string variable;
+  Cause cause;
   static bool classof(const Value *v) { return v->kind() == Kind::Undefined; }
 };
 
@@ -195,7 +203,7 @@ public:
   Block *addBlock();
   Instruction *addInstruction(Block *block, Opcode opcode, const Type *type, SourceRange where);
   Constant *constant(const Type *type, ConstantValue value);
-  Undefined *undefined(const Type *type);
+  Undefined *undefined(const Type *type, llvm::StringRef variable, Undefined::Cause cause);
 
 private:
   unsigned nextValueId = 0;
