@@ -13,7 +13,7 @@
 #include "backend/cuda_toolkit.h"
 #include "backend/nvjitlink.h"
 #include "backend/ptxas_log.h"
-#include "frontend/module_scope.h"
+#include "ir/jit_options.h"
 
 #include <llvm/Support/Error.h>
 

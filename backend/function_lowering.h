@@ -15,8 +15,7 @@
 
 #include "backend/llvm_types.h"
 #include "backend/target_hooks.h"
-#include "frontend/source_manager.h"
-#include "frontend/typed_ir.h"
+#include "ir/typed_ir.h"
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/IR/DIBuilder.h>
@@ -30,8 +29,7 @@ namespace kiln::backend {
 
 class ModuleLowering {
 public:
-  ModuleLowering(TargetHooks &hooks, llvm::LLVMContext &context, const SourceManager &sources,
-                 const ir::Function &kernel);
+  ModuleLowering(TargetHooks &hooks, llvm::LLVMContext &context, const ir::Function &kernel);
 
   /// The LLVM function of `function`, declared on first use; its body is
   /// lowered later by run().
@@ -46,13 +44,12 @@ public:
 
   /// Debug-information scope for `function`, when line tables are wanted.
   llvm::DISubprogram *subprogram(const ir::Function &function, llvm::Function &lowered);
-  llvm::DebugLoc location(SourceRange range, llvm::DISubprogram *scope) const;
+  llvm::DebugLoc location(ir::Location at, llvm::DISubprogram *scope) const;
   void finishDebugInfo();
 
   TargetHooks &hooks;
   LLVMTypes types;
   std::unique_ptr<llvm::Module> module;
-  const SourceManager &sources;
 
 private:
   std::map<const ir::Function *, llvm::Function *> functions;
@@ -64,7 +61,7 @@ private:
   /// Whether the kernel, whose options say how the module is compiled, has
   /// debug=True.
   bool kernelDebug;
-  std::map<uint32_t, llvm::DIFile *> debugFiles;
+  std::map<std::string, llvm::DIFile *> debugFiles;
 };
 
 class FunctionLowering {
@@ -88,7 +85,7 @@ public:
   llvm::BasicBlock *newBlock(const llvm::Twine &name);
   llvm::Constant *i64(int64_t value) { return builder.getInt64(static_cast<uint64_t>(value)); }
   llvm::Constant *i32(int32_t value) { return builder.getInt32(static_cast<uint32_t>(value)); }
-  HookSite site(SourceRange location);
+  HookSite site(ir::Location location);
 
   //===--- Operators (lower_arithmetic.cpp) ---===//
   llvm::Value *lowerUnary(const ir::Instruction &instruction);
@@ -134,7 +131,7 @@ public:
   /// Raises and continues in a fresh block (for asserts); the raise ends
   /// the thread, so the fresh block is only reached when it does not.
   void raiseUnless(llvm::Value *condition, llvm::StringRef exceptionClass, llvm::StringRef message,
-                   SourceRange location);
+                   ir::Location location);
 
   ModuleLowering &module;
   LLVMTypes &types;
@@ -144,7 +141,7 @@ public:
   llvm::IRBuilder<> builder;
   llvm::Value *threadContext = nullptr;
   llvm::DISubprogram *debugScope = nullptr;
-  SourceRange currentLocation;
+  ir::Location currentLocation;
 
 private:
   void lowerBlock(const ir::Block &block);

@@ -19,7 +19,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "frontend/types.h"
+#include "ir/types.h"
 
 #include <llvm/ADT/StringRef.h>
 

@@ -79,7 +79,7 @@ llvm::Expected<CompiledCode> KernelCompiler::compileForGpu(const ir::Function &k
                                                            unsigned arch, CodeForm form) const {
   llvm::LLVMContext context;
   NvptxTargetHooks hooks;
-  llvm::Expected<LoweredKernel> lowered = lowerKernel(kernel, hooks, context, sources);
+  llvm::Expected<LoweredKernel> lowered = lowerKernel(kernel, hooks, context);
   if (!lowered)
     return lowered.takeError();
   llvm::Module &module = *lowered->module;
@@ -113,7 +113,7 @@ llvm::Expected<CompiledCode> KernelCompiler::compileForHost(const ir::Function &
     return machine.takeError();
   llvm::LLVMContext context;
   HostTargetHooks hooks(hostTriple(), (*machine)->createDataLayout().getStringRepresentation());
-  llvm::Expected<LoweredKernel> lowered = lowerKernel(kernel, hooks, context, sources);
+  llvm::Expected<LoweredKernel> lowered = lowerKernel(kernel, hooks, context);
   if (!lowered)
     return lowered.takeError();
   KernelInterface interface = interfaceOf(*lowered, kernel);

@@ -13,8 +13,7 @@
 #pragma once
 
 #include "backend/kernel_abi.h"
-#include "frontend/source_manager.h"
-#include "frontend/typed_ir.h"
+#include "ir/typed_ir.h"
 
 #include <llvm/Support/Error.h>
 
@@ -49,8 +48,7 @@ enum class CodeForm { LLVMIR, Assembly, Object };
 
 class KernelCompiler {
 public:
-  KernelCompiler(const SourceManager &sources, std::string libdevicePath)
-      : sources(sources), libdevicePath(std::move(libdevicePath)) {}
+  explicit KernelCompiler(std::string libdevicePath) : libdevicePath(std::move(libdevicePath)) {}
 
   /// PTX (Assembly) or optimized LLVM IR for `.target sm_<arch>`.
   llvm::Expected<CompiledCode> compileForGpu(const ir::Function &kernel, unsigned arch,
@@ -59,7 +57,6 @@ public:
   llvm::Expected<CompiledCode> compileForHost(const ir::Function &kernel, CodeForm form) const;
 
 private:
-  const SourceManager &sources;
   std::string libdevicePath;
 };
 

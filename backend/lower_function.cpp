@@ -15,8 +15,8 @@ FunctionLowering::FunctionLowering(ModuleLowering &module, const ir::Function &s
     builder.setFastMathFlags(llvm::FastMathFlags::getFast());
 }
 
-HookSite FunctionLowering::site(SourceRange location) {
-  return HookSite{builder, source, threadContext, location, module.sources};
+HookSite FunctionLowering::site(ir::Location location) {
+  return HookSite{builder, source, threadContext, location};
 }
 
 void FunctionLowering::run() {

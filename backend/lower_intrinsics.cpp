@@ -557,7 +557,7 @@ void FunctionLowering::lowerAssert(const ir::Instruction &instruction) {
 }
 
 void FunctionLowering::raiseUnless(llvm::Value *condition, llvm::StringRef exceptionClass,
-                                   llvm::StringRef message, SourceRange location) {
+                                   llvm::StringRef message, ir::Location location) {
   llvm::BasicBlock *fail = llvm::BasicBlock::Create(lowered.getContext(), "raise", &lowered);
   llvm::BasicBlock *next = llvm::BasicBlock::Create(lowered.getContext(), "continue", &lowered);
   builder.CreateCondBr(condition, next, fail);

@@ -52,9 +52,9 @@ std::string mangledName(llvm::StringRef irSymbol) {
 //===----------------------------------------------------------------------===//
 
 ModuleLowering::ModuleLowering(TargetHooks &hooks, llvm::LLVMContext &context,
-                               const SourceManager &sources, const ir::Function &kernel)
+                               const ir::Function &kernel)
     : hooks(hooks), types(context), module(std::make_unique<llvm::Module>(kernel.symbol, context)),
-      sources(sources), kernelDebug(kernel.options.debug) {
+      kernelDebug(kernel.options.debug) {
   hooks.configureModule(*module, kernel);
 }
 
@@ -150,11 +150,11 @@ llvm::DISubprogram *ModuleLowering::subprogram(const ir::Function &function,
                                                llvm::Function &lowered) {
   if (!function.options.lineinfo && !function.options.debug)
     return nullptr;
-  if (!function.file)
+  if (function.path.empty())
     return nullptr;
   if (!debugInfo) {
     debugInfo = std::make_unique<llvm::DIBuilder>(*module);
-    llvm::DIFile *file = debugInfo->createFile(sources.path(function.file), "");
+    llvm::DIFile *file = debugInfo->createFile(function.path, "");
     compileUnit = debugInfo->createCompileUnit(
         llvm::dwarf::DW_LANG_Python, file, "Kiln " KILN_VERSION, function.options.optimize, "", 0,
         "",
@@ -168,11 +168,10 @@ llvm::DISubprogram *ModuleLowering::subprogram(const ir::Function &function,
                           llvm::DEBUG_METADATA_VERSION);
     module->addModuleFlag(llvm::Module::Warning, "Dwarf Version", 4);
   }
-  llvm::DIFile *&file = debugFiles[function.file];
+  llvm::DIFile *&file = debugFiles[function.path];
   if (!file)
-    file = debugInfo->createFile(sources.path(function.file), "");
-  unsigned line =
-      function.location.isValid() ? sources.lineColumn(function.location.begin).line : 0;
+    file = debugInfo->createFile(function.path, "");
+  unsigned line = function.location.line;
   auto *type = debugInfo->createSubroutineType(debugInfo->getOrCreateTypeArray({}));
   llvm::DISubprogram *program =
       debugInfo->createFunction(file, function.sourceName, lowered.getName(), file, line, type,
@@ -181,18 +180,16 @@ llvm::DISubprogram *ModuleLowering::subprogram(const ir::Function &function,
   return program;
 }
 
-llvm::DebugLoc ModuleLowering::location(SourceRange range, llvm::DISubprogram *scope) const {
-  if (!scope || !range.isValid())
+llvm::DebugLoc ModuleLowering::location(ir::Location at, llvm::DISubprogram *scope) const {
+  if (!scope || !at.isValid())
     return llvm::DebugLoc();
-  LineColumn position = sources.lineColumn(range.begin);
-  return llvm::DILocation::get(module->getContext(), position.line, position.column, scope);
+  return llvm::DILocation::get(module->getContext(), at.line, at.column, scope);
 }
 
 std::string HookSite::describeLocation() const {
-  if (!location.isValid())
+  if (!location.isValid() || function.path.empty())
     return "";
-  LineColumn position = sources.lineColumn(location.begin);
-  return sources.path(location.begin.file).str() + ":" + std::to_string(position.line);
+  return function.path + ":" + std::to_string(location.line);
 }
 
 void ModuleLowering::finishDebugInfo() {
@@ -230,9 +227,8 @@ static uint64_t localArrayBytes(const ir::Function &kernel) {
 }
 
 llvm::Expected<LoweredKernel> lowerKernel(const ir::Function &kernel, TargetHooks &hooks,
-                                          llvm::LLVMContext &context,
-                                          const SourceManager &sources) {
-  ModuleLowering lowering(hooks, context, sources, kernel);
+                                          llvm::LLVMContext &context) {
+  ModuleLowering lowering(hooks, context, kernel);
   llvm::Function *entry = lowering.declare(kernel);
   lowering.lowerPending();
   lowering.finishDebugInfo();

@@ -11,8 +11,7 @@
 
 #include "backend/kernel_abi.h"
 #include "backend/target_hooks.h"
-#include "frontend/source_manager.h"
-#include "frontend/typed_ir.h"
+#include "ir/typed_ir.h"
 
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -36,10 +35,10 @@ struct LoweredKernel {
 };
 
 /// Lowers `kernel` (a Kernel function of its module) and everything it
-/// calls. `sources` gives file names and lines for line tables. An error
-/// is an internal error: typed IR that passed the verifier always lowers.
+/// calls. An error is an internal error: typed IR that passed the
+/// verifier always lowers.
 llvm::Expected<LoweredKernel> lowerKernel(const ir::Function &kernel, TargetHooks &hooks,
-                                          llvm::LLVMContext &context, const SourceManager &sources);
+                                          llvm::LLVMContext &context);
 
 /// The symbol a function gets in LLVM IR, PTX and host objects: a C
 /// identifier that encodes `irSymbol` ("pkg.kernels.add$1") unambiguously,

@@ -2,7 +2,7 @@
 
 #include "backend/manifest.h"
 
-#include "frontend/types.h"
+#include "ir/types.h"
 
 #include <llvm/Support/Format.h>
 #include <llvm/Support/JSON.h>
@@ -12,11 +12,15 @@
 namespace kiln::backend {
 
 llvm::StringRef kernelKind(const ir::Function &kernel) {
-  if (kernel.decl && kernel.decl->kind == FunctionDecl::Kind::Ufunc)
+  switch (kernel.origin) {
+  case ir::Function::Origin::UfuncLoop:
     return "ufunc";
-  if (kernel.decl && kernel.decl->kind == FunctionDecl::Kind::Reduction)
+  case ir::Function::Origin::ReductionLoop:
     return "reduction";
-  return "kernel";
+  case ir::Function::Origin::Source:
+    return "kernel";
+  }
+  llvm_unreachable("unknown function origin");
 }
 
 std::string constantTypeName(const ConstantValue &value) {

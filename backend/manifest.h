@@ -13,8 +13,8 @@
 #pragma once
 
 #include "backend/kernel_compiler.h"
-#include "frontend/constant_value.h"
-#include "frontend/typed_ir.h"
+#include "ir/constant_value.h"
+#include "ir/typed_ir.h"
 
 #include <llvm/Support/raw_ostream.h>
 

@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "frontend/typed_ir.h"
+#include "ir/typed_ir.h"
 
 #include <llvm/ADT/StringRef.h>
 

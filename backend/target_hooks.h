@@ -14,8 +14,7 @@
 #pragma once
 
 #include "backend/kernel_abi.h"
-#include "frontend/source_manager.h"
-#include "frontend/typed_ir.h"
+#include "ir/typed_ir.h"
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
@@ -32,9 +31,8 @@ struct HookSite {
   llvm::IRBuilder<> &builder;
   const ir::Function &function;
   llvm::Value *threadContext;
-  /// Source position of the operation, and the files it refers to.
-  SourceRange location;
-  const SourceManager &sources;
+  /// Source position of the operation, in the function's file.
+  ir::Location location;
 
   /// "file:line" of the operation, for messages; empty when unknown. Made
   /// only when a hook needs it (a raise with debug=True), not for every

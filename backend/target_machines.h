@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "frontend/module_scope.h"
+#include "ir/jit_options.h"
 
 #include <llvm/Support/Error.h>
 #include <llvm/Target/TargetMachine.h>

@@ -11,7 +11,7 @@
 #include "backend/cuda_source.h"
 #include "backend/nvjitlink.h"
 #include "backend/ptxas.h"
-#include "frontend/module_scope.h"
+#include "ir/jit_options.h"
 
 namespace kiln::backend {
 

@@ -179,12 +179,11 @@ void addOptions(cache::KeyBuilder &key, const JitOptions &options) {
 } // namespace
 
 BuildCache::BuildCache(std::unique_ptr<cache::Cache> cache, const BuildOptions &options,
-                       const CheckedModule &module, std::string cudaVersion)
-    : store(std::move(cache)), options(options), module(module),
+                       std::string cudaVersion)
+    : store(std::move(cache)), options(options),
       identity(cache::CompilerIdentity::current(versionNumber(), cudaVersion)) {}
 
-std::unique_ptr<BuildCache> BuildCache::open(const BuildOptions &options,
-                                             const CheckedModule &module, std::string cudaVersion) {
+std::unique_ptr<BuildCache> BuildCache::open(const BuildOptions &options, std::string cudaVersion) {
   auto warn = [](llvm::StringRef message) {
     llvm::WithColor::warning(llvm::errs(), "kiln") << message << '\n';
   };
@@ -203,44 +202,21 @@ std::unique_ptr<BuildCache> BuildCache::open(const BuildOptions &options,
     return nullptr;
   }
   return std::unique_ptr<BuildCache>(
-      new BuildCache(std::move(*opened), options, module, std::move(cudaVersion)));
+      new BuildCache(std::move(*opened), options, std::move(cudaVersion)));
 }
 
 std::optional<std::string> BuildCache::semanticKey(const ir::Function &kernel) const {
-  if (!kernel.decl)
+  if (kernel.semanticHash.empty())
     return std::nullopt;
-  for (const CheckedModule::Function &function : module.functions) {
-    if (function.decl != kernel.decl)
-      continue;
-    const FunctionDecl &decl = *function.decl;
-    if (decl.kind == FunctionDecl::Kind::Kernel) {
-      std::optional<std::string> found;
-      for (const Specialization *spec : function.specializations) {
-        if (!spec->ssa || spec->ssa->arguments.size() != kernel.arguments.size())
-          continue;
-        bool same = true;
-        for (size_t i = 0; i < kernel.arguments.size() && same; ++i)
-          same = const_cast<CheckedModule &>(module).types.unliteral(
-                     spec->argTypes[spec->ssa->arguments[i]->index]) == kernel.arguments[i]->type();
-        if (!same)
-          continue;
-        std::string hash = toHex(module.hashOf(*spec));
-        if (found && *found != hash)
-          return std::nullopt; // ambiguous: better uncached
-        found = hash;
-      }
-      return found;
-    }
-    // A kernel synthesized for a ufunc or reduction: its core is the
-    // specialization its symbol numbers.
-    unsigned number = 0;
-    if (llvm::StringRef(kernel.symbol).rsplit('$').second.getAsInteger(10, number) ||
-        number >= function.specializations.size())
-      return std::nullopt;
-    const char *what = decl.kind == FunctionDecl::Kind::Ufunc ? "ufunc" : "reduction";
-    return std::string(what) + ":" + toHex(module.hashOf(*function.specializations[number]));
+  switch (kernel.origin) {
+  case ir::Function::Origin::Source:
+    return kernel.semanticHash;
+  case ir::Function::Origin::UfuncLoop:
+    return "ufunc:" + kernel.semanticHash;
+  case ir::Function::Origin::ReductionLoop:
+    return "reduction:" + kernel.semanticHash;
   }
-  return std::nullopt;
+  llvm_unreachable("unknown function origin");
 }
 
 std::string BuildCache::codeKey(const std::string &semantic, const ir::Function &kernel,
@@ -254,7 +230,7 @@ std::string BuildCache::codeKey(const std::string &semantic, const ir::Function 
   key.add("semantic", semantic);
   addOptions(key, kernel.options);
   if (kernel.options.debug || kernel.options.lineinfo)
-    key.add("source", module.sources.path(kernel.file));
+    key.add("source", kernel.path);
   return key.finish();
 }
 

@@ -24,8 +24,7 @@
 #include "backend/fatbinary.h"
 #include "backend/kernel_compiler.h"
 #include "cache/cache.h"
-#include "frontend/frontend.h"
-#include "frontend/typed_ir.h"
+#include "ir/typed_ir.h"
 
 #include <memory>
 #include <mutex>
@@ -41,11 +40,10 @@ class BuildCache {
 public:
   /// The cache `options` ask for; null when it is off or unusable (with one
   /// warning).
-  static std::unique_ptr<BuildCache> open(const BuildOptions &options, const CheckedModule &module,
-                                          std::string cudaVersion);
+  static std::unique_ptr<BuildCache> open(const BuildOptions &options, std::string cudaVersion);
 
-  /// The semantic part of `kernel`'s keys; nothing when its specialization
-  /// cannot be found.
+  /// The semantic part of `kernel`'s keys; nothing when the IR records no
+  /// source for it.
   std::optional<std::string> semanticKey(const ir::Function &kernel) const;
 
   std::string codeKey(const std::string &semantic, const ir::Function &kernel, llvm::StringRef kind,
@@ -71,11 +69,10 @@ public:
 
 private:
   BuildCache(std::unique_ptr<cache::Cache> cache, const BuildOptions &options,
-             const CheckedModule &module, std::string cudaVersion);
+             std::string cudaVersion);
 
   std::unique_ptr<cache::Cache> store;
   const BuildOptions &options;
-  const CheckedModule &module;
   cache::CompilerIdentity identity;
   std::mutex mutex;
   std::vector<std::string> notes;

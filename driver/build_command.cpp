@@ -347,10 +347,10 @@ int runBuild(const BuildOptions &options) {
     }
     libdevice = *path;
   }
-  backend::KernelCompiler compiler(module.sources, libdevice);
+  backend::KernelCompiler compiler(libdevice);
   // The cache, per (specialization, target); see driver/build_cache.h.
   std::unique_ptr<BuildCache> cache =
-      BuildCache::open(options, module, toolkit ? toolkit->version.str() : std::string());
+      BuildCache::open(options, toolkit ? toolkit->version.str() : std::string());
   std::vector<std::optional<std::string>> semantic(builds.size());
   if (cache)
     for (size_t i = 0; i < builds.size(); ++i)

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "frontend/constant_folding.h"
 #include "frontend/ssa.h"
 
 #include <llvm/ADT/DenseMap.h>

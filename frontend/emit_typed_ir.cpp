@@ -10,6 +10,7 @@
 
 #include "frontend/emit_typed_ir.h"
 
+#include "frontend/semantic_hash.h"
 #include "frontend/synthesized_kernels.h"
 #include "frontend/typing/typing_rules.h"
 
@@ -48,7 +49,7 @@ private:
   ir::Instruction *emit(ir::Opcode opcode, const Type *type, llvm::ArrayRef<ir::Value *> operands,
                         ir::Block *where = nullptr) {
     ir::Instruction *instruction =
-        function.addInstruction(where ? where : current, opcode, type, location);
+        function.addInstruction(where ? where : current, opcode, type, irLocation(location));
     instruction->operands.assign(operands.begin(), operands.end());
     if (raisesZeroDivision(opcode, type))
       function.raises = true;
@@ -120,6 +121,7 @@ private:
   bool edgeRuns(const ssa::Block *from, const ssa::Block *to) const;
   ir::Block *current = nullptr;
   SourceRange location;
+  ir::Location irLocation(SourceRange range) const;
 };
 
 class ModuleEmitter {
@@ -137,6 +139,13 @@ public:
   /// A prelude device function (complex math), specialized for `args`.
   ir::Function *preludeFunction(llvm::StringRef preludeModule, llvm::StringRef name,
                                 const std::vector<const Type *> &args);
+  /// The line and column the IR records for a source position.
+  ir::Location locate(SourceRange range) const {
+    if (!range.isValid())
+      return {};
+    LineColumn position = checked.sources.lineColumn(range.begin);
+    return {position.line, position.column};
+  }
   CheckedModule &checked;
 
 private:
@@ -176,7 +185,6 @@ ir::Function *ModuleEmitter::functionFor(const Specialization *spec) {
     function->kind = ir::Function::Kind::External;
     function->symbol = spec->decl.externalSymbol;
     function->sourceName = spec->decl.name;
-    function->decl = &spec->decl;
     function->returnType = signature.returnType;
     for (size_t i = 0; i < signature.args.size(); ++i)
       function->addArgument(signature.args[i], "arg" + std::to_string(i));
@@ -187,12 +195,13 @@ ir::Function *ModuleEmitter::functionFor(const Specialization *spec) {
   function->sourceName = spec->decl.name;
   function->kind = spec->decl.kind == FunctionDecl::Kind::Kernel ? ir::Function::Kind::Kernel
                                                                  : ir::Function::Kind::Device;
-  function->decl = &spec->decl;
   function->options = spec->decl.options;
   function->returnType = checked.types.unliteral(spec->returnType);
+  if (spec->decl.kind != FunctionDecl::Kind::Device)
+    function->semanticHash = toHex(checked.hashOf(*spec));
   if (spec->decl.def) {
-    function->location = spec->decl.def->nameRange;
-    function->file = spec->decl.def->nameRange.begin.file;
+    function->path = checked.sources.path(spec->decl.def->nameRange.begin.file).str();
+    function->location = locate(spec->decl.def->nameRange);
   }
   // Arguments exist before the body, so that callers emitted first (or
   // recursive calls) can convert their operands to the parameter types.
@@ -335,8 +344,8 @@ void FunctionEmitter::run() {
       const Type *type = typeOf(phi);
       if (!type || type->isCompileTimeOnly())
         continue;
-      ir::Instruction *instruction =
-          function.addInstruction(blocks[block], ir::Opcode::Phi, plain(type), phi->range);
+      ir::Instruction *instruction = function.addInstruction(blocks[block], ir::Opcode::Phi,
+                                                             plain(type), irLocation(phi->range));
       values[phi] = instruction;
       phis.push_back({phi, block, instruction});
     }
@@ -378,10 +387,14 @@ void FunctionEmitter::run() {
   }
 }
 
+ir::Location FunctionEmitter::irLocation(SourceRange range) const {
+  return module.locate(range);
+}
+
 void FunctionEmitter::emitTerminator(const ssa::Block *block) {
   const ssa::Terminator &t = block->terminator;
   ir::Terminator &out = current->terminator;
-  out.location = t.range;
+  out.location = irLocation(t.range);
   switch (t.kind) {
   case ssa::Terminator::Kind::Jump:
     out.kind = ir::Terminator::Kind::Jump;

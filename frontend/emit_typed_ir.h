@@ -10,7 +10,7 @@
 #pragma once
 
 #include "frontend/frontend.h"
-#include "frontend/typed_ir.h"
+#include "ir/typed_ir.h"
 
 #include <memory>
 

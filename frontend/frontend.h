@@ -18,7 +18,7 @@
 #include "frontend/module_scope.h"
 #include "frontend/semantic_hash.h"
 #include "frontend/type_inference.h"
-#include "frontend/types.h"
+#include "ir/types.h"
 
 #include <llvm/Support/Error.h>
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "frontend/constant_folding.h"
 #include "frontend/module_scope.h"
 
 #include <optional>

@@ -2,6 +2,7 @@
 
 #include "frontend/module_scope.h"
 
+#include "frontend/constant_folding.h"
 #include "frontend/module_evaluator.h"
 
 #include <llvm/ADT/StringSet.h>

@@ -21,9 +21,10 @@
 
 #include "frontend/ast.h"
 #include "frontend/builtin_symbols.h"
-#include "frontend/constant_value.h"
 #include "frontend/diagnostics.h"
-#include "frontend/types.h"
+#include "ir/constant_value.h"
+#include "ir/jit_options.h"
+#include "ir/types.h"
 
 #include <llvm/ADT/StringMap.h>
 
@@ -45,27 +46,6 @@ struct Signature {
 
   /// "void(float32[:], int64)" in Numba's spelling of types.
   std::string str() const;
-};
-
-/// Options of @cuda.jit and friends, with Numba's defaults.
-struct JitOptions {
-  bool fastmath = false;
-  bool debug = false;
-  bool optimize = true;
-  bool lineinfo = false;
-  std::optional<unsigned> maxRegisters;
-  bool forceInline = false;
-  bool inlineAlways = false;
-  bool cache = false;
-  std::optional<bool> lto;
-  std::vector<unsigned> launchBounds;
-  /// Files of CUDA C/C++, PTX or objects to link, as written.
-  std::vector<std::string> link;
-  /// The shared memory / L1 carveout preference of a kernel, as numba-cuda
-  /// passes it to the driver: a percentage of shared memory from 0 to 100,
-  /// or -1 for the driver's default ("MaxL1" is 0, "MaxShared" 100,
-  /// "default" -1). Unset when not given.
-  std::optional<int> sharedMemoryCarveout;
 };
 
 class ModuleScope;

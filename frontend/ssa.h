@@ -16,8 +16,8 @@
 #pragma once
 
 #include "frontend/ast.h"
-#include "frontend/constant_value.h"
 #include "frontend/module_scope.h"
+#include "ir/constant_value.h"
 
 #include <llvm/ADT/SmallVector.h>
 

@@ -15,7 +15,7 @@ public:
   void at(ir::Block *block) { current = block; }
 
   ir::Instruction *emit(ir::Opcode opcode, const Type *type, llvm::ArrayRef<ir::Value *> operands) {
-    ir::Instruction *instruction = function.addInstruction(current, opcode, type, SourceRange());
+    ir::Instruction *instruction = function.addInstruction(current, opcode, type, ir::Location());
     instruction->operands.assign(operands.begin(), operands.end());
     return instruction;
   }
@@ -86,16 +86,17 @@ public:
 };
 
 ir::Function *newKernel(ir::Module &module, TypeContext &types, ir::Function &core,
-                        std::string symbol) {
+                        std::string symbol, ir::Function::Origin origin) {
   ir::Function *kernel = module.addFunction();
   kernel->symbol = std::move(symbol);
   kernel->sourceName = core.sourceName;
   kernel->kind = ir::Function::Kind::Kernel;
-  kernel->decl = core.decl;
+  kernel->origin = origin;
   kernel->options = core.options;
+  kernel->semanticHash = core.semanticHash;
   kernel->returnType = types.none();
+  kernel->path = core.path;
   kernel->location = core.location;
-  kernel->file = core.file;
   kernel->raises = core.raises;
   return kernel;
 }
@@ -104,7 +105,8 @@ ir::Function *newKernel(ir::Module &module, TypeContext &types, ir::Function &co
 
 ir::Function *synthesizeUfuncKernel(ir::Module &module, TypeContext &types, ir::Function &core,
                                     std::string symbol) {
-  ir::Function *kernel = newKernel(module, types, core, std::move(symbol));
+  ir::Function *kernel =
+      newKernel(module, types, core, std::move(symbol), ir::Function::Origin::UfuncLoop);
   std::vector<ir::Argument *> inputs;
   for (const ir::Argument *argument : core.arguments)
     inputs.push_back(
@@ -135,7 +137,8 @@ ir::Function *synthesizeUfuncKernel(ir::Module &module, TypeContext &types, ir::
 
 ir::Function *synthesizeReductionKernel(ir::Module &module, TypeContext &types, ir::Function &core,
                                         const Type *element, std::string symbol) {
-  ir::Function *kernel = newKernel(module, types, core, std::move(symbol));
+  ir::Function *kernel =
+      newKernel(module, types, core, std::move(symbol), ir::Function::Origin::ReductionLoop);
   kernel->synchronizes = true;
   ir::Argument *values = kernel->addArgument(types.array(element, 1, ArrayLayout::A), "values");
   ir::Argument *partials = kernel->addArgument(types.array(element, 1, ArrayLayout::C), "partials");

@@ -26,8 +26,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "frontend/typed_ir.h"
-#include "frontend/types.h"
+#include "ir/typed_ir.h"
+#include "ir/types.h"
 
 namespace kiln {
 

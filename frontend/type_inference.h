@@ -27,7 +27,7 @@
 #include "frontend/diagnostics.h"
 #include "frontend/module_scope.h"
 #include "frontend/ssa.h"
-#include "frontend/types.h"
+#include "ir/types.h"
 
 #include <map>
 #include <memory>

@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "frontend/types.h"
+#include "ir/types.h"
 
 #include <llvm/ADT/ArrayRef.h>
 

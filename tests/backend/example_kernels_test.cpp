@@ -66,7 +66,7 @@ protected:
 
 TEST_P(ExampleKernels, AssembleForEveryDefaultArchitectureIntoExactFatbins) {
   cuda::ArchSet archs = cuda::defaultArchSet();
-  backend::KernelCompiler compiler(checked->sources, libdevice);
+  backend::KernelCompiler compiler(libdevice);
   ASSERT_FALSE(kernels().empty()) << path << " has no kernels";
   for (const ir::Function *kernel : kernels()) {
     SCOPED_TRACE(kernel->symbol);
@@ -115,7 +115,7 @@ TEST_P(ExampleKernels, AssembleForEveryDefaultArchitectureIntoExactFatbins) {
 }
 
 TEST_P(ExampleKernels, CompileToTheSameBytesTwice) {
-  backend::KernelCompiler compiler(checked->sources, libdevice);
+  backend::KernelCompiler compiler(libdevice);
   for (const ir::Function *kernel : kernels()) {
     llvm::Expected<backend::CompiledCode> first =
         compiler.compileForGpu(*kernel, 90, backend::CodeForm::Assembly);
@@ -149,7 +149,7 @@ TEST(InteropKernels, LinkCudaCForEveryDefaultArchitecture) {
   ASSERT_TRUE(typed);
   llvm::Expected<std::string> libdevice = toolkit().require(cuda::ToolkitComponent::Libdevice);
   KILN_ASSERT_OK(libdevice);
-  backend::KernelCompiler compiler((*checked)->sources, *libdevice);
+  backend::KernelCompiler compiler(*libdevice);
   backend::CubinBuilder cubins(toolkit());
   std::vector<std::string> shim = {std::string(KILN_SOURCE_DIR) +
                                    "/examples/curand_interop/curand_shim.cu"};

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "frontend/typed_ir.h"
+#include "ir/typed_ir.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "frontend/types.h"
+#include "ir/types.h"
 #include "runtime/extension/argument_types.h"
 
 #include <gtest/gtest.h>

@@ -142,7 +142,7 @@ KilnTestModule *kiln_test_compile(const char *path, const char *workDirectory, c
   if (!libdevice)
     return fail(llvm::toString(libdevice.takeError()));
   auto loaded = std::make_unique<KilnTestModule>();
-  kiln::backend::KernelCompiler compiler(module.sources, *libdevice);
+  kiln::backend::KernelCompiler compiler(*libdevice);
   std::vector<std::string> objects;
   for (const auto &function : typed->functions) {
     if (function->kind != kiln::ir::Function::Kind::Kernel)

@@ -1,16 +1,13 @@
-//===- frontend/constant_value.h - Python constants -------------*- C++ -*-===//
+//===- ir/constant_value.h - Python constants -------------------*- C++ -*-===//
 //
 // The value of a module-level constant or of a literal expression in a
 // kernel: None, a bool, an int, a float, a complex, a string or a tuple of
 // these, optionally a NumPy scalar of a fixed dtype (np.float32(0.5)).
-// Arithmetic follows Python's semantics (floor division and modulo, int **
-// negative int is a float, ...) so that Kiln folds constants exactly as
-// CPython's compiler does before Numba sees the bytecode.
+// The front end folds operators on them (frontend/constant_folding.h); the
+// typed IR carries them as the values of its constants.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
-
-#include "frontend/ast.h"
 
 #include <llvm/ADT/StringRef.h>
 
@@ -105,21 +102,5 @@ private:
   std::string text;
   std::vector<ConstantValue> items;
 };
-
-/// Why folding failed, for the caller's diagnostic.
-enum class FoldError : uint8_t { None, DivisionByZero, Overflow, Unsupported };
-
-struct FoldResult {
-  std::optional<ConstantValue> value;
-  FoldError error = FoldError::Unsupported;
-};
-
-/// Python's binary operators on constants.
-FoldResult foldBinary(ast::BinaryOp op, const ConstantValue &lhs, const ConstantValue &rhs,
-                      TypeContext &types);
-/// Python's unary operators on constants.
-FoldResult foldUnary(ast::UnaryOp op, const ConstantValue &operand, TypeContext &types);
-/// Python's comparisons on numbers (and == / != on anything).
-FoldResult foldCompare(ast::CompareOp op, const ConstantValue &lhs, const ConstantValue &rhs);
 
 } // namespace kiln

@@ -1,6 +1,6 @@
-//===- frontend/typed_ir.cpp - Building, printing, checking typed IR ------===//
+//===- ir/typed_ir.cpp - Building, printing, checking typed IR ------===//
 
-#include "frontend/typed_ir.h"
+#include "ir/typed_ir.h"
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/DenseSet.h>
@@ -12,7 +12,7 @@ llvm::StringRef spelling(Opcode opcode) {
 #define IR_OPCODE(NAME, SPELLING)                                                                  \
   case Opcode::NAME:                                                                               \
     return SPELLING;
-#include "frontend/typed_ir_opcodes.def"
+#include "ir/opcodes.def"
   }
   return "?";
 }
@@ -22,7 +22,7 @@ llvm::StringRef spelling(Intrinsic intrinsic) {
 #define IR_INTRINSIC(NAME, SPELLING)                                                               \
   case Intrinsic::NAME:                                                                            \
     return SPELLING;
-#include "frontend/typed_ir_intrinsics.def"
+#include "ir/intrinsics.def"
   }
   return "?";
 }
@@ -42,7 +42,7 @@ Block *Function::addBlock() {
 }
 
 Instruction *Function::addInstruction(Block *block, Opcode opcode, const Type *type,
-                                      SourceRange where) {
+                                      Location where) {
   auto instruction = std::make_unique<Instruction>(opcode, type, nextValueId++, where);
   Instruction *result = instruction.get();
   result->parent = block;
@@ -404,7 +404,7 @@ private:
     return text + ")";
   }
 
-  /// Math intrinsics (sin ... round_digits in typed_ir_intrinsics.def)
+  /// Math intrinsics (sin ... round_digits in intrinsics.def)
   /// work on floats: the first operand is one, and so is the result of all
   /// but the classifying and splitting functions.
   static std::optional<std::string> checkIntrinsic(const Instruction &instruction) {

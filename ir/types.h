@@ -1,4 +1,4 @@
-//===- frontend/types.h - Numba's type system -------------------*- C++ -*-===//
+//===- ir/types.h - Numba's type system -------------------*- C++ -*-===//
 //
 // [Note: types]
 // Kiln types kernels exactly as Numba does, so its type system mirrors

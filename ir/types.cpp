@@ -1,6 +1,6 @@
-//===- frontend/types.cpp - Numba's type system ---------------------------===//
+//===- ir/types.cpp - Numba's type system ---------------------------===//
 
-#include "frontend/types.h"
+#include "ir/types.h"
 
 #include <llvm/ADT/StringSwitch.h>
 

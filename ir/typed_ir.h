@@ -1,4 +1,4 @@
-//===- frontend/typed_ir.h - The typed IR: front end to back end -*- C++ -*-===//
+//===- ir/typed_ir.h - The typed IR: front end to back end -*- C++ -*-===//
 //
 // [Note: typed IR]
 // The typed IR is the contract between the front end and the back end. A
@@ -24,10 +24,9 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "frontend/constant_value.h"
-#include "frontend/module_scope.h"
-#include "frontend/source_manager.h"
-#include "frontend/types.h"
+#include "ir/constant_value.h"
+#include "ir/jit_options.h"
+#include "ir/types.h"
 
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/SmallVector.h>
@@ -45,15 +44,22 @@ class Function;
 
 enum class Opcode : uint8_t {
 #define IR_OPCODE(NAME, SPELLING) NAME,
-#include "frontend/typed_ir_opcodes.def"
+#include "ir/opcodes.def"
 };
 llvm::StringRef spelling(Opcode opcode);
 
 enum class Intrinsic : uint16_t {
 #define IR_INTRINSIC(NAME, SPELLING) NAME,
-#include "frontend/typed_ir_intrinsics.def"
+#include "ir/intrinsics.def"
 };
 llvm::StringRef spelling(Intrinsic intrinsic);
+
+/// A position in the function's source file (1-based); line 0 is unknown.
+struct Location {
+  uint32_t line = 0;
+  uint32_t column = 0;
+  bool isValid() const { return line != 0; }
+};
 
 class Value {
 public:
@@ -127,15 +133,15 @@ struct PrintItem {
 
 class Instruction : public Value {
 public:
-  Instruction(Opcode opcode, const Type *type, unsigned id, SourceRange location)
+  Instruction(Opcode opcode, const Type *type, unsigned id, Location location)
       : Value(Kind::Instruction, type, id), opcode(opcode), location(location) {}
 
   Opcode opcode;
   llvm::SmallVector<Value *, 3> operands;
-  SourceRange location;
+  Location location;
   Block *parent = nullptr;
 
-  // Operation-specific data; see typed_ir_opcodes.def for which uses what.
+  // Operation-specific data; see opcodes.def for which uses what.
   Intrinsic intrinsic = Intrinsic::ThreadIdx;
   unsigned index = 0;                // TupleGet, ArrayShape/Stride, dimension of indices
   Function *callee = nullptr;        // Call
@@ -156,7 +162,7 @@ struct Terminator {
   Block *falseTarget = nullptr;
   std::string exceptionClass; // Raise
   std::string message;        // Raise
-  SourceRange location;
+  Location location;
 };
 
 class Block {
@@ -180,16 +186,23 @@ public:
   std::string symbol;
   std::string sourceName;
   Kind kind = Kind::Device;
-  /// The declaration it comes from (ufunc and reduction cores are Device
-  /// functions whose declaration is the ufunc or reduction).
-  const FunctionDecl *decl = nullptr;
+  /// Where the code comes from: the source, or the loop Kiln writes around
+  /// a ufunc's or a reduction's core (the runtime launches each kernel of
+  /// these differently).
+  enum class Origin : uint8_t { Source, UfuncLoop, ReductionLoop };
+  Origin origin = Origin::Source;
   JitOptions options;
+  /// The semantic hash (hex) of the source this specialization compiles:
+  /// its part of the cache key. Empty where there is none (external
+  /// functions, IR not made from source).
+  std::string semanticHash;
   std::vector<Argument *> arguments;
   const Type *returnType = nullptr;
   std::vector<std::unique_ptr<Block>> blocks; // blocks[0] is the entry
-  /// Where the function is in the source, for debug information.
-  SourceRange location;
-  uint32_t file = 0;
+  /// The source file, and where the function is in it, for debug
+  /// information and messages; every instruction's location is in it too.
+  std::string path;
+  Location location;
 
   /// Whether the function, or one it calls, waits for other threads
   /// (barriers, warp collectives). The CPU engine runs other kernels'
@@ -201,7 +214,7 @@ public:
   Block *entry() const { return blocks.front().get(); }
   Argument *addArgument(const Type *type, std::string name);
   Block *addBlock();
-  Instruction *addInstruction(Block *block, Opcode opcode, const Type *type, SourceRange where);
+  Instruction *addInstruction(Block *block, Opcode opcode, const Type *type, Location where);
   Constant *constant(const Type *type, ConstantValue value);
   Undefined *undefined(const Type *type, llvm::StringRef variable, Undefined::Cause cause);
 

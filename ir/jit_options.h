@@ -1,0 +1,37 @@
+//===- ir/jit_options.h - How a function is compiled ------------*- C++ -*-===//
+//
+// The options of @cuda.jit and friends. The front end reads them from the
+// decorator; the typed IR carries them with each function, as they decide
+// how the back end compiles it.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// Options of @cuda.jit and friends, with Numba's defaults.
+struct JitOptions {
+  bool fastmath = false;
+  bool debug = false;
+  bool optimize = true;
+  bool lineinfo = false;
+  std::optional<unsigned> maxRegisters;
+  bool forceInline = false;
+  bool inlineAlways = false;
+  bool cache = false;
+  std::optional<bool> lto;
+  std::vector<unsigned> launchBounds;
+  /// Files of CUDA C/C++, PTX or objects to link, as written.
+  std::vector<std::string> link;
+  /// The shared memory / L1 carveout preference of a kernel, as numba-cuda
+  /// passes it to the driver: a percentage of shared memory from 0 to 100,
+  /// or -1 for the driver's default ("MaxL1" is 0, "MaxShared" 100,
+  /// "default" -1). Unset when not given.
+  std::optional<int> sharedMemoryCarveout;
+};
+
+} // namespace kiln
