@@ -5,7 +5,7 @@
 //   <cache>/index.sqlite        key → the blobs of one entry (cache_index.h)
 //   <cache>/objects/ab/cdef...  content-addressed blobs (blob_store.h)
 //
-// The driver asks for a key (driver/build_cache.h); a hit hands back the
+// The driver asks for a key (pipeline/build_cache.h); a hit hands back the
 // entry's blobs, each read in full and checked against its digest. A
 // missing or damaged blob makes the lookup a miss: it is counted, reported
 // once, and the entry's row dropped so that the next store replaces it.

@@ -2,7 +2,7 @@
 //
 // A cache key is the BLAKE3 hash of named fields, each written as
 // "name=<length>:value;" so that no two field lists hash alike. The driver
-// (driver/build_cache.h) decides the fields: the compiler's identity, the
+// (pipeline/build_cache.h) decides the fields: the compiler's identity, the
 // target, the options that change code, the signature and the front end's
 // semantic hash. Blobs are named by the BLAKE3 hash of their bytes.
 //

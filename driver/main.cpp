@@ -21,7 +21,7 @@
 #include "driver/check_command.h"
 #include "driver/inspect_command.h"
 #include "driver/targets_command.h"
-#include "driver/version.h"
+#include "pipeline/version.h"
 
 #include <CLI/CLI.hpp>
 #include <llvm/Support/InitLLVM.h>
@@ -39,7 +39,7 @@ int main(int argc, char **argv) {
   // not kill the process.
   ::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"Kiln: an ahead-of-time compiler for Numba CUDA kernels written in Python", "kiln"};
-  app.set_version_flag("--version", std::string("kiln ") + kiln::driver::versionString());
+  app.set_version_flag("--version", std::string("kiln ") + kiln::pipeline::versionString());
   app.require_subcommand(1);
 
   kiln::driver::CheckOptions check;

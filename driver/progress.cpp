@@ -64,33 +64,4 @@ void ProgressReporter::done() {
   lineShown = false;
 }
 
-namespace {
-
-/// "array(float32, 2d, C)" -> "float32[:, ::1]"; other types unchanged.
-std::string shortTypeName(llvm::StringRef type) {
-  if (!type.consume_front("array(") || !type.consume_back(")"))
-    return type.str();
-  llvm::SmallVector<llvm::StringRef, 3> parts;
-  type.split(parts, ", ");
-  unsigned dims = 0;
-  if (parts.size() != 3 || !parts[1].consume_back("d") || parts[1].getAsInteger(10, dims) ||
-      dims == 0)
-    return "array(" + type.str() + ")";
-  std::string text = parts[0].str() + "[";
-  for (unsigned i = 0; i < dims; ++i) {
-    bool contiguous = (parts[2] == "C" && i + 1 == dims) || (parts[2] == "F" && i == 0);
-    text += (i ? ", " : "") + std::string(contiguous ? "::1" : ":");
-  }
-  return text + "]";
-}
-
-} // namespace
-
-std::string progressName(llvm::StringRef name, llvm::ArrayRef<std::string> argumentTypes) {
-  std::string text = name.str() + "(";
-  for (size_t i = 0; i < argumentTypes.size(); ++i)
-    text += (i ? ", " : "") + shortTypeName(argumentTypes[i]);
-  return text + ")";
-}
-
 } // namespace kiln::driver

@@ -13,7 +13,6 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -58,9 +57,5 @@ private:
   bool lineShown = false;
   unsigned width;
 };
-
-/// "saxpy(float32[::1], float32)": a kernel and its argument types, with
-/// arrays written as Numba's signatures write them.
-std::string progressName(llvm::StringRef name, llvm::ArrayRef<std::string> argumentTypes);
 
 } // namespace kiln::driver

@@ -1,4 +1,4 @@
-//===- driver/bundle_writer.h - A built module's bundle ---------*- C++ -*-===//
+//===- pipeline/bundle_writer.h - A built module's bundle ---------*- C++ -*-===//
 //
 // The bundle is what a built module carries for the runtime
 // (runtime/module_format.h):
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::driver {
+namespace kiln::pipeline {
 
 /// Where blobs of `sizes` go in the payload, from its start.
 std::vector<uint64_t> payloadOffsets(llvm::ArrayRef<uint64_t> sizes);
@@ -30,4 +30,4 @@ std::vector<uint64_t> payloadOffsets(llvm::ArrayRef<uint64_t> sizes);
 /// The bundle of `manifest` and `blobs` (placed at payloadOffsets()).
 std::string writeBundle(llvm::StringRef manifest, llvm::ArrayRef<std::string> blobs);
 
-} // namespace kiln::driver
+} // namespace kiln::pipeline

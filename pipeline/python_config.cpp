@@ -1,12 +1,12 @@
-//===- driver/python_config.cpp - What the target Python expects ----------===//
+//===- pipeline/python_config.cpp - What the target Python expects ----------===//
 
-#include "driver/python_config.h"
+#include "pipeline/python_config.h"
 
 #include "backend/tool_runner.h"
 
 #include <llvm/Support/Program.h>
 
-namespace kiln::driver {
+namespace kiln::pipeline {
 
 llvm::Expected<std::string> extensionSuffix(llvm::StringRef python) {
   std::string program = python.empty() ? "python3" : python.str();
@@ -36,4 +36,4 @@ llvm::Expected<std::string> extensionSuffix(llvm::StringRef python) {
   return suffix.str();
 }
 
-} // namespace kiln::driver
+} // namespace kiln::pipeline

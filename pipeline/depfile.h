@@ -1,4 +1,4 @@
-//===- driver/depfile.h - Dependency files for build systems ---*- C++ -*-===//
+//===- pipeline/depfile.h - Dependency files for build systems ---*- C++ -*-===//
 //
 // `kiln build --depfile FILE` writes, beside the outputs, which files the
 // build read, in the Makefile syntax that Ninja, Make and CMake's DEPFILE
@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::driver {
+namespace kiln::pipeline {
 
 /// The files a build of the kernel module at `modulePath` depends on,
 /// absolute, sorted and unique: the module; the pyproject.toml the front end
@@ -37,4 +37,4 @@ std::vector<std::string> buildInputs(llvm::StringRef modulePath,
 llvm::Error writeDepfile(llvm::StringRef path, llvm::ArrayRef<std::string> targets,
                          llvm::ArrayRef<std::string> dependencies);
 
-} // namespace kiln::driver
+} // namespace kiln::pipeline

@@ -1,4 +1,4 @@
-//===- driver/module_writer.h - Writing a built kernel module ---*- C++ -*-===//
+//===- pipeline/module_writer.h - Writing a built kernel module ---*- C++ -*-===//
 //
 // The last step of `kiln build --module pkg.kernels`: the object with the
 // image and PyInit_, the object holding the bundle (manifest and fat
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::driver {
+namespace kiln::pipeline {
 
 struct ExtensionModuleInputs {
   std::string moduleName; // dotted
@@ -41,4 +41,4 @@ llvm::Expected<std::string> writeExtensionModule(const ExtensionModuleInputs &in
                                                  llvm::StringRef directory,
                                                  llvm::StringRef extensionSuffix);
 
-} // namespace kiln::driver
+} // namespace kiln::pipeline

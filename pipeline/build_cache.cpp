@@ -1,13 +1,12 @@
-//===- driver/build_cache.cpp ---------------------------------------------===//
+//===- pipeline/build_cache.cpp ---------------------------------------------===//
 
-#include "driver/build_cache.h"
+#include "pipeline/build_cache.h"
 
 #include "backend/cuda_toolkit.h"
 #include "backend/target_machines.h"
 #include "backend/temporary_directory.h"
 #include "cache/cache_location.h"
-#include "driver/build_command.h"
-#include "driver/version.h"
+#include "pipeline/version.h"
 
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/JSON.h>
@@ -16,7 +15,7 @@
 
 #include <algorithm>
 
-namespace kiln::driver {
+namespace kiln::pipeline {
 
 namespace {
 
@@ -183,10 +182,9 @@ BuildCache::BuildCache(std::unique_ptr<cache::Cache> cache, const BuildOptions &
     : store(std::move(cache)), options(options),
       identity(cache::CompilerIdentity::current(versionNumber(), cudaVersion)) {}
 
-std::unique_ptr<BuildCache> BuildCache::open(const BuildOptions &options, std::string cudaVersion) {
-  auto warn = [](llvm::StringRef message) {
-    llvm::WithColor::warning(llvm::errs(), "kiln") << message << '\n';
-  };
+std::unique_ptr<BuildCache> BuildCache::open(const BuildOptions &options, std::string cudaVersion,
+                                             BuildReporter &reporter) {
+  auto warn = [&](llvm::StringRef message) { reporter.warning(message); };
   llvm::Expected<cache::CacheLocation> location =
       cache::resolveCacheLocation(options.cache, cache::CacheEnvironment::fromProcess());
   if (!location) {
@@ -331,17 +329,15 @@ void BuildCache::note(bool hit, llvm::StringRef kind, llvm::StringRef target,
       llvm::formatv("  {0} {1} {2} {3}", hit ? "hit " : "miss", kind, target, description).str());
 }
 
-void BuildCache::finish(bool verbose) {
+void BuildCache::finish(BuildReporter &reporter) {
   store->finish();
-  if (!verbose)
-    return;
   std::sort(notes.begin(), notes.end(), [](const std::string &a, const std::string &b) {
     return a.substr(6) < b.substr(6) || (a.substr(6) == b.substr(6) && a < b);
   });
-  llvm::errs() << "cache " << store->directory() << ": " << hits << " hits, " << misses
-               << " misses\n";
+  reporter.note(
+      llvm::formatv("cache {0}: {1} hits, {2} misses", store->directory(), hits, misses).str());
   for (const std::string &line : notes)
-    llvm::errs() << line << '\n';
+    reporter.note(line);
 }
 
-} // namespace kiln::driver
+} // namespace kiln::pipeline

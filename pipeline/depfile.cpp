@@ -1,6 +1,6 @@
-//===- driver/depfile.cpp - Dependency files for build systems ------------===//
+//===- pipeline/depfile.cpp - Dependency files for build systems ------------===//
 
-#include "driver/depfile.h"
+#include "pipeline/depfile.h"
 
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/SmallString.h>
@@ -10,7 +10,7 @@
 
 #include <algorithm>
 
-namespace kiln::driver {
+namespace kiln::pipeline {
 
 namespace {
 
@@ -112,4 +112,4 @@ llvm::Error writeDepfile(llvm::StringRef path, llvm::ArrayRef<std::string> targe
   return llvm::Error::success();
 }
 
-} // namespace kiln::driver
+} // namespace kiln::pipeline

@@ -1,10 +1,10 @@
-//===- driver/module_writer.cpp - Writing a built kernel module -----------===//
+//===- pipeline/module_writer.cpp - Writing a built kernel module -----------===//
 
-#include "driver/module_writer.h"
+#include "pipeline/module_writer.h"
 
 #include "backend/host_library.h"
 #include "backend/temporary_directory.h"
-#include "driver/bundle_writer.h"
+#include "pipeline/bundle_writer.h"
 
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/StringExtras.h>
@@ -13,7 +13,7 @@
 #include <llvm/Support/Path.h>
 #include <llvm/Support/Process.h>
 
-namespace kiln::driver {
+namespace kiln::pipeline {
 
 std::optional<std::string> moduleNameProblem(llvm::StringRef name) {
   llvm::SmallVector<llvm::StringRef, 4> parts;
@@ -86,4 +86,4 @@ llvm::Expected<std::string> writeExtensionModule(const ExtensionModuleInputs &in
   return finalPath.str().str();
 }
 
-} // namespace kiln::driver
+} // namespace kiln::pipeline

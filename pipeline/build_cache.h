@@ -1,6 +1,6 @@
-//===- driver/build_cache.h - `kiln build` and the cache --------*- C++ -*-===//
+//===- pipeline/build_cache.h - Builds and the cache ------------*- C++ -*-===//
 //
-// What `kiln build` keeps in the specialization cache (cache/cache.h), and
+// What a build keeps in the specialization cache (cache/cache.h), and
 // under which key. One entry per (specialization, target):
 //
 //   ptx / llvm  key: identity (Kiln, LLVM, CUDA: libdevice comes from it),
@@ -25,6 +25,8 @@
 #include "backend/kernel_compiler.h"
 #include "cache/cache.h"
 #include "ir/typed_ir.h"
+#include "pipeline/build_options.h"
+#include "pipeline/build_reporter.h"
 
 #include <memory>
 #include <mutex>
@@ -32,15 +34,14 @@
 #include <string>
 #include <vector>
 
-namespace kiln::driver {
-
-struct BuildOptions;
+namespace kiln::pipeline {
 
 class BuildCache {
 public:
   /// The cache `options` ask for; null when it is off or unusable (with one
   /// warning).
-  static std::unique_ptr<BuildCache> open(const BuildOptions &options, std::string cudaVersion);
+  static std::unique_ptr<BuildCache> open(const BuildOptions &options, std::string cudaVersion,
+                                          BuildReporter &reporter);
 
   /// The semantic part of `kernel`'s keys; nothing when the IR records no
   /// source for it.
@@ -64,8 +65,9 @@ public:
 
   /// Notes a hit or miss, for -v.
   void note(bool hit, llvm::StringRef kind, llvm::StringRef target, llvm::StringRef description);
-  /// Prints what `note` gathered (to stderr), then finishes the cache.
-  void finish(bool verbose);
+  /// Finishes the cache, then reports its statistics and what `note`
+  /// gathered.
+  void finish(BuildReporter &reporter);
 
 private:
   BuildCache(std::unique_ptr<cache::Cache> cache, const BuildOptions &options,
@@ -79,4 +81,4 @@ private:
   unsigned hits = 0, misses = 0;
 };
 
-} // namespace kiln::driver
+} // namespace kiln::pipeline

@@ -1,6 +1,6 @@
-//===- driver/bundle_writer.cpp - A built module's bundle -----------------===//
+//===- pipeline/bundle_writer.cpp - A built module's bundle -----------------===//
 
-#include "driver/bundle_writer.h"
+#include "pipeline/bundle_writer.h"
 
 #include "runtime/module_format.h"
 
@@ -9,7 +9,7 @@
 
 #include <cstring>
 
-namespace kiln::driver {
+namespace kiln::pipeline {
 
 static constexpr uint64_t BlobAlignment = 16;
 static_assert(sizeof(KilnBundleHeader) == 56, "docs/abi.md documents a 56-byte header");
@@ -54,4 +54,4 @@ std::string writeBundle(llvm::StringRef manifest, llvm::ArrayRef<std::string> bl
   return bundle;
 }
 
-} // namespace kiln::driver
+} // namespace kiln::pipeline

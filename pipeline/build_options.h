@@ -1,0 +1,47 @@
+//===- pipeline/build_options.h - What a build makes, and how ---*- C++ -*-===//
+#pragma once
+
+#include "cache/cache_location.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln::pipeline {
+
+/// The form a build produces: one file per specialization (and
+/// architecture, where the form has one), or one Python extension module.
+enum class EmitKind { Typed, LLVM, Ptx, Cubin, Fatbin, Object, Module };
+
+struct BuildOptions {
+  std::string file;
+  std::string moduleName;
+  std::vector<std::string> signatures;
+  EmitKind emit = EmitKind::Fatbin;
+  /// EmitKind::Module: the Python whose EXT_SUFFIX names the module
+  /// (empty: python3 on $PATH), unless `extensionSuffix` is given.
+  std::string python;
+  std::optional<std::string> extensionSuffix;
+  std::string outputDirectory = ".";
+  /// Where to write the files read, for build systems (pipeline/depfile.h);
+  /// empty for none.
+  std::string depfile;
+  std::optional<std::string> arch;
+  /// With EmitKind::Ptx: also assemble cubins, to report each kernel's
+  /// registers, stack, spills and shared memory.
+  bool resourceUsage = false;
+  /// Parallel jobs; 0 for one per core.
+  unsigned jobs = 0;
+  /// The cache's location and size (--cache-dir, --no-cache, --max-size).
+  cache::CacheFlags cache;
+
+  // Overrides of the decorators' options, for every kernel.
+  bool fastmath = false;
+  bool debug = false;
+  bool lineinfo = false;
+  std::optional<unsigned> opt;
+  std::optional<unsigned> maxRegisters;
+  std::vector<std::string> ptxasFlags;
+};
+
+} // namespace kiln::pipeline

@@ -1,0 +1,49 @@
+//===- pipeline/cached_step.h - Look up, else compute and store -*- C++ -*-===//
+//
+// Every step of a build that the cache covers (code per target, cubins,
+// fat binaries) has one shape: with a key, take the cache's result if it
+// has one (noting the hit or miss for -v); else compute the result and,
+// with a key, store it. The steps differ only in their three functions.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "pipeline/build_cache.h"
+
+#include <llvm/ADT/STLFunctionalExtras.h>
+#include <llvm/Support/Error.h>
+
+#include <optional>
+#include <string>
+
+namespace kiln::pipeline {
+
+/// What a cache note says about a step: "ptx sm_80 kernel 'add' (...)".
+struct StepName {
+  llvm::StringRef kind;
+  llvm::StringRef target;
+  llvm::StringRef description;
+};
+
+/// `key` is empty for a step that runs uncached (no cache, or a kernel
+/// whose source the IR does not record).
+template <typename Result>
+llvm::Expected<Result>
+cachedStep(BuildCache *cache, const std::optional<std::string> &key, StepName name,
+           llvm::function_ref<std::optional<Result>(const std::string &)> lookup,
+           llvm::function_ref<llvm::Expected<Result>()> compute,
+           llvm::function_ref<void(const std::string &, const Result &)> store) {
+  bool cached = cache && key;
+  if (cached) {
+    std::optional<Result> hit = lookup(*key);
+    cache->note(hit.has_value(), name.kind, name.target, name.description);
+    if (hit)
+      return std::move(*hit);
+  }
+  llvm::Expected<Result> result = compute();
+  if (result && cached)
+    store(*key, *result);
+  return result;
+}
+
+} // namespace kiln::pipeline

@@ -1,0 +1,205 @@
+//===- pipeline/outputs.cpp - What a build writes --------------------------===//
+
+#include "pipeline/outputs.h"
+
+#include "backend/cuda_toolkit.h"
+#include "backend/manifest.h"
+#include "backend/temporary_directory.h"
+#include "pipeline/bundle_writer.h"
+#include "pipeline/depfile.h"
+#include "pipeline/module_writer.h"
+#include "pipeline/version.h"
+#include "runtime/module_format.h"
+
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/raw_ostream.h>
+
+namespace kiln::pipeline {
+
+namespace {
+
+llvm::Error writeFile(llvm::StringRef directory, llvm::StringRef name, llvm::StringRef bytes,
+                      std::vector<std::string> &written) {
+  llvm::SmallString<256> path(directory);
+  llvm::sys::path::append(path, name);
+  std::error_code error;
+  llvm::raw_fd_ostream stream(path, error, llvm::sys::fs::OF_None);
+  if (error)
+    return llvm::createStringError(error,
+                                   "cannot write '" + path.str().str() + "': " + error.message());
+  stream << bytes;
+  stream.close();
+  if (stream.has_error())
+    return llvm::createStringError(stream.error(), "cannot write '" + path.str().str() +
+                                                       "': " + stream.error().message());
+  written.push_back(path.str().str());
+  return llvm::Error::success();
+}
+
+/// The module's top-level names bound to constants a manifest can hold,
+/// sorted by name.
+std::vector<backend::ManifestConstant> moduleConstants(const ModuleScope &scope) {
+  std::vector<backend::ManifestConstant> constants;
+  for (const auto &binding : scope.moduleBindings()) {
+    const ModuleValue &value = binding.getValue();
+    if (value.kind() == ModuleValue::Kind::Constant &&
+        backend::isManifestConstant(value.constantValue()))
+      constants.push_back({binding.getKey().str(), value.constantValue()});
+  }
+  llvm::sort(constants, [](const backend::ManifestConstant &a, const backend::ManifestConstant &b) {
+    return a.name < b.name;
+  });
+  return constants;
+}
+
+llvm::Expected<backend::ManifestModule>
+describeModule(const BuildOptions &options, const CheckedModule &module, llvm::StringRef moduleName,
+               llvm::ArrayRef<backend::ManifestEntry> entries) {
+  llvm::Expected<std::string> source = cuda::readFileBytes(options.file);
+  if (!source)
+    return source.takeError();
+  backend::ManifestModule description;
+  description.name = moduleName.str();
+  description.kilnVersion = versionNumber();
+  description.sourceFile = llvm::sys::path::filename(options.file).str();
+  description.sourceChecksum = kilnChecksum(source->data(), source->size());
+  description.options = {options.fastmath, options.debug,        options.lineinfo,
+                         options.opt,      options.maxRegisters, options.ptxasFlags};
+  for (const backend::ManifestEntry &entry : entries) {
+    description.cubinArchs.insert(entry.cubinArchs.begin(), entry.cubinArchs.end());
+    description.ptxArchs.insert(entry.ptxArchs.begin(), entry.ptxArchs.end());
+  }
+  if (module.scope)
+    description.constants = moduleConstants(*module.scope);
+  return description;
+}
+
+} // namespace
+
+std::vector<std::string> linkFiles(const ir::Function &kernel, llvm::StringRef modulePath) {
+  std::vector<std::string> files;
+  llvm::StringRef folder = llvm::sys::path::parent_path(modulePath);
+  for (const std::string &file : kernel.options.link) {
+    llvm::SmallString<256> path(file);
+    if (llvm::sys::path::is_relative(path) && !folder.empty()) {
+      path = folder;
+      llvm::sys::path::append(path, file);
+    }
+    files.push_back(path.str().str());
+  }
+  return files;
+}
+
+llvm::Error writeTypedIR(const BuildOptions &options, const ir::Module &typed,
+                         std::vector<std::string> &written) {
+  std::string text;
+  llvm::raw_string_ostream stream(text);
+  typed.print(stream);
+  return writeFile(options.outputDirectory, typed.name + ".typed", text, written);
+}
+
+llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule &module,
+                         llvm::StringRef moduleName, llvm::StringRef extensionSuffix,
+                         const cuda::ArchSelection *archs, std::vector<KernelArtifacts> &kernels,
+                         std::vector<std::string> &written) {
+  llvm::Error failure = llvm::Error::success();
+  std::vector<backend::ManifestEntry> manifest;
+  for (KernelArtifacts &build : kernels) {
+    backend::ManifestEntry entry{
+        build.kernel,
+        build.ptx.empty() ? build.host->interface : build.ptx.begin()->second.interface,
+        {},
+        {},
+        {},
+        std::nullopt};
+    if (build.host)
+      entry.interface.hasBlockEntry = build.host->interface.hasBlockEntry;
+    auto write = [&](const std::string &name, llvm::StringRef bytes) {
+      if (!failure)
+        failure = writeFile(options.outputDirectory, name, bytes, written);
+      entry.files.push_back(name);
+    };
+    switch (options.emit) {
+    case EmitKind::LLVM:
+      for (const auto &[arch, code] : build.ptx)
+        write(build.stem + "." + cuda::smName(arch) + ".ll", code.bytes);
+      break;
+    case EmitKind::Ptx:
+      for (const auto &[arch, code] : build.ptx) {
+        write(build.stem + "." + cuda::smName(arch) + ".ptx", code.bytes);
+        entry.ptxArchs.insert(arch);
+      }
+      break;
+    case EmitKind::Cubin:
+      for (const auto &[arch, cubin] : build.cubins) {
+        write(build.stem + "." + cuda::smName(arch) + ".cubin", cubin);
+        entry.cubinArchs.insert(arch);
+      }
+      break;
+    case EmitKind::Fatbin:
+      write(build.stem + ".fatbin", build.fatbin);
+      [[fallthrough]];
+    case EmitKind::Module:
+      for (const auto &[arch, cubin] : build.cubins)
+        entry.cubinArchs.insert(arch);
+      if (build.kernel->options.link.empty())
+        entry.ptxArchs = archs->archs.ptx;
+      break;
+    case EmitKind::Object:
+      write(build.stem + ".o", build.host->bytes);
+      break;
+    case EmitKind::Typed:
+      break;
+    }
+    manifest.push_back(std::move(entry));
+  }
+  if (options.emit == EmitKind::Module) {
+    std::vector<uint64_t> sizes;
+    for (const KernelArtifacts &build : kernels)
+      sizes.push_back(build.fatbin.size());
+    std::vector<uint64_t> offsets = payloadOffsets(sizes);
+    for (size_t i = 0; i < kernels.size(); ++i)
+      manifest[i].fatbin = backend::ManifestBlob{
+          offsets[i], sizes[i], kilnChecksum(kernels[i].fatbin.data(), kernels[i].fatbin.size())};
+  }
+  llvm::Expected<backend::ManifestModule> description =
+      describeModule(options, module, moduleName, manifest);
+  if (!description)
+    failure = llvm::joinErrors(std::move(failure), description.takeError());
+  std::string manifestText;
+  if (!failure) {
+    llvm::raw_string_ostream stream(manifestText);
+    backend::writeManifest(stream, *description, manifest);
+  }
+  if (!failure && options.emit == EmitKind::Module) {
+    ExtensionModuleInputs inputs;
+    inputs.moduleName = moduleName.str();
+    inputs.manifest = manifestText;
+    for (KernelArtifacts &build : kernels) {
+      inputs.fatbins.push_back(std::move(build.fatbin));
+      inputs.entries.push_back(
+          {build.host->interface.entryName, build.host->interface.hasBlockEntry});
+      inputs.hostObjects.push_back(std::move(build.host->bytes));
+    }
+    llvm::Expected<std::string> path =
+        writeExtensionModule(inputs, options.outputDirectory, extensionSuffix);
+    if (path)
+      written.push_back(*path);
+    else
+      failure = path.takeError();
+  } else if (!failure) {
+    failure = writeFile(options.outputDirectory, moduleName.str() + ".manifest.json", manifestText,
+                        written);
+  }
+  if (!failure && !options.depfile.empty()) {
+    std::vector<std::string> links;
+    for (const KernelArtifacts &build : kernels)
+      for (std::string &file : linkFiles(*build.kernel, options.file))
+        links.push_back(std::move(file));
+    failure = writeDepfile(options.depfile, written, buildInputs(options.file, links));
+  }
+  return failure;
+}
+
+} // namespace kiln::pipeline

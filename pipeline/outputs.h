@@ -1,0 +1,38 @@
+//===- pipeline/outputs.h - What a build writes ------------------*- C++ -*-===//
+//
+// The last step of a build: the files of the requested form (one per
+// specialization and architecture), the manifest describing them, or one
+// Python extension module holding everything; and a depfile for build
+// systems.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "backend/arch_list.h"
+#include "backend/cuda_archs.h"
+#include "frontend/frontend.h"
+#include "ir/typed_ir.h"
+#include "pipeline/pipeline.h"
+
+#include <llvm/Support/Error.h>
+
+#include <string>
+#include <vector>
+
+namespace kiln::pipeline {
+
+/// Files named in link=[...], relative to the kernel module's folder.
+std::vector<std::string> linkFiles(const ir::Function &kernel, llvm::StringRef modulePath);
+
+/// Writes `<module>.typed`.
+llvm::Error writeTypedIR(const BuildOptions &options, const ir::Module &typed,
+                         std::vector<std::string> &written);
+
+/// Writes what `options.emit` asks for from `kernels`, in a stable order,
+/// appending each path to `written`. `archs` is null for host-only builds.
+llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule &module,
+                         llvm::StringRef moduleName, llvm::StringRef extensionSuffix,
+                         const cuda::ArchSelection *archs, std::vector<KernelArtifacts> &kernels,
+                         std::vector<std::string> &written);
+
+} // namespace kiln::pipeline

@@ -1,0 +1,352 @@
+//===- pipeline/pipeline.cpp - One kernel module, built --------------------===//
+
+#include "pipeline/pipeline.h"
+
+#include "backend/arch_list.h"
+#include "backend/cuda_archs.h"
+#include "backend/cuda_toolkit.h"
+#include "backend/fatbinary.h"
+#include "backend/target_machines.h"
+#include "frontend/emit_typed_ir.h"
+#include "pipeline/build_cache.h"
+#include "pipeline/cached_step.h"
+#include "pipeline/outputs.h"
+#include "pipeline/python_config.h"
+
+#include <llvm/ADT/ScopeExit.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/FormatVariadic.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/ThreadPool.h>
+#include <llvm/Support/Threading.h>
+
+#include <mutex>
+#include <set>
+
+namespace kiln::pipeline {
+
+char SourceDiagnosedError::ID = 0;
+
+void SourceDiagnosedError::log(llvm::raw_ostream &os) const {
+  os << "the kernel module has errors";
+}
+
+std::error_code SourceDiagnosedError::convertToErrorCode() const {
+  return llvm::inconvertibleErrorCode();
+}
+
+namespace {
+
+std::string describe(const ir::Function &kernel) {
+  std::string text = "kernel '" + kernel.sourceName + "' (";
+  for (size_t i = 0; i < kernel.arguments.size(); ++i)
+    text += (i ? ", " : "") + kernel.arguments[i]->type()->str();
+  return text + ")";
+}
+
+/// "saxpy(float32[::1], float32)": a kernel and its argument types, with
+/// arrays written as Numba's signatures write them.
+std::string progressNameOf(const ir::Function &kernel) {
+  std::string text = kernel.sourceName + "(";
+  for (size_t i = 0; i < kernel.arguments.size(); ++i) {
+    const Type *type = kernel.arguments[i]->type();
+    text += i ? ", " : "";
+    if (const auto *array = llvm::dyn_cast<ArrayType>(type)) {
+      text += array->elementType()->str() + "[";
+      for (unsigned d = 0; d < array->rank(); ++d) {
+        bool contiguous = (array->arrayLayout() == ArrayLayout::C && d + 1 == array->rank()) ||
+                          (array->arrayLayout() == ArrayLayout::F && d == 0);
+        text += std::string(d ? ", " : "") + (contiguous ? "::1" : ":");
+      }
+      text += "]";
+    } else {
+      text += type->str();
+    }
+  }
+  return text + ")";
+}
+
+std::string stemOf(const ir::Function &kernel) {
+  auto [qualified, number] = llvm::StringRef(kernel.symbol).rsplit('$');
+  return kernel.sourceName + "." + number.str();
+}
+
+/// Errors of the parallel tasks, returned in a stable order afterwards.
+class ErrorLog {
+public:
+  void add(size_t kernel, unsigned arch, std::string message) {
+    std::lock_guard<std::mutex> lock(mutex);
+    messages.emplace(llvm::formatv("{0:d6}.{1:d4}", kernel, arch).str(), std::move(message));
+  }
+  bool empty() const { return messages.empty(); }
+  llvm::Error take() {
+    llvm::Error all = llvm::Error::success();
+    for (auto &[key, message] : messages)
+      all = llvm::joinErrors(std::move(all),
+                             llvm::createStringError(llvm::inconvertibleErrorCode(), message));
+    messages.clear();
+    return all;
+  }
+
+private:
+  std::mutex mutex;
+  std::multimap<std::string, std::string> messages;
+};
+
+void applyOverrides(ir::Module &module, const BuildOptions &options) {
+  for (const auto &function : module.functions) {
+    JitOptions &jit = function->options;
+    jit.fastmath |= options.fastmath;
+    jit.debug |= options.debug;
+    jit.lineinfo |= options.lineinfo;
+    if (options.opt)
+      jit.optimize = *options.opt != 0;
+    if (options.debug)
+      jit.optimize = false; // as Numba: debug code is not optimized
+    if (options.maxRegisters)
+      jit.maxRegisters = options.maxRegisters;
+  }
+}
+
+/// The parallel phases of one build, over its kernels.
+class KernelBuilder {
+public:
+  KernelBuilder(const BuildOptions &options, BuildReporter &reporter,
+                std::vector<KernelArtifacts> &kernels)
+      : options(options), reporter(reporter), kernels(kernels),
+        pool(llvm::hardware_concurrency(options.jobs)) {}
+
+  llvm::Error run();
+  const std::optional<cuda::ArchSelection> &architectures() const { return archs; }
+
+private:
+  llvm::Error findTools();
+  void compileCode(size_t index, std::optional<unsigned> arch);
+  void buildCubin(size_t index, unsigned arch, backend::CubinBuilder &cubins);
+  void buildFatbin(size_t index);
+  /// The key of a step of kernel `index`, when the kernel is cached.
+  bool cached(size_t index) const { return cache && semantic[index]; }
+
+  const BuildOptions &options;
+  BuildReporter &reporter;
+  std::vector<KernelArtifacts> &kernels;
+  std::optional<cuda::CudaToolkit> toolkit;
+  std::optional<cuda::ArchSelection> archs;
+  std::optional<backend::KernelCompiler> compiler;
+  std::unique_ptr<BuildCache> cache;
+  std::vector<std::optional<std::string>> semantic;
+  llvm::DefaultThreadPool pool;
+  std::mutex resultsMutex;
+  ErrorLog errors;
+};
+
+llvm::Error KernelBuilder::findTools() {
+  if (options.emit == EmitKind::Object) {
+    compiler.emplace("");
+    return llvm::Error::success();
+  }
+  llvm::Expected<cuda::CudaToolkit> found = cuda::findCudaToolkit();
+  if (!found)
+    return found.takeError();
+  toolkit = std::move(*found);
+  llvm::Expected<cuda::ArchSelection> selected = cuda::selectArchitectures(
+      options.arch ? std::optional<llvm::StringRef>(*options.arch) : std::nullopt);
+  if (!selected)
+    return selected.takeError();
+  archs = std::move(*selected);
+  llvm::Expected<std::string> libdevice = toolkit->require(cuda::ToolkitComponent::Libdevice);
+  if (!libdevice)
+    return libdevice.takeError();
+  compiler.emplace(*libdevice);
+  return llvm::Error::success();
+}
+
+/// Host code (no arch) or, per PTX target, PTX or LLVM IR.
+void KernelBuilder::compileCode(size_t index, std::optional<unsigned> arch) {
+  KernelArtifacts &build = kernels[index];
+  backend::CodeForm form = !arch                            ? backend::CodeForm::Object
+                           : options.emit == EmitKind::LLVM ? backend::CodeForm::LLVMIR
+                                                            : backend::CodeForm::Assembly;
+  const char *kind = !arch ? "host" : form == backend::CodeForm::LLVMIR ? "llvm" : "ptx";
+  std::string target = arch ? cuda::smName(*arch) : backend::hostTriple();
+  auto tick = llvm::make_scope_exit(
+      [&] { reporter.taskFinished(build.progressName + " " + kind + (arch ? " " + target : "")); });
+  std::optional<std::string> key;
+  if (cached(index))
+    key = cache->codeKey(*semantic[index], *build.kernel, kind, target);
+  llvm::Expected<backend::CompiledCode> code = cachedStep<backend::CompiledCode>(
+      cache.get(), key, {kind, target, build.description},
+      [&](const std::string &k) { return cache->lookupCode(k); },
+      [&] {
+        return arch ? compiler->compileForGpu(*build.kernel, *arch, form)
+                    : compiler->compileForHost(*build.kernel, form);
+      },
+      [&](const std::string &k, const backend::CompiledCode &c) {
+        cache->storeCode(k, *build.kernel, kind, target, c);
+      });
+  if (!code)
+    return errors.add(index, arch.value_or(0),
+                      build.description + (arch ? " for " + target : std::string()) + ": " +
+                          llvm::toString(code.takeError()));
+  std::lock_guard<std::mutex> lock(resultsMutex);
+  if (arch)
+    build.ptx[*arch] = std::move(*code);
+  else
+    build.host = std::move(*code);
+}
+
+void KernelBuilder::buildCubin(size_t index, unsigned arch, backend::CubinBuilder &cubins) {
+  KernelArtifacts &build = kernels[index];
+  auto tick = llvm::make_scope_exit(
+      [&] { reporter.taskFinished(build.progressName + " cubin " + cuda::smName(arch)); });
+  const std::string &ptx = build.ptx.at(cuda::ptxTargetForCubin(arch)).bytes;
+  std::vector<std::string> links = linkFiles(*build.kernel, options.file);
+  std::optional<std::string> key;
+  if (cached(index))
+    key = cache->cubinKey(*build.kernel, ptx, arch, links);
+  llvm::Expected<backend::BuiltCubin> cubin = cachedStep<backend::BuiltCubin>(
+      cache.get(), key, {"cubin", cuda::smName(arch), build.description},
+      [&](const std::string &k) { return cache->lookupCubin(k); },
+      [&] { return cubins.build(build.kernel->options, ptx, build.stem + ".ptx", arch, links); },
+      [&](const std::string &k, const backend::BuiltCubin &c) {
+        cache->storeCubin(k, *build.kernel, arch, c);
+      });
+  if (!cubin)
+    return errors.add(index, arch, build.description + ": " + llvm::toString(cubin.takeError()));
+  std::lock_guard<std::mutex> lock(resultsMutex);
+  build.cubins[arch] = std::move(cubin->cubin);
+  build.usage[arch] = std::move(cubin->usage);
+}
+
+/// Every cubin, and PTX for the virtual archs (kernels that link other
+/// device code carry cubins only: their PTX alone would not load).
+void KernelBuilder::buildFatbin(size_t index) {
+  KernelArtifacts &build = kernels[index];
+  auto tick = llvm::make_scope_exit([&] { reporter.taskFinished(build.progressName + " fatbin"); });
+  std::vector<cuda::FatbinImage> images;
+  for (const auto &[arch, cubin] : build.cubins)
+    images.push_back({cuda::FatbinImageKind::Cubin, arch, cubin});
+  if (build.kernel->options.link.empty())
+    for (unsigned arch : archs->archs.ptx)
+      images.push_back({cuda::FatbinImageKind::Ptx, arch, build.ptx.at(arch).bytes});
+  std::optional<std::string> key;
+  if (cached(index))
+    key = cache->fatbinKey(images);
+  llvm::Expected<std::string> fatbin = cachedStep<std::string>(
+      cache.get(), key, {"fatbin", "-", build.description},
+      [&](const std::string &k) { return cache->lookupFatbin(k); },
+      [&] { return cuda::createFatbinary(*toolkit, images); },
+      [&](const std::string &k, const std::string &f) { cache->storeFatbin(k, *build.kernel, f); });
+  if (!fatbin)
+    return errors.add(index, 0, build.description + ": " + llvm::toString(fatbin.takeError()));
+  std::lock_guard<std::mutex> lock(resultsMutex);
+  build.fatbin = std::move(*fatbin);
+}
+
+llvm::Error KernelBuilder::run() {
+  if (llvm::Error error = findTools())
+    return error;
+  cache = BuildCache::open(options, toolkit ? toolkit->version.str() : std::string(), reporter);
+  semantic.resize(kernels.size());
+  if (cache)
+    for (size_t i = 0; i < kernels.size(); ++i)
+      semantic[i] = cache->semanticKey(*kernels[i].kernel);
+
+  bool forHost = options.emit == EmitKind::Object;
+  bool withHost = forHost || options.emit == EmitKind::Module;
+  bool wantFatbins = options.emit == EmitKind::Fatbin || options.emit == EmitKind::Module;
+  bool wantCubins = options.emit == EmitKind::Cubin || wantFatbins ||
+                    (options.resourceUsage && options.emit == EmitKind::Ptx);
+  std::set<unsigned> targets = forHost ? std::set<unsigned>() : archs->archs.ptxTargets();
+  unsigned cubinCount = wantCubins ? unsigned(archs->archs.cubins.size()) : 0;
+  reporter.expectTasks(unsigned(kernels.size()) * ((withHost ? 1 : 0) + unsigned(targets.size()) +
+                                                   cubinCount + (wantFatbins ? 1 : 0)));
+
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    if (withHost)
+      pool.async([this, i] { compileCode(i, std::nullopt); });
+    for (unsigned arch : targets)
+      pool.async([this, i, arch] { compileCode(i, arch); });
+  }
+  pool.wait();
+  if (errors.empty() && wantCubins) {
+    backend::CubinBuilder cubins(*toolkit, options.ptxasFlags);
+    for (size_t i = 0; i < kernels.size(); ++i)
+      for (unsigned arch : archs->archs.cubins)
+        pool.async([this, i, arch, &cubins] { buildCubin(i, arch, cubins); });
+    pool.wait();
+  }
+  if (errors.empty() && wantFatbins) {
+    for (size_t i = 0; i < kernels.size(); ++i)
+      pool.async([this, i] { buildFatbin(i); });
+    pool.wait();
+  }
+  if (cache)
+    cache->finish(reporter);
+  return errors.take();
+}
+
+} // namespace
+
+llvm::Expected<BuildResult> buildModule(const BuildOptions &options, BuildReporter &reporter) {
+  FrontendOptions frontendOptions;
+  frontendOptions.moduleName = options.moduleName;
+  frontendOptions.signatureFlags = options.signatures;
+  llvm::Expected<std::unique_ptr<CheckedModule>> checked =
+      checkModule(options.file, frontendOptions);
+  if (!checked)
+    return checked.takeError();
+  BuildResult result;
+  result.checked = std::move(*checked);
+  CheckedModule &module = *result.checked;
+  std::string moduleName =
+      options.moduleName.empty() ? llvm::sys::path::stem(options.file).str() : options.moduleName;
+  if (!module.hasErrors())
+    result.typed = emitTypedIR(module, moduleName);
+  reporter.sourceDiagnostics(module.diags);
+  if (module.hasErrors() || !result.typed)
+    return llvm::make_error<SourceDiagnosedError>();
+  applyOverrides(*result.typed, options);
+
+  // Ask Python first: a wrong --python should fail before minutes of work.
+  std::string extensionSuffix;
+  if (options.emit == EmitKind::Module) {
+    llvm::Expected<std::string> suffix = options.extensionSuffix
+                                             ? llvm::Expected<std::string>(*options.extensionSuffix)
+                                             : pipeline::extensionSuffix(options.python);
+    if (!suffix)
+      return suffix.takeError();
+    extensionSuffix = std::move(*suffix);
+  }
+  if (std::error_code error = llvm::sys::fs::create_directories(options.outputDirectory))
+    return llvm::createStringError(error, "cannot create the output folder '" +
+                                              options.outputDirectory + "': " + error.message());
+  if (options.emit == EmitKind::Typed) {
+    if (llvm::Error error = writeTypedIR(options, *result.typed, result.written))
+      return std::move(error);
+    return std::move(result);
+  }
+
+  for (const auto &function : result.typed->functions)
+    if (function->kind == ir::Function::Kind::Kernel)
+      result.kernels.push_back({function.get(),
+                                stemOf(*function),
+                                describe(*function),
+                                progressNameOf(*function),
+                                {},
+                                {},
+                                {},
+                                {},
+                                {}});
+  KernelBuilder builder(options, reporter, result.kernels);
+  if (llvm::Error error = builder.run())
+    return std::move(error);
+  if (llvm::Error error =
+          writeOutputs(options, module, moduleName, extensionSuffix,
+                       builder.architectures() ? &*builder.architectures() : nullptr,
+                       result.kernels, result.written))
+    return std::move(error);
+  return std::move(result);
+}
+
+} // namespace kiln::pipeline

@@ -1,0 +1,73 @@
+//===- pipeline/pipeline.h - One kernel module, built -----------*- C++ -*-===//
+//
+// The compile pipeline as a library: the `kiln` command and in-process
+// callers build through this one entry point.
+//
+//   source ─check─▶ typed IR ─┬─ host object per specialization (CPU engine)
+//                             └─ LLVM IR / PTX per PTX target ─ cubin per real arch ─ fatbin
+//   ─▶ files of the requested form and a manifest, or one Python extension module
+//
+// Work runs in parallel phases (code, cubins, fat binaries); each task has
+// its own LLVMContext and only reads the typed IR, and each goes through
+// the specialization cache (pipeline/cached_step.h).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "backend/cubin_builder.h"
+#include "backend/kernel_compiler.h"
+#include "frontend/frontend.h"
+#include "ir/typed_ir.h"
+#include "pipeline/build_options.h"
+#include "pipeline/build_reporter.h"
+
+#include <llvm/Support/Error.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln::pipeline {
+
+/// One kernel specialization and everything built for it.
+struct KernelArtifacts {
+  const ir::Function *kernel;
+  /// File names start with this: "add.0" for the first specialization.
+  std::string stem;
+  /// "kernel 'add' (float32[::1], int64)", for messages.
+  std::string description;
+  /// "add(float32[::1], int64)", for progress lines.
+  std::string progressName;
+  std::map<unsigned, backend::CompiledCode> ptx; // by .target (LLVM IR for EmitKind::LLVM)
+  std::map<unsigned, std::string> cubins;        // by sm_
+  std::map<unsigned, cuda::ResourceUsage> usage; // by sm_
+  std::string fatbin;
+  std::optional<backend::CompiledCode> host;
+};
+
+struct BuildResult {
+  /// The checked module and its typed IR, which `kernels` point into.
+  std::unique_ptr<CheckedModule> checked;
+  std::unique_ptr<ir::Module> typed;
+  std::vector<KernelArtifacts> kernels;
+  /// The files written, in a stable order.
+  std::vector<std::string> written;
+};
+
+/// The build failed on diagnostics in the kernel module, which the
+/// reporter has already been given.
+class SourceDiagnosedError : public llvm::ErrorInfo<SourceDiagnosedError> {
+public:
+  static char ID;
+  void log(llvm::raw_ostream &os) const override;
+  std::error_code convertToErrorCode() const override;
+};
+
+/// Builds `options.file` in the form `options.emit` asks for and writes the
+/// result to `options.outputDirectory`. Failures of tools, files and
+/// compilation come back as errors, one per failed task, in a stable order.
+llvm::Expected<BuildResult> buildModule(const BuildOptions &options, BuildReporter &reporter);
+
+} // namespace kiln::pipeline
