@@ -1,6 +1,6 @@
 """The specialization cache: warm rebuild against cold, one-kernel edits, lookups.
 
-Goals (issue 5): a warm rebuild of a 20-kernel module for the default
+Goals: a warm rebuild of a 20-kernel module for the default
 architecture list takes under 5% of the cold build and under 150 ms; a
 rebuild after editing one kernel recompiles only that kernel's
 specializations; a cache lookup takes under 1 ms.

@@ -1,6 +1,6 @@
 """Cold compile time per kernel specialization and architecture: Kiln vs Numba.
 
-Goal (the issue): Kiln at least 5x faster than Numba's `compile_ptx`, ptxas
+Goal: Kiln at least 5x faster than Numba's `compile_ptx`, ptxas
 included on both sides.
 
     bash bench/setup.sh      # once: bench/.venv with numba 0.68.1, numba-cuda 0.30.4

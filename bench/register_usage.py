@@ -1,6 +1,6 @@
 """Registers, spills and stack per kernel: Kiln's PTX next to Numba's NVVM PTX.
 
-Goal (the issue): Kiln no worse than Numba on any example.
+Goal: Kiln no worse than Numba on any example.
 
     bash bench/setup.sh      # once: bench/.venv with numba 0.68.1, numba-cuda 0.30.4
     python3 bench/register_usage.py [--archs 75,80,90] [--examples vector_add,...]

@@ -4,7 +4,7 @@
                          [--bench-python PATH] [--build-dir build] [--results bench/out/run.json]
     python3 bench/run.py --render-only bench/out/run.json   # re-render, measuring nothing
 
-NAMEs (the figures of issue 7, in order): compile, build, startup, dispatch,
+NAMEs (the figures, in order): compile, build, startup, dispatch,
 registers, cpu, check. Each figure is one script of bench/, run in its own
 process with --json; this script only chooses their arguments, collects
 their structured results and renders them, with the hand-written

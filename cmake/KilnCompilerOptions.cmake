@@ -22,13 +22,27 @@ function(kiln_add_library name)
   set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endfunction()
 
-# Fuzzing needs clang's libFuzzer; other compilers build everything else.
-include(CheckCXXSourceCompiles)
+# Sanitized copies of the front end and the fat binary reader, and the
+# libFuzzer fuzzer of the front end, cost a quarter of a build: they are off
+# by default, and scripts/fuzz.sh builds and runs them in a tree of their
+# own. Both need clang.
+option(KILN_ENABLE_SANITIZERS
+  "Build the front end and the fat binary reader again under AddressSanitizer and UBSan, with their tests" OFF)
+option(KILN_ENABLE_FUZZING "Build the front end's libFuzzer fuzzer (implies KILN_ENABLE_SANITIZERS)" OFF)
+if(KILN_ENABLE_FUZZING)
+  set(KILN_ENABLE_SANITIZERS ON)
+endif()
 set(KILN_FUZZING_FLAGS -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined)
-set(CMAKE_REQUIRED_FLAGS "-fsanitize=fuzzer,address,undefined")
-set(CMAKE_REQUIRED_LINK_OPTIONS "-fsanitize=fuzzer,address,undefined")
-check_cxx_source_compiles(
-  "#include <cstddef>\n#include <cstdint>\nextern \"C\" int LLVMFuzzerTestOneInput(const uint8_t *, size_t) { return 0; }"
-  KILN_FUZZING)
-unset(CMAKE_REQUIRED_FLAGS)
-unset(CMAKE_REQUIRED_LINK_OPTIONS)
+if(KILN_ENABLE_SANITIZERS)
+  include(CheckCXXSourceCompiles)
+  set(CMAKE_REQUIRED_FLAGS "-fsanitize=fuzzer,address,undefined")
+  set(CMAKE_REQUIRED_LINK_OPTIONS "-fsanitize=fuzzer,address,undefined")
+  check_cxx_source_compiles(
+    "#include <cstddef>\n#include <cstdint>\nextern \"C\" int LLVMFuzzerTestOneInput(const uint8_t *, size_t) { return 0; }"
+    KILN_HAVE_LIBFUZZER)
+  unset(CMAKE_REQUIRED_FLAGS)
+  unset(CMAKE_REQUIRED_LINK_OPTIONS)
+  if(NOT KILN_HAVE_LIBFUZZER)
+    message(FATAL_ERROR "KILN_ENABLE_SANITIZERS and KILN_ENABLE_FUZZING need clang with libFuzzer and the sanitizers")
+  endif()
+endif()

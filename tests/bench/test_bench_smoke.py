@@ -15,6 +15,9 @@ import sys
 
 import pytest
 
+# Builds whole projects or runs benchmarks: `scripts/test.sh --quick` skips it.
+pytestmark = pytest.mark.slow
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 FIGURES = {
     1: "Cold compile",

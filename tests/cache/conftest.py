@@ -1,4 +1,4 @@
-"""Helpers for the specialization cache's process-level tests (issue 5 §3).
+"""Helpers for the specialization cache's process-level tests.
 
 Every test builds tiny modules for --arch 80 into a cache of its own, with
 the real `kiln` command, and inspects the cache with `kiln cache ...`.

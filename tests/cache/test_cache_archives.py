@@ -1,4 +1,4 @@
-"""`kiln cache export` / `import`, and malicious archives (issue 5 §3, 10)."""
+"""`kiln cache export` / `import`, and malicious archives."""
 
 import gzip
 import hashlib

@@ -1,4 +1,4 @@
-"""What the cache key covers (issue 5 §3, 9): each input alone changes it;
+"""What the cache key covers: each input alone changes it;
 comments, whitespace and other kernels do not."""
 
 import json

@@ -1,4 +1,4 @@
-"""The specialization cache under concurrency, crashes and damage (issue 5 §3, 1-8).
+"""The specialization cache under concurrency, crashes and damage.
 
 Real `kiln` processes, real files; nothing is mocked.
 """
@@ -30,7 +30,6 @@ def start(rig, module, out):
     )
 
 
-# 1
 def test_sixteen_builds_of_one_module_share_one_cache(rig):
     module = rig.write("kernels.py")
     procs = [start(rig, module, rig.root / f"o{i}") for i in range(16)]
@@ -46,7 +45,6 @@ def test_sixteen_builds_of_one_module_share_one_cache(rig):
     assert rig.verify().returncode == 0
 
 
-# 2
 def test_sixteen_builds_of_different_modules_leave_a_consistent_cache(rig):
     modules = [rig.write(f"kernels{i}.py", variant(i)) for i in range(16)]
     procs = [start(rig, m, rig.root / f"o{i}") for i, m in enumerate(modules)]
@@ -60,7 +58,7 @@ def test_sixteen_builds_of_different_modules_leave_a_consistent_cache(rig):
     assert rig.stats()["entries"] == 16 * 6
 
 
-# 3
+@pytest.mark.slow
 def test_sigkill_during_cache_writes_never_serves_a_corrupt_entry(rig):
     module = rig.write("kernels.py")
     reference_out = rig.root / "reference"
@@ -97,7 +95,6 @@ def blob_starting_with(rig, prefix):
     raise AssertionError(f"no blob starts with {prefix!r}")
 
 
-# 4
 @pytest.mark.parametrize("damage", ["flip", "truncate", "empty"])
 def test_damaged_blobs_are_detected_counted_and_rebuilt(rig, damage):
     module = rig.write("kernels.py")
@@ -128,7 +125,6 @@ def index_files(rig):
     return [rig.cache / name for name in ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm")]
 
 
-# 5
 @pytest.mark.parametrize("damage", ["delete", "truncate", "garbage"])
 def test_a_lost_or_damaged_index_is_rebuilt_from_the_blobs(rig, damage):
     module = rig.write("kernels.py")
@@ -154,7 +150,6 @@ def test_a_lost_or_damaged_index_is_rebuilt_from_the_blobs(rig, damage):
         assert list(rig.cache.glob("index.sqlite.damaged-*"))
 
 
-# 6
 def test_a_row_without_its_blob_heals(rig):
     module = rig.write("kernels.py")
     _, _, _, _, first = rig.build(module)
@@ -196,7 +191,6 @@ def mount_tmpfs(path, options):
                           capture_output=True).returncode == 0
 
 
-# 7
 def test_a_read_only_cache_folder_builds_uncached_with_one_warning(rig):
     module = rig.write("kernels.py")
     reference_result = rig.build(module)
@@ -256,7 +250,7 @@ def test_a_file_size_limit_builds_uncached_with_one_warning(rig):
     assert outputs(out) == reference
 
 
-# 8
+@pytest.mark.slow
 def test_the_size_limit_evicts_least_recently_used_entries(rig):
     a, b, c = (rig.write(f"m{n}.py", variant(n)) for n in range(3))
     rig.build(a)

@@ -21,6 +21,9 @@ import pytest
 
 from conftest import BUILD_DIR, REPO_ROOT
 
+# Builds whole projects or runs benchmarks: `scripts/test.sh --quick` skips it.
+pytestmark = pytest.mark.slow
+
 HERE = pathlib.Path(__file__).resolve().parent
 PYTHON_DIR = f"lib/python{sys.version_info.major}.{sys.version_info.minor}/site-packages"
 EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")

@@ -37,6 +37,9 @@ import pytest
 
 from conftest import BUILD_DIR, REPO_ROOT
 
+# Builds whole projects or runs benchmarks: `scripts/test.sh --quick` skips it.
+pytestmark = pytest.mark.slow
+
 yaml = pytest.importorskip("yaml", reason="pyyaml is in requirements-dev.txt")
 jinja2 = pytest.importorskip("jinja2", reason="jinja2 is in requirements-dev.txt")
 cph = pytest.importorskip("conda_package_handling.api",

@@ -30,6 +30,9 @@ import zipfile
 
 import pytest
 
+# Builds whole projects or runs benchmarks: `scripts/test.sh --quick` skips it.
+pytestmark = pytest.mark.slow
+
 HERE = pathlib.Path(__file__).resolve().parent
 PROJECTS = HERE / "projects"
 EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")

@@ -1,4 +1,4 @@
-"""kiln.cuda, the host API (issue 4 §2): device arrays, host memory, streams,
+"""kiln.cuda, the host API: device arrays, host memory, streams,
 events and the device, on the CPU target, compared with NumPy and with what
 Numba's `numba.cuda` does for the same calls."""
 

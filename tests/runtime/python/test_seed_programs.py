@@ -1,7 +1,7 @@
 """The course's host code, run on built kernel modules with one change:
 `import kiln.cuda as cuda` instead of `from numba import cuda`.
 
-Each program below is the host code of a seed (../shared/seeds) as the course
+Each program below is the host code of a seed program of the course Kiln grew from, as the course
 shows it, in the order it appears there; the kernels come from examples/ or
 from seed_programs/ (kernels the course defines inline, with the signatures
 Numba infers for that host code). After a program runs, the test checks its
