@@ -16,7 +16,7 @@
 
 #include "backend/cuda_archs.h"
 #include "driver/progress.h"
-#include "frontend/diagnostics.h"
+#include "frontend/source/diagnostics.h"
 #include "pipeline/module_writer.h"
 #include "pipeline/pipeline.h"
 

@@ -2,9 +2,9 @@
 
 #include "frontend/frontend.h"
 
-#include "frontend/build_config.h"
-#include "frontend/parser.h"
-#include "frontend/prelude.h"
+#include "frontend/parse/parser.h"
+#include "frontend/resolve/build_config.h"
+#include "frontend/resolve/prelude.h"
 
 #include <llvm/ADT/DenseSet.h>
 #include <llvm/Support/MemoryBuffer.h>

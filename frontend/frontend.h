@@ -13,11 +13,11 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "frontend/ast.h"
-#include "frontend/diagnostics.h"
-#include "frontend/module_scope.h"
-#include "frontend/semantic_hash.h"
-#include "frontend/type_inference.h"
+#include "frontend/parse/ast.h"
+#include "frontend/resolve/module_scope.h"
+#include "frontend/source/diagnostics.h"
+#include "frontend/typing/semantic_hash.h"
+#include "frontend/typing/type_inference.h"
 #include "ir/types.h"
 
 #include <llvm/Support/Error.h>

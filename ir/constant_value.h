@@ -3,7 +3,7 @@
 // The value of a module-level constant or of a literal expression in a
 // kernel: None, a bool, an int, a float, a complex, a string or a tuple of
 // these, optionally a NumPy scalar of a fixed dtype (np.float32(0.5)).
-// The front end folds operators on them (frontend/constant_folding.h); the
+// The front end folds operators on them (frontend/resolve/constant_folding.h); the
 // typed IR carries them as the values of its constants.
 //
 //===----------------------------------------------------------------------===//

@@ -22,7 +22,7 @@ std::string absolute(llvm::StringRef path) {
 }
 
 /// The nearest pyproject.toml at or above the folder of `modulePath`, as
-/// frontend/build_config.cpp looks for it; empty when there is none.
+/// frontend/resolve/build_config.cpp looks for it; empty when there is none.
 std::string nearestPyproject(llvm::StringRef modulePath) {
   llvm::SmallString<256> directory(absolute(modulePath));
   llvm::sys::path::remove_filename(directory);

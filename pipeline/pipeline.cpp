@@ -7,7 +7,7 @@
 #include "backend/cuda_toolkit.h"
 #include "backend/fatbinary.h"
 #include "backend/target_machines.h"
-#include "frontend/emit_typed_ir.h"
+#include "frontend/emit/emit_typed_ir.h"
 #include "pipeline/build_cache.h"
 #include "pipeline/cached_step.h"
 #include "pipeline/outputs.h"

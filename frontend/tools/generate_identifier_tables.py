@@ -1,9 +1,9 @@
-"""Generates frontend/unicode_identifiers.inc: which code points may start or
+"""Generates frontend/parse/unicode_identifiers.inc: which code points may start or
 continue a Python identifier (Unicode's XID_Start and XID_Continue, plus '_',
 as PEP 3131 specifies), as sorted ranges.
 
 Run with the Python whose Unicode version Kiln should follow:
-    python3 frontend/tools/generate_identifier_tables.py > frontend/unicode_identifiers.inc
+    python3 frontend/tools/generate_identifier_tables.py > frontend/parse/unicode_identifiers.inc
 """
 
 import sys

@@ -1,4 +1,4 @@
-//===- frontend/typing/overloads.h - Numba's overload resolution -*- C++ -*-===//
+//===- frontend/typing/overloads.h -----------------------------*- C++ -*-===//
 //
 // Most of Numba's typing is a list of concrete signatures per operation (a
 // ConcreteTemplate): `+` has (int64, int64) -> int64, (uint64, uint64) ->

@@ -16,7 +16,7 @@
 #include "backend/ptx_header.h"
 #include "backend/ptxas.h"
 #include "backend/tool_options.h"
-#include "frontend/emit_typed_ir.h"
+#include "frontend/emit/emit_typed_ir.h"
 #include "frontend/frontend.h"
 #include "test_support.h"
 

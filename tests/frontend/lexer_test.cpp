@@ -1,6 +1,6 @@
 //===- tests/frontend/lexer_test.cpp - Tokenizing Python ------------------===//
 
-#include "frontend/lexer.h"
+#include "frontend/parse/lexer.h"
 
 #include <gtest/gtest.h>
 

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "frontend/ast_printer.h"
-#include "frontend/parser.h"
+#include "frontend/parse/ast_printer.h"
+#include "frontend/parse/parser.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 """Kiln's parser builds the same tree as CPython's.
 
-Both trees are printed in the S-expression form of frontend/ast_printer.h
+Both trees are printed in the S-expression form of frontend/parse/ast_printer.h
 (CPython's through cpython_ast_dump.py) and compared: on the examples, on
 Kiln's prelude modules, and on a sample of the Python standard library that
 covers the whole statement and expression grammar.

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "frontend/emit_typed_ir.h"
+#include "frontend/emit/emit_typed_ir.h"
 #include "frontend/frontend.h"
 
 #include <gtest/gtest.h>

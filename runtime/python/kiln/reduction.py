@@ -1,6 +1,6 @@
 """Reductions from `@cuda.reduce`, over Kiln's synthesized reduction kernel.
 
-The kernel (frontend/synthesized_kernels.h) is
+The kernel (frontend/emit/synthesized_kernels.h) is
 `kernel(values[:], partials[::1], init, use_init)`: each of its blocks (at
 most `BLOCK_LIMIT` threads) folds its grid-stride share of `values` into
 `partials[blockIdx.x]`, block 0 also folding in `init` when `use_init`.

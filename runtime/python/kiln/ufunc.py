@@ -1,6 +1,6 @@
 """Ufuncs from `@vectorize(..., target='cuda')`, over Kiln's synthesized kernel.
 
-The kernel (frontend/synthesized_kernels.h) takes one 1-d array of any
+The kernel (frontend/emit/synthesized_kernels.h) takes one 1-d array of any
 layout per input plus the output, and computes out[i] = core(x1[i], ...)
 for i < len(out), one element per thread. This class does the rest, as
 Numba's CUDA ufunc dispatcher does:

@@ -19,7 +19,7 @@
 #include "backend/manifest.h"
 #include "backend/ptxas.h"
 #include "backend/tool_options.h"
-#include "frontend/emit_typed_ir.h"
+#include "frontend/emit/emit_typed_ir.h"
 #include "frontend/frontend.h"
 #include "runtime/cpu_engine/engine.h"
 

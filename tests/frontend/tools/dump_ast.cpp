@@ -1,13 +1,13 @@
 //===- tests/frontend/tools/dump_ast.cpp - Print a file's AST -------------===//
 //
 // kiln_dump_ast FILE...: prints each file's AST in the S-expression form of
-// frontend/ast_printer.h, preceded by "== FILE". A file that does not parse
+// frontend/parse/ast_printer.h, preceded by "== FILE". A file that does not parse
 // prints its diagnostics instead; the exit status is 1 if any file failed.
 //
 //===----------------------------------------------------------------------===//
 
-#include "frontend/ast_printer.h"
-#include "frontend/parser.h"
+#include "frontend/parse/ast_printer.h"
+#include "frontend/parse/parser.h"
 
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>

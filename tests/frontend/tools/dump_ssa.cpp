@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "frontend/parser.h"
-#include "frontend/ssa.h"
+#include "frontend/parse/parser.h"
+#include "frontend/ssa/ssa.h"
 
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "frontend/emit_typed_ir.h"
+#include "frontend/emit/emit_typed_ir.h"
 
 #include <llvm/Support/Path.h>
 #include <llvm/Support/raw_ostream.h>

@@ -3,7 +3,7 @@
 reduction kernel.
 
 A stand-in for the kernel dispatcher implements the kernel's contract
-(frontend/synthesized_kernels.h: grid-stride folding per thread, a tree per
+(frontend/emit/synthesized_kernels.h: grid-stride folding per thread, a tree per
 block, one partial per block with values, init folded into block 0 when
 use_init) so the multi-pass logic is checked exactly; the last tests run
 the real kernels of examples/reductions.py.

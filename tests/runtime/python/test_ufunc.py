@@ -2,7 +2,7 @@
 stream= over the synthesized ufunc kernel.
 
 Most tests drive `Ufunc` with a stand-in for the kernel dispatcher that
-follows the synthesized kernel's contract (frontend/synthesized_kernels.h:
+follows the synthesized kernel's contract (frontend/emit/synthesized_kernels.h:
 1-d operands of any layout, out[i] = core(x1[i], ...) for i < len(out) and
 i < grid * block) on the CPU target's memory; the last ones run the real
 kernels of examples/ufuncs.py built with `kiln build --module`.

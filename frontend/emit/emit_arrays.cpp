@@ -1,0 +1,120 @@
+//===- frontend/emit/emit_arrays.cpp - Arrays and tuples ------------------===//
+
+#include "frontend/emit/function_emitter.h"
+
+namespace kiln::emit {
+
+using ssa::Op;
+
+ir::Value *FunctionEmitter::emitArrayAttribute(const ssa::Instr *instr,
+                                               const Resolution &resolution) {
+  ir::Value *array = valueOf(instr->operands[0]);
+  const auto *arrayType = llvm::cast<ArrayType>(array->type());
+  if (resolution.detail == "shape" || resolution.detail == "strides") {
+    bool shape = resolution.detail == "shape";
+    std::vector<ir::Value *> dims;
+    for (unsigned d = 0; d < arrayType->rank(); ++d) {
+      ir::Instruction *dim =
+          emit(shape ? ir::Opcode::ArrayShape : ir::Opcode::ArrayStride, types.int64(), {array});
+      dim->index = d;
+      dims.push_back(dim);
+    }
+    return emit(ir::Opcode::TupleMake, plain(resolution.result), dims);
+  }
+  ir::Value *size = emit(ir::Opcode::ArraySize, types.int64(), {array});
+  if (resolution.detail == "size")
+    return size;
+  // nbytes
+  Typing itemsize = typing::getAttribute(types, arrayType, "itemsize");
+  return emit(ir::Opcode::Mul, types.int64(), {size, constant(types.int64(), *itemsize->constant)});
+}
+
+ir::Value *FunctionEmitter::compileTimeItem(const ssa::Instr *item) {
+  // A tuple with no run-time value (one holding None) is a BuildTuple or a
+  // constant somewhere up a chain of items; follow the chain up, then take
+  // the elements down again.
+  std::vector<unsigned> path;
+  const ssa::Instr *tuple = item;
+  while (!valueOf(tuple) && spec.resolutions[tuple->id].kind == Resolution::Kind::TupleItem) {
+    path.insert(path.begin(), spec.resolutions[tuple->id].index);
+    tuple = tuple->operands[0];
+  }
+  for (size_t step = 0; step < path.size(); ++step) {
+    if (tuple->op == Op::BuildTuple) {
+      tuple = tuple->operands[path[step]];
+      continue;
+    }
+    if (tuple->op != Op::Constant)
+      return nullptr;
+    ConstantValue element = *tuple->constant;
+    for (; step < path.size(); ++step)
+      element = ConstantValue(element.elements()[path[step]]);
+    const Type *result = plain(typeOf(item));
+    return result->isCompileTimeOnly() ? nullptr : constant(result, std::move(element));
+  }
+  return valueOf(tuple);
+}
+
+ir::Value *FunctionEmitter::emitGetItem(const ssa::Instr *instr, const Resolution &resolution) {
+  const Type *result = plain(resolution.result);
+  ir::Value *object = valueOf(instr->operands[0]);
+  switch (resolution.kind) {
+  case Resolution::Kind::ArrayItem: {
+    std::vector<ir::Value *> operands{object};
+    for (ir::Value *index : indexValues(instr->operands[1]))
+      operands.push_back(index);
+    return emit(ir::Opcode::ArrayLoad, result, operands);
+  }
+  case Resolution::Kind::ArrayView: {
+    if (resolution.detail == "T")
+      return emit(ir::Opcode::ArrayTranspose, result, {object});
+    const ssa::Instr *index = instr->operands[1];
+    std::vector<const ssa::Instr *> items;
+    if (index->op == Op::BuildTuple)
+      items.assign(index->operands.begin(), index->operands.end());
+    else
+      items.push_back(index);
+    ir::Instruction *view = emit(ir::Opcode::ArrayView, result, {object});
+    for (const ssa::Instr *item : items) {
+      if (item->op != Op::BuildSlice) {
+        // Tuple-valued index items other than built tuples: index values.
+        for (ir::Value *value : indexValues(item)) {
+          view->operands.push_back(value);
+          view->viewItems.push_back({false});
+        }
+        continue;
+      }
+      ir::ViewItem viewItem{true};
+      bool *present[3] = {&viewItem.hasStart, &viewItem.hasStop, &viewItem.hasStep};
+      for (size_t part = 0; part < 3; ++part) {
+        const ssa::Instr *bound = item->operands[part];
+        if (typeOf(bound) == types.none())
+          continue;
+        *present[part] = true;
+        view->operands.push_back(convert(valueOf(bound), types.int64()));
+      }
+      view->viewItems.push_back(viewItem);
+    }
+    return view;
+  }
+  case Resolution::Kind::TupleItem: {
+    if (!object)
+      return compileTimeItem(instr);
+    ir::Instruction *get = emit(ir::Opcode::TupleGet, result, {object});
+    get->index = resolution.index;
+    return get;
+  }
+  case Resolution::Kind::TupleDynamicItem:
+    return emit(ir::Opcode::TupleGetDynamic, result,
+                {object, convert(valueOf(instr->operands[1]), types.int64())});
+  case Resolution::Kind::RecordField: {
+    ir::Instruction *get = emit(ir::Opcode::RecordGet, result, {object});
+    get->text = resolution.detail;
+    return get;
+  }
+  default:
+    return nullptr;
+  }
+}
+
+} // namespace kiln::emit

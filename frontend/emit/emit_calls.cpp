@@ -1,0 +1,257 @@
+//===- frontend/emit/emit_calls.cpp - Calls and builtins ------------------===//
+
+#include "frontend/emit/function_emitter.h"
+
+#include <cmath>
+
+namespace kiln::emit {
+
+using ssa::Op;
+
+ir::Value *FunctionEmitter::emitCall(const ssa::Instr *instr, const Resolution &resolution) {
+  const Type *result = resolution.result ? plain(resolution.result) : nullptr;
+  std::vector<ir::Value *> args;
+  for (size_t i = 1; i < instr->operands.size(); ++i)
+    args.push_back(operand(instr, i, resolution));
+  switch (resolution.kind) {
+  case Resolution::Kind::Cast:
+    return convert(valueOf(instr->operands[1]), result);
+  case Resolution::Kind::DeviceCall: {
+    ir::Function *callee = module.functionFor(resolution.callee);
+    // Keyword arguments were matched to parameters during typing.
+    std::vector<ir::Value *> ordered(callee->arguments.size(), nullptr);
+    size_t positional = args.size() - instr->keywordNames.size();
+    for (size_t i = 0; i < positional; ++i)
+      ordered[i] = args[i];
+    if (const ast::FunctionDefStmt *def = resolution.callee->decl.def)
+      for (size_t k = 0; k < instr->keywordNames.size(); ++k)
+        for (size_t p = 0; p < def->params.size(); ++p)
+          if (def->params[p].name == instr->keywordNames[k])
+            ordered[p] = args[positional + k];
+    // Arguments the call left out pass their parameter's default value;
+    // None, which has no run-time value, passes as a constant none.
+    const FunctionDecl &decl = resolution.callee->decl;
+    for (size_t i = 0; i < ordered.size(); ++i) {
+      const Type *parameterType = callee->arguments[i]->type();
+      if (ordered[i])
+        continue;
+      if (llvm::isa<NoneType>(parameterType))
+        ordered[i] = constant(parameterType, ConstantValue::none());
+      else if (i < decl.defaults.size() && decl.defaults[i])
+        ordered[i] = constant(parameterType, *decl.defaults[i]);
+    }
+    for (size_t i = 0; i < ordered.size(); ++i)
+      ordered[i] = convert(ordered[i], callee->arguments[i]->type());
+    ir::Instruction *call =
+        emit(ir::Opcode::Call,
+             llvm::isa<NoneType>(callee->returnType) ? nullptr : callee->returnType, ordered);
+    call->callee = callee;
+    return call;
+  }
+  case Resolution::Kind::RangeValue: {
+    const auto *range = llvm::cast<RangeType>(result);
+    const Type *element = range->elementType();
+    ir::Value *start = args.size() >= 2 ? args[0] : intConstant(element, 0);
+    ir::Value *stop = args.size() >= 2 ? args[1] : args[0];
+    ir::Value *step = args.size() == 3 ? args[2] : intConstant(element, 1);
+    return emit(ir::Opcode::RangeMake, result, {start, stop, step});
+  }
+  default:
+    return emitBuiltin(instr, resolution, args);
+  }
+}
+
+ir::Value *FunctionEmitter::emitPrint(const ssa::Instr *instr) {
+  ir::Instruction *print = emit(ir::Opcode::Print, nullptr, {});
+  for (size_t i = 1; i < instr->operands.size(); ++i) {
+    const ssa::Instr *argument = instr->operands[i];
+    const Type *type = typeOf(argument);
+    if (const auto *text = llvm::dyn_cast<StringLiteralType>(type)) {
+      print->printItems.push_back({ir::PrintItem::Kind::Text, text->stringValue()});
+    } else if (type == types.none()) {
+      print->printItems.push_back({ir::PrintItem::Kind::Text, "None"});
+    } else {
+      print->printItems.push_back({ir::PrintItem::Kind::Value, ""});
+      print->operands.push_back(convert(valueOf(argument), plain(type)));
+    }
+  }
+  return nullptr;
+}
+
+ir::Value *FunctionEmitter::emitBuiltin(const ssa::Instr *instr, const Resolution &resolution,
+                                        llvm::ArrayRef<ir::Value *> args) {
+  const Type *result = resolution.result ? plain(resolution.result) : nullptr;
+  BuiltinId id = resolution.builtin;
+  const Symbol &symbol = BuiltinSymbols::get().symbol(id);
+  if (symbol.qualifiedName.starts_with("math.") || symbol.qualifiedName.starts_with("cmath."))
+    return emitMath(id, result, args);
+  if (symbol.qualifiedName.starts_with("numba.cuda."))
+    return emitCuda(instr, id, resolution, args);
+  switch (id) {
+  case BuiltinId::PyAbs: {
+    ir::Value *x = args[0];
+    if (const auto *complex = llvm::dyn_cast<ComplexType>(x->type())) {
+      const Type *part = complex->elementType();
+      return intrinsic(
+          ir::Intrinsic::Hypot, part,
+          {emit(ir::Opcode::ComplexReal, part, {x}), emit(ir::Opcode::ComplexImag, part, {x})});
+    }
+    if (llvm::isa<FloatType>(x->type()))
+      return intrinsic(ir::Intrinsic::Fabs, result, {x});
+    if (!llvm::cast<IntegerType>(x->type())->signedness())
+      return x;
+    ir::Value *negative = emit(ir::Opcode::Lt, types.boolean(), {x, intConstant(x->type(), 0)});
+    return emit(ir::Opcode::Select, result, {negative, emit(ir::Opcode::Neg, result, {x}), x});
+  }
+  case BuiltinId::PyMin:
+  case BuiltinId::PyMax:
+    return emitMinMax(id == BuiltinId::PyMin, result, args);
+  case BuiltinId::PyLen: {
+    if (llvm::isa<RangeType>(args[0]->type()))
+      return convert(emit(ir::Opcode::RangeLength,
+                          llvm::cast<RangeType>(args[0]->type())->elementType(), {args[0]}),
+                     types.int64());
+    ir::Instruction *length = emit(ir::Opcode::ArrayShape, types.int64(), {args[0]});
+    length->index = 0;
+    return length;
+  }
+  case BuiltinId::PyRound:
+    if (args.size() == 1)
+      return convert(intrinsic(ir::Intrinsic::Rint, args[0]->type(), {args[0]}), result);
+    return intrinsic(ir::Intrinsic::RoundDigits, result, {args[0], args[1]});
+  case BuiltinId::PyPow:
+    return emit(ir::Opcode::Pow, result, {args[0], args[1]});
+  case BuiltinId::PyDivmod:
+    return emit(ir::Opcode::TupleMake, result,
+                {emit(ir::Opcode::FloorDiv, args[0]->type(), {args[0], args[1]}),
+                 emit(ir::Opcode::Mod, args[0]->type(), {args[0], args[1]})});
+  case BuiltinId::PyPrint:
+    return emitPrint(instr);
+  case BuiltinId::PyComplex: {
+    if (instr->op == Op::Call && resolution.detail.empty()) {
+      if (args.size() == 1 && llvm::isa<ComplexType>(args[0]->type()))
+        return convert(args[0], result);
+      const Type *part = llvm::cast<ComplexType>(result)->elementType();
+      ir::Value *imaginary =
+          args.size() == 2 ? args[1] : constant(part, ConstantValue::floating(0));
+      return emit(ir::Opcode::ComplexMake, result,
+                  {convert(args[0], part), convert(imaginary, part)});
+    }
+    // .real, .imag, .conjugate() of a number.
+    ir::Value *x = instr->op == Op::Call ? methodReceiver(instr) : valueOf(instr->operands[0]);
+    x = convert(x, resolution.operandTypes.empty() || !resolution.operandTypes[0]
+                       ? x->type()
+                       : resolution.operandTypes[0]);
+    const auto *complex = llvm::dyn_cast<ComplexType>(x->type());
+    if (resolution.detail == "real")
+      return complex ? emit(ir::Opcode::ComplexReal, result, {x}) : x;
+    if (resolution.detail == "imag")
+      return complex ? emit(ir::Opcode::ComplexImag, result, {x})
+                     : constant(result, ConstantValue::integer(0));
+    if (!complex)
+      return x;
+    const Type *part = complex->elementType();
+    return emit(ir::Opcode::ComplexMake, x->type(),
+                {emit(ir::Opcode::ComplexReal, part, {x}),
+                 emit(ir::Opcode::Neg, part, {emit(ir::Opcode::ComplexImag, part, {x})})});
+  }
+  default:
+    return nullptr;
+  }
+}
+
+ir::Value *FunctionEmitter::emitMath(BuiltinId id, const Type *result,
+                                     llvm::ArrayRef<ir::Value *> arguments) {
+  using I = ir::Intrinsic;
+  // Numba's cases such as float64(int64) compute on the float: integer
+  // arguments convert, except ldexp's exponent.
+  std::vector<ir::Value *> args(arguments.begin(), arguments.end());
+  if (llvm::isa_and_nonnull<FloatType>(result) && id != BuiltinId::Math_ldexp)
+    for (ir::Value *&arg : args)
+      if (llvm::isa<IntegerType>(arg->type()))
+        arg = convert(arg, result);
+  static const std::map<BuiltinId, I> direct = {
+      {BuiltinId::Math_sin, I::Sin},
+      {BuiltinId::Math_cos, I::Cos},
+      {BuiltinId::Math_tan, I::Tan},
+      {BuiltinId::Math_asin, I::Asin},
+      {BuiltinId::Math_acos, I::Acos},
+      {BuiltinId::Math_atan, I::Atan},
+      {BuiltinId::Math_atan2, I::Atan2},
+      {BuiltinId::Math_sinh, I::Sinh},
+      {BuiltinId::Math_cosh, I::Cosh},
+      {BuiltinId::Math_tanh, I::Tanh},
+      {BuiltinId::Math_asinh, I::Asinh},
+      {BuiltinId::Math_acosh, I::Acosh},
+      {BuiltinId::Math_atanh, I::Atanh},
+      {BuiltinId::Math_exp, I::Exp},
+      {BuiltinId::Math_exp2, I::Exp2},
+      {BuiltinId::Math_expm1, I::Expm1},
+      {BuiltinId::Math_log, I::Log},
+      {BuiltinId::Math_log2, I::Log2},
+      {BuiltinId::Math_log10, I::Log10},
+      {BuiltinId::Math_log1p, I::Log1p},
+      {BuiltinId::Math_sqrt, I::Sqrt},
+      {BuiltinId::Math_fabs, I::Fabs},
+      {BuiltinId::Math_floor, I::Floor},
+      {BuiltinId::Math_ceil, I::Ceil},
+      {BuiltinId::Math_trunc, I::Trunc},
+      {BuiltinId::Math_erf, I::Erf},
+      {BuiltinId::Math_erfc, I::Erfc},
+      {BuiltinId::Math_gamma, I::Tgamma},
+      {BuiltinId::Math_lgamma, I::Lgamma},
+      {BuiltinId::Math_hypot, I::Hypot},
+      {BuiltinId::Math_copysign, I::Copysign},
+      {BuiltinId::Math_fmod, I::Fmod},
+      {BuiltinId::Math_remainder, I::Remainder},
+      {BuiltinId::Math_nextafter, I::Nextafter},
+      {BuiltinId::Math_pow, I::PowF},
+      {BuiltinId::Math_ldexp, I::Ldexp},
+      {BuiltinId::Math_frexp, I::Frexp},
+      {BuiltinId::Math_modf, I::Modf},
+  };
+  auto found = direct.find(id);
+  if (found != direct.end()) {
+    // pow(float32, int32) and ldexp take an int32 second operand; pow's is
+    // converted to the base's type (C's pow has no integer exponent).
+    if (id == BuiltinId::Math_pow)
+      return intrinsic(I::PowF, result, {args[0], convert(args[1], args[0]->type())});
+    return intrinsic(found->second, result, args);
+  }
+  switch (id) {
+  case BuiltinId::Math_degrees:
+  case BuiltinId::Math_radians: {
+    double factor = id == BuiltinId::Math_degrees ? 180.0 / M_PI : M_PI / 180.0;
+    return emit(ir::Opcode::Mul, result,
+                {args[0], constant(result, ConstantValue::floating(factor))});
+  }
+  case BuiltinId::Math_isnan:
+  case BuiltinId::Math_isinf:
+  case BuiltinId::Math_isfinite:
+    if (llvm::isa<IntegerType>(args[0]->type()))
+      return constant(types.boolean(), ConstantValue::boolean(id == BuiltinId::Math_isfinite));
+    return intrinsic(id == BuiltinId::Math_isnan   ? I::IsNan
+                     : id == BuiltinId::Math_isinf ? I::IsInf
+                                                   : I::IsFinite,
+                     types.boolean(), args);
+  default:
+    break;
+  }
+  // cmath: Kiln's prelude implements each function in Python.
+  const Symbol &symbol = BuiltinSymbols::get().symbol(id);
+  std::vector<const Type *> argTypes;
+  for (ir::Value *arg : args)
+    argTypes.push_back(arg->type());
+  // cmath.log(z, base) is log_base: a default base would need the call to
+  // be typed with an omitted argument.
+  llvm::StringRef name =
+      id == BuiltinId::Cmath_log && args.size() == 2 ? llvm::StringRef("log_base") : symbol.name();
+  ir::Function *implementation = module.preludeFunction("kiln.cmath", name, argTypes);
+  if (!implementation)
+    return nullptr;
+  ir::Instruction *call = emit(ir::Opcode::Call, implementation->returnType, args);
+  call->callee = implementation;
+  return convert(call, result);
+}
+
+} // namespace kiln::emit

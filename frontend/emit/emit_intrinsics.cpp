@@ -1,0 +1,205 @@
+//===- frontend/emit/emit_intrinsics.cpp - CUDA intrinsics ----------------===//
+
+#include "frontend/emit/function_emitter.h"
+
+namespace kiln::emit {
+
+using ssa::Op;
+
+ir::Value *FunctionEmitter::emitCuda(const ssa::Instr *instr, BuiltinId id,
+                                     const Resolution &resolution,
+                                     llvm::ArrayRef<ir::Value *> args) {
+  using I = ir::Intrinsic;
+  const Type *result = resolution.result ? plain(resolution.result) : nullptr;
+  const Type *int32 = types.int32();
+  const Type *uint32 = types.integer(32, false);
+  const Type *int64 = types.int64();
+  auto markSynchronizes = [&] { function.synchronizes = true; };
+  switch (id) {
+  case BuiltinId::CudaThreadIdx:
+  case BuiltinId::CudaBlockIdx:
+  case BuiltinId::CudaBlockDim:
+  case BuiltinId::CudaGridDim: {
+    unsigned dimension = static_cast<unsigned>(resolution.detail[0] - 'x');
+    I which = id == BuiltinId::CudaThreadIdx  ? I::ThreadIdx
+              : id == BuiltinId::CudaBlockIdx ? I::BlockIdx
+              : id == BuiltinId::CudaBlockDim ? I::BlockDim
+                                              : I::GridDim;
+    return intrinsic(which, int32, {}, dimension);
+  }
+  case BuiltinId::CudaLaneid:
+    return intrinsic(I::LaneId, int32, {});
+  case BuiltinId::CudaWarpsize:
+    return intrinsic(I::WarpSize, int32, {});
+  case BuiltinId::CudaGrid:
+  case BuiltinId::CudaGridsize: {
+    // As Numba: 64-bit arithmetic on the sign-extended 32-bit registers.
+    std::vector<ir::Value *> dims;
+    for (unsigned d = 0; d < resolution.index; ++d) {
+      ir::Value *blockDim = convert(intrinsic(I::BlockDim, int32, {}, d), int64);
+      if (id == BuiltinId::CudaGrid) {
+        ir::Value *thread = convert(intrinsic(I::ThreadIdx, int32, {}, d), int64);
+        ir::Value *block = convert(intrinsic(I::BlockIdx, int32, {}, d), int64);
+        dims.push_back(emit(ir::Opcode::Add, int64,
+                            {emit(ir::Opcode::Mul, int64, {blockDim, block}), thread}));
+      } else {
+        ir::Value *gridDim = convert(intrinsic(I::GridDim, int32, {}, d), int64);
+        dims.push_back(emit(ir::Opcode::Mul, int64, {blockDim, gridDim}));
+      }
+    }
+    return dims.size() == 1 ? dims[0] : emit(ir::Opcode::TupleMake, result, dims);
+  }
+  case BuiltinId::CudaSharedArray:
+  case BuiltinId::CudaLocalArray: {
+    // The shape is a constant: an integer literal or a tuple of them.
+    const ssa::Instr *shapeArgument = instr->operands[1];
+    for (size_t i = 0; i < instr->keywordNames.size(); ++i)
+      if (instr->keywordNames[i] == "shape")
+        shapeArgument = instr->operands[instr->operands.size() - instr->keywordNames.size() + i];
+    std::vector<uint64_t> shape;
+    const Type *shapeType = typeOf(shapeArgument);
+    if (const auto *literal = llvm::dyn_cast<IntegerLiteralType>(shapeType))
+      shape.push_back(static_cast<uint64_t>(literal->bits()));
+    else
+      for (const Type *dim : llvm::cast<TupleType>(shapeType)->elementTypes())
+        shape.push_back(static_cast<uint64_t>(llvm::cast<IntegerLiteralType>(dim)->bits()));
+    bool dynamic = id == BuiltinId::CudaSharedArray && shape.size() == 1 && shape[0] == 0;
+    ir::Instruction *array = emit(dynamic ? ir::Opcode::DynamicSharedArray
+                                  : id == BuiltinId::CudaSharedArray ? ir::Opcode::SharedArray
+                                                                     : ir::Opcode::LocalArray,
+                                  result, {});
+    array->shape = std::move(shape);
+    return array;
+  }
+  case BuiltinId::CudaConstArrayLike:
+    return args[0];
+  case BuiltinId::CudaSyncthreads:
+    markSynchronizes();
+    return intrinsic(I::SyncThreads, nullptr, {});
+  case BuiltinId::CudaSyncthreadsCount:
+  case BuiltinId::CudaSyncthreadsAnd:
+  case BuiltinId::CudaSyncthreadsOr:
+    markSynchronizes();
+    return intrinsic(id == BuiltinId::CudaSyncthreadsCount ? I::SyncThreadsCount
+                     : id == BuiltinId::CudaSyncthreadsAnd ? I::SyncThreadsAnd
+                                                           : I::SyncThreadsOr,
+                     int32, {convert(args[0], int32)});
+  case BuiltinId::CudaSyncwarp:
+    markSynchronizes();
+    return intrinsic(I::SyncWarp, nullptr,
+                     {args.empty() ? constant(uint32, ConstantValue::integer(0xFFFFFFFF))
+                                   : convert(args[0], uint32)});
+  case BuiltinId::CudaThreadfence:
+    return intrinsic(I::ThreadFence, nullptr, {});
+  case BuiltinId::CudaThreadfenceBlock:
+    return intrinsic(I::ThreadFenceBlock, nullptr, {});
+  case BuiltinId::CudaThreadfenceSystem:
+    return intrinsic(I::ThreadFenceSystem, nullptr, {});
+  case BuiltinId::CudaNanosleep:
+    return intrinsic(I::Nanosleep, nullptr, {convert(args[0], uint32)});
+  case BuiltinId::CudaShflSync:
+  case BuiltinId::CudaShflUpSync:
+  case BuiltinId::CudaShflDownSync:
+  case BuiltinId::CudaShflXorSync:
+    markSynchronizes();
+    return intrinsic(id == BuiltinId::CudaShflSync       ? I::ShflIdx
+                     : id == BuiltinId::CudaShflUpSync   ? I::ShflUp
+                     : id == BuiltinId::CudaShflDownSync ? I::ShflDown
+                                                         : I::ShflXor,
+                     result, {convert(args[0], uint32), args[1], convert(args[2], uint32)});
+  case BuiltinId::CudaAllSync:
+  case BuiltinId::CudaAnySync:
+  case BuiltinId::CudaEqSync:
+  case BuiltinId::CudaBallotSync:
+    markSynchronizes();
+    return intrinsic(id == BuiltinId::CudaAllSync   ? I::VoteAll
+                     : id == BuiltinId::CudaAnySync ? I::VoteAny
+                     : id == BuiltinId::CudaEqSync  ? I::VoteUni
+                                                    : I::VoteBallot,
+                     result, {convert(args[0], uint32), convert(args[1], types.boolean())});
+  case BuiltinId::CudaMatchAnySync:
+  case BuiltinId::CudaMatchAllSync:
+    markSynchronizes();
+    return intrinsic(id == BuiltinId::CudaMatchAnySync ? I::MatchAny : I::MatchAll, result,
+                     {convert(args[0], uint32), args[1]});
+  case BuiltinId::CudaActivemask:
+    return intrinsic(I::ActiveMask, result, {});
+  case BuiltinId::CudaLanemaskLt:
+    return intrinsic(I::LanemaskLt, result, {});
+  case BuiltinId::CudaPopc:
+    // Also int.bit_count(), an attribute call on the value itself.
+    return intrinsic(I::Popc, result,
+                     {instr->op != Op::Call ? valueOf(instr->operands[0])
+                      : args.empty()        ? methodReceiver(instr)
+                                            : args[0]});
+  case BuiltinId::CudaBrev:
+    return intrinsic(I::Brev, result, args);
+  case BuiltinId::CudaClz:
+    return intrinsic(I::Clz, result, args);
+  case BuiltinId::CudaFfs:
+    return intrinsic(I::Ffs, result, args);
+  case BuiltinId::CudaFma:
+    return intrinsic(I::Fma, result, args);
+  case BuiltinId::CudaCbrt:
+    return intrinsic(I::Cbrt, result, args);
+  case BuiltinId::CudaSelp:
+    return emit(ir::Opcode::Select, result, {convert(args[0], types.boolean()), args[1], args[2]});
+  default:
+    break;
+  }
+  if (BuiltinSymbols::get().symbol(id).qualifiedName.starts_with("numba.cuda.atomic.")) {
+    static const std::map<BuiltinId, I> atomics = {
+        {BuiltinId::CudaAtomicAdd, I::AtomicAdd},
+        {BuiltinId::CudaAtomicSub, I::AtomicSub},
+        {BuiltinId::CudaAtomicAnd, I::AtomicAnd},
+        {BuiltinId::CudaAtomicOr, I::AtomicOr},
+        {BuiltinId::CudaAtomicXor, I::AtomicXor},
+        {BuiltinId::CudaAtomicInc, I::AtomicInc},
+        {BuiltinId::CudaAtomicDec, I::AtomicDec},
+        {BuiltinId::CudaAtomicExch, I::AtomicExch},
+        {BuiltinId::CudaAtomicMax, I::AtomicMax},
+        {BuiltinId::CudaAtomicMin, I::AtomicMin},
+        {BuiltinId::CudaAtomicNanmax, I::AtomicNanMax},
+        {BuiltinId::CudaAtomicNanmin, I::AtomicNanMin},
+        {BuiltinId::CudaAtomicCas, I::AtomicCas},
+        {BuiltinId::CudaAtomicCompareAndSwap, I::AtomicCas}};
+    ir::Value *array = args[0];
+    const auto *arrayType = llvm::cast<ArrayType>(array->type());
+    std::vector<ir::Value *> operands{array};
+    if (id == BuiltinId::CudaAtomicCompareAndSwap) {
+      operands.push_back(intConstant(int64, 0)); // compare_and_swap works on element 0
+    } else {
+      for (ir::Value *index : indexValues(instr->operands[2]))
+        operands.push_back(index);
+    }
+    size_t firstValue = id == BuiltinId::CudaAtomicCompareAndSwap ? 1 : 2;
+    for (size_t i = firstValue; i < args.size(); ++i)
+      operands.push_back(convert(args[i], arrayType->elementType()));
+    return intrinsic(atomics.at(id), result, operands, arrayType->rank());
+  }
+  // cuda.fp16
+  llvm::StringRef name = BuiltinSymbols::get().symbol(id).name();
+  static const std::map<llvm::StringRef, ir::Opcode> fp16Operators = {
+      {"hadd", ir::Opcode::Add},     {"hsub", ir::Opcode::Sub}, {"hmul", ir::Opcode::Mul},
+      {"hdiv", ir::Opcode::TrueDiv}, {"heq", ir::Opcode::Eq},   {"hne", ir::Opcode::Ne},
+      {"hgt", ir::Opcode::Gt},       {"hge", ir::Opcode::Ge},   {"hlt", ir::Opcode::Lt},
+      {"hle", ir::Opcode::Le}};
+  static const std::map<llvm::StringRef, I> fp16Intrinsics = {
+      {"habs", I::Fabs},    {"hfma", I::Fma},     {"hmax", I::Fmax},    {"hmin", I::Fmin},
+      {"hsin", I::Sin},     {"hcos", I::Cos},     {"hlog", I::Log},     {"hlog10", I::Log10},
+      {"hlog2", I::Log2},   {"hexp", I::Exp},     {"hexp10", I::Exp10}, {"hexp2", I::Exp2},
+      {"hsqrt", I::Sqrt},   {"hrsqrt", I::Rsqrt}, {"hceil", I::Ceil},   {"hfloor", I::Floor},
+      {"htrunc", I::Trunc}, {"hrint", I::Rint}};
+  if (auto op = fp16Operators.find(name); op != fp16Operators.end())
+    return emit(op->second, result, args);
+  if (auto op = fp16Intrinsics.find(name); op != fp16Intrinsics.end())
+    return intrinsic(op->second, result, args);
+  if (name == "hneg")
+    return emit(ir::Opcode::Neg, result, args);
+  if (name == "hrcp")
+    return emit(ir::Opcode::TrueDiv, result,
+                {constant(result, ConstantValue::floating(1.0)), args[0]});
+  return nullptr;
+}
+
+} // namespace kiln::emit

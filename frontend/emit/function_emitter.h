@@ -1,0 +1,156 @@
+//===- frontend/emit/function_emitter.h - Emitting one function -*- C++ -*-===//
+//
+// The classes behind emitTypedIR(), shared by the files that emit typed IR
+// for each subject (control flow, operators, arrays, calls, intrinsics).
+// One FunctionEmitter per specialization walks the SSA form in reverse
+// post-order and, for each instruction, follows the Resolution that type
+// inference recorded. Phis are created first and completed last, since a
+// loop's back edge brings values defined after the phi; conversions of a
+// phi's incoming values go at the end of the predecessor block.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "frontend/emit/emit_typed_ir.h"
+#include "frontend/typing/typing_rules.h"
+
+#include <llvm/ADT/DenseMap.h>
+
+#include <map>
+
+namespace kiln::emit {
+
+class ModuleEmitter;
+
+class FunctionEmitter {
+public:
+  FunctionEmitter(ModuleEmitter &module, const Specialization &spec, ir::Function &function);
+  void run();
+
+private:
+  //===--- Values ---===//
+  ir::Value *valueOf(const ssa::Instr *instr) const {
+    auto found = values.find(instr);
+    return found == values.end() ? nullptr : found->second;
+  }
+  const Type *typeOf(const ssa::Instr *instr) const { return spec.typeOf(instr); }
+  const Type *plain(const Type *type) const { return types.unliteral(type); }
+  ir::Value *constant(const Type *type, ConstantValue value) {
+    return function.constant(type, std::move(value));
+  }
+  ir::Value *intConstant(const Type *type, int64_t value) {
+    return constant(type, ConstantValue::integer(value));
+  }
+  ir::Instruction *emit(ir::Opcode opcode, const Type *type, llvm::ArrayRef<ir::Value *> operands,
+                        ir::Block *where = nullptr) {
+    ir::Instruction *instruction =
+        function.addInstruction(where ? where : current, opcode, type, irLocation(location));
+    instruction->operands.assign(operands.begin(), operands.end());
+    if (raisesZeroDivision(opcode, type))
+      function.raises = true;
+    return instruction;
+  }
+  /// Whether Numba raises ZeroDivisionError from the operation (the back
+  /// end checks the operands): with debug=True its Python error model does
+  /// from divisions and integer powers; complex division always raises.
+  bool raisesZeroDivision(ir::Opcode opcode, const Type *type) const {
+    using Op = ir::Opcode;
+    if (opcode == Op::TrueDiv && llvm::isa<ComplexType>(type))
+      return true;
+    return function.options.debug &&
+           (opcode == Op::TrueDiv || opcode == Op::FloorDiv || opcode == Op::Mod ||
+            (opcode == Op::Pow && llvm::isa<IntegerType>(type)));
+  }
+  ir::Instruction *intrinsic(ir::Intrinsic id, const Type *type,
+                             llvm::ArrayRef<ir::Value *> operands, unsigned index = 0) {
+    ir::Instruction *instruction = emit(ir::Opcode::Intrinsic, type, operands);
+    instruction->intrinsic = id;
+    instruction->index = index;
+    return instruction;
+  }
+  /// `value` converted to `type`, emitting a Cast where needed.
+  ir::Value *convert(ir::Value *value, const Type *type, ir::Block *where = nullptr);
+  /// The SSA operand `i` of `instr`, converted as the resolution says.
+  ir::Value *operand(const ssa::Instr *instr, size_t i, const Resolution &resolution);
+  /// The indices of a subscript, as int64 values.
+  std::vector<ir::Value *> indexValues(const ssa::Instr *index);
+
+  //===--- Instructions ---===//
+  void emitInstr(const ssa::Instr *instr);
+  ir::Value *emitOperator(const ssa::Instr *instr, const Resolution &resolution);
+  ir::Value *emitTupleCompare(ast::CompareOp op, ir::Value *lhs, ir::Value *rhs);
+  ir::Value *emitCall(const ssa::Instr *instr, const Resolution &resolution);
+  ir::Value *emitBuiltin(const ssa::Instr *instr, const Resolution &resolution,
+                         llvm::ArrayRef<ir::Value *> args);
+  ir::Value *emitMath(BuiltinId id, const Type *result, llvm::ArrayRef<ir::Value *> args);
+  /// The object of a method call such as `z.conjugate()`: the callee is
+  /// the attribute, whose operand is the object.
+  ir::Value *methodReceiver(const ssa::Instr *call) {
+    return valueOf(call->operands[0]->operands[0]);
+  }
+  ir::Value *emitCuda(const ssa::Instr *instr, BuiltinId id, const Resolution &resolution,
+                      llvm::ArrayRef<ir::Value *> args);
+  ir::Value *emitMinMax(bool isMin, const Type *result, llvm::ArrayRef<ir::Value *> args);
+  ir::Value *emitGetItem(const ssa::Instr *instr, const Resolution &resolution);
+  /// The element an item of a tuple without a run-time value refers to.
+  ir::Value *compileTimeItem(const ssa::Instr *item);
+  ir::Value *emitLoopOperation(const ssa::Instr *instr, const Resolution &resolution);
+  ir::Value *emitPrint(const ssa::Instr *instr);
+  ir::Value *emitArrayAttribute(const ssa::Instr *instr, const Resolution &resolution);
+  void emitTerminator(const ssa::Block *block);
+
+  ModuleEmitter &module;
+  const Specialization &spec;
+  ir::Function &function;
+  TypeContext &types;
+  llvm::DenseMap<const ssa::Instr *, ir::Value *> values;
+  llvm::DenseMap<const ssa::Block *, ir::Block *> blocks;
+  struct PendingPhi {
+    const ssa::Instr *phi;
+    const ssa::Block *block;
+    ir::Instruction *instruction;
+  };
+  std::vector<PendingPhi> phis;
+  /// Whether control can pass from `from` to `to`: both are reachable, and
+  /// a branch that typing decided does not go elsewhere.
+  bool edgeRuns(const ssa::Block *from, const ssa::Block *to) const;
+  ir::Block *current = nullptr;
+  SourceRange location;
+  ir::Location irLocation(SourceRange range) const;
+};
+
+class ModuleEmitter {
+public:
+  ModuleEmitter(CheckedModule &checked, llvm::StringRef moduleName)
+      : checked(checked), moduleName(moduleName.str()) {
+    module = std::make_unique<ir::Module>();
+    module->name = moduleName.str();
+  }
+
+  std::unique_ptr<ir::Module> run();
+
+  /// The IR function of a specialization, emitted on first request.
+  ir::Function *functionFor(const Specialization *spec);
+  /// A prelude device function (complex math), specialized for `args`.
+  ir::Function *preludeFunction(llvm::StringRef preludeModule, llvm::StringRef name,
+                                const std::vector<const Type *> &args);
+  /// The line and column the IR records for a source position.
+  ir::Location locate(SourceRange range) const {
+    if (!range.isValid())
+      return {};
+    LineColumn position = checked.sources.lineColumn(range.begin);
+    return {position.line, position.column};
+  }
+  CheckedModule &checked;
+
+private:
+  std::string symbolFor(const Specialization *spec);
+
+  std::string moduleName;
+  std::unique_ptr<ir::Module> module;
+  std::map<const Specialization *, ir::Function *> emitted;
+  std::map<const FunctionDecl *, unsigned> specializationCounts;
+  std::vector<std::pair<const Specialization *, ir::Function *>> pending;
+};
+
+} // namespace kiln::emit

@@ -1,0 +1,910 @@
+//===- frontend/resolve/module_scope.cpp - What a kernel module defines ---===//
+
+#include "frontend/resolve/module_scope.h"
+
+#include "frontend/resolve/constant_folding.h"
+#include "frontend/resolve/module_evaluator.h"
+
+#include <llvm/ADT/StringSet.h>
+
+namespace kiln {
+
+using namespace ast;
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
+
+//===----------------------------------------------------------------------===//
+// Small value types
+//===----------------------------------------------------------------------===//
+
+std::string Signature::str() const {
+  std::string text = returnType ? returnType->str() : "";
+  text += "(";
+  for (size_t i = 0; i < args.size(); ++i)
+    text += (i ? ", " : "") + args[i]->str();
+  return text + ")";
+}
+
+llvm::StringRef FunctionDecl::kindName() const {
+  switch (kind) {
+  case Kind::Kernel:
+    return "kernel";
+  case Kind::Device:
+    return "device function";
+  case Kind::Ufunc:
+    return "ufunc";
+  case Kind::Reduction:
+    return "reduction";
+  case Kind::External:
+    return "external device function";
+  }
+  return "function";
+}
+
+ModuleValue ModuleValue::constant(ConstantValue value) {
+  ModuleValue v(Kind::Constant);
+  v.constantPart = std::make_shared<const ConstantValue>(std::move(value));
+  return v;
+}
+ModuleValue ModuleValue::symbol(const Symbol *symbol) {
+  ModuleValue v(Kind::Symbol);
+  v.symbolPart = symbol;
+  return v;
+}
+ModuleValue ModuleValue::function(const FunctionDecl *function) {
+  ModuleValue v(Kind::Function);
+  v.functionPart = function;
+  return v;
+}
+ModuleValue ModuleValue::type(const Type *type) {
+  ModuleValue v(Kind::Type);
+  v.typePart = type;
+  return v;
+}
+ModuleValue ModuleValue::signature(Signature signature) {
+  ModuleValue v(Kind::Signature);
+  v.signaturePart = std::make_shared<const Signature>(std::move(signature));
+  return v;
+}
+ModuleValue ModuleValue::list(std::vector<ModuleValue> items) {
+  ModuleValue v(Kind::List);
+  v.listPart = std::move(items);
+  return v;
+}
+ModuleValue ModuleValue::decorator(const Symbol *decorator, const CallExpr *call) {
+  ModuleValue v(Kind::Decorator);
+  v.symbolPart = decorator;
+  v.callPart = call;
+  return v;
+}
+
+ModuleValue ModuleValue::invalid(std::string importedModule) {
+  ModuleValue v(Kind::Invalid);
+  v.importPart = std::move(importedModule);
+  return v;
+}
+
+std::string ModuleValue::describe() const {
+  switch (valueKind) {
+  case Kind::Constant:
+    return "constant " + constantPart->repr();
+  case Kind::Symbol:
+    switch (symbolPart->kind) {
+    case Symbol::Kind::Module:
+      return "module '" + symbolPart->displayName() + "'";
+    case Symbol::Kind::DType:
+      return "type '" + symbolPart->displayName() + "'";
+    default:
+      return "'" + symbolPart->displayName() + "'";
+    }
+  case Kind::Function:
+    return std::string(functionPart->kindName()) + " '" + functionPart->name + "'";
+  case Kind::Type:
+    return "type " + typePart->str();
+  case Kind::Signature:
+    return "signature " + signaturePart->str();
+  case Kind::List:
+    return "a list";
+  case Kind::Decorator:
+    return "decorator '" + symbolPart->displayName() + "'";
+  case Kind::Invalid:
+    return importPart.empty() ? "an invalid definition" : "module '" + importPart + "'";
+  }
+  return "value";
+}
+
+//===----------------------------------------------------------------------===//
+// ModuleScope
+//===----------------------------------------------------------------------===//
+
+const ModuleValue *ModuleScope::lookup(llvm::StringRef name) const {
+  auto it = bindings.find(name);
+  if (it != bindings.end())
+    return &it->second;
+  auto builtin = pythonBuiltins.find(name);
+  if (builtin != pythonBuiltins.end())
+    return &builtin->second;
+  return nullptr;
+}
+
+SourceRange ModuleScope::bindingRange(llvm::StringRef name) const {
+  return bindingRanges.lookup(name);
+}
+
+const FunctionDecl *ModuleScope::importedFunction(llvm::StringRef moduleName,
+                                                  llvm::StringRef name) const {
+  if (!loader)
+    return nullptr;
+  const ModuleScope *module = loader->load(moduleName);
+  return module ? module->function(name) : nullptr;
+}
+
+const FunctionDecl *ModuleScope::function(llvm::StringRef name) const {
+  for (const auto &decl : decls)
+    if (decl->name == name)
+      return decl.get();
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Building the scope
+//===----------------------------------------------------------------------===//
+
+class ModuleScopeBuilder {
+public:
+  ModuleScopeBuilder(ModuleScope &scope, SourceManager &sources, AstContext &astContext,
+                     TypeContext &types, DiagnosticEngine &diags)
+      : scope(scope), diags(diags), types(types),
+        evaluator(scope, sources, astContext, types, diags) {}
+
+  void run(const Module &module, llvm::ArrayRef<ExternalSignature> externalSignatures);
+
+private:
+  void bind(llvm::StringRef name, ModuleValue value, SourceRange range) {
+    scope.bindings.insert_or_assign(name, std::move(value));
+    scope.bindingRanges[name] = range;
+  }
+  void handleImport(const ImportStmt *import);
+  void handleImportFrom(const ImportFromStmt *import);
+  void handleAssign(const Stmt *stmt, const Expr *target, const Expr *value);
+  void handleFunction(const FunctionDefStmt *def);
+  std::string unknownDecoratorName(const Expr *decorator) const;
+  bool readJitDecorator(FunctionDecl &decl, const CallExpr *call, bool isCudaJit);
+  bool readVectorizeDecorator(FunctionDecl &decl, const CallExpr *call, bool isCudaVectorize);
+  void handleDeclareDevice(const Stmt *stmt, llvm::StringRef name, const CallExpr *call);
+  void reportTopLevel(const Stmt *stmt);
+  void attachExternalSignatures(llvm::ArrayRef<ExternalSignature> externalSignatures);
+
+  ModuleScope &scope;
+  DiagnosticEngine &diags;
+  TypeContext &types;
+  ModuleEvaluator evaluator;
+};
+
+std::unique_ptr<ModuleScope>
+ModuleScope::build(const Module &module, SourceManager &sources, AstContext &astContext,
+                   TypeContext &types, DiagnosticEngine &diags,
+                   llvm::ArrayRef<ExternalSignature> externalSignatures, ModuleLoader *loader) {
+  auto scope = std::unique_ptr<ModuleScope>(new ModuleScope());
+  scope->fileId = module.file;
+  scope->loader = loader;
+  ModuleScopeBuilder(*scope, sources, astContext, types, diags).run(module, externalSignatures);
+  return scope;
+}
+
+void ModuleScopeBuilder::run(const Module &module,
+                             llvm::ArrayRef<ExternalSignature> externalSignatures) {
+  const BuiltinSymbols &builtins = BuiltinSymbols::get();
+  for (llvm::StringRef name : {"abs",
+                               "min",
+                               "max",
+                               "len",
+                               "range",
+                               "int",
+                               "float",
+                               "bool",
+                               "complex",
+                               "round",
+                               "pow",
+                               "divmod",
+                               "print",
+                               "Exception",
+                               "ValueError",
+                               "TypeError",
+                               "IndexError",
+                               "KeyError",
+                               "RuntimeError",
+                               "ZeroDivisionError",
+                               "OverflowError",
+                               "ArithmeticError",
+                               "AssertionError",
+                               "NotImplementedError"})
+    scope.pythonBuiltins.insert({name, ModuleValue::symbol(builtins.pythonBuiltin(name))});
+
+  for (size_t i = 0; i < module.body.size(); ++i) {
+    const Stmt *stmt = module.body[i];
+    switch (stmt->kind()) {
+    case Stmt::Kind::Import:
+      handleImport(cast<ImportStmt>(stmt));
+      break;
+    case Stmt::Kind::ImportFrom:
+      handleImportFrom(cast<ImportFromStmt>(stmt));
+      break;
+    case Stmt::Kind::Assign: {
+      const auto *assign = cast<AssignStmt>(stmt);
+      for (const Expr *target : assign->targets)
+        handleAssign(stmt, target, assign->value);
+      break;
+    }
+    case Stmt::Kind::AnnAssign: {
+      const auto *assign = cast<AnnAssignStmt>(stmt);
+      if (assign->value)
+        handleAssign(stmt, assign->target, assign->value);
+      break;
+    }
+    case Stmt::Kind::AugAssign: {
+      const auto *aug = cast<AugAssignStmt>(stmt);
+      const auto *name = dyn_cast<NameExpr>(aug->target);
+      if (!name) {
+        reportTopLevel(stmt);
+        break;
+      }
+      // On failure (reported) the name stays defined, so that its uses add
+      // no errors.
+      std::optional<ModuleValue> lhs = evaluator.evaluate(aug->target);
+      std::optional<ModuleValue> rhs = lhs ? evaluator.evaluate(aug->value) : std::nullopt;
+      if (!lhs || !rhs) {
+        bind(name->id, ModuleValue::invalid(), stmt->range());
+        break;
+      }
+      if (lhs->kind() != ModuleValue::Kind::Constant ||
+          rhs->kind() != ModuleValue::Kind::Constant) {
+        diags.report(DiagID::err_module_expression_unsupported, stmt->range());
+        bind(name->id, ModuleValue::invalid(), stmt->range());
+        break;
+      }
+      FoldResult folded = foldBinary(aug->op, lhs->constantValue(), rhs->constantValue(), types);
+      if (!folded.value) {
+        diags.report(
+            folded.error == FoldError::DivisionByZero ? DiagID::err_constant_division_by_zero
+            : folded.error == FoldError::Overflow     ? DiagID::err_constant_overflow
+                                                      : DiagID::err_module_expression_unsupported,
+            stmt->range());
+        bind(name->id, ModuleValue::invalid(), stmt->range());
+        break;
+      }
+      bind(name->id, ModuleValue::constant(*folded.value), stmt->range());
+      break;
+    }
+    case Stmt::Kind::FunctionDef:
+      handleFunction(cast<FunctionDefStmt>(stmt));
+      break;
+    case Stmt::Kind::ExprStmt:
+      // Docstrings and other bare strings do nothing.
+      if (const auto *literal = dyn_cast<StringLiteralExpr>(cast<ExprStmt>(stmt)->value);
+          literal && !literal->isFormatted)
+        break;
+      reportTopLevel(stmt);
+      break;
+    case Stmt::Kind::Pass:
+      break;
+    default:
+      reportTopLevel(stmt);
+      break;
+    }
+  }
+  attachExternalSignatures(externalSignatures);
+}
+
+void ModuleScopeBuilder::reportTopLevel(const Stmt *stmt) {
+  if (const auto *branch = dyn_cast<IfStmt>(stmt)) {
+    // `if __name__ == "__main__":` is host code; say so specifically.
+    if (const auto *compare = dyn_cast<CompareExpr>(branch->test))
+      if (const auto *name = dyn_cast<NameExpr>(compare->left); name && name->id == "__name__") {
+        diags.report(DiagID::err_main_block_in_kernel_module, branch->test->range());
+        return;
+      }
+  }
+  if (const auto *cls = dyn_cast<ClassDefStmt>(stmt)) {
+    diags.report(DiagID::err_class_in_kernel_module, cls->nameRange, {cls->name});
+    return;
+  }
+  SourceRange range = stmt->range();
+  // Point at the first line only; a whole loop body would be noise.
+  diags.report(DiagID::err_statement_at_module_level, SourceRange(range.begin, range.begin));
+}
+
+void ModuleScopeBuilder::handleImport(const ImportStmt *import) {
+  const BuiltinSymbols &builtins = BuiltinSymbols::get();
+  for (const ImportAlias &alias : import->names) {
+    const Symbol *module = builtins.lookup(alias.name);
+    if (!module || module->kind != Symbol::Kind::Module) {
+      diags.report(DiagID::warn_import_ignored, alias.range, {alias.name});
+      if (!alias.asName.empty()) {
+        bind(alias.asName, ModuleValue::invalid(alias.name.str()), alias.range);
+        continue;
+      }
+      // `import numpy.random` binds `numpy`, which stays the module Kiln
+      // knows; only the submodule is ignored.
+      llvm::StringRef top = alias.name.split('.').first;
+      const Symbol *topModule = builtins.lookup(top);
+      if (topModule && topModule->kind == Symbol::Kind::Module)
+        bind(top, ModuleValue::symbol(topModule), alias.range);
+      else
+        bind(top, ModuleValue::invalid(alias.name.str()), alias.range);
+      continue;
+    }
+    if (!alias.asName.empty()) {
+      bind(alias.asName, ModuleValue::symbol(module), alias.range);
+    } else {
+      // `import numba.cuda` binds `numba`.
+      llvm::StringRef top = alias.name.split('.').first;
+      bind(top, ModuleValue::symbol(builtins.lookup(top)), alias.range);
+    }
+  }
+}
+
+void ModuleScopeBuilder::handleImportFrom(const ImportFromStmt *import) {
+  if (import->module == "__future__" && import->level == 0)
+    return;
+  const BuiltinSymbols &builtins = BuiltinSymbols::get();
+  const Symbol *module = import->level == 0 ? builtins.lookup(import->module) : nullptr;
+  if (!module || module->kind != Symbol::Kind::Module) {
+    std::string moduleName = std::string(import->level, '.') + import->module.str();
+    diags.report(DiagID::warn_import_ignored, import->moduleRange, {moduleName});
+    for (const ImportAlias &alias : import->names)
+      bind(alias.asName.empty() ? alias.name : alias.asName,
+           ModuleValue::invalid(moduleName + "." + alias.name.str()), alias.range);
+    return;
+  }
+  if (import->isStar) {
+    diags.report(DiagID::err_star_import, import->range(), {import->module});
+    return;
+  }
+  for (const ImportAlias &alias : import->names) {
+    const Symbol *member = builtins.member(*module, alias.name);
+    llvm::StringRef boundName = alias.asName.empty() ? alias.name : alias.asName;
+    if (!member) {
+      if (const FunctionDecl *imported =
+              scope.importedFunction(module->qualifiedName, alias.name)) {
+        bind(boundName, ModuleValue::function(imported), alias.range);
+        continue;
+      }
+      diags.report(DiagID::warn_import_name_ignored, alias.range,
+                   {alias.name, module->qualifiedName});
+      bind(boundName, ModuleValue::invalid(module->qualifiedName.str() + "." + alias.name.str()),
+           alias.range);
+      continue;
+    }
+    bind(boundName, ModuleValue::symbol(member), alias.range);
+  }
+}
+
+void ModuleScopeBuilder::handleAssign(const Stmt *stmt, const Expr *target, const Expr *value) {
+  if (const auto *name = dyn_cast<NameExpr>(target)) {
+    // fn = cuda.declare_device('symbol', 'signature')
+    if (const auto *call = dyn_cast<CallExpr>(value)) {
+      std::optional<ModuleValue> callee = evaluator.evaluate(call->callee);
+      if (!callee) {
+        // Reported; the name exists, so that its uses add no errors.
+        bind(name->id, ModuleValue::invalid(), stmt->range());
+        return;
+      }
+      if (callee->kind() == ModuleValue::Kind::Symbol &&
+          callee->symbolValue()->is(BuiltinId::CudaDeclareDevice)) {
+        bind(name->id, ModuleValue::invalid(), stmt->range()); // until it is declared
+        handleDeclareDevice(stmt, name->id, call);
+        return;
+      }
+    }
+    std::optional<ModuleValue> result = evaluator.evaluate(value);
+    bind(name->id, result ? std::move(*result) : ModuleValue::invalid(), stmt->range());
+    return;
+  }
+  if (const auto *tuple = dyn_cast<SequenceExpr>(target)) {
+    std::optional<ModuleValue> result = evaluator.evaluate(value);
+    if (!result) {
+      // Reported; the names exist, so that their uses add no errors.
+      for (const Expr *element : tuple->elements)
+        if (const auto *elementName = dyn_cast<NameExpr>(element))
+          bind(elementName->id, ModuleValue::invalid(), stmt->range());
+      return;
+    }
+    if (result->kind() == ModuleValue::Kind::Constant &&
+        result->constantValue().kind() == ConstantValue::Kind::Tuple &&
+        result->constantValue().elements().size() == tuple->elements.size() &&
+        llvm::all_of(tuple->elements, [](const Expr *e) { return isa<NameExpr>(e); })) {
+      for (size_t i = 0; i < tuple->elements.size(); ++i)
+        bind(cast<NameExpr>(tuple->elements[i])->id,
+             ModuleValue::constant(result->constantValue().elements()[i]), stmt->range());
+      return;
+    }
+  }
+  reportTopLevel(stmt);
+}
+
+void ModuleScopeBuilder::handleDeclareDevice(const Stmt *stmt, llvm::StringRef name,
+                                             const CallExpr *call) {
+  if (call->args.size() != 2 || !call->keywords.empty()) {
+    diags.report(
+        DiagID::err_wrong_argument_count, call->range(),
+        {"cuda.declare_device", countOf(2, "argument"), static_cast<unsigned>(call->args.size())});
+    return;
+  }
+  std::optional<ModuleValue> symbolName = evaluator.evaluate(call->args[0]);
+  if (!symbolName)
+    return;
+  if (symbolName->kind() != ModuleValue::Kind::Constant ||
+      symbolName->constantValue().kind() != ConstantValue::Kind::String) {
+    diags.report(DiagID::err_expected_string, call->args[0]->range(), {symbolName->describe()});
+    return;
+  }
+  std::optional<std::vector<Signature>> signatures = evaluator.signatures(call->args[1]);
+  if (!signatures)
+    return;
+  if (signatures->size() != 1 || !signatures->front().returnType) {
+    diags.report(DiagID::err_declare_device_signature, call->args[1]->range());
+    return;
+  }
+  auto decl = std::make_unique<FunctionDecl>();
+  decl->name = name.str();
+  decl->scope = &scope;
+  decl->kind = FunctionDecl::Kind::External;
+  decl->range = stmt->range();
+  decl->signatures = std::move(*signatures);
+  decl->externalSymbol = symbolName->constantValue().stringValue();
+  bind(name, ModuleValue::function(decl.get()), stmt->range());
+  scope.decls.push_back(std::move(decl));
+}
+
+namespace {
+
+std::optional<bool> constantBool(const ModuleValue &value) {
+  if (value.kind() != ModuleValue::Kind::Constant)
+    return std::nullopt;
+  const ConstantValue &constant = value.constantValue();
+  if (constant.kind() == ConstantValue::Kind::Bool || constant.kind() == ConstantValue::Kind::Int ||
+      constant.kind() == ConstantValue::Kind::None)
+    return constant.truthy();
+  return std::nullopt;
+}
+
+} // namespace
+
+bool ModuleScopeBuilder::readJitDecorator(FunctionDecl &decl, const CallExpr *call,
+                                          bool isCudaJit) {
+  if (call->args.size() > 1) {
+    diags.report(DiagID::err_jit_too_many_positional, call->args[1]->range());
+    return false;
+  }
+  if (call->args.size() == 1) {
+    std::optional<std::vector<Signature>> signatures = evaluator.signatures(call->args[0]);
+    if (!signatures)
+      return false;
+    decl.signatures = std::move(*signatures);
+  }
+  bool ok = true;
+  for (const Keyword &keyword : call->keywords) {
+    if (keyword.name.empty()) {
+      diags.report(DiagID::err_module_expression_unsupported, keyword.value->range());
+      ok = false;
+      continue;
+    }
+    std::optional<ModuleValue> value = evaluator.evaluate(keyword.value);
+    if (!value) {
+      ok = false;
+      continue;
+    }
+    llvm::StringRef name = keyword.name;
+    auto requireBool = [&](bool &field) {
+      if (std::optional<bool> b = constantBool(*value)) {
+        field = *b;
+        return;
+      }
+      diags.report(DiagID::err_decorator_option_type, keyword.value->range(), {name, "a bool"});
+      ok = false;
+    };
+    if (name == "device" && isCudaJit) {
+      bool device = false;
+      requireBool(device);
+      if (device)
+        decl.kind = FunctionDecl::Kind::Device;
+    } else if (name == "fastmath") {
+      requireBool(decl.options.fastmath);
+    } else if (name == "debug") {
+      requireBool(decl.options.debug);
+    } else if (name == "lineinfo") {
+      requireBool(decl.options.lineinfo);
+    } else if (name == "opt") {
+      requireBool(decl.options.optimize);
+    } else if (name == "cache") {
+      requireBool(decl.options.cache);
+    } else if (name == "forceinline") {
+      requireBool(decl.options.forceInline);
+    } else if (name == "lto") {
+      bool lto = false;
+      requireBool(lto);
+      decl.options.lto = lto;
+    } else if (name == "inline") {
+      const ConstantValue *constant =
+          value->kind() == ModuleValue::Kind::Constant ? &value->constantValue() : nullptr;
+      if (constant && constant->kind() == ConstantValue::Kind::String &&
+          (constant->stringValue() == "always" || constant->stringValue() == "never")) {
+        decl.options.inlineAlways = constant->stringValue() == "always";
+      } else if (std::optional<bool> b = constantBool(*value)) {
+        decl.options.inlineAlways = *b;
+      } else {
+        diags.report(DiagID::err_decorator_option_type, keyword.value->range(),
+                     {name, "'always', 'never' or a bool"});
+        ok = false;
+      }
+    } else if (name == "max_registers") {
+      const ConstantValue *constant =
+          value->kind() == ModuleValue::Kind::Constant ? &value->constantValue() : nullptr;
+      if (constant && constant->kind() == ConstantValue::Kind::Int && constant->intValue128() > 0 &&
+          constant->intValue128() <= 255) {
+        decl.options.maxRegisters = static_cast<unsigned>(constant->intValue128());
+      } else if (!constant || constant->kind() != ConstantValue::Kind::None) {
+        diags.report(DiagID::err_decorator_option_type, keyword.value->range(),
+                     {name, "an integer from 1 to 255"});
+        ok = false;
+      }
+    } else if (name == "link") {
+      // numba-cuda iterates over the value, so a lone string would link
+      // each of its characters; None links nothing.
+      std::vector<ModuleValue> items;
+      const ConstantValue *constant =
+          value->kind() == ModuleValue::Kind::Constant ? &value->constantValue() : nullptr;
+      if (value->kind() == ModuleValue::Kind::List) {
+        items = value->items();
+      } else if (constant && constant->kind() == ConstantValue::Kind::Tuple) {
+        for (const ConstantValue &element : constant->elements())
+          items.push_back(ModuleValue::constant(element));
+      } else if (constant && constant->kind() == ConstantValue::Kind::String) {
+        diags.report(
+            DiagID::err_decorator_option_type, keyword.value->range(),
+            {name, "a list of file names, even for one file: link=[" + constant->repr() + "]"});
+        ok = false;
+      } else if (!constant || constant->kind() != ConstantValue::Kind::None) {
+        diags.report(DiagID::err_decorator_option_type, keyword.value->range(),
+                     {name, "a list of file names"});
+        ok = false;
+      }
+      for (const ModuleValue &item : items) {
+        if (item.kind() == ModuleValue::Kind::Constant &&
+            item.constantValue().kind() == ConstantValue::Kind::String) {
+          decl.options.link.push_back(item.constantValue().stringValue());
+        } else {
+          diags.report(DiagID::err_decorator_option_type, keyword.value->range(),
+                       {name, "a list of file names"});
+          ok = false;
+        }
+      }
+    } else if (name == "launch_bounds") {
+      const ConstantValue *constant =
+          value->kind() == ModuleValue::Kind::Constant ? &value->constantValue() : nullptr;
+      std::vector<ConstantValue> bounds;
+      if (constant && constant->kind() == ConstantValue::Kind::Tuple)
+        bounds = constant->elements();
+      else if (constant)
+        bounds.push_back(*constant);
+      bool valid = constant && !bounds.empty() && bounds.size() <= 3;
+      for (const ConstantValue &bound : bounds)
+        valid = valid && bound.kind() == ConstantValue::Kind::Int && bound.intValue128() > 0 &&
+                bound.intValue128() <= (1 << 30);
+      if (valid) {
+        for (const ConstantValue &bound : bounds)
+          decl.options.launchBounds.push_back(static_cast<unsigned>(bound.intValue128()));
+      } else {
+        diags.report(DiagID::err_decorator_option_type, keyword.value->range(),
+                     {name, "a positive integer or a tuple of up to 3"});
+        ok = false;
+      }
+    } else if (name == "shared_memory_carveout" && isCudaJit) {
+      // numba-cuda's _validate_shared_memory_carveout and _parse_carveout.
+      const ConstantValue *constant =
+          value->kind() == ModuleValue::Kind::Constant ? &value->constantValue() : nullptr;
+      std::optional<int> carveout;
+      if (constant && constant->kind() == ConstantValue::Kind::String) {
+        std::string text = llvm::StringRef(constant->stringValue()).lower();
+        if (text == "default")
+          carveout = -1;
+        else if (text == "maxl1")
+          carveout = 0;
+        else if (text == "maxshared")
+          carveout = 100;
+      } else if (constant && !constant->numpyType() &&
+                 (constant->kind() == ConstantValue::Kind::Int ||
+                  constant->kind() == ConstantValue::Kind::Bool) &&
+                 constant->intValue128() >= -1 && constant->intValue128() <= 100) {
+        carveout = static_cast<int>(constant->intValue128());
+      }
+      if (carveout) {
+        decl.options.sharedMemoryCarveout = carveout;
+      } else if (!constant || constant->kind() != ConstantValue::Kind::None) {
+        diags.report(DiagID::err_decorator_option_type, keyword.value->range(),
+                     {name, "'MaxL1', 'MaxShared', 'default' or an integer from -1 to 100"});
+        ok = false;
+      }
+    } else if (name == "nopython" || name == "nogil" || name == "boundscheck" ||
+               name == "error_model" || name == "parallel") {
+      // Options of the CPU @jit that do not change device code.
+    } else {
+      diags.report(DiagID::err_unknown_decorator_option, keyword.nameRange,
+                   {name, isCudaJit ? "cuda.jit" : "jit"});
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+bool ModuleScopeBuilder::readVectorizeDecorator(FunctionDecl &decl, const CallExpr *call,
+                                                bool isCudaVectorize) {
+  if (call->args.empty()) {
+    diags.report(DiagID::err_vectorize_needs_signatures, call->range());
+    return false;
+  }
+  if (call->args.size() > 1) {
+    diags.report(DiagID::err_jit_too_many_positional, call->args[1]->range());
+    return false;
+  }
+  std::optional<std::vector<Signature>> signatures = evaluator.signatures(call->args[0]);
+  if (!signatures)
+    return false;
+  decl.signatures = std::move(*signatures);
+  bool sawTarget = false;
+  for (const Keyword &keyword : call->keywords) {
+    std::optional<ModuleValue> value = evaluator.evaluate(keyword.value);
+    if (!value)
+      return false;
+    if (keyword.name == "target") {
+      sawTarget = true;
+      if (value->kind() != ModuleValue::Kind::Constant ||
+          value->constantValue().kind() != ConstantValue::Kind::String ||
+          value->constantValue().stringValue() != "cuda") {
+        diags.report(DiagID::err_vectorize_target, keyword.value->range());
+        return false;
+      }
+    } else if (keyword.name == "fastmath" || keyword.name == "debug" || keyword.name == "opt" ||
+               keyword.name == "lineinfo") {
+      std::optional<bool> b = constantBool(*value);
+      if (!b) {
+        diags.report(DiagID::err_decorator_option_type, keyword.value->range(),
+                     {keyword.name, "a bool"});
+        return false;
+      }
+      bool &field = keyword.name == "fastmath" ? decl.options.fastmath
+                    : keyword.name == "debug"  ? decl.options.debug
+                    : keyword.name == "opt"    ? decl.options.optimize
+                                               : decl.options.lineinfo;
+      field = *b;
+    } else if (keyword.name == "identity" || keyword.name == "cache" ||
+               keyword.name == "nopython") {
+      // Host-side ufunc properties; no effect on device code.
+    } else {
+      diags.report(DiagID::err_unknown_decorator_option, keyword.nameRange,
+                   {keyword.name, "vectorize"});
+      return false;
+    }
+  }
+  // numba.vectorize compiles for the CPU unless told otherwise;
+  // numba.cuda.vectorize defaults to target='cuda'.
+  if (!sawTarget && !isCudaVectorize) {
+    diags.report(DiagID::err_vectorize_target, call->range());
+    return false;
+  }
+  for (const Signature &signature : decl.signatures) {
+    if (!signature.returnType) {
+      diags.report(DiagID::err_ufunc_signature_needs_return, signature.range);
+      return false;
+    }
+    for (const Type *type : signature.args)
+      if (!type->isScalar()) {
+        diags.report(DiagID::err_ufunc_scalar_arguments, signature.range, {type->str()});
+        return false;
+      }
+  }
+  return true;
+}
+
+std::string ModuleScopeBuilder::unknownDecoratorName(const Expr *decorator) const {
+  const Expr *target = decorator;
+  if (const auto *call = dyn_cast<CallExpr>(target))
+    target = call->callee;
+  llvm::SmallVector<llvm::StringRef, 4> attributes;
+  while (const auto *attr = dyn_cast<AttributeExpr>(target)) {
+    attributes.push_back(attr->attr);
+    target = attr->value;
+  }
+  const auto *name = dyn_cast<NameExpr>(target);
+  const ModuleValue *value = name ? scope.lookup(name->id) : nullptr;
+  if (!value || value->kind() != ModuleValue::Kind::Symbol)
+    return "";
+  const Symbol *symbol = value->symbolValue();
+  for (auto it = attributes.rbegin(); it != attributes.rend(); ++it) {
+    const Symbol *member = BuiltinSymbols::get().member(*symbol, *it);
+    if (!member) {
+      std::string dotted = symbol->displayName();
+      for (; it != attributes.rend(); ++it)
+        dotted += "." + it->str();
+      return dotted;
+    }
+    symbol = member;
+  }
+  return "";
+}
+
+void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def) {
+  SourceRange header = def->nameRange;
+  // The name exists even if the definition is rejected below, so that uses
+  // of it do not add "not defined" errors.
+  bind(def->name, ModuleValue::invalid(), header);
+  if (def->decorators.empty()) {
+    diags.report(DiagID::err_undecorated_function, def->nameRange, {def->name});
+    return;
+  }
+  if (def->decorators.size() > 1) {
+    diags.report(DiagID::err_multiple_decorators, def->decorators[1]->range(), {def->name});
+    return;
+  }
+  if (def->isAsync) {
+    diags.report(DiagID::err_async_function, header, {def->name});
+    return;
+  }
+  const Expr *decorator = def->decorators[0];
+  if (std::string unknown = unknownDecoratorName(decorator); !unknown.empty()) {
+    diags.report(DiagID::err_unknown_decorator, decorator->range(), {"'" + unknown + "'"});
+    return;
+  }
+  std::optional<ModuleValue> value = evaluator.evaluate(decorator);
+  if (!value)
+    return;
+  const Symbol *symbol = value->symbolValue();
+  const CallExpr *call =
+      value->kind() == ModuleValue::Kind::Decorator ? value->decoratorCall() : nullptr;
+  if (!symbol ||
+      (value->kind() != ModuleValue::Kind::Decorator &&
+       !(value->kind() == ModuleValue::Kind::Symbol && symbol->kind == Symbol::Kind::Decorator))) {
+    diags.report(DiagID::err_unknown_decorator, decorator->range(), {value->describe()});
+    return;
+  }
+
+  auto decl = std::make_unique<FunctionDecl>();
+  decl->name = def->name.str();
+  decl->scope = &scope;
+  decl->def = def;
+  decl->range = header;
+  bool ok = true;
+  switch (symbol->id) {
+  case BuiltinId::CudaJit:
+    decl->kind = FunctionDecl::Kind::Kernel;
+    if (call)
+      ok = readJitDecorator(*decl, call, true);
+    break;
+  case BuiltinId::NumbaJit:
+  case BuiltinId::NumbaNjit:
+    // CPU-jitted functions are callable from kernels as device functions.
+    decl->kind = FunctionDecl::Kind::Device;
+    if (call)
+      ok = readJitDecorator(*decl, call, false);
+    break;
+  case BuiltinId::NumbaVectorize:
+  case BuiltinId::CudaVectorize:
+    decl->kind = FunctionDecl::Kind::Ufunc;
+    if (!call) {
+      diags.report(DiagID::err_vectorize_needs_signatures, decorator->range());
+      return;
+    }
+    ok = readVectorizeDecorator(*decl, call, symbol->id == BuiltinId::CudaVectorize);
+    break;
+  case BuiltinId::CudaReduce:
+    decl->kind = FunctionDecl::Kind::Reduction;
+    if (call) {
+      diags.report(DiagID::err_reduce_takes_no_arguments, call->range());
+      return;
+    }
+    if (def->params.size() != 2) {
+      diags.report(DiagID::err_reduce_arity, def->nameRange, {def->name});
+      return;
+    }
+    break;
+  case BuiltinId::NumbaGuvectorize:
+    diags.report(DiagID::err_guvectorize_unsupported, decorator->range());
+    return;
+  default:
+    diags.report(DiagID::err_unknown_decorator, decorator->range(), {value->describe()});
+    return;
+  }
+  if (!ok)
+    return;
+
+  for (const Parameter &param : def->params) {
+    if (param.form != Parameter::Form::Positional) {
+      diags.report(DiagID::err_variadic_parameters, param.range, {def->name});
+      return;
+    }
+    if (param.defaultValue && decl->kind != FunctionDecl::Kind::Device) {
+      diags.report(DiagID::err_kernel_default_argument, param.range, {param.name});
+      return;
+    }
+  }
+  // Defaults are evaluated when the function is defined, as in Python; a
+  // call that leaves the argument out passes the value.
+  for (const Parameter &param : def->params) {
+    if (!param.defaultValue) {
+      decl->defaults.push_back(std::nullopt);
+      continue;
+    }
+    std::optional<ModuleValue> fallback = evaluator.evaluate(param.defaultValue);
+    if (!fallback)
+      return;
+    if (fallback->kind() != ModuleValue::Kind::Constant) {
+      diags.report(DiagID::err_expected_constant, param.defaultValue->range(),
+                   {fallback->describe()});
+      return;
+    }
+    decl->defaults.push_back(fallback->constantValue());
+  }
+  for (const Signature &signature : decl->signatures) {
+    if (signature.args.size() != def->params.size()) {
+      diags.report(DiagID::err_signature_arity, signature.range,
+                   {countOf(signature.args.size(), "argument"), def->name,
+                    static_cast<unsigned>(def->params.size())});
+      return;
+    }
+    if (decl->kind == FunctionDecl::Kind::Kernel && signature.returnType &&
+        signature.returnType != types.none()) {
+      diags.report(DiagID::err_kernel_returns_value, signature.range,
+                   {signature.returnType->str()});
+      return;
+    }
+  }
+  bind(def->name, ModuleValue::function(decl.get()), header);
+  scope.decls.push_back(std::move(decl));
+}
+
+void ModuleScopeBuilder::attachExternalSignatures(
+    llvm::ArrayRef<ExternalSignature> externalSignatures) {
+  llvm::StringSet<> known;
+  for (auto &decl : scope.decls) {
+    known.insert(decl->name);
+    bool needsSignatures =
+        decl->kind == FunctionDecl::Kind::Kernel || decl->kind == FunctionDecl::Kind::Reduction;
+    bool fromDecorator = !decl->signatures.empty();
+    bool externallyGiven = false;
+    for (const ExternalSignature &external : externalSignatures) {
+      if (external.function != decl->name)
+        continue;
+      externallyGiven = true;
+      if (fromDecorator) {
+        diags.report(DiagID::warn_external_signature_ignored, decl->range,
+                     {decl->name, external.origin});
+        break;
+      }
+      std::optional<Signature> signature =
+          evaluator.signatureFromText(external.file, external.begin, external.end);
+      if (!signature)
+        continue;
+      if (decl->def && signature->args.size() != decl->def->params.size()) {
+        diags.report(DiagID::err_signature_arity, signature->range,
+                     {countOf(signature->args.size(), "argument"), decl->name,
+                      static_cast<unsigned>(decl->def->params.size())});
+        continue;
+      }
+      decl->signatures.push_back(std::move(*signature));
+    }
+    // A signature that was given but failed to read has its own error.
+    if (decl->kind == FunctionDecl::Kind::Kernel && decl->signatures.empty() && needsSignatures &&
+        !externallyGiven)
+      diags.report(DiagID::err_kernel_without_signature, decl->range, {decl->name})
+          .note(DiagID::note_add_signature, decl->range, {decl->name});
+  }
+  for (const ExternalSignature &external : externalSignatures)
+    if (!known.contains(external.function))
+      diags.report(DiagID::err_external_signature_unknown_function,
+                   SourceRange({external.file, external.begin}, {external.file, external.end}),
+                   {external.function, external.origin});
+}
+
+} // namespace kiln

@@ -1,0 +1,201 @@
+//===- frontend/resolve/module_scope.h -------------------------*- C++ -*-===//
+//
+// [Note: module scope]
+// A kernel module is executed by Python at import; Kiln instead reads its
+// top-level statements and records what each name means:
+//
+//   from numba import cuda, float32      -> builtin symbols
+//   TILE = 32                            -> constant 32
+//   SQRT_2PI = np.float32((2*math.pi)**0.5) -> constant np.float32(2.5066...)
+//   @cuda.jit("void(float32[:])")        -> kernel with one signature
+//   def scale(x): ...
+//
+// Decorator arguments and signatures are evaluated here, so that everything
+// after this stage sees kernels with concrete signatures and options. Any
+// other top-level statement gets a diagnostic: the built extension module
+// replaces the source module, so code that would only run at import time
+// would silently disappear.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "frontend/parse/ast.h"
+#include "frontend/resolve/builtin_symbols.h"
+#include "frontend/source/diagnostics.h"
+#include "ir/constant_value.h"
+#include "ir/jit_options.h"
+#include "ir/types.h"
+
+#include <llvm/ADT/StringMap.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// A function signature from a decorator or from the build configuration.
+struct Signature {
+  /// Null when the signature leaves the return type to inference.
+  const Type *returnType = nullptr;
+  std::vector<const Type *> args;
+  /// Where it was written: a decorator argument, a pyproject.toml entry or
+  /// the command line.
+  SourceRange range;
+
+  /// "void(float32[:], int64)" in Numba's spelling of types.
+  std::string str() const;
+};
+
+class ModuleScope;
+
+/// A function the module defines with a Kiln-compatible decorator.
+struct FunctionDecl {
+  enum class Kind : uint8_t {
+    Kernel,    // @cuda.jit
+    Device,    // @cuda.jit(device=True), or @jit / @njit called from kernels
+    Ufunc,     // @vectorize([...], target='cuda')
+    Reduction, // @cuda.reduce
+    External,  // name = cuda.declare_device('symbol', 'signature')
+  };
+
+  std::string name;
+  Kind kind;
+  /// The module that defines it, whose names its body sees.
+  const ModuleScope *scope = nullptr;
+  const ast::FunctionDefStmt *def = nullptr; // null for External
+  SourceRange range;                         // the def's name, or the declaration
+  JitOptions options;
+  std::vector<Signature> signatures;
+  /// The default value of each parameter, for device functions; nothing for
+  /// a parameter without one.
+  std::vector<std::optional<ConstantValue>> defaults;
+  /// For External: the symbol name in the linked code.
+  std::string externalSymbol;
+
+  llvm::StringRef kindName() const;
+};
+
+/// What a module-level name, or a module-level expression, denotes.
+class ModuleValue {
+public:
+  enum class Kind : uint8_t {
+    Constant,  // a Python or NumPy value
+    Symbol,    // a builtin module, function or dtype
+    Function,  // a decorated function of this module
+    Type,      // a Numba type, as written in signatures: float32[:, ::1]
+    Signature, // void(float32[:]), or a tuple of argument types
+    List,      // [a, b]: signature lists, link lists
+    Decorator, // cuda.jit(...), vectorize([...]): a decorator with its arguments
+    Invalid,   // a name whose definition failed (and was reported), or an
+               // import Kiln ignored (importedModule names it)
+  };
+
+  static ModuleValue constant(ConstantValue value);
+  static ModuleValue symbol(const Symbol *symbol);
+  static ModuleValue function(const FunctionDecl *function);
+  static ModuleValue type(const Type *type);
+  static ModuleValue signature(Signature signature);
+  static ModuleValue list(std::vector<ModuleValue> items);
+  static ModuleValue decorator(const Symbol *decorator, const ast::CallExpr *call);
+  static ModuleValue invalid(std::string importedModule = "");
+
+  Kind kind() const { return valueKind; }
+  const ConstantValue &constantValue() const { return *constantPart; }
+  const Symbol *symbolValue() const { return symbolPart; }
+  const FunctionDecl *functionValue() const { return functionPart; }
+  const Type *typeValue() const { return typePart; }
+  const Signature &signatureValue() const { return *signaturePart; }
+  const std::vector<ModuleValue> &items() const { return listPart; }
+  const ast::CallExpr *decoratorCall() const { return callPart; }
+  /// For an Invalid value from an ignored import: the module's name.
+  const std::string &ignoredImport() const { return importPart; }
+
+  /// What it is, for diagnostics: "constant 3", "function 'abs'", "type float32".
+  std::string describe() const;
+
+  /// The expression that first produced this value. Signature strings are
+  /// parsed in place from their literal, so that diagnostics point into it.
+  const ast::Expr *origin() const { return originExpr; }
+  ModuleValue &withOrigin(const ast::Expr *expr) {
+    if (!originExpr)
+      originExpr = expr;
+    return *this;
+  }
+
+private:
+  explicit ModuleValue(Kind kind) : valueKind(kind) {}
+  Kind valueKind;
+  const ast::Expr *originExpr = nullptr;
+  std::shared_ptr<const ConstantValue> constantPart;
+  const Symbol *symbolPart = nullptr;
+  const FunctionDecl *functionPart = nullptr;
+  const Type *typePart = nullptr;
+  std::shared_ptr<const Signature> signaturePart;
+  std::vector<ModuleValue> listPart;
+  const ast::CallExpr *callPart = nullptr;
+  std::string importPart;
+};
+
+/// Signatures supplied outside the source: [tool.kiln.signatures] in
+/// pyproject.toml and `--signature name=sig` on the command line. Each text
+/// is parsed like a Numba signature string.
+struct ExternalSignature {
+  std::string function;
+  uint32_t file;  // a SourceManager file holding the signature text
+  uint32_t begin; // its byte range in that file
+  uint32_t end;
+  /// Where the setting came from, for the "how to add a signature" hint.
+  std::string origin;
+};
+
+/// Finds other kernel modules by dotted name, for imports: Kiln's prelude
+/// modules (numba.cuda.random).
+class ModuleLoader {
+public:
+  virtual ~ModuleLoader() = default;
+  /// The scope of `moduleName`, or null if there is no such kernel module.
+  virtual const ModuleScope *load(llvm::StringRef moduleName) = 0;
+};
+
+class ModuleScope {
+public:
+  /// Reads the top-level statements of `module`. Reports diagnostics for
+  /// anything a kernel module cannot contain and keeps going.
+  static std::unique_ptr<ModuleScope> build(const ast::Module &module, SourceManager &sources,
+                                            ast::AstContext &astContext, TypeContext &types,
+                                            DiagnosticEngine &diags,
+                                            llvm::ArrayRef<ExternalSignature> externalSignatures,
+                                            ModuleLoader *loader);
+
+  /// A function defined by the kernel module `moduleName` (loaded on first
+  /// use), as in `cuda.random.xoroshiro128p_next`; null if there is none.
+  const FunctionDecl *importedFunction(llvm::StringRef moduleName, llvm::StringRef name) const;
+
+  /// The module-level binding of `name`, or, failing that, the Python builtin
+  /// of that name; null if neither exists.
+  const ModuleValue *lookup(llvm::StringRef name) const;
+  /// Where `name` was bound at module level (invalid for Python builtins).
+  SourceRange bindingRange(llvm::StringRef name) const;
+
+  /// Every module-level binding, by name, in no particular order.
+  const llvm::StringMap<ModuleValue> &moduleBindings() const { return bindings; }
+
+  /// Decorated functions, in source order.
+  llvm::ArrayRef<std::unique_ptr<FunctionDecl>> functions() const { return decls; }
+  const FunctionDecl *function(llvm::StringRef name) const;
+
+  uint32_t file() const { return fileId; }
+
+private:
+  friend class ModuleScopeBuilder;
+  uint32_t fileId = 0;
+  ModuleLoader *loader = nullptr;
+  llvm::StringMap<ModuleValue> bindings;
+  llvm::StringMap<SourceRange> bindingRanges;
+  llvm::StringMap<ModuleValue> pythonBuiltins;
+  std::vector<std::unique_ptr<FunctionDecl>> decls;
+};
+
+} // namespace kiln

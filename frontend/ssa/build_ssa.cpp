@@ -1,0 +1,1306 @@
+//===- frontend/ssa/build_ssa.cpp - AST to untyped SSA --------------------===//
+//
+// Walks a function body once, emitting generic operations into basic blocks
+// and reading and writing variables through Braun et al.'s on-demand SSA
+// construction ("Simple and Efficient Construction of Static Single
+// Assignment Form", CC 2013): a read looks the variable up in the current
+// block, then recursively in its predecessors, creating a phi only where
+// several definitions meet. Blocks are sealed once all their predecessors
+// are known; trivial phis are removed as they appear.
+//
+// Like CPython's compiler (whose bytecode Numba reads), the builder folds
+// operators applied to literals: `2 + 3` is the constant 5, typed
+// Literal[int](5), while `TILE + 1` stays an addition.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/resolve/constant_folding.h"
+#include "frontend/ssa/ssa.h"
+
+#include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/DenseSet.h>
+#include <llvm/ADT/STLExtras.h>
+#include <llvm/ADT/StringSet.h>
+
+namespace kiln::ssa {
+
+using namespace ast;
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
+
+llvm::SmallVector<Block *, 2> Block::successors() const {
+  switch (terminator.kind) {
+  case Terminator::Kind::Jump:
+    return {terminator.target};
+  case Terminator::Kind::Branch:
+    return {terminator.target, terminator.falseTarget};
+  default:
+    return {};
+  }
+}
+
+std::vector<Block *> Function::reversePostOrder() const {
+  std::vector<Block *> postOrder;
+  llvm::DenseSet<Block *> visited;
+  // Iterative DFS: deep nesting must not exhaust the stack.
+  std::vector<std::pair<Block *, unsigned>> stack{{entry(), 0}};
+  visited.insert(entry());
+  while (!stack.empty()) {
+    auto &[block, next] = stack.back();
+    llvm::SmallVector<Block *, 2> successors = block->successors();
+    if (next < successors.size()) {
+      Block *successor = successors[next++];
+      if (visited.insert(successor).second)
+        stack.push_back({successor, 0});
+      continue;
+    }
+    postOrder.push_back(block);
+    stack.pop_back();
+  }
+  return {postOrder.rbegin(), postOrder.rend()};
+}
+
+namespace {
+
+/// Names a function assigns anywhere in its body are its local variables
+/// (Python's scoping rule); every other name is a global.
+void collectLocals(llvm::ArrayRef<Stmt *> body, llvm::StringSet<> &locals);
+
+void collectTargetNames(const Expr *target, llvm::StringSet<> &locals) {
+  if (const auto *name = dyn_cast<NameExpr>(target))
+    locals.insert(name->id);
+  else if (const auto *tuple = dyn_cast<SequenceExpr>(target))
+    for (const Expr *element : tuple->elements)
+      collectTargetNames(element, locals);
+  else if (const auto *starred = dyn_cast<StarredExpr>(target))
+    collectTargetNames(starred->value, locals);
+}
+
+void collectWalrusNames(const Expr *expr, llvm::StringSet<> &locals) {
+  if (!expr)
+    return;
+  if (const auto *named = dyn_cast<NamedExpr>(expr))
+    locals.insert(named->target->id);
+  if (isa<LambdaExpr>(expr) || isa<ComprehensionExpr>(expr))
+    return; // their own scopes
+  forEachChild(expr, [&](Expr *child) { collectWalrusNames(child, locals); });
+}
+
+/// Names bound by statements kernels cannot contain (nested functions,
+/// classes, imports): they are reported once, and their uses stay silent.
+void collectUnsupportedBindings(llvm::ArrayRef<Stmt *> body, llvm::StringSet<> &names) {
+  for (const Stmt *stmt : body) {
+    switch (stmt->kind()) {
+    case Stmt::Kind::FunctionDef:
+      names.insert(cast<FunctionDefStmt>(stmt)->name);
+      break;
+    case Stmt::Kind::ClassDef:
+      names.insert(cast<ClassDefStmt>(stmt)->name);
+      break;
+    case Stmt::Kind::Import:
+      for (const ImportAlias &alias : cast<ImportStmt>(stmt)->names)
+        names.insert(alias.asName.empty() ? alias.name.split('.').first : alias.asName);
+      break;
+    case Stmt::Kind::ImportFrom:
+      for (const ImportAlias &alias : cast<ImportFromStmt>(stmt)->names)
+        names.insert(alias.asName.empty() ? alias.name : alias.asName);
+      break;
+    case Stmt::Kind::For:
+      collectUnsupportedBindings(cast<ForStmt>(stmt)->body, names);
+      collectUnsupportedBindings(cast<ForStmt>(stmt)->orelse, names);
+      break;
+    case Stmt::Kind::While:
+      collectUnsupportedBindings(cast<WhileStmt>(stmt)->body, names);
+      collectUnsupportedBindings(cast<WhileStmt>(stmt)->orelse, names);
+      break;
+    case Stmt::Kind::If:
+      collectUnsupportedBindings(cast<IfStmt>(stmt)->body, names);
+      collectUnsupportedBindings(cast<IfStmt>(stmt)->orelse, names);
+      break;
+    case Stmt::Kind::With:
+    case Stmt::Kind::Try:
+      collectUnsupportedBindings(cast<BlockStmt>(stmt)->body, names);
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+void collectLocals(llvm::ArrayRef<Stmt *> body, llvm::StringSet<> &locals) {
+  for (const Stmt *stmt : body) {
+    switch (stmt->kind()) {
+    case Stmt::Kind::Assign:
+      for (const Expr *target : cast<AssignStmt>(stmt)->targets)
+        collectTargetNames(target, locals);
+      collectWalrusNames(cast<AssignStmt>(stmt)->value, locals);
+      break;
+    case Stmt::Kind::AugAssign:
+      collectTargetNames(cast<AugAssignStmt>(stmt)->target, locals);
+      collectWalrusNames(cast<AugAssignStmt>(stmt)->value, locals);
+      break;
+    case Stmt::Kind::AnnAssign:
+      if (cast<AnnAssignStmt>(stmt)->value)
+        collectTargetNames(cast<AnnAssignStmt>(stmt)->target, locals);
+      break;
+    case Stmt::Kind::For: {
+      const auto *loop = cast<ForStmt>(stmt);
+      collectTargetNames(loop->target, locals);
+      collectWalrusNames(loop->iter, locals);
+      collectLocals(loop->body, locals);
+      collectLocals(loop->orelse, locals);
+      break;
+    }
+    case Stmt::Kind::While: {
+      const auto *loop = cast<WhileStmt>(stmt);
+      collectWalrusNames(loop->test, locals);
+      collectLocals(loop->body, locals);
+      collectLocals(loop->orelse, locals);
+      break;
+    }
+    case Stmt::Kind::If: {
+      const auto *branch = cast<IfStmt>(stmt);
+      collectWalrusNames(branch->test, locals);
+      collectLocals(branch->body, locals);
+      collectLocals(branch->orelse, locals);
+      break;
+    }
+    case Stmt::Kind::Delete:
+      for (const Expr *target : cast<DeleteStmt>(stmt)->targets)
+        collectTargetNames(target, locals);
+      break;
+    case Stmt::Kind::ExprStmt:
+      collectWalrusNames(cast<ExprStmt>(stmt)->value, locals);
+      break;
+    case Stmt::Kind::Return:
+      collectWalrusNames(cast<ReturnStmt>(stmt)->value, locals);
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+class SSABuilder {
+public:
+  SSABuilder(Function &fn, const ModuleScope &scope, TypeContext &types, DiagnosticEngine &diags)
+      : fn(fn), scope(scope), types(types), diags(diags) {}
+
+  bool build();
+
+private:
+  //===--- Blocks and instructions ---===//
+  Block *newBlock() {
+    fn.blocks.push_back(std::make_unique<Block>(static_cast<unsigned>(fn.blocks.size())));
+    return fn.blocks.back().get();
+  }
+  Instr *newInstr(Op op, SourceRange range) {
+    fn.instrs.push_back(
+        std::make_unique<Instr>(op, static_cast<unsigned>(fn.instrs.size()), range));
+    return fn.instrs.back().get();
+  }
+  /// Statements after a `return`, `break` or `continue` land in a fresh
+  /// block that nothing jumps to; it is dropped after building.
+  void ensureOpenBlock() {
+    if (current->isTerminated()) {
+      current = newBlock();
+      sealed.insert(current);
+    }
+  }
+  Instr *emit(Op op, SourceRange range, llvm::ArrayRef<Instr *> operands = {}) {
+    ensureOpenBlock();
+    Instr *instr = newInstr(op, range);
+    instr->operands.assign(operands.begin(), operands.end());
+    instr->block = current;
+    current->instrs.push_back(instr);
+    return instr;
+  }
+  Instr *emitConstant(ConstantValue value, SourceRange range, bool fromLiteral) {
+    Instr *instr = emit(Op::Constant, range);
+    instr->constant = std::move(value);
+    instr->fromLiteral = fromLiteral;
+    return instr;
+  }
+  void addEdge(Block *from, Block *to) { to->predecessors.push_back(from); }
+  void jump(Block *to, SourceRange range) {
+    if (current->isTerminated())
+      return;
+    current->terminator = {Terminator::Kind::Jump, nullptr, to, nullptr, range};
+    addEdge(current, to);
+  }
+  void branch(Instr *condition, Block *ifTrue, Block *ifFalse, SourceRange range) {
+    ensureOpenBlock();
+    current->terminator = {Terminator::Kind::Branch, condition, ifTrue, ifFalse, range};
+    addEdge(current, ifTrue);
+    addEdge(current, ifFalse);
+  }
+
+  //===--- Variables (Braun et al.) ---===//
+  void writeVariable(llvm::StringRef name, Block *block, Instr *value) {
+    currentDef[block][name] = value;
+  }
+  /// An assignment (or a `del`, binding an Undefined) in the program, as
+  /// opposed to writeVariable's caching of what a read found.
+  void bindVariable(llvm::StringRef name, Block *block, Instr *value) {
+    writeVariable(name, block, value);
+    bindingsMade[block][name] = value->op != Op::Undefined;
+  }
+  Instr *readVariable(llvm::StringRef name, Block *block, SourceRange range);
+  Instr *readVariableRecursive(llvm::StringRef name, Block *block, SourceRange range);
+  Instr *addPhiOperands(llvm::StringRef name, Instr *phi, SourceRange range);
+  Instr *tryRemoveTrivialPhi(Instr *phi);
+  /// What a removed phi stands for now (following chains of removals); any
+  /// other value is itself.
+  Instr *resolve(Instr *value) const;
+  void replaceAllUses(Instr *from, Instr *to);
+  void sealBlock(Block *block);
+  bool verify();
+  Instr *undefined(llvm::StringRef name, SourceRange range) {
+    Instr *instr = newInstr(Op::Undefined, range);
+    instr->name = name.str();
+    fn.undefinedValues.push_back(instr);
+    return instr;
+  }
+  void assignVariable(llvm::StringRef name, Instr *value, SourceRange range) {
+    ensureOpenBlock();
+    bindVariable(name, current, value);
+    fn.variables.push_back({name.str(), value, range});
+  }
+
+  //===--- Statements ---===//
+  void buildBody(llvm::ArrayRef<Stmt *> body);
+  void buildStmt(const Stmt *stmt);
+  void buildIf(const IfStmt *stmt);
+  void buildWhile(const WhileStmt *stmt);
+  void buildFor(const ForStmt *stmt);
+  void buildAssignTarget(const Expr *target, Instr *value, SourceRange range);
+  void buildAugAssign(const AugAssignStmt *stmt);
+  void buildReturn(const ReturnStmt *stmt);
+  void buildRaise(const RaiseStmt *stmt);
+
+  //===--- Expressions ---===//
+  Instr *buildExpr(const Expr *expr);
+  Instr *buildName(const NameExpr *name);
+  Instr *buildBinary(const BinaryExpr *binary);
+  Instr *buildUnary(const UnaryExpr *unary);
+  Instr *buildCompare(const CompareExpr *compare);
+  Instr *buildBoolOp(const BoolOpExpr *boolOp);
+  Instr *buildIfExp(const IfExpExpr *ifExp);
+  Instr *buildCall(const CallExpr *call);
+  Instr *buildSubscriptIndex(const Expr *index);
+  Instr *buildTuple(const SequenceExpr *tuple);
+  Instr *truth(Instr *value, SourceRange range) { return emit(Op::Truth, range, {value}); }
+  Instr *unsupported(DiagID id, SourceRange range, std::initializer_list<DiagArg> args = {}) {
+    diags.report(id, range, args);
+    failed = true;
+    return nullptr;
+  }
+
+  Function &fn;
+  const ModuleScope &scope;
+  TypeContext &types;
+  DiagnosticEngine &diags;
+  Block *current = nullptr;
+  llvm::StringSet<> locals;
+  llvm::StringSet<> unsupportedBindings;
+  llvm::DenseMap<Block *, llvm::StringMap<Instr *>> currentDef;
+  llvm::DenseSet<Block *> sealed;
+  llvm::DenseMap<Block *, std::vector<std::pair<std::string, Instr *>>> incompletePhis;
+  llvm::DenseSet<Instr *> phisUnderConstruction;
+  /// Per block, each variable it assigns (true) or deletes (false) last.
+  llvm::DenseMap<Block *, llvm::StringMap<bool>> bindingsMade;
+  /// Removed trivial phis and the values that replaced them. Callers up the
+  /// recursion may still hold a removed phi; they look it up here.
+  llvm::DenseMap<Instr *, Instr *> replacements;
+  struct LoopTargets {
+    Block *continueTarget;
+    Block *breakTarget;
+  };
+  std::vector<LoopTargets> loops;
+  unsigned hiddenCounter = 0;
+  bool failed = false;
+};
+
+//===----------------------------------------------------------------------===//
+// SSA construction
+//===----------------------------------------------------------------------===//
+
+Instr *SSABuilder::readVariable(llvm::StringRef name, Block *block, SourceRange range) {
+  auto blockDefs = currentDef.find(block);
+  if (blockDefs != currentDef.end()) {
+    auto def = blockDefs->second.find(name);
+    if (def != blockDefs->second.end())
+      return resolve(def->second);
+  }
+  return readVariableRecursive(name, block, range);
+}
+
+Instr *SSABuilder::readVariableRecursive(llvm::StringRef name, Block *block, SourceRange range) {
+  Instr *value;
+  if (!sealed.contains(block)) {
+    value = newInstr(Op::Phi, range);
+    value->block = block;
+    value->name = name.str();
+    block->phis.push_back(value);
+    incompletePhis[block].push_back({name.str(), value});
+  } else if (block->predecessors.empty()) {
+    value = undefined(name, range);
+  } else if (block->predecessors.size() == 1) {
+    value = readVariable(name, block->predecessors.front(), range);
+  } else {
+    value = newInstr(Op::Phi, range);
+    value->block = block;
+    value->name = name.str();
+    block->phis.push_back(value);
+    writeVariable(name, block, value);
+    value = addPhiOperands(name, value, range);
+  }
+  // Completing a phi can remove phis met on the way, this one included:
+  // what the block defines is whatever the read ended up as.
+  value = resolve(value);
+  writeVariable(name, block, value);
+  return value;
+}
+
+Instr *SSABuilder::addPhiOperands(llvm::StringRef name, Instr *phi, SourceRange range) {
+  // While its operands are read, the phi may be met again through a loop;
+  // it must not be judged trivial on the operands it has so far.
+  phisUnderConstruction.insert(phi);
+  for (Block *predecessor : phi->block->predecessors) {
+    Instr *operand = readVariable(name, predecessor, range);
+    phi->operands.push_back(resolve(operand));
+    phi->incoming.push_back(predecessor);
+  }
+  phisUnderConstruction.erase(phi);
+  Instr *result = tryRemoveTrivialPhi(resolve(phi));
+  if (result == phi && !name.starts_with("$"))
+    fn.variables.push_back({name.str(), phi, phi->range});
+  return result;
+}
+
+void SSABuilder::replaceAllUses(Instr *from, Instr *to) {
+  for (auto &instr : fn.instrs)
+    for (Instr *&operand : instr->operands)
+      if (operand == from)
+        operand = to;
+  for (auto &block : fn.blocks)
+    if (block->terminator.value == from)
+      block->terminator.value = to;
+  for (auto &[block, defs] : currentDef)
+    for (auto &def : defs)
+      if (def.second == from)
+        def.second = to;
+  for (auto &[block, phis] : incompletePhis)
+    for (auto &entry : phis)
+      if (entry.second == from)
+        entry.second = to;
+  for (VariableDef &variable : fn.variables)
+    if (variable.value == from)
+      variable.value = to;
+}
+
+Instr *SSABuilder::resolve(Instr *value) const {
+  for (auto found = replacements.find(value); found != replacements.end();
+       found = replacements.find(value))
+    value = found->second;
+  return value;
+}
+
+Instr *SSABuilder::tryRemoveTrivialPhi(Instr *phi) {
+  if (!phi->isPhi() || phisUnderConstruction.contains(phi) || replacements.contains(phi))
+    return resolve(phi);
+  Instr *same = nullptr;
+  for (Instr *operand : phi->operands) {
+    if (operand == same || operand == phi)
+      continue;
+    if (same)
+      return phi; // merges at least two values: not trivial
+    same = operand;
+  }
+  if (!same)
+    same = undefined(phi->name, phi->range);
+  llvm::SmallVector<Instr *, 4> phiUsers;
+  for (auto &instr : fn.instrs)
+    if (instr->isPhi() && instr.get() != phi && llvm::is_contained(instr->operands, phi))
+      phiUsers.push_back(instr.get());
+  replaceAllUses(phi, same);
+  replacements[phi] = same;
+  llvm::erase(phi->block->phis, phi);
+  phi->operands.clear();
+  phi->incoming.clear();
+  for (Instr *user : phiUsers)
+    if (llvm::is_contained(user->block->phis, user))
+      tryRemoveTrivialPhi(user);
+  // Removing the users may have removed `same` too (when it was one of them).
+  return resolve(same);
+}
+
+void SSABuilder::sealBlock(Block *block) {
+  // Sealed first: completing one phi can read another variable in this
+  // very block (around a loop), and that read must see every predecessor
+  // rather than leave a new incomplete phi that nothing would complete.
+  sealed.insert(block);
+  auto pending = incompletePhis.find(block);
+  if (pending == incompletePhis.end())
+    return;
+  std::vector<std::pair<std::string, Instr *>> phis = std::move(pending->second);
+  incompletePhis.erase(pending);
+  for (auto &[name, phi] : phis)
+    addPhiOperands(name, phi, phi->range);
+}
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+bool SSABuilder::build() {
+  const FunctionDefStmt *def = fn.decl->def;
+  for (const Parameter &param : def->params)
+    locals.insert(param.name);
+  collectLocals(def->body, locals);
+  collectUnsupportedBindings(def->body, unsupportedBindings);
+
+  current = newBlock();
+  sealed.insert(current);
+  for (size_t i = 0; i < def->params.size(); ++i) {
+    Instr *arg = emit(Op::Argument, def->params[i].range);
+    arg->index = static_cast<unsigned>(i);
+    arg->name = def->params[i].name.str();
+    fn.arguments.push_back(arg);
+    assignVariable(def->params[i].name, arg, def->params[i].range);
+  }
+
+  llvm::ArrayRef<Stmt *> body = def->body;
+  // The docstring is not code.
+  if (!body.empty())
+    if (const auto *first = dyn_cast<ExprStmt>(body.front()))
+      if (isa<StringLiteralExpr>(first->value))
+        body = body.drop_front();
+  buildBody(body);
+  if (!current->isTerminated()) {
+    Instr *none = emitConstant(ConstantValue::none(), def->range(), false);
+    current->terminator = {Terminator::Kind::Return, none, nullptr, nullptr, def->nameRange};
+  }
+
+  // Drop blocks nothing reaches (code after return, break or continue).
+  std::vector<Block *> reachable = fn.reversePostOrder();
+  llvm::DenseSet<Block *> live(reachable.begin(), reachable.end());
+  for (auto &block : fn.blocks) {
+    if (live.contains(block.get()))
+      continue;
+    for (Block *successor : block->successors()) {
+      llvm::erase(successor->predecessors, block.get());
+      // Phis of live blocks forget what flowed in from the dead one.
+      for (Instr *phi : successor->phis)
+        for (size_t i = phi->incoming.size(); i-- > 0;)
+          if (phi->incoming[i] == block.get()) {
+            phi->incoming.erase(phi->incoming.begin() + i);
+            phi->operands.erase(phi->operands.begin() + i);
+          }
+    }
+  }
+  llvm::erase_if(fn.blocks,
+                 [&](const std::unique_ptr<Block> &block) { return !live.contains(block.get()); });
+  llvm::erase_if(fn.variables, [&](const VariableDef &variable) {
+    return variable.value->op != Op::Undefined && !live.contains(variable.value->block);
+  });
+  return verify() && !failed;
+}
+
+/// Checks the finished SSA form: every operand is a value still in the
+/// function, and what the phis say agrees with a plain data-flow analysis
+/// of the assignments: a phi may take a variable as unbound from a
+/// predecessor only if some path from the entry reaches that predecessor's
+/// end without binding it. A phi that says otherwise would make the back
+/// end read an undefined value where the program has a real one: a silent
+/// miscompile.
+bool SSABuilder::verify() {
+  std::vector<Block *> order = fn.reversePostOrder();
+  // Variables bound on every path to the end of each block; a block not
+  // yet in the map is still "everything" (the analysis's top).
+  llvm::DenseMap<Block *, llvm::StringSet<>> boundAtEnd;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Block *block : order) {
+      std::optional<llvm::StringSet<>> bound;
+      for (Block *predecessor : block->predecessors) {
+        auto found = boundAtEnd.find(predecessor);
+        if (found == boundAtEnd.end())
+          continue;
+        if (!bound) {
+          bound = found->second;
+          continue;
+        }
+        llvm::SmallVector<llvm::StringRef, 8> lost;
+        for (const auto &name : *bound)
+          if (!found->second.contains(name.getKey()))
+            lost.push_back(name.getKey());
+        for (llvm::StringRef name : lost)
+          bound->erase(name);
+      }
+      if (!bound)
+        bound.emplace();
+      for (const auto &[name, assigned] : bindingsMade.lookup(block)) {
+        if (assigned)
+          bound->insert(name);
+        else
+          bound->erase(name);
+      }
+      // Sets only shrink from one round to the next, so a change shows in
+      // the size.
+      auto previous = boundAtEnd.find(block);
+      if (previous == boundAtEnd.end() || previous->second.size() != bound->size()) {
+        boundAtEnd[block] = std::move(*bound);
+        changed = true;
+      }
+    }
+  }
+  // Every operand is a value of the function: removed phis must not
+  // linger as operands.
+  llvm::DenseSet<const Instr *> placed;
+  for (Block *block : order) {
+    placed.insert(block->phis.begin(), block->phis.end());
+    placed.insert(block->instrs.begin(), block->instrs.end());
+  }
+  auto isValue = [&](const Instr *value) {
+    return value && (value->op == Op::Undefined || placed.contains(value));
+  };
+  for (Block *block : order) {
+    llvm::SmallVector<Instr *, 16> users(block->phis.begin(), block->phis.end());
+    users.append(block->instrs.begin(), block->instrs.end());
+    for (const Instr *user : users)
+      for (const Instr *operand : user->operands)
+        if (!isValue(operand)) {
+          diags.report(DiagID::err_internal_dangling_value, user->range,
+                       {"%" + std::to_string(user->id)});
+          return false;
+        }
+    if (block->terminator.value && !isValue(block->terminator.value)) {
+      diags.report(DiagID::err_internal_dangling_value, block->terminator.range,
+                   {"the terminator of bb" + std::to_string(block->id)});
+      return false;
+    }
+  }
+  for (Block *block : order)
+    for (Instr *phi : block->phis)
+      for (size_t i = 0; i < phi->operands.size(); ++i) {
+        const Instr *operand = phi->operands[i];
+        if (operand->op != Op::Undefined || !boundAtEnd[phi->incoming[i]].contains(phi->name))
+          continue;
+        diags.report(DiagID::err_internal_unbound_phi, phi->range,
+                     {phi->name, "bb" + std::to_string(phi->incoming[i]->id)});
+        return false;
+      }
+  return true;
+}
+
+void SSABuilder::buildBody(llvm::ArrayRef<Stmt *> body) {
+  for (const Stmt *stmt : body) {
+    if (diags.errorLimitReached()) {
+      diags.stopAtErrorLimit(); // the rest of the body is not checked
+      failed = true;
+      return;
+    }
+    buildStmt(stmt);
+  }
+}
+
+void SSABuilder::buildStmt(const Stmt *stmt) {
+  switch (stmt->kind()) {
+  case Stmt::Kind::Assign: {
+    const auto *assign = cast<AssignStmt>(stmt);
+    Instr *value = buildExpr(assign->value);
+    if (!value)
+      return;
+    for (const Expr *target : assign->targets)
+      buildAssignTarget(target, value, stmt->range());
+    return;
+  }
+  case Stmt::Kind::AnnAssign: {
+    const auto *assign = cast<AnnAssignStmt>(stmt);
+    if (!assign->value)
+      return; // a bare annotation declares nothing at run time
+    if (Instr *value = buildExpr(assign->value))
+      buildAssignTarget(assign->target, value, stmt->range());
+    return;
+  }
+  case Stmt::Kind::AugAssign:
+    return buildAugAssign(cast<AugAssignStmt>(stmt));
+  case Stmt::Kind::If:
+    return buildIf(cast<IfStmt>(stmt));
+  case Stmt::Kind::While:
+    return buildWhile(cast<WhileStmt>(stmt));
+  case Stmt::Kind::For:
+    return buildFor(cast<ForStmt>(stmt));
+  case Stmt::Kind::Return:
+    return buildReturn(cast<ReturnStmt>(stmt));
+  case Stmt::Kind::Raise:
+    return buildRaise(cast<RaiseStmt>(stmt));
+  case Stmt::Kind::Break:
+    if (loops.empty()) {
+      unsupported(DiagID::err_break_outside_loop, stmt->range());
+      return;
+    }
+    jump(loops.back().breakTarget, stmt->range());
+    return;
+  case Stmt::Kind::Continue:
+    if (loops.empty()) {
+      unsupported(DiagID::err_continue_outside_loop, stmt->range());
+      return;
+    }
+    jump(loops.back().continueTarget, stmt->range());
+    return;
+  case Stmt::Kind::Pass:
+    return;
+  case Stmt::Kind::ExprStmt: {
+    const Expr *value = cast<ExprStmt>(stmt)->value;
+    if (const auto *literal = dyn_cast<StringLiteralExpr>(value); literal && !literal->isFormatted)
+      return; // a string statement is a comment
+    buildExpr(value);
+    return;
+  }
+  case Stmt::Kind::Assert: {
+    const auto *assertion = cast<AssertStmt>(stmt);
+    Instr *test = buildExpr(assertion->test);
+    Instr *message = assertion->message ? buildExpr(assertion->message) : nullptr;
+    if (!test || (assertion->message && !message))
+      return;
+    Instr *instr = emit(Op::Assert, stmt->range(), {test});
+    if (message)
+      instr->operands.push_back(message);
+    return;
+  }
+  case Stmt::Kind::Delete:
+    for (const Expr *target : cast<DeleteStmt>(stmt)->targets) {
+      const auto *name = dyn_cast<NameExpr>(target);
+      if (!name) {
+        unsupported(DiagID::err_unsupported_del, target->range());
+        continue;
+      }
+      ensureOpenBlock();
+      Instr *unbound = undefined(name->id, target->range());
+      unbound->deleted = true;
+      bindVariable(name->id, current, unbound);
+    }
+    return;
+  case Stmt::Kind::FunctionDef:
+    unsupported(DiagID::err_nested_function, cast<FunctionDefStmt>(stmt)->nameRange);
+    return;
+  case Stmt::Kind::ClassDef:
+    unsupported(DiagID::err_unsupported_statement, cast<ClassDefStmt>(stmt)->nameRange,
+                {"class definitions"});
+    return;
+  case Stmt::Kind::With:
+    unsupported(DiagID::err_unsupported_statement, cast<BlockStmt>(stmt)->keywordRange,
+                {"'with' statements"});
+    return;
+  case Stmt::Kind::Try:
+    unsupported(DiagID::err_unsupported_statement, cast<BlockStmt>(stmt)->keywordRange,
+                {"'try' statements"});
+    return;
+  case Stmt::Kind::Global:
+  case Stmt::Kind::Nonlocal:
+    unsupported(
+        DiagID::err_unsupported_statement, cast<BlockStmt>(stmt)->keywordRange,
+        {stmt->kind() == Stmt::Kind::Global ? "'global' declarations" : "'nonlocal' declarations"});
+    return;
+  case Stmt::Kind::Import:
+  case Stmt::Kind::ImportFrom:
+    unsupported(DiagID::err_import_in_function, stmt->range());
+    return;
+  }
+}
+
+void SSABuilder::buildIf(const IfStmt *stmt) {
+  Instr *test = buildExpr(stmt->test);
+  if (!test)
+    return;
+  Block *thenBlock = newBlock();
+  Block *elseBlock = newBlock();
+  Block *join = newBlock();
+  branch(truth(test, stmt->test->range()), thenBlock, stmt->orelse.empty() ? join : elseBlock,
+         stmt->test->range());
+  sealBlock(thenBlock);
+  current = thenBlock;
+  buildBody(stmt->body);
+  jump(join, stmt->range());
+  if (!stmt->orelse.empty()) {
+    sealBlock(elseBlock);
+    current = elseBlock;
+    buildBody(stmt->orelse);
+    jump(join, stmt->range());
+  } else {
+    sealBlock(elseBlock); // unreachable, dropped later
+  }
+  sealBlock(join);
+  current = join;
+}
+
+void SSABuilder::buildWhile(const WhileStmt *stmt) {
+  Block *header = newBlock();
+  Block *body = newBlock();
+  Block *orelse = newBlock();
+  Block *exit = newBlock();
+  jump(header, stmt->range());
+  current = header;
+  Instr *test = buildExpr(stmt->test);
+  if (!test) {
+    sealBlock(header);
+    sealBlock(body);
+    sealBlock(orelse);
+    sealBlock(exit);
+    current = exit;
+    return;
+  }
+  branch(truth(test, stmt->test->range()), body, orelse, stmt->test->range());
+  sealBlock(body);
+  current = body;
+  loops.push_back({header, exit});
+  buildBody(stmt->body);
+  loops.pop_back();
+  jump(header, stmt->range());
+  sealBlock(header);
+  sealBlock(orelse);
+  current = orelse;
+  buildBody(stmt->orelse);
+  jump(exit, stmt->range());
+  sealBlock(exit);
+  current = exit;
+}
+
+void SSABuilder::buildFor(const ForStmt *stmt) {
+  if (stmt->isAsync) {
+    unsupported(DiagID::err_unsupported_statement, stmt->range(), {"'async for' loops"});
+    return;
+  }
+  Instr *iterable = buildExpr(stmt->iter);
+  if (!iterable)
+    return;
+  SourceRange iterRange = stmt->iter->range();
+  Instr *count = emit(Op::IterCount, iterRange, {iterable});
+  Instr *start = emit(Op::LoopStart, iterRange, {count});
+  // The iteration counter is a hidden variable, so that SSA construction
+  // gives it its loop-header phi like any other.
+  std::string counter = "$counter" + std::to_string(hiddenCounter++);
+  bindVariable(counter, current, start);
+
+  Block *header = newBlock();
+  Block *body = newBlock();
+  Block *latch = newBlock();
+  Block *orelse = newBlock();
+  Block *exit = newBlock();
+  jump(header, stmt->range());
+  current = header;
+  Instr *index = readVariable(counter, header, iterRange);
+  Instr *more = emit(Op::LoopTest, iterRange, {index, count});
+  branch(more, body, orelse, iterRange);
+
+  sealBlock(body);
+  current = body;
+  Instr *item = emit(Op::IterItem, iterRange, {iterable, index});
+  buildAssignTarget(stmt->target, item, stmt->target->range());
+  loops.push_back({latch, exit});
+  buildBody(stmt->body);
+  loops.pop_back();
+  jump(latch, stmt->range());
+
+  sealBlock(latch);
+  current = latch;
+  Instr *next = emit(Op::LoopNext, iterRange, {readVariable(counter, latch, iterRange)});
+  bindVariable(counter, latch, next);
+  jump(header, stmt->range());
+  sealBlock(header);
+
+  sealBlock(orelse);
+  current = orelse;
+  buildBody(stmt->orelse);
+  jump(exit, stmt->range());
+  sealBlock(exit);
+  current = exit;
+}
+
+void SSABuilder::buildAssignTarget(const Expr *target, Instr *value, SourceRange range) {
+  switch (target->kind()) {
+  case Expr::Kind::Name:
+    assignVariable(cast<NameExpr>(target)->id, value, target->range());
+    return;
+  case Expr::Kind::Subscript: {
+    const auto *sub = cast<SubscriptExpr>(target);
+    Instr *object = buildExpr(sub->value);
+    Instr *index = object ? buildSubscriptIndex(sub->index) : nullptr;
+    if (!index)
+      return;
+    emit(Op::SetItem, target->range(), {object, index, value});
+    return;
+  }
+  case Expr::Kind::Attribute: {
+    const auto *attr = cast<AttributeExpr>(target);
+    Instr *object = buildExpr(attr->value);
+    if (!object)
+      return;
+    Instr *set = emit(Op::SetAttr, target->range(), {object, value});
+    set->name = attr->attr.str();
+    return;
+  }
+  case Expr::Kind::Tuple:
+  case Expr::Kind::List: {
+    const auto *tuple = cast<SequenceExpr>(target);
+    for (size_t i = 0; i < tuple->elements.size(); ++i) {
+      if (isa<StarredExpr>(tuple->elements[i])) {
+        unsupported(DiagID::err_starred_assignment, tuple->elements[i]->range());
+        return;
+      }
+      // The whole target: a wrong count is one error, not one per name.
+      Instr *element = emit(Op::TupleGet, tuple->range(), {value});
+      element->index = static_cast<unsigned>(i);
+      element->name = std::to_string(tuple->elements.size()); // expected length
+      buildAssignTarget(tuple->elements[i], element, range);
+    }
+    return;
+  }
+  default:
+    unsupported(DiagID::err_cannot_assign_to, target->range(), {"expression"});
+    return;
+  }
+}
+
+void SSABuilder::buildAugAssign(const AugAssignStmt *stmt) {
+  if (stmt->op == BinaryOp::MatMul) {
+    unsupported(DiagID::err_unsupported_operator, stmt->opRange, {"@="});
+    return;
+  }
+  if (const auto *sub = dyn_cast<SubscriptExpr>(stmt->target)) {
+    Instr *object = buildExpr(sub->value);
+    Instr *index = object ? buildSubscriptIndex(sub->index) : nullptr;
+    Instr *rhs = index ? buildExpr(stmt->value) : nullptr;
+    if (!rhs)
+      return;
+    Instr *old = emit(Op::GetItem, sub->range(), {object, index});
+    Instr *result = emit(Op::Binary, stmt->range(), {old, rhs});
+    result->binaryOp = stmt->op;
+    emit(Op::SetItem, sub->range(), {object, index, result});
+    return;
+  }
+  if (const auto *attr = dyn_cast<AttributeExpr>(stmt->target)) {
+    Instr *object = buildExpr(attr->value);
+    Instr *rhs = object ? buildExpr(stmt->value) : nullptr;
+    if (!rhs)
+      return;
+    Instr *old = emit(Op::GetAttr, attr->range(), {object});
+    old->name = attr->attr.str();
+    Instr *result = emit(Op::Binary, stmt->range(), {old, rhs});
+    result->binaryOp = stmt->op;
+    Instr *set = emit(Op::SetAttr, attr->range(), {object, result});
+    set->name = attr->attr.str();
+    return;
+  }
+  const auto *name = cast<NameExpr>(stmt->target);
+  Instr *old = buildName(name);
+  Instr *rhs = old ? buildExpr(stmt->value) : nullptr;
+  if (!rhs)
+    return;
+  Instr *result = emit(Op::Binary, stmt->range(), {old, rhs});
+  result->binaryOp = stmt->op;
+  assignVariable(name->id, result, stmt->target->range());
+}
+
+void SSABuilder::buildReturn(const ReturnStmt *stmt) {
+  Instr *value = stmt->value ? buildExpr(stmt->value)
+                             : emitConstant(ConstantValue::none(), stmt->range(), true);
+  if (!value)
+    return;
+  ensureOpenBlock();
+  current->terminator = {Terminator::Kind::Return, value, nullptr, nullptr, stmt->range()};
+}
+
+void SSABuilder::buildRaise(const RaiseStmt *stmt) {
+  if (!stmt->exception) {
+    unsupported(DiagID::err_bare_raise, stmt->range());
+    return;
+  }
+  if (stmt->cause) {
+    unsupported(DiagID::err_raise_from, stmt->cause->range());
+    return;
+  }
+  Instr *exception = buildExpr(stmt->exception);
+  if (!exception)
+    return;
+  ensureOpenBlock();
+  current->terminator = {Terminator::Kind::Raise, exception, nullptr, nullptr, stmt->range()};
+}
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+Instr *SSABuilder::buildName(const NameExpr *name) {
+  if (unsupportedBindings.contains(name->id) && !locals.contains(name->id)) {
+    failed = true; // the binding statement was reported
+    return nullptr;
+  }
+  if (locals.contains(name->id)) {
+    ensureOpenBlock();
+    Instr *value = readVariable(name->id, current, name->range());
+    // After `del x`, a read is undefined; the error points at the read.
+    if (value->op == Op::Undefined && value->range.begin.offset != name->range().begin.offset)
+      value = undefined(name->id, name->range());
+    return value;
+  }
+  const ModuleValue *global = scope.lookup(name->id);
+  if (!global) {
+    if (isPythonBuiltinName(name->id))
+      return unsupported(DiagID::err_unsupported_builtin, name->range(), {name->id});
+    return unsupported(DiagID::err_undefined_name, name->range(), {name->id});
+  }
+  if (global->kind() == ModuleValue::Kind::Invalid) {
+    if (!global->ignoredImport().empty())
+      return unsupported(DiagID::err_ignored_import_used, name->range(),
+                         {name->id, global->ignoredImport()});
+    failed = true; // its definition was reported
+    return nullptr;
+  }
+  // Module constants are frozen into the kernel, as Numba freezes globals.
+  if (global->kind() == ModuleValue::Kind::Constant)
+    return emitConstant(global->constantValue(), name->range(), false);
+  Instr *instr = emit(Op::Global, name->range());
+  instr->global = global;
+  instr->name = name->id.str();
+  return instr;
+}
+
+Instr *SSABuilder::buildExpr(const Expr *expr) {
+  switch (expr->kind()) {
+  case Expr::Kind::Name:
+    return buildName(cast<NameExpr>(expr));
+  case Expr::Kind::IntLiteral: {
+    const auto *literal = cast<IntLiteralExpr>(expr);
+    if (literal->tooLarge)
+      return unsupported(DiagID::err_integer_literal_too_large, expr->range(),
+                         {diags.sourceManager().textOf(expr->range())});
+    return emitConstant(ConstantValue::integer(literal->value), expr->range(), true);
+  }
+  case Expr::Kind::FloatLiteral:
+    return emitConstant(ConstantValue::floating(cast<FloatLiteralExpr>(expr)->value), expr->range(),
+                        true);
+  case Expr::Kind::ImaginaryLiteral:
+    return emitConstant(ConstantValue::complex(0.0, cast<ImaginaryLiteralExpr>(expr)->imag),
+                        expr->range(), true);
+  case Expr::Kind::BoolLiteral:
+    return emitConstant(ConstantValue::boolean(cast<BoolLiteralExpr>(expr)->value), expr->range(),
+                        true);
+  case Expr::Kind::NoneLiteral:
+    return emitConstant(ConstantValue::none(), expr->range(), true);
+  case Expr::Kind::StringLiteral: {
+    const auto *literal = cast<StringLiteralExpr>(expr);
+    if (literal->isFormatted)
+      return unsupported(DiagID::err_unsupported_expression, expr->range(), {"f-strings"});
+    if (literal->isBytes)
+      return unsupported(DiagID::err_unsupported_expression, expr->range(), {"bytes literals"});
+    return emitConstant(ConstantValue::string(literal->value.str()), expr->range(), true);
+  }
+  case Expr::Kind::EllipsisLiteral:
+    return unsupported(DiagID::err_unsupported_expression, expr->range(),
+                       {"Ellipsis literals ('...')"});
+  case Expr::Kind::Tuple:
+    return buildTuple(cast<SequenceExpr>(expr));
+  case Expr::Kind::List:
+    return unsupported(DiagID::err_unsupported_list, expr->range());
+  case Expr::Kind::Set:
+  case Expr::Kind::Dict:
+    return unsupported(DiagID::err_unsupported_expression, expr->range(),
+                       {expr->kind() == Expr::Kind::Set ? "sets" : "dictionaries"});
+  case Expr::Kind::Attribute: {
+    const auto *attr = cast<AttributeExpr>(expr);
+    Instr *object = buildExpr(attr->value);
+    if (!object)
+      return nullptr;
+    Instr *get = emit(Op::GetAttr, expr->range(), {object});
+    get->name = attr->attr.str();
+    return get;
+  }
+  case Expr::Kind::Subscript: {
+    const auto *sub = cast<SubscriptExpr>(expr);
+    Instr *object = buildExpr(sub->value);
+    Instr *index = object ? buildSubscriptIndex(sub->index) : nullptr;
+    if (!index)
+      return nullptr;
+    return emit(Op::GetItem, expr->range(), {object, index});
+  }
+  case Expr::Kind::Slice:
+    return unsupported(DiagID::err_unsupported_expression, expr->range(),
+                       {"slices outside subscripts"});
+  case Expr::Kind::Call:
+    return buildCall(cast<CallExpr>(expr));
+  case Expr::Kind::Unary:
+    return buildUnary(cast<UnaryExpr>(expr));
+  case Expr::Kind::Binary:
+    return buildBinary(cast<BinaryExpr>(expr));
+  case Expr::Kind::BoolOp:
+    return buildBoolOp(cast<BoolOpExpr>(expr));
+  case Expr::Kind::Compare:
+    return buildCompare(cast<CompareExpr>(expr));
+  case Expr::Kind::IfExp:
+    return buildIfExp(cast<IfExpExpr>(expr));
+  case Expr::Kind::NamedExpr: {
+    const auto *named = cast<NamedExpr>(expr);
+    Instr *value = buildExpr(named->value);
+    if (!value)
+      return nullptr;
+    assignVariable(named->target->id, value, named->target->range());
+    return value;
+  }
+  case Expr::Kind::Starred:
+    return unsupported(DiagID::err_unsupported_expression, expr->range(), {"starred expressions"});
+  case Expr::Kind::Lambda:
+    return unsupported(DiagID::err_unsupported_expression, expr->range(), {"lambdas"});
+  case Expr::Kind::Comprehension: {
+    static const char *forms[] = {"list comprehensions", "set comprehensions",
+                                  "dict comprehensions", "generator expressions"};
+    return unsupported(DiagID::err_unsupported_expression, expr->range(),
+                       {forms[static_cast<unsigned>(cast<ComprehensionExpr>(expr)->form)]});
+  }
+  case Expr::Kind::Yield:
+    return unsupported(DiagID::err_unsupported_expression, expr->range(), {"generators ('yield')"});
+  case Expr::Kind::Await:
+    return unsupported(DiagID::err_unsupported_expression, expr->range(), {"'await' expressions"});
+  }
+  return nullptr;
+}
+
+Instr *SSABuilder::buildTuple(const SequenceExpr *tuple) {
+  llvm::SmallVector<Instr *, 4> elements;
+  bool allLiterals = true;
+  for (const Expr *element : tuple->elements) {
+    if (isa<StarredExpr>(element))
+      return unsupported(DiagID::err_unsupported_expression, element->range(),
+                         {"starred expressions"});
+    Instr *value = buildExpr(element);
+    if (!value)
+      return nullptr;
+    allLiterals &= value->op == Op::Constant && value->fromLiteral;
+    elements.push_back(value);
+  }
+  if (allLiterals) {
+    // CPython stores a tuple of literals as one constant.
+    std::vector<ConstantValue> values;
+    for (Instr *element : elements)
+      values.push_back(*element->constant);
+    return emitConstant(ConstantValue::tuple(std::move(values)), tuple->range(), true);
+  }
+  return emit(Op::BuildTuple, tuple->range(), elements);
+}
+
+Instr *SSABuilder::buildSubscriptIndex(const Expr *index) {
+  auto buildItem = [&](const Expr *item) -> Instr * {
+    const auto *slice = dyn_cast<SliceExpr>(item);
+    if (!slice)
+      return buildExpr(item);
+    llvm::SmallVector<Instr *, 3> parts;
+    for (const Expr *part : {slice->lower, slice->upper, slice->step}) {
+      Instr *value =
+          part ? buildExpr(part) : emitConstant(ConstantValue::none(), item->range(), true);
+      if (!value)
+        return nullptr;
+      parts.push_back(value);
+    }
+    return emit(Op::BuildSlice, item->range(), parts);
+  };
+  if (const auto *tuple = dyn_cast<SequenceExpr>(index);
+      tuple && tuple->kind() == Expr::Kind::Tuple &&
+      llvm::any_of(tuple->elements, [](const Expr *e) { return isa<SliceExpr>(e); })) {
+    llvm::SmallVector<Instr *, 4> items;
+    for (const Expr *element : tuple->elements) {
+      Instr *value = buildItem(element);
+      if (!value)
+        return nullptr;
+      items.push_back(value);
+    }
+    return emit(Op::BuildTuple, index->range(), items);
+  }
+  return buildItem(index);
+}
+
+Instr *SSABuilder::buildBinary(const BinaryExpr *binary) {
+  if (binary->op == BinaryOp::MatMul)
+    return unsupported(DiagID::err_unsupported_operator, binary->opRange, {"@"});
+  Instr *lhs = buildExpr(binary->lhs);
+  Instr *rhs = lhs ? buildExpr(binary->rhs) : nullptr;
+  if (!rhs)
+    return nullptr;
+  if (lhs->op == Op::Constant && lhs->fromLiteral && rhs->op == Op::Constant && rhs->fromLiteral) {
+    FoldResult folded = foldBinary(binary->op, *lhs->constant, *rhs->constant, types);
+    if (folded.value)
+      return emitConstant(std::move(*folded.value), binary->range(), true);
+  }
+  Instr *instr = emit(Op::Binary, binary->range(), {lhs, rhs});
+  instr->binaryOp = binary->op;
+  return instr;
+}
+
+Instr *SSABuilder::buildUnary(const UnaryExpr *unary) {
+  Instr *operand = buildExpr(unary->operand);
+  if (!operand)
+    return nullptr;
+  if (operand->op == Op::Constant && operand->fromLiteral) {
+    FoldResult folded = foldUnary(unary->op, *operand->constant, types);
+    if (folded.value)
+      return emitConstant(std::move(*folded.value), unary->range(), true);
+  }
+  if (unary->op == UnaryOp::Not) {
+    // `not x` is a truth test, then a negation of the bool.
+    Instr *instr = emit(Op::Unary, unary->range(), {truth(operand, unary->operand->range())});
+    instr->unaryOp = UnaryOp::Not;
+    return instr;
+  }
+  Instr *instr = emit(Op::Unary, unary->range(), {operand});
+  instr->unaryOp = unary->op;
+  return instr;
+}
+
+Instr *SSABuilder::buildCompare(const CompareExpr *compare) {
+  for (size_t i = 0; i < compare->ops.size(); ++i)
+    if (compare->ops[i] == CompareOp::In || compare->ops[i] == CompareOp::NotIn)
+      return unsupported(DiagID::err_unsupported_operator, compare->opRanges[i],
+                         {spelling(compare->ops[i])});
+  Instr *left = buildExpr(compare->left);
+  if (!left)
+    return nullptr;
+  if (compare->ops.size() == 1) {
+    Instr *right = buildExpr(compare->comparators[0]);
+    if (!right)
+      return nullptr;
+    Instr *instr = emit(Op::Compare, compare->range(), {left, right});
+    instr->compareOp = compare->ops[0];
+    return instr;
+  }
+  // a < b < c: b is evaluated once and c only if a < b.
+  std::string result = "$compare" + std::to_string(hiddenCounter++);
+  Block *join = newBlock();
+  for (size_t i = 0; i < compare->ops.size(); ++i) {
+    Instr *right = buildExpr(compare->comparators[i]);
+    if (!right)
+      return nullptr;
+    Instr *test = emit(Op::Compare, compare->range(), {left, right});
+    test->compareOp = compare->ops[i];
+    bindVariable(result, current, test);
+    if (i + 1 == compare->ops.size()) {
+      jump(join, compare->range());
+      break;
+    }
+    Block *next = newBlock();
+    branch(test, next, join, compare->range());
+    sealBlock(next);
+    current = next;
+    left = right;
+  }
+  sealBlock(join);
+  current = join;
+  return readVariable(result, join, compare->range());
+}
+
+Instr *SSABuilder::buildBoolOp(const BoolOpExpr *boolOp) {
+  // `a and b` is a if a is false, else b; `a or b` the reverse. The result
+  // merges the operands' values, so its type unifies theirs.
+  // Hidden variables are named after their expression, for diagnostics.
+  std::string result =
+      (boolOp->op == BoolOpKind::And ? "$and" : "$or") + std::to_string(hiddenCounter++);
+  Block *join = newBlock();
+  for (size_t i = 0; i < boolOp->values.size(); ++i) {
+    Instr *value = buildExpr(boolOp->values[i]);
+    if (!value)
+      return nullptr;
+    bindVariable(result, current, value);
+    if (i + 1 == boolOp->values.size()) {
+      jump(join, boolOp->range());
+      break;
+    }
+    Block *next = newBlock();
+    Instr *test = truth(value, boolOp->values[i]->range());
+    if (boolOp->op == BoolOpKind::And)
+      branch(test, next, join, boolOp->range());
+    else
+      branch(test, join, next, boolOp->range());
+    sealBlock(next);
+    current = next;
+  }
+  sealBlock(join);
+  current = join;
+  return readVariable(result, join, boolOp->range());
+}
+
+Instr *SSABuilder::buildIfExp(const IfExpExpr *ifExp) {
+  Instr *test = buildExpr(ifExp->test);
+  if (!test)
+    return nullptr;
+  std::string result = "$ifexp" + std::to_string(hiddenCounter++);
+  Block *thenBlock = newBlock();
+  Block *elseBlock = newBlock();
+  Block *join = newBlock();
+  branch(truth(test, ifExp->test->range()), thenBlock, elseBlock, ifExp->test->range());
+  sealBlock(thenBlock);
+  sealBlock(elseBlock);
+  current = thenBlock;
+  Instr *body = buildExpr(ifExp->body);
+  if (!body)
+    return nullptr;
+  bindVariable(result, current, body);
+  jump(join, ifExp->range());
+  current = elseBlock;
+  Instr *orelse = buildExpr(ifExp->orelse);
+  if (!orelse)
+    return nullptr;
+  bindVariable(result, current, orelse);
+  jump(join, ifExp->range());
+  sealBlock(join);
+  current = join;
+  return readVariable(result, join, ifExp->range());
+}
+
+Instr *SSABuilder::buildCall(const CallExpr *call) {
+  Instr *callee = buildExpr(call->callee);
+  if (!callee)
+    return nullptr;
+  llvm::SmallVector<Instr *, 4> operands{callee};
+  for (const Expr *arg : call->args) {
+    if (isa<StarredExpr>(arg))
+      return unsupported(DiagID::err_unsupported_expression_singular, arg->range(),
+                         {"argument unpacking with '*'"});
+    Instr *value = buildExpr(arg);
+    if (!value)
+      return nullptr;
+    operands.push_back(value);
+  }
+  std::vector<std::string> keywordNames;
+  for (const Keyword &keyword : call->keywords) {
+    if (keyword.name.empty())
+      return unsupported(DiagID::err_unsupported_expression_singular, keyword.nameRange,
+                         {"keyword argument unpacking with '**'"});
+    Instr *value = buildExpr(keyword.value);
+    if (!value)
+      return nullptr;
+    operands.push_back(value);
+    keywordNames.push_back(keyword.name.str());
+  }
+  Instr *instr = emit(Op::Call, call->range(), operands);
+  instr->keywordNames = std::move(keywordNames);
+  instr->operandRanges.push_back(call->callee->range());
+  for (const Expr *arg : call->args)
+    instr->operandRanges.push_back(arg->range());
+  for (const Keyword &keyword : call->keywords)
+    instr->operandRanges.push_back(keyword.value->range());
+  return instr;
+}
+
+} // namespace
+
+std::unique_ptr<Function> buildSSA(const FunctionDecl &decl, const ModuleScope &scope,
+                                   TypeContext &types, DiagnosticEngine &diags) {
+  auto fn = std::make_unique<Function>();
+  fn->decl = &decl;
+  if (!SSABuilder(*fn, scope, types, diags).build())
+    return nullptr;
+  return fn;
+}
+
+} // namespace kiln::ssa

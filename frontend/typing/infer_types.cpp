@@ -1,0 +1,702 @@
+//===- frontend/typing/infer_types.cpp - Fixed-point type inference -------===//
+//
+// See [Note: type inference] in type_inference.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/typing/overloads.h"
+#include "frontend/typing/type_inference.h"
+#include "frontend/typing/typing_rules.h"
+
+#include <llvm/ADT/DenseSet.h>
+
+namespace kiln {
+
+using ssa::Instr;
+using ssa::Op;
+
+std::string Specialization::argumentList() const {
+  std::string text = "(";
+  for (size_t i = 0; i < argTypes.size(); ++i)
+    text += (i ? ", " : "") + argTypes[i]->str();
+  return text + ")";
+}
+
+namespace {
+
+bool isOmitted(const Type *type) {
+  const auto *entity = llvm::dyn_cast<EntityType>(type);
+  return entity && entity->entityKindOf() == EntityType::EntityKind::Omitted;
+}
+
+/// Types one specialization of a function.
+class FunctionTyper {
+public:
+  FunctionTyper(Specialization &spec, TypeInference &inference)
+      : spec(spec), fn(*spec.ssa), inference(inference), types(inference.types()) {}
+
+  void run();
+
+private:
+  const Type *typeOf(const Instr *instr) const { return spec.valueTypes[instr->id]; }
+  /// Updates an instruction's typing; returns whether its type changed.
+  bool record(const Instr *instr, Typing typing);
+  /// Forgets an instruction of an unreachable block; returns whether it had
+  /// a type.
+  bool clear(const Instr *instr);
+  /// Whether control can pass from `from` to `to`, as far as typing knows.
+  bool edgeCanRun(const ssa::Block &from, const ssa::Block &to) const;
+  Typing typeInstr(const Instr *instr);
+  Typing typePhi(const Instr *phi);
+  Typing typeCall(const Instr *call);
+  Typing typeDeviceCall(const Instr *call, const FunctionDecl &callee,
+                        llvm::ArrayRef<const Type *> args);
+  void typeReturns();
+  void reportErrors(llvm::ArrayRef<ssa::Block *> order);
+  void addDiagnostic(DiagID id, SourceRange range, const std::vector<std::string> &args);
+
+  Specialization &spec;
+  const ssa::Function &fn;
+  TypeInference &inference;
+  TypeContext &types;
+  /// The latest problem typing each instruction, if it has one.
+  std::vector<std::optional<TypingError>> errors;
+  std::optional<TypingError> returnError;
+  /// Device functions called with arguments they failed to type for.
+  std::vector<std::pair<Specialization *, SourceRange>> failedCallees;
+  // Reachability while an iteration types the blocks (see run()).
+  std::vector<bool> processed;
+  std::vector<bool> previouslyReachable;
+  const ssa::Block *currentBlock = nullptr;
+};
+
+void FunctionTyper::addDiagnostic(DiagID id, SourceRange range,
+                                  const std::vector<std::string> &args) {
+  spec.diagnostics.push_back(inference.diagnostics().makeDiagnostic(id, range, args));
+}
+
+bool FunctionTyper::edgeCanRun(const ssa::Block &from, const ssa::Block &to) const {
+  if (!processed[from.id])
+    return previouslyReachable[from.id]; // a back edge: last iteration's answer
+  if (!spec.reachable[from.id])
+    return false;
+  const ssa::Block *decided = spec.decidedSuccessor(from);
+  return !decided || decided == &to;
+}
+
+bool FunctionTyper::clear(const Instr *instr) {
+  errors[instr->id].reset();
+  bool changed = spec.valueTypes[instr->id] != nullptr;
+  spec.valueTypes[instr->id] = nullptr;
+  spec.resolutions[instr->id] = Resolution();
+  return changed;
+}
+
+bool FunctionTyper::record(const Instr *instr, Typing typing) {
+  if (!typing) {
+    errors[instr->id] = typing.error();
+    bool changed = spec.valueTypes[instr->id] != nullptr;
+    spec.valueTypes[instr->id] = nullptr;
+    spec.resolutions[instr->id] = Resolution();
+    return changed;
+  }
+  errors[instr->id].reset();
+  bool changed = spec.valueTypes[instr->id] != typing->result;
+  spec.valueTypes[instr->id] = typing->result;
+  spec.resolutions[instr->id] = std::move(*typing);
+  return changed;
+}
+
+Typing FunctionTyper::typePhi(const Instr *phi) {
+  // Phis accumulate, as Numba's type variables do: the type only widens.
+  const Type *unified = typeOf(phi);
+  bool anyUndefined = false;
+  for (size_t i = 0; i < phi->operands.size(); ++i) {
+    const Instr *incoming = phi->operands[i];
+    if (!edgeCanRun(*phi->incoming[i], *currentBlock))
+      continue;
+    const Type *type = typeOf(incoming);
+    anyUndefined |= incoming->op == Op::Undefined;
+    if (!type)
+      continue; // undefined on that path, or not typed yet
+    if (!unified) {
+      unified = type;
+      continue;
+    }
+    const Type *next = types.unify(unified, type);
+    if (!next) {
+      // The value of `a if c else b`, `a or b`, ... is a hidden variable:
+      // name the expression instead.
+      llvm::StringRef name = phi->name;
+      if (name.starts_with("$"))
+        return Typing::error(DiagID::err_cannot_unify_expression,
+                             {unified->str(), type->str(),
+                              name.starts_with("$ifexp") ? "conditional expression"
+                              : name.starts_with("$and") ? "'and' expression"
+                              : name.starts_with("$or")  ? "'or' expression"
+                                                         : "expression"});
+      return Typing::error(DiagID::err_cannot_unify, {unified->str(), type->str(), phi->name});
+    }
+    unified = next;
+  }
+  if (!unified) {
+    // A variable unassigned on some path that gets no type from the others
+    // (`total += x` before any `total = ...`) is read before assignment,
+    // unless what failed was reported already.
+    if (anyUndefined && !llvm::StringRef(phi->name).starts_with("$")) {
+      Typing failure = Typing::error(DiagID::err_undefined_variable, {phi->name});
+      TypingError error = failure.error();
+      error.unlessOtherErrors = true;
+      return error;
+    }
+    return Typing::cascade();
+  }
+  return Resolution::value(unified);
+}
+
+Typing FunctionTyper::typeDeviceCall(const Instr *call, const FunctionDecl &callee,
+                                     llvm::ArrayRef<const Type *> args) {
+  switch (callee.kind) {
+  case FunctionDecl::Kind::Kernel:
+    return Typing::error(DiagID::err_call_kernel_in_device_code, {callee.name});
+  case FunctionDecl::Kind::Ufunc:
+  case FunctionDecl::Kind::Reduction:
+    return Typing::error(DiagID::err_call_ufunc_in_device_code,
+                         {callee.kindName().str(), callee.name});
+  default:
+    break;
+  }
+  // Keyword arguments go to the parameters of the same name.
+  size_t keywordCount = call->keywordNames.size();
+  size_t positional = args.size() - keywordCount;
+  std::vector<const Type *> ordered;
+  if (callee.def) {
+    const auto &params = callee.def->params;
+    if (positional > params.size())
+      return Typing::error(
+          DiagID::err_wrong_argument_count,
+          {callee.name, countOf(params.size(), "argument"), std::to_string(args.size())});
+    ordered.assign(params.size(), nullptr);
+    for (size_t i = 0; i < positional; ++i)
+      ordered[i] = args[i];
+    for (size_t k = 0; k < keywordCount; ++k) {
+      auto param = llvm::find_if(
+          params, [&](const ast::Parameter &p) { return p.name == call->keywordNames[k]; });
+      if (param == params.end())
+        return Typing::error(DiagID::err_unexpected_keyword_argument,
+                             {callee.name, call->keywordNames[k]});
+      ordered[static_cast<size_t>(param - params.begin())] = args[positional + k];
+    }
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (ordered[i])
+        continue;
+      // A parameter left out takes its default, as Numba's
+      // omitted(default=...) argument; not with declared signatures, which
+      // Numba cannot match such a call to.
+      const std::optional<ConstantValue> *fallback =
+          i < callee.defaults.size() ? &callee.defaults[i] : nullptr;
+      if (!fallback || !*fallback || !callee.signatures.empty())
+        return Typing::error(DiagID::err_missing_argument, {callee.name, params[i].name.str()});
+      const Type *valueType = (*fallback)->type(types, ConstantRole::Value);
+      if (!valueType || (valueType->isCompileTimeOnly() && valueType != types.none()))
+        return Typing::error(DiagID::err_compile_time_value,
+                             {"the default value " + (*fallback)->repr() + " of parameter '" +
+                              params[i].name.str() + "'"});
+      ordered[i] = types.omitted(valueType, (*fallback)->repr());
+    }
+  } else {
+    if (keywordCount)
+      return Typing::error(DiagID::err_unexpected_keyword_argument,
+                           {callee.name, call->keywordNames.front()});
+    ordered.assign(args.begin(), args.end());
+  }
+  for (const Type *arg : ordered)
+    if (arg->isCompileTimeOnly() && arg != types.none() && !isOmitted(arg))
+      return Typing::error(DiagID::err_compile_time_value, {arg->str()});
+
+  // With declared signatures (device functions given a signature, external
+  // declarations), the call converts to the best one, as Numba does when it
+  // cannot compile new specializations.
+  std::vector<const Type *> target = ordered;
+  std::vector<const Type *> conversions(args.size() + 1, nullptr);
+  if (!callee.signatures.empty()) {
+    std::vector<OverloadCase> cases;
+    for (const Signature &signature : callee.signatures)
+      cases.push_back({signature.returnType, signature.args});
+    const OverloadCase *chosen = resolveOverload(types, cases, ordered);
+    if (!chosen) {
+      std::string list;
+      for (size_t i = 0; i < ordered.size(); ++i)
+        list += (i ? ", " : "") + ordered[i]->str();
+      return Typing::error(DiagID::err_no_call_overload, {callee.name, list});
+    }
+    target = chosen->args;
+  }
+  Specialization *specialization = inference.specialize(callee, target);
+  if (specialization->inProgress)
+    return Typing::error(DiagID::err_recursive_call, {callee.name});
+  if (specialization->failed || !specialization->returnType) {
+    // Its own diagnostics say why; record the call so that they are reported.
+    failedCallees.push_back({specialization, call->range});
+    return Typing::cascade();
+  }
+  Resolution resolution =
+      Resolution::make(Resolution::Kind::DeviceCall, specialization->returnType);
+  resolution.callee = specialization;
+  // operandTypes follow the call's operands: the callee first, then the
+  // arguments in source order (positional, then keywords).
+  for (size_t i = 0; i < positional; ++i)
+    conversions[1 + i] = types.unliteral(target[i]);
+  if (callee.def)
+    for (size_t k = 0; k < keywordCount; ++k) {
+      auto param = llvm::find_if(callee.def->params, [&](const ast::Parameter &p) {
+        return p.name == call->keywordNames[k];
+      });
+      conversions[1 + positional + k] =
+          types.unliteral(target[static_cast<size_t>(param - callee.def->params.begin())]);
+    }
+  resolution.operandTypes = std::move(conversions);
+  return resolution;
+}
+
+Typing FunctionTyper::typeCall(const Instr *call) {
+  const Type *callee = typeOf(call->operands[0]);
+  std::vector<const Type *> args;
+  for (size_t i = 1; i < call->operands.size(); ++i)
+    args.push_back(typeOf(call->operands[i]));
+  size_t positional = args.size() - call->keywordNames.size();
+
+  if (const Symbol *symbol = typing::builtinOf(callee)) {
+    Typing typed = typing::callBuiltin(types, *symbol, args, call->keywordNames);
+    if (typed && !typed->operandTypes.empty()) {
+      // Rules list conversions for the arguments; the callee has none.
+      typed->operandTypes.insert(typed->operandTypes.begin(), nullptr);
+    }
+    return typed;
+  }
+  if (const FunctionDecl *decl = typing::functionOf(callee))
+    return typeDeviceCall(call, *decl, args);
+  if (const auto *numberClass = llvm::dyn_cast<NumberClassType>(callee)) {
+    if (positional != args.size())
+      return Typing::error(DiagID::err_unexpected_keyword_argument,
+                           {numberClass->str(), call->keywordNames.front()});
+    return typing::callNumberClass(types, numberClass->instanceType(), args);
+  }
+  if (const auto *entity = llvm::dyn_cast<EntityType>(callee);
+      entity && entity->entityKindOf() == EntityType::EntityKind::Method)
+    return typing::callMethod(types, *entity, args);
+  return Typing::error(DiagID::err_not_callable, {callee->str()});
+}
+
+Typing FunctionTyper::typeInstr(const Instr *instr) {
+  switch (instr->op) {
+  case Op::Argument: {
+    // An omitted argument has its default's type (Numba's ArgConstraint).
+    const Type *type = spec.argTypes[instr->index];
+    if (isOmitted(type))
+      type = llvm::cast<EntityType>(type)->receiverType();
+    return Resolution::value(type);
+  }
+  case Op::Constant: {
+    // A constant written in the kernel, or a module global frozen in.
+    const Type *type = instr->constant->type(types, instr->fromLiteral ? ConstantRole::Literal
+                                                                       : ConstantRole::Global);
+    if (!type)
+      return Typing::error(DiagID::err_integer_too_large_for_type, {instr->constant->repr()});
+    if (llvm::isa<StringLiteralType>(type))
+      return Resolution::make(Resolution::Kind::CompileTime, type);
+    return Resolution::value(type);
+  }
+  case Op::Global: {
+    const ModuleValue &value = *instr->global;
+    switch (value.kind()) {
+    case ModuleValue::Kind::Symbol: {
+      const Symbol *symbol = value.symbolValue();
+      if (symbol->kind == Symbol::Kind::DType || symbol->kind == Symbol::Kind::Constant ||
+          symbol->is(BuiltinId::CudaLaneid) || symbol->is(BuiltinId::CudaWarpsize))
+        return typing::getAttribute(
+            types,
+            types.entity(EntityType::EntityKind::Builtin,
+                         BuiltinSymbols::get().lookup(symbol->qualifiedName.rsplit('.').first), ""),
+            symbol->name());
+      return Resolution::make(
+          Resolution::Kind::CompileTime,
+          types.entity(EntityType::EntityKind::Builtin, symbol, symbol->displayName()));
+    }
+    case ModuleValue::Kind::Function: {
+      const FunctionDecl *decl = value.functionValue();
+      return Resolution::make(Resolution::Kind::CompileTime,
+                              types.entity(EntityType::EntityKind::Function, decl,
+                                           decl->kindName().str() + " '" + decl->name + "'"));
+    }
+    default:
+      return Typing::error(DiagID::err_compile_time_value, {value.describe()});
+    }
+  }
+  case Op::Undefined:
+    return Typing::error(DiagID::err_undefined_variable, {instr->name});
+  case Op::Phi:
+    return typePhi(instr);
+  default:
+    break;
+  }
+
+  // Everything else needs typed operands; an Undefined operand is a read of
+  // a variable before its assignment.
+  for (const Instr *operand : instr->operands) {
+    if (operand->op == Op::Undefined)
+      return Typing::error(DiagID::err_undefined_variable, {operand->name}, operand->range);
+    if (!typeOf(operand))
+      return Typing::cascade();
+  }
+  auto operandType = [&](size_t i) { return typeOf(instr->operands[i]); };
+
+  switch (instr->op) {
+  case Op::Binary:
+    return typing::binaryOperator(types, instr->binaryOp, operandType(0), operandType(1));
+  case Op::Unary:
+    return typing::unaryOperator(types, instr->unaryOp, operandType(0));
+  case Op::Compare:
+    return typing::compareOperator(types, instr->compareOp, operandType(0), operandType(1));
+  case Op::Truth:
+    return typing::truth(types, operandType(0));
+  case Op::GetAttr: {
+    // Functions of Kiln's prelude modules, as in cuda.random.xoroshiro128p_next.
+    if (const Symbol *module = typing::builtinOf(operandType(0));
+        module && module->kind == Symbol::Kind::Module &&
+        !BuiltinSymbols::get().member(*module, instr->name))
+      if (const FunctionDecl *decl =
+              spec.decl.scope->importedFunction(module->qualifiedName, instr->name))
+        return Resolution::make(Resolution::Kind::CompileTime,
+                                types.entity(EntityType::EntityKind::Function, decl,
+                                             decl->kindName().str() + " '" + decl->name + "'"));
+    Typing typed = typing::getAttribute(types, operandType(0), instr->name);
+    if (typed && typed->operandTypes.empty())
+      typed->operandTypes = {nullptr};
+    return typed;
+  }
+  case Op::SetAttr:
+    return typing::setAttribute(types, operandType(0), instr->name, operandType(1));
+  case Op::GetItem:
+    return typing::getItem(types, operandType(0), operandType(1));
+  case Op::SetItem:
+    return typing::setItem(types, operandType(0), operandType(1), operandType(2));
+  case Op::Call:
+    return typeCall(instr);
+  case Op::BuildTuple: {
+    std::vector<const Type *> elements;
+    for (size_t i = 0; i < instr->operands.size(); ++i) {
+      const Type *element = operandType(i);
+      if (element->isCompileTimeOnly() && !llvm::isa<SliceType>(element))
+        return Typing::error(DiagID::err_compile_time_value, {element->str()},
+                             instr->operands[i]->range);
+      elements.push_back(element);
+    }
+    return Resolution::value(types.tuple(elements));
+  }
+  case Op::BuildSlice: {
+    for (size_t i = 0; i < 3; ++i) {
+      const Type *part = operandType(i);
+      if (part != types.none() && !llvm::isa<IntegerType>(part) &&
+          !llvm::isa<IntegerLiteralType>(part))
+        return Typing::error(DiagID::err_bad_array_index, {"a slice", part->str()},
+                             instr->operands[i]->range);
+    }
+    bool hasStep = operandType(2) != types.none();
+    Resolution resolution = Resolution::make(Resolution::Kind::Value, types.slice(hasStep));
+    resolution.operandTypes = {types.int64(), types.int64(), types.int64()};
+    return resolution;
+  }
+  case Op::TupleGet: {
+    const auto *tuple = llvm::dyn_cast<TupleType>(operandType(0));
+    if (!tuple)
+      return Typing::error(DiagID::err_unpack_non_tuple, {operandType(0)->str()});
+    if (std::to_string(tuple->size()) != instr->name)
+      return Typing::error(DiagID::err_unpack_count,
+                           {tuple->str(), countOf(std::stoul(instr->name), "value")});
+    Resolution resolution =
+        Resolution::make(Resolution::Kind::TupleItem, tuple->elementTypes()[instr->index]);
+    resolution.index = instr->index;
+    return resolution;
+  }
+  case Op::IterCount:
+    return typing::iterCount(types, operandType(0));
+  case Op::IterItem:
+    return typing::iterItem(types, operandType(0), operandType(1));
+  case Op::LoopStart:
+  case Op::LoopNext: {
+    Resolution resolution = Resolution::make(Resolution::Kind::LoopOperation, operandType(0));
+    return resolution;
+  }
+  case Op::LoopTest:
+    return Resolution::make(Resolution::Kind::LoopOperation, types.boolean());
+  case Op::Assert: {
+    Typing test = typing::truth(types, operandType(0));
+    if (!test)
+      return test;
+    if (instr->operands.size() > 1 && !llvm::isa<StringLiteralType>(operandType(1)) &&
+        operandType(1) != types.none())
+      return Typing::error(DiagID::err_expected_string, {operandType(1)->str()},
+                           instr->operands[1]->range);
+    return Resolution::make(Resolution::Kind::Assertion, types.none());
+  }
+  default:
+    return Typing::cascade();
+  }
+}
+
+void FunctionTyper::typeReturns() {
+  returnError.reset();
+  // A declared return type (a signature of a device function or ufunc):
+  // every returned value converts to it, as Numba's locked return variable
+  // requires ("No conversion from complex128 to float32").
+  const Type *declared = nullptr;
+  if (spec.decl.kind != FunctionDecl::Kind::Kernel) {
+    if (spec.decl.signatures.size() == 1 && spec.decl.signatures.front().args == spec.argTypes)
+      declared = spec.decl.signatures.front().returnType;
+    for (const Signature &signature : spec.decl.signatures)
+      if (signature.args == spec.argTypes && signature.returnType)
+        declared = signature.returnType;
+  }
+  const Type *result = nullptr;
+  for (const auto &block : fn.blocks) {
+    if (!spec.reachable[block->id])
+      continue;
+    const ssa::Terminator &terminator = block->terminator;
+    if (terminator.kind == ssa::Terminator::Kind::Raise) {
+      const Type *exception = typeOf(terminator.value);
+      const Symbol *symbol = exception ? typing::builtinOf(exception) : nullptr;
+      if (exception && (!symbol || symbol->kind != Symbol::Kind::Exception)) {
+        returnError =
+            TypingError{DiagID::err_raise_non_exception, {exception->str()}, terminator.range};
+      }
+      continue;
+    }
+    if (terminator.kind != ssa::Terminator::Kind::Return)
+      continue;
+    const Type *type = typeOf(terminator.value);
+    if (!type)
+      continue;
+    if (spec.decl.kind == FunctionDecl::Kind::Kernel && type != types.none()) {
+      returnError = TypingError{DiagID::err_kernel_returns, {type->str()}, terminator.range};
+      continue;
+    }
+    if (declared) {
+      if (!types.canConvert(type, declared) && !returnError)
+        returnError = TypingError{DiagID::err_return_type_mismatch,
+                                  {spec.decl.kindName().str(), spec.decl.name,
+                                   types.unliteral(type)->str(), declared->str()},
+                                  terminator.range};
+      continue;
+    }
+    if (type->isCompileTimeOnly() && type != types.none()) {
+      returnError = TypingError{DiagID::err_compile_time_value, {type->str()}, terminator.range};
+      continue;
+    }
+    if (!result) {
+      result = type;
+      continue;
+    }
+    const Type *unified = types.unify(result, type);
+    if (!unified) {
+      returnError = TypingError{
+          DiagID::err_cannot_unify_return, {result->str(), type->str()}, terminator.range};
+      continue;
+    }
+    result = unified;
+  }
+  if (spec.decl.kind == FunctionDecl::Kind::Kernel) {
+    spec.returnType = types.none();
+    return;
+  }
+  if (declared) {
+    spec.returnType = declared;
+    return;
+  }
+  // Literal return types are widened: callers see int64, not Literal[int](3).
+  spec.returnType = result ? types.unliteral(result) : types.none();
+}
+
+void FunctionTyper::run() {
+  size_t count = fn.instrs.size();
+  spec.valueTypes.assign(count, nullptr);
+  spec.resolutions.assign(count, Resolution());
+  errors.assign(count, std::nullopt);
+  std::vector<ssa::Block *> order = fn.reversePostOrder();
+
+  constexpr unsigned maxIterations = 200;
+  bool changed = true;
+  // Block ids stay as the SSA builder gave them, with gaps where it dropped
+  // empty blocks: vectors by id need the largest id + 1 slots.
+  size_t blockSlots = 0;
+  for (const auto &block : fn.blocks)
+    blockSlots = std::max<size_t>(blockSlots, block->id + 1);
+  previouslyReachable.assign(blockSlots, true);
+  for (unsigned iteration = 0; changed && iteration < maxIterations; ++iteration) {
+    changed = false;
+    failedCallees.clear();
+    // Reachability is found as blocks are typed, in reverse post-order: a
+    // branch that typing decided reaches only the side it takes.
+    std::vector<bool> &reachable = spec.reachable;
+    reachable.assign(blockSlots, false);
+    processed.assign(blockSlots, false);
+    reachable[order.front()->id] = true;
+    for (ssa::Block *block : order) {
+      processed[block->id] = true;
+      if (!reachable[block->id]) {
+        for (const Instr *phi : block->phis)
+          changed |= clear(phi);
+        for (const Instr *instr : block->instrs)
+          changed |= clear(instr);
+        continue;
+      }
+      currentBlock = block;
+      for (const Instr *phi : block->phis)
+        changed |= record(phi, typeInstr(phi));
+      for (const Instr *instr : block->instrs)
+        changed |= record(instr, typeInstr(instr));
+      if (const ssa::Block *decided = spec.decidedSuccessor(*block))
+        reachable[decided->id] = true;
+      else
+        for (ssa::Block *successor : block->successors())
+          reachable[successor->id] = true;
+    }
+    changed |= previouslyReachable != reachable;
+    previouslyReachable = reachable;
+    for (const Instr *undefined : fn.undefinedValues)
+      errors[undefined->id].reset();
+  }
+  typeReturns();
+  reportErrors(order);
+
+  // Record the device functions the final typing calls, including those
+  // whose failure made a call fail, so that their diagnostics are reported.
+  for (auto &[callee, site] : failedCallees)
+    if (llvm::none_of(spec.callees, [&](const auto &entry) { return entry.first == callee; }))
+      spec.callees.push_back({callee, site});
+  for (ssa::Block *block : order)
+    for (const Instr *instr : block->instrs) {
+      const Resolution &resolution = spec.resolutions[instr->id];
+      if (resolution.kind == Resolution::Kind::DeviceCall && resolution.callee)
+        spec.callees.push_back({resolution.callee, instr->range});
+    }
+}
+
+void FunctionTyper::reportErrors(llvm::ArrayRef<ssa::Block *> order) {
+  // Report each instruction's problem in program order, except problems that
+  // only follow from an operand that failed first.
+  bool reportsOthers = returnError.has_value();
+  for (const auto &error : errors) {
+    reportsOthers |= error && !error->silent && !error->unlessOtherErrors;
+    // Even a silent failure means this specialization cannot be compiled.
+    spec.failed |= error.has_value();
+  }
+  auto report = [&](const Instr *instr) {
+    const std::optional<TypingError> &error = errors[instr->id];
+    if (!error || error->silent || (error->unlessOtherErrors && reportsOthers))
+      return;
+    SourceRange range = error->range;
+    if (!range.isValid() && error->operand >= 0) {
+      // Rules count call arguments from 0; the callee is operand 0 of a call.
+      size_t index = static_cast<size_t>(error->operand) + (instr->op == Op::Call ? 1 : 0);
+      if (index < instr->operandRanges.size())
+        range = instr->operandRanges[index];
+    }
+    addDiagnostic(error->id, range.isValid() ? range : instr->range, error->args);
+    spec.failed = true;
+  };
+  for (ssa::Block *block : order) {
+    for (const Instr *phi : block->phis)
+      report(phi);
+    for (const Instr *instr : block->instrs)
+      report(instr);
+  }
+  if (returnError) {
+    addDiagnostic(returnError->id, returnError->range, returnError->args);
+    spec.failed = true;
+  }
+}
+
+} // namespace
+
+const ssa::Block *Specialization::decidedSuccessor(const ssa::Block &block) const {
+  const ssa::Terminator &terminator = block.terminator;
+  if (terminator.kind != ssa::Terminator::Kind::Branch)
+    return nullptr;
+  const ssa::Instr *condition = terminator.value;
+  // bool(x) of a decided x is decided too.
+  while (condition) {
+    const Resolution &resolution = resolutions[condition->id];
+    if (resolution.kind == Resolution::Kind::Constant && resolution.constant)
+      return resolution.constant->truthy() ? terminator.target : terminator.falseTarget;
+    if (condition->op != ssa::Op::Truth)
+      return nullptr;
+    condition = condition->operands[0];
+  }
+  return nullptr;
+}
+
+Specialization *TypeInference::specialize(const FunctionDecl &decl,
+                                          const std::vector<const Type *> &argTypes) {
+  auto key = std::make_pair(&decl, argTypes);
+  auto found = specializations.find(key);
+  if (found != specializations.end())
+    return found->second.get();
+  auto owned = std::make_unique<Specialization>(decl, argTypes);
+  Specialization *spec = owned.get();
+  specializations.emplace(key, std::move(owned));
+
+  if (decl.kind == FunctionDecl::Kind::External) {
+    spec->returnType = decl.signatures.front().returnType;
+    return spec;
+  }
+  auto ssa = ssaFunctions.find(&decl);
+  if (ssa == ssaFunctions.end())
+    ssa = ssaFunctions.emplace(&decl, ssa::buildSSA(decl, *decl.scope, typeContext, diags)).first;
+  if (!ssa->second) {
+    spec->failed = true; // its syntax errors are already reported
+    return spec;
+  }
+  spec->ssa = ssa->second.get();
+  spec->inProgress = true;
+  FunctionTyper(*spec, *this).run();
+  spec->inProgress = false;
+  return spec;
+}
+
+void TypeInference::reportDiagnostics(llvm::ArrayRef<Specialization *> roots) {
+  // Each reachable specialization reports once, with the chain of calls that
+  // reached it first as notes.
+  llvm::DenseSet<Specialization *> visited;
+  struct Pending {
+    Specialization *spec;
+    std::vector<Diagnostic> context;
+  };
+  std::vector<Pending> worklist;
+  for (Specialization *root : llvm::reverse(roots)) {
+    Diagnostic note =
+        diags.makeNote(DiagID::note_in_specialization, root->decl.range,
+                       {root->decl.kindName(), root->decl.name, root->argumentList()});
+    worklist.push_back({root, {note}});
+  }
+  while (!worklist.empty()) {
+    Pending pending = std::move(worklist.back());
+    worklist.pop_back();
+    if (!visited.insert(pending.spec).second)
+      continue;
+    for (Diagnostic diagnostic : pending.spec->diagnostics) {
+      for (auto it = pending.context.rbegin(); it != pending.context.rend(); ++it)
+        diagnostic.notes.push_back(*it);
+      diags.emit(std::move(diagnostic));
+    }
+    for (auto it = pending.spec->callees.rbegin(); it != pending.spec->callees.rend(); ++it) {
+      std::vector<Diagnostic> context = pending.context;
+      context.push_back(diags.makeNote(
+          DiagID::note_in_call, it->second,
+          {it->first->decl.kindName(), it->first->decl.name, it->first->argumentList()}));
+      worklist.push_back({it->first, std::move(context)});
+    }
+  }
+}
+
+} // namespace kiln

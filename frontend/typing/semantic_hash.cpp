@@ -1,0 +1,187 @@
+//===- frontend/typing/semantic_hash.cpp -----------------------------------------===//
+
+#include "frontend/typing/semantic_hash.h"
+
+#include "frontend/parse/ast_printer.h"
+
+#include <llvm/ADT/DenseMap.h>
+#include <llvm/Support/BLAKE3.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <set>
+
+namespace kiln {
+
+namespace {
+
+class Hasher {
+public:
+  explicit Hasher(const SourceManager &sources) : sources(sources) {}
+
+  SemanticHash hash(const Specialization &spec) {
+    auto cached = memo.find(&spec);
+    if (cached != memo.end())
+      return cached->second;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "kiln-semantic-hash-1\n";
+    const FunctionDecl &decl = spec.decl;
+    os << decl.kindName() << ' ' << decl.name << spec.argumentList() << " -> "
+       << (spec.returnType ? spec.returnType->str() : "?") << '\n';
+    const JitOptions &options = decl.options;
+    os << "options fastmath=" << options.fastmath << " debug=" << options.debug
+       << " opt=" << options.optimize << " lineinfo=" << options.lineinfo
+       << " max_registers=" << options.maxRegisters.value_or(0)
+       << " forceinline=" << options.forceInline << " inline=" << options.inlineAlways
+       << " lto=" << (options.lto ? (*options.lto ? 1 : 0) : -1) << " launch_bounds=";
+    for (unsigned bound : options.launchBounds)
+      os << bound << ',';
+    os << " link=";
+    for (const std::string &file : options.link)
+      os << file << ';';
+    // Only when given, so that the hashes of other kernels stay as they were.
+    if (options.sharedMemoryCarveout)
+      os << " shared_memory_carveout=" << *options.sharedMemoryCarveout;
+    os << " external=" << decl.externalSymbol << '\n';
+
+    if (decl.def) {
+      llvm::ArrayRef<ast::Stmt *> body = decl.def->body;
+      if (!body.empty())
+        if (const auto *first = llvm::dyn_cast<ast::ExprStmt>(body.front()))
+          if (llvm::isa<ast::StringLiteralExpr>(first->value))
+            body = body.drop_front();
+      os << "params";
+      for (const ast::Parameter &param : decl.def->params)
+        os << ' ' << param.name;
+      os << '\n';
+      for (const ast::Stmt *stmt : body)
+        printStmt(stmt, os);
+      if (options.debug || options.lineinfo) {
+        // Line numbers end up in the code.
+        LineColumn start = sources.lineColumn(decl.def->range().begin);
+        os << "source line " << start.line << '\n' << sources.textOf(decl.def->range()) << '\n';
+      }
+      // Module-level names the function reads, and what they are now.
+      std::set<std::string> globals;
+      if (spec.ssa)
+        for (const auto &instr : spec.ssa->instrs)
+          if (instr->op == ssa::Op::Global ||
+              (instr->op == ssa::Op::Constant && !instr->fromLiteral && !instr->name.empty()))
+            globals.insert(instr->name);
+      collectGlobalConstants(decl, globals);
+      for (const std::string &name : globals)
+        if (const ModuleValue *value = decl.scope->lookup(name))
+          os << "global " << name << " = " << value->describe() << '\n';
+    }
+    for (const auto &[callee, site] : spec.callees)
+      os << "calls " << toHex(hash(*callee)) << '\n';
+
+    llvm::BLAKE3 blake3;
+    blake3.update(text);
+    SemanticHash result = blake3.final();
+    memo[&spec] = result;
+    return result;
+  }
+
+private:
+  /// Constants are frozen into the SSA form without their names; find the
+  /// names the function reads that are module constants.
+  void collectGlobalConstants(const FunctionDecl &decl, std::set<std::string> &globals) {
+    std::vector<const ast::Expr *> pending;
+    std::function<void(const ast::Stmt *)> visitStmt;
+    auto visitExpr = [&](const ast::Expr *e) { pending.push_back(e); };
+    visitStmt = [&](const ast::Stmt *stmt) {
+      switch (stmt->kind()) {
+      case ast::Stmt::Kind::Assign:
+        for (const ast::Expr *t : llvm::cast<ast::AssignStmt>(stmt)->targets)
+          visitExpr(t);
+        visitExpr(llvm::cast<ast::AssignStmt>(stmt)->value);
+        break;
+      case ast::Stmt::Kind::AugAssign:
+        visitExpr(llvm::cast<ast::AugAssignStmt>(stmt)->target);
+        visitExpr(llvm::cast<ast::AugAssignStmt>(stmt)->value);
+        break;
+      case ast::Stmt::Kind::AnnAssign:
+        if (const ast::Expr *v = llvm::cast<ast::AnnAssignStmt>(stmt)->value)
+          visitExpr(v);
+        break;
+      case ast::Stmt::Kind::For: {
+        const auto *loop = llvm::cast<ast::ForStmt>(stmt);
+        visitExpr(loop->iter);
+        for (const ast::Stmt *s : loop->body)
+          visitStmt(s);
+        for (const ast::Stmt *s : loop->orelse)
+          visitStmt(s);
+        break;
+      }
+      case ast::Stmt::Kind::While: {
+        const auto *loop = llvm::cast<ast::WhileStmt>(stmt);
+        visitExpr(loop->test);
+        for (const ast::Stmt *s : loop->body)
+          visitStmt(s);
+        for (const ast::Stmt *s : loop->orelse)
+          visitStmt(s);
+        break;
+      }
+      case ast::Stmt::Kind::If: {
+        const auto *branch = llvm::cast<ast::IfStmt>(stmt);
+        visitExpr(branch->test);
+        for (const ast::Stmt *s : branch->body)
+          visitStmt(s);
+        for (const ast::Stmt *s : branch->orelse)
+          visitStmt(s);
+        break;
+      }
+      case ast::Stmt::Kind::Return:
+        if (const ast::Expr *v = llvm::cast<ast::ReturnStmt>(stmt)->value)
+          visitExpr(v);
+        break;
+      case ast::Stmt::Kind::ExprStmt:
+        visitExpr(llvm::cast<ast::ExprStmt>(stmt)->value);
+        break;
+      case ast::Stmt::Kind::Assert:
+        visitExpr(llvm::cast<ast::AssertStmt>(stmt)->test);
+        break;
+      case ast::Stmt::Kind::Raise:
+        if (const ast::Expr *v = llvm::cast<ast::RaiseStmt>(stmt)->exception)
+          visitExpr(v);
+        break;
+      default:
+        break;
+      }
+    };
+    for (const ast::Stmt *stmt : decl.def->body)
+      visitStmt(stmt);
+    while (!pending.empty()) {
+      const ast::Expr *e = pending.back();
+      pending.pop_back();
+      if (const auto *name = llvm::dyn_cast<ast::NameExpr>(e)) {
+        const ModuleValue *value = decl.scope->lookup(name->id);
+        if (value && value->kind() == ModuleValue::Kind::Constant)
+          globals.insert(name->id.str());
+      }
+      ast::forEachChild(e, [&](ast::Expr *child) { pending.push_back(child); });
+    }
+  }
+
+  const SourceManager &sources;
+  llvm::DenseMap<const Specialization *, SemanticHash> memo;
+};
+
+} // namespace
+
+SemanticHash semanticHash(const Specialization &spec, const SourceManager &sources) {
+  return Hasher(sources).hash(spec);
+}
+
+std::string toHex(const SemanticHash &hash) {
+  static const char digits[] = "0123456789abcdef";
+  std::string text;
+  for (uint8_t byte : hash) {
+    text.push_back(digits[byte >> 4]);
+    text.push_back(digits[byte & 15]);
+  }
+  return text;
+}
+
+} // namespace kiln
