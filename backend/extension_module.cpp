@@ -23,7 +23,7 @@
 #include "backend/extension_module.h"
 
 #include "backend/target_machines.h"
-#include "runtime/module_format.h"
+#include "module/format.h"
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/BinaryFormat/ELF.h>

@@ -2,7 +2,7 @@
 //
 // A built kernel module is a Python extension module: the host objects of
 // its specializations, linked with two more objects that hold what the
-// runtime reads (runtime/module_format.h). The extension object:
+// runtime reads (module/format.h). The extension object:
 //
 //   hostEntries  KilnHostEntries[], one row per specialization in manifest
 //                order: <entry>_thread, and <entry>_block or null

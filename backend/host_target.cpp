@@ -2,9 +2,9 @@
 
 #include "backend/host_target.h"
 
-#include "backend/cpu_kernel_abi.h"
 #include "backend/host_half_conversions.h"
 #include "backend/math_functions.h"
+#include "module/cpu_kernel_abi.h"
 
 #include <cstddef>
 

@@ -1,7 +1,7 @@
 //===- backend/host_target.h - Target hooks for the CPU engine --*- C++ -*-===//
 //
 // Code for the CPU engine (runtime/cpu_engine) follows the contract of
-// backend/cpu_kernel_abi.h: every function takes the engine's
+// module/cpu_kernel_abi.h: every function takes the engine's
 // KilnCpuThread as a hidden first parameter; thread indices and shared
 // memory are read from it, barriers and warp collectives call its
 // services, math calls the C library. Each kernel gets a `_thread` entry

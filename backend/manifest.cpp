@@ -73,12 +73,6 @@ bool isManifestConstant(const ConstantValue &value) {
   return !constantTypeName(value).empty();
 }
 
-std::string checksumText(uint64_t checksum) {
-  std::string text;
-  llvm::raw_string_ostream(text) << llvm::format_hex_no_prefix(checksum, 16, /*Upper=*/false);
-  return text;
-}
-
 namespace {
 
 void writeFloat(llvm::json::OStream &json, double value) {
@@ -138,7 +132,7 @@ void writeModuleKeys(llvm::json::OStream &json, const ManifestModule &module) {
   json.attribute("kiln_version", module.kilnVersion);
   json.attributeObject("source", [&] {
     json.attribute("file", module.sourceFile);
-    json.attribute("checksum", checksumText(module.sourceChecksum));
+    json.attribute("checksum", bundle::checksumText(module.sourceChecksum));
   });
   json.attributeObject("options", [&] {
     const ManifestOptions &options = module.options;
@@ -228,7 +222,7 @@ void writeEntry(llvm::json::OStream &json, const ManifestEntry &entry) {
     json.attributeObject("fatbin", [&] {
       json.attribute("offset", entry.fatbin->offset);
       json.attribute("size", entry.fatbin->size);
-      json.attribute("checksum", checksumText(entry.fatbin->checksum));
+      json.attribute("checksum", bundle::checksumText(entry.fatbin->checksum));
     });
 }
 
@@ -238,7 +232,7 @@ void writeManifest(llvm::raw_ostream &os, const ManifestModule &module,
                    llvm::ArrayRef<ManifestEntry> entries) {
   llvm::json::OStream json(os, 2);
   json.object([&] {
-    json.attribute("format", ManifestFormat);
+    json.attribute("format", bundle::ManifestFormat);
     json.attribute("module", module.name);
     writeModuleKeys(json, module);
     json.attributeArray("specializations", [&] {

@@ -15,6 +15,7 @@
 #include "backend/kernel_compiler.h"
 #include "ir/constant_value.h"
 #include "ir/typed_ir.h"
+#include "module/manifest_format.h"
 
 #include <llvm/Support/raw_ostream.h>
 
@@ -25,10 +26,6 @@
 #include <vector>
 
 namespace kiln::backend {
-
-/// Manifests say "format": this. Bumped whenever a key changes meaning or
-/// a reader would need to know of a new one.
-constexpr unsigned ManifestFormat = 2;
 
 /// Where a specialization's fat binary lies in a built module's payload.
 struct ManifestBlob {
@@ -90,9 +87,6 @@ std::string constantTypeName(const ConstantValue &value);
 /// Whether a manifest can hold `value`: None, bool, int, float, complex,
 /// str, NumPy scalars and tuples of these that Numba can type.
 bool isManifestConstant(const ConstantValue &value);
-
-/// A checksum as manifests write it: 16 lowercase hex digits.
-std::string checksumText(uint64_t checksum);
 
 void writeManifest(llvm::raw_ostream &os, const ManifestModule &module,
                    llvm::ArrayRef<ManifestEntry> entries);

@@ -6,7 +6,7 @@
 // TargetHooks object. NVPTX reads special registers, uses bar.sync and
 // shfl.sync and links libdevice; the host target reads the engine's
 // KilnCpuThread and calls the engine's services and the C library (see
-// backend/cpu_kernel_abi.h). Arithmetic, arrays, tuples, atomics (LLVM's
+// module/cpu_kernel_abi.h). Arithmetic, arrays, tuples, atomics (LLVM's
 // atomicrmw works on both) and control flow are the same everywhere and
 // live in the lowering, never here.
 //

@@ -14,10 +14,43 @@ add_library(kiln_library_options INTERFACE)
 target_compile_options(kiln_library_options INTERFACE -fno-exceptions)
 target_link_libraries(kiln_library_options INTERFACE kiln_warnings)
 
-# kiln_add_library(<name> <sources>...): a component library with Kiln's flags.
+# Layering the build enforces: a target sees the headers of its own
+# component folder and of the libraries it links, nothing else, so that an
+# include reaching into another layer fails to compile. Each folder is
+# exposed through an include root of its own, build/include/<folder>/,
+# holding one link to the source folder ("ir/types.h" is found only there).
+#
+# kiln_expose_folder(<target> <PUBLIC|PRIVATE|INTERFACE> <folder>...)
+function(kiln_folder_include_root folder out)
+  set(root ${PROJECT_BINARY_DIR}/include/${folder})
+  if(NOT EXISTS ${root}/${folder})
+    file(MAKE_DIRECTORY ${root})
+    file(CREATE_LINK ${PROJECT_SOURCE_DIR}/${folder} ${root}/${folder} SYMBOLIC)
+  endif()
+  set(${out} ${root} PARENT_SCOPE)
+endfunction()
+
+function(kiln_expose_folder target visibility)
+  foreach(folder ${ARGN})
+    kiln_folder_include_root(${folder} root)
+    target_include_directories(${target} ${visibility} ${root})
+  endforeach()
+endfunction()
+
+# The component folder (ir, frontend, backend, ...) of the CMakeLists.txt
+# being read.
+function(kiln_current_component out)
+  file(RELATIVE_PATH relative ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
+  string(REGEX REPLACE "/.*" "" component "${relative}")
+  set(${out} ${component} PARENT_SCOPE)
+endfunction()
+
+# kiln_add_library(<name> <sources>...): a component library with Kiln's
+# flags, exposing its component folder to whatever links it.
 function(kiln_add_library name)
   add_library(${name} STATIC ${ARGN})
-  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  kiln_current_component(component)
+  kiln_expose_folder(${name} PUBLIC ${component})
   target_link_libraries(${name} PRIVATE kiln_library_options)
   set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endfunction()

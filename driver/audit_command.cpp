@@ -14,7 +14,7 @@
 // archive libarchive reads (zip for wheels and .conda, tar with any
 // compression for .tar.bz2 and the .tar.zst inside a .conda), recursively
 // for archives inside archives. A file is a Kiln module when it is an ELF
-// file with a .kiln.bundle section (runtime/module_format.h); ELF files
+// file with a .kiln.bundle section (module/format.h); ELF files
 // whose section headers cannot be read (a file cut short) count when they
 // hold the bundle's magic followed by a plausible header. Other files,
 // including other extension modules, are skipped.
@@ -30,8 +30,8 @@
 #include "backend/arch_list.h"
 #include "backend/cuda_archs.h"
 #include "backend/manifest.h"
-#include "driver/module_reader.h"
-#include "runtime/module_format.h"
+#include "module/format.h"
+#include "module/module_reader.h"
 
 #include <llvm/ADT/ScopeExit.h>
 #include <llvm/ADT/StringExtras.h>
@@ -143,7 +143,7 @@ void readBundle(llvm::StringRef bundle, AuditedModule &module) {
                                    header.formatVersion, KILN_MODULE_FORMAT_VERSION);
     return;
   }
-  // The manifest's own format, before readModule() refuses it as damaged.
+  // The manifest's own format, before bundle::readModule() refuses it as damaged.
   if (header.manifestOffset >= sizeof header && header.manifestOffset <= bundle.size() &&
       header.manifestSize <= bundle.size() - header.manifestOffset) {
     llvm::Expected<llvm::json::Value> manifest =
@@ -153,7 +153,7 @@ void readBundle(llvm::StringRef bundle, AuditedModule &module) {
         module.module = root->getString("module").value_or("").str();
         module.kilnVersion = root->getString("kiln_version").value_or("").str();
         module.manifestFormat = root->getInteger("format");
-        if (module.manifestFormat != int64_t(backend::ManifestFormat) &&
+        if (module.manifestFormat != int64_t(bundle::ManifestFormat) &&
             header.manifestChecksum ==
                 kilnChecksum(bundle.data() + header.manifestOffset, header.manifestSize)) {
           module.status = ModuleStatus::Incompatible;
@@ -162,7 +162,7 @@ void readBundle(llvm::StringRef bundle, AuditedModule &module) {
               "rebuild it",
               module.kilnVersion.empty() ? "" : " (" + module.kilnVersion + ")",
               module.manifestFormat ? std::to_string(*module.manifestFormat) : "none",
-              backend::ManifestFormat);
+              bundle::ManifestFormat);
           return;
         }
       }
@@ -170,7 +170,7 @@ void readBundle(llvm::StringRef bundle, AuditedModule &module) {
       llvm::consumeError(manifest.takeError());
     }
   }
-  llvm::Expected<InspectedModule> read = readModule(bundle);
+  llvm::Expected<bundle::InspectedModule> read = bundle::readModule(bundle);
   if (!read) {
     module.status = ModuleStatus::Damaged;
     module.problem = llvm::toString(read.takeError());
@@ -181,11 +181,11 @@ void readBundle(llvm::StringRef bundle, AuditedModule &module) {
     module.cubins = archNumbers(archs->getArray("cubins"));
     module.ptx = archNumbers(archs->getArray("ptx"));
   }
-  for (const KernelGroup &group : read->kernels) {
+  for (const bundle::KernelGroup &group : read->kernels) {
     AuditedKernel kernel{group.name, group.kind, {}};
     for (const llvm::json::Object *spec : group.specializations) {
       AuditedSpecialization audited;
-      audited.description = describeSpecialization(*spec);
+      audited.description = bundle::describeSpecialization(*spec);
       if (const llvm::json::Array *args = spec->getArray("args"))
         for (const llvm::json::Value &arg : *args)
           audited.args.push_back(arg.getAsString().value_or("?").str());

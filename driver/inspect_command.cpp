@@ -27,8 +27,8 @@
 #include "backend/cuda_archs.h"
 #include "backend/manifest.h"
 #include "backend/temporary_directory.h"
-#include "driver/bundle_reader.h"
-#include "driver/module_reader.h"
+#include "module/bundle_reader.h"
+#include "module/module_reader.h"
 
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/WithColor.h>
@@ -59,14 +59,14 @@ std::string scalarText(const llvm::json::Value *value) {
   return text;
 }
 
-void printText(const InspectedModule &module, llvm::StringRef path, llvm::raw_ostream &os) {
+void printText(const bundle::InspectedModule &module, llvm::StringRef path, llvm::raw_ostream &os) {
   const llvm::json::Object &root = *module.manifest.getAsObject();
   const KilnBundleHeader &header = module.bundle.header;
   os << "module " << root.getString("module").value_or("?") << '\n';
   os << "  file        " << path << '\n';
   os << "  built by    Kiln " << root.getString("kiln_version").value_or("?")
-     << " (manifest format " << backend::ManifestFormat << ", bundle format "
-     << header.formatVersion << ")\n";
+     << " (manifest format " << bundle::ManifestFormat << ", bundle format " << header.formatVersion
+     << ")\n";
   if (const llvm::json::Object *source = root.getObject("source"))
     os << "  source      " << source->getString("file").value_or("?") << " (checksum "
        << source->getString("checksum").value_or("?") << ")\n";
@@ -82,7 +82,7 @@ void printText(const InspectedModule &module, llvm::StringRef path, llvm::raw_os
        << archList(archs->getArray("ptx"), true) << '\n';
   os << "  bundle      " << header.payloadOffset + header.payloadSize << " bytes at file offset "
      << module.bundle.fileOffset << ": manifest " << header.manifestSize << " bytes (checksum "
-     << backend::checksumText(header.manifestChecksum) << "), payload " << header.payloadSize
+     << bundle::checksumText(header.manifestChecksum) << "), payload " << header.payloadSize
      << " bytes\n";
   if (const llvm::json::Array *constants = root.getArray("constants")) {
     os << (constants->empty() ? "  constants   none" : "  constants") << '\n';
@@ -92,7 +92,7 @@ void printText(const InspectedModule &module, llvm::StringRef path, llvm::raw_os
            << constant->getString("type").value_or("?") << " = "
            << scalarText(constant->get("value")) << '\n';
   }
-  for (const KernelGroup &kernel : module.kernels) {
+  for (const bundle::KernelGroup &kernel : module.kernels) {
     os << kernel.kind << ' ' << kernel.name << '\n';
     for (const llvm::json::Object *spec : kernel.specializations) {
       os << "  (";
@@ -115,7 +115,7 @@ void printText(const InspectedModule &module, llvm::StringRef path, llvm::raw_os
   }
 }
 
-void printJson(const InspectedModule &module, llvm::StringRef path, llvm::raw_ostream &os) {
+void printJson(const bundle::InspectedModule &module, llvm::StringRef path, llvm::raw_ostream &os) {
   const llvm::json::Object &root = *module.manifest.getAsObject();
   const KilnBundleHeader &header = module.bundle.header;
   llvm::json::OStream json(os, 2);
@@ -127,13 +127,13 @@ void printJson(const InspectedModule &module, llvm::StringRef path, llvm::raw_os
     json.attribute("file", path);
     copy("module");
     copy("kiln_version");
-    json.attribute("manifest_format", backend::ManifestFormat);
+    json.attribute("manifest_format", bundle::ManifestFormat);
     json.attributeObject("bundle", [&] {
       json.attribute("format", header.formatVersion);
       json.attribute("file_offset", module.bundle.fileOffset);
       json.attribute("size", header.payloadOffset + header.payloadSize);
       json.attribute("manifest_size", header.manifestSize);
-      json.attribute("manifest_checksum", backend::checksumText(header.manifestChecksum));
+      json.attribute("manifest_checksum", bundle::checksumText(header.manifestChecksum));
       json.attribute("payload_offset", header.payloadOffset);
       json.attribute("payload_size", header.payloadSize);
     });
@@ -142,7 +142,7 @@ void printJson(const InspectedModule &module, llvm::StringRef path, llvm::raw_os
     copy("archs");
     copy("constants");
     json.attributeArray("kernels", [&] {
-      for (const KernelGroup &kernel : module.kernels)
+      for (const bundle::KernelGroup &kernel : module.kernels)
         json.object([&] {
           json.attribute("name", kernel.name);
           json.attribute("kind", kernel.kind);
@@ -171,7 +171,7 @@ int runInspect(const InspectOptions &options) {
     llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(bytes.takeError()) << '\n';
     return 1;
   }
-  llvm::Expected<InspectedModule> module = readModule(*bytes);
+  llvm::Expected<bundle::InspectedModule> module = bundle::readModule(*bytes);
   if (!module) {
     llvm::WithColor::error(llvm::errs(), "kiln")
         << "'" << options.path << "': " << llvm::toString(module.takeError()) << '\n';

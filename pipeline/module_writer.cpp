@@ -4,7 +4,7 @@
 
 #include "backend/host_library.h"
 #include "backend/temporary_directory.h"
-#include "pipeline/bundle_writer.h"
+#include "module/bundle_writer.h"
 
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/StringExtras.h>
@@ -31,7 +31,7 @@ std::optional<std::string> moduleNameProblem(llvm::StringRef name) {
 llvm::Expected<std::string> writeExtensionModule(const ExtensionModuleInputs &inputs,
                                                  llvm::StringRef directory,
                                                  llvm::StringRef extensionSuffix) {
-  std::string bundle = writeBundle(inputs.manifest, inputs.fatbins);
+  std::string bundle = bundle::writeBundle(inputs.manifest, inputs.fatbins);
   llvm::Expected<std::string> object =
       backend::createExtensionObject(inputs.moduleName, bundle, inputs.entries);
   if (!object)

@@ -5,11 +5,11 @@
 #include "backend/cuda_toolkit.h"
 #include "backend/manifest.h"
 #include "backend/temporary_directory.h"
-#include "pipeline/bundle_writer.h"
+#include "module/bundle_writer.h"
+#include "module/format.h"
 #include "pipeline/depfile.h"
 #include "pipeline/module_writer.h"
 #include "pipeline/version.h"
-#include "runtime/module_format.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
@@ -158,7 +158,7 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule &modul
     std::vector<uint64_t> sizes;
     for (const KernelArtifacts &build : kernels)
       sizes.push_back(build.fatbin.size());
-    std::vector<uint64_t> offsets = payloadOffsets(sizes);
+    std::vector<uint64_t> offsets = bundle::payloadOffsets(sizes);
     for (size_t i = 0; i < kernels.size(); ++i)
       manifest[i].fatbin = backend::ManifestBlob{
           offsets[i], sizes[i], kilnChecksum(kernels[i].fatbin.data(), kernels[i].fatbin.size())};

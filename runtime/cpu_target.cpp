@@ -32,6 +32,7 @@ Status badEvent(const char *what) {
 class CpuTarget final : public ExecutionTarget {
 public:
   const char *name() const override { return "cpu"; }
+  bool sharesHostMemory() const override { return true; }
 
   Status deviceInfo(DeviceInfo &info) override {
     info = DeviceInfo();

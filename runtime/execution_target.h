@@ -20,7 +20,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "runtime/module_format.h"
+#include "module/format.h"
 
 #include <atomic>
 #include <cstddef>
@@ -141,8 +141,12 @@ class ExecutionTarget {
 public:
   virtual ~ExecutionTarget() = default;
 
-  /// "cuda" or "cpu".
+  /// "cuda" or "cpu", for messages and `kiln.cuda.detect()`; what the
+  /// runtime does differently per target it asks of the capabilities below.
   virtual const char *name() const = 0;
+  /// Whether kernels read and write host memory in place (the CPU engine):
+  /// host arrays then need no copies to and from the device.
+  virtual bool sharesHostMemory() const = 0;
   virtual Status deviceInfo(DeviceInfo &info) = 0;
 
   // Memory. Copies on a stream may return before they finish; the caller

@@ -2,7 +2,7 @@
 //
 // [Note: the CPU engine]
 // The engine runs the host code Kiln generates for a kernel
-// (backend/cpu_kernel_abi.h) with CUDA's execution model, on any machine.
+// (module/cpu_kernel_abi.h) with CUDA's execution model, on any machine.
 //
 // Blocks. A launch is a grid of independent blocks; a pool of host threads
 // (workers, created with large stacks because local arrays live on the
@@ -64,7 +64,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "backend/cpu_kernel_abi.h"
+#include "module/cpu_kernel_abi.h"
 
 #include <cstddef>
 #include <cstdint>

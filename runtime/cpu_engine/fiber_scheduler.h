@@ -13,7 +13,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "backend/cpu_kernel_abi.h"
+#include "module/cpu_kernel_abi.h"
 #include "runtime/cpu_engine/fiber_context.h"
 #include "runtime/cpu_engine/fiber_stack.h"
 #include "runtime/cpu_engine/warp_collectives.h"

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "backend/cpu_kernel_abi.h"
+#include "module/cpu_kernel_abi.h"
 
 #include <cstdio>
 #include <string>

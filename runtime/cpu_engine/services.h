@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "backend/cpu_kernel_abi.h"
+#include "module/cpu_kernel_abi.h"
 
 namespace kiln::cpu {
 

@@ -17,7 +17,7 @@
 
 #include "runtime/cpu_engine/warp_collectives.h"
 
-#include "backend/cpu_kernel_abi.h"
+#include "module/cpu_kernel_abi.h"
 
 namespace kiln::cpu {
 

@@ -86,6 +86,7 @@ public:
   Status readDeviceProperties();
 
   const char *name() const override { return "cuda"; }
+  bool sharesHostMemory() const override { return false; }
   Status deviceInfo(DeviceInfo &info) override {
     info = properties;
     return Status::success();

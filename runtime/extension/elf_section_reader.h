@@ -1,7 +1,7 @@
 //===- runtime/extension/elf_section_reader.h - A section of a file -*- C++ -*-===//
 //
 // A built module's bundle lies in a section of its file that the dynamic
-// loader does not map (runtime/module_format.h), so the runtime reads it
+// loader does not map (module/format.h), so the runtime reads it
 // from the file: the ELF header, the section headers and their names, each
 // read with pread() and checked against the file's size before use, so that
 // a truncated or garbled file gives a message saying what is wrong, never a

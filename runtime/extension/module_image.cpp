@@ -1,7 +1,7 @@
 //===- runtime/extension/module_image.cpp - Loading built modules ---------===//
 //
 // A built module's PyInit_ calls the `module_loader` capsule's function with
-// its KilnModuleImage (runtime/module_format.h). The loader checks the
+// its KilnModuleImage (module/format.h). The loader checks the
 // image's magic and versions, then finds the bundle in the section
 // .kiln.bundle of the module's file (dladdr(image); elf_section_reader.h:
 // a file cut short or with garbled section headers says so), maps it, and

@@ -1,8 +1,8 @@
 //===- runtime/extension/module_image.h - A built module's image -*- C++ -*-===//
 #pragma once
 
+#include "module/format.h"
 #include "runtime/extension/runtime_module.h"
-#include "runtime/module_format.h"
 
 namespace kiln::python {
 

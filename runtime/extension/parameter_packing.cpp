@@ -196,7 +196,7 @@ bool launchSpecialization(Specialization &chosen, CallArguments &call, const Lau
                  chosen.kernel.name.c_str(), count, maxParameters);
     return false;
   }
-  bool stage = !dryRun && std::strcmp(target->name(), "cpu") != 0 && call.bufferCount > 0;
+  bool stage = !dryRun && !target->sharesHostMemory() && call.bufferCount > 0;
   Staging staging{target, request.stream, call};
   if (stage) {
     Status status = withoutGil([&] { return staging.stageIn(); });

@@ -73,6 +73,13 @@ PyObject *targetName(PyObject *, PyObject *) {
   return target ? PyUnicode_FromString(target->name()) : nullptr;
 }
 
+PyObject *sharesHostMemory(PyObject *, PyObject *) {
+  ExecutionTarget *target = currentTarget();
+  if (!target)
+    return nullptr;
+  return PyBool_FromLong(target->sharesHostMemory());
+}
+
 PyObject *deviceInfo(PyObject *, PyObject *) {
   if (!currentTarget())
     return nullptr;
@@ -100,6 +107,8 @@ PyObject *synchronize(PyObject *, PyObject *) {
 PyMethodDef targetFunctions[] = {
     {"target", targetName, METH_NOARGS,
      "target() -> 'cuda' or 'cpu': where kernels run (chosen at first use by KILN_TARGET)."},
+    {"shares_host_memory", sharesHostMemory, METH_NOARGS,
+     "shares_host_memory() -> bool: whether kernels use host arrays in place, without copies."},
     {"device_info", deviceInfo, METH_NOARGS,
      "device_info() -> dict: ordinal, name, compute_capability, total_memory, "
      "multiprocessor_count, warp_size, max_threads_per_block, max_shared_memory_per_block, "

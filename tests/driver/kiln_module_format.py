@@ -1,4 +1,4 @@
-"""runtime/module_format.h in Python, for the tests of built modules."""
+"""module/format.h in Python, for the tests of built modules."""
 
 import json
 import struct

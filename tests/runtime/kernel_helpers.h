@@ -1,14 +1,14 @@
 //===- tests/runtime/kernel_helpers.h - Writing kernels by hand -*- C++ -*-===//
 //
 // The CPU engine's tests write kernels the way Kiln's host code generator
-// emits them (backend/cpu_kernel_abi.h): an extern "C" thread entry that
+// emits them (module/cpu_kernel_abi.h): an extern "C" thread entry that
 // reads its indices from KilnCpuThread and calls thread->services, and, for
 // kernels that never wait, a block entry that loops over the block's threads.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "backend/cpu_kernel_abi.h"
+#include "module/cpu_kernel_abi.h"
 #include "runtime/cpu_engine/engine.h"
 
 #include <cstdint>

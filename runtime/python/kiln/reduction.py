@@ -70,7 +70,7 @@ class Reduction:
                 + ", ".join(str(d) for d in self._dtypes)
             )
         if device is None:
-            if _runtime.target() == "cpu":
+            if _runtime.shares_host_memory():
                 values = da.DeviceNDArray._view(
                     arr.shape, arr.strides, arr.dtype, arr.__array_interface__["data"][0], arr, handle
                 )

@@ -227,7 +227,7 @@ class Ufunc:
                     f"out has dtype {target_out.dtype}, but ufunc '{self.__name__}' computes {out_type} "
                     "for these inputs"
                 )
-        cpu = _runtime.target() == "cpu"
+        cpu = _runtime.shares_host_memory()
         direct = False
         if device_out is not None:
             result = device_out

@@ -4,7 +4,7 @@ section headers) failing with an ImportError that says what is damaged,
 never a crash. Each damaged import runs in a fresh interpreter.
 
 The bundle lies in the section .kiln.bundle, after every loaded segment
-(runtime/module_format.h): a file cut anywhere after its loaded segments
+(module/format.h): a file cut anywhere after its loaded segments
 still loads, and the runtime, reading the section through the file's
 section headers, finds the cut."""
 

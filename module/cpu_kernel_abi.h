@@ -1,4 +1,4 @@
-/*===- backend/cpu_kernel_abi.h - How host-compiled kernels meet the engine ===*
+/*===- module/cpu_kernel_abi.h - Host-compiled kernels and the engine -----===*
  *
  * The contract between the code Kiln generates for the host target and the
  * CPU engine that runs it (runtime/cpu_engine). Plain C so that both sides,
@@ -24,8 +24,8 @@
  * through `thread->services`.
  *
  *===----------------------------------------------------------------------===*/
-#ifndef KILN_BACKEND_CPU_KERNEL_ABI_H
-#define KILN_BACKEND_CPU_KERNEL_ABI_H
+#ifndef KILN_MODULE_CPU_KERNEL_ABI_H
+#define KILN_MODULE_CPU_KERNEL_ABI_H
 
 #include <stdint.h>
 
@@ -154,4 +154,4 @@ typedef void (*KilnCpuKernelEntry)(KilnCpuThread *thread, void *const *args);
 } /* extern "C" */
 #endif
 
-#endif /* KILN_BACKEND_CPU_KERNEL_ABI_H */
+#endif /* KILN_MODULE_CPU_KERNEL_ABI_H */

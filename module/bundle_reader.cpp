@@ -1,14 +1,14 @@
-//===- driver/bundle_reader.cpp - Finding a built module's bundle ---------===//
+//===- module/bundle_reader.cpp - Finding a built module's bundle ---------===//
 
-#include "driver/bundle_reader.h"
+#include "module/bundle_reader.h"
 
-#include "backend/manifest.h"
+#include "module/manifest_format.h"
 
 #include <llvm/Support/FormatVariadic.h>
 
 #include <cstring>
 
-namespace kiln::driver {
+namespace kiln::bundle {
 
 static llvm::Error damaged(const llvm::Twine &what) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), what);
@@ -47,9 +47,9 @@ llvm::Expected<BundleView> findBundle(llvm::StringRef file) {
   view.payload = bundle.substr(header.payloadOffset, header.payloadSize);
   uint64_t checksum = kilnChecksum(view.manifest.data(), view.manifest.size());
   if (checksum != header.manifestChecksum)
-    return damaged("the manifest is damaged: its checksum is " + backend::checksumText(checksum) +
-                   ", the bundle header says " + backend::checksumText(header.manifestChecksum));
+    return damaged("the manifest is damaged: its checksum is " + bundle::checksumText(checksum) +
+                   ", the bundle header says " + bundle::checksumText(header.manifestChecksum));
   return view;
 }
 
-} // namespace kiln::driver
+} // namespace kiln::bundle

@@ -1,11 +1,11 @@
-/*===- runtime/module_format.h - What a built kernel module holds ---------===*
+/*===- module/format.h - What a built kernel module holds ------------------===*
  *
  * [Note: built kernel modules]
  * `kiln build pkg/kernels.py --module pkg.kernels` writes a Python extension
  * module, kernels<EXT_SUFFIX>, that holds:
  *
  *   - the host code of every specialization, for the CPU engine
- *     (backend/cpu_kernel_abi.h entry points, resolved by the dynamic loader);
+ *     (module/cpu_kernel_abi.h entry points, resolved by the dynamic loader);
  *   - one constant KilnModuleImage, which points at a table of the host
  *     entry points, one row per specialization in manifest order, and says
  *     how big the bundle is;
@@ -30,10 +30,10 @@
  * which must agree on it byte for byte.
  *
  *===----------------------------------------------------------------------===*/
-#ifndef KILN_RUNTIME_MODULE_FORMAT_H
-#define KILN_RUNTIME_MODULE_FORMAT_H
+#ifndef KILN_MODULE_FORMAT_H
+#define KILN_MODULE_FORMAT_H
 
-#include "backend/cpu_kernel_abi.h"
+#include "module/cpu_kernel_abi.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -139,4 +139,4 @@ static inline uint64_t kilnChecksum(const void *data, uint64_t size) {
 }
 #endif
 
-#endif /* KILN_RUNTIME_MODULE_FORMAT_H */
+#endif /* KILN_MODULE_FORMAT_H */

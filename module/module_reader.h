@@ -1,4 +1,4 @@
-//===- driver/module_reader.h - Reading a built module's manifest -*- C++ -*-===//
+//===- module/module_reader.h - A built module's manifest -------*- C++ -*-===//
 //
 // `kiln inspect` and `kiln audit` read built modules without loading them:
 // readModule() finds the bundle in the module's bytes (bundle_reader.h),
@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "driver/bundle_reader.h"
+#include "module/bundle_reader.h"
 
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/Error.h>
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::driver {
+namespace kiln::bundle {
 
 /// A kernel and its specializations, in manifest order.
 struct KernelGroup {
@@ -41,4 +41,4 @@ llvm::Expected<InspectedModule> readModule(llvm::StringRef file);
 /// "add (array(float32, 1d, C), int64)": a specialization, for messages.
 std::string describeSpecialization(const llvm::json::Object &spec);
 
-} // namespace kiln::driver
+} // namespace kiln::bundle

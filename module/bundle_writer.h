@@ -1,7 +1,7 @@
-//===- pipeline/bundle_writer.h - A built module's bundle ---------*- C++ -*-===//
+//===- module/bundle_writer.h - A built module's bundle ---------*- C++ -*-===//
 //
 // The bundle is what a built module carries for the runtime
-// (runtime/module_format.h):
+// (module/format.h):
 //
 //   KilnBundleHeader   56 bytes: magic, format, sizes, manifest checksum
 //   manifest           UTF-8 JSON, at headerSize
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::pipeline {
+namespace kiln::bundle {
 
 /// Where blobs of `sizes` go in the payload, from its start.
 std::vector<uint64_t> payloadOffsets(llvm::ArrayRef<uint64_t> sizes);
@@ -30,4 +30,4 @@ std::vector<uint64_t> payloadOffsets(llvm::ArrayRef<uint64_t> sizes);
 /// The bundle of `manifest` and `blobs` (placed at payloadOffsets()).
 std::string writeBundle(llvm::StringRef manifest, llvm::ArrayRef<std::string> blobs);
 
-} // namespace kiln::pipeline
+} // namespace kiln::bundle

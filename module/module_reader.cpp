@@ -1,12 +1,12 @@
-//===- driver/module_reader.cpp - Reading a built module's manifest -------===//
+//===- module/module_reader.cpp - Reading a built module's manifest -------===//
 
-#include "driver/module_reader.h"
+#include "module/module_reader.h"
 
-#include "backend/manifest.h"
+#include "module/manifest_format.h"
 
 #include <map>
 
-namespace kiln::driver {
+namespace kiln::bundle {
 
 static llvm::Error problem(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
@@ -35,9 +35,9 @@ llvm::Expected<InspectedModule> readModule(llvm::StringRef file) {
   if (!root)
     return problem("the manifest is not a JSON object");
   std::optional<int64_t> format = root->getInteger("format");
-  if (format != int64_t(backend::ManifestFormat))
+  if (format != int64_t(bundle::ManifestFormat))
     return problem("the manifest has format " + (format ? std::to_string(*format) : "none") +
-                   "; this Kiln reads format " + std::to_string(backend::ManifestFormat));
+                   "; this Kiln reads format " + std::to_string(bundle::ManifestFormat));
   const llvm::json::Array *specializations = root->getArray("specializations");
   if (!specializations || !root->getString("module"))
     return problem("the manifest lacks 'module' or 'specializations'");
@@ -60,7 +60,7 @@ llvm::Expected<InspectedModule> readModule(llvm::StringRef file) {
                      ", " + std::to_string(*size) + " bytes) lies outside the payload's " +
                      std::to_string(payload.size()) + " bytes");
     llvm::StringRef blob = payload.substr(*offset, *size);
-    std::string actual = backend::checksumText(kilnChecksum(blob.data(), blob.size()));
+    std::string actual = bundle::checksumText(kilnChecksum(blob.data(), blob.size()));
     if (actual != *checksum)
       return problem("the fat binary of " + description + " is damaged: its checksum is " + actual +
                      ", the manifest says " + *checksum);
@@ -74,4 +74,4 @@ llvm::Expected<InspectedModule> readModule(llvm::StringRef file) {
   return result;
 }
 
-} // namespace kiln::driver
+} // namespace kiln::bundle

@@ -1,15 +1,15 @@
-//===- pipeline/bundle_writer.cpp - A built module's bundle -----------------===//
+//===- module/bundle_writer.cpp - A built module's bundle -----------------===//
 
-#include "pipeline/bundle_writer.h"
+#include "module/bundle_writer.h"
 
-#include "runtime/module_format.h"
+#include "module/format.h"
 
 #include <llvm/Support/Alignment.h>
 #include <llvm/Support/Endian.h>
 
 #include <cstring>
 
-namespace kiln::pipeline {
+namespace kiln::bundle {
 
 static constexpr uint64_t BlobAlignment = 16;
 static_assert(sizeof(KilnBundleHeader) == 56, "docs/abi.md documents a 56-byte header");
@@ -54,4 +54,4 @@ std::string writeBundle(llvm::StringRef manifest, llvm::ArrayRef<std::string> bl
   return bundle;
 }
 
-} // namespace kiln::pipeline
+} // namespace kiln::bundle

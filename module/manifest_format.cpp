@@ -1,0 +1,15 @@
+//===- module/manifest_format.cpp - Manifest version, checksums -----------===//
+
+#include "module/manifest_format.h"
+
+#include <cstdio>
+
+namespace kiln::bundle {
+
+std::string checksumText(uint64_t checksum) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(checksum));
+  return text;
+}
+
+} // namespace kiln::bundle
