@@ -6,11 +6,39 @@ namespace kiln::emit {
 
 using ssa::Op;
 
+/// Whether `value` is the same number in `type`, so that a conversion to
+/// it may retype the constant instead of casting it.
+static bool representableExactly(const ConstantValue &value, const Type *type) {
+  if (value.kind() == ConstantValue::Kind::Bool)
+    return !llvm::isa<ComplexType>(type);
+  if (value.kind() != ConstantValue::Kind::Int)
+    return value.kind() == ConstantValue::Kind::Float && llvm::isa<FloatType>(type) &&
+           llvm::cast<FloatType>(type)->bitwidth() == 64;
+  Int128 v = value.intValue128();
+  if (const auto *integer = llvm::dyn_cast<IntegerType>(type)) {
+    unsigned bits = integer->bitwidth();
+    Int128 low = integer->signedness() ? -(static_cast<Int128>(1) << (bits - 1)) : 0;
+    Int128 high = integer->signedness() ? (static_cast<Int128>(1) << (bits - 1)) - 1
+                                        : (static_cast<Int128>(1) << bits) - 1;
+    return v >= low && v <= high;
+  }
+  if (const auto *floating = llvm::dyn_cast<FloatType>(type)) {
+    Int128 limit = static_cast<Int128>(1) << (floating->bitwidth() == 64   ? 53
+                                              : floating->bitwidth() == 32 ? 24
+                                                                           : 11);
+    return v >= -limit && v <= limit;
+  }
+  return false;
+}
+
 ir::Value *FunctionEmitter::convert(ir::Value *value, const Type *type, ir::Block *where) {
   if (!value || !type || value->type() == type)
     return value;
+  // A constant the target type holds exactly is retyped; any other goes
+  // through a Cast, whose wrapping, rounding and saturation are the
+  // conversion's meaning (np.uint16(70000) is 4464, not 70000).
   if (const auto *known = llvm::dyn_cast<ir::Constant>(value))
-    if (type->isScalar() && known->value.isNumber())
+    if (type->isScalar() && known->value.isNumber() && representableExactly(known->value, type))
       return constant(type, known->value);
   return emit(ir::Opcode::Cast, type, {value}, where);
 }
