@@ -629,6 +629,13 @@ const ssa::Block *Specialization::decidedSuccessor(const ssa::Block &block) cons
     const Resolution &resolution = resolutions[condition->id];
     if (resolution.kind == Resolution::Kind::Constant && resolution.constant)
       return resolution.constant->truthy() ? terminator.target : terminator.falseTarget;
+    // A condition that is a constant (a literal, folded as CPython folds
+    // it, or a module global) decides the branch too: CPython compiles
+    // `if False:` and `a if True else b` without the other side, and
+    // Numba's dead-branch pruning drops it for global constants, so its
+    // assignments never reach a merge's type.
+    if (condition->op == ssa::Op::Constant && condition->constant)
+      return condition->constant->truthy() ? terminator.target : terminator.falseTarget;
     if (condition->op != ssa::Op::Truth)
       return nullptr;
     condition = condition->operands[0];

@@ -1,0 +1,91 @@
+"""A differential testing campaign: random kernels, Kiln against Numba.
+
+    .venv/bin/python bench/difftest.py --seed 1 --count 10000 --jobs 2
+    .venv/bin/python bench/difftest.py --seed 1 --count 200 --reduce --out findings/
+
+Generates COUNT programs from consecutive seeds (tests/differential/
+programs.py), judges them in batches on Kiln, Numba's simulator and Numba's
+compiled semantics (tests/differential/oracles.py), and prints how many
+matched, how many the simulator could not judge, and every finding by
+class with its seed. With --reduce, each finding is shrunk to a minimal
+program and written to OUT as a regression test (a kernel and its njit
+reference). Every finding re-runs alone with `--seed S --count 1`.
+"""
+
+import argparse
+import collections
+import multiprocessing
+import pathlib
+import sys
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "differential"))
+
+import oracles  # noqa: E402
+import programs  # noqa: E402
+import reduce  # noqa: E402
+
+
+def judge_batch(seeds):
+    batch = [programs.generate(seed) for seed in seeds]
+    return oracles.judge(batch, confirm_matches=CONFIRM)
+
+
+CONFIRM = False
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seed", type=int, default=1, help="the first seed")
+    parser.add_argument("--count", type=int, default=1000, help="how many programs")
+    parser.add_argument("--jobs", type=int, default=2, help="batches judged in parallel")
+    parser.add_argument("--batch", type=int, default=40, help="programs per Kiln module")
+    parser.add_argument("--confirm-matches", action="store_true",
+                        help="also run njit where Kiln and the simulator agree")
+    parser.add_argument("--reduce", action="store_true", help="shrink each finding to a minimal program")
+    parser.add_argument("--out", default="difftest-findings", help="where reduced findings go")
+    arguments = parser.parse_args()
+    global CONFIRM
+    CONFIRM = arguments.confirm_matches
+
+    seeds = list(range(arguments.seed, arguments.seed + arguments.count))
+    batches = [seeds[i:i + arguments.batch] for i in range(0, len(seeds), arguments.batch)]
+    started = time.monotonic()
+    outcomes = []
+    with multiprocessing.Pool(arguments.jobs, initializer=_configure, initargs=(CONFIRM,)) as pool:
+        for done, batch in enumerate(pool.imap_unordered(judge_batch, batches), 1):
+            outcomes.extend(batch)
+            for outcome in batch:
+                if outcome.verdict in oracles.FINDINGS:
+                    print(f"  seed {outcome.seed}: {outcome.verdict}: {outcome.detail[:300]}", flush=True)
+            findings = sum(o.verdict in oracles.FINDINGS for o in outcomes)
+            print(f"[{done}/{len(batches)}] {len(outcomes)} programs, {findings} findings, "
+                  f"{time.monotonic() - started:.0f} s", flush=True)
+    elapsed = time.monotonic() - started
+
+    counts = collections.Counter(o.verdict for o in outcomes)
+    print(f"\n{len(outcomes)} programs from seed {arguments.seed} in {elapsed:.0f} s "
+          f"({len(outcomes) / elapsed:.1f} programs/s, {arguments.jobs} jobs)")
+    for verdict in [oracles.MATCH, oracles.SIMULATOR_DIVERGENCE, oracles.INVALID, *oracles.FINDINGS]:
+        print(f"  {verdict}: {counts.get(verdict, 0)}")
+    divergences = collections.Counter(o.detail.split(":")[0] for o in outcomes
+                                      if o.verdict == oracles.SIMULATOR_DIVERGENCE)
+    if divergences:
+        print("  simulator divergences by kind: " + ", ".join(f"{k} {n}" for k, n in divergences.most_common()))
+    findings = sorted((o for o in outcomes if o.verdict in oracles.FINDINGS), key=lambda o: o.seed)
+    for outcome in findings:
+        print(f"\nseed {outcome.seed}: {outcome.verdict}\n  {outcome.detail[:1000]}")
+        if arguments.reduce:
+            small = reduce.reduce(programs.generate(outcome.seed), outcome.verdict)
+            reduce.write_regression(small, arguments.out, f"seed_{outcome.seed}")
+            print(small.render(f"k{outcome.seed}"))
+    return 1 if findings else 0
+
+
+def _configure(confirm):
+    global CONFIRM
+    CONFIRM = confirm
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,850 @@
+"""Random kernels for differential testing, as trees that render to Python.
+
+A program is a kernel and up to three device functions over a fixed set of
+input arrays, one of each element type the generator covers:
+
+    @cuda.jit("void(int8[:], uint16[:], int32[:], int64[:], uint64[:],
+                    float32[:], float64[:], int64[:], float64[:])")
+    def kernel(a_i8, a_u16, a_i32, a_i64, a_u64, a_f32, a_f64, out_i, out_f):
+        t = cuda.grid(1)
+        ...
+
+Every thread starts by binding each local variable (so that no read is of
+an unbound variable), runs a random body, and ends by storing every
+variable into its own slots of `out_i` (integers and bools) and `out_f`
+(floats): a lost or wrong store shows in the output.
+
+The body mixes structured control flow nested a few levels deep (`for`
+over `range` with any step, `while` and `while True`, `break` and
+`continue` at any level, loop `else` clauses, `if`/`elif`/`else`, early
+`return`), short-circuit and conditional expressions (also as loop
+conditions), arithmetic, comparisons, shifts and bitwise operations over
+every integer width and float32/float64 (NumPy casts such as `np.int16(x)`
+set the widths; Numba's rules then type the mixes), `abs`, `min`, `max`,
+tuples (built, indexed, unpacked), `cuda.local.array` (filled, read,
+insertion-sorted) and device functions with early returns.
+
+Programs are valid, terminate and have one meaning, by construction:
+
+  * every loop is bounded: `range` with small bounds, and every `while`
+    counts its iterations in a variable of its own, incremented first
+    thing in the body (so that `continue` cannot skip it) and tested in
+    the condition (or by a `break` at the top of a `while True`);
+  * every index is in bounds: `x % n` with n the array's length, which
+    Python's (and Numba's) modulo makes non-negative;
+  * no division or modulo by zero (`x // (d if d != 0 else 3)`), shifts
+    by 0..31 only, and no conversion of a float to an integer (LLVM leaves
+    out-of-range conversions undefined, so Numba gives no single answer);
+  * integer variables are only ever assigned integers, so that shifts and
+    bitwise operations stay valid after the types of a merge unify.
+
+The tree renders twice: as the CUDA kernel Kiln and Numba's simulator run,
+and as `@numba.njit` functions (the kernel body becomes a function of the
+thread index, local arrays become `np.zeros`), which give Numba's compiled
+semantics exactly; see oracles.py for why both are needed.
+"""
+
+import dataclasses
+import random
+import re
+
+import numba_types
+
+ARRAY_LENGTH = 16
+THREADS = 8
+SCRATCH_LENGTH = 2 * THREADS
+INPUTS = [
+    ("a_i8", "int8"),
+    ("a_u16", "uint16"),
+    ("a_i32", "int32"),
+    ("a_i64", "int64"),
+    ("a_u64", "uint64"),
+    ("a_f32", "float32"),
+    ("a_f64", "float64"),
+]
+INT_TYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+FLOAT_TYPES = ["float32", "float64"]
+
+# --- Expressions -------------------------------------------------------------
+# An expression is a small node; `kind` is "int", "float" or "bool" (what
+# operations may apply to it), not Numba's exact type.
+
+
+@dataclasses.dataclass
+class Expr:
+    kind: str
+
+    def children(self):
+        return []
+
+    def render(self, host):
+        raise NotImplementedError
+
+
+@dataclasses.dataclass
+class Lit(Expr):
+    text: str
+
+    def render(self, host):
+        return self.text
+
+
+@dataclasses.dataclass
+class Name(Expr):
+    name: str
+
+    def render(self, host):
+        return self.name
+
+
+@dataclasses.dataclass
+class Cast(Expr):
+    dtype: str
+    operand: Expr
+
+    def children(self):
+        return [self.operand]
+
+    def render(self, host):
+        return f"np.{self.dtype}({self.operand.render(host)})"
+
+
+@dataclasses.dataclass
+class Load(Expr):
+    array: str
+    index: Expr
+    length: int = ARRAY_LENGTH
+
+    def children(self):
+        return [self.index]
+
+    def render(self, host):
+        return f"{self.array}[({self.index.render(host)}) % {self.length}]"
+
+
+@dataclasses.dataclass
+class Binary(Expr):
+    op: str
+    left: Expr
+    right: Expr
+
+    def children(self):
+        return [self.left, self.right]
+
+    def render(self, host):
+        left, right = self.left.render(host), self.right.render(host)
+        if self.op in ("//", "%", "/"):
+            fallback = "3.0" if self.right.kind == "float" else "3"
+            right = f"({right} if {right} != 0 else {fallback})"
+        elif self.op in ("<<", ">>"):
+            right = f"(({right}) & 31)"
+        return f"({left} {self.op} {right})"
+
+
+@dataclasses.dataclass
+class Unary(Expr):
+    op: str
+    operand: Expr
+
+    def children(self):
+        return [self.operand]
+
+    def render(self, host):
+        return f"({self.op}{self.operand.render(host)})"
+
+
+@dataclasses.dataclass
+class Compare(Expr):
+    ops: list
+    operands: list
+
+    def children(self):
+        return list(self.operands)
+
+    def render(self, host):
+        text = self.operands[0].render(host)
+        for op, operand in zip(self.ops, self.operands[1:]):
+            text += f" {op} {operand.render(host)}"
+        return f"({text})"
+
+
+@dataclasses.dataclass
+class BoolOp(Expr):
+    op: str
+    operands: list
+
+    def children(self):
+        return list(self.operands)
+
+    def render(self, host):
+        return "(" + f" {self.op} ".join(o.render(host) for o in self.operands) + ")"
+
+
+@dataclasses.dataclass
+class IfExp(Expr):
+    test: Expr
+    body: Expr
+    orelse: Expr
+
+    def children(self):
+        return [self.test, self.body, self.orelse]
+
+    def render(self, host):
+        return f"({self.body.render(host)} if {self.test.render(host)} else {self.orelse.render(host)})"
+
+
+@dataclasses.dataclass
+class Call(Expr):
+    function: str
+    arguments: list
+
+    def children(self):
+        return list(self.arguments)
+
+    def render(self, host):
+        return f"{self.function}(" + ", ".join(a.render(host) for a in self.arguments) + ")"
+
+
+@dataclasses.dataclass
+class TupleGet(Expr):
+    elements: list
+    index: int
+
+    def children(self):
+        return list(self.elements)
+
+    def render(self, host):
+        return "(" + ", ".join(e.render(host) for e in self.elements) + f",)[{self.index}]"
+
+
+# --- Statements --------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Stmt:
+    def bodies(self):
+        """The statement lists nested in this statement."""
+        return []
+
+    def exprs(self):
+        return []
+
+    def render(self, host, indent):
+        raise NotImplementedError
+
+
+@dataclasses.dataclass
+class Assign(Stmt):
+    target: str
+    value: Expr
+    augmented: str = ""
+
+    def exprs(self):
+        return [self.value]
+
+    def render(self, host, indent):
+        return [f"{indent}{self.target} {self.augmented}= {self.value.render(host)}"]
+
+
+@dataclasses.dataclass
+class Unpack(Stmt):
+    targets: list
+    values: list
+
+    def exprs(self):
+        return list(self.values)
+
+    def render(self, host, indent):
+        values = ", ".join(v.render(host) for v in self.values)
+        return [f"{indent}{', '.join(self.targets)} = ({values},)"]
+
+
+@dataclasses.dataclass
+class Store(Stmt):
+    array: str
+    index: Expr
+    value: Expr
+    length: int = ARRAY_LENGTH
+
+    def exprs(self):
+        return [self.index, self.value]
+
+    def render(self, host, indent):
+        return [f"{indent}{self.array}[({self.index.render(host)}) % {self.length}] = {self.value.render(host)}"]
+
+
+@dataclasses.dataclass
+class If(Stmt):
+    test: Expr
+    body: list
+    orelse: list
+
+    def bodies(self):
+        return [self.body, self.orelse]
+
+    def exprs(self):
+        return [self.test]
+
+    def render(self, host, indent):
+        lines = [f"{indent}if {self.test.render(host)}:"] + render_body(self.body, host, indent + "    ")
+        if self.orelse:
+            lines += [f"{indent}else:"] + render_body(self.orelse, host, indent + "    ")
+        return lines
+
+
+@dataclasses.dataclass
+class For(Stmt):
+    variable: str
+    bounds: list
+    body: list
+    orelse: list
+
+    def bodies(self):
+        return [self.body, self.orelse]
+
+    def exprs(self):
+        return list(self.bounds)
+
+    def render(self, host, indent):
+        bounds = ", ".join(b.render(host) for b in self.bounds)
+        lines = [f"{indent}for {self.variable} in range({bounds}):"]
+        lines += render_body(self.body, host, indent + "    ")
+        if self.orelse:
+            lines += [f"{indent}else:"] + render_body(self.orelse, host, indent + "    ")
+        return lines
+
+
+@dataclasses.dataclass
+class While(Stmt):
+    """`while counter < limit and test:`, or `while True:` when test is None
+    and forever is set; the counter is incremented first in the body."""
+
+    counter: str
+    limit: int
+    test: Expr
+    forever: bool
+    body: list
+    orelse: list
+
+    def bodies(self):
+        return [self.body, self.orelse]
+
+    def exprs(self):
+        return [self.test] if self.test is not None else []
+
+    def render(self, host, indent):
+        inner = indent + "    "
+        lines = [f"{indent}{self.counter} = 0"]
+        if self.forever:
+            lines += [f"{indent}while True:", f"{inner}{self.counter} += 1",
+                      f"{inner}if {self.counter} > {self.limit}:", f"{inner}    break"]
+        else:
+            test = f" and {self.test.render(host)}" if self.test is not None else ""
+            lines += [f"{indent}while {self.counter} < {self.limit}{test}:", f"{inner}{self.counter} += 1"]
+        lines += render_body(self.body, host, inner, allow_empty=True)
+        if self.orelse:
+            lines += [f"{indent}else:"] + render_body(self.orelse, host, inner)
+        return lines
+
+
+@dataclasses.dataclass
+class Jump(Stmt):
+    keyword: str  # "break" or "continue"
+
+    def render(self, host, indent):
+        return [f"{indent}{self.keyword}"]
+
+
+@dataclasses.dataclass
+class Return(Stmt):
+    value: Expr = None
+
+    def exprs(self):
+        return [self.value] if self.value is not None else []
+
+    def render(self, host, indent):
+        return [f"{indent}return" + (f" {self.value.render(host)}" if self.value is not None else "")]
+
+
+@dataclasses.dataclass
+class LocalArray(Stmt):
+    """A local array of `length` elements, filled from an input array."""
+
+    name: str
+    dtype: str
+    length: int
+    source: str
+
+    def render(self, host, indent):
+        make = f"np.zeros({self.length}, np.{self.dtype})" if host else \
+            f"cuda.local.array({self.length}, np.{self.dtype})"
+        return [f"{indent}{self.name} = {make}",
+                f"{indent}for fill in range({self.length}):",
+                f"{indent}    {self.name}[fill] = {self.source}[(fill * 5 + t) % {ARRAY_LENGTH}]"]
+
+
+@dataclasses.dataclass
+class InsertionSort(Stmt):
+    """The shape of sort people write over a local array: a `while` whose
+    condition short-circuits before it indexes."""
+
+    name: str
+    length: int
+
+    def render(self, host, indent):
+        i = indent
+        return [f"{i}for k in range(1, {self.length}):",
+                f"{i}    key = {self.name}[k]",
+                f"{i}    j = k - 1",
+                f"{i}    while j >= 0 and {self.name}[j] > key:",
+                f"{i}        {self.name}[j + 1] = {self.name}[j]",
+                f"{i}        j -= 1",
+                f"{i}    {self.name}[j + 1] = key"]
+
+
+def render_body(body, host, indent, allow_empty=False):
+    lines = [line for stmt in body for line in stmt.render(host, indent)]
+    return lines or ([] if allow_empty else [f"{indent}pass"])
+
+
+# --- Programs ----------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Function:
+    name: str
+    parameters: list  # (name, kind)
+    body: list
+    result_kind: str  # device functions: "int" or "float"; kernels: None
+
+
+@dataclasses.dataclass
+class Program:
+    seed: int
+    variables: list  # (name, kind, initial Expr) bound first by every thread
+    kernel: Function
+    devices: list
+    local_arrays: list  # LocalArray statements bound after the variables
+
+    def output_slots(self):
+        ints = [n for n, kind, _ in self.variables if kind != "float"]
+        floats = [n for n, kind, _ in self.variables if kind == "float"]
+        return ints, floats
+
+    def render(self, name, host=False):
+        """The kernel and its device functions as Python source, named
+        `name` (and `name_dN`): a CUDA kernel, or with `host` njit
+        functions whose kernel takes the thread index `t` first."""
+        lines = []
+        for device in self.devices:
+            params = ", ".join(p for p, _ in device.parameters)
+            lines.append("@njit" if host else "@cuda.jit(device=True)")
+            lines.append(f"def {device.name}({params}):")
+            lines += render_body(device.body, host, "    ")
+            lines.append("")
+        ints, floats = self.output_slots()
+        arrays = ", ".join(n for n, _ in INPUTS)
+        outputs = "out_i, out_f, s_i, s_f"
+        if host:
+            lines.append("@njit")
+            lines.append(f"def {name}(t, {arrays}, {outputs}):")
+        else:
+            types = ", ".join(f"{dtype}[:]" for _, dtype in INPUTS)
+            lines.append(f'@cuda.jit("void({types}, int64[:], float64[:], int64[:], float64[:])")')
+            lines.append(f"def {name}({arrays}, {outputs}):")
+            lines.append("    t = cuda.grid(1)")
+        for variable, _, initial in self.variables:
+            lines.append(f"    {variable} = {initial.render(host)}")
+        for array in self.local_arrays:
+            lines += array.render(host, "    ")
+        lines += render_body(self.kernel.body, host, "    ", allow_empty=True)
+        lines += store_outputs(ints, floats, "    ")
+        text = "\n".join(lines) + "\n"
+        # Device functions are named after their kernel, so that the
+        # programs of a batch share one module.
+        for device in self.devices:
+            text = re.sub(rf"\b{device.name}\(", f"{name}_{device.name}(", text)
+        return text
+
+
+def store_outputs(ints, floats, indent):
+    lines = [f"{indent}out_i[t * {len(ints) or 1} + {k}] = {v}" for k, v in enumerate(ints)]
+    lines += [f"{indent}out_f[t * {len(floats) or 1} + {k}] = {v}" for k, v in enumerate(floats)]
+    return lines
+
+
+def walk_statements(body):
+    for stmt in body:
+        yield stmt
+        for inner in stmt.bodies():
+            yield from walk_statements(inner)
+
+
+# --- The generator -----------------------------------------------------------
+
+
+class Generator:
+    """Builds one random program from a seed; the same seed gives the same
+    program on every machine."""
+
+    def __init__(self, seed):
+        self.seed = seed
+        self.random = random.Random(seed)
+        self.counters = 0
+        self.variables = []
+        self.local_arrays = []
+        self.devices = []
+        # Device functions see only their parameters: no thread index, no
+        # arrays.
+        self.in_device = False
+
+    def program(self):
+        r = self.random
+        self.variables = []
+        for i in range(r.randint(3, 6)):
+            kind = r.choice(["int", "int", "float", "bool"])
+            self.variables.append((f"v{i}", kind, self.initial(kind)))
+        self.local_arrays = []
+        if r.random() < 0.4:
+            dtype = r.choice(["int32", "int64", "float64"])
+            source = {"int32": "a_i32", "int64": "a_i64", "float64": "a_f64"}[dtype]
+            self.local_arrays.append(LocalArray("loc", dtype, r.randint(3, 8), source))
+        self.devices = []
+        for d in range(r.randint(0, 2)):
+            self.devices.append(self.device_function(f"d{d}"))
+        body = self.body(depth=0, loops=0, in_device=False, size=r.randint(3, 8))
+        if self.local_arrays and r.random() < 0.5:
+            body.insert(r.randint(0, len(body)), InsertionSort("loc", self.local_arrays[0].length))
+        kernel = Function("kernel", [], body, None)
+        return Program(self.seed, self.variables, kernel, self.devices, self.local_arrays)
+
+    def initial(self, kind):
+        r = self.random
+        if kind == "int":
+            return Cast("int", "int64", Cast("int", r.choice(INT_TYPES), self.load("int")))
+        if kind == "float":
+            return Cast("float", "float64", Cast("float", r.choice(FLOAT_TYPES), self.load("float")))
+        return Compare("bool", ["<"], [self.load("int"), Lit("int", str(r.randint(-50, 50)))])
+
+    def device_function(self, name):
+        r = self.random
+        parameters = [(f"p{i}", r.choice(["int", "float"])) for i in range(r.randint(1, 3))]
+        result = r.choice(["int", "float"])
+        saved = self.variables, self.local_arrays
+        self.variables = [(p, kind, None) for p, kind in parameters]
+        self.local_arrays = []
+        self.result_kind = result
+        self.in_device = True
+        body = self.body(depth=0, loops=0, in_device=True, size=r.randint(2, 5))
+        body.append(Return(self.exact(result, 2)))
+        self.in_device = False
+        self.variables, self.local_arrays = saved
+        return Function(name, parameters, body, result)
+
+    # Statements.
+
+    def body(self, depth, loops, in_device, size):
+        return [self.statement(depth, loops, in_device) for _ in range(size)]
+
+    def statement(self, depth, loops, in_device):
+        r = self.random
+        choices = ["assign", "assign", "augment", "store"]
+        if depth < 3:
+            choices += ["if", "for", "while", "while_true"]
+        if loops:
+            choices += ["break", "continue"]
+        if r.random() < 0.08:
+            choices.append("return")
+        if self.local_arrays and not in_device:
+            choices.append("local_store")
+        if not in_device:
+            choices.append("unpack")
+        choice = r.choice(choices)
+        inner = lambda n: self.body(depth + 1, loops, in_device, n)  # noqa: E731
+        in_loop = lambda n: self.body(depth + 1, loops + 1, in_device, n)  # noqa: E731
+        if choice == "assign":
+            name, kind, _ = r.choice(self.variables)
+            return Assign(name, self.exact(kind, 3))
+        if choice == "augment":
+            name, kind, _ = r.choice([v for v in self.variables if v[1] != "bool"] or self.variables)
+            if kind == "bool":
+                return Assign(name, self.expr("bool", 2))
+            op = r.choice(["+", "-", "*"] + (["&", "|", "^"] if kind == "int" else []))
+            if kind == "int" and op in ("+", "-", "*"):
+                # `v += e` could overflow int64; see arithmetic().
+                return Assign(name, self.arithmetic(op, Name("int", name), self.exact("int", 2)))
+            return Assign(name, self.exact(kind, 2), op)
+        if choice == "store":
+            return Assign(*self.any_assignment()) if in_device else self.scratch_store()
+        if choice == "local_store":
+            array = self.local_arrays[0]
+            kind = "float" if array.dtype.startswith("float") else "int"
+            return Store(array.name, self.exact("int", 2), self.expr(kind, 2), array.length)
+        if choice == "unpack":
+            names = r.sample(self.variables, min(2, len(self.variables)))
+            return Unpack([n for n, _, _ in names], [self.exact(k, 2) for _, k, _ in names])
+        if choice == "if":
+            orelse = inner(r.randint(0, 3)) if r.random() < 0.6 else []
+            return If(self.expr("bool", 2), inner(r.randint(1, 3)), orelse)
+        if choice == "for":
+            variable = f"i{depth}"
+            bounds = self.range_bounds()
+            orelse = inner(r.randint(1, 2)) if r.random() < 0.25 else []
+            loop = For(variable, bounds, in_loop(r.randint(1, 4)), orelse)
+            counters = [n for n, k, _ in self.variables if k == "int"]
+            if counters:
+                loop.body.insert(0, Assign(r.choice(counters), Name("int", variable), "^"))
+            return loop
+        if choice in ("while", "while_true"):
+            counter = f"c{self.counters}"
+            self.counters += 1
+            forever = choice == "while_true"
+            test = None if forever or r.random() < 0.3 else self.expr("bool", 2)
+            orelse = inner(r.randint(1, 2)) if not forever and r.random() < 0.25 else []
+            return While(counter, r.randint(1, 6), test, forever, in_loop(r.randint(1, 4)), orelse)
+        if choice in ("break", "continue"):
+            jump = Jump(choice)
+            return If(self.expr("bool", 1), [jump], []) if r.random() < 0.7 else jump
+        if in_device:
+            return Return(self.exact(self.result_kind, 2))
+        return If(self.expr("bool", 1), [Return()], [])
+
+    def scratch_store(self):
+        """A store to one of the thread's own two slots of a scratch array
+        (s_i or s_f), so that threads never race; the slot depends on the
+        program's values, and the scratch arrays are outputs too."""
+        r = self.random
+        kind = r.choice(["int", "float"])
+        slot = Binary("int", "%", self.exact("int", 1), Lit("int", "2"))
+        index = Binary("int", "+", Binary("int", "*", Name("int", "t"), Lit("int", "2")), slot)
+        return Store("s_i" if kind == "int" else "s_f", index, self.expr(kind, 2), SCRATCH_LENGTH)
+
+    def any_assignment(self):
+        name, kind, _ = self.random.choice(self.variables)
+        return name, self.exact(kind, 2)
+
+    def range_bounds(self):
+        r = self.random
+        small = lambda: self.random.choice(  # noqa: E731
+            [Lit("int", str(r.randint(-3, 6))), Binary("int", "&", self.exact("int", 1), Lit("int", "7"))])
+        shape = r.choice([1, 2, 3])
+        if shape == 1:
+            return [small()]
+        if shape == 2:
+            return [small(), small()]
+        return [small(), small(), Lit("int", str(r.choice([-3, -2, -1, 1, 2, 3])))]
+
+    # Expressions.
+
+    def leaf(self, kind):
+        r = self.random
+        names = [n for n, k, _ in self.variables if k == kind]
+        pick = r.random()
+        if kind == "int":
+            if names and pick < 0.5:
+                return Name("int", r.choice(names))
+            if pick < 0.7:
+                return self.load("int")
+            if pick < 0.8 and not self.in_device:
+                return Name("int", "t")
+            return Lit("int", str(r.choice([0, 1, 2, 3, 7, -1, -5, 100, 255, 1 << 31, -(1 << 40)])))
+        if kind == "float":
+            if names and pick < 0.5:
+                return Name("float", r.choice(names))
+            if pick < 0.8:
+                return self.load("float")
+            return Lit("float", r.choice(["0.5", "-1.25", "3.0", "1e10", "-0.0"]))
+        if names and pick < 0.6:
+            return Name("bool", r.choice(names))
+        return Lit("bool", r.choice(["True", "False"]))
+
+    def load(self, kind):
+        r = self.random
+        if self.in_device:
+            return Lit(kind, str(r.randint(-9, 9)) if kind == "int" else r.choice(["0.5", "-2.0"]))
+        if kind == "int":
+            array = r.choice(INPUTS[:5])[0]
+        else:
+            array = r.choice(INPUTS[5:])[0]
+        if self.local_arrays and r.random() < 0.2:
+            local = self.local_arrays[0]
+            if (kind == "float") == local.dtype.startswith("float"):
+                return Load(kind, local.name, self.index(), local.length)
+        return Load(kind, array, self.index())
+
+    def arithmetic(self, op, left, right):
+        """`left op right` on integers, with no signed overflow: Numba marks
+        signed +, - and * `nsw`, so an overflow there is undefined (LLVM
+        may fold `1 >= x * -5` into `x <= 0`, whatever x * -5 wraps to).
+        Where the result is signed, 64-bit operands are first narrowed to
+        int32 (a defined truncation), which keeps every sum, difference and
+        product in range; unsigned arithmetic wraps, as defined."""
+        if op in ("+", "-", "*"):
+            result = numba_types.result(op, self.type_of(left), self.type_of(right))
+            if result is not None and result.startswith("int"):
+                left, right = (Cast("int", "int32", x) if self.type_of(x) in ("int64", "uint64") else x
+                               for x in (left, right))
+        return Binary("int", op, left, right)
+
+    def index(self):
+        r = self.random
+        if r.random() < 0.5:
+            return Name("int", "t")
+        names = [n for n, k, _ in self.variables if k == "int"]
+        base = Name("int", r.choice(names)) if names else Name("int", "t")
+        return self.arithmetic("+", base, Lit("int", str(r.randint(0, 9))))
+
+    def expr(self, kind, depth):
+        """An expression whose Numba type is of `kind`: what the shapes below
+        build is typed with Numba's own rules, and whatever Numba would
+        reject, or types otherwise, is converted or replaced by a leaf."""
+        candidate = self._shape(kind, depth)
+        ty = self.type_of(candidate)
+        got = numba_types.kind(ty)
+        if got == kind:
+            return candidate
+        if kind == "float" and got == "int":
+            return Cast("float", "float64", candidate)
+        return self.leaf(kind)
+
+    def exact(self, kind, depth):
+        """An expression of exactly int64, float64 or bool: what variables,
+        parameters and results hold, so that their types never depend on
+        how merges unify."""
+        value = self.expr(kind, depth)
+        wanted = {"int": "int64", "float": "float64", "bool": "bool"}[kind]
+        return value if self.type_of(value) == wanted else Cast(kind, wanted, value)
+
+    @property
+    def types(self):
+        exact = {"int": "int64", "float": "float64", "bool": "bool"}
+        return {name: exact[kind] for name, kind, _ in self.variables}
+
+    @property
+    def array_types(self):
+        arrays = dict(INPUTS)
+        arrays.update({a.name: a.dtype for a in self.local_arrays})
+        return arrays
+
+    def type_of(self, e):
+        """Numba's type of expression `e`, or None if Numba rejects it."""
+        if isinstance(e, Lit):
+            return {"int": "int64", "float": "float64", "bool": "bool"}[e.kind]
+        if isinstance(e, Name):
+            return self.types.get(e.name, "int64")
+        if isinstance(e, Cast):
+            source = self.type_of(e.operand)
+            if source is None or (numba_types.kind(source) == "float" and not e.dtype.startswith("float")):
+                return None  # float to integer: undefined out of range
+            return e.dtype
+        if isinstance(e, Load):
+            index = self.type_of(e.index)
+            if numba_types.kind(index) != "int" or numba_types.result("%", index, "int64") is None:
+                return None
+            if numba_types.kind(numba_types.result("%", index, "int64")) != "int":
+                return None
+            return self.array_types[e.array]
+        if isinstance(e, Binary):
+            left, right = self.type_of(e.left), self.type_of(e.right)
+            if e.op in ("//", "%", "/"):
+                right = numba_types.unify(right, "float64" if e.right.kind == "float" else "int64")
+            elif e.op in ("<<", ">>"):
+                right = numba_types.result("&", right, "int64")
+                if numba_types.kind(left) != "int" or numba_types.kind(right) != "int":
+                    return None
+            return numba_types.result(e.op, left, right)
+        if isinstance(e, Unary):
+            op = {"-": "-u", "~": "~", "not ": "not"}[e.op]
+            return numba_types.result(op, self.type_of(e.operand))
+        if isinstance(e, Compare):
+            operands = [self.type_of(o) for o in e.operands]
+            ok = all(numba_types.result(op, a, b) == "bool" for op, a, b in zip(e.ops, operands, operands[1:]))
+            return "bool" if ok else None
+        if isinstance(e, BoolOp):
+            return "bool" if all(self.type_of(o) == "bool" for o in e.operands) else None
+        if isinstance(e, IfExp):
+            if self.type_of(e.test) != "bool":
+                return None
+            return numba_types.unify(self.type_of(e.body), self.type_of(e.orelse))
+        if isinstance(e, Call):
+            if e.function in ("abs", "min", "max"):
+                return numba_types.result(e.function, *[self.type_of(a) for a in e.arguments])
+            device = next(d for d in self.devices if d.name == e.function)
+            return {"int": "int64", "float": "float64"}[device.result_kind]
+        if isinstance(e, TupleGet):
+            if any(self.type_of(x) is None for x in e.elements):
+                return None
+            return self.type_of(e.elements[e.index])
+        raise TypeError(e)
+
+    def _shape(self, kind, depth):
+        r = self.random
+        if depth <= 0 or r.random() < 0.25:
+            return self.leaf(kind)
+        if kind == "int":
+            shape = r.choice(["binary", "binary", "cast", "unary", "ifexp", "minmax", "call", "tuple"])
+            if shape == "binary":
+                op = r.choice(["+", "-", "*", "//", "%", "<<", ">>", "&", "|", "^"])
+                return self.arithmetic(op, self.expr("int", depth - 1), self.expr("int", depth - 1))
+            if shape == "cast":
+                return Cast("int", r.choice(INT_TYPES), self.expr("int", depth - 1))
+            if shape == "unary":
+                return Unary("int", r.choice(["-", "~"]), self.expr("int", depth - 1)) if r.random() < 0.7 \
+                    else Call("int", "abs", [self.expr("int", depth - 1)])
+            if shape == "ifexp":
+                return IfExp("int", self.expr("bool", depth - 1), self.expr("int", depth - 1),
+                             self.expr("int", depth - 1))
+            if shape == "minmax":
+                return Call("int", r.choice(["min", "max"]),
+                            [self.expr("int", depth - 1), self.expr("int", depth - 1)])
+            if shape == "call":
+                return self.device_call("int", depth) or self.leaf("int")
+            elements = [self.expr(r.choice(["int", "float"]), depth - 1) for _ in range(r.randint(2, 3))]
+            index = r.choice([i for i, e in enumerate(elements) if e.kind == "int"] or [None])
+            if index is None:
+                return self.leaf("int")
+            return TupleGet("int", elements, index)
+        if kind == "float":
+            shape = r.choice(["binary", "binary", "cast", "unary", "ifexp", "minmax", "call", "mixed"])
+            if shape == "binary":
+                op = r.choice(["+", "-", "*", "/", "//", "%"])
+                return Binary("float", op, self.expr("float", depth - 1), self.expr("float", depth - 1))
+            if shape == "mixed":
+                op = r.choice(["+", "-", "*", "/"])
+                return Binary("float", op, self.expr("float", depth - 1), self.expr("int", depth - 1))
+            if shape == "cast":
+                return Cast("float", r.choice(FLOAT_TYPES), self.expr(r.choice(["int", "float"]), depth - 1))
+            if shape == "unary":
+                return Unary("float", "-", self.expr("float", depth - 1)) if r.random() < 0.6 \
+                    else Call("float", "abs", [self.expr("float", depth - 1)])
+            if shape == "ifexp":
+                return IfExp("float", self.expr("bool", depth - 1), self.expr("float", depth - 1),
+                             self.expr("float", depth - 1))
+            if shape == "minmax":
+                return Call("float", r.choice(["min", "max"]),
+                            [self.expr("float", depth - 1), self.expr("float", depth - 1)])
+            return self.device_call("float", depth) or self.leaf("float")
+        shape = r.choice(["compare", "compare", "boolop", "not", "ifexp"])
+        if shape == "compare":
+            operand_kind = r.choice(["int", "int", "float"])
+            count = r.choice([1, 1, 2])
+            return Compare("bool", [r.choice(["<", "<=", ">", ">=", "==", "!="]) for _ in range(count)],
+                           [self.expr(operand_kind, depth - 1) for _ in range(count + 1)])
+        if shape == "boolop":
+            return BoolOp("bool", r.choice(["and", "or"]),
+                          [self.expr("bool", depth - 1) for _ in range(r.randint(2, 3))])
+        if shape == "not":
+            return Unary("bool", "not ", self.expr("bool", depth - 1))
+        return IfExp("bool", self.expr("bool", depth - 1), self.expr("bool", depth - 1),
+                     self.expr("bool", depth - 1))
+
+    def device_call(self, kind, depth):
+        candidates = [d for d in self.devices if d.result_kind == kind]
+        if not candidates:
+            return None
+        device = self.random.choice(candidates)
+        return Call(kind, device.name, [self.exact(k, depth - 1) for _, k in device.parameters])
+
+
+def generate(seed):
+    return Generator(seed).program()

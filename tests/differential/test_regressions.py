@@ -1,0 +1,71 @@
+"""Programs the differential tester found Kiln wrong on, reduced: each
+regressions/NAME.py kernel, built with Kiln and run on the CPU engine,
+must compute what regressions/NAME_reference.py (the same program as
+`@numba.njit` functions, run thread by thread) computes."""
+
+import importlib.util
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from oracles import KILN, SENTINEL, inputs
+from programs import INPUTS, SCRATCH_LENGTH, THREADS
+
+REGRESSIONS = pathlib.Path(__file__).parent / "regressions"
+CASES = sorted(p.stem for p in REGRESSIONS.glob("*.py") if not p.stem.endswith("_reference"))
+SLOTS = 8  # per thread, in out_i and out_f: more than any regression uses
+
+RUN = r"""
+import importlib, json, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+module = importlib.import_module(sys.argv[2])
+arrays = [np.array(a, dtype=d) for a, d in json.loads(sys.argv[3])]
+kernel = next(getattr(module, n) for n in dir(module) if n.startswith("k") and n != "kiln")
+kernel[1, int(sys.argv[4])](*arrays)
+print(json.dumps([a.view(np.int64).tolist() for a in arrays[-4:]]))
+"""
+
+
+def _arrays(seed):
+    arrays = list(inputs(seed).values())
+    for size, dtype in [(THREADS * SLOTS, np.int64), (THREADS * SLOTS, np.float64),
+                        (SCRATCH_LENGTH, np.int64), (SCRATCH_LENGTH, np.float64)]:
+        arrays.append(np.full(size, SENTINEL, np.int64).view(dtype))
+    return arrays
+
+
+def _reference(name, arrays):
+    spec = importlib.util.spec_from_file_location(f"{name}_reference", REGRESSIONS / f"{name}_reference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    kernel = next(getattr(module, n) for n in dir(module) if n.startswith("k"))
+    for t in range(THREADS):
+        kernel(t, *arrays)
+    return [a.view(np.int64).tolist() for a in arrays[-4:]]
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_kiln_computes_what_numba_computes(name, tmp_path):
+    source = tmp_path / f"{name}.py"
+    source.write_text((REGRESSIONS / f"{name}.py").read_text())
+    built = subprocess.run([KILN, "build", source, "--module", name, "-o", tmp_path, "--arch", "80", "-q"],
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    arrays = _arrays(0)
+    payload = [[a.tolist(), a.dtype.name] for a in arrays]
+    env = dict(os.environ, KILN_TARGET="cpu")
+    ran = subprocess.run([sys.executable, "-c", RUN, str(tmp_path), name, json.dumps(payload),
+                          str(THREADS)], capture_output=True, text=True, env=env)
+    assert ran.returncode == 0, ran.stderr
+    got = json.loads(ran.stdout)
+    expected = _reference(name, arrays)
+    for output, (kiln_values, numba_values) in zip(("out_i", "out_f", "s_i", "s_f"), zip(got, expected)):
+        differing = [i for i, (a, b) in enumerate(zip(kiln_values, numba_values)) if a != b]
+        assert not differing, (f"{name}: {output}[{differing[0]}] is {kiln_values[differing[0]]} on Kiln, "
+                               f"{numba_values[differing[0]]} in Numba (as int64 bits)")
