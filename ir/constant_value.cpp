@@ -5,6 +5,7 @@
 #include "ir/types.h"
 
 #include <llvm/Support/Format.h>
+#include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <cmath>
@@ -266,6 +267,34 @@ std::string floatRepr(double value) {
 
 } // namespace
 
+std::string quotedString(llvm::StringRef text) {
+  std::string result = "'";
+  for (char c : text) {
+    switch (c) {
+    case '\\':
+    case '\'':
+      result += '\\';
+      result += c;
+      break;
+    case '\n':
+      result += "\\n";
+      break;
+    case '\r':
+      result += "\\r";
+      break;
+    case '\t':
+      result += "\\t";
+      break;
+    default:
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+        result += llvm::formatv("\\x{0:x-2}", static_cast<unsigned char>(c)).str();
+      else
+        result += c;
+    }
+  }
+  return result + "'";
+}
+
 std::string ConstantValue::repr() const {
   std::string body;
   switch (valueKind) {
@@ -295,7 +324,7 @@ std::string ConstantValue::repr() const {
     break;
   }
   case Kind::String:
-    return "'" + text + "'";
+    return quotedString(text);
   case Kind::Tuple: {
     body = "(";
     for (size_t i = 0; i < items.size(); ++i)

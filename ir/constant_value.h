@@ -38,6 +38,10 @@ enum class ConstantRole : uint8_t {
 
 __extension__ typedef __int128 Int128;
 
+/// Python's repr() of a str: single-quoted, with backslashes, quotes and
+/// control characters escaped ('it\\'s').
+std::string quotedString(llvm::StringRef text);
+
 class ConstantValue {
 public:
   enum class Kind : uint8_t { None, Bool, Int, Float, Complex, String, Tuple };

@@ -212,13 +212,19 @@ public:
   bool raises = false;
 
   Block *entry() const { return blocks.front().get(); }
-  Argument *addArgument(const Type *type, std::string name);
+  /// Arguments and instructions are numbered in the order they are added,
+  /// unless `id` gives the number (as when reading printed IR back).
+  Argument *addArgument(const Type *type, std::string name,
+                        std::optional<unsigned> id = std::nullopt);
   Block *addBlock();
-  Instruction *addInstruction(Block *block, Opcode opcode, const Type *type, Location where);
+  Instruction *addInstruction(Block *block, Opcode opcode, const Type *type, Location where,
+                              std::optional<unsigned> id = std::nullopt);
   Constant *constant(const Type *type, ConstantValue value);
   Undefined *undefined(const Type *type, llvm::StringRef variable, Undefined::Cause cause);
 
 private:
+  unsigned takeValueId(std::optional<unsigned> id);
+
   unsigned nextValueId = 0;
   std::vector<std::unique_ptr<Value>> ownedValues;
 };
@@ -230,6 +236,8 @@ public:
   std::vector<std::unique_ptr<Function>> functions;
 
   Function *addFunction();
+  /// Prints the module as text that ir::parseModule (ir/ir_parser.h) reads
+  /// back into an identical module.
   void print(llvm::raw_ostream &os) const;
 };
 

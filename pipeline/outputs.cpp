@@ -54,7 +54,7 @@ std::vector<backend::ManifestConstant> moduleConstants(const ModuleScope &scope)
 }
 
 llvm::Expected<backend::ManifestModule>
-describeModule(const BuildOptions &options, const CheckedModule &module, llvm::StringRef moduleName,
+describeModule(const BuildOptions &options, const CheckedModule *module, llvm::StringRef moduleName,
                llvm::ArrayRef<backend::ManifestEntry> entries) {
   llvm::Expected<std::string> source = cuda::readFileBytes(options.file);
   if (!source)
@@ -70,8 +70,8 @@ describeModule(const BuildOptions &options, const CheckedModule &module, llvm::S
     description.cubinArchs.insert(entry.cubinArchs.begin(), entry.cubinArchs.end());
     description.ptxArchs.insert(entry.ptxArchs.begin(), entry.ptxArchs.end());
   }
-  if (module.scope)
-    description.constants = moduleConstants(*module.scope);
+  if (module && module->scope)
+    description.constants = moduleConstants(*module->scope);
   return description;
 }
 
@@ -99,7 +99,7 @@ llvm::Error writeTypedIR(const BuildOptions &options, const ir::Module &typed,
   return writeFile(options.outputDirectory, typed.name + ".typed", text, written);
 }
 
-llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule &module,
+llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *module,
                          llvm::StringRef moduleName, llvm::StringRef extensionSuffix,
                          const cuda::ArchSelection *archs, std::vector<KernelArtifacts> &kernels,
                          std::vector<std::string> &written) {

@@ -30,7 +30,7 @@ llvm::Error writeTypedIR(const BuildOptions &options, const ir::Module &typed,
 
 /// Writes what `options.emit` asks for from `kernels`, in a stable order,
 /// appending each path to `written`. `archs` is null for host-only builds.
-llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule &module,
+llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *module,
                          llvm::StringRef moduleName, llvm::StringRef extensionSuffix,
                          const cuda::ArchSelection *archs, std::vector<KernelArtifacts> &kernels,
                          std::vector<std::string> &written);

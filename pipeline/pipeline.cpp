@@ -7,7 +7,9 @@
 #include "backend/cuda_toolkit.h"
 #include "backend/fatbinary.h"
 #include "backend/target_machines.h"
+#include "backend/temporary_directory.h"
 #include "frontend/emit/emit_typed_ir.h"
+#include "ir/ir_parser.h"
 #include "pipeline/build_cache.h"
 #include "pipeline/cached_step.h"
 #include "pipeline/outputs.h"
@@ -286,9 +288,28 @@ llvm::Error KernelBuilder::run() {
   return errors.take();
 }
 
-} // namespace
+/// Reads the typed IR of a `.typed` file (what `--emit typed` writes), for
+/// building IR written or edited by hand.
+llvm::Error readTypedIR(const BuildOptions &options, BuildResult &result) {
+  llvm::Expected<std::string> text = cuda::readFileBytes(options.file);
+  if (!text)
+    return text.takeError();
+  result.types = std::make_unique<TypeContext>();
+  llvm::Expected<std::unique_ptr<ir::Module>> typed =
+      ir::parseModule(*text, options.file, *result.types);
+  if (!typed)
+    return typed.takeError();
+  if (std::optional<std::string> problem = ir::verify(**typed))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   options.file + ": the typed IR is not valid: " + *problem);
+  if (!options.moduleName.empty())
+    (*typed)->name = options.moduleName;
+  result.typed = std::move(*typed);
+  return llvm::Error::success();
+}
 
-llvm::Expected<BuildResult> buildModule(const BuildOptions &options, BuildReporter &reporter) {
+/// Checks the Python source and gives its typed IR, or reports why not.
+llvm::Error typeSource(const BuildOptions &options, BuildReporter &reporter, BuildResult &result) {
   FrontendOptions frontendOptions;
   frontendOptions.moduleName = options.moduleName;
   frontendOptions.signatureFlags = options.signatures;
@@ -296,7 +317,6 @@ llvm::Expected<BuildResult> buildModule(const BuildOptions &options, BuildReport
       checkModule(options.file, frontendOptions);
   if (!checked)
     return checked.takeError();
-  BuildResult result;
   result.checked = std::move(*checked);
   CheckedModule &module = *result.checked;
   std::string moduleName =
@@ -306,6 +326,21 @@ llvm::Expected<BuildResult> buildModule(const BuildOptions &options, BuildReport
   reporter.sourceDiagnostics(module.diags);
   if (module.hasErrors() || !result.typed)
     return llvm::make_error<SourceDiagnosedError>();
+  return llvm::Error::success();
+}
+
+} // namespace
+
+bool isTypedIRFile(llvm::StringRef path) {
+  return path.ends_with(".typed");
+}
+
+llvm::Expected<BuildResult> buildModule(const BuildOptions &options, BuildReporter &reporter) {
+  BuildResult result;
+  if (llvm::Error error = isTypedIRFile(options.file) ? readTypedIR(options, result)
+                                                      : typeSource(options, reporter, result))
+    return std::move(error);
+  std::string moduleName = result.typed->name;
   applyOverrides(*result.typed, options);
 
   // Ask Python first: a wrong --python should fail before minutes of work.
@@ -342,7 +377,7 @@ llvm::Expected<BuildResult> buildModule(const BuildOptions &options, BuildReport
   if (llvm::Error error = builder.run())
     return std::move(error);
   if (llvm::Error error =
-          writeOutputs(options, module, moduleName, extensionSuffix,
+          writeOutputs(options, result.checked.get(), moduleName, extensionSuffix,
                        builder.architectures() ? &*builder.architectures() : nullptr,
                        result.kernels, result.written))
     return std::move(error);

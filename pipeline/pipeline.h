@@ -48,8 +48,11 @@ struct KernelArtifacts {
 };
 
 struct BuildResult {
-  /// The checked module and its typed IR, which `kernels` point into.
+  /// The checked module (none when building typed IR read from text), the
+  /// types of typed IR read from text, and the typed IR, which `kernels`
+  /// point into.
   std::unique_ptr<CheckedModule> checked;
+  std::unique_ptr<TypeContext> types;
   std::unique_ptr<ir::Module> typed;
   std::vector<KernelArtifacts> kernels;
   /// The files written, in a stable order.
@@ -65,9 +68,13 @@ public:
   std::error_code convertToErrorCode() const override;
 };
 
-/// Builds `options.file` in the form `options.emit` asks for and writes the
-/// result to `options.outputDirectory`. Failures of tools, files and
-/// compilation come back as errors, one per failed task, in a stable order.
+/// Whether `path` names printed typed IR (`--emit typed` writes NAME.typed),
+/// which buildModule reads instead of Python source.
+bool isTypedIRFile(llvm::StringRef path);
+
+/// Builds `options.file` (Python source, or printed typed IR) in the form `options.emit` asks for
+/// and writes the result to `options.outputDirectory`. Failures of tools, files and compilation
+/// come back as errors, one per failed task, in a stable order.
 llvm::Expected<BuildResult> buildModule(const BuildOptions &options, BuildReporter &reporter);
 
 } // namespace kiln::pipeline

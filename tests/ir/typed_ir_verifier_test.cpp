@@ -1,4 +1,4 @@
-//===- tests/frontend/typed_ir_verifier_test.cpp - Typed IR invariants ----===//
+//===- tests/ir/typed_ir_verifier_test.cpp - Typed IR invariants ----===//
 //
 // The verifier on typed IR built by hand, without source: each test makes
 // one small function whose phis take an undefined operand and checks that
