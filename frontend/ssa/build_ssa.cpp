@@ -244,7 +244,7 @@ private:
   /// opposed to writeVariable's caching of what a read found.
   void bindVariable(llvm::StringRef name, Block *block, Instr *value) {
     writeVariable(name, block, value);
-    bindingsMade[block][name] = value->op != Op::Undefined;
+    block->bindings[name] = value->op != Op::Undefined;
   }
   Instr *readVariable(llvm::StringRef name, Block *block, SourceRange range);
   Instr *readVariableRecursive(llvm::StringRef name, Block *block, SourceRange range);
@@ -255,7 +255,6 @@ private:
   Instr *resolve(Instr *value) const;
   void replaceAllUses(Instr *from, Instr *to);
   void sealBlock(Block *block);
-  bool verify();
   Instr *undefined(llvm::StringRef name, SourceRange range) {
     Instr *instr = newInstr(Op::Undefined, range);
     instr->name = name.str();
@@ -308,8 +307,6 @@ private:
   llvm::DenseSet<Block *> sealed;
   llvm::DenseMap<Block *, std::vector<std::pair<std::string, Instr *>>> incompletePhis;
   llvm::DenseSet<Instr *> phisUnderConstruction;
-  /// Per block, each variable it assigns (true) or deletes (false) last.
-  llvm::DenseMap<Block *, llvm::StringMap<bool>> bindingsMade;
   /// Removed trivial phis and the values that replaced them. Callers up the
   /// recursion may still hold a removed phi; they look it up here.
   llvm::DenseMap<Instr *, Instr *> replacements;
@@ -505,94 +502,7 @@ bool SSABuilder::build() {
   llvm::erase_if(fn.variables, [&](const VariableDef &variable) {
     return variable.value->op != Op::Undefined && !live.contains(variable.value->block);
   });
-  return verify() && !failed;
-}
-
-/// Checks the finished SSA form: every operand is a value still in the
-/// function, and what the phis say agrees with a plain data-flow analysis
-/// of the assignments: a phi may take a variable as unbound from a
-/// predecessor only if some path from the entry reaches that predecessor's
-/// end without binding it. A phi that says otherwise would make the back
-/// end read an undefined value where the program has a real one: a silent
-/// miscompile.
-bool SSABuilder::verify() {
-  std::vector<Block *> order = fn.reversePostOrder();
-  // Variables bound on every path to the end of each block; a block not
-  // yet in the map is still "everything" (the analysis's top).
-  llvm::DenseMap<Block *, llvm::StringSet<>> boundAtEnd;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (Block *block : order) {
-      std::optional<llvm::StringSet<>> bound;
-      for (Block *predecessor : block->predecessors) {
-        auto found = boundAtEnd.find(predecessor);
-        if (found == boundAtEnd.end())
-          continue;
-        if (!bound) {
-          bound = found->second;
-          continue;
-        }
-        llvm::SmallVector<llvm::StringRef, 8> lost;
-        for (const auto &name : *bound)
-          if (!found->second.contains(name.getKey()))
-            lost.push_back(name.getKey());
-        for (llvm::StringRef name : lost)
-          bound->erase(name);
-      }
-      if (!bound)
-        bound.emplace();
-      for (const auto &[name, assigned] : bindingsMade.lookup(block)) {
-        if (assigned)
-          bound->insert(name);
-        else
-          bound->erase(name);
-      }
-      // Sets only shrink from one round to the next, so a change shows in
-      // the size.
-      auto previous = boundAtEnd.find(block);
-      if (previous == boundAtEnd.end() || previous->second.size() != bound->size()) {
-        boundAtEnd[block] = std::move(*bound);
-        changed = true;
-      }
-    }
-  }
-  // Every operand is a value of the function: removed phis must not
-  // linger as operands.
-  llvm::DenseSet<const Instr *> placed;
-  for (Block *block : order) {
-    placed.insert(block->phis.begin(), block->phis.end());
-    placed.insert(block->instrs.begin(), block->instrs.end());
-  }
-  auto isValue = [&](const Instr *value) {
-    return value && (value->op == Op::Undefined || placed.contains(value));
-  };
-  for (Block *block : order) {
-    llvm::SmallVector<Instr *, 16> users(block->phis.begin(), block->phis.end());
-    users.append(block->instrs.begin(), block->instrs.end());
-    for (const Instr *user : users)
-      for (const Instr *operand : user->operands)
-        if (!isValue(operand)) {
-          diags.report(DiagID::err_internal_dangling_value, user->range,
-                       {"%" + std::to_string(user->id)});
-          return false;
-        }
-    if (block->terminator.value && !isValue(block->terminator.value)) {
-      diags.report(DiagID::err_internal_dangling_value, block->terminator.range,
-                   {"the terminator of bb" + std::to_string(block->id)});
-      return false;
-    }
-  }
-  for (Block *block : order)
-    for (Instr *phi : block->phis)
-      for (size_t i = 0; i < phi->operands.size(); ++i) {
-        const Instr *operand = phi->operands[i];
-        if (operand->op != Op::Undefined || !boundAtEnd[phi->incoming[i]].contains(phi->name))
-          continue;
-        diags.report(DiagID::err_internal_unbound_phi, phi->range,
-                     {phi->name, "bb" + std::to_string(phi->incoming[i]->id)});
-        return false;
-      }
-  return true;
+  return verifySSA(fn, diags) && !failed;
 }
 
 void SSABuilder::buildBody(llvm::ArrayRef<Stmt *> body) {

@@ -20,6 +20,7 @@
 #include "ir/constant_value.h"
 
 #include <llvm/ADT/SmallVector.h>
+#include <llvm/ADT/StringMap.h>
 
 #include <memory>
 #include <optional>
@@ -104,6 +105,9 @@ public:
   std::vector<Instr *> instrs;
   Terminator terminator;
   std::vector<Block *> predecessors;
+  /// Each variable the block's own code assigns (true) or deletes (false)
+  /// last: what the program binds, as opposed to what the phis say.
+  llvm::StringMap<bool> bindings;
 
   bool isTerminated() const { return terminator.kind != Terminator::Kind::None; }
   llvm::SmallVector<Block *, 2> successors() const;
@@ -138,5 +142,12 @@ public:
 /// for constructs kernels cannot contain; returns null if there were any.
 std::unique_ptr<Function> buildSSA(const FunctionDecl &decl, const ModuleScope &scope,
                                    TypeContext &types, DiagnosticEngine &diags);
+
+/// Checks a built function: every operand is a value still in the function,
+/// and a phi takes a variable as unbound from a predecessor only if some
+/// path from the entry reaches that predecessor's end without binding it
+/// (else the back end would read an undefined value where the program has a
+/// real one). Reports an internal error and returns false otherwise.
+bool verifySSA(const Function &fn, DiagnosticEngine &diags);
 
 } // namespace kiln::ssa
