@@ -1,6 +1,7 @@
-"""Kernel modules built with `kiln build --module` and imported, so that the
-back end's tests run kernels through the runtime users get, on its CPU
-engine, and compare the results with NumPy:
+"""Kernel modules built in process (kiln._compiler, the pipeline `kiln build
+--module` runs) and imported, so that the back end's tests run kernels
+through the runtime users get, on its CPU engine, and compare the results
+with NumPy:
 
     module = compile_module(path)
     module.add_kernel[blocks, threads](x, y, out)
@@ -16,7 +17,6 @@ import itertools
 import os
 import pathlib
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -25,9 +25,13 @@ os.environ.setdefault("KILN_TARGET", "cpu")
 
 _REPO = pathlib.Path(__file__).resolve().parents[2]
 _BUILD = pathlib.Path(os.environ.get("KILN_BUILD_DIR", _REPO / "build"))
-_KILN = os.environ.get("KILN", str(_BUILD / "driver" / "kiln"))
 if str(_BUILD / "python") not in sys.path:
     sys.path.insert(0, str(_BUILD / "python"))
+
+from kiln import _compiler  # noqa: E402
+
+# The build refused the module; the message holds Kiln's diagnostics.
+CompileError = _compiler.CompileError
 
 # The CPU engine needs no cubin: PTX alone keeps ptxas out of every build.
 _ARCH = "80-virtual"
@@ -44,10 +48,6 @@ def _work_folder():
     return pathlib.Path(_work)
 
 
-class CompileError(Exception):
-    """`kiln build` refused the module; the message holds its diagnostics."""
-
-
 def compile_module(path, directory=None):
     """Builds the kernel module at `path` and imports it.
 
@@ -56,13 +56,7 @@ def compile_module(path, directory=None):
     path = pathlib.Path(path)
     name = f"{path.stem}_{next(_built)}"
     output = (pathlib.Path(directory) if directory else _work_folder()) / f"built_{name}"
-    result = subprocess.run(
-        [_KILN, "build", str(path), "--module", name, "-o", str(output), "--arch", _ARCH,
-         "--python", sys.executable, "-q"],
-        capture_output=True, text=True, timeout=600)
-    if result.returncode != 0:
-        raise CompileError(result.stderr)
-    [extension] = output.glob(f"{name}.*")
+    [extension] = _compiler.build_module(str(path), str(output), module_name=name, arch=_ARCH)
     spec = importlib.util.spec_from_file_location(name, extension)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module

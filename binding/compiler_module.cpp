@@ -1,0 +1,228 @@
+//===- binding/compiler_module.cpp - kiln._compiler -----------------------===//
+//
+// The compile pipeline for Python callers, in process: the same
+// pipeline::buildModule that `kiln build` calls, without a subprocess.
+//
+//   >>> from kiln import _compiler
+//   >>> _compiler.build_module("kernels.py", "out", module_name="pkg.kernels",
+//   ...                        arch="80", ext_suffix=".cpython-311-x86_64-linux-gnu.so")
+//   ['out/kernels.cpython-311-x86_64-linux-gnu.so']
+//
+// The build runs without the GIL, so other Python threads go on. A build that
+// fails raises kiln._compiler.CompileError, whose message is what `kiln
+// build` would print: the diagnostics in clang's format, or the errors of
+// tools and files. Problems that do not fail the build (an unusable cache)
+// become RuntimeWarnings.
+//
+//===----------------------------------------------------------------------===//
+
+#define PY_SSIZE_T_CLEAN
+#include "frontend/source/diagnostics.h"
+#include "pipeline/module_writer.h"
+#include "pipeline/pipeline.h"
+
+#include <llvm/Support/Path.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <Python.h>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace kiln::binding {
+namespace {
+
+PyObject *compileErrorType = nullptr;
+
+/// Keeps what a build reports, for after the build, when the GIL is back.
+class CollectingReporter final : public pipeline::BuildReporter {
+public:
+  void sourceDiagnostics(const DiagnosticEngine &diagnostics) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    llvm::raw_string_ostream os(diagnosticText);
+    diagnostics.renderText(os, /*color=*/false);
+  }
+  void warning(llvm::StringRef message) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    warnings.push_back(message.str());
+  }
+  void expectTasks(unsigned) override {}
+  void taskFinished(llvm::StringRef) override {}
+  void note(llvm::StringRef) override {}
+
+  std::string diagnosticText;
+  std::vector<std::string> warnings;
+
+private:
+  std::mutex mutex;
+};
+
+/// The file name suffix of this interpreter's extension modules
+/// (".cpython-311-x86_64-linux-gnu.so"): the module is for the process that
+/// builds it.
+bool thisInterpretersSuffix(std::string &suffix) {
+  PyObject *machinery = PyImport_ImportModule("importlib.machinery");
+  PyObject *suffixes =
+      machinery ? PyObject_GetAttrString(machinery, "EXTENSION_SUFFIXES") : nullptr;
+  PyObject *first = suffixes ? PySequence_GetItem(suffixes, 0) : nullptr;
+  const char *text = first ? PyUnicode_AsUTF8(first) : nullptr;
+  if (text)
+    suffix = text;
+  Py_XDECREF(first);
+  Py_XDECREF(suffixes);
+  Py_XDECREF(machinery);
+  return text != nullptr;
+}
+
+/// A list of str from a sequence of str; false with a TypeError otherwise.
+bool toStrings(PyObject *sequence, const char *what, std::vector<std::string> &out) {
+  if (sequence == nullptr || sequence == Py_None)
+    return true;
+  if (PyUnicode_Check(sequence)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a list of str, not a str", what);
+    return false;
+  }
+  PyObject *items = PySequence_Fast(sequence, what);
+  if (!items)
+    return false;
+  Py_ssize_t count = PySequence_Fast_GET_SIZE(items);
+  for (Py_ssize_t i = 0; i < count; ++i) {
+    PyObject *item = PySequence_Fast_GET_ITEM(items, i);
+    const char *text = PyUnicode_Check(item) ? PyUnicode_AsUTF8(item) : nullptr;
+    if (!text) {
+      if (!PyErr_Occurred())
+        PyErr_Format(PyExc_TypeError, "%s must hold str, not %.100s", what, Py_TYPE(item)->tp_name);
+      Py_DECREF(items);
+      return false;
+    }
+    out.emplace_back(text);
+  }
+  Py_DECREF(items);
+  return true;
+}
+
+PyObject *buildModule(PyObject *, PyObject *args, PyObject *kwargs) {
+  static const char *keywords[] = {"file",       "output_dir", "module_name", "arch",
+                                   "signatures", "ext_suffix", "jobs",        "cache_dir",
+                                   "no_cache",   nullptr};
+  const char *file = nullptr;
+  const char *outputDirectory = nullptr;
+  const char *moduleName = nullptr;
+  const char *arch = nullptr;
+  PyObject *signatures = nullptr;
+  const char *extensionSuffix = nullptr;
+  unsigned jobs = 0;
+  const char *cacheDirectory = nullptr;
+  int noCache = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ss|$zzOzIzp:build_module",
+                                   const_cast<char **>(keywords), &file, &outputDirectory,
+                                   &moduleName, &arch, &signatures, &extensionSuffix, &jobs,
+                                   &cacheDirectory, &noCache))
+    return nullptr;
+
+  pipeline::BuildOptions options;
+  options.file = file;
+  options.outputDirectory = outputDirectory;
+  options.emit = pipeline::EmitKind::Module;
+  options.jobs = jobs;
+  options.cache.disabled = noCache != 0;
+  if (moduleName)
+    options.moduleName = moduleName;
+  if (arch)
+    options.arch = arch;
+  std::string suffix;
+  if (extensionSuffix)
+    suffix = extensionSuffix;
+  else if (!thisInterpretersSuffix(suffix))
+    return nullptr;
+  options.extensionSuffix = suffix;
+  if (cacheDirectory)
+    options.cache.directory = cacheDirectory;
+  if (!toStrings(signatures, "signatures", options.signatures))
+    return nullptr;
+  std::string name =
+      options.moduleName.empty() ? llvm::sys::path::stem(options.file).str() : options.moduleName;
+  if (std::optional<std::string> problem = pipeline::moduleNameProblem(name)) {
+    PyErr_Format(PyExc_ValueError, "%s%s", problem->c_str(),
+                 options.moduleName.empty() ? "; name the module with module_name=" : "");
+    return nullptr;
+  }
+
+  CollectingReporter reporter;
+  std::string failure;
+  std::vector<std::string> written;
+  bool built = false;
+  Py_BEGIN_ALLOW_THREADS;
+  llvm::Expected<pipeline::BuildResult> result = pipeline::buildModule(options, reporter);
+  built = static_cast<bool>(result);
+  if (result) {
+    written = std::move(result->written);
+  } else {
+    llvm::raw_string_ostream os(failure);
+    llvm::handleAllErrors(
+        result.takeError(), [](const pipeline::SourceDiagnosedError &) {},
+        [&](const llvm::ErrorInfoBase &error) { os << "error: " << error.message() << '\n'; });
+  }
+  Py_END_ALLOW_THREADS;
+
+  for (const std::string &warning : reporter.warnings)
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, warning.c_str(), 1) < 0)
+      return nullptr;
+  if (!built) {
+    std::string message = reporter.diagnosticText + failure;
+    while (!message.empty() && message.back() == '\n')
+      message.pop_back();
+    PyErr_SetString(compileErrorType, message.c_str());
+    return nullptr;
+  }
+  PyObject *paths = PyList_New(0);
+  for (const std::string &path : written) {
+    PyObject *text = paths ? PyUnicode_DecodeFSDefault(path.c_str()) : nullptr;
+    if (!text || PyList_Append(paths, text) < 0) {
+      Py_XDECREF(text);
+      Py_XDECREF(paths);
+      return nullptr;
+    }
+    Py_DECREF(text);
+  }
+  return paths;
+}
+
+PyMethodDef methods[] = {
+    {"build_module", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(buildModule)),
+     METH_VARARGS | METH_KEYWORDS,
+     "build_module(file, output_dir, *, module_name=None, arch=None, signatures=None,\n"
+     "             ext_suffix=None, jobs=0, cache_dir=None, no_cache=False) -> list[str]\n\n"
+     "Builds the kernel module `file` into a Python extension module in `output_dir`,\n"
+     "as `kiln build FILE --module NAME` does, and returns the paths written. The\n"
+     "module is for this interpreter unless `ext_suffix` names another. Raises\n"
+     "CompileError with Kiln's diagnostics when the module does not build."},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyModuleDef moduleDefinition = {PyModuleDef_HEAD_INIT,
+                                "kiln._compiler",
+                                "Kiln's compile pipeline, in process.",
+                                -1,
+                                methods,
+                                nullptr,
+                                nullptr,
+                                nullptr,
+                                nullptr};
+
+} // namespace
+} // namespace kiln::binding
+
+PyMODINIT_FUNC PyInit__compiler() {
+  using namespace kiln::binding;
+  PyObject *module = PyModule_Create(&moduleDefinition);
+  if (!module)
+    return nullptr;
+  compileErrorType = PyErr_NewExceptionWithDoc(
+      "kiln._compiler.CompileError",
+      "A kernel module did not build; the message holds Kiln's diagnostics.", nullptr, nullptr);
+  if (!compileErrorType || PyModule_AddObjectRef(module, "CompileError", compileErrorType) < 0) {
+    Py_DECREF(module);
+    return nullptr;
+  }
+  return module;
+}
