@@ -60,7 +60,14 @@ const BuiltinSymbols &BuiltinSymbols::get() {
 }
 
 const Symbol *BuiltinSymbols::lookup(llvm::StringRef qualifiedName) const {
-  return byName.lookup(qualifiedName);
+  if (const Symbol *found = byName.lookup(qualifiedName))
+    return found;
+  // Moving from Numba is one line, `from numba import cuda` becoming
+  // `from kiln import cuda`: the kiln package offers Numba's names.
+  llvm::StringRef rest = qualifiedName;
+  if (rest.consume_front("kiln") && (rest.empty() || rest.starts_with(".")))
+    return byName.lookup("numba" + rest.str());
+  return nullptr;
 }
 
 const Symbol *BuiltinSymbols::member(const Symbol &module, llvm::StringRef name) const {
