@@ -35,6 +35,10 @@ struct FrontendOptions {
   std::vector<std::string> signatureFlags;
   /// Read [tool.kiln.signatures] from the nearest pyproject.toml.
   bool readPyproject = true;
+  /// Whether a kernel without any signature is an error. In development,
+  /// kiln.cuda.jit specializes kernels on demand, building the module with
+  /// the signatures its calls have asked for so far.
+  bool kernelsNeedSignatures = true;
   /// Dtypes a @cuda.reduce is compiled for when no signature names them.
   std::vector<std::string> defaultReductionTypes = {"int32", "int64", "float32", "float64"};
 };

@@ -17,6 +17,9 @@ struct BuildOptions {
   std::string file;
   std::string moduleName;
   std::vector<std::string> signatures;
+  /// Whether a kernel without any signature is an error; see
+  /// FrontendOptions::kernelsNeedSignatures.
+  bool kernelsNeedSignatures = true;
   EmitKind emit = EmitKind::Fatbin;
   /// EmitKind::Module: the Python whose EXT_SUFFIX names the module
   /// (empty: python3 on $PATH), unless `extensionSuffix` is given.

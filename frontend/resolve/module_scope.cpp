@@ -154,9 +154,10 @@ const FunctionDecl *ModuleScope::function(llvm::StringRef name) const {
 class ModuleScopeBuilder {
 public:
   ModuleScopeBuilder(ModuleScope &scope, SourceManager &sources, AstContext &astContext,
-                     TypeContext &types, DiagnosticEngine &diags)
+                     TypeContext &types, DiagnosticEngine &diags, bool kernelsNeedSignatures)
       : scope(scope), diags(diags), types(types),
-        evaluator(scope, sources, astContext, types, diags) {}
+        evaluator(scope, sources, astContext, types, diags),
+        kernelsNeedSignatures(kernelsNeedSignatures) {}
 
   void run(const Module &module, llvm::ArrayRef<ExternalSignature> externalSignatures);
 
@@ -180,16 +181,22 @@ private:
   DiagnosticEngine &diags;
   TypeContext &types;
   ModuleEvaluator evaluator;
+  /// False where kernels are specialized on demand (kiln.cuda.jit in
+  /// development): a kernel without a signature then has no
+  /// specialization yet, and that is no error.
+  bool kernelsNeedSignatures;
 };
 
 std::unique_ptr<ModuleScope>
 ModuleScope::build(const Module &module, SourceManager &sources, AstContext &astContext,
                    TypeContext &types, DiagnosticEngine &diags,
-                   llvm::ArrayRef<ExternalSignature> externalSignatures, ModuleLoader *loader) {
+                   llvm::ArrayRef<ExternalSignature> externalSignatures, ModuleLoader *loader,
+                   bool kernelsNeedSignatures) {
   auto scope = std::unique_ptr<ModuleScope>(new ModuleScope());
   scope->fileId = module.file;
   scope->loader = loader;
-  ModuleScopeBuilder(*scope, sources, astContext, types, diags).run(module, externalSignatures);
+  ModuleScopeBuilder(*scope, sources, astContext, types, diags, kernelsNeedSignatures)
+      .run(module, externalSignatures);
   return scope;
 }
 
@@ -869,8 +876,8 @@ void ModuleScopeBuilder::attachExternalSignatures(
   llvm::StringSet<> known;
   for (auto &decl : scope.decls) {
     known.insert(decl->name);
-    bool needsSignatures =
-        decl->kind == FunctionDecl::Kind::Kernel || decl->kind == FunctionDecl::Kind::Reduction;
+    bool needsSignatures = decl->kind == FunctionDecl::Kind::Reduction ||
+                           (decl->kind == FunctionDecl::Kind::Kernel && kernelsNeedSignatures);
     bool fromDecorator = !decl->signatures.empty();
     bool externallyGiven = false;
     for (const ExternalSignature &external : externalSignatures) {

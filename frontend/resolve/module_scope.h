@@ -167,7 +167,8 @@ public:
                                             ast::AstContext &astContext, TypeContext &types,
                                             DiagnosticEngine &diags,
                                             llvm::ArrayRef<ExternalSignature> externalSignatures,
-                                            ModuleLoader *loader);
+                                            ModuleLoader *loader,
+                                            bool kernelsNeedSignatures = true);
 
   /// A function defined by the kernel module `moduleName` (loaded on first
   /// use), as in `cuda.random.xoroshiro128p_next`; null if there is none.

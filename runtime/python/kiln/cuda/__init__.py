@@ -1,19 +1,26 @@
-"""The host side of `numba.cuda`, for kernels built with `kiln build`.
+"""`numba.cuda` for Kiln: kernels and the host API. Code ports by changing
+one import::
 
-Host code ports by changing one import::
+    from kiln import cuda             # was: from numba import cuda
 
-    import kiln.cuda as cuda          # was: from numba import cuda
+    @cuda.jit
+    def add_kernel(x, out):
+        ...
 
     d_x = cuda.to_device(x)
     d_out = cuda.device_array_like(x)
-    add_kernel[blocks, threads](d_x, d_out)    # add_kernel from a built module
+    add_kernel[blocks, threads](d_x, d_out)
     out = d_out.copy_to_host()
 
-Kernels, ufuncs and reductions come from built modules, so `cuda.jit`,
-`cuda.reduce` and `vectorize` are not here. On the CPU target (no GPU, or
-KILN_TARGET=cpu) "device" memory is host memory and everything works the
-same way; asynchronous operations may complete eagerly.
+In a module that runs as Python source, `cuda.jit` kernels are specialized
+on demand by Kiln's compiler (kiln.dispatcher); a module built with `kiln
+build --module` holds its kernels precompiled. Ufuncs and reductions come
+from built modules, so `cuda.reduce` and `vectorize` are not here. On the
+CPU target (no GPU, or KILN_TARGET=cpu) "device" memory is host memory and
+everything works the same way; asynchronous operations may complete eagerly.
 """
+
+from kiln.dispatcher import jit
 
 from . import random
 from .devicearray import (
@@ -72,6 +79,7 @@ __all__ = [
     "get_current_device",
     "is_available",
     "is_cuda_array",
+    "jit",
     "legacy_default_stream",
     "list_devices",
     "mapped_array",
@@ -102,7 +110,6 @@ def pinned(*arrays):
 
 
 _COMPILER_NAMES = {
-    "jit": "@cuda.jit kernels",
     "reduce": "@cuda.reduce reductions",
     "vectorize": "@vectorize ufuncs",
     "guvectorize": "@guvectorize ufuncs",

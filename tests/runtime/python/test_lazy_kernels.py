@@ -1,0 +1,180 @@
+"""kiln.cuda.jit in a module that runs as Python source: kernels specialize
+on demand through Kiln's compiler, in process, and run on the runtime as a
+built module's would."""
+
+import importlib
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+
+import numpy as np
+import pytest
+
+KERNELS = '''
+import numpy as np
+from kiln import cuda
+
+SCALE = 3
+
+
+@cuda.jit(device=True)
+def scaled(x):
+    return SCALE * x
+
+
+@cuda.jit
+def scale(out, x):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = scaled(x[i])
+
+
+@cuda.jit
+def add_constant(out, value):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] += value
+
+
+@cuda.jit("void(int32[::1])")
+def fill_seven(out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = 7
+'''
+
+def import_source(tmp_path, name, source):
+    """Writes `source` as tmp_path/name.py and imports it as Python source."""
+    (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module(name)
+    finally:
+        sys.path.remove(str(tmp_path))
+    return module
+
+
+@pytest.fixture
+def kernels(tmp_path, request):
+    name = f"lazy_{request.node.name.replace('[', '_').replace(']', '').replace('-', '_')}"
+    yield import_source(tmp_path, name, KERNELS)
+    sys.modules.pop(name, None)
+
+
+def test_each_new_type_compiles_a_specialization(kernels):
+    for dtype in (np.float32, np.int64, np.float64):
+        x = np.arange(100, dtype=dtype)
+        out = np.zeros_like(x)
+        kernels.scale[4, 32](out, x)
+        np.testing.assert_array_equal(out, 3 * x, err_msg=f"scale over {np.dtype(dtype).name}")
+    assert kernels.scale.signatures == [
+        f"(array({t}, 1d, C), array({t}, 1d, C))" for t in ("float32", "int64", "float64")
+    ]
+
+
+def test_scalars_are_typed_as_numba_types_them(kernels):
+    out = np.zeros(8, dtype=np.float64)
+    kernels.add_constant[1, 8](out, 2)          # int64
+    kernels.add_constant[1, 8](out, 0.5)        # float64
+    kernels.add_constant[1, 8](out, np.float32(0.25))
+    np.testing.assert_array_equal(out, np.full(8, 2.75))
+    assert kernels.add_constant.signatures == [
+        "(array(float64, 1d, C), int64)", "(array(float64, 1d, C), float64)",
+        "(array(float64, 1d, C), float32)"]
+
+
+def test_layouts_are_specialized_separately(kernels):
+    x = np.arange(64, dtype=np.float32)
+    strided_out = np.zeros(128, dtype=np.float32)[::2]
+    kernels.scale[2, 32](strided_out, x)
+    np.testing.assert_array_equal(strided_out, 3 * x)
+    assert kernels.scale.signatures == ["(array(float32, 1d, A), array(float32, 1d, C))"]
+
+
+def test_a_declared_signature_is_the_only_one(kernels):
+    out = np.zeros(40, dtype=np.int32)
+    kernels.fill_seven[2, 32](out)
+    assert (out == 7).all()
+    with pytest.raises(TypeError, match="has no specialization for argument types"):
+        kernels.fill_seven[1, 32](np.zeros(4, dtype=np.float32))
+
+
+def test_device_functions_are_not_callable_from_python(kernels):
+    with pytest.raises(TypeError, match="device function 'scaled' can be called only from kernels"):
+        kernels.scaled(2)
+
+
+def test_arguments_kernels_cannot_take_are_named(kernels):
+    with pytest.raises(TypeError, match=r"kernel 'scale': argument 2 is a str"):
+        kernels.scale[1, 1](np.zeros(1), "x")
+    with pytest.raises(TypeError, match="needs a launch configuration"):
+        kernels.scale(np.zeros(1), np.zeros(1))
+
+
+def test_compile_errors_carry_kiln_diagnostics(tmp_path):
+    from kiln import _compiler
+
+    module = import_source(tmp_path, "lazy_broken", '''
+        from kiln import cuda
+
+
+        @cuda.jit
+        def broken(out):
+            out[0] = undefined_name
+    ''')
+    with pytest.raises(_compiler.CompileError) as error:
+        module.broken[1, 1](np.zeros(1))
+    assert "lazy_broken.py:7:14: error: name 'undefined_name' is not defined" in str(error.value)
+
+
+def test_first_calls_from_many_threads_compile_once(kernels):
+    x = np.arange(64, dtype=np.float32)
+    outputs = [np.zeros_like(x) for _ in range(8)]
+    errors = []
+    start = threading.Barrier(8)
+
+    def call(out):
+        try:
+            start.wait()
+            kernels.scale[2, 32](out, x)
+        except Exception as error:  # reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=call, args=(out,)) for out in outputs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert not errors, errors
+    for out in outputs:
+        np.testing.assert_array_equal(out, 3 * x)
+    assert len(kernels.scale.overloads) == 1, "eight first calls with one type must compile once"
+    builds = kernels.scale._builds
+    assert builds.signatures == ["scale=void(float32[::1], float32[::1])"], builds.signatures
+
+
+def test_without_the_compiler_the_error_says_what_to_add(tmp_path, package_dir):
+    (tmp_path / "lazy_runtime_only.py").write_text(textwrap.dedent(KERNELS))
+    script = textwrap.dedent('''
+        import sys
+        sys.modules["kiln._compiler"] = None   # kiln-runtime alone: no compiler
+        import numpy as np
+        import lazy_runtime_only as m
+        try:
+            m.scale[1, 4](np.zeros(4, np.float32), np.ones(4, np.float32))
+        except Exception as error:
+            print(type(error).__name__, error, sep="\\n")
+    ''')
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(package_dir)]))
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            env=environment, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[:2] == [
+        "NoSpecializationError",
+        "kernel 'scale' has no specialization for (float32[::1], float32[::1]), and Kiln's compiler "
+        "is not installed to compile one. Add the signature to the package's build, under "
+        "[tool.kiln.signatures] in pyproject.toml:",
+    ], result.stdout
+    assert '"lazy_runtime_only.scale" = ["void(float32[::1], float32[::1])"]' in result.stdout
