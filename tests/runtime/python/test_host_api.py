@@ -415,9 +415,10 @@ def test_device(capsys):
 
 
 def test_compiler_entry_points_explain_kiln_build():
-    for name in ("jit", "reduce", "vectorize"):
+    for name in ("reduce", "vectorize"):
         with pytest.raises(AttributeError, match="kiln build"):
             getattr(cuda, name)
     with pytest.raises(AttributeError, match="no attribute"):
         cuda.not_a_thing  # noqa: B018
-    assert not hasattr(cuda, "jit")
+    assert not hasattr(cuda, "reduce")
+    assert callable(cuda.jit), "cuda.jit specializes kernels on demand"
