@@ -255,6 +255,7 @@ private:
   Instr *resolve(Instr *value) const;
   void replaceAllUses(Instr *from, Instr *to);
   void sealBlock(Block *block);
+  void removeUnusedConstants();
   Instr *undefined(llvm::StringRef name, SourceRange range) {
     Instr *instr = newInstr(Op::Undefined, range);
     instr->name = name.str();
@@ -502,7 +503,30 @@ bool SSABuilder::build() {
   llvm::erase_if(fn.variables, [&](const VariableDef &variable) {
     return variable.value->op != Op::Undefined && !live.contains(variable.value->block);
   });
+  removeUnusedConstants();
   return verifySSA(fn, diags) && !failed;
+}
+
+/// Folding `(1 << 70) & 7` to 0 leaves the constants of its operands behind,
+/// used by nothing. CPython folds the same way before Numba sees bytecode, so
+/// Numba never types them; typing them here would reject `1 << 70`, which
+/// the program never computes. Constants bound to variables stay: Numba
+/// types every assignment.
+void SSABuilder::removeUnusedConstants() {
+  llvm::DenseSet<const Instr *> used;
+  for (const VariableDef &variable : fn.variables)
+    used.insert(variable.value);
+  for (const auto &block : fn.blocks) {
+    for (const Instr *phi : block->phis)
+      used.insert(phi->operands.begin(), phi->operands.end());
+    for (const Instr *instr : block->instrs)
+      used.insert(instr->operands.begin(), instr->operands.end());
+    used.insert(block->terminator.value);
+  }
+  for (const auto &block : fn.blocks)
+    llvm::erase_if(block->instrs, [&](const Instr *instr) {
+      return instr->op == Op::Constant && !used.contains(instr);
+    });
 }
 
 void SSABuilder::buildBody(llvm::ArrayRef<Stmt *> body) {
