@@ -256,6 +256,20 @@ private:
   void replaceAllUses(Instr *from, Instr *to);
   void sealBlock(Block *block);
   void removeUnusedConstants();
+  void markDecidableConditions();
+  /// Remembers `compare` if both its operands are constants, with the local
+  /// variables they were read from.
+  void noteConstantComparison(Instr *compare, const Expr *lhs, const Expr *rhs) {
+    llvm::SmallVector<std::string, 2> variables;
+    for (auto [operand, expr] :
+         {std::pair{compare->operands[0], lhs}, {compare->operands[1], rhs}}) {
+      if (operand->op != Op::Constant)
+        return;
+      if (const auto *name = dyn_cast<NameExpr>(expr); name && locals.contains(name->id))
+        variables.push_back(name->id.str());
+    }
+    constantConditions.emplace_back(compare, std::move(variables));
+  }
   Instr *undefined(llvm::StringRef name, SourceRange range) {
     Instr *instr = newInstr(Op::Undefined, range);
     instr->name = name.str();
@@ -266,9 +280,11 @@ private:
     ensureOpenBlock();
     bindVariable(name, current, value);
     fn.variables.push_back({name.str(), value, range});
+    ++definitions[name];
   }
 
   //===--- Statements ---===//
+  void buildCondition(const Expr *test, Block *ifTrue, Block *ifFalse);
   void buildBody(llvm::ArrayRef<Stmt *> body);
   void buildStmt(const Stmt *stmt);
   void buildIf(const IfStmt *stmt);
@@ -308,6 +324,12 @@ private:
   llvm::DenseSet<Block *> sealed;
   llvm::DenseMap<Block *, std::vector<std::pair<std::string, Instr *>>> incompletePhis;
   llvm::DenseSet<Instr *> phisUnderConstruction;
+  /// How many times the program assigns each variable (parameters count).
+  llvm::StringMap<unsigned> definitions;
+  /// Comparisons of constants and truth tests of constants, with the local
+  /// variables their operands read: decidable once every such variable
+  /// turns out to be assigned once.
+  std::vector<std::pair<Instr *, llvm::SmallVector<std::string, 2>>> constantConditions;
   /// Removed trivial phis and the values that replaced them. Callers up the
   /// recursion may still hold a removed phi; they look it up here.
   llvm::DenseMap<Instr *, Instr *> replacements;
@@ -503,8 +525,27 @@ bool SSABuilder::build() {
   llvm::erase_if(fn.variables, [&](const VariableDef &variable) {
     return variable.value->op != Op::Undefined && !live.contains(variable.value->block);
   });
+  // A merge left with one live predecessor (the other side of `if False:`
+  // was never compiled) merges nothing.
+  std::vector<Instr *> phis;
+  for (const auto &block : fn.blocks)
+    phis.insert(phis.end(), block->phis.begin(), block->phis.end());
+  for (Instr *phi : phis)
+    if (llvm::is_contained(phi->block->phis, phi))
+      tryRemoveTrivialPhi(phi);
   removeUnusedConstants();
+  markDecidableConditions();
   return verifySSA(fn, diags) && !failed;
+}
+
+/// Numba prunes a branch on `a op b` or on `x` when the definitions of the
+/// operands are constants, before it types anything: a literal, a module
+/// constant, or a local variable with one assignment in the whole function
+/// (a variable assigned twice has no single definition to look at).
+void SSABuilder::markDecidableConditions() {
+  for (auto &[condition, variables] : constantConditions)
+    condition->decidable = llvm::all_of(
+        variables, [&](const std::string &name) { return definitions.lookup(name) == 1; });
 }
 
 /// Folding `(1 << 70) & 7` to 0 leaves the constants of its operands behind,
@@ -646,15 +687,91 @@ void SSABuilder::buildStmt(const Stmt *stmt) {
   }
 }
 
-void SSABuilder::buildIf(const IfStmt *stmt) {
-  Instr *test = buildExpr(stmt->test);
-  if (!test)
+/// Ends the current block with jumps to `ifTrue` or `ifFalse` on `test`, as
+/// CPython compiles a condition (compiler_jump_if): `not` swaps the
+/// targets, `and`/`or` and conditional expressions become jumps rather than
+/// values, and a constant jumps straight to one target, so that the code on
+/// the other side is never compiled (Numba never sees it, so it is never
+/// typed).
+void SSABuilder::buildCondition(const Expr *test, Block *ifTrue, Block *ifFalse) {
+  if (const auto *unary = dyn_cast<UnaryExpr>(test); unary && unary->op == UnaryOp::Not) {
+    buildCondition(unary->operand, ifFalse, ifTrue);
     return;
+  }
+  if (const auto *boolOp = dyn_cast<BoolOpExpr>(test)) {
+    bool isAnd = boolOp->op == BoolOpKind::And;
+    for (size_t i = 0; i + 1 < boolOp->values.size(); ++i) {
+      Block *next = newBlock();
+      buildCondition(boolOp->values[i], isAnd ? next : ifTrue, isAnd ? ifFalse : next);
+      sealBlock(next);
+      current = next;
+    }
+    buildCondition(boolOp->values.back(), ifTrue, ifFalse);
+    return;
+  }
+  if (const auto *ifExp = dyn_cast<IfExpExpr>(test)) {
+    Block *thenBlock = newBlock();
+    Block *elseBlock = newBlock();
+    buildCondition(ifExp->test, thenBlock, elseBlock);
+    sealBlock(thenBlock);
+    sealBlock(elseBlock);
+    current = thenBlock;
+    buildCondition(ifExp->body, ifTrue, ifFalse);
+    current = elseBlock;
+    buildCondition(ifExp->orelse, ifTrue, ifFalse);
+    return;
+  }
+  if (const auto *compare = dyn_cast<CompareExpr>(test); compare && compare->ops.size() > 1) {
+    // a < b < c jumps to ifFalse as soon as one comparison fails.
+    Instr *left = buildExpr(compare->left);
+    for (size_t i = 0; left && i < compare->ops.size(); ++i) {
+      Instr *right = buildExpr(compare->comparators[i]);
+      if (!right)
+        break;
+      Instr *comparison = emit(Op::Compare, compare->range(), {left, right});
+      comparison->compareOp = compare->ops[i];
+      noteConstantComparison(comparison, i == 0 ? compare->left : compare->comparators[i - 1],
+                             compare->comparators[i]);
+      if (i + 1 == compare->ops.size()) {
+        branch(comparison, ifTrue, ifFalse, test->range());
+        return;
+      }
+      Block *next = newBlock();
+      branch(comparison, next, ifFalse, test->range());
+      sealBlock(next);
+      current = next;
+      left = right;
+    }
+    jump(ifFalse, test->range()); // the error is reported; the function will not be typed
+    return;
+  }
+  Instr *value = buildExpr(test);
+  if (!value) {
+    jump(ifFalse, test->range()); // the error is reported; the function will not be typed
+    return;
+  }
+  const auto *name = dyn_cast<NameExpr>(test);
+  if (value->op == Op::Constant && value->fromLiteral && !name) {
+    jump(value->constant->truthy() ? ifTrue : ifFalse, test->range());
+    return;
+  }
+  Instr *condition = truth(value, test->range());
+  // Numba prunes a branch on a module constant, or on a local assigned a
+  // constant once.
+  if (value->op == Op::Constant) {
+    llvm::SmallVector<std::string, 2> variables;
+    if (name && locals.contains(name->id))
+      variables.push_back(name->id.str());
+    constantConditions.emplace_back(condition, std::move(variables));
+  }
+  branch(condition, ifTrue, ifFalse, test->range());
+}
+
+void SSABuilder::buildIf(const IfStmt *stmt) {
   Block *thenBlock = newBlock();
   Block *elseBlock = newBlock();
   Block *join = newBlock();
-  branch(truth(test, stmt->test->range()), thenBlock, stmt->orelse.empty() ? join : elseBlock,
-         stmt->test->range());
+  buildCondition(stmt->test, thenBlock, stmt->orelse.empty() ? join : elseBlock);
   sealBlock(thenBlock);
   current = thenBlock;
   buildBody(stmt->body);
@@ -678,16 +795,7 @@ void SSABuilder::buildWhile(const WhileStmt *stmt) {
   Block *exit = newBlock();
   jump(header, stmt->range());
   current = header;
-  Instr *test = buildExpr(stmt->test);
-  if (!test) {
-    sealBlock(header);
-    sealBlock(body);
-    sealBlock(orelse);
-    sealBlock(exit);
-    current = exit;
-    return;
-  }
-  branch(truth(test, stmt->test->range()), body, orelse, stmt->test->range());
+  buildCondition(stmt->test, body, orelse);
   sealBlock(body);
   current = body;
   loops.push_back({header, exit});
@@ -1062,7 +1170,10 @@ Instr *SSABuilder::buildBinary(const BinaryExpr *binary) {
   Instr *rhs = lhs ? buildExpr(binary->rhs) : nullptr;
   if (!rhs)
     return nullptr;
-  if (lhs->op == Op::Constant && lhs->fromLiteral && rhs->op == Op::Constant && rhs->fromLiteral) {
+  // Only literals fold, as in CPython: `x + 1` stays an addition even where
+  // x holds a literal.
+  if (lhs->op == Op::Constant && lhs->fromLiteral && !isa<NameExpr>(binary->lhs) &&
+      rhs->op == Op::Constant && rhs->fromLiteral && !isa<NameExpr>(binary->rhs)) {
     FoldResult folded = foldBinary(binary->op, *lhs->constant, *rhs->constant, types);
     if (folded.value)
       return emitConstant(std::move(*folded.value), binary->range(), true);
@@ -1076,7 +1187,7 @@ Instr *SSABuilder::buildUnary(const UnaryExpr *unary) {
   Instr *operand = buildExpr(unary->operand);
   if (!operand)
     return nullptr;
-  if (operand->op == Op::Constant && operand->fromLiteral) {
+  if (operand->op == Op::Constant && operand->fromLiteral && !isa<NameExpr>(unary->operand)) {
     FoldResult folded = foldUnary(unary->op, *operand->constant, types);
     if (folded.value)
       return emitConstant(std::move(*folded.value), unary->range(), true);
@@ -1106,6 +1217,7 @@ Instr *SSABuilder::buildCompare(const CompareExpr *compare) {
       return nullptr;
     Instr *instr = emit(Op::Compare, compare->range(), {left, right});
     instr->compareOp = compare->ops[0];
+    noteConstantComparison(instr, compare->left, compare->comparators[0]);
     return instr;
   }
   // a < b < c: b is evaluated once and c only if a < b.
@@ -1117,6 +1229,8 @@ Instr *SSABuilder::buildCompare(const CompareExpr *compare) {
       return nullptr;
     Instr *test = emit(Op::Compare, compare->range(), {left, right});
     test->compareOp = compare->ops[i];
+    noteConstantComparison(test, i == 0 ? compare->left : compare->comparators[i - 1],
+                           compare->comparators[i]);
     bindVariable(result, current, test);
     if (i + 1 == compare->ops.size()) {
       jump(join, compare->range());
@@ -1140,18 +1254,25 @@ Instr *SSABuilder::buildBoolOp(const BoolOpExpr *boolOp) {
   std::string result =
       (boolOp->op == BoolOpKind::And ? "$and" : "$or") + std::to_string(hiddenCounter++);
   Block *join = newBlock();
+  bool isAnd = boolOp->op == BoolOpKind::And;
   for (size_t i = 0; i < boolOp->values.size(); ++i) {
     Instr *value = buildExpr(boolOp->values[i]);
     if (!value)
       return nullptr;
+    bool last = i + 1 == boolOp->values.size();
+    // CPython's peephole optimizer decides a constant operand: `False and
+    // y` is False and `y` is never compiled; `True and y` is `y`.
+    bool constant = value->op == Op::Constant && value->fromLiteral;
+    if (constant && !last && value->constant->truthy() == isAnd)
+      continue;
     bindVariable(result, current, value);
-    if (i + 1 == boolOp->values.size()) {
+    if (last || constant) {
       jump(join, boolOp->range());
       break;
     }
     Block *next = newBlock();
     Instr *test = truth(value, boolOp->values[i]->range());
-    if (boolOp->op == BoolOpKind::And)
+    if (isAnd)
       branch(test, next, join, boolOp->range());
     else
       branch(test, join, next, boolOp->range());
@@ -1164,14 +1285,11 @@ Instr *SSABuilder::buildBoolOp(const BoolOpExpr *boolOp) {
 }
 
 Instr *SSABuilder::buildIfExp(const IfExpExpr *ifExp) {
-  Instr *test = buildExpr(ifExp->test);
-  if (!test)
-    return nullptr;
   std::string result = "$ifexp" + std::to_string(hiddenCounter++);
   Block *thenBlock = newBlock();
   Block *elseBlock = newBlock();
   Block *join = newBlock();
-  branch(truth(test, ifExp->test->range()), thenBlock, elseBlock, ifExp->test->range());
+  buildCondition(ifExp->test, thenBlock, elseBlock);
   sealBlock(thenBlock);
   sealBlock(elseBlock);
   current = thenBlock;

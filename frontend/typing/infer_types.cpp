@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "frontend/resolve/constant_folding.h"
 #include "frontend/typing/overloads.h"
 #include "frontend/typing/type_inference.h"
 #include "frontend/typing/typing_rules.h"
@@ -356,8 +357,20 @@ Typing FunctionTyper::typeInstr(const Instr *instr) {
     return typing::binaryOperator(types, instr->binaryOp, operandType(0), operandType(1));
   case Op::Unary:
     return typing::unaryOperator(types, instr->unaryOp, operandType(0));
-  case Op::Compare:
-    return typing::compareOperator(types, instr->compareOp, operandType(0), operandType(1));
+  case Op::Compare: {
+    Typing typed = typing::compareOperator(types, instr->compareOp, operandType(0), operandType(1));
+    // Numba's dead-branch pruning evaluates comparisons of constants before
+    // typing: a branch on one is decided (decidedSuccessor).
+    if (typed && instr->decidable && typed->kind == Resolution::Kind::Operator)
+      if (FoldResult folded = foldCompare(instr->compareOp, *instr->operands[0]->constant,
+                                          *instr->operands[1]->constant);
+          folded.value) {
+        Resolution decided = Resolution::make(Resolution::Kind::Constant, types.boolean());
+        decided.constant = std::move(*folded.value);
+        return decided;
+      }
+    return typed;
+  }
   case Op::Truth:
     return typing::truth(types, operandType(0));
   case Op::GetAttr: {
@@ -629,16 +642,17 @@ const ssa::Block *Specialization::decidedSuccessor(const ssa::Block &block) cons
     const Resolution &resolution = resolutions[condition->id];
     if (resolution.kind == Resolution::Kind::Constant && resolution.constant)
       return resolution.constant->truthy() ? terminator.target : terminator.falseTarget;
-    // A condition that is a constant (a literal, folded as CPython folds
-    // it, or a module global) decides the branch too: CPython compiles
-    // `if False:` and `a if True else b` without the other side, and
-    // Numba's dead-branch pruning drops it for global constants, so its
-    // assignments never reach a merge's type.
-    if (condition->op == ssa::Op::Constant && condition->constant)
-      return condition->constant->truthy() ? terminator.target : terminator.falseTarget;
     if (condition->op != ssa::Op::Truth)
       return nullptr;
-    condition = condition->operands[0];
+    // bool() of a constant Numba's dead-branch pruning sees (a module
+    // constant, a local assigned a constant once) decides the branch, so
+    // the other side's assignments never reach a merge's type. (CPython
+    // itself drops the other side of a literal condition: SSA construction
+    // never builds it.)
+    const ssa::Instr *operand = condition->operands[0];
+    if (condition->decidable && operand->op == ssa::Op::Constant && operand->constant)
+      return operand->constant->truthy() ? terminator.target : terminator.falseTarget;
+    condition = operand;
   }
   return nullptr;
 }

@@ -1,0 +1,42 @@
+# Found by the differential campaign (seed 4579: Kiln computed in int64 what
+# Numba computes in uint32), then reduced by hand. Numba's dead-branch
+# pruning evaluates a comparison of constants before typing: in
+# `x % x if -1099511627776 >= -5 != x else np.uint32(x)` the first
+# comparison is False, so only np.uint32(x) is typed and `~` inverts a
+# uint32. A local assigned once counts as a constant; one assigned twice
+# does not.
+import numpy as np
+from numba import cuda
+
+
+@cuda.jit(device=True)
+def pruned_ternary(p0):
+    p0 = -18
+    p0 = ((p0 % p0) if (-1099511627776 >= -5 != p0) else np.uint32(p0))
+    p0 = ~p0
+    return abs(p0)
+
+
+@cuda.jit(device=True)
+def once_assigned(v):
+    limit = 3
+    if limit > 5:
+        v = 1.5
+    return ~v
+
+
+@cuda.jit(device=True)
+def twice_assigned(v):
+    limit = 3
+    if limit > 5:
+        v = 1
+    limit = 4
+    return v + limit
+
+
+@cuda.jit("void(int8[:], uint16[:], int32[:], int64[:], uint64[:], float32[:], float64[:], int64[:], float64[:], int64[:], float64[:])")
+def kernel(a_i8, a_u16, a_i32, a_i64, a_u64, a_f32, a_f64, out_i, out_f, s_i, s_f):
+    t = cuda.grid(1)
+    out_i[t * 4 + 0] = pruned_ternary(a_i64[t])
+    out_i[t * 4 + 1] = once_assigned(a_i32[t])
+    out_f[t * 4 + 0] = twice_assigned(a_f32[t])
