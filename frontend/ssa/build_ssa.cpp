@@ -721,7 +721,10 @@ void SSABuilder::buildCondition(const Expr *test, Block *ifTrue, Block *ifFalse)
     buildCondition(ifExp->orelse, ifTrue, ifFalse);
     return;
   }
-  if (const auto *compare = dyn_cast<CompareExpr>(test); compare && compare->ops.size() > 1) {
+  const auto *compare = dyn_cast<CompareExpr>(test);
+  if (compare && compare->ops.size() > 1 && llvm::none_of(compare->ops, [](CompareOp op) {
+        return op == CompareOp::In || op == CompareOp::NotIn; // buildCompare reports these
+      })) {
     // a < b < c jumps to ifFalse as soon as one comparison fails.
     Instr *left = buildExpr(compare->left);
     for (size_t i = 0; left && i < compare->ops.size(); ++i) {
