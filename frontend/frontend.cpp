@@ -155,7 +155,7 @@ std::unique_ptr<CheckedModule> checkSource(llvm::StringRef path, std::string con
 
   std::vector<ExternalSignature> external;
   if (options.readPyproject)
-    external = readPyprojectSignatures(path, options.moduleName, checked->sources, checked->diags);
+    external = readBuildSignatures(path, options.moduleName, checked->sources, checked->diags);
   llvm::Expected<std::vector<ExternalSignature>> flags =
       parseSignatureFlags(options.signatureFlags, checked->sources);
   if (!flags) {

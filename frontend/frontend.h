@@ -33,7 +33,8 @@ struct FrontendOptions {
   std::string moduleName;
   /// `--signature NAME=SIGNATURE` values.
   std::vector<std::string> signatureFlags;
-  /// Read [tool.kiln.signatures] from the nearest pyproject.toml.
+  /// Read signatures from the nearest pyproject.toml ([tool.kiln.signatures])
+  /// and kiln-signatures.toml ([signatures]).
   bool readPyproject = true;
   /// Whether a kernel without any signature is an error. In development,
   /// kiln.cuda.jit specializes kernels on demand, building the module with

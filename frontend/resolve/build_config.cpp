@@ -2,6 +2,7 @@
 
 #include "frontend/resolve/build_config.h"
 
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
@@ -14,14 +15,14 @@ namespace kiln {
 
 namespace {
 
-/// The nearest pyproject.toml at or above the directory of `path`.
-std::string findPyproject(llvm::StringRef path) {
+/// The nearest file called `name` at or above the directory of `path`.
+std::string findUpwards(llvm::StringRef path, llvm::StringRef name) {
   llvm::SmallString<256> directory(path);
   llvm::sys::fs::make_absolute(directory);
   llvm::sys::path::remove_filename(directory);
   while (!directory.empty()) {
     llvm::SmallString<256> candidate(directory);
-    llvm::sys::path::append(candidate, "pyproject.toml");
+    llvm::sys::path::append(candidate, name);
     if (llvm::sys::fs::is_regular_file(candidate))
       return candidate.str().str();
     llvm::StringRef parent = llvm::sys::path::parent_path(directory);
@@ -32,24 +33,20 @@ std::string findPyproject(llvm::StringRef path) {
   return "";
 }
 
-} // namespace
-
-std::vector<ExternalSignature> readPyprojectSignatures(llvm::StringRef modulePath,
-                                                       llvm::StringRef moduleName,
-                                                       SourceManager &sources,
-                                                       DiagnosticEngine &diags) {
-  std::vector<ExternalSignature> result;
-  std::string path = findPyproject(modulePath);
-  if (path.empty())
-    return result;
+/// Reads the signatures table `tablePath` ("tool.kiln.signatures") of the
+/// TOML file at `path` into `result`.
+void readSignatureTable(const std::string &path, llvm::ArrayRef<llvm::StringRef> tablePath,
+                        llvm::StringRef moduleName, SourceManager &sources, DiagnosticEngine &diags,
+                        std::vector<ExternalSignature> &result) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer) {
     diags.report(DiagID::warn_pyproject_unreadable, SourceRange(),
                  {path, buffer.getError().message()});
-    return result;
+    return;
   }
   uint32_t file = sources.addFile(path, (*buffer)->getBuffer().str());
   llvm::StringRef contents = sources.contents(file);
+  std::string tableName = llvm::join(tablePath, ".");
   toml::parse_result parsed = toml::parse(std::string_view(contents.data(), contents.size()), path);
   if (!parsed) {
     const toml::parse_error &error = parsed.error();
@@ -57,14 +54,17 @@ std::vector<ExternalSignature> readPyprojectSignatures(llvm::StringRef modulePat
     uint32_t column = std::max<uint32_t>(1, static_cast<uint32_t>(error.source().begin.column));
     SourceLoc at{file, sources.lineStart(file, line) + column - 1};
     diags.report(DiagID::err_pyproject_syntax, SourceRange(at, at),
-                 {std::string(error.description())});
-    return result;
+                 {llvm::sys::path::filename(path).str(), std::string(error.description())});
+    return;
   }
-  const toml::table &root = parsed.table();
-  const toml::table *signatures = root["tool"]["kiln"]["signatures"].as_table();
+  const toml::node *tableNode = &parsed.table();
+  for (llvm::StringRef key : tablePath) {
+    const toml::table *parent = tableNode ? tableNode->as_table() : nullptr;
+    tableNode = parent ? parent->get(std::string_view(key.data(), key.size())) : nullptr;
+  }
+  const toml::table *signatures = tableNode ? tableNode->as_table() : nullptr;
   if (!signatures)
-    return result;
-
+    return;
   auto offsetOf = [&](const toml::source_position &position) -> uint32_t {
     uint32_t line = std::max<uint32_t>(1, static_cast<uint32_t>(position.line));
     return sources.lineStart(file, line) + static_cast<uint32_t>(position.column) - 1;
@@ -85,7 +85,7 @@ std::vector<ExternalSignature> readPyprojectSignatures(llvm::StringRef modulePat
     result.push_back({function, own, 0, static_cast<uint32_t>(text.size()), origin});
   };
 
-  std::string origin = "[tool.kiln.signatures] in " + path;
+  std::string origin = "[" + tableName + "] in " + path;
   // Qualified keys for this module take precedence over plain names.
   std::map<std::string, std::pair<std::string, const toml::node *>> chosen;
   for (const auto &[key, node] : *signatures) {
@@ -112,14 +112,32 @@ std::vector<ExternalSignature> readPyprojectSignatures(llvm::StringRef modulePat
           locate(item, itemText->get(), origin, function);
         } else {
           SourceLoc at{file, offsetOf(item.source().begin)};
-          diags.report(DiagID::err_pyproject_signature_type, SourceRange(at, at), {entry.first});
+          diags.report(DiagID::err_pyproject_signature_type, SourceRange(at, at),
+                       {tableName, entry.first});
         }
       }
     } else {
       SourceLoc at{file, offsetOf(node.source().begin)};
-      diags.report(DiagID::err_pyproject_signature_type, SourceRange(at, at), {entry.first});
+      diags.report(DiagID::err_pyproject_signature_type, SourceRange(at, at),
+                   {tableName, entry.first});
     }
   }
+}
+
+} // namespace
+
+std::vector<ExternalSignature> readBuildSignatures(llvm::StringRef modulePath,
+                                                   llvm::StringRef moduleName,
+                                                   SourceManager &sources,
+                                                   DiagnosticEngine &diags) {
+  std::vector<ExternalSignature> result;
+  // Without a dotted name, the module is known by its file's.
+  std::string name =
+      moduleName.empty() ? llvm::sys::path::stem(modulePath).str() : moduleName.str();
+  if (std::string pyproject = findUpwards(modulePath, "pyproject.toml"); !pyproject.empty())
+    readSignatureTable(pyproject, {"tool", "kiln", "signatures"}, name, sources, diags, result);
+  if (std::string recorded = findUpwards(modulePath, "kiln-signatures.toml"); !recorded.empty())
+    readSignatureTable(recorded, {"signatures"}, name, sources, diags, result);
   return result;
 }
 

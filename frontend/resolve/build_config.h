@@ -7,7 +7,9 @@
 //   add = "void(float32[:], float32[:], float32[:])"
 //   "pkg.kernels.scale" = ["void(float32[:], float32)", "void(float64[:], float64)"]
 //
-// or `--signature 'add=void(float32[:], float32[:], float32[:])'`. A key is
+// from kiln-signatures.toml, where recorded runs write them (its [signatures]
+// table, same form), or `--signature 'add=void(float32[:], float32[:],
+// float32[:])'`. A key is
 // a function name, or a module-qualified one that applies only to that
 // module. Each signature's text is registered with the SourceManager so
 // that diagnostics point into pyproject.toml or the command line.
@@ -25,13 +27,14 @@
 namespace kiln {
 
 /// Reads [tool.kiln.signatures] from the pyproject.toml nearest to
-/// `modulePath` (searching upwards), keeping entries for `moduleName` (a
-/// dotted name; may be empty) and unqualified ones. Reports malformed files
-/// through `diags`; a missing pyproject.toml is no error.
-std::vector<ExternalSignature> readPyprojectSignatures(llvm::StringRef modulePath,
-                                                       llvm::StringRef moduleName,
-                                                       SourceManager &sources,
-                                                       DiagnosticEngine &diags);
+/// `modulePath` and [signatures] from the nearest kiln-signatures.toml (the
+/// file recorded runs write; both searched upwards), keeping unqualified
+/// entries and those qualified with `moduleName` (a dotted name; empty: the
+/// file's stem). Reports malformed files through `diags`; missing ones are
+/// no error.
+std::vector<ExternalSignature> readBuildSignatures(llvm::StringRef modulePath,
+                                                   llvm::StringRef moduleName,
+                                                   SourceManager &sources, DiagnosticEngine &diags);
 
 /// Parses `--signature NAME=SIGNATURE` values.
 llvm::Expected<std::vector<ExternalSignature>>

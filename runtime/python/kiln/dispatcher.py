@@ -28,6 +28,7 @@ import shutil
 import tempfile
 import threading
 
+from kiln import signature_file
 from kiln._typeof import UntypableArgument, signature_type
 
 
@@ -194,7 +195,16 @@ class LazyKernel:
             if kernel is None:
                 kernel = self._compile(signature)
                 self._compiled[signature] = kernel
+                if not self._declared:
+                    signature_file.record(self._qualified_name(), signature)
             return kernel
+
+    def _qualified_name(self):
+        """`pkg.kernels.scale`: the key of the signatures file."""
+        module = self.__module__
+        if module == "__main__":
+            module = pathlib.Path(self._builds.path).stem
+        return f"{module}.{self.__name__}"
 
     def _compile(self, signature):
         """The kernel object holding a specialization for `signature`.
@@ -211,7 +221,7 @@ class LazyKernel:
                 f"kernel '{self.__name__}' has no specialization for {signature[4:]}, and Kiln's "
                 "compiler is not installed to compile one. Add the signature to the package's "
                 "build, under [tool.kiln.signatures] in pyproject.toml:\n"
-                f'    "{self.__module__}.{self.__name__}" = ["{signature}"]')
+                f'    "{self._qualified_name()}" = ["{signature}"]')
         request = None if self._declared else f"{self.__name__}={signature}"
         return getattr(self._builds.module_with(request), self.__name__)
 
