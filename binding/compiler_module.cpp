@@ -103,7 +103,7 @@ bool toStrings(PyObject *sequence, const char *what, std::vector<std::string> &o
 
 PyObject *buildModule(PyObject *, PyObject *args, PyObject *kwargs) {
   static const char *keywords[] = {
-      "file",       "output_dir", "module_name", "arch",     "signatures", "signatures_required",
+      "file",       "output_dir", "module_name", "arch",     "signatures", "module_stays_python",
       "ext_suffix", "jobs",       "cache_dir",   "no_cache", nullptr};
   const char *file = nullptr;
   const char *outputDirectory = nullptr;
@@ -113,11 +113,11 @@ PyObject *buildModule(PyObject *, PyObject *args, PyObject *kwargs) {
   const char *extensionSuffix = nullptr;
   unsigned jobs = 0;
   const char *cacheDirectory = nullptr;
-  int signaturesRequired = 1;
+  int moduleStaysPython = 0;
   int noCache = 0;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ss|$zzOpzIzp:build_module",
                                    const_cast<char **>(keywords), &file, &outputDirectory,
-                                   &moduleName, &arch, &signatures, &signaturesRequired,
+                                   &moduleName, &arch, &signatures, &moduleStaysPython,
                                    &extensionSuffix, &jobs, &cacheDirectory, &noCache))
     return nullptr;
 
@@ -127,7 +127,7 @@ PyObject *buildModule(PyObject *, PyObject *args, PyObject *kwargs) {
   options.emit = pipeline::EmitKind::Module;
   options.jobs = jobs;
   options.cache.disabled = noCache != 0;
-  options.kernelsNeedSignatures = signaturesRequired != 0;
+  options.moduleStaysPython = moduleStaysPython != 0;
   if (moduleName)
     options.moduleName = moduleName;
   if (arch)
@@ -194,14 +194,14 @@ PyMethodDef methods[] = {
     {"build_module", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(buildModule)),
      METH_VARARGS | METH_KEYWORDS,
      "build_module(file, output_dir, *, module_name=None, arch=None, signatures=None,\n"
-     "             signatures_required=True, ext_suffix=None, jobs=0, cache_dir=None,\n"
+     "             module_stays_python=False, ext_suffix=None, jobs=0, cache_dir=None,\n"
      "             no_cache=False) -> list[str]\n\n"
      "Builds the kernel module `file` into a Python extension module in `output_dir`,\n"
      "as `kiln build FILE --module NAME` does, and returns the paths written. The\n"
      "module is for this interpreter unless `ext_suffix` names another. With\n"
-     "signatures_required=False, a kernel without signatures is no error: it gets\n"
-     "no specialization. Raises\n"
-     "CompileError with Kiln's diagnostics when the module does not build."},
+     "module_stays_python=True, the module is one that also runs as Python (host\n"
+     "code beside its kernels is skipped; a kernel without signatures gets none).\n"
+     "Raises CompileError with Kiln's diagnostics when the module does not build."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef moduleDefinition = {PyModuleDef_HEAD_INIT,

@@ -168,7 +168,7 @@ std::unique_ptr<CheckedModule> checkSource(llvm::StringRef path, std::string con
   checked->loader = std::make_unique<PreludeLoader>(*checked);
   checked->scope = ModuleScope::build(checked->module, checked->sources, checked->astContext,
                                       checked->types, checked->diags, external,
-                                      checked->loader.get(), options.kernelsNeedSignatures);
+                                      checked->loader.get(), options.moduleStaysPython);
   checked->inference =
       std::make_unique<TypeInference>(*checked->scope, checked->types, checked->diags);
   typeModule(*checked, options);

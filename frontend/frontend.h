@@ -36,10 +36,13 @@ struct FrontendOptions {
   /// Read signatures from the nearest pyproject.toml ([tool.kiln.signatures])
   /// and kiln-signatures.toml ([signatures]).
   bool readPyproject = true;
-  /// Whether a kernel without any signature is an error. In development,
-  /// kiln.cuda.jit specializes kernels on demand, building the module with
-  /// the signatures its calls have asked for so far.
-  bool kernelsNeedSignatures = true;
+  /// Whether the module stays Python source beside its build, as where
+  /// kiln.cuda.jit specializes kernels on demand in development: then host
+  /// code may sit beside the kernels (Kiln skips it, and kernels cannot use
+  /// what it computes), and a kernel without any signature simply has no
+  /// specialization yet. Otherwise the built module replaces the source
+  /// (`kiln build --module`), which may hold only what Kiln compiles.
+  bool moduleStaysPython = false;
   /// Dtypes a @cuda.reduce is compiled for when no signature names them.
   std::vector<std::string> defaultReductionTypes = {"int32", "int64", "float32", "float64"};
 };

@@ -17,9 +17,8 @@ struct BuildOptions {
   std::string file;
   std::string moduleName;
   std::vector<std::string> signatures;
-  /// Whether a kernel without any signature is an error; see
-  /// FrontendOptions::kernelsNeedSignatures.
-  bool kernelsNeedSignatures = true;
+  /// See FrontendOptions::moduleStaysPython.
+  bool moduleStaysPython = false;
   EmitKind emit = EmitKind::Fatbin;
   /// EmitKind::Module: the Python whose EXT_SUFFIX names the module
   /// (empty: python3 on $PATH), unless `extensionSuffix` is given.

@@ -313,7 +313,7 @@ llvm::Error typeSource(const BuildOptions &options, BuildReporter &reporter, Bui
   FrontendOptions frontendOptions;
   frontendOptions.moduleName = options.moduleName;
   frontendOptions.signatureFlags = options.signatures;
-  frontendOptions.kernelsNeedSignatures = options.kernelsNeedSignatures;
+  frontendOptions.moduleStaysPython = options.moduleStaysPython;
   llvm::Expected<std::unique_ptr<CheckedModule>> checked =
       checkModule(options.file, frontendOptions);
   if (!checked)

@@ -258,6 +258,9 @@ std::optional<ModuleValue> ModuleEvaluator::evaluateName(const NameExpr *name) {
       if (!value->ignoredImport().empty())
         diags.report(DiagID::err_ignored_import_used, name->range(),
                      {name->id, value->ignoredImport()});
+      else if (!value->hostDescription().empty())
+        diags.report(DiagID::err_host_value_used, name->range(),
+                     {name->id, value->hostDescription()});
       return std::nullopt; // otherwise its definition was reported
     }
     return *value;

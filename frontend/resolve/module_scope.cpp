@@ -7,6 +7,8 @@
 
 #include <llvm/ADT/StringSet.h>
 
+#include <functional>
+
 namespace kiln {
 
 using namespace ast;
@@ -85,6 +87,12 @@ ModuleValue ModuleValue::invalid(std::string importedModule) {
   return v;
 }
 
+ModuleValue ModuleValue::hostValue(std::string description) {
+  ModuleValue v(Kind::Invalid);
+  v.hostPart = std::move(description);
+  return v;
+}
+
 std::string ModuleValue::describe() const {
   switch (valueKind) {
   case Kind::Constant:
@@ -109,6 +117,8 @@ std::string ModuleValue::describe() const {
   case Kind::Decorator:
     return "decorator '" + symbolPart->displayName() + "'";
   case Kind::Invalid:
+    if (!hostPart.empty())
+      return hostPart;
     return importPart.empty() ? "an invalid definition" : "module '" + importPart + "'";
   }
   return "value";
@@ -154,10 +164,11 @@ const FunctionDecl *ModuleScope::function(llvm::StringRef name) const {
 class ModuleScopeBuilder {
 public:
   ModuleScopeBuilder(ModuleScope &scope, SourceManager &sources, AstContext &astContext,
-                     TypeContext &types, DiagnosticEngine &diags, bool kernelsNeedSignatures)
+                     TypeContext &types, DiagnosticEngine &diags, bool moduleStaysPython)
       : scope(scope), diags(diags), types(types),
-        evaluator(scope, sources, astContext, types, diags),
-        kernelsNeedSignatures(kernelsNeedSignatures) {}
+        evaluator(scope, sources, astContext, types, diags), hostDiags(sources),
+        hostEvaluator(scope, sources, astContext, types, hostDiags),
+        moduleStaysPython(moduleStaysPython) {}
 
   void run(const Module &module, llvm::ArrayRef<ExternalSignature> externalSignatures);
 
@@ -175,27 +186,36 @@ private:
   bool readVectorizeDecorator(FunctionDecl &decl, const CallExpr *call, bool isCudaVectorize);
   void handleDeclareDevice(const Stmt *stmt, llvm::StringRef name, const CallExpr *call);
   void reportTopLevel(const Stmt *stmt);
+  /// A statement Kiln does not run, in a module that stays Python: what it
+  /// binds is host code's.
+  void skipHostStatement(const Stmt *stmt);
+  void bindHostNames(const Stmt *stmt, llvm::StringRef description);
+  /// Evaluates an assignment's value; in a module that stays Python, a value
+  /// Kiln cannot evaluate is no error but host code's (none is returned).
+  std::optional<ModuleValue> evaluateAssigned(const Expr *value);
   void attachExternalSignatures(llvm::ArrayRef<ExternalSignature> externalSignatures);
 
   ModuleScope &scope;
   DiagnosticEngine &diags;
   TypeContext &types;
   ModuleEvaluator evaluator;
-  /// False where kernels are specialized on demand (kiln.cuda.jit in
-  /// development): a kernel without a signature then has no
-  /// specialization yet, and that is no error.
-  bool kernelsNeedSignatures;
+  /// Where evaluating host code's assignments reports what Kiln cannot
+  /// evaluate, which then is no error.
+  DiagnosticEngine hostDiags;
+  ModuleEvaluator hostEvaluator;
+  /// See FrontendOptions::moduleStaysPython.
+  bool moduleStaysPython;
 };
 
 std::unique_ptr<ModuleScope>
 ModuleScope::build(const Module &module, SourceManager &sources, AstContext &astContext,
                    TypeContext &types, DiagnosticEngine &diags,
                    llvm::ArrayRef<ExternalSignature> externalSignatures, ModuleLoader *loader,
-                   bool kernelsNeedSignatures) {
+                   bool moduleStaysPython) {
   auto scope = std::unique_ptr<ModuleScope>(new ModuleScope());
   scope->fileId = module.file;
   scope->loader = loader;
-  ModuleScopeBuilder(*scope, sources, astContext, types, diags, kernelsNeedSignatures)
+  ModuleScopeBuilder(*scope, sources, astContext, types, diags, moduleStaysPython)
       .run(module, externalSignatures);
   return scope;
 }
@@ -254,15 +274,18 @@ void ModuleScopeBuilder::run(const Module &module,
       const auto *aug = cast<AugAssignStmt>(stmt);
       const auto *name = dyn_cast<NameExpr>(aug->target);
       if (!name) {
-        reportTopLevel(stmt);
+        moduleStaysPython ? skipHostStatement(stmt) : reportTopLevel(stmt);
         break;
       }
       // On failure (reported) the name stays defined, so that its uses add
       // no errors.
-      std::optional<ModuleValue> lhs = evaluator.evaluate(aug->target);
-      std::optional<ModuleValue> rhs = lhs ? evaluator.evaluate(aug->value) : std::nullopt;
+      std::optional<ModuleValue> lhs = evaluateAssigned(aug->target);
+      std::optional<ModuleValue> rhs = lhs ? evaluateAssigned(aug->value) : std::nullopt;
       if (!lhs || !rhs) {
-        bind(name->id, ModuleValue::invalid(), stmt->range());
+        bind(name->id,
+             moduleStaysPython ? ModuleValue::hostValue("a value computed at import")
+                               : ModuleValue::invalid(),
+             stmt->range());
         break;
       }
       if (lhs->kind() != ModuleValue::Kind::Constant ||
@@ -292,16 +315,103 @@ void ModuleScopeBuilder::run(const Module &module,
       if (const auto *literal = dyn_cast<StringLiteralExpr>(cast<ExprStmt>(stmt)->value);
           literal && !literal->isFormatted)
         break;
-      reportTopLevel(stmt);
+      moduleStaysPython ? skipHostStatement(stmt) : reportTopLevel(stmt);
       break;
     case Stmt::Kind::Pass:
       break;
     default:
-      reportTopLevel(stmt);
+      moduleStaysPython ? skipHostStatement(stmt) : reportTopLevel(stmt);
       break;
     }
   }
   attachExternalSignatures(externalSignatures);
+}
+
+void ModuleScopeBuilder::skipHostStatement(const Stmt *stmt) {
+  if (const auto *cls = dyn_cast<ClassDefStmt>(stmt)) {
+    bind(cls->name, ModuleValue::hostValue("a class"), cls->nameRange);
+    return;
+  }
+  bindHostNames(stmt, "a value");
+}
+
+/// Binds what `stmt` assigns at module level (in nested blocks too: an
+/// `if` at module level assigns module globals) as host code's.
+void ModuleScopeBuilder::bindHostNames(const Stmt *stmt, llvm::StringRef description) {
+  std::function<void(const Expr *)> bindTarget = [&](const Expr *target) {
+    if (const auto *name = dyn_cast<NameExpr>(target))
+      bind(name->id, ModuleValue::hostValue(description.str()), target->range());
+    else if (const auto *tuple = dyn_cast<SequenceExpr>(target))
+      for (const Expr *element : tuple->elements)
+        bindTarget(element);
+    else if (const auto *starred = dyn_cast<StarredExpr>(target))
+      bindTarget(starred->value);
+  };
+  switch (stmt->kind()) {
+  case Stmt::Kind::Assign:
+    for (const Expr *target : cast<AssignStmt>(stmt)->targets)
+      bindTarget(target);
+    break;
+  case Stmt::Kind::AugAssign:
+    bindTarget(cast<AugAssignStmt>(stmt)->target);
+    break;
+  case Stmt::Kind::AnnAssign:
+    bindTarget(cast<AnnAssignStmt>(stmt)->target);
+    break;
+  case Stmt::Kind::FunctionDef:
+    bind(cast<FunctionDefStmt>(stmt)->name,
+         ModuleValue::hostValue("a function Kiln does not compile"),
+         cast<FunctionDefStmt>(stmt)->nameRange);
+    break;
+  case Stmt::Kind::ClassDef:
+    bind(cast<ClassDefStmt>(stmt)->name, ModuleValue::hostValue("a class"),
+         cast<ClassDefStmt>(stmt)->nameRange);
+    break;
+  case Stmt::Kind::Import:
+    for (const ImportAlias &alias : cast<ImportStmt>(stmt)->names)
+      bind(alias.asName.empty() ? alias.name.split('.').first : alias.asName,
+           ModuleValue::hostValue("a module"), alias.range);
+    break;
+  case Stmt::Kind::ImportFrom:
+    for (const ImportAlias &alias : cast<ImportFromStmt>(stmt)->names)
+      bind(alias.asName.empty() ? alias.name : alias.asName,
+           ModuleValue::hostValue(description.str()), alias.range);
+    break;
+  case Stmt::Kind::For: {
+    const auto *loop = cast<ForStmt>(stmt);
+    bindTarget(loop->target);
+    for (const Stmt *child : loop->body)
+      bindHostNames(child, description);
+    for (const Stmt *child : loop->orelse)
+      bindHostNames(child, description);
+    break;
+  }
+  case Stmt::Kind::While:
+    for (const Stmt *child : cast<WhileStmt>(stmt)->body)
+      bindHostNames(child, description);
+    for (const Stmt *child : cast<WhileStmt>(stmt)->orelse)
+      bindHostNames(child, description);
+    break;
+  case Stmt::Kind::If:
+    for (const Stmt *child : cast<IfStmt>(stmt)->body)
+      bindHostNames(child, description);
+    for (const Stmt *child : cast<IfStmt>(stmt)->orelse)
+      bindHostNames(child, description);
+    break;
+  case Stmt::Kind::With:
+  case Stmt::Kind::Try:
+    for (const Stmt *child : cast<BlockStmt>(stmt)->body)
+      bindHostNames(child, description);
+    break;
+  default:
+    break;
+  }
+}
+
+std::optional<ModuleValue> ModuleScopeBuilder::evaluateAssigned(const Expr *value) {
+  if (!moduleStaysPython)
+    return evaluator.evaluate(value);
+  return hostEvaluator.evaluate(value);
 }
 
 void ModuleScopeBuilder::reportTopLevel(const Stmt *stmt) {
@@ -327,7 +437,8 @@ void ModuleScopeBuilder::handleImport(const ImportStmt *import) {
   for (const ImportAlias &alias : import->names) {
     const Symbol *module = builtins.lookup(alias.name);
     if (!module || module->kind != Symbol::Kind::Module) {
-      diags.report(DiagID::warn_import_ignored, alias.range, {alias.name});
+      if (!moduleStaysPython) // host code's import: no news
+        diags.report(DiagID::warn_import_ignored, alias.range, {alias.name});
       if (!alias.asName.empty()) {
         bind(alias.asName, ModuleValue::invalid(alias.name.str()), alias.range);
         continue;
@@ -359,7 +470,8 @@ void ModuleScopeBuilder::handleImportFrom(const ImportFromStmt *import) {
   const Symbol *module = import->level == 0 ? builtins.lookup(import->module) : nullptr;
   if (!module || module->kind != Symbol::Kind::Module) {
     std::string moduleName = std::string(import->level, '.') + import->module.str();
-    diags.report(DiagID::warn_import_ignored, import->moduleRange, {moduleName});
+    if (!moduleStaysPython)
+      diags.report(DiagID::warn_import_ignored, import->moduleRange, {moduleName});
     for (const ImportAlias &alias : import->names)
       bind(alias.asName.empty() ? alias.name : alias.asName,
            ModuleValue::invalid(moduleName + "." + alias.name.str()), alias.range);
@@ -378,8 +490,9 @@ void ModuleScopeBuilder::handleImportFrom(const ImportFromStmt *import) {
         bind(boundName, ModuleValue::function(imported), alias.range);
         continue;
       }
-      diags.report(DiagID::warn_import_name_ignored, alias.range,
-                   {alias.name, module->qualifiedName});
+      if (!moduleStaysPython)
+        diags.report(DiagID::warn_import_name_ignored, alias.range,
+                     {alias.name, module->qualifiedName});
       bind(boundName, ModuleValue::invalid(module->qualifiedName.str() + "." + alias.name.str()),
            alias.range);
       continue;
@@ -391,11 +504,13 @@ void ModuleScopeBuilder::handleImportFrom(const ImportFromStmt *import) {
 void ModuleScopeBuilder::handleAssign(const Stmt *stmt, const Expr *target, const Expr *value) {
   if (const auto *name = dyn_cast<NameExpr>(target)) {
     // fn = cuda.declare_device('symbol', 'signature')
+    ModuleValue unknown = moduleStaysPython
+                              ? ModuleValue::hostValue("a value computed at import")
+                              : ModuleValue::invalid(); // reported; its uses add no errors
     if (const auto *call = dyn_cast<CallExpr>(value)) {
-      std::optional<ModuleValue> callee = evaluator.evaluate(call->callee);
+      std::optional<ModuleValue> callee = evaluateAssigned(call->callee);
       if (!callee) {
-        // Reported; the name exists, so that its uses add no errors.
-        bind(name->id, ModuleValue::invalid(), stmt->range());
+        bind(name->id, unknown, stmt->range());
         return;
       }
       if (callee->kind() == ModuleValue::Kind::Symbol &&
@@ -405,17 +520,21 @@ void ModuleScopeBuilder::handleAssign(const Stmt *stmt, const Expr *target, cons
         return;
       }
     }
-    std::optional<ModuleValue> result = evaluator.evaluate(value);
-    bind(name->id, result ? std::move(*result) : ModuleValue::invalid(), stmt->range());
+    std::optional<ModuleValue> result = evaluateAssigned(value);
+    bind(name->id, result ? std::move(*result) : unknown, stmt->range());
     return;
   }
   if (const auto *tuple = dyn_cast<SequenceExpr>(target)) {
-    std::optional<ModuleValue> result = evaluator.evaluate(value);
+    std::optional<ModuleValue> result = evaluateAssigned(value);
     if (!result) {
-      // Reported; the names exist, so that their uses add no errors.
+      // Reported, or host code's; the names exist, so that their uses add
+      // no errors but the host value's.
       for (const Expr *element : tuple->elements)
         if (const auto *elementName = dyn_cast<NameExpr>(element))
-          bind(elementName->id, ModuleValue::invalid(), stmt->range());
+          bind(elementName->id,
+               moduleStaysPython ? ModuleValue::hostValue("a value computed at import")
+                                 : ModuleValue::invalid(),
+               stmt->range());
       return;
     }
     if (result->kind() == ModuleValue::Kind::Constant &&
@@ -428,7 +547,7 @@ void ModuleScopeBuilder::handleAssign(const Stmt *stmt, const Expr *target, cons
       return;
     }
   }
-  reportTopLevel(stmt);
+  moduleStaysPython ? skipHostStatement(stmt) : reportTopLevel(stmt);
 }
 
 void ModuleScopeBuilder::handleDeclareDevice(const Stmt *stmt, llvm::StringRef name,
@@ -747,7 +866,14 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def) {
   // The name exists even if the definition is rejected below, so that uses
   // of it do not add "not defined" errors.
   bind(def->name, ModuleValue::invalid(), header);
+  // In a module that stays Python, a function no Kiln decorator marks is
+  // host code's.
+  auto hostFunction = [&] {
+    bind(def->name, ModuleValue::hostValue("a function Kiln does not compile"), header);
+  };
   if (def->decorators.empty()) {
+    if (moduleStaysPython)
+      return hostFunction();
     diags.report(DiagID::err_undecorated_function, def->nameRange, {def->name});
     return;
   }
@@ -761,6 +887,8 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def) {
   }
   const Expr *decorator = def->decorators[0];
   if (std::string unknown = unknownDecoratorName(decorator); !unknown.empty()) {
+    if (moduleStaysPython)
+      return hostFunction();
     diags.report(DiagID::err_unknown_decorator, decorator->range(), {"'" + unknown + "'"});
     return;
   }
@@ -773,6 +901,8 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def) {
   if (!symbol ||
       (value->kind() != ModuleValue::Kind::Decorator &&
        !(value->kind() == ModuleValue::Kind::Symbol && symbol->kind == Symbol::Kind::Decorator))) {
+    if (moduleStaysPython)
+      return hostFunction();
     diags.report(DiagID::err_unknown_decorator, decorator->range(), {value->describe()});
     return;
   }
@@ -877,7 +1007,7 @@ void ModuleScopeBuilder::attachExternalSignatures(
   for (auto &decl : scope.decls) {
     known.insert(decl->name);
     bool needsSignatures = decl->kind == FunctionDecl::Kind::Reduction ||
-                           (decl->kind == FunctionDecl::Kind::Kernel && kernelsNeedSignatures);
+                           (decl->kind == FunctionDecl::Kind::Kernel && !moduleStaysPython);
     bool fromDecorator = !decl->signatures.empty();
     bool externallyGiven = false;
     for (const ExternalSignature &external : externalSignatures) {

@@ -88,8 +88,9 @@ public:
     Signature, // void(float32[:]), or a tuple of argument types
     List,      // [a, b]: signature lists, link lists
     Decorator, // cuda.jit(...), vectorize([...]): a decorator with its arguments
-    Invalid,   // a name whose definition failed (and was reported), or an
-               // import Kiln ignored (importedModule names it)
+    Invalid,   // a name whose definition failed (and was reported), an import
+               // Kiln ignored (importedModule names it), or a name host code
+               // binds in a module that stays Python (hostValue describes it)
   };
 
   static ModuleValue constant(ConstantValue value);
@@ -100,6 +101,8 @@ public:
   static ModuleValue list(std::vector<ModuleValue> items);
   static ModuleValue decorator(const Symbol *decorator, const ast::CallExpr *call);
   static ModuleValue invalid(std::string importedModule = "");
+  /// What host code binds: "a function", "a value computed at import".
+  static ModuleValue hostValue(std::string description);
 
   Kind kind() const { return valueKind; }
   const ConstantValue &constantValue() const { return *constantPart; }
@@ -111,6 +114,8 @@ public:
   const ast::CallExpr *decoratorCall() const { return callPart; }
   /// For an Invalid value from an ignored import: the module's name.
   const std::string &ignoredImport() const { return importPart; }
+  /// For an Invalid value host code binds: what it is.
+  const std::string &hostDescription() const { return hostPart; }
 
   /// What it is, for diagnostics: "constant 3", "function 'abs'", "type float32".
   std::string describe() const;
@@ -136,6 +141,7 @@ private:
   std::vector<ModuleValue> listPart;
   const ast::CallExpr *callPart = nullptr;
   std::string importPart;
+  std::string hostPart;
 };
 
 /// Signatures supplied outside the source: [tool.kiln.signatures] in
@@ -167,8 +173,7 @@ public:
                                             ast::AstContext &astContext, TypeContext &types,
                                             DiagnosticEngine &diags,
                                             llvm::ArrayRef<ExternalSignature> externalSignatures,
-                                            ModuleLoader *loader,
-                                            bool kernelsNeedSignatures = true);
+                                            ModuleLoader *loader, bool moduleStaysPython = false);
 
   /// A function defined by the kernel module `moduleName` (loaded on first
   /// use), as in `cuda.random.xoroshiro128p_next`; null if there is none.

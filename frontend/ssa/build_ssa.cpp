@@ -1002,6 +1002,9 @@ Instr *SSABuilder::buildName(const NameExpr *name) {
     if (!global->ignoredImport().empty())
       return unsupported(DiagID::err_ignored_import_used, name->range(),
                          {name->id, global->ignoredImport()});
+    if (!global->hostDescription().empty())
+      return unsupported(DiagID::err_host_value_used, name->range(),
+                         {name->id, global->hostDescription()});
     failed = true; // its definition was reported
     return nullptr;
   }

@@ -86,7 +86,7 @@ class _ModuleBuilds:
         output = self._output_folder() / name
         [extension] = _compiler.build_module(
             self.path, str(output), module_name=name, arch=_architecture(), signatures=signatures,
-            signatures_required=False)
+            module_stays_python=True)
         spec = importlib.util.spec_from_file_location(name, extension)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)

@@ -178,3 +178,71 @@ def test_without_the_compiler_the_error_says_what_to_add(tmp_path, package_dir):
         "[tool.kiln.signatures] in pyproject.toml:",
     ], result.stdout
     assert '"lazy_runtime_only.scale" = ["void(float32[::1], float32[::1])"]' in result.stdout
+
+
+HOST_CODE_BESIDE_KERNELS = '''
+import math
+import os
+import numpy as np
+from kiln import cuda
+
+TPB = 32
+TABLE = np.arange(8, dtype=np.float32) * 2
+SCALE = 3
+
+
+class Settings:
+    verbose = False
+
+
+def host_helper(x):
+    return x + 1
+
+
+@cuda.jit
+def scale(out, x):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = SCALE * x[i] + math.sqrt(4.0)
+
+
+@cuda.jit
+def uses_table(out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = TABLE[i % 8]
+
+
+def run(x):
+    out = np.zeros_like(x)
+    scale[(x.size + TPB - 1) // TPB, TPB](out, host_helper(x) - 1)
+    return out
+
+
+if __name__ == "__main__":
+    run(np.ones(4))
+'''
+
+
+def test_host_code_sits_beside_the_kernels(tmp_path):
+    module = import_source(tmp_path, "lazy_with_host_code", HOST_CODE_BESIDE_KERNELS)
+    x = np.arange(100, dtype=np.float32)
+    np.testing.assert_array_equal(module.run(x), 3 * x + 2)
+
+
+def test_kernels_cannot_use_what_host_code_computes(tmp_path):
+    from kiln import _compiler
+
+    module = import_source(tmp_path, "lazy_host_table", HOST_CODE_BESIDE_KERNELS)
+    with pytest.raises(_compiler.CompileError) as error:
+        module.uses_table[1, 8](np.zeros(8, dtype=np.float32))
+    assert "'TABLE' is a value computed at import, which the module's host code makes" in str(error.value)
+
+
+def test_a_module_the_build_replaces_still_may_hold_only_kernels(tmp_path, kiln):
+    source = tmp_path / "replaced.py"
+    source.write_text(HOST_CODE_BESIDE_KERNELS)
+    result = kiln("build", source, "--module", "replaced", "-o", tmp_path / "out", "-q")
+    assert result.returncode != 0
+    assert "function 'host_helper' has no decorator" in result.stderr
+    assert "class" in result.stderr and "host code cannot be in a kernel module" in result.stderr
