@@ -21,6 +21,8 @@ BATCHES = 5
 BATCH = 40
 
 
+# About two minutes: the full run has it, the edit loop (--quick) does not.
+@pytest.mark.slow
 @pytest.mark.parametrize("batch", range(BATCHES + 1))
 def test_random_programs_match_numba(batch):
     seeds = range(FIRST_SEED + batch * BATCH, FIRST_SEED + (batch + 1) * BATCH)
