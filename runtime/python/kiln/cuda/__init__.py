@@ -20,8 +20,6 @@ CPU target (no GPU, or KILN_TARGET=cpu) "device" memory is host memory and
 everything works the same way; asynchronous operations may complete eagerly.
 """
 
-from kiln.dispatcher import jit
-
 from . import random
 from .devicearray import (
     DeviceNDArray,
@@ -121,6 +119,12 @@ _COMPILER_NAMES = {
 
 
 def __getattr__(name):
+    # kiln.dispatcher (and what it imports) loads only where kernels are
+    # defined in Python: importing a built module stays as quick as it was.
+    if name == "jit":
+        from kiln.dispatcher import jit
+
+        return jit
     if name in _COMPILER_NAMES:
         raise AttributeError(
             f"kiln.cuda has no {name!r}: Kiln compiles ahead of time, so {_COMPILER_NAMES[name]} are not "
