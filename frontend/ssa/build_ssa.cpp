@@ -256,19 +256,12 @@ private:
   void replaceAllUses(Instr *from, Instr *to);
   void sealBlock(Block *block);
   void removeUnusedConstants();
-  void markDecidableConditions();
-  /// Remembers `compare` if both its operands are constants, with the local
-  /// variables they were read from.
-  void noteConstantComparison(Instr *compare, const Expr *lhs, const Expr *rhs) {
-    llvm::SmallVector<std::string, 2> variables;
-    for (auto [operand, expr] :
-         {std::pair{compare->operands[0], lhs}, {compare->operands[1], rhs}}) {
-      if (operand->op != Op::Constant)
-        return;
-      if (const auto *name = dyn_cast<NameExpr>(expr); name && locals.contains(name->id))
-        variables.push_back(name->id.str());
-    }
-    constantConditions.emplace_back(compare, std::move(variables));
+  /// Numba's dead-branch pruning evaluates a comparison whose operands'
+  /// reaching definitions are constants (literals, module constants, or a
+  /// local whose assignment reaching here is one) before typing.
+  static void noteConstantComparison(Instr *compare) {
+    compare->decidable =
+        compare->operands[0]->op == Op::Constant && compare->operands[1]->op == Op::Constant;
   }
   Instr *undefined(llvm::StringRef name, SourceRange range) {
     Instr *instr = newInstr(Op::Undefined, range);
@@ -280,7 +273,6 @@ private:
     ensureOpenBlock();
     bindVariable(name, current, value);
     fn.variables.push_back({name.str(), value, range});
-    ++definitions[name];
   }
 
   //===--- Statements ---===//
@@ -324,12 +316,6 @@ private:
   llvm::DenseSet<Block *> sealed;
   llvm::DenseMap<Block *, std::vector<std::pair<std::string, Instr *>>> incompletePhis;
   llvm::DenseSet<Instr *> phisUnderConstruction;
-  /// How many times the program assigns each variable (parameters count).
-  llvm::StringMap<unsigned> definitions;
-  /// Comparisons of constants and truth tests of constants, with the local
-  /// variables their operands read: decidable once every such variable
-  /// turns out to be assigned once.
-  std::vector<std::pair<Instr *, llvm::SmallVector<std::string, 2>>> constantConditions;
   /// Removed trivial phis and the values that replaced them. Callers up the
   /// recursion may still hold a removed phi; they look it up here.
   llvm::DenseMap<Instr *, Instr *> replacements;
@@ -534,18 +520,7 @@ bool SSABuilder::build() {
     if (llvm::is_contained(phi->block->phis, phi))
       tryRemoveTrivialPhi(phi);
   removeUnusedConstants();
-  markDecidableConditions();
   return verifySSA(fn, diags) && !failed;
-}
-
-/// Numba prunes a branch on `a op b` or on `x` when the definitions of the
-/// operands are constants, before it types anything: a literal, a module
-/// constant, or a local variable with one assignment in the whole function
-/// (a variable assigned twice has no single definition to look at).
-void SSABuilder::markDecidableConditions() {
-  for (auto &[condition, variables] : constantConditions)
-    condition->decidable = llvm::all_of(
-        variables, [&](const std::string &name) { return definitions.lookup(name) == 1; });
 }
 
 /// Folding `(1 << 70) & 7` to 0 leaves the constants of its operands behind,
@@ -733,8 +708,7 @@ void SSABuilder::buildCondition(const Expr *test, Block *ifTrue, Block *ifFalse)
         break;
       Instr *comparison = emit(Op::Compare, compare->range(), {left, right});
       comparison->compareOp = compare->ops[i];
-      noteConstantComparison(comparison, i == 0 ? compare->left : compare->comparators[i - 1],
-                             compare->comparators[i]);
+      noteConstantComparison(comparison);
       if (i + 1 == compare->ops.size()) {
         branch(comparison, ifTrue, ifFalse, test->range());
         return;
@@ -759,14 +733,9 @@ void SSABuilder::buildCondition(const Expr *test, Block *ifTrue, Block *ifFalse)
     return;
   }
   Instr *condition = truth(value, test->range());
-  // Numba prunes a branch on a module constant, or on a local assigned a
-  // constant once.
-  if (value->op == Op::Constant) {
-    llvm::SmallVector<std::string, 2> variables;
-    if (name && locals.contains(name->id))
-      variables.push_back(name->id.str());
-    constantConditions.emplace_back(condition, std::move(variables));
-  }
+  // Numba prunes a branch on a module constant, or on a local whose
+  // reaching assignment is a constant.
+  condition->decidable = value->op == Op::Constant;
   branch(condition, ifTrue, ifFalse, test->range());
 }
 
@@ -1223,7 +1192,7 @@ Instr *SSABuilder::buildCompare(const CompareExpr *compare) {
       return nullptr;
     Instr *instr = emit(Op::Compare, compare->range(), {left, right});
     instr->compareOp = compare->ops[0];
-    noteConstantComparison(instr, compare->left, compare->comparators[0]);
+    noteConstantComparison(instr);
     return instr;
   }
   // a < b < c: b is evaluated once and c only if a < b.
@@ -1235,8 +1204,7 @@ Instr *SSABuilder::buildCompare(const CompareExpr *compare) {
       return nullptr;
     Instr *test = emit(Op::Compare, compare->range(), {left, right});
     test->compareOp = compare->ops[i];
-    noteConstantComparison(test, i == 0 ? compare->left : compare->comparators[i - 1],
-                           compare->comparators[i]);
+    noteConstantComparison(test);
     bindVariable(result, current, test);
     if (i + 1 == compare->ops.size()) {
       jump(join, compare->range());

@@ -83,8 +83,9 @@ public:
   bool fromLiteral = false;              // Constant written as a literal in the source
   bool deleted = false;                  // Undefined: unbound by `del`, not unassigned
   /// Compare or Truth: Numba's dead-branch pruning sees the operands as
-  /// constants (literals, module constants, locals assigned once), so it
-  /// decides a branch on this condition before typing, and so does Kiln.
+  /// constants (literals, module constants, locals whose reaching
+  /// assignment is a constant), so it decides a branch on this condition
+  /// before typing, and so does Kiln.
   bool decidable = false;
   const ModuleValue *global = nullptr;    // Global
   llvm::SmallVector<Block *, 2> incoming; // Phi

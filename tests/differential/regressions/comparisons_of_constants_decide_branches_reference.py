@@ -12,24 +12,27 @@ def pruned_ternary(p0):
 
 
 @njit
-def once_assigned(v):
+def changed_by_loop(v):
     limit = 3
-    if limit > 5:
-        v = 1.5
-    return ~v
+    for i in range(2):
+        if limit < 1:
+            v = 1.5
+        limit = 5
+    return v
 
 
 @njit
 def twice_assigned(v):
+    limit = 7
     limit = 3
     if limit > 5:
-        v = 1
+        v = 1.5
     limit = 4
-    return v + limit
+    return ~v
 
 
 @njit
 def kernel(t, a_i8, a_u16, a_i32, a_i64, a_u64, a_f32, a_f64, out_i, out_f, s_i, s_f):
     out_i[t * 4 + 0] = pruned_ternary(a_i64[t])
-    out_i[t * 4 + 1] = once_assigned(a_i32[t])
-    out_f[t * 4 + 0] = twice_assigned(a_f32[t])
+    out_f[t * 4 + 1] = changed_by_loop(a_i32[t])
+    out_i[t * 4 + 1] = twice_assigned(a_i32[t])

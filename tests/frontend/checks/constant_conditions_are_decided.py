@@ -1,0 +1,65 @@
+# RUN: %kiln build %s --emit typed -o %t -q
+# RUN: FileCheck %s < %t/constant_conditions_are_decided.typed
+#
+# Numba never types what it never sees: CPython compiles `not (True if True
+# else False)` as a jump, so the loop body is not built (`p << 2` on a
+# float would be an error), and Numba's dead-branch pruning evaluates
+# `-1099511627776 >= -5` before typing, so only np.uint32(x) is typed and
+# the conditional expression is a uint32. A local is a constant to it where
+# the assignment that reaches the comparison is one (not where a loop
+# changes it).
+import numpy as np
+from numba import cuda
+
+
+@cuda.jit(device=True)
+def dead_loop_body(p):
+    p = 1.5
+    c = 0
+    while c < 2 and (not (True if True else False)):
+        c += 1
+        p = p << 2
+    return p
+
+
+@cuda.jit(device=True)
+def pruned_side(x):
+    return x % x if -1099511627776 >= -5 != x else np.uint32(x)
+
+
+@cuda.jit(device=True)
+def assigned_twice(v):
+    limit = 7
+    limit = 3
+    if limit > 5:
+        v = 1.5
+    limit = 4
+    return v
+
+
+@cuda.jit(device=True)
+def changed_by_loop(v):
+    limit = 3
+    for i in range(2):
+        if limit < 1:
+            v = 1.5
+        limit = 5
+    return v
+
+
+@cuda.jit("void(float64[:], int64[:])")
+def k(out, values):
+    out[0] = dead_loop_body(values[0])
+    out[1] = pruned_side(values[1])
+    out[2] = assigned_twice(values[2])
+    out[3] = changed_by_loop(values[3])
+
+# CHECK-LABEL: function @constant_conditions_are_decided.dead_loop_body$0(int64 %0 p) -> float64
+# CHECK-NOT:   shl
+# CHECK:       return
+# CHECK-LABEL: function @constant_conditions_are_decided.pruned_side$0(int64 %0 x) -> uint32
+# CHECK-NOT:   mod
+# CHECK:       return
+# CHECK-LABEL: function @constant_conditions_are_decided.assigned_twice$0(int64 %0 v) -> int64
+# CHECK-LABEL: function @constant_conditions_are_decided.changed_by_loop$0(int64 %0 v) -> float64
+# CHECK:       lt %{{[0-9]+}}, 1:int64 : bool
