@@ -147,10 +147,13 @@ def device_pointers(log, facts, launch):
         if fact["kind"] != "host":
             pointers[name] = fact["pointer"]
             continue
+        # The argument's copy is the last one from its address before the
+        # launch: an earlier copy may come from a temporary host buffer
+        # that was freed and whose memory the array now occupies.
         copies = [line for line in calls(log, "cuMemcpyHtoDAsync_v2")
                   if line["srcHost"] == fact["pointer"] and line["seq"] < launch["seq"]]
-        assert len(copies) == 1, f"{name}: expected one copy to the device before the launch, got {copies}"
-        copy = copies[0]
+        assert copies, f"{name}: expected a copy to the device before the launch"
+        copy = copies[-1]
         assert copy["ByteCount"] == fact["nbytes"]
         allocation = allocations.get(copy["dstDevice"])
         assert allocation is not None, f"{name} was copied to {copy['dstDevice']}, not to an allocation"
