@@ -63,6 +63,13 @@ std::vector<Block *> Function::reversePostOrder() const {
 
 namespace {
 
+/// Whether `value`, built from `expr`, is what CPython folds when it
+/// compiles: a literal, or operators applied to literals; not a name, even
+/// of a variable that holds a literal.
+bool isLiteral(const Instr *value, const Expr *expr) {
+  return value->op == Op::Constant && value->fromLiteral && !isa<NameExpr>(expr);
+}
+
 /// Names a function assigns anywhere in its body are its local variables
 /// (Python's scoping rule); every other name is a global.
 void collectLocals(llvm::ArrayRef<Stmt *> body, llvm::StringSet<> &locals);
@@ -256,12 +263,10 @@ private:
   void replaceAllUses(Instr *from, Instr *to);
   void sealBlock(Block *block);
   void removeUnusedConstants();
-  /// Numba's dead-branch pruning evaluates a comparison whose operands'
-  /// reaching definitions are constants (literals, module constants, or a
-  /// local whose assignment reaching here is one) before typing.
-  static void noteConstantComparison(Instr *compare) {
-    compare->decidable =
-        compare->operands[0]->op == Op::Constant && compare->operands[1]->op == Op::Constant;
+  Instr *emitCompare(Instr *lhs, Instr *rhs, CompareOp op, SourceRange range) {
+    Instr *instr = emit(Op::Compare, range, {lhs, rhs});
+    instr->compareOp = op;
+    return instr;
   }
   Instr *undefined(llvm::StringRef name, SourceRange range) {
     Instr *instr = newInstr(Op::Undefined, range);
@@ -706,9 +711,7 @@ void SSABuilder::buildCondition(const Expr *test, Block *ifTrue, Block *ifFalse)
       Instr *right = buildExpr(compare->comparators[i]);
       if (!right)
         break;
-      Instr *comparison = emit(Op::Compare, compare->range(), {left, right});
-      comparison->compareOp = compare->ops[i];
-      noteConstantComparison(comparison);
+      Instr *comparison = emitCompare(left, right, compare->ops[i], compare->range());
       if (i + 1 == compare->ops.size()) {
         branch(comparison, ifTrue, ifFalse, test->range());
         return;
@@ -727,16 +730,14 @@ void SSABuilder::buildCondition(const Expr *test, Block *ifTrue, Block *ifFalse)
     jump(ifFalse, test->range()); // the error is reported; the function will not be typed
     return;
   }
-  const auto *name = dyn_cast<NameExpr>(test);
-  if (value->op == Op::Constant && value->fromLiteral && !name) {
+  if (isLiteral(value, test)) {
     jump(value->constant->truthy() ? ifTrue : ifFalse, test->range());
     return;
   }
-  Instr *condition = truth(value, test->range());
-  // Numba prunes a branch on a module constant, or on a local whose
-  // reaching assignment is a constant.
-  condition->decidable = value->op == Op::Constant;
-  branch(condition, ifTrue, ifFalse, test->range());
+  // A branch on another constant (a module constant, a local whose
+  // reaching assignment is one) is decided by type inference, as Numba's
+  // dead-branch pruning decides it.
+  branch(truth(value, test->range()), ifTrue, ifFalse, test->range());
 }
 
 void SSABuilder::buildIf(const IfStmt *stmt) {
@@ -1095,6 +1096,8 @@ Instr *SSABuilder::buildTuple(const SequenceExpr *tuple) {
     Instr *value = buildExpr(element);
     if (!value)
       return nullptr;
+    // Names count too: a tuple of constants is one constant value (its
+    // elements may have no run-time value, such as None).
     allLiterals &= value->op == Op::Constant && value->fromLiteral;
     elements.push_back(value);
   }
@@ -1147,8 +1150,7 @@ Instr *SSABuilder::buildBinary(const BinaryExpr *binary) {
     return nullptr;
   // Only literals fold, as in CPython: `x + 1` stays an addition even where
   // x holds a literal.
-  if (lhs->op == Op::Constant && lhs->fromLiteral && !isa<NameExpr>(binary->lhs) &&
-      rhs->op == Op::Constant && rhs->fromLiteral && !isa<NameExpr>(binary->rhs)) {
+  if (isLiteral(lhs, binary->lhs) && isLiteral(rhs, binary->rhs)) {
     FoldResult folded = foldBinary(binary->op, *lhs->constant, *rhs->constant, types);
     if (folded.value)
       return emitConstant(std::move(*folded.value), binary->range(), true);
@@ -1162,7 +1164,7 @@ Instr *SSABuilder::buildUnary(const UnaryExpr *unary) {
   Instr *operand = buildExpr(unary->operand);
   if (!operand)
     return nullptr;
-  if (operand->op == Op::Constant && operand->fromLiteral && !isa<NameExpr>(unary->operand)) {
+  if (isLiteral(operand, unary->operand)) {
     FoldResult folded = foldUnary(unary->op, *operand->constant, types);
     if (folded.value)
       return emitConstant(std::move(*folded.value), unary->range(), true);
@@ -1190,10 +1192,7 @@ Instr *SSABuilder::buildCompare(const CompareExpr *compare) {
     Instr *right = buildExpr(compare->comparators[0]);
     if (!right)
       return nullptr;
-    Instr *instr = emit(Op::Compare, compare->range(), {left, right});
-    instr->compareOp = compare->ops[0];
-    noteConstantComparison(instr);
-    return instr;
+    return emitCompare(left, right, compare->ops[0], compare->range());
   }
   // a < b < c: b is evaluated once and c only if a < b.
   std::string result = "$compare" + std::to_string(hiddenCounter++);
@@ -1202,9 +1201,7 @@ Instr *SSABuilder::buildCompare(const CompareExpr *compare) {
     Instr *right = buildExpr(compare->comparators[i]);
     if (!right)
       return nullptr;
-    Instr *test = emit(Op::Compare, compare->range(), {left, right});
-    test->compareOp = compare->ops[i];
-    noteConstantComparison(test);
+    Instr *test = emitCompare(left, right, compare->ops[i], compare->range());
     bindVariable(result, current, test);
     if (i + 1 == compare->ops.size()) {
       jump(join, compare->range());
@@ -1234,9 +1231,10 @@ Instr *SSABuilder::buildBoolOp(const BoolOpExpr *boolOp) {
     if (!value)
       return nullptr;
     bool last = i + 1 == boolOp->values.size();
-    // CPython's peephole optimizer decides a constant operand: `False and
-    // y` is False and `y` is never compiled; `True and y` is `y`.
-    bool constant = value->op == Op::Constant && value->fromLiteral;
+    // CPython's peephole optimizer decides a literal operand: `False and
+    // y` is False and `y` is never compiled; `True and y` is `y`. (Other
+    // constants are decided by type inference, below.)
+    bool constant = isLiteral(value, boolOp->values[i]);
     if (constant && !last && value->constant->truthy() == isAnd)
       continue;
     bindVariable(result, current, value);

@@ -76,17 +76,12 @@ public:
   ast::BinaryOp binaryOp = ast::BinaryOp::Add;
   ast::UnaryOp unaryOp = ast::UnaryOp::Negate;
   ast::CompareOp compareOp = ast::CompareOp::Eq;
-  std::string name;                      // GetAttr / SetAttr / Undefined variable
-  std::vector<std::string> keywordNames; // Call
-  unsigned index = 0;                    // Argument, TupleGet
-  std::optional<ConstantValue> constant; // Constant
-  bool fromLiteral = false;              // Constant written as a literal in the source
-  bool deleted = false;                  // Undefined: unbound by `del`, not unassigned
-  /// Compare or Truth: Numba's dead-branch pruning sees the operands as
-  /// constants (literals, module constants, locals whose reaching
-  /// assignment is a constant), so it decides a branch on this condition
-  /// before typing, and so does Kiln.
-  bool decidable = false;
+  std::string name;                       // GetAttr / SetAttr / Undefined variable
+  std::vector<std::string> keywordNames;  // Call
+  unsigned index = 0;                     // Argument, TupleGet
+  std::optional<ConstantValue> constant;  // Constant
+  bool fromLiteral = false;               // Constant written as a literal in the source
+  bool deleted = false;                   // Undefined: unbound by `del`, not unassigned
   const ModuleValue *global = nullptr;    // Global
   llvm::SmallVector<Block *, 2> incoming; // Phi
 

@@ -359,9 +359,11 @@ Typing FunctionTyper::typeInstr(const Instr *instr) {
     return typing::unaryOperator(types, instr->unaryOp, operandType(0));
   case Op::Compare: {
     Typing typed = typing::compareOperator(types, instr->compareOp, operandType(0), operandType(1));
-    // Numba's dead-branch pruning evaluates comparisons of constants before
-    // typing: a branch on one is decided (decidedSuccessor).
-    if (typed && instr->decidable && typed->kind == Resolution::Kind::Operator)
+    // Numba's dead-branch pruning evaluates a comparison of constants
+    // (literals, module constants, locals whose reaching assignment is one)
+    // before typing: a branch on one is decided (decidedSuccessor).
+    if (typed && typed->kind == Resolution::Kind::Operator &&
+        instr->operands[0]->op == Op::Constant && instr->operands[1]->op == Op::Constant)
       if (FoldResult folded = foldCompare(instr->compareOp, *instr->operands[0]->constant,
                                           *instr->operands[1]->constant);
           folded.value) {
@@ -644,13 +646,13 @@ const ssa::Block *Specialization::decidedSuccessor(const ssa::Block &block) cons
       return resolution.constant->truthy() ? terminator.target : terminator.falseTarget;
     if (condition->op != ssa::Op::Truth)
       return nullptr;
-    // bool() of a constant Numba's dead-branch pruning sees (a module
-    // constant, a local assigned a constant once) decides the branch, so
-    // the other side's assignments never reach a merge's type. (CPython
-    // itself drops the other side of a literal condition: SSA construction
-    // never builds it.)
+    // bool() of a constant (a module constant, a local whose reaching
+    // assignment is one) decides the branch, as Numba's dead-branch pruning
+    // does, so the other side's assignments never reach a merge's type.
+    // (CPython itself drops the other side of a literal condition: SSA
+    // construction never builds it.)
     const ssa::Instr *operand = condition->operands[0];
-    if (condition->decidable && operand->op == ssa::Op::Constant && operand->constant)
+    if (operand->op == ssa::Op::Constant && operand->constant)
       return operand->constant->truthy() ? terminator.target : terminator.falseTarget;
     condition = operand;
   }

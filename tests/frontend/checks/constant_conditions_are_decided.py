@@ -7,9 +7,12 @@
 # `-1099511627776 >= -5` before typing, so only np.uint32(x) is typed and
 # the conditional expression is a uint32. A local is a constant to it where
 # the assignment that reaches the comparison is one (not where a loop
-# changes it).
+# changes it). In a value, `DEBUG and 1.5` with a module constant DEBUG is
+# decided the same way: the value is DEBUG's, a bool.
 import numpy as np
 from numba import cuda
+
+DEBUG = False
 
 
 @cuda.jit(device=True)
@@ -47,12 +50,18 @@ def changed_by_loop(v):
     return v
 
 
+@cuda.jit(device=True)
+def module_constant_operand(v):
+    return DEBUG and 1.5
+
+
 @cuda.jit("void(float64[:], int64[:])")
 def k(out, values):
     out[0] = dead_loop_body(values[0])
     out[1] = pruned_side(values[1])
     out[2] = assigned_twice(values[2])
     out[3] = changed_by_loop(values[3])
+    out[4] = module_constant_operand(values[4])
 
 # CHECK-LABEL: function @constant_conditions_are_decided.dead_loop_body$0(int64 %0 p) -> float64
 # CHECK-NOT:   shl
@@ -63,3 +72,4 @@ def k(out, values):
 # CHECK-LABEL: function @constant_conditions_are_decided.assigned_twice$0(int64 %0 v) -> int64
 # CHECK-LABEL: function @constant_conditions_are_decided.changed_by_loop$0(int64 %0 v) -> float64
 # CHECK:       lt %{{[0-9]+}}, 1:int64 : bool
+# CHECK-LABEL: function @constant_conditions_are_decided.module_constant_operand$0(int64 %0 v) -> bool
