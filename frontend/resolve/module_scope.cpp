@@ -7,8 +7,6 @@
 
 #include <llvm/ADT/StringSet.h>
 
-#include <functional>
-
 namespace kiln {
 
 using namespace ast;
@@ -182,17 +180,30 @@ private:
   void handleAssign(const Stmt *stmt, const Expr *target, const Expr *value);
   void handleFunction(const FunctionDefStmt *def);
   std::string unknownDecoratorName(const Expr *decorator) const;
+  /// Whether `decorator` (`cuda.jit`, `cuda.jit(...)`, `vectorize([...])`)
+  /// names one of Kiln's decorators; its arguments are not looked at.
+  bool namesKilnDecorator(const Expr *decorator);
   bool readJitDecorator(FunctionDecl &decl, const CallExpr *call, bool isCudaJit);
   bool readVectorizeDecorator(FunctionDecl &decl, const CallExpr *call, bool isCudaVectorize);
   void handleDeclareDevice(const Stmt *stmt, llvm::StringRef name, const CallExpr *call);
   void reportTopLevel(const Stmt *stmt);
   /// A statement Kiln does not run, in a module that stays Python: what it
-  /// binds is host code's.
-  void skipHostStatement(const Stmt *stmt);
-  void bindHostNames(const Stmt *stmt, llvm::StringRef description);
+  /// binds (in nested blocks too: an `if` at module level assigns module
+  /// globals) is host code's.
+  void bindHostNames(const Stmt *stmt);
+  void bindHostTarget(const Expr *target);
   /// Evaluates an assignment's value; in a module that stays Python, a value
   /// Kiln cannot evaluate is no error but host code's (none is returned).
-  std::optional<ModuleValue> evaluateAssigned(const Expr *value);
+  std::optional<ModuleValue> evaluateAssigned(const Expr *value) {
+    return (moduleStaysPython ? hostEvaluator : evaluator).evaluate(value);
+  }
+  /// What a name is bound to when its value could not be evaluated: host
+  /// code's value, or (the failure reported) a definition whose uses add
+  /// no errors.
+  ModuleValue unevaluated() const {
+    return moduleStaysPython ? ModuleValue::hostValue("a value computed at import")
+                             : ModuleValue::invalid();
+  }
   void attachExternalSignatures(llvm::ArrayRef<ExternalSignature> externalSignatures);
 
   ModuleScope &scope;
@@ -274,7 +285,7 @@ void ModuleScopeBuilder::run(const Module &module,
       const auto *aug = cast<AugAssignStmt>(stmt);
       const auto *name = dyn_cast<NameExpr>(aug->target);
       if (!name) {
-        moduleStaysPython ? skipHostStatement(stmt) : reportTopLevel(stmt);
+        moduleStaysPython ? bindHostNames(stmt) : reportTopLevel(stmt);
         break;
       }
       // On failure (reported) the name stays defined, so that its uses add
@@ -282,10 +293,7 @@ void ModuleScopeBuilder::run(const Module &module,
       std::optional<ModuleValue> lhs = evaluateAssigned(aug->target);
       std::optional<ModuleValue> rhs = lhs ? evaluateAssigned(aug->value) : std::nullopt;
       if (!lhs || !rhs) {
-        bind(name->id,
-             moduleStaysPython ? ModuleValue::hostValue("a value computed at import")
-                               : ModuleValue::invalid(),
-             stmt->range());
+        bind(name->id, unevaluated(), stmt->range());
         break;
       }
       if (lhs->kind() != ModuleValue::Kind::Constant ||
@@ -315,48 +323,42 @@ void ModuleScopeBuilder::run(const Module &module,
       if (const auto *literal = dyn_cast<StringLiteralExpr>(cast<ExprStmt>(stmt)->value);
           literal && !literal->isFormatted)
         break;
-      moduleStaysPython ? skipHostStatement(stmt) : reportTopLevel(stmt);
+      moduleStaysPython ? bindHostNames(stmt) : reportTopLevel(stmt);
       break;
     case Stmt::Kind::Pass:
       break;
     default:
-      moduleStaysPython ? skipHostStatement(stmt) : reportTopLevel(stmt);
+      moduleStaysPython ? bindHostNames(stmt) : reportTopLevel(stmt);
       break;
     }
   }
   attachExternalSignatures(externalSignatures);
 }
 
-void ModuleScopeBuilder::skipHostStatement(const Stmt *stmt) {
-  if (const auto *cls = dyn_cast<ClassDefStmt>(stmt)) {
-    bind(cls->name, ModuleValue::hostValue("a class"), cls->nameRange);
-    return;
-  }
-  bindHostNames(stmt, "a value");
+void ModuleScopeBuilder::bindHostTarget(const Expr *target) {
+  if (const auto *name = dyn_cast<NameExpr>(target))
+    bind(name->id, ModuleValue::hostValue("a value computed at import"), target->range());
+  else if (const auto *tuple = dyn_cast<SequenceExpr>(target))
+    llvm::for_each(tuple->elements, [&](const Expr *element) { bindHostTarget(element); });
+  else if (const auto *starred = dyn_cast<StarredExpr>(target))
+    bindHostTarget(starred->value);
 }
 
-/// Binds what `stmt` assigns at module level (in nested blocks too: an
-/// `if` at module level assigns module globals) as host code's.
-void ModuleScopeBuilder::bindHostNames(const Stmt *stmt, llvm::StringRef description) {
-  std::function<void(const Expr *)> bindTarget = [&](const Expr *target) {
-    if (const auto *name = dyn_cast<NameExpr>(target))
-      bind(name->id, ModuleValue::hostValue(description.str()), target->range());
-    else if (const auto *tuple = dyn_cast<SequenceExpr>(target))
-      for (const Expr *element : tuple->elements)
-        bindTarget(element);
-    else if (const auto *starred = dyn_cast<StarredExpr>(target))
-      bindTarget(starred->value);
+void ModuleScopeBuilder::bindHostNames(const Stmt *stmt) {
+  auto bindAll = [&](llvm::ArrayRef<Stmt *> body) {
+    for (const Stmt *child : body)
+      bindHostNames(child);
   };
   switch (stmt->kind()) {
   case Stmt::Kind::Assign:
-    for (const Expr *target : cast<AssignStmt>(stmt)->targets)
-      bindTarget(target);
+    llvm::for_each(cast<AssignStmt>(stmt)->targets,
+                   [&](const Expr *target) { bindHostTarget(target); });
     break;
   case Stmt::Kind::AugAssign:
-    bindTarget(cast<AugAssignStmt>(stmt)->target);
+    bindHostTarget(cast<AugAssignStmt>(stmt)->target);
     break;
   case Stmt::Kind::AnnAssign:
-    bindTarget(cast<AnnAssignStmt>(stmt)->target);
+    bindHostTarget(cast<AnnAssignStmt>(stmt)->target);
     break;
   case Stmt::Kind::FunctionDef:
     bind(cast<FunctionDefStmt>(stmt)->name,
@@ -375,43 +377,28 @@ void ModuleScopeBuilder::bindHostNames(const Stmt *stmt, llvm::StringRef descrip
   case Stmt::Kind::ImportFrom:
     for (const ImportAlias &alias : cast<ImportFromStmt>(stmt)->names)
       bind(alias.asName.empty() ? alias.name : alias.asName,
-           ModuleValue::hostValue(description.str()), alias.range);
+           ModuleValue::hostValue("a value computed at import"), alias.range);
     break;
-  case Stmt::Kind::For: {
-    const auto *loop = cast<ForStmt>(stmt);
-    bindTarget(loop->target);
-    for (const Stmt *child : loop->body)
-      bindHostNames(child, description);
-    for (const Stmt *child : loop->orelse)
-      bindHostNames(child, description);
+  case Stmt::Kind::For:
+    bindHostTarget(cast<ForStmt>(stmt)->target);
+    bindAll(cast<ForStmt>(stmt)->body);
+    bindAll(cast<ForStmt>(stmt)->orelse);
     break;
-  }
   case Stmt::Kind::While:
-    for (const Stmt *child : cast<WhileStmt>(stmt)->body)
-      bindHostNames(child, description);
-    for (const Stmt *child : cast<WhileStmt>(stmt)->orelse)
-      bindHostNames(child, description);
+    bindAll(cast<WhileStmt>(stmt)->body);
+    bindAll(cast<WhileStmt>(stmt)->orelse);
     break;
   case Stmt::Kind::If:
-    for (const Stmt *child : cast<IfStmt>(stmt)->body)
-      bindHostNames(child, description);
-    for (const Stmt *child : cast<IfStmt>(stmt)->orelse)
-      bindHostNames(child, description);
+    bindAll(cast<IfStmt>(stmt)->body);
+    bindAll(cast<IfStmt>(stmt)->orelse);
     break;
   case Stmt::Kind::With:
   case Stmt::Kind::Try:
-    for (const Stmt *child : cast<BlockStmt>(stmt)->body)
-      bindHostNames(child, description);
+    bindAll(cast<BlockStmt>(stmt)->body);
     break;
   default:
     break;
   }
-}
-
-std::optional<ModuleValue> ModuleScopeBuilder::evaluateAssigned(const Expr *value) {
-  if (!moduleStaysPython)
-    return evaluator.evaluate(value);
-  return hostEvaluator.evaluate(value);
 }
 
 void ModuleScopeBuilder::reportTopLevel(const Stmt *stmt) {
@@ -504,13 +491,10 @@ void ModuleScopeBuilder::handleImportFrom(const ImportFromStmt *import) {
 void ModuleScopeBuilder::handleAssign(const Stmt *stmt, const Expr *target, const Expr *value) {
   if (const auto *name = dyn_cast<NameExpr>(target)) {
     // fn = cuda.declare_device('symbol', 'signature')
-    ModuleValue unknown = moduleStaysPython
-                              ? ModuleValue::hostValue("a value computed at import")
-                              : ModuleValue::invalid(); // reported; its uses add no errors
     if (const auto *call = dyn_cast<CallExpr>(value)) {
       std::optional<ModuleValue> callee = evaluateAssigned(call->callee);
       if (!callee) {
-        bind(name->id, unknown, stmt->range());
+        bind(name->id, unevaluated(), stmt->range());
         return;
       }
       if (callee->kind() == ModuleValue::Kind::Symbol &&
@@ -521,7 +505,7 @@ void ModuleScopeBuilder::handleAssign(const Stmt *stmt, const Expr *target, cons
       }
     }
     std::optional<ModuleValue> result = evaluateAssigned(value);
-    bind(name->id, result ? std::move(*result) : unknown, stmt->range());
+    bind(name->id, result ? std::move(*result) : unevaluated(), stmt->range());
     return;
   }
   if (const auto *tuple = dyn_cast<SequenceExpr>(target)) {
@@ -531,10 +515,7 @@ void ModuleScopeBuilder::handleAssign(const Stmt *stmt, const Expr *target, cons
       // no errors but the host value's.
       for (const Expr *element : tuple->elements)
         if (const auto *elementName = dyn_cast<NameExpr>(element))
-          bind(elementName->id,
-               moduleStaysPython ? ModuleValue::hostValue("a value computed at import")
-                                 : ModuleValue::invalid(),
-               stmt->range());
+          bind(elementName->id, unevaluated(), stmt->range());
       return;
     }
     if (result->kind() == ModuleValue::Kind::Constant &&
@@ -547,7 +528,7 @@ void ModuleScopeBuilder::handleAssign(const Stmt *stmt, const Expr *target, cons
       return;
     }
   }
-  moduleStaysPython ? skipHostStatement(stmt) : reportTopLevel(stmt);
+  moduleStaysPython ? bindHostNames(stmt) : reportTopLevel(stmt);
 }
 
 void ModuleScopeBuilder::handleDeclareDevice(const Stmt *stmt, llvm::StringRef name,
@@ -834,6 +815,23 @@ bool ModuleScopeBuilder::readVectorizeDecorator(FunctionDecl &decl, const CallEx
   return true;
 }
 
+/// A decorator Kiln compiles with: `cuda.jit` as it is, or called.
+static bool isDecorator(const ModuleValue &value) {
+  const Symbol *symbol = value.symbolValue();
+  return symbol &&
+         (value.kind() == ModuleValue::Kind::Decorator ||
+          (value.kind() == ModuleValue::Kind::Symbol && symbol->kind == Symbol::Kind::Decorator));
+}
+
+bool ModuleScopeBuilder::namesKilnDecorator(const Expr *decorator) {
+  if (const auto *call = dyn_cast<CallExpr>(decorator))
+    decorator = call->callee;
+  if (!unknownDecoratorName(decorator).empty())
+    return false;
+  std::optional<ModuleValue> value = hostEvaluator.evaluate(decorator);
+  return value && isDecorator(*value);
+}
+
 std::string ModuleScopeBuilder::unknownDecoratorName(const Expr *decorator) const {
   const Expr *target = decorator;
   if (const auto *call = dyn_cast<CallExpr>(target))
@@ -867,13 +865,14 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def) {
   // of it do not add "not defined" errors.
   bind(def->name, ModuleValue::invalid(), header);
   // In a module that stays Python, a function no Kiln decorator marks is
-  // host code's.
-  auto hostFunction = [&] {
+  // host code's, whatever else decorates it.
+  if (moduleStaysPython && llvm::none_of(def->decorators, [&](const Expr *decorator) {
+        return namesKilnDecorator(decorator);
+      })) {
     bind(def->name, ModuleValue::hostValue("a function Kiln does not compile"), header);
-  };
+    return;
+  }
   if (def->decorators.empty()) {
-    if (moduleStaysPython)
-      return hostFunction();
     diags.report(DiagID::err_undecorated_function, def->nameRange, {def->name});
     return;
   }
@@ -887,8 +886,6 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def) {
   }
   const Expr *decorator = def->decorators[0];
   if (std::string unknown = unknownDecoratorName(decorator); !unknown.empty()) {
-    if (moduleStaysPython)
-      return hostFunction();
     diags.report(DiagID::err_unknown_decorator, decorator->range(), {"'" + unknown + "'"});
     return;
   }
@@ -898,11 +895,7 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def) {
   const Symbol *symbol = value->symbolValue();
   const CallExpr *call =
       value->kind() == ModuleValue::Kind::Decorator ? value->decoratorCall() : nullptr;
-  if (!symbol ||
-      (value->kind() != ModuleValue::Kind::Decorator &&
-       !(value->kind() == ModuleValue::Kind::Symbol && symbol->kind == Symbol::Kind::Decorator))) {
-    if (moduleStaysPython)
-      return hostFunction();
+  if (!isDecorator(*value)) {
     diags.report(DiagID::err_unknown_decorator, decorator->range(), {value->describe()});
     return;
   }

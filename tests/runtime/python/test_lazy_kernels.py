@@ -181,6 +181,7 @@ def test_without_the_compiler_the_error_says_what_to_add(tmp_path, package_dir):
 
 
 HOST_CODE_BESIDE_KERNELS = '''
+import functools
 import math
 import os
 import numpy as np
@@ -197,6 +198,21 @@ class Settings:
 
 def host_helper(x):
     return x + 1
+
+
+@functools.lru_cache(maxsize=None)
+def cached_helper(n):
+    return n
+
+
+@staticmethod
+@functools.wraps(cached_helper)
+def stacked_decorators(n):
+    return n
+
+
+async def coroutine():
+    return 1
 
 
 @cuda.jit
