@@ -20,6 +20,7 @@ NoSpecializationError, naming the kernel, the types and how to add them.
 """
 
 import atexit
+import functools
 import importlib.util
 import itertools
 import os
@@ -29,7 +30,7 @@ import tempfile
 import threading
 
 from kiln import signature_file
-from kiln._typeof import UntypableArgument, signature_type
+from kiln._typeof import UntypableArgument, signature_type, type_key
 
 
 class NoSpecializationError(TypeError):
@@ -118,16 +119,13 @@ class LazyKernel:
     """A @cuda.jit kernel of a module running as Python source."""
 
     def __init__(self, py_func, signatures, options):
+        functools.update_wrapper(self, py_func)
         self.py_func = py_func
-        self.__name__ = py_func.__name__
-        self.__qualname__ = py_func.__qualname__
-        self.__doc__ = py_func.__doc__
-        self.__module__ = py_func.__module__
-        self.__wrapped__ = py_func
         self.options = dict(options)
         self._declared = list(signatures)
         self._builds = _ModuleBuilds.of(os.path.abspath(py_func.__code__.co_filename))
         self._compiled = {}  # signature text -> the built module's kernel
+        self._by_key = {}  # the arguments' type keys -> the built module's kernel
         self._lock = threading.Lock()
 
     def __repr__(self):
@@ -186,17 +184,31 @@ class LazyKernel:
         return f"void({', '.join(types)})"
 
     def _kernel_for(self, args):
+        """The kernel object that launches these arguments. Every launch
+        asks, so the common case is one lookup by the arguments' type keys."""
+        key = tuple(map(type_key, args))
+        kernel = self._by_key.get(key)
+        if kernel is None:
+            kernel = self._declared_kernel() if self._declared else self._lazy_kernel(args)
+            if None not in key:
+                self._by_key[key] = kernel
+        return kernel
+
+    def _declared_kernel(self):
+        """Compiled for the decorator's signatures alone, as Numba does: the
+        built kernel's dispatch takes each call or explains why not."""
+        with self._lock:
+            if not self._compiled:
+                self._compiled = dict.fromkeys(map(str, self._declared), self._compile(None))
+            return next(iter(self._compiled.values()))
+
+    def _lazy_kernel(self, args):
         signature = self._signature_of(args)
-        kernel = self._compiled.get(signature)
-        if kernel is not None:
-            return kernel
         with self._lock:
             kernel = self._compiled.get(signature)
             if kernel is None:
-                kernel = self._compile(signature)
-                self._compiled[signature] = kernel
-                if not self._declared:
-                    signature_file.record(self._qualified_name(), signature)
+                kernel = self._compiled[signature] = self._compile(signature)
+                signature_file.record(self._qualified_name(), signature)
             return kernel
 
     def _qualified_name(self):
@@ -207,13 +219,10 @@ class LazyKernel:
         return f"{module}.{self.__name__}"
 
     def _compile(self, signature):
-        """The kernel object holding a specialization for `signature`.
-
-        A kernel with signatures in its decorator is compiled for those
-        alone, as Numba does: its built kernel's dispatch then takes the call
-        or explains why not."""
+        """The kernel object holding a specialization for `signature` (None:
+        for the decorator's signatures)."""
         if not _compiler_available():
-            if self._declared:
+            if signature is None:
                 raise NoSpecializationError(
                     f"kernel '{self.__name__}' cannot be compiled: Kiln's compiler is not installed. "
                     "Build the module with `kiln build` and import the built module")
@@ -222,7 +231,7 @@ class LazyKernel:
                 "compiler is not installed to compile one. Add the signature to the package's "
                 "build, under [tool.kiln.signatures] in pyproject.toml:\n"
                 f'    "{self._qualified_name()}" = ["{signature}"]')
-        request = None if self._declared else f"{self.__name__}={signature}"
+        request = None if signature is None else f"{self.__name__}={signature}"
         return getattr(self._builds.module_with(request), self.__name__)
 
 
@@ -231,12 +240,8 @@ class DeviceFunction:
     cannot (as with Numba's CUDA target)."""
 
     def __init__(self, py_func):
+        functools.update_wrapper(self, py_func)
         self.py_func = py_func
-        self.__name__ = py_func.__name__
-        self.__qualname__ = py_func.__qualname__
-        self.__doc__ = py_func.__doc__
-        self.__module__ = py_func.__module__
-        self.__wrapped__ = py_func
 
     def __repr__(self):
         return f"<kiln device function {self.__qualname__!r} of {self.__module__!r}>"

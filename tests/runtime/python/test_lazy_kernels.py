@@ -93,12 +93,39 @@ def test_layouts_are_specialized_separately(kernels):
     assert kernels.scale.signatures == ["(array(float32, 1d, A), array(float32, 1d, C))"]
 
 
+def test_launches_of_known_types_reuse_their_specialization(kernels):
+    x = np.arange(64, dtype=np.float32)
+    contiguous = np.zeros(64, dtype=np.float32)
+    strided = np.zeros(128, dtype=np.float32)[::2]
+    for out in (contiguous, strided, contiguous, strided):
+        kernels.scale[2, 32](out, x)
+    np.testing.assert_array_equal(contiguous, 3 * x)
+    np.testing.assert_array_equal(strided, 3 * x)
+    assert sorted(kernels.scale.overloads) == [
+        "void(float32[::1], float32[::1])", "void(float32[:], float32[::1])"]
+    out = np.zeros(4, dtype=np.float64)
+    kernels.add_constant[1, 4](out, 2**63)      # beyond int64: uint64, as Numba types it
+    kernels.add_constant[1, 4](out, 1)
+    assert kernels.add_constant.signatures == [
+        "(array(float64, 1d, C), uint64)", "(array(float64, 1d, C), int64)"]
+
+
+def test_forall_and_specialize(kernels):
+    x = np.arange(300, dtype=np.int32)
+    out = np.zeros_like(x)
+    assert kernels.scale.specialize(out, x) is kernels.scale
+    assert kernels.scale.signatures == ["(array(int32, 1d, C), array(int32, 1d, C))"]
+    kernels.scale.forall(x.size)(out, x)
+    np.testing.assert_array_equal(out, 3 * x)
+
+
 def test_a_declared_signature_is_the_only_one(kernels):
     out = np.zeros(40, dtype=np.int32)
     kernels.fill_seven[2, 32](out)
     assert (out == 7).all()
     with pytest.raises(TypeError, match="has no specialization for argument types"):
         kernels.fill_seven[1, 32](np.zeros(4, dtype=np.float32))
+    assert list(kernels.fill_seven.overloads) == ["void(int32[::1])"]
 
 
 def test_device_functions_are_not_callable_from_python(kernels):
