@@ -754,20 +754,10 @@ private:
       Cursor nameAt = at;
       llvm::StringRef name = at.word();
       bool ok = true;
-      if (name == "fastmath")
-        result.fastmath = true;
-      else if (name == "debug")
-        result.debug = true;
-      else if (name == "noopt")
-        result.optimize = false;
-      else if (name == "lineinfo")
-        result.lineinfo = true;
-      else if (name == "forceinline")
-        result.forceInline = true;
-      else if (name == "inline_always")
-        result.inlineAlways = true;
-      else if (name == "cache")
-        result.cache = true;
+      const JitFlag *flag =
+          llvm::find_if(jitFlags, [&](const JitFlag &f) { return name == f.spelling; });
+      if (flag != std::end(jitFlags))
+        result.*flag->member = flag->whenWritten;
       else if (name == "max_registers") {
         unsigned count;
         ok = expect(at, "=") && unsignedValue(at, count);

@@ -175,22 +175,11 @@ llvm::StringRef originName(Function::Origin origin) {
 /// The options that differ from Numba's defaults, or nothing.
 void printOptions(const JitOptions &options, llvm::raw_ostream &os) {
   std::vector<std::string> items;
-  if (options.fastmath)
-    items.push_back("fastmath");
-  if (options.debug)
-    items.push_back("debug");
-  if (!options.optimize)
-    items.push_back("noopt");
-  if (options.lineinfo)
-    items.push_back("lineinfo");
+  for (const JitFlag &flag : jitFlags)
+    if (options.*flag.member == flag.whenWritten)
+      items.push_back(flag.spelling);
   if (options.maxRegisters)
     items.push_back("max_registers=" + std::to_string(*options.maxRegisters));
-  if (options.forceInline)
-    items.push_back("forceinline");
-  if (options.inlineAlways)
-    items.push_back("inline_always");
-  if (options.cache)
-    items.push_back("cache");
   if (options.lto)
     items.push_back(std::string("lto=") + (*options.lto ? "True" : "False"));
   if (!options.launchBounds.empty()) {

@@ -34,4 +34,21 @@ struct JitOptions {
   std::optional<int> sharedMemoryCarveout;
 };
 
+/// The options that are flags, as the typed IR's text spells them: a flag
+/// is written when its member holds `whenWritten`, which is not its default.
+struct JitFlag {
+  const char *spelling;
+  bool JitOptions::*member;
+  bool whenWritten;
+};
+inline constexpr JitFlag jitFlags[] = {
+    {"fastmath", &JitOptions::fastmath, true},
+    {"debug", &JitOptions::debug, true},
+    {"noopt", &JitOptions::optimize, false},
+    {"lineinfo", &JitOptions::lineinfo, true},
+    {"forceinline", &JitOptions::forceInline, true},
+    {"inline_always", &JitOptions::inlineAlways, true},
+    {"cache", &JitOptions::cache, true},
+};
+
 } // namespace kiln

@@ -19,7 +19,7 @@ namespace {
 /// Every kind of value, type, operation and attribute the text has.
 const char *const everyConstruct = R"(module 'every.construct'
 
-kernel @every.construct.k$0(array(float32, 2d, C) %0 a, int64 %1 n, Record(s0[type=uint64;offset=0],s1[type=uint64;offset=8];16;True) %2 state) -> none synchronizes raises name('k') path('dir/every construct.py') loc(12:5) hash('00ff') options(fastmath, debug, noopt, lineinfo, max_registers=32, forceinline, inline_always, cache, lto=False, launch_bounds=(128, 2), link=('helpers.cu', 'it\'s.ptx'), carveout=-1) {
+kernel @every.construct.k$0(array(float32, 2d, C) %0 a, int64 %1 n, Record(s0[type=uint64;offset=0],s1[type=uint64;offset=8];16;True) %2 state) -> none synchronizes raises name('k') path('dir/every construct.py') loc(12:5) hash('00ff') options(fastmath, debug, noopt, lineinfo, forceinline, inline_always, cache, max_registers=32, lto=False, launch_bounds=(128, 2), link=('helpers.cu', 'it\'s.ptx'), carveout=-1) {
 bb0:
   %3 = intrinsic threadIdx.y : int32 loc(13:9)
   %4 = intrinsic atomic.add[2] %0, 0:int64, 1:int64, 1.5:float32 : float32
