@@ -21,7 +21,6 @@
 #include "pipeline/module_writer.h"
 #include "pipeline/pipeline.h"
 
-#include <llvm/Support/Path.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <Python.h>
@@ -142,9 +141,8 @@ PyObject *buildModule(PyObject *, PyObject *args, PyObject *kwargs) {
     options.cache.directory = cacheDirectory;
   if (!toStrings(signatures, "signatures", options.signatures))
     return nullptr;
-  std::string name =
-      options.moduleName.empty() ? llvm::sys::path::stem(options.file).str() : options.moduleName;
-  if (std::optional<std::string> problem = pipeline::moduleNameProblem(name)) {
+  if (std::optional<std::string> problem =
+          pipeline::moduleNameProblem(options.effectiveModuleName())) {
     PyErr_Format(PyExc_ValueError, "%s%s", problem->c_str(),
                  options.moduleName.empty() ? "; name the module with module_name=" : "");
     return nullptr;

@@ -20,7 +20,6 @@
 #include "pipeline/module_writer.h"
 #include "pipeline/pipeline.h"
 
-#include <llvm/Support/Path.h>
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -110,9 +109,8 @@ std::optional<std::string> takePtxasFlags(std::vector<std::string> &arguments,
 
 int runBuild(const BuildOptions &options) {
   if (options.emit == EmitKind::Module) {
-    std::string name =
-        options.moduleName.empty() ? llvm::sys::path::stem(options.file).str() : options.moduleName;
-    if (std::optional<std::string> problem = pipeline::moduleNameProblem(name)) {
+    if (std::optional<std::string> problem =
+            pipeline::moduleNameProblem(options.effectiveModuleName())) {
       llvm::WithColor::error(llvm::errs(), "kiln")
           << *problem << (options.moduleName.empty() ? "; name the module with --module" : "")
           << '\n';

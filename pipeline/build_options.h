@@ -16,6 +16,8 @@ enum class EmitKind { Typed, LLVM, Ptx, Cubin, Fatbin, Object, Module };
 struct BuildOptions {
   std::string file;
   std::string moduleName;
+  /// The module's dotted name: `moduleName`, or the file's stem.
+  std::string effectiveModuleName() const;
   std::vector<std::string> signatures;
   /// See FrontendOptions::moduleStaysPython.
   bool moduleStaysPython = false;

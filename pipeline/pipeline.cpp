@@ -320,10 +320,8 @@ llvm::Error typeSource(const BuildOptions &options, BuildReporter &reporter, Bui
     return checked.takeError();
   result.checked = std::move(*checked);
   CheckedModule &module = *result.checked;
-  std::string moduleName =
-      options.moduleName.empty() ? llvm::sys::path::stem(options.file).str() : options.moduleName;
   if (!module.hasErrors())
-    result.typed = emitTypedIR(module, moduleName);
+    result.typed = emitTypedIR(module, options.effectiveModuleName());
   reporter.sourceDiagnostics(module.diags);
   if (module.hasErrors() || !result.typed)
     return llvm::make_error<SourceDiagnosedError>();
@@ -331,6 +329,10 @@ llvm::Error typeSource(const BuildOptions &options, BuildReporter &reporter, Bui
 }
 
 } // namespace
+
+std::string BuildOptions::effectiveModuleName() const {
+  return moduleName.empty() ? llvm::sys::path::stem(file).str() : moduleName;
+}
 
 bool isTypedIRFile(llvm::StringRef path) {
   return path.ends_with(".typed");

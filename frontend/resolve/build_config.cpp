@@ -93,7 +93,7 @@ void readSignatureTable(const std::string &path, llvm::ArrayRef<llvm::StringRef>
     std::string function = name;
     bool qualified = false;
     if (size_t dot = name.rfind('.'); dot != std::string::npos) {
-      if (moduleName.empty() || name.substr(0, dot) != moduleName)
+      if (name.substr(0, dot) != moduleName)
         continue;
       function = name.substr(dot + 1);
       qualified = true;
