@@ -134,6 +134,16 @@ void writeModuleKeys(llvm::json::OStream &json, const ManifestModule &module) {
     json.attribute("file", module.sourceFile);
     json.attribute("checksum", bundle::checksumText(module.sourceChecksum));
   });
+  if (!module.companionOf.empty()) {
+    json.attribute("companion_of", module.companionOf);
+    json.attributeArray("sources", [&] {
+      for (const ManifestSource &source : module.sources)
+        json.object([&] {
+          json.attribute("file", source.file);
+          json.attribute("sha256", source.sha256);
+        });
+    });
+  }
   json.attributeObject("options", [&] {
     const ManifestOptions &options = module.options;
     json.attribute("fastmath", options.fastmath);

@@ -62,6 +62,12 @@ struct ManifestConstant {
   ConstantValue value;
 };
 
+/// A source file a companion module was built from.
+struct ManifestSource {
+  std::string file;   // relative to the module's folder, with '/'
+  std::string sha256; // lowercase hex
+};
+
 /// What the manifest says about the build as a whole.
 struct ManifestModule {
   std::string name; // dotted: "pkg.kernels"
@@ -73,6 +79,11 @@ struct ManifestModule {
   std::set<unsigned> ptxArchs;
   /// Sorted by name.
   std::vector<ManifestConstant> constants;
+  /// For the companion of a module that stays Python: that module's dotted
+  /// name, and every source file the build read, the module first, which
+  /// the runtime checks before it uses a specialization. Empty otherwise.
+  std::string companionOf;
+  std::vector<ManifestSource> sources;
 };
 
 /// "kernel", "ufunc" or "reduction".

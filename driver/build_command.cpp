@@ -16,10 +16,12 @@
 
 #include "backend/cuda_archs.h"
 #include "driver/progress.h"
+#include "frontend/frontend.h"
 #include "frontend/source/diagnostics.h"
 #include "pipeline/module_writer.h"
 #include "pipeline/pipeline.h"
 
+#include <llvm/Support/Path.h>
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -107,7 +109,28 @@ std::optional<std::string> takePtxasFlags(std::vector<std::string> &arguments,
   return std::nullopt;
 }
 
-int runBuild(const BuildOptions &options) {
+int runBuild(BuildOptions options) {
+  if (!pipeline::isTypedIRFile(options.file)) {
+    llvm::Expected<bool> importsKiln = moduleImportsKiln(options.file);
+    if (!importsKiln) {
+      llvm::WithColor::error(llvm::errs(), "kiln")
+          << llvm::toString(importsKiln.takeError()) << '\n';
+      return 1;
+    }
+    options.moduleStaysPython = *importsKiln;
+  }
+  if (!options.emitGiven) {
+    if (!options.moduleStaysPython && options.moduleName.empty()) {
+      llvm::errs() << "kiln build needs --emit, or --module NAME to build a Python module\n"
+                      "Run with --help for more information.\n";
+      return 2;
+    }
+    options.emit = EmitKind::Module;
+  }
+  if (!options.outputGiven && options.moduleStaysPython && options.emit == EmitKind::Module) {
+    llvm::StringRef folder = llvm::sys::path::parent_path(options.file);
+    options.outputDirectory = folder.empty() ? "." : folder.str();
+  }
   if (options.emit == EmitKind::Module) {
     if (std::optional<std::string> problem =
             pipeline::moduleNameProblem(options.effectiveModuleName())) {

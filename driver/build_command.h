@@ -17,6 +17,11 @@ struct BuildOptions : pipeline::BuildOptions {
   /// --quiet: no progress and no list of written files (errors still).
   bool quiet = false;
   bool color = false;
+  /// Whether --emit and -o were given: without them a module that imports
+  /// kiln builds its companion beside itself, and any other module needs
+  /// --module.
+  bool emitGiven = false;
+  bool outputGiven = false;
 };
 
 /// Removes every `-Xptxas VALUE` and `-Xptxas=VALUE` (also spelled
@@ -26,8 +31,10 @@ std::optional<std::string> takePtxasFlags(std::vector<std::string> &arguments,
                                           std::vector<std::string> &flags);
 
 /// Compiles the kernels of one module (pipeline::buildModule) and shows
-/// diagnostics, progress and the files written. Returns the exit status:
-/// 0; 1 when anything failed; 2 for a module name Python cannot import.
-int runBuild(const BuildOptions &options);
+/// diagnostics, progress and the files written. A module that imports kiln
+/// stays Python (FrontendOptions::moduleStaysPython). Returns the exit
+/// status: 0; 1 when anything failed; 2 for a module name Python cannot
+/// import or a kernel module built without --emit or --module.
+int runBuild(BuildOptions options);
 
 } // namespace kiln::driver

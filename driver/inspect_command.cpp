@@ -17,8 +17,9 @@
 //       memory  0 bytes static shared, 0 bytes local
 //
 // The JSON form (--json) holds the same: "file", "module", "kiln_version",
-// "manifest_format", "bundle", "source", "options", "archs", "constants" and
-// "kernels" (each with "name", "kind" and "specializations").
+// "manifest_format", "bundle", "source", for a companion "companion_of" and
+// "sources", "options", "archs", "constants" and "kernels" (each with
+// "name", "kind" and "specializations").
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,6 +71,14 @@ void printText(const bundle::InspectedModule &module, llvm::StringRef path, llvm
   if (const llvm::json::Object *source = root.getObject("source"))
     os << "  source      " << source->getString("file").value_or("?") << " (checksum "
        << source->getString("checksum").value_or("?") << ")\n";
+  if (std::optional<llvm::StringRef> companionOf = root.getString("companion_of")) {
+    os << "  companion   of " << *companionOf << ", built from";
+    if (const llvm::json::Array *sources = root.getArray("sources"))
+      for (const llvm::json::Value &value : *sources)
+        if (const llvm::json::Object *source = value.getAsObject())
+          os << ' ' << source->getString("file").value_or("?");
+    os << '\n';
+  }
   if (const llvm::json::Object *options = root.getObject("options")) {
     os << "  options    ";
     for (llvm::StringRef key :
@@ -138,6 +147,10 @@ void printJson(const bundle::InspectedModule &module, llvm::StringRef path, llvm
       json.attribute("payload_size", header.payloadSize);
     });
     copy("source");
+    if (root.get("companion_of")) {
+      copy("companion_of");
+      copy("sources");
+    }
     copy("options");
     copy("archs");
     copy("constants");

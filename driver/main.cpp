@@ -3,6 +3,7 @@
 // kiln check FILE.py [--json] [-v]
 // kiln build FILE.py --emit ptx|llvm|cubin|fatbin|object|typed -o DIR [--arch LIST] [-j N] [-v]
 // kiln build FILE.py --module pkg.kernels -o DIR [--python PY] [--arch LIST] [-j N]
+// kiln build pkg/kernels.py        (a module that imports kiln: pkg/_kernels.kiln<EXT_SUFFIX>)
 //            [--depfile FILE]
 // kiln inspect MODULE [--json]
 // kiln audit PATH [--require-arch LIST] [--json]
@@ -74,10 +75,13 @@ int main(int argc, char **argv) {
       buildCommand
           ->add_option("--emit", build.emit,
                        "What to write: typed, llvm, ptx, cubin, fatbin, object, module "
-                       "(default with --module: module, a Python extension module)")
+                       "(default with --module, or for a module that imports kiln: module, "
+                       "a Python extension module)")
           ->transform(CLI::CheckedTransformer(emitKinds, CLI::ignore_case));
-  buildCommand->add_option("-o,--output", build.outputDirectory, "Folder to write into")
-      ->capture_default_str();
+  CLI::Option *outputOption =
+      buildCommand->add_option("-o,--output", build.outputDirectory,
+                               "Folder to write into (default: the current folder; for a module "
+                               "that imports kiln, the module's folder)");
   buildCommand->add_option("--depfile", build.depfile,
                            "Also write FILE: the files written and the files the build read, in "
                            "Makefile syntax, for Ninja, Make and CMake's DEPFILE");
@@ -235,14 +239,8 @@ int main(int argc, char **argv) {
     return kiln::driver::runCheck(check);
   build.color = check.color;
   if (buildCommand->parsed()) {
-    if (emitOption->count() == 0) {
-      if (build.moduleName.empty()) {
-        llvm::errs() << "kiln build needs --emit, or --module NAME to build a Python module\n"
-                        "Run with --help for more information.\n";
-        return 2;
-      }
-      build.emit = kiln::driver::EmitKind::Module;
-    }
+    build.emitGiven = emitOption->count() != 0;
+    build.outputGiven = outputOption->count() != 0;
     return kiln::driver::runBuild(build);
   }
   if (inspectCommand->parsed())

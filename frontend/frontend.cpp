@@ -7,17 +7,20 @@
 #include "frontend/resolve/prelude.h"
 
 #include <llvm/ADT/DenseSet.h>
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
 
 namespace kiln {
 
 namespace {
 
-/// Loads Kiln's prelude modules into the same source manager and contexts as
-/// the module being checked, once each.
-class PreludeLoader : public ModuleLoader {
+/// Loads the modules a checked module imports into the same source manager
+/// and contexts: Kiln's prelude by name, and Python source modules beside
+/// it by path; each once.
+class ImportedModuleLoader : public ModuleLoader {
 public:
-  explicit PreludeLoader(CheckedModule &checked) : checked(checked) {}
+  explicit ImportedModuleLoader(CheckedModule &checked) : checked(checked) {}
 
   const ModuleScope *load(llvm::StringRef moduleName) override {
     auto found = scopes.find(moduleName);
@@ -28,18 +31,81 @@ public:
       return nullptr;
     std::string path = "<kiln>/" + moduleName.str() + ".py";
     std::replace(path.begin() + 7, path.end() - 3, '.', '/');
-    uint32_t file = checked.sources.addFile(path, source->str());
-    ast::Module module = parseModule(checked.sources, file, checked.astContext, checked.diags);
-    // Mark the entry first: a prelude module may import itself indirectly.
-    scopes[moduleName] = nullptr;
-    std::unique_ptr<ModuleScope> scope = ModuleScope::build(
-        module, checked.sources, checked.astContext, checked.types, checked.diags, {}, this);
-    const ModuleScope *result = scope.get();
-    scopes[moduleName] = std::move(scope);
-    return result;
+    return loadScope(moduleName, path, source->str(), /*runsAsPython=*/false);
+  }
+
+  const ModuleScope *loadSource(llvm::StringRef importerPath, unsigned level,
+                                llvm::StringRef moduleName) override {
+    std::optional<std::string> path = findSourceModule(importerPath, level, moduleName);
+    if (!path)
+      return nullptr;
+    auto found = scopes.find(*path);
+    if (found != scopes.end())
+      return found->second.get();
+    auto buffer = llvm::MemoryBuffer::getFile(*path, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!buffer)
+      return nullptr;
+    checked.importedFiles.push_back(*path);
+    return loadScope(*path, *path, (*buffer)->getBuffer().str(), /*runsAsPython=*/true);
   }
 
 private:
+  const ModuleScope *loadScope(llvm::StringRef key, llvm::StringRef path, std::string source,
+                               bool runsAsPython) {
+    uint32_t file = checked.sources.addFile(path.str(), std::move(source));
+    ast::Module module = parseModule(checked.sources, file, checked.astContext, checked.diags);
+    // Mark the entry first: a module may import itself indirectly.
+    scopes[key] = nullptr;
+    std::unique_ptr<ModuleScope> scope =
+        ModuleScope::build(module, checked.sources, checked.astContext, checked.types,
+                           checked.diags, {}, this, runsAsPython);
+    const ModuleScope *result = scope.get();
+    scopes[key] = std::move(scope);
+    return result;
+  }
+
+  /// Where Python would find `from <level dots><moduleName> import ...` in
+  /// the module at `importerPath`, when that is a source module of the
+  /// importer's own package (or, outside any package, of its folder).
+  static std::optional<std::string> findSourceModule(llvm::StringRef importerPath, unsigned level,
+                                                     llvm::StringRef moduleName) {
+    auto isPackage = [](llvm::StringRef folder) {
+      llvm::SmallString<256> marker(folder);
+      llvm::sys::path::append(marker, "__init__.py");
+      return llvm::sys::fs::exists(marker);
+    };
+    llvm::SmallString<256> base(importerPath);
+    if (llvm::sys::fs::make_absolute(base))
+      return std::nullopt;
+    llvm::sys::path::remove_filename(base);
+    if (level > 0) {
+      for (unsigned up = 1; up < level; ++up) {
+        if (!isPackage(base))
+          return std::nullopt;
+        llvm::sys::path::remove_filename(base);
+      }
+    } else if (isPackage(base)) {
+      // An absolute name within the importer's own top-level package.
+      while (isPackage(llvm::sys::path::parent_path(base)))
+        llvm::sys::path::remove_filename(base);
+      if (moduleName.split('.').first != llvm::sys::path::filename(base))
+        return std::nullopt;
+      llvm::sys::path::remove_filename(base);
+    }
+    llvm::SmallVector<llvm::StringRef, 4> parts;
+    if (!moduleName.empty())
+      moduleName.split(parts, '.');
+    for (llvm::StringRef part : parts)
+      llvm::sys::path::append(base, part);
+    for (llvm::StringRef candidate : {".py", "/__init__.py"}) {
+      std::string path = (base + candidate).str();
+      if (!parts.empty() && llvm::sys::fs::is_regular_file(path))
+        return path;
+    }
+    return std::nullopt;
+  }
+
   CheckedModule &checked;
   llvm::StringMap<std::unique_ptr<ModuleScope>> scopes;
 };
@@ -165,7 +231,7 @@ std::unique_ptr<CheckedModule> checkSource(llvm::StringRef path, std::string con
     external.insert(external.end(), flags->begin(), flags->end());
   }
 
-  checked->loader = std::make_unique<PreludeLoader>(*checked);
+  checked->loader = std::make_unique<ImportedModuleLoader>(*checked);
   checked->scope = ModuleScope::build(checked->module, checked->sources, checked->astContext,
                                       checked->types, checked->diags, external,
                                       checked->loader.get(), options.moduleStaysPython);
@@ -173,6 +239,31 @@ std::unique_ptr<CheckedModule> checkSource(llvm::StringRef path, std::string con
       std::make_unique<TypeInference>(*checked->scope, checked->types, checked->diags);
   typeModule(*checked, options);
   return checked;
+}
+
+llvm::Expected<bool> moduleImportsKiln(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return llvm::createStringError(buffer.getError(), "cannot read '%s': %s", path.str().c_str(),
+                                   buffer.getError().message().c_str());
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  ast::AstContext context;
+  uint32_t file = sources.addFile(path.str(), (*buffer)->getBuffer().str());
+  ast::Module module = parseModule(sources, file, context, diags);
+  auto isKiln = [](llvm::StringRef name) { return name == "kiln" || name.starts_with("kiln."); };
+  for (const ast::Stmt *stmt : module.body) {
+    if (const auto *import = llvm::dyn_cast<ast::ImportStmt>(stmt)) {
+      if (llvm::any_of(import->names,
+                       [&](const ast::ImportAlias &alias) { return isKiln(alias.name); }))
+        return true;
+    } else if (const auto *from = llvm::dyn_cast<ast::ImportFromStmt>(stmt)) {
+      if (from->level == 0 && isKiln(from->module))
+        return true;
+    }
+  }
+  return false;
 }
 
 llvm::Expected<std::unique_ptr<CheckedModule>> checkModule(llvm::StringRef path,

@@ -56,8 +56,11 @@ public:
   TypeContext types;
   ast::Module module;
   std::unique_ptr<ModuleScope> scope;
-  /// Kernel modules the module imports from (Kiln's prelude).
+  /// Modules the module imports from: Kiln's prelude, and source modules
+  /// beside it (`from .helpers import clamp`).
   std::unique_ptr<ModuleLoader> loader;
+  /// The source modules it imports from, by absolute path, in load order.
+  std::vector<std::string> importedFiles;
   std::unique_ptr<TypeInference> inference;
 
   struct Function {
@@ -76,6 +79,13 @@ public:
 
 llvm::Expected<std::unique_ptr<CheckedModule>> checkModule(llvm::StringRef path,
                                                            const FrontendOptions &options);
+
+/// Whether the module at `path` imports Kiln's decorators (`from kiln import
+/// cuda`, `import kiln.cuda`): such a module runs as Python, host code and
+/// all, and its build is a companion of the source rather than its
+/// replacement (FrontendOptions::moduleStaysPython). A module that imports
+/// Numba's instead is a kernel module.
+llvm::Expected<bool> moduleImportsKiln(llvm::StringRef path);
 
 /// As checkModule, for source text that did not come from a file.
 std::unique_ptr<CheckedModule> checkSource(llvm::StringRef path, std::string contents,

@@ -16,7 +16,9 @@ enum class EmitKind { Typed, LLVM, Ptx, Cubin, Fatbin, Object, Module };
 struct BuildOptions {
   std::string file;
   std::string moduleName;
-  /// The module's dotted name: `moduleName`, or the file's stem.
+  /// The module's dotted name: `moduleName`; else, for a module that stays
+  /// Python, its name in its package (the folders above it that hold an
+  /// __init__.py); else the file's stem.
   std::string effectiveModuleName() const;
   std::vector<std::string> signatures;
   /// See FrontendOptions::moduleStaysPython.

@@ -23,12 +23,12 @@ std::string absolute(llvm::StringRef path) {
 
 /// The nearest pyproject.toml at or above the folder of `modulePath`, as
 /// frontend/resolve/build_config.cpp looks for it; empty when there is none.
-std::string nearestPyproject(llvm::StringRef modulePath) {
+std::string nearestConfig(llvm::StringRef modulePath, llvm::StringRef fileName) {
   llvm::SmallString<256> directory(absolute(modulePath));
   llvm::sys::path::remove_filename(directory);
   while (!directory.empty()) {
     llvm::SmallString<256> candidate(directory);
-    llvm::sys::path::append(candidate, "pyproject.toml");
+    llvm::sys::path::append(candidate, fileName);
     if (llvm::sys::fs::is_regular_file(candidate))
       return candidate.str().str();
     llvm::StringRef parent = llvm::sys::path::parent_path(directory);
@@ -54,11 +54,12 @@ int anchor;
 } // namespace
 
 std::vector<std::string> buildInputs(llvm::StringRef modulePath,
-                                     llvm::ArrayRef<std::string> linkFiles) {
+                                     llvm::ArrayRef<std::string> otherFiles) {
   std::vector<std::string> inputs{absolute(modulePath)};
-  if (std::string pyproject = nearestPyproject(modulePath); !pyproject.empty())
-    inputs.push_back(pyproject);
-  for (const std::string &file : linkFiles)
+  for (llvm::StringRef config : {"pyproject.toml", "kiln-signatures.toml"})
+    if (std::string path = nearestConfig(modulePath, config); !path.empty())
+      inputs.push_back(path);
+  for (const std::string &file : otherFiles)
     if (llvm::sys::fs::exists(file))
       inputs.push_back(absolute(file));
   std::string executable = llvm::sys::fs::getMainExecutable(nullptr, &anchor);

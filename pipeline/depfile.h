@@ -6,6 +6,7 @@
 //
 //   /abs/build/pkg/kernels.cpython-311-x86_64-linux-gnu.so: \
 //     /abs/src/pkg/kernels.py \
+//     /abs/src/pkg/helpers.py \
 //     /abs/src/pyproject.toml \
 //     /usr/local/bin/kiln
 //
@@ -24,12 +25,14 @@
 namespace kiln::pipeline {
 
 /// The files a build of the kernel module at `modulePath` depends on,
-/// absolute, sorted and unique: the module; the pyproject.toml the front end
-/// reads signatures from, if there is one; the files kernels name in
-/// link=[...] that exist; and the running kiln executable, which also holds
-/// the modules kernels import (Kiln's prelude: `numba.cuda.random`, ...).
+/// absolute, sorted and unique: the module; the pyproject.toml and
+/// kiln-signatures.toml the front end reads signatures from, if there are
+/// any; `otherFiles` that exist (the source modules it imports from, the
+/// files kernels name in link=[...]); and the running kiln executable,
+/// which also holds the modules kernels import from Kiln's prelude
+/// (`numba.cuda.random`, ...).
 std::vector<std::string> buildInputs(llvm::StringRef modulePath,
-                                     llvm::ArrayRef<std::string> linkFiles);
+                                     llvm::ArrayRef<std::string> otherFiles);
 
 /// Writes `targets: dependencies` to `path`, escaping as Make does (spaces
 /// as `\ `, `#` as `\#`, `$` as `$$`), through a temporary file renamed into

@@ -28,6 +28,18 @@ std::optional<std::string> moduleNameProblem(llvm::StringRef name) {
   return std::nullopt;
 }
 
+std::string companionModuleName(llvm::StringRef moduleName) {
+  auto [package, last] = moduleName.rsplit('.');
+  if (last.empty())
+    return "_" + package.str() + "_kiln";
+  return package.str() + "._" + last.str() + "_kiln";
+}
+
+std::string companionFileStem(llvm::StringRef moduleName) {
+  // rfind gives npos without a dot, and npos + 1 is 0.
+  return "_" + moduleName.substr(moduleName.rfind('.') + 1).str() + ".kiln";
+}
+
 llvm::Expected<std::string> writeExtensionModule(const ExtensionModuleInputs &inputs,
                                                  llvm::StringRef directory,
                                                  llvm::StringRef extensionSuffix) {
@@ -63,8 +75,10 @@ llvm::Expected<std::string> writeExtensionModule(const ExtensionModuleInputs &in
   objects.push_back(scratch->file("bundle.o"));
 
   llvm::SmallString<256> finalPath(directory);
-  llvm::sys::path::append(finalPath,
-                          backend::extensionBaseName(inputs.moduleName) + extensionSuffix);
+  llvm::sys::path::append(finalPath, (inputs.fileStem.empty()
+                                          ? backend::extensionBaseName(inputs.moduleName).str()
+                                          : inputs.fileStem) +
+                                         extensionSuffix);
   llvm::SmallString<256> temporaryPath;
   int descriptor = -1;
   // A unique temporary name beside the module, so that the rename is atomic.

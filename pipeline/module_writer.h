@@ -24,6 +24,9 @@ namespace kiln::pipeline {
 
 struct ExtensionModuleInputs {
   std::string moduleName; // dotted
+  /// The file's name before the extension suffix; empty for the module
+  /// name's last part, as Python's import finds it.
+  std::string fileStem;
   std::string manifest;
   /// One per specialization, in manifest order.
   std::vector<std::string> fatbins;
@@ -31,7 +34,16 @@ struct ExtensionModuleInputs {
   std::vector<std::string> hostObjects;
 };
 
-/// Writes DIR/<last name component><extensionSuffix>; returns its path.
+/// A module that stays Python (BuildOptions::moduleStaysPython) keeps its
+/// kernels' build in a companion extension module beside it:
+/// `pkg.kernels` -> `pkg._kernels_kiln`, in the file
+/// `_kernels.kiln<EXT_SUFFIX>`, which no import statement finds by accident;
+/// the module's dispatchers load it (kiln/dispatcher.py spells the same
+/// rule).
+std::string companionModuleName(llvm::StringRef moduleName);
+std::string companionFileStem(llvm::StringRef moduleName);
+
+/// Writes DIR/<fileStem><extensionSuffix>; returns its path.
 /// Why `name` cannot name an extension module ("pkg.kernels": dotted ASCII
 /// Python identifiers, since the init function is PyInit_<last part>), or
 /// nothing when it can.

@@ -11,8 +11,10 @@
 #include "pipeline/module_writer.h"
 #include "pipeline/version.h"
 
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
+#include <llvm/Support/SHA256.h>
 #include <llvm/Support/raw_ostream.h>
 
 namespace kiln::pipeline {
@@ -53,9 +55,32 @@ std::vector<backend::ManifestConstant> moduleConstants(const ModuleScope &scope)
   return constants;
 }
 
+std::string sha256Hex(llvm::StringRef bytes) {
+  return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(bytes)), /*LowerCase=*/true);
+}
+
+/// `path` as seen from `folder`, with '/': "helpers.py", "../common.py".
+std::string relativePath(llvm::StringRef path, llvm::StringRef folder) {
+  llvm::SmallString<256> from(folder.empty() ? "." : folder), to(path);
+  llvm::sys::fs::make_absolute(from);
+  llvm::sys::fs::make_absolute(to);
+  llvm::sys::path::remove_dots(from, /*remove_dot_dot=*/true);
+  llvm::sys::path::remove_dots(to, /*remove_dot_dot=*/true);
+  auto fromPart = llvm::sys::path::begin(from), fromEnd = llvm::sys::path::end(from);
+  auto toPart = llvm::sys::path::begin(to), toEnd = llvm::sys::path::end(to);
+  while (fromPart != fromEnd && toPart != toEnd && *fromPart == *toPart)
+    ++fromPart, ++toPart;
+  std::string result;
+  for (; fromPart != fromEnd; ++fromPart)
+    result += "../";
+  for (; toPart != toEnd; ++toPart)
+    result += (result.empty() || result.back() == '/' ? "" : "/") + toPart->str();
+  return result;
+}
+
 llvm::Expected<backend::ManifestModule>
 describeModule(const BuildOptions &options, const CheckedModule *module, llvm::StringRef moduleName,
-               llvm::ArrayRef<backend::ManifestEntry> entries) {
+               llvm::StringRef companionOf, llvm::ArrayRef<backend::ManifestEntry> entries) {
   llvm::Expected<std::string> source = cuda::readFileBytes(options.file);
   if (!source)
     return source.takeError();
@@ -72,6 +97,18 @@ describeModule(const BuildOptions &options, const CheckedModule *module, llvm::S
   }
   if (module && module->scope)
     description.constants = moduleConstants(*module->scope);
+  if (!companionOf.empty()) {
+    description.companionOf = companionOf.str();
+    description.sources.push_back({description.sourceFile, sha256Hex(*source)});
+    if (module)
+      for (const std::string &path : module->importedFiles) {
+        llvm::Expected<std::string> imported = cuda::readFileBytes(path);
+        if (!imported)
+          return imported.takeError();
+        description.sources.push_back(
+            {relativePath(path, llvm::sys::path::parent_path(options.file)), sha256Hex(*imported)});
+      }
+  }
   return description;
 }
 
@@ -163,8 +200,11 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
       manifest[i].fatbin = backend::ManifestBlob{
           offsets[i], sizes[i], kilnChecksum(kernels[i].fatbin.data(), kernels[i].fatbin.size())};
   }
-  llvm::Expected<backend::ManifestModule> description =
-      describeModule(options, module, moduleName, manifest);
+  // A module that stays Python gets a companion, which its manifest names.
+  bool companion = options.emit == EmitKind::Module && options.moduleStaysPython;
+  std::string builtName = companion ? companionModuleName(moduleName) : moduleName.str();
+  llvm::Expected<backend::ManifestModule> description = describeModule(
+      options, module, builtName, companion ? moduleName : llvm::StringRef(), manifest);
   if (!description)
     failure = llvm::joinErrors(std::move(failure), description.takeError());
   std::string manifestText;
@@ -174,7 +214,9 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
   }
   if (!failure && options.emit == EmitKind::Module) {
     ExtensionModuleInputs inputs;
-    inputs.moduleName = moduleName.str();
+    inputs.moduleName = builtName;
+    if (companion)
+      inputs.fileStem = companionFileStem(moduleName);
     inputs.manifest = manifestText;
     for (KernelArtifacts &build : kernels) {
       inputs.fatbins.push_back(std::move(build.fatbin));
@@ -193,11 +235,13 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
                         written);
   }
   if (!failure && !options.depfile.empty()) {
-    std::vector<std::string> links;
+    std::vector<std::string> read;
+    if (module)
+      read = module->importedFiles;
     for (const KernelArtifacts &build : kernels)
       for (std::string &file : linkFiles(*build.kernel, options.file))
-        links.push_back(std::move(file));
-    failure = writeDepfile(options.depfile, written, buildInputs(options.file, links));
+        read.push_back(std::move(file));
+    failure = writeDepfile(options.depfile, written, buildInputs(options.file, read));
   }
   return failure;
 }

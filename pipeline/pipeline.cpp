@@ -311,7 +311,7 @@ llvm::Error readTypedIR(const BuildOptions &options, BuildResult &result) {
 /// Checks the Python source and gives its typed IR, or reports why not.
 llvm::Error typeSource(const BuildOptions &options, BuildReporter &reporter, BuildResult &result) {
   FrontendOptions frontendOptions;
-  frontendOptions.moduleName = options.moduleName;
+  frontendOptions.moduleName = options.effectiveModuleName();
   frontendOptions.signatureFlags = options.signatures;
   frontendOptions.moduleStaysPython = options.moduleStaysPython;
   llvm::Expected<std::unique_ptr<CheckedModule>> checked =
@@ -331,7 +331,24 @@ llvm::Error typeSource(const BuildOptions &options, BuildReporter &reporter, Bui
 } // namespace
 
 std::string BuildOptions::effectiveModuleName() const {
-  return moduleName.empty() ? llvm::sys::path::stem(file).str() : moduleName;
+  if (!moduleName.empty())
+    return moduleName;
+  std::string name = llvm::sys::path::stem(file).str();
+  if (!moduleStaysPython)
+    return name;
+  // A module that runs as Python is known by its name in its package, the
+  // name `import` gives it and its signatures are recorded under.
+  llvm::SmallString<256> folder(file);
+  llvm::sys::fs::make_absolute(folder);
+  llvm::sys::path::remove_filename(folder);
+  for (;;) {
+    llvm::SmallString<256> marker(folder);
+    llvm::sys::path::append(marker, "__init__.py");
+    if (!llvm::sys::fs::exists(marker) || !llvm::sys::path::has_filename(folder))
+      return name;
+    name = llvm::sys::path::filename(folder).str() + "." + name;
+    llvm::sys::path::remove_filename(folder);
+  }
 }
 
 bool isTypedIRFile(llvm::StringRef path) {

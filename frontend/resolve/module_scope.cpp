@@ -163,7 +163,7 @@ class ModuleScopeBuilder {
 public:
   ModuleScopeBuilder(ModuleScope &scope, SourceManager &sources, AstContext &astContext,
                      TypeContext &types, DiagnosticEngine &diags, bool moduleStaysPython)
-      : scope(scope), diags(diags), types(types),
+      : scope(scope), sources(sources), diags(diags), types(types),
         evaluator(scope, sources, astContext, types, diags), hostDiags(sources),
         hostEvaluator(scope, sources, astContext, types, hostDiags),
         moduleStaysPython(moduleStaysPython) {}
@@ -177,6 +177,7 @@ private:
   }
   void handleImport(const ImportStmt *import);
   void handleImportFrom(const ImportFromStmt *import);
+  void bindImportedNames(const ImportFromStmt *import, const ModuleScope &source);
   void handleAssign(const Stmt *stmt, const Expr *target, const Expr *value);
   void handleFunction(const FunctionDefStmt *def);
   std::string unknownDecoratorName(const Expr *decorator) const;
@@ -207,6 +208,7 @@ private:
   void attachExternalSignatures(llvm::ArrayRef<ExternalSignature> externalSignatures);
 
   ModuleScope &scope;
+  const SourceManager &sources;
   DiagnosticEngine &diags;
   TypeContext &types;
   ModuleEvaluator evaluator;
@@ -455,6 +457,12 @@ void ModuleScopeBuilder::handleImportFrom(const ImportFromStmt *import) {
     return;
   const BuiltinSymbols &builtins = BuiltinSymbols::get();
   const Symbol *module = import->level == 0 ? builtins.lookup(import->module) : nullptr;
+  if ((!module || module->kind != Symbol::Kind::Module) && !import->isStar && scope.loader)
+    if (const ModuleScope *source =
+            scope.loader->loadSource(sources.path(scope.fileId), import->level, import->module)) {
+      bindImportedNames(import, *source);
+      return;
+    }
   if (!module || module->kind != Symbol::Kind::Module) {
     std::string moduleName = std::string(import->level, '.') + import->module.str();
     if (!moduleStaysPython)
@@ -485,6 +493,22 @@ void ModuleScopeBuilder::handleImportFrom(const ImportFromStmt *import) {
       continue;
     }
     bind(boundName, ModuleValue::symbol(member), alias.range);
+  }
+}
+
+/// `from .helpers import clamp, TABLE`: the names are what the sibling
+/// module binds them to (device functions, constants, what its own imports
+/// bring); what its host code computes stays host code's.
+void ModuleScopeBuilder::bindImportedNames(const ImportFromStmt *import,
+                                           const ModuleScope &source) {
+  std::string moduleName = std::string(import->level, '.') + import->module.str();
+  for (const ImportAlias &alias : import->names) {
+    llvm::StringRef boundName = alias.asName.empty() ? alias.name : alias.asName;
+    auto found = source.moduleBindings().find(alias.name);
+    if (found != source.moduleBindings().end())
+      bind(boundName, found->getValue(), alias.range);
+    else
+      bind(boundName, ModuleValue::invalid(moduleName + "." + alias.name.str()), alias.range);
   }
 }
 

@@ -163,6 +163,12 @@ public:
   virtual ~ModuleLoader() = default;
   /// The scope of `moduleName`, or null if there is no such kernel module.
   virtual const ModuleScope *load(llvm::StringRef moduleName) = 0;
+  /// The scope of the Python source module that the module at
+  /// `importerPath` names in `from <level dots><moduleName> import ...`: a
+  /// sibling in its package, or beside it when it is in none; null if the
+  /// name is no such module (then it is host code's, as `numpy` is).
+  virtual const ModuleScope *loadSource(llvm::StringRef importerPath, unsigned level,
+                                        llvm::StringRef moduleName) = 0;
 };
 
 class ModuleScope {

@@ -73,6 +73,32 @@ def type_key(value):
     return None
 
 
+def dispatch_descriptor(value, where="an argument"):
+    """What kiln._types.descriptor makes of the manifest type of `value`, so
+    that a call's types compare with a built kernel's:
+    ("array", ("scalar", "float32"), 1, "C", False), ("scalar", "int64"),
+    ("tuple", (...)). UntypableArgument if none."""
+    if isinstance(value, (bool, np.bool_)):
+        return ("scalar", "bool")
+    if isinstance(value, np.ndarray):
+        text = signature_type(value, where)
+        layout = "C" if text.endswith("::1]") else "F" if "[::1," in text else "A"
+        return ("array", _scalar_descriptor(_dtype_name(value.dtype, where)), value.ndim, layout,
+                not value.flags.writeable)
+    if isinstance(value, tuple):
+        return ("tuple", tuple(dispatch_descriptor(item, f"{where}[{i}]") for i, item in enumerate(value)))
+    text = signature_type(value, where)
+    if "[" in text:  # a device array: its layout, never read-only
+        dtype, _, dims = text.partition("[")
+        layout = "C" if dims.endswith("::1]") else "F" if dims.startswith("::1,") else "A"
+        return ("array", _scalar_descriptor(dtype), dims.count(",") + 1, layout, False)
+    return _scalar_descriptor(text)
+
+
+def _scalar_descriptor(name):
+    return ("scalar", "bool" if name == "boolean" else name)
+
+
 def signature_type(value, where="an argument"):
     """The signature type string of `value`; UntypableArgument if none."""
     if isinstance(value, (bool, np.bool_)):

@@ -21,6 +21,8 @@ NoSpecializationError, naming the kernel, the types and how to add them.
 
 import atexit
 import functools
+import hashlib
+import importlib.machinery
 import importlib.util
 import itertools
 import os
@@ -30,19 +32,52 @@ import tempfile
 import threading
 
 from kiln import signature_file
-from kiln._typeof import UntypableArgument, signature_type, type_key
+from kiln._types import descriptor
+from kiln._typeof import UntypableArgument, dispatch_descriptor, signature_type, type_key
 
 
 class NoSpecializationError(TypeError):
     """No specialization for these argument types, and none can be compiled."""
 
 
-class _ModuleBuilds:
-    """The source module of some kernels, and what has been built of it.
+def companion_names(module_name):
+    """`pkg.kernels` -> ("_kernels_kiln", "_kernels.kiln"): the name of the
+    extension module `kiln build` makes of a module that stays Python, and
+    its file name before EXT_SUFFIX (pipeline/module_writer.h spells the
+    same rule)."""
+    last = module_name.rpartition(".")[2]
+    return f"_{last}_kiln", f"_{last}.kiln"
 
-    Every build compiles the whole module with every signature asked for so
-    far, so one extension module holds every specialization in use; the
-    cache makes the kernels already compiled cost little.
+
+def _load_extension(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _stale_source(folder, manifest):
+    """The first source file the companion was built from that is no longer
+    as it was, or None."""
+    for source in manifest.get("sources", ()):
+        path = os.path.normpath(os.path.join(folder, source["file"]))
+        try:
+            with open(path, "rb") as file:
+                digest = hashlib.sha256(file.read()).hexdigest()
+        except OSError:
+            digest = None
+        if digest != source["sha256"]:
+            return path
+    return None
+
+
+class _ModuleBuilds:
+    """The source module of some kernels, and what has been built of it: the
+    companion `kiln build` wrote beside it, and builds made in process.
+
+    Every build in process compiles the whole module with every signature
+    asked for so far, so one extension module holds every specialization in
+    use; the cache makes the kernels already compiled cost little.
     """
 
     _by_file = {}
@@ -51,18 +86,55 @@ class _ModuleBuilds:
     _work = None
 
     @classmethod
-    def of(cls, path):
+    def of(cls, path, module_name):
         with cls._registry_lock:
             builds = cls._by_file.get(path)
             if builds is None:
-                builds = cls._by_file[path] = cls(path)
+                builds = cls._by_file[path] = cls(path, module_name)
             return builds
 
-    def __init__(self, path):
+    def __init__(self, path, module_name):
         self.path = path
+        name = pathlib.Path(path).stem if module_name == "__main__" else module_name
+        # A script's file name need not be a module name; its builds need one.
+        self.module_name = name if all(part.isidentifier() for part in name.split(".")) else "kernels"
         self.lock = threading.RLock()
         self.signatures = []  # "kernel=void(...)", in the order asked for
         self.module = None
+        self._companion = None
+        self._companion_read = False
+        # Why the companion beside the source cannot serve, if it cannot.
+        self.stale = None
+
+    def companion(self):
+        """The companion extension module `kiln build` wrote beside the
+        source, if there is one and the source files it was built from are
+        unchanged; else None (and `stale` says why, if one is there)."""
+        with self.lock:
+            if not self._companion_read:
+                self._companion = self._read_companion()
+                self._companion_read = True
+            return self._companion
+
+    def _read_companion(self):
+        folder = os.path.dirname(self.path)
+        name, stem = companion_names(self.module_name)
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = os.path.join(folder, stem + suffix)
+            if os.path.exists(path):
+                break
+        else:
+            return None
+        module = _load_extension(name, path)
+        manifest = module.__kiln_manifest__
+        if manifest.get("companion_of") is None:
+            self.stale = f"{path} is not the build of a module that stays Python"
+            return None
+        changed = _stale_source(folder, manifest)
+        if changed is not None:
+            self.stale = f"{changed} changed after {os.path.basename(path)} was built from it"
+            return None
+        return module
 
     @classmethod
     def _output_folder(cls):
@@ -82,15 +154,12 @@ class _ModuleBuilds:
     def _build(self, signatures):
         from kiln import _compiler
 
-        stem = pathlib.Path(self.path).stem
-        name = f"{stem if stem.isidentifier() else 'kernels'}__kiln_dev_{next(self._counter)}"
-        output = self._output_folder() / name
+        # Each build its own folder: a process loads an extension file once.
+        output = self._output_folder() / str(next(self._counter))
         [extension] = _compiler.build_module(
-            self.path, str(output), module_name=name, arch=_architecture(), signatures=signatures,
-            module_stays_python=True)
-        spec = importlib.util.spec_from_file_location(name, extension)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+            self.path, str(output), module_name=self.module_name, arch=_architecture(),
+            signatures=signatures, module_stays_python=True)
+        module = _load_extension(companion_names(self.module_name)[0], extension)
         self.signatures = signatures
         self.module = module
         return module
@@ -123,7 +192,7 @@ class LazyKernel:
         self.py_func = py_func
         self.options = dict(options)
         self._declared = list(signatures)
-        self._builds = _ModuleBuilds.of(os.path.abspath(py_func.__code__.co_filename))
+        self._builds = _ModuleBuilds.of(os.path.abspath(py_func.__code__.co_filename), py_func.__module__)
         self._compiled = {}  # signature text -> the built module's kernel
         self._by_key = {}  # the arguments' type keys -> the built module's kernel
         self._lock = threading.Lock()
@@ -158,16 +227,21 @@ class LazyKernel:
 
     @property
     def signatures(self):
-        """The argument types of each compiled specialization."""
-        found = []
-        for kernel in self._compiled.values():
-            found += [entry for entry in kernel.signatures if entry not in found]
-        return found
+        """The argument types of each specialization, precompiled or compiled."""
+        return list(self._specializations())
 
     @property
     def overloads(self):
-        """Signature text -> the compiled specialization's kernel object."""
-        return dict(self._compiled)
+        """Signature text -> the kernel object holding that specialization."""
+        return self._specializations()
+
+    def _specializations(self):
+        found = {}
+        precompiled = self._precompiled()
+        for kernel in ([precompiled] if precompiled is not None else []) + list(self._compiled.values()):
+            for text in kernel.signatures:
+                found.setdefault(text, kernel)
+        return found
 
     def specialize(self, *args):
         """Compiles for the types of `args` now; returns self."""
@@ -189,10 +263,33 @@ class LazyKernel:
         key = tuple(map(type_key, args))
         kernel = self._by_key.get(key)
         if kernel is None:
-            kernel = self._declared_kernel() if self._declared else self._lazy_kernel(args)
+            kernel = self._find_kernel(args)
             if None not in key:
                 self._by_key[key] = kernel
         return kernel
+
+    def _find_kernel(self, args):
+        """A kernel with a specialization for these arguments: the
+        precompiled one, else one compiled now. A kernel with declared
+        signatures has those alone, and converts arguments to them as Numba
+        does; one without takes exactly the types it is called with."""
+        precompiled = self._precompiled()
+        if self._declared:
+            return precompiled if precompiled is not None else self._declared_kernel()
+        if precompiled is not None:
+            try:
+                wanted = tuple(dispatch_descriptor(value, f"argument {i + 1}") for i, value in enumerate(args))
+            except UntypableArgument as error:
+                raise TypeError(f"kernel '{self.__name__}': {error}") from None
+            if any(tuple(map(descriptor, entry["args"])) == wanted for entry in precompiled._entries):
+                signature_file.record(self._qualified_name(), self._signature_of(args))
+                return precompiled
+        return self._lazy_kernel(self._signature_of(args))
+
+    def _precompiled(self):
+        """The kernel of the companion `kiln build` wrote, if it serves."""
+        companion = self._builds.companion()
+        return getattr(companion, self.__name__, None) if companion is not None else None
 
     def _declared_kernel(self):
         """Compiled for the decorator's signatures alone, as Numba does: the
@@ -202,8 +299,7 @@ class LazyKernel:
                 self._compiled = dict.fromkeys(map(str, self._declared), self._compile(None))
             return next(iter(self._compiled.values()))
 
-    def _lazy_kernel(self, args):
-        signature = self._signature_of(args)
+    def _lazy_kernel(self, signature):
         with self._lock:
             kernel = self._compiled.get(signature)
             if kernel is None:
@@ -213,15 +309,17 @@ class LazyKernel:
 
     def _qualified_name(self):
         """`pkg.kernels.scale`: the key of the signatures file."""
-        module = self.__module__
-        if module == "__main__":
-            module = pathlib.Path(self._builds.path).stem
-        return f"{module}.{self.__name__}"
+        return f"{self._builds.module_name}.{self.__name__}"
 
     def _compile(self, signature):
         """The kernel object holding a specialization for `signature` (None:
         for the decorator's signatures)."""
         if not _compiler_available():
+            if self._builds.stale is not None:
+                raise NoSpecializationError(
+                    f"kernel '{self.__name__}' cannot run: {self._builds.stale}, and Kiln's compiler "
+                    "is not installed to compile it again. Rebuild the package (or run "
+                    f"`kiln build {self._builds.path}`)")
             if signature is None:
                 raise NoSpecializationError(
                     f"kernel '{self.__name__}' cannot be compiled: Kiln's compiler is not installed. "

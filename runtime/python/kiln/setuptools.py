@@ -20,9 +20,13 @@ Kiln registers)::
 ``build_ext`` runs ``kiln build SOURCE --module NAME`` for every
 ``KernelModule`` (other extensions build as usual), writing the extension
 module where setuptools expects it: into ``build_lib`` for wheels, beside the
-source with ``--inplace``. The kernel sources (``pkg/kernels.py``) are left
-out of wheels unless ``include_sources=True``: the built module replaces
-them. Wheels need the ``kiln-runtime`` package at run time, nothing else.
+source with ``--inplace``. A kernel module written against Numba
+(``from numba import cuda``) is replaced by its build: its source is left
+out of wheels unless ``include_sources=True``. A module that imports Kiln
+(``from kiln import cuda``) runs as Python, host code and all: its source
+stays, and its build is the companion its kernels load
+(``pkg/_kernels.kiln<EXT_SUFFIX>``). Wheels need the ``kiln-runtime``
+package at run time, nothing else.
 
 This module is pure Python and imports nothing of the compiler: the
 ``kiln`` command is found as ``$KILN``, else ``kiln`` on ``PATH``, else
@@ -30,6 +34,7 @@ This module is pure Python and imports nothing of the compiler: the
 See docs/setuptools.md.
 """
 
+import ast
 import os
 import shutil
 import subprocess
@@ -99,6 +104,30 @@ class KernelModule(Extension):
     def __repr__(self):
         return f"KernelModule({self.name!r}, {self.kiln_source!r}, archs={self.kiln_archs!r})"
 
+    def runs_as_python(self):
+        """Whether the module imports Kiln and so stays Python beside its
+        build, a companion extension module (as `kiln build` decides)."""
+        return module_imports_kiln(self.kiln_source)
+
+
+def module_imports_kiln(path):
+    """Whether the top level of the module at `path` imports kiln."""
+    try:
+        with open(path, "rb") as file:
+            tree = ast.parse(file.read(), filename=path)
+    except (OSError, SyntaxError, ValueError):
+        return False  # kiln build reports what is wrong with it
+    for statement in tree.body:
+        if isinstance(statement, ast.Import):
+            names = [alias.name for alias in statement.names]
+        elif isinstance(statement, ast.ImportFrom) and statement.level == 0:
+            names = [statement.module or ""]
+        else:
+            continue
+        if any(name == "kiln" or name.startswith("kiln.") for name in names):
+            return True
+    return False
+
 
 def find_kiln():
     """The ``kiln`` command: ``$KILN``, else on ``PATH``, else beside Python."""
@@ -129,6 +158,19 @@ class build_ext(_setuptools_build_ext):
         if not self.inplace and not getattr(self, "editable_mode", False):
             self._drop_kernel_sources()
 
+    def get_ext_filename(self, fullname):
+        """Where setuptools puts the module `fullname`: for a module that
+        stays Python, its companion (`pkg/_kernels.kiln<EXT_SUFFIX>`)."""
+        filename = super().get_ext_filename(fullname)
+        # setuptools maps both the dotted name and its last part, which
+        # get_ext_fullpath asks with.
+        ext = getattr(self, "ext_map", {}).get(fullname)
+        if not isinstance(ext, KernelModule) or not ext.runs_as_python():
+            return filename
+        folder, base = os.path.split(filename)
+        stem = fullname.rpartition(".")[2]
+        return os.path.join(folder, f"_{stem}.kiln{base[len(stem):]}")
+
     def build_extension(self, ext):
         if not isinstance(ext, KernelModule):
             return super().build_extension(ext)
@@ -151,9 +193,9 @@ class build_ext(_setuptools_build_ext):
         if not os.path.isfile(ext.kiln_source):
             raise CompileError(f"kernel module {ext.name!r}: no source file {ext.kiln_source!r}")
         path = self.get_ext_fullpath(ext.name)
-        directory, filename = os.path.split(path)
+        directory = os.path.dirname(path)
         stem = ext.name.rpartition(".")[2]
-        suffix = filename[len(stem):]
+        suffix = os.path.basename(super().get_ext_filename(ext.name))[len(stem):]
         command = self._kiln_command(ext, directory or ".", suffix)
         log.info("kiln: building kernel module '%s' from %s", ext.name, ext.kiln_source)
         log.debug("%s", " ".join(_quote(part) for part in command))
@@ -181,7 +223,8 @@ class build_ext(_setuptools_build_ext):
 
     def _drop_kernel_sources(self):
         sources = {os.path.realpath(ext.kiln_source) for ext in self.extensions
-                   if isinstance(ext, KernelModule) and not ext.include_sources}
+                   if isinstance(ext, KernelModule) and not ext.include_sources
+                   and not ext.runs_as_python()}
         if not sources:
             return
         build_py = self.get_finalized_command("build_py")

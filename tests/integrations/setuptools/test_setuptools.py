@@ -111,13 +111,14 @@ def _record_line(name, data):
 
 def make_runtime_wheel(package, out):
     """kiln-runtime as a wheel, from the build tree's kiln package (what
-    runtime/pyproject.toml builds, made here without a build)."""
+    runtime/pyproject.toml builds, made here without a build): everything
+    but the compiler's binding."""
     tag = f"cp{sys.version_info[0]}{sys.version_info[1]}"
     platform = sysconfig.get_platform().replace("-", "_").replace(".", "_")
     path = out / f"kiln_runtime-0.1.0-{tag}-{tag}-{platform}.whl"
     files = {}
     for file in sorted(package.rglob("*")):
-        if file.is_file() and "__pycache__" not in file.parts:
+        if file.is_file() and "__pycache__" not in file.parts and not file.name.startswith("_compiler"):
             files["kiln/" + file.relative_to(package).as_posix()] = file.read_bytes()
     info = "kiln_runtime-0.1.0.dist-info"
     files[f"{info}/METADATA"] = (b"Metadata-Version: 2.1\nName: kiln-runtime\nVersion: 0.1.0\n"
@@ -401,3 +402,45 @@ def test_tool_kiln_through_a_two_line_setup_py_without_the_hook(projects, build_
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
     assert f"demo2/kernels{EXT_SUFFIX}" in names and "demo2/kernels.py" not in names
+
+
+RUN_PACKAGE_TESTS = textwrap.dedent("""
+    import importlib.util, shutil, sys
+    assert shutil.which("kiln") is None, shutil.which("kiln")
+    assert importlib.util.find_spec("kiln._compiler") is None, "kiln-runtime alone has no compiler"
+    import ordinary.ops
+    assert ordinary.ops.__file__.endswith("ops.py"), ordinary.ops.__file__
+    sys.path.insert(0, "tests")
+    import test_ops
+    names = sorted(name for name in dir(test_ops) if name.startswith("test_"))
+    for name in names:
+        getattr(test_ops, name)()
+    print("passed:", " ".join(names))
+""")
+
+
+def test_an_ordinary_module_goes_from_recorded_tests_to_a_wheel_without_a_compiler(
+        projects, build_env, wheelhouse, fresh_venv, tmp_path):
+    project = projects / "ordinary"
+    development = dict(build_env, KILN_TARGET="cpu",
+                       PYTHONPATH=os.pathsep.join([str(project), build_env["PYTHONPATH"]]))
+    run([sys.executable, "-m", "pytest", "-q", "-p", "kiln.pytest_plugin", "--kiln-record",
+         "-p", "no:cacheprovider", "tests"], project, development)
+    recorded = (project / "kiln-signatures.toml").read_text()
+    for line in ('"ordinary.ops.blur" = [', '"void(float32[::1], float32[::1])",',
+                 '"void(float64[::1], float64[::1])",', '"ordinary.ops.mix" = [',
+                 '"void(float64[::1], float64[::1], float64[::1], float64)",'):
+        assert line in recorded, f"the test run did not record {line}:\n{recorded}"
+
+    wheel = pip_wheel(project, tmp_path / "dist", build_env)
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    assert {"ordinary/ops.py", "ordinary/constants.py", f"ordinary/_ops.kiln{EXT_SUFFIX}"} <= names
+    assert f"ordinary/ops{EXT_SUFFIX}" not in names
+
+    python = fresh_venv / "bin" / "python"
+    run([python, "-m", "pip", "install", "--no-index", "--find-links", wheelhouse, wheel],
+        tmp_path, plain_env())
+    shutil.copytree(project / "tests", tmp_path / "tests")
+    result = run([python, "-c", RUN_PACKAGE_TESTS], tmp_path, plain_env())
+    assert result.stdout.split() == ["passed:", "test_blur_float32", "test_blur_float64", "test_mix"]

@@ -1,0 +1,3 @@
+from ordinary.ops import blurred, mixed
+
+__all__ = ["blurred", "mixed"]
