@@ -111,13 +111,12 @@ std::optional<std::string> takePtxasFlags(std::vector<std::string> &arguments,
 
 int runBuild(BuildOptions options) {
   if (!pipeline::isTypedIRFile(options.file)) {
-    llvm::Expected<bool> importsKiln = moduleImportsKiln(options.file);
-    if (!importsKiln) {
-      llvm::WithColor::error(llvm::errs(), "kiln")
-          << llvm::toString(importsKiln.takeError()) << '\n';
+    llvm::Expected<ModuleOutline> outline = outlineModule(options.file);
+    if (!outline) {
+      llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(outline.takeError()) << '\n';
       return 1;
     }
-    options.moduleStaysPython = *importsKiln;
+    options.moduleStaysPython = outline->importsKiln;
   }
   if (!options.emitGiven) {
     if (!options.moduleStaysPython && options.moduleName.empty()) {

@@ -8,6 +8,7 @@
 // kiln inspect MODULE [--json]
 // kiln audit PATH [--require-arch LIST] [--json]
 // kiln targets [--arch LIST] [--json]
+// kiln signatures list [PATH] [--json] | add KERNEL SIGNATURE... [--file F] | prune [PATH]
 // kiln cache stats|list [--json] | prune [--max-size SIZE] [--older-than AGE] | clear
 //            | verify [--repair] | export FILE.tar[.zst] | import FILE  [--cache-dir DIR]
 //
@@ -21,6 +22,7 @@
 #include "driver/cache_command.h"
 #include "driver/check_command.h"
 #include "driver/inspect_command.h"
+#include "driver/signatures_command.h"
 #include "driver/targets_command.h"
 #include "pipeline/version.h"
 
@@ -218,6 +220,38 @@ int main(int argc, char **argv) {
       "--max-size", [&](const std::string &size) { cacheOptions.flags.maxSize = size; },
       "The cache's size limit, which also bounds what the archive may expand to");
 
+  kiln::driver::SignaturesOptions signatures;
+  using SignaturesAction = kiln::driver::SignaturesOptions::Action;
+  CLI::App *signaturesCommand = app.add_subcommand(
+      "signatures", "Show, add to and clean the signatures a project's build compiles "
+                    "(kiln-signatures.toml, [tool.kiln.signatures])");
+  signaturesCommand->require_subcommand(1);
+  CLI::App *signaturesList = signaturesCommand->add_subcommand(
+      "list", "Every kernel's signatures, from kiln-signatures.toml and pyproject.toml");
+  signaturesList->callback([&] { signatures.action = SignaturesAction::List; });
+  signaturesList->add_option("path", signatures.path,
+                             "The signatures file, or a folder to look upwards from (default: .)");
+  signaturesList->add_flag("--json", signatures.json, "Print the result as JSON");
+  CLI::App *signaturesAdd = signaturesCommand->add_subcommand(
+      "add", "Add signatures of a kernel to kiln-signatures.toml (created beside the nearest "
+             "pyproject.toml if there is none)");
+  signaturesAdd->callback([&] { signatures.action = SignaturesAction::Add; });
+  signaturesAdd
+      ->add_option("kernel", signatures.kernel, "Module-qualified kernel: pkg.kernels.scale")
+      ->required();
+  signaturesAdd
+      ->add_option("signatures", signatures.signatures,
+                   "Numba signatures: 'void(float32[::1], float32)'")
+      ->required();
+  signaturesAdd->add_option("--file", signatures.path,
+                            "The signatures file, or a folder to look upwards from (default: .)");
+  CLI::App *signaturesPrune = signaturesCommand->add_subcommand(
+      "prune", "Remove the entries of kiln-signatures.toml whose kernel no longer exists");
+  signaturesPrune->callback([&] { signatures.action = SignaturesAction::Prune; });
+  signaturesPrune->add_option("path", signatures.path,
+                              "The signatures file, or a folder to look upwards from (default: .)");
+  signaturesPrune->add_flag("--dry-run", signatures.dryRun, "Show what would go; change nothing");
+
   std::vector<std::string> arguments(argv + 1, argv + argc);
   if (std::optional<std::string> problem =
           kiln::driver::takePtxasFlags(arguments, build.ptxasFlags)) {
@@ -249,6 +283,8 @@ int main(int argc, char **argv) {
     return kiln::driver::runAudit(audit);
   if (targetsCommand->parsed())
     return kiln::driver::runTargets(targets);
+  if (signaturesCommand->parsed())
+    return kiln::driver::runSignatures(signatures);
   if (cacheCommand->parsed())
     return kiln::driver::runCacheCommand(cacheOptions);
   return 0;

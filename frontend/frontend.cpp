@@ -241,7 +241,7 @@ std::unique_ptr<CheckedModule> checkSource(llvm::StringRef path, std::string con
   return checked;
 }
 
-llvm::Expected<bool> moduleImportsKiln(llvm::StringRef path) {
+llvm::Expected<ModuleOutline> outlineModule(llvm::StringRef path) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer)
@@ -252,18 +252,25 @@ llvm::Expected<bool> moduleImportsKiln(llvm::StringRef path) {
   ast::AstContext context;
   uint32_t file = sources.addFile(path.str(), (*buffer)->getBuffer().str());
   ast::Module module = parseModule(sources, file, context, diags);
-  auto isKiln = [](llvm::StringRef name) { return name == "kiln" || name.starts_with("kiln."); };
+  ModuleOutline outline;
+  auto noteImport = [&](llvm::StringRef name) {
+    llvm::StringRef top = name.split('.').first;
+    outline.importsKiln |= top == "kiln";
+    outline.importsNumba |= top == "numba";
+  };
   for (const ast::Stmt *stmt : module.body) {
     if (const auto *import = llvm::dyn_cast<ast::ImportStmt>(stmt)) {
-      if (llvm::any_of(import->names,
-                       [&](const ast::ImportAlias &alias) { return isKiln(alias.name); }))
-        return true;
+      for (const ast::ImportAlias &alias : import->names)
+        noteImport(alias.name);
     } else if (const auto *from = llvm::dyn_cast<ast::ImportFromStmt>(stmt)) {
-      if (from->level == 0 && isKiln(from->module))
-        return true;
+      if (from->level == 0)
+        noteImport(from->module);
+    } else if (const auto *def = llvm::dyn_cast<ast::FunctionDefStmt>(stmt)) {
+      if (!def->decorators.empty())
+        outline.decoratedFunctions.push_back(def->name.str());
     }
   }
-  return false;
+  return outline;
 }
 
 llvm::Expected<std::unique_ptr<CheckedModule>> checkModule(llvm::StringRef path,

@@ -80,12 +80,20 @@ public:
 llvm::Expected<std::unique_ptr<CheckedModule>> checkModule(llvm::StringRef path,
                                                            const FrontendOptions &options);
 
-/// Whether the module at `path` imports Kiln's decorators (`from kiln import
-/// cuda`, `import kiln.cuda`): such a module runs as Python, host code and
-/// all, and its build is a companion of the source rather than its
-/// replacement (FrontendOptions::moduleStaysPython). A module that imports
-/// Numba's instead is a kernel module.
-llvm::Expected<bool> moduleImportsKiln(llvm::StringRef path);
+/// What a glance at a module's top level shows, without checking it.
+struct ModuleOutline {
+  /// It imports Kiln's decorators (`from kiln import cuda`, `import
+  /// kiln.cuda`): such a module runs as Python, host code and all, and its
+  /// build is a companion of the source rather than its replacement
+  /// (FrontendOptions::moduleStaysPython).
+  bool importsKiln = false;
+  /// It imports Numba (`from numba import cuda`): a kernel module.
+  bool importsNumba = false;
+  /// Functions defined at top level under at least one decorator.
+  std::vector<std::string> decoratedFunctions;
+};
+
+llvm::Expected<ModuleOutline> outlineModule(llvm::StringRef path);
 
 /// As checkModule, for source text that did not come from a file.
 std::unique_ptr<CheckedModule> checkSource(llvm::StringRef path, std::string contents,

@@ -761,6 +761,12 @@ void SSABuilder::buildIf(const IfStmt *stmt) {
   current = join;
 }
 
+/// As CPython compiles a `while` loop, and Numba types it from the
+/// bytecode: the condition is tested before the first iteration (where
+/// `continue` goes too) and again at the end of each. A first test that
+/// constants decide (`c = 0; while c < 5:`) then leaves no path around the
+/// body, and what the body assigns reaches the code after the loop with the
+/// body's types alone.
 void SSABuilder::buildWhile(const WhileStmt *stmt) {
   Block *header = newBlock();
   Block *body = newBlock();
@@ -769,12 +775,13 @@ void SSABuilder::buildWhile(const WhileStmt *stmt) {
   jump(header, stmt->range());
   current = header;
   buildCondition(stmt->test, body, orelse);
-  sealBlock(body);
   current = body;
   loops.push_back({header, exit});
   buildBody(stmt->body);
   loops.pop_back();
-  jump(header, stmt->range());
+  if (!current->isTerminated())
+    buildCondition(stmt->test, body, orelse);
+  sealBlock(body);
   sealBlock(header);
   sealBlock(orelse);
   current = orelse;

@@ -1,0 +1,181 @@
+//===- pipeline/signature_file.cpp - kiln-signatures.toml ------------------===//
+
+#include "pipeline/signature_file.h"
+
+#include <llvm/ADT/ScopeExit.h>
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Format.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/raw_ostream.h>
+
+#define TOML_EXCEPTIONS 0
+#define TOML_HEADER_ONLY 1
+#include <toml++/toml.h>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace kiln::pipeline {
+
+namespace {
+
+constexpr llvm::StringLiteral Header =
+    "# Kernel signatures recorded from test runs; `kiln build` reads them.\n";
+
+llvm::Error fileError(std::error_code code, llvm::StringRef what, llvm::StringRef path) {
+  return llvm::createStringError(code, "cannot %s '%s': %s", what.str().c_str(), path.str().c_str(),
+                                 code.message().c_str());
+}
+
+/// `text` as a TOML basic string (the JSON escapes recorders write).
+void writeQuoted(llvm::raw_ostream &os, llvm::StringRef text) {
+  os << '"';
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\')
+      os << '\\' << c;
+    else if (c < 0x20)
+      os << llvm::format("\\u%04x", c);
+    else
+      os << c;
+  }
+  os << '"';
+}
+
+/// An open descriptor of the file at `path`, holding its lock. The file is
+/// replaced rather than rewritten, so a lock taken on a file that has since
+/// been replaced is dropped and taken on the new one.
+llvm::Expected<int> lockFile(llvm::StringRef path) {
+  std::string name = path.str();
+  for (;;) {
+    int descriptor = ::open(name.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (descriptor < 0)
+      return fileError(std::error_code(errno, std::generic_category()), "open", path);
+    if (::flock(descriptor, LOCK_EX) != 0) {
+      std::error_code code(errno, std::generic_category());
+      ::close(descriptor);
+      return fileError(code, "lock", path);
+    }
+    struct stat opened, current;
+    if (::fstat(descriptor, &opened) == 0 && ::stat(name.c_str(), &current) == 0 &&
+        opened.st_ino == current.st_ino && opened.st_dev == current.st_dev)
+      return descriptor;
+    ::close(descriptor);
+  }
+}
+
+} // namespace
+
+llvm::Expected<SignatureTable> readSignatureTable(llvm::StringRef path,
+                                                  llvm::ArrayRef<llvm::StringRef> tablePath) {
+  SignatureTable table;
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer) {
+    if (buffer.getError() == std::errc::no_such_file_or_directory)
+      return table;
+    return fileError(buffer.getError(), "read", path);
+  }
+  toml::parse_result parsed = toml::parse(
+      std::string_view((*buffer)->getBufferStart(), (*buffer)->getBufferSize()), path.str());
+  if (!parsed) {
+    const toml::source_region &where = parsed.error().source();
+    return llvm::createStringError(std::errc::invalid_argument, "%s:%u:%u: %s", path.str().c_str(),
+                                   where.begin.line, where.begin.column,
+                                   std::string(parsed.error().description()).c_str());
+  }
+  const toml::node *node = &parsed.table();
+  for (llvm::StringRef key : tablePath) {
+    const toml::table *parent = node->as_table();
+    node = parent ? parent->get(std::string_view(key.data(), key.size())) : nullptr;
+    if (!node)
+      return table;
+  }
+  const toml::table *signatures = node->as_table();
+  if (!signatures)
+    return llvm::createStringError(std::errc::invalid_argument, "%s: [%s] is not a table",
+                                   path.str().c_str(), llvm::join(tablePath, ".").c_str());
+  for (const auto &[key, value] : *signatures) {
+    std::set<std::string> &entry = table[std::string(key.str())];
+    auto add = [&](const toml::node &item) {
+      if (const auto *text = item.as_string()) {
+        entry.insert(text->get());
+        return true;
+      }
+      return false;
+    };
+    bool wellFormed = add(value);
+    if (const toml::array *list = value.as_array()) {
+      wellFormed = true;
+      for (const toml::node &item : *list)
+        wellFormed &= add(item);
+    }
+    if (!wellFormed)
+      return llvm::createStringError(std::errc::invalid_argument,
+                                     "%s: the signatures of '%s' must be a string or a list of "
+                                     "strings",
+                                     path.str().c_str(), std::string(key.str()).c_str());
+  }
+  return table;
+}
+
+std::string renderSignatureFile(const SignatureTable &table) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << Header << "[signatures]\n";
+  for (const auto &[kernel, signatures] : table) {
+    writeQuoted(os, kernel);
+    os << " = [\n";
+    for (const std::string &signature : signatures) {
+      os << "    ";
+      writeQuoted(os, signature);
+      os << ",\n";
+    }
+    os << "]\n";
+  }
+  return text;
+}
+
+llvm::Error updateSignatureFile(llvm::StringRef path,
+                                llvm::function_ref<void(SignatureTable &)> change) {
+  llvm::Expected<int> descriptor = lockFile(path);
+  if (!descriptor)
+    return descriptor.takeError();
+  auto unlock = llvm::make_scope_exit([&] { ::close(*descriptor); });
+  llvm::Expected<SignatureTable> table = readSignatureTable(path, {"signatures"});
+  if (!table)
+    return table.takeError();
+  SignatureTable before = *table;
+  change(*table);
+  uint64_t size = 0;
+  if (*table == before && !llvm::sys::fs::file_size(path, size) && size != 0)
+    return llvm::Error::success();
+
+  llvm::SmallString<256> model(llvm::sys::path::parent_path(path));
+  llvm::sys::path::append(model, ".kiln-signatures-%%%%%%");
+  int temporaryDescriptor = -1;
+  llvm::SmallString<256> temporary;
+  if (std::error_code code = llvm::sys::fs::createUniqueFile(model, temporaryDescriptor, temporary))
+    return fileError(code, "create a file beside", path);
+  {
+    llvm::raw_fd_ostream stream(temporaryDescriptor, /*shouldClose=*/true);
+    stream << renderSignatureFile(*table);
+    stream.close();
+    if (stream.has_error()) {
+      std::error_code code = stream.error();
+      stream.clear_error();
+      llvm::sys::fs::remove(temporary);
+      return fileError(code, "write", temporary);
+    }
+  }
+  llvm::sys::fs::setPermissions(temporary, llvm::sys::fs::perms(0644));
+  if (std::error_code code = llvm::sys::fs::rename(temporary, path)) {
+    llvm::sys::fs::remove(temporary);
+    return fileError(code, "replace", path);
+  }
+  return llvm::Error::success();
+}
+
+} // namespace kiln::pipeline
