@@ -114,6 +114,10 @@ int runCheck(const CheckOptions &options) {
     FrontendOptions frontendOptions;
     frontendOptions.moduleName = options.moduleName;
     frontendOptions.signatureFlags = options.signatures;
+    frontendOptions.suggestKilnImport = true;
+    llvm::Expected<ModuleOutline> outline = outlineModule(path);
+    frontendOptions.moduleStaysPython = outline && outline->importsKiln;
+    llvm::consumeError(outline.takeError()); // checkModule reports an unreadable file
     llvm::Expected<std::unique_ptr<CheckedModule>> checked = checkModule(path, frontendOptions);
     if (!checked) {
       failed = true;

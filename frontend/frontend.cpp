@@ -15,6 +15,25 @@ namespace kiln {
 
 namespace {
 
+/// Calls `visit(moduleName, range)` for each absolute import at the
+/// module's top level (`import numba.cuda`, `from kiln import cuda`).
+void forEachTopLevelImport(const ast::Module &module,
+                           llvm::function_ref<void(llvm::StringRef, SourceRange)> visit) {
+  for (const ast::Stmt *stmt : module.body) {
+    if (const auto *import = llvm::dyn_cast<ast::ImportStmt>(stmt)) {
+      for (const ast::ImportAlias &alias : import->names)
+        visit(alias.name, alias.range);
+    } else if (const auto *from = llvm::dyn_cast<ast::ImportFromStmt>(stmt)) {
+      if (from->level == 0)
+        visit(from->module, from->moduleRange);
+    }
+  }
+}
+
+bool isTopLevelModule(llvm::StringRef name, llvm::StringRef top) {
+  return name.split('.').first == top;
+}
+
 /// Loads the modules a checked module imports into the same source manager
 /// and contexts: Kiln's prelude by name, and Python source modules beside
 /// it by path; each once.
@@ -238,6 +257,28 @@ std::unique_ptr<CheckedModule> checkSource(llvm::StringRef path, std::string con
   checked->inference =
       std::make_unique<TypeInference>(*checked->scope, checked->types, checked->diags);
   typeModule(*checked, options);
+  // What a Numba module fails on here (host code, kernels without
+  // signatures) is what a Kiln import allows.
+  auto isModuleFormError = [](const Diagnostic &diagnostic) {
+    switch (diagnostic.id) {
+    case DiagID::err_statement_at_module_level:
+    case DiagID::err_main_block_in_kernel_module:
+    case DiagID::err_class_in_kernel_module:
+    case DiagID::err_undecorated_function:
+    case DiagID::err_module_expression_unsupported:
+    case DiagID::err_host_api_at_module_level:
+    case DiagID::err_kernel_without_signature:
+      return true;
+    default:
+      return false;
+    }
+  };
+  if (options.suggestKilnImport && !options.moduleStaysPython &&
+      llvm::any_of(checked->diags.diagnostics(), isModuleFormError))
+    forEachTopLevelImport(checked->module, [&](llvm::StringRef name, SourceRange range) {
+      if (isTopLevelModule(name, "numba"))
+        checked->diags.report(DiagID::note_import_kiln_instead, range);
+    });
   return checked;
 }
 
@@ -253,23 +294,14 @@ llvm::Expected<ModuleOutline> outlineModule(llvm::StringRef path) {
   uint32_t file = sources.addFile(path.str(), (*buffer)->getBuffer().str());
   ast::Module module = parseModule(sources, file, context, diags);
   ModuleOutline outline;
-  auto noteImport = [&](llvm::StringRef name) {
-    llvm::StringRef top = name.split('.').first;
-    outline.importsKiln |= top == "kiln";
-    outline.importsNumba |= top == "numba";
-  };
-  for (const ast::Stmt *stmt : module.body) {
-    if (const auto *import = llvm::dyn_cast<ast::ImportStmt>(stmt)) {
-      for (const ast::ImportAlias &alias : import->names)
-        noteImport(alias.name);
-    } else if (const auto *from = llvm::dyn_cast<ast::ImportFromStmt>(stmt)) {
-      if (from->level == 0)
-        noteImport(from->module);
-    } else if (const auto *def = llvm::dyn_cast<ast::FunctionDefStmt>(stmt)) {
+  forEachTopLevelImport(module, [&](llvm::StringRef name, SourceRange) {
+    outline.importsKiln |= isTopLevelModule(name, "kiln");
+    outline.importsNumba |= isTopLevelModule(name, "numba");
+  });
+  for (const ast::Stmt *stmt : module.body)
+    if (const auto *def = llvm::dyn_cast<ast::FunctionDefStmt>(stmt))
       if (!def->decorators.empty())
         outline.decoratedFunctions.push_back(def->name.str());
-    }
-  }
   return outline;
 }
 

@@ -43,6 +43,11 @@ struct FrontendOptions {
   /// specialization yet. Otherwise the built module replaces the source
   /// (`kiln build --module`), which may hold only what Kiln compiles.
   bool moduleStaysPython = false;
+  /// Note, at each import of numba in a module that does not stay Python
+  /// and has errors a module that stays Python would not (host code,
+  /// kernels without signatures), how `from kiln import cuda` keeps it
+  /// Python (for `kiln check`).
+  bool suggestKilnImport = false;
   /// Dtypes a @cuda.reduce is compiled for when no signature names them.
   std::vector<std::string> defaultReductionTypes = {"int32", "int64", "float32", "float64"};
 };

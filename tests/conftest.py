@@ -52,6 +52,7 @@ def kiln():
             timeout=300,
         )
 
+    run.binary = binary
     return run
 
 

@@ -176,3 +176,39 @@ def test_arbitrary_bytes_give_diagnostics_not_a_crash(kiln, tmp_path):
     result = kiln("check", source)
     assert result.returncode == 1
     assert "error:" in result.stderr
+
+
+NUMBA_MODULE_WITH_HOST_CODE = '''
+import numpy as np
+from numba import cuda
+
+
+@cuda.jit
+def scale(out, x):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = 2 * x[i]
+
+
+def run(x):
+    out = np.zeros_like(x)
+    scale[1, 32](out, x)
+    return out
+'''
+
+
+def test_a_numba_module_with_host_code_is_told_to_import_kiln(kiln, tmp_path):
+    source = tmp_path / "numba_style.py"
+    source.write_text(NUMBA_MODULE_WITH_HOST_CODE)
+    result = kiln("check", source)
+    assert result.returncode == 1
+    assert "function 'run' has no decorator" in result.stderr
+    assert (f"{source}:3:6: note: with 'from numba import cuda', the module's build replaces it"
+            in result.stderr), result.stderr
+    assert "write 'from kiln import cuda' instead" in result.stderr
+
+    source.write_text(NUMBA_MODULE_WITH_HOST_CODE.replace("from numba import", "from kiln import"))
+    result = kiln("check", source)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert "kernel scale" in result.stdout

@@ -326,9 +326,9 @@ class LazyKernel:
                     "Build the module with `kiln build` and import the built module")
             raise NoSpecializationError(
                 f"kernel '{self.__name__}' has no specialization for {signature[4:]}, and Kiln's "
-                "compiler is not installed to compile one. Add the signature to the package's "
-                "build, under [tool.kiln.signatures] in pyproject.toml:\n"
-                f'    "{self._qualified_name()}" = ["{signature}"]')
+                "compiler is not installed to compile one. Add it to the package's build, and "
+                "rebuild the package:\n"
+                f"    kiln signatures add {self._qualified_name()} '{signature}'")
         request = None if signature is None else f"{self.__name__}={signature}"
         return getattr(self._builds.module_with(request), self.__name__)
 
