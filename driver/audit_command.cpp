@@ -32,6 +32,7 @@
 #include "backend/manifest.h"
 #include "module/format.h"
 #include "module/module_reader.h"
+#include "pipeline/signature_file.h"
 
 #include <llvm/ADT/ScopeExit.h>
 #include <llvm/ADT/StringExtras.h>
@@ -41,6 +42,7 @@
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
+#include <llvm/Support/SHA256.h>
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -96,6 +98,19 @@ struct AuditedModule {
   std::set<unsigned> ptx;
   std::vector<AuditedKernel> kernels;
   std::vector<Missing> missing;
+  /// A companion of a module that stays Python: that module's name, the
+  /// source files it was built from (path from its folder, SHA-256), and
+  /// those of them the package holds changed or not at all.
+  std::string companionOf;
+  std::vector<std::pair<std::string, std::string>> sources;
+  std::vector<std::string> staleSources;
+};
+
+/// A recorded signature the package has no precompiled specialization of.
+struct NotPrecompiled {
+  std::string kernel; // module-qualified
+  std::string signature;
+  std::string module; // the companion's location, or the source's without one
 };
 
 struct AuditReport {
@@ -104,6 +119,11 @@ struct AuditReport {
   std::vector<AuditedModule> modules;
   /// Damaged archives and unreadable files.
   std::vector<std::string> problems;
+  /// Every Python source file, by location, with its SHA-256.
+  std::map<std::string, std::string> pythonSources;
+  /// The signatures file checked against the companions, if any.
+  std::string signatureFile;
+  std::vector<NotPrecompiled> notPrecompiled;
 };
 
 std::set<unsigned> archNumbers(const llvm::json::Array *archs) {
@@ -180,6 +200,14 @@ void readBundle(llvm::StringRef bundle, AuditedModule &module) {
   if (const llvm::json::Object *archs = root.getObject("archs")) {
     module.cubins = archNumbers(archs->getArray("cubins"));
     module.ptx = archNumbers(archs->getArray("ptx"));
+  }
+  if (std::optional<llvm::StringRef> companionOf = root.getString("companion_of")) {
+    module.companionOf = companionOf->str();
+    if (const llvm::json::Array *sources = root.getArray("sources"))
+      for (const llvm::json::Value &value : *sources)
+        if (const llvm::json::Object *source = value.getAsObject())
+          module.sources.emplace_back(source->getString("file").value_or("").str(),
+                                      source->getString("sha256").value_or("").str());
   }
   for (const bundle::KernelGroup &group : read->kernels) {
     AuditedKernel kernel{group.name, group.kind, {}};
@@ -288,6 +316,11 @@ public:
 
   /// Visits one file (or archive member) with these bytes.
   void visit(const std::string &location, llvm::StringRef bytes, int depth) {
+    if (llvm::StringRef(location).ends_with(".py")) {
+      report.pythonSources[location] =
+          llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(bytes)), /*LowerCase=*/true);
+      return;
+    }
     if (std::optional<AuditedModule> module = auditFile(location, bytes)) {
       report.modules.push_back(std::move(*module));
       return;
@@ -337,7 +370,7 @@ public:
         if (bytes.size() >= 4 &&
             !llvm::StringRef(bytes).starts_with("\x7f"
                                                 "ELF") &&
-            !looksLikeArchive(name)) {
+            !looksLikeArchive(name) && !llvm::StringRef(name).ends_with(".py")) {
           wanted = false;
           break;
         }
@@ -487,6 +520,105 @@ std::string missingText(const AuditedModule &module, const Missing &missing) {
   return text;
 }
 
+/// `location` with `relative` (a path from its folder, '/'-separated,
+/// maybe with "..") applied: "w.whl!pkg/sub/_k.so", "../helpers.py" ->
+/// "w.whl!pkg/helpers.py".
+std::string siblingLocation(llvm::StringRef location, llvm::StringRef relative) {
+  size_t bang = location.rfind('!');
+  llvm::StringRef archive = bang == llvm::StringRef::npos ? "" : location.take_front(bang + 1);
+  llvm::StringRef inside = location.drop_front(archive.size());
+  llvm::SmallVector<llvm::StringRef, 8> parts;
+  inside.split(parts, '/');
+  parts.pop_back(); // the companion's own name
+  llvm::SmallVector<llvm::StringRef, 4> steps;
+  relative.split(steps, '/');
+  for (llvm::StringRef step : steps) {
+    if (step == "..") {
+      if (!parts.empty())
+        parts.pop_back();
+    } else if (step != "." && !step.empty()) {
+      parts.push_back(step);
+    }
+  }
+  return archive.str() + llvm::join(parts, "/");
+}
+
+/// A manifest type as recording runs spell it in signatures:
+/// "array(float32, 1d, C)" -> "float32[::1]", "bool" -> "boolean",
+/// "UniTuple(int64 x 2)" -> "UniTuple(int64, 2)".
+std::string recordedSpelling(llvm::StringRef type) {
+  if (type == "bool")
+    return "boolean";
+  if (type.consume_front("array(") && type.consume_back(")")) {
+    llvm::SmallVector<llvm::StringRef, 3> parts;
+    type.split(parts, ", ");
+    unsigned dims = 0;
+    if (parts.size() != 3 || parts[1].drop_back().getAsInteger(10, dims) || dims == 0)
+      return type.str();
+    std::vector<std::string> axes(dims, ":");
+    if (parts[2] == "C")
+      axes.back() = "::1";
+    else if (parts[2] == "F")
+      axes.front() = "::1";
+    return recordedSpelling(parts[0]) + "[" + llvm::join(axes, ", ") + "]";
+  }
+  if (type.consume_front("UniTuple(") && type.consume_back(")")) {
+    auto [element, count] = type.rsplit(" x ");
+    return "UniTuple(" + recordedSpelling(element) + ", " + count.str() + ")";
+  }
+  return type.str();
+}
+
+/// Checks each companion's sources against the package's, and each
+/// recorded signature of a module the package holds against its
+/// precompiled specializations.
+void checkCompanions(AuditReport &report, const pipeline::SignatureTable &recorded) {
+  for (AuditedModule &module : report.modules)
+    for (const auto &[file, sha256] : module.sources) {
+      auto found = report.pythonSources.find(siblingLocation(module.location, file));
+      if (found == report.pythonSources.end())
+        module.staleSources.push_back(file + " is not in the package");
+      else if (found->second != sha256)
+        module.staleSources.push_back(file + " changed after the module was built from it");
+    }
+  for (const auto &[kernel, signatures] : recorded) {
+    auto [moduleName, function] = llvm::StringRef(kernel).rsplit('.');
+    if (function.empty())
+      continue;
+    const AuditedModule *built = nullptr;
+    for (const AuditedModule &module : report.modules)
+      if (module.status == ModuleStatus::Ok &&
+          (module.companionOf == moduleName ||
+           (module.companionOf.empty() && module.module == moduleName)))
+        built = &module;
+    std::string sourcePath = moduleName.str() + ".py";
+    std::replace(sourcePath.begin(), sourcePath.end() - 3, '.', '/');
+    std::string source;
+    for (const auto &[location, sha256] : report.pythonSources) {
+      llvm::StringRef path(location);
+      if (path == sourcePath || path.ends_with("/" + sourcePath) ||
+          path.ends_with("!" + sourcePath))
+        source = location;
+    }
+    if (!built && source.empty())
+      continue; // another package's kernel
+    for (const std::string &signature : signatures) {
+      bool precompiled = false;
+      if (built)
+        for (const AuditedKernel &audited : built->kernels)
+          if (audited.name == function)
+            for (const AuditedSpecialization &spec : audited.specializations) {
+              std::vector<std::string> spelled;
+              for (const std::string &arg : spec.args)
+                spelled.push_back(recordedSpelling(arg));
+              precompiled |= signature == "void(" + llvm::join(spelled, ", ") + ")";
+            }
+      if (!precompiled)
+        report.notPrecompiled.push_back({kernel, signature, built ? built->location : source});
+    }
+  }
+}
+
 void printText(const AuditReport &report, const std::optional<cuda::ArchSet> &required,
                llvm::raw_ostream &os) {
   os << report.kind << ' ' << report.path << ": " << report.modules.size() << " Kiln module"
@@ -504,6 +636,10 @@ void printText(const AuditReport &report, const std::optional<cuda::ArchSet> &re
          << module.problem << '\n';
       continue;
     }
+    if (!module.companionOf.empty())
+      os << "  companion of " << module.companionOf << ", built from " << module.sources.size()
+         << " source file" << (module.sources.size() == 1 ? "" : "s")
+         << (module.staleSources.empty() ? ", all unchanged" : ", not all as built") << '\n';
     os << "  archs    cubins " << archText(module.cubins, false) << "; PTX "
        << archText(module.ptx, true) << '\n';
     for (const AuditedKernel &kernel : module.kernels) {
@@ -522,6 +658,9 @@ void printText(const AuditReport &report, const std::optional<cuda::ArchSet> &re
     anyMissing |= !module.missing.empty();
   if (required && !anyMissing && !report.modules.empty())
     os << "every specialization has the required architectures: " << required->describe() << '\n';
+  if (!report.signatureFile.empty() && report.notPrecompiled.empty())
+    os << "every signature " << report.signatureFile
+       << " records for this package's kernels is precompiled\n";
 }
 
 void printJson(const AuditReport &report, const std::optional<cuda::ArchSet> &required, bool ok,
@@ -586,6 +725,13 @@ void printJson(const AuditReport &report, const std::optional<cuda::ArchSet> &re
                 });
               });
           });
+          json.attribute("companion_of", module.companionOf.empty()
+                                             ? llvm::json::Value(nullptr)
+                                             : llvm::json::Value(module.companionOf));
+          json.attributeArray("stale_sources", [&] {
+            for (const std::string &stale : module.staleSources)
+              json.value(stale);
+          });
           json.attributeArray("missing", [&] {
             for (const Missing &missing : module.missing)
               json.object([&] {
@@ -603,8 +749,36 @@ void printJson(const AuditReport &report, const std::optional<cuda::ArchSet> &re
       for (const std::string &problem : report.problems)
         json.value(problem);
     });
+    json.attribute("signature_file", report.signatureFile.empty()
+                                         ? llvm::json::Value(nullptr)
+                                         : llvm::json::Value(report.signatureFile));
+    json.attributeArray("not_precompiled", [&] {
+      for (const NotPrecompiled &entry : report.notPrecompiled)
+        json.object([&] {
+          json.attribute("kernel", entry.kernel);
+          json.attribute("signature", entry.signature);
+          json.attribute("module", entry.module);
+        });
+    });
   });
   os << '\n';
+}
+
+/// kiln-signatures.toml in the current folder or the nearest above it.
+std::string nearestSignatureFile() {
+  llvm::SmallString<256> folder;
+  if (llvm::sys::fs::current_path(folder))
+    return "";
+  for (;;) {
+    llvm::SmallString<256> candidate(folder);
+    llvm::sys::path::append(candidate, "kiln-signatures.toml");
+    if (llvm::sys::fs::is_regular_file(candidate))
+      return candidate.str().str();
+    llvm::StringRef parent = llvm::sys::path::parent_path(folder);
+    if (parent.empty() || parent == folder)
+      return "";
+    folder = parent;
+  }
 }
 
 } // namespace
@@ -626,6 +800,20 @@ int runAudit(const AuditOptions &options) {
   if (required)
     for (AuditedModule &module : report.modules)
       checkRequired(module, *required);
+  report.signatureFile = options.signatures;
+  if (report.signatureFile.empty() && !options.signaturesGiven)
+    report.signatureFile = nearestSignatureFile();
+  pipeline::SignatureTable recorded;
+  if (!report.signatureFile.empty()) {
+    llvm::Expected<pipeline::SignatureTable> table =
+        pipeline::readSignatureTable(report.signatureFile, {"signatures"});
+    if (!table) {
+      llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(table.takeError()) << '\n';
+      return 1;
+    }
+    recorded = std::move(*table);
+  }
+  checkCompanions(report, recorded);
 
   // Everything wrong, on stderr, after the listing.
   std::vector<std::string> errors = report.problems;
@@ -637,7 +825,14 @@ int runAudit(const AuditOptions &options) {
                        module.problem);
     for (const Missing &missing : module.missing)
       errors.push_back(missingText(module, missing));
+    for (const std::string &stale : module.staleSources)
+      errors.push_back("'" + module.location + "' (companion of " + module.companionOf +
+                       ") does not match its source: " + stale);
   }
+  for (const NotPrecompiled &entry : report.notPrecompiled)
+    errors.push_back(entry.kernel + " is recorded with " + entry.signature + " in " +
+                     report.signatureFile + ", but '" + entry.module +
+                     "' has no precompiled specialization of it");
   if (required && report.modules.empty() && report.problems.empty())
     errors.push_back("no Kiln modules in '" + options.path +
                      "' (--require-arch needs at least one)");

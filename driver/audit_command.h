@@ -13,16 +13,25 @@ struct AuditOptions {
   /// --require-arch: architectures every specialization must carry, in
   /// --arch's grammar.
   std::optional<std::string> requireArch;
+  /// --signatures FILE: the recorded signatures every companion must hold
+  /// (default: kiln-signatures.toml in the current folder or the nearest
+  /// above it; --signatures '' for none).
+  std::string signatures;
+  bool signaturesGiven = false;
   bool json = false;
 };
 
 /// Finds every module built by `kiln build --module` in `path` (looking
 /// into archives inside archives, as the .tar.zst members of a .conda),
 /// checks each one as `kiln inspect` does, and lists its kernels,
-/// specializations and architectures. Returns the exit status: 0; 1 when an
-/// archive or a module is damaged, a module was built by an incompatible
-/// Kiln, or a required architecture is missing (each named); 2 when the
-/// --require-arch list is invalid.
+/// specializations and architectures. The companion of a module that stays
+/// Python is checked against the sources in the package, and every
+/// signature the signatures file records for a module the package holds
+/// must have a precompiled specialization. Returns the exit status: 0; 1
+/// when an archive or a module is damaged, a module was built by an
+/// incompatible Kiln, a required architecture is missing, a companion does
+/// not match its source or a recorded signature is not precompiled (each
+/// named); 2 when the --require-arch list is invalid.
 int runAudit(const AuditOptions &options);
 
 } // namespace kiln::driver

@@ -6,7 +6,7 @@
 // kiln build pkg/kernels.py        (a module that imports kiln: pkg/_kernels.kiln<EXT_SUFFIX>)
 //            [--depfile FILE]
 // kiln inspect MODULE [--json]
-// kiln audit PATH [--require-arch LIST] [--json]
+// kiln audit PATH [--require-arch LIST] [--signatures FILE] [--json]
 // kiln targets [--arch LIST] [--json]
 // kiln signatures list [PATH] [--json] | add KERNEL SIGNATURE... [--file F] | prune [PATH]
 // kiln cache stats|list [--json] | prune [--max-size SIZE] [--older-than AGE] | clear
@@ -157,6 +157,14 @@ int main(int argc, char **argv) {
       "--require-arch", [&](const std::string &list) { audit.requireArch = list; },
       "Architectures every specialization must have, as for --arch (e.g. '7.5 8.0 9.0+PTX' "
       "requires those cubins and compute_90 PTX); fail naming what is missing");
+  auditCommand->add_option_function<std::string>(
+      "--signatures",
+      [&](const std::string &file) {
+        audit.signatures = file;
+        audit.signaturesGiven = true;
+      },
+      "The recorded signatures every companion must hold (default: the nearest "
+      "kiln-signatures.toml; '' for none)");
   auditCommand->add_flag("--json", audit.json, "Print the result as JSON");
 
   kiln::driver::TargetsOptions targets;

@@ -437,6 +437,9 @@ def test_an_ordinary_module_goes_from_recorded_tests_to_a_wheel_without_a_compil
         names = set(archive.namelist())
     assert {"ordinary/ops.py", "ordinary/constants.py", f"ordinary/_ops.kiln{EXT_SUFFIX}"} <= names
     assert f"ordinary/ops{EXT_SUFFIX}" not in names
+    audit = run([build_env["KILN"], "audit", wheel, "--signatures", project / "kiln-signatures.toml"],
+                tmp_path, build_env)
+    assert "companion of ordinary.ops, built from 2 source files, all unchanged" in audit.stdout
 
     python = fresh_venv / "bin" / "python"
     run([python, "-m", "pip", "install", "--no-index", "--find-links", wheelhouse, wheel],

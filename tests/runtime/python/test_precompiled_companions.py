@@ -225,3 +225,29 @@ def test_names_a_sibling_does_not_define_are_errors_where_kernels_use_them(tmp_p
     result = kiln("build", tmp_path / "uses_missing.py", "--emit", "typed", "-o", tmp_path / "out")
     assert result.returncode == 1
     assert "SCALE" in result.stderr and "helpers.SCALE" in result.stderr, result.stderr
+
+
+def test_audit_names_stale_companions_and_signatures_not_precompiled(project, kiln):
+    build(kiln, project)
+    recorded = project / "kiln-signatures.toml"
+    added = kiln("signatures", "add", "pkg.sub.kernels.smooth", "void(float32[::1], float32[::1])",
+                 cwd=project)
+    assert added.returncode == 0, added.stderr
+    clean = kiln("audit", project / "pkg", cwd=project)
+    assert clean.returncode == 0, clean.stderr
+    assert "companion of pkg.sub.kernels, built from 2 source files, all unchanged" in clean.stdout
+    assert f"every signature {recorded} records for this package's kernels is precompiled" in clean.stdout
+
+    kiln("signatures", "add", "pkg.sub.kernels.smooth", "void(int64[::1], int64[::1])", cwd=project)
+    (project / "pkg" / "helpers.py").write_text(HELPERS + "\n# edited\n")
+    result = kiln("audit", project / "pkg", "--json", cwd=project)
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert report["ok"] is False
+    [module] = report["modules"]
+    assert module["companion_of"] == "pkg.sub.kernels"
+    assert module["stale_sources"] == ["../helpers.py changed after the module was built from it"]
+    assert report["not_precompiled"] == [{
+        "kernel": "pkg.sub.kernels.smooth", "signature": "void(int64[::1], int64[::1])",
+        "module": module["path"]}]
+    assert "has no precompiled specialization of it" in result.stderr
