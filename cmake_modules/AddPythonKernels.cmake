@@ -18,6 +18,13 @@
 # work as for any module. Kiln writes the module into the target's private
 # folder and its (trivial) link step copies it over the linked stub.
 #
+# A module that imports kiln (`from kiln import cuda`) stays Python, host code
+# and all: its build is then the companion its kernels load, named
+# `_<last name component>.kiln<EXT_SUFFIX>` (_ops.kiln.cpython-312-...so),
+# and the package installs the source beside it (install(FILES ...)). The
+# import is read from the source's top-level lines at configure time, and
+# CMake configures again when the source changes.
+#
 # MODULE defaults to the source's file name without `.py`. EXT_SUFFIX is that
 # of KILN_PYTHON_EXECUTABLE, else Python3_EXECUTABLE, else Python_EXECUTABLE,
 # else python3 on PATH; KILN_PYTHON_EXT_SUFFIX overrides it.
@@ -94,9 +101,19 @@ function(add_python_kernels target source)
                          BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
   _kiln_ext_suffix(_suffix)
 
+  # As `kiln build` decides: a module importing kiln gets a companion.
+  file(STRINGS "${_source}" _kiln_imports
+       REGEX "^(from[ \t]+kiln([ \t]|\\.)|import[ \t]+([^#]*,[ \t]*)?kiln([ \t,.]|$))")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_source}")
+  if(_kiln_imports)
+    set(_file_stem "_${_name}.kiln")
+  else()
+    set(_file_stem "${_name}")
+  endif()
+
   # What kiln writes, in the target's private folder.
   set(_work "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}.dir/kiln")
-  set(_built "${_work}/${_name}${_suffix}")
+  set(_built "${_work}/${_file_stem}${_suffix}")
   set(_depfile "${_work}/${_name}.d")
 
   # The MODULE library: a one-line stub, linked, then replaced by Kiln's module.
@@ -117,7 +134,7 @@ function(add_python_kernels target source)
   set_source_files_properties("${_built}" PROPERTIES EXTERNAL_OBJECT FALSE HEADER_FILE_ONLY TRUE)
   set_target_properties(${target} PROPERTIES
     PREFIX ""
-    OUTPUT_NAME "${_name}"
+    OUTPUT_NAME "${_file_stem}"
     SUFFIX "${_suffix}"
     LIBRARY_OUTPUT_DIRECTORY "${_output_directory}"
     LINK_DEPENDS "${_built}"
@@ -150,7 +167,7 @@ function(add_python_kernels target source)
     endif()
     set(_pool JOB_POOL kiln)
   endif()
-  file(RELATIVE_PATH _shown "${CMAKE_BINARY_DIR}" "${_output_directory}/${_name}${_suffix}")
+  file(RELATIVE_PATH _shown "${CMAKE_BINARY_DIR}" "${_output_directory}/${_file_stem}${_suffix}")
   add_custom_command(
     OUTPUT "${_built}"
     COMMAND ${_command}

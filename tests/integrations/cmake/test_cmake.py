@@ -104,6 +104,11 @@ CHECK_MATHPKG = textwrap.dedent(
     sums = np.zeros(8, dtype=np.float32)
     stats.block_sums[8, 128](x, sums)
     np.testing.assert_allclose(sums, np.add.reduceat(x, np.arange(0, 1000, 128)), rtol=1e-6)
+    import sys
+    sys.modules["kiln._compiler"] = None   # the companion alone
+    from mathpkg import blend
+    assert blend.__file__.endswith("blend.py")
+    np.testing.assert_allclose(blend.blended(d), 0.75 * d + 1.0)
     print(kiln.__file__)
     """
 )
@@ -138,8 +143,10 @@ def test_build_install_import_run(project, kiln_prefix, tmp_path, kiln):
 
     prefix = tmp_path / "prefix"
     run("cmake", "--install", build, "--prefix", prefix)
+    blend = build / "mathpkg" / f"_blend.kiln{EXT_SUFFIX}"
+    assert "companion   of mathpkg.blend, built from blend.py" in kiln("inspect", blend).stdout
     assert sorted(p.name for p in (prefix / "mathpkg").iterdir()) == sorted(
-        ["__init__.py", saxpy.name, stats.name]
+        ["__init__.py", "blend.py", saxpy.name, stats.name, blend.name]
     )
     result = run(sys.executable, "-c", CHECK_MATHPKG,
                  env=runtime_env(kiln_prefix / PYTHON_DIR, prefix), cwd=tmp_path)
