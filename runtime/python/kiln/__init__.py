@@ -20,6 +20,10 @@ def __getattr__(name):
         from kiln._runtime import CudaError
 
         return CudaError
+    if name == "vectorize":  # `from kiln import vectorize`, as from numba
+        from kiln.dispatcher import vectorize
+
+        return vectorize
     raise AttributeError(f"module 'kiln' has no attribute {name!r}")
 
 

@@ -349,6 +349,63 @@ class DeviceFunction:
                         "other device functions")
 
 
+class BuiltOnFirstCall:
+    """A @vectorize ufunc or @cuda.reduce reduction of a module that stays
+    Python. Both are compiled for the signatures their decorators give (a
+    reduction without any, for Kiln's default dtypes), so the first call
+    takes the built one, precompiled in the companion `kiln build` wrote or
+    else compiled now, and every call goes to it."""
+
+    def __init__(self, py_func, kind):
+        functools.update_wrapper(self, py_func)
+        self.py_func = py_func
+        self._kind = kind
+        self._builds = _ModuleBuilds.of(os.path.abspath(py_func.__code__.co_filename), py_func.__module__)
+        self._built = None
+
+    def __repr__(self):
+        return f"<kiln {self._kind} {self.__qualname__!r} of {self.__module__!r}>"
+
+    def _target(self):
+        if self._built is None:
+            companion = self._builds.companion()
+            built = getattr(companion, self.__name__, None) if companion is not None else None
+            if built is None:
+                if not _compiler_available():
+                    why = self._builds.stale or "the package was built without it"
+                    raise NoSpecializationError(
+                        f"{self._kind} '{self.__name__}' cannot run: {why}, and Kiln's compiler is "
+                        f"not installed to compile it. Rebuild the package (or run "
+                        f"`kiln build {self._builds.path}`)")
+                built = getattr(self._builds.module_with(None), self.__name__)
+            self._built = built
+        return self._built
+
+    def __call__(self, *args, **kwargs):
+        return self._target()(*args, **kwargs)
+
+    def __getattr__(self, name):
+        # ufunc.nin, .types, .reduce ...: the built object's
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self._target(), name)
+
+
+def vectorize(signatures=None, target="cuda", **options):
+    """@vectorize(["float32(float32, float32)"], target="cuda"): a ufunc."""
+    del signatures, target, options  # the compiler reads the decorator from the source
+
+    def decorate(py_func):
+        return BuiltOnFirstCall(py_func, "ufunc")
+
+    return decorate
+
+
+def reduce(function):
+    """@cuda.reduce: a reduction, called as Numba's: r(array, size=None, res=None, init=0, stream=0)."""
+    return BuiltOnFirstCall(function, "reduction")
+
+
 def jit(func_or_signature=None, device=False, **options):
     """@cuda.jit, @cuda.jit(), @cuda.jit("void(float32[:])"), @cuda.jit(device=True), ...
 

@@ -288,3 +288,39 @@ def test_a_module_the_build_replaces_still_may_hold_only_kernels(tmp_path, kiln)
     assert result.returncode != 0
     assert "function 'host_helper' has no decorator" in result.stderr
     assert "class" in result.stderr and "host code cannot be in a kernel module" in result.stderr
+
+
+UFUNCS_AND_REDUCTIONS = '''
+import math
+from kiln import cuda, vectorize
+
+
+@cuda.jit(device=True)
+def polar_to_cartesian(rho, theta):
+    return rho * math.cos(theta), rho * math.sin(theta)
+
+
+@vectorize(["float32(float32, float32, float32, float32)"], target="cuda")
+def polar_distance(rho1, theta1, rho2, theta2):
+    x1, y1 = polar_to_cartesian(rho1, theta1)
+    x2, y2 = polar_to_cartesian(rho2, theta2)
+    return ((x1 - x2) ** 2 + (y1 - y2) ** 2) ** 0.5
+
+
+@cuda.reduce
+def sum_reduce(a, b):
+    return a + b
+'''
+
+
+def test_ufuncs_and_reductions_compile_on_their_first_call(tmp_path):
+    module = import_source(tmp_path, "lazy_ufuncs", UFUNCS_AND_REDUCTIONS)
+    rng = np.random.default_rng(5)
+    rho1, theta1, rho2, theta2 = (rng.random(1000, dtype=np.float32) for _ in range(4))
+    expected = np.hypot(rho1 * np.cos(theta1) - rho2 * np.cos(theta2),
+                        rho1 * np.sin(theta1) - rho2 * np.sin(theta2))
+    np.testing.assert_allclose(module.polar_distance(rho1, theta1, rho2, theta2), expected,
+                               rtol=1e-5, atol=1e-6)
+    assert module.sum_reduce(np.arange(1000, dtype=np.int64)) == 499500
+    assert module.sum_reduce(np.arange(10.0)) == 45.0
+    assert "ufunc 'polar_distance'" in repr(module.polar_distance)

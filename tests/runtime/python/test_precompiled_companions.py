@@ -29,7 +29,7 @@ def host_only(x):
 
 KERNELS = '''
 import numpy as np
-from kiln import cuda
+from kiln import cuda, vectorize
 
 from ..helpers import OFFSET, clamp
 from pkg.helpers import WEIGHTS as W
@@ -49,6 +49,16 @@ def fill(out):
     i = cuda.grid(1)
     if i < out.size:
         out[i] = 7
+
+
+@vectorize(["float32(float32, float32)", "float64(float64, float64)"], target="cuda")
+def blend(a, b):
+    return clamp(0.25 * a + 0.75 * b, 0.0, 1.0)
+
+
+@cuda.reduce
+def total(a, b):
+    return a + b
 
 
 def run(x):
@@ -143,6 +153,21 @@ def test_precompiled_kernels_run_without_the_compiler(project, kiln, package_dir
     np.testing.assert_allclose(json.loads(values), reference(x), rtol=1e-6)
     assert (filled, is_source) == ("True", "True")
     assert second == "['(array(float32, 1d, C), array(float32, 1d, C))']"
+
+
+def test_ufuncs_and_reductions_run_from_the_companion(project, kiln, package_dir):
+    build(kiln, project)
+    stdout = run_python('''
+        import numpy as np
+        import pkg.sub.kernels as k
+        a = np.linspace(0, 2, 9)
+        print(k.blend(a, a[::-1]).tolist(), k.total(np.arange(100, dtype=np.int64)),
+              k.total(np.arange(10, dtype=np.float32)))
+    ''', project, package_dir)
+    a = np.linspace(0, 2, 9)
+    values, integers, floats = stdout.rsplit(" ", 2)
+    np.testing.assert_allclose(json.loads(values), np.clip(0.25 * a + 0.75 * a[::-1], 0, 1))
+    assert (integers, floats.strip()) == ("4950", "45.0")
 
 
 def test_a_type_nobody_recorded_names_the_command_that_adds_it(project, kiln, package_dir):

@@ -108,8 +108,6 @@ def pinned(*arrays):
 
 
 _COMPILER_NAMES = {
-    "reduce": "@cuda.reduce reductions",
-    "vectorize": "@vectorize ufuncs",
     "guvectorize": "@guvectorize ufuncs",
     "declare_device": "declared device functions",
     "compile_ptx": "PTX compilation",
@@ -121,10 +119,10 @@ _COMPILER_NAMES = {
 def __getattr__(name):
     # kiln.dispatcher (and what it imports) loads only where kernels are
     # defined in Python: importing a built module stays as quick as it was.
-    if name == "jit":
-        from kiln.dispatcher import jit
+    if name in ("jit", "reduce", "vectorize"):
+        from kiln import dispatcher
 
-        return jit
+        return getattr(dispatcher, name)
     if name in _COMPILER_NAMES:
         raise AttributeError(
             f"kiln.cuda has no {name!r}: Kiln compiles ahead of time, so {_COMPILER_NAMES[name]} are not "
