@@ -15,6 +15,7 @@ TITLES = {
     "compile": "1. Cold compile per specialization and architecture: `kiln build` against `numba.cuda.compile_ptx` + ptxas",
     "build": "2. Whole-module build, `-j1` and `-j2`: cold, warm (cache hit), after editing one kernel",
     "startup": "3. From `import` to the first finished launch",
+    "firstcall": "3b. First call of a kernel specialized on demand, against Numba's first call",
     "dispatch": "4. Dispatch overhead per launch, device arrays, without the launch itself",
     "registers": "5. Generated code: registers, spills, shared and constant memory, Kiln against Numba's NVVM",
     "cpu": "6. CPU engine throughput against Numba's simulator and NumPy",
@@ -235,6 +236,45 @@ def render_startup(d, headline, behind):
     return "".join(out)
 
 
+# --- 3b. first call -----------------------------------------------------------
+
+def render_firstcall(d, headline, behind):
+    res = d["results"]
+    cold, warm, numba = list(res)
+    rows = []
+    for side, runs in res.items():
+        rows.append([side, spread([r["import_s"] for r in runs]), spread([r["first_call_s"] for r in runs]),
+                     spread([r["total_s"] for r in runs])])
+    first = {side: med([r["first_call_s"] for r in runs]) for side, runs in res.items()}
+    total = {side: med([r["total_s"] for r in runs]) for side, runs in res.items()}
+    lazy = min(r["lazy_launch_s"] for r in res[warm])
+    built = min(r["built_launch_s"] for r in res[warm])
+    own = max(lazy - built, 0.0)
+    out = [f"{d['repeats']} fresh processes per side after {d['warmups']} warm-up process(es), "
+           f"{d['elements']:,} float32 elements; median (min – max):\n\n"]
+    out.append(table(["side", "import", "first call (import excluded)", "import + first call"], rows))
+    out.append("\n" + table(["comparison", "Kiln", "Numba", "Numba ÷ Kiln"], [
+        ["first call, cold cache, import included", ms(total[cold]), ms(total[numba]),
+         ratio(total[numba], total[cold])],
+        ["first call, cold cache, import excluded", ms(first[cold]), ms(first[numba]),
+         ratio(first[numba], first[cold])],
+        ["first call, warm cache, import excluded", ms(first[warm]), ms(first[numba]),
+         ratio(first[numba], first[warm])],
+    ]))
+    out.append(f"\nA launch of one element after the first call: {ns(lazy)} through the lazy kernel, "
+               f"{ns(built)} through the kernel object it dispatches to (what a built module's kernel is): "
+               f"{ns(own)} of the lazy kernel's own (fastest of 5 loops of {d['calls']:,} launches).\n")
+    headline.append(["3b. first call of a lazy kernel, cold cache, import included", ms(total[cold]),
+                     ms(total[numba]), ratio(total[numba], total[cold])])
+    if total[numba] / total[cold] < 10:
+        behind.append("firstcall: the cold first call is short of the 10x goal against Numba's")
+    if first[warm] > 5e-3:
+        behind.append("firstcall: the warm-cache first call is above the 5 ms goal")
+    if own > 1e-6:
+        behind.append(f"firstcall: a lazy kernel's own cost per launch ({ns(own)}) is above the 1 µs goal")
+    return "".join(out)
+
+
 # --- 4. dispatch --------------------------------------------------------------
 
 def render_dispatch(d, headline, behind):
@@ -400,6 +440,7 @@ def render_check(d, headline, behind):
 
 
 RENDER = {"compile": render_compile, "build": render_build, "startup": render_startup,
+          "firstcall": render_firstcall,
           "dispatch": render_dispatch, "registers": render_registers, "cpu": render_cpu, "check": render_check}
 
 
@@ -435,6 +476,8 @@ def render(context, results):
                                  "(shared machine: other work inflates absolute times)"],
         ["Kiln", c["kiln"] + (f"; {c['build']}" if c.get("build") else "")],
         ["yardstick", f"{c['numba']}; {c['ptxas']}"],
+        *[[f"re-measured {u['date']}", f"{', '.join(u['figures'])}: `{u['command']}`"]
+          for u in c.get("updates", [])],
     ], "ll"))
     head.append("\n## Summary\n\nKiln's figure, the yardstick's from the same run, and how many times Kiln is "
                 "ahead (**bold** below 1x: Kiln is behind):\n\n")

@@ -3,9 +3,12 @@
     python3 bench/run.py [--smoke] [--only NAME,...] [--output docs/benchmarks.md]
                          [--bench-python PATH] [--build-dir build] [--results bench/out/run.json]
     python3 bench/run.py --render-only bench/out/run.json   # re-render, measuring nothing
+    python3 bench/run.py --only firstcall --update           # measure one figure, keep the others
 
-NAMEs (the figures, in order): compile, build, startup, dispatch,
-registers, cpu, check. Each figure is one script of bench/, run in its own
+NAMEs (the figures, in order): compile, build, startup, firstcall,
+dispatch, registers, cpu, check. --update measures the --only figures and
+keeps the others from the results of the last run (--results), saying so in
+the document. Each figure is one script of bench/, run in its own
 process with --json; this script only chooses their arguments, collects
 their structured results and renders them, with the hand-written
 explanations of bench/templates/NAME.md, into one Markdown file.
@@ -37,7 +40,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import bench_common as bc  # noqa: E402
 import report  # noqa: E402
 
-FIGURES = ["compile", "build", "startup", "dispatch", "registers", "cpu", "check"]
+FIGURES = ["compile", "build", "startup", "firstcall", "dispatch", "registers", "cpu", "check"]
 
 # name -> (script, full-run arguments, smoke arguments)
 ARGUMENTS = {
@@ -47,6 +50,8 @@ ARGUMENTS = {
               ["--repeats", "1", "--warmups", "0", "--jobs", "1,2", "--kernels", "2"]),
     "startup": ("runtime_startup.py", ["--repeats", "9", "--warmups", "1"],
                 ["--repeats", "1", "--warmups", "0", "--elements", "4096", "--sim-elements", "256"]),
+    "firstcall": ("first_call.py", ["--repeats", "9", "--calls", "20000"],
+                  ["--repeats", "1", "--warmups", "0", "--calls", "200"]),
     "dispatch": ("dispatch_overhead.py", ["--calls", "200000", "--repeats", "7"],
                  ["--calls", "2000", "--repeats", "1"]),
     "registers": ("register_usage.py", ["--archs", "75,80,90"],
@@ -61,7 +66,7 @@ ARGUMENTS = {
 
 def kiln_arguments(name, build_dir):
     """How each script is told which Kiln to run."""
-    if name in ("startup", "dispatch", "cpu"):
+    if name in ("startup", "firstcall", "dispatch", "cpu"):
         return ["--build-dir", str(build_dir)]
     return ["--kiln", str(build_dir / "driver" / "kiln")]
 
@@ -122,6 +127,8 @@ def main():
     parser.add_argument("--build-dir", type=pathlib.Path, default=bc.default_build_dir())
     parser.add_argument("--results", type=pathlib.Path,
                         help="where to keep the raw results (default: bench/out/run.json; smoke: next to --output)")
+    parser.add_argument("--update", action="store_true",
+                        help="keep the figures not in --only from the results of the last run")
     parser.add_argument("--render-only", type=pathlib.Path, metavar="RESULTS",
                         help="render the raw results of an earlier run again (after editing bench/templates), "
                              "measuring nothing")
@@ -166,6 +173,14 @@ def main():
         for name in only:
             results.append(run_figure(name, options, env, work))
     context["load_end"] = bc.load_average()
+    if options.update:
+        saved = json.loads(results_file.read_text())
+        kept = {r["name"]: r for r in saved["results"] if r["name"] not in only}
+        measured = {r["name"]: r for r in results}
+        results = [kept.get(name) or measured[name] for name in FIGURES if name in kept or name in measured]
+        updates = saved["context"].get("updates", []) + [
+            {"figures": only, "date": context["date"], "command": context["command"]}]
+        context = dict(saved["context"], updates=updates)
     output.parent.mkdir(parents=True, exist_ok=True)
     results_file.parent.mkdir(parents=True, exist_ok=True)
     results_file.write_text(json.dumps({"context": context, "results": results}, indent=1))

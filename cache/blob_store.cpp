@@ -36,14 +36,6 @@ llvm::Error writeAll(int fd, llvm::StringRef bytes, const std::string &path) {
   return llvm::Error::success();
 }
 
-void syncDirectory(llvm::StringRef directory) {
-  int fd = ::open(directory.str().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0)
-    return;
-  ::fsync(fd);
-  ::close(fd);
-}
-
 } // namespace
 
 std::string BlobStore::pathOf(llvm::StringRef digest) const {
@@ -90,8 +82,6 @@ llvm::Error BlobStore::put(llvm::StringRef digest, llvm::StringRef bytes) const 
                                               "': " + error.message());
   std::string temporaryPath = temporary.str().str();
   llvm::Error written = writeAll(fd, bytes, temporaryPath);
-  if (!written && ::fsync(fd) != 0)
-    written = errnoError(errno, "cannot write '" + temporaryPath + "'");
   if (::close(fd) != 0 && !written)
     written = errnoError(errno, "cannot write '" + temporaryPath + "'");
   if (!written && ::rename(temporaryPath.c_str(), path.c_str()) != 0)
@@ -100,7 +90,6 @@ llvm::Error BlobStore::put(llvm::StringRef digest, llvm::StringRef bytes) const 
     ::unlink(temporaryPath.c_str());
     return written;
   }
-  syncDirectory(folder);
   return llvm::Error::success();
 }
 

@@ -4,10 +4,13 @@
 //
 //   <cache>/objects/ab/cdef0123...   (2 + 62 hex digits)
 //
-// It is written to a temporary file in its own folder, fsynced, renamed into
-// place and the folder fsynced, so that a blob either exists whole or not at
-// all, whatever crashes. Blobs are never changed once written; a reader that
-// finds one missing (evicted meanwhile) or damaged treats it as a miss.
+// It is written to a temporary file in its own folder and renamed into
+// place, so that no process sees a blob half written. It is not fsynced: a
+// cache may lose what the last seconds before a machine crash wrote, and
+// what a crash leaves cut short or empty, the check of every read (size and
+// digest) finds. Blobs are never changed once written; a reader that finds
+// one missing (evicted meanwhile) or damaged treats it as a miss, and the
+// next store writes it anew.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -82,8 +82,6 @@ class _ModuleBuilds:
 
     _by_file = {}
     _registry_lock = threading.Lock()
-    _counter = itertools.count()
-    _work = None
 
     @classmethod
     def of(cls, path, module_name):
@@ -136,33 +134,130 @@ class _ModuleBuilds:
             return None
         return module
 
-    @classmethod
-    def _output_folder(cls):
-        if cls._work is None:
-            cls._work = tempfile.mkdtemp(prefix="kiln-dev-")
-            atexit.register(shutil.rmtree, cls._work, ignore_errors=True)
-        return pathlib.Path(cls._work)
-
     def module_with(self, signature=None):
         """The latest build if it holds `signature` ("kernel=void(...)"; None:
-        only the decorators' signatures), else a new build that adds it."""
+        only the decorators' signatures), else one that adds it: kept from
+        an earlier process, or built now."""
         with self.lock:
             if self.module is not None and (signature is None or signature in self.signatures):
                 return self.module
-            return self._build(self.signatures + ([signature] if signature else []))
+            signatures = self.signatures + ([signature] if signature else [])
+            kept = _KeptBuilds.folder(self, signatures)
+            module = self._load_kept(kept) if kept else None
+            if module is None:
+                module = self._build(signatures, kept)
+            self.signatures = signatures
+            self.module = module
+            return module
 
-    def _build(self, signatures):
+    def _load_kept(self, folder):
+        """The build an earlier process kept in `folder`, if it is there and
+        the sources it was built from are unchanged."""
+        name, stem = companion_names(self.module_name)
+        path = os.path.join(folder, stem + importlib.machinery.EXTENSION_SUFFIXES[0])
+        if not os.path.exists(path):
+            return None
+        try:
+            module = _load_extension(name, path)
+        except ImportError:
+            return None  # damaged: built again, and replaced
+        if _stale_source(os.path.dirname(self.path), module.__kiln_manifest__) is not None:
+            return None
+        _KeptBuilds.used(folder)
+        return module
+
+    def _build(self, signatures, kept):
         from kiln import _compiler
 
-        # Each build its own folder: a process loads an extension file once.
-        output = self._output_folder() / str(next(self._counter))
+        # Each build its own folder (a process loads an extension file once),
+        # then kept for the processes that follow.
+        output = _KeptBuilds.scratch()
         [extension] = _compiler.build_module(
-            self.path, str(output), module_name=self.module_name, arch=_architecture(),
+            self.path, output, module_name=self.module_name, arch=_architecture(),
             signatures=signatures, module_stays_python=True)
         module = _load_extension(companion_names(self.module_name)[0], extension)
-        self.signatures = signatures
-        self.module = module
+        if kept:
+            _KeptBuilds.keep(extension, kept)
         return module
+
+
+class _KeptBuilds:
+    """Builds made in development, kept in Kiln's cache folder
+    (`<cache>/modules/<key>/`) so that the next process's first call loads
+    one instead of compiling: keyed by the module, its signatures, the
+    architecture and the compiler, and used only while the sources the
+    manifest lists are unchanged. The most recently used LIMIT are kept."""
+
+    LIMIT = 256
+    _scratch = None
+    _counter = itertools.count()
+
+    @staticmethod
+    def root():
+        """`<cache>/modules`, as the compiler places its cache; None when
+        the cache is off (KILN_CACHE=0)."""
+        if os.environ.get("KILN_CACHE", "").strip().lower() in ("0", "off", "false", "no"):
+            return None
+        cache = os.environ.get("KILN_CACHE_DIR")
+        if not cache:
+            xdg = os.environ.get("XDG_CACHE_HOME")
+            cache = os.path.join(xdg, "kiln") if xdg else os.path.join(os.path.expanduser("~"), ".cache", "kiln")
+        return os.path.join(cache, "modules")
+
+    @classmethod
+    def folder(cls, builds, signatures):
+        root = cls.root()
+        spec = importlib.util.find_spec("kiln._compiler")
+        if root is None or spec is None or spec.origin is None:
+            return None
+        from kiln import __version__
+
+        compiler = os.stat(spec.origin)
+        key = "\0".join([__version__, spec.origin, str(compiler.st_size), str(compiler.st_mtime_ns),
+                          builds.path, builds.module_name, _architecture(), *sorted(signatures)])
+        return os.path.join(root, hashlib.sha256(key.encode()).hexdigest()[:32])
+
+    @classmethod
+    def scratch(cls):
+        """A new folder for one build."""
+        if cls._scratch is None:
+            cls._scratch = tempfile.mkdtemp(prefix="kiln-dev-")
+            atexit.register(shutil.rmtree, cls._scratch, ignore_errors=True)
+        return os.path.join(cls._scratch, str(next(cls._counter)))
+
+    @classmethod
+    def keep(cls, extension, folder):
+        """Copies a build into `folder`, whole or not at all; a cache that
+        cannot be written only loses the next process its head start."""
+        try:
+            os.makedirs(folder, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+            with os.fdopen(handle, "wb") as target, open(extension, "rb") as source:
+                shutil.copyfileobj(source, target)
+            os.chmod(temporary, 0o755)
+            os.replace(temporary, os.path.join(folder, os.path.basename(extension)))
+            cls._trim(os.path.dirname(folder))
+        except OSError:
+            pass
+
+    @staticmethod
+    def used(folder):
+        try:
+            os.utime(folder)
+        except OSError:
+            pass
+
+    @classmethod
+    def _trim(cls, root):
+        try:
+            folders = [entry for entry in os.scandir(root) if entry.is_dir() and not entry.name.startswith(".")]
+        except OSError:
+            return
+        if len(folders) <= cls.LIMIT:
+            return
+        folders.sort(key=lambda entry: entry.stat().st_mtime_ns)
+        for entry in folders[:len(folders) - cls.LIMIT]:
+            shutil.rmtree(entry.path, ignore_errors=True)
 
 
 def _architecture():
@@ -177,11 +272,11 @@ def _architecture():
 
 
 def _compiler_available():
+    """Whether Kiln's compiler is installed (without loading it: LLVM is big)."""
     try:
-        import kiln._compiler  # noqa: F401
-    except ImportError:
+        return importlib.util.find_spec("kiln._compiler") is not None
+    except (ImportError, ValueError):
         return False
-    return True
 
 
 class LazyKernel:
