@@ -82,7 +82,7 @@ def launch_costs(lazy, calls):
     import numpy as np
 
     r, x, y = (np.zeros(1, np.float32) for _ in range(3))
-    built = lazy._kernel_for((r, x, y))
+    [built] = lazy._compiled.values()
     costs = {}
     for name, kernel in (("lazy_launch_s", lazy), ("built_launch_s", built)):
         launch = kernel[1, 1]
@@ -160,6 +160,22 @@ def main():
             (folder / side / "first_call_kernels.py").write_text(textwrap.dedent(KERNELS.format(package=name)))
         warm_cache = folder / "warm-cache"
         caches = iter(range(1_000_000))
+        # A cache that exists but holds nothing of this module: filled by
+        # the build of another one.
+        other_cache = folder / "other-cache"
+        (folder / "other").mkdir()
+        (folder / "other" / "first_call_kernels.py").write_text(
+            textwrap.dedent(KERNELS.format(package="kiln")).replace("x[i] + y[i]", "x[i] - y[i]"))
+        subprocess.run([python, "-c", "import numpy as np, first_call_kernels as m; "
+                        "a = np.ones(4, np.float32); m.vector_add[1, 4](a, a, a)"],
+                       check=True, env=bc.bench_env(PYTHONPATH=os.pathsep.join([str(package), str(folder / "other")]),
+                                                    KILN_TARGET="cpu", KILN_CACHE_DIR=str(other_cache)))
+        shutil.rmtree(other_cache / "modules")
+
+        def cold_cache():
+            copy = folder / f"cold-cache-{next(caches)}"
+            shutil.copytree(other_cache, copy)
+            return copy
 
         def kiln_env(cache):
             path = os.pathsep.join([str(package), str(folder / "kiln")])
@@ -168,7 +184,7 @@ def main():
 
         kiln_command = [python, script, "--worker", "kiln", "--elements", str(options.elements)]
         sides = {
-            COLD: (kiln_command + ["--calls", "0"], kiln_env(lambda: folder / f"cold-cache-{next(caches)}")),
+            COLD: (kiln_command + ["--calls", "0"], kiln_env(cold_cache)),
             WARM: (kiln_command + ["--calls", str(options.calls)], kiln_env(warm_cache)),
             NUMBA: ([python, script, "--worker", "numba"],
                     lambda: bc.bench_env(PYTHONPATH=os.pathsep.join([str(bc.BENCH), str(folder / "numba")]))),

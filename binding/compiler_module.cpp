@@ -103,7 +103,7 @@ bool toStrings(PyObject *sequence, const char *what, std::vector<std::string> &o
 PyObject *buildModule(PyObject *, PyObject *args, PyObject *kwargs) {
   static const char *keywords[] = {
       "file",       "output_dir", "module_name", "arch",     "signatures", "module_stays_python",
-      "ext_suffix", "jobs",       "cache_dir",   "no_cache", nullptr};
+      "ext_suffix", "jobs",       "cache_dir",   "no_cache", "host_only",  nullptr};
   const char *file = nullptr;
   const char *outputDirectory = nullptr;
   const char *moduleName = nullptr;
@@ -114,10 +114,11 @@ PyObject *buildModule(PyObject *, PyObject *args, PyObject *kwargs) {
   const char *cacheDirectory = nullptr;
   int moduleStaysPython = 0;
   int noCache = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ss|$zzOpzIzp:build_module",
+  int hostOnly = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ss|$zzOpzIzpp:build_module",
                                    const_cast<char **>(keywords), &file, &outputDirectory,
                                    &moduleName, &arch, &signatures, &moduleStaysPython,
-                                   &extensionSuffix, &jobs, &cacheDirectory, &noCache))
+                                   &extensionSuffix, &jobs, &cacheDirectory, &noCache, &hostOnly))
     return nullptr;
 
   pipeline::BuildOptions options;
@@ -127,6 +128,7 @@ PyObject *buildModule(PyObject *, PyObject *args, PyObject *kwargs) {
   options.jobs = jobs;
   options.cache.disabled = noCache != 0;
   options.moduleStaysPython = moduleStaysPython != 0;
+  options.hostOnly = hostOnly != 0;
   if (moduleName)
     options.moduleName = moduleName;
   if (arch)
@@ -193,13 +195,15 @@ PyMethodDef methods[] = {
      METH_VARARGS | METH_KEYWORDS,
      "build_module(file, output_dir, *, module_name=None, arch=None, signatures=None,\n"
      "             module_stays_python=False, ext_suffix=None, jobs=0, cache_dir=None,\n"
-     "             no_cache=False) -> list[str]\n\n"
+     "             no_cache=False, host_only=False) -> list[str]\n\n"
      "Builds the kernel module `file` into a Python extension module in `output_dir`,\n"
      "as `kiln build FILE --module NAME` does, and returns the paths written. The\n"
      "module is for this interpreter unless `ext_suffix` names another. With\n"
      "module_stays_python=True, the module is one that also runs as Python (host\n"
      "code beside its kernels is skipped; a kernel without signatures gets none).\n"
-     "Raises CompileError with Kiln's diagnostics when the module does not build."},
+     "With host_only=True, only host code for the CPU engine is built (no GPU code,\n"
+     "no CUDA toolkit needed). Raises CompileError with Kiln's diagnostics when the module does "
+     "not build."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef moduleDefinition = {PyModuleDef_HEAD_INIT,

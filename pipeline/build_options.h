@@ -23,6 +23,9 @@ struct BuildOptions {
   std::vector<std::string> signatures;
   /// See FrontendOptions::moduleStaysPython.
   bool moduleStaysPython = false;
+  /// Host code alone, for the CPU engine: no GPU code, so no CUDA toolkit
+  /// (the first calls of kernels in development where there is no GPU).
+  bool hostOnly = false;
   EmitKind emit = EmitKind::Fatbin;
   /// EmitKind::Module: the Python whose EXT_SUFFIX names the module
   /// (empty: python3 on $PATH), unless `extensionSuffix` is given.

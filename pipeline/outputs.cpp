@@ -180,7 +180,7 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
     case EmitKind::Module:
       for (const auto &[arch, cubin] : build.cubins)
         entry.cubinArchs.insert(arch);
-      if (build.kernel->options.link.empty())
+      if (build.kernel->options.link.empty() && archs) // none: host code alone
         entry.ptxArchs = archs->archs.ptx;
       break;
     case EmitKind::Object:

@@ -143,7 +143,7 @@ private:
 };
 
 llvm::Error KernelBuilder::findTools() {
-  if (options.emit == EmitKind::Object) {
+  if (options.emit == EmitKind::Object || options.hostOnly) {
     compiler.emplace("");
     return llvm::Error::success();
   }
@@ -254,11 +254,12 @@ llvm::Error KernelBuilder::run() {
     for (size_t i = 0; i < kernels.size(); ++i)
       semantic[i] = cache->semanticKey(*kernels[i].kernel);
 
-  bool forHost = options.emit == EmitKind::Object;
+  bool forHost = options.emit == EmitKind::Object || options.hostOnly;
   bool withHost = forHost || options.emit == EmitKind::Module;
-  bool wantFatbins = options.emit == EmitKind::Fatbin || options.emit == EmitKind::Module;
-  bool wantCubins = options.emit == EmitKind::Cubin || wantFatbins ||
-                    (options.resourceUsage && options.emit == EmitKind::Ptx);
+  bool wantFatbins =
+      !options.hostOnly && (options.emit == EmitKind::Fatbin || options.emit == EmitKind::Module);
+  bool wantCubins = !options.hostOnly && (options.emit == EmitKind::Cubin || wantFatbins ||
+                                          (options.resourceUsage && options.emit == EmitKind::Ptx));
   std::set<unsigned> targets = forHost ? std::set<unsigned>() : archs->archs.ptxTargets();
   unsigned cubinCount = wantCubins ? unsigned(archs->archs.cubins.size()) : 0;
   reporter.expectTasks(unsigned(kernels.size()) * ((withHost ? 1 : 0) + unsigned(targets.size()) +

@@ -277,12 +277,43 @@ std::unique_ptr<Specialization> specializationOf(const std::string &name, PyObje
 
 //===-- Dispatcher --------------------------------------------------------===//
 
+/// Adds the specializations of `specializations` (a sequence of the tuples
+/// kiln.kernel makes) to `state`, and the images they point into to `keep`.
+bool addSpecializations(DispatcherState &state, PyObject *specializations, PyObject *keep) {
+  PyObject *list = PySequence_Fast(specializations, "kiln: specializations must be a sequence");
+  if (!list)
+    return false;
+  bool ok = true;
+  for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(list); ++i) {
+    PyObject *item = PySequence_Fast_GET_ITEM(list, i);
+    std::unique_ptr<Specialization> specialization = specializationOf(state.name, item);
+    ok = specialization != nullptr;
+    if (ok && PyTuple_Check(item) && PyTuple_GET_SIZE(item) > 0)
+      ok = PyList_Append(keep, PyTuple_GET_ITEM(item, 0)) == 0;
+    if (!ok)
+      break;
+    unsigned arity = unsigned(specialization->argumentStart.size());
+    if ((!state.specializations.empty() || state.arity) && arity != state.arity) {
+      ok = fail("the specializations of '" + state.name + "' take different numbers of arguments");
+      break;
+    }
+    state.arity = arity;
+    state.specializations.push_back(std::move(specialization));
+  }
+  Py_DECREF(list);
+  return ok;
+}
+
 int initializeDispatcher(PyObject *self, PyObject *args, PyObject *kwargs) {
-  static const char *keywords[] = {"name", "specializations", "arg_names", nullptr};
+  static const char *keywords[] = {"name",  "specializations", "arg_names",
+                                   "exact", "arity",           nullptr};
   const char *name;
   PyObject *specializations, *argNames = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|O:Dispatcher", const_cast<char **>(keywords),
-                                   &name, &specializations, &argNames))
+  int exact = 0;
+  unsigned arity = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|O$pI:Dispatcher",
+                                   const_cast<char **>(keywords), &name, &specializations,
+                                   &argNames, &exact, &arity))
     return -1;
   DispatcherObject *dispatcher = asDispatcher(self);
   if (dispatcher->state) {
@@ -291,30 +322,10 @@ int initializeDispatcher(PyObject *self, PyObject *args, PyObject *kwargs) {
   }
   auto state = std::make_unique<DispatcherState>();
   state->name = name;
-  PyObject *list = PySequence_Fast(specializations, "kiln: specializations must be a sequence");
-  if (!list)
-    return -1;
+  state->exact = exact != 0;
+  state->arity = arity;
   PyObject *keep = PyList_New(0);
-  bool ok = keep != nullptr;
-  for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(list); ++i) {
-    PyObject *item = PySequence_Fast_GET_ITEM(list, i);
-    std::unique_ptr<Specialization> specialization = specializationOf(state->name, item);
-    ok = specialization != nullptr;
-    if (ok && PyTuple_Check(item) && PyTuple_GET_SIZE(item) > 0)
-      ok = PyList_Append(keep, PyTuple_GET_ITEM(item, 0)) == 0;
-    if (!ok)
-      break;
-    unsigned arity = unsigned(specialization->argumentStart.size());
-    if (i > 0 && arity != state->arity) {
-      ok = fail("the specializations of '" + state->name +
-                "' take different numbers of "
-                "arguments");
-      break;
-    }
-    state->arity = arity;
-    state->specializations.push_back(std::move(specialization));
-  }
-  Py_DECREF(list);
+  bool ok = keep != nullptr && addSpecializations(*state, specializations, keep);
   if (ok && argNames != Py_None) {
     PyObject *names = PySequence_Fast(argNames, "kiln: arg_names must be a sequence");
     ok = names != nullptr;
@@ -355,6 +366,11 @@ void deallocateDispatcher(PyObject *self) {
   PyObject_GC_UnTrack(self);
   clearDispatcher(self);
   delete asDispatcher(self)->state;
+  if (std::vector<DispatcherState *> *retired = asDispatcher(self)->retired) {
+    for (DispatcherState *state : *retired)
+      delete state;
+    delete retired;
+  }
   PyTypeObject *type = Py_TYPE(self);
   type->tp_free(self);
   Py_DECREF(type);
@@ -409,6 +425,33 @@ PyObject *getArity(PyObject *self, void *) {
   return PyLong_FromUnsignedLong(dispatcher->state->arity);
 }
 
+/// `_replace(specializations)`: the dispatcher's specializations become
+/// these (for a kernel that specializes on demand and has compiled more).
+PyObject *replaceSpecializations(PyObject *self, PyObject *specializations) {
+  DispatcherObject *dispatcher = asDispatcher(self);
+  if (!initialized(dispatcher))
+    return nullptr;
+  const DispatcherState &old = *dispatcher->state;
+  auto state = std::make_unique<DispatcherState>();
+  state->name = old.name;
+  state->argumentNames = old.argumentNames;
+  state->exact = old.exact;
+  state->arity = old.arity;
+  if (!addSpecializations(*state, specializations, dispatcher->keep))
+    return nullptr;
+  if (!dispatcher->retired)
+    dispatcher->retired = new std::vector<DispatcherState *>();
+  dispatcher->retired->push_back(dispatcher->state);
+  dispatcher->state = state.release();
+  Py_RETURN_NONE;
+}
+
+PyMethodDef dispatcherMethods[] = {
+    {"_replace", replaceSpecializations, METH_O,
+     "_replace(specializations): use these specializations from now on."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
 PyGetSetDef dispatcherAccessors[] = {
     {"__name__", getName, nullptr, "The kernel's Python name.", nullptr},
     {"arity", getArity, nullptr, "The number of arguments the kernel takes.", nullptr},
@@ -416,8 +459,12 @@ PyGetSetDef dispatcherAccessors[] = {
 };
 
 PyType_Slot dispatcherSlots[] = {
-    {Py_tp_doc, const_cast<char *>("Dispatcher(name, specializations, arg_names=None): the C "
-                                   "base of kiln.kernel.Kernel.")},
+    {Py_tp_doc,
+     const_cast<char *>("Dispatcher(name, specializations, arg_names=None, *, exact=False, "
+                        "arity=0): the C base of kiln.kernel.Kernel. When no specialization "
+                        "fits a call and the object has a _specialize(args) method, it is "
+                        "called once; if it returns true (having called _replace), the call "
+                        "is dispatched again.")},
     {Py_tp_new, reinterpret_cast<void *>(PyType_GenericNew)},
     {Py_tp_init, reinterpret_cast<void *>(initializeDispatcher)},
     {Py_tp_dealloc, reinterpret_cast<void *>(deallocateDispatcher)},
@@ -426,6 +473,7 @@ PyType_Slot dispatcherSlots[] = {
     {Py_tp_call, reinterpret_cast<void *>(callDispatcher)},
     {Py_mp_subscript, reinterpret_cast<void *>(subscript)},
     {Py_tp_getset, dispatcherAccessors},
+    {Py_tp_methods, dispatcherMethods},
     {0, nullptr},
 };
 
@@ -439,27 +487,70 @@ LaunchObject *asLaunch(PyObject *self) {
   return reinterpret_cast<LaunchObject *>(self);
 }
 
+/// The specialization for these arguments, classified into `call`. When
+/// none fits and the dispatcher has a `_specialize` method (a kernel that
+/// specializes on demand), that is asked once to add one.
+Specialization *chooseSpecialization(PyObject *dispatcherObject, PyObject *const *args,
+                                     size_t count, const LaunchRequest &request,
+                                     CallArguments &call) {
+  const DispatcherState *state = asDispatcher(dispatcherObject)->state;
+  if (!classifyArguments(*state, args, count, request.stream, call))
+    return nullptr;
+  bool noMatch = false;
+  Specialization *chosen = selectSpecialization(*state, call, noMatch);
+  if (chosen || !noMatch || Py_IS_TYPE(dispatcherObject, dispatcherType))
+    return chosen;
+  PyObject *errorType, *errorValue, *errorTraceback;
+  PyErr_Fetch(&errorType, &errorValue, &errorTraceback);
+  PyObject *specialize = PyObject_GetAttrString(dispatcherObject, "_specialize");
+  if (!specialize) {
+    PyErr_Clear();
+    PyErr_Restore(errorType, errorValue, errorTraceback);
+    return nullptr;
+  }
+  PyObject *arguments = PyTuple_New(Py_ssize_t(count));
+  for (size_t i = 0; arguments && i < count; ++i)
+    PyTuple_SET_ITEM(arguments, Py_ssize_t(i), Py_NewRef(args[i]));
+  PyObject *added = arguments ? PyObject_CallOneArg(specialize, arguments) : nullptr;
+  Py_XDECREF(arguments);
+  Py_DECREF(specialize);
+  int again = added ? PyObject_IsTrue(added) : -1;
+  Py_XDECREF(added);
+  if (again == 0) {
+    PyErr_Restore(errorType, errorValue, errorTraceback); // nothing added: the first answer
+    return nullptr;
+  }
+  Py_XDECREF(errorType);
+  Py_XDECREF(errorValue);
+  Py_XDECREF(errorTraceback);
+  if (again < 0)
+    return nullptr;
+  // The arguments' classification does not depend on the specializations.
+  state = asDispatcher(dispatcherObject)->state; // _replace made a new one
+  return selectSpecialization(*state, call, noMatch);
+}
+
 /// Classifies, selects and packs; launches unless `dryRun`. Returns the
 /// chosen specialization's index, or -1 with an exception set.
 Py_ssize_t dispatch(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames,
                     bool dryRun) {
   LaunchObject *launch = asLaunch(self);
-  DispatcherState &state = *asDispatcher(launch->dispatcher)->state;
+  const DispatcherState &before = *asDispatcher(launch->dispatcher)->state;
   if (kwnames && PyTuple_GET_SIZE(kwnames)) {
-    PyErr_Format(PyExc_TypeError, "kernel '%s' takes no keyword arguments", state.name.c_str());
+    PyErr_Format(PyExc_TypeError, "kernel '%s' takes no keyword arguments", before.name.c_str());
     return -1;
   }
   size_t count = PyVectorcall_NARGS(nargsf);
-  if (count != state.arity) {
+  if (count != before.arity) {
     PyErr_Format(PyExc_TypeError, "kernel '%s' takes %u argument%s, but %zu %s given",
-                 state.name.c_str(), state.arity, state.arity == 1 ? "" : "s", count,
+                 before.name.c_str(), before.arity, before.arity == 1 ? "" : "s", count,
                  count == 1 ? "was" : "were");
     return -1;
   }
   CallArguments call;
-  if (!classifyArguments(state, args, count, launch->request.stream, call))
-    return -1;
-  Specialization *chosen = selectSpecialization(state, call);
+  Specialization *chosen =
+      chooseSpecialization(launch->dispatcher, args, count, launch->request, call);
+  const DispatcherState &state = *asDispatcher(launch->dispatcher)->state;
   if (!chosen || !checkSharedMemory(state, *chosen, launch->request) ||
       !launchSpecialization(*chosen, call, launch->request, dryRun))
     return -1;

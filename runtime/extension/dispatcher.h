@@ -70,11 +70,18 @@ struct DispatcherState {
   std::vector<std::unique_ptr<Specialization>> specializations;
   std::vector<std::string> argumentNames; ///< empty when unknown
   unsigned arity = 0;
+  /// Only a specialization whose types are the arguments' own is chosen,
+  /// none by conversion: a kernel that specializes on demand (Numba's
+  /// dispatcher while it can compile).
+  bool exact = false;
 };
 
 struct DispatcherObject {
   PyObject_HEAD DispatcherState *state;
   PyObject *keep; ///< what the specializations point into (ModuleImages)
+  /// States replaced by `_replace`, kept until the object dies, so that
+  /// nothing that chose one of their specializations is left dangling.
+  std::vector<DispatcherState *> *retired;
 };
 
 /// What one argument node holds at run time.
@@ -125,7 +132,11 @@ bool classifyArguments(const DispatcherState &state, PyObject *const *args, size
 
 // specialization_select.cpp
 /// The specialization for `call`, or null with a TypeError set.
-Specialization *selectSpecialization(const DispatcherState &state, const CallArguments &call);
+/// The specialization for `call`, or null with a TypeError set; `noMatch`
+/// says whether the error is that none fits (as opposed to an ambiguity or
+/// a wrong number of arguments).
+Specialization *selectSpecialization(const DispatcherState &state, const CallArguments &call,
+                                     bool &noMatch);
 /// "argument 2 ('y') of 'add_kernel'"
 std::string describeArgument(const DispatcherState &state, unsigned index);
 

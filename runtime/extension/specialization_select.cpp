@@ -1,6 +1,7 @@
 //===- runtime/extension/specialization_select.cpp - Picking a signature --===//
 //
-// The first specialization whose argument types match exactly; else the one
+// The first specialization whose argument types match exactly; else (unless
+// the dispatcher takes exact matches only) the one
 // that converts the arguments best under Numba's rules (fewest unsafe, then
 // safe, then promoting conversions; a tie is ambiguous); else a TypeError
 // that lists the argument types and the compiled signatures and, when one
@@ -109,7 +110,9 @@ void raiseNoMatch(const DispatcherState &state, const CallArguments &call) {
 
 } // namespace
 
-Specialization *selectSpecialization(const DispatcherState &state, const CallArguments &call) {
+Specialization *selectSpecialization(const DispatcherState &state, const CallArguments &call,
+                                     bool &noMatch) {
+  noMatch = false;
   if (call.count != state.arity) {
     PyErr_Format(PyExc_TypeError, "kernel '%s' takes %u argument%s, but %u %s given",
                  state.name.c_str(), state.arity, state.arity == 1 ? "" : "s", call.count,
@@ -148,6 +151,8 @@ Specialization *selectSpecialization(const DispatcherState &state, const CallArg
       continue;
     if (rating == Rating())
       return specialization;
+    if (state.exact)
+      continue;
     if (!best || rating < bestRating) {
       best = specialization;
       bestRating = rating;
@@ -163,8 +168,10 @@ Specialization *selectSpecialization(const DispatcherState &state, const CallArg
     PyErr_SetString(PyExc_TypeError, message.c_str());
     return nullptr;
   }
-  if (!best)
+  if (!best) {
+    noMatch = true;
     raiseNoMatch(state, call);
+  }
   return best;
 }
 

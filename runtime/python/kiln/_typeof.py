@@ -58,21 +58,6 @@ def _array_type(value, where):
     return f"{dtype}[{', '.join(dims)}]"
 
 
-def type_key(value):
-    """A key that determines signature_type(value), cheap to compute for the
-    common arguments (NumPy arrays and scalars, Python numbers); None for
-    the rest, whose signature type is worked out in full."""
-    kind = type(value)
-    if kind is np.ndarray:
-        flags = value.flags
-        return (kind, value.dtype, value.ndim, flags.c_contiguous, flags.f_contiguous)
-    if kind is int:
-        return (kind, -(2**63) <= value < 2**63)
-    if kind in (float, complex, bool) or isinstance(value, np.generic):
-        return kind
-    return None
-
-
 def dispatch_descriptor(value, where="an argument"):
     """What kiln._types.descriptor makes of the manifest type of `value`, so
     that a call's types compare with a built kernel's:

@@ -33,7 +33,8 @@ import threading
 
 from kiln import signature_file
 from kiln._types import descriptor
-from kiln._typeof import UntypableArgument, dispatch_descriptor, signature_type, type_key
+from kiln._typeof import UntypableArgument, dispatch_descriptor, signature_type
+from kiln.kernel import Kernel, entry_signature, specialization_tuple
 
 
 class NoSpecializationError(TypeError):
@@ -172,8 +173,9 @@ class _ModuleBuilds:
         # Each build its own folder (a process loads an extension file once),
         # then kept for the processes that follow.
         output = _KeptBuilds.scratch()
+        arch = _architecture()
         [extension] = _compiler.build_module(
-            self.path, output, module_name=self.module_name, arch=_architecture(),
+            self.path, output, module_name=self.module_name, arch=arch, host_only=arch is None,
             signatures=signatures, module_stays_python=True)
         module = _load_extension(companion_names(self.module_name)[0], extension)
         if kept:
@@ -214,7 +216,7 @@ class _KeptBuilds:
 
         compiler = os.stat(spec.origin)
         key = "\0".join([__version__, spec.origin, str(compiler.st_size), str(compiler.st_mtime_ns),
-                          builds.path, builds.module_name, _architecture(), *sorted(signatures)])
+                          builds.path, builds.module_name, _architecture() or "host", *sorted(signatures)])
         return os.path.join(root, hashlib.sha256(key.encode()).hexdigest()[:32])
 
     @classmethod
@@ -261,14 +263,14 @@ class _KeptBuilds:
 
 
 def _architecture():
-    """What to compile for: the GPU kernels will run on, or (on the CPU
-    engine) PTX alone, which keeps ptxas out of the build."""
+    """What to compile for in development: the GPU kernels will run on, or
+    None for the CPU engine, which needs host code alone."""
     from kiln import _runtime
 
     if _runtime.target() == "cuda":
         major, minor = _runtime.device_info()["compute_capability"]
         return f"{major}{minor}"
-    return "80-virtual"
+    return None
 
 
 def _compiler_available():
@@ -279,71 +281,88 @@ def _compiler_available():
         return False
 
 
-class LazyKernel:
-    """A @cuda.jit kernel of a module running as Python source."""
+class LazyKernel(Kernel):
+    """A @cuda.jit kernel of a module that stays Python: a kernel object
+    (kiln.kernel.Kernel, the C dispatcher) whose specializations grow on
+    demand. A launch whose argument types none of them takes exactly asks
+    `_specialize`, which adds one, precompiled or compiled now; every other
+    launch costs what a built module's kernel's does. A kernel given
+    signatures in its decorator has those alone and converts arguments to
+    them, as Numba's does."""
 
     def __init__(self, py_func, signatures, options):
-        functools.update_wrapper(self, py_func)
-        self.py_func = py_func
+        code = py_func.__code__
+        super().__init__(py_func.__name__, [], arg_names=code.co_varnames[:code.co_argcount],
+                         module=py_func.__module__, exact=not signatures, arity=code.co_argcount)
+        self._py_func = py_func
+        self.__module__ = py_func.__module__
+        self.__qualname__ = py_func.__qualname__
+        self.__doc__ = py_func.__doc__
+        self.__wrapped__ = py_func
         self.options = dict(options)
         self._declared = list(signatures)
-        self._builds = _ModuleBuilds.of(os.path.abspath(py_func.__code__.co_filename), py_func.__module__)
+        self._builds = _ModuleBuilds.of(os.path.abspath(code.co_filename), py_func.__module__)
         self._compiled = {}  # signature text -> the built module's kernel
-        self._by_key = {}  # the arguments' type keys -> the built module's kernel
         self._lock = threading.Lock()
 
     def __repr__(self):
         return f"<kiln kernel {self.__qualname__!r} of {self.__module__!r}>"
 
-    # --- Numba's dispatcher interface ---------------------------------------
-
-    def __getitem__(self, config):
-        config = config if isinstance(config, tuple) else (config,)
-        if not 2 <= len(config) <= 4:
-            raise ValueError(f"kernel '{self.__name__}': a launch configuration is [griddim, blockdim"
-                             f"(, stream(, sharedmem))], not {len(config)} values")
-
-        def launch(*args):
-            self._kernel_for(args)[config](*args)
-
-        return launch
-
-    def __call__(self, *args, **kwargs):
-        raise TypeError(f"kernel '{self.__name__}' needs a launch configuration: "
-                        f"{self.__name__}[blocks, threads](...)")
-
-    def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
-        """kernel.forall(n)(*args): one thread per element, as Numba's."""
-
-        def launch(*args):
-            self._kernel_for(args).forall(ntasks, tpb, stream, sharedmem)(*args)
-
-        return launch
-
     @property
-    def signatures(self):
-        """The argument types of each specialization, precompiled or compiled."""
-        return list(self._specializations())
+    def py_func(self):
+        return self._py_func
 
     @property
     def overloads(self):
-        """Signature text -> the kernel object holding that specialization."""
-        return self._specializations()
-
-    def _specializations(self):
-        found = {}
-        precompiled = self._precompiled()
-        for kernel in ([precompiled] if precompiled is not None else []) + list(self._compiled.values()):
-            for text in kernel.signatures:
-                found.setdefault(text, kernel)
-        return found
+        """Signature text -> the kernel object that launches it."""
+        return dict.fromkeys(self.signatures, self)
 
     def specialize(self, *args):
-        """Compiles for the types of `args` now; returns self."""
-        self._kernel_for(args)
+        """Adds the specialization for the types of `args` now; returns self."""
+        self[1, 1].prepare(*args)
         return self
 
     # --- Specializations ----------------------------------------------------
+
+    def _specialize(self, args):
+        """Called by the dispatcher when none of the specializations takes
+        `args`: adds the one that does, precompiled or compiled now, and
+        says whether it added any."""
+        with self._lock:
+            if self._declared:
+                if self._members:
+                    return False  # the declared signatures are all there is
+                precompiled = self._precompiled()
+                self._adopt(precompiled if precompiled is not None else self._compile(None))
+                return True
+            signature = self._signature_of(args)
+            precompiled = self._precompiled()
+            if precompiled is not None and self._takes_exactly(precompiled, args):
+                self._adopt(precompiled)
+            else:
+                kernel = self._compiled.get(signature)
+                if kernel is None:
+                    kernel = self._compiled[signature] = self._compile(signature)
+                self._adopt(kernel)
+        signature_file.record(self._qualified_name(), signature)
+        return True
+
+    def _adopt(self, kernel):
+        """Adds the specializations of a built module's kernel to this one's."""
+        known = {entry_signature(entry) for _, _, entry in self._members}
+        added = [member for member in kernel._members if entry_signature(member[2]) not in known]
+        if added:
+            self._members = self._members + added
+            self._entries = [entry for _, _, entry in self._members]
+            self._replace([specialization_tuple(*member) for member in self._members])
+
+    @staticmethod
+    def _takes_exactly(kernel, args):
+        try:
+            wanted = tuple(dispatch_descriptor(value, f"argument {i + 1}") for i, value in enumerate(args))
+        except UntypableArgument:
+            return False
+        return any(tuple(map(descriptor, entry["args"])) == wanted for entry in kernel._entries)
 
     def _signature_of(self, args):
         try:
@@ -352,55 +371,10 @@ class LazyKernel:
             raise TypeError(f"kernel '{self.__name__}': {error}") from None
         return f"void({', '.join(types)})"
 
-    def _kernel_for(self, args):
-        """The kernel object that launches these arguments. Every launch
-        asks, so the common case is one lookup by the arguments' type keys."""
-        key = tuple(map(type_key, args))
-        kernel = self._by_key.get(key)
-        if kernel is None:
-            kernel = self._find_kernel(args)
-            if None not in key:
-                self._by_key[key] = kernel
-        return kernel
-
-    def _find_kernel(self, args):
-        """A kernel with a specialization for these arguments: the
-        precompiled one, else one compiled now. A kernel with declared
-        signatures has those alone, and converts arguments to them as Numba
-        does; one without takes exactly the types it is called with."""
-        precompiled = self._precompiled()
-        if self._declared:
-            return precompiled if precompiled is not None else self._declared_kernel()
-        if precompiled is not None:
-            try:
-                wanted = tuple(dispatch_descriptor(value, f"argument {i + 1}") for i, value in enumerate(args))
-            except UntypableArgument as error:
-                raise TypeError(f"kernel '{self.__name__}': {error}") from None
-            if any(tuple(map(descriptor, entry["args"])) == wanted for entry in precompiled._entries):
-                signature_file.record(self._qualified_name(), self._signature_of(args))
-                return precompiled
-        return self._lazy_kernel(self._signature_of(args))
-
     def _precompiled(self):
         """The kernel of the companion `kiln build` wrote, if it serves."""
         companion = self._builds.companion()
         return getattr(companion, self.__name__, None) if companion is not None else None
-
-    def _declared_kernel(self):
-        """Compiled for the decorator's signatures alone, as Numba does: the
-        built kernel's dispatch takes each call or explains why not."""
-        with self._lock:
-            if not self._compiled:
-                self._compiled = dict.fromkeys(map(str, self._declared), self._compile(None))
-            return next(iter(self._compiled.values()))
-
-    def _lazy_kernel(self, signature):
-        with self._lock:
-            kernel = self._compiled.get(signature)
-            if kernel is None:
-                kernel = self._compiled[signature] = self._compile(signature)
-                signature_file.record(self._qualified_name(), signature)
-            return kernel
 
     def _qualified_name(self):
         """`pkg.kernels.scale`: the key of the signatures file."""

@@ -18,7 +18,13 @@ from kiln import _runtime, _types
 FORALL_BLOCK = 128
 
 
-def _specialization_tuple(image, index, entry):
+def entry_signature(entry):
+    """'(array(float32, 1d, C), int64)': a manifest entry's argument types."""
+    return _types.signature_text(entry["args"])
+
+
+def specialization_tuple(image, index, entry):
+    """What kiln._runtime.Dispatcher takes for one specialization."""
     fatbin = entry.get("fatbin")
     return (
         image,
@@ -44,16 +50,22 @@ class Kernel(_runtime.Dispatcher):
 
     `specializations` is a list of (image, index, manifest entry): the
     ModuleImage holding the code (None: none, for tests), the entry's row in
-    its tables, and the entry's manifest dict.
+    its tables, and the entry's manifest dict. With `exact`, a call is
+    dispatched only to a specialization of its own argument types (see
+    kiln.dispatcher.LazyKernel); `arity` is the number of arguments when
+    there are no specializations yet.
     """
 
-    def __init__(self, name, specializations, arg_names=None, module=None):
-        self._entries = [entry for _, _, entry in specializations]
+    def __init__(self, name, specializations, arg_names=None, module=None, exact=False, arity=0):
+        self._members = list(specializations)
+        self._entries = [entry for _, _, entry in self._members]
         self._module_name = module
         super().__init__(
             name,
-            [_specialization_tuple(image, index, entry) for image, index, entry in specializations],
+            [specialization_tuple(image, index, entry) for image, index, entry in self._members],
             arg_names,
+            exact=exact,
+            arity=arity,
         )
 
     @property
