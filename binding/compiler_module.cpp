@@ -25,6 +25,7 @@
 
 #include <Python.h>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -100,65 +101,23 @@ bool toStrings(PyObject *sequence, const char *what, std::vector<std::string> &o
   return true;
 }
 
-PyObject *buildModule(PyObject *, PyObject *args, PyObject *kwargs) {
-  static const char *keywords[] = {
-      "file",       "output_dir", "module_name", "arch",     "signatures", "module_stays_python",
-      "ext_suffix", "jobs",       "cache_dir",   "no_cache", "host_only",  nullptr};
-  const char *file = nullptr;
-  const char *outputDirectory = nullptr;
-  const char *moduleName = nullptr;
-  const char *arch = nullptr;
-  PyObject *signatures = nullptr;
-  const char *extensionSuffix = nullptr;
-  unsigned jobs = 0;
-  const char *cacheDirectory = nullptr;
-  int moduleStaysPython = 0;
-  int noCache = 0;
-  int hostOnly = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ss|$zzOpzIzpp:build_module",
-                                   const_cast<char **>(keywords), &file, &outputDirectory,
-                                   &moduleName, &arch, &signatures, &moduleStaysPython,
-                                   &extensionSuffix, &jobs, &cacheDirectory, &noCache, &hostOnly))
-    return nullptr;
-
-  pipeline::BuildOptions options;
-  options.file = file;
-  options.outputDirectory = outputDirectory;
-  options.emit = pipeline::EmitKind::Module;
-  options.jobs = jobs;
-  options.cache.disabled = noCache != 0;
-  options.moduleStaysPython = moduleStaysPython != 0;
-  options.hostOnly = hostOnly != 0;
-  if (moduleName)
-    options.moduleName = moduleName;
-  if (arch)
-    options.arch = arch;
-  std::string suffix;
-  if (extensionSuffix)
-    suffix = extensionSuffix;
-  else if (!thisInterpretersSuffix(suffix))
-    return nullptr;
-  options.extensionSuffix = suffix;
-  if (cacheDirectory)
-    options.cache.directory = cacheDirectory;
-  if (!toStrings(signatures, "signatures", options.signatures))
-    return nullptr;
+/// Runs the pipeline without the GIL; on failure, raises CompileError with
+/// what `kiln build` would print and returns nothing. Warnings become
+/// RuntimeWarnings.
+std::optional<pipeline::BuildResult> runPipeline(const pipeline::BuildOptions &options) {
   if (std::optional<std::string> problem =
           pipeline::moduleNameProblem(options.effectiveModuleName())) {
     PyErr_Format(PyExc_ValueError, "%s%s", problem->c_str(),
                  options.moduleName.empty() ? "; name the module with module_name=" : "");
-    return nullptr;
+    return std::nullopt;
   }
-
   CollectingReporter reporter;
   std::string failure;
-  std::vector<std::string> written;
-  bool built = false;
+  std::optional<pipeline::BuildResult> built;
   Py_BEGIN_ALLOW_THREADS;
   llvm::Expected<pipeline::BuildResult> result = pipeline::buildModule(options, reporter);
-  built = static_cast<bool>(result);
   if (result) {
-    written = std::move(result->written);
+    built = std::move(*result);
   } else {
     llvm::raw_string_ostream os(failure);
     llvm::handleAllErrors(
@@ -169,16 +128,75 @@ PyObject *buildModule(PyObject *, PyObject *args, PyObject *kwargs) {
 
   for (const std::string &warning : reporter.warnings)
     if (PyErr_WarnEx(PyExc_RuntimeWarning, warning.c_str(), 1) < 0)
-      return nullptr;
+      return std::nullopt;
   if (!built) {
     std::string message = reporter.diagnosticText + failure;
     while (!message.empty() && message.back() == '\n')
       message.pop_back();
     PyErr_SetString(compileErrorType, message.c_str());
-    return nullptr;
   }
+  return built;
+}
+
+/// The options both entry points share.
+struct CommonArguments {
+  const char *file = nullptr;
+  const char *outputDirectory = nullptr;
+  const char *moduleName = nullptr;
+  const char *arch = nullptr;
+  PyObject *signatures = nullptr;
+  const char *cacheDirectory = nullptr;
+  int moduleStaysPython = 0;
+  int noCache = 0;
+
+  bool apply(pipeline::BuildOptions &options) const {
+    options.file = file;
+    options.outputDirectory = outputDirectory;
+    options.cache.disabled = noCache != 0;
+    options.moduleStaysPython = moduleStaysPython != 0;
+    if (moduleName)
+      options.moduleName = moduleName;
+    if (arch)
+      options.arch = arch;
+    if (cacheDirectory)
+      options.cache.directory = cacheDirectory;
+    return toStrings(signatures, "signatures", options.signatures);
+  }
+};
+
+PyObject *buildModule(PyObject *, PyObject *args, PyObject *kwargs) {
+  static const char *keywords[] = {
+      "file",       "output_dir", "module_name", "arch",     "signatures", "module_stays_python",
+      "ext_suffix", "jobs",       "cache_dir",   "no_cache", "host_only",  nullptr};
+  CommonArguments common;
+  const char *extensionSuffix = nullptr;
+  unsigned jobs = 0;
+  int hostOnly = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ss|$zzOpzIzpp:build_module",
+                                   const_cast<char **>(keywords), &common.file,
+                                   &common.outputDirectory, &common.moduleName, &common.arch,
+                                   &common.signatures, &common.moduleStaysPython, &extensionSuffix,
+                                   &jobs, &common.cacheDirectory, &common.noCache, &hostOnly))
+    return nullptr;
+
+  pipeline::BuildOptions options;
+  if (!common.apply(options))
+    return nullptr;
+  options.emit = pipeline::EmitKind::Module;
+  options.jobs = jobs;
+  options.hostOnly = hostOnly != 0;
+  std::string suffix;
+  if (extensionSuffix)
+    suffix = extensionSuffix;
+  else if (!thisInterpretersSuffix(suffix))
+    return nullptr;
+  options.extensionSuffix = suffix;
+
+  std::optional<pipeline::BuildResult> result = runPipeline(options);
+  if (!result)
+    return nullptr;
   PyObject *paths = PyList_New(0);
-  for (const std::string &path : written) {
+  for (const std::string &path : result->written) {
     PyObject *text = paths ? PyUnicode_DecodeFSDefault(path.c_str()) : nullptr;
     if (!text || PyList_Append(paths, text) < 0) {
       Py_XDECREF(text);
@@ -188,6 +206,97 @@ PyObject *buildModule(PyObject *, PyObject *args, PyObject *kwargs) {
     Py_DECREF(text);
   }
   return paths;
+}
+
+/// (name, (argument types...), arch) of one kernel specialization's code.
+PyObject *specializationKey(const pipeline::KernelArtifacts &kernel, unsigned arch) {
+  PyObject *types = PyTuple_New(Py_ssize_t(kernel.kernel->arguments.size()));
+  for (size_t i = 0; types && i < kernel.kernel->arguments.size(); ++i) {
+    PyObject *text = PyUnicode_FromString(kernel.kernel->arguments[i]->type()->str().c_str());
+    if (!text) {
+      Py_CLEAR(types);
+      break;
+    }
+    PyTuple_SET_ITEM(types, Py_ssize_t(i), text);
+  }
+  if (!types)
+    return nullptr;
+  return Py_BuildValue("(sNI)", kernel.kernel->sourceName.c_str(), types, arch);
+}
+
+PyObject *inspectModule(PyObject *, PyObject *args, PyObject *kwargs) {
+  static const char *keywords[] = {"file",     "what",       "output_dir",          "module_name",
+                                   "arch",     "signatures", "module_stays_python", "cache_dir",
+                                   "no_cache", nullptr};
+  CommonArguments common;
+  const char *what = nullptr;
+  if (!PyArg_ParseTupleAndKeywords(
+          args, kwargs, "sss|$zzOpzp:inspect", const_cast<char **>(keywords), &common.file, &what,
+          &common.outputDirectory, &common.moduleName, &common.arch, &common.signatures,
+          &common.moduleStaysPython, &common.cacheDirectory, &common.noCache))
+    return nullptr;
+  pipeline::BuildOptions options;
+  if (!common.apply(options))
+    return nullptr;
+  llvm::StringRef kind(what);
+  if (kind == "typed") {
+    options.emit = pipeline::EmitKind::Typed;
+  } else if (kind == "llvm") {
+    options.emit = pipeline::EmitKind::LLVM;
+  } else if (kind == "ptx" || kind == "resources") {
+    options.emit = pipeline::EmitKind::Ptx;
+    options.resourceUsage = kind == "resources";
+  } else {
+    PyErr_Format(PyExc_ValueError,
+                 "inspect: what must be 'typed', 'llvm', 'ptx' or 'resources', not '%s'", what);
+    return nullptr;
+  }
+
+  std::optional<pipeline::BuildResult> result = runPipeline(options);
+  if (!result)
+    return nullptr;
+  if (kind == "typed") {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    result->typed->print(os);
+    return PyUnicode_FromStringAndSize(text.data(), Py_ssize_t(text.size()));
+  }
+  PyObject *found = PyList_New(0);
+  for (const pipeline::KernelArtifacts &kernel : result->kernels) {
+    if (kind == "resources") {
+      for (const auto &[arch, usage] : kernel.usage) {
+        const cuda::FunctionResources *resources =
+            usage.function(kernel.ptx.begin()->second.interface.entryName);
+        if (!resources)
+          continue;
+        PyObject *row = Py_BuildValue(
+            "(N{sIsKsKsKsKsK})", specializationKey(kernel, arch), "registers", resources->registers,
+            "stack_bytes", (unsigned long long)resources->stackFrameBytes, "spill_store_bytes",
+            (unsigned long long)resources->spillStoreBytes, "spill_load_bytes",
+            (unsigned long long)resources->spillLoadBytes, "shared_bytes",
+            (unsigned long long)resources->sharedMemoryBytes, "local_bytes",
+            (unsigned long long)resources->localMemoryBytes);
+        if (!row || PyList_Append(found, row) < 0) {
+          Py_XDECREF(row);
+          Py_DECREF(found);
+          return nullptr;
+        }
+        Py_DECREF(row);
+      }
+      continue;
+    }
+    for (const auto &[arch, code] : kernel.ptx) {
+      PyObject *row = Py_BuildValue("(Ns#)", specializationKey(kernel, arch), code.bytes.data(),
+                                    Py_ssize_t(code.bytes.size()));
+      if (!row || PyList_Append(found, row) < 0) {
+        Py_XDECREF(row);
+        Py_DECREF(found);
+        return nullptr;
+      }
+      Py_DECREF(row);
+    }
+  }
+  return found;
 }
 
 PyMethodDef methods[] = {
@@ -204,6 +313,16 @@ PyMethodDef methods[] = {
      "With host_only=True, only host code for the CPU engine is built (no GPU code,\n"
      "no CUDA toolkit needed). Raises CompileError with Kiln's diagnostics when the module does "
      "not build."},
+    {"inspect", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(inspectModule)),
+     METH_VARARGS | METH_KEYWORDS,
+     "inspect(file, what, output_dir, *, module_name=None, arch=None, signatures=None,\n"
+     "        module_stays_python=False, cache_dir=None, no_cache=False)\n\n"
+     "What a build of `file` makes, in memory: what='typed', the typed IR of the module\n"
+     "(str); 'llvm' or 'ptx', [((kernel, argument types, arch), text), ...] per\n"
+     "specialization and PTX target; 'resources', [((kernel, argument types, arch),\n"
+     "{'registers', 'stack_bytes', 'spill_store_bytes', 'spill_load_bytes',\n"
+     "'shared_bytes', 'local_bytes'}), ...] per cubin ptxas assembled. Files the build\n"
+     "writes go to output_dir."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef moduleDefinition = {PyModuleDef_HEAD_INIT,

@@ -322,6 +322,65 @@ class LazyKernel(Kernel):
         self[1, 1].prepare(*args)
         return self
 
+    # --- What the compiler makes of it, as Numba's dispatcher shows ---------
+
+    def inspect_types(self, file=None):
+        """Prints the typed IR of each specialization (Kiln's typed IR, where
+        Numba prints its own typed source)."""
+        blocks = self._inspect("typed").split("\n\n")
+        shown = [block for block in blocks if f" name('{self.__name__}')" in block.split("\n", 1)[0]]
+        print("\n\n".join(shown), file=file)
+
+    def inspect_llvm(self, signature=None):
+        """{signature: LLVM IR} of each specialization (or the IR of one),
+        for the GPU kernels run on, else sm_80."""
+        return self._per_signature(self._inspect("llvm"), signature)
+
+    def inspect_asm(self, signature=None):
+        """{signature: PTX} of each specialization (or the PTX of one)."""
+        return self._per_signature(self._inspect("ptx"), signature)
+
+    def get_regs_per_thread(self, signature=None):
+        """Registers per thread, as ptxas reports them."""
+        return self._resource("registers", signature)
+
+    def get_shared_mem_per_block(self, signature=None):
+        """Bytes of static shared memory per block."""
+        return self._resource("shared_bytes", signature)
+
+    def get_local_mem_per_thread(self, signature=None):
+        """Bytes of local memory per thread (the stack, spills)."""
+        return self._resource("local_bytes", signature)
+
+    def _inspect(self, what):
+        if not _compiler_available():
+            raise RuntimeError(f"kernel '{self.__name__}': inspecting what a kernel compiles to needs "
+                               "Kiln's compiler, which is not installed")
+        from kiln import _compiler
+
+        asked = [f"{self.__name__}={signature}" for signature in self._compiled]
+        with tempfile.TemporaryDirectory(prefix="kiln-inspect-") as folder:
+            return _compiler.inspect(self._builds.path, what, folder, module_name=self._builds.module_name,
+                                     arch=_architecture() or "80", signatures=asked, module_stays_python=True)
+
+    def _per_signature(self, rows, signature):
+        held = set(self.signatures)
+        found = {}
+        for (name, args, _), value in rows:
+            text = "(" + ", ".join(args) + ")"
+            if name == self.__name__ and text in held:
+                found[text] = value
+        if signature is None:
+            return found
+        if signature not in found:
+            raise ValueError(f"kernel '{self.__name__}' has no specialization {signature}; it has: "
+                             f"{', '.join(found) or 'none'}")
+        return found[signature]
+
+    def _resource(self, key, signature):
+        rows = [(spec, usage[key]) for spec, usage in self._inspect("resources")]
+        return self._per_signature(rows, signature)
+
     # --- Specializations ----------------------------------------------------
 
     def _specialize(self, args):

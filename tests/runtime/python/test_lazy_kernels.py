@@ -326,3 +326,22 @@ def test_ufuncs_and_reductions_compile_on_their_first_call(tmp_path):
     assert module.sum_reduce(np.arange(1000, dtype=np.int64)) == 499500
     assert module.sum_reduce(np.arange(10.0)) == 45.0
     assert "ufunc 'polar_distance'" in repr(module.polar_distance)
+
+
+def test_what_the_compiler_makes_can_be_inspected(kernels, capsys):
+    x = np.arange(8, dtype=np.float32)
+    kernels.scale[1, 8](np.zeros_like(x), x)
+    [signature] = kernels.scale.signatures
+    ptx = kernels.scale.inspect_asm()
+    assert list(ptx) == [signature]
+    assert ".target sm_80" in ptx[signature] and ".entry" in ptx[signature]
+    assert kernels.scale.inspect_asm(signature) == ptx[signature]
+    assert "define" in kernels.scale.inspect_llvm(signature)
+    registers = kernels.scale.get_regs_per_thread()
+    assert list(registers) == [signature] and registers[signature] > 0
+    assert kernels.scale.get_shared_mem_per_block(signature) == 0
+    kernels.scale.inspect_types()
+    printed = capsys.readouterr().out
+    assert "kernel @" in printed and "name('scale')" in printed and "name('add_constant')" not in printed
+    with pytest.raises(ValueError, match="has no specialization"):
+        kernels.scale.inspect_asm("(int8)")
