@@ -16,8 +16,10 @@
 #include "cache/cache_archive.h"
 #include "cache/cache_verify.h"
 
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/JSON.h>
+#include <llvm/Support/Path.h>
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -169,11 +171,18 @@ int runCacheCommand(const CacheCommandOptions &options) {
                                   cache::formatSize(*total));
     return 0;
   }
-  case CacheAction::Clear:
+  case CacheAction::Clear: {
     if (llvm::Error error = store.index().clear(store.blobs()))
       return fail(std::move(error));
+    // The builds kernels of modules that stay Python made in development.
+    llvm::SmallString<256> kept(store.directory());
+    llvm::sys::path::append(kept, "modules");
+    if (std::error_code error = llvm::sys::fs::remove_directories(kept))
+      return fail(llvm::createStringError(error, "cannot remove '" + kept.str().str() +
+                                                     "': " + error.message()));
     llvm::outs() << "cleared " << store.directory() << '\n';
     return 0;
+  }
   case CacheAction::Verify: {
     llvm::Expected<cache::VerifyReport> report = cache::verifyCache(store, options.repair);
     if (!report)

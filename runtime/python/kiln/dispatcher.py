@@ -1,5 +1,6 @@
-"""Kernels specialized on demand: what `kiln.cuda.jit` makes of a function in a
-module that runs as Python source (in development, before any build).
+"""Kernels of a module that stays Python (`from kiln import cuda`): what
+`kiln.cuda.jit`, `kiln.vectorize` and `kiln.cuda.reduce` make of its
+functions.
 
     from kiln import cuda
 
@@ -7,16 +8,17 @@ module that runs as Python source (in development, before any build).
     def scale(out, x, factor):
         ...
 
-    scale[blocks, threads](out, x, 2.0)   # compiles scale for these types, then launches
+    scale[blocks, threads](out, x, 2.0)   # the specialization for these types, then the launch
 
-A call with argument types the kernel has not met compiles its module, in
-process (kiln._compiler, the pipeline `kiln build` runs, through the same
-specialization cache), with every signature its kernels have asked for so
-far, and launches the specialization through the runtime, as a built module
-would. A kernel given signatures in its decorator is compiled for those when
-it is defined, and only for those, as Numba does. Without Kiln's compiler
-(`kiln-runtime` alone), a call the built module does not cover raises
-NoSpecializationError, naming the kernel, the types and how to add them.
+A lazy kernel is a kernel object (kiln.kernel.Kernel) whose specializations
+grow on demand. The first call with argument types it has none for gets one
+from the companion `kiln build` wrote beside the module (while the sources
+it was built from are unchanged); else, where Kiln's compiler is installed,
+from a build of the module in process (kiln._compiler, through the
+specialization cache, with every signature asked for so far), which later
+processes find kept in the cache folder; else NoSpecializationError names
+the kernel, the types and the command that adds them to the build. A kernel
+given signatures in its decorator has those alone, as in Numba.
 """
 
 import atexit
@@ -74,11 +76,12 @@ def _stale_source(folder, manifest):
 
 class _ModuleBuilds:
     """The source module of some kernels, and what has been built of it: the
-    companion `kiln build` wrote beside it, and builds made in process.
+    companion `kiln build` wrote beside it, and builds made in development.
 
-    Every build in process compiles the whole module with every signature
-    asked for so far, so one extension module holds every specialization in
-    use; the cache makes the kernels already compiled cost little.
+    Every build in development compiles the whole module with every
+    signature asked for so far, so one extension module holds every
+    specialization in use; the cache makes the kernels already compiled
+    cost little.
     """
 
     _by_file = {}

@@ -345,3 +345,39 @@ def test_what_the_compiler_makes_can_be_inspected(kernels, capsys):
     assert "kernel @" in printed and "name('scale')" in printed and "name('add_constant')" not in printed
     with pytest.raises(ValueError, match="has no specialization"):
         kernels.scale.inspect_asm("(int8)")
+
+
+def test_a_later_process_loads_the_build_an_earlier_one_kept(tmp_path, package_dir, kiln):
+    source = tmp_path / "kept_builds.py"
+    source.write_text(KERNELS)
+    cache = tmp_path / "cache"
+    script = textwrap.dedent('''
+        import sys
+        import numpy as np
+        import kept_builds as k
+        x = np.arange(16, dtype=np.float32)
+        out = np.zeros_like(x)
+        k.scale[1, 16](out, x)
+        assert (out == 3 * x).all(), out
+        print("compiled" if "kiln._compiler" in sys.modules else "loaded")
+    ''')
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(package_dir)]),
+                       KILN_CACHE_DIR=str(cache), KILN_TARGET="cpu")
+
+    def first_call():
+        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                                env=environment, timeout=300, cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        return result.stdout.strip()
+
+    assert first_call() == "compiled"
+    assert first_call() == "loaded", "the second process must load the kept build, not compile"
+    assert len(list((cache / "modules").iterdir())) == 1
+    source.write_text(KERNELS.replace("SCALE = 3", "SCALE = 3  # edited"))
+    assert first_call() == "compiled", "an edited source must be compiled again"
+    assert first_call() == "loaded"
+    cleared = kiln("cache", "clear", "--cache-dir", cache)
+    assert cleared.returncode == 0, cleared.stderr
+    assert first_call() == "compiled", "kiln cache clear must drop the kept builds too"
+    environment["KILN_CACHE"] = "0"
+    assert first_call() == "compiled"
