@@ -439,10 +439,12 @@ public:
 class ClassDefStmt : public Stmt {
 public:
   ClassDefStmt(SourceRange range, llvm::StringRef name, SourceRange nameRange,
-               llvm::ArrayRef<Stmt *> body)
-      : Stmt(Kind::ClassDef, range), name(name), nameRange(nameRange), body(body) {}
+               llvm::ArrayRef<Expr *> bases, llvm::ArrayRef<Stmt *> body)
+      : Stmt(Kind::ClassDef, range), name(name), nameRange(nameRange), bases(bases), body(body) {}
   llvm::StringRef name;
   SourceRange nameRange;
+  /// The positional arguments of `class Name(...)` (keywords are dropped).
+  llvm::ArrayRef<Expr *> bases;
   llvm::ArrayRef<Stmt *> body;
   KILN_STMT_CLASSOF(ClassDef)
 };

@@ -395,13 +395,17 @@ Stmt *Parser::parseClassDef(SourceLoc begin) {
     return nullptr;
   }
   const Token &name = consume();
+  llvm::ArrayRef<Expr *> bases;
   if (tryConsume(TokenKind::LParen)) {
     Expr *callee = make<NameExpr>(name.range, name.text);
-    if (!parseCallArguments(callee))
+    Expr *arguments = parseCallArguments(callee);
+    if (!arguments)
       return nullptr;
+    if (const auto *call = llvm::dyn_cast<CallExpr>(arguments))
+      bases = call->args;
   }
   llvm::ArrayRef<Stmt *> body = parseBlock("class definition", keyword);
-  return context.create<ClassDefStmt>(rangeFrom(begin), name.text, name.range, body);
+  return context.create<ClassDefStmt>(rangeFrom(begin), name.text, name.range, bases, body);
 }
 
 Stmt *Parser::parseWith(SourceLoc begin) {

@@ -85,6 +85,19 @@ ModuleValue ModuleValue::invalid(std::string importedModule) {
   return v;
 }
 
+ModuleValue ModuleValue::enumeration(std::shared_ptr<const EnumDefinition> definition) {
+  ModuleValue v(Kind::Enum);
+  v.enumPart = std::move(definition);
+  return v;
+}
+
+const ConstantValue *EnumDefinition::member(llvm::StringRef memberName) const {
+  for (const auto &[memberKey, value] : members)
+    if (memberKey == memberName)
+      return &value;
+  return nullptr;
+}
+
 ModuleValue ModuleValue::hostValue(std::string description) {
   ModuleValue v(Kind::Invalid);
   v.hostPart = std::move(description);
@@ -114,6 +127,13 @@ std::string ModuleValue::describe() const {
     return "a list";
   case Kind::Decorator:
     return "decorator '" + symbolPart->displayName() + "'";
+  case Kind::Enum: {
+    std::string text = "enum '" + enumPart->name + "' (";
+    for (size_t i = 0; i < enumPart->members.size(); ++i)
+      text +=
+          (i ? ", " : "") + enumPart->members[i].first + "=" + enumPart->members[i].second.repr();
+    return text + ")";
+  }
   case Kind::Invalid:
     if (!hostPart.empty())
       return hostPart;
@@ -178,6 +198,10 @@ private:
   void handleImport(const ImportStmt *import);
   void handleImportFrom(const ImportFromStmt *import);
   void bindImportedNames(const ImportFromStmt *import, const ModuleScope &source);
+  void handleClassDef(const ClassDefStmt *cls);
+  std::optional<EnumDefinition> enumDefinition(const ClassDefStmt *cls);
+  /// Whether `expr` names `enum.<name>` (imported either way).
+  bool namesEnumModuleMember(const Expr *expr, llvm::StringRef name);
   void handleAssign(const Stmt *stmt, const Expr *target, const Expr *value);
   void handleFunction(const FunctionDefStmt *def);
   std::string unknownDecoratorName(const Expr *decorator) const;
@@ -320,6 +344,9 @@ void ModuleScopeBuilder::run(const Module &module,
     case Stmt::Kind::FunctionDef:
       handleFunction(cast<FunctionDefStmt>(stmt));
       break;
+    case Stmt::Kind::ClassDef:
+      handleClassDef(cast<ClassDefStmt>(stmt));
+      break;
     case Stmt::Kind::ExprStmt:
       // Docstrings and other bare strings do nothing.
       if (const auto *literal = dyn_cast<StringLiteralExpr>(cast<ExprStmt>(stmt)->value);
@@ -426,7 +453,8 @@ void ModuleScopeBuilder::handleImport(const ImportStmt *import) {
   for (const ImportAlias &alias : import->names) {
     const Symbol *module = builtins.lookup(alias.name);
     if (!module || module->kind != Symbol::Kind::Module) {
-      if (!moduleStaysPython) // host code's import: no news
+      // Host code's import, or `enum`, whose classes Kiln reads: no news.
+      if (!moduleStaysPython && alias.name != "enum")
         diags.report(DiagID::warn_import_ignored, alias.range, {alias.name});
       if (!alias.asName.empty()) {
         bind(alias.asName, ModuleValue::invalid(alias.name.str()), alias.range);
@@ -465,7 +493,7 @@ void ModuleScopeBuilder::handleImportFrom(const ImportFromStmt *import) {
     }
   if (!module || module->kind != Symbol::Kind::Module) {
     std::string moduleName = std::string(import->level, '.') + import->module.str();
-    if (!moduleStaysPython)
+    if (!moduleStaysPython && moduleName != "enum")
       diags.report(DiagID::warn_import_ignored, import->moduleRange, {moduleName});
     for (const ImportAlias &alias : import->names)
       bind(alias.asName.empty() ? alias.name : alias.asName,
@@ -510,6 +538,80 @@ void ModuleScopeBuilder::bindImportedNames(const ImportFromStmt *import,
     else
       bind(boundName, ModuleValue::invalid(moduleName + "." + alias.name.str()), alias.range);
   }
+}
+
+void ModuleScopeBuilder::handleClassDef(const ClassDefStmt *cls) {
+  if (std::optional<EnumDefinition> definition = enumDefinition(cls)) {
+    bind(cls->name,
+         ModuleValue::enumeration(std::make_shared<EnumDefinition>(std::move(*definition))),
+         cls->nameRange);
+    return;
+  }
+  moduleStaysPython ? bindHostNames(cls) : reportTopLevel(cls);
+}
+
+bool ModuleScopeBuilder::namesEnumModuleMember(const Expr *expr, llvm::StringRef name) {
+  if (const auto *plain = dyn_cast<NameExpr>(expr)) {
+    const ModuleValue *value = scope.lookup(plain->id);
+    return value && value->kind() == ModuleValue::Kind::Invalid &&
+           value->ignoredImport() == "enum." + name.str();
+  }
+  if (const auto *attribute = dyn_cast<AttributeExpr>(expr)) {
+    const auto *module = dyn_cast<NameExpr>(attribute->value);
+    const ModuleValue *value = module ? scope.lookup(module->id) : nullptr;
+    return attribute->attr == name && value && value->kind() == ModuleValue::Kind::Invalid &&
+           value->ignoredImport() == "enum";
+  }
+  return false;
+}
+
+/// `class Color(IntEnum)` (or `enum.Enum`) whose body assigns its members
+/// constants or `auto()`; nothing for any other class, which stays host
+/// code's (or, in a kernel module, an error).
+std::optional<EnumDefinition> ModuleScopeBuilder::enumDefinition(const ClassDefStmt *cls) {
+  if (cls->bases.size() != 1)
+    return std::nullopt;
+  EnumDefinition definition;
+  definition.name = cls->name.str();
+  definition.isIntEnum = namesEnumModuleMember(cls->bases[0], "IntEnum");
+  if (!definition.isIntEnum && !namesEnumModuleMember(cls->bases[0], "Enum"))
+    return std::nullopt;
+  for (const Stmt *stmt : cls->body) {
+    if (stmt->kind() == Stmt::Kind::Pass)
+      continue;
+    if (const auto *bare = dyn_cast<ExprStmt>(stmt); bare && isa<StringLiteralExpr>(bare->value))
+      continue; // a docstring
+    const auto *assign = dyn_cast<AssignStmt>(stmt);
+    const auto *target = assign && assign->targets.size() == 1
+                             ? dyn_cast<NameExpr>(assign->targets.front())
+                             : nullptr;
+    if (!target || target->id.starts_with("_"))
+      return std::nullopt;
+    std::optional<ConstantValue> value;
+    const auto *call = dyn_cast<CallExpr>(assign->value);
+    if (call && call->args.empty() && call->keywords.empty() &&
+        namesEnumModuleMember(call->callee, "auto")) {
+      // enum.auto(): one more than the last integer value, from 1.
+      Int128 next = 1;
+      if (!definition.members.empty()) {
+        const ConstantValue &last = definition.members.back().second;
+        if (last.kind() != ConstantValue::Kind::Int)
+          return std::nullopt;
+        next = last.intValue128() + 1;
+      }
+      value = ConstantValue::integer(next);
+    } else if (std::optional<ModuleValue> evaluated = evaluateAssigned(assign->value);
+               evaluated && evaluated->kind() == ModuleValue::Kind::Constant &&
+               evaluated->constantValue().isNumber()) {
+      value = evaluated->constantValue();
+    }
+    if (!value || (definition.isIntEnum && value->kind() != ConstantValue::Kind::Int))
+      return std::nullopt;
+    definition.members.emplace_back(target->id.str(), *value);
+  }
+  if (definition.members.empty())
+    return std::nullopt;
+  return definition;
 }
 
 void ModuleScopeBuilder::handleAssign(const Stmt *stmt, const Expr *target, const Expr *value) {

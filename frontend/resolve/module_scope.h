@@ -77,6 +77,18 @@ struct FunctionDecl {
   llvm::StringRef kindName() const;
 };
 
+/// A module-level `enum.Enum` or `enum.IntEnum` class whose members are
+/// constants: kernels read `Color.RED` (an IntEnum member takes part in
+/// integer arithmetic, as Numba's IntEnumMember does) and `Color.RED.value`.
+struct EnumDefinition {
+  std::string name;
+  bool isIntEnum = false;
+  /// In definition order; aliases (a second name for a value) included.
+  std::vector<std::pair<std::string, ConstantValue>> members;
+
+  const ConstantValue *member(llvm::StringRef memberName) const;
+};
+
 /// What a module-level name, or a module-level expression, denotes.
 class ModuleValue {
 public:
@@ -88,6 +100,7 @@ public:
     Signature, // void(float32[:]), or a tuple of argument types
     List,      // [a, b]: signature lists, link lists
     Decorator, // cuda.jit(...), vectorize([...]): a decorator with its arguments
+    Enum,      // class Color(IntEnum): ...
     Invalid,   // a name whose definition failed (and was reported), an import
                // Kiln ignored (importedModule names it), or a name host code
                // binds in a module that stays Python (hostValue describes it)
@@ -100,6 +113,7 @@ public:
   static ModuleValue signature(Signature signature);
   static ModuleValue list(std::vector<ModuleValue> items);
   static ModuleValue decorator(const Symbol *decorator, const ast::CallExpr *call);
+  static ModuleValue enumeration(std::shared_ptr<const EnumDefinition> definition);
   static ModuleValue invalid(std::string importedModule = "");
   /// What host code binds: "a function", "a value computed at import".
   static ModuleValue hostValue(std::string description);
@@ -112,6 +126,7 @@ public:
   const Signature &signatureValue() const { return *signaturePart; }
   const std::vector<ModuleValue> &items() const { return listPart; }
   const ast::CallExpr *decoratorCall() const { return callPart; }
+  const EnumDefinition &enumValue() const { return *enumPart; }
   /// For an Invalid value from an ignored import: the module's name.
   const std::string &ignoredImport() const { return importPart; }
   /// For an Invalid value host code binds: what it is.
@@ -140,6 +155,7 @@ private:
   std::shared_ptr<const Signature> signaturePart;
   std::vector<ModuleValue> listPart;
   const ast::CallExpr *callPart = nullptr;
+  std::shared_ptr<const EnumDefinition> enumPart;
   std::string importPart;
   std::string hostPart;
 };

@@ -295,6 +295,24 @@ private:
   //===--- Expressions ---===//
   Instr *buildExpr(const Expr *expr);
   Instr *buildName(const NameExpr *name);
+  /// The module-level enum `expr` names, if it names one.
+  const EnumDefinition *enumNamed(const Expr *expr) const {
+    const auto *name = dyn_cast<NameExpr>(expr);
+    if (!name || locals.contains(name->id))
+      return nullptr;
+    const ModuleValue *value = scope.lookup(name->id);
+    return value && value->kind() == ModuleValue::Kind::Enum ? &value->enumValue() : nullptr;
+  }
+  /// `Color.RED`, or with `valueRange` `Color.RED.value`: the member's value,
+  /// frozen into the kernel like a module constant.
+  Instr *buildEnumMember(const EnumDefinition &enumeration, const AttributeExpr *member,
+                         std::optional<SourceRange> valueRange = std::nullopt) {
+    const ConstantValue *value = enumeration.member(member->attr);
+    if (!value)
+      return unsupported(DiagID::err_enum_has_no_member, member->range(),
+                         {enumeration.name, member->attr});
+    return emitConstant(*value, valueRange.value_or(member->range()), false);
+  }
   Instr *buildBinary(const BinaryExpr *binary);
   Instr *buildUnary(const UnaryExpr *unary);
   Instr *buildCompare(const CompareExpr *compare);
@@ -1037,6 +1055,11 @@ Instr *SSABuilder::buildExpr(const Expr *expr) {
                        {expr->kind() == Expr::Kind::Set ? "sets" : "dictionaries"});
   case Expr::Kind::Attribute: {
     const auto *attr = cast<AttributeExpr>(expr);
+    if (const EnumDefinition *enumeration = enumNamed(attr->value))
+      return buildEnumMember(*enumeration, attr);
+    if (const auto *member = dyn_cast<AttributeExpr>(attr->value); member && attr->attr == "value")
+      if (const EnumDefinition *enumeration = enumNamed(member->value))
+        return buildEnumMember(*enumeration, member, attr->range());
     Instr *object = buildExpr(attr->value);
     if (!object)
       return nullptr;

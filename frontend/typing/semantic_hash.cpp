@@ -157,7 +157,8 @@ private:
       pending.pop_back();
       if (const auto *name = llvm::dyn_cast<ast::NameExpr>(e)) {
         const ModuleValue *value = decl.scope->lookup(name->id);
-        if (value && value->kind() == ModuleValue::Kind::Constant)
+        if (value && (value->kind() == ModuleValue::Kind::Constant ||
+                      value->kind() == ModuleValue::Kind::Enum))
           globals.insert(name->id.str());
       }
       ast::forEachChild(e, [&](ast::Expr *child) { pending.push_back(child); });

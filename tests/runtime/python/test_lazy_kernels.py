@@ -381,3 +381,78 @@ def test_a_later_process_loads_the_build_an_earlier_one_kept(tmp_path, package_d
     assert first_call() == "compiled", "kiln cache clear must drop the kept builds too"
     environment["KILN_CACHE"] = "0"
     assert first_call() == "compiled"
+
+
+ENUMS = '''
+import enum
+from enum import IntEnum, auto
+
+import numpy as np
+from kiln import cuda
+
+
+class Color(IntEnum):
+    RED = 1
+    GREEN = 2
+    BLUE = auto()
+
+
+class Mode(enum.Enum):
+    DOUBLE = 2
+    TRIPLE = 3.5
+
+
+class Settings:
+    verbose = False
+
+
+@cuda.jit
+def paint(out, shade):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = shade * Color.BLUE + Mode.TRIPLE.value
+        if shade == Color.GREEN:
+            out[i] = -Color.RED.value
+
+
+@cuda.jit
+def uses_missing_member(out):
+    out[0] = Color.PURPLE
+'''
+
+
+def test_enum_members_are_constants_as_numba_freezes_them(tmp_path):
+    from kiln import _compiler
+
+    module = import_source(tmp_path, "lazy_enums", ENUMS)
+    out = np.zeros(4)
+    module.paint[1, 4](out, 5)
+    np.testing.assert_array_equal(out, 5 * 3 + 3.5)
+    module.paint[1, 4](out, 2)
+    np.testing.assert_array_equal(out, -1)
+    with pytest.raises(_compiler.CompileError, match="enum 'Color' has no member 'PURPLE'"):
+        module.uses_missing_member[1, 1](np.zeros(1, np.int64))
+
+
+def test_an_enum_value_is_part_of_the_kernels_semantic_hash(tmp_path, kiln_check_json):
+    source = tmp_path / "hashed_enums.py"
+    hashes = []
+    for value in ("3.5", "4.5"):
+        source.write_text(textwrap.dedent(f'''
+            import enum
+            from kiln import cuda
+
+
+            class Mode(enum.Enum):
+                TRIPLE = {value}
+
+
+            @cuda.jit("void(float64[::1])")
+            def paint(out):
+                out[0] = Mode.TRIPLE.value
+        '''))
+        status, report = kiln_check_json(source)
+        assert status == 0, report
+        [paint] = report["functions"]
+        hashes.append(paint["specializations"][0]["semantic_hash"])
+    assert hashes[0] != hashes[1], "changing an enum member's value must change the kernel's key"
