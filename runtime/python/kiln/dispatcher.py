@@ -295,8 +295,9 @@ class LazyKernel(Kernel):
 
     def __init__(self, py_func, signatures, options):
         code = py_func.__code__
-        super().__init__(py_func.__name__, [], arg_names=code.co_varnames[:code.co_argcount],
-                         module=py_func.__module__, exact=not signatures, arity=code.co_argcount)
+        self._arg_names = code.co_varnames[:code.co_argcount]
+        super().__init__(py_func.__name__, [], arg_names=self._arg_names, module=py_func.__module__,
+                         exact=not signatures, arity=code.co_argcount)
         self._py_func = py_func
         self.__module__ = py_func.__module__
         self.__qualname__ = py_func.__qualname__
@@ -320,10 +321,32 @@ class LazyKernel(Kernel):
         """Signature text -> the kernel object that launches it."""
         return dict.fromkeys(self.signatures, self)
 
+    specialized = False
+
     def specialize(self, *args):
-        """Adds the specialization for the types of `args` now; returns self."""
-        self[1, 1].prepare(*args)
-        return self
+        """A kernel object holding the specialization for the types of
+        `args` alone (compiled now if need be), which compiles nothing more,
+        as Numba's specialized dispatcher."""
+        index = self[1, 1].prepare(*args)
+        return self._alone(self._members[index])
+
+    @property
+    def definition(self):
+        """The kernel object of the one specialization there is."""
+        if len(self._members) != 1:
+            raise TypeError(f"kernel '{self.__name__}' has {len(self._members)} specializations; "
+                            "definition needs exactly one (see definitions)")
+        return self._alone(self._members[0])
+
+    @property
+    def definitions(self):
+        """Signature text -> a kernel object holding that specialization alone."""
+        return {entry_signature(member[2]): self._alone(member) for member in self._members}
+
+    def _alone(self, member):
+        kernel = Kernel(self.__name__, [member], self._arg_names, self.__module__)
+        kernel.specialized = True
+        return kernel
 
     # --- What the compiler makes of it, as Numba's dispatcher shows ---------
 

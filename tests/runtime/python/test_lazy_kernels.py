@@ -113,10 +113,23 @@ def test_launches_of_known_types_reuse_their_specialization(kernels):
 def test_forall_and_specialize(kernels):
     x = np.arange(300, dtype=np.int32)
     out = np.zeros_like(x)
-    assert kernels.scale.specialize(out, x) is kernels.scale
+    specialized = kernels.scale.specialize(out, x)
+    assert specialized.specialized and not kernels.scale.specialized
     assert kernels.scale.signatures == ["(array(int32, 1d, C), array(int32, 1d, C))"]
+    assert specialized.signatures == kernels.scale.signatures
     kernels.scale.forall(x.size)(out, x)
     np.testing.assert_array_equal(out, 3 * x)
+    specialized.forall(x.size)(out, 2 * x)
+    np.testing.assert_array_equal(out, 6 * x)
+    with pytest.raises(TypeError, match="has no specialization for argument types"):
+        specialized[1, 1](np.zeros(4, np.complex128), np.zeros(4, np.complex128))
+    assert kernels.scale.signatures == ["(array(int32, 1d, C), array(int32, 1d, C))"], \
+        "a specialized kernel compiles nothing more"
+    assert kernels.scale.definition.signatures == kernels.scale.signatures
+    kernels.scale[1, 4](np.zeros(4), np.ones(4))
+    assert list(kernels.scale.definitions) == kernels.scale.signatures
+    with pytest.raises(TypeError, match="definition needs exactly one"):
+        kernels.scale.definition  # noqa: B018
 
 
 def test_a_declared_signature_is_the_only_one(kernels):
