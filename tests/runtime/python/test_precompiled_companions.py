@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 HELPERS = '''
@@ -78,9 +79,6 @@ def reference(x, offset=0.5):
     return np.clip(x * weights + offset, 0.0, 10.0).astype(x.dtype)
 
 
-import numpy as np  # noqa: E402  (after the sources above, which are text)
-
-
 @pytest.fixture
 def project(tmp_path):
     """A project: pkg/helpers.py, pkg/sub/kernels.py (in the subpackage
@@ -139,35 +137,37 @@ def test_kiln_build_writes_a_companion_beside_the_module(project, kiln):
 def test_precompiled_kernels_run_without_the_compiler(project, kiln, package_dir):
     build(kiln, project)
     stdout = run_python('''
+        import json
         import numpy as np
         import pkg.sub.kernels as k
         x = np.linspace(0, 5, 100, dtype=np.float32)
         out = np.zeros(40, np.int32)
         k.fill[2, 32](out)
-        print(k.run(x).tolist(), (out == 7).all(), k.__file__.endswith("kernels.py"))
-        print(k.smooth.signatures)
+        print(json.dumps({"smooth": k.run(x).tolist(), "filled": bool((out == 7).all()),
+                          "source": k.__file__.endswith("kernels.py"), "signatures": k.smooth.signatures}))
     ''', project, package_dir)
-    first, second = stdout.splitlines()
-    values, filled, is_source = first.rsplit("] ", 1)[0] + "]", *first.rsplit("] ", 1)[1].split()
+    result = json.loads(stdout)
     x = np.linspace(0, 5, 100, dtype=np.float32)
-    np.testing.assert_allclose(json.loads(values), reference(x), rtol=1e-6)
-    assert (filled, is_source) == ("True", "True")
-    assert second == "['(array(float32, 1d, C), array(float32, 1d, C))']"
+    np.testing.assert_allclose(result["smooth"], reference(x), rtol=1e-6)
+    assert result["filled"] and result["source"], result
+    assert result["signatures"] == ["(array(float32, 1d, C), array(float32, 1d, C))"]
 
 
 def test_ufuncs_and_reductions_run_from_the_companion(project, kiln, package_dir):
     build(kiln, project)
     stdout = run_python('''
+        import json
         import numpy as np
         import pkg.sub.kernels as k
         a = np.linspace(0, 2, 9)
-        print(k.blend(a, a[::-1]).tolist(), k.total(np.arange(100, dtype=np.int64)),
-              k.total(np.arange(10, dtype=np.float32)))
+        print(json.dumps({"blend": k.blend(a, a[::-1]).tolist(),
+                          "integers": int(k.total(np.arange(100, dtype=np.int64))),
+                          "floats": float(k.total(np.arange(10, dtype=np.float32)))}))
     ''', project, package_dir)
+    result = json.loads(stdout)
     a = np.linspace(0, 2, 9)
-    values, integers, floats = stdout.rsplit(" ", 2)
-    np.testing.assert_allclose(json.loads(values), np.clip(0.25 * a + 0.75 * a[::-1], 0, 1))
-    assert (integers, floats.strip()) == ("4950", "45.0")
+    np.testing.assert_allclose(result["blend"], np.clip(0.25 * a + 0.75 * a[::-1], 0, 1))
+    assert (result["integers"], result["floats"]) == (4950, 45.0)
 
 
 def test_a_type_nobody_recorded_names_the_command_that_adds_it(project, kiln, package_dir):
