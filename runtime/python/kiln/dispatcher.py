@@ -61,15 +61,20 @@ def _load_extension(name, path):
 
 def _stale_source(folder, manifest):
     """The first source file the companion was built from that is no longer
-    as it was, or None."""
-    for source in manifest.get("sources", ()):
+    as it was (or a description of a list that cannot be read), or None."""
+    sources = manifest.get("sources")
+    if not isinstance(sources, list) or not sources:
+        return "the list of sources in its manifest"
+    for source in sources:
+        if not isinstance(source, dict) or not isinstance(source.get("file"), str):
+            return "the list of sources in its manifest"
         path = os.path.normpath(os.path.join(folder, source["file"]))
         try:
             with open(path, "rb") as file:
                 digest = hashlib.sha256(file.read()).hexdigest()
         except OSError:
             digest = None
-        if digest != source["sha256"]:
+        if digest != source.get("sha256"):
             return path
     return None
 
