@@ -31,16 +31,41 @@ llvm::Error fileError(std::error_code code, llvm::StringRef what, llvm::StringRe
                                  code.message().c_str());
 }
 
-/// `text` as a TOML basic string (the JSON escapes recorders write).
+/// `text` as a TOML basic string, written as recorders write it (Python's
+/// json.dumps without ensure_ascii, and DEL escaped, which TOML requires):
+/// short escapes, \\u00XX for other control characters, UTF-8 as it is;
+/// so the file is the same whoever wrote it.
 void writeQuoted(llvm::raw_ostream &os, llvm::StringRef text) {
   os << '"';
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\')
-      os << '\\' << c;
-    else if (c < 0x20)
-      os << llvm::format("\\u%04x", c);
-    else
-      os << c;
+  for (char c : text) {
+    switch (c) {
+    case '"':
+      os << "\\\"";
+      break;
+    case '\\':
+      os << "\\\\";
+      break;
+    case '\b':
+      os << "\\b";
+      break;
+    case '\f':
+      os << "\\f";
+      break;
+    case '\n':
+      os << "\\n";
+      break;
+    case '\r':
+      os << "\\r";
+      break;
+    case '\t':
+      os << "\\t";
+      break;
+    default:
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+        os << llvm::format("\\u%04x", static_cast<unsigned char>(c));
+      else
+        os << c;
+    }
   }
   os << '"';
 }

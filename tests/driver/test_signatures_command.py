@@ -60,6 +60,15 @@ def test_add_writes_what_recording_runs_write(project, kiln):
     assert again.returncode == 0 and (project / "kiln-signatures.toml").read_text() == written
 
 
+def test_names_beyond_ascii_are_written_as_recorders_write_them(project, kiln):
+    kernel, signature = "pkg.kernels.größe_𝛼", "void(float32[::1],\tint64)"
+    result = kiln("signatures", "add", kernel, signature, cwd=project)
+    assert result.returncode == 0, result.stderr
+    written = (project / "kiln-signatures.toml").read_text()
+    assert written == signature_file._render({kernel: [signature]})
+    assert signature_file.read(str(project / "kiln-signatures.toml")) == {kernel: [signature]}
+
+
 def test_list_shows_both_tables(project, kiln):
     signature_file.add(str(project / "kiln-signatures.toml"), "pkg.kernels.scale",
                        "void(int32[::1], int32[::1])")

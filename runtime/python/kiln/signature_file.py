@@ -83,11 +83,18 @@ def _parse_written_subset(text, path):
     return result
 
 
+def _quote(text):
+    """A TOML basic string: JSON's escapes, UTF-8 as it is, DEL escaped (TOML
+    allows no raw control characters but tab). pipeline/signature_file.cpp
+    writes the same."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
 def _render(table):
     lines = [HEADER, "[signatures]\n"]
     for kernel in sorted(table):
-        lines.append(f"{json.dumps(kernel)} = [\n")
-        lines += [f"    {json.dumps(signature)},\n" for signature in sorted(set(table[kernel]))]
+        lines.append(f"{_quote(kernel)} = [\n")
+        lines += [f"    {_quote(signature)},\n" for signature in sorted(set(table[kernel]))]
         lines.append("]\n")
     return "".join(lines)
 
