@@ -270,6 +270,17 @@ class _KeptBuilds:
             shutil.rmtree(entry.path, ignore_errors=True)
 
 
+def _require_top_level(py_func, kind):
+    """Kiln compiles the functions a module defines at its top level; one
+    defined inside a function (a closure) or a class cannot be found there."""
+    if py_func.__qualname__ != py_func.__name__:
+        where = py_func.__qualname__.rsplit(".", 1)[0].replace(".<locals>", "")
+        raise NotImplementedError(
+            f"{kind} '{py_func.__name__}' is defined inside '{where}': Kiln compiles the kernels a "
+            "module defines at its top level, and closures are not supported yet. Move it to the "
+            f"top level of {py_func.__module__} and pass what it uses from '{where}' as arguments")
+
+
 def _architecture():
     """What to compile for in development: the GPU kernels will run on, or
     None for the CPU engine, which needs host code alone."""
@@ -418,6 +429,7 @@ class LazyKernel(Kernel):
         """Called by the dispatcher when none of the specializations takes
         `args`: adds the one that does, precompiled or compiled now, and
         says whether it added any."""
+        _require_top_level(self._py_func, "kernel")
         with self._lock:
             if self._declared:
                 if self._members:
@@ -527,6 +539,7 @@ class BuiltOnFirstCall:
 
     def _target(self):
         if self._built is None:
+            _require_top_level(self.py_func, self._kind)
             companion = self._builds.companion()
             built = getattr(companion, self.__name__, None) if companion is not None else None
             if built is None:

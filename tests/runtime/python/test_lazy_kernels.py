@@ -469,3 +469,22 @@ def test_an_enum_value_is_part_of_the_kernels_semantic_hash(tmp_path, kiln_check
         [paint] = report["functions"]
         hashes.append(paint["specializations"][0]["semantic_hash"])
     assert hashes[0] != hashes[1], "changing an enum member's value must change the kernel's key"
+
+
+def test_a_kernel_defined_inside_a_function_says_what_to_do(tmp_path):
+    module = import_source(tmp_path, "lazy_closure", '''
+from kiln import cuda
+
+
+def make_scaler(factor):
+    @cuda.jit
+    def scale(out, x):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = x[i] * factor
+    return scale
+''')
+    kernel = module.make_scaler(2.0)
+    with pytest.raises(NotImplementedError, match="kernel 'scale' is defined inside 'make_scaler': "
+                                                  "Kiln compiles the kernels a module defines at its top level"):
+        kernel[1, 4](np.zeros(4), np.ones(4))
