@@ -30,6 +30,7 @@
 #include "backend/arch_list.h"
 #include "backend/cuda_archs.h"
 #include "backend/manifest.h"
+#include "frontend/resolve/build_config.h"
 #include "module/format.h"
 #include "module/module_reader.h"
 #include "pipeline/signature_file.h"
@@ -764,23 +765,6 @@ void printJson(const AuditReport &report, const std::optional<cuda::ArchSet> &re
   os << '\n';
 }
 
-/// kiln-signatures.toml in the current folder or the nearest above it.
-std::string nearestSignatureFile() {
-  llvm::SmallString<256> folder;
-  if (llvm::sys::fs::current_path(folder))
-    return "";
-  for (;;) {
-    llvm::SmallString<256> candidate(folder);
-    llvm::sys::path::append(candidate, "kiln-signatures.toml");
-    if (llvm::sys::fs::is_regular_file(candidate))
-      return candidate.str().str();
-    llvm::StringRef parent = llvm::sys::path::parent_path(folder);
-    if (parent.empty() || parent == folder)
-      return "";
-    folder = parent;
-  }
-}
-
 } // namespace
 
 int runAudit(const AuditOptions &options) {
@@ -802,7 +786,7 @@ int runAudit(const AuditOptions &options) {
       checkRequired(module, *required);
   report.signatureFile = options.signatures;
   if (report.signatureFile.empty() && !options.signaturesGiven)
-    report.signatureFile = nearestSignatureFile();
+    report.signatureFile = findNearestFile("", "kiln-signatures.toml");
   pipeline::SignatureTable recorded;
   if (!report.signatureFile.empty()) {
     llvm::Expected<pipeline::SignatureTable> table =

@@ -17,6 +17,7 @@
 #include "driver/signatures_command.h"
 
 #include "frontend/frontend.h"
+#include "frontend/resolve/build_config.h"
 #include "pipeline/signature_file.h"
 
 #include <llvm/ADT/STLExtras.h>
@@ -37,34 +38,16 @@ int fail(const llvm::Twine &message) {
   return 1;
 }
 
-/// The file named `name` in `folder` or the nearest folder above it; empty
-/// if there is none.
-std::string findUpwards(llvm::StringRef folder, llvm::StringRef name) {
-  llvm::SmallString<256> directory(folder);
-  llvm::sys::fs::make_absolute(directory);
-  llvm::sys::path::remove_dots(directory, /*remove_dot_dot=*/true);
-  for (;;) {
-    llvm::SmallString<256> candidate(directory);
-    llvm::sys::path::append(candidate, name);
-    if (llvm::sys::fs::is_regular_file(candidate))
-      return candidate.str().str();
-    if (!llvm::sys::path::has_parent_path(directory) ||
-        llvm::sys::path::parent_path(directory) == directory)
-      return "";
-    directory = llvm::sys::path::parent_path(directory);
-  }
-}
-
 /// The signatures file `options.path` names: the file itself, else the
 /// nearest one from that folder upwards, else (to create) one beside the
 /// nearest pyproject.toml, else in the folder.
 std::string signatureFile(const SignaturesOptions &options) {
   if (!llvm::sys::fs::is_directory(options.path))
     return options.path;
-  if (std::string found = findUpwards(options.path, SignatureFileName); !found.empty())
+  if (std::string found = findNearestFile(options.path, SignatureFileName); !found.empty())
     return found;
   llvm::SmallString<256> file(options.path);
-  if (std::string pyproject = findUpwards(options.path, "pyproject.toml"); !pyproject.empty())
+  if (std::string pyproject = findNearestFile(options.path, "pyproject.toml"); !pyproject.empty())
     file = llvm::sys::path::parent_path(pyproject);
   llvm::sys::path::append(file, SignatureFileName);
   return file.str().str();
@@ -87,8 +70,7 @@ int list(const SignaturesOptions &options) {
   llvm::StringRef folder = llvm::sys::fs::is_directory(options.path)
                                ? llvm::StringRef(options.path)
                                : llvm::sys::path::parent_path(options.path);
-  if (std::string pyproject = findUpwards(folder.empty() ? "." : folder, "pyproject.toml");
-      !pyproject.empty()) {
+  if (std::string pyproject = findNearestFile(folder, "pyproject.toml"); !pyproject.empty()) {
     table = pipeline::readSignatureTable(pyproject, {"tool", "kiln", "signatures"});
     if (!table)
       return fail(llvm::toString(table.takeError()));

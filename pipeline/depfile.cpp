@@ -2,6 +2,8 @@
 
 #include "pipeline/depfile.h"
 
+#include "frontend/resolve/build_config.h"
+
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Support/FileSystem.h>
@@ -19,24 +21,6 @@ std::string absolute(llvm::StringRef path) {
   llvm::sys::fs::make_absolute(result);
   llvm::sys::path::remove_dots(result, /*remove_dot_dot=*/true);
   return result.str().str();
-}
-
-/// The nearest pyproject.toml at or above the folder of `modulePath`, as
-/// frontend/resolve/build_config.cpp looks for it; empty when there is none.
-std::string nearestConfig(llvm::StringRef modulePath, llvm::StringRef fileName) {
-  llvm::SmallString<256> directory(absolute(modulePath));
-  llvm::sys::path::remove_filename(directory);
-  while (!directory.empty()) {
-    llvm::SmallString<256> candidate(directory);
-    llvm::sys::path::append(candidate, fileName);
-    if (llvm::sys::fs::is_regular_file(candidate))
-      return candidate.str().str();
-    llvm::StringRef parent = llvm::sys::path::parent_path(directory);
-    if (parent == directory)
-      break;
-    directory = parent;
-  }
-  return "";
 }
 
 void writeEscaped(llvm::raw_ostream &os, llvm::StringRef path) {
@@ -57,7 +41,9 @@ std::vector<std::string> buildInputs(llvm::StringRef modulePath,
                                      llvm::ArrayRef<std::string> otherFiles) {
   std::vector<std::string> inputs{absolute(modulePath)};
   for (llvm::StringRef config : {"pyproject.toml", "kiln-signatures.toml"})
-    if (std::string path = nearestConfig(modulePath, config); !path.empty())
+    if (std::string path =
+            findNearestFile(llvm::sys::path::parent_path(absolute(modulePath)), config);
+        !path.empty())
       inputs.push_back(path);
   for (const std::string &file : otherFiles)
     if (llvm::sys::fs::exists(file))

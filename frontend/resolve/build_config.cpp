@@ -15,24 +15,6 @@ namespace kiln {
 
 namespace {
 
-/// The nearest file called `name` at or above the directory of `path`.
-std::string findUpwards(llvm::StringRef path, llvm::StringRef name) {
-  llvm::SmallString<256> directory(path);
-  llvm::sys::fs::make_absolute(directory);
-  llvm::sys::path::remove_filename(directory);
-  while (!directory.empty()) {
-    llvm::SmallString<256> candidate(directory);
-    llvm::sys::path::append(candidate, name);
-    if (llvm::sys::fs::is_regular_file(candidate))
-      return candidate.str().str();
-    llvm::StringRef parent = llvm::sys::path::parent_path(directory);
-    if (parent == directory)
-      break;
-    directory = parent;
-  }
-  return "";
-}
-
 /// Reads the signatures table `tablePath` ("tool.kiln.signatures") of the
 /// TOML file at `path` into `result`.
 void readSignatureTable(const std::string &path, llvm::ArrayRef<llvm::StringRef> tablePath,
@@ -126,6 +108,22 @@ void readSignatureTable(const std::string &path, llvm::ArrayRef<llvm::StringRef>
 
 } // namespace
 
+std::string findNearestFile(llvm::StringRef folder, llvm::StringRef name) {
+  llvm::SmallString<256> directory(folder.empty() ? "." : folder);
+  llvm::sys::fs::make_absolute(directory);
+  llvm::sys::path::remove_dots(directory, /*remove_dot_dot=*/true);
+  for (;;) {
+    llvm::SmallString<256> candidate(directory);
+    llvm::sys::path::append(candidate, name);
+    if (llvm::sys::fs::is_regular_file(candidate))
+      return candidate.str().str();
+    llvm::StringRef parent = llvm::sys::path::parent_path(directory);
+    if (parent.empty() || parent == directory)
+      return "";
+    directory = parent;
+  }
+}
+
 std::vector<ExternalSignature> readBuildSignatures(llvm::StringRef modulePath,
                                                    llvm::StringRef moduleName,
                                                    SourceManager &sources,
@@ -134,9 +132,10 @@ std::vector<ExternalSignature> readBuildSignatures(llvm::StringRef modulePath,
   // Without a dotted name, the module is known by its file's.
   std::string name =
       moduleName.empty() ? llvm::sys::path::stem(modulePath).str() : moduleName.str();
-  if (std::string pyproject = findUpwards(modulePath, "pyproject.toml"); !pyproject.empty())
+  llvm::StringRef folder = llvm::sys::path::parent_path(modulePath);
+  if (std::string pyproject = findNearestFile(folder, "pyproject.toml"); !pyproject.empty())
     readSignatureTable(pyproject, {"tool", "kiln", "signatures"}, name, sources, diags, result);
-  if (std::string recorded = findUpwards(modulePath, "kiln-signatures.toml"); !recorded.empty())
+  if (std::string recorded = findNearestFile(folder, "kiln-signatures.toml"); !recorded.empty())
     readSignatureTable(recorded, {"signatures"}, name, sources, diags, result);
   return result;
 }

@@ -124,24 +124,39 @@ class _ModuleBuilds:
             return self._companion
 
     def _read_companion(self):
-        folder = os.path.dirname(self.path)
-        name, stem = companion_names(self.module_name)
+        stem = companion_names(self.module_name)[1]
         for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-            path = os.path.join(folder, stem + suffix)
+            path = os.path.join(os.path.dirname(self.path), stem + suffix)
             if os.path.exists(path):
-                break
-        else:
-            return None
-        module = _load_extension(name, path)
+                module, self.stale = self._load_build(path)
+                return module
+        return None
+
+    def _load_build(self, path):
+        """(the build of this module at `path`, None) while the sources it
+        was built from are unchanged, else (None, why not). A damaged file
+        raises ImportError, naming it."""
+        module = _load_extension(companion_names(self.module_name)[0], path)
         manifest = module.__kiln_manifest__
         if manifest.get("companion_of") is None:
-            self.stale = f"{path} is not the build of a module that stays Python"
-            return None
-        changed = _stale_source(folder, manifest)
+            return None, f"{path} is not the build of a module that stays Python"
+        changed = _stale_source(os.path.dirname(self.path), manifest)
         if changed is not None:
-            self.stale = f"{changed} changed after {os.path.basename(path)} was built from it"
-            return None
-        return module
+            return None, f"{changed} changed after {os.path.basename(path)} was built from it"
+        return module, None
+
+    def precompiled(self, name):
+        """What the companion holds under `name`, if it serves."""
+        companion = self.companion()
+        return getattr(companion, name, None) if companion is not None else None
+
+    def cannot_rebuild(self, kind, name):
+        """The error for a function whose companion cannot serve where
+        there is no compiler to build it again."""
+        why = self.stale or "the package was built without it"
+        return NoSpecializationError(
+            f"{kind} '{name}' cannot run: {why}, and Kiln's compiler is not installed to compile "
+            f"it again. Rebuild the package (or run `kiln build {self.path}`)")
 
     def module_with(self, signature=None):
         """The latest build if it holds `signature` ("kernel=void(...)"; None:
@@ -151,10 +166,11 @@ class _ModuleBuilds:
             if self.module is not None and (signature is None or signature in self.signatures):
                 return self.module
             signatures = self.signatures + ([signature] if signature else [])
-            kept = _KeptBuilds.folder(self, signatures)
+            arch = _architecture()
+            kept = _KeptBuilds.folder(self, signatures, arch)
             module = self._load_kept(kept) if kept else None
             if module is None:
-                module = self._build(signatures, kept)
+                module = self._build(signatures, arch, kept)
             self.signatures = signatures
             self.module = module
             return module
@@ -162,26 +178,25 @@ class _ModuleBuilds:
     def _load_kept(self, folder):
         """The build an earlier process kept in `folder`, if it is there and
         the sources it was built from are unchanged."""
-        name, stem = companion_names(self.module_name)
-        path = os.path.join(folder, stem + importlib.machinery.EXTENSION_SUFFIXES[0])
+        path = os.path.join(folder, companion_names(self.module_name)[1] +
+                            importlib.machinery.EXTENSION_SUFFIXES[0])
         if not os.path.exists(path):
             return None
         try:
-            module = _load_extension(name, path)
+            module, _ = self._load_build(path)
         except ImportError:
             return None  # damaged: built again, and replaced
-        if _stale_source(os.path.dirname(self.path), module.__kiln_manifest__) is not None:
-            return None
-        _KeptBuilds.used(folder)
+        if module is not None:
+            _KeptBuilds.used(folder)
         return module
 
-    def _build(self, signatures, kept):
+    def _build(self, signatures, arch, kept):
+        """A build made now, for `arch` (None: the CPU engine)."""
         from kiln import _compiler
 
         # Each build its own folder (a process loads an extension file once),
         # then kept for the processes that follow.
         output = _KeptBuilds.scratch()
-        arch = _architecture()
         [extension] = _compiler.build_module(
             self.path, output, module_name=self.module_name, arch=arch, host_only=arch is None,
             signatures=signatures, module_stays_python=True)
@@ -215,7 +230,7 @@ class _KeptBuilds:
         return os.path.join(cache, "modules")
 
     @classmethod
-    def folder(cls, builds, signatures):
+    def folder(cls, builds, signatures, arch):
         root = cls.root()
         spec = importlib.util.find_spec("kiln._compiler")
         if root is None or spec is None or spec.origin is None:
@@ -224,7 +239,7 @@ class _KeptBuilds:
 
         compiler = os.stat(spec.origin)
         key = "\0".join([__version__, spec.origin, str(compiler.st_size), str(compiler.st_mtime_ns),
-                          builds.path, builds.module_name, _architecture() or "host", *sorted(signatures)])
+                          builds.path, builds.module_name, arch or "host", *sorted(signatures)])
         return os.path.join(root, hashlib.sha256(key.encode()).hexdigest()[:32])
 
     @classmethod
@@ -434,11 +449,11 @@ class LazyKernel(Kernel):
             if self._declared:
                 if self._members:
                     return False  # the declared signatures are all there is
-                precompiled = self._precompiled()
+                precompiled = self._builds.precompiled(self.__name__)
                 self._adopt(precompiled if precompiled is not None else self._compile(None))
                 return True
             signature = self._signature_of(args)
-            precompiled = self._precompiled()
+            precompiled = self._builds.precompiled(self.__name__)
             if precompiled is not None and self._takes_exactly(precompiled, args):
                 self._adopt(precompiled)
             else:
@@ -473,11 +488,6 @@ class LazyKernel(Kernel):
             raise TypeError(f"kernel '{self.__name__}': {error}") from None
         return f"void({', '.join(types)})"
 
-    def _precompiled(self):
-        """The kernel of the companion `kiln build` wrote, if it serves."""
-        companion = self._builds.companion()
-        return getattr(companion, self.__name__, None) if companion is not None else None
-
     def _qualified_name(self):
         """`pkg.kernels.scale`: the key of the signatures file."""
         return f"{self._builds.module_name}.{self.__name__}"
@@ -487,10 +497,7 @@ class LazyKernel(Kernel):
         for the decorator's signatures)."""
         if not _compiler_available():
             if self._builds.stale is not None:
-                raise NoSpecializationError(
-                    f"kernel '{self.__name__}' cannot run: {self._builds.stale}, and Kiln's compiler "
-                    "is not installed to compile it again. Rebuild the package (or run "
-                    f"`kiln build {self._builds.path}`)")
+                raise self._builds.cannot_rebuild("kernel", self.__name__)
             if signature is None:
                 raise NoSpecializationError(
                     f"kernel '{self.__name__}' cannot be compiled: Kiln's compiler is not installed. "
@@ -540,15 +547,10 @@ class BuiltOnFirstCall:
     def _target(self):
         if self._built is None:
             _require_top_level(self.py_func, self._kind)
-            companion = self._builds.companion()
-            built = getattr(companion, self.__name__, None) if companion is not None else None
+            built = self._builds.precompiled(self.__name__)
             if built is None:
                 if not _compiler_available():
-                    why = self._builds.stale or "the package was built without it"
-                    raise NoSpecializationError(
-                        f"{self._kind} '{self.__name__}' cannot run: {why}, and Kiln's compiler is "
-                        f"not installed to compile it. Rebuild the package (or run "
-                        f"`kiln build {self._builds.path}`)")
+                    raise self._builds.cannot_rebuild(self._kind, self.__name__)
                 built = getattr(self._builds.module_with(None), self.__name__)
             self._built = built
         return self._built
