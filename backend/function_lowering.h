@@ -41,6 +41,9 @@ public:
   const SharedSlot &sharedSlot(const ir::Instruction &instruction, llvm::StringRef owner,
                                uint64_t bytes, uint64_t alignment);
   uint64_t sharedBytes() const { return sharedEnd; }
+  /// The module's read-only copy of a ConstArray instruction's elements,
+  /// one per distinct data however many instructions read it.
+  llvm::GlobalVariable *constantArray(const ir::Instruction &instruction, uint64_t alignment);
 
   /// Debug-information scope for `function`, when line tables are wanted.
   llvm::DISubprogram *subprogram(const ir::Function &function, llvm::Function &lowered);
@@ -56,6 +59,7 @@ private:
   std::vector<const ir::Function *> pending;
   std::map<const ir::Instruction *, SharedSlot> sharedSlots;
   uint64_t sharedEnd = 0;
+  std::map<const std::string *, llvm::GlobalVariable *> constantArrays;
   std::unique_ptr<llvm::DIBuilder> debugInfo;
   llvm::DICompileUnit *compileUnit = nullptr;
   /// Whether the kernel, whose options say how the module is compiled, has

@@ -175,6 +175,10 @@ llvm::Value *HostTargetHooks::sharedArray(HookSite &site, const SharedSlot &slot
   return site.builder.CreateConstInBoundsGEP1_64(site.builder.getInt8Ty(), base, slot.offset);
 }
 
+unsigned HostTargetHooks::constantDataAddressSpace() const {
+  return 0;
+}
+
 std::pair<llvm::Value *, llvm::Value *> HostTargetHooks::dynamicSharedMemory(HookSite &site) {
   return {
       loadThreadField(site, site.builder.getPtrTy(), offsetof(KilnCpuThread, dynamicSharedMemory)),

@@ -42,6 +42,7 @@ public:
   llvm::Value *lanemaskLt(HookSite &site) override;
 
   llvm::Value *sharedArray(HookSite &site, const SharedSlot &slot) override;
+  unsigned constantDataAddressSpace() const override;
   std::pair<llvm::Value *, llvm::Value *> dynamicSharedMemory(HookSite &site) override;
 
   std::optional<std::string> mathFunction(ir::Intrinsic which, unsigned bits,

@@ -346,6 +346,16 @@ llvm::Value *FunctionLowering::lowerArrayOperation(const ir::Instruction &instru
     }
     return contiguousArray(data, shape, arrayType);
   }
+  case Op::ConstArray: {
+    const auto *arrayType = llvm::cast<ArrayType>(type);
+    std::vector<llvm::Value *> shape;
+    for (uint64_t extent : instruction.shape)
+      shape.push_back(i64(static_cast<int64_t>(extent)));
+    llvm::GlobalVariable *global = module.constantArray(
+        instruction, std::max<uint64_t>(itemAlignment(arrayType->elementType()), 16));
+    return contiguousArray(builder.CreateAddrSpaceCast(global, builder.getPtrTy()), shape,
+                           arrayType);
+  }
   case Op::DynamicSharedArray: {
     const auto *arrayType = llvm::cast<ArrayType>(type);
     HookSite here = site(instruction.location);

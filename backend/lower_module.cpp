@@ -142,6 +142,22 @@ const SharedSlot &ModuleLowering::sharedSlot(const ir::Instruction &instruction,
   return sharedSlots.emplace(&instruction, std::move(slot)).first->second;
 }
 
+llvm::GlobalVariable *ModuleLowering::constantArray(const ir::Instruction &instruction,
+                                                    uint64_t alignment) {
+  llvm::GlobalVariable *&global = constantArrays[instruction.data.get()];
+  if (!global) {
+    llvm::Constant *elements = llvm::ConstantDataArray::getRaw(
+        *instruction.data, instruction.data->size(), llvm::Type::getInt8Ty(module->getContext()));
+    global = new llvm::GlobalVariable(
+        *module, elements->getType(), /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
+        elements, "_kiln_const" + std::to_string(constantArrays.size()), nullptr,
+        llvm::GlobalValue::NotThreadLocal, hooks.constantDataAddressSpace());
+    global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    global->setAlignment(llvm::Align(alignment));
+  }
+  return global;
+}
+
 //===----------------------------------------------------------------------===//
 // Line tables
 //===----------------------------------------------------------------------===//

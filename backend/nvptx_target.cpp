@@ -148,6 +148,13 @@ llvm::Value *NvptxTargetHooks::sharedArray(HookSite &site, const SharedSlot &slo
   return site.builder.CreateAddrSpaceCast(global, site.builder.getPtrTy());
 }
 
+// Global rather than constant memory: constant memory holds 64 KiB per
+// module, and a table indexed by thread is read faster through the
+// read-only data cache than serialized through the constant cache.
+unsigned NvptxTargetHooks::constantDataAddressSpace() const {
+  return kGlobalAddressSpace;
+}
+
 std::pair<llvm::Value *, llvm::Value *> NvptxTargetHooks::dynamicSharedMemory(HookSite &site) {
   llvm::Module &module = *site.builder.GetInsertBlock()->getModule();
   static constexpr llvm::StringLiteral name = "_kiln_dynamic_shared";

@@ -102,6 +102,9 @@ public:
   virtual llvm::Value *sharedArray(HookSite &site, const SharedSlot &slot) = 0;
   /// The launch's dynamic shared memory: its address and size in bytes (i32).
   virtual std::pair<llvm::Value *, llvm::Value *> dynamicSharedMemory(HookSite &site) = 0;
+  /// The address space of read-only data compiled into the code (constant
+  /// arrays); its addresses are cast to generic ones.
+  virtual unsigned constantDataAddressSpace() const = 0;
 
   //===--- Math ---===//
   /// The C-library-style function computing `which` in `bits`-bit floats

@@ -148,8 +148,11 @@ struct CommonArguments {
   const char *cacheDirectory = nullptr;
   int moduleStaysPython = 0;
   int noCache = 0;
+  const char *hostValuesJson = nullptr;
+  /// The globals host code computed, when the caller gave them.
+  std::unique_ptr<HostValueTable> hostValues;
 
-  bool apply(pipeline::BuildOptions &options) const {
+  bool apply(pipeline::BuildOptions &options) {
     options.file = file;
     options.outputDirectory = outputDirectory;
     options.cache.disabled = noCache != 0;
@@ -160,6 +163,16 @@ struct CommonArguments {
       options.arch = arch;
     if (cacheDirectory)
       options.cache.directory = cacheDirectory;
+    if (hostValuesJson) {
+      llvm::Expected<std::unique_ptr<HostValueTable>> table =
+          HostValueTable::fromJson(hostValuesJson);
+      if (!table) {
+        PyErr_Format(PyExc_ValueError, "%s", llvm::toString(table.takeError()).c_str());
+        return false;
+      }
+      hostValues = std::move(*table);
+      options.hostValues = hostValues.get();
+    }
     return toStrings(signatures, "signatures", options.signatures);
   }
 };
@@ -167,16 +180,17 @@ struct CommonArguments {
 PyObject *buildModule(PyObject *, PyObject *args, PyObject *kwargs) {
   static const char *keywords[] = {
       "file",       "output_dir", "module_name", "arch",     "signatures", "module_stays_python",
-      "ext_suffix", "jobs",       "cache_dir",   "no_cache", "host_only",  nullptr};
+      "ext_suffix", "jobs",       "cache_dir",   "no_cache", "host_only",  "host_values",
+      nullptr};
   CommonArguments common;
   const char *extensionSuffix = nullptr;
   unsigned jobs = 0;
   int hostOnly = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ss|$zzOpzIzpp:build_module",
-                                   const_cast<char **>(keywords), &common.file,
-                                   &common.outputDirectory, &common.moduleName, &common.arch,
-                                   &common.signatures, &common.moduleStaysPython, &extensionSuffix,
-                                   &jobs, &common.cacheDirectory, &common.noCache, &hostOnly))
+  if (!PyArg_ParseTupleAndKeywords(
+          args, kwargs, "ss|$zzOpzIzppz:build_module", const_cast<char **>(keywords), &common.file,
+          &common.outputDirectory, &common.moduleName, &common.arch, &common.signatures,
+          &common.moduleStaysPython, &extensionSuffix, &jobs, &common.cacheDirectory,
+          &common.noCache, &hostOnly, &common.hostValuesJson))
     return nullptr;
 
   pipeline::BuildOptions options;
@@ -225,15 +239,24 @@ PyObject *specializationKey(const pipeline::KernelArtifacts &kernel, unsigned ar
 }
 
 PyObject *inspectModule(PyObject *, PyObject *args, PyObject *kwargs) {
-  static const char *keywords[] = {"file",     "what",       "output_dir",          "module_name",
-                                   "arch",     "signatures", "module_stays_python", "cache_dir",
-                                   "no_cache", nullptr};
+  static const char *keywords[] = {"file",
+                                   "what",
+                                   "output_dir",
+                                   "module_name",
+                                   "arch",
+                                   "signatures",
+                                   "module_stays_python",
+                                   "cache_dir",
+                                   "no_cache",
+                                   "host_values",
+                                   nullptr};
   CommonArguments common;
   const char *what = nullptr;
-  if (!PyArg_ParseTupleAndKeywords(
-          args, kwargs, "sss|$zzOpzp:inspect", const_cast<char **>(keywords), &common.file, &what,
-          &common.outputDirectory, &common.moduleName, &common.arch, &common.signatures,
-          &common.moduleStaysPython, &common.cacheDirectory, &common.noCache))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sss|$zzOpzpz:inspect",
+                                   const_cast<char **>(keywords), &common.file, &what,
+                                   &common.outputDirectory, &common.moduleName, &common.arch,
+                                   &common.signatures, &common.moduleStaysPython,
+                                   &common.cacheDirectory, &common.noCache, &common.hostValuesJson))
     return nullptr;
   pipeline::BuildOptions options;
   if (!common.apply(options))
@@ -304,19 +327,21 @@ PyMethodDef methods[] = {
      METH_VARARGS | METH_KEYWORDS,
      "build_module(file, output_dir, *, module_name=None, arch=None, signatures=None,\n"
      "             module_stays_python=False, ext_suffix=None, jobs=0, cache_dir=None,\n"
-     "             no_cache=False, host_only=False) -> list[str]\n\n"
+     "             no_cache=False, host_only=False, host_values=None) -> list[str]\n\n"
      "Builds the kernel module `file` into a Python extension module in `output_dir`,\n"
      "as `kiln build FILE --module NAME` does, and returns the paths written. The\n"
      "module is for this interpreter unless `ext_suffix` names another. With\n"
      "module_stays_python=True, the module is one that also runs as Python (host\n"
      "code beside its kernels is skipped; a kernel without signatures gets none).\n"
      "With host_only=True, only host code for the CPU engine is built (no GPU code,\n"
-     "no CUDA toolkit needed). Raises CompileError with Kiln's diagnostics when the module does "
-     "not build."},
+     "no CUDA toolkit needed). host_values, JSON, gives the globals host code computed at\n"
+     "import ({file: {name: value}}, as kiln.host_values makes it); without it, the\n"
+     "module is imported with python3 when a kernel reads one. Raises CompileError with\n"
+     "Kiln's diagnostics when the module does not build."},
     {"inspect", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(inspectModule)),
      METH_VARARGS | METH_KEYWORDS,
      "inspect(file, what, output_dir, *, module_name=None, arch=None, signatures=None,\n"
-     "        module_stays_python=False, cache_dir=None, no_cache=False)\n\n"
+     "        module_stays_python=False, cache_dir=None, no_cache=False, host_values=None)\n\n"
      "What a build of `file` makes, in memory: what='typed', the typed IR of the module\n"
      "(str); 'llvm' or 'ptx', [((kernel, argument types, arch), text), ...] per\n"
      "specialization and PTX target; 'resources', [((kernel, argument types, arch),\n"

@@ -12,6 +12,7 @@
 #include "driver/check_command.h"
 
 #include "frontend/frontend.h"
+#include "pipeline/python_host_values.h"
 
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/WithColor.h>
@@ -118,7 +119,11 @@ int runCheck(const CheckOptions &options) {
     llvm::Expected<ModuleOutline> outline = outlineModule(path);
     frontendOptions.moduleStaysPython = outline && outline->importsKiln;
     llvm::consumeError(outline.takeError()); // checkModule reports an unreadable file
+    pipeline::PythonHostValues hostValues(options.python);
+    frontendOptions.hostValues = &hostValues;
     llvm::Expected<std::unique_ptr<CheckedModule>> checked = checkModule(path, frontendOptions);
+    for (const std::string &problem : hostValues.problems())
+      llvm::WithColor::warning(llvm::errs(), "kiln") << problem << '\n';
     if (!checked) {
       failed = true;
       std::string message = llvm::toString(checked.takeError());

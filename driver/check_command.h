@@ -10,6 +10,9 @@ struct CheckOptions {
   std::vector<std::string> files;
   std::string moduleName;
   std::vector<std::string> signatures;
+  /// The Python that imports a module whose kernels read globals its host
+  /// code computes (empty: python3 on $PATH).
+  std::string python;
   bool json = false;
   bool verbose = false;
   bool color = false;

@@ -57,6 +57,9 @@ int main(int argc, char **argv) {
   checkCommand->add_option("--signature", check.signatures,
                            "Signature for a kernel without one, as NAME=SIGNATURE "
                            "(e.g. 'add=void(float32[:], float32[:])'); repeatable");
+  checkCommand->add_option("--python", check.python,
+                           "The Python that imports a module to read the globals its host code "
+                           "computes, where kernels read them (default: python3 on $PATH)");
   checkCommand->add_flag("--json", check.json, "Print the result as JSON");
   checkCommand->add_flag("-v,--verbose", check.verbose,
                          "Also print each local variable's types and each semantic hash");

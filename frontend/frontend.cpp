@@ -39,7 +39,8 @@ bool isTopLevelModule(llvm::StringRef name, llvm::StringRef top) {
 /// it by path; each once.
 class ImportedModuleLoader : public ModuleLoader {
 public:
-  explicit ImportedModuleLoader(CheckedModule &checked) : checked(checked) {}
+  ImportedModuleLoader(CheckedModule &checked, HostValueSource *hostValues)
+      : checked(checked), hostValues(hostValues) {}
 
   const ModuleScope *load(llvm::StringRef moduleName) override {
     auto found = scopes.find(moduleName);
@@ -76,9 +77,9 @@ private:
     ast::Module module = parseModule(checked.sources, file, checked.astContext, checked.diags);
     // Mark the entry first: a module may import itself indirectly.
     scopes[key] = nullptr;
-    std::unique_ptr<ModuleScope> scope =
-        ModuleScope::build(module, checked.sources, checked.astContext, checked.types,
-                           checked.diags, {}, this, runsAsPython);
+    std::unique_ptr<ModuleScope> scope = ModuleScope::build(
+        module, checked.sources, checked.astContext, checked.types, checked.diags, {}, this,
+        runsAsPython, runsAsPython ? hostValues : nullptr);
     const ModuleScope *result = scope.get();
     scopes[key] = std::move(scope);
     return result;
@@ -126,6 +127,7 @@ private:
   }
 
   CheckedModule &checked;
+  HostValueSource *hostValues;
   llvm::StringMap<std::unique_ptr<ModuleScope>> scopes;
 };
 
@@ -250,10 +252,11 @@ std::unique_ptr<CheckedModule> checkSource(llvm::StringRef path, std::string con
     external.insert(external.end(), flags->begin(), flags->end());
   }
 
-  checked->loader = std::make_unique<ImportedModuleLoader>(*checked);
-  checked->scope = ModuleScope::build(checked->module, checked->sources, checked->astContext,
-                                      checked->types, checked->diags, external,
-                                      checked->loader.get(), options.moduleStaysPython);
+  checked->loader = std::make_unique<ImportedModuleLoader>(*checked, options.hostValues);
+  checked->scope =
+      ModuleScope::build(checked->module, checked->sources, checked->astContext, checked->types,
+                         checked->diags, external, checked->loader.get(), options.moduleStaysPython,
+                         options.moduleStaysPython ? options.hostValues : nullptr);
   checked->inference =
       std::make_unique<TypeInference>(*checked->scope, checked->types, checked->diags);
   typeModule(*checked, options);

@@ -48,6 +48,10 @@ struct FrontendOptions {
   /// kernels without signatures), how `from kiln import cuda` keeps it
   /// Python (for `kiln check`).
   bool suggestKilnImport = false;
+  /// The values of globals host code computes at import, in a module that
+  /// stays Python and the source modules it imports (see [Note: host
+  /// values]); without them, kernels cannot read such globals.
+  HostValueSource *hostValues = nullptr;
   /// Dtypes a @cuda.reduce is compiled for when no signature names them.
   std::vector<std::string> defaultReductionTypes = {"int32", "int64", "float32", "float64"};
 };

@@ -234,7 +234,12 @@ private:
     } else if (name == "bool") {
       result = types.boolean();
     } else if (name == "array") {
-      return arrayType(at, result);
+      return arrayType(at, /*readonly=*/false, result);
+    } else if (name == "readonly") {
+      Cursor arrayAt = at;
+      if (at.word() != "array")
+        return fail(arrayAt, "expected 'array' after 'readonly'");
+      return arrayType(at, /*readonly=*/true, result);
     } else if (name == "UniTuple" || name == "Tuple") {
       return tupleType(at, name == "UniTuple", result);
     } else if (name == "Record") {
@@ -250,7 +255,7 @@ private:
     return result || fail(start, "unknown type '" + name + "'");
   }
 
-  bool arrayType(Cursor &at, const Type *&result) {
+  bool arrayType(Cursor &at, bool readonly, const Type *&result) {
     const Type *dtype;
     unsigned ndim;
     if (!expect(at, "(") || !type(at, dtype) || !expect(at, ",") || !unsignedValue(at, ndim) ||
@@ -265,7 +270,7 @@ private:
                                             .Default(std::nullopt);
     if (!layout)
       return fail(layoutAt, "expected an array layout (C, F or A)");
-    result = types.array(dtype, ndim, *layout);
+    result = types.array(dtype, ndim, *layout, readonly);
     return expect(at, ")");
   }
 
@@ -603,6 +608,28 @@ private:
         instruction.shape.push_back(extent);
       } while (at.take(","));
       return expect(at, ")");
+    case Opcode::ConstArray: {
+      // (4, 4) x"00ff...": a 0-d array has the shape ().
+      if (!expect(at, "("))
+        return false;
+      while (!at.take(")")) {
+        uint64_t extent;
+        if (!instruction.shape.empty() && !expect(at, ","))
+          return false;
+        if (!number(at, extent))
+          return false;
+        instruction.shape.push_back(extent);
+      }
+      if (!expect(at, "x\""))
+        return false;
+      size_t end = at.rest.find('"');
+      std::string bytes;
+      if (end == llvm::StringRef::npos || !llvm::tryGetFromHex(at.rest.take_front(end), bytes))
+        return fail(at, "expected the array's bytes as hexadecimal digits in quotes");
+      at.rest = at.rest.drop_front(end + 1);
+      instruction.data = std::make_shared<const std::string>(std::move(bytes));
+      return true;
+    }
     default:
       return true;
     }

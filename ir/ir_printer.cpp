@@ -24,6 +24,8 @@
 
 #include "ir/typed_ir.h"
 
+#include <llvm/ADT/StringExtras.h>
+
 namespace kiln::ir {
 
 namespace {
@@ -79,6 +81,12 @@ void printOperationData(const Instruction &instruction, llvm::raw_ostream &os) {
     for (size_t i = 0; i < instruction.shape.size(); ++i)
       os << (i ? ", " : "") << instruction.shape[i];
     os << ')';
+    break;
+  case Opcode::ConstArray:
+    os << " (";
+    for (size_t i = 0; i < instruction.shape.size(); ++i)
+      os << (i ? ", " : "") << instruction.shape[i];
+    os << ") x\"" << llvm::toHex(*instruction.data, /*LowerCase=*/true) << '"';
     break;
   default:
     break;

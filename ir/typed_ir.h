@@ -143,13 +143,14 @@ public:
 
   // Operation-specific data; see opcodes.def for which uses what.
   Intrinsic intrinsic = Intrinsic::ThreadIdx;
-  unsigned index = 0;                // TupleGet, ArrayShape/Stride, dimension of indices
-  Function *callee = nullptr;        // Call
-  std::vector<ViewItem> viewItems;   // ArrayView
-  std::vector<Block *> incoming;     // Phi: incoming[i] sends operands[i]
-  std::vector<PrintItem> printItems; // Print
-  std::vector<uint64_t> shape;       // SharedArray, LocalArray
-  std::string text;                  // RecordGet/Set field, Assert message
+  unsigned index = 0;                      // TupleGet, ArrayShape/Stride, dimension of indices
+  Function *callee = nullptr;              // Call
+  std::vector<ViewItem> viewItems;         // ArrayView
+  std::vector<Block *> incoming;           // Phi: incoming[i] sends operands[i]
+  std::vector<PrintItem> printItems;       // Print
+  std::vector<uint64_t> shape;             // SharedArray, LocalArray, ConstArray
+  std::shared_ptr<const std::string> data; // ConstArray: the elements' bytes
+  std::string text;                        // RecordGet/Set field, Assert message
 
   static bool classof(const Value *v) { return v->kind() == Kind::Instruction; }
 };

@@ -192,12 +192,17 @@ const StringLiteralType *TypeContext::stringLiteral(llvm::StringRef value) {
   return intern<StringLiteralType>("str:" + value.str(), value.str());
 }
 
-const ArrayType *TypeContext::array(const Type *dtype, unsigned ndim, ArrayLayout layout) {
+const ArrayType *TypeContext::array(const Type *dtype, unsigned ndim, ArrayLayout layout,
+                                    bool readonly) {
   // Numba: arrays of 0 or 1 dimensions that are C-contiguous are also
   // F-contiguous; it keeps the layout as written.
-  std::string key = "array(" + dtype->str() + ", " + std::to_string(ndim) + "d, " +
-                    layoutName(layout).str() + ")";
-  return intern<ArrayType>(key, dtype, ndim, layout);
+  std::string key = std::string(readonly ? "readonly " : "") + "array(" + dtype->str() + ", " +
+                    std::to_string(ndim) + "d, " + layoutName(layout).str() + ")";
+  return intern<ArrayType>(key, key, dtype, ndim, layout, readonly);
+}
+
+const ArrayType *TypeContext::arrayLike(const ArrayType *like, unsigned ndim, ArrayLayout layout) {
+  return array(like->elementType(), ndim, layout, like->isReadonly());
 }
 
 const TupleType *TypeContext::tuple(llvm::ArrayRef<const Type *> elements) {
@@ -331,8 +336,11 @@ std::optional<Conversion> TypeContext::canConvert(const Type *from, const Type *
   }
   if (const auto *fromArray = llvm::dyn_cast<ArrayType>(from)) {
     const auto *toArray = llvm::dyn_cast<ArrayType>(to);
+    // A read-only array never becomes a writable one; a writable one may
+    // be read only (Numba's Array.can_convert_to).
     if (toArray && toArray->rank() == fromArray->rank() &&
         toArray->elementType() == fromArray->elementType() &&
+        (toArray->isReadonly() || !fromArray->isReadonly()) &&
         (toArray->arrayLayout() == ArrayLayout::A ||
          toArray->arrayLayout() == fromArray->arrayLayout()))
       return Conversion::Safe;
@@ -412,7 +420,10 @@ const Type *TypeContext::unify(const Type *a, const Type *b) {
   if (const auto *arrayA = llvm::dyn_cast<ArrayType>(a)) {
     if (const auto *arrayB = llvm::dyn_cast<ArrayType>(b)) {
       if (arrayA->rank() == arrayB->rank() && arrayA->elementType() == arrayB->elementType())
-        return array(arrayA->elementType(), arrayA->rank(), ArrayLayout::A);
+        return array(arrayA->elementType(), arrayA->rank(),
+                     arrayA->arrayLayout() == arrayB->arrayLayout() ? arrayA->arrayLayout()
+                                                                    : ArrayLayout::A,
+                     arrayA->isReadonly() || arrayB->isReadonly());
     }
   }
   if (const auto *tupleA = llvm::dyn_cast<TupleType>(a)) {

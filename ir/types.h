@@ -185,21 +185,25 @@ private:
 enum class ArrayLayout : uint8_t { C, F, A };
 llvm::StringRef layoutName(ArrayLayout layout);
 
+/// Numba's Array type. A read-only array (a NumPy array a kernel reads from
+/// its module's globals, frozen into the code) prints as
+/// "readonly array(float64, 1d, C)" and takes no stores.
 class ArrayType : public Type {
 public:
-  ArrayType(const Type *dtype, unsigned ndim, ArrayLayout layout)
-      : Type(Kind::Array, "array(" + dtype->str() + ", " + std::to_string(ndim) + "d, " +
-                              layoutName(layout).str() + ")"),
-        dtype(dtype), ndim(ndim), layout(layout) {}
+  ArrayType(std::string name, const Type *dtype, unsigned ndim, ArrayLayout layout, bool readonly)
+      : Type(Kind::Array, std::move(name)), dtype(dtype), ndim(ndim), layout(layout),
+        readonly(readonly) {}
   const Type *elementType() const { return dtype; }
   unsigned rank() const { return ndim; }
   ArrayLayout arrayLayout() const { return layout; }
+  bool isReadonly() const { return readonly; }
   static bool classof(const Type *t) { return t->kind() == Kind::Array; }
 
 private:
   const Type *dtype;
   unsigned ndim;
   ArrayLayout layout;
+  bool readonly;
 };
 
 class TupleType : public Type {
@@ -329,7 +333,11 @@ public:
   const IntegerLiteralType *unsignedIntegerLiteral(uint64_t value);
   const BooleanLiteralType *booleanLiteral(bool value);
   const StringLiteralType *stringLiteral(llvm::StringRef value);
-  const ArrayType *array(const Type *dtype, unsigned ndim, ArrayLayout layout);
+  const ArrayType *array(const Type *dtype, unsigned ndim, ArrayLayout layout,
+                         bool readonly = false);
+  /// `array` with another layout, keeping its element type, rank and
+  /// read-only flag (the type of a view of it).
+  const ArrayType *arrayLike(const ArrayType *array, unsigned ndim, ArrayLayout layout);
   const TupleType *tuple(llvm::ArrayRef<const Type *> elements);
   const RecordType *record(std::vector<RecordType::Field> fields, unsigned size, unsigned alignment,
                            bool aligned);

@@ -347,9 +347,42 @@ private:
       if (instruction.operands.empty() || !llvm::isa<ArrayType>(operandType(0)))
         return std::string("the first operand must be an array");
       return std::nullopt;
+    case Opcode::ConstArray:
+      return checkConstArray(instruction);
     default:
       return std::nullopt;
     }
+  }
+
+  static std::optional<std::string> checkConstArray(const Instruction &instruction) {
+    const auto *array = llvm::dyn_cast_or_null<ArrayType>(instruction.type());
+    if (!array || !array->isReadonly() || array->arrayLayout() != ArrayLayout::C ||
+        array->rank() != instruction.shape.size())
+      return "a constant array's type must be a readonly C array of rank " +
+             std::to_string(instruction.shape.size());
+    const Type *element = array->elementType();
+    uint64_t itemBytes = 1;
+    if (const auto *integer = llvm::dyn_cast<IntegerType>(element))
+      itemBytes = integer->bitwidth() / 8;
+    else if (const auto *real = llvm::dyn_cast<FloatType>(element))
+      itemBytes = real->bitwidth() / 8;
+    else if (const auto *complex = llvm::dyn_cast<ComplexType>(element))
+      itemBytes = complex->bitwidth() / 8;
+    else if (!llvm::isa<BooleanType>(element))
+      return "a constant array holds numbers or booleans, not " + element->str();
+    uint64_t count = 1;
+    uint64_t bytes = 0;
+    bool overflows = false;
+    for (uint64_t extent : instruction.shape)
+      overflows |= __builtin_mul_overflow(count, extent, &count);
+    overflows |= __builtin_mul_overflow(count, itemBytes, &bytes);
+    if (overflows)
+      return std::string("a constant array's shape is too large");
+    if (!instruction.data || instruction.data->size() != bytes)
+      return "a constant array of " + std::to_string(count) + " " + element->str() + " needs " +
+             std::to_string(count * itemBytes) + " bytes, not " +
+             std::to_string(instruction.data ? instruction.data->size() : 0);
+    return std::nullopt;
   }
 
   const Function *current = nullptr;

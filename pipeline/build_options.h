@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cache/cache_location.h"
+#include "frontend/resolve/host_values.h"
 
 #include <optional>
 #include <string>
@@ -23,6 +24,10 @@ struct BuildOptions {
   std::vector<std::string> signatures;
   /// See FrontendOptions::moduleStaysPython.
   bool moduleStaysPython = false;
+  /// The values of globals host code computes at import, where the caller
+  /// has them (a running program); otherwise `python` imports the module
+  /// when a kernel reads one.
+  HostValueSource *hostValues = nullptr;
   /// Host code alone, for the CPU engine: no GPU code, so no CUDA toolkit
   /// (the first calls of kernels in development where there is no GPU).
   bool hostOnly = false;

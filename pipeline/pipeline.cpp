@@ -14,6 +14,7 @@
 #include "pipeline/cached_step.h"
 #include "pipeline/outputs.h"
 #include "pipeline/python_config.h"
+#include "pipeline/python_host_values.h"
 
 #include <llvm/ADT/ScopeExit.h>
 #include <llvm/Support/FileSystem.h>
@@ -315,8 +316,12 @@ llvm::Error typeSource(const BuildOptions &options, BuildReporter &reporter, Bui
   frontendOptions.moduleName = options.effectiveModuleName();
   frontendOptions.signatureFlags = options.signatures;
   frontendOptions.moduleStaysPython = options.moduleStaysPython;
+  PythonHostValues importedValues(options.python);
+  frontendOptions.hostValues = options.hostValues ? options.hostValues : &importedValues;
   llvm::Expected<std::unique_ptr<CheckedModule>> checked =
       checkModule(options.file, frontendOptions);
+  for (const std::string &problem : importedValues.problems())
+    reporter.warning(problem);
   if (!checked)
     return checked.takeError();
   result.checked = std::move(*checked);

@@ -217,6 +217,15 @@ void FunctionEmitter::emitInstr(const ssa::Instr *instr) {
       values[instr] = emit(ir::Opcode::TupleMake, plain(type), elements);
       return;
     }
+    case Op::Global: {
+      // A NumPy array of the module's globals, frozen in.
+      const ConstantArray &array = instr->global->arrayValue();
+      ir::Instruction *frozen = emit(ir::Opcode::ConstArray, plain(type), {});
+      frozen->shape = array.shape;
+      frozen->data = array.data;
+      values[instr] = frozen;
+      return;
+    }
     default:
       return; // arguments, phis and slices are mapped elsewhere
     }

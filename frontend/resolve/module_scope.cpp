@@ -5,7 +5,12 @@
 #include "frontend/resolve/constant_folding.h"
 #include "frontend/resolve/module_evaluator.h"
 
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/ADT/StringSet.h>
+#include <llvm/Support/BLAKE3.h>
+
+#include <array>
+#include <cstring>
 
 namespace kiln {
 
@@ -104,6 +109,19 @@ ModuleValue ModuleValue::hostValue(std::string description) {
   return v;
 }
 
+ModuleValue ModuleValue::computedAtImport(std::string file, std::string name) {
+  ModuleValue v = hostValue("a value computed at import");
+  v.hostFilePart = std::move(file);
+  v.hostNamePart = std::move(name);
+  return v;
+}
+
+ModuleValue ModuleValue::array(std::shared_ptr<const ConstantArray> array) {
+  ModuleValue v(Kind::Array);
+  v.arrayPart = std::move(array);
+  return v;
+}
+
 std::string ModuleValue::describe() const {
   switch (valueKind) {
   case Kind::Constant:
@@ -134,6 +152,15 @@ std::string ModuleValue::describe() const {
           (i ? ", " : "") + enumPart->members[i].first + "=" + enumPart->members[i].second.repr();
     return text + ")";
   }
+  case Kind::Array: {
+    // The elements' hash, so that a semantic hash changes with the data.
+    llvm::BLAKE3 blake3;
+    blake3.update(*arrayPart->data);
+    std::string text = "readonly array " + arrayPart->elementType->str() + " (";
+    for (size_t i = 0; i < arrayPart->shape.size(); ++i)
+      text += (i ? ", " : "") + std::to_string(arrayPart->shape[i]);
+    return text + ") blake3:" + llvm::toHex(blake3.final(), /*LowerCase=*/true);
+  }
   case Kind::Invalid:
     if (!hostPart.empty())
       return hostPart;
@@ -148,12 +175,143 @@ std::string ModuleValue::describe() const {
 
 const ModuleValue *ModuleScope::lookup(llvm::StringRef name) const {
   auto it = bindings.find(name);
-  if (it != bindings.end())
+  if (it != bindings.end()) {
+    if (it->second.isComputedAtImport())
+      if (const ModuleValue *given = hostValueOf(it->second))
+        return given;
     return &it->second;
+  }
   auto builtin = pythonBuiltins.find(name);
   if (builtin != pythonBuiltins.end())
     return &builtin->second;
   return nullptr;
+}
+
+namespace {
+
+/// A scalar of `type` from its bytes, as NumPy holds it.
+std::optional<ConstantValue> scalarFromBytes(const Type *type, llvm::StringRef bytes) {
+  auto read = [&](auto value) -> std::optional<decltype(value)> {
+    if (bytes.size() != sizeof(value))
+      return std::nullopt;
+    std::memcpy(&value, bytes.data(), sizeof(value));
+    return value;
+  };
+  if (llvm::isa<BooleanType>(type)) {
+    std::optional<uint8_t> value = read(uint8_t());
+    return value ? std::optional(ConstantValue::boolean(*value != 0)) : std::nullopt;
+  }
+  if (const auto *integer = llvm::dyn_cast<IntegerType>(type)) {
+    unsigned width = integer->bitwidth();
+    if (width > 64 || bytes.size() != width / 8)
+      return std::nullopt;
+    uint64_t raw = 0;
+    // The host's byte order (little-endian wherever Kiln runs), as NumPy
+    // gave the bytes.
+    std::memcpy(&raw, bytes.data(), bytes.size());
+    if (width < 64 && integer->signedness() && (raw >> (width - 1)) & 1)
+      raw |= ~uint64_t(0) << width;
+    std::optional<Int128> value = integer->signedness() ? Int128(int64_t(raw)) : Int128(raw);
+    return value ? std::optional(ConstantValue::integer(*value)) : std::nullopt;
+  }
+  if (const auto *real = llvm::dyn_cast<FloatType>(type)) {
+    std::optional<double> value;
+    if (real->bitwidth() == 64)
+      value = read(double());
+    else if (real->bitwidth() == 32)
+      value = read(float());
+    else if (real->bitwidth() == 16)
+      value = read(_Float16());
+    return value ? std::optional(ConstantValue::floating(*value)) : std::nullopt;
+  }
+  if (const auto *complex = llvm::dyn_cast<ComplexType>(type)) {
+    if (complex->bitwidth() == 128) {
+      std::optional<std::array<double, 2>> parts = read(std::array<double, 2>());
+      return parts ? std::optional(ConstantValue::complex((*parts)[0], (*parts)[1])) : std::nullopt;
+    }
+    std::optional<std::array<float, 2>> parts = read(std::array<float, 2>());
+    return parts ? std::optional(ConstantValue::complex((*parts)[0], (*parts)[1])) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// The scalar type of a NumPy dtype name ("float32", "bool").
+const Type *dtypeNamed(llvm::StringRef name, TypeContext &types) {
+  return name == "bool" ? types.boolean() : types.scalarByName(name);
+}
+
+/// A host value as a constant: numbers, NumPy scalars and tuples of them.
+std::optional<ConstantValue> constantOf(const HostValue &value, TypeContext &types) {
+  switch (value.kind) {
+  case HostValue::Kind::Int:
+    return scalarFromBytes(types.int64(), *value.data);
+  case HostValue::Kind::Float:
+    return scalarFromBytes(types.float64(), *value.data);
+  case HostValue::Kind::Bool:
+    return scalarFromBytes(types.boolean(), *value.data);
+  case HostValue::Kind::Complex:
+    return scalarFromBytes(types.complex(128), *value.data);
+  case HostValue::Kind::Scalar: {
+    const Type *type = dtypeNamed(value.dtype, types);
+    std::optional<ConstantValue> scalar = type ? scalarFromBytes(type, *value.data) : std::nullopt;
+    return scalar ? std::optional(ConstantValue::numpyScalar(*scalar, type)) : std::nullopt;
+  }
+  case HostValue::Kind::Tuple: {
+    std::vector<ConstantValue> elements;
+    for (const HostValue &item : value.items) {
+      std::optional<ConstantValue> element = constantOf(item, types);
+      if (!element)
+        return std::nullopt;
+      elements.push_back(std::move(*element));
+    }
+    return ConstantValue::tuple(std::move(elements));
+  }
+  case HostValue::Kind::Array:
+    break;
+  }
+  return std::nullopt;
+}
+
+/// A NumPy array of numbers or booleans whose data fits its shape.
+std::shared_ptr<const ConstantArray> arrayOf(const HostValue &value, TypeContext &types) {
+  const Type *element = dtypeNamed(value.dtype, types);
+  if (!element || !(element->isNumber() || llvm::isa<BooleanType>(element)))
+    return nullptr;
+  uint64_t itemBytes = llvm::isa<BooleanType>(element) ? 1 : 0;
+  if (const auto *integer = llvm::dyn_cast<IntegerType>(element))
+    itemBytes = integer->bitwidth() / 8;
+  else if (const auto *real = llvm::dyn_cast<FloatType>(element))
+    itemBytes = real->bitwidth() / 8;
+  else if (const auto *complex = llvm::dyn_cast<ComplexType>(element))
+    itemBytes = complex->bitwidth() / 8;
+  uint64_t bytes = itemBytes;
+  for (uint64_t extent : value.shape)
+    if (__builtin_mul_overflow(bytes, extent, &bytes))
+      return nullptr;
+  if (bytes != value.data->size())
+    return nullptr;
+  return std::make_shared<const ConstantArray>(ConstantArray{element, value.shape, value.data});
+}
+
+} // namespace
+
+const ModuleValue *ModuleScope::hostValueOf(const ModuleValue &computed) const {
+  if (!hostValues)
+    return nullptr;
+  std::pair<std::string, std::string> key{computed.hostFile(), computed.hostName()};
+  auto found = fromHost.find(key);
+  if (found != fromHost.end())
+    return found->second.get();
+  std::unique_ptr<ModuleValue> &slot = fromHost[key];
+  if (const HostValue *value = hostValues->lookup(key.first, key.second)) {
+    if (value->kind == HostValue::Kind::Array) {
+      if (std::shared_ptr<const ConstantArray> array = arrayOf(*value, *types))
+        slot = std::make_unique<ModuleValue>(ModuleValue::array(std::move(array)));
+    } else if (std::optional<ConstantValue> constant = constantOf(*value, *types)) {
+      slot = std::make_unique<ModuleValue>(ModuleValue::constant(std::move(*constant)));
+    }
+  }
+  return slot.get();
 }
 
 SourceRange ModuleScope::bindingRange(llvm::StringRef name) const {
@@ -186,7 +344,10 @@ public:
       : scope(scope), sources(sources), diags(diags), types(types),
         evaluator(scope, sources, astContext, types, diags), hostDiags(sources),
         hostEvaluator(scope, sources, astContext, types, hostDiags),
-        moduleStaysPython(moduleStaysPython) {}
+        moduleStaysPython(moduleStaysPython) {
+    if (moduleStaysPython)
+      modulePath = canonicalModulePath(sources.path(scope.fileId));
+  }
 
   void run(const Module &module, llvm::ArrayRef<ExternalSignature> externalSignatures);
 
@@ -225,9 +386,11 @@ private:
   /// What a name is bound to when its value could not be evaluated: host
   /// code's value, or (the failure reported) a definition whose uses add
   /// no errors.
-  ModuleValue unevaluated() const {
-    return moduleStaysPython ? ModuleValue::hostValue("a value computed at import")
-                             : ModuleValue::invalid();
+  ModuleValue unevaluated(llvm::StringRef name) const {
+    return moduleStaysPython ? computedAtImport(name) : ModuleValue::invalid();
+  }
+  ModuleValue computedAtImport(llvm::StringRef name) const {
+    return ModuleValue::computedAtImport(modulePath, name.str());
   }
   void attachExternalSignatures(llvm::ArrayRef<ExternalSignature> externalSignatures);
 
@@ -242,18 +405,24 @@ private:
   ModuleEvaluator hostEvaluator;
   /// See FrontendOptions::moduleStaysPython.
   bool moduleStaysPython;
+  /// The module's canonical path, naming it in host values.
+  std::string modulePath;
 };
 
 std::unique_ptr<ModuleScope>
 ModuleScope::build(const Module &module, SourceManager &sources, AstContext &astContext,
                    TypeContext &types, DiagnosticEngine &diags,
                    llvm::ArrayRef<ExternalSignature> externalSignatures, ModuleLoader *loader,
-                   bool moduleStaysPython) {
+                   bool moduleStaysPython, HostValueSource *hostValues) {
   auto scope = std::unique_ptr<ModuleScope>(new ModuleScope());
   scope->fileId = module.file;
   scope->loader = loader;
+  scope->types = &types;
   ModuleScopeBuilder(*scope, sources, astContext, types, diags, moduleStaysPython)
       .run(module, externalSignatures);
+  // Only now: while the module's statements are read in order, a name's
+  // final value (what host values give) is not yet the value it has.
+  scope->hostValues = hostValues;
   return scope;
 }
 
@@ -319,7 +488,7 @@ void ModuleScopeBuilder::run(const Module &module,
       std::optional<ModuleValue> lhs = evaluateAssigned(aug->target);
       std::optional<ModuleValue> rhs = lhs ? evaluateAssigned(aug->value) : std::nullopt;
       if (!lhs || !rhs) {
-        bind(name->id, unevaluated(), stmt->range());
+        bind(name->id, unevaluated(name->id), stmt->range());
         break;
       }
       if (lhs->kind() != ModuleValue::Kind::Constant ||
@@ -366,7 +535,7 @@ void ModuleScopeBuilder::run(const Module &module,
 
 void ModuleScopeBuilder::bindHostTarget(const Expr *target) {
   if (const auto *name = dyn_cast<NameExpr>(target))
-    bind(name->id, ModuleValue::hostValue("a value computed at import"), target->range());
+    bind(name->id, computedAtImport(name->id), target->range());
   else if (const auto *tuple = dyn_cast<SequenceExpr>(target))
     llvm::for_each(tuple->elements, [&](const Expr *element) { bindHostTarget(element); });
   else if (const auto *starred = dyn_cast<StarredExpr>(target))
@@ -406,7 +575,7 @@ void ModuleScopeBuilder::bindHostNames(const Stmt *stmt) {
   case Stmt::Kind::ImportFrom:
     for (const ImportAlias &alias : cast<ImportFromStmt>(stmt)->names)
       bind(alias.asName.empty() ? alias.name : alias.asName,
-           ModuleValue::hostValue("a value computed at import"), alias.range);
+           computedAtImport(alias.asName.empty() ? alias.name : alias.asName), alias.range);
     break;
   case Stmt::Kind::For:
     bindHostTarget(cast<ForStmt>(stmt)->target);
@@ -620,7 +789,7 @@ void ModuleScopeBuilder::handleAssign(const Stmt *stmt, const Expr *target, cons
     if (const auto *call = dyn_cast<CallExpr>(value)) {
       std::optional<ModuleValue> callee = evaluateAssigned(call->callee);
       if (!callee) {
-        bind(name->id, unevaluated(), stmt->range());
+        bind(name->id, unevaluated(name->id), stmt->range());
         return;
       }
       if (callee->kind() == ModuleValue::Kind::Symbol &&
@@ -631,7 +800,7 @@ void ModuleScopeBuilder::handleAssign(const Stmt *stmt, const Expr *target, cons
       }
     }
     std::optional<ModuleValue> result = evaluateAssigned(value);
-    bind(name->id, result ? std::move(*result) : unevaluated(), stmt->range());
+    bind(name->id, result ? std::move(*result) : unevaluated(name->id), stmt->range());
     return;
   }
   if (const auto *tuple = dyn_cast<SequenceExpr>(target)) {
@@ -641,7 +810,7 @@ void ModuleScopeBuilder::handleAssign(const Stmt *stmt, const Expr *target, cons
       // no errors but the host value's.
       for (const Expr *element : tuple->elements)
         if (const auto *elementName = dyn_cast<NameExpr>(element))
-          bind(elementName->id, unevaluated(), stmt->range());
+          bind(elementName->id, unevaluated(elementName->id), stmt->range());
       return;
     }
     if (result->kind() == ModuleValue::Kind::Constant &&

@@ -21,6 +21,7 @@
 
 #include "frontend/parse/ast.h"
 #include "frontend/resolve/builtin_symbols.h"
+#include "frontend/resolve/host_values.h"
 #include "frontend/source/diagnostics.h"
 #include "ir/constant_value.h"
 #include "ir/jit_options.h"
@@ -28,6 +29,7 @@
 
 #include <llvm/ADT/StringMap.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -89,6 +91,16 @@ struct EnumDefinition {
   const ConstantValue *member(llvm::StringRef memberName) const;
 };
 
+/// A NumPy array host code computed at import, frozen into the kernels that
+/// read it as a read-only, C-contiguous constant array (as Numba freezes
+/// global arrays).
+struct ConstantArray {
+  const Type *elementType;
+  std::vector<uint64_t> shape;
+  /// The elements in C order, in the machine's byte order.
+  std::shared_ptr<const std::string> data;
+};
+
 /// What a module-level name, or a module-level expression, denotes.
 class ModuleValue {
 public:
@@ -101,6 +113,7 @@ public:
     List,      // [a, b]: signature lists, link lists
     Decorator, // cuda.jit(...), vectorize([...]): a decorator with its arguments
     Enum,      // class Color(IntEnum): ...
+    Array,     // a NumPy array host code computed at import
     Invalid,   // a name whose definition failed (and was reported), an import
                // Kiln ignored (importedModule names it), or a name host code
                // binds in a module that stays Python (hostValue describes it)
@@ -115,8 +128,12 @@ public:
   static ModuleValue decorator(const Symbol *decorator, const ast::CallExpr *call);
   static ModuleValue enumeration(std::shared_ptr<const EnumDefinition> definition);
   static ModuleValue invalid(std::string importedModule = "");
-  /// What host code binds: "a function", "a value computed at import".
+  static ModuleValue array(std::shared_ptr<const ConstantArray> array);
+  /// What host code binds: "a function", "a class".
   static ModuleValue hostValue(std::string description);
+  /// A value host code computes at import, bound to `name` in the module
+  /// at `file` (canonical path): host values may say what it is.
+  static ModuleValue computedAtImport(std::string file, std::string name);
 
   Kind kind() const { return valueKind; }
   const ConstantValue &constantValue() const { return *constantPart; }
@@ -127,6 +144,11 @@ public:
   const std::vector<ModuleValue> &items() const { return listPart; }
   const ast::CallExpr *decoratorCall() const { return callPart; }
   const EnumDefinition &enumValue() const { return *enumPart; }
+  const ConstantArray &arrayValue() const { return *arrayPart; }
+  /// For a value computed at import: the module file and name that bind it.
+  bool isComputedAtImport() const { return !hostFilePart.empty(); }
+  const std::string &hostFile() const { return hostFilePart; }
+  const std::string &hostName() const { return hostNamePart; }
   /// For an Invalid value from an ignored import: the module's name.
   const std::string &ignoredImport() const { return importPart; }
   /// For an Invalid value host code binds: what it is.
@@ -156,8 +178,11 @@ private:
   std::vector<ModuleValue> listPart;
   const ast::CallExpr *callPart = nullptr;
   std::shared_ptr<const EnumDefinition> enumPart;
+  std::shared_ptr<const ConstantArray> arrayPart;
   std::string importPart;
   std::string hostPart;
+  std::string hostFilePart;
+  std::string hostNamePart;
 };
 
 /// Signatures supplied outside the source: [tool.kiln.signatures] in
@@ -195,14 +220,16 @@ public:
                                             ast::AstContext &astContext, TypeContext &types,
                                             DiagnosticEngine &diags,
                                             llvm::ArrayRef<ExternalSignature> externalSignatures,
-                                            ModuleLoader *loader, bool moduleStaysPython = false);
+                                            ModuleLoader *loader, bool moduleStaysPython = false,
+                                            HostValueSource *hostValues = nullptr);
 
   /// A function defined by the kernel module `moduleName` (loaded on first
   /// use), as in `cuda.random.xoroshiro128p_next`; null if there is none.
   const FunctionDecl *importedFunction(llvm::StringRef moduleName, llvm::StringRef name) const;
 
   /// The module-level binding of `name`, or, failing that, the Python builtin
-  /// of that name; null if neither exists.
+  /// of that name; null if neither exists. A value host code computes at
+  /// import is what the host values say it is, where they say.
   const ModuleValue *lookup(llvm::StringRef name) const;
   /// Where `name` was bound at module level (invalid for Python builtins).
   SourceRange bindingRange(llvm::StringRef name) const;
@@ -218,8 +245,14 @@ public:
 
 private:
   friend class ModuleScopeBuilder;
+  const ModuleValue *hostValueOf(const ModuleValue &computed) const;
+
   uint32_t fileId = 0;
   ModuleLoader *loader = nullptr;
+  HostValueSource *hostValues = nullptr;
+  TypeContext *types = nullptr;
+  /// Values computed at import that host values have given, by file and name.
+  mutable std::map<std::pair<std::string, std::string>, std::unique_ptr<ModuleValue>> fromHost;
   llvm::StringMap<ModuleValue> bindings;
   llvm::StringMap<SourceRange> bindingRanges;
   llvm::StringMap<ModuleValue> pythonBuiltins;

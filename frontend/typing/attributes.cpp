@@ -102,8 +102,8 @@ Typing arrayAttribute(TypeContext &types, const ArrayType *array, llvm::StringRe
                                                                   : ArrayLayout::A;
     if (array->rank() <= 1)
       layout = array->arrayLayout();
-    Resolution resolution = Resolution::make(
-        Resolution::Kind::ArrayView, types.array(array->elementType(), array->rank(), layout));
+    Resolution resolution = Resolution::make(Resolution::Kind::ArrayView,
+                                             types.arrayLike(array, array->rank(), layout));
     resolution.detail = "T";
     return resolution;
   }

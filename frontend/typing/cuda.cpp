@@ -125,6 +125,8 @@ Typing atomic(TypeContext &types, const Symbol &function, llvm::ArrayRef<const T
   const auto *array = llvm::dyn_cast<ArrayType>(args[0]);
   if (!array || !llvm::is_contained(supported, array->elementType()))
     return noOverload(function, args);
+  if (array->isReadonly())
+    return Typing::error(DiagID::err_readonly_array_store, {array->str()});
   const Type *dtype = array->elementType();
   std::vector<const Type *> operands;
   if (isCompareAndSwap) {

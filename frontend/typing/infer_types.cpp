@@ -330,6 +330,11 @@ Typing FunctionTyper::typeInstr(const Instr *instr) {
                               types.entity(EntityType::EntityKind::Function, decl,
                                            decl->kindName().str() + " '" + decl->name + "'"));
     }
+    case ModuleValue::Kind::Array: {
+      const ConstantArray &array = value.arrayValue();
+      return Resolution::value(types.array(array.elementType, unsigned(array.shape.size()),
+                                           ArrayLayout::C, /*readonly=*/true));
+    }
     default:
       return Typing::error(DiagID::err_compile_time_value, {value.describe()});
     }

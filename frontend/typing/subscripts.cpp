@@ -77,7 +77,7 @@ Typing getItem(TypeContext &types, const Type *object, const Type *index) {
       }
     }
     resolution.kind = Resolution::Kind::ArrayView;
-    resolution.result = types.array(array->elementType(), array->rank() - integers, layout);
+    resolution.result = types.arrayLike(array, array->rank() - integers, layout);
     return resolution;
   }
 
@@ -123,6 +123,8 @@ Typing setItem(TypeContext &types, const Type *object, const Type *index, const 
       return target;
     if (target->kind == Resolution::Kind::ArrayView)
       return Typing::error(DiagID::err_slice_store);
+    if (array->isReadonly())
+      return Typing::error(DiagID::err_readonly_array_store, {array->str()});
     // Numba allows any conversion that exists, truncating if need be.
     const Type *dtype = array->elementType();
     if (!types.canConvert(value, dtype))

@@ -27,13 +27,15 @@ import hashlib
 import importlib.machinery
 import importlib.util
 import itertools
+import json
 import os
 import pathlib
 import shutil
+import sys
 import tempfile
 import threading
 
-from kiln import signature_file
+from kiln import host_values, signature_file
 from kiln._types import descriptor
 from kiln._typeof import UntypableArgument, dispatch_descriptor, signature_type
 from kiln.kernel import Kernel, entry_signature, specialization_tuple
@@ -102,6 +104,7 @@ class _ModuleBuilds:
 
     def __init__(self, path, module_name):
         self.path = path
+        self._imported_as = module_name
         name = pathlib.Path(path).stem if module_name == "__main__" else module_name
         # A script's file name need not be a module name; its builds need one.
         self.module_name = name if all(part.isidentifier() for part in name.split(".")) else "kernels"
@@ -167,13 +170,21 @@ class _ModuleBuilds:
                 return self.module
             signatures = self.signatures + ([signature] if signature else [])
             arch = _architecture()
-            kept = _KeptBuilds.folder(self, signatures, arch)
+            values = self.live_host_values()
+            kept = _KeptBuilds.folder(self, signatures, arch, values)
             module = self._load_kept(kept) if kept else None
             if module is None:
-                module = self._build(signatures, arch, kept)
+                module = self._build(signatures, arch, kept, values)
             self.signatures = signatures
             self.module = module
             return module
+
+    def live_host_values(self):
+        """The JSON of the globals the running module (and the loaded
+        modules of its package) computed at import, for the compiler to
+        freeze into kernels that read them."""
+        module = sys.modules.get(self._imported_as)
+        return json.dumps(host_values.package_values(module) if module is not None else {})
 
     def _load_kept(self, folder):
         """The build an earlier process kept in `folder`, if it is there and
@@ -190,7 +201,7 @@ class _ModuleBuilds:
             _KeptBuilds.used(folder)
         return module
 
-    def _build(self, signatures, arch, kept):
+    def _build(self, signatures, arch, kept, values):
         """A build made now, for `arch` (None: the CPU engine)."""
         from kiln import _compiler
 
@@ -199,7 +210,7 @@ class _ModuleBuilds:
         output = _KeptBuilds.scratch()
         [extension] = _compiler.build_module(
             self.path, output, module_name=self.module_name, arch=arch, host_only=arch is None,
-            signatures=signatures, module_stays_python=True)
+            signatures=signatures, module_stays_python=True, host_values=values)
         module = _load_extension(companion_names(self.module_name)[0], extension)
         if kept:
             _KeptBuilds.keep(extension, kept)
@@ -210,8 +221,9 @@ class _KeptBuilds:
     """Builds made in development, kept in Kiln's cache folder
     (`<cache>/modules/<key>/`) so that the next process's first call loads
     one instead of compiling: keyed by the module, its signatures, the
-    architecture and the compiler, and used only while the sources the
-    manifest lists are unchanged. The most recently used LIMIT are kept."""
+    architecture, the compiler and the values of the globals host code
+    computed, and used only while the sources the manifest lists are
+    unchanged. The most recently used LIMIT are kept."""
 
     LIMIT = 256
     _scratch = None
@@ -230,7 +242,7 @@ class _KeptBuilds:
         return os.path.join(cache, "modules")
 
     @classmethod
-    def folder(cls, builds, signatures, arch):
+    def folder(cls, builds, signatures, arch, values):
         root = cls.root()
         spec = importlib.util.find_spec("kiln._compiler")
         if root is None or spec is None or spec.origin is None:
@@ -239,7 +251,8 @@ class _KeptBuilds:
 
         compiler = os.stat(spec.origin)
         key = "\0".join([__version__, spec.origin, str(compiler.st_size), str(compiler.st_mtime_ns),
-                          builds.path, builds.module_name, arch or "host", *sorted(signatures)])
+                          builds.path, builds.module_name, arch or "host",
+                          hashlib.sha256(values.encode()).hexdigest(), *sorted(signatures)])
         return os.path.join(root, hashlib.sha256(key.encode()).hexdigest()[:32])
 
     @classmethod
@@ -418,7 +431,8 @@ class LazyKernel(Kernel):
         asked = [f"{self.__name__}={signature}" for signature in self._compiled]
         with tempfile.TemporaryDirectory(prefix="kiln-inspect-") as folder:
             return _compiler.inspect(self._builds.path, what, folder, module_name=self._builds.module_name,
-                                     arch=_architecture() or "80", signatures=asked, module_stays_python=True)
+                                     arch=_architecture() or "80", signatures=asked, module_stays_python=True,
+                                     host_values=self._builds.live_host_values())
 
     def _per_signature(self, rows, signature):
         held = set(self.signatures)

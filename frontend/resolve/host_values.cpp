@@ -1,0 +1,136 @@
+//===- frontend/resolve/host_values.cpp -----------------------------------===//
+
+#include "frontend/resolve/host_values.h"
+
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/Path.h>
+
+namespace kiln {
+
+HostValueSource::~HostValueSource() = default;
+
+namespace {
+
+llvm::Error valueError(llvm::StringRef file, llvm::StringRef name, const llvm::Twine &problem) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "host value '" + name + "' of " + file + ": " + problem);
+}
+
+llvm::Expected<HostValue> readValue(const llvm::json::Value &json, llvm::StringRef file,
+                                    llvm::StringRef name) {
+  const llvm::json::Object *object = json.getAsObject();
+  if (!object)
+    return valueError(file, name, "expected an object");
+  std::optional<llvm::StringRef> kind = object->getString("kind");
+  if (!kind)
+    return valueError(file, name, "no \"kind\"");
+  HostValue value;
+  if (*kind == "tuple") {
+    value.kind = HostValue::Kind::Tuple;
+    const llvm::json::Array *items = object->getArray("items");
+    if (!items)
+      return valueError(file, name, "a tuple needs \"items\"");
+    for (const llvm::json::Value &item : *items) {
+      llvm::Expected<HostValue> element = readValue(item, file, name);
+      if (!element)
+        return element.takeError();
+      value.items.push_back(std::move(*element));
+    }
+    return value;
+  }
+  static const std::pair<llvm::StringLiteral, HostValue::Kind> kinds[] = {
+      {"int", HostValue::Kind::Int},       {"float", HostValue::Kind::Float},
+      {"bool", HostValue::Kind::Bool},     {"complex", HostValue::Kind::Complex},
+      {"scalar", HostValue::Kind::Scalar}, {"array", HostValue::Kind::Array}};
+  auto known = llvm::find_if(kinds, [&](const auto &entry) { return entry.first == *kind; });
+  if (known == std::end(kinds))
+    return valueError(file, name, "unknown kind \"" + *kind + "\"");
+  value.kind = known->second;
+  if (value.kind == HostValue::Kind::Scalar || value.kind == HostValue::Kind::Array) {
+    std::optional<llvm::StringRef> dtype = object->getString("dtype");
+    if (!dtype)
+      return valueError(file, name, "no \"dtype\"");
+    value.dtype = dtype->str();
+  }
+  if (value.kind == HostValue::Kind::Array) {
+    const llvm::json::Array *shape = object->getArray("shape");
+    if (!shape)
+      return valueError(file, name, "an array needs a \"shape\"");
+    for (const llvm::json::Value &extent : *shape) {
+      std::optional<int64_t> number = extent.getAsInteger();
+      if (!number || *number < 0)
+        return valueError(file, name, "a shape holds non-negative integers");
+      value.shape.push_back(uint64_t(*number));
+    }
+  }
+  std::optional<llvm::StringRef> hex = object->getString("data");
+  std::string bytes;
+  if (!hex || !llvm::tryGetFromHex(*hex, bytes))
+    return valueError(file, name, "\"data\" must be hexadecimal digits");
+  value.data = std::make_shared<const std::string>(std::move(bytes));
+  return value;
+}
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<HostValueTable>> HostValueTable::fromJson(llvm::StringRef json) {
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
+  if (!parsed)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "host values are not valid JSON: " +
+                                       llvm::toString(parsed.takeError()));
+  const llvm::json::Object *files = parsed->getAsObject();
+  if (!files)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "host values must be a JSON object of module files");
+  auto table = std::make_unique<HostValueTable>();
+  for (const auto &[file, names] : *files)
+    if (llvm::Error error = table->addModule(file.str(), names))
+      return std::move(error);
+  return table;
+}
+
+llvm::Error HostValueTable::addModuleJson(llvm::StringRef file, llvm::StringRef json) {
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
+  if (!parsed)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "host values of " + file + " are not valid JSON: " + llvm::toString(parsed.takeError()));
+  return addModule(file, *parsed);
+}
+
+llvm::Error HostValueTable::addModule(llvm::StringRef file, const llvm::json::Value &names) {
+  const llvm::json::Object *values = names.getAsObject();
+  if (!values)
+    return valueError(file, "", "expected an object of names");
+  llvm::StringMap<HostValue> &module = modules[canonicalModulePath(file)];
+  for (const auto &[name, value] : *values) {
+    llvm::Expected<HostValue> read = readValue(value, file, name.str());
+    if (!read)
+      return read.takeError();
+    module[name.str()] = std::move(*read);
+  }
+  return llvm::Error::success();
+}
+
+const HostValue *HostValueTable::lookup(llvm::StringRef file, llvm::StringRef name) {
+  auto module = modules.find(file);
+  if (module == modules.end())
+    return nullptr;
+  auto value = module->second.find(name);
+  return value == module->second.end() ? nullptr : &value->second;
+}
+
+std::string canonicalModulePath(llvm::StringRef path) {
+  llvm::SmallString<256> real;
+  if (!llvm::sys::fs::real_path(path, real))
+    return std::string(real);
+  llvm::SmallString<256> absolute(path);
+  llvm::sys::fs::make_absolute(absolute);
+  llvm::sys::path::remove_dots(absolute, /*remove_dot_dot=*/true);
+  return std::string(absolute);
+}
+
+} // namespace kiln

@@ -1,0 +1,78 @@
+//===- frontend/resolve/host_values.h --------------------------*- C++ -*-===//
+//
+// [Note: host values]
+// In a module that stays Python, host code computes globals Kiln cannot
+// evaluate from the source: `TABLE = np.cos(np.linspace(0, 1, 64))`,
+// `from .config import SCALE`. Numba reads such globals from the running
+// module when it compiles a kernel and freezes them in (NumPy arrays as
+// read-only constant arrays). Kiln does the same through a HostValueSource:
+// the dispatcher hands over the live module's values; `kiln build` asks a
+// Python interpreter to import the module. Values travel as JSON, one
+// object per module file:
+//
+//   {"/abs/pkg/kernels.py": {"TABLE": {"kind": "array", "dtype": "float64",
+//                                       "shape": [64], "data": "<hex>"},
+//                            "SCALE": {"kind": "float", "data": "<hex>"}}}
+//
+// Scalars and array elements are in the machine's byte order; "int",
+// "float", "bool" and "complex" are Python's (int within int64), "scalar"
+// is a NumPy scalar of "dtype", "tuple" holds "items".
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <llvm/ADT/StringMap.h>
+#include <llvm/ADT/StringRef.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/JSON.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+struct HostValue {
+  enum class Kind : uint8_t { Int, Float, Bool, Complex, Scalar, Array, Tuple };
+  Kind kind = Kind::Int;
+  /// NumPy's name of the element type, for Scalar and Array: "float32".
+  std::string dtype;
+  std::vector<uint64_t> shape; // Array
+  /// The value's bytes (for an array, its elements in C order); shared, as
+  /// every kernel reading a table refers to the one copy.
+  std::shared_ptr<const std::string> data;
+  std::vector<HostValue> items; // Tuple
+};
+
+/// Where the values of module globals computed at import come from.
+class HostValueSource {
+public:
+  virtual ~HostValueSource();
+  /// The value of `name` in the module whose source is `file` (an absolute
+  /// path with symbolic links resolved), or null if it has none Kiln can
+  /// use (host code's objects: functions, classes, strings, lists).
+  virtual const HostValue *lookup(llvm::StringRef file, llvm::StringRef name) = 0;
+};
+
+/// Host values given up front, as JSON.
+class HostValueTable final : public HostValueSource {
+public:
+  /// Reads the JSON of [Note: host values]; an error names what is wrong
+  /// and where.
+  static llvm::Expected<std::unique_ptr<HostValueTable>> fromJson(llvm::StringRef json);
+  /// Adds the values of one module, given as the JSON object of its names.
+  llvm::Error addModuleJson(llvm::StringRef file, llvm::StringRef json);
+
+  const HostValue *lookup(llvm::StringRef file, llvm::StringRef name) override;
+
+private:
+  llvm::Error addModule(llvm::StringRef file, const llvm::json::Value &names);
+  llvm::StringMap<llvm::StringMap<HostValue>> modules;
+};
+
+/// `path` made absolute, with symbolic links resolved, as host values name
+/// their modules.
+std::string canonicalModulePath(llvm::StringRef path);
+
+} // namespace kiln

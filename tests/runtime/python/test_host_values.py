@@ -1,0 +1,304 @@
+"""Kernels read what their module's host code computed at import, as Numba's
+do: NumPy arrays are frozen into the code as read-only constant arrays, and
+numbers, NumPy scalars and tuples of them as constants. In development the
+running module's values are compiled in; `kiln build` imports the module to
+read them."""
+
+import importlib
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from kiln import _compiler
+
+
+@pytest.fixture
+def import_module(tmp_path):
+    """import_module(name, source, **siblings) -> the module, imported from
+    tmp_path (with sibling modules in the same folder, if given)."""
+    imported = []
+
+    def load(name, source, **siblings):
+        for sibling, text in siblings.items():
+            (tmp_path / f"{sibling}.py").write_text(textwrap.dedent(text))
+            imported.append(sibling)
+        (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
+        imported.append(name)
+        sys.path.insert(0, str(tmp_path))
+        try:
+            return importlib.import_module(name)
+        finally:
+            sys.path.remove(str(tmp_path))
+
+    yield load
+    for name in imported:
+        sys.modules.pop(name, None)
+
+
+TABLES = '''
+import numpy as np
+from kiln import cuda
+
+SQUARES = np.arange(16, dtype=np.int64) ** 2
+RAMP = np.linspace(0.0, 1.0, 5).astype(np.float32)
+GRID = np.arange(12, dtype=np.uint16).reshape(3, 4)
+MASK = np.array([True, False, True])
+PHASES = np.exp(1j * np.arange(4))
+COLUMNS = np.asfortranarray(np.arange(6.0).reshape(2, 3))
+ZERO_D = np.array(2.5)
+BIG_ENDIAN = np.arange(3, dtype=">i4")
+
+
+@cuda.jit(device=True)
+def total(table):
+    s = 0.0
+    for v in table:
+        s += v
+    return s
+
+
+@cuda.jit
+def read_tables(out):
+    out[0] = SQUARES[5]
+    out[1] = RAMP[RAMP.shape[0] - 1]
+    out[2] = GRID[2, 3] + GRID.ndim + GRID.size
+    out[3] = MASK[2] + MASK[1]
+    out[4] = PHASES[1].imag
+    out[5] = COLUMNS[1, 2]
+    out[6] = ZERO_D.size + ZERO_D.ndim
+    out[7] = BIG_ENDIAN[2]
+    out[8] = total(RAMP)
+    out[9] = len(SQUARES[3:])
+    out[10] = SQUARES[3:][0]
+'''
+
+
+def test_numpy_arrays_computed_at_import_are_frozen_into_kernels(import_module):
+    module = import_module("frozen_tables", TABLES)
+    out = np.zeros(11)
+    module.read_tables[1, 1](out)
+    expected = [25, 1.0, 11 + 2 + 12, 1, np.sin(1.0), 5.0, 1, 2, 2.5, 13, 9]
+    np.testing.assert_allclose(out, expected, rtol=1e-15)
+
+
+def test_a_frozen_array_has_numbas_readonly_type(import_module, capsys):
+    module = import_module("frozen_types", TABLES)
+    module.read_tables[1, 1](np.zeros(11))
+    module.read_tables.inspect_types()
+    typed = capsys.readouterr().out
+    for shown in ("readonly array(int64, 1d, C)", "readonly array(uint16, 2d, C)",
+                  "readonly array(float64, 0d, C)", "readonly array(int64, 1d, C)"):
+        assert shown in typed, f"{shown} is not in the typed IR:\n{typed}"
+
+
+NUMBERS = '''
+import math
+import numpy as np
+from kiln import cuda
+
+SCALE = math.sqrt(2.0) * 3
+COUNT = int(np.prod([2, 3, 4]))
+EPSILON = np.float32(1e-3)
+FLAGS = tuple(i % 2 == 0 for i in range(3))
+SIZES = tuple(range(2, 5))
+ENABLED = len(SIZES) > 2
+
+
+@cuda.jit
+def read_numbers(out):
+    out[0] = SCALE
+    out[1] = COUNT
+    out[2] = EPSILON
+    out[3] = FLAGS[2]
+    out[4] = SIZES[0] + SIZES[2]
+    if ENABLED:
+        out[5] = 1
+'''
+
+
+def test_numbers_numpy_scalars_and_tuples_computed_at_import_are_constants(import_module):
+    module = import_module("frozen_numbers", NUMBERS)
+    out = np.zeros(6)
+    module.read_numbers[1, 1](out)
+    np.testing.assert_allclose(out, [np.sqrt(2.0) * 3, 24, np.float32(1e-3), 1, 6, 1], rtol=1e-15)
+
+
+def test_tables_come_from_sibling_modules_too(import_module):
+    tables = '''
+        import numpy as np
+
+        WEIGHTS = np.array([0.25, 0.5, 0.25])
+        BIAS = float(np.pi)
+    '''
+    module = import_module("uses_sibling_table", '''
+        from kiln import cuda
+        from sibling_tables import WEIGHTS, BIAS
+
+
+        @cuda.jit
+        def smooth(out, x):
+            i = cuda.grid(1)
+            if 0 < i < x.size - 1:
+                out[i] = WEIGHTS[0] * x[i - 1] + WEIGHTS[1] * x[i] + WEIGHTS[2] * x[i + 1] + BIAS
+    ''', sibling_tables=tables)
+    x = np.arange(8.0) ** 2
+    out = np.zeros_like(x)
+    module.smooth[1, 8](out, x)
+    expected = 0.25 * x[:-2] + 0.5 * x[1:-1] + 0.25 * x[2:] + np.pi
+    np.testing.assert_allclose(out[1:-1], expected, rtol=1e-15)
+
+
+def test_storing_into_a_frozen_array_is_a_compile_error(import_module):
+    module = import_module("stores_into_table", '''
+        import numpy as np
+        from kiln import cuda
+
+        TABLE = np.zeros(4)
+
+
+        @cuda.jit
+        def overwrite(x):
+            TABLE[0] = x[0]
+
+
+        @cuda.jit
+        def overwrite_a_view(x):
+            view = TABLE[1:]
+            view[0] = x[0]
+
+
+        @cuda.jit
+        def add_atomically(x):
+            cuda.atomic.add(TABLE, 0, x[0])
+    ''')
+    for kernel in (module.overwrite, module.overwrite_a_view, module.add_atomically):
+        with pytest.raises(_compiler.CompileError) as error:
+            kernel[1, 1](np.ones(1))
+        assert ("cannot modify readonly array of type: readonly array(float64, 1d, " in str(error.value)
+                and "is frozen into the kernel as a constant" in str(error.value)), str(error.value)
+
+
+def test_host_objects_kernels_cannot_read_are_named(import_module):
+    module = import_module("reads_a_list", '''
+        from kiln import cuda
+
+        LABELS = [str(i) for i in range(3)]
+        LIMITS = {"low": 0, "high": 10}
+
+
+        @cuda.jit
+        def uses_list(out):
+            out[0] = len(LABELS)
+
+
+        @cuda.jit
+        def uses_dict(out):
+            out[0] = LIMITS["low"]
+    ''')
+    for kernel, name in ((module.uses_list, "LABELS"), (module.uses_dict, "LIMITS")):
+        with pytest.raises(_compiler.CompileError) as error:
+            kernel[1, 1](np.zeros(1))
+        assert f"'{name}' is a value computed at import, which the module's host code makes" in str(
+            error.value)
+        assert "NumPy arrays of numbers" in str(error.value)
+
+
+CHANGING_TABLE = '''
+import os
+import numpy as np
+from kiln import cuda
+
+TABLE = np.full(4, float(os.environ["TABLE_VALUE"]))
+
+
+@cuda.jit
+def read(out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = TABLE[i]
+
+
+out = np.zeros(4)
+read[1, 4](out)
+print(out[0])
+'''
+
+
+def test_a_table_that_changes_between_runs_is_compiled_again(tmp_path, package_dir):
+    """The build a process keeps for the next is keyed by the values frozen
+    into it, as is the specialization cache."""
+    script = tmp_path / "changing_table.py"
+    script.write_text(CHANGING_TABLE)
+    environment = dict(os.environ, PYTHONPATH=str(package_dir), KILN_TARGET="cpu",
+                       KILN_CACHE_DIR=str(tmp_path / "cache"))
+    printed = []
+    for value in ("1.5", "2.5", "1.5"):
+        result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                                env=dict(environment, TABLE_VALUE=value), timeout=300)
+        assert result.returncode == 0, result.stderr
+        printed.append(result.stdout.strip())
+    assert printed == ["1.5", "2.5", "1.5"]
+
+
+def test_kiln_build_imports_the_module_to_read_its_tables(tmp_path, kiln, package_dir):
+    package = tmp_path / "tablepkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "kernels.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from kiln import cuda
+
+        TABLE = np.cos(np.linspace(0.0, np.pi, 16))
+
+
+        @cuda.jit("void(float64[::1])")
+        def read(out):
+            i = cuda.grid(1)
+            if i < out.size:
+                out[i] = TABLE[i]
+    '''))
+    environment = dict(os.environ, PYTHONPATH=str(package_dir))
+    built = kiln("build", package / "kernels.py", "--arch", "80", "--python", sys.executable,
+                 cwd=tmp_path, env=environment)
+    assert built.returncode == 0, built.stderr
+
+    # The companion runs where there is no compiler, and holds the table.
+    script = textwrap.dedent('''
+        import sys
+        sys.modules["kiln._compiler"] = None
+        import numpy as np
+        from tablepkg import kernels
+        out = np.zeros(16)
+        kernels.read[1, 16](out)
+        np.testing.assert_allclose(out, np.cos(np.linspace(0.0, np.pi, 16)), rtol=1e-15)
+        print("ok")
+    ''')
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                            cwd=tmp_path, env=dict(environment, KILN_TARGET="cpu"))
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
+
+
+def test_a_module_that_fails_to_import_is_reported_by_kiln_build(tmp_path, kiln, package_dir):
+    source = tmp_path / "broken_import.py"
+    source.write_text(textwrap.dedent('''
+        import numpy as np
+        from kiln import cuda
+
+        TABLE = np.arange(4.0)
+        raise RuntimeError("no configuration file")
+
+
+        @cuda.jit("void(float64[::1])")
+        def read(out):
+            out[0] = TABLE[0]
+    '''))
+    built = kiln("build", source, "--arch", "80", "--python", sys.executable, cwd=tmp_path,
+                 env=dict(os.environ, PYTHONPATH=str(package_dir)))
+    assert built.returncode != 0
+    assert ("cannot read the globals" in built.stderr and "broken_import.py computes at import" in built.stderr
+            and "RuntimeError: no configuration file" in built.stderr), built.stderr
+    assert "error: 'TABLE' is a value computed at import" in built.stderr, built.stderr
