@@ -101,6 +101,37 @@ bool toStrings(PyObject *sequence, const char *what, std::vector<std::string> &o
   return true;
 }
 
+/// ClosureRequests from a sequence of (name, line, (free variables...),
+/// enclosing function); false with a TypeError otherwise.
+bool toClosures(PyObject *sequence, std::vector<ClosureRequest> &out) {
+  if (sequence == nullptr || sequence == Py_None)
+    return true;
+  PyObject *items = PySequence_Fast(sequence, "closures must be a list");
+  if (!items)
+    return false;
+  bool ok = true;
+  for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(items); ++i) {
+    const char *name = nullptr;
+    unsigned line = 0;
+    PyObject *variables = nullptr;
+    const char *enclosing = nullptr;
+    ok = PyArg_ParseTuple(PySequence_Fast_GET_ITEM(items, i),
+                          "sIOs;closures hold (name, line, "
+                          "free variables, enclosing function) tuples",
+                          &name, &line, &variables, &enclosing);
+    ClosureRequest request;
+    ok = ok && toStrings(variables, "a closure's free variables", request.freeVariables);
+    if (ok) {
+      request.name = name;
+      request.line = line;
+      request.enclosing = enclosing;
+      out.push_back(std::move(request));
+    }
+  }
+  Py_DECREF(items);
+  return ok;
+}
+
 /// Runs the pipeline without the GIL; on failure, raises CompileError with
 /// what `kiln build` would print and returns nothing. Warnings become
 /// RuntimeWarnings.
@@ -149,6 +180,7 @@ struct CommonArguments {
   int moduleStaysPython = 0;
   int noCache = 0;
   const char *hostValuesJson = nullptr;
+  PyObject *closures = nullptr;
   /// The globals host code computed, when the caller gave them.
   std::unique_ptr<HostValueTable> hostValues;
 
@@ -173,7 +205,8 @@ struct CommonArguments {
       hostValues = std::move(*table);
       options.hostValues = hostValues.get();
     }
-    return toStrings(signatures, "signatures", options.signatures);
+    return toStrings(signatures, "signatures", options.signatures) &&
+           toClosures(closures, options.closures);
   }
 };
 
@@ -181,16 +214,16 @@ PyObject *buildModule(PyObject *, PyObject *args, PyObject *kwargs) {
   static const char *keywords[] = {
       "file",       "output_dir", "module_name", "arch",     "signatures", "module_stays_python",
       "ext_suffix", "jobs",       "cache_dir",   "no_cache", "host_only",  "host_values",
-      nullptr};
+      "closures",   nullptr};
   CommonArguments common;
   const char *extensionSuffix = nullptr;
   unsigned jobs = 0;
   int hostOnly = 0;
   if (!PyArg_ParseTupleAndKeywords(
-          args, kwargs, "ss|$zzOpzIzppz:build_module", const_cast<char **>(keywords), &common.file,
+          args, kwargs, "ss|$zzOpzIzppzO:build_module", const_cast<char **>(keywords), &common.file,
           &common.outputDirectory, &common.moduleName, &common.arch, &common.signatures,
           &common.moduleStaysPython, &extensionSuffix, &jobs, &common.cacheDirectory,
-          &common.noCache, &hostOnly, &common.hostValuesJson))
+          &common.noCache, &hostOnly, &common.hostValuesJson, &common.closures))
     return nullptr;
 
   pipeline::BuildOptions options;
@@ -249,14 +282,15 @@ PyObject *inspectModule(PyObject *, PyObject *args, PyObject *kwargs) {
                                    "cache_dir",
                                    "no_cache",
                                    "host_values",
+                                   "closures",
                                    nullptr};
   CommonArguments common;
   const char *what = nullptr;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sss|$zzOpzpz:inspect",
-                                   const_cast<char **>(keywords), &common.file, &what,
-                                   &common.outputDirectory, &common.moduleName, &common.arch,
-                                   &common.signatures, &common.moduleStaysPython,
-                                   &common.cacheDirectory, &common.noCache, &common.hostValuesJson))
+  if (!PyArg_ParseTupleAndKeywords(
+          args, kwargs, "sss|$zzOpzpzO:inspect", const_cast<char **>(keywords), &common.file, &what,
+          &common.outputDirectory, &common.moduleName, &common.arch, &common.signatures,
+          &common.moduleStaysPython, &common.cacheDirectory, &common.noCache,
+          &common.hostValuesJson, &common.closures))
     return nullptr;
   pipeline::BuildOptions options;
   if (!common.apply(options))
@@ -327,7 +361,8 @@ PyMethodDef methods[] = {
      METH_VARARGS | METH_KEYWORDS,
      "build_module(file, output_dir, *, module_name=None, arch=None, signatures=None,\n"
      "             module_stays_python=False, ext_suffix=None, jobs=0, cache_dir=None,\n"
-     "             no_cache=False, host_only=False, host_values=None) -> list[str]\n\n"
+     "             no_cache=False, host_only=False, host_values=None, closures=None)\n"
+     "             -> list[str]\n\n"
      "Builds the kernel module `file` into a Python extension module in `output_dir`,\n"
      "as `kiln build FILE --module NAME` does, and returns the paths written. The\n"
      "module is for this interpreter unless `ext_suffix` names another. With\n"
@@ -336,12 +371,16 @@ PyMethodDef methods[] = {
      "With host_only=True, only host code for the CPU engine is built (no GPU code,\n"
      "no CUDA toolkit needed). host_values, JSON, gives the globals host code computed at\n"
      "import ({file: {name: value}}, as kiln.host_values makes it); without it, the\n"
-     "module is imported with python3 when a kernel reads one. Raises CompileError with\n"
+     "module is imported with python3 when a kernel reads one. closures, [(name, line,\n"
+     "(free variables...), enclosing function), ...], adds functions defined inside\n"
+     "functions (their first line), named `name`, their free variables given as host\n"
+     "values named 'name.variable'. Raises CompileError with\n"
      "Kiln's diagnostics when the module does not build."},
     {"inspect", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(inspectModule)),
      METH_VARARGS | METH_KEYWORDS,
      "inspect(file, what, output_dir, *, module_name=None, arch=None, signatures=None,\n"
-     "        module_stays_python=False, cache_dir=None, no_cache=False, host_values=None)\n\n"
+     "        module_stays_python=False, cache_dir=None, no_cache=False, host_values=None,\n"
+     "        closures=None)\n\n"
      "What a build of `file` makes, in memory: what='typed', the typed IR of the module\n"
      "(str); 'llvm' or 'ptx', [((kernel, argument types, arch), text), ...] per\n"
      "specialization and PTX target; 'resources', [((kernel, argument types, arch),\n"

@@ -57,17 +57,19 @@ public:
   const ModuleScope *loadSource(llvm::StringRef importerPath, unsigned level,
                                 llvm::StringRef moduleName) override {
     std::optional<std::string> path = findSourceModule(importerPath, level, moduleName);
-    if (!path)
-      return nullptr;
-    auto found = scopes.find(*path);
+    return path ? loadFile(*path) : nullptr;
+  }
+
+  const ModuleScope *loadFile(llvm::StringRef path) override {
+    auto found = scopes.find(path);
     if (found != scopes.end())
       return found->second.get();
-    auto buffer = llvm::MemoryBuffer::getFile(*path, /*IsText=*/false,
+    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                               /*RequiresNullTerminator=*/false);
     if (!buffer)
       return nullptr;
-    checked.importedFiles.push_back(*path);
-    return loadScope(*path, *path, (*buffer)->getBuffer().str(), /*runsAsPython=*/true);
+    checked.importedFiles.push_back(path.str());
+    return loadScope(path, path, (*buffer)->getBuffer().str(), /*runsAsPython=*/true);
   }
 
 private:
@@ -256,7 +258,9 @@ std::unique_ptr<CheckedModule> checkSource(llvm::StringRef path, std::string con
   checked->scope =
       ModuleScope::build(checked->module, checked->sources, checked->astContext, checked->types,
                          checked->diags, external, checked->loader.get(), options.moduleStaysPython,
-                         options.moduleStaysPython ? options.hostValues : nullptr);
+                         options.moduleStaysPython ? options.hostValues : nullptr,
+                         options.moduleStaysPython ? llvm::ArrayRef(options.closures)
+                                                   : llvm::ArrayRef<ClosureRequest>());
   checked->inference =
       std::make_unique<TypeInference>(*checked->scope, checked->types, checked->diags);
   typeModule(*checked, options);

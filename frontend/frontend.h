@@ -52,6 +52,9 @@ struct FrontendOptions {
   /// stays Python and the source modules it imports (see [Note: host
   /// values]); without them, kernels cannot read such globals.
   HostValueSource *hostValues = nullptr;
+  /// Functions defined inside functions to compile too, in a module that
+  /// stays Python.
+  std::vector<ClosureRequest> closures;
   /// Dtypes a @cuda.reduce is compiled for when no signature names them.
   std::vector<std::string> defaultReductionTypes = {"int32", "int64", "float32", "float64"};
 };

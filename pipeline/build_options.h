@@ -2,7 +2,7 @@
 #pragma once
 
 #include "cache/cache_location.h"
-#include "frontend/resolve/host_values.h"
+#include "frontend/resolve/module_scope.h"
 
 #include <optional>
 #include <string>
@@ -28,6 +28,8 @@ struct BuildOptions {
   /// has them (a running program); otherwise `python` imports the module
   /// when a kernel reads one.
   HostValueSource *hostValues = nullptr;
+  /// See FrontendOptions::closures.
+  std::vector<ClosureRequest> closures;
   /// Host code alone, for the CPU engine: no GPU code, so no CUDA toolkit
   /// (the first calls of kernels in development where there is no GPU).
   bool hostOnly = false;

@@ -316,6 +316,7 @@ llvm::Error typeSource(const BuildOptions &options, BuildReporter &reporter, Bui
   frontendOptions.moduleName = options.effectiveModuleName();
   frontendOptions.signatureFlags = options.signatures;
   frontendOptions.moduleStaysPython = options.moduleStaysPython;
+  frontendOptions.closures = options.closures;
   PythonHostValues importedValues(options.python);
   frontendOptions.hostValues = options.hostValues ? options.hostValues : &importedValues;
   llvm::Expected<std::unique_ptr<CheckedModule>> checked =

@@ -40,6 +40,16 @@ llvm::Expected<HostValue> readValue(const llvm::json::Value &json, llvm::StringR
     }
     return value;
   }
+  if (*kind == "function") {
+    value.kind = HostValue::Kind::Function;
+    std::optional<llvm::StringRef> functionFile = object->getString("file");
+    std::optional<llvm::StringRef> functionName = object->getString("name");
+    if (!functionFile || !functionName)
+      return valueError(file, name, "a function needs a \"file\" and a \"name\"");
+    value.functionFile = canonicalModulePath(*functionFile);
+    value.functionName = functionName->str();
+    return value;
+  }
   static const std::pair<llvm::StringLiteral, HostValue::Kind> kinds[] = {
       {"int", HostValue::Kind::Int},       {"float", HostValue::Kind::Float},
       {"bool", HostValue::Kind::Bool},     {"complex", HostValue::Kind::Complex},

@@ -16,7 +16,10 @@
 //
 // Scalars and array elements are in the machine's byte order; "int",
 // "float", "bool" and "complex" are Python's (int within int64), "scalar"
-// is a NumPy scalar of "dtype", "tuple" holds "items".
+// is a NumPy scalar of "dtype", "tuple" holds "items", and "function" names
+// a device function by the "file" and "name" it is compiled under. The free
+// variables of a closure the build compiles (ClosureRequest) are host values
+// of its module named "<closure name>.<variable>".
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -34,7 +37,7 @@
 namespace kiln {
 
 struct HostValue {
-  enum class Kind : uint8_t { Int, Float, Bool, Complex, Scalar, Array, Tuple };
+  enum class Kind : uint8_t { Int, Float, Bool, Complex, Scalar, Array, Tuple, Function };
   Kind kind = Kind::Int;
   /// NumPy's name of the element type, for Scalar and Array: "float32".
   std::string dtype;
@@ -43,6 +46,9 @@ struct HostValue {
   /// every kernel reading a table refers to the one copy.
   std::shared_ptr<const std::string> data;
   std::vector<HostValue> items; // Tuple
+  /// Function: the module file (canonical path) and the name it has there.
+  std::string functionFile;
+  std::string functionName;
 };
 
 /// Where the values of module globals computed at import come from.

@@ -109,8 +109,9 @@ ModuleValue ModuleValue::hostValue(std::string description) {
   return v;
 }
 
-ModuleValue ModuleValue::computedAtImport(std::string file, std::string name) {
-  ModuleValue v = hostValue("a value computed at import");
+ModuleValue ModuleValue::computedAtImport(std::string file, std::string name,
+                                          std::string description) {
+  ModuleValue v = hostValue(std::move(description));
   v.hostFilePart = std::move(file);
   v.hostNamePart = std::move(name);
   return v;
@@ -181,6 +182,8 @@ const ModuleValue *ModuleScope::lookup(llvm::StringRef name) const {
         return given;
     return &it->second;
   }
+  if (parent)
+    return parent->lookup(name);
   auto builtin = pythonBuiltins.find(name);
   if (builtin != pythonBuiltins.end())
     return &builtin->second;
@@ -267,6 +270,7 @@ std::optional<ConstantValue> constantOf(const HostValue &value, TypeContext &typ
     return ConstantValue::tuple(std::move(elements));
   }
   case HostValue::Kind::Array:
+  case HostValue::Kind::Function:
     break;
   }
   return std::nullopt;
@@ -304,7 +308,10 @@ const ModuleValue *ModuleScope::hostValueOf(const ModuleValue &computed) const {
     return found->second.get();
   std::unique_ptr<ModuleValue> &slot = fromHost[key];
   if (const HostValue *value = hostValues->lookup(key.first, key.second)) {
-    if (value->kind == HostValue::Kind::Array) {
+    if (value->kind == HostValue::Kind::Function) {
+      if (const FunctionDecl *function = functionAt(value->functionFile, value->functionName))
+        slot = std::make_unique<ModuleValue>(ModuleValue::function(function));
+    } else if (value->kind == HostValue::Kind::Array) {
       if (std::shared_ptr<const ConstantArray> array = arrayOf(*value, *types))
         slot = std::make_unique<ModuleValue>(ModuleValue::array(std::move(array)));
     } else if (std::optional<ConstantValue> constant = constantOf(*value, *types)) {
@@ -312,6 +319,17 @@ const ModuleValue *ModuleScope::hostValueOf(const ModuleValue &computed) const {
     }
   }
   return slot.get();
+}
+
+const FunctionDecl *ModuleScope::functionAt(llvm::StringRef file, llvm::StringRef name) const {
+  const ModuleScope *module = this;
+  while (module->parent)
+    module = module->parent;
+  // The module itself, or a source module it may call into.
+  if (file == module->canonicalPath)
+    return module->function(name);
+  const ModuleScope *other = loader ? loader->loadFile(file) : nullptr;
+  return other ? other->function(name) : nullptr;
 }
 
 SourceRange ModuleScope::bindingRange(llvm::StringRef name) const {
@@ -346,10 +364,11 @@ public:
         hostEvaluator(scope, sources, astContext, types, hostDiags),
         moduleStaysPython(moduleStaysPython) {
     if (moduleStaysPython)
-      modulePath = canonicalModulePath(sources.path(scope.fileId));
+      modulePath = scope.canonicalPath = canonicalModulePath(sources.path(scope.fileId));
   }
 
-  void run(const Module &module, llvm::ArrayRef<ExternalSignature> externalSignatures);
+  void run(const Module &module, llvm::ArrayRef<ExternalSignature> externalSignatures,
+           llvm::ArrayRef<ClosureRequest> closures);
 
 private:
   void bind(llvm::StringRef name, ModuleValue value, SourceRange range) {
@@ -364,7 +383,15 @@ private:
   /// Whether `expr` names `enum.<name>` (imported either way).
   bool namesEnumModuleMember(const Expr *expr, llvm::StringRef name);
   void handleAssign(const Stmt *stmt, const Expr *target, const Expr *value);
-  void handleFunction(const FunctionDefStmt *def);
+  /// A decorated function: of the module, or, given `closure` (the scope of
+  /// its free variables), a closure the build calls `closureName`.
+  void handleFunction(const FunctionDefStmt *def, const ModuleScope *closure = nullptr,
+                      llvm::StringRef closureName = "");
+  /// The closure a ClosureRequest asks for, as a function of the module.
+  void addClosure(const Module &module, const ClosureRequest &request);
+  /// The function defined inside another whose first line is `line`.
+  const FunctionDefStmt *nestedDefinition(llvm::ArrayRef<Stmt *> body, uint32_t line,
+                                          bool nested) const;
   std::string unknownDecoratorName(const Expr *decorator) const;
   /// Whether `decorator` (`cuda.jit`, `cuda.jit(...)`, `vectorize([...])`)
   /// names one of Kiln's decorators; its arguments are not looked at.
@@ -413,21 +440,25 @@ std::unique_ptr<ModuleScope>
 ModuleScope::build(const Module &module, SourceManager &sources, AstContext &astContext,
                    TypeContext &types, DiagnosticEngine &diags,
                    llvm::ArrayRef<ExternalSignature> externalSignatures, ModuleLoader *loader,
-                   bool moduleStaysPython, HostValueSource *hostValues) {
+                   bool moduleStaysPython, HostValueSource *hostValues,
+                   llvm::ArrayRef<ClosureRequest> closures) {
   auto scope = std::unique_ptr<ModuleScope>(new ModuleScope());
   scope->fileId = module.file;
   scope->loader = loader;
   scope->types = &types;
   ModuleScopeBuilder(*scope, sources, astContext, types, diags, moduleStaysPython)
-      .run(module, externalSignatures);
+      .run(module, externalSignatures, closures);
   // Only now: while the module's statements are read in order, a name's
   // final value (what host values give) is not yet the value it has.
   scope->hostValues = hostValues;
+  for (const std::unique_ptr<ModuleScope> &closure : scope->closureScopes)
+    closure->hostValues = hostValues;
   return scope;
 }
 
 void ModuleScopeBuilder::run(const Module &module,
-                             llvm::ArrayRef<ExternalSignature> externalSignatures) {
+                             llvm::ArrayRef<ExternalSignature> externalSignatures,
+                             llvm::ArrayRef<ClosureRequest> closures) {
   const BuiltinSymbols &builtins = BuiltinSymbols::get();
   for (llvm::StringRef name : {"abs",
                                "min",
@@ -530,7 +561,75 @@ void ModuleScopeBuilder::run(const Module &module,
       break;
     }
   }
+  for (const ClosureRequest &closure : closures)
+    addClosure(module, closure);
   attachExternalSignatures(externalSignatures);
+}
+
+const FunctionDefStmt *ModuleScopeBuilder::nestedDefinition(llvm::ArrayRef<Stmt *> body,
+                                                            uint32_t line, bool nested) const {
+  for (const Stmt *stmt : body) {
+    llvm::ArrayRef<Stmt *> inner;
+    llvm::ArrayRef<Stmt *> orelse;
+    bool inFunction = nested;
+    switch (stmt->kind()) {
+    case Stmt::Kind::FunctionDef: {
+      const auto *def = cast<FunctionDefStmt>(stmt);
+      SourceRange first = def->decorators.empty() ? def->range() : def->decorators[0]->range();
+      if (nested && sources.lineColumn(first.begin).line == line)
+        return def;
+      inner = def->body;
+      inFunction = true;
+      break;
+    }
+    case Stmt::Kind::ClassDef:
+      inner = cast<ClassDefStmt>(stmt)->body;
+      break;
+    case Stmt::Kind::If:
+      inner = cast<IfStmt>(stmt)->body;
+      orelse = cast<IfStmt>(stmt)->orelse;
+      break;
+    case Stmt::Kind::For:
+      inner = cast<ForStmt>(stmt)->body;
+      orelse = cast<ForStmt>(stmt)->orelse;
+      break;
+    case Stmt::Kind::While:
+      inner = cast<WhileStmt>(stmt)->body;
+      orelse = cast<WhileStmt>(stmt)->orelse;
+      break;
+    case Stmt::Kind::With:
+    case Stmt::Kind::Try:
+      inner = cast<BlockStmt>(stmt)->body;
+      break;
+    default:
+      continue;
+    }
+    if (const FunctionDefStmt *found = nestedDefinition(inner, line, inFunction))
+      return found;
+    if (const FunctionDefStmt *found = nestedDefinition(orelse, line, inFunction))
+      return found;
+  }
+  return nullptr;
+}
+
+void ModuleScopeBuilder::addClosure(const Module &module, const ClosureRequest &request) {
+  const FunctionDefStmt *def = nestedDefinition(module.body, request.line, /*nested=*/false);
+  if (!def) {
+    diags.report(DiagID::err_closure_not_found, SourceRange(),
+                 {request.name, std::to_string(request.line), request.enclosing});
+    return;
+  }
+  auto closure = std::unique_ptr<ModuleScope>(new ModuleScope());
+  closure->fileId = scope.fileId;
+  closure->loader = scope.loader;
+  closure->types = &types;
+  closure->parent = &scope;
+  for (const std::string &variable : request.freeVariables)
+    closure->bindings.insert_or_assign(
+        variable, ModuleValue::computedAtImport(modulePath, request.name + "." + variable,
+                                                "a variable of '" + request.enclosing + "'"));
+  handleFunction(def, closure.get(), request.name);
+  scope.closureScopes.push_back(std::move(closure));
 }
 
 void ModuleScopeBuilder::bindHostTarget(const Expr *target) {
@@ -1154,10 +1253,15 @@ std::string ModuleScopeBuilder::unknownDecoratorName(const Expr *decorator) cons
   return "";
 }
 
-void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def) {
+void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const ModuleScope *closure,
+                                        llvm::StringRef closureName) {
   SourceRange header = def->nameRange;
   // The name exists even if the definition is rejected below, so that uses
-  // of it do not add "not defined" errors.
+  // of it do not add "not defined" errors. A closure is no module global.
+  auto bind = [&](llvm::StringRef name, ModuleValue value, SourceRange range) {
+    if (!closure)
+      this->bind(name, std::move(value), range);
+  };
   bind(def->name, ModuleValue::invalid(), header);
   // In a module that stays Python, a function no Kiln decorator marks is
   // host code's, whatever else decorates it.
@@ -1196,8 +1300,8 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def) {
   }
 
   auto decl = std::make_unique<FunctionDecl>();
-  decl->name = def->name.str();
-  decl->scope = &scope;
+  decl->name = closure ? closureName.str() : def->name.str();
+  decl->scope = closure ? closure : &scope;
   decl->def = def;
   decl->range = header;
   bool ok = true;

@@ -133,7 +133,8 @@ public:
   static ModuleValue hostValue(std::string description);
   /// A value host code computes at import, bound to `name` in the module
   /// at `file` (canonical path): host values may say what it is.
-  static ModuleValue computedAtImport(std::string file, std::string name);
+  static ModuleValue computedAtImport(std::string file, std::string name,
+                                      std::string description = "a value computed at import");
 
   Kind kind() const { return valueKind; }
   const ConstantValue &constantValue() const { return *constantPart; }
@@ -197,6 +198,20 @@ struct ExternalSignature {
   std::string origin;
 };
 
+/// A decorated function defined inside another function, compiled as a
+/// function of its own: a kernel factory's closure, frozen with the values
+/// its free variables have (host values of the module named
+/// "<name>.<variable>"), as Numba freezes them.
+struct ClosureRequest {
+  /// What the build calls it: unique in the module, not a module global.
+  std::string name;
+  /// The line of its first decorator (Python's co_firstlineno).
+  uint32_t line = 0;
+  std::vector<std::string> freeVariables;
+  /// The function it is defined in, for messages: "make_scaler".
+  std::string enclosing;
+};
+
 /// Finds other kernel modules by dotted name, for imports: Kiln's prelude
 /// modules (numba.cuda.random).
 class ModuleLoader {
@@ -210,6 +225,9 @@ public:
   /// name is no such module (then it is host code's, as `numpy` is).
   virtual const ModuleScope *loadSource(llvm::StringRef importerPath, unsigned level,
                                         llvm::StringRef moduleName) = 0;
+  /// The scope of the Python source module at `path`; null if it cannot be
+  /// read.
+  virtual const ModuleScope *loadFile(llvm::StringRef path) = 0;
 };
 
 class ModuleScope {
@@ -221,7 +239,8 @@ public:
                                             DiagnosticEngine &diags,
                                             llvm::ArrayRef<ExternalSignature> externalSignatures,
                                             ModuleLoader *loader, bool moduleStaysPython = false,
-                                            HostValueSource *hostValues = nullptr);
+                                            HostValueSource *hostValues = nullptr,
+                                            llvm::ArrayRef<ClosureRequest> closures = {});
 
   /// A function defined by the kernel module `moduleName` (loaded on first
   /// use), as in `cuda.random.xoroshiro128p_next`; null if there is none.
@@ -229,7 +248,8 @@ public:
 
   /// The module-level binding of `name`, or, failing that, the Python builtin
   /// of that name; null if neither exists. A value host code computes at
-  /// import is what the host values say it is, where they say.
+  /// import is what the host values say it is, where they say. In a
+  /// closure's scope, its free variables come first.
   const ModuleValue *lookup(llvm::StringRef name) const;
   /// Where `name` was bound at module level (invalid for Python builtins).
   SourceRange bindingRange(llvm::StringRef name) const;
@@ -246,9 +266,17 @@ public:
 private:
   friend class ModuleScopeBuilder;
   const ModuleValue *hostValueOf(const ModuleValue &computed) const;
+  /// The function `name` of the module at `file` (a canonical path): this
+  /// module, or a source module the loader reads.
+  const FunctionDecl *functionAt(llvm::StringRef file, llvm::StringRef name) const;
 
   uint32_t fileId = 0;
+  /// In a module that stays Python: its file's canonical path.
+  std::string canonicalPath;
   ModuleLoader *loader = nullptr;
+  /// For a closure's scope (its free variables): the module's.
+  const ModuleScope *parent = nullptr;
+  std::vector<std::unique_ptr<ModuleScope>> closureScopes;
   HostValueSource *hostValues = nullptr;
   TypeContext *types = nullptr;
   /// Values computed at import that host values have given, by file and name.

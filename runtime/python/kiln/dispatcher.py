@@ -111,6 +111,11 @@ class _ModuleBuilds:
         self.lock = threading.RLock()
         self.signatures = []  # "kernel=void(...)", in the order asked for
         self.module = None
+        # name -> (line, free variables, enclosing function, the function):
+        # the closures (functions defined inside functions) compiled with
+        # the module, each under a name of its own.
+        self.closures = {}
+        self._closure_names = {}
         self._companion = None
         self._companion_read = False
         # Why the companion beside the source cannot serve, if it cannot.
@@ -171,7 +176,8 @@ class _ModuleBuilds:
             signatures = self.signatures + ([signature] if signature else [])
             arch = _architecture()
             values = self.live_host_values()
-            kept = _KeptBuilds.folder(self, signatures, arch, values)
+            closures = self.closure_requests()
+            kept = _KeptBuilds.folder(self, signatures, arch, values + repr(closures))
             module = self._load_kept(kept) if kept else None
             if module is None:
                 module = self._build(signatures, arch, kept, values)
@@ -179,12 +185,58 @@ class _ModuleBuilds:
             self.module = module
             return module
 
+    def closure_name(self, py_func):
+        """The name a closure of this module is compiled under: one per
+        function object, as Numba compiles each closure on its own."""
+        with self.lock:
+            name = self._closure_names.get(id(py_func))
+            if name is None:
+                name = f"{py_func.__name__}__closure{len(self.closures)}"
+                self._closure_names[id(py_func)] = name
+                code = py_func.__code__
+                enclosing = py_func.__qualname__.rsplit(".", 1)[0].replace(".<locals>", "")
+                self.closures[name] = (code.co_firstlineno, code.co_freevars, enclosing, py_func)
+            return name
+
     def live_host_values(self):
         """The JSON of the globals the running module (and the loaded
-        modules of its package) computed at import, for the compiler to
-        freeze into kernels that read them."""
+        modules of its package) computed at import, and of the closures'
+        free variables, for the compiler to freeze into kernels that read
+        them."""
         module = sys.modules.get(self._imported_as)
-        return json.dumps(host_values.package_values(module) if module is not None else {})
+        values = host_values.package_values(module) if module is not None else {}
+        own = values.setdefault(os.path.realpath(self.path), {})
+        done = 0
+        # Encoding a device function a closure calls may add it as a closure.
+        while done < len(self.closures):
+            name, (_, variables, _, py_func) = list(self.closures.items())[done]
+            done += 1
+            for variable, cell in zip(variables, py_func.__closure__ or ()):
+                try:
+                    value = cell.cell_contents
+                except ValueError:
+                    continue  # not bound yet: the compiler names it
+                encoded = self._encode_free_variable(value)
+                if encoded is not None:
+                    own[f"{name}.{variable}"] = encoded
+        return json.dumps(values)
+
+    def _encode_free_variable(self, value):
+        """A closure's free variable as a host value: what host_values
+        encodes, or a device function, by the name it is compiled under."""
+        if isinstance(value, DeviceFunction):
+            function = value.py_func
+            path = os.path.realpath(function.__code__.co_filename)
+            if function.__qualname__ == function.__name__:
+                return {"kind": "function", "file": path, "name": function.__name__}
+            if path == os.path.realpath(self.path):
+                return {"kind": "function", "file": path, "name": self.closure_name(function)}
+            return None
+        return host_values.encode(value)
+
+    def closure_requests(self):
+        return [(name, line, list(variables), enclosing)
+                for name, (line, variables, enclosing, _) in self.closures.items()]
 
     def _load_kept(self, folder):
         """The build an earlier process kept in `folder`, if it is there and
@@ -210,7 +262,8 @@ class _ModuleBuilds:
         output = _KeptBuilds.scratch()
         [extension] = _compiler.build_module(
             self.path, output, module_name=self.module_name, arch=arch, host_only=arch is None,
-            signatures=signatures, module_stays_python=True, host_values=values)
+            signatures=signatures, module_stays_python=True, host_values=values,
+            closures=self.closure_requests())
         module = _load_extension(companion_names(self.module_name)[0], extension)
         if kept:
             _KeptBuilds.keep(extension, kept)
@@ -299,14 +352,20 @@ class _KeptBuilds:
 
 
 def _require_top_level(py_func, kind):
-    """Kiln compiles the functions a module defines at its top level; one
-    defined inside a function (a closure) or a class cannot be found there."""
+    """Ufuncs and reductions are compiled from the functions a module
+    defines at its top level; one defined inside a function or a class
+    cannot be found there."""
     if py_func.__qualname__ != py_func.__name__:
         where = py_func.__qualname__.rsplit(".", 1)[0].replace(".<locals>", "")
         raise NotImplementedError(
-            f"{kind} '{py_func.__name__}' is defined inside '{where}': Kiln compiles the kernels a "
-            "module defines at its top level, and closures are not supported yet. Move it to the "
-            f"top level of {py_func.__module__} and pass what it uses from '{where}' as arguments")
+            f"{kind} '{py_func.__name__}' is defined inside '{where}': Kiln compiles the {kind}s a "
+            "module defines at its top level (kernels and device functions may be closures). Move "
+            f"it to the top level of {py_func.__module__}")
+
+
+def _is_closure(py_func):
+    """Whether `py_func` is defined inside another function."""
+    return "<locals>" in py_func.__qualname__
 
 
 def _architecture():
@@ -350,6 +409,8 @@ class LazyKernel(Kernel):
         self.options = dict(options)
         self._declared = list(signatures)
         self._builds = _ModuleBuilds.of(os.path.abspath(code.co_filename), py_func.__module__)
+        # What the build calls it: its name, or, for a closure, a name of its own.
+        self._built_name = self._builds.closure_name(py_func) if _is_closure(py_func) else py_func.__name__
         self._compiled = {}  # signature text -> the built module's kernel
         self._lock = threading.Lock()
 
@@ -398,7 +459,7 @@ class LazyKernel(Kernel):
         """Prints the typed IR of each specialization (Kiln's typed IR, where
         Numba prints its own typed source)."""
         blocks = self._inspect("typed").split("\n\n")
-        shown = [block for block in blocks if f" name('{self.__name__}')" in block.split("\n", 1)[0]]
+        shown = [block for block in blocks if f" name('{self._built_name}')" in block.split("\n", 1)[0]]
         print("\n\n".join(shown), file=file)
 
     def inspect_llvm(self, signature=None):
@@ -428,18 +489,19 @@ class LazyKernel(Kernel):
                                "Kiln's compiler, which is not installed")
         from kiln import _compiler
 
-        asked = [f"{self.__name__}={signature}" for signature in self._compiled]
+        asked = [f"{self._built_name}={signature}" for signature in self._compiled]
         with tempfile.TemporaryDirectory(prefix="kiln-inspect-") as folder:
             return _compiler.inspect(self._builds.path, what, folder, module_name=self._builds.module_name,
                                      arch=_architecture() or "80", signatures=asked, module_stays_python=True,
-                                     host_values=self._builds.live_host_values())
+                                     host_values=self._builds.live_host_values(),
+                                     closures=self._builds.closure_requests())
 
     def _per_signature(self, rows, signature):
         held = set(self.signatures)
         found = {}
         for (name, args, _), value in rows:
             text = "(" + ", ".join(args) + ")"
-            if name == self.__name__ and text in held:
+            if name == self._built_name and text in held:
                 found[text] = value
         if signature is None:
             return found
@@ -458,16 +520,15 @@ class LazyKernel(Kernel):
         """Called by the dispatcher when none of the specializations takes
         `args`: adds the one that does, precompiled or compiled now, and
         says whether it added any."""
-        _require_top_level(self._py_func, "kernel")
         with self._lock:
             if self._declared:
                 if self._members:
                     return False  # the declared signatures are all there is
-                precompiled = self._builds.precompiled(self.__name__)
+                precompiled = self._precompiled()
                 self._adopt(precompiled if precompiled is not None else self._compile(None))
                 return True
             signature = self._signature_of(args)
-            precompiled = self._builds.precompiled(self.__name__)
+            precompiled = self._precompiled()
             if precompiled is not None and self._takes_exactly(precompiled, args):
                 self._adopt(precompiled)
             else:
@@ -475,8 +536,14 @@ class LazyKernel(Kernel):
                 if kernel is None:
                     kernel = self._compiled[signature] = self._compile(signature)
                 self._adopt(kernel)
-        signature_file.record(self._qualified_name(), signature)
+        if not _is_closure(self._py_func):
+            # A closure exists only once its factory runs: no build can hold it.
+            signature_file.record(self._qualified_name(), signature)
         return True
+
+    def _precompiled(self):
+        """The kernel the companion holds, for a kernel a build can hold."""
+        return None if _is_closure(self._py_func) else self._builds.precompiled(self.__name__)
 
     def _adopt(self, kernel):
         """Adds the specializations of a built module's kernel to this one's."""
@@ -510,6 +577,13 @@ class LazyKernel(Kernel):
         """The kernel object holding a specialization for `signature` (None:
         for the decorator's signatures)."""
         if not _compiler_available():
+            if _is_closure(self._py_func):
+                where = self.__qualname__.rsplit(".", 1)[0].replace(".<locals>", "")
+                raise NoSpecializationError(
+                    f"kernel '{self.__name__}' is defined inside '{where}', and Kiln compiles such a "
+                    "closure when it is first called, with the values it closes over: that needs "
+                    "Kiln's compiler, which is not installed. To precompile the kernel, define it at "
+                    f"the top level of {self.__module__} and pass those values as arguments")
             if self._builds.stale is not None:
                 raise self._builds.cannot_rebuild("kernel", self.__name__)
             if signature is None:
@@ -521,8 +595,8 @@ class LazyKernel(Kernel):
                 "compiler is not installed to compile one. Add it to the package's build, and "
                 "rebuild the package:\n"
                 f"    kiln signatures add {self._qualified_name()} '{signature}'")
-        request = None if signature is None else f"{self.__name__}={signature}"
-        return getattr(self._builds.module_with(request), self.__name__)
+        request = None if signature is None else f"{self._built_name}={signature}"
+        return getattr(self._builds.module_with(request), self._built_name)
 
 
 class DeviceFunction:

@@ -469,20 +469,99 @@ def test_an_enum_value_is_part_of_the_kernels_semantic_hash(tmp_path, kiln_check
     assert hashes[0] != hashes[1], "changing an enum member's value must change the kernel's key"
 
 
-def test_a_kernel_defined_inside_a_function_says_what_to_do(tmp_path):
-    module = import_source(tmp_path, "lazy_closure", '''
-from kiln import cuda
+CLOSURES = '''
+import numpy as np
+from kiln import cuda, vectorize
+
+OFFSET = 100.0
 
 
-def make_scaler(factor):
+@cuda.jit(device=True)
+def doubled(x):
+    return 2 * x
+
+
+def make_scaler(factor, table, op):
+    @cuda.jit(device=True)
+    def shifted(x):
+        return x + factor
+
     @cuda.jit
     def scale(out, x):
         i = cuda.grid(1)
         if i < x.size:
-            out[i] = x[i] * factor
+            out[i] = op(shifted(x[i]) * factor) + table[i % table.size] + OFFSET
     return scale
-''')
-    kernel = module.make_scaler(2.0)
-    with pytest.raises(NotImplementedError, match="kernel 'scale' is defined inside 'make_scaler': "
-                                                  "Kiln compiles the kernels a module defines at its top level"):
-        kernel[1, 4](np.zeros(4), np.ones(4))
+
+
+def make_labelled(label):
+    @cuda.jit
+    def labelled(out):
+        out[0] = len(label)
+    return labelled
+
+
+def make_ufunc(k):
+    @vectorize(["float64(float64)"], target="cuda")
+    def add_k(x):
+        return x + k
+    return add_k
+'''
+
+
+def test_closures_compile_with_the_values_they_close_over(tmp_path):
+    """Each closure a kernel factory makes is a kernel of its own, frozen
+    with its free variables (numbers, arrays, device functions, and device
+    functions that are closures themselves), as Numba compiles them."""
+    module = import_source(tmp_path, "lazy_closures", CLOSURES)
+    x = np.arange(6.0)
+    first = module.make_scaler(2.0, np.arange(3.0), module.doubled)
+    second = module.make_scaler(3, np.array([10, 20]), module.doubled)
+    for kernel, factor, table in ((first, 2.0, np.arange(3.0)), (second, 3, np.array([10, 20])),
+                                  (first, 2.0, np.arange(3.0))):
+        out = np.zeros_like(x)
+        kernel[1, 8](out, x)
+        expected = 2 * ((x + factor) * factor) + table[np.arange(6) % table.size] + 100.0
+        np.testing.assert_array_equal(out, expected, err_msg=f"closure with factor={factor}")
+    assert first.signatures == ["(array(float64, 1d, C), array(float64, 1d, C))"]
+
+
+def test_a_closure_over_what_kernels_cannot_read_names_the_variable(tmp_path):
+    from kiln import _compiler
+
+    module = import_source(tmp_path, "lazy_closure_over_str", CLOSURES)
+    with pytest.raises(_compiler.CompileError) as error:
+        module.make_labelled("abc")[1, 1](np.zeros(1))
+    assert "'label' is a variable of 'make_labelled'" in str(error.value), str(error.value)
+
+
+def test_ufuncs_defined_inside_a_function_say_what_to_do(tmp_path):
+    module = import_source(tmp_path, "lazy_closure_ufunc", CLOSURES)
+    with pytest.raises(NotImplementedError, match="ufunc 'add_k' is defined inside 'make_ufunc': Kiln "
+                                                  "compiles the ufuncs a module defines at its top level"):
+        module.make_ufunc(1.0)(np.ones(4))
+
+
+def test_without_the_compiler_a_closure_says_why_it_cannot_run(tmp_path, package_dir):
+    (tmp_path / "closure_runtime_only.py").write_text(textwrap.dedent(CLOSURES))
+    script = textwrap.dedent('''
+        import sys
+        sys.modules["kiln._compiler"] = None
+        import numpy as np
+        import closure_runtime_only as m
+        try:
+            m.make_scaler(2.0, np.ones(2), m.doubled)[1, 4](np.zeros(4), np.ones(4))
+        except Exception as error:
+            print(type(error).__name__, error, sep="\\n")
+    ''')
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(package_dir)]))
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            env=environment, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[:2] == [
+        "NoSpecializationError",
+        "kernel 'scale' is defined inside 'make_scaler', and Kiln compiles such a closure when it is "
+        "first called, with the values it closes over: that needs Kiln's compiler, which is not "
+        "installed. To precompile the kernel, define it at the top level of closure_runtime_only and "
+        "pass those values as arguments",
+    ], result.stdout
