@@ -27,7 +27,9 @@
 #
 # MODULE defaults to the source's file name without `.py`. EXT_SUFFIX is that
 # of KILN_PYTHON_EXECUTABLE, else Python3_EXECUTABLE, else Python_EXECUTABLE,
-# else python3 on PATH; KILN_PYTHON_EXT_SUFFIX overrides it.
+# else python3 on PATH; KILN_PYTHON_EXT_SUFFIX overrides it. The same Python
+# imports a module that stays Python when its kernels read NumPy arrays or
+# other values its host code computes at import (kiln.host_values).
 #
 # Architectures: ARCHITECTURES, else the CUDA_ARCHITECTURES property of
 # <target> (set it after the call to change it), which starts as
@@ -48,20 +50,23 @@ if(POLICY CMP0116)
   cmake_policy(SET CMP0116 NEW) # Ninja rewrites DEPFILE paths as Make does
 endif()
 
+function(_kiln_python out)
+  foreach(_kiln_candidate KILN_PYTHON_EXECUTABLE Python3_EXECUTABLE Python_EXECUTABLE)
+    if(${_kiln_candidate})
+      set(${out} "${${_kiln_candidate}}" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  find_program(_kiln_found_python NAMES python3 python REQUIRED)
+  set(${out} "${_kiln_found_python}" PARENT_SCOPE)
+endfunction()
+
 function(_kiln_ext_suffix out)
   if(KILN_PYTHON_EXT_SUFFIX)
     set(${out} "${KILN_PYTHON_EXT_SUFFIX}" PARENT_SCOPE)
     return()
   endif()
-  foreach(_kiln_candidate KILN_PYTHON_EXECUTABLE Python3_EXECUTABLE Python_EXECUTABLE)
-    if(${_kiln_candidate})
-      set(_kiln_python "${${_kiln_candidate}}")
-      break()
-    endif()
-  endforeach()
-  if(NOT _kiln_python)
-    find_program(_kiln_python NAMES python3 python REQUIRED)
-  endif()
+  _kiln_python(_kiln_python)
   get_property(_kiln_known GLOBAL PROPERTY "_KILN_EXT_SUFFIX:${_kiln_python}" SET)
   if(NOT _kiln_known)
     execute_process(
@@ -155,6 +160,12 @@ function(add_python_kernels target source)
   set(_command "${_kiln_executable}" build "${_source}" --module "${ARG_MODULE}"
                -o "${_work}" --ext-suffix "${_suffix}" --depfile "${_depfile}" --quiet
                "$<$<BOOL:${_archs}>:--arch=$<JOIN:${_archs},$<COMMA>>>")
+  if(_kiln_imports)
+    # The interpreter that imports the module when its kernels read what its
+    # host code computes.
+    _kiln_python(_python)
+    list(APPEND _command --python "${_python}")
+  endif()
   if(KILN_CACHE_DIR)
     list(APPEND _command --cache-dir "${KILN_CACHE_DIR}")
   endif()

@@ -50,6 +50,23 @@ llvm::Expected<HostValue> readValue(const llvm::json::Value &json, llvm::StringR
     value.functionName = functionName->str();
     return value;
   }
+  if (*kind == "closure") {
+    value.kind = HostValue::Kind::Closure;
+    std::optional<int64_t> line = object->getInteger("line");
+    std::optional<llvm::StringRef> enclosing = object->getString("enclosing");
+    const llvm::json::Array *variables = object->getArray("variables");
+    if (!line || *line <= 0 || *line > INT32_MAX || !enclosing || !variables)
+      return valueError(file, name, "a closure needs a \"line\", \"enclosing\" and \"variables\"");
+    value.line = uint32_t(*line);
+    value.enclosing = enclosing->str();
+    for (const llvm::json::Value &variable : *variables) {
+      std::optional<llvm::StringRef> text = variable.getAsString();
+      if (!text)
+        return valueError(file, name, "a closure's variables are strings");
+      value.variables.push_back(text->str());
+    }
+    return value;
+  }
   static const std::pair<llvm::StringLiteral, HostValue::Kind> kinds[] = {
       {"int", HostValue::Kind::Int},       {"float", HostValue::Kind::Float},
       {"bool", HostValue::Kind::Bool},     {"complex", HostValue::Kind::Complex},

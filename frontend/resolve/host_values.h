@@ -19,7 +19,9 @@
 // is a NumPy scalar of "dtype", "tuple" holds "items", and "function" names
 // a device function by the "file" and "name" it is compiled under. The free
 // variables of a closure the build compiles (ClosureRequest) are host values
-// of its module named "<closure name>.<variable>".
+// of its module named "<closure name>.<variable>". A module global that is a
+// closure (`add_one = make_kernel(inc)`) is a "closure": the "line" its
+// definition starts on, its "enclosing" function and its free "variables".
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -37,7 +39,7 @@
 namespace kiln {
 
 struct HostValue {
-  enum class Kind : uint8_t { Int, Float, Bool, Complex, Scalar, Array, Tuple, Function };
+  enum class Kind : uint8_t { Int, Float, Bool, Complex, Scalar, Array, Tuple, Function, Closure };
   Kind kind = Kind::Int;
   /// NumPy's name of the element type, for Scalar and Array: "float32".
   std::string dtype;
@@ -49,6 +51,10 @@ struct HostValue {
   /// Function: the module file (canonical path) and the name it has there.
   std::string functionFile;
   std::string functionName;
+  /// Closure: where it is defined, and what it closes over.
+  uint32_t line = 0;
+  std::string enclosing;
+  std::vector<std::string> variables;
 };
 
 /// Where the values of module globals computed at import come from.

@@ -271,6 +271,7 @@ std::optional<ConstantValue> constantOf(const HostValue &value, TypeContext &typ
   }
   case HostValue::Kind::Array:
   case HostValue::Kind::Function:
+  case HostValue::Kind::Closure:
     break;
   }
   return std::nullopt;
@@ -358,11 +359,12 @@ const FunctionDecl *ModuleScope::function(llvm::StringRef name) const {
 class ModuleScopeBuilder {
 public:
   ModuleScopeBuilder(ModuleScope &scope, SourceManager &sources, AstContext &astContext,
-                     TypeContext &types, DiagnosticEngine &diags, bool moduleStaysPython)
+                     TypeContext &types, DiagnosticEngine &diags, bool moduleStaysPython,
+                     HostValueSource *hostValues)
       : scope(scope), sources(sources), diags(diags), types(types),
         evaluator(scope, sources, astContext, types, diags), hostDiags(sources),
         hostEvaluator(scope, sources, astContext, types, hostDiags),
-        moduleStaysPython(moduleStaysPython) {
+        moduleStaysPython(moduleStaysPython), hostValues(hostValues) {
     if (moduleStaysPython)
       modulePath = scope.canonicalPath = canonicalModulePath(sources.path(scope.fileId));
   }
@@ -389,6 +391,9 @@ private:
                       llvm::StringRef closureName = "");
   /// The closure a ClosureRequest asks for, as a function of the module.
   void addClosure(const Module &module, const ClosureRequest &request);
+  /// The closure the module global `name` is, by what host values say of
+  /// it; whether the module has a function of that name now.
+  bool addGlobalClosure(const Module &module, llvm::StringRef name);
   /// The function defined inside another whose first line is `line`.
   const FunctionDefStmt *nestedDefinition(llvm::ArrayRef<Stmt *> body, uint32_t line,
                                           bool nested) const;
@@ -434,6 +439,9 @@ private:
   bool moduleStaysPython;
   /// The module's canonical path, naming it in host values.
   std::string modulePath;
+  /// Where module globals that are closures, and what they close over,
+  /// come from, for the build to compile the closures signatures name.
+  HostValueSource *hostValues;
 };
 
 std::unique_ptr<ModuleScope>
@@ -446,7 +454,7 @@ ModuleScope::build(const Module &module, SourceManager &sources, AstContext &ast
   scope->fileId = module.file;
   scope->loader = loader;
   scope->types = &types;
-  ModuleScopeBuilder(*scope, sources, astContext, types, diags, moduleStaysPython)
+  ModuleScopeBuilder(*scope, sources, astContext, types, diags, moduleStaysPython, hostValues)
       .run(module, externalSignatures, closures);
   // Only now: while the module's statements are read in order, a name's
   // final value (what host values give) is not yet the value it has.
@@ -563,6 +571,13 @@ void ModuleScopeBuilder::run(const Module &module,
   }
   for (const ClosureRequest &closure : closures)
     addClosure(module, closure);
+  // A signature for a module global a kernel factory made asks for that
+  // closure.
+  for (const ExternalSignature &external : externalSignatures) {
+    auto bound = scope.bindings.find(external.function);
+    if (bound != scope.bindings.end() && bound->second.isComputedAtImport())
+      addGlobalClosure(module, external.function);
+  }
   attachExternalSignatures(externalSignatures);
 }
 
@@ -630,6 +645,22 @@ void ModuleScopeBuilder::addClosure(const Module &module, const ClosureRequest &
                                                 "a variable of '" + request.enclosing + "'"));
   handleFunction(def, closure.get(), request.name);
   scope.closureScopes.push_back(std::move(closure));
+  // A device function it calls that is a closure too is compiled with it.
+  for (const std::string &variable : request.freeVariables)
+    if (const HostValue *value =
+            hostValues ? hostValues->lookup(modulePath, request.name + "." + variable) : nullptr;
+        value && value->kind == HostValue::Kind::Function && value->functionFile == modulePath)
+      addGlobalClosure(module, value->functionName);
+}
+
+bool ModuleScopeBuilder::addGlobalClosure(const Module &module, llvm::StringRef name) {
+  if (!hostValues || !moduleStaysPython || scope.function(name))
+    return scope.function(name) != nullptr;
+  const HostValue *value = hostValues->lookup(modulePath, name);
+  if (!value || value->kind != HostValue::Kind::Closure)
+    return false;
+  addClosure(module, ClosureRequest{name.str(), value->line, value->variables, value->enclosing});
+  return scope.function(name) != nullptr;
 }
 
 void ModuleScopeBuilder::bindHostTarget(const Expr *target) {

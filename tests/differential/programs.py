@@ -765,7 +765,18 @@ class Generator:
         if isinstance(e, IfExp):
             if self.type_of(e.test) != "bool":
                 return None
-            return numba_types.unify(self.type_of(e.body), self.type_of(e.orelse))
+            body, orelse = self.type_of(e.body), self.type_of(e.orelse)
+            # Numba's dead-branch pruning drops the branch a constant test
+            # never takes (CPython folds `not True` first): `a if True else
+            # b` has a's type alone.
+            test, negated = e.test, False
+            while isinstance(test, Unary) and test.op == "not ":
+                test, negated = test.operand, not negated
+            if isinstance(test, Lit):
+                return body if (test.text == "True") != negated else orelse
+            if isinstance(test, Compare) and all(isinstance(o, Lit) for o in test.operands) and body != orelse:
+                return None  # a test of constants: pruned or not, by rules not modelled here
+            return numba_types.unify(body, orelse)
         if isinstance(e, Call):
             if e.function in ("abs", "min", "max"):
                 return numba_types.result(e.function, *[self.type_of(a) for a in e.arguments])

@@ -42,3 +42,18 @@ def test_random_programs_match_numba(batch):
 
 def test_the_generator_is_deterministic():
     assert programs.generate(7).render("k") == programs.generate(7).render("k")
+
+
+
+def test_the_generator_types_a_constant_conditional_as_the_branch_numba_keeps():
+    """Numba prunes the branch a constant test never takes (CPython folds
+    `not True` first), so `a if True else b` has a's type: the generator
+    must know, or a variable it assigns one to unifies to float64 and a
+    later cast to an integer is undefined where the float is out of range."""
+    generator = programs.Generator(1)
+    small = programs.Cast("int", "uint16", programs.Lit("int", "7"))
+    wide = programs.Lit("int", "3")
+    true, false = programs.Lit("bool", "True"), programs.Lit("bool", "False")
+    assert generator.type_of(programs.IfExp("int", true, small, wide)) == "uint16"
+    assert generator.type_of(programs.IfExp("int", false, small, wide)) == "int64"
+    assert generator.type_of(programs.IfExp("int", programs.Unary("bool", "not ", true), small, wide)) == "int64"

@@ -536,14 +536,28 @@ class LazyKernel(Kernel):
                 if kernel is None:
                     kernel = self._compiled[signature] = self._compile(signature)
                 self._adopt(kernel)
-        if not _is_closure(self._py_func):
-            # A closure exists only once its factory runs: no build can hold it.
-            signature_file.record(self._qualified_name(), signature)
+        name = self._module_global_name()
+        if name is not None:
+            signature_file.record(f"{self._builds.module_name}.{name}", signature)
         return True
 
+    def _module_global_name(self):
+        """The module global that names this kernel, as a build knows it: its
+        name, or, for a closure a kernel factory made at import, the global
+        it was bound to; None for a closure made later, which no build can
+        hold."""
+        if not _is_closure(self._py_func):
+            return self.__name__
+        module = sys.modules.get(self.__module__)
+        for name, value in list(vars(module).items()) if module is not None else ():
+            if value is self:
+                return name
+        return None
+
     def _precompiled(self):
-        """The kernel the companion holds, for a kernel a build can hold."""
-        return None if _is_closure(self._py_func) else self._builds.precompiled(self.__name__)
+        """The kernel the companion holds, if a build can hold this one."""
+        name = self._module_global_name()
+        return None if name is None else self._builds.precompiled(name)
 
     def _adopt(self, kernel):
         """Adds the specializations of a built module's kernel to this one's."""
@@ -571,19 +585,20 @@ class LazyKernel(Kernel):
 
     def _qualified_name(self):
         """`pkg.kernels.scale`: the key of the signatures file."""
-        return f"{self._builds.module_name}.{self.__name__}"
+        return f"{self._builds.module_name}.{self._module_global_name()}"
 
     def _compile(self, signature):
         """The kernel object holding a specialization for `signature` (None:
         for the decorator's signatures)."""
         if not _compiler_available():
-            if _is_closure(self._py_func):
+            if self._module_global_name() is None:
                 where = self.__qualname__.rsplit(".", 1)[0].replace(".<locals>", "")
                 raise NoSpecializationError(
                     f"kernel '{self.__name__}' is defined inside '{where}', and Kiln compiles such a "
                     "closure when it is first called, with the values it closes over: that needs "
-                    "Kiln's compiler, which is not installed. To precompile the kernel, define it at "
-                    f"the top level of {self.__module__} and pass those values as arguments")
+                    "Kiln's compiler, which is not installed. To precompile the kernel, make it when "
+                    f"{self.__module__} is imported (a module global), or define it at the top level "
+                    "and pass those values as arguments")
             if self._builds.stale is not None:
                 raise self._builds.cannot_rebuild("kernel", self.__name__)
             if signature is None:

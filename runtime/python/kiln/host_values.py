@@ -63,16 +63,68 @@ def encode(value):
     return None
 
 
-def module_values(namespace):
-    """{name: JSON form} of the globals in `namespace` a kernel can read."""
+def module_values(namespace, path=None):
+    """{name: JSON form} of the globals in `namespace` a kernel can read,
+    and of the kernels and device functions kernel factories of the module
+    at `path` made at import (closures), with what they close over."""
     found = {}
     for name, value in list(namespace.items()):
         if name.startswith("__") and name.endswith("__"):
+            continue
+        if path is not None and _closure_of(value, path) is not None:
+            _encode_closure(name, _closure_of(value, path), path, found)
             continue
         encoded = encode(value)
         if encoded is not None:
             found[name] = encoded
     return found
+
+
+def _closure_of(value, path):
+    """The Python function of a Kiln kernel or device function defined inside
+    a function of the module at `path`, or None."""
+    from kiln.dispatcher import DeviceFunction, LazyKernel
+
+    if not isinstance(value, (DeviceFunction, LazyKernel)):
+        return None
+    function = value.py_func
+    if "<locals>" not in function.__qualname__:
+        return None
+    if os.path.realpath(function.__code__.co_filename) != path:
+        return None
+    return function
+
+
+def _encode_closure(name, function, path, found):
+    """Adds the closure `function`, compiled as `name`, and its free
+    variables ("name.variable") to `found`. A device function it closes over
+    is a function of the module: one defined at its top level by its name,
+    another closure as "name__variable"."""
+    from kiln.dispatcher import DeviceFunction
+
+    code = function.__code__
+    found[name] = {"kind": "closure", "line": code.co_firstlineno,
+                   "enclosing": function.__qualname__.rsplit(".", 1)[0].replace(".<locals>", ""),
+                   "variables": list(code.co_freevars)}
+    for variable, cell in zip(code.co_freevars, function.__closure__ or ()):
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue  # not bound: the compiler names it
+        encoded = None
+        if isinstance(value, DeviceFunction):
+            inner = value.py_func
+            inner_path = os.path.realpath(inner.__code__.co_filename)
+            if inner.__qualname__ == inner.__name__:
+                encoded = {"kind": "function", "file": inner_path, "name": inner.__name__}
+            elif _closure_of(value, path) is not None:
+                inner_name = f"{name}__{variable}"
+                _encode_closure(inner_name, inner, path, found)
+                encoded = {"kind": "function", "file": path, "name": inner_name}
+        else:
+            encoded = encode(value)
+        if encoded is not None:
+            found[f"{name}.{variable}"] = encoded
 
 
 def package_values(module):
@@ -83,7 +135,7 @@ def package_values(module):
     if not path:
         return {}
     path = os.path.realpath(path)
-    found = {path: module_values(vars(module))}
+    found = {path: module_values(vars(module), path)}
     folder = os.path.dirname(path)
     in_package = os.path.exists(os.path.join(folder, "__init__.py"))
     package = module.__name__.partition(".")[0]
@@ -96,7 +148,8 @@ def package_values(module):
         else:
             related = os.path.dirname(os.path.realpath(other_path)) == folder
         if related:
-            found[os.path.realpath(other_path)] = module_values(vars(other))
+            other_path = os.path.realpath(other_path)
+            found[other_path] = module_values(vars(other), other_path)
     return found
 
 
@@ -125,7 +178,7 @@ def main(argv):
         print(f"importing {name} from {folder} raised {type(error).__name__}: {error}",
               file=sys.stderr)
         return 1
-    json.dump(module_values(vars(module)), sys.stdout)
+    json.dump(module_values(vars(module), os.path.realpath(argv[0])), sys.stdout)
     return 0
 
 

@@ -429,7 +429,8 @@ def test_an_ordinary_module_goes_from_recorded_tests_to_a_wheel_without_a_compil
     recorded = (project / "kiln-signatures.toml").read_text()
     for line in ('"ordinary.ops.blur" = [', '"void(float32[::1], float32[::1])",',
                  '"void(float64[::1], float64[::1])",', '"ordinary.ops.mix" = [',
-                 '"void(float64[::1], float64[::1], float64[::1], float64)",'):
+                 '"void(float64[::1], float64[::1], float64[::1], float64)",',
+                 '"ordinary.ops.gain_plus_half" = [', '"void(float64[::1], float64[::1])",'):
         assert line in recorded, f"the test run did not record {line}:\n{recorded}"
 
     wheel = pip_wheel(project, tmp_path / "dist", build_env)
@@ -446,4 +447,5 @@ def test_an_ordinary_module_goes_from_recorded_tests_to_a_wheel_without_a_compil
         tmp_path, plain_env())
     shutil.copytree(project / "tests", tmp_path / "tests")
     result = run([python, "-c", RUN_PACKAGE_TESTS], tmp_path, plain_env())
-    assert result.stdout.split() == ["passed:", "test_blur_float32", "test_blur_float64", "test_mix"]
+    assert result.stdout.split() == ["passed:", "test_blur_float32", "test_blur_float64", "test_gained",
+                                     "test_mix"]

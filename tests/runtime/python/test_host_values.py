@@ -302,3 +302,74 @@ def test_a_module_that_fails_to_import_is_reported_by_kiln_build(tmp_path, kiln,
     assert ("cannot read the globals" in built.stderr and "broken_import.py computes at import" in built.stderr
             and "RuntimeError: no configuration file" in built.stderr), built.stderr
     assert "error: 'TABLE' is a value computed at import" in built.stderr, built.stderr
+
+
+FACTORY = '''
+import numpy as np
+from kiln import cuda
+
+GAINS = np.linspace(1.0, 2.0, 4)
+
+
+@cuda.jit(device=True)
+def doubled(x):
+    return 2 * x
+
+
+def make_kernel(op, offset):
+    @cuda.jit(device=True)
+    def shifted(x):
+        return op(x) + offset
+
+    @cuda.jit
+    def apply(out, x):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = shifted(x[i]) * GAINS[i % 4]
+    return apply
+
+
+double_plus_one = make_kernel(doubled, 1.0)
+'''
+
+RUN_FACTORY_KERNEL = '''
+import sys
+if "--no-compiler" in sys.argv:
+    sys.modules["kiln._compiler"] = None
+import numpy as np
+from factorypkg import kernels
+x = np.arange(8.0)
+out = np.zeros(8)
+kernels.double_plus_one[1, 8](out, x)
+np.testing.assert_allclose(out, (2 * x + 1) * np.linspace(1.0, 2.0, 4)[np.arange(8) % 4])
+print("ok")
+'''
+
+
+def test_a_closure_a_factory_makes_at_import_is_recorded_and_precompiled(tmp_path, kiln, package_dir):
+    """A kernel factory's closure bound to a module global is a kernel a
+    build can hold: its signatures are recorded under the global's name,
+    and `kiln build` compiles it, with the device functions it closes over,
+    into the companion, which runs it without a compiler."""
+    package = tmp_path / "factorypkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "kernels.py").write_text(FACTORY)
+    (tmp_path / "run.py").write_text(RUN_FACTORY_KERNEL)
+    environment = dict(os.environ, PYTHONPATH=str(package_dir), KILN_TARGET="cpu",
+                       KILN_RECORD_SIGNATURES=str(tmp_path / "kiln-signatures.toml"))
+
+    def run(*flags):
+        return subprocess.run([sys.executable, "run.py", *flags], capture_output=True, text=True,
+                              cwd=tmp_path, env=environment, timeout=300)
+
+    recorded = run()
+    assert recorded.returncode == 0 and recorded.stdout.strip() == "ok", recorded.stderr
+    signatures = (tmp_path / "kiln-signatures.toml").read_text()
+    assert '"factorypkg.kernels.double_plus_one" = [\n    "void(float64[::1], float64[::1])",' in signatures
+
+    built = kiln("build", package / "kernels.py", "--arch", "80", "--python", sys.executable,
+                 cwd=tmp_path, env=environment)
+    assert built.returncode == 0, built.stderr
+    precompiled = run("--no-compiler")
+    assert precompiled.returncode == 0 and precompiled.stdout.strip() == "ok", precompiled.stderr

@@ -562,6 +562,6 @@ def test_without_the_compiler_a_closure_says_why_it_cannot_run(tmp_path, package
         "NoSpecializationError",
         "kernel 'scale' is defined inside 'make_scaler', and Kiln compiles such a closure when it is "
         "first called, with the values it closes over: that needs Kiln's compiler, which is not "
-        "installed. To precompile the kernel, define it at the top level of closure_runtime_only and "
-        "pass those values as arguments",
+        "installed. To precompile the kernel, make it when closure_runtime_only is imported (a module "
+        "global), or define it at the top level and pass those values as arguments",
     ], result.stdout

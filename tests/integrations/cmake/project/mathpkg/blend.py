@@ -1,16 +1,17 @@
 # A module that stays Python: host code beside a kernel, built into the
-# companion _blend.kiln<EXT_SUFFIX> its kernel loads.
+# companion _blend.kiln<EXT_SUFFIX> its kernel loads. The build imports the
+# module to read what its host code computes (WEIGHTS).
 import numpy as np
 from kiln import cuda
 
-WEIGHT = 0.75
+WEIGHTS = np.full(4, 0.75)
 
 
 @cuda.jit("void(float64[::1], float64[::1])")
 def blend(x, out):
     i = cuda.grid(1)
     if i < x.size:
-        out[i] = WEIGHT * x[i] + 1.0
+        out[i] = WEIGHTS[i % 4] * x[i] + 1.0
 
 
 def blended(x):

@@ -1,3 +1,3 @@
-from ordinary.ops import blurred, mixed
+from ordinary.ops import blurred, gained, mixed
 
-__all__ = ["blurred", "mixed"]
+__all__ = ["blurred", "gained", "mixed"]

@@ -1,7 +1,7 @@
 import numpy as np
 from kiln import cuda
 
-from .constants import COEFFS, lerp
+from .constants import COEFFS, GAINS, lerp
 
 THREADS = 64
 
@@ -39,4 +39,24 @@ def blurred(x):
 def mixed(a, b, t):
     out = np.empty_like(a)
     mix[_blocks(a.size), THREADS](out, a, b, t)
+    return out
+
+
+def _make_gain_kernel(offset):
+    @cuda.jit
+    def apply_gain(out, x):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = x[i] * GAINS[i % GAINS.size] + offset
+
+    return apply_gain
+
+
+# Made by a kernel factory at import: a module global the build precompiles.
+gain_plus_half = _make_gain_kernel(0.5)
+
+
+def gained(x):
+    out = np.empty_like(x)
+    gain_plus_half[_blocks(x.size), THREADS](out, x)
     return out

@@ -25,3 +25,9 @@ def test_mix():
     rng = np.random.default_rng(3)
     a, b = rng.random(129), rng.random(129)
     np.testing.assert_allclose(ordinary.mixed(a, b, 0.25), a + (b - a) * 0.25, rtol=1e-12)
+
+
+def test_gained():
+    x = np.random.default_rng(4).random(50)
+    gains = np.linspace(1.0, 2.0, 4)[np.arange(50) % 4]
+    np.testing.assert_allclose(ordinary.gained(x), x * gains + 0.5, rtol=1e-12)
