@@ -9,19 +9,20 @@ build` runs
 
     python -m kiln.host_values pkg/kernels.py
 
-which imports the module (as `pkg.kernels`, from the folder above its
-package) and prints its values as JSON. Values are keyed by the module
+which runs the module (as `pkg.kernels`, from the folder above its package,
+without running the package's __init__.py) and prints its values as JSON. Values are keyed by the module
 file's real path:
 
     {"/abs/pkg/kernels.py": {"TABLE": {"kind": "array", "dtype": "float64",
                                         "shape": [64], "data": "<hex>"}}}
 """
 
-import importlib
+import importlib.util
 import json
 import os
 import struct
 import sys
+import types
 
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 # NumPy's kinds of the dtypes Kiln compiles: bool, signed, unsigned, float, complex.
@@ -134,22 +135,22 @@ def package_values(module):
     path = getattr(module, "__file__", None)
     if not path:
         return {}
-    path = os.path.realpath(path)
-    found = {path: module_values(vars(module), path)}
-    folder = os.path.dirname(path)
-    in_package = os.path.exists(os.path.join(folder, "__init__.py"))
+    real = os.path.realpath(path)
+    found = {real: module_values(vars(module), real)}
+    folder = os.path.dirname(os.path.abspath(path))
+    in_package = os.path.exists(os.path.join(folder, "__init__.py")) and module.__name__ != "__main__"
     package = module.__name__.partition(".")[0]
     for name, other in list(sys.modules.items()):
         other_path = getattr(other, "__file__", None)
         if other is module or not isinstance(other_path, str) or not other_path.endswith(".py"):
             continue
-        if in_package and module.__name__ != "__main__":
+        if in_package:
             related = name == package or name.startswith(package + ".")
         else:
-            related = os.path.dirname(os.path.realpath(other_path)) == folder
+            related = os.path.dirname(os.path.abspath(other_path)) == folder
         if related:
-            other_path = os.path.realpath(other_path)
-            found[other_path] = module_values(vars(other), other_path)
+            other_real = os.path.realpath(other_path)
+            found[other_real] = module_values(vars(other), other_real)
     return found
 
 
@@ -166,19 +167,40 @@ def _module_name(path):
     return folder, ".".join(parts)
 
 
+def _import_alone(path):
+    """Runs the module at `path` under its dotted name, as `import` would,
+    but without running its packages' __init__.py: at build time they may
+    import what is not built yet (the package's other kernel modules). Its
+    packages are stand-ins whose __path__ finds their modules, so that
+    relative imports of sibling modules work."""
+    folder, name = _module_name(path)
+    sys.path.insert(0, folder)
+    parts = name.split(".")
+    for depth in range(1, len(parts)):
+        package = ".".join(parts[:depth])
+        if package not in sys.modules:
+            stand_in = types.ModuleType(package)
+            stand_in.__path__ = [os.path.join(folder, *parts[:depth])]
+            stand_in.__package__ = package
+            sys.modules[package] = stand_in
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def main(argv):
     if len(argv) != 1:
         print("usage: python -m kiln.host_values FILE.py", file=sys.stderr)
         return 2
-    folder, name = _module_name(argv[0])
-    sys.path.insert(0, folder)
+    path = os.path.realpath(argv[0])
     try:
-        module = importlib.import_module(name)
+        module = _import_alone(path)
     except BaseException as error:  # the module's own failure, reported as such
-        print(f"importing {name} from {folder} raised {type(error).__name__}: {error}",
-              file=sys.stderr)
+        print(f"running {argv[0]} raised {type(error).__name__}: {error}", file=sys.stderr)
         return 1
-    json.dump(module_values(vars(module), os.path.realpath(argv[0])), sys.stdout)
+    json.dump(module_values(vars(module), path), sys.stdout)
     return 0
 
 

@@ -503,6 +503,9 @@ def test_example_build_used_kiln_archs(example_package):
     assert any(re.fullmatch(rf"{SP_REL}/vecmath/kernels\..*\.so", f) for f in files), sorted(files)
     assert f"{SP_REL}/vecmath/__init__.py" in files
     assert f"{SP_REL}/vecmath/kernels.py" not in files
+    # The module that stays Python ships with its companion.
+    assert f"{SP_REL}/vecmath/ops.py" in files
+    assert any(re.fullmatch(rf"{SP_REL}/vecmath/_ops\.kiln\..*\.so", f) for f in files), sorted(files)
     assert any(f.startswith(f"{SP_REL}/vecmath-1.0.0.dist-info/") for f in files)
 
 
@@ -533,6 +536,9 @@ def test_example_installs_and_runs_without_kiln(example_package, kiln_packages, 
         np.testing.assert_allclose(vecmath.scaled_axpy(3, x, y), 2 * (3 * x + y), rtol=1e-6)
         d = x.astype(np.float64)
         np.testing.assert_allclose(vecmath.scaled_axpy(0.5, d, d), 2 * (1.5 * d))
+        # ops.py's kernel, precompiled in its companion, with the table ops.py
+        # computes at import; no compiler here.
+        np.testing.assert_allclose(vecmath.weighed(d), d * np.tile(np.linspace(0.5, 2.0, 4), 250))
         print(kiln.__file__)
         print(vecmath.kernels.__file__)
         """)

@@ -2,8 +2,9 @@
 import numpy as np
 
 from vecmath.kernels import SCALE, axpy
+from vecmath.ops import weighed
 
-__all__ = ["axpy", "scaled_axpy"]
+__all__ = ["axpy", "scaled_axpy", "weighed"]
 
 
 def scaled_axpy(a, x, y):
