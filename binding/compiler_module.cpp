@@ -115,10 +115,16 @@ bool toClosures(PyObject *sequence, std::vector<ClosureRequest> &out) {
     unsigned line = 0;
     PyObject *variables = nullptr;
     const char *enclosing = nullptr;
-    ok = PyArg_ParseTuple(PySequence_Fast_GET_ITEM(items, i),
-                          "sIOs;closures hold (name, line, "
-                          "free variables, enclosing function) tuples",
-                          &name, &line, &variables, &enclosing);
+    PyObject *item = PySequence_Fast_GET_ITEM(items, i);
+    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 4 ||
+        !PyUnicode_Check(PyTuple_GET_ITEM(item, 0)) || !PyLong_Check(PyTuple_GET_ITEM(item, 1)) ||
+        !PyUnicode_Check(PyTuple_GET_ITEM(item, 3))) {
+      PyErr_SetString(PyExc_TypeError, "closures hold (name, line, free variables, enclosing "
+                                       "function) tuples of (str, int, list of str, str)");
+      ok = false;
+      break;
+    }
+    ok = PyArg_ParseTuple(item, "sIOs", &name, &line, &variables, &enclosing);
     ClosureRequest request;
     ok = ok && toStrings(variables, "a closure's free variables", request.freeVariables);
     if (ok) {

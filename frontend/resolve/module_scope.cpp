@@ -442,6 +442,7 @@ private:
   /// Where module globals that are closures, and what they close over,
   /// come from, for the build to compile the closures signatures name.
   HostValueSource *hostValues;
+  llvm::StringSet<> closuresTried;
 };
 
 std::unique_ptr<ModuleScope>
@@ -654,8 +655,11 @@ void ModuleScopeBuilder::addClosure(const Module &module, const ClosureRequest &
 }
 
 bool ModuleScopeBuilder::addGlobalClosure(const Module &module, llvm::StringRef name) {
-  if (!hostValues || !moduleStaysPython || scope.function(name))
-    return scope.function(name) != nullptr;
+  if (scope.function(name))
+    return true;
+  // Once each: closures may call each other, and one may fail to compile.
+  if (!hostValues || !moduleStaysPython || !closuresTried.insert(name).second)
+    return false;
   const HostValue *value = hostValues->lookup(modulePath, name);
   if (!value || value->kind != HostValue::Kind::Closure)
     return false;

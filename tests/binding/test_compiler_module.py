@@ -72,6 +72,15 @@ def test_diagnostics_are_those_kiln_build_prints(kiln, tmp_path):
     (dict(module_name="pkg.1st"), ValueError, "'pkg.1st' is not a module name Kiln can build"),
     (dict(signatures=[3]), TypeError, "signatures must hold str, not int"),
     (dict(signatures="add_kernel=void()"), TypeError, "signatures must be a list of str, not a str"),
+    (dict(host_values="{"), ValueError, "host values are not valid JSON"),
+    (dict(host_values="[]"), ValueError, "host values must be a JSON object of module files"),
+    (dict(host_values='{"/m.py": {"T": {"kind": "array", "dtype": "float64", "data": "00"}}}'),
+     ValueError, "host value 'T' of /m.py: an array needs a \"shape\""),
+    (dict(host_values='{"/m.py": {"T": {"kind": "set"}}}'), ValueError, "unknown kind \"set\""),
+    (dict(host_values='{"/m.py": {"T": {"kind": "float", "data": "xyz"}}}'), ValueError,
+     "\"data\" must be hexadecimal digits"),
+    (dict(closures=[("k", "line", [], "f")]), TypeError, "closures hold (name, line, free variables"),
+    (dict(closures=[("k", 3, "x", "f")]), TypeError, "a closure's free variables must be a list of str"),
 ])
 def test_bad_arguments_raise_clear_errors(tmp_path, arguments, error, message):
     call = dict(file=str(VECTOR_ADD), output_dir=str(tmp_path))
