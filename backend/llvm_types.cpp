@@ -72,15 +72,9 @@ llvm::StructType *LLVMTypes::array(unsigned rank) {
 }
 
 uint64_t itemSize(const Type *type) {
-  if (const auto *integer = llvm::dyn_cast<IntegerType>(type))
-    return integer->bitwidth() / 8;
-  if (const auto *real = llvm::dyn_cast<FloatType>(type))
-    return real->bitwidth() / 8;
-  if (const auto *complex = llvm::dyn_cast<ComplexType>(type))
-    return complex->bitwidth() / 8;
   if (const auto *record = llvm::dyn_cast<RecordType>(type))
     return record->byteSize();
-  return 1; // bool
+  return scalarByteSize(type).value_or(1);
 }
 
 uint64_t itemAlignment(const Type *type) {

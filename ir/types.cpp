@@ -192,6 +192,18 @@ const StringLiteralType *TypeContext::stringLiteral(llvm::StringRef value) {
   return intern<StringLiteralType>("str:" + value.str(), value.str());
 }
 
+std::optional<uint64_t> scalarByteSize(const Type *type) {
+  if (const auto *integer = llvm::dyn_cast<IntegerType>(type))
+    return integer->bitwidth() / 8;
+  if (const auto *real = llvm::dyn_cast<FloatType>(type))
+    return real->bitwidth() / 8;
+  if (const auto *complex = llvm::dyn_cast<ComplexType>(type))
+    return complex->bitwidth() / 8;
+  if (llvm::isa<BooleanType>(type))
+    return 1;
+  return std::nullopt;
+}
+
 const ArrayType *TypeContext::array(const Type *dtype, unsigned ndim, ArrayLayout layout,
                                     bool readonly) {
   // Numba: arrays of 0 or 1 dimensions that are C-contiguous are also

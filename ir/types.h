@@ -185,6 +185,10 @@ private:
 enum class ArrayLayout : uint8_t { C, F, A };
 llvm::StringRef layoutName(ArrayLayout layout);
 
+/// The bytes one element of `type` takes in an array: a number's width, one
+/// for a boolean; nothing for other types.
+std::optional<uint64_t> scalarByteSize(const Type *type);
+
 /// Numba's Array type. A read-only array (a NumPy array a kernel reads from
 /// its module's globals, frozen into the code) prints as
 /// "readonly array(float64, 1d, C)" and takes no stores.

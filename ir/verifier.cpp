@@ -361,26 +361,20 @@ private:
       return "a constant array's type must be a readonly C array of rank " +
              std::to_string(instruction.shape.size());
     const Type *element = array->elementType();
-    uint64_t itemBytes = 1;
-    if (const auto *integer = llvm::dyn_cast<IntegerType>(element))
-      itemBytes = integer->bitwidth() / 8;
-    else if (const auto *real = llvm::dyn_cast<FloatType>(element))
-      itemBytes = real->bitwidth() / 8;
-    else if (const auto *complex = llvm::dyn_cast<ComplexType>(element))
-      itemBytes = complex->bitwidth() / 8;
-    else if (!llvm::isa<BooleanType>(element))
+    std::optional<uint64_t> itemBytes = scalarByteSize(element);
+    if (!itemBytes)
       return "a constant array holds numbers or booleans, not " + element->str();
     uint64_t count = 1;
     uint64_t bytes = 0;
     bool overflows = false;
     for (uint64_t extent : instruction.shape)
       overflows |= __builtin_mul_overflow(count, extent, &count);
-    overflows |= __builtin_mul_overflow(count, itemBytes, &bytes);
+    overflows |= __builtin_mul_overflow(count, *itemBytes, &bytes);
     if (overflows)
       return std::string("a constant array's shape is too large");
     if (!instruction.data || instruction.data->size() != bytes)
       return "a constant array of " + std::to_string(count) + " " + element->str() + " needs " +
-             std::to_string(count * itemBytes) + " bytes, not " +
+             std::to_string(bytes) + " bytes, not " +
              std::to_string(instruction.data ? instruction.data->size() : 0);
     return std::nullopt;
   }

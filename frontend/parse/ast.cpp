@@ -171,4 +171,86 @@ void forEachChild(const Expr *e, llvm::function_ref<void(Expr *)> visit) {
   }
 }
 
+void forEachExpression(llvm::ArrayRef<Stmt *> body, llvm::function_ref<void(Expr *)> visit) {
+  auto one = [&](Expr *e) {
+    if (e)
+      visit(e);
+  };
+  auto all = [&](llvm::ArrayRef<Expr *> exprs) { llvm::for_each(exprs, one); };
+  for (const Stmt *stmt : body) {
+    switch (stmt->kind()) {
+    case Stmt::Kind::FunctionDef: {
+      const auto *def = llvm::cast<FunctionDefStmt>(stmt);
+      all(def->decorators);
+      for (const Parameter &param : def->params)
+        one(param.defaultValue);
+      forEachExpression(def->body, visit);
+      break;
+    }
+    case Stmt::Kind::ClassDef:
+      all(llvm::cast<ClassDefStmt>(stmt)->bases);
+      forEachExpression(llvm::cast<ClassDefStmt>(stmt)->body, visit);
+      break;
+    case Stmt::Kind::Return:
+      one(llvm::cast<ReturnStmt>(stmt)->value);
+      break;
+    case Stmt::Kind::Assign:
+      all(llvm::cast<AssignStmt>(stmt)->targets);
+      one(llvm::cast<AssignStmt>(stmt)->value);
+      break;
+    case Stmt::Kind::AugAssign:
+      one(llvm::cast<AugAssignStmt>(stmt)->target);
+      one(llvm::cast<AugAssignStmt>(stmt)->value);
+      break;
+    case Stmt::Kind::AnnAssign:
+      one(llvm::cast<AnnAssignStmt>(stmt)->target);
+      one(llvm::cast<AnnAssignStmt>(stmt)->annotation);
+      one(llvm::cast<AnnAssignStmt>(stmt)->value);
+      break;
+    case Stmt::Kind::For: {
+      const auto *loop = llvm::cast<ForStmt>(stmt);
+      one(loop->target);
+      one(loop->iter);
+      forEachExpression(loop->body, visit);
+      forEachExpression(loop->orelse, visit);
+      break;
+    }
+    case Stmt::Kind::While: {
+      const auto *loop = llvm::cast<WhileStmt>(stmt);
+      one(loop->test);
+      forEachExpression(loop->body, visit);
+      forEachExpression(loop->orelse, visit);
+      break;
+    }
+    case Stmt::Kind::If: {
+      const auto *branch = llvm::cast<IfStmt>(stmt);
+      one(branch->test);
+      forEachExpression(branch->body, visit);
+      forEachExpression(branch->orelse, visit);
+      break;
+    }
+    case Stmt::Kind::With:
+    case Stmt::Kind::Try:
+      forEachExpression(llvm::cast<BlockStmt>(stmt)->body, visit);
+      break;
+    case Stmt::Kind::Raise:
+      one(llvm::cast<RaiseStmt>(stmt)->exception);
+      one(llvm::cast<RaiseStmt>(stmt)->cause);
+      break;
+    case Stmt::Kind::Assert:
+      one(llvm::cast<AssertStmt>(stmt)->test);
+      one(llvm::cast<AssertStmt>(stmt)->message);
+      break;
+    case Stmt::Kind::Delete:
+      all(llvm::cast<DeleteStmt>(stmt)->targets);
+      break;
+    case Stmt::Kind::ExprStmt:
+      one(llvm::cast<ExprStmt>(stmt)->value);
+      break;
+    default:
+      break;
+    }
+  }
+}
+
 } // namespace kiln::ast

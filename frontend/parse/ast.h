@@ -609,6 +609,12 @@ public:
   KILN_STMT_CLASSOF(ExprStmt)
 };
 
+/// Calls `visit` on each expression of the statements in `body` and in the
+/// statements nested in them (bodies of loops, branches, `with`, `try`,
+/// functions and classes), in source order; not on the expressions inside
+/// those (see forEachChild).
+void forEachExpression(llvm::ArrayRef<Stmt *> body, llvm::function_ref<void(Expr *)> visit);
+
 #undef KILN_STMT_CLASSOF
 
 /// A parsed source file.

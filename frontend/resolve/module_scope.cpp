@@ -280,16 +280,10 @@ std::optional<ConstantValue> constantOf(const HostValue &value, TypeContext &typ
 /// A NumPy array of numbers or booleans whose data fits its shape.
 std::shared_ptr<const ConstantArray> arrayOf(const HostValue &value, TypeContext &types) {
   const Type *element = dtypeNamed(value.dtype, types);
-  if (!element || !(element->isNumber() || llvm::isa<BooleanType>(element)))
+  std::optional<uint64_t> itemBytes = element ? scalarByteSize(element) : std::nullopt;
+  if (!itemBytes)
     return nullptr;
-  uint64_t itemBytes = llvm::isa<BooleanType>(element) ? 1 : 0;
-  if (const auto *integer = llvm::dyn_cast<IntegerType>(element))
-    itemBytes = integer->bitwidth() / 8;
-  else if (const auto *real = llvm::dyn_cast<FloatType>(element))
-    itemBytes = real->bitwidth() / 8;
-  else if (const auto *complex = llvm::dyn_cast<ComplexType>(element))
-    itemBytes = complex->bitwidth() / 8;
-  uint64_t bytes = itemBytes;
+  uint64_t bytes = *itemBytes;
   for (uint64_t extent : value.shape)
     if (__builtin_mul_overflow(bytes, extent, &bytes))
       return nullptr;
@@ -311,6 +305,10 @@ const ModuleValue *ModuleScope::hostValueOf(const ModuleValue &computed) const {
   if (const HostValue *value = hostValues->lookup(key.first, key.second)) {
     if (value->kind == HostValue::Kind::Function) {
       if (const FunctionDecl *function = functionAt(value->functionFile, value->functionName))
+        slot = std::make_unique<ModuleValue>(ModuleValue::function(function));
+    } else if (value->kind == HostValue::Kind::Closure) {
+      // Compiled under the global's own name, if the build added it.
+      if (const FunctionDecl *function = functionAt(key.first, key.second))
         slot = std::make_unique<ModuleValue>(ModuleValue::function(function));
     } else if (value->kind == HostValue::Kind::Array) {
       if (std::shared_ptr<const ConstantArray> array = arrayOf(*value, *types))
@@ -578,6 +576,30 @@ void ModuleScopeBuilder::run(const Module &module,
     auto bound = scope.bindings.find(external.function);
     if (bound != scope.bindings.end() && bound->second.isComputedAtImport())
       addGlobalClosure(module, external.function);
+  }
+  // So does a call of one by its global name (`triple(x)`, where `triple =
+  // make_op(3)`), from any function, those just added included.
+  for (size_t i = 0; i < scope.decls.size(); ++i) {
+    const FunctionDecl &decl = *scope.decls[i];
+    if (!decl.def)
+      continue;
+    llvm::SmallVector<std::string, 4> callees;
+    std::vector<const Expr *> pending;
+    ast::forEachExpression(decl.def->body, [&](Expr *e) { pending.push_back(e); });
+    while (!pending.empty()) {
+      const Expr *e = pending.back();
+      pending.pop_back();
+      if (const auto *call = dyn_cast<CallExpr>(e))
+        if (const auto *callee = dyn_cast<NameExpr>(call->callee))
+          callees.push_back(callee->id.str());
+      ast::forEachChild(e, [&](Expr *child) { pending.push_back(child); });
+    }
+    for (const std::string &callee : callees) {
+      auto bound = scope.bindings.find(callee);
+      bool freeVariable = decl.scope != &scope && decl.scope->bindings.count(callee) != 0;
+      if (!freeVariable && bound != scope.bindings.end() && bound->second.isComputedAtImport())
+        addGlobalClosure(module, callee);
+    }
   }
   attachExternalSignatures(externalSignatures);
 }

@@ -88,70 +88,7 @@ private:
   /// names the function reads that are module constants.
   void collectGlobalConstants(const FunctionDecl &decl, std::set<std::string> &globals) {
     std::vector<const ast::Expr *> pending;
-    std::function<void(const ast::Stmt *)> visitStmt;
-    auto visitExpr = [&](const ast::Expr *e) { pending.push_back(e); };
-    visitStmt = [&](const ast::Stmt *stmt) {
-      switch (stmt->kind()) {
-      case ast::Stmt::Kind::Assign:
-        for (const ast::Expr *t : llvm::cast<ast::AssignStmt>(stmt)->targets)
-          visitExpr(t);
-        visitExpr(llvm::cast<ast::AssignStmt>(stmt)->value);
-        break;
-      case ast::Stmt::Kind::AugAssign:
-        visitExpr(llvm::cast<ast::AugAssignStmt>(stmt)->target);
-        visitExpr(llvm::cast<ast::AugAssignStmt>(stmt)->value);
-        break;
-      case ast::Stmt::Kind::AnnAssign:
-        if (const ast::Expr *v = llvm::cast<ast::AnnAssignStmt>(stmt)->value)
-          visitExpr(v);
-        break;
-      case ast::Stmt::Kind::For: {
-        const auto *loop = llvm::cast<ast::ForStmt>(stmt);
-        visitExpr(loop->iter);
-        for (const ast::Stmt *s : loop->body)
-          visitStmt(s);
-        for (const ast::Stmt *s : loop->orelse)
-          visitStmt(s);
-        break;
-      }
-      case ast::Stmt::Kind::While: {
-        const auto *loop = llvm::cast<ast::WhileStmt>(stmt);
-        visitExpr(loop->test);
-        for (const ast::Stmt *s : loop->body)
-          visitStmt(s);
-        for (const ast::Stmt *s : loop->orelse)
-          visitStmt(s);
-        break;
-      }
-      case ast::Stmt::Kind::If: {
-        const auto *branch = llvm::cast<ast::IfStmt>(stmt);
-        visitExpr(branch->test);
-        for (const ast::Stmt *s : branch->body)
-          visitStmt(s);
-        for (const ast::Stmt *s : branch->orelse)
-          visitStmt(s);
-        break;
-      }
-      case ast::Stmt::Kind::Return:
-        if (const ast::Expr *v = llvm::cast<ast::ReturnStmt>(stmt)->value)
-          visitExpr(v);
-        break;
-      case ast::Stmt::Kind::ExprStmt:
-        visitExpr(llvm::cast<ast::ExprStmt>(stmt)->value);
-        break;
-      case ast::Stmt::Kind::Assert:
-        visitExpr(llvm::cast<ast::AssertStmt>(stmt)->test);
-        break;
-      case ast::Stmt::Kind::Raise:
-        if (const ast::Expr *v = llvm::cast<ast::RaiseStmt>(stmt)->exception)
-          visitExpr(v);
-        break;
-      default:
-        break;
-      }
-    };
-    for (const ast::Stmt *stmt : decl.def->body)
-      visitStmt(stmt);
+    ast::forEachExpression(decl.def->body, [&](ast::Expr *e) { pending.push_back(e); });
     while (!pending.empty()) {
       const ast::Expr *e = pending.back();
       pending.pop_back();

@@ -161,5 +161,31 @@ TEST_F(ParserTest, DeepNestingIsAnErrorNotAStackOverflow) {
   EXPECT_EQ(errors().back(), "1: expression is nested too deeply");
 }
 
+TEST_F(ParserTest, EveryStatementsExpressionsAreVisitedInSourceOrder) {
+  ast::Module module = parse("def f(a=d0):\n"
+                             "    for t in it:\n"
+                             "        if c1:\n"
+                             "            x = v1\n"
+                             "        else:\n"
+                             "            y += v2\n"
+                             "    while c2:\n"
+                             "        assert c3, m1\n"
+                             "    else:\n"
+                             "        raise e1 from e2\n"
+                             "    try:\n"
+                             "        del z\n"
+                             "    except E:\n"
+                             "        pass\n"
+                             "    return r1\n");
+  ASSERT_FALSE(diags.hasErrors());
+  std::vector<std::string> names;
+  ast::forEachExpression(module.body, [&](ast::Expr *e) {
+    if (const auto *name = llvm::dyn_cast<ast::NameExpr>(e))
+      names.push_back(name->id.str());
+  });
+  EXPECT_EQ(names, (std::vector<std::string>{"d0", "t", "it", "c1", "x", "v1", "y", "v2", "c2",
+                                             "c3", "m1", "e1", "e2", "z", "r1"}));
+}
+
 } // namespace
 } // namespace kiln

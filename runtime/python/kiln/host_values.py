@@ -195,12 +195,18 @@ def main(argv):
         print("usage: python -m kiln.host_values FILE.py", file=sys.stderr)
         return 2
     path = os.path.realpath(argv[0])
+    # Standard output carries the values alone: what the module prints, from
+    # Python or from C, goes to standard error.
+    sys.stdout.flush()
+    output = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
     try:
         module = _import_alone(path)
     except BaseException as error:  # the module's own failure, reported as such
         print(f"running {argv[0]} raised {type(error).__name__}: {error}", file=sys.stderr)
         return 1
-    json.dump(module_values(vars(module), path), sys.stdout)
+    json.dump(module_values(vars(module), path), output)
+    output.close()
     return 0
 
 

@@ -197,15 +197,18 @@ def test_first_calls_from_many_threads_compile_once(kernels):
     assert builds.signatures == ["scale=void(float32[::1], float32[::1])"], builds.signatures
 
 
-def test_without_the_compiler_the_error_says_what_to_add(tmp_path, package_dir):
-    (tmp_path / "lazy_runtime_only.py").write_text(textwrap.dedent(KERNELS))
-    script = textwrap.dedent('''
+def error_without_the_compiler(tmp_path, package_dir, name, source, call):
+    """The exception's class and message lines when `call` runs, in a
+    process with kiln-runtime alone (no compiler), on module `name`
+    (`source`, imported as m)."""
+    (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
+    script = textwrap.dedent(f'''
         import sys
         sys.modules["kiln._compiler"] = None   # kiln-runtime alone: no compiler
         import numpy as np
-        import lazy_runtime_only as m
+        import {name} as m
         try:
-            m.scale[1, 4](np.zeros(4, np.float32), np.ones(4, np.float32))
+            {call}
         except Exception as error:
             print(type(error).__name__, error, sep="\\n")
     ''')
@@ -213,12 +216,18 @@ def test_without_the_compiler_the_error_says_what_to_add(tmp_path, package_dir):
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                             env=environment, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[:3] == [
+    return result.stdout.splitlines()
+
+
+def test_without_the_compiler_the_error_says_what_to_add(tmp_path, package_dir):
+    lines = error_without_the_compiler(tmp_path, package_dir, "lazy_runtime_only", KERNELS,
+                                       "m.scale[1, 4](np.zeros(4, np.float32), np.ones(4, np.float32))")
+    assert lines[:3] == [
         "NoSpecializationError",
         "kernel 'scale' has no specialization for (float32[::1], float32[::1]), and Kiln's compiler "
         "is not installed to compile one. Add it to the package's build, and rebuild the package:",
         "    kiln signatures add lazy_runtime_only.scale 'void(float32[::1], float32[::1])'",
-    ], result.stdout
+    ], lines
 
 
 HOST_CODE_BESIDE_KERNELS = '''
@@ -543,25 +552,12 @@ def test_ufuncs_defined_inside_a_function_say_what_to_do(tmp_path):
 
 
 def test_without_the_compiler_a_closure_says_why_it_cannot_run(tmp_path, package_dir):
-    (tmp_path / "closure_runtime_only.py").write_text(textwrap.dedent(CLOSURES))
-    script = textwrap.dedent('''
-        import sys
-        sys.modules["kiln._compiler"] = None
-        import numpy as np
-        import closure_runtime_only as m
-        try:
-            m.make_scaler(2.0, np.ones(2), m.doubled)[1, 4](np.zeros(4), np.ones(4))
-        except Exception as error:
-            print(type(error).__name__, error, sep="\\n")
-    ''')
-    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(package_dir)]))
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            env=environment, timeout=120)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[:2] == [
+    lines = error_without_the_compiler(tmp_path, package_dir, "closure_runtime_only", CLOSURES,
+                                       "m.make_scaler(2.0, np.ones(2), m.doubled)[1, 4](np.zeros(4), np.ones(4))")
+    assert lines[:2] == [
         "NoSpecializationError",
         "kernel 'scale' is defined inside 'make_scaler', and Kiln compiles such a closure when it is "
         "first called, with the values it closes over: that needs Kiln's compiler, which is not "
         "installed. To precompile the kernel, make it when closure_runtime_only is imported (a module "
         "global), or define it at the top level and pass those values as arguments",
-    ], result.stdout
+    ], lines
