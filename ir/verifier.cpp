@@ -356,9 +356,9 @@ private:
 
   static std::optional<std::string> checkConstArray(const Instruction &instruction) {
     const auto *array = llvm::dyn_cast_or_null<ArrayType>(instruction.type());
-    if (!array || !array->isReadonly() || array->arrayLayout() != ArrayLayout::C ||
+    if (!array || !array->isReadonly() || array->arrayLayout() == ArrayLayout::A ||
         array->rank() != instruction.shape.size())
-      return "a constant array's type must be a readonly C array of rank " +
+      return "a constant array's type must be a readonly C or F array of rank " +
              std::to_string(instruction.shape.size());
     const Type *element = array->elementType();
     std::optional<uint64_t> itemBytes = scalarByteSize(element);

@@ -91,6 +91,10 @@ llvm::Expected<HostValue> readValue(const llvm::json::Value &json, llvm::StringR
         return valueError(file, name, "a shape holds non-negative integers");
       value.shape.push_back(uint64_t(*number));
     }
+    std::optional<llvm::StringRef> order = object->getString("order");
+    if (order && *order != "C" && *order != "F")
+      return valueError(file, name, "an array's \"order\" is \"C\" or \"F\"");
+    value.fortranOrder = order && *order == "F";
   }
   std::optional<llvm::StringRef> hex = object->getString("data");
   std::string bytes;

@@ -11,7 +11,8 @@
 // object per module file:
 //
 //   {"/abs/pkg/kernels.py": {"TABLE": {"kind": "array", "dtype": "float64",
-//                                       "shape": [64], "data": "<hex>"},
+//                                       "shape": [64], "order": "C",
+//                                       "data": "<hex>"},
 //                            "SCALE": {"kind": "float", "data": "<hex>"}}}
 //
 // Scalars and array elements are in the machine's byte order; "int",
@@ -44,6 +45,8 @@ struct HostValue {
   /// NumPy's name of the element type, for Scalar and Array: "float32".
   std::string dtype;
   std::vector<uint64_t> shape; // Array
+  /// Array: the elements in Fortran order ("order": "F"), else C order.
+  bool fortranOrder = false;
   /// The value's bytes (for an array, its elements in C order); shared, as
   /// every kernel reading a table refers to the one copy.
   std::shared_ptr<const std::string> data;

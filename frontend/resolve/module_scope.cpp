@@ -157,7 +157,8 @@ std::string ModuleValue::describe() const {
     // The elements' hash, so that a semantic hash changes with the data.
     llvm::BLAKE3 blake3;
     blake3.update(*arrayPart->data);
-    std::string text = "readonly array " + arrayPart->elementType->str() + " (";
+    std::string text = "readonly array " + arrayPart->elementType->str() + " " +
+                       layoutName(arrayPart->layout).str() + " (";
     for (size_t i = 0; i < arrayPart->shape.size(); ++i)
       text += (i ? ", " : "") + std::to_string(arrayPart->shape[i]);
     return text + ") blake3:" + llvm::toHex(blake3.final(), /*LowerCase=*/true);
@@ -289,7 +290,8 @@ std::shared_ptr<const ConstantArray> arrayOf(const HostValue &value, TypeContext
       return nullptr;
   if (bytes != value.data->size())
     return nullptr;
-  return std::make_shared<const ConstantArray>(ConstantArray{element, value.shape, value.data});
+  return std::make_shared<const ConstantArray>(ConstantArray{
+      element, value.shape, value.fortranOrder ? ArrayLayout::F : ArrayLayout::C, value.data});
 }
 
 } // namespace

@@ -92,12 +92,14 @@ struct EnumDefinition {
 };
 
 /// A NumPy array host code computed at import, frozen into the kernels that
-/// read it as a read-only, C-contiguous constant array (as Numba freezes
-/// global arrays).
+/// read it as a read-only contiguous constant array (as Numba freezes global
+/// arrays).
 struct ConstantArray {
   const Type *elementType;
   std::vector<uint64_t> shape;
-  /// The elements in C order, in the machine's byte order.
+  /// C, or F for an array NumPy holds in Fortran order, as Numba types it.
+  ArrayLayout layout;
+  /// The elements in that order, in the machine's byte order.
   std::shared_ptr<const std::string> data;
 };
 

@@ -333,7 +333,7 @@ Typing FunctionTyper::typeInstr(const Instr *instr) {
     case ModuleValue::Kind::Array: {
       const ConstantArray &array = value.arrayValue();
       return Resolution::value(types.array(array.elementType, unsigned(array.shape.size()),
-                                           ArrayLayout::C, /*readonly=*/true));
+                                           array.layout, /*readonly=*/true));
     }
     default:
       return Typing::error(DiagID::err_compile_time_value, {value.describe()});

@@ -58,9 +58,12 @@ def encode(value):
     if isinstance(value, numpy.ndarray):
         if value.dtype.kind not in _NUMBER_KINDS or value.dtype.fields is not None:
             return None
-        native = numpy.array(value, dtype=value.dtype.newbyteorder("="), order="C")
+        # Numba types a Fortran-ordered global as F; anything else is copied
+        # in C order.
+        order = "F" if value.flags.f_contiguous and not value.flags.c_contiguous else "C"
+        native = numpy.array(value, dtype=value.dtype.newbyteorder("="), order=order)
         return {"kind": "array", "dtype": native.dtype.name, "shape": list(native.shape),
-                "data": native.tobytes().hex()}
+                "order": order, "data": native.tobytes(order=order).hex()}
     return None
 
 

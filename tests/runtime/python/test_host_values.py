@@ -91,7 +91,7 @@ def test_a_frozen_array_has_numbas_readonly_type(import_module, capsys):
     module.read_tables.inspect_types()
     typed = capsys.readouterr().out
     for shown in ("readonly array(int64, 1d, C)", "readonly array(uint16, 2d, C)",
-                  "readonly array(float64, 0d, C)", "readonly array(int64, 1d, C)"):
+                  "readonly array(float64, 0d, C)", "readonly array(float64, 2d, F)"):
         assert shown in typed, f"{shown} is not in the typed IR:\n{typed}"
 
 
