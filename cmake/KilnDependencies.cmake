@@ -5,16 +5,68 @@ find_package(LLVM 19.1 CONFIG REQUIRED HINTS /usr/lib/llvm-19/lib/cmake/llvm)
 message(STATUS "Kiln: LLVM ${LLVM_PACKAGE_VERSION} from ${LLVM_DIR}")
 
 # LLVM's headers are not warning-clean under our flags; treat them as system
-# headers. Debian ships LLVM as one shared library.
+# headers. Debian ships LLVM as one shared library, and as static libraries.
 add_library(kiln_llvm INTERFACE)
 target_include_directories(kiln_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
 separate_arguments(_kiln_llvm_definitions NATIVE_COMMAND "${LLVM_DEFINITIONS}")
 target_compile_definitions(kiln_llvm INTERFACE ${_kiln_llvm_definitions})
-target_link_libraries(kiln_llvm INTERFACE LLVM)
 
 # LLD links host code into shared libraries for the CPU engine, in process.
+# Its libraries are linked by file: their CMake targets bring the shared LLVM.
 find_package(LLD CONFIG REQUIRED HINTS /usr/lib/llvm-19/lib/cmake/lld)
 target_include_directories(kiln_llvm SYSTEM INTERFACE ${LLD_INCLUDE_DIRS})
+add_library(kiln_lld INTERFACE)
+target_link_libraries(kiln_lld INTERFACE $<TARGET_LINKER_FILE:lldELF> $<TARGET_LINKER_FILE:lldCommon>
+                      ZLIB::ZLIB zstd::libzstd_shared)
+
+option(KILN_STATIC_LLVM "Link LLVM statically into kiln._compiler" ON)
+# A target whose KILN_STATIC_LLVM property is on (kiln._compiler, which a
+# kernel's first call in development loads) links the parts of LLVM it uses
+# statically: loading them takes a fraction of loading Debian's whole
+# libLLVM. Everything else links the shared library.
+set(_kiln_static_llvm "$<BOOL:$<TARGET_PROPERTY:KILN_STATIC_LLVM>>")
+# The archives, by file: the CMake targets of Debian's LLVM name Polly,
+# whose archive it does not ship (Kiln uses none of it).
+execute_process(
+  COMMAND "${LLVM_TOOLS_BINARY_DIR}/llvm-config" --link-static --libnames
+          native nvptx passes ipo lto linker irreader bitwriter option debuginfodwarf windowsdriver
+  OUTPUT_VARIABLE _kiln_llvm_archives OUTPUT_STRIP_TRAILING_WHITESPACE
+  RESULT_VARIABLE _kiln_llvm_config_status)
+if(NOT _kiln_llvm_config_status EQUAL 0)
+  message(FATAL_ERROR "Kiln: llvm-config could not list LLVM's static libraries")
+endif()
+separate_arguments(_kiln_llvm_archives UNIX_COMMAND "${_kiln_llvm_archives}")
+list(FILTER _kiln_llvm_archives EXCLUDE REGEX "Polly")
+list(TRANSFORM _kiln_llvm_archives PREPEND "${LLVM_LIBRARY_DIR}/")
+execute_process(
+  COMMAND "${LLVM_TOOLS_BINARY_DIR}/llvm-config" --link-static --system-libs
+  OUTPUT_VARIABLE _kiln_llvm_system_libraries OUTPUT_STRIP_TRAILING_WHITESPACE)
+separate_arguments(_kiln_llvm_system_libraries UNIX_COMMAND "${_kiln_llvm_system_libraries}")
+set(_kiln_llvm_static_libraries ${_kiln_llvm_archives} ${_kiln_llvm_system_libraries})
+# LLD initializes every target LLVM was built with (for link-time
+# optimization, which Kiln's links never use): the targets left out get
+# initializers that do nothing.
+set(_kiln_absent_targets ${LLVM_TARGETS_TO_BUILD})
+list(REMOVE_ITEM _kiln_absent_targets NVPTX ${LLVM_NATIVE_ARCH})
+set(_kiln_absent_initializers "")
+foreach(_kiln_target IN LISTS _kiln_absent_targets)
+  foreach(_kiln_part TargetInfo Target TargetMC AsmPrinter AsmParser Disassembler TargetMCA)
+    string(APPEND _kiln_absent_initializers "void LLVMInitialize${_kiln_target}${_kiln_part}() {}\n")
+  endforeach()
+endforeach()
+set(_kiln_absent_source "${CMAKE_BINARY_DIR}/generated/absent_llvm_targets.cpp")
+configure_file("${CMAKE_CURRENT_LIST_DIR}/absent_llvm_targets.cpp.in" "${_kiln_absent_source}" @ONLY)
+add_library(kiln_llvm_absent_targets OBJECT "${_kiln_absent_source}")
+target_link_libraries(kiln_llvm_absent_targets PRIVATE kiln_llvm)
+set_target_properties(kiln_llvm_absent_targets PROPERTIES POSITION_INDEPENDENT_CODE ON)
+target_link_libraries(kiln_llvm INTERFACE
+  "$<${_kiln_static_llvm}:${_kiln_llvm_static_libraries};$<TARGET_OBJECTS:kiln_llvm_absent_targets>>"
+  "$<$<NOT:${_kiln_static_llvm}>:LLVM>")
+# LLD resolves the archives in any order; LLVM's symbols stay inside, and
+# what the target does not use is dropped (system libraries included: Z3
+# and libxml2 serve parts of LLVM Kiln does not use).
+target_link_options(kiln_llvm INTERFACE
+  "$<${_kiln_static_llvm}:-fuse-ld=lld;LINKER:--exclude-libs,ALL;LINKER:--gc-sections;LINKER:--as-needed>")
 
 find_package(SQLite3 REQUIRED)
 find_package(LibArchive REQUIRED)

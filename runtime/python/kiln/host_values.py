@@ -150,7 +150,9 @@ def package_values(module):
         if in_package:
             related = name == package or name.startswith(package + ".")
         else:
-            related = os.path.dirname(os.path.abspath(other_path)) == folder
+            # The cheap test first: most of sys.modules lies elsewhere.
+            absolute = other_path if os.path.isabs(other_path) else os.path.abspath(other_path)
+            related = absolute.startswith(folder) and os.path.dirname(absolute) == folder
         if related:
             other_real = os.path.realpath(other_path)
             found[other_real] = module_values(vars(other), other_real)
