@@ -101,6 +101,14 @@ bool toStrings(PyObject *sequence, const char *what, std::vector<std::string> &o
   return true;
 }
 
+/// Appends `item` (a new reference, or null after a failure) to `list`, and
+/// drops the reference; false with a Python error set if either failed.
+bool appendItem(PyObject *list, PyObject *item) {
+  bool appended = item && PyList_Append(list, item) == 0;
+  Py_XDECREF(item);
+  return appended;
+}
+
 /// ClosureRequests from a sequence of (name, line, (free variables...),
 /// enclosing function); false with a TypeError otherwise.
 bool toClosures(PyObject *sequence, std::vector<ClosureRequest> &out) {
@@ -250,13 +258,10 @@ PyObject *buildModule(PyObject *, PyObject *args, PyObject *kwargs) {
     return nullptr;
   PyObject *paths = PyList_New(0);
   for (const std::string &path : result->written) {
-    PyObject *text = paths ? PyUnicode_DecodeFSDefault(path.c_str()) : nullptr;
-    if (!text || PyList_Append(paths, text) < 0) {
-      Py_XDECREF(text);
+    if (!paths || !appendItem(paths, PyUnicode_DecodeFSDefault(path.c_str()))) {
       Py_XDECREF(paths);
       return nullptr;
     }
-    Py_DECREF(text);
   }
   return paths;
 }
@@ -339,24 +344,20 @@ PyObject *inspectModule(PyObject *, PyObject *args, PyObject *kwargs) {
             (unsigned long long)resources->spillLoadBytes, "shared_bytes",
             (unsigned long long)resources->sharedMemoryBytes, "local_bytes",
             (unsigned long long)resources->localMemoryBytes);
-        if (!row || PyList_Append(found, row) < 0) {
-          Py_XDECREF(row);
+        if (!appendItem(found, row)) {
           Py_DECREF(found);
           return nullptr;
         }
-        Py_DECREF(row);
       }
       continue;
     }
     for (const auto &[arch, code] : kernel.ptx) {
       PyObject *row = Py_BuildValue("(Ns#)", specializationKey(kernel, arch), code.bytes.data(),
                                     Py_ssize_t(code.bytes.size()));
-      if (!row || PyList_Append(found, row) < 0) {
-        Py_XDECREF(row);
+      if (!appendItem(found, row)) {
         Py_DECREF(found);
         return nullptr;
       }
-      Py_DECREF(row);
     }
   }
   return found;

@@ -171,10 +171,21 @@ void forEachChild(const Expr *e, llvm::function_ref<void(Expr *)> visit) {
   }
 }
 
+namespace {
+
+/// `e` and every expression inside it, `e` first. The parser bounds the
+/// depth of expressions, and so the recursion.
+void visitTree(Expr *e, llvm::function_ref<void(Expr *)> visit) {
+  visit(e);
+  forEachChild(e, [&](Expr *child) { visitTree(child, visit); });
+}
+
+} // namespace
+
 void forEachExpression(llvm::ArrayRef<Stmt *> body, llvm::function_ref<void(Expr *)> visit) {
   auto one = [&](Expr *e) {
     if (e)
-      visit(e);
+      visitTree(e, visit);
   };
   auto all = [&](llvm::ArrayRef<Expr *> exprs) { llvm::for_each(exprs, one); };
   for (const Stmt *stmt : body) {

@@ -609,10 +609,10 @@ public:
   KILN_STMT_CLASSOF(ExprStmt)
 };
 
-/// Calls `visit` on each expression of the statements in `body` and in the
+/// Calls `visit` on every expression of the statements in `body` and of the
 /// statements nested in them (bodies of loops, branches, `with`, `try`,
-/// functions and classes), in source order; not on the expressions inside
-/// those (see forEachChild).
+/// functions and classes), each before the expressions inside it, in source
+/// order.
 void forEachExpression(llvm::ArrayRef<Stmt *> body, llvm::function_ref<void(Expr *)> visit);
 
 #undef KILN_STMT_CLASSOF

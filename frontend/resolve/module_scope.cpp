@@ -155,13 +155,11 @@ std::string ModuleValue::describe() const {
   }
   case Kind::Array: {
     // The elements' hash, so that a semantic hash changes with the data.
-    llvm::BLAKE3 blake3;
-    blake3.update(*arrayPart->data);
     std::string text = "readonly array " + arrayPart->elementType->str() + " " +
                        layoutName(arrayPart->layout).str() + " (";
     for (size_t i = 0; i < arrayPart->shape.size(); ++i)
       text += (i ? ", " : "") + std::to_string(arrayPart->shape[i]);
-    return text + ") blake3:" + llvm::toHex(blake3.final(), /*LowerCase=*/true);
+    return text + ") blake3:" + arrayPart->digest;
   }
   case Kind::Invalid:
     if (!hostPart.empty())
@@ -290,8 +288,11 @@ std::shared_ptr<const ConstantArray> arrayOf(const HostValue &value, TypeContext
       return nullptr;
   if (bytes != value.data->size())
     return nullptr;
-  return std::make_shared<const ConstantArray>(ConstantArray{
-      element, value.shape, value.fortranOrder ? ArrayLayout::F : ArrayLayout::C, value.data});
+  llvm::BLAKE3 blake3;
+  blake3.update(*value.data);
+  return std::make_shared<const ConstantArray>(
+      ConstantArray{element, value.shape, value.fortranOrder ? ArrayLayout::F : ArrayLayout::C,
+                    value.data, llvm::toHex(blake3.final(), /*LowerCase=*/true)});
 }
 
 } // namespace
@@ -581,22 +582,17 @@ void ModuleScopeBuilder::run(const Module &module,
   }
   // So does a call of one by its global name (`triple(x)`, where `triple =
   // make_op(3)`), from any function, those just added included.
-  for (size_t i = 0; i < scope.decls.size(); ++i) {
+  for (size_t i = 0; hostValues && moduleStaysPython && i < scope.decls.size(); ++i) {
     const FunctionDecl &decl = *scope.decls[i];
     if (!decl.def)
       continue;
-    llvm::SmallVector<std::string, 4> callees;
-    std::vector<const Expr *> pending;
-    ast::forEachExpression(decl.def->body, [&](Expr *e) { pending.push_back(e); });
-    while (!pending.empty()) {
-      const Expr *e = pending.back();
-      pending.pop_back();
+    llvm::SmallVector<llvm::StringRef, 4> callees;
+    ast::forEachExpression(decl.def->body, [&](Expr *e) {
       if (const auto *call = dyn_cast<CallExpr>(e))
         if (const auto *callee = dyn_cast<NameExpr>(call->callee))
-          callees.push_back(callee->id.str());
-      ast::forEachChild(e, [&](Expr *child) { pending.push_back(child); });
-    }
-    for (const std::string &callee : callees) {
+          callees.push_back(callee->id);
+    });
+    for (llvm::StringRef callee : callees) {
       auto bound = scope.bindings.find(callee);
       bool freeVariable = decl.scope != &scope && decl.scope->bindings.count(callee) != 0;
       if (!freeVariable && bound != scope.bindings.end() && bound->second.isComputedAtImport())

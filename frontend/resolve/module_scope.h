@@ -101,6 +101,8 @@ struct ConstantArray {
   ArrayLayout layout;
   /// The elements in that order, in the machine's byte order.
   std::shared_ptr<const std::string> data;
+  /// The BLAKE3 hash of `data` (hex), which semantic hashes name it by.
+  std::string digest;
 };
 
 /// What a module-level name, or a module-level expression, denotes.

@@ -87,19 +87,14 @@ private:
   /// Constants are frozen into the SSA form without their names; find the
   /// names the function reads that are module constants.
   void collectGlobalConstants(const FunctionDecl &decl, std::set<std::string> &globals) {
-    std::vector<const ast::Expr *> pending;
-    ast::forEachExpression(decl.def->body, [&](ast::Expr *e) { pending.push_back(e); });
-    while (!pending.empty()) {
-      const ast::Expr *e = pending.back();
-      pending.pop_back();
+    ast::forEachExpression(decl.def->body, [&](ast::Expr *e) {
       if (const auto *name = llvm::dyn_cast<ast::NameExpr>(e)) {
         const ModuleValue *value = decl.scope->lookup(name->id);
         if (value && (value->kind() == ModuleValue::Kind::Constant ||
                       value->kind() == ModuleValue::Kind::Enum))
           globals.insert(name->id.str());
       }
-      ast::forEachChild(e, [&](ast::Expr *child) { pending.push_back(child); });
-    }
+    });
   }
 
   const SourceManager &sources;

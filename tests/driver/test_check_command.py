@@ -1,8 +1,10 @@
 """`kiln check`: exit status, output formats, and where signatures come from."""
 
 import json
+import os
 import pathlib
 import re
+import sys
 
 import pytest
 
@@ -212,3 +214,32 @@ def test_a_numba_module_with_host_code_is_told_to_import_kiln(kiln, tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     assert "kernel scale" in result.stdout
+
+
+MODULE_WITH_A_TABLE = """\
+import numpy as np
+from kiln import cuda
+
+TABLE = np.linspace(0.0, 1.0, 8)
+
+
+@cuda.jit("void(float64[::1])")
+def read(out):
+    out[0] = TABLE[3]
+"""
+
+
+def test_check_runs_the_module_with_its_python_to_read_a_table(kiln, tmp_path, build_dir):
+    """A kernel reading a NumPy table the module computes checks clean when
+    `--python` can run the module, and fails saying why when it cannot."""
+    source = tmp_path / "tabled.py"
+    source.write_text(MODULE_WITH_A_TABLE)
+    environment = dict(os.environ, PYTHONPATH=str(build_dir / "python"))
+    good = kiln("check", source, "--python", sys.executable, env=environment)
+    assert good.returncode == 0, good.stderr
+    assert "kernel read" in good.stdout
+
+    bad = kiln("check", source, "--python", str(tmp_path / "no-such-python"), env=environment)
+    assert bad.returncode != 0
+    assert "cannot read the globals" in bad.stderr and "tabled.py computes at import" in bad.stderr
+    assert "'TABLE' is a value computed at import" in bad.stderr

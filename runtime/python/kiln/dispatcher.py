@@ -111,11 +111,10 @@ class _ModuleBuilds:
         self.lock = threading.RLock()
         self.signatures = []  # "kernel=void(...)", in the order asked for
         self.module = None
-        # name -> (line, free variables, enclosing function, the function):
-        # the closures (functions defined inside functions) compiled with
-        # the module, each under a name of its own.
+        # name -> function: the closures (functions defined inside
+        # functions) compiled with the module, each under a name of its own.
         self.closures = {}
-        self._closure_names = {}
+        self._closure_names = {}  # id(function) -> name
         self._companion = None
         self._companion_read = False
         # Why the companion beside the source cannot serve, if it cannot.
@@ -180,7 +179,7 @@ class _ModuleBuilds:
             kept = _KeptBuilds.folder(self, signatures, arch, values + repr(closures))
             module = self._load_kept(kept) if kept else None
             if module is None:
-                module = self._build(signatures, arch, kept, values)
+                module = self._build(signatures, arch, kept, values, closures)
             self.signatures = signatures
             self.module = module
             return module
@@ -193,9 +192,7 @@ class _ModuleBuilds:
             if name is None:
                 name = f"{py_func.__name__}__closure{len(self.closures)}"
                 self._closure_names[id(py_func)] = name
-                code = py_func.__code__
-                enclosing = py_func.__qualname__.rsplit(".", 1)[0].replace(".<locals>", "")
-                self.closures[name] = (code.co_firstlineno, code.co_freevars, enclosing, py_func)
+                self.closures[name] = py_func
             return name
 
     def live_host_values(self):
@@ -205,38 +202,23 @@ class _ModuleBuilds:
         them."""
         module = sys.modules.get(self._imported_as)
         values = host_values.package_values(module) if module is not None else {}
-        own = values.setdefault(os.path.realpath(self.path), {})
-        done = 0
-        # Encoding a device function a closure calls may add it as a closure.
-        while done < len(self.closures):
-            name, (_, variables, _, py_func) = list(self.closures.items())[done]
-            done += 1
-            for variable, cell in zip(variables, py_func.__closure__ or ()):
-                try:
-                    value = cell.cell_contents
-                except ValueError:
-                    continue  # not bound yet: the compiler names it
-                encoded = self._encode_free_variable(value)
-                if encoded is not None:
-                    own[f"{name}.{variable}"] = encoded
+        path = os.path.realpath(self.path)
+        own = values.setdefault(path, {})
+        encoded = set()
+        # Encoding a closure may add the closures it calls.
+        while len(encoded) < len(self.closures):
+            for name, py_func in list(self.closures.items()):
+                if name not in encoded:
+                    encoded.add(name)
+                    host_values.encode_free_variables(
+                        name, py_func, path, own, lambda inner, _: self.closure_name(inner))
         return json.dumps(values)
 
-    def _encode_free_variable(self, value):
-        """A closure's free variable as a host value: what host_values
-        encodes, or a device function, by the name it is compiled under."""
-        if isinstance(value, DeviceFunction):
-            function = value.py_func
-            path = os.path.realpath(function.__code__.co_filename)
-            if function.__qualname__ == function.__name__:
-                return {"kind": "function", "file": path, "name": function.__name__}
-            if path == os.path.realpath(self.path):
-                return {"kind": "function", "file": path, "name": self.closure_name(function)}
-            return None
-        return host_values.encode(value)
-
     def closure_requests(self):
-        return [(name, line, list(variables), enclosing)
-                for name, (line, variables, enclosing, _) in self.closures.items()]
+        """(name, first line, free variables, enclosing function) of each
+        closure, as kiln._compiler takes them."""
+        return [(name, py_func.__code__.co_firstlineno, list(py_func.__code__.co_freevars),
+                 host_values.enclosing_name(py_func)) for name, py_func in self.closures.items()]
 
     def _load_kept(self, folder):
         """The build an earlier process kept in `folder`, if it is there and
@@ -253,7 +235,7 @@ class _ModuleBuilds:
             _KeptBuilds.used(folder)
         return module
 
-    def _build(self, signatures, arch, kept, values):
+    def _build(self, signatures, arch, kept, values, closures):
         """A build made now, for `arch` (None: the CPU engine)."""
         from kiln import _compiler
 
@@ -263,7 +245,7 @@ class _ModuleBuilds:
         [extension] = _compiler.build_module(
             self.path, output, module_name=self.module_name, arch=arch, host_only=arch is None,
             signatures=signatures, module_stays_python=True, host_values=values,
-            closures=self.closure_requests())
+            closures=closures)
         module = _load_extension(companion_names(self.module_name)[0], extension)
         if kept:
             _KeptBuilds.keep(extension, kept)
@@ -356,16 +338,11 @@ def _require_top_level(py_func, kind):
     defines at its top level; one defined inside a function or a class
     cannot be found there."""
     if py_func.__qualname__ != py_func.__name__:
-        where = py_func.__qualname__.rsplit(".", 1)[0].replace(".<locals>", "")
+        where = host_values.enclosing_name(py_func)
         raise NotImplementedError(
             f"{kind} '{py_func.__name__}' is defined inside '{where}': Kiln compiles the {kind}s a "
             "module defines at its top level (kernels and device functions may be closures). Move "
             f"it to the top level of {py_func.__module__}")
-
-
-def _is_closure(py_func):
-    """Whether `py_func` is defined inside another function."""
-    return "<locals>" in py_func.__qualname__
 
 
 def _architecture():
@@ -410,7 +387,7 @@ class LazyKernel(Kernel):
         self._declared = list(signatures)
         self._builds = _ModuleBuilds.of(os.path.abspath(code.co_filename), py_func.__module__)
         # What the build calls it: its name, or, for a closure, a name of its own.
-        self._built_name = self._builds.closure_name(py_func) if _is_closure(py_func) else py_func.__name__
+        self._built_name = self._builds.closure_name(py_func) if host_values.is_closure(py_func) else py_func.__name__
         self._compiled = {}  # signature text -> the built module's kernel
         self._lock = threading.Lock()
 
@@ -546,7 +523,7 @@ class LazyKernel(Kernel):
         name, or, for a closure a kernel factory made at import, the global
         it was bound to; None for a closure made later, which no build can
         hold."""
-        if not _is_closure(self._py_func):
+        if not host_values.is_closure(self._py_func):
             return self.__name__
         module = sys.modules.get(self.__module__)
         for name, value in list(vars(module).items()) if module is not None else ():
@@ -592,7 +569,7 @@ class LazyKernel(Kernel):
         for the decorator's signatures)."""
         if not _compiler_available():
             if self._module_global_name() is None:
-                where = self.__qualname__.rsplit(".", 1)[0].replace(".<locals>", "")
+                where = host_values.enclosing_name(self._py_func)
                 raise NoSpecializationError(
                     f"kernel '{self.__name__}' is defined inside '{where}', and Kiln compiles such a "
                     "closure when it is first called, with the values it closes over: that needs "

@@ -71,12 +71,16 @@ def module_values(namespace, path=None):
     """{name: JSON form} of the globals in `namespace` a kernel can read,
     and of the kernels and device functions kernel factories of the module
     at `path` made at import (closures), with what they close over."""
+    from kiln.dispatcher import DeviceFunction, LazyKernel  # which imports this module
+
     found = {}
     for name, value in list(namespace.items()):
         if name.startswith("__") and name.endswith("__"):
             continue
-        if path is not None and _closure_of(value, path) is not None:
-            _encode_closure(name, _closure_of(value, path), path, found)
+        if (path is not None and isinstance(value, (DeviceFunction, LazyKernel))
+                and is_closure(value.py_func)
+                and os.path.realpath(value.py_func.__code__.co_filename) == path):
+            _encode_closure(name, value.py_func, path, found)
             continue
         encoded = encode(value)
         if encoded is not None:
@@ -84,33 +88,41 @@ def module_values(namespace, path=None):
     return found
 
 
-def _closure_of(value, path):
-    """The Python function of a Kiln kernel or device function defined inside
-    a function of the module at `path`, or None."""
-    from kiln.dispatcher import DeviceFunction, LazyKernel
+def is_closure(function):
+    """Whether `function` is defined inside another function."""
+    return "<locals>" in function.__qualname__
 
-    if not isinstance(value, (DeviceFunction, LazyKernel)):
-        return None
-    function = value.py_func
-    if "<locals>" not in function.__qualname__:
-        return None
-    if os.path.realpath(function.__code__.co_filename) != path:
-        return None
-    return function
+
+def enclosing_name(function):
+    """The function or class `function` is defined in: "make_scaler"."""
+    return function.__qualname__.rsplit(".", 1)[0].replace(".<locals>", "")
 
 
 def _encode_closure(name, function, path, found):
     """Adds the closure `function`, compiled as `name`, and its free
-    variables ("name.variable") to `found`. A device function it closes over
-    is a function of the module: one defined at its top level by its name,
-    another closure as "name__variable"."""
+    variables to `found`; a closure it calls is "name__variable"."""
+    code = function.__code__
+    found[name] = {"kind": "closure", "line": code.co_firstlineno, "enclosing": enclosing_name(function),
+                   "variables": list(code.co_freevars)}
+
+    def compiled_as(inner, variable):
+        inner_name = f"{name}__{variable}"
+        _encode_closure(inner_name, inner, path, found)
+        return inner_name
+
+    encode_free_variables(name, function, path, found, compiled_as)
+
+
+def encode_free_variables(name, function, path, found, closure_name):
+    """Adds to `found`, as "name.variable", the values the closure
+    `function` (of the module at `path`, compiled as `name`) closes over:
+    what encode() encodes, and device functions by the name they are
+    compiled under: their own, at the top level of a module; for another
+    closure of the same module, closure_name(its function, the variable),
+    which has it compiled too."""
     from kiln.dispatcher import DeviceFunction
 
-    code = function.__code__
-    found[name] = {"kind": "closure", "line": code.co_firstlineno,
-                   "enclosing": function.__qualname__.rsplit(".", 1)[0].replace(".<locals>", ""),
-                   "variables": list(code.co_freevars)}
-    for variable, cell in zip(code.co_freevars, function.__closure__ or ()):
+    for variable, cell in zip(function.__code__.co_freevars, function.__closure__ or ()):
         try:
             value = cell.cell_contents
         except ValueError:
@@ -119,12 +131,10 @@ def _encode_closure(name, function, path, found):
         if isinstance(value, DeviceFunction):
             inner = value.py_func
             inner_path = os.path.realpath(inner.__code__.co_filename)
-            if inner.__qualname__ == inner.__name__:
+            if not is_closure(inner):
                 encoded = {"kind": "function", "file": inner_path, "name": inner.__name__}
-            elif _closure_of(value, path) is not None:
-                inner_name = f"{name}__{variable}"
-                _encode_closure(inner_name, inner, path, found)
-                encoded = {"kind": "function", "file": path, "name": inner_name}
+            elif inner_path == path:
+                encoded = {"kind": "function", "file": path, "name": closure_name(inner, variable)}
         else:
             encoded = encode(value)
         if encoded is not None:
