@@ -176,6 +176,19 @@ def test_first_calls_from_many_threads_compile_once(kernels):
     outputs = [np.zeros_like(x) for _ in range(8)]
     errors = []
     start = threading.Barrier(8)
+    builds = kernels.scale._builds
+    made = []  # each build made now, or loaded from an earlier process
+
+    def counted(method):
+        def call(*args):
+            module = method(*args)
+            if module is not None:
+                made.append(module)
+            return module
+        return call
+
+    builds._build = counted(builds._build)
+    builds._load_kept = counted(builds._load_kept)
 
     def call(out):
         try:
@@ -193,7 +206,7 @@ def test_first_calls_from_many_threads_compile_once(kernels):
     for out in outputs:
         np.testing.assert_array_equal(out, 3 * x)
     assert len(kernels.scale.overloads) == 1, "eight first calls with one type must compile once"
-    builds = kernels.scale._builds
+    assert len(made) == 1, f"eight first calls with one type made {len(made)} builds"
     assert builds.signatures == ["scale=void(float32[::1], float32[::1])"], builds.signatures
 
 
