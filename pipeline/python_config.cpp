@@ -2,11 +2,23 @@
 
 #include "pipeline/python_config.h"
 
-#include "backend/tool_runner.h"
-
 #include <llvm/Support/Program.h>
 
 namespace kiln::pipeline {
+
+llvm::Expected<cuda::ToolOutput> runPython(llvm::StringRef python,
+                                           llvm::ArrayRef<std::string> arguments) {
+  std::string program = python.empty() ? "python3" : python.str();
+  std::string path = program;
+  if (program.find('/') == std::string::npos) {
+    llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName(program);
+    if (!found)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "'" + program + "' is not on $PATH");
+    path = *found;
+  }
+  return cuda::runTool(path, arguments);
+}
 
 llvm::Expected<std::string> extensionSuffix(llvm::StringRef python) {
   std::string program = python.empty() ? "python3" : python.str();
@@ -16,15 +28,8 @@ llvm::Expected<std::string> extensionSuffix(llvm::StringRef python) {
                                        "' for its extension module suffix: " + why +
                                        " (name the interpreter with --python)");
   };
-  std::string path = program;
-  if (program.find('/') == std::string::npos) {
-    llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName(program);
-    if (!found)
-      return failure("it is not on $PATH");
-    path = *found;
-  }
-  llvm::Expected<cuda::ToolOutput> output = cuda::runTool(
-      path, {"-c", "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))"});
+  llvm::Expected<cuda::ToolOutput> output =
+      runPython(python, {"-c", "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))"});
   if (!output)
     return failure(llvm::toString(output.takeError()));
   llvm::StringRef suffix = llvm::StringRef(output->standardOutput).trim();

@@ -1,12 +1,21 @@
 //===- pipeline/python_config.h - What the target Python expects --*- C++ -*-===//
 #pragma once
 
+#include "backend/tool_runner.h"
+
+#include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/Error.h>
 
 #include <string>
 
 namespace kiln::pipeline {
+
+/// Runs `python` (a path or a name on $PATH; empty for `python3`) with
+/// `arguments` to completion: its exit status and what it printed, or an
+/// error saying why it could not run ("'python3' is not on $PATH").
+llvm::Expected<cuda::ToolOutput> runPython(llvm::StringRef python,
+                                           llvm::ArrayRef<std::string> arguments);
 
 /// The file name suffix of extension modules for `python` (a path or a
 /// name on $PATH; empty for `python3`): sysconfig's EXT_SUFFIX, such as

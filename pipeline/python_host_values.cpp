@@ -2,9 +2,7 @@
 
 #include "pipeline/python_host_values.h"
 
-#include "backend/tool_runner.h"
-
-#include <llvm/Support/Program.h>
+#include "pipeline/python_config.h"
 
 namespace kiln::pipeline {
 
@@ -16,25 +14,17 @@ const HostValue *PythonHostValues::lookup(llvm::StringRef file, llvm::StringRef 
 }
 
 llvm::Error PythonHostValues::importModule(llvm::StringRef file) {
-  std::string program = python.empty() ? "python3" : python;
   auto failure = [&](const llvm::Twine &why) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "cannot read the globals " + file + " computes at import: " +
                                        why + " (name the interpreter with --python)");
   };
-  std::string path = program;
-  if (program.find('/') == std::string::npos) {
-    llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName(program);
-    if (!found)
-      return failure("Python '" + program + "' is not on $PATH");
-    path = *found;
-  }
   llvm::Expected<cuda::ToolOutput> output =
-      cuda::runTool(path, {"-m", "kiln.host_values", file.str()});
+      runPython(python, {"-m", "kiln.host_values", file.str()});
   if (!output)
     return failure(llvm::toString(output.takeError()));
   if (output->exitCode != 0)
-    return failure("importing it with " + program +
+    return failure("importing it with " + (python.empty() ? std::string("python3") : python) +
                    " failed: " + llvm::StringRef(output->standardError).trim());
   if (llvm::Error error = values.addModuleJson(file, output->standardOutput))
     return failure(llvm::toString(std::move(error)));
