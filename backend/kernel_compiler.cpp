@@ -119,6 +119,13 @@ llvm::Expected<CompiledCode> KernelCompiler::compileForHost(const ir::Function &
   KernelInterface interface = interfaceOf(*lowered, kernel);
   interface.hasBlockEntry =
       lowered->module->getFunction(blockEntryName(lowered->entryName)) != nullptr;
+  // The engine runs such a kernel by blocks on its worker stacks, whatever
+  // their size, so the thread entry would be code nobody calls: leaving it
+  // out roughly halves what LLVM optimizes and emits for the kernel.
+  if (interface.hasBlockEntry && lowered->localBytes == 0) {
+    lowered->module->getFunction(threadEntryName(lowered->entryName))->eraseFromParent();
+    interface.hasThreadEntry = false;
+  }
   optimizeModule(*lowered->module, **machine, kernel.options.optimize);
   llvm::Expected<std::string> bytes = emit(*lowered->module, **machine, form);
   if (!bytes)

@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 /* Bumped on any change to the structures below. */
-#define KILN_CPU_ABI_VERSION 2
+#define KILN_CPU_ABI_VERSION 3
 
 typedef struct KilnCpuThread KilnCpuThread;
 

@@ -6,6 +6,7 @@
 #include "backend/target_machines.h"
 #include "backend/temporary_directory.h"
 #include "cache/cache_location.h"
+#include "module/cpu_kernel_abi.h"
 #include "pipeline/version.h"
 
 #include <llvm/Support/FormatVariadic.h>
@@ -37,10 +38,11 @@ Value interfaceToJson(const backend::KernelInterface &interface) {
                                 {"size", parameter.size},
                                 {"alignment", parameter.alignment}});
   }
-  return Object{{"entry", interface.entryName},           {"parameters", std::move(parameters)},
-                {"shared", interface.staticSharedBytes},  {"local", interface.localBytes},
-                {"synchronizes", interface.synchronizes}, {"raises", interface.raises},
-                {"block_entry", interface.hasBlockEntry}};
+  return Object{
+      {"entry", interface.entryName},           {"parameters", std::move(parameters)},
+      {"shared", interface.staticSharedBytes},  {"local", interface.localBytes},
+      {"synchronizes", interface.synchronizes}, {"raises", interface.raises},
+      {"block_entry", interface.hasBlockEntry}, {"thread_entry", interface.hasThreadEntry}};
 }
 
 unsigned uintOf(const Object &object, llvm::StringRef name) {
@@ -75,6 +77,7 @@ std::optional<backend::KernelInterface> interfaceFromJson(const Value *value) {
   interface.synchronizes = object->getBoolean("synchronizes").value_or(false);
   interface.raises = object->getBoolean("raises").value_or(false);
   interface.hasBlockEntry = object->getBoolean("block_entry").value_or(false);
+  interface.hasThreadEntry = object->getBoolean("thread_entry").value_or(true);
   return interface;
 }
 
@@ -225,6 +228,9 @@ std::string BuildCache::codeKey(const std::string &semantic, const ir::Function 
     forKind.cuda.clear();
   forKind.addTo(key);
   key.add("kind", kind).add("target", target).add("symbol", kernel.symbol);
+  // Host code is written against the engine's ABI: a new ABI, new code.
+  if (kind == "host")
+    key.add("cpu_abi", uint64_t(KILN_CPU_ABI_VERSION));
   key.add("semantic", semantic);
   addOptions(key, kernel.options);
   if (kernel.options.debug || kernel.options.lineinfo)

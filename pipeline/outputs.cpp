@@ -150,8 +150,10 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
         {},
         {},
         std::nullopt};
-    if (build.host)
+    if (build.host) {
       entry.interface.hasBlockEntry = build.host->interface.hasBlockEntry;
+      entry.interface.hasThreadEntry = build.host->interface.hasThreadEntry;
+    }
     auto write = [&](const std::string &name, llvm::StringRef bytes) {
       if (!failure)
         failure = writeFile(options.outputDirectory, name, bytes, written);
@@ -220,8 +222,8 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
     inputs.manifest = manifestText;
     for (KernelArtifacts &build : kernels) {
       inputs.fatbins.push_back(std::move(build.fatbin));
-      inputs.entries.push_back(
-          {build.host->interface.entryName, build.host->interface.hasBlockEntry});
+      const backend::KernelInterface &host = build.host->interface;
+      inputs.entries.push_back({host.entryName, host.hasBlockEntry, host.hasThreadEntry});
       inputs.hostObjects.push_back(std::move(build.host->bytes));
     }
     llvm::Expected<std::string> path =

@@ -81,9 +81,10 @@ struct Dim3 {
 
 /// What the compiler's metadata says about one kernel specialization.
 struct KernelImage {
-  KilnCpuKernelEntry threadEntry = nullptr; ///< required
-  KilnCpuKernelEntry blockEntry = nullptr;  ///< null when threads must wait for each other
-  uint32_t staticSharedBytes = 0;           ///< static shared arrays, laid out by the compiler
+  /// Runs one thread; null only with a block entry and no local memory.
+  KilnCpuKernelEntry threadEntry = nullptr;
+  KilnCpuKernelEntry blockEntry = nullptr; ///< null when threads must wait for each other
+  uint32_t staticSharedBytes = 0;          ///< static shared arrays, laid out by the compiler
   /// Stack a thread needs for its local arrays: added to each fiber's stack.
   /// (A block entry that would not fit a worker's stack runs as fibers.)
   uint32_t localBytesPerThread = 0;

@@ -27,8 +27,12 @@ LaunchResult invalid(const KernelImage &image, const std::string &problem) {
 } // namespace
 
 LaunchResult validateLaunch(const KernelImage &image, const LaunchConfig &config) {
-  if (!image.threadEntry)
-    return invalid(image, "the kernel image has no thread entry point");
+  if (!image.threadEntry && !image.blockEntry)
+    return invalid(image, "the kernel image has no entry point");
+  if (!image.threadEntry && image.localBytesPerThread)
+    return invalid(image, "the kernel image has a block entry alone but " +
+                              std::to_string(image.localBytesPerThread) +
+                              " bytes of local memory per thread, which need a thread entry");
 
   for (int axis = 0; axis < 3; ++axis)
     if (component(config.grid, axis) == 0)

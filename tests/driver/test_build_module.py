@@ -339,6 +339,7 @@ print(json.dumps({
     "image_checksum_ok": m.image_checksum_ok,
     "bundle_magic": m.bundle_magic.decode(), "manifest_ok": m.manifest_ok,
     "entries": m.entries, "block_entry": [s["block_entry"] for s in m.manifest["specializations"]],
+    "thread_entry": [s["thread_entry"] for s in m.manifest["specializations"]],
 }))
 """
 
@@ -359,7 +360,7 @@ def test_pyinit_hands_the_image_to_the_runtimes_module_loader(built, tmp_path, r
     report = json.loads(result.stdout)
     assert report["magic"] == 0x4B494C4E
     assert report["format_version"] == MODULE_FORMAT_VERSION
-    assert report["cpu_abi_version"] == 2
+    assert report["cpu_abi_version"] == 3
     assert report["name"] == "pkg.vector_add" and report["module_name"] == "pkg.vector_add"
     assert report["file"].endswith(EXT_SUFFIX)
     assert report["bundle_pointer"] is None  # null since format 2
@@ -367,10 +368,11 @@ def test_pyinit_hands_the_image_to_the_runtimes_module_loader(built, tmp_path, r
     assert report["bundle_aligned"] and report["bundle_magic"] == "KILNBNDL"
     assert report["manifest_ok"]
     assert len(report["entries"]) == 4
-    for (thread, block), has_block in zip(report["entries"], report["block_entry"]):
-        assert thread
-        assert bool(block) == has_block
-    assert len({thread for thread, _ in report["entries"]}) == 4
+    for (thread, block), has_block, has_thread in zip(report["entries"], report["block_entry"],
+                                                      report["thread_entry"]):
+        assert bool(block) == has_block and bool(thread) == has_thread
+        assert block or thread, "a specialization without any entry cannot run"
+    assert len({thread or block for thread, block in report["entries"]}) == 4
 
 
 def test_import_without_the_runtime_fails_cleanly(built, tmp_path):

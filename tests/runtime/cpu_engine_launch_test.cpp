@@ -103,6 +103,12 @@ TEST_F(LaunchTest, VectorAddThroughBlockEntry) {
                  config1d(40, 128), 100000);
 }
 
+TEST_F(LaunchTest, VectorAddThroughABlockEntryAlone) {
+  KernelImage image = blockKernel(vectorAddThread, vectorAddBlock, "vector_add");
+  image.threadEntry = nullptr;
+  checkVectorAdd(engine, image, config1d(40, 128), 100000);
+}
+
 TEST_F(LaunchTest, VectorAddThroughFibersAgreesWithBlockEntry) {
   checkVectorAdd(engine, threadKernel(vectorAddThread, "vector_add"), config1d(7, 96), 100000);
 }
@@ -384,11 +390,21 @@ TEST(LaunchValidation, RejectsTooMuchSharedMemory) {
             "memory (49153 bytes) are above the limit of 49152 bytes per block");
 }
 
-TEST(LaunchValidation, RejectsMissingThreadEntry) {
+TEST(LaunchValidation, RejectsAnImageWithoutEntries) {
   KernelImage image;
   image.name = "k";
   EXPECT_EQ(rejection(image, {1, 1, 1}, {1, 1, 1}),
-            "invalid launch of kernel 'k': the kernel image has no thread entry point");
+            "invalid launch of kernel 'k': the kernel image has no entry point");
+}
+
+TEST(LaunchValidation, RejectsABlockEntryAloneWithLocalMemory) {
+  KernelImage image;
+  image.name = "k";
+  image.blockEntry = vectorAddThread;
+  image.localBytesPerThread = 64;
+  EXPECT_EQ(rejection(image, {1, 1, 1}, {1, 1, 1}),
+            "invalid launch of kernel 'k': the kernel image has a block entry alone but 64 "
+            "bytes of local memory per thread, which need a thread entry");
 }
 
 TEST(LaunchValidation, AcceptsTheLimits) {
@@ -406,8 +422,7 @@ TEST(LaunchValidation, AcceptsTheLimits) {
 TEST(LaunchValidation, UnnamedKernels) {
   KernelImage image;
   EXPECT_EQ(rejection(image, {1, 1, 1}, {1, 1, 1}),
-            "invalid launch of kernel '<unnamed kernel>': the kernel image has no thread entry "
-            "point");
+            "invalid launch of kernel '<unnamed kernel>': the kernel image has no entry point");
 }
 
 // --- nanosleep ----------------------------------------------------------===//

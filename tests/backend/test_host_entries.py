@@ -1,0 +1,78 @@
+"""The entries a kernel's host code gives the CPU engine, and that a kernel
+runs through whichever it has: a block entry alone for threads that never
+wait for one another and need no local memory, a thread entry alone for
+threads that wait, both for local arrays (fibers when a block's arrays
+would not fit a worker's stack).
+"""
+
+import numpy as np
+import pytest
+
+import kiln_cpu
+
+SOURCE = '''
+from numba import cuda, float64, void
+
+
+@cuda.jit(void(float64[::1], float64[::1]))
+def independent(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = 2.0 * x[i] + 1.0
+
+
+@cuda.jit(void(float64[::1], float64[::1]))
+def with_local_array(x, out):
+    i = cuda.grid(1)
+    window = cuda.local.array(4, float64)
+    for k in range(4):
+        window[k] = x[i] * k if i < x.size else 0.0
+    if i < x.size:
+        out[i] = window[0] + window[1] + window[2] + window[3]
+
+
+@cuda.jit(void(float64[::1], float64[::1]))
+def waits_for_the_block(x, out):
+    shared = cuda.shared.array(64, float64)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    shared[t] = x[i]
+    cuda.syncthreads()
+    out[i] = shared[63 - t]
+'''
+
+
+@pytest.fixture(scope="module")
+def m(tmp_path_factory):
+    path = tmp_path_factory.mktemp("host_entries") / "host_entries_kernels.py"
+    path.write_text(SOURCE)
+    return kiln_cpu.compile_module(path)
+
+
+def entries(kernel):
+    [info] = kernel.info()
+    return {"block": info["block_entry"], "thread": info["thread_entry"]}
+
+
+def test_independent_threads_without_local_memory_have_a_block_entry_alone(m):
+    assert entries(m.independent) == {"block": True, "thread": False}
+    x = np.arange(1000, dtype=np.float64)
+    out = np.zeros_like(x)
+    m.independent[4, 256](x, out)
+    np.testing.assert_array_equal(out, 2.0 * x + 1.0)
+
+
+def test_local_arrays_keep_the_thread_entry_beside_the_block_entry(m):
+    assert entries(m.with_local_array) == {"block": True, "thread": True}
+    x = np.arange(1000, dtype=np.float64)
+    out = np.zeros_like(x)
+    m.with_local_array[4, 256](x, out)
+    np.testing.assert_array_equal(out, 6.0 * x)
+
+
+def test_threads_that_wait_have_a_thread_entry_alone(m):
+    assert entries(m.waits_for_the_block) == {"block": False, "thread": True}
+    x = np.arange(256, dtype=np.float64)
+    out = np.zeros_like(x)
+    m.waits_for_the_block[4, 64](x, out)
+    np.testing.assert_array_equal(out, x.reshape(4, 64)[:, ::-1].ravel())
