@@ -16,8 +16,10 @@ llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> objectPaths, llvm::Str
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
   std::string output = outputPath.str();
-  std::vector<const char *> arguments = {"ld.lld",      "-shared", "--build-id=none", "-z",
-                                         "noexecstack", "-o",      output.c_str()};
+  // One thread: a module's objects are small, and starting LLD's thread
+  // pool would take longer than the link (twice as long in all).
+  std::vector<const char *> arguments = {"ld.lld", "--threads=1", "-shared", "--build-id=none",
+                                         "-z",     "noexecstack", "-o",      output.c_str()};
   for (const std::string &path : objectPaths)
     arguments.push_back(path.c_str());
   std::string messages;

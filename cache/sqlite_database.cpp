@@ -174,6 +174,10 @@ void Database::setBusyTimeout(int milliseconds) {
   sqlite3_busy_timeout(db, milliseconds);
 }
 
+void Database::keepWriteAheadLogOnClose() {
+  sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+}
+
 llvm::Expected<WriteTransaction> WriteTransaction::begin(Database &db) {
   if (llvm::Error error = db.execute("BEGIN IMMEDIATE"))
     return std::move(error);

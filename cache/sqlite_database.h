@@ -91,6 +91,9 @@ public:
   /// The first column of the first row of `sql`, if there is one.
   llvm::Expected<std::optional<int64_t>> queryInteger(llvm::StringRef sql);
   void setBusyTimeout(int milliseconds);
+  /// In WAL mode, closing leaves the log to the next writer's automatic
+  /// checkpoint instead of checkpointing it now.
+  void keepWriteAheadLogOnClose();
   /// Closes now; the destructor would otherwise.
   void close();
   bool isOpen() const { return db != nullptr; }
