@@ -178,8 +178,9 @@ def main():
         kept = {r["name"]: r for r in saved["results"] if r["name"] not in only}
         measured = {r["name"]: r for r in results}
         results = [kept.get(name) or measured[name] for name in FIGURES if name in kept or name in measured]
-        updates = saved["context"].get("updates", []) + [
-            {"figures": only, "date": context["date"], "command": context["command"]}]
+        # A figure re-measured again replaces its earlier re-measurement.
+        updates = [u for u in saved["context"].get("updates", []) if set(u["figures"]) - set(only)]
+        updates.append({"figures": only, "date": context["date"], "command": context["command"]})
         context = dict(saved["context"], updates=updates)
     output.parent.mkdir(parents=True, exist_ok=True)
     results_file.parent.mkdir(parents=True, exist_ok=True)
