@@ -146,6 +146,34 @@ bool toClosures(PyObject *sequence, std::vector<ClosureRequest> &out) {
   return ok;
 }
 
+/// CalledDecorators from a sequence of (module path, function name, call
+/// text, line); false with a TypeError otherwise.
+bool toCalledDecorators(PyObject *sequence, std::vector<CalledDecorator> &out) {
+  if (sequence == nullptr || sequence == Py_None)
+    return true;
+  PyObject *items = PySequence_Fast(sequence, "decorator_calls must be a list");
+  if (!items)
+    return false;
+  bool ok = true;
+  for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(items); ++i) {
+    PyObject *item = PySequence_Fast_GET_ITEM(items, i);
+    const char *path = nullptr;
+    const char *function = nullptr;
+    const char *call = nullptr;
+    unsigned line = 0;
+    ok = PyTuple_Check(item) && PyArg_ParseTuple(item, "sssI", &path, &function, &call, &line);
+    if (!ok) {
+      PyErr_Clear();
+      PyErr_SetString(PyExc_TypeError, "decorator_calls hold (module path, function name, call, "
+                                       "line) tuples of (str, str, str, int)");
+      break;
+    }
+    out.push_back({path, function, call, line});
+  }
+  Py_DECREF(items);
+  return ok;
+}
+
 /// Runs the pipeline without the GIL; on failure, raises CompileError with
 /// what `kiln build` would print and returns nothing. Warnings become
 /// RuntimeWarnings.
@@ -195,6 +223,8 @@ struct CommonArguments {
   int noCache = 0;
   const char *hostValuesJson = nullptr;
   PyObject *closures = nullptr;
+  PyObject *decoratorCalls = nullptr;
+  PyObject *functions = nullptr;
   /// The globals host code computed, when the caller gave them.
   std::unique_ptr<HostValueTable> hostValues;
 
@@ -220,24 +250,31 @@ struct CommonArguments {
       options.hostValues = hostValues.get();
     }
     return toStrings(signatures, "signatures", options.signatures) &&
-           toClosures(closures, options.closures);
+           toClosures(closures, options.closures) &&
+           toCalledDecorators(decoratorCalls, options.calledDecorators) &&
+           toStrings(functions, "functions", options.onlyFunctions);
   }
 };
 
 PyObject *buildModule(PyObject *, PyObject *args, PyObject *kwargs) {
-  static const char *keywords[] = {
-      "file",       "output_dir", "module_name", "arch",     "signatures", "module_stays_python",
-      "ext_suffix", "jobs",       "cache_dir",   "no_cache", "host_only",  "host_values",
-      "closures",   nullptr};
+  static const char *keywords[] = {"file",        "output_dir",
+                                   "module_name", "arch",
+                                   "signatures",  "module_stays_python",
+                                   "ext_suffix",  "jobs",
+                                   "cache_dir",   "no_cache",
+                                   "host_only",   "host_values",
+                                   "closures",    "decorator_calls",
+                                   "functions",   nullptr};
   CommonArguments common;
   const char *extensionSuffix = nullptr;
   unsigned jobs = 0;
   int hostOnly = 0;
   if (!PyArg_ParseTupleAndKeywords(
-          args, kwargs, "ss|$zzOpzIzppzO:build_module", const_cast<char **>(keywords), &common.file,
-          &common.outputDirectory, &common.moduleName, &common.arch, &common.signatures,
-          &common.moduleStaysPython, &extensionSuffix, &jobs, &common.cacheDirectory,
-          &common.noCache, &hostOnly, &common.hostValuesJson, &common.closures))
+          args, kwargs, "ss|$zzOpzIzppzOOO:build_module", const_cast<char **>(keywords),
+          &common.file, &common.outputDirectory, &common.moduleName, &common.arch,
+          &common.signatures, &common.moduleStaysPython, &extensionSuffix, &jobs,
+          &common.cacheDirectory, &common.noCache, &hostOnly, &common.hostValuesJson,
+          &common.closures, &common.decoratorCalls, &common.functions))
     return nullptr;
 
   pipeline::BuildOptions options;
@@ -294,14 +331,16 @@ PyObject *inspectModule(PyObject *, PyObject *args, PyObject *kwargs) {
                                    "no_cache",
                                    "host_values",
                                    "closures",
+                                   "decorator_calls",
+                                   "functions",
                                    nullptr};
   CommonArguments common;
   const char *what = nullptr;
   if (!PyArg_ParseTupleAndKeywords(
-          args, kwargs, "sss|$zzOpzpzO:inspect", const_cast<char **>(keywords), &common.file, &what,
-          &common.outputDirectory, &common.moduleName, &common.arch, &common.signatures,
+          args, kwargs, "sss|$zzOpzpzOOO:inspect", const_cast<char **>(keywords), &common.file,
+          &what, &common.outputDirectory, &common.moduleName, &common.arch, &common.signatures,
           &common.moduleStaysPython, &common.cacheDirectory, &common.noCache,
-          &common.hostValuesJson, &common.closures))
+          &common.hostValuesJson, &common.closures, &common.decoratorCalls, &common.functions))
     return nullptr;
   pipeline::BuildOptions options;
   if (!common.apply(options))
@@ -368,7 +407,8 @@ PyMethodDef methods[] = {
      METH_VARARGS | METH_KEYWORDS,
      "build_module(file, output_dir, *, module_name=None, arch=None, signatures=None,\n"
      "             module_stays_python=False, ext_suffix=None, jobs=0, cache_dir=None,\n"
-     "             no_cache=False, host_only=False, host_values=None, closures=None)\n"
+     "             no_cache=False, host_only=False, host_values=None, closures=None,\n"
+     "             decorator_calls=None, functions=None)\n"
      "             -> list[str]\n\n"
      "Builds the kernel module `file` into a Python extension module in `output_dir`,\n"
      "as `kiln build FILE --module NAME` does, and returns the paths written. The\n"
@@ -381,13 +421,18 @@ PyMethodDef methods[] = {
      "module is imported with python3 when a kernel reads one. closures, [(name, line,\n"
      "(free variables...), enclosing function), ...], adds functions defined inside\n"
      "functions (their first line), named `name`, their free variables given as host\n"
-     "values named 'name.variable'. Raises CompileError with\n"
+     "values named 'name.variable'. decorator_calls, [(module path, function, call, line),\n"
+     "...], compiles functions that host code made kernels or device functions by calling\n"
+     "cuda.jit on them, as if `call` (\"jit(device=True)\") decorated them; a closure's\n"
+     "function is its name in closures; a line other than 0 compiles the top-level function\n"
+     "defined there again under the name `function`. functions, [name, ...], limits the kernels,\n"
+     "ufuncs and reductions compiled to those named. Raises CompileError with\n"
      "Kiln's diagnostics when the module does not build."},
     {"inspect", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(inspectModule)),
      METH_VARARGS | METH_KEYWORDS,
      "inspect(file, what, output_dir, *, module_name=None, arch=None, signatures=None,\n"
      "        module_stays_python=False, cache_dir=None, no_cache=False, host_values=None,\n"
-     "        closures=None)\n\n"
+     "        closures=None, decorator_calls=None, functions=None)\n\n"
      "What a build of `file` makes, in memory: what='typed', the typed IR of the module\n"
      "(str); 'llvm' or 'ptx', [((kernel, argument types, arch), text), ...] per\n"
      "specialization and PTX target; 'resources', [((kernel, argument types, arch),\n"

@@ -39,8 +39,9 @@ bool isTopLevelModule(llvm::StringRef name, llvm::StringRef top) {
 /// it by path; each once.
 class ImportedModuleLoader : public ModuleLoader {
 public:
-  ImportedModuleLoader(CheckedModule &checked, HostValueSource *hostValues)
-      : checked(checked), hostValues(hostValues) {}
+  ImportedModuleLoader(CheckedModule &checked, HostValueSource *hostValues,
+                       llvm::ArrayRef<DecoratorCall> decoratorCalls)
+      : checked(checked), siblings{hostValues, {}, decoratorCalls, {}} {}
 
   const ModuleScope *load(llvm::StringRef moduleName) override {
     auto found = scopes.find(moduleName);
@@ -79,9 +80,9 @@ private:
     ast::Module module = parseModule(checked.sources, file, checked.astContext, checked.diags);
     // Mark the entry first: a module may import itself indirectly.
     scopes[key] = nullptr;
-    std::unique_ptr<ModuleScope> scope = ModuleScope::build(
-        module, checked.sources, checked.astContext, checked.types, checked.diags, {}, this,
-        runsAsPython, runsAsPython ? hostValues : nullptr);
+    std::unique_ptr<ModuleScope> scope =
+        ModuleScope::build(module, checked.sources, checked.astContext, checked.types,
+                           checked.diags, {}, this, runsAsPython ? &siblings : nullptr);
     const ModuleScope *result = scope.get();
     scopes[key] = std::move(scope);
     return result;
@@ -129,7 +130,10 @@ private:
   }
 
   CheckedModule &checked;
-  HostValueSource *hostValues;
+  /// How the source modules it imports from are read: what host code
+  /// computed and made of their functions; they compile only what the
+  /// module's kernels call.
+  PythonModuleContext siblings;
   llvm::StringMap<std::unique_ptr<ModuleScope>> scopes;
 };
 
@@ -254,13 +258,19 @@ std::unique_ptr<CheckedModule> checkSource(llvm::StringRef path, std::string con
     external.insert(external.end(), flags->begin(), flags->end());
   }
 
-  checked->loader = std::make_unique<ImportedModuleLoader>(*checked, options.hostValues);
-  checked->scope =
-      ModuleScope::build(checked->module, checked->sources, checked->astContext, checked->types,
-                         checked->diags, external, checked->loader.get(), options.moduleStaysPython,
-                         options.moduleStaysPython ? options.hostValues : nullptr,
-                         options.moduleStaysPython ? llvm::ArrayRef(options.closures)
-                                                   : llvm::ArrayRef<ClosureRequest>());
+  if (options.moduleStaysPython)
+    for (const CalledDecorator &called : options.calledDecorators)
+      checked->decoratorCalls.push_back(
+          {called.modulePath, called.function,
+           checked->sources.addFile("<cuda.jit call of '" + called.function + "'>", called.call),
+           called.line});
+  checked->loader =
+      std::make_unique<ImportedModuleLoader>(*checked, options.hostValues, checked->decoratorCalls);
+  PythonModuleContext python{options.hostValues, options.closures, checked->decoratorCalls,
+                             options.onlyFunctions};
+  checked->scope = ModuleScope::build(
+      checked->module, checked->sources, checked->astContext, checked->types, checked->diags,
+      external, checked->loader.get(), options.moduleStaysPython ? &python : nullptr);
   checked->inference =
       std::make_unique<TypeInference>(*checked->scope, checked->types, checked->diags);
   typeModule(*checked, options);

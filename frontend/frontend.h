@@ -55,6 +55,13 @@ struct FrontendOptions {
   /// Functions defined inside functions to compile too, in a module that
   /// stays Python.
   std::vector<ClosureRequest> closures;
+  /// Functions host code makes kernels or device functions by calling
+  /// cuda.jit on them, in a module that stays Python or the source modules
+  /// it imports from.
+  std::vector<CalledDecorator> calledDecorators;
+  /// In a module that stays Python, the kernels, ufuncs and reductions to
+  /// compile; empty: every one (see PythonModuleContext::onlyFunctions).
+  std::vector<std::string> onlyFunctions;
   /// Dtypes a @cuda.reduce is compiled for when no signature names them.
   std::vector<std::string> defaultReductionTypes = {"int32", "int64", "float32", "float64"};
 };
@@ -73,6 +80,8 @@ public:
   std::unique_ptr<ModuleLoader> loader;
   /// The source modules it imports from, by absolute path, in load order.
   std::vector<std::string> importedFiles;
+  /// FrontendOptions::calledDecorators, each call's text a file of `sources`.
+  std::vector<DecoratorCall> decoratorCalls;
   std::unique_ptr<TypeInference> inference;
 
   struct Function {

@@ -30,6 +30,10 @@ struct BuildOptions {
   HostValueSource *hostValues = nullptr;
   /// See FrontendOptions::closures.
   std::vector<ClosureRequest> closures;
+  /// See FrontendOptions::calledDecorators.
+  std::vector<CalledDecorator> calledDecorators;
+  /// See FrontendOptions::onlyFunctions.
+  std::vector<std::string> onlyFunctions;
   /// Host code alone, for the CPU engine: no GPU code, so no CUDA toolkit
   /// (the first calls of kernels in development where there is no GPU).
   bool hostOnly = false;

@@ -317,6 +317,8 @@ llvm::Error typeSource(const BuildOptions &options, BuildReporter &reporter, Bui
   frontendOptions.signatureFlags = options.signatures;
   frontendOptions.moduleStaysPython = options.moduleStaysPython;
   frontendOptions.closures = options.closures;
+  frontendOptions.calledDecorators = options.calledDecorators;
+  frontendOptions.onlyFunctions = options.onlyFunctions;
   PythonHostValues importedValues(options.python);
   frontendOptions.hostValues = options.hostValues ? options.hostValues : &importedValues;
   llvm::Expected<std::unique_ptr<CheckedModule>> checked =

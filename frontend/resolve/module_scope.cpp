@@ -2,6 +2,7 @@
 
 #include "frontend/resolve/module_scope.h"
 
+#include "frontend/parse/parser.h"
 #include "frontend/resolve/constant_folding.h"
 #include "frontend/resolve/module_evaluator.h"
 
@@ -361,11 +362,12 @@ class ModuleScopeBuilder {
 public:
   ModuleScopeBuilder(ModuleScope &scope, SourceManager &sources, AstContext &astContext,
                      TypeContext &types, DiagnosticEngine &diags, bool moduleStaysPython,
-                     HostValueSource *hostValues)
-      : scope(scope), sources(sources), diags(diags), types(types),
+                     const PythonModuleContext &python)
+      : scope(scope), sources(sources), astContext(astContext), diags(diags), types(types),
         evaluator(scope, sources, astContext, types, diags), hostDiags(sources),
         hostEvaluator(scope, sources, astContext, types, hostDiags),
-        moduleStaysPython(moduleStaysPython), hostValues(hostValues) {
+        moduleStaysPython(moduleStaysPython), hostValues(python.hostValues),
+        decoratorCalls(python.decoratorCalls), onlyFunctions(python.onlyFunctions) {
     if (moduleStaysPython)
       modulePath = scope.canonicalPath = canonicalModulePath(sources.path(scope.fileId));
   }
@@ -395,9 +397,12 @@ private:
   /// The closure the module global `name` is, by what host values say of
   /// it; whether the module has a function of that name now.
   bool addGlobalClosure(const Module &module, llvm::StringRef name);
-  /// The function defined inside another whose first line is `line`.
-  const FunctionDefStmt *nestedDefinition(llvm::ArrayRef<Stmt *> body, uint32_t line,
-                                          bool nested) const;
+  /// The function whose first line is `line`: defined inside another, or
+  /// at the top level (a function jitted more than once in different ways).
+  const FunctionDefStmt *definitionAt(llvm::ArrayRef<Stmt *> body, uint32_t line) const;
+  /// The `jit(...)` call host code applied to the function the build calls
+  /// `name`, parsed; null if there is none (or it does not parse, reported).
+  const CallExpr *calledDecorator(llvm::StringRef name);
   std::string unknownDecoratorName(const Expr *decorator) const;
   /// Whether `decorator` (`cuda.jit`, `cuda.jit(...)`, `vectorize([...])`)
   /// names one of Kiln's decorators; its arguments are not looked at.
@@ -429,6 +434,7 @@ private:
 
   ModuleScope &scope;
   const SourceManager &sources;
+  AstContext &astContext;
   DiagnosticEngine &diags;
   TypeContext &types;
   ModuleEvaluator evaluator;
@@ -444,25 +450,28 @@ private:
   /// come from, for the build to compile the closures signatures name.
   HostValueSource *hostValues;
   llvm::StringSet<> closuresTried;
+  llvm::ArrayRef<DecoratorCall> decoratorCalls;
+  llvm::ArrayRef<std::string> onlyFunctions;
 };
 
 std::unique_ptr<ModuleScope>
 ModuleScope::build(const Module &module, SourceManager &sources, AstContext &astContext,
                    TypeContext &types, DiagnosticEngine &diags,
                    llvm::ArrayRef<ExternalSignature> externalSignatures, ModuleLoader *loader,
-                   bool moduleStaysPython, HostValueSource *hostValues,
-                   llvm::ArrayRef<ClosureRequest> closures) {
+                   const PythonModuleContext *python) {
   auto scope = std::unique_ptr<ModuleScope>(new ModuleScope());
   scope->fileId = module.file;
   scope->loader = loader;
   scope->types = &types;
-  ModuleScopeBuilder(*scope, sources, astContext, types, diags, moduleStaysPython, hostValues)
-      .run(module, externalSignatures, closures);
+  PythonModuleContext none;
+  const PythonModuleContext &context = python ? *python : none;
+  ModuleScopeBuilder(*scope, sources, astContext, types, diags, python != nullptr, context)
+      .run(module, externalSignatures, context.closures);
   // Only now: while the module's statements are read in order, a name's
   // final value (what host values give) is not yet the value it has.
-  scope->hostValues = hostValues;
+  scope->hostValues = context.hostValues;
   for (const std::unique_ptr<ModuleScope> &closure : scope->closureScopes)
-    closure->hostValues = hostValues;
+    closure->hostValues = context.hostValues;
   return scope;
 }
 
@@ -573,11 +582,15 @@ void ModuleScopeBuilder::run(const Module &module,
   }
   for (const ClosureRequest &closure : closures)
     addClosure(module, closure);
+  for (const DecoratorCall &call : decoratorCalls)
+    if (call.line && call.modulePath == modulePath && !scope.function(call.function))
+      addClosure(module, ClosureRequest{call.function, call.line, {}, call.function});
   // A signature for a module global a kernel factory made asks for that
   // closure.
   for (const ExternalSignature &external : externalSignatures) {
     auto bound = scope.bindings.find(external.function);
-    if (bound != scope.bindings.end() && bound->second.isComputedAtImport())
+    if (bound != scope.bindings.end() && bound->second.isComputedAtImport() &&
+        (onlyFunctions.empty() || llvm::is_contained(onlyFunctions, external.function)))
       addGlobalClosure(module, external.function);
   }
   // So does a call of one by its global name (`triple(x)`, where `triple =
@@ -602,20 +615,18 @@ void ModuleScopeBuilder::run(const Module &module,
   attachExternalSignatures(externalSignatures);
 }
 
-const FunctionDefStmt *ModuleScopeBuilder::nestedDefinition(llvm::ArrayRef<Stmt *> body,
-                                                            uint32_t line, bool nested) const {
+const FunctionDefStmt *ModuleScopeBuilder::definitionAt(llvm::ArrayRef<Stmt *> body,
+                                                        uint32_t line) const {
   for (const Stmt *stmt : body) {
     llvm::ArrayRef<Stmt *> inner;
     llvm::ArrayRef<Stmt *> orelse;
-    bool inFunction = nested;
     switch (stmt->kind()) {
     case Stmt::Kind::FunctionDef: {
       const auto *def = cast<FunctionDefStmt>(stmt);
       SourceRange first = def->decorators.empty() ? def->range() : def->decorators[0]->range();
-      if (nested && sources.lineColumn(first.begin).line == line)
+      if (sources.lineColumn(first.begin).line == line)
         return def;
       inner = def->body;
-      inFunction = true;
       break;
     }
     case Stmt::Kind::ClassDef:
@@ -640,16 +651,16 @@ const FunctionDefStmt *ModuleScopeBuilder::nestedDefinition(llvm::ArrayRef<Stmt 
     default:
       continue;
     }
-    if (const FunctionDefStmt *found = nestedDefinition(inner, line, inFunction))
+    if (const FunctionDefStmt *found = definitionAt(inner, line))
       return found;
-    if (const FunctionDefStmt *found = nestedDefinition(orelse, line, inFunction))
+    if (const FunctionDefStmt *found = definitionAt(orelse, line))
       return found;
   }
   return nullptr;
 }
 
 void ModuleScopeBuilder::addClosure(const Module &module, const ClosureRequest &request) {
-  const FunctionDefStmt *def = nestedDefinition(module.body, request.line, /*nested=*/false);
+  const FunctionDefStmt *def = definitionAt(module.body, request.line);
   if (!def) {
     diags.report(DiagID::err_closure_not_found, SourceRange(),
                  {request.name, std::to_string(request.line), request.enclosing});
@@ -1281,6 +1292,17 @@ bool ModuleScopeBuilder::namesKilnDecorator(const Expr *decorator) {
   return value && isDecorator(*value);
 }
 
+const CallExpr *ModuleScopeBuilder::calledDecorator(llvm::StringRef name) {
+  for (const DecoratorCall &call : decoratorCalls) {
+    if (call.function != name || call.modulePath != modulePath)
+      continue;
+    const Expr *parsed = parseExpression(
+        sources, call.file, 0, uint32_t(sources.contents(call.file).size()), astContext, diags);
+    return parsed ? dyn_cast<CallExpr>(parsed) : nullptr;
+  }
+  return nullptr;
+}
+
 std::string ModuleScopeBuilder::unknownDecoratorName(const Expr *decorator) const {
   const Expr *target = decorator;
   if (const auto *call = dyn_cast<CallExpr>(target))
@@ -1319,18 +1341,23 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const Module
   };
   bind(def->name, ModuleValue::invalid(), header);
   // In a module that stays Python, a function no Kiln decorator marks is
-  // host code's, whatever else decorates it.
+  // host code's, whatever else decorates it, unless host code calls Kiln's
+  // decorator on it.
+  const CallExpr *calledBy = nullptr;
   if (moduleStaysPython && llvm::none_of(def->decorators, [&](const Expr *decorator) {
         return namesKilnDecorator(decorator);
       })) {
-    bind(def->name, ModuleValue::hostValue("a function Kiln does not compile"), header);
-    return;
+    calledBy = calledDecorator(closure ? closureName : def->name);
+    if (!calledBy) {
+      bind(def->name, ModuleValue::hostValue("a function Kiln does not compile"), header);
+      return;
+    }
   }
-  if (def->decorators.empty()) {
+  if (!calledBy && def->decorators.empty()) {
     diags.report(DiagID::err_undecorated_function, def->nameRange, {def->name});
     return;
   }
-  if (def->decorators.size() > 1) {
+  if (!calledBy && def->decorators.size() > 1) {
     diags.report(DiagID::err_multiple_decorators, def->decorators[1]->range(), {def->name});
     return;
   }
@@ -1338,12 +1365,14 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const Module
     diags.report(DiagID::err_async_function, header, {def->name});
     return;
   }
-  const Expr *decorator = def->decorators[0];
-  if (std::string unknown = unknownDecoratorName(decorator); !unknown.empty()) {
+  const Expr *decorator = calledBy ? calledBy : def->decorators[0];
+  if (std::string unknown = calledBy ? "" : unknownDecoratorName(decorator); !unknown.empty()) {
     diags.report(DiagID::err_unknown_decorator, decorator->range(), {"'" + unknown + "'"});
     return;
   }
-  std::optional<ModuleValue> value = evaluator.evaluate(decorator);
+  std::optional<ModuleValue> value =
+      calledBy ? ModuleValue::decorator(&BuiltinSymbols::get().symbol(BuiltinId::CudaJit), calledBy)
+               : evaluator.evaluate(decorator);
   if (!value)
     return;
   const Symbol *symbol = value->symbolValue();
@@ -1402,6 +1431,11 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const Module
   }
   if (!ok)
     return;
+  if (decl->kind != FunctionDecl::Kind::Device && !onlyFunctions.empty() &&
+      !llvm::is_contained(onlyFunctions, decl->name)) {
+    bind(def->name, ModuleValue::hostValue("a kernel this build does not compile"), header);
+    return;
+  }
 
   for (const Parameter &param : def->params) {
     if (param.form != Parameter::Form::Positional) {
@@ -1484,8 +1518,10 @@ void ModuleScopeBuilder::attachExternalSignatures(
       diags.report(DiagID::err_kernel_without_signature, decl->range, {decl->name})
           .note(DiagID::note_add_signature, decl->range, {decl->name});
   }
+  // Signatures of kernels this build leaves to host code are for others.
   for (const ExternalSignature &external : externalSignatures)
-    if (!known.contains(external.function))
+    if (!known.contains(external.function) &&
+        (onlyFunctions.empty() || llvm::is_contained(onlyFunctions, external.function)))
       diags.report(DiagID::err_external_signature_unknown_function,
                    SourceRange({external.file, external.begin}, {external.file, external.end}),
                    {external.function, external.origin});

@@ -216,6 +216,49 @@ struct ClosureRequest {
   std::string enclosing;
 };
 
+/// A function of a module that stays Python that host code makes a kernel
+/// or device function by calling Kiln's decorator on it rather than by
+/// decorating it (`add = cuda.jit(device=True)(plain_add)`, as Numba users
+/// write): compiled as if that call decorated it.
+struct CalledDecorator {
+  /// The canonical path of the module that defines the function.
+  std::string modulePath;
+  /// Its name there (a closure's: the name its ClosureRequest gives).
+  std::string function;
+  /// The call: `jit("void(float32[:])", fastmath=True)`, cuda.jit's
+  /// arguments as host code passed them.
+  std::string call;
+  /// A top-level function jitted again in another way is compiled again
+  /// under a name of its own: the line its definition starts on; else 0.
+  uint32_t line = 0;
+};
+
+/// A CalledDecorator whose call is a file of the SourceManager.
+struct DecoratorCall {
+  /// The canonical path of the module that defines the function.
+  std::string modulePath;
+  /// Its name there; a closure's, the name the build calls it.
+  std::string function;
+  uint32_t file = 0;
+  /// See CalledDecorator::line.
+  uint32_t line = 0;
+};
+
+/// How a module that stays Python is read: what host code computed and
+/// made of its functions, and which of them this build compiles.
+struct PythonModuleContext {
+  /// Where module globals host code computes (and what closures close
+  /// over) come from; null: kernels cannot read them.
+  HostValueSource *hostValues = nullptr;
+  llvm::ArrayRef<ClosureRequest> closures;
+  llvm::ArrayRef<DecoratorCall> decoratorCalls;
+  /// The kernels, ufuncs and reductions to compile (the device functions
+  /// they call come with them); empty: every one. The others are left to
+  /// host code, so that a kernel that does not compile fails only the
+  /// builds that ask for it, as a Numba kernel fails only its own compile.
+  llvm::ArrayRef<std::string> onlyFunctions;
+};
+
 /// Finds other kernel modules by dotted name, for imports: Kiln's prelude
 /// modules (numba.cuda.random).
 class ModuleLoader {
@@ -237,14 +280,15 @@ public:
 class ModuleScope {
 public:
   /// Reads the top-level statements of `module`. Reports diagnostics for
-  /// anything a kernel module cannot contain and keeps going.
+  /// anything a kernel module cannot contain and keeps going. Given
+  /// `python`, the module stays Python (see
+  /// FrontendOptions::moduleStaysPython).
   static std::unique_ptr<ModuleScope> build(const ast::Module &module, SourceManager &sources,
                                             ast::AstContext &astContext, TypeContext &types,
                                             DiagnosticEngine &diags,
                                             llvm::ArrayRef<ExternalSignature> externalSignatures,
-                                            ModuleLoader *loader, bool moduleStaysPython = false,
-                                            HostValueSource *hostValues = nullptr,
-                                            llvm::ArrayRef<ClosureRequest> closures = {});
+                                            ModuleLoader *loader,
+                                            const PythonModuleContext *python = nullptr);
 
   /// A function defined by the kernel module `moduleName` (loaded on first
   /// use), as in `cuda.random.xoroshiro128p_next`; null if there is none.

@@ -110,11 +110,17 @@ class _ModuleBuilds:
         self.module_name = name if all(part.isidentifier() for part in name.split(".")) else "kernels"
         self.lock = threading.RLock()
         self.signatures = []  # "kernel=void(...)", in the order asked for
+        self.functions = set()  # the kernels, ufuncs and reductions built
         self.module = None
         # name -> function: the closures (functions defined inside
         # functions) compiled with the module, each under a name of its own.
         self.closures = {}
         self._closure_names = {}  # id(function) -> name
+        # name -> ("jit(...)", line): functions host code made kernels or
+        # device functions by calling jit on them, compiled as if so
+        # decorated; line, for a function jitted again in another way, where
+        # it is defined (it is compiled again under the name), else 0.
+        self.called_decorators = {}
         self._companion = None
         self._companion_read = False
         # Why the companion beside the source cannot serve, if it cannot.
@@ -165,22 +171,30 @@ class _ModuleBuilds:
             f"{kind} '{name}' cannot run: {why}, and Kiln's compiler is not installed to compile "
             f"it again. Rebuild the package (or run `kiln build {self.path}`)")
 
-    def module_with(self, signature=None):
-        """The latest build if it holds `signature` ("kernel=void(...)"; None:
-        only the decorators' signatures), else one that adds it: kept from
-        an earlier process, or built now."""
+    def module_with(self, name, signature=None):
+        """The latest build if it holds the function the build calls `name`
+        and `signature` ("name=void(...)"; None: only the decorators'
+        signatures), else one that adds them: kept from an earlier process,
+        or built now. A build compiles only the kernels asked for so far,
+        so that one that does not compile fails only the calls that need
+        it, as with Numba."""
         with self.lock:
-            if self.module is not None and (signature is None or signature in self.signatures):
+            if (self.module is not None and name in self.functions
+                    and (signature is None or signature in self.signatures)):
                 return self.module
             signatures = self.signatures + ([signature] if signature else [])
+            functions = sorted(self.functions | {name})
             arch = _architecture()
             values = self.live_host_values()
             closures = self.closure_requests()
-            kept = _KeptBuilds.folder(self, signatures, arch, values + repr(closures))
+            calls = self.decorator_calls()
+            kept = _KeptBuilds.folder(self, signatures, arch,
+                                      values + repr(closures) + repr(calls) + repr(functions))
             module = self._load_kept(kept) if kept else None
             if module is None:
-                module = self._build(signatures, arch, kept, values, closures)
+                module = self._build(signatures, functions, arch, kept, values, closures, calls)
             self.signatures = signatures
+            self.functions.add(name)
             self.module = module
             return module
 
@@ -214,6 +228,34 @@ class _ModuleBuilds:
                         name, py_func, path, own, lambda inner, _: self.closure_name(inner))
         return json.dumps(values)
 
+    def called(self, py_func, call):
+        """The name the build compiles `py_func` (a function of this module)
+        under, made what `call` ("jit(device=True)") makes it. A function
+        jitted again in another way is compiled again under a name of its
+        own, as Numba makes a dispatcher of each."""
+        with self.lock:
+            line = 0
+            if host_values.is_closure(py_func):
+                name = self.closure_name(py_func)
+            else:
+                name = py_func.__name__
+                if self.called_decorators.get(name, (call, 0))[0] != call:
+                    line = py_func.__code__.co_firstlineno
+                    again = sum(1 for _, at in self.called_decorators.values() if at)
+                    name = f"{name}__jit{again}"
+            self.called_decorators[name] = (call, line)
+            return name
+
+    @classmethod
+    def decorator_calls(cls):
+        """(module path, function, call) of every function made a kernel or
+        device function by a call of jit, in any module: a kernel may call a
+        device function of a sibling module made so."""
+        with cls._registry_lock:
+            every = list(cls._by_file.values())
+        return sorted((os.path.realpath(builds.path), name, call, line)
+                      for builds in every for name, (call, line) in list(builds.called_decorators.items()))
+
     def closure_requests(self):
         """(name, first line, free variables, enclosing function) of each
         closure, as kiln._compiler takes them."""
@@ -235,7 +277,7 @@ class _ModuleBuilds:
             _KeptBuilds.used(folder)
         return module
 
-    def _build(self, signatures, arch, kept, values, closures):
+    def _build(self, signatures, functions, arch, kept, values, closures, calls):
         """A build made now, for `arch` (None: the CPU engine)."""
         from kiln import _compiler
 
@@ -245,7 +287,7 @@ class _ModuleBuilds:
         [extension] = _compiler.build_module(
             self.path, output, module_name=self.module_name, arch=arch, host_only=arch is None,
             signatures=signatures, module_stays_python=True, host_values=values,
-            closures=closures)
+            closures=closures, decorator_calls=calls, functions=functions)
         module = _load_extension(companion_names(self.module_name)[0], extension)
         if kept:
             _KeptBuilds.keep(extension, kept)
@@ -373,7 +415,7 @@ class LazyKernel(Kernel):
     signatures in its decorator has those alone and converts arguments to
     them, as Numba's does."""
 
-    def __init__(self, py_func, signatures, options):
+    def __init__(self, py_func, signatures, options, built_name):
         code = py_func.__code__
         self._arg_names = code.co_varnames[:code.co_argcount]
         super().__init__(py_func.__name__, [], arg_names=self._arg_names, module=py_func.__module__,
@@ -387,7 +429,7 @@ class LazyKernel(Kernel):
         self._declared = list(signatures)
         self._builds = _ModuleBuilds.of(os.path.abspath(code.co_filename), py_func.__module__)
         # What the build calls it: its name, or, for a closure, a name of its own.
-        self._built_name = self._builds.closure_name(py_func) if host_values.is_closure(py_func) else py_func.__name__
+        self._built_name = built_name
         self._compiled = {}  # signature text -> the built module's kernel
         self._lock = threading.Lock()
 
@@ -397,6 +439,11 @@ class LazyKernel(Kernel):
     @property
     def py_func(self):
         return self._py_func
+
+    @property
+    def built_name(self):
+        """The name the module's build compiles the kernel under."""
+        return self._built_name
 
     @property
     def overloads(self):
@@ -471,7 +518,9 @@ class LazyKernel(Kernel):
             return _compiler.inspect(self._builds.path, what, folder, module_name=self._builds.module_name,
                                      arch=_architecture() or "80", signatures=asked, module_stays_python=True,
                                      host_values=self._builds.live_host_values(),
-                                     closures=self._builds.closure_requests())
+                                     closures=self._builds.closure_requests(),
+                                     decorator_calls=self._builds.decorator_calls(),
+                                     functions=[self._built_name])
 
     def _per_signature(self, rows, signature):
         held = set(self.signatures)
@@ -588,16 +637,17 @@ class LazyKernel(Kernel):
                 "rebuild the package:\n"
                 f"    kiln signatures add {self._qualified_name()} '{signature}'")
         request = None if signature is None else f"{self._built_name}={signature}"
-        return getattr(self._builds.module_with(request), self._built_name)
+        return getattr(self._builds.module_with(self._built_name, request), self._built_name)
 
 
 class DeviceFunction:
     """A @cuda.jit(device=True) function: kernels of its module call it; Python
     cannot (as with Numba's CUDA target)."""
 
-    def __init__(self, py_func):
+    def __init__(self, py_func, built_name):
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
+        self.built_name = built_name
 
     def __repr__(self):
         return f"<kiln device function {self.__qualname__!r} of {self.__module__!r}>"
@@ -631,7 +681,7 @@ class BuiltOnFirstCall:
             if built is None:
                 if not _compiler_available():
                     raise self._builds.cannot_rebuild(self._kind, self.__name__)
-                built = getattr(self._builds.module_with(None), self.__name__)
+                built = getattr(self._builds.module_with(self.__name__), self.__name__)
             self._built = built
         return self._built
 
@@ -660,24 +710,69 @@ def reduce(function):
     return BuiltOnFirstCall(function, "reduction")
 
 
+def _type_text(numba_type):
+    """A Numba type object in signature-string syntax: arrays as
+    `float32[:, ::1]`, every other type as Numba prints it."""
+    if all(hasattr(numba_type, field) for field in ("dtype", "ndim", "layout")):
+        dimensions = [":"] * numba_type.ndim
+        if dimensions and numba_type.layout == "C":
+            dimensions[-1] = "::1"
+        elif dimensions and numba_type.layout == "F":
+            dimensions[0] = "::1"
+        return f"{_type_text(numba_type.dtype)}[{', '.join(dimensions)}]"
+    return str(numba_type)
+
+
+def _signature_text(signature):
+    """A signature as the compiler parses it: a string as given; Numba's
+    signature objects (`void(float32[:])`) and tuples of argument types
+    written out."""
+    if isinstance(signature, str):
+        return signature
+    if hasattr(signature, "args") and hasattr(signature, "return_type"):
+        result = "void" if str(signature.return_type) == "none" else _type_text(signature.return_type)
+        return f"{result}({', '.join(map(_type_text, signature.args))})"
+    if isinstance(signature, tuple):
+        return f"void({', '.join(map(_type_text, signature))})"
+    return _type_text(signature)
+
+
+def _decorator_call(signatures, device, options):
+    """The text of the jit call that makes a function what it is, for the
+    compiler to read as the function's decorator when the source has none
+    (`kernel = cuda.jit(f)`): `jit(["void(float32[:])"], fastmath=True)`."""
+    arguments = []
+    if signatures:
+        arguments.append(repr([_signature_text(signature) for signature in signatures]))
+    if device:
+        arguments.append("device=True")
+    arguments += [f"{name}={value!r}" for name, value in sorted(options.items())]
+    return f"jit({', '.join(arguments)})"
+
+
+def _made(py_func, signatures, device, options):
+    builds = _ModuleBuilds.of(os.path.abspath(py_func.__code__.co_filename), py_func.__module__)
+    name = builds.called(py_func, _decorator_call(signatures, device, options))
+    return DeviceFunction(py_func, name) if device else LazyKernel(py_func, signatures, options, name)
+
+
 def jit(func_or_signature=None, device=False, **options):
     """@cuda.jit, @cuda.jit(), @cuda.jit("void(float32[:])"), @cuda.jit(device=True), ...
 
-    Arguments are Numba's; the compiler reads the decorator from the source,
-    so options take effect as Numba defines them."""
+    Arguments are Numba's. The compiler reads the decorator from the source,
+    so options take effect as Numba defines them; a function the source does
+    not decorate (`kernel = cuda.jit(f)`) compiles as this call makes it."""
     if callable(func_or_signature) and not isinstance(func_or_signature, (str, list, tuple)):
-        return DeviceFunction(func_or_signature) if device else LazyKernel(func_or_signature, [], options)
+        return _made(func_or_signature, [], device, options)
     if func_or_signature is None:
         signatures = []
-    elif isinstance(func_or_signature, (list, tuple)):
+    elif isinstance(func_or_signature, list):
         signatures = list(func_or_signature)
     else:
         signatures = [func_or_signature]
 
     def decorate(py_func):
-        if device:
-            return DeviceFunction(py_func)
-        return LazyKernel(py_func, signatures, options)
+        return _made(py_func, signatures, device, options)
 
     return decorate
 

@@ -77,10 +77,13 @@ def module_values(namespace, path=None):
     for name, value in list(namespace.items()):
         if name.startswith("__") and name.endswith("__"):
             continue
-        if (path is not None and isinstance(value, (DeviceFunction, LazyKernel))
-                and is_closure(value.py_func)
-                and os.path.realpath(value.py_func.__code__.co_filename) == path):
-            _encode_closure(name, value.py_func, path, found)
+        if isinstance(value, (DeviceFunction, LazyKernel)):
+            function_path = os.path.realpath(value.py_func.__code__.co_filename)
+            if not is_closure(value.py_func):
+                # `add = cuda.jit(device=True)(plain_add)`: the function compiled.
+                found[name] = {"kind": "function", "file": function_path, "name": value.built_name}
+            elif function_path == path:
+                _encode_closure(name, value.py_func, path, found)
             continue
         encoded = encode(value)
         if encoded is not None:
@@ -132,7 +135,7 @@ def encode_free_variables(name, function, path, found, closure_name):
             inner = value.py_func
             inner_path = os.path.realpath(inner.__code__.co_filename)
             if not is_closure(inner):
-                encoded = {"kind": "function", "file": inner_path, "name": inner.__name__}
+                encoded = {"kind": "function", "file": inner_path, "name": value.built_name}
             elif inner_path == path:
                 encoded = {"kind": "function", "file": path, "name": closure_name(inner, variable)}
         else:

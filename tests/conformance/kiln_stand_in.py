@@ -1,0 +1,94 @@
+"""Kiln in place of the compiler of Numba's CUDA simulator, for running
+numba-cuda's own tests: `numba.cuda.jit` (and the decorators built on it)
+make Kiln's dispatchers, which compile each kernel and device function
+with Kiln and run it on Kiln's CPU engine. The simulator keeps providing
+what kernels do not: device arrays, streams, events, the device list.
+
+Arguments cross over as the simulator's device arrays hold them: a
+simulated device array is passed as the NumPy array inside it, which the
+kernel then reads and writes in place.
+"""
+
+import functools
+import os
+import sys
+
+_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_BUILD = os.environ.get("KILN_BUILD_DIR", os.path.join(_REPO, "build"))
+
+
+def _host_value(value):
+    """What Kiln's runtime receives for a value the simulator made."""
+    from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+
+    if isinstance(value, FakeCUDAArray):
+        return value._ary
+    return value
+
+
+def _stream(value):
+    """Kiln's launches take streams of their own; the simulator's run
+    synchronously, as Kiln's CPU engine does."""
+    return 0
+
+
+class Launcher:
+    """`kernel[grid, block, stream, shared]` of a stand-in kernel."""
+
+    def __init__(self, configured):
+        self._configured = configured
+
+    def __call__(self, *args):
+        return self._configured(*map(_host_value, args))
+
+
+class StandInKernel:
+    """A Kiln kernel that takes the simulator's arrays."""
+
+    def __init__(self, kernel):
+        self._kernel = kernel
+        functools.update_wrapper(self, kernel.py_func)
+
+    def __getitem__(self, config):
+        if isinstance(config, tuple) and len(config) >= 3:
+            config = (config[0], config[1], _stream(config[2]), *config[3:])
+        return Launcher(self._kernel[config])
+
+    def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
+        return Launcher(self._kernel.forall(ntasks, tpb, 0, sharedmem))
+
+    def specialize(self, *args):
+        return StandInKernel(self._kernel.specialize(*map(_host_value, args)))
+
+    def __call__(self, *args, **kwargs):
+        return self._kernel(*args, **kwargs)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self._kernel, name)
+
+
+def install():
+    """Makes `numba.cuda.jit` Kiln's. Call before the tests import."""
+    if os.path.join(_BUILD, "python") not in sys.path:
+        sys.path.insert(0, os.path.join(_BUILD, "python"))
+    os.environ.setdefault("KILN_TARGET", "cpu")
+    from numba import cuda
+
+    from kiln import dispatcher
+
+    def jit(func_or_sig=None, device=False, **options):
+        made = dispatcher.jit(func_or_sig, device=device, **options)
+        if isinstance(made, dispatcher.LazyKernel):
+            return StandInKernel(made)
+        if isinstance(made, dispatcher.DeviceFunction):
+            return made
+
+        def decorate(py_func):
+            built = made(py_func)
+            return StandInKernel(built) if isinstance(built, dispatcher.LazyKernel) else built
+
+        return decorate
+
+    cuda.jit = jit

@@ -1,0 +1,144 @@
+"""Kernels and device functions host code makes by calling cuda.jit on a
+function (`kernel = cuda.jit(f)`, `add = cuda.jit(device=True)(plain_add)`)
+rather than by decorating it, as Numba code often does, and a module whose
+kernels compile one by one: a kernel that does not compile fails only the
+calls that need it."""
+
+import importlib
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+HELPERS = '''
+def halve(x):
+    return x / 2
+'''
+
+KERNELS = '''
+import numpy as np
+from kiln import cuda
+
+from jit_called_helpers import halve
+
+
+def plain_add(a, b):
+    return a + b
+
+
+add = cuda.jit(device=True)(plain_add)
+halved = cuda.jit("float64(float64)", device=True)(halve)
+
+
+def scale(out, x, factor):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = add(x[i] * factor, 1.0)
+
+
+scale_lazily = cuda.jit(scale)
+scale_eagerly = cuda.jit("void(float64[::1], float64[::1], float64)", fastmath=True)(scale)
+
+
+def halve_all(out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = halved(x[i])
+
+
+halve_all_kernel = cuda.jit(halve_all)
+
+
+def make_kernel(offset):
+    def shift(out, x):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = x[i] + offset
+
+    return cuda.jit(shift)
+
+
+@cuda.jit
+def does_not_compile(out):
+    out[0] = undefined_name
+
+
+@cuda.jit
+def fill(out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = 7
+'''
+
+
+@pytest.fixture
+def module(tmp_path):
+    (tmp_path / "jit_called_helpers.py").write_text(textwrap.dedent(HELPERS))
+    (tmp_path / "jit_called_kernels.py").write_text(textwrap.dedent(KERNELS))
+    sys.path.insert(0, str(tmp_path))
+    try:
+        yield importlib.import_module("jit_called_kernels")
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in ("jit_called_kernels", "jit_called_helpers"):
+            sys.modules.pop(name, None)
+
+
+def test_a_function_jitted_by_a_call_is_a_kernel(module):
+    x = np.arange(10.0)
+    out = np.zeros_like(x)
+    module.scale_lazily[1, 32](out, x, 2.0)
+    np.testing.assert_array_equal(out, 2 * x + 1)
+
+
+def test_a_function_jitted_again_in_another_way_is_a_kernel_of_its_own(module):
+    x = np.arange(10.0)
+    lazily, eagerly = np.zeros_like(x), np.zeros_like(x)
+    module.scale_lazily[1, 32](lazily, x, 2.0)
+    module.scale_eagerly[1, 32](eagerly, x, 3.0)
+    np.testing.assert_array_equal(lazily, 2 * x + 1)
+    np.testing.assert_array_equal(eagerly, 3 * x + 1)
+    assert module.scale_eagerly.signatures == [
+        "(array(float64, 1d, C), array(float64, 1d, C), float64)"], "the call's signature is eager"
+
+
+def test_a_device_function_of_a_sibling_module_jitted_by_a_call(module):
+    x = np.arange(10.0)
+    out = np.zeros_like(x)
+    module.halve_all_kernel[1, 32](out, x)
+    np.testing.assert_array_equal(out, x / 2)
+
+
+def test_a_closure_jitted_by_a_call_is_a_kernel(module):
+    x = np.arange(10.0)
+    for offset in (1.0, 5.0):
+        out = np.zeros_like(x)
+        module.make_kernel(offset)[1, 32](out, x)
+        np.testing.assert_array_equal(out, x + offset, err_msg=f"offset {offset}")
+
+
+def test_a_kernel_that_does_not_compile_fails_only_its_own_calls(module):
+    from kiln import _compiler
+
+    with pytest.raises(_compiler.CompileError) as error:
+        module.does_not_compile[1, 1](np.zeros(1))
+    assert "undefined_name" in str(error.value)
+    out = np.zeros(4, dtype=np.int64)
+    module.fill[1, 4](out)
+    np.testing.assert_array_equal(out, 7)
+    x = np.arange(4.0)
+    scaled = np.zeros_like(x)
+    module.scale_lazily[1, 4](scaled, x, 1.0)
+    np.testing.assert_array_equal(scaled, x + 1)
+
+
+def test_numba_signature_objects_are_written_as_signature_strings():
+    numba = pytest.importorskip("numba")
+    from kiln.dispatcher import _decorator_call
+
+    float32, int64, void = numba.float32, numba.int64, numba.void
+    assert _decorator_call([void(float32[::1], int64[:, :], float32[::1, :])], False, {}) == (
+        "jit(['void(float32[::1], int64[:, :], float32[::1, :])'])")
+    assert _decorator_call([(float32[:],)], True, {"fastmath": True}) == (
+        "jit(['void(float32[:])'], device=True, fastmath=True)")
