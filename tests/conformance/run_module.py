@@ -17,22 +17,32 @@ import traceback
 import unittest
 
 os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
-OUTCOMES = ("passed", "failed", "error", "skipped", "expected failure", "unexpected success")
 
 
 class RecordingResult(unittest.TestResult):
-    """Each test's outcome, printed as it ends (a crash loses only the rest)."""
+    """Each test's outcome, written as it ends (a crash loses only the
+    rest). A test whose subtests fail fails with the first one's error."""
 
     def __init__(self, out):
         super().__init__()
         self.out = out
         self.started = 0.0
+        self.recorded = False
+        self.subtest_failure = None
 
     def startTest(self, test):
         super().startTest(test)
         self.started = time.perf_counter()
+        self.recorded = False
+        self.subtest_failure = None
+
+    def stopTest(self, test):
+        if not self.recorded:
+            self.record(test, *(self.subtest_failure or ("passed", "")))
+        super().stopTest(test)
 
     def record(self, test, outcome, detail=""):
+        self.recorded = True
         self.out.write(json.dumps({"id": test.id(), "outcome": outcome, "detail": detail[-2000:],
                                    "seconds": round(time.perf_counter() - self.started, 3)}) + "\n")
         self.out.flush()
@@ -56,9 +66,9 @@ class RecordingResult(unittest.TestResult):
         self.record(test, "unexpected success")
 
     def addSubTest(self, test, subtest, err):
-        if err is not None:
+        if err is not None and self.subtest_failure is None:
             failed = issubclass(err[0], test.failureException)
-            self.record(subtest, "failed" if failed else "error", self._exc_info_to_string(err, subtest))
+            self.subtest_failure = ("failed" if failed else "error", self._exc_info_to_string(err, subtest))
 
 
 def main():

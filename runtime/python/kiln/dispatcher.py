@@ -105,7 +105,8 @@ class _ModuleBuilds:
     def __init__(self, path, module_name):
         self.path = path
         self._imported_as = module_name
-        name = pathlib.Path(path).stem if module_name == "__main__" else module_name
+        # A function exec made may have no module at all.
+        name = pathlib.Path(path).stem if module_name in ("__main__", None) else module_name
         # A script's file name need not be a module name; its builds need one.
         self.module_name = name if all(part.isidentifier() for part in name.split(".")) else "kernels"
         self.lock = threading.RLock()

@@ -101,17 +101,21 @@ def enclosing_name(function):
     return function.__qualname__.rsplit(".", 1)[0].replace(".<locals>", "")
 
 
-def _encode_closure(name, function, path, found):
+def _encode_closure(name, function, path, found, names=None):
     """Adds the closure `function`, compiled as `name`, and its free
-    variables to `found`; a closure it calls is "name__variable"."""
+    variables to `found`; a closure it calls is "name__variable", once
+    (`names`: id of each closure encoded -> its name), so that recursive
+    closures refer to themselves."""
+    names = {} if names is None else names
+    names[id(function)] = name
     code = function.__code__
     found[name] = {"kind": "closure", "line": code.co_firstlineno, "enclosing": enclosing_name(function),
                    "variables": list(code.co_freevars)}
 
     def compiled_as(inner, variable):
-        inner_name = f"{name}__{variable}"
-        _encode_closure(inner_name, inner, path, found)
-        return inner_name
+        if id(inner) not in names:
+            _encode_closure(f"{name}__{variable}", inner, path, found, names)
+        return names[id(inner)]
 
     encode_free_variables(name, function, path, found, compiled_as)
 

@@ -142,3 +142,35 @@ def test_numba_signature_objects_are_written_as_signature_strings():
         "jit(['void(float32[::1], int64[:, :], float32[::1, :])'])")
     assert _decorator_call([(float32[:],)], True, {"fastmath": True}) == (
         "jit(['void(float32[:])'], device=True, fastmath=True)")
+
+
+RECURSIVE_CLOSURE = '''
+from kiln import cuda
+
+
+def make():
+    @cuda.jit(device=True)
+    def countdown(n):
+        return 0 if n <= 0 else countdown(n - 1)
+
+    @cuda.jit
+    def kernel(out):
+        out[0] = countdown(3)
+
+    return kernel
+'''
+
+
+def test_a_closure_that_calls_itself_is_a_compile_error_not_a_python_recursion(tmp_path):
+    from kiln import _compiler
+
+    (tmp_path / "recursive_closure.py").write_text(RECURSIVE_CLOSURE)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        kernel = importlib.import_module("recursive_closure").make()
+        with pytest.raises(_compiler.CompileError) as error:
+            kernel[1, 1](np.zeros(1, dtype=np.int64))
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("recursive_closure", None)
+    assert "recursive call to 'countdown" in str(error.value), str(error.value)

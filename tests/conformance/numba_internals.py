@@ -1,0 +1,18 @@
+"""The tests of numba-cuda's suite that test Numba's own machinery rather
+than the language its kernels are written in: no other compiler could pass
+them, so the conformance count leaves them out, each with its reason."""
+
+import re
+
+# (pattern matched against the test id from `numba.cuda.tests.cudapy.`, reason)
+INTERNALS = [
+]
+
+
+def internals_reason(test_id):
+    """Why the test is one of Numba's internals, or None."""
+    name = test_id.removeprefix("numba.cuda.tests.cudapy.")
+    for pattern, reason in INTERNALS:
+        if re.fullmatch(pattern, name):
+            return reason
+    return None
