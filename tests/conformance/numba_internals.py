@@ -6,6 +6,11 @@ import re
 
 # (pattern matched against the test id from `numba.cuda.tests.cudapy.`, reason)
 INTERNALS = [
+    (r"test_retrieve_autoconverted_arrays\..*",
+     "uses `cuda.jit(extensions=...)`, the hook through which Numba's dispatcher hands arguments to "
+     "its own argument handlers"),
+    (r"test_array_alignment\.TestCudasimUnsupportedAlignment\..*",
+     "checks that Numba's simulator itself refuses alignments it cannot simulate"),
 ]
 
 
