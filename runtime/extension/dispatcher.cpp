@@ -403,7 +403,7 @@ PyObject *subscript(PyObject *self, PyObject *key) {
 }
 
 PyObject *callDispatcher(PyObject *, PyObject *, PyObject *) {
-  PyErr_SetString(PyExc_TypeError,
+  PyErr_SetString(PyExc_ValueError,
                   "launch configuration was not specified. Use the syntax:\n\n"
                   "kernel_function[blockspergrid, threadsperblock](arg0, arg1, ..., argn)\n\n"
                   "See https://numba.readthedocs.io/en/stable/cuda/kernels.html"

@@ -16,6 +16,20 @@ namespace {
 constexpr uint32_t maxBlockDim[3] = {1024, 1024, 64};
 constexpr uint32_t maxGridDim[3] = {0x7fffffff, 65535, 65535};
 
+/// Raises `type` with Numba's wording, "griddim must be <must>, got
+/// [...]", the configuration shown as the list Numba makes of it.
+bool rejectDim3(const DispatcherState &state, PyObject *type, PyObject *object, const char *what,
+                const char *must) {
+  PyObject *items = PyTuple_Check(object) || PyList_Check(object)
+                        ? PySequence_List(object)
+                        : Py_BuildValue("[O]", object);
+  if (items) {
+    PyErr_Format(type, "kernel '%s': %s must be %s, got %R", state.name.c_str(), what, must, items);
+    Py_DECREF(items);
+  }
+  return false;
+}
+
 bool parseDim3(const DispatcherState &state, PyObject *object, const char *what, runtime::Dim3 &dim,
                unsigned &given) {
   uint64_t values[3] = {1, 1, 1};
@@ -23,11 +37,9 @@ bool parseDim3(const DispatcherState &state, PyObject *object, const char *what,
   given = 1;
   if (PyTuple_Check(object) || PyList_Check(object)) {
     Py_ssize_t count = PySequence_Size(object);
-    if (count < 1 || count > 3) {
-      PyErr_Format(PyExc_ValueError, "kernel '%s': %s must be an int or 1 to 3 ints, not %R",
-                   state.name.c_str(), what, object);
-      return false;
-    }
+    if (count < 1 || count > 3)
+      return rejectDim3(state, PyExc_ValueError, object, what,
+                        "a sequence of 1, 2 or 3 integers");
     given = unsigned(count);
     for (Py_ssize_t i = 0; i < count; ++i)
       items[i] = PySequence_Fast_GET_ITEM(object, i);
@@ -36,9 +48,7 @@ bool parseDim3(const DispatcherState &state, PyObject *object, const char *what,
     PyObject *index = PyNumber_Index(items[i]);
     if (!index) {
       PyErr_Clear();
-      PyErr_Format(PyExc_TypeError, "kernel '%s': %s must be an int or 1 to 3 ints, not %R",
-                   state.name.c_str(), what, object);
-      return false;
+      return rejectDim3(state, PyExc_TypeError, object, what, "a sequence of integers");
     }
     long long value = PyLong_AsLongLong(index);
     Py_DECREF(index);

@@ -107,7 +107,8 @@ class Kernel(_runtime.Dispatcher):
         """A launch with at least `ntasks` threads: kernel.forall(n)(*args)."""
         ntasks = int(ntasks)
         if ntasks < 0:
-            raise ValueError(f"kernel '{self.__name__}': forall() needs ntasks >= 0, not {ntasks}")
+            raise ValueError(f"kernel '{self.__name__}': Can't create ForAll with negative task count "
+                             f"{ntasks}")
         block = int(tpb) if tpb else FORALL_BLOCK
         block = max(1, min(block, ntasks)) if ntasks else 1
         grid = max(1, -(-ntasks // block))

@@ -151,7 +151,7 @@ def test_arguments_kernels_cannot_take_are_named(kernels):
         kernels.scale[1, 1](np.zeros(1), "x")
     with pytest.raises(TypeError, match="kernel 'scale' takes 2 arguments, but 1 was given"):
         kernels.scale[1, 1](np.zeros(1))
-    with pytest.raises(TypeError, match="launch configuration was not specified"):
+    with pytest.raises(ValueError, match="launch configuration was not specified"):
         kernels.scale(np.zeros(1), np.zeros(1))
 
 
