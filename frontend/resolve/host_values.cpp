@@ -50,6 +50,14 @@ llvm::Expected<HostValue> readValue(const llvm::json::Value &json, llvm::StringR
     value.functionName = functionName->str();
     return value;
   }
+  if (*kind == "symbol") {
+    value.kind = HostValue::Kind::Symbol;
+    std::optional<llvm::StringRef> qualified = object->getString("name");
+    if (!qualified)
+      return valueError(file, name, "a symbol needs a \"name\"");
+    value.symbolName = qualified->str();
+    return value;
+  }
   if (*kind == "closure") {
     value.kind = HostValue::Kind::Closure;
     std::optional<int64_t> line = object->getInteger("line");

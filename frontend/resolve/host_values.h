@@ -23,6 +23,13 @@
 // of its module named "<closure name>.<variable>". A module global that is a
 // closure (`add_one = make_kernel(inc)`) is a "closure": the "line" its
 // definition starts on, its "enclosing" function and its free "variables".
+// A "symbol" is something kernels use by its qualified "name", as an import
+// would bind it: a module (`numba.cuda`), a type (`numba.float64`,
+// `numpy.int32`) or a function (`math.sin`, `numpy.sin`).
+//
+// A name the module's source does not bind, a host value of the module
+// still gives it: the globals of a function `exec` made from a string, or of
+// a notebook cell, are what the running code defined elsewhere.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -40,7 +47,18 @@
 namespace kiln {
 
 struct HostValue {
-  enum class Kind : uint8_t { Int, Float, Bool, Complex, Scalar, Array, Tuple, Function, Closure };
+  enum class Kind : uint8_t {
+    Int,
+    Float,
+    Bool,
+    Complex,
+    Scalar,
+    Array,
+    Tuple,
+    Function,
+    Closure,
+    Symbol
+  };
   Kind kind = Kind::Int;
   /// NumPy's name of the element type, for Scalar and Array: "float32".
   std::string dtype;
@@ -58,6 +76,8 @@ struct HostValue {
   uint32_t line = 0;
   std::string enclosing;
   std::vector<std::string> variables;
+  /// Symbol: its qualified name, "numba.cuda".
+  std::string symbolName;
 };
 
 /// Where the values of module globals computed at import come from.

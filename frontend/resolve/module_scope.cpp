@@ -184,6 +184,11 @@ const ModuleValue *ModuleScope::lookup(llvm::StringRef name) const {
   }
   if (parent)
     return parent->lookup(name);
+  // See [Note: host values]: a global defined where the source does not say.
+  if (hostValues && !canonicalPath.empty())
+    if (const ModuleValue *given =
+            hostValueOf(ModuleValue::computedAtImport(canonicalPath, name.str())))
+      return given;
   auto builtin = pythonBuiltins.find(name);
   if (builtin != pythonBuiltins.end())
     return &builtin->second;
@@ -272,6 +277,7 @@ std::optional<ConstantValue> constantOf(const HostValue &value, TypeContext &typ
   case HostValue::Kind::Array:
   case HostValue::Kind::Function:
   case HostValue::Kind::Closure:
+  case HostValue::Kind::Symbol:
     break;
   }
   return std::nullopt;
@@ -314,6 +320,9 @@ const ModuleValue *ModuleScope::hostValueOf(const ModuleValue &computed) const {
       // Compiled under the global's own name, if the build added it.
       if (const FunctionDecl *function = functionAt(key.first, key.second))
         slot = std::make_unique<ModuleValue>(ModuleValue::function(function));
+    } else if (value->kind == HostValue::Kind::Symbol) {
+      if (const Symbol *symbol = BuiltinSymbols::get().lookup(value->symbolName))
+        slot = std::make_unique<ModuleValue>(ModuleValue::symbol(symbol));
     } else if (value->kind == HostValue::Kind::Array) {
       if (std::shared_ptr<const ConstantArray> array = arrayOf(*value, *types))
         slot = std::make_unique<ModuleValue>(ModuleValue::array(std::move(array)));

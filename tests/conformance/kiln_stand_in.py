@@ -7,9 +7,16 @@ what kernels do not: device arrays, streams, events, the device list.
 Arguments cross over as the simulator's device arrays hold them: a
 simulated device array is passed as the NumPy array inside it, which the
 kernel then reads and writes in place.
+
+Kiln compiles from source, and some tests make their kernels with `exec`
+from a string: the text of each such string is kept in `linecache`, as
+IPython keeps a notebook cell's, where Kiln finds it.
 """
 
+import builtins
 import functools
+import itertools
+import linecache
 import os
 import sys
 
@@ -69,8 +76,28 @@ class StandInKernel:
         return getattr(self._kernel, name)
 
 
+def _keep_exec_sources():
+    """Makes `exec` of a string keep the string's text in linecache."""
+    plain_exec = builtins.exec
+    numbers = itertools.count()
+
+    def exec_keeping_source(source, globals=None, locals=None, /, **options):
+        if globals is None:  # exec's default: the caller's namespaces
+            caller = sys._getframe(1)
+            globals = caller.f_globals
+            locals = caller.f_locals if locals is None else locals
+        if isinstance(source, str):
+            name = f"<exec {next(numbers)}>"
+            linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+            source = compile(source, name, "exec")
+        return plain_exec(source, globals, locals, **options)
+
+    builtins.exec = exec_keeping_source
+
+
 def install():
     """Makes `numba.cuda.jit` Kiln's. Call before the tests import."""
+    _keep_exec_sources()
     if os.path.join(_BUILD, "python") not in sys.path:
         sys.path.insert(0, os.path.join(_BUILD, "python"))
     os.environ.setdefault("KILN_TARGET", "cpu")

@@ -28,6 +28,7 @@ import importlib.machinery
 import importlib.util
 import itertools
 import json
+import linecache
 import os
 import pathlib
 import shutil
@@ -102,6 +103,35 @@ class _ModuleBuilds:
                 builds = cls._by_file[path] = cls(path, module_name)
             return builds
 
+    @classmethod
+    def of_function(cls, py_func):
+        """The builds of the module `py_func` is defined in: its source file;
+        for a function with no file, whose text linecache keeps (a notebook
+        cell, code exec ran that registered its text), that text written to
+        a file for the compiler, with the function's globals as the
+        module's."""
+        filename = py_func.__code__.co_filename
+        if os.path.exists(filename):
+            return cls.of(os.path.abspath(filename), py_func.__module__)
+        source = "".join(linecache.getlines(filename, py_func.__globals__))
+        if not source:
+            return cls.of(os.path.abspath(filename), py_func.__module__)
+        # One module per text and globals: the same text may run with others.
+        key = hashlib.sha256(f"{source}\0{id(py_func.__globals__)}".encode()).hexdigest()[:16]
+        folder = os.path.join(tempfile.gettempdir(), f"kiln-sources-{os.getuid()}")
+        path = os.path.join(folder, f"kiln_source_{key}.py")
+        with cls._registry_lock:
+            builds = cls._by_file.get(path)
+            if builds is None:
+                os.makedirs(folder, exist_ok=True)
+                if not os.path.exists(path) or pathlib.Path(path).read_text() != source:
+                    scratch = f"{path}.{os.getpid()}.tmp"
+                    pathlib.Path(scratch).write_text(source)
+                    os.replace(scratch, path)
+                builds = cls._by_file[path] = cls(path, f"kiln_source_{key}")
+                builds.globals = py_func.__globals__
+            return builds
+
     def __init__(self, path, module_name):
         self.path = path
         self._imported_as = module_name
@@ -122,6 +152,8 @@ class _ModuleBuilds:
         # decorated; line, for a function jitted again in another way, where
         # it is defined (it is compiled again under the name), else 0.
         self.called_decorators = {}
+        # The globals of a module with no file of its own (of_function).
+        self.globals = None
         self._companion = None
         self._companion_read = False
         # Why the companion beside the source cannot serve, if it cannot.
@@ -215,9 +247,12 @@ class _ModuleBuilds:
         modules of its package) computed at import, and of the closures'
         free variables, for the compiler to freeze into kernels that read
         them."""
-        module = sys.modules.get(self._imported_as)
-        values = host_values.package_values(module) if module is not None else {}
         path = os.path.realpath(self.path)
+        if self.globals is not None:
+            values = {path: host_values.module_values(self.globals, path)}
+        else:
+            module = sys.modules.get(self._imported_as)
+            values = host_values.package_values(module) if module is not None else {}
         own = values.setdefault(path, {})
         encoded = set()
         # Encoding a closure may add the closures it calls.
@@ -282,6 +317,11 @@ class _ModuleBuilds:
         """A build made now, for `arch` (None: the CPU engine)."""
         from kiln import _compiler
 
+        if not os.path.exists(self.path):
+            raise _compiler.CompileError(
+                f"kiln: error: {os.path.basename(self.path)!r} is no file Kiln can read: Kiln compiles "
+                "kernels from their source text, which a function exec made from a string has only "
+                "if linecache keeps it (as IPython keeps a notebook cell's)")
         # Each build its own folder (a process loads an extension file once),
         # then kept for the processes that follow.
         output = _KeptBuilds.scratch()
@@ -376,6 +416,11 @@ class _KeptBuilds:
             shutil.rmtree(entry.path, ignore_errors=True)
 
 
+def function_file(py_func):
+    """The real path of the file Kiln compiles `py_func` from."""
+    return os.path.realpath(_ModuleBuilds.of_function(py_func).path)
+
+
 def _require_top_level(py_func, kind):
     """Ufuncs and reductions are compiled from the functions a module
     defines at its top level; one defined inside a function or a class
@@ -428,7 +473,7 @@ class LazyKernel(Kernel):
         self.__wrapped__ = py_func
         self.options = dict(options)
         self._declared = list(signatures)
-        self._builds = _ModuleBuilds.of(os.path.abspath(code.co_filename), py_func.__module__)
+        self._builds = _ModuleBuilds.of_function(py_func)
         # What the build calls it: its name, or, for a closure, a name of its own.
         self._built_name = built_name
         self._compiled = {}  # signature text -> the built module's kernel
@@ -669,7 +714,7 @@ class BuiltOnFirstCall:
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         self._kind = kind
-        self._builds = _ModuleBuilds.of(os.path.abspath(py_func.__code__.co_filename), py_func.__module__)
+        self._builds = _ModuleBuilds.of_function(py_func)
         self._built = None
 
     def __repr__(self):
@@ -752,7 +797,7 @@ def _decorator_call(signatures, device, options):
 
 
 def _made(py_func, signatures, device, options):
-    builds = _ModuleBuilds.of(os.path.abspath(py_func.__code__.co_filename), py_func.__module__)
+    builds = _ModuleBuilds.of_function(py_func)
     name = builds.called(py_func, _decorator_call(signatures, device, options))
     return DeviceFunction(py_func, name) if device else LazyKernel(py_func, signatures, options, name)
 

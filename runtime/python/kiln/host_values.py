@@ -67,18 +67,39 @@ def encode(value):
     return None
 
 
+# Where the modules, types and functions kernels may name live.
+_SYMBOL_PACKAGES = ("math", "cmath", "numpy", "numba", "kiln")
+
+
+def symbol(value):
+    """The JSON form of a module, type or function kernels use by name, as
+    an import would bind it (`numba.cuda`, `numba.float64`, `numpy.int32`,
+    `math.sin`), or None."""
+    if isinstance(value, types.ModuleType):
+        name = value.__name__
+    elif type(value).__module__.startswith("numba.") and type(value).__module__.endswith(".scalars"):
+        name = f"numba.{value}"  # Numba's scalar types print as their names
+    elif isinstance(value, type) or callable(value):
+        name = f"{getattr(value, '__module__', None)}.{getattr(value, '__name__', '')}"
+    else:
+        return None
+    if name.partition(".")[0] not in _SYMBOL_PACKAGES:
+        return None
+    return {"kind": "symbol", "name": name}
+
+
 def module_values(namespace, path=None):
     """{name: JSON form} of the globals in `namespace` a kernel can read,
     and of the kernels and device functions kernel factories of the module
     at `path` made at import (closures), with what they close over."""
-    from kiln.dispatcher import DeviceFunction, LazyKernel  # which imports this module
+    from kiln.dispatcher import DeviceFunction, LazyKernel, function_file  # which imports this module
 
     found = {}
     for name, value in list(namespace.items()):
         if name.startswith("__") and name.endswith("__"):
             continue
         if isinstance(value, (DeviceFunction, LazyKernel)):
-            function_path = os.path.realpath(value.py_func.__code__.co_filename)
+            function_path = function_file(value.py_func)
             if not is_closure(value.py_func):
                 # `add = cuda.jit(device=True)(plain_add)`: the function compiled.
                 found[name] = {"kind": "function", "file": function_path, "name": value.built_name}
@@ -86,6 +107,8 @@ def module_values(namespace, path=None):
                 _encode_closure(name, value.py_func, path, found)
             continue
         encoded = encode(value)
+        if encoded is None:
+            encoded = symbol(value)
         if encoded is not None:
             found[name] = encoded
     return found
@@ -127,7 +150,7 @@ def encode_free_variables(name, function, path, found, closure_name):
     compiled under: their own, at the top level of a module; for another
     closure of the same module, closure_name(its function, the variable),
     which has it compiled too."""
-    from kiln.dispatcher import DeviceFunction
+    from kiln.dispatcher import DeviceFunction, function_file
 
     for variable, cell in zip(function.__code__.co_freevars, function.__closure__ or ()):
         try:
@@ -137,7 +160,7 @@ def encode_free_variables(name, function, path, found, closure_name):
         encoded = None
         if isinstance(value, DeviceFunction):
             inner = value.py_func
-            inner_path = os.path.realpath(inner.__code__.co_filename)
+            inner_path = function_file(inner)
             if not is_closure(inner):
                 encoded = {"kind": "function", "file": inner_path, "name": value.built_name}
             elif inner_path == path:

@@ -174,3 +174,45 @@ def test_a_closure_that_calls_itself_is_a_compile_error_not_a_python_recursion(t
         sys.path.remove(str(tmp_path))
         sys.modules.pop("recursive_closure", None)
     assert "recursive call to 'countdown" in str(error.value), str(error.value)
+
+
+EXEC_SOURCE = '''
+def double_plus_one(out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = float64(2) * x[i] + math.sqrt(np.float64(1))
+'''
+
+
+def _exec_kernel(keep_source):
+    """A kernel exec makes from a string, its globals given to exec, as in
+    a notebook cell whose imports ran in another cell."""
+    import linecache
+    import math
+
+    import numba
+    from kiln import cuda
+
+    name = f"<cell {keep_source}>"
+    if keep_source:
+        linecache.cache[name] = (len(EXEC_SOURCE), None, EXEC_SOURCE.splitlines(True), name)
+    namespace = {}
+    exec(compile(EXEC_SOURCE, name, "exec"),
+         {"cuda": cuda, "float64": numba.float64, "np": np, "math": math}, namespace)
+    return cuda.jit(namespace["double_plus_one"])
+
+
+def test_a_kernel_whose_text_linecache_keeps_compiles_with_its_globals():
+    kernel = _exec_kernel(keep_source=True)
+    x = np.arange(6.0)
+    out = np.zeros_like(x)
+    kernel[1, 8](out, x)
+    np.testing.assert_array_equal(out, 2 * x + 1)
+
+
+def test_a_kernel_without_source_text_says_why_it_cannot_compile():
+    from kiln import _compiler
+
+    kernel = _exec_kernel(keep_source=False)
+    with pytest.raises(_compiler.CompileError, match="compiles kernels from their source text"):
+        kernel[1, 8](np.zeros(2), np.zeros(2))
