@@ -167,6 +167,8 @@ def encode_free_variables(name, function, path, found, closure_name):
                 encoded = {"kind": "function", "file": path, "name": closure_name(inner, variable)}
         else:
             encoded = encode(value)
+            if encoded is None:
+                encoded = symbol(value)
         if encoded is not None:
             found[f"{name}.{variable}"] = encoded
 
