@@ -18,30 +18,34 @@ ir::Value *FunctionEmitter::emitCall(const ssa::Instr *instr, const Resolution &
     return convert(valueOf(instr->operands[1]), result);
   case Resolution::Kind::DeviceCall: {
     ir::Function *callee = module.functionFor(resolution.callee);
+    const std::vector<const Type *> &parameterTypes = resolution.callee->argTypes;
     // Keyword arguments were matched to parameters during typing.
-    std::vector<ir::Value *> ordered(callee->arguments.size(), nullptr);
+    std::vector<ir::Value *> bySource(parameterTypes.size(), nullptr);
     size_t positional = args.size() - instr->keywordNames.size();
     for (size_t i = 0; i < positional; ++i)
-      ordered[i] = args[i];
+      bySource[i] = args[i];
     if (const ast::FunctionDefStmt *def = resolution.callee->decl.def)
       for (size_t k = 0; k < instr->keywordNames.size(); ++k)
         for (size_t p = 0; p < def->params.size(); ++p)
           if (def->params[p].name == instr->keywordNames[k])
-            ordered[p] = args[positional + k];
+            bySource[p] = args[positional + k];
     // Arguments the call left out pass their parameter's default value;
     // None, which has no run-time value, passes as a constant none.
+    // Compile-time values pass no value at all.
     const FunctionDecl &decl = resolution.callee->decl;
-    for (size_t i = 0; i < ordered.size(); ++i) {
-      const Type *parameterType = callee->arguments[i]->type();
-      if (ordered[i])
+    std::vector<ir::Value *> ordered;
+    for (size_t i = 0; i < bySource.size(); ++i) {
+      const Type *parameterType = types.unliteral(parameterTypes[i]);
+      if (!passesAtRunTime(parameterType))
         continue;
-      if (llvm::isa<NoneType>(parameterType))
-        ordered[i] = constant(parameterType, ConstantValue::none());
-      else if (i < decl.defaults.size() && decl.defaults[i])
-        ordered[i] = constant(parameterType, *decl.defaults[i]);
+      parameterType = callee->arguments[ordered.size()]->type();
+      ir::Value *value = bySource[i];
+      if (!value && llvm::isa<NoneType>(parameterType))
+        value = constant(parameterType, ConstantValue::none());
+      else if (!value && i < decl.defaults.size() && decl.defaults[i])
+        value = constant(parameterType, *decl.defaults[i]);
+      ordered.push_back(convert(value, parameterType));
     }
-    for (size_t i = 0; i < ordered.size(); ++i)
-      ordered[i] = convert(ordered[i], callee->arguments[i]->type());
     ir::Instruction *call =
         emit(ir::Opcode::Call,
              llvm::isa<NoneType>(callee->returnType) ? nullptr : callee->returnType, ordered);

@@ -81,8 +81,10 @@ bool FunctionEmitter::edgeRuns(const ssa::Block *from, const ssa::Block *to) con
 
 void FunctionEmitter::run() {
   const ssa::Function &ssa = *spec.ssa;
+  size_t next = 0;
   for (const ssa::Instr *argument : ssa.arguments)
-    values[argument] = function.arguments[argument->index];
+    if (passesAtRunTime(types.unliteral(spec.argTypes[argument->index])))
+      values[argument] = function.arguments[next++];
 
   // Blocks that a decided branch cuts off are neither typed nor compiled.
   std::vector<ssa::Block *> order;

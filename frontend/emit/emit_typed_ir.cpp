@@ -65,7 +65,9 @@ ir::Function *ModuleEmitter::functionFor(const Specialization *spec) {
   // Arguments exist before the body, so that callers emitted first (or
   // recursive calls) can convert their operands to the parameter types.
   for (const ssa::Instr *argument : spec->ssa->arguments)
-    function->addArgument(checked.types.unliteral(spec->argTypes[argument->index]), argument->name);
+    if (const Type *type = checked.types.unliteral(spec->argTypes[argument->index]);
+        passesAtRunTime(type))
+      function->addArgument(type, argument->name);
   emitted[spec] = function;
   pending.push_back({spec, function});
   return function;

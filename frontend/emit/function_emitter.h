@@ -22,6 +22,14 @@ namespace kiln::emit {
 
 class ModuleEmitter;
 
+/// Whether a parameter of type `type` (unliteral) is passed at run time. A
+/// device function called with a compile-time value (a function, a dtype,
+/// a string) is specialized on it and has no parameter for it, as Numba's
+/// are; None passes as a constant.
+inline bool passesAtRunTime(const Type *type) {
+  return !type->isCompileTimeOnly() || llvm::isa<NoneType>(type);
+}
+
 class FunctionEmitter {
 public:
   FunctionEmitter(ModuleEmitter &module, const Specialization &spec, ir::Function &function);

@@ -211,8 +211,12 @@ Typing FunctionTyper::typeDeviceCall(const Instr *call, const FunctionDecl &call
                            {callee.name, call->keywordNames.front()});
     ordered.assign(args.begin(), args.end());
   }
+  // Compile-time values (functions, dtypes, strings) specialize the callee
+  // on them, as in Numba; a method or a slice has no meaning there.
   for (const Type *arg : ordered)
-    if (arg->isCompileTimeOnly() && arg != types.none() && !isOmitted(arg))
+    if (const auto *entity = llvm::dyn_cast<EntityType>(arg);
+        (entity && entity->entityKindOf() == EntityType::EntityKind::Method) ||
+        llvm::isa<SliceType>(arg))
       return Typing::error(DiagID::err_compile_time_value, {arg->str()});
 
   // With declared signatures (device functions given a signature, external
@@ -659,6 +663,17 @@ const ssa::Block *Specialization::decidedSuccessor(const ssa::Block &block) cons
     const ssa::Instr *operand = condition->operands[0];
     if (operand->op == ssa::Op::Constant && operand->constant)
       return operand->constant->truthy() ? terminator.target : terminator.falseTarget;
+    // So does an argument passed as a literal bool or int, or as None, as
+    // Numba prunes branches on the literal arguments of a call.
+    if (operand->op == ssa::Op::Argument && operand->index < argTypes.size()) {
+      const Type *type = argTypes[operand->index];
+      if (const auto *literal = llvm::dyn_cast<BooleanLiteralType>(type))
+        return literal->boolValue() ? terminator.target : terminator.falseTarget;
+      if (const auto *literal = llvm::dyn_cast<IntegerLiteralType>(type))
+        return literal->bits() != 0 ? terminator.target : terminator.falseTarget;
+      if (llvm::isa<NoneType>(type))
+        return terminator.falseTarget;
+    }
     condition = operand;
   }
   return nullptr;

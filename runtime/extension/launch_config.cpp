@@ -20,9 +20,8 @@ constexpr uint32_t maxGridDim[3] = {0x7fffffff, 65535, 65535};
 /// [...]", the configuration shown as the list Numba makes of it.
 bool rejectDim3(const DispatcherState &state, PyObject *type, PyObject *object, const char *what,
                 const char *must) {
-  PyObject *items = PyTuple_Check(object) || PyList_Check(object)
-                        ? PySequence_List(object)
-                        : Py_BuildValue("[O]", object);
+  PyObject *items = PyTuple_Check(object) || PyList_Check(object) ? PySequence_List(object)
+                                                                  : Py_BuildValue("[O]", object);
   if (items) {
     PyErr_Format(type, "kernel '%s': %s must be %s, got %R", state.name.c_str(), what, must, items);
     Py_DECREF(items);
@@ -38,8 +37,7 @@ bool parseDim3(const DispatcherState &state, PyObject *object, const char *what,
   if (PyTuple_Check(object) || PyList_Check(object)) {
     Py_ssize_t count = PySequence_Size(object);
     if (count < 1 || count > 3)
-      return rejectDim3(state, PyExc_ValueError, object, what,
-                        "a sequence of 1, 2 or 3 integers");
+      return rejectDim3(state, PyExc_ValueError, object, what, "a sequence of 1, 2 or 3 integers");
     given = unsigned(count);
     for (Py_ssize_t i = 0; i < count; ++i)
       items[i] = PySequence_Fast_GET_ITEM(object, i);
