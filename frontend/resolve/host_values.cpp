@@ -50,6 +50,14 @@ llvm::Expected<HostValue> readValue(const llvm::json::Value &json, llvm::StringR
     value.functionName = functionName->str();
     return value;
   }
+  if (*kind == "str") {
+    value.kind = HostValue::Kind::String;
+    std::optional<llvm::StringRef> text = object->getString("text");
+    if (!text)
+      return valueError(file, name, "a str needs a \"text\"");
+    value.symbolName = text->str();
+    return value;
+  }
   if (*kind == "symbol") {
     value.kind = HostValue::Kind::Symbol;
     std::optional<llvm::StringRef> qualified = object->getString("name");

@@ -23,7 +23,8 @@
 // of its module named "<closure name>.<variable>". A module global that is a
 // closure (`add_one = make_kernel(inc)`) is a "closure": the "line" its
 // definition starts on, its "enclosing" function and its free "variables".
-// A "symbol" is something kernels use by its qualified "name", as an import
+// A "str" is a string's "text" (for print and exception messages). A
+// "symbol" is something kernels use by its qualified "name", as an import
 // would bind it: a module (`numba.cuda`), a type (`numba.float64`,
 // `numpy.int32`) or a function (`math.sin`, `numpy.sin`).
 //
@@ -57,7 +58,8 @@ struct HostValue {
     Tuple,
     Function,
     Closure,
-    Symbol
+    Symbol,
+    String
   };
   Kind kind = Kind::Int;
   /// NumPy's name of the element type, for Scalar and Array: "float32".
@@ -76,7 +78,7 @@ struct HostValue {
   uint32_t line = 0;
   std::string enclosing;
   std::vector<std::string> variables;
-  /// Symbol: its qualified name, "numba.cuda".
+  /// Symbol: its qualified name, "numba.cuda". String: its text.
   std::string symbolName;
 };
 

@@ -276,6 +276,8 @@ std::optional<ConstantValue> constantOf(const HostValue &value, TypeContext &typ
   }
   case HostValue::Kind::Array:
   case HostValue::Kind::Function:
+  case HostValue::Kind::String:
+    return ConstantValue::string(value.symbolName);
   case HostValue::Kind::Closure:
   case HostValue::Kind::Symbol:
     break;
@@ -1352,8 +1354,11 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const Module
   // In a module that stays Python, a function no Kiln decorator marks is
   // host code's, whatever else decorates it, unless host code calls Kiln's
   // decorator on it.
-  const CallExpr *calledBy = nullptr;
-  if (moduleStaysPython && llvm::none_of(def->decorators, [&](const Expr *decorator) {
+  // A closure's decorator may name the enclosing function's variables
+  // (`@cuda.jit(debug=debug)`): the call the running code made says what
+  // they were.
+  const CallExpr *calledBy = closure ? calledDecorator(closureName) : nullptr;
+  if (!calledBy && moduleStaysPython && llvm::none_of(def->decorators, [&](const Expr *decorator) {
         return namesKilnDecorator(decorator);
       })) {
     calledBy = calledDecorator(closure ? closureName : def->name);

@@ -237,7 +237,7 @@ class _ModuleBuilds:
         with self.lock:
             name = self._closure_names.get(id(py_func))
             if name is None:
-                name = f"{py_func.__name__}__closure{len(self.closures)}"
+                name = f"{py_func.__code__.co_name}__closure{len(self.closures)}"
                 self._closure_names[id(py_func)] = name
                 self.closures[name] = py_func
             return name
@@ -274,7 +274,8 @@ class _ModuleBuilds:
             if host_values.is_closure(py_func):
                 name = self.closure_name(py_func)
             else:
-                name = py_func.__name__
+                # The name its `def` gives it, which host code may have changed.
+                name = py_func.__code__.co_name
                 if self.called_decorators.get(name, (call, 0))[0] != call:
                     line = py_func.__code__.co_firstlineno
                     again = sum(1 for _, at in self.called_decorators.values() if at)

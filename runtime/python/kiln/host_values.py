@@ -31,7 +31,7 @@ _NUMBER_KINDS = "biufc"
 
 def encode(value):
     """The JSON form of one value, or None for anything a kernel cannot
-    read (functions, modules, strings, lists, object arrays, ...)."""
+    read (functions, modules, lists, object arrays, ...)."""
     if isinstance(value, bool):
         return {"kind": "bool", "data": bytes([value]).hex()}
     if isinstance(value, int):
@@ -42,6 +42,8 @@ def encode(value):
         return {"kind": "float", "data": struct.pack("=d", value).hex()}
     if isinstance(value, complex):
         return {"kind": "complex", "data": struct.pack("=dd", value.real, value.imag).hex()}
+    if isinstance(value, str):
+        return {"kind": "str", "text": value}
     if isinstance(value, tuple):
         items = [encode(item) for item in value]
         if any(item is None or item["kind"] == "array" for item in items):

@@ -216,3 +216,33 @@ def test_a_kernel_without_source_text_says_why_it_cannot_compile():
     kernel = _exec_kernel(keep_source=False)
     with pytest.raises(_compiler.CompileError, match="compiles kernels from their source text"):
         kernel[1, 8](np.zeros(2), np.zeros(2))
+
+
+CLOSURE_OPTIONS = '''
+from kiln import cuda
+
+
+def make_checked_division(debug, message):
+    @cuda.jit(debug=debug, opt=not debug)
+    def divide(out, x, y):
+        if y[0] == 0:
+            raise ValueError(message)
+        out[0] = x[0] / y[0]
+
+    return divide
+'''
+
+
+def test_a_closures_decorator_and_body_read_the_enclosing_functions_values(tmp_path):
+    (tmp_path / "closure_options.py").write_text(CLOSURE_OPTIONS)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        divide = importlib.import_module("closure_options").make_checked_division(True, "y is zero")
+        out = np.zeros(1)
+        divide[1, 1](out, np.array([6.0]), np.array([3.0]))
+        assert out[0] == 2.0
+        with pytest.raises(ValueError, match="y is zero"):
+            divide[1, 1](out, np.array([6.0]), np.array([0.0]))
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("closure_options", None)

@@ -551,9 +551,9 @@ def test_closures_compile_with_the_values_they_close_over(tmp_path):
 def test_a_closure_over_what_kernels_cannot_read_names_the_variable(tmp_path):
     from kiln import _compiler
 
-    module = import_source(tmp_path, "lazy_closure_over_str", CLOSURES)
+    module = import_source(tmp_path, "lazy_closure_over_list", CLOSURES)
     with pytest.raises(_compiler.CompileError) as error:
-        module.make_labelled("abc")[1, 1](np.zeros(1))
+        module.make_labelled(["a", "b"])[1, 1](np.zeros(1))
     assert "'label' is a variable of 'make_labelled'" in str(error.value), str(error.value)
 
 
