@@ -22,6 +22,9 @@
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/StringSet.h>
 
+#include <functional>
+#include <optional>
+
 namespace kiln::ssa {
 
 using namespace ast;
@@ -287,6 +290,20 @@ private:
   void buildIf(const IfStmt *stmt);
   void buildWhile(const WhileStmt *stmt);
   void buildFor(const ForStmt *stmt);
+  /// What a `for` loop goes over: how many times, and the item at a
+  /// counter. enumerate() and zip(), of anything a loop goes over (each
+  /// other included), count with their iterables' counters, as Numba's do.
+  struct IterationPlan {
+    Instr *count;
+    std::function<Instr *(Instr *counter)> item;
+  };
+  std::optional<IterationPlan> planIteration(const Expr *iter);
+  /// Whether `expr` calls Python's builtin `name` (no variable or global
+  /// of the module hides it) with positional arguments and, at most, the
+  /// keyword `keyword`.
+  const CallExpr *builtinCall(const Expr *expr, llvm::StringRef name, llvm::StringRef keyword);
+  /// The smaller of two counts, as a branch and a phi.
+  Instr *smallerCount(Instr *a, Instr *b, SourceRange range);
   void buildAssignTarget(const Expr *target, Instr *value, SourceRange range);
   void buildAugAssign(const AugAssignStmt *stmt);
   void buildReturn(const ReturnStmt *stmt);
@@ -814,11 +831,11 @@ void SSABuilder::buildFor(const ForStmt *stmt) {
     unsupported(DiagID::err_unsupported_statement, stmt->range(), {"'async for' loops"});
     return;
   }
-  Instr *iterable = buildExpr(stmt->iter);
-  if (!iterable)
+  std::optional<IterationPlan> plan = planIteration(stmt->iter);
+  if (!plan)
     return;
   SourceRange iterRange = stmt->iter->range();
-  Instr *count = emit(Op::IterCount, iterRange, {iterable});
+  Instr *count = plan->count;
   Instr *start = emit(Op::LoopStart, iterRange, {count});
   // The iteration counter is a hidden variable, so that SSA construction
   // gives it its loop-header phi like any other.
@@ -838,7 +855,9 @@ void SSABuilder::buildFor(const ForStmt *stmt) {
 
   sealBlock(body);
   current = body;
-  Instr *item = emit(Op::IterItem, iterRange, {iterable, index});
+  Instr *item = plan->item(index);
+  if (!item)
+    return;
   buildAssignTarget(stmt->target, item, stmt->target->range());
   loops.push_back({latch, exit});
   buildBody(stmt->body);
@@ -858,6 +877,97 @@ void SSABuilder::buildFor(const ForStmt *stmt) {
   jump(exit, stmt->range());
   sealBlock(exit);
   current = exit;
+}
+
+const CallExpr *SSABuilder::builtinCall(const Expr *expr, llvm::StringRef name,
+                                        llvm::StringRef keyword) {
+  const auto *call = dyn_cast<CallExpr>(expr);
+  const auto *callee = call ? dyn_cast<NameExpr>(call->callee) : nullptr;
+  if (!callee || callee->id != name || locals.contains(name) || scope.lookup(name))
+    return nullptr;
+  for (const Expr *arg : call->args)
+    if (isa<StarredExpr>(arg))
+      return nullptr;
+  for (const Keyword &given : call->keywords)
+    if (given.name != keyword || keyword.empty())
+      return nullptr;
+  return call;
+}
+
+Instr *SSABuilder::smallerCount(Instr *a, Instr *b, SourceRange range) {
+  std::string result = "$count" + std::to_string(hiddenCounter++);
+  Block *takeB = newBlock();
+  Block *takeA = newBlock();
+  Block *join = newBlock();
+  branch(emitCompare(b, a, CompareOp::Lt, range), takeB, takeA, range);
+  sealBlock(takeB);
+  sealBlock(takeA);
+  current = takeB;
+  bindVariable(result, current, b);
+  jump(join, range);
+  current = takeA;
+  bindVariable(result, current, a);
+  jump(join, range);
+  sealBlock(join);
+  current = join;
+  return readVariable(result, join, range);
+}
+
+std::optional<SSABuilder::IterationPlan> SSABuilder::planIteration(const Expr *iter) {
+  SourceRange range = iter->range();
+  if (const CallExpr *call = builtinCall(iter, "enumerate", "start");
+      call && call->args.size() + call->keywords.size() >= 1 &&
+      call->args.size() + call->keywords.size() <= 2 && !call->args.empty()) {
+    std::optional<IterationPlan> inner = planIteration(call->args[0]);
+    if (!inner)
+      return std::nullopt;
+    const Expr *startExpr = call->args.size() == 2  ? call->args[1]
+                            : call->keywords.empty() ? nullptr
+                                                     : call->keywords[0].value;
+    // enumerate counts in intp, as Numba's does, from 0 unless told.
+    Instr *start = startExpr ? buildExpr(startExpr)
+                             : emitConstant(ConstantValue::integer(0), range, true);
+    if (!start)
+      return std::nullopt;
+    auto item = inner->item;
+    return IterationPlan{inner->count, [this, start, item, range](Instr *counter) -> Instr * {
+                           Instr *position = emit(Op::Binary, range, {counter, start});
+                           position->binaryOp = BinaryOp::Add;
+                           Instr *element = item(counter);
+                           return element ? emit(Op::BuildTuple, range, {position, element})
+                                          : nullptr;
+                         }};
+  }
+  if (const CallExpr *call = builtinCall(iter, "zip", ""); call && !call->args.empty()) {
+    std::vector<IterationPlan> parts;
+    for (const Expr *arg : call->args) {
+      std::optional<IterationPlan> part = planIteration(arg);
+      if (!part)
+        return std::nullopt;
+      parts.push_back(std::move(*part));
+    }
+    // As long as the shortest, as Python's zip.
+    Instr *count = parts.front().count;
+    for (size_t i = 1; i < parts.size(); ++i)
+      count = smallerCount(count, parts[i].count, range);
+    return IterationPlan{count, [this, parts, range](Instr *counter) -> Instr * {
+                           llvm::SmallVector<Instr *, 4> elements;
+                           for (const IterationPlan &part : parts) {
+                             Instr *element = part.item(counter);
+                             if (!element)
+                               return nullptr;
+                             elements.push_back(element);
+                           }
+                           return emit(Op::BuildTuple, range, elements);
+                         }};
+  }
+  Instr *iterable = buildExpr(iter);
+  if (!iterable)
+    return std::nullopt;
+  Instr *count = emit(Op::IterCount, range, {iterable});
+  return IterationPlan{count, [this, iterable, range](Instr *counter) {
+                         return emit(Op::IterItem, range, {iterable, counter});
+                       }};
 }
 
 void SSABuilder::buildAssignTarget(const Expr *target, Instr *value, SourceRange range) {
