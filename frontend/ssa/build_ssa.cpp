@@ -921,12 +921,12 @@ std::optional<SSABuilder::IterationPlan> SSABuilder::planIteration(const Expr *i
     std::optional<IterationPlan> inner = planIteration(call->args[0]);
     if (!inner)
       return std::nullopt;
-    const Expr *startExpr = call->args.size() == 2  ? call->args[1]
+    const Expr *startExpr = call->args.size() == 2   ? call->args[1]
                             : call->keywords.empty() ? nullptr
                                                      : call->keywords[0].value;
     // enumerate counts in intp, as Numba's does, from 0 unless told.
-    Instr *start = startExpr ? buildExpr(startExpr)
-                             : emitConstant(ConstantValue::integer(0), range, true);
+    Instr *start =
+        startExpr ? buildExpr(startExpr) : emitConstant(ConstantValue::integer(0), range, true);
     if (!start)
       return std::nullopt;
     auto item = inner->item;
