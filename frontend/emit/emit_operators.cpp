@@ -13,9 +13,13 @@ ir::Value *FunctionEmitter::emitOperator(const ssa::Instr *instr, const Resoluti
     size_t tested = instr->op == Op::Call ? 1 : 0;
     return convert(valueOf(instr->operands[tested]), types.boolean());
   }
-  if (instr->op == Op::Unary) {
-    ir::Value *value = operand(instr, 0, resolution);
-    switch (instr->unaryOp) {
+  // A call of operator.add(a, b) and the like is the operator its
+  // resolution names, on the operands after the callee.
+  bool called = instr->op == Op::Call;
+  size_t first = called ? 1 : 0;
+  if (instr->op == Op::Unary || (called && resolution.detail == "unary")) {
+    ir::Value *value = operand(instr, first, resolution);
+    switch (called ? ast::UnaryOp(resolution.index) : instr->unaryOp) {
     case ast::UnaryOp::Negate:
       return emit(ir::Opcode::Neg, result, {value});
     case ast::UnaryOp::Plus:
@@ -26,17 +30,18 @@ ir::Value *FunctionEmitter::emitOperator(const ssa::Instr *instr, const Resoluti
       return emit(ir::Opcode::Not, result, {convert(value, types.boolean())});
     }
   }
-  if (instr->op == Op::Compare) {
+  if (instr->op == Op::Compare || (called && resolution.detail == "compare")) {
     if (resolution.detail == "tuple_compare")
       return emitTupleCompare(instr->compareOp, valueOf(instr->operands[0]),
                               valueOf(instr->operands[1]));
-    ir::Value *lhs = operand(instr, 0, resolution);
-    ir::Value *rhs = operand(instr, 1, resolution);
+    ast::CompareOp op = called ? ast::CompareOp(resolution.index) : instr->compareOp;
+    ir::Value *lhs = operand(instr, first, resolution);
+    ir::Value *rhs = operand(instr, first + 1, resolution);
     static const std::map<ast::CompareOp, ir::Opcode> compares = {
         {ast::CompareOp::Eq, ir::Opcode::Eq}, {ast::CompareOp::NotEq, ir::Opcode::Ne},
         {ast::CompareOp::Lt, ir::Opcode::Lt}, {ast::CompareOp::LtE, ir::Opcode::Le},
         {ast::CompareOp::Gt, ir::Opcode::Gt}, {ast::CompareOp::GtE, ir::Opcode::Ge}};
-    return emit(compares.at(instr->compareOp), types.boolean(), {lhs, rhs});
+    return emit(compares.at(op), types.boolean(), {lhs, rhs});
   }
   // Binary.
   if (resolution.detail == "tuple_concat") {
@@ -55,9 +60,10 @@ ir::Value *FunctionEmitter::emitOperator(const ssa::Instr *instr, const Resoluti
   // Numba's implementations cast both operands to the result type (an
   // int64 - uint64 case computes in int64, int / int in float64); only the
   // exponent of a power keeps its own type.
-  ir::Value *lhs = convert(operand(instr, 0, resolution), result);
-  ir::Value *rhs = operand(instr, 1, resolution);
-  if (instr->binaryOp != ast::BinaryOp::Pow)
+  ast::BinaryOp op = called ? ast::BinaryOp(resolution.index) : instr->binaryOp;
+  ir::Value *lhs = convert(operand(instr, first, resolution), result);
+  ir::Value *rhs = operand(instr, first + 1, resolution);
+  if (op != ast::BinaryOp::Pow)
     rhs = convert(rhs, result);
   static const std::map<ast::BinaryOp, ir::Opcode> arithmetic = {
       {ast::BinaryOp::Add, ir::Opcode::Add},
@@ -72,7 +78,7 @@ ir::Value *FunctionEmitter::emitOperator(const ssa::Instr *instr, const Resoluti
       {ast::BinaryOp::BitAnd, ir::Opcode::And},
       {ast::BinaryOp::BitOr, ir::Opcode::Or},
       {ast::BinaryOp::BitXor, ir::Opcode::Xor}};
-  return emit(arithmetic.at(instr->binaryOp), result, {lhs, rhs});
+  return emit(arithmetic.at(op), result, {lhs, rhs});
 }
 
 ir::Value *FunctionEmitter::emitTupleCompare(ast::CompareOp op, ir::Value *lhs, ir::Value *rhs) {

@@ -123,9 +123,62 @@ Typing callMethod(TypeContext &types, const EntityType &method, llvm::ArrayRef<c
   return resolution;
 }
 
+/// operator.add(a, b) and the like: the operator itself (Symbol::detail
+/// spells it), its operands after the callee.
+Typing callOperator(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args) {
+  static const std::pair<llvm::StringLiteral, ast::BinaryOp> binary[] = {
+      {"+", ast::BinaryOp::Add},     {"-", ast::BinaryOp::Sub},       {"*", ast::BinaryOp::Mul},
+      {"/", ast::BinaryOp::TrueDiv}, {"//", ast::BinaryOp::FloorDiv}, {"%", ast::BinaryOp::Mod},
+      {"**", ast::BinaryOp::Pow},    {"<<", ast::BinaryOp::LShift},   {">>", ast::BinaryOp::RShift},
+      {"&", ast::BinaryOp::BitAnd},  {"|", ast::BinaryOp::BitOr},     {"^", ast::BinaryOp::BitXor}};
+  static const std::pair<llvm::StringLiteral, ast::CompareOp> compare[] = {
+      {"<", ast::CompareOp::Lt},     {"<=", ast::CompareOp::LtE}, {"==", ast::CompareOp::Eq},
+      {"!=", ast::CompareOp::NotEq}, {">", ast::CompareOp::Gt},   {">=", ast::CompareOp::GtE}};
+  static const std::pair<llvm::StringLiteral, ast::UnaryOp> unary[] = {
+      {"-x", ast::UnaryOp::Negate},
+      {"+x", ast::UnaryOp::Plus},
+      {"~x", ast::UnaryOp::Invert},
+      {"not x", ast::UnaryOp::Not}};
+  llvm::StringRef spelling = function.detail;
+  Typing typed = Typing::cascade();
+  llvm::StringRef form;
+  unsigned op = 0;
+  auto named = [&](const auto &entry) { return entry.first == spelling; };
+  auto isBinary = llvm::find_if(binary, named);
+  auto isCompare = llvm::find_if(compare, named);
+  auto isUnary = llvm::find_if(unary, named);
+  if (isBinary != std::end(binary) && args.size() == 2) {
+    typed = binaryOperator(types, isBinary->second, args[0], args[1]);
+    form = "binary";
+    op = unsigned(isBinary->second);
+  } else if (isCompare != std::end(compare) && args.size() == 2) {
+    typed = compareOperator(types, isCompare->second, args[0], args[1]);
+    form = "compare";
+    op = unsigned(isCompare->second);
+  } else if (isUnary != std::end(unary) && args.size() == 1) {
+    typed = unaryOperator(types, isUnary->second, args[0]);
+    form = "unary";
+    op = unsigned(isUnary->second);
+  } else {
+    return noOverload(function, args);
+  }
+  // Tuple concatenation and comparison, and what folds to a constant, stay
+  // with the operators themselves.
+  if (!typed || typed->kind != Resolution::Kind::Operator || !typed->detail.empty())
+    return typed ? noOverload(function, args) : typed;
+  typed->operandTypes.insert(typed->operandTypes.begin(), nullptr); // the callee
+  typed->detail = form.str();
+  typed->index = op;
+  return typed;
+}
+
 Typing callBuiltin(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args,
                    llvm::ArrayRef<std::string> keywords) {
   llvm::StringRef qualified = function.qualifiedName;
+  if (qualified.starts_with("operator."))
+    return keywords.empty() ? callOperator(types, function, args)
+                            : Typing::error(DiagID::err_unexpected_keyword_argument,
+                                            {function.displayName(), keywords.front()});
   if (qualified.starts_with("math.") || qualified.starts_with("cmath."))
     return keywords.empty() ? callMath(types, function, args)
                             : Typing::error(DiagID::err_unexpected_keyword_argument,

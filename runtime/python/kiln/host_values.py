@@ -70,7 +70,7 @@ def encode(value):
 
 
 # Where the modules, types and functions kernels may name live.
-_SYMBOL_PACKAGES = ("math", "cmath", "numpy", "numba", "kiln")
+_SYMBOL_PACKAGES = ("math", "cmath", "numpy", "numba", "kiln", "operator")
 
 
 def symbol(value):
@@ -82,7 +82,10 @@ def symbol(value):
     elif type(value).__module__.startswith("numba.") and type(value).__module__.endswith(".scalars"):
         name = f"numba.{value}"  # Numba's scalar types print as their names
     elif isinstance(value, type) or callable(value):
-        name = f"{getattr(value, '__module__', None)}.{getattr(value, '__name__', '')}"
+        module = getattr(value, "__module__", None)
+        # The operator module's functions live in its C half, _operator.
+        module = "operator" if module == "_operator" else module
+        name = f"{module}.{getattr(value, '__name__', '')}"
     else:
         return None
     if name.partition(".")[0] not in _SYMBOL_PACKAGES:
