@@ -585,6 +585,11 @@ std::optional<ModuleValue> ModuleEvaluator::callSymbol(const Symbol &symbol, con
     if (maker == "Tuple") {
       if (!requireArgs(1))
         return std::nullopt;
+      // Tuple(()) is the empty tuple's type, as Numba types `()`.
+      if (args[0].kind() == ModuleValue::Kind::Constant &&
+          args[0].constantValue().kind() == ConstantValue::Kind::Tuple &&
+          args[0].constantValue().elements().empty())
+        return ModuleValue::type(types.tuple({}));
       if (args[0].kind() != ModuleValue::Kind::List) {
         diags.report(DiagID::err_not_a_type, call->args[0]->range(), {args[0].describe()});
         return std::nullopt;

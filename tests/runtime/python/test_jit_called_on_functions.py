@@ -246,3 +246,37 @@ def test_a_closures_decorator_and_body_read_the_enclosing_functions_values(tmp_p
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("closure_options", None)
+
+
+EMPTY_TUPLES = '''
+from kiln import cuda
+
+
+@cuda.jit
+def lengths(out, empty, nested):
+    out[0] = len(empty)
+    out[1] = len(nested)
+
+
+@cuda.jit("void(int64[::1], Tuple(()))")
+def declared(out, empty):
+    out[0] = len(empty) + 5
+'''
+
+
+def test_empty_tuples_are_arguments_of_type_tuple_of_nothing(tmp_path, kiln):
+    (tmp_path / "empty_tuples.py").write_text(EMPTY_TUPLES)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module("empty_tuples")
+        out = np.ones(2, dtype=np.int64)
+        module.lengths[1, 1](out, (), ((), ()))
+        assert out.tolist() == [0, 2]
+        module.declared[1, 1](out, ())
+        assert out[0] == 5
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("empty_tuples", None)
+    built = kiln("build", tmp_path / "empty_tuples.py", "--emit", "fatbin", "-o", tmp_path / "out",
+                 "--no-cache")
+    assert built.returncode == 0, built.stderr
