@@ -28,7 +28,6 @@ import importlib.machinery
 import importlib.util
 import itertools
 import json
-import linecache
 import os
 import pathlib
 import shutil
@@ -113,6 +112,8 @@ class _ModuleBuilds:
         filename = py_func.__code__.co_filename
         if os.path.exists(filename):
             return cls.of(os.path.abspath(filename), py_func.__module__)
+        import linecache  # its tokenize would cost every import of Kiln milliseconds
+
         source = "".join(linecache.getlines(filename, py_func.__globals__))
         if not source:
             return cls.of(os.path.abspath(filename), py_func.__module__)
