@@ -50,20 +50,15 @@ llvm::Expected<HostValue> readValue(const llvm::json::Value &json, llvm::StringR
     value.functionName = functionName->str();
     return value;
   }
-  if (*kind == "str") {
-    value.kind = HostValue::Kind::String;
-    std::optional<llvm::StringRef> text = object->getString("text");
+  // The kinds that are one string: a str's "text", a symbol's "name".
+  if (*kind == "str" || *kind == "symbol") {
+    bool isString = *kind == "str";
+    value.kind = isString ? HostValue::Kind::String : HostValue::Kind::Symbol;
+    llvm::StringRef field = isString ? "text" : "name";
+    std::optional<llvm::StringRef> text = object->getString(field);
     if (!text)
-      return valueError(file, name, "a str needs a \"text\"");
-    value.symbolName = text->str();
-    return value;
-  }
-  if (*kind == "symbol") {
-    value.kind = HostValue::Kind::Symbol;
-    std::optional<llvm::StringRef> qualified = object->getString("name");
-    if (!qualified)
-      return valueError(file, name, "a symbol needs a \"name\"");
-    value.symbolName = qualified->str();
+      return valueError(file, name, "a " + *kind + " needs a \"" + field + "\"");
+    value.text = text->str();
     return value;
   }
   if (*kind == "closure") {

@@ -78,8 +78,8 @@ struct HostValue {
   uint32_t line = 0;
   std::string enclosing;
   std::vector<std::string> variables;
-  /// Symbol: its qualified name, "numba.cuda". String: its text.
-  std::string symbolName;
+  /// String: its text. Symbol: its qualified name, "numba.cuda".
+  std::string text;
 };
 
 /// Where the values of module globals computed at import come from.

@@ -277,7 +277,7 @@ std::optional<ConstantValue> constantOf(const HostValue &value, TypeContext &typ
   case HostValue::Kind::Array:
   case HostValue::Kind::Function:
   case HostValue::Kind::String:
-    return ConstantValue::string(value.symbolName);
+    return ConstantValue::string(value.text);
   case HostValue::Kind::Closure:
   case HostValue::Kind::Symbol:
     break;
@@ -323,7 +323,7 @@ const ModuleValue *ModuleScope::hostValueOf(const ModuleValue &computed) const {
       if (const FunctionDecl *function = functionAt(key.first, key.second))
         slot = std::make_unique<ModuleValue>(ModuleValue::function(function));
     } else if (value->kind == HostValue::Kind::Symbol) {
-      if (const Symbol *symbol = BuiltinSymbols::get().lookup(value->symbolName))
+      if (const Symbol *symbol = BuiltinSymbols::get().lookup(value->text))
         slot = std::make_unique<ModuleValue>(ModuleValue::symbol(symbol));
     } else if (value->kind == HostValue::Kind::Array) {
       if (std::shared_ptr<const ConstantArray> array = arrayOf(*value, *types))

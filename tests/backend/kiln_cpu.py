@@ -64,6 +64,19 @@ def compile_module(path, directory=None):
     return module
 
 
+def fat_binaries_for_every_default_architecture(source, directory, kiln):
+    """Builds `source` (as directory/name.py) with `kiln build --emit fatbin`
+    for Kiln's default architectures, through ptxas for each, and returns
+    the fat binaries written, one per kernel specialization; fails the test
+    with kiln's diagnostics if the build fails."""
+    path = pathlib.Path(directory) / "every_architecture.py"
+    path.write_text(source)
+    output = pathlib.Path(directory) / "every_architecture"
+    built = kiln("build", path, "--emit", "fatbin", "-o", output, "--no-cache")
+    assert built.returncode == 0, built.stderr
+    return sorted(output.glob("*.fatbin"))
+
+
 def compile_source(source, directory, name="kernels"):
     """Writes `source` to directory/name.py, builds it and imports it."""
     path = pathlib.Path(directory) / f"{name}.py"

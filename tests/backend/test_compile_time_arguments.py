@@ -94,8 +94,5 @@ def test_a_literal_shape_tuple_passed_to_a_device_function(module):
 
 
 def test_compile_time_arguments_assemble_for_every_default_architecture(tmp_path, kiln):
-    source = tmp_path / "compile_time_arguments.py"
-    source.write_text(SOURCE)
-    built = kiln("build", source, "--emit", "fatbin", "-o", tmp_path / "out", "--no-cache")
-    assert built.returncode == 0, built.stderr
-    assert len(list((tmp_path / "out").glob("*.fatbin"))) == 3, built.stderr
+    fatbins = kiln_cpu.fat_binaries_for_every_default_architecture(SOURCE, tmp_path, kiln)
+    assert len(fatbins) == 3, fatbins

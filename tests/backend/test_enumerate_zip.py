@@ -92,8 +92,5 @@ def test_zip_of_enumerate(module):
 
 
 def test_enumerate_and_zip_assemble_for_every_default_architecture(tmp_path, kiln):
-    source = tmp_path / "enumerate_zip.py"
-    source.write_text(SOURCE)
-    built = kiln("build", source, "--emit", "fatbin", "-o", tmp_path / "out", "--no-cache")
-    assert built.returncode == 0, built.stderr
-    assert len(list((tmp_path / "out").glob("*.fatbin"))) == 5, built.stderr
+    fatbins = kiln_cpu.fat_binaries_for_every_default_architecture(SOURCE, tmp_path, kiln)
+    assert len(fatbins) == 5, fatbins

@@ -72,8 +72,5 @@ def test_integer_and_comparison_operator_functions_also_when_passed_as_values(mo
 
 
 def test_operator_functions_assemble_for_every_default_architecture(tmp_path, kiln):
-    source = tmp_path / "operator_functions.py"
-    source.write_text(SOURCE)
-    built = kiln("build", source, "--emit", "fatbin", "-o", tmp_path / "out", "--no-cache")
-    assert built.returncode == 0, built.stderr
-    assert len(list((tmp_path / "out").glob("*.fatbin"))) == 2, built.stderr
+    fatbins = kiln_cpu.fat_binaries_for_every_default_architecture(SOURCE, tmp_path, kiln)
+    assert len(fatbins) == 2, fatbins
