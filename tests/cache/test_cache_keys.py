@@ -135,3 +135,14 @@ def test_a_network_file_system_uses_a_rollback_journal(rig):
     stats = json.loads(rig.run("cache", "stats", "--json", env=env, check=True).stdout)
     assert "rollback journal" in stats["journal"]
     assert not (rig.cache / "index.sqlite-wal").exists()
+
+
+def test_a_local_cache_leaves_its_write_ahead_log_to_sqlites_checkpoints(rig):
+    """Closing the index does not checkpoint it (which syncs to disk): the
+    next process finds the entries in the log, and hits."""
+    module = rig.write("kernels.py")
+    rig.build(module)
+    log = rig.cache / "index.sqlite-wal"
+    assert log.exists() and log.stat().st_size > 0, "the build checkpointed the index on close"
+    _, hits, misses, _, _ = rig.build(module)
+    assert misses == 0 and hits > 0

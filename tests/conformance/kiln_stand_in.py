@@ -24,19 +24,13 @@ _REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 _BUILD = os.environ.get("KILN_BUILD_DIR", os.path.join(_REPO, "build"))
 
 
+# The simulator's device array class, known once install() has run.
+_FakeCUDAArray = None
+
+
 def _host_value(value):
     """What Kiln's runtime receives for a value the simulator made."""
-    from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
-
-    if isinstance(value, FakeCUDAArray):
-        return value._ary
-    return value
-
-
-def _stream(value):
-    """Kiln's launches take streams of their own; the simulator's run
-    synchronously, as Kiln's CPU engine does."""
-    return 0
+    return value._ary if isinstance(value, _FakeCUDAArray) else value
 
 
 class Launcher:
@@ -57,8 +51,10 @@ class StandInKernel:
         functools.update_wrapper(self, kernel.py_func)
 
     def __getitem__(self, config):
+        # Kiln's launches take streams of their own; the simulator's run
+        # synchronously, as Kiln's CPU engine does: stream 0.
         if isinstance(config, tuple) and len(config) >= 3:
-            config = (config[0], config[1], _stream(config[2]), *config[3:])
+            config = (config[0], config[1], 0, *config[3:])
         return Launcher(self._kernel[config])
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
@@ -102,6 +98,10 @@ def install():
         sys.path.insert(0, os.path.join(_BUILD, "python"))
     os.environ.setdefault("KILN_TARGET", "cpu")
     from numba import cuda
+    from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+
+    global _FakeCUDAArray
+    _FakeCUDAArray = FakeCUDAArray
 
     from kiln import dispatcher
 

@@ -60,8 +60,9 @@ def run_file(name, kiln, scratch):
     return records, ended
 
 
-def reason_of(record):
-    """One line: why a test failed on Kiln."""
+def reason_of(record, folder):
+    """One line: why a test failed on Kiln (paths of the suite's `folder`
+    shortened to file names)."""
     detail = record.get("detail", "")
     errors = re.findall(r"error: (.+)", detail)
     if errors:
@@ -69,7 +70,7 @@ def reason_of(record):
     else:
         lines = [line.strip() for line in detail.strip().splitlines() if line.strip()]
         text = lines[-1] if lines else record["outcome"]
-    text = text.replace(str(suite_folder()) + "/", "")
+    text = text.replace(f"{folder}/", "")
     return text[:160]
 
 
@@ -124,9 +125,9 @@ def main():
             elif mine["outcome"] == "passed":
                 row["kiln passes"] += 1
             elif is_internal_error(mine):
-                crashes.append((test, "internal error: " + reason_of(mine)))
+                crashes.append((test, "internal error: " + reason_of(mine, folder)))
             else:
-                failures.append((test, reason_of(mine)))
+                failures.append((test, reason_of(mine, folder)))
         row["crashes"] = len(crashes)
         files.append({"file": name, "counts": dict(row), "failures": failures, "crashes": crashes,
                       "internals": internals, "simulator_ended": simulator_ended})
