@@ -4,6 +4,7 @@
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/DenseSet.h>
+#include <llvm/ADT/STLExtras.h>
 
 namespace kiln::ir {
 
@@ -46,6 +47,14 @@ Argument *Function::addArgument(const Type *type, std::string name, std::optiona
 Block *Function::addBlock() {
   blocks.push_back(std::make_unique<Block>(static_cast<unsigned>(blocks.size())));
   return blocks.back().get();
+}
+
+Block *Function::insertBlockAfter(Block *after) {
+  auto place = llvm::find_if(blocks, [&](const auto &block) { return block.get() == after; });
+  auto inserted = blocks.insert(std::next(place), std::make_unique<Block>(0));
+  for (auto renumber = inserted; renumber != blocks.end(); ++renumber)
+    (*renumber)->id = static_cast<unsigned>(renumber - blocks.begin());
+  return inserted->get();
 }
 
 Instruction *Function::addInstruction(Block *block, Opcode opcode, const Type *type, Location where,

@@ -218,6 +218,9 @@ public:
   Argument *addArgument(const Type *type, std::string name,
                         std::optional<unsigned> id = std::nullopt);
   Block *addBlock();
+  /// A new block placed right after `after`. Blocks are numbered by their
+  /// place, so the ones after it are renumbered.
+  Block *insertBlockAfter(Block *after);
   Instruction *addInstruction(Block *block, Opcode opcode, const Type *type, Location where,
                               std::optional<unsigned> id = std::nullopt);
   Constant *constant(const Type *type, ConstantValue value);

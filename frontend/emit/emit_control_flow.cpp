@@ -114,19 +114,20 @@ void FunctionEmitter::run() {
     }
     location = block->terminator.range;
     emitTerminator(block);
+    tails[block] = current;
   }
 
   for (const ssa::Block *block : order)
     for (const ssa::Block *predecessor : block->predecessors)
       if (edgeRuns(predecessor, block))
-        blocks[block]->predecessors.push_back(blocks[predecessor]);
+        blocks[block]->predecessors.push_back(tails[predecessor]);
 
   for (auto &[phi, block, instruction] : phis) {
     for (size_t i = 0; i < phi->operands.size(); ++i) {
       const ssa::Block *from = phi->incoming[i];
       if (!edgeRuns(from, block))
         continue;
-      ir::Block *predecessor = blocks[from];
+      ir::Block *predecessor = tails[from];
       const ssa::Instr *incoming = phi->operands[i];
       ir::Value *value = nullptr;
       if (incoming->op == Op::Undefined)
@@ -280,6 +281,9 @@ void FunctionEmitter::emitInstr(const ssa::Instr *instr) {
   }
   case Resolution::Kind::LoopOperation:
     values[instr] = emitLoopOperation(instr, resolution);
+    return;
+  case Resolution::Kind::UfuncCall:
+    values[instr] = emitUfunc(instr, resolution);
     return;
   case Resolution::Kind::Assertion: {
     ir::Instruction *assertion =

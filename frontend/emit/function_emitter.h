@@ -15,6 +15,7 @@
 #include "frontend/typing/typing_rules.h"
 
 #include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/STLFunctionalExtras.h>
 
 #include <map>
 
@@ -105,6 +106,24 @@ private:
   ir::Value *emitLoopOperation(const ssa::Instr *instr, const Resolution &resolution);
   ir::Value *emitPrint(const ssa::Instr *instr);
   ir::Value *emitArrayAttribute(const ssa::Instr *instr, const Resolution &resolution);
+
+  //===--- NumPy ufuncs (emit_ufuncs.cpp) ---===//
+  ir::Value *emitUfunc(const ssa::Instr *instr, const Resolution &resolution);
+  /// The ufunc's operation on one element of each input, already of the
+  /// loop's input types; the result has the loop's output type.
+  ir::Value *emitUfuncElement(BuiltinId ufunc, llvm::ArrayRef<ir::Value *> x, const Type *result);
+  ir::Value *emitUfuncCompare(ir::Opcode op, ir::Value *a, ir::Value *b);
+  ir::Value *emitUfuncExtremum(bool isMax, bool preferNumbers, ir::Value *a, ir::Value *b);
+  /// NumPy's division, which never raises ZeroDivisionError.
+  ir::Value *emitFloatDivide(ir::Value *a, ir::Value *b);
+  ir::Value *emitComplexDivide(ir::Value *a, ir::Value *b);
+  ir::Value *truthOf(ir::Value *x);
+  ir::Value *isNanOf(ir::Value *x);
+  /// Runs `body` for every index of `array` (C order), in loops of its
+  /// own: code after it continues in a new block.
+  void emitLoopNest(ir::Value *array, llvm::function_ref<void(llvm::ArrayRef<ir::Value *>)> body);
+  void jumpTo(ir::Block *target);
+  void branchTo(ir::Value *condition, ir::Block *whenTrue, ir::Block *whenFalse);
   void emitTerminator(const ssa::Block *block);
 
   ModuleEmitter &module;
@@ -113,6 +132,9 @@ private:
   TypeContext &types;
   llvm::DenseMap<const ssa::Instr *, ir::Value *> values;
   llvm::DenseMap<const ssa::Block *, ir::Block *> blocks;
+  /// Where each SSA block's code ends: its own block, unless an operation
+  /// with loops of its own (a ufunc on arrays) continued it in another.
+  llvm::DenseMap<const ssa::Block *, ir::Block *> tails;
   struct PendingPhi {
     const ssa::Instr *phi;
     const ssa::Block *block;

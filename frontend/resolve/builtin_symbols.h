@@ -46,6 +46,8 @@ struct Symbol {
   /// How users write it: "cuda.atomic.add", "math.sin", "abs".
   std::string displayName() const;
   bool is(BuiltinId other) const { return id == other; }
+  /// A NumPy ufunc (np.sin, np.greater, ...): `detail` lists its loops.
+  bool isUfunc() const { return kind == Kind::Function && qualifiedName.starts_with("numpy."); }
 };
 
 /// Whether `name` is one of Python's builtins (str, list, sum, ...), which

@@ -185,6 +185,8 @@ Typing callBuiltin(TypeContext &types, const Symbol &function, llvm::ArrayRef<co
                                             {function.displayName(), keywords.front()});
   if (qualified.starts_with("numba.cuda."))
     return callCuda(types, function, args, keywords);
+  if (function.isUfunc())
+    return callUfunc(types, function, args, keywords);
   if (function.kind == Symbol::Kind::HostOnly)
     return Typing::error(DiagID::err_host_api_in_kernel, {function.displayName()});
   if (function.kind == Symbol::Kind::DType) {

@@ -61,6 +61,7 @@ struct Resolution {
     RecordStore,      // r.f = v
     RangeValue,       // range(...) with operands converted to operandTypes
     LoopOperation,    // LoopStart / LoopNext / LoopTest, IterCount / IterItem
+    UfuncCall,        // a NumPy ufunc (builtin); operandTypes are its loop's types
     Assertion,
   };
 

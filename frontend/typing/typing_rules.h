@@ -46,6 +46,13 @@ Typing callMethod(TypeContext &types, const EntityType &method, llvm::ArrayRef<c
 // math.cpp: math and cmath functions.
 Typing callMath(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args);
 
+// ufuncs.cpp: NumPy ufuncs on scalars, and on arrays with an output array.
+Typing callUfunc(TypeContext &types, const Symbol &ufunc, llvm::ArrayRef<const Type *> args,
+                 llvm::ArrayRef<std::string> keywords);
+/// NumPy's "safe" and "same_kind" casts between scalar types.
+bool ufuncCastsSafely(const Type *from, const Type *to);
+bool ufuncCastsWithinKind(const Type *from, const Type *to);
+
 // cuda.cpp: numba.cuda intrinsics.
 Typing callCuda(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args,
                 llvm::ArrayRef<std::string> keywords);

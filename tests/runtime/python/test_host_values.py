@@ -174,8 +174,14 @@ def test_storing_into_a_frozen_array_is_a_compile_error(import_module):
         @cuda.jit
         def add_atomically(x):
             cuda.atomic.add(TABLE, 0, x[0])
+
+
+        @cuda.jit
+        def ufunc_output(x):
+            np.sin(x, TABLE)
     ''')
-    for kernel in (module.overwrite, module.overwrite_a_view, module.add_atomically):
+    for kernel in (module.overwrite, module.overwrite_a_view, module.add_atomically,
+                   module.ufunc_output):
         with pytest.raises(_compiler.CompileError) as error:
             kernel[1, 1](np.ones(1))
         assert ("cannot modify readonly array of type: readonly array(float64, 1d, " in str(error.value)
