@@ -40,7 +40,8 @@ ir::Value *FunctionEmitter::emitOperator(const ssa::Instr *instr, const Resoluti
     static const std::map<ast::CompareOp, ir::Opcode> compares = {
         {ast::CompareOp::Eq, ir::Opcode::Eq}, {ast::CompareOp::NotEq, ir::Opcode::Ne},
         {ast::CompareOp::Lt, ir::Opcode::Lt}, {ast::CompareOp::LtE, ir::Opcode::Le},
-        {ast::CompareOp::Gt, ir::Opcode::Gt}, {ast::CompareOp::GtE, ir::Opcode::Ge}};
+        {ast::CompareOp::Gt, ir::Opcode::Gt}, {ast::CompareOp::GtE, ir::Opcode::Ge},
+        {ast::CompareOp::Is, ir::Opcode::Eq}, {ast::CompareOp::IsNot, ir::Opcode::Ne}};
     return emit(compares.at(op), types.boolean(), {lhs, rhs});
   }
   // Binary.

@@ -140,14 +140,31 @@ Typing unaryOperator(TypeContext &types, UnaryOp op, const Type *operand) {
 
 Typing compareOperator(TypeContext &types, CompareOp op, const Type *lhs, const Type *rhs) {
   if (op == CompareOp::Is || op == CompareOp::IsNot) {
-    // Only identity with None makes sense for the values kernels hold, and it
-    // is known at compile time.
+    // Identity with None is known at compile time.
     bool lhsNone = lhs == types.none();
     bool rhsNone = rhs == types.none();
     if (lhsNone || rhsNone) {
       Resolution resolution = Resolution::make(Resolution::Kind::Constant, types.boolean());
       bool same = lhsNone && rhsNone;
       resolution.constant = ConstantValue::boolean(op == CompareOp::Is ? same : !same);
+      return resolution;
+    }
+    // Numba's generic `is` on numbers compares values of one type and is
+    // False across types; booleans, literal or not, compare as Python's
+    // True and False singletons do.
+    auto isBoolean = [](const Type *t) {
+      return llvm::isa<BooleanType>(t) || llvm::isa<BooleanLiteralType>(t);
+    };
+    if (lhs->isScalar() && rhs->isScalar()) {
+      bool booleans = isBoolean(lhs) && isBoolean(rhs);
+      if (booleans || lhs == rhs) {
+        const Type *common = booleans ? types.boolean() : types.unliteral(lhs);
+        Resolution resolution = Resolution::make(Resolution::Kind::Operator, types.boolean());
+        resolution.operandTypes = {common, common};
+        return resolution;
+      }
+      Resolution resolution = Resolution::make(Resolution::Kind::Constant, types.boolean());
+      resolution.constant = ConstantValue::boolean(op == CompareOp::IsNot);
       return resolution;
     }
     return Typing::error(DiagID::err_no_binary_overload,
