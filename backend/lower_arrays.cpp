@@ -254,6 +254,10 @@ llvm::Value *FunctionLowering::lowerArrayOperation(const ir::Instruction &instru
       builder.CreateStore(builder.CreateExtractValue(value, {i}),
                           builder.CreateConstInBoundsGEP2_64(arrayType, slots, 0, i));
     llvm::Value *index = operand(1);
+    auto size = static_cast<int64_t>(tuple->size());
+    raiseUnless(builder.CreateAnd(builder.CreateICmpSGE(index, i64(-size)),
+                                  builder.CreateICmpSLT(index, i64(size))),
+                "IndexError", "tuple index out of range", instruction.location);
     index = builder.CreateSelect(builder.CreateICmpSLT(index, i64(0)),
                                  builder.CreateAdd(index, i64(static_cast<int64_t>(tuple->size()))),
                                  index);

@@ -105,6 +105,7 @@ ir::Value *FunctionEmitter::emitGetItem(const ssa::Instr *instr, const Resolutio
     return get;
   }
   case Resolution::Kind::TupleDynamicItem:
+    function.raises = true; // an index out of range
     return emit(ir::Opcode::TupleGetDynamic, result,
                 {object, convert(valueOf(instr->operands[1]), types.int64())});
   case Resolution::Kind::RecordField: {

@@ -130,6 +130,18 @@ def raise_in_2d(out):
     if x == 3 and y >= 2:
         raise KeyError("two-d")
     out[y, x] = 1
+
+
+@cuda.jit(void(float64[::1], int32[::1]), debug=True, opt=False)
+def tuple_index_checked(x, out):
+    i = cuda.threadIdx.x
+    out[i] = x.shape[-i]
+
+
+@cuda.jit(void(float64[::1], int32[::1]))
+def tuple_index_unchecked(x, out):
+    i = cuda.threadIdx.x
+    out[i] = x.shape[-i]
 '''
 
 
@@ -250,3 +262,16 @@ def test_plain_kernel_does_not_report_assert_of_debug_device_function(m):
     m.plain_kernel_debug_device_function[1, 4](out)
     np.testing.assert_array_equal(out, [1, 2, 0, 4],
                                   err_msg="the failed assert ends the thread, unreported")
+
+
+def test_a_tuple_index_out_of_range_raises_index_error(m):
+    x = np.zeros(5)
+    out = np.full(3, -1, dtype=np.int32)
+    with pytest.raises(IndexError) as error:
+        m.tuple_index_checked[1, 3](x, out)
+    assert str(error.value) == "tid=[0, 0, 2] ctaid=[0, 0, 0]: tuple index out of range"
+    np.testing.assert_array_equal(out, [5, 5, -1])
+    # Without debug=True the thread stops, reading nothing out of range.
+    out = np.full(3, -1, dtype=np.int32)
+    m.tuple_index_unchecked[1, 3](x, out)
+    np.testing.assert_array_equal(out, [5, 5, -1])
