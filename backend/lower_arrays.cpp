@@ -221,6 +221,8 @@ llvm::Value *FunctionLowering::lowerArrayOperation(const ir::Instruction &instru
     }
     return result;
   }
+  case Op::ArrayReshape:
+    return reshape(instruction);
   case Op::ArrayShape:
     return builder.CreateExtractValue(operand(0), {1, instruction.index});
   case Op::ArrayStride:
@@ -372,6 +374,55 @@ llvm::Value *FunctionLowering::lowerArrayOperation(const ir::Instruction &instru
   default:
     return nullptr;
   }
+}
+
+llvm::Value *FunctionLowering::reshape(const ir::Instruction &instruction) {
+  const auto *from = llvm::cast<ArrayType>(instruction.operands[0]->type());
+  const auto *to = llvm::cast<ArrayType>(instruction.type());
+  llvm::Value *array = valueOf(instruction.operands[0]);
+  llvm::Value *size = i64(1);
+  for (unsigned d = 0; d < from->rank(); ++d)
+    size = builder.CreateMul(size, builder.CreateExtractValue(array, {1, d}));
+  // NumPy's rule: at most one extent is negative, and it takes the size
+  // the others leave.
+  std::vector<llvm::Value *> extents, unknown;
+  llvm::Value *known = i64(1);
+  llvm::Value *unknownCount = i64(0);
+  for (unsigned d = 0; d < to->rank(); ++d) {
+    llvm::Value *extent = valueOf(instruction.operands[d + 1]);
+    llvm::Value *negative = builder.CreateICmpSLT(extent, i64(0));
+    extents.push_back(extent);
+    unknown.push_back(negative);
+    known = builder.CreateMul(known, builder.CreateSelect(negative, i64(1), extent));
+    unknownCount = builder.CreateAdd(unknownCount, builder.CreateZExt(negative, types.i64()));
+  }
+  llvm::Value *knownNonZero = builder.CreateICmpNE(known, i64(0));
+  llvm::Value *divisor = builder.CreateSelect(knownNonZero, known, i64(1));
+  llvm::Value *inferred = builder.CreateSDiv(size, divisor);
+  llvm::Value *exact = builder.CreateICmpEQ(known, size);
+  llvm::Value *fits = builder.CreateAnd(
+      knownNonZero, builder.CreateICmpEQ(builder.CreateSRem(size, divisor), i64(0)));
+  llvm::Value *valid =
+      builder.CreateSelect(builder.CreateICmpEQ(unknownCount, i64(0)), exact,
+                           builder.CreateAnd(builder.CreateICmpEQ(unknownCount, i64(1)), fits));
+  raiseUnless(valid, "ValueError", "total size of new array must be unchanged",
+              instruction.location);
+
+  llvm::Value *result = llvm::PoisonValue::get(types.array(to->rank()));
+  result = builder.CreateInsertValue(result, builder.CreateExtractValue(array, {0}), {0});
+  for (unsigned d = 0; d < to->rank(); ++d)
+    extents[d] = builder.CreateSelect(unknown[d], inferred, extents[d]);
+  // Strides of the layout the array keeps: C from the last dimension in, F
+  // from the first.
+  llvm::Value *stride = i64(static_cast<int64_t>(itemSize(to->elementType())));
+  bool fortran = to->arrayLayout() == ArrayLayout::F;
+  for (unsigned i = 0; i < to->rank(); ++i) {
+    unsigned d = fortran ? i : to->rank() - 1 - i;
+    result = builder.CreateInsertValue(result, extents[d], {1, d});
+    result = builder.CreateInsertValue(result, stride, {2, d});
+    stride = builder.CreateMul(stride, extents[d]);
+  }
+  return result;
 }
 
 } // namespace kiln::backend

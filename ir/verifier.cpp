@@ -344,6 +344,7 @@ private:
     case Opcode::ArrayStride:
     case Opcode::ArraySize:
     case Opcode::ArrayTranspose:
+    case Opcode::ArrayReshape:
       if (instruction.operands.empty() || !llvm::isa<ArrayType>(operandType(0)))
         return std::string("the first operand must be an array");
       return std::nullopt;

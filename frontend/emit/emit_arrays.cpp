@@ -118,4 +118,18 @@ ir::Value *FunctionEmitter::emitGetItem(const ssa::Instr *instr, const Resolutio
   }
 }
 
+ir::Value *FunctionEmitter::emitReshape(const ssa::Instr *instr, const Resolution &resolution) {
+  std::vector<ir::Value *> operands{methodReceiver(instr)};
+  // The extents: the arguments, or the items of a single tuple argument.
+  if (instr->operands.size() == 2 && llvm::isa<TupleType>(typeOf(instr->operands[1]))) {
+    for (ir::Value *extent : indexValues(instr->operands[1]))
+      operands.push_back(extent);
+  } else {
+    for (size_t i = 1; i < instr->operands.size(); ++i)
+      operands.push_back(convert(valueOf(instr->operands[i]), types.int64()));
+  }
+  function.raises = true; // a shape of another size
+  return emit(ir::Opcode::ArrayReshape, plain(resolution.result), operands);
+}
+
 } // namespace kiln::emit

@@ -285,6 +285,9 @@ void FunctionEmitter::emitInstr(const ssa::Instr *instr) {
   case Resolution::Kind::UfuncCall:
     values[instr] = emitUfunc(instr, resolution);
     return;
+  case Resolution::Kind::ArrayMethod:
+    values[instr] = emitReshape(instr, resolution);
+    return;
   case Resolution::Kind::Assertion: {
     ir::Instruction *assertion =
         emit(ir::Opcode::Assert, nullptr, {convert(valueOf(instr->operands[0]), types.boolean())});

@@ -106,6 +106,7 @@ private:
   ir::Value *emitLoopOperation(const ssa::Instr *instr, const Resolution &resolution);
   ir::Value *emitPrint(const ssa::Instr *instr);
   ir::Value *emitArrayAttribute(const ssa::Instr *instr, const Resolution &resolution);
+  ir::Value *emitReshape(const ssa::Instr *instr, const Resolution &resolution);
 
   //===--- NumPy ufuncs (emit_ufuncs.cpp) ---===//
   ir::Value *emitUfunc(const ssa::Instr *instr, const Resolution &resolution);

@@ -96,6 +96,8 @@ Typing arrayAttribute(TypeContext &types, const ArrayType *array, llvm::StringRe
   }
   if (name == "dtype")
     return Resolution::make(Resolution::Kind::CompileTime, types.numberClass(array->elementType()));
+  if (name == "reshape")
+    return Resolution::make(Resolution::Kind::CompileTime, types.method(array, name));
   if (name == "T") {
     ArrayLayout layout = array->arrayLayout() == ArrayLayout::C   ? ArrayLayout::F
                          : array->arrayLayout() == ArrayLayout::F ? ArrayLayout::C

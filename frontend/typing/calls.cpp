@@ -89,6 +89,29 @@ Typing print(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Ty
   return builtinResult(function, types.none(), std::vector<const Type *>(args.size(), nullptr));
 }
 
+/// arr.reshape(n), arr.reshape(n, m), arr.reshape((n, m)), as Numba's
+/// array_reshape: contiguous arrays only, keeping their layout.
+Typing callArrayMethod(TypeContext &types, const ArrayType &array, llvm::StringRef name,
+                       llvm::ArrayRef<const Type *> args) {
+  std::string spelling = array.str() + "." + name.str();
+  std::vector<const Type *> extents(args.begin(), args.end());
+  if (args.size() == 1)
+    if (const auto *tuple = llvm::dyn_cast<TupleType>(args[0]))
+      extents.assign(tuple->elementTypes().begin(), tuple->elementTypes().end());
+  bool integers = llvm::all_of(extents, [](const Type *t) {
+    return llvm::isa<IntegerType>(t) || llvm::isa<IntegerLiteralType>(t);
+  });
+  if (args.empty() || !integers)
+    return Typing::error(DiagID::err_no_call_overload, {spelling, argumentList(args)});
+  if (array.arrayLayout() == ArrayLayout::A)
+    return Typing::error(DiagID::err_reshape_not_contiguous, {array.str()});
+  Resolution resolution = Resolution::make(
+      Resolution::Kind::ArrayMethod,
+      types.arrayLike(&array, static_cast<unsigned>(extents.size()), array.arrayLayout()));
+  resolution.detail = name.str();
+  return resolution;
+}
+
 } // namespace
 
 Typing callNumberClass(TypeContext &, const Type *dtype, llvm::ArrayRef<const Type *> args) {
@@ -105,6 +128,8 @@ Typing callNumberClass(TypeContext &, const Type *dtype, llvm::ArrayRef<const Ty
 
 Typing callMethod(TypeContext &types, const EntityType &method, llvm::ArrayRef<const Type *> args) {
   const Type *receiver = method.receiverType();
+  if (const auto *array = llvm::dyn_cast<ArrayType>(receiver))
+    return callArrayMethod(types, *array, method.methodName(), args);
   if (!args.empty())
     return Typing::error(DiagID::err_wrong_argument_count,
                          {method.str(), countOf(0, "argument"), std::to_string(args.size())});

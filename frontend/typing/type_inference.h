@@ -62,6 +62,7 @@ struct Resolution {
     RangeValue,       // range(...) with operands converted to operandTypes
     LoopOperation,    // LoopStart / LoopNext / LoopTest, IterCount / IterItem
     UfuncCall,        // a NumPy ufunc (builtin); operandTypes are its loop's types
+    ArrayMethod,      // arr.reshape(...) (detail: the method)
     Assertion,
   };
 
