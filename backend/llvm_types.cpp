@@ -71,18 +71,4 @@ llvm::StructType *LLVMTypes::array(unsigned rank) {
   return llvm::StructType::get(context, {pointer(), dims, dims});
 }
 
-uint64_t itemSize(const Type *type) {
-  if (const auto *record = llvm::dyn_cast<RecordType>(type))
-    return record->byteSize();
-  return scalarByteSize(type).value_or(1);
-}
-
-uint64_t itemAlignment(const Type *type) {
-  if (const auto *complex = llvm::dyn_cast<ComplexType>(type))
-    return complex->bitwidth() / 16;
-  if (const auto *record = llvm::dyn_cast<RecordType>(type))
-    return record->byteAlignment();
-  return itemSize(type);
-}
-
 } // namespace kiln::backend

@@ -23,11 +23,6 @@
 
 namespace kiln::backend {
 
-/// Bytes one element occupies in an array (NumPy's itemsize).
-uint64_t itemSize(const Type *type);
-/// The alignment NumPy gives such an element.
-uint64_t itemAlignment(const Type *type);
-
 class LLVMTypes {
 public:
   explicit LLVMTypes(llvm::LLVMContext &context) : context(context) {}

@@ -283,6 +283,19 @@ llvm::Value *FunctionLowering::lowerArrayOperation(const ir::Instruction &instru
         field = &candidate;
     llvm::Value *address =
         builder.CreateConstInBoundsGEP1_64(types.i8(), operand(0), field->offset);
+    if (instruction.opcode == Op::RecordGet && field->isNestedArray()) {
+      // A C array over the field's bytes.
+      auto rank = static_cast<unsigned>(field->shape.size());
+      llvm::Value *view = llvm::PoisonValue::get(types.array(rank));
+      view = builder.CreateInsertValue(view, address, {0});
+      auto stride = static_cast<int64_t>(itemSize(field->type));
+      for (unsigned d = rank; d-- > 0;) {
+        view = builder.CreateInsertValue(view, i64(static_cast<int64_t>(field->shape[d])), {1, d});
+        view = builder.CreateInsertValue(view, i64(stride), {2, d});
+        stride *= static_cast<int64_t>(field->shape[d]);
+      }
+      return view;
+    }
     if (instruction.opcode == Op::RecordGet)
       return llvm::isa<RecordType>(field->type) ? address : loadElement(address, field->type);
     storeElement(address, operand(1), field->type);

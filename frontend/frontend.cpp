@@ -139,7 +139,8 @@ private:
 
 /// Whether values of `type` can be passed to a kernel from the host.
 bool isKernelArgumentType(const Type *type) {
-  if (type->isScalar())
+  // A record passes by reference: the kernel's stores reach the caller's.
+  if (type->isScalar() || llvm::isa<RecordType>(type))
     return true;
   if (const auto *array = llvm::dyn_cast<ArrayType>(type))
     return array->elementType()->isScalar() || llvm::isa<RecordType>(array->elementType());

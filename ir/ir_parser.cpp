@@ -309,10 +309,27 @@ private:
       field.name = at.word().str();
       if (field.name.empty())
         return fail(at, "expected a record field name");
-      if (!expect(at, "[") || !expect(at, "type=") || !type(at, field.type) || !expect(at, ";") ||
-          !expect(at, "offset=") || !unsignedValue(at, field.offset) || !expect(at, "]"))
+      if (!expect(at, "[") || !expect(at, "type="))
         return false;
-      alignment = std::max(alignment, scalarBytes(field.type));
+      if (at.take("nestedarray(")) {
+        // nestedarray(float32, (3, 2)) or nestedarray(int16, (3,))
+        if (!type(at, field.type) || !expect(at, ",") || !expect(at, "("))
+          return false;
+        do {
+          unsigned extent;
+          if (!unsignedValue(at, extent))
+            return false;
+          field.shape.push_back(extent);
+        } while (at.take(",") && !at.peek(")"));
+        if (!expect(at, ")") || !expect(at, ")"))
+          return false;
+      } else if (!type(at, field.type)) {
+        return false;
+      }
+      if (!expect(at, ";") || !expect(at, "offset=") || !unsignedValue(at, field.offset) ||
+          !expect(at, "]"))
+        return false;
+      alignment = std::max(alignment, static_cast<unsigned>(itemAlignment(field.type)));
       fields.push_back(std::move(field));
     } while (at.take(","));
     unsigned size;
@@ -323,18 +340,6 @@ private:
       return false;
     result = types.record(std::move(fields), size, aligned ? alignment : 1, aligned);
     return expect(at, ")");
-  }
-
-  static unsigned scalarBytes(const Type *type) {
-    if (const auto *integer = llvm::dyn_cast<IntegerType>(type))
-      return integer->bitwidth() / 8;
-    if (const auto *floating = llvm::dyn_cast<FloatType>(type))
-      return floating->bitwidth() / 8;
-    if (const auto *complex = llvm::dyn_cast<ComplexType>(type))
-      return complex->bitwidth() / 16;
-    if (const auto *record = llvm::dyn_cast<RecordType>(type))
-      return record->byteAlignment();
-    return 1;
   }
 
   //===--- Constants ------------------------------------------------------===//

@@ -204,6 +204,20 @@ std::optional<uint64_t> scalarByteSize(const Type *type) {
   return std::nullopt;
 }
 
+uint64_t itemSize(const Type *type) {
+  if (const auto *record = llvm::dyn_cast<RecordType>(type))
+    return record->byteSize();
+  return scalarByteSize(type).value_or(1);
+}
+
+uint64_t itemAlignment(const Type *type) {
+  if (const auto *complex = llvm::dyn_cast<ComplexType>(type))
+    return complex->bitwidth() / 16;
+  if (const auto *record = llvm::dyn_cast<RecordType>(type))
+    return record->byteAlignment();
+  return itemSize(type);
+}
+
 const ArrayType *TypeContext::array(const Type *dtype, unsigned ndim, ArrayLayout layout,
                                     bool readonly) {
   // Numba: arrays of 0 or 1 dimensions that are C-contiguous are also
@@ -232,19 +246,35 @@ const TupleType *TypeContext::tuple(llvm::ArrayRef<const Type *> elements) {
   return intern<TupleType>(name, std::vector<const Type *>(elements.begin(), elements.end()), name);
 }
 
+uint64_t RecordType::Field::byteSize() const {
+  uint64_t bytes = itemSize(type);
+  for (uint64_t extent : shape)
+    bytes *= extent;
+  return bytes;
+}
+
+std::string RecordType::Field::typeName() const {
+  if (!isNestedArray())
+    return type->str();
+  std::string dims;
+  for (size_t d = 0; d < shape.size(); ++d)
+    dims += (d ? ", " : "") + std::to_string(shape[d]);
+  return "nestedarray(" + type->str() + ", (" + dims + (shape.size() == 1 ? ",))" : "))");
+}
+
 const RecordType *TypeContext::record(std::vector<RecordType::Field> fields, unsigned size,
                                       unsigned alignment, bool aligned) {
   // Numba's name for a record type spells out its layout.
   std::string name = "Record(";
   for (size_t i = 0; i < fields.size(); ++i)
-    name += (i ? "," : "") + fields[i].name + "[type=" + fields[i].type->str() +
+    name += (i ? "," : "") + fields[i].name + "[type=" + fields[i].typeName() +
             ";offset=" + std::to_string(fields[i].offset) + "]";
   name += ";" + std::to_string(size) + ";" + (aligned ? "True" : "False") + ")";
   return intern<RecordType>(name, name, std::move(fields), size, alignment);
 }
 
 const RecordType *TypeContext::xoroshiro128pState() {
-  return record({{"s0", uint64(), 0}, {"s1", uint64(), 8}}, 16, 8, true);
+  return record({{"s0", uint64(), 0, {}}, {"s1", uint64(), 8, {}}}, 16, 8, true);
 }
 
 const RangeType *TypeContext::range(const IntegerType *element) {

@@ -188,6 +188,11 @@ llvm::StringRef layoutName(ArrayLayout layout);
 /// The bytes one element of `type` takes in an array: a number's width, one
 /// for a boolean; nothing for other types.
 std::optional<uint64_t> scalarByteSize(const Type *type);
+/// Bytes one element occupies in an array (NumPy's itemsize): a scalar's
+/// size, a record's; 1 for anything else.
+uint64_t itemSize(const Type *type);
+/// The alignment NumPy gives such an element in an aligned struct.
+uint64_t itemAlignment(const Type *type);
 
 /// Numba's Array type. A read-only array (a NumPy array a kernel reads from
 /// its module's globals, frozen into the code) prints as
@@ -227,10 +232,19 @@ private:
 /// A NumPy structured dtype, such as xoroshiro128p's {s0: uint64, s1: uint64}.
 class RecordType : public Type {
 public:
+  /// A field holds one `type`, or, with a `shape`, a C-ordered array of them
+  /// (Numba's nestedarray(float32, (3, 2))).
   struct Field {
     std::string name;
     const Type *type;
     unsigned offset;
+    std::vector<uint64_t> shape;
+
+    bool isNestedArray() const { return !shape.empty(); }
+    /// Bytes the field occupies.
+    uint64_t byteSize() const;
+    /// Numba's name of the field's type: "float32", "nestedarray(int16, (3,))".
+    std::string typeName() const;
   };
   RecordType(std::string name, std::vector<Field> fields, unsigned size, unsigned alignment)
       : Type(Kind::Record, std::move(name)), fields(std::move(fields)), size(size),

@@ -132,4 +132,27 @@ ir::Value *FunctionEmitter::emitReshape(const ssa::Instr *instr, const Resolutio
   return emit(ir::Opcode::ArrayReshape, plain(resolution.result), operands);
 }
 
+void FunctionEmitter::emitNestedArrayStore(ir::Value *record, llvm::StringRef field,
+                                           ir::Value *source) {
+  const auto *recordType = llvm::cast<RecordType>(record->type());
+  const RecordType::Field *nested = nullptr;
+  for (const RecordType::Field &candidate : recordType->recordFields())
+    if (candidate.name == field)
+      nested = &candidate;
+  const auto *view =
+      types.array(nested->type, static_cast<unsigned>(nested->shape.size()), ArrayLayout::C);
+  ir::Instruction *target = emit(ir::Opcode::RecordGet, view, {record});
+  target->text = field.str();
+  const auto *sourceType = llvm::cast<ArrayType>(source->type());
+  emitLoopNest(target, [&](llvm::ArrayRef<ir::Value *> index) {
+    std::vector<ir::Value *> load{source};
+    load.insert(load.end(), index.begin(), index.end());
+    ir::Value *element = emit(ir::Opcode::ArrayLoad, sourceType->elementType(), load);
+    std::vector<ir::Value *> store{target};
+    store.insert(store.end(), index.begin(), index.end());
+    store.push_back(convert(element, nested->type));
+    emit(ir::Opcode::ArrayStore, nullptr, store);
+  });
+}
+
 } // namespace kiln::emit

@@ -272,6 +272,11 @@ void FunctionEmitter::emitInstr(const ssa::Instr *instr) {
   }
   case Resolution::Kind::RecordStore: {
     size_t valueIndex = instr->op == Op::SetItem ? 2 : 1;
+    ir::Value *value = valueOf(instr->operands[valueIndex]);
+    if (llvm::isa<ArrayType>(value->type())) {
+      emitNestedArrayStore(valueOf(instr->operands[0]), resolution.detail, value);
+      return;
+    }
     ir::Instruction *set =
         emit(ir::Opcode::RecordSet, nullptr,
              {valueOf(instr->operands[0]),

@@ -107,6 +107,8 @@ private:
   ir::Value *emitPrint(const ssa::Instr *instr);
   ir::Value *emitArrayAttribute(const ssa::Instr *instr, const Resolution &resolution);
   ir::Value *emitReshape(const ssa::Instr *instr, const Resolution &resolution);
+  /// record.field = array, for a nested array field: copies the elements.
+  void emitNestedArrayStore(ir::Value *record, llvm::StringRef field, ir::Value *source);
 
   //===--- NumPy ufuncs (emit_ufuncs.cpp) ---===//
   ir::Value *emitUfunc(const ssa::Instr *instr, const Resolution &resolution);

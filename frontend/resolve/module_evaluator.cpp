@@ -449,6 +449,9 @@ std::optional<ModuleValue> ModuleEvaluator::evaluateCall(const CallExpr *call) {
   if (callee->kind() == ModuleValue::Kind::Symbol &&
       callee->symbolValue()->kind == Symbol::Kind::Decorator)
     return ModuleValue::decorator(callee->symbolValue(), call);
+  if (callee->kind() == ModuleValue::Kind::Symbol && callee->symbolValue()->detail == "Record" &&
+      callee->symbolValue()->kind == Symbol::Kind::TypeMaker)
+    return evaluateRecordType(call);
 
   for (const Expr *arg : call->args)
     if (isa<StarredExpr>(arg)) {
@@ -511,6 +514,109 @@ bool ModuleEvaluator::checkScalarConversion(const ConstantValue &value, const Ty
     return false;
   }
   return true;
+}
+
+bool ModuleEvaluator::nestedArrayField(const Expr *expr, RecordType::Field &field) {
+  // NestedArray(dtype, (extents...)): a field that holds a C array.
+  const auto *call = dyn_cast<CallExpr>(expr);
+  if (!call || call->args.size() != 2)
+    return false;
+  std::optional<ModuleValue> callee = evaluate(call->callee);
+  if (!callee || callee->kind() != ModuleValue::Kind::Symbol ||
+      callee->symbolValue()->detail != "NestedArray")
+    return false;
+  std::optional<ModuleValue> dtype = evaluate(call->args[0]);
+  std::optional<ModuleValue> shape = evaluate(call->args[1]);
+  if (!dtype || !shape)
+    return false;
+  const Type *element = asType(*dtype, call->args[0]->range());
+  std::optional<ConstantValue> extents = constantOf(call->args[1], *shape);
+  if (!element || !element->isScalar() || !extents ||
+      extents->kind() != ConstantValue::Kind::Tuple || extents->elements().empty())
+    return false;
+  for (const ConstantValue &extent : extents->elements()) {
+    if (extent.kind() != ConstantValue::Kind::Int || extent.intValue128() < 1 ||
+        extent.intValue128() > (1 << 20))
+      return false;
+    field.shape.push_back(static_cast<uint64_t>(extent.intValue128()));
+  }
+  field.type = element;
+  return true;
+}
+
+std::optional<ModuleValue> ModuleEvaluator::evaluateRecordType(const CallExpr *call) {
+  // Numba's Record(fields, size, aligned): fields are (name, {"type": T,
+  // "offset": N}) pairs, as numba.types.Record takes them.
+  auto unsupported = [&](const Expr *where) {
+    diags.report(DiagID::err_bad_record_type, where->range());
+    return std::nullopt;
+  };
+  if (call->args.size() != 3 || !call->keywords.empty())
+    return unsupported(call);
+  const auto *fieldList = dyn_cast<SequenceExpr>(call->args[0]);
+  if (!fieldList)
+    return unsupported(call->args[0]);
+  std::vector<RecordType::Field> fields;
+  unsigned alignment = 1;
+  for (const Expr *entry : fieldList->elements) {
+    const auto *pair = dyn_cast<SequenceExpr>(entry);
+    if (!pair || pair->elements.size() != 2 || !isa<DictExpr>(pair->elements[1]))
+      return unsupported(entry);
+    std::optional<ModuleValue> name = evaluate(pair->elements[0]);
+    if (!name || name->kind() != ModuleValue::Kind::Constant ||
+        name->constantValue().kind() != ConstantValue::Kind::String)
+      return unsupported(pair->elements[0]);
+    RecordType::Field field{name->constantValue().stringValue(), nullptr, 0, {}};
+    bool hasOffset = false;
+    const auto *properties = cast<DictExpr>(pair->elements[1]);
+    for (size_t i = 0; i < properties->keys.size(); ++i) {
+      std::optional<ModuleValue> key =
+          properties->keys[i] ? evaluate(properties->keys[i]) : std::nullopt;
+      if (!key || key->kind() != ModuleValue::Kind::Constant ||
+          key->constantValue().kind() != ConstantValue::Kind::String)
+        return unsupported(properties);
+      llvm::StringRef property = key->constantValue().stringValue();
+      if (property == "type" && nestedArrayField(properties->values[i], field))
+        continue;
+      std::optional<ModuleValue> value = evaluate(properties->values[i]);
+      if (!value)
+        return std::nullopt;
+      if (property == "type") {
+        field.type = asType(*value, properties->values[i]->range());
+        if (!field.type)
+          return std::nullopt;
+      } else if (property == "offset") {
+        std::optional<ConstantValue> offset = constantOf(properties->values[i], *value);
+        if (!offset || offset->kind() != ConstantValue::Kind::Int || offset->intValue128() < 0 ||
+            offset->intValue128() > (1 << 30))
+          return unsupported(properties->values[i]);
+        field.offset = static_cast<unsigned>(offset->intValue128());
+        hasOffset = true;
+      }
+    }
+    if (!field.type || !hasOffset || !(field.type->isScalar() || isa<RecordType>(field.type)))
+      return unsupported(properties);
+    alignment = std::max(alignment, static_cast<unsigned>(itemAlignment(field.type)));
+    fields.push_back(std::move(field));
+  }
+  std::optional<ModuleValue> size = evaluate(call->args[1]);
+  std::optional<ModuleValue> aligned = evaluate(call->args[2]);
+  if (!size || !aligned)
+    return std::nullopt;
+  std::optional<ConstantValue> sizeValue = constantOf(call->args[1], *size);
+  std::optional<ConstantValue> alignedValue = constantOf(call->args[2], *aligned);
+  if (!sizeValue || sizeValue->kind() != ConstantValue::Kind::Int || sizeValue->intValue128() < 1 ||
+      sizeValue->intValue128() > (1 << 30))
+    return unsupported(call->args[1]);
+  if (!alignedValue || alignedValue->kind() != ConstantValue::Kind::Bool)
+    return unsupported(call->args[2]);
+  auto byteSize = static_cast<unsigned>(sizeValue->intValue128());
+  for (const RecordType::Field &field : fields)
+    if (field.offset + field.byteSize() > byteSize)
+      return unsupported(call->args[1]);
+  bool isAligned = alignedValue->truthy();
+  return ModuleValue::type(
+      types.record(std::move(fields), byteSize, isAligned ? alignment : 1, isAligned));
 }
 
 std::optional<ModuleValue> ModuleEvaluator::callType(const Type *type, const CallExpr *call,

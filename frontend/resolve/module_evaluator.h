@@ -43,6 +43,11 @@ private:
   std::optional<ModuleValue> evaluateAttribute(const ast::AttributeExpr *attr);
   std::optional<ModuleValue> evaluateSubscript(const ast::SubscriptExpr *sub);
   std::optional<ModuleValue> evaluateCall(const ast::CallExpr *call);
+  /// numba.types.Record(fields, size, aligned) in a signature.
+  std::optional<ModuleValue> evaluateRecordType(const ast::CallExpr *call);
+  /// A Record field's type NestedArray(dtype, shape): fills `field`'s type
+  /// and shape; false if `expr` is not one.
+  bool nestedArrayField(const ast::Expr *expr, RecordType::Field &field);
   std::optional<ModuleValue> evaluateBinary(const ast::BinaryExpr *binary);
   std::optional<ModuleValue> evaluateUnary(const ast::UnaryExpr *unary);
   std::optional<ModuleValue> callSymbol(const Symbol &symbol, const ast::CallExpr *call,

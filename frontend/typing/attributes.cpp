@@ -136,7 +136,12 @@ Typing getAttribute(TypeContext &types, const Type *object, llvm::StringRef name
   if (const auto *record = llvm::dyn_cast<RecordType>(object)) {
     for (const RecordType::Field &field : record->recordFields())
       if (field.name == name) {
-        Resolution resolution = Resolution::make(Resolution::Kind::RecordField, field.type);
+        // A nested array field is a C array viewing the record's bytes.
+        const Type *type =
+            field.isNestedArray()
+                ? types.array(field.type, static_cast<unsigned>(field.shape.size()), ArrayLayout::C)
+                : field.type;
+        Resolution resolution = Resolution::make(Resolution::Kind::RecordField, type);
         resolution.detail = field.name;
         return resolution;
       }
@@ -167,10 +172,20 @@ Typing setAttribute(TypeContext &types, const Type *object, llvm::StringRef name
   if (const auto *record = llvm::dyn_cast<RecordType>(object)) {
     for (const RecordType::Field &field : record->recordFields())
       if (field.name == name) {
-        if (!types.canConvert(value, field.type))
-          return Typing::error(DiagID::err_array_store, {value->str(), field.type->str()});
         Resolution resolution = Resolution::make(Resolution::Kind::RecordStore, types.none());
         resolution.detail = field.name;
+        if (field.isNestedArray()) {
+          // Assigning an array copies its elements, which must convert and
+          // have the field's rank.
+          const auto *source = llvm::dyn_cast<ArrayType>(value);
+          if (!source || source->rank() != field.shape.size() ||
+              !types.canConvert(source->elementType(), field.type))
+            return Typing::error(DiagID::err_array_store, {value->str(), field.typeName()});
+          resolution.operandTypes = {nullptr, nullptr};
+          return resolution;
+        }
+        if (!types.canConvert(value, field.type))
+          return Typing::error(DiagID::err_array_store, {value->str(), field.type->str()});
         resolution.operandTypes = {nullptr, field.type};
         return resolution;
       }

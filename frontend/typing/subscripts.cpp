@@ -18,6 +18,22 @@ bool isIndexInteger(const Type *type) {
   return llvm::isa<IntegerType>(type) || llvm::isa<IntegerLiteralType>(type);
 }
 
+/// The field a record's subscript names: r["x"], or r[0] by position.
+const RecordType::Field *recordFieldAt(const RecordType &record, const Type *index) {
+  llvm::ArrayRef<RecordType::Field> fields = record.recordFields();
+  if (const auto *name = llvm::dyn_cast<StringLiteralType>(index)) {
+    for (const RecordType::Field &field : fields)
+      if (field.name == name->stringValue())
+        return &field;
+    return nullptr;
+  }
+  if (const auto *position = llvm::dyn_cast<IntegerLiteralType>(index))
+    if (!position->isUnsigned() && position->bits() >= 0 &&
+        static_cast<uint64_t>(position->bits()) < fields.size())
+      return &fields[static_cast<size_t>(position->bits())];
+  return nullptr;
+}
+
 /// The index items of `a[index]`: a tuple's elements, or the index itself.
 std::vector<const Type *> indexItems(const Type *index) {
   if (const auto *tuple = llvm::dyn_cast<TupleType>(index))
@@ -109,8 +125,10 @@ Typing getItem(TypeContext &types, const Type *object, const Type *index) {
   }
 
   if (const auto *record = llvm::dyn_cast<RecordType>(object)) {
+    if (const RecordType::Field *field = recordFieldAt(*record, index))
+      return getAttribute(types, record, field->name);
     if (const auto *name = llvm::dyn_cast<StringLiteralType>(index))
-      return getAttribute(types, record, name->stringValue());
+      return getAttribute(types, record, name->stringValue()); // reports the missing field
     return Typing::error(DiagID::err_bad_array_index, {record->str(), index->str()});
   }
   return Typing::error(DiagID::err_not_subscriptable, {object->str()});
@@ -134,8 +152,8 @@ Typing setItem(TypeContext &types, const Type *object, const Type *index, const 
     return resolution;
   }
   if (const auto *record = llvm::dyn_cast<RecordType>(object)) {
-    if (const auto *name = llvm::dyn_cast<StringLiteralType>(index)) {
-      Typing store = setAttribute(types, record, name->stringValue(), value);
+    if (const RecordType::Field *field = recordFieldAt(*record, index)) {
+      Typing store = setAttribute(types, record, field->name, value);
       if (store)
         store->operandTypes = {nullptr, nullptr, store->operandTypes[1]};
       return store;

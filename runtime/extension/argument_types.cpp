@@ -6,6 +6,7 @@
 #include <cstring>
 #include <deque>
 #include <optional>
+#include <vector>
 
 namespace kiln::python {
 namespace {
@@ -139,7 +140,7 @@ bool nativeByteOrder(const char *&format) {
 }
 
 bool recordFromFormat(const char *format, size_t itemSize, ElementId &element) {
-  // T{<Q:s0:<Q:s1:} with padding as "4x"
+  // T{<Q:s0:<Q:s1:} with padding as "4x" and array fields as "(3,2)<f:j:"
   std::string key = "Record(";
   size_t offset = 0;
   bool first = true;
@@ -157,6 +158,20 @@ bool recordFromFormat(const char *format, size_t itemSize, ElementId &element) {
     }
     if (counted && repeat != 1)
       return false; // a repeated field is a sub-array
+    std::vector<size_t> shape;
+    if (*format == '(') {
+      ++format;
+      while (*format >= '0' && *format <= '9') {
+        size_t extent = 0;
+        while (*format >= '0' && *format <= '9')
+          extent = extent * 10 + size_t(*format++ - '0');
+        shape.push_back(extent);
+        if (*format == ',')
+          ++format;
+      }
+      if (*format++ != ')' || shape.empty())
+        return false;
+    }
     ScalarKind kind;
     if (!nativeByteOrder(format) || !scalarFromCode(format, kind) || *format != ':')
       return false;
@@ -167,8 +182,19 @@ bool recordFromFormat(const char *format, size_t itemSize, ElementId &element) {
       return false;
     key += first ? "" : ",";
     key.append(name, size_t(format - name));
-    key += "[type=" + std::string(scalarName(kind)) + ";offset=" + std::to_string(offset) + "]";
-    offset += scalarSize(kind);
+    // Numba's names: float32, nestedarray(float32, (3, 2)), nestedarray(int16, (3,)).
+    std::string type = scalarName(kind);
+    size_t bytes = scalarSize(kind);
+    if (!shape.empty()) {
+      std::string extents;
+      for (size_t d = 0; d < shape.size(); ++d) {
+        extents += (d ? ", " : "") + std::to_string(shape[d]);
+        bytes *= shape[d];
+      }
+      type = "nestedarray(" + type + ", (" + extents + (shape.size() == 1 ? ",))" : "))");
+    }
+    key += "[type=" + type + ";offset=" + std::to_string(offset) + "]";
+    offset += bytes;
     first = false;
     ++format;
   }

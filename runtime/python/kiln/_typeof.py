@@ -7,6 +7,12 @@ spelled as signature strings spell it:
     7, 2.5, 1j, True                 int64, float64, complex128, boolean
     np.float32(2)                    float32
     (1, 2), (1, 2.5)                 UniTuple(int64, 2), Tuple(int64, float64)
+    np.zeros(4, [("x", "f8"), ("n", "i4")])
+                                     Record([("x", {"type": float64, "offset": 0}),
+                                             ("n", {"type": int32, "offset": 8})], 12, False)[::1]
+
+A structured dtype is spelled with numba.types.Record, as numba.from_dtype
+makes it; a structured scalar (np.void, np.record) is the record itself.
 """
 
 import numbers
@@ -35,12 +41,59 @@ class UntypableArgument(TypeError):
     """A value no kernel signature can describe."""
 
 
+def _untypable_dtype(dtype, where):
+    return UntypableArgument(f"{where} has dtype {dtype}, which Kiln cannot specialize a kernel for "
+                             "on demand; give the kernel a signature")
+
+
+def _record_fields(dtype, where):
+    """[(name, scalar type name, shape, offset)] of a structured dtype whose
+    fields are scalars or arrays of scalars (shape () for a scalar)."""
+    fields = []
+    for name in dtype.names:
+        field_dtype, offset = dtype.fields[name][:2]
+        shape = ()
+        if field_dtype.subdtype is not None:
+            field_dtype, shape = field_dtype.subdtype
+        scalar = _SCALAR_NAMES.get(field_dtype.name)
+        if scalar is None or not field_dtype.isnative:
+            raise _untypable_dtype(dtype, where)
+        fields.append((name, "bool" if scalar == "boolean" else scalar, shape, offset))
+    return fields
+
+
+def _field_type(scalar, shape, signature):
+    """A field's type as a signature spells it (NestedArray(int16, (3,))),
+    or as Numba names it (nestedarray(int16, (3,)))."""
+    if signature:
+        scalar = "boolean" if scalar == "bool" else scalar
+        return f"NestedArray({scalar}, {tuple(shape)})" if shape else scalar
+    return f"nestedarray({scalar}, {tuple(shape)})" if shape else scalar
+
+
 def _dtype_name(dtype, where):
-    name = _SCALAR_NAMES.get(np.dtype(dtype).name)
+    """The signature spelling of an element dtype: a scalar type's name, or
+    numba.types.Record(...) for a structured dtype."""
+    dtype = np.dtype(dtype)
+    if dtype.names:
+        fields = ", ".join(f"({name!r}, {{'type': {_field_type(scalar, shape, True)}, "
+                           f"'offset': {offset}}})"
+                           for name, scalar, shape, offset in _record_fields(dtype, where))
+        return f"Record([{fields}], {dtype.itemsize}, {dtype.isalignedstruct})"
+    name = _SCALAR_NAMES.get(dtype.name)
     if name is None:
-        raise UntypableArgument(f"{where} has dtype {dtype}, which Kiln cannot specialize a kernel for "
-                                "on demand; give the kernel a signature")
+        raise _untypable_dtype(dtype, where)
     return name
+
+
+def _element_descriptor(dtype, where):
+    """("scalar", name), or ("record", key) as kiln._types keys records."""
+    dtype = np.dtype(dtype)
+    if dtype.names:
+        fields = ",".join(f"{name}[type={_field_type(scalar, shape, False)};offset={offset}]"
+                          for name, scalar, shape, offset in _record_fields(dtype, where))
+        return ("record", f"Record({fields};{dtype.itemsize}")
+    return _scalar_descriptor(_dtype_name(dtype, where))
 
 
 def _array_type(value, where):
@@ -65,18 +118,17 @@ def dispatch_descriptor(value, where="an argument"):
     ("tuple", (...)). UntypableArgument if none."""
     if isinstance(value, (bool, np.bool_)):
         return ("scalar", "bool")
-    if isinstance(value, np.ndarray):
-        text = signature_type(value, where)
-        layout = "C" if text.endswith("::1]") else "F" if "[::1," in text else "A"
-        return ("array", _scalar_descriptor(_dtype_name(value.dtype, where)), value.ndim, layout,
-                not value.flags.writeable)
+    if isinstance(value, np.void):
+        return _element_descriptor(value.dtype, where)
     if isinstance(value, tuple):
         return ("tuple", tuple(dispatch_descriptor(item, f"{where}[{i}]") for i, item in enumerate(value)))
     text = signature_type(value, where)
-    if "[" in text:  # a device array: its layout, never read-only
-        dtype, _, dims = text.partition("[")
-        layout = "C" if dims.endswith("::1]") else "F" if dims.startswith("::1,") else "A"
-        return ("array", _scalar_descriptor(dtype), dims.count(",") + 1, layout, False)
+    if text.endswith("]"):  # an array (a device array is never read-only)
+        dims = text[text.rindex("["):]
+        layout = "C" if dims.endswith("::1]") else "F" if dims.startswith("[::1,") else "A"
+        readonly = isinstance(value, np.ndarray) and not value.flags.writeable
+        return ("array", _element_descriptor(value.dtype, where), dims.count(",") + 1, layout,
+                readonly)
     return _scalar_descriptor(text)
 
 
@@ -88,7 +140,7 @@ def signature_type(value, where="an argument"):
     """The signature type string of `value`; UntypableArgument if none."""
     if isinstance(value, (bool, np.bool_)):
         return "boolean"
-    if isinstance(value, np.generic):
+    if isinstance(value, np.generic):  # a NumPy scalar, or a structured one
         return _dtype_name(value.dtype, where)
     if isinstance(value, numbers.Integral):
         return "int64" if -(2**63) <= value < 2**63 else "uint64"

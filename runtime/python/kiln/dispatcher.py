@@ -760,7 +760,14 @@ def reduce(function):
 
 def _type_text(numba_type):
     """A Numba type object in signature-string syntax: arrays as
-    `float32[:, ::1]`, every other type as Numba prints it."""
+    `float32[:, ::1]`, records as numba.types.Record(...) makes them, every
+    other type as Numba prints it."""
+    if all(hasattr(numba_type, field) for field in ("fields", "size", "aligned")):
+        fields = ", ".join(f"({name!r}, {{'type': {_type_text(field.type)}, 'offset': {field.offset}}})"
+                           for name, field in numba_type.fields.items())
+        return f"Record([{fields}], {numba_type.size}, {numba_type.aligned})"
+    if all(hasattr(numba_type, field) for field in ("dtype", "shape", "layout")):
+        return f"NestedArray({_type_text(numba_type.dtype)}, {tuple(numba_type.shape)})"
     if all(hasattr(numba_type, field) for field in ("dtype", "ndim", "layout")):
         dimensions = [":"] * numba_type.ndim
         if dimensions and numba_type.layout == "C":
