@@ -223,6 +223,17 @@ llvm::Value *FunctionLowering::lowerArrayOperation(const ir::Instruction &instru
   }
   case Op::ArrayReshape:
     return reshape(instruction);
+  case Op::ArrayComplexPart: {
+    // The same shape and strides, from the element's real or imaginary part.
+    const auto *parts = llvm::cast<ArrayType>(type);
+    llvm::Value *array = operand(0);
+    auto offset = static_cast<int64_t>(instruction.index * itemSize(parts->elementType()));
+    return builder.CreateInsertValue(
+        array,
+        builder.CreateConstInBoundsGEP1_64(types.i8(), builder.CreateExtractValue(array, {0}),
+                                           static_cast<uint64_t>(offset)),
+        {0});
+  }
   case Op::ArrayShape:
     return builder.CreateExtractValue(operand(0), {1, instruction.index});
   case Op::ArrayStride:

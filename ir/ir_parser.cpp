@@ -595,6 +595,7 @@ private:
     case Opcode::TupleGet:
     case Opcode::ArrayShape:
     case Opcode::ArrayStride:
+    case Opcode::ArrayComplexPart:
       return unsignedValue(at, instruction.index);
     case Opcode::RecordGet:
     case Opcode::RecordSet:

@@ -69,6 +69,7 @@ void printOperationData(const Instruction &instruction, llvm::raw_ostream &os) {
   case Opcode::TupleGet:
   case Opcode::ArrayShape:
   case Opcode::ArrayStride:
+  case Opcode::ArrayComplexPart:
     os << ' ' << instruction.index;
     break;
   case Opcode::RecordGet:

@@ -345,6 +345,7 @@ private:
     case Opcode::ArraySize:
     case Opcode::ArrayTranspose:
     case Opcode::ArrayReshape:
+    case Opcode::ArrayComplexPart:
       if (instruction.operands.empty() || !llvm::isa<ArrayType>(operandType(0)))
         return std::string("the first operand must be an array");
       return std::nullopt;

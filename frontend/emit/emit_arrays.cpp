@@ -68,6 +68,13 @@ ir::Value *FunctionEmitter::emitGetItem(const ssa::Instr *instr, const Resolutio
   case Resolution::Kind::ArrayView: {
     if (resolution.detail == "T")
       return emit(ir::Opcode::ArrayTranspose, result, {object});
+    if (resolution.detail == "self")
+      return object;
+    if (resolution.detail == "real" || resolution.detail == "imag") {
+      ir::Instruction *part = emit(ir::Opcode::ArrayComplexPart, result, {object});
+      part->index = resolution.detail == "imag" ? 1 : 0;
+      return part;
+    }
     const ssa::Instr *index = instr->operands[1];
     std::vector<const ssa::Instr *> items;
     if (index->op == Op::BuildTuple)

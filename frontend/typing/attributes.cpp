@@ -96,6 +96,21 @@ Typing arrayAttribute(TypeContext &types, const ArrayType *array, llvm::StringRe
   }
   if (name == "dtype")
     return Resolution::make(Resolution::Kind::CompileTime, types.numberClass(array->elementType()));
+  if ((name == "real" || name == "imag") && llvm::isa<ComplexType>(array->elementType())) {
+    // A view of the parts: floats with the complex array's strides.
+    const Type *part = llvm::cast<ComplexType>(array->elementType())->elementType();
+    Resolution resolution =
+        Resolution::make(Resolution::Kind::ArrayView,
+                         types.array(part, array->rank(), ArrayLayout::A, array->isReadonly()));
+    resolution.detail = name.str();
+    return resolution;
+  }
+  if (name == "real" && array->elementType()->isNumber()) {
+    // The real part of a real array is the array itself.
+    Resolution resolution = Resolution::make(Resolution::Kind::ArrayView, array);
+    resolution.detail = "self";
+    return resolution;
+  }
   if (name == "reshape")
     return Resolution::make(Resolution::Kind::CompileTime, types.method(array, name));
   if (name == "T") {
