@@ -162,4 +162,53 @@ void FunctionEmitter::emitNestedArrayStore(ir::Value *record, llvm::StringRef fi
   });
 }
 
+void FunctionEmitter::emitSliceStore(const ssa::Instr *instr, const Resolution &resolution) {
+  Resolution viewing = Resolution::make(Resolution::Kind::ArrayView, resolution.operandTypes[0]);
+  ir::Value *target = emitGetItem(instr, viewing);
+  const auto *targetType = llvm::cast<ArrayType>(target->type());
+  ir::Value *value = valueOf(instr->operands[2]);
+  const auto *sourceType = llvm::dyn_cast<ArrayType>(value->type());
+  if (!sourceType) {
+    ir::Value *element = convert(value, targetType->elementType());
+    emitLoopNest(target, [&](llvm::ArrayRef<ir::Value *> index) {
+      std::vector<ir::Value *> store{target};
+      store.insert(store.end(), index.begin(), index.end());
+      store.push_back(element);
+      emit(ir::Opcode::ArrayStore, nullptr, store);
+    });
+    return;
+  }
+  // Each dimension of the source matches the view's, or has extent 1; else
+  // NumPy's ValueError.
+  const Type *boolean = types.boolean();
+  ir::Value *fits = constant(boolean, ConstantValue::boolean(true));
+  size_t offset = targetType->rank() - sourceType->rank();
+  for (unsigned d = 0; d < sourceType->rank(); ++d) {
+    ir::Instruction *extent = emit(ir::Opcode::ArrayShape, types.int64(), {value});
+    extent->index = d;
+    ir::Instruction *wanted = emit(ir::Opcode::ArrayShape, types.int64(), {target});
+    wanted->index = static_cast<unsigned>(offset + d);
+    ir::Value *matches =
+        emit(ir::Opcode::Or, boolean,
+             {emit(ir::Opcode::Eq, boolean, {extent, wanted}),
+              emit(ir::Opcode::Eq, boolean, {extent, intConstant(types.int64(), 1)})});
+    fits = emit(ir::Opcode::And, boolean, {fits, matches});
+  }
+  ir::Block *mismatch = function.insertBlockAfter(current);
+  ir::Block *copy = function.insertBlockAfter(mismatch);
+  branchTo(fits, copy, mismatch);
+  mismatch->terminator.kind = ir::Terminator::Kind::Raise;
+  mismatch->terminator.exceptionClass = "ValueError";
+  mismatch->terminator.message = "cannot assign slice from input of different size";
+  mismatch->terminator.location = irLocation(location);
+  function.raises = true;
+  current = copy;
+  emitLoopNest(target, [&](llvm::ArrayRef<ir::Value *> index) {
+    std::vector<ir::Value *> store{target};
+    store.insert(store.end(), index.begin(), index.end());
+    store.push_back(convert(broadcastElement(value, index), targetType->elementType()));
+    emit(ir::Opcode::ArrayStore, nullptr, store);
+  });
+}
+
 } // namespace kiln::emit

@@ -270,6 +270,9 @@ void FunctionEmitter::emitInstr(const ssa::Instr *instr) {
     emit(ir::Opcode::ArrayStore, nullptr, operands);
     return;
   }
+  case Resolution::Kind::ArraySliceStore:
+    emitSliceStore(instr, resolution);
+    return;
   case Resolution::Kind::RecordStore: {
     size_t valueIndex = instr->op == Op::SetItem ? 2 : 1;
     ir::Value *value = valueOf(instr->operands[valueIndex]);

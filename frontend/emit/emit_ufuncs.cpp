@@ -54,16 +54,7 @@ ir::Value *FunctionEmitter::emitUfunc(const ssa::Instr *instr, const Resolution 
         elements.push_back(inputs[i]);
         continue;
       }
-      std::vector<ir::Value *> operands{inputs[i]};
-      size_t offset = index.size() - array->rank();
-      for (unsigned d = 0; d < array->rank(); ++d) {
-        ir::Instruction *extent = emit(Op::ArrayShape, types.int64(), {inputs[i]});
-        extent->index = d;
-        ir::Value *repeats = emit(Op::Eq, types.boolean(), {extent, intConstant(types.int64(), 1)});
-        operands.push_back(emit(Op::Select, types.int64(),
-                                {repeats, intConstant(types.int64(), 0), index[offset + d]}));
-      }
-      elements.push_back(convert(emit(Op::ArrayLoad, array->elementType(), operands), loop[i]));
+      elements.push_back(convert(broadcastElement(inputs[i], index), loop[i]));
     }
     ir::Value *result = emitUfuncElement(resolution.builtin, elements, loop.back());
     std::vector<ir::Value *> operands{out};
@@ -72,6 +63,20 @@ ir::Value *FunctionEmitter::emitUfunc(const ssa::Instr *instr, const Resolution 
     emit(Op::ArrayStore, nullptr, operands);
   });
   return out;
+}
+
+ir::Value *FunctionEmitter::broadcastElement(ir::Value *array, llvm::ArrayRef<ir::Value *> index) {
+  const auto *type = llvm::cast<ArrayType>(array->type());
+  std::vector<ir::Value *> operands{array};
+  size_t offset = index.size() - type->rank();
+  for (unsigned d = 0; d < type->rank(); ++d) {
+    ir::Instruction *extent = emit(Op::ArrayShape, types.int64(), {array});
+    extent->index = d;
+    ir::Value *repeats = emit(Op::Eq, types.boolean(), {extent, intConstant(types.int64(), 1)});
+    operands.push_back(emit(Op::Select, types.int64(),
+                            {repeats, intConstant(types.int64(), 0), index[offset + d]}));
+  }
+  return emit(Op::ArrayLoad, type->elementType(), operands);
 }
 
 void FunctionEmitter::emitLoopNest(ir::Value *array,

@@ -125,6 +125,11 @@ private:
   /// Runs `body` for every index of `array` (C order), in loops of its
   /// own: code after it continues in a new block.
   void emitLoopNest(ir::Value *array, llvm::function_ref<void(llvm::ArrayRef<ir::Value *>)> body);
+  /// The element of `array` at `index` of a larger array it is broadcast
+  /// onto: dimensions aligned on the last, an extent of 1 repeating.
+  ir::Value *broadcastElement(ir::Value *array, llvm::ArrayRef<ir::Value *> index);
+  /// a[i, :] = v: `v` (a scalar, or an array broadcast onto the view).
+  void emitSliceStore(const ssa::Instr *instr, const Resolution &resolution);
   void jumpTo(ir::Block *target);
   void branchTo(ir::Value *condition, ir::Block *whenTrue, ir::Block *whenFalse);
   void emitTerminator(const ssa::Block *block);

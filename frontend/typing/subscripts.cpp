@@ -139,10 +139,21 @@ Typing setItem(TypeContext &types, const Type *object, const Type *index, const 
     Typing target = getItem(types, object, index);
     if (!target)
       return target;
-    if (target->kind == Resolution::Kind::ArrayView)
-      return Typing::error(DiagID::err_slice_store);
     if (array->isReadonly())
       return Typing::error(DiagID::err_readonly_array_store, {array->str()});
+    if (target->kind == Resolution::Kind::ArrayView) {
+      // A scalar fills the view; an array is broadcast onto it, as NumPy's
+      // assignment to a slice.
+      const auto *view = llvm::cast<ArrayType>(target->result);
+      const auto *source = llvm::dyn_cast<ArrayType>(value);
+      const Type *element = source ? source->elementType() : value;
+      if ((source && source->rank() > view->rank()) || !element->isScalar() ||
+          !types.canConvert(element, view->elementType()))
+        return Typing::error(DiagID::err_array_store, {value->str(), view->str()});
+      Resolution resolution = Resolution::make(Resolution::Kind::ArraySliceStore, types.none());
+      resolution.operandTypes = {view, nullptr, nullptr};
+      return resolution;
+    }
     // Numba allows any conversion that exists, truncating if need be.
     const Type *dtype = array->elementType();
     if (!types.canConvert(value, dtype))

@@ -55,6 +55,7 @@ struct Resolution {
     ArrayItem,        // a[i, j] gives an element
     ArrayView,        // a[i, :] gives a view
     ArrayStore,       // a[i, j] = v
+    ArraySliceStore,  // a[i, :] = v into the view operandTypes[0], v broadcast onto it
     TupleItem,        // t[k], k constant (index)
     TupleDynamicItem, // t[i] of a homogeneous tuple
     RecordField,      // r.f or r['f'] (detail: the field)
