@@ -111,6 +111,19 @@ ir::Value *FunctionEmitter::emitGetItem(const ssa::Instr *instr, const Resolutio
     get->index = resolution.index;
     return get;
   }
+  case Resolution::Kind::TupleSlice: {
+    if (result->isCompileTimeOnly())
+      return nullptr;
+    std::vector<ir::Value *> elements;
+    const auto *tuple = llvm::cast<TupleType>(plain(typeOf(instr->operands[0])));
+    for (const ConstantValue &picked : resolution.constant->elements()) {
+      auto i = static_cast<unsigned>(picked.intValue128());
+      ir::Instruction *get = emit(ir::Opcode::TupleGet, plain(tuple->elementTypes()[i]), {object});
+      get->index = i;
+      elements.push_back(get);
+    }
+    return emit(ir::Opcode::TupleMake, result, elements);
+  }
   case Resolution::Kind::TupleDynamicItem:
     function.raises = true; // an index out of range
     return emit(ir::Opcode::TupleGetDynamic, result,

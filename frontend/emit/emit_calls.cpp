@@ -22,8 +22,16 @@ ir::Value *FunctionEmitter::emitCall(const ssa::Instr *instr, const Resolution &
     // Keyword arguments were matched to parameters during typing.
     std::vector<ir::Value *> bySource(parameterTypes.size(), nullptr);
     size_t positional = args.size() - instr->keywordNames.size();
-    for (size_t i = 0; i < positional; ++i)
+    size_t fixed = resolution.callee->decl.variadic ? parameterTypes.size() - 1 : positional;
+    for (size_t i = 0; i < std::min(positional, fixed); ++i)
       bySource[i] = args[i];
+    if (resolution.callee->decl.variadic) {
+      // `*args`: the arguments after the others, as a tuple.
+      const Type *packed = types.unliteral(parameterTypes.back());
+      if (passesAtRunTime(packed))
+        bySource.back() = emit(ir::Opcode::TupleMake, packed,
+                               llvm::ArrayRef(args).slice(fixed, positional - fixed));
+    }
     if (const ast::FunctionDefStmt *def = resolution.callee->decl.def)
       for (size_t k = 0; k < instr->keywordNames.size(); ++k)
         for (size_t p = 0; p < def->params.size(); ++p)

@@ -257,6 +257,7 @@ void FunctionEmitter::emitInstr(const ssa::Instr *instr) {
   case Resolution::Kind::ArrayView:
   case Resolution::Kind::TupleItem:
   case Resolution::Kind::TupleDynamicItem:
+  case Resolution::Kind::TupleSlice:
   case Resolution::Kind::RecordField:
     values[instr] = emitGetItem(instr, resolution);
     return;

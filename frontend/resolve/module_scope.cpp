@@ -1452,10 +1452,14 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const Module
   }
 
   for (const Parameter &param : def->params) {
-    if (param.form != Parameter::Form::Positional) {
+    bool trailingVarArgs = param.form == Parameter::Form::VarArgs &&
+                           &param == &def->params.back() &&
+                           decl->kind == FunctionDecl::Kind::Device;
+    if (param.form != Parameter::Form::Positional && !trailingVarArgs) {
       diags.report(DiagID::err_variadic_parameters, param.range, {def->name});
       return;
     }
+    decl->variadic = trailingVarArgs;
     if (param.defaultValue && decl->kind != FunctionDecl::Kind::Device) {
       diags.report(DiagID::err_kernel_default_argument, param.range, {param.name});
       return;

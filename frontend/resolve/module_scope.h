@@ -73,6 +73,9 @@ struct FunctionDecl {
   /// The default value of each parameter, for device functions; nothing for
   /// a parameter without one.
   std::vector<std::optional<ConstantValue>> defaults;
+  /// Whether the last parameter is `*args`: the arguments after the others,
+  /// as a tuple (device functions only, as in Numba).
+  bool variadic = false;
   /// For External: the symbol name in the linked code.
   std::string externalSymbol;
 

@@ -50,6 +50,7 @@ private:
   Typing typeInstr(const Instr *instr);
   Typing typePhi(const Instr *phi);
   Typing typeCall(const Instr *call);
+  Typing typeTupleSlice(const Instr *instr, const TupleType &tuple);
   Typing typeDeviceCall(const Instr *call, const FunctionDecl &callee,
                         llvm::ArrayRef<const Type *> args);
   void typeReturns();
@@ -173,13 +174,21 @@ Typing FunctionTyper::typeDeviceCall(const Instr *call, const FunctionDecl &call
   std::vector<const Type *> ordered;
   if (callee.def) {
     const auto &params = callee.def->params;
-    if (positional > params.size())
+    // `*args` takes the positional arguments after the others, as a tuple.
+    size_t fixed = callee.variadic ? params.size() - 1 : params.size();
+    if (positional > fixed && !callee.variadic)
       return Typing::error(
           DiagID::err_wrong_argument_count,
           {callee.name, countOf(params.size(), "argument"), std::to_string(args.size())});
     ordered.assign(params.size(), nullptr);
-    for (size_t i = 0; i < positional; ++i)
+    for (size_t i = 0; i < std::min(positional, fixed); ++i)
       ordered[i] = args[i];
+    if (callee.variadic) {
+      std::vector<const Type *> rest;
+      for (size_t i = fixed; i < positional; ++i)
+        rest.push_back(types.unliteral(args[i]));
+      ordered[fixed] = types.tuple(rest);
+    }
     for (size_t k = 0; k < keywordCount; ++k) {
       auto param = llvm::find_if(
           params, [&](const ast::Parameter &p) { return p.name == call->keywordNames[k]; });
@@ -250,8 +259,11 @@ Typing FunctionTyper::typeDeviceCall(const Instr *call, const FunctionDecl &call
   resolution.callee = specialization;
   // operandTypes follow the call's operands: the callee first, then the
   // arguments in source order (positional, then keywords).
+  size_t fixedCount = callee.def && callee.variadic ? callee.def->params.size() - 1 : target.size();
   for (size_t i = 0; i < positional; ++i)
-    conversions[1 + i] = types.unliteral(target[i]);
+    conversions[1 + i] =
+        i < fixedCount ? types.unliteral(target[i])
+                       : llvm::cast<TupleType>(target[fixedCount])->elementTypes()[i - fixedCount];
   if (callee.def)
     for (size_t k = 0; k < keywordCount; ++k) {
       auto param = llvm::find_if(callee.def->params, [&](const ast::Parameter &p) {
@@ -261,6 +273,46 @@ Typing FunctionTyper::typeDeviceCall(const Instr *call, const FunctionDecl &call
           types.unliteral(target[static_cast<size_t>(param - callee.def->params.begin())]);
     }
   resolution.operandTypes = std::move(conversions);
+  return resolution;
+}
+
+Typing FunctionTyper::typeTupleSlice(const Instr *instr, const TupleType &tuple) {
+  // t[a:b:c] with bounds known at compile time, as Numba's static_getitem:
+  // a tuple of the elements Python's slice picks.
+  const Instr *slice = instr->operands[1];
+  std::optional<int64_t> bounds[3];
+  for (size_t i = 0; i < 3; ++i) {
+    const Type *part = typeOf(slice->operands[i]);
+    if (const auto *literal = llvm::dyn_cast<IntegerLiteralType>(part);
+        literal && !literal->isUnsigned())
+      bounds[i] = literal->bits();
+    else if (part != types.none())
+      return Typing::error(DiagID::err_bad_array_index, {tuple.str(), "a slice of " + part->str()});
+  }
+  auto size = static_cast<int64_t>(tuple.size());
+  int64_t step = bounds[2].value_or(1);
+  if (step == 0)
+    return Typing::error(DiagID::err_tuple_slice_step_zero);
+  auto clamp = [&](std::optional<int64_t> bound, int64_t whenAbsent) {
+    if (!bound)
+      return whenAbsent;
+    int64_t value = *bound < 0 ? *bound + size : *bound;
+    return step > 0 ? std::clamp<int64_t>(value, 0, size)
+                    : std::clamp<int64_t>(value, -1, size - 1);
+  };
+  int64_t start = clamp(bounds[0], step > 0 ? 0 : size - 1);
+  int64_t stop = clamp(bounds[1], step > 0 ? size : -1);
+  std::vector<const Type *> elements;
+  std::vector<ConstantValue> picked;
+  for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+    elements.push_back(tuple.elementTypes()[static_cast<size_t>(i)]);
+    picked.push_back(ConstantValue::integer(i));
+  }
+  const TupleType *result = types.tuple(elements);
+  if (tuple.isCompileTimeOnly() && !result->isCompileTimeOnly())
+    return Typing::error(DiagID::err_compile_time_value, {tuple.str()});
+  Resolution resolution = Resolution::make(Resolution::Kind::TupleSlice, result);
+  resolution.constant = ConstantValue::tuple(std::move(picked));
   return resolution;
 }
 
@@ -402,6 +454,9 @@ Typing FunctionTyper::typeInstr(const Instr *instr) {
   case Op::SetAttr:
     return typing::setAttribute(types, operandType(0), instr->name, operandType(1));
   case Op::GetItem:
+    if (const auto *tuple = llvm::dyn_cast<TupleType>(operandType(0));
+        tuple && instr->operands[1]->op == Op::BuildSlice)
+      return typeTupleSlice(instr, *tuple);
     return typing::getItem(types, operandType(0), operandType(1));
   case Op::SetItem:
     return typing::setItem(types, operandType(0), operandType(1), operandType(2));

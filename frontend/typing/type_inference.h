@@ -58,6 +58,7 @@ struct Resolution {
     ArraySliceStore,  // a[i, :] = v into the view operandTypes[0], v broadcast onto it
     TupleItem,        // t[k], k constant (index)
     TupleDynamicItem, // t[i] of a homogeneous tuple
+    TupleSlice,       // t[a:b:c] (constant: the indices of the elements taken)
     RecordField,      // r.f or r['f'] (detail: the field)
     RecordStore,      // r.f = v
     RangeValue,       // range(...) with operands converted to operandTypes
