@@ -30,6 +30,35 @@ bool isOmitted(const Type *type) {
   return entity && entity->entityKindOf() == EntityType::EntityKind::Omitted;
 }
 
+/// The return type a specialization's signature declares, or null.
+const Type *declaredReturnType(const Specialization &spec) {
+  if (spec.decl.kind == FunctionDecl::Kind::Kernel)
+    return nullptr;
+  for (const Signature &signature : spec.decl.signatures)
+    if (signature.args == spec.argTypes && signature.returnType)
+      return signature.returnType;
+  return nullptr;
+}
+
+/// The unified type of the values a specialization being typed returns,
+/// among those typed so far; null if none is.
+const Type *returnTypeSoFar(const Specialization &spec, TypeContext &types) {
+  const Type *result = nullptr;
+  for (const auto &block : spec.ssa->blocks) {
+    // Blocks found unreachable have no types.
+    if (block->terminator.kind != ssa::Terminator::Kind::Return)
+      continue;
+    const Type *type = spec.typeOf(block->terminator.value);
+    if (!type || type->isCompileTimeOnly())
+      continue;
+    type = types.unliteral(type);
+    result = result ? types.unify(result, type) : type;
+    if (!result)
+      return nullptr;
+  }
+  return result;
+}
+
 /// Types one specialization of a function.
 class FunctionTyper {
 public:
@@ -247,15 +276,25 @@ Typing FunctionTyper::typeDeviceCall(const Instr *call, const FunctionDecl &call
     target = chosen->args;
   }
   Specialization *specialization = inference.specialize(callee, target);
-  if (specialization->inProgress)
-    return Typing::error(DiagID::err_recursive_call, {callee.name});
-  if (specialization->failed || !specialization->returnType) {
+  const Type *returnType = specialization->returnType;
+  if (specialization->inProgress) {
+    // Recursion, as Numba types it: the callee's declared return type, or,
+    // for a function calling itself, the type its other returns give so far
+    // (the fixed point widens it as they do). A call that can only return
+    // by recursing has none: runaway recursion.
+    // (A closure's copy of the function counts as the function itself.)
+    returnType = declaredReturnType(*specialization);
+    if (!returnType && specialization->decl.def == spec.decl.def)
+      returnType = returnTypeSoFar(*specialization, types);
+    if (!returnType)
+      return Typing::error(DiagID::err_recursive_call, {callee.name});
+  } else if (specialization->failed || !returnType) {
     // Its own diagnostics say why; record the call so that they are reported.
     failedCallees.push_back({specialization, call->range});
     return Typing::cascade();
   }
-  Resolution resolution =
-      Resolution::make(Resolution::Kind::DeviceCall, specialization->returnType);
+  Resolution resolution = Resolution::make(Resolution::Kind::DeviceCall, returnType);
+
   resolution.callee = specialization;
   // operandTypes follow the call's operands: the callee first, then the
   // arguments in source order (positional, then keywords).
@@ -529,14 +568,7 @@ void FunctionTyper::typeReturns() {
   // A declared return type (a signature of a device function or ufunc):
   // every returned value converts to it, as Numba's locked return variable
   // requires ("No conversion from complex128 to float32").
-  const Type *declared = nullptr;
-  if (spec.decl.kind != FunctionDecl::Kind::Kernel) {
-    if (spec.decl.signatures.size() == 1 && spec.decl.signatures.front().args == spec.argTypes)
-      declared = spec.decl.signatures.front().returnType;
-    for (const Signature &signature : spec.decl.signatures)
-      if (signature.args == spec.argTypes && signature.returnType)
-        declared = signature.returnType;
-  }
+  const Type *declared = declaredReturnType(spec);
   const Type *result = nullptr;
   for (const auto &block : fn.blocks) {
     if (!spec.reachable[block->id])

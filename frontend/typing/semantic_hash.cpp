@@ -5,6 +5,7 @@
 #include "frontend/parse/ast_printer.h"
 
 #include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/DenseSet.h>
 #include <llvm/Support/BLAKE3.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -22,6 +23,7 @@ public:
     auto cached = memo.find(&spec);
     if (cached != memo.end())
       return cached->second;
+    hashing.insert(&spec);
     std::string text;
     llvm::raw_string_ostream os(text);
     os << "kiln-semantic-hash-1\n";
@@ -73,8 +75,15 @@ public:
         if (const ModuleValue *value = decl.scope->lookup(name))
           os << "global " << name << " = " << value->describe() << '\n';
     }
-    for (const auto &[callee, site] : spec.callees)
-      os << "calls " << toHex(hash(*callee)) << '\n';
+    for (const auto &[callee, site] : spec.callees) {
+      // A recursive call: the callee's text is part of this hash already,
+      // or of the one being computed up the chain.
+      if (hashing.contains(callee))
+        os << "calls recursively " << callee->decl.name << callee->argumentList() << '\n';
+      else
+        os << "calls " << toHex(hash(*callee)) << '\n';
+    }
+    hashing.erase(&spec);
 
     llvm::BLAKE3 blake3;
     blake3.update(text);
@@ -99,6 +108,8 @@ private:
 
   const SourceManager &sources;
   llvm::DenseMap<const Specialization *, SemanticHash> memo;
+  /// The specializations whose hashes are being computed, callers first.
+  llvm::DenseSet<const Specialization *> hashing;
 };
 
 } // namespace
