@@ -43,6 +43,11 @@ llvm::Type *LLVMTypes::value(const Type *type) {
       elements.push_back(value(element));
     return llvm::StructType::get(context, elements);
   }
+  case Type::Kind::Vector: {
+    const auto *vector = llvm::cast<VectorType>(type);
+    return llvm::StructType::get(
+        context, std::vector<llvm::Type *>(vector->size(), value(vector->elementType())));
+  }
   case Type::Kind::Record:
     return pointer();
   case Type::Kind::Range: {

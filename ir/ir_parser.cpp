@@ -249,6 +249,11 @@ private:
       if (!element)
         return fail(start, "'" + name + "' is not an integer type");
       result = types.range(element);
+    } else if (auto [element, count] = name.rsplit('x'); !count.empty() && count.size() == 1 &&
+                                                         count[0] >= '1' && count[0] <= '4' &&
+                                                         types.scalarByName(element)) {
+      // float32x4: a vector type
+      result = types.vector(types.scalarByName(element), unsigned(count[0] - '0'));
     } else {
       result = types.scalarByName(name);
     }

@@ -303,6 +303,11 @@ const EntityType *TypeContext::omitted(const Type *valueType, llvm::StringRef de
                             EntityType::EntityKind::Omitted, nullptr, valueType, "", name);
 }
 
+const VectorType *TypeContext::vector(const Type *element, unsigned count) {
+  std::string name = element->str() + "x" + std::to_string(count);
+  return intern<VectorType>(name, name, element, count);
+}
+
 const SliceType *TypeContext::slice(bool hasStep) {
   return intern<SliceType>(hasStep ? "slice3" : "slice2", hasStep);
 }

@@ -53,6 +53,7 @@ public:
     NumberClass,
     Entity,
     Slice,
+    Vector,
   };
 
   Kind kind() const { return typeKind; }
@@ -313,6 +314,21 @@ private:
 };
 
 /// The index `start:stop:step` in a subscript (Numba's slice2/slice3).
+/// A CUDA vector type of numba.cuda (float32x4, int8x2, ...): one to four
+/// elements of a scalar type, read as `.x`, `.y`, `.z`, `.w`.
+class VectorType : public Type {
+public:
+  VectorType(std::string name, const Type *element, unsigned count)
+      : Type(Kind::Vector, std::move(name)), element(element), count(count) {}
+  const Type *elementType() const { return element; }
+  unsigned size() const { return count; }
+  static bool classof(const Type *t) { return t->kind() == Kind::Vector; }
+
+private:
+  const Type *element;
+  unsigned count;
+};
+
 class SliceType : public Type {
 public:
   explicit SliceType(bool hasStep)
@@ -369,6 +385,8 @@ public:
   /// `defaultRepr`: "omitted(default=2)".
   const EntityType *omitted(const Type *valueType, llvm::StringRef defaultRepr);
   const SliceType *slice(bool hasStep);
+  /// float32x4 and the like: `count` (1 to 4) elements of a scalar type.
+  const VectorType *vector(const Type *element, unsigned count);
 
   /// Looks up a Numba scalar type name ("float32", "f4", "intp", "boolean",
   /// "complex128", ...). Returns null for unknown names.

@@ -15,6 +15,23 @@ ir::Value *FunctionEmitter::emitCuda(const ssa::Instr *instr, BuiltinId id,
   const Type *uint32 = types.integer(32, false);
   const Type *int64 = types.int64();
   auto markSynchronizes = [&] { function.synchronizes = true; };
+  if (const auto *vector = llvm::dyn_cast_or_null<VectorType>(result)) {
+    // A vector type's constructor: its arguments' elements, in order.
+    std::vector<ir::Value *> elements;
+    for (ir::Value *arg : args) {
+      const auto *part = llvm::dyn_cast<VectorType>(arg->type());
+      if (!part) {
+        elements.push_back(convert(arg, vector->elementType()));
+        continue;
+      }
+      for (unsigned i = 0; i < part->size(); ++i) {
+        ir::Instruction *get = emit(ir::Opcode::TupleGet, part->elementType(), {arg});
+        get->index = i;
+        elements.push_back(get);
+      }
+    }
+    return emit(ir::Opcode::TupleMake, vector, elements);
+  }
   switch (id) {
   case BuiltinId::CudaThreadIdx:
   case BuiltinId::CudaBlockIdx:

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/StringMap.h>
 #include <llvm/ADT/StringRef.h>
 
@@ -65,6 +66,8 @@ public:
   /// A Python builtin ("abs", "range", "ValueError"), or null.
   const Symbol *pythonBuiltin(llvm::StringRef name) const;
   const Symbol &symbol(BuiltinId id) const { return symbols[static_cast<size_t>(id)]; }
+  /// Every symbol, in builtins.def's order.
+  llvm::ArrayRef<Symbol> all() const { return symbols; }
 
 private:
   BuiltinSymbols();

@@ -490,31 +490,10 @@ void ModuleScopeBuilder::run(const Module &module,
                              llvm::ArrayRef<ExternalSignature> externalSignatures,
                              llvm::ArrayRef<ClosureRequest> closures) {
   const BuiltinSymbols &builtins = BuiltinSymbols::get();
-  for (llvm::StringRef name : {"abs",
-                               "min",
-                               "max",
-                               "len",
-                               "range",
-                               "int",
-                               "float",
-                               "bool",
-                               "complex",
-                               "round",
-                               "pow",
-                               "divmod",
-                               "print",
-                               "Exception",
-                               "ValueError",
-                               "TypeError",
-                               "IndexError",
-                               "KeyError",
-                               "RuntimeError",
-                               "ZeroDivisionError",
-                               "OverflowError",
-                               "ArithmeticError",
-                               "AssertionError",
-                               "NotImplementedError"})
-    scope.pythonBuiltins.insert({name, ModuleValue::symbol(builtins.pythonBuiltin(name))});
+  // Python's builtins that kernels may use: those builtins.def lists.
+  for (const Symbol &symbol : builtins.all())
+    if (symbol.qualifiedName.starts_with("builtins."))
+      scope.pythonBuiltins.insert({symbol.name(), ModuleValue::symbol(&symbol)});
 
   for (size_t i = 0; i < module.body.size(); ++i) {
     const Stmt *stmt = module.body[i];

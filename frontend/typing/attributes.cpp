@@ -162,6 +162,14 @@ Typing getAttribute(TypeContext &types, const Type *object, llvm::StringRef name
       }
     return Typing::error(DiagID::err_no_attribute, {record->str(), name.str()});
   }
+  if (const auto *vector = llvm::dyn_cast<VectorType>(object)) {
+    size_t index = llvm::StringRef("xyzw").find(name);
+    if (name.size() == 1 && index < vector->size()) {
+      Resolution resolution = Resolution::make(Resolution::Kind::TupleItem, vector->elementType());
+      resolution.index = static_cast<unsigned>(index);
+      return resolution;
+    }
+  }
   if (object->isNumber()) { // Numba's bool is not a Number: no .real, .imag
     const Type *plain = types.unliteral(object);
     if (name == "real" || name == "imag") {

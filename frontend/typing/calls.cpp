@@ -338,6 +338,17 @@ Typing callBuiltin(TypeContext &types, const Symbol &function, llvm::ArrayRef<co
   }
   case BuiltinId::PyPrint:
     return print(types, function, args);
+  case BuiltinId::PyTuple: {
+    // tuple() is the empty tuple; tuple(t) of a tuple is t itself.
+    if (args.empty()) {
+      Resolution resolution = Resolution::make(Resolution::Kind::Constant, types.tuple({}));
+      resolution.constant = ConstantValue::tuple({});
+      return resolution;
+    }
+    if (args.size() == 1 && llvm::isa<TupleType>(args[0]))
+      return Resolution::make(Resolution::Kind::Cast, args[0]);
+    return noOverload(function, args);
+  }
   default:
     return Typing::error(DiagID::err_unsupported_builtin, {function.displayName()});
   }

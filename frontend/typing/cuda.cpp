@@ -158,8 +158,55 @@ Typing atomic(TypeContext &types, const Symbol &function, llvm::ArrayRef<const T
 
 } // namespace
 
+namespace {
+
+/// The element type and count of a vector type's symbol ("vector float32 4").
+std::optional<std::pair<const Type *, unsigned>> vectorTypeOf(TypeContext &types,
+                                                              const Symbol &symbol) {
+  llvm::StringRef detail = symbol.detail;
+  if (!detail.consume_front("vector "))
+    return std::nullopt;
+  auto [element, count] = detail.split(' ');
+  return std::make_pair(types.scalarByName(element), unsigned(count[0] - '0'));
+}
+
+/// float32x4(a, b, c, d), float32x4(float32x2, c, d), ...: as numba-cuda's
+/// constructors, scalars (converted to the element type) and vectors of
+/// the same element type whose elements add up to the vector's.
+Typing constructVector(TypeContext &types, const Symbol &function, const Type *element,
+                       unsigned count, llvm::ArrayRef<const Type *> args) {
+  unsigned elements = 0;
+  std::vector<const Type *> conversions;
+  for (const Type *arg : args) {
+    if (const auto *vector = llvm::dyn_cast<VectorType>(arg);
+        vector && vector->elementType() == element) {
+      elements += vector->size();
+      conversions.push_back(nullptr);
+    } else if (arg->isScalar() && types.canConvert(arg, element)) {
+      elements += 1;
+      conversions.push_back(element);
+    } else {
+      elements = 0;
+      break;
+    }
+  }
+  if (elements != count) {
+    std::string list;
+    for (size_t i = 0; i < args.size(); ++i)
+      list += (i ? ", " : "") + args[i]->str();
+    return Typing::error(DiagID::err_no_call_overload, {function.displayName(), list});
+  }
+  return builtin(function, types.vector(element, count), std::move(conversions));
+}
+
+} // namespace
+
 Typing callCuda(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args,
                 llvm::ArrayRef<std::string> keywords) {
+  if (auto vector = vectorTypeOf(types, function))
+    return keywords.empty() ? constructVector(types, function, vector->first, vector->second, args)
+                            : Typing::error(DiagID::err_unexpected_keyword_argument,
+                                            {function.displayName(), keywords.front()});
   if (function.kind == Symbol::Kind::HostOnly)
     return Typing::error(DiagID::err_host_api_in_kernel, {function.displayName()});
   if (function.is(BuiltinId::CudaSharedArray) || function.is(BuiltinId::CudaLocalArray))

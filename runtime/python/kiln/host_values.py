@@ -85,6 +85,11 @@ def symbol(value):
         module = getattr(value, "__module__", None)
         # The operator module's functions live in its C half, _operator.
         module = "operator" if module == "_operator" else module
+        # numba.cuda's own objects (threadIdx, float32x4, ...) are defined in
+        # numba.cuda.stubs, and the simulator's vector types in a module of
+        # its own: kernels name them as numba.cuda exports them.
+        if module in ("numba.cuda.stubs", "numba.cuda.simulator.vector_types"):
+            module = "numba.cuda"
         name = f"{module}.{getattr(value, '__name__', '')}"
     else:
         return None
