@@ -198,7 +198,7 @@ static llvm::Value *constantString(HookSite &site, llvm::StringRef text) {
 }
 
 void HostTargetHooks::print(HookSite &site, llvm::ArrayRef<PrintArgument> arguments) {
-  // An array of KilnPrintItem: {u32 kind, u32 reserved, 8-byte value, f64 imag}.
+  // An array of KilnPrintItem: {u32 kind, u32 flags, 8-byte value, f64 imag}.
   llvm::IRBuilder<> &builder = site.builder;
   llvm::LLVMContext &context = builder.getContext();
   auto *item = llvm::StructType::get(context, {builder.getInt32Ty(), builder.getInt32Ty(),
@@ -236,7 +236,8 @@ void HostTargetHooks::print(HookSite &site, llvm::ArrayRef<PrintArgument> argume
     }
     llvm::Value *slot = builder.CreateConstInBoundsGEP2_32(arrayType, items, 0, i);
     builder.CreateStore(builder.getInt32(kind), builder.CreateStructGEP(item, slot, 0));
-    builder.CreateStore(builder.getInt32(0), builder.CreateStructGEP(item, slot, 1));
+    builder.CreateStore(builder.getInt32(argument.joined ? KILN_PRINT_JOINED : 0),
+                        builder.CreateStructGEP(item, slot, 1));
     builder.CreateStore(bits, builder.CreateStructGEP(item, slot, 2));
     builder.CreateStore(llvm::ConstantFP::get(builder.getDoubleTy(), 0.0),
                         builder.CreateStructGEP(item, slot, 3));

@@ -527,21 +527,21 @@ void FunctionLowering::lowerPrint(const ir::Instruction &instruction) {
   size_t next = 0;
   for (const ir::PrintItem &item : instruction.printItems) {
     if (item.kind == ir::PrintItem::Kind::Text) {
-      arguments.push_back({PrintArgument::Kind::Text, nullptr, item.text});
+      arguments.push_back({PrintArgument::Kind::Text, nullptr, item.text, item.joined});
       continue;
     }
     const ir::Value *operand = instruction.operands[next++];
     llvm::Value *value = valueOf(operand);
     const Type *type = operand->type();
     if (llvm::isa<BooleanType>(type)) {
-      arguments.push_back({PrintArgument::Kind::Bool, value, ""});
+      arguments.push_back({PrintArgument::Kind::Bool, value, "", item.joined});
     } else if (const auto *integer = llvm::dyn_cast<IntegerType>(type)) {
       bool isSigned = integer->signedness();
       arguments.push_back({isSigned ? PrintArgument::Kind::Int64 : PrintArgument::Kind::UInt64,
-                           builder.CreateIntCast(value, types.i64(), isSigned), ""});
+                           builder.CreateIntCast(value, types.i64(), isSigned), "", item.joined});
     } else if (llvm::isa<FloatType>(type)) {
-      arguments.push_back(
-          {PrintArgument::Kind::Float64, builder.CreateFPExt(value, builder.getDoubleTy()), ""});
+      arguments.push_back({PrintArgument::Kind::Float64,
+                           builder.CreateFPExt(value, builder.getDoubleTy()), "", item.joined});
     }
   }
   HookSite here = site(instruction.location);

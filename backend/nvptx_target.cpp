@@ -209,7 +209,7 @@ void NvptxTargetHooks::print(HookSite &site, llvm::ArrayRef<PrintArgument> argum
   std::string format;
   std::vector<llvm::Value *> values;
   for (const PrintArgument &argument : arguments) {
-    if (!format.empty())
+    if (!format.empty() && !argument.joined)
       format += ' ';
     switch (argument.kind) {
     case PrintArgument::Kind::Text:

@@ -47,6 +47,8 @@ struct PrintArgument {
   Kind kind;
   llvm::Value *value = nullptr;
   std::string text;
+  /// No space before it (ir::PrintItem::joined).
+  bool joined = false;
 };
 
 /// A statically sized shared array, placed by the lowering.

@@ -668,6 +668,12 @@ private:
     if (at.atEnd() || at.peek(":") || at.peek("loc(") || at.peek("["))
       return true;
     bool textAllowed = takesTextOperand(instruction.opcode);
+    // Print items are separated by "," or, when joined, by "++".
+    bool joined = false;
+    auto nextOperand = [&] {
+      joined = instruction.opcode == Opcode::Print && at.take("++");
+      return joined || at.take(",");
+    };
     do {
       if (textAllowed && (at.peek("'") || at.peek("\""))) {
         std::string text;
@@ -676,20 +682,20 @@ private:
         if (instruction.opcode == Opcode::Assert)
           instruction.text = std::move(text);
         else
-          instruction.printItems.push_back({PrintItem::Kind::Text, std::move(text)});
+          instruction.printItems.push_back({PrintItem::Kind::Text, std::move(text), joined});
         continue;
       }
       if (!operand(at, instruction))
         return false;
       if (instruction.opcode == Opcode::Print)
-        instruction.printItems.push_back({PrintItem::Kind::Value, ""});
+        instruction.printItems.push_back({PrintItem::Kind::Value, "", joined});
       if (instruction.opcode == Opcode::Phi) {
         Block *from;
         if (!expect(at, "from") || !blockReference(at, from))
           return false;
         instruction.incoming.push_back(from);
       }
-    } while (at.take(","));
+    } while (nextOperand());
     return true;
   }
 

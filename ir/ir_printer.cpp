@@ -100,7 +100,7 @@ void printOperands(const Instruction &instruction, llvm::raw_ostream &os) {
     size_t next = 0;
     for (size_t i = 0; i < instruction.printItems.size(); ++i) {
       const PrintItem &item = instruction.printItems[i];
-      os << (i ? ", " : " ");
+      os << (!i ? " " : item.joined ? " ++ " : ", ");
       if (item.kind == PrintItem::Kind::Text)
         os << quotedString(item.text);
       else

@@ -129,6 +129,9 @@ struct PrintItem {
   enum class Kind : uint8_t { Value, Text };
   Kind kind;
   std::string text; // for Text
+  /// Follows the item before it without the space print() puts between its
+  /// arguments: the parts of a printed tuple, "(1, 2.5)".
+  bool joined = false;
 };
 
 class Instruction : public Value {

@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 /* Bumped on any change to the structures below. */
-#define KILN_CPU_ABI_VERSION 3
+#define KILN_CPU_ABI_VERSION 4
 
 typedef struct KilnCpuThread KilnCpuThread;
 
@@ -49,9 +49,14 @@ enum KilnPrintKind {
   KILN_PRINT_COMPLEX128 = 6 /* real part in f64, imaginary part in imag; (%f%+fj) */
 };
 
+/* KilnPrintItem.flags */
+enum KilnPrintFlags {
+  KILN_PRINT_JOINED = 1 /* no space before the item: the parts of a printed tuple */
+};
+
 typedef struct KilnPrintItem {
   uint32_t kind;
-  uint32_t reserved;
+  uint32_t flags;
   union {
     int64_t i64;
     uint64_t u64;

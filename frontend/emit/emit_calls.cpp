@@ -74,20 +74,72 @@ ir::Value *FunctionEmitter::emitCall(const ssa::Instr *instr, const Resolution &
 }
 
 ir::Value *FunctionEmitter::emitPrint(const ssa::Instr *instr) {
-  ir::Instruction *print = emit(ir::Opcode::Print, nullptr, {});
+  // The values first (a tuple's items, thread indices), then the print.
+  PrintLine line;
   for (size_t i = 1; i < instr->operands.size(); ++i) {
     const ssa::Instr *argument = instr->operands[i];
-    const Type *type = typeOf(argument);
-    if (const auto *text = llvm::dyn_cast<StringLiteralType>(type)) {
-      print->printItems.push_back({ir::PrintItem::Kind::Text, text->stringValue()});
-    } else if (type == types.none()) {
-      print->printItems.push_back({ir::PrintItem::Kind::Text, "None"});
-    } else {
-      print->printItems.push_back({ir::PrintItem::Kind::Value, ""});
-      print->operands.push_back(convert(valueOf(argument), plain(type)));
-    }
+    addPrintItems(line, typeOf(argument), valueOf(argument), /*joined=*/false);
   }
+  ir::Instruction *print = emit(ir::Opcode::Print, nullptr, line.values);
+  print->printItems = std::move(line.items);
   return nullptr;
+}
+
+void FunctionEmitter::addPrintItems(PrintLine &line, const Type *type, ir::Value *value,
+                                    bool joined) {
+  auto text = [&](std::string shown, bool glued) {
+    line.items.push_back({ir::PrintItem::Kind::Text, std::move(shown), glued});
+  };
+  if (const auto *literal = llvm::dyn_cast<StringLiteralType>(type)) {
+    text(literal->stringValue(), joined);
+    return;
+  }
+  if (type == types.none()) {
+    text("None", joined);
+    return;
+  }
+  // A tuple prints as Python writes it, "(1, 2.5)" and "(1,)": numba-cuda's
+  // format; cuda.threadIdx and friends as the tuple (x, y, z).
+  const Symbol *dim3 = typing::builtinOf(type);
+  const auto *tuple = llvm::dyn_cast<TupleType>(type);
+  if (tuple || dim3) {
+    size_t count = tuple ? tuple->size() : 3;
+    text("(", joined);
+    for (size_t i = 0; i < count; ++i) {
+      if (i)
+        text(", ", true);
+      if (dim3) {
+        ir::Intrinsic which = dim3->is(BuiltinId::CudaThreadIdx)  ? ir::Intrinsic::ThreadIdx
+                              : dim3->is(BuiltinId::CudaBlockIdx) ? ir::Intrinsic::BlockIdx
+                              : dim3->is(BuiltinId::CudaBlockDim) ? ir::Intrinsic::BlockDim
+                                                                  : ir::Intrinsic::GridDim;
+        addPrintItems(line, types.int32(),
+                      intrinsic(which, types.int32(), {}, static_cast<unsigned>(i)), true);
+        continue;
+      }
+      const Type *element = tuple->elementTypes()[i];
+      ir::Value *item = nullptr;
+      if (value && !element->isCompileTimeOnly()) {
+        ir::Instruction *get = emit(ir::Opcode::TupleGet, plain(element), {value});
+        get->index = static_cast<unsigned>(i);
+        item = get;
+      }
+      addPrintItems(line, element, item, true);
+    }
+    text(count == 1 ? ",)" : ")", true);
+    return;
+  }
+  if (!value) {
+    // A literal inside a tuple with no run-time value ("a", 1).
+    if (const auto *integer = llvm::dyn_cast<IntegerLiteralType>(type))
+      value = constant(plain(type), ConstantValue::integer(integer->bits()));
+    else if (const auto *boolean = llvm::dyn_cast<BooleanLiteralType>(type))
+      value = constant(types.boolean(), ConstantValue::boolean(boolean->boolValue()));
+    else
+      return;
+  }
+  line.items.push_back({ir::PrintItem::Kind::Value, "", joined});
+  line.values.push_back(convert(value, plain(type)));
 }
 
 ir::Value *FunctionEmitter::emitBuiltin(const ssa::Instr *instr, const Resolution &resolution,

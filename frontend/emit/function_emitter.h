@@ -105,6 +105,13 @@ private:
   ir::Value *compileTimeItem(const ssa::Instr *item);
   ir::Value *emitLoopOperation(const ssa::Instr *instr, const Resolution &resolution);
   ir::Value *emitPrint(const ssa::Instr *instr);
+  /// What one print() shows: its items, and the values they print.
+  struct PrintLine {
+    std::vector<ir::PrintItem> items;
+    std::vector<ir::Value *> values;
+  };
+  /// The items that show a value of `type` (a tuple's parts joined).
+  void addPrintItems(PrintLine &line, const Type *type, ir::Value *value, bool joined);
   ir::Value *emitArrayAttribute(const ssa::Instr *instr, const Resolution &resolution);
   ir::Value *emitReshape(const ssa::Instr *instr, const Resolution &resolution);
   /// record.field = array, for a nested array field: copies the elements.

@@ -75,15 +75,30 @@ Typing minMax(TypeContext &types, const Symbol &function, llvm::ArrayRef<const T
                                         : std::vector<const Type *>(args.size(), result));
 }
 
+/// What numba-cuda's print_item can show: integers, floats, bools, constant
+/// strings, tuples of these and cuda.threadIdx and friends. It has no
+/// implementation for complex numbers, None or arrays ("printing
+/// unimplemented for values of type none").
+bool isPrintable(const Type *type) {
+  if (const auto *tuple = llvm::dyn_cast<TupleType>(type)) {
+    // A tuple holding a string has no run-time value: its numbers must be
+    // known too.
+    auto known = [](const Type *t) {
+      return t->isLiteral() || llvm::isa<NoneType>(t) ||
+             (llvm::isa<TupleType>(t) && t->isCompileTimeOnly());
+    };
+    return llvm::all_of(tuple->elementTypes(), isPrintable) &&
+           (!tuple->isCompileTimeOnly() || llvm::all_of(tuple->elementTypes(), known));
+  }
+  if (const Symbol *symbol = builtinOf(type))
+    return symbol->kind == Symbol::Kind::Dim3;
+  return (type->isScalar() && !llvm::isa<ComplexType>(type)) || llvm::isa<StringLiteralType>(type);
+}
+
 Typing print(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args) {
   for (size_t i = 0; i < args.size(); ++i) {
-    // What numba-cuda's print_item can show: integers, floats, bools and
-    // constant strings. It has no implementation for complex numbers, None
-    // or arrays ("printing unimplemented for values of type none").
     const Type *arg = args[i];
-    bool printable =
-        (arg->isScalar() && !llvm::isa<ComplexType>(arg)) || llvm::isa<StringLiteralType>(arg);
-    if (!printable)
+    if (!isPrintable(arg))
       return Typing::errorAt(static_cast<int>(i), DiagID::err_bad_print_argument, {arg->str()});
   }
   return builtinResult(function, types.none(), std::vector<const Type *>(args.size(), nullptr));

@@ -70,7 +70,7 @@ void appendItem(std::string &out, const KilnPrintItem &item) {
 std::string formatPrintLine(const KilnPrintItem *items, uint32_t count) {
   std::string line;
   for (uint32_t i = 0; i < count; ++i) {
-    if (i)
+    if (i && !(items[i].flags & KILN_PRINT_JOINED))
       line += ' ';
     appendItem(line, items[i]);
   }

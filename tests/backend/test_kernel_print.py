@@ -1,6 +1,8 @@
 """print() in kernels on the CPU engine: the same text numba-cuda's vprintf
 formats give on a GPU (integers with %lld/%llu, floats with %f, bools as
-True/False, items separated by spaces), one whole line per call.
+True/False, tuples and cuda.threadIdx as Python writes tuples, items
+separated by spaces), one whole line per call. The GPU's format strings are
+checked in the PTX.
 """
 
 import numpy as np
@@ -34,6 +36,12 @@ def print_per_thread(x):
     i = cuda.grid(1)
     if i < x.size:
         print("thread", cuda.threadIdx.x, "block", cuda.blockIdx.x, "value", x[i])
+
+
+@cuda.jit(void(int64, float64))
+def print_tuples(a, b):
+    print((a, b), "and", (a,), (1, (b, True), ()))
+    print(("label", 7), cuda.threadIdx, cuda.blockDim)
 
 
 @cuda.jit(device=True)
@@ -100,3 +108,20 @@ def test_print_around_barrier_and_in_device_function(m, capfd):
         "every 'before' line must come before the barrier releases anyone"
     )
     assert sorted(lines[threads:]) == sorted(f"device {t + 100}" for t in range(threads))
+
+
+def test_tuples_print_as_python_writes_them(m, capfd):
+    m.print_tuples[1, 2](-5, 0.25)
+    assert sorted(lines_of(capfd)) == sorted(
+        ["(-5, 0.250000) and (-5,) (1, (0.250000, True), ())"] * 2
+        + ["(label, 7) (0, 0, 0) (2, 1, 1)", "(label, 7) (1, 0, 0) (2, 1, 1)"])
+
+
+def test_the_gpu_prints_a_tuple_with_one_format(tmp_path):
+    from kiln import _compiler
+
+    path = tmp_path / "tuple_print.py"
+    path.write_text(SOURCE)
+    [ir] = [text for (kernel, _, _), text in _compiler.inspect(str(path), "llvm", str(tmp_path / "out"))
+            if kernel == "print_tuples"][:1]
+    assert "(%lld, %f) and (%lld,) (%lld, (%f, %s), ())\\0A" in ir, ir

@@ -6,7 +6,7 @@ one JSON object per test: its id, its outcome and why.
 
 With --kiln, Kiln stands in for the simulator's compiler (kiln_stand_in.py):
 every kernel and device function is compiled by Kiln and run on its CPU
-engine.
+engine, in this process and in the Python processes its tests start.
 """
 
 import json
@@ -74,10 +74,15 @@ class RecordingResult(unittest.TestResult):
 def main():
     name, out_path = sys.argv[1:3]
     if "--kiln" in sys.argv[3:]:
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        here = os.path.dirname(os.path.abspath(__file__))
+        sys.path.insert(0, here)
         import kiln_stand_in
 
         kiln_stand_in.install()
+        # Python processes the tests start get the stand-in too.
+        os.environ["KILN_CONFORMANCE_STAND_IN"] = "1"
+        child_site = os.path.join(here, "child_site")
+        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [child_site, os.environ.get("PYTHONPATH")]))
     module_name = f"numba.cuda.tests.cudapy.{name}"
     with open(out_path, "w") as out:
         try:

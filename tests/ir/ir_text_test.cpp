@@ -38,10 +38,12 @@ bb0:
   %16 = add np.float32(0.5):float32, np.int8(-3):float32 : float32
   %17 = record.get .s1 %2 : uint64
   record.set .s0 %2, %17
-  print 'a \'quoted\'\n', %1, 'and', %11
+  print 'a \'quoted\'\n', %1, 'and', '(' ++ %11 ++ ',)'
   assert %18, 'it isn\'t : true'
   %19 = call @every.construct.helper$0 %1 : int64 loc(20:14)
   %20 = array.shape 1 %0 : int64
+  %23 = array.reshape %0, 4:int64, -1:int64 : array(float32, 2d, C)
+  %24 = tuple 1.0:float32, 2.0:float32 : float32x2
   branch %18, bb1, bb2 loc(21:8)
 bb1:
   %21 = phi %1 from bb0, %22 from bb1 : int64
@@ -133,9 +135,13 @@ TEST(IRTextTest, ReadsValuesAttributesAndReferences) {
   EXPECT_EQ(half->value.numpyType(), types.float32());
 
   const Instruction *print = entry.instructions[17];
-  ASSERT_EQ(print->printItems.size(), 4u);
+  ASSERT_EQ(print->printItems.size(), 6u);
   EXPECT_EQ(print->printItems[0].text, "a 'quoted'\n");
+  EXPECT_FALSE(print->printItems[3].joined);
+  EXPECT_TRUE(print->printItems[4].joined);
+  EXPECT_TRUE(print->printItems[5].joined);
   EXPECT_EQ(print->operands.size(), 2u);
+  EXPECT_TRUE(llvm::isa<VectorType>(entry.instructions[22]->type()));
   EXPECT_EQ(entry.instructions[18]->text, "it isn't : true");
   EXPECT_EQ(kernel.blocks[2]->terminator.message, "bad \\ value");
 }

@@ -106,15 +106,17 @@ class _ModuleBuilds:
     def of_function(cls, py_func):
         """The builds of the module `py_func` is defined in: its source file;
         for a function with no file, whose text linecache keeps (a notebook
-        cell, code exec ran that registered its text), that text written to
-        a file for the compiler, with the function's globals as the
-        module's."""
+        cell, code exec ran that registered its text) or that `python -c`
+        ran, that text written to a file for the compiler, with the
+        function's globals as the module's."""
         filename = py_func.__code__.co_filename
         if os.path.exists(filename):
             return cls.of(os.path.abspath(filename), py_func.__module__)
         import linecache  # its tokenize would cost every import of Kiln milliseconds
 
         source = "".join(linecache.getlines(filename, py_func.__globals__))
+        if not source and filename == "<string>" and py_func.__module__ == "__main__":
+            source = _command_line_program()
         if not source:
             return cls.of(os.path.abspath(filename), py_func.__module__)
         # One module per text and globals: the same text may run with others.
@@ -756,6 +758,17 @@ def vectorize(signatures=None, target="cuda", **options):
 def reduce(function):
     """@cuda.reduce: a reduction, called as Numba's: r(array, size=None, res=None, init=0, stream=0)."""
     return BuiltOnFirstCall(function, "reduction")
+
+
+def _command_line_program():
+    """The program `python -c PROGRAM` runs, or "" if this process is not one."""
+    arguments = getattr(sys, "orig_argv", [])
+    for i, argument in enumerate(arguments[1:-1], start=1):
+        if argument == "-c":
+            return arguments[i + 1]
+        if not argument.startswith("-") or argument == "-m":
+            break
+    return ""
 
 
 def _type_text(numba_type):

@@ -574,3 +574,26 @@ def test_without_the_compiler_a_closure_says_why_it_cannot_run(tmp_path, package
         "installed. To precompile the kernel, make it when closure_runtime_only is imported (a module "
         "global), or define it at the top level and pass those values as arguments",
     ], lines
+
+
+def test_a_program_python_c_runs_has_its_kernels_compiled(tmp_path, package_dir):
+    program = textwrap.dedent('''
+        import numpy as np
+        from kiln import cuda
+
+        @cuda.jit
+        def double(x):
+            i = cuda.grid(1)
+            if i < x.size:
+                x[i] *= 2
+
+        x = np.arange(4.0)
+        double[1, 4](x)
+        print(x.tolist())
+    ''')
+    environment = dict(os.environ, PYTHONPATH=str(package_dir), KILN_TARGET="cpu",
+                       KILN_CACHE_DIR=str(tmp_path / "cache"))
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                            env=environment, timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[0.0, 2.0, 4.0, 6.0]"
