@@ -1,0 +1,61 @@
+"""Why Kiln fails the tests of numba-cuda's suite it still fails: each known
+gap, by the tests it covers, with what stands in the way. The report shows
+the reason beside Kiln's own error; a failure without one is new, and says
+so."""
+
+import re
+
+# (pattern matched against the test id from `numba.cuda.tests.cudapy.`, reason)
+KNOWN_GAPS = [
+    (r"test_atomics\.TestCudaAtomics\.test_atomic_sub3",
+     "the test passes a uint32 array to a kernel declared `void(int32[:,:])`: Numba's CUDA "
+     "dispatcher refuses that call as Kiln does; only the simulator, which ignores signatures, "
+     "runs it"),
+    (r"test_array_methods\.TestCudaArrayMethods\.test_array_copy",
+     "`arr.copy()` allocates an array inside the kernel, which needs Numba's NRT memory manager "
+     "(the test turns it on); Kiln's kernels do not allocate"),
+    (r"test_array_methods\.TestCudaArrayMethods\.test_reinterpret_array_type",
+     "`arr.view(dtype)`, reinterpreting an array's bytes as another dtype, is not supported yet"),
+    (r"test_array_args\.TestCudaArrayArg\.test_named(uni)?tuple",
+     "named tuples (`collections.namedtuple` arguments and their fields) are not supported yet"),
+    (r"test_complex\.TestCMath\.test_polar",
+     "argument unpacking in calls, `complex(*cmath.polar(z))`, is not supported yet"),
+    (r"test_const_string\..*",
+     "fixed-width byte and unicode strings (`S12` and `U12` arrays and record fields) are not "
+     "supported"),
+    (r"test_constmem\.TestCudaConstantMemory\.test_const_record.*",
+     "structured (record) NumPy arrays as module-level constants are not supported yet: Kiln "
+     "freezes global arrays of numbers and booleans"),
+    (r"test_datetime\..*",
+     "`datetime64` and `timedelta64` values are not supported"),
+    (r"test_enums\..*",
+     "enum classes imported from another module (here numba's test helpers), enum members as "
+     "kernel arguments, and jitted functions returning members are not supported: Kiln reads the "
+     "enums of the kernel's own module, as values"),
+    (r"test_make_function_to_jit_function\..*",
+     "functions defined inside device functions and kernels called from device code (Numba's "
+     "make_function-to-jit pass) are not supported, nor closures over functions other modules make"),
+    (r"test_recursion\.TestSelfRecursion\.test_inner_explicit_sig",
+     "the recursive function is a closure another module's factory makes "
+     "(`recursion_usecases.make_fib2`); Kiln compiles the closures of the kernel's own module"),
+    (r"test_sm\.TestSharedMemory\.test_shared_recarray",
+     "the shared array's dtype is a Numba record type held in a closure variable; Kiln reads "
+     "numbers, arrays, functions and symbols from closures, not Numba type objects"),
+    (r"test_ssa\.TestReportedSSAIssues\.test_issue(3976|5219)",
+     "uses `numba.extending.overload` to give a Python function a jitted implementation; Kiln has "
+     "no extension API"),
+    (r"test_ssa\.TestSSA\.test_unhandled_undefined",
+     "calls a kernel (`@cuda.jit` without `device=True`) from another kernel and uses its result, "
+     "which is `None` on some paths (an optional value); Kiln supports neither"),
+    (r"test_userexc\..*",
+     "user-defined exception classes (`class MyError(Exception)`) are not supported yet"),
+]
+
+
+def known_gap(test_id):
+    """Why Kiln fails the test, or None for a failure no one has explained."""
+    name = test_id.removeprefix("numba.cuda.tests.cudapy.")
+    for pattern, reason in KNOWN_GAPS:
+        if re.fullmatch(pattern, name):
+            return reason
+    return None
