@@ -132,6 +132,7 @@ public:
   llvm::Value *roundDigits(llvm::Value *x, llvm::Value *digits);
   void lowerPrint(const ir::Instruction &instruction);
   llvm::Value *reshape(const ir::Instruction &instruction);
+  llvm::Value *viewAs(const ir::Instruction &instruction);
   void lowerAssert(const ir::Instruction &instruction);
   /// Raises and continues in a fresh block (for asserts); the raise ends
   /// the thread, so the fresh block is only reached when it does not.

@@ -223,6 +223,8 @@ llvm::Value *FunctionLowering::lowerArrayOperation(const ir::Instruction &instru
   }
   case Op::ArrayReshape:
     return reshape(instruction);
+  case Op::ArrayViewAs:
+    return viewAs(instruction);
   case Op::ArrayComplexPart: {
     // The same shape and strides, from the element's real or imaginary part.
     const auto *parts = llvm::cast<ArrayType>(type);
@@ -445,6 +447,60 @@ llvm::Value *FunctionLowering::reshape(const ir::Instruction &instruction) {
     result = builder.CreateInsertValue(result, extents[d], {1, d});
     result = builder.CreateInsertValue(result, stride, {2, d});
     stride = builder.CreateMul(stride, extents[d]);
+  }
+  return result;
+}
+
+llvm::Value *FunctionLowering::viewAs(const ir::Instruction &instruction) {
+  // NumPy's rule for arr.view(dtype), as Numba's _change_dtype: items of
+  // another size change the extent of the dimension that is contiguous (the
+  // last for C order, the first for F; an A array is checked at run time).
+  const auto *from = llvm::cast<ArrayType>(instruction.operands[0]->type());
+  const auto *to = llvm::cast<ArrayType>(instruction.type());
+  llvm::Value *array = valueOf(instruction.operands[0]);
+  auto oldSize = static_cast<int64_t>(itemSize(from->elementType()));
+  auto newSize = static_cast<int64_t>(itemSize(to->elementType()));
+  unsigned rank = from->rank();
+  if (oldSize == newSize || rank == 0) {
+    if (oldSize != newSize)
+      raiseUnless(builder.getFalse(), "ValueError", "new type not compatible with array",
+                  instruction.location);
+    return array;
+  }
+  unsigned last = rank - 1;
+  llvm::Value *lastContiguous =
+      builder.CreateICmpEQ(builder.CreateExtractValue(array, {2, last}), i64(oldSize));
+  llvm::Value *firstContiguous =
+      builder.CreateICmpEQ(builder.CreateExtractValue(array, {2, 0}), i64(oldSize));
+  // Which dimension changes: C's last, F's first; A's whichever is contiguous.
+  llvm::Value *useLast = from->arrayLayout() == ArrayLayout::C   ? builder.getTrue()
+                         : from->arrayLayout() == ArrayLayout::F ? builder.getFalse()
+                                                                 : lastContiguous;
+  llvm::Value *contiguous = from->arrayLayout() == ArrayLayout::A
+                                ? builder.CreateOr(lastContiguous, firstContiguous)
+                                : builder.getTrue();
+  llvm::Value *extent = builder.CreateSelect(useLast, builder.CreateExtractValue(array, {1, last}),
+                                             builder.CreateExtractValue(array, {1, 0}));
+  llvm::Value *bytes = builder.CreateMul(extent, i64(oldSize));
+  llvm::Value *fits = builder.CreateICmpEQ(builder.CreateSRem(bytes, i64(newSize)), i64(0));
+  raiseUnless(builder.CreateAnd(contiguous, fits), "ValueError",
+              "new type not compatible with array", instruction.location);
+  llvm::Value *newExtent = builder.CreateSDiv(bytes, i64(newSize));
+  llvm::Value *result = array;
+  auto update = [&](unsigned d, llvm::Value *chosen) {
+    result = builder.CreateInsertValue(
+        result, builder.CreateSelect(chosen, newExtent, builder.CreateExtractValue(array, {1, d})),
+        {1, d});
+    result = builder.CreateInsertValue(
+        result,
+        builder.CreateSelect(chosen, i64(newSize), builder.CreateExtractValue(array, {2, d})),
+        {2, d});
+  };
+  if (rank == 1) {
+    update(0, builder.getTrue());
+  } else {
+    update(last, useLast);
+    update(0, builder.CreateNot(useLast));
   }
   return result;
 }

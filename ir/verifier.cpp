@@ -346,6 +346,7 @@ private:
     case Opcode::ArrayTranspose:
     case Opcode::ArrayReshape:
     case Opcode::ArrayComplexPart:
+    case Opcode::ArrayViewAs:
       if (instruction.operands.empty() || !llvm::isa<ArrayType>(operandType(0)))
         return std::string("the first operand must be an array");
       return std::nullopt;

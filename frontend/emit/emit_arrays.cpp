@@ -152,6 +152,11 @@ ir::Value *FunctionEmitter::emitReshape(const ssa::Instr *instr, const Resolutio
   return emit(ir::Opcode::ArrayReshape, plain(resolution.result), operands);
 }
 
+ir::Value *FunctionEmitter::emitViewAs(const ssa::Instr *instr, const Resolution &resolution) {
+  function.raises = true; // an array the new dtype does not fit
+  return emit(ir::Opcode::ArrayViewAs, plain(resolution.result), {methodReceiver(instr)});
+}
+
 void FunctionEmitter::emitNestedArrayStore(ir::Value *record, llvm::StringRef field,
                                            ir::Value *source) {
   const auto *recordType = llvm::cast<RecordType>(record->type());

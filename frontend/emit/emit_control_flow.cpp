@@ -295,7 +295,8 @@ void FunctionEmitter::emitInstr(const ssa::Instr *instr) {
     values[instr] = emitUfunc(instr, resolution);
     return;
   case Resolution::Kind::ArrayMethod:
-    values[instr] = emitReshape(instr, resolution);
+    values[instr] = resolution.detail == "view" ? emitViewAs(instr, resolution)
+                                                : emitReshape(instr, resolution);
     return;
   case Resolution::Kind::Assertion: {
     ir::Instruction *assertion =

@@ -114,6 +114,7 @@ private:
   void addPrintItems(PrintLine &line, const Type *type, ir::Value *value, bool joined);
   ir::Value *emitArrayAttribute(const ssa::Instr *instr, const Resolution &resolution);
   ir::Value *emitReshape(const ssa::Instr *instr, const Resolution &resolution);
+  ir::Value *emitViewAs(const ssa::Instr *instr, const Resolution &resolution);
   /// record.field = array, for a nested array field: copies the elements.
   void emitNestedArrayStore(ir::Value *record, llvm::StringRef field, ir::Value *source);
 

@@ -111,7 +111,7 @@ Typing arrayAttribute(TypeContext &types, const ArrayType *array, llvm::StringRe
     resolution.detail = "self";
     return resolution;
   }
-  if (name == "reshape")
+  if (name == "reshape" || name == "view")
     return Resolution::make(Resolution::Kind::CompileTime, types.method(array, name));
   if (name == "T") {
     ArrayLayout layout = array->arrayLayout() == ArrayLayout::C   ? ArrayLayout::F

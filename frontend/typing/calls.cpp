@@ -109,6 +109,17 @@ Typing print(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Ty
 Typing callArrayMethod(TypeContext &types, const ArrayType &array, llvm::StringRef name,
                        llvm::ArrayRef<const Type *> args) {
   std::string spelling = array.str() + "." + name.str();
+  if (name == "view") {
+    // arr.view(dtype): the same bytes as elements of a scalar dtype.
+    const auto *dtype = args.size() == 1 ? llvm::dyn_cast<NumberClassType>(args[0]) : nullptr;
+    if (!dtype || !dtype->instanceType()->isScalar())
+      return Typing::error(DiagID::err_no_call_overload, {spelling, argumentList(args)});
+    Resolution resolution = Resolution::make(
+        Resolution::Kind::ArrayMethod,
+        types.array(dtype->instanceType(), array.rank(), array.arrayLayout(), array.isReadonly()));
+    resolution.detail = "view";
+    return resolution;
+  }
   std::vector<const Type *> extents(args.begin(), args.end());
   if (args.size() == 1)
     if (const auto *tuple = llvm::dyn_cast<TupleType>(args[0]))

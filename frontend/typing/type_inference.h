@@ -64,7 +64,7 @@ struct Resolution {
     RangeValue,       // range(...) with operands converted to operandTypes
     LoopOperation,    // LoopStart / LoopNext / LoopTest, IterCount / IterItem
     UfuncCall,        // a NumPy ufunc (builtin); operandTypes are its loop's types
-    ArrayMethod,      // arr.reshape(...) (detail: the method)
+    ArrayMethod,      // arr.reshape(...), arr.view(dtype) (detail: the method)
     Assertion,
   };
 

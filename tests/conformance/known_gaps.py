@@ -14,8 +14,6 @@ KNOWN_GAPS = [
     (r"test_array_methods\.TestCudaArrayMethods\.test_array_copy",
      "`arr.copy()` allocates an array inside the kernel, which needs Numba's NRT memory manager "
      "(the test turns it on); Kiln's kernels do not allocate"),
-    (r"test_array_methods\.TestCudaArrayMethods\.test_reinterpret_array_type",
-     "`arr.view(dtype)`, reinterpreting an array's bytes as another dtype, is not supported yet"),
     (r"test_array_args\.TestCudaArrayArg\.test_named(uni)?tuple",
      "named tuples (`collections.namedtuple` arguments and their fields) are not supported yet"),
     (r"test_complex\.TestCMath\.test_polar",
