@@ -176,7 +176,12 @@ void FunctionEmitter::emitTerminator(const ssa::Block *block) {
   case ssa::Terminator::Kind::Raise: {
     out.kind = ir::Terminator::Kind::Raise;
     const Symbol *exception = typing::builtinOf(typeOf(t.value));
-    out.exceptionClass = exception ? exception->name().str() : "Exception";
+    // A class the module defines is named with the module, where the
+    // runtime finds it: "pkg.kernels.MyError".
+    out.exceptionClass = !exception ? "Exception"
+                         : exception->isUserException()
+                             ? module.name() + "." + exception->qualifiedName.str()
+                             : exception->name().str();
     out.message = spec.resolutions[t.value->id].detail;
     function.raises = true;
     return;

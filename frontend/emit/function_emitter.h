@@ -188,6 +188,8 @@ public:
     return {position.line, position.column};
   }
   CheckedModule &checked;
+  /// The kernel module's dotted name.
+  const std::string &name() const { return moduleName; }
 
 private:
   std::string symbolFor(const Specialization *spec);

@@ -47,6 +47,10 @@ struct Symbol {
   /// How users write it: "cuda.atomic.add", "math.sin", "abs".
   std::string displayName() const;
   bool is(BuiltinId other) const { return id == other; }
+  /// An exception class the module defines (`class MyError(ValueError)`):
+  /// `qualifiedName` is the class's name, `id` that of the builtin it
+  /// derives from.
+  bool isUserException() const { return kind == Kind::Exception && detail == "user"; }
   /// A NumPy ufunc (np.sin, np.greater, ...): `detail` lists its loops.
   bool isUfunc() const { return kind == Kind::Function && qualifiedName.starts_with("numpy."); }
 };

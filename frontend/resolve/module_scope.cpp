@@ -396,6 +396,7 @@ private:
   void bindImportedNames(const ImportFromStmt *import, const ModuleScope &source);
   void handleClassDef(const ClassDefStmt *cls);
   std::optional<EnumDefinition> enumDefinition(const ClassDefStmt *cls);
+  const Symbol *userException(const ClassDefStmt *cls);
   /// Whether `expr` names `enum.<name>` (imported either way).
   bool namesEnumModuleMember(const Expr *expr, llvm::StringRef name);
   void handleAssign(const Stmt *stmt, const Expr *target, const Expr *value);
@@ -871,6 +872,10 @@ void ModuleScopeBuilder::handleClassDef(const ClassDefStmt *cls) {
          cls->nameRange);
     return;
   }
+  if (const Symbol *exception = moduleStaysPython ? userException(cls) : nullptr) {
+    bind(cls->name, ModuleValue::symbol(exception), cls->nameRange);
+    return;
+  }
   moduleStaysPython ? bindHostNames(cls) : reportTopLevel(cls);
 }
 
@@ -887,6 +892,30 @@ bool ModuleScopeBuilder::namesEnumModuleMember(const Expr *expr, llvm::StringRef
            value->ignoredImport() == "enum";
   }
   return false;
+}
+
+/// `class MyError(Exception): pass`: an exception class of the module, which
+/// kernels raise as Numba's do (the launch raises the class itself); its
+/// body may hold nothing but a docstring. Nothing for any other class.
+const Symbol *ModuleScopeBuilder::userException(const ClassDefStmt *cls) {
+  if (cls->bases.size() != 1)
+    return nullptr;
+  for (const Stmt *stmt : cls->body) {
+    const auto *bare = dyn_cast<ExprStmt>(stmt);
+    bool docstringOrEllipsis =
+        bare && (isa<StringLiteralExpr>(bare->value) || isa<EllipsisLiteralExpr>(bare->value));
+    if (stmt->kind() != Stmt::Kind::Pass && !docstringOrEllipsis)
+      return nullptr;
+  }
+  const auto *base = dyn_cast<NameExpr>(cls->bases[0]);
+  const ModuleValue *value = base ? scope.lookup(base->id) : nullptr;
+  if (!value || value->kind() != ModuleValue::Kind::Symbol ||
+      value->symbolValue()->kind != Symbol::Kind::Exception)
+    return nullptr;
+  scope.userExceptionNames.push_back(cls->name.str());
+  scope.userExceptions.push_back(Symbol{value->symbolValue()->id, Symbol::Kind::Exception,
+                                        scope.userExceptionNames.back(), "user"});
+  return &scope.userExceptions.back();
 }
 
 /// `class Color(IntEnum)` (or `enum.Enum`) whose body assigns its members

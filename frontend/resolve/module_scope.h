@@ -29,6 +29,7 @@
 
 #include <llvm/ADT/StringMap.h>
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -336,6 +337,9 @@ private:
   llvm::StringMap<SourceRange> bindingRanges;
   llvm::StringMap<ModuleValue> pythonBuiltins;
   std::vector<std::unique_ptr<FunctionDecl>> decls;
+  /// The exception classes the module defines, and their names.
+  std::deque<Symbol> userExceptions;
+  std::deque<std::string> userExceptionNames;
 };
 
 } // namespace kiln

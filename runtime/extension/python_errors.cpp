@@ -3,8 +3,9 @@
 // How a failed Status becomes a Python exception:
 //
 //   CudaError        kiln.CudaError (a RuntimeError) with .code and .name
-//   KernelException  the builtin class the kernel raised, with the engine's
-//                    message ("tid=[0, 0, 3] ctaid=[0, 0, 1]: ..."), as Numba
+//   KernelException  the class the kernel raised (a builtin, or one its module
+//                    defines), with the engine's message
+//                    ("tid=[0, 0, 3] ctaid=[0, 0, 1]: ..."), as Numba
 //   InvalidLaunch    ValueError
 //   InvalidValue     ValueError
 //   OutOfMemory      MemoryError
@@ -34,15 +35,34 @@ PyObject *raiseCudaError(const Status &status) {
   return nullptr;
 }
 
-/// The builtin exception class a kernel raised, or RuntimeError when the
-/// name is not one (kernels can only raise builtin exceptions).
-PyObject *builtinExceptionClass(const std::string &name) {
-  PyObject *builtins = PyEval_GetBuiltins(); // borrowed
-  PyObject *found = builtins ? PyDict_GetItemString(builtins, name.c_str()) : nullptr;
-  if (found && PyType_Check(found) &&
-      PyType_IsSubtype(reinterpret_cast<PyTypeObject *>(found),
-                       reinterpret_cast<PyTypeObject *>(PyExc_Exception)))
+bool isExceptionClass(PyObject *candidate) {
+  return candidate && PyType_Check(candidate) &&
+         PyType_IsSubtype(reinterpret_cast<PyTypeObject *>(candidate),
+                          reinterpret_cast<PyTypeObject *>(PyExc_Exception));
+}
+
+/// The exception class a kernel raised: a builtin ("ValueError"), or a
+/// class its module defines, named with the module ("pkg.kernels.MyError")
+/// and found in it. RuntimeError when there is no such class. Returns a new
+/// reference.
+PyObject *kernelExceptionClass(const std::string &name) {
+  size_t dot = name.rfind('.');
+  if (dot == std::string::npos) {
+    PyObject *builtins = PyEval_GetBuiltins(); // borrowed
+    PyObject *found = builtins ? PyDict_GetItemString(builtins, name.c_str()) : nullptr;
+    PyObject *type = isExceptionClass(found) ? found : PyExc_RuntimeError;
+    Py_INCREF(type);
+    return type;
+  }
+  PyObject *modules = PyImport_GetModuleDict(); // borrowed
+  PyObject *module = PyDict_GetItemString(modules, name.substr(0, dot).c_str());
+  PyObject *found = module ? PyObject_GetAttrString(module, name.c_str() + dot + 1) : nullptr;
+  if (!found)
+    PyErr_Clear();
+  if (isExceptionClass(found))
     return found;
+  Py_XDECREF(found);
+  Py_INCREF(PyExc_RuntimeError);
   return PyExc_RuntimeError;
 }
 
@@ -57,12 +77,12 @@ PyObject *raiseStatus(const Status &status) {
   case ErrorKind::CudaError:
     return raiseCudaError(status);
   case ErrorKind::KernelException: {
-    PyObject *type = builtinExceptionClass(status.exceptionClass());
-    if (type == PyExc_RuntimeError && status.exceptionClass() != "RuntimeError") {
+    PyObject *type = kernelExceptionClass(status.exceptionClass());
+    if (type == PyExc_RuntimeError && status.exceptionClass() != "RuntimeError")
       PyErr_Format(type, "%s: %s", status.exceptionClass().c_str(), message);
-      return nullptr;
-    }
-    PyErr_SetString(type, message);
+    else
+      PyErr_SetString(type, message);
+    Py_DECREF(type);
     return nullptr;
   }
   case ErrorKind::InvalidLaunch:

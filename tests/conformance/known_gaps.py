@@ -45,8 +45,6 @@ KNOWN_GAPS = [
     (r"test_ssa\.TestSSA\.test_unhandled_undefined",
      "calls a kernel (`@cuda.jit` without `device=True`) from another kernel and uses its result, "
      "which is `None` on some paths (an optional value); Kiln supports neither"),
-    (r"test_userexc\..*",
-     "user-defined exception classes (`class MyError(Exception)`) are not supported yet"),
 ]
 
 
