@@ -49,6 +49,21 @@ Block *Function::addBlock() {
   return blocks.back().get();
 }
 
+void jump(Block *from, Block *target) {
+  from->terminator.kind = Terminator::Kind::Jump;
+  from->terminator.target = target;
+  target->predecessors.push_back(from);
+}
+
+void branch(Block *from, Value *condition, Block *whenTrue, Block *whenFalse) {
+  from->terminator.kind = Terminator::Kind::Branch;
+  from->terminator.value = condition;
+  from->terminator.target = whenTrue;
+  from->terminator.falseTarget = whenFalse;
+  whenTrue->predecessors.push_back(from);
+  whenFalse->predecessors.push_back(from);
+}
+
 Block *Function::insertBlockAfter(Block *after) {
   auto place = llvm::find_if(blocks, [&](const auto &block) { return block.get() == after; });
   auto inserted = blocks.insert(std::next(place), std::make_unique<Block>(0));

@@ -248,6 +248,11 @@ public:
   void print(llvm::raw_ostream &os) const;
 };
 
+/// Ends `from` with a jump to `target`, recording the edge.
+void jump(Block *from, Block *target);
+/// Ends `from` with a branch on `condition`, recording both edges.
+void branch(Block *from, Value *condition, Block *whenTrue, Block *whenFalse);
+
 /// Checks the IR's invariants (operand types, terminators, phis). Returns a
 /// description of the first violation, or nothing; a violation is a bug in
 /// the front end.

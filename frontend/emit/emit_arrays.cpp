@@ -214,7 +214,7 @@ void FunctionEmitter::emitSliceStore(const ssa::Instr *instr, const Resolution &
   }
   ir::Block *mismatch = function.insertBlockAfter(current);
   ir::Block *copy = function.insertBlockAfter(mismatch);
-  branchTo(fits, copy, mismatch);
+  ir::branch(current, fits, copy, mismatch);
   mismatch->terminator.kind = ir::Terminator::Kind::Raise;
   mismatch->terminator.exceptionClass = "ValueError";
   mismatch->terminator.message = "cannot assign slice from input of different size";

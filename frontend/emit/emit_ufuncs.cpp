@@ -106,7 +106,7 @@ void FunctionEmitter::emitLoopNest(ir::Value *array,
     latches[d] = next();
   ir::Block *exit = next();
 
-  jumpTo(headers[0]);
+  ir::jump(current, headers[0]);
   std::vector<ir::Value *> counters;
   for (unsigned d = 0; d < rank; ++d) {
     current = headers[d];
@@ -114,36 +114,21 @@ void FunctionEmitter::emitLoopNest(ir::Value *array,
     counter->operands.push_back(intConstant(int64, 0));
     counter->incoming.push_back(d == 0 ? entry : headers[d - 1]);
     counters.push_back(counter);
-    branchTo(emit(Op::Lt, types.boolean(), {counter, extents[d]}),
-             d + 1 < rank ? headers[d + 1] : inner, d == 0 ? exit : latches[d - 1]);
+    ir::branch(current, emit(Op::Lt, types.boolean(), {counter, extents[d]}),
+               d + 1 < rank ? headers[d + 1] : inner, d == 0 ? exit : latches[d - 1]);
   }
   current = inner;
   body(counters);
-  jumpTo(latches[rank - 1]);
+  ir::jump(current, latches[rank - 1]);
   for (unsigned d = 0; d < rank; ++d) {
     current = latches[d];
     ir::Value *following = emit(Op::Add, int64, {counters[d], intConstant(int64, 1)});
     auto *counter = llvm::cast<ir::Instruction>(counters[d]);
     counter->operands.push_back(following);
     counter->incoming.push_back(latches[d]);
-    jumpTo(headers[d]);
+    ir::jump(current, headers[d]);
   }
   current = exit;
-}
-
-void FunctionEmitter::jumpTo(ir::Block *target) {
-  current->terminator.kind = ir::Terminator::Kind::Jump;
-  current->terminator.target = target;
-  target->predecessors.push_back(current);
-}
-
-void FunctionEmitter::branchTo(ir::Value *condition, ir::Block *whenTrue, ir::Block *whenFalse) {
-  current->terminator.kind = ir::Terminator::Kind::Branch;
-  current->terminator.value = condition;
-  current->terminator.target = whenTrue;
-  current->terminator.falseTarget = whenFalse;
-  whenTrue->predecessors.push_back(current);
-  whenFalse->predecessors.push_back(current);
 }
 
 ir::Value *FunctionEmitter::truthOf(ir::Value *x) {

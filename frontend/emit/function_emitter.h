@@ -138,8 +138,6 @@ private:
   ir::Value *broadcastElement(ir::Value *array, llvm::ArrayRef<ir::Value *> index);
   /// a[i, :] = v: `v` (a scalar, or an array broadcast onto the view).
   void emitSliceStore(const ssa::Instr *instr, const Resolution &resolution);
-  void jumpTo(ir::Block *target);
-  void branchTo(ir::Value *condition, ir::Block *whenTrue, ir::Block *whenFalse);
   void emitTerminator(const ssa::Block *block);
 
   ModuleEmitter &module;

@@ -61,18 +61,9 @@ public:
     phi->incoming.push_back(from);
   }
 
-  void jump(ir::Block *target) {
-    current->terminator.kind = ir::Terminator::Kind::Jump;
-    current->terminator.target = target;
-    target->predecessors.push_back(current);
-  }
+  void jump(ir::Block *target) { ir::jump(current, target); }
   void branch(ir::Value *condition, ir::Block *whenTrue, ir::Block *whenFalse) {
-    current->terminator.kind = ir::Terminator::Kind::Branch;
-    current->terminator.value = condition;
-    current->terminator.target = whenTrue;
-    current->terminator.falseTarget = whenFalse;
-    whenTrue->predecessors.push_back(current);
-    whenFalse->predecessors.push_back(current);
+    ir::branch(current, condition, whenTrue, whenFalse);
   }
   void ret() { current->terminator.kind = ir::Terminator::Kind::Return; }
 

@@ -3,7 +3,7 @@ gap, by the tests it covers, with what stands in the way. The report shows
 the reason beside Kiln's own error; a failure without one is new, and says
 so."""
 
-import re
+from numba_internals import reason_in
 
 # (pattern matched against the test id from `numba.cuda.tests.cudapy.`, reason)
 KNOWN_GAPS = [
@@ -50,8 +50,4 @@ KNOWN_GAPS = [
 
 def known_gap(test_id):
     """Why Kiln fails the test, or None for a failure no one has explained."""
-    name = test_id.removeprefix("numba.cuda.tests.cudapy.")
-    for pattern, reason in KNOWN_GAPS:
-        if re.fullmatch(pattern, name):
-            return reason
-    return None
+    return reason_in(KNOWN_GAPS, test_id)

@@ -17,10 +17,16 @@ INTERNALS = [
 ]
 
 
-def internals_reason(test_id):
-    """Why the test is one of Numba's internals, or None."""
+def reason_in(table, test_id):
+    """The reason of the first (pattern, reason) of `table` whose pattern
+    matches the test (its id from `numba.cuda.tests.cudapy.`), or None."""
     name = test_id.removeprefix("numba.cuda.tests.cudapy.")
-    for pattern, reason in INTERNALS:
+    for pattern, reason in table:
         if re.fullmatch(pattern, name):
             return reason
     return None
+
+
+def internals_reason(test_id):
+    """Why the test is one of Numba's internals, or None."""
+    return reason_in(INTERNALS, test_id)

@@ -10,6 +10,7 @@ import importlib
 import os
 import pathlib
 import sys
+import textwrap
 
 import pytest
 
@@ -85,3 +86,27 @@ def example(import_built):
         return import_built(EXAMPLES / f"{name}.py")
 
     return load
+
+
+@pytest.fixture
+def source_module(tmp_path):
+    """source_module(name, source, **siblings) -> the module, imported from
+    tmp_path as Python source (so that its kernels compile on demand), with
+    sibling modules in the same folder if given; forgotten after the test."""
+    imported = []
+
+    def load(name, source, **siblings):
+        for sibling, text in siblings.items():
+            (tmp_path / f"{sibling}.py").write_text(textwrap.dedent(text))
+            imported.append(sibling)
+        (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
+        sys.path.insert(0, str(tmp_path))
+        try:
+            imported.append(name)
+            return importlib.import_module(name)
+        finally:
+            sys.path.remove(str(tmp_path))
+
+    yield load
+    for name in imported:
+        sys.modules.pop(name, None)

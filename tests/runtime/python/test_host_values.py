@@ -4,7 +4,6 @@ numbers, NumPy scalars and tuples of them as constants. In development the
 running module's values are compiled in; `kiln build` imports the module to
 read them."""
 
-import importlib
 import os
 import subprocess
 import sys
@@ -17,26 +16,9 @@ from kiln import _compiler
 
 
 @pytest.fixture
-def import_module(tmp_path):
-    """import_module(name, source, **siblings) -> the module, imported from
-    tmp_path (with sibling modules in the same folder, if given)."""
-    imported = []
-
-    def load(name, source, **siblings):
-        for sibling, text in siblings.items():
-            (tmp_path / f"{sibling}.py").write_text(textwrap.dedent(text))
-            imported.append(sibling)
-        (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
-        imported.append(name)
-        sys.path.insert(0, str(tmp_path))
-        try:
-            return importlib.import_module(name)
-        finally:
-            sys.path.remove(str(tmp_path))
-
-    yield load
-    for name in imported:
-        sys.modules.pop(name, None)
+def import_module(source_module):
+    """import_module(name, source, **siblings) -> the module."""
+    return source_module
 
 
 TABLES = '''

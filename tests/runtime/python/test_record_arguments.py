@@ -4,10 +4,6 @@ gives them: a structured dtype is a Record of its fields, aligned or packed;
 fields hold scalars or C arrays of them (nested arrays). A record is passed
 by reference: a kernel's stores reach the caller's array or scalar."""
 
-import importlib
-import sys
-import textwrap
-
 import numpy as np
 import pytest
 
@@ -75,14 +71,8 @@ NESTED = np.dtype([("values", np.int16, (3,))], align=True)
 
 
 @pytest.fixture
-def kernels(tmp_path):
-    (tmp_path / "record_kernels.py").write_text(textwrap.dedent(KERNELS))
-    sys.path.insert(0, str(tmp_path))
-    try:
-        yield importlib.import_module("record_kernels")
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("record_kernels", None)
+def kernels(source_module):
+    return source_module("record_kernels", KERNELS)
 
 
 def test_fields_of_a_record_array_update_in_place(kernels):

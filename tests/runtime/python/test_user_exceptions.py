@@ -2,10 +2,6 @@
 kernels: with debug=True the launch raises the class itself, as Numba's
 does, with the thread's position and the message."""
 
-import importlib
-import sys
-import textwrap
-
 import numpy as np
 import pytest
 
@@ -39,14 +35,8 @@ def check(x, out):
 
 
 @pytest.fixture
-def module(tmp_path):
-    (tmp_path / "user_exceptions.py").write_text(textwrap.dedent(SOURCE))
-    sys.path.insert(0, str(tmp_path))
-    try:
-        yield importlib.import_module("user_exceptions")
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("user_exceptions", None)
+def module(source_module):
+    return source_module("user_exceptions", SOURCE)
 
 
 def test_kernels_raise_the_modules_own_classes(module):
