@@ -61,6 +61,29 @@ llvm::Expected<HostValue> readValue(const llvm::json::Value &json, llvm::StringR
     value.text = text->str();
     return value;
   }
+  if (*kind == "enum") {
+    value.kind = HostValue::Kind::Enum;
+    std::optional<llvm::StringRef> className = object->getString("name");
+    std::optional<bool> isIntEnum = object->getBoolean("int");
+    const llvm::json::Array *members = object->getArray("members");
+    if (!className || !isIntEnum || !members)
+      return valueError(file, name, "an enum needs a \"name\", \"int\" and \"members\"");
+    value.text = className->str();
+    value.isIntEnum = *isIntEnum;
+    for (const llvm::json::Value &member : *members) {
+      const llvm::json::Array *pair = member.getAsArray();
+      std::optional<llvm::StringRef> memberName =
+          pair && pair->size() == 2 ? (*pair)[0].getAsString() : std::nullopt;
+      if (!memberName)
+        return valueError(file, name, "an enum's members are [name, value] pairs");
+      llvm::Expected<HostValue> memberValue = readValue((*pair)[1], file, name);
+      if (!memberValue)
+        return memberValue.takeError();
+      value.memberNames.push_back(memberName->str());
+      value.items.push_back(std::move(*memberValue));
+    }
+    return value;
+  }
   if (*kind == "closure") {
     value.kind = HostValue::Kind::Closure;
     std::optional<int64_t> line = object->getInteger("line");

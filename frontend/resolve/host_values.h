@@ -26,7 +26,9 @@
 // A "str" is a string's "text" (for print and exception messages). A
 // "symbol" is something kernels use by its qualified "name", as an import
 // would bind it: a module (`numba.cuda`), a type (`numba.float64`,
-// `numpy.int32`) or a function (`math.sin`, `numpy.sin`).
+// `numpy.int32`) or a function (`math.sin`, `numpy.sin`). An "enum" is an
+// enum.Enum or IntEnum class ("int" says which) whose "members" are
+// [name, value] pairs, values being numbers or tuples of them.
 //
 // A name the module's source does not bind, a host value of the module
 // still gives it: the globals of a function `exec` made from a string, or of
@@ -59,7 +61,8 @@ struct HostValue {
     Function,
     Closure,
     Symbol,
-    String
+    String,
+    Enum
   };
   Kind kind = Kind::Int;
   /// NumPy's name of the element type, for Scalar and Array: "float32".
@@ -78,8 +81,13 @@ struct HostValue {
   uint32_t line = 0;
   std::string enclosing;
   std::vector<std::string> variables;
-  /// String: its text. Symbol: its qualified name, "numba.cuda".
+  /// String: its text. Symbol: its qualified name, "numba.cuda". Enum: the
+  /// class's name.
   std::string text;
+  /// Enum: whether it is an IntEnum, and its members' names (their values
+  /// are `items`, in the same order).
+  bool isIntEnum = false;
+  std::vector<std::string> memberNames;
 };
 
 /// Where the values of module globals computed at import come from.

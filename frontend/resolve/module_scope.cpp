@@ -280,6 +280,7 @@ std::optional<ConstantValue> constantOf(const HostValue &value, TypeContext &typ
     return ConstantValue::string(value.text);
   case HostValue::Kind::Closure:
   case HostValue::Kind::Symbol:
+  case HostValue::Kind::Enum:
     break;
   }
   return std::nullopt;
@@ -325,6 +326,17 @@ const ModuleValue *ModuleScope::hostValueOf(const ModuleValue &computed) const {
     } else if (value->kind == HostValue::Kind::Symbol) {
       if (const Symbol *symbol = BuiltinSymbols::get().lookup(value->text))
         slot = std::make_unique<ModuleValue>(ModuleValue::symbol(symbol));
+    } else if (value->kind == HostValue::Kind::Enum) {
+      // An enum class another module defines: its members, as constants.
+      EnumDefinition definition;
+      definition.name = value->text;
+      definition.isIntEnum = value->isIntEnum;
+      for (size_t i = 0; i < value->items.size(); ++i)
+        if (std::optional<ConstantValue> member = constantOf(value->items[i], *types))
+          definition.members.push_back({value->memberNames[i], std::move(*member)});
+      if (definition.members.size() == value->items.size())
+        slot = std::make_unique<ModuleValue>(
+            ModuleValue::enumeration(std::make_shared<EnumDefinition>(std::move(definition))));
     } else if (value->kind == HostValue::Kind::Array) {
       if (std::shared_ptr<const ConstantArray> array = arrayOf(*value, *types))
         slot = std::make_unique<ModuleValue>(ModuleValue::array(std::move(array)));
@@ -438,6 +450,20 @@ private:
   /// no errors.
   ModuleValue unevaluated(llvm::StringRef name) const {
     return moduleStaysPython ? computedAtImport(name) : ModuleValue::invalid();
+  }
+  /// What a name an import Kiln ignores binds: in a module that stays
+  /// Python, the value the running module holds, if it is data kernels can
+  /// read (a number, an array, an enum class, ...); else nothing, the
+  /// import named when the name is used.
+  ModuleValue ignoredImport(llvm::StringRef boundName, std::string qualified) const {
+    // The enum module's names stay what they are: enum classes derive from them.
+    bool enumModule = llvm::StringRef(qualified).starts_with("enum.");
+    const HostValue *value = moduleStaysPython && hostValues && !enumModule
+                                 ? hostValues->lookup(modulePath, boundName)
+                                 : nullptr;
+    bool data = value && value->kind != HostValue::Kind::Symbol &&
+                value->kind != HostValue::Kind::Function && value->kind != HostValue::Kind::Closure;
+    return data ? computedAtImport(boundName) : ModuleValue::invalid(std::move(qualified));
   }
   ModuleValue computedAtImport(llvm::StringRef name) const {
     return ModuleValue::computedAtImport(modulePath, name.str());
@@ -820,9 +846,10 @@ void ModuleScopeBuilder::handleImportFrom(const ImportFromStmt *import) {
     std::string moduleName = std::string(import->level, '.') + import->module.str();
     if (!moduleStaysPython && moduleName != "enum")
       diags.report(DiagID::warn_import_ignored, import->moduleRange, {moduleName});
-    for (const ImportAlias &alias : import->names)
-      bind(alias.asName.empty() ? alias.name : alias.asName,
-           ModuleValue::invalid(moduleName + "." + alias.name.str()), alias.range);
+    for (const ImportAlias &alias : import->names) {
+      llvm::StringRef boundName = alias.asName.empty() ? alias.name : alias.asName;
+      bind(boundName, ignoredImport(boundName, moduleName + "." + alias.name.str()), alias.range);
+    }
     return;
   }
   if (import->isStar) {

@@ -1170,6 +1170,9 @@ Instr *SSABuilder::buildExpr(const Expr *expr) {
     if (const auto *member = dyn_cast<AttributeExpr>(attr->value); member && attr->attr == "value")
       if (const EnumDefinition *enumeration = enumNamed(member->value))
         return buildEnumMember(*enumeration, member, attr->range());
+    if (const auto *byName = dyn_cast<SubscriptExpr>(attr->value); byName && attr->attr == "value")
+      if (enumNamed(byName->value) && isa<StringLiteralExpr>(byName->index))
+        return buildExpr(byName); // Color["RED"].value is the member's value
     Instr *object = buildExpr(attr->value);
     if (!object)
       return nullptr;
@@ -1179,6 +1182,15 @@ Instr *SSABuilder::buildExpr(const Expr *expr) {
   }
   case Expr::Kind::Subscript: {
     const auto *sub = cast<SubscriptExpr>(expr);
+    // Color["RED"]: a member by its name.
+    if (const EnumDefinition *enumeration = enumNamed(sub->value))
+      if (const auto *name = dyn_cast<StringLiteralExpr>(sub->index)) {
+        const ConstantValue *value = enumeration->member(name->value);
+        if (!value)
+          return unsupported(DiagID::err_enum_has_no_member, sub->index->range(),
+                             {enumeration->name, name->value});
+        return emitConstant(*value, expr->range(), false);
+      }
     Instr *object = buildExpr(sub->value);
     Instr *index = object ? buildSubscriptIndex(sub->index) : nullptr;
     if (!index)

@@ -17,6 +17,7 @@ file's real path:
                                         "shape": [64], "data": "<hex>"}}}
 """
 
+import enum
 import importlib.util
 import json
 import os
@@ -49,6 +50,14 @@ def encode(value):
         if any(item is None or item["kind"] == "array" for item in items):
             return None
         return {"kind": "tuple", "items": items}
+    if isinstance(value, type) and issubclass(value, enum.Enum) and value.__members__:
+        # An Enum or IntEnum class: its members, whose values must be numbers
+        # or tuples of them (aliases included, as in the class's source).
+        members = [[name, encode(member.value)] for name, member in value.__members__.items()]
+        if any(encoded is None or encoded["kind"] in ("array", "str") for _, encoded in members):
+            return None
+        return {"kind": "enum", "name": value.__name__, "int": issubclass(value, enum.IntEnum),
+                "members": members}
     numpy = sys.modules.get("numpy")
     if numpy is None:
         return None

@@ -385,3 +385,43 @@ def test_a_closure_a_factory_makes_at_import_is_recorded_and_precompiled(tmp_pat
     assert built.returncode == 0, built.stderr
     precompiled = run("--no-compiler")
     assert precompiled.returncode == 0 and precompiled.stdout.split()[-1] == "ok", precompiled.stderr
+
+
+def test_enums_and_numbers_imported_from_other_packages_are_read(tmp_path, import_module):
+    # A module Kiln does not compile (not beside the kernel's): the values
+    # the running module imported from it.
+    library = tmp_path / "elsewhere"
+    library.mkdir()
+    (library / "shape_names.py").write_text(textwrap.dedent('''
+        import enum
+
+        class Shape(enum.IntEnum):
+            circle = 2
+            square = 500
+
+        class Color(enum.Enum):
+            red = 1
+            green = 2
+
+        SCALE = 1.5
+    '''))
+    sys.path.insert(0, str(library))
+    try:
+        module = import_module("reads_other_packages", '''
+            from kiln import cuda
+            from shape_names import Color, SCALE, Shape
+
+
+            @cuda.jit
+            def read(x, out):
+                out[0] = x + Shape.square
+                out[1] = Color["green"].value
+                out[2] = Color.red == Color.green
+                out[3] = Shape["circle"] * SCALE
+        ''')
+        out = np.zeros(4)
+        module.read[1, 1](7, out)
+    finally:
+        sys.path.remove(str(library))
+        sys.modules.pop("shape_names", None)
+    np.testing.assert_array_equal(out, [507, 2, 0, 3.0])
