@@ -740,6 +740,14 @@ const ssa::Block *Specialization::decidedSuccessor(const ssa::Block &block) cons
     const Resolution &resolution = resolutions[condition->id];
     if (resolution.kind == Resolution::Kind::Constant && resolution.constant)
       return resolution.constant->truthy() ? terminator.target : terminator.falseTarget;
+    // A value typed as a literal has that value wherever it is read (an
+    // item of a literal tuple: `a, flag = (x, True)`), and Numba prunes by
+    // it as by a constant.
+    const Type *conditionType = typeOf(condition);
+    if (const auto *literal = llvm::dyn_cast_or_null<BooleanLiteralType>(conditionType))
+      return literal->boolValue() ? terminator.target : terminator.falseTarget;
+    if (const auto *literal = llvm::dyn_cast_or_null<IntegerLiteralType>(conditionType))
+      return literal->bits() != 0 ? terminator.target : terminator.falseTarget;
     if (condition->op != ssa::Op::Truth)
       return nullptr;
     // bool() of a constant (a module constant, a local whose reaching
