@@ -109,12 +109,9 @@ void FunctionEmitter::addPrintItems(PrintLine &line, const Type *type, ir::Value
       if (i)
         text(", ", true);
       if (dim3) {
-        ir::Intrinsic which = dim3->is(BuiltinId::CudaThreadIdx)  ? ir::Intrinsic::ThreadIdx
-                              : dim3->is(BuiltinId::CudaBlockIdx) ? ir::Intrinsic::BlockIdx
-                              : dim3->is(BuiltinId::CudaBlockDim) ? ir::Intrinsic::BlockDim
-                                                                  : ir::Intrinsic::GridDim;
-        addPrintItems(line, types.int32(),
-                      intrinsic(which, types.int32(), {}, static_cast<unsigned>(i)), true);
+        addPrintItems(
+            line, types.int32(),
+            intrinsic(dim3Intrinsic(dim3->id), types.int32(), {}, static_cast<unsigned>(i)), true);
         continue;
       }
       const Type *element = tuple->elementTypes()[i];

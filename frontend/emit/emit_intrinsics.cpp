@@ -38,11 +38,7 @@ ir::Value *FunctionEmitter::emitCuda(const ssa::Instr *instr, BuiltinId id,
   case BuiltinId::CudaBlockDim:
   case BuiltinId::CudaGridDim: {
     unsigned dimension = static_cast<unsigned>(resolution.detail[0] - 'x');
-    I which = id == BuiltinId::CudaThreadIdx  ? I::ThreadIdx
-              : id == BuiltinId::CudaBlockIdx ? I::BlockIdx
-              : id == BuiltinId::CudaBlockDim ? I::BlockDim
-                                              : I::GridDim;
-    return intrinsic(which, int32, {}, dimension);
+    return intrinsic(dim3Intrinsic(id), int32, {}, dimension);
   }
   case BuiltinId::CudaLaneid:
     return intrinsic(I::LaneId, int32, {});

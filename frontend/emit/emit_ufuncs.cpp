@@ -131,20 +131,6 @@ void FunctionEmitter::emitLoopNest(ir::Value *array,
   current = exit;
 }
 
-ir::Value *FunctionEmitter::truthOf(ir::Value *x) {
-  const Type *boolean = types.boolean();
-  if (llvm::isa<BooleanType>(x->type()))
-    return x;
-  if (const auto *complex = llvm::dyn_cast<ComplexType>(x->type())) {
-    const Type *part = complex->elementType();
-    ir::Value *zero = constant(part, ConstantValue::floating(0));
-    return emit(Op::Or, boolean,
-                {emit(Op::Ne, boolean, {emit(Op::ComplexReal, part, {x}), zero}),
-                 emit(Op::Ne, boolean, {emit(Op::ComplexImag, part, {x}), zero})});
-  }
-  return emit(Op::Ne, boolean, {x, constant(x->type(), ConstantValue::integer(0))});
-}
-
 ir::Value *FunctionEmitter::isNanOf(ir::Value *x) {
   const Type *boolean = types.boolean();
   if (const auto *complex = llvm::dyn_cast<ComplexType>(x->type())) {
@@ -155,7 +141,7 @@ ir::Value *FunctionEmitter::isNanOf(ir::Value *x) {
   }
   if (llvm::isa<FloatType>(x->type()))
     return intrinsic(ir::Intrinsic::IsNan, boolean, {x});
-  return constant(boolean, ConstantValue::boolean(false));
+  return constant(boolean, ConstantValue::boolean(false)); // integers and booleans
 }
 
 ir::Value *FunctionEmitter::emitUfuncCompare(Op op, ir::Value *a, ir::Value *b) {
@@ -346,13 +332,13 @@ ir::Value *FunctionEmitter::emitUfuncElement(BuiltinId ufunc, llvm::ArrayRef<ir:
   case B::Numpy_not_equal:
     return emitUfuncCompare(Op::Ne, x[0], x[1]);
   case B::Numpy_logical_and:
-    return emit(Op::And, boolean, {truthOf(x[0]), truthOf(x[1])});
+    return emit(Op::And, boolean, {convert(x[0], boolean), convert(x[1], boolean)});
   case B::Numpy_logical_or:
-    return emit(Op::Or, boolean, {truthOf(x[0]), truthOf(x[1])});
+    return emit(Op::Or, boolean, {convert(x[0], boolean), convert(x[1], boolean)});
   case B::Numpy_logical_xor:
-    return emit(Op::Xor, boolean, {truthOf(x[0]), truthOf(x[1])});
+    return emit(Op::Xor, boolean, {convert(x[0], boolean), convert(x[1], boolean)});
   case B::Numpy_logical_not:
-    return emit(Op::Not, boolean, {truthOf(x[0])});
+    return emit(Op::Not, boolean, {convert(x[0], boolean)});
   case B::Numpy_maximum:
     return emitUfuncExtremum(true, false, x[0], x[1]);
   case B::Numpy_minimum:

@@ -31,6 +31,14 @@ inline bool passesAtRunTime(const Type *type) {
   return !type->isCompileTimeOnly() || llvm::isa<NoneType>(type);
 }
 
+/// The register cuda.threadIdx, blockIdx, blockDim or gridDim reads.
+inline ir::Intrinsic dim3Intrinsic(BuiltinId id) {
+  return id == BuiltinId::CudaThreadIdx  ? ir::Intrinsic::ThreadIdx
+         : id == BuiltinId::CudaBlockIdx ? ir::Intrinsic::BlockIdx
+         : id == BuiltinId::CudaBlockDim ? ir::Intrinsic::BlockDim
+                                         : ir::Intrinsic::GridDim;
+}
+
 class FunctionEmitter {
 public:
   FunctionEmitter(ModuleEmitter &module, const Specialization &spec, ir::Function &function);
@@ -128,7 +136,7 @@ private:
   /// NumPy's division, which never raises ZeroDivisionError.
   ir::Value *emitFloatDivide(ir::Value *a, ir::Value *b);
   ir::Value *emitComplexDivide(ir::Value *a, ir::Value *b);
-  ir::Value *truthOf(ir::Value *x);
+  /// np.isnan: either part of a complex number; never for integers.
   ir::Value *isNanOf(ir::Value *x);
   /// Runs `body` for every index of `array` (C order), in loops of its
   /// own: code after it continues in a new block.

@@ -13,13 +13,6 @@ namespace kiln::typing {
 
 namespace {
 
-std::string argumentList(llvm::ArrayRef<const Type *> args) {
-  std::string text;
-  for (size_t i = 0; i < args.size(); ++i)
-    text += (i ? ", " : "") + args[i]->str();
-  return text;
-}
-
 Typing noOverload(const Symbol &function, llvm::ArrayRef<const Type *> args) {
   return Typing::error(DiagID::err_no_call_overload, {function.displayName(), argumentList(args)});
 }
@@ -139,6 +132,13 @@ Typing callArrayMethod(TypeContext &types, const ArrayType &array, llvm::StringR
 }
 
 } // namespace
+
+std::string argumentList(llvm::ArrayRef<const Type *> args) {
+  std::string text;
+  for (size_t i = 0; i < args.size(); ++i)
+    text += (i ? ", " : "") + args[i]->str();
+  return text;
+}
 
 Typing callNumberClass(TypeContext &, const Type *dtype, llvm::ArrayRef<const Type *> args) {
   if (args.size() != 1 || !dtype->isScalar())

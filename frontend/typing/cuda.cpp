@@ -13,13 +13,6 @@ namespace kiln::typing {
 
 namespace {
 
-std::string argumentList(llvm::ArrayRef<const Type *> args) {
-  std::string text;
-  for (size_t i = 0; i < args.size(); ++i)
-    text += (i ? ", " : "") + args[i]->str();
-  return text;
-}
-
 bool isInteger(const Type *t) {
   return llvm::isa<IntegerType>(t) || llvm::isa<IntegerLiteralType>(t);
 }
@@ -190,12 +183,9 @@ Typing constructVector(TypeContext &types, const Symbol &function, const Type *e
       break;
     }
   }
-  if (elements != count) {
-    std::string list;
-    for (size_t i = 0; i < args.size(); ++i)
-      list += (i ? ", " : "") + args[i]->str();
-    return Typing::error(DiagID::err_no_call_overload, {function.displayName(), list});
-  }
+  if (elements != count)
+    return Typing::error(DiagID::err_no_call_overload,
+                         {function.displayName(), argumentList(args)});
   return builtin(function, types.vector(element, count), std::move(conversions));
 }
 

@@ -162,10 +162,7 @@ Typing callMath(TypeContext &types, const Symbol &function, llvm::ArrayRef<const
     resolution.operandTypes = chosen->args;
     return resolution;
   }
-  std::string list;
-  for (size_t i = 0; i < args.size(); ++i)
-    list += (i ? ", " : "") + args[i]->str();
-  return Typing::error(DiagID::err_no_call_overload, {function.displayName(), list});
+  return Typing::error(DiagID::err_no_call_overload, {function.displayName(), argumentList(args)});
 }
 
 } // namespace kiln::typing

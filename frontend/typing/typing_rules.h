@@ -57,6 +57,9 @@ bool ufuncCastsWithinKind(const Type *from, const Type *to);
 Typing callCuda(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args,
                 llvm::ArrayRef<std::string> keywords);
 
+/// "float32, array(int64, 1d, C)": argument types as diagnostics list them.
+std::string argumentList(llvm::ArrayRef<const Type *> args);
+
 /// The symbol of a Builtin entity type, or null.
 const Symbol *builtinOf(const Type *type);
 /// The function declaration of a Function entity type, or null.

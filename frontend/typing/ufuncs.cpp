@@ -135,12 +135,6 @@ Typing callUfunc(TypeContext &types, const Symbol &ufunc, llvm::ArrayRef<const T
   std::vector<const Type *> elements;
   unsigned inputRank = 0;
   bool anyArray = false;
-  auto argumentList = [&] {
-    std::string text;
-    for (size_t i = 0; i < args.size(); ++i)
-      text += (i ? ", " : "") + args[i]->str();
-    return text;
-  };
   for (size_t i = 0; i < inputCount; ++i) {
     const Type *arg = types.unliteral(args[i]);
     if (const auto *array = llvm::dyn_cast<ArrayType>(arg)) {
@@ -149,7 +143,7 @@ Typing callUfunc(TypeContext &types, const Symbol &ufunc, llvm::ArrayRef<const T
       arg = array->elementType();
     }
     if (!arg->isScalar())
-      return Typing::error(DiagID::err_no_call_overload, {name, argumentList()});
+      return Typing::error(DiagID::err_no_call_overload, {name, argumentList(args)});
     elements.push_back(arg);
   }
   std::vector<const Type *> outputElements;
@@ -164,7 +158,7 @@ Typing callUfunc(TypeContext &types, const Symbol &ufunc, llvm::ArrayRef<const T
       return Typing::errorAt(static_cast<int>(i), DiagID::err_ufunc_output_rank,
                              {name, std::to_string(array->rank()), std::to_string(inputRank)});
     if (!array->elementType()->isScalar())
-      return Typing::error(DiagID::err_no_call_overload, {name, argumentList()});
+      return Typing::error(DiagID::err_no_call_overload, {name, argumentList(args)});
     outputElements.push_back(array->elementType());
   }
   if (anyArray && outputElements.empty())
@@ -200,7 +194,7 @@ Typing callUfunc(TypeContext &types, const Symbol &ufunc, llvm::ArrayRef<const T
     resolution.operandTypes = std::move(loopTypes);
     return resolution;
   }
-  return Typing::error(DiagID::err_no_call_overload, {name, argumentList()});
+  return Typing::error(DiagID::err_no_call_overload, {name, argumentList(args)});
 }
 
 } // namespace kiln::typing
