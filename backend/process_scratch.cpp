@@ -72,6 +72,15 @@ void removeAtExit() {
   removeProcessScratchDirectory();
 }
 
+// Unfinished files in fixed slots, which the handler reads without locks:
+// a slot is free, being filled, or holds a path.
+enum SlotState : int { Free, Filling, Holding };
+struct UnfinishedFile {
+  std::atomic<int> state{Free};
+  char path[4096];
+};
+UnfinishedFile unfinishedFiles[64];
+
 } // namespace
 
 llvm::Expected<std::string> processScratchDirectory() {
@@ -95,6 +104,35 @@ llvm::Expected<std::string> processScratchDirectory() {
     return llvm::createStringError(failure, "cannot create a temporary folder: %s",
                                    failure.message().c_str());
   return std::string(scratchPath);
+}
+
+void recordUnfinishedFile(llvm::StringRef path) {
+  if (path.size() >= sizeof UnfinishedFile::path)
+    return;
+  for (UnfinishedFile &slot : unfinishedFiles) {
+    int expected = Free;
+    if (!slot.state.compare_exchange_strong(expected, Filling))
+      continue;
+    std::memcpy(slot.path, path.data(), path.size());
+    slot.path[path.size()] = '\0';
+    slot.state.store(Holding);
+    return;
+  }
+  // More files in flight than slots: this one is not removed on a signal.
+}
+
+void forgetUnfinishedFile(llvm::StringRef path) {
+  for (UnfinishedFile &slot : unfinishedFiles)
+    if (slot.state.load() == Holding && path == slot.path) {
+      slot.state.store(Free);
+      return;
+    }
+}
+
+void removeUnfinishedFiles() {
+  for (UnfinishedFile &slot : unfinishedFiles)
+    if (slot.state.load() == Holding)
+      ::unlink(slot.path);
 }
 
 void removeProcessScratchDirectory() {

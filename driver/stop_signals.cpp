@@ -5,8 +5,6 @@
 #include "backend/child_processes.h"
 #include "backend/process_scratch.h"
 
-#include <llvm/Support/Signals.h>
-
 #include <atomic>
 #include <signal.h>
 #include <unistd.h>
@@ -26,8 +24,7 @@ void onStopSignal(int signal) {
     while (true)
       ::pause();
   cuda::killChildProcesses();
-  // Half-written outputs (registered with llvm::sys::RemoveFileOnSignal).
-  llvm::sys::RunInterruptHandlers();
+  cuda::removeUnfinishedFiles();
   cuda::removeProcessScratchDirectory();
   // End as the signal ends a program, so that the parent sees which.
   ::signal(signal, SIG_DFL);

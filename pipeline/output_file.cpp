@@ -2,9 +2,10 @@
 
 #include "pipeline/output_file.h"
 
+#include "backend/process_scratch.h"
+
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Support/FileSystem.h>
-#include <llvm/Support/Signals.h>
 
 #include <cerrno>
 #include <cstring>
@@ -60,13 +61,13 @@ llvm::Error writeOutputFile(llvm::StringRef path, llvm::StringRef bytes) {
   if (std::error_code error = llvm::sys::fs::createUniqueFile(model, descriptor, temporary))
     return pathError(path, error.value());
   // Interrupted, the build leaves no half-written file beside its outputs.
-  llvm::sys::RemoveFileOnSignal(temporary);
+  cuda::recordUnfinishedFile(temporary);
   int error = writeAndClose(descriptor, bytes);
   if (!error && ::rename(temporary.c_str(), path.str().c_str()) != 0)
     error = errno;
   if (error)
     ::unlink(temporary.c_str());
-  llvm::sys::DontRemoveFileOnSignal(temporary);
+  cuda::forgetUnfinishedFile(temporary);
   if (error)
     return pathError(path, error);
   return llvm::Error::success();
