@@ -2,6 +2,8 @@
 
 #include "backend/child_processes.h"
 
+#include <llvm/Support/Path.h>
+
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -66,8 +68,9 @@ private:
 
 llvm::Error spawnError(int error, llvm::StringRef program) {
   return llvm::createStringError(std::error_code(error, std::generic_category()),
-                                 "cannot run '%s': %s", program.str().c_str(),
-                                 std::strerror(error));
+                                 "cannot run %s (%s): %s",
+                                 llvm::sys::path::filename(program).str().c_str(),
+                                 program.str().c_str(), std::strerror(error));
 }
 
 llvm::Expected<pid_t> spawn(llvm::StringRef program, llvm::ArrayRef<std::string> argv,
@@ -161,11 +164,9 @@ llvm::Expected<ChildExit> runChildProcess(llvm::StringRef program, llvm::ArrayRe
   if (!pid)
     return pid.takeError();
   ChildExit result;
-  if (!waitForExit(*pid, timeoutSeconds)) {
-    result.timedOut = true;
-    ::kill(-*pid, SIGKILL);
-  }
-  // The whole group goes: a tool's helpers must not outlive it.
+  result.timedOut = !waitForExit(*pid, timeoutSeconds);
+  // The whole group goes, timed out or not: a tool's helpers must not
+  // outlive it.
   ::kill(-*pid, SIGKILL);
   forget(*pid);
   int status = 0;

@@ -22,8 +22,7 @@ llvm::Expected<ToolOutput> runTool(llvm::StringRef program, llvm::ArrayRef<std::
   llvm::Expected<ChildExit> exit = runChildProcess(program, argv, scratch->file("stdout.txt"),
                                                    scratch->file("stderr.txt"), timeoutSeconds);
   if (!exit)
-    return llvm::createStringError("cannot run %s (%s): %s", toolName.c_str(),
-                                   program.str().c_str(), llvm::toString(exit.takeError()).c_str());
+    return exit.takeError();
 
   ToolOutput output;
   if (llvm::Expected<std::string> text = scratch->read("stdout.txt"))
