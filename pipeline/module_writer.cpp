@@ -81,7 +81,7 @@ llvm::Expected<std::string> writeExtensionModule(const ExtensionModuleInputs &in
   llvm::Expected<std::string> library = backend::linkSharedLibrary(objects);
   if (!library)
     return library.takeError();
-  if (llvm::Error error = writeOutputFile(finalPath, *library))
+  if (llvm::Error error = writeOutputFile(finalPath, *library, /*executable=*/true))
     return std::move(error);
   return finalPath.str().str();
 }

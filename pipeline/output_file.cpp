@@ -43,7 +43,7 @@ int writeAndClose(int descriptor, llvm::StringRef bytes) {
 
 } // namespace
 
-llvm::Error writeOutputFile(llvm::StringRef path, llvm::StringRef bytes) {
+llvm::Error writeOutputFile(llvm::StringRef path, llvm::StringRef bytes, bool executable) {
   llvm::sys::fs::file_status status;
   if (!llvm::sys::fs::status(path, status) &&
       status.type() != llvm::sys::fs::file_type::regular_file &&
@@ -58,7 +58,10 @@ llvm::Error writeOutputFile(llvm::StringRef path, llvm::StringRef bytes) {
   llvm::SmallString<256> model(path), temporary;
   model += ".tmp-%%%%%%";
   int descriptor = -1;
-  if (std::error_code error = llvm::sys::fs::createUniqueFile(model, descriptor, temporary))
+  unsigned mode = llvm::sys::fs::all_read | llvm::sys::fs::all_write |
+                  (executable ? llvm::sys::fs::all_exe : 0);
+  if (std::error_code error = llvm::sys::fs::createUniqueFile(model, descriptor, temporary,
+                                                              llvm::sys::fs::OF_None, mode))
     return pathError(path, error.value());
   // Interrupted, the build leaves no half-written file beside its outputs.
   cuda::recordUnfinishedFile(temporary);

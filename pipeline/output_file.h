@@ -15,7 +15,9 @@ namespace kiln::pipeline {
 
 /// Writes `bytes` to `path`: into a new file beside it, renamed over `path`
 /// once every byte is written. A path that exists and is not a regular file
-/// (/dev/null) is written in place, as replacing it would be wrong.
-llvm::Error writeOutputFile(llvm::StringRef path, llvm::StringRef bytes);
+/// (/dev/null) is written in place, as replacing it would be wrong. A new
+/// file gets permissions `executable` ? 0777 : 0666, less the umask, as a
+/// linker gives a shared library and a compiler any other output.
+llvm::Error writeOutputFile(llvm::StringRef path, llvm::StringRef bytes, bool executable = false);
 
 } // namespace kiln::pipeline
