@@ -4,6 +4,8 @@ Every test builds tiny modules for --arch 80 into a cache of its own, with
 the real `kiln` command, and inspects the cache with `kiln cache ...`.
 """
 
+import ctypes
+import functools
 import json
 import os
 import re
@@ -109,9 +111,38 @@ class CacheRig:
     def verify(self, *extra):
         return self.run("cache", "verify", *extra)
 
+    def plant_blob(self, data):
+        """Writes `data` into the cache as a blob under its own digest, as
+        anyone who can write the cache folder could."""
+        digest = blob_digest(data)
+        path = self.cache / "objects" / digest[:2] / digest[2:]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        return path
+
     def blob_files(self):
         objects = self.cache / "objects"
         return [p for p in objects.glob("*/*") if not p.name.startswith(".")]
+
+
+@functools.lru_cache(maxsize=None)
+def _llvm():
+    # LLVM exports BLAKE3 (llvm-c/blake3.h), the hash the cache names blobs
+    # by; Python's hashlib has no BLAKE3.
+    library = ctypes.CDLL("/usr/lib/llvm-19/lib/libLLVM.so.1")
+    library.llvm_blake3_hasher_update.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]
+    return library
+
+
+def blob_digest(data):
+    """The digest the cache names a blob of bytes `data` by (BLAKE3-256, hex)."""
+    llvm = _llvm()
+    hasher = ctypes.create_string_buffer(4096)  # larger than llvm_blake3_hasher
+    llvm.llvm_blake3_hasher_init(hasher)
+    llvm.llvm_blake3_hasher_update(hasher, data, len(data))
+    out = ctypes.create_string_buffer(32)
+    llvm.llvm_blake3_hasher_finalize(hasher, out, 32)
+    return out.raw.hex()
 
 
 def outputs(folder):

@@ -10,6 +10,7 @@ import shutil
 import signal
 import sqlite3
 import subprocess
+import tarfile
 import time
 
 import pytest
@@ -301,3 +302,26 @@ def test_concurrent_prune_and_builds_do_not_fail(rig):
         assert len(outputs(rig.root / f"o{i}")) == 2
     report = rig.verify()
     assert report.returncode == 0, report.stdout
+
+
+def test_a_deeply_nested_metadata_blob_is_a_damaged_entry(rig, tmp_path):
+    module = rig.write("kernels.py")
+    _, _, _, _, first = rig.build(module)
+    reference = outputs(first)
+    nested = b"kiln-cache-entry 1\n" + b"[" * 100_000 + b"]" * 100_000 + b"\n"
+    planted = rig.plant_blob(nested)
+    for path in index_files(rig):  # the index is rebuilt from the blobs, which parses each
+        path.unlink(missing_ok=True)
+
+    result, _, _, _, out = rig.build(module)
+    assert outputs(out) == reference
+    verified = rig.verify()
+    assert verified.returncode in (0, 1) and "Traceback" not in verified.stderr, verified.stderr
+    assert verified.returncode >= 0, f"kiln cache verify died of signal {-verified.returncode}"
+
+    archive = tmp_path / "nested.tar"
+    with tarfile.open(archive, "w") as tar:
+        tar.add(planted, arcname=str(planted.relative_to(rig.cache)))
+    imported = rig.run("cache", "import", archive)
+    assert imported.returncode == 1, f"import ended with {imported.returncode}: {imported.stderr}"
+    assert "nests deeper than 64 levels" in imported.stderr, imported.stderr
