@@ -217,12 +217,14 @@ llvm::Expected<ImportReport> importCache(Cache &cache, llvm::StringRef file,
   // Store through the normal write path, and publish all at once.
   ImportReport report;
   std::vector<CacheIndex::NewEntry> published;
+  std::set<HexDigest> counted;
   for (const EntryContents &contents : entries) {
     llvm::Expected<CacheIndex::NewEntry> entry = cache.writeBlobs(contents);
     if (!entry)
       return entry.takeError();
-    for (const auto &[role, bytes] : contents.blobs)
-      report.bytes += bytes.size();
+    for (const EntryBlob &blob : entry->metadata.blobs)
+      if (counted.insert(blob.digest).second)
+        report.bytes += blob.size;
     published.push_back(std::move(*entry));
   }
   if (llvm::Error error = cache.index().publishAll(published, [&]() -> llvm::Error {

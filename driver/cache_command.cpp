@@ -70,6 +70,7 @@ int stats(cache::Cache &store, const cache::CacheLocation &location, bool json) 
     }
     llvm::json::Object object{{"directory", store.directory()},
                               {"journal", mode},
+                              {"read_only", store.isReadOnly()},
                               {"entries", stats->entries},
                               {"bytes", stats->bytes},
                               {"max_size", location.maxSize},
@@ -83,7 +84,8 @@ int stats(cache::Cache &store, const cache::CacheLocation &location, bool json) 
     return 0;
   }
   llvm::raw_ostream &os = llvm::outs();
-  os << "cache " << store.directory() << " (SQLite index, " << mode << ")\n";
+  os << "cache " << store.directory() << " (SQLite index, " << mode
+     << (store.isReadOnly() ? "; read-only: builds use its entries but store none" : "") << ")\n";
   os << llvm::formatv("  entries        {0}\n", stats->entries);
   os << llvm::formatv("  size           {0} (limit {1})\n", cache::formatSize(stats->bytes),
                       cache::formatSize(location.maxSize));
@@ -143,6 +145,13 @@ int runCacheCommand(const CacheCommandOptions &options) {
   if (!opened)
     return fail(opened.takeError());
   cache::Cache &store = **opened;
+  bool writes = options.action == CacheAction::Prune || options.action == CacheAction::Clear ||
+                options.action == CacheAction::Import ||
+                (options.action == CacheAction::Verify && options.repair);
+  if (writes && store.isReadOnly())
+    return fail(llvm::createStringError(std::make_error_code(std::errc::read_only_file_system),
+                                        "the cache folder '" + store.directory() +
+                                            "' is read-only; this command changes it"));
 
   switch (options.action) {
   case CacheAction::Stats:
@@ -189,11 +198,17 @@ int runCacheCommand(const CacheCommandOptions &options) {
       return fail(report.takeError());
     for (const std::string &problem : report->problems)
       llvm::outs() << "problem: " << problem << '\n';
+    for (const std::string &leftover : report->leftovers)
+      llvm::outs() << "leftover: " << leftover << '\n';
     for (const std::string &repair : report->repairs)
       llvm::outs() << "repaired: " << repair << '\n';
-    llvm::outs() << llvm::formatv("{0} entries, {1} blobs, {2} problems{3}\n", report->entries,
-                                  report->blobs, report->problems.size(),
-                                  options.repair && !report->problems.empty() ? " (repaired)" : "");
+    bool repaired = options.repair && (report->problems.size() || report->leftovers.size());
+    llvm::outs() << llvm::formatv("{0} entries, {1} blobs, {2} problems, {3} leftovers{4}\n",
+                                  report->entries, report->blobs, report->problems.size(),
+                                  report->leftovers.size(), repaired ? " (repaired)" : "");
+    if (!options.repair && report->problems.empty() && !report->leftovers.empty())
+      llvm::outs() << "leftovers are harmless (what interrupted builds leave); "
+                      "`kiln cache verify --repair` deletes them\n";
     return report->problems.empty() || options.repair ? 0 : 1;
   }
   case CacheAction::Export: {

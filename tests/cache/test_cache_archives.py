@@ -1,12 +1,16 @@
 """`kiln cache export` / `import`, and malicious archives."""
 
+import contextlib
 import gzip
 import hashlib
 import io
 import json
+import sqlite3
 import tarfile
 
 import pytest
+
+from .conftest import blob_digest
 
 try:
     from blake3 import blake3  # noqa: F401
@@ -134,3 +138,29 @@ def test_decompression_bombs_are_rejected(rig, exported, tmp_path):
 def test_members_of_no_entry_are_rejected(rig, exported, tmp_path):
     members = {n: d for n, d in exported.items() if not d.startswith(b"kiln-cache-entry")}
     assert_rejected(rig, write_tar(tmp_path / "a.tar", members), "belongs to no entry")
+
+
+def test_a_blob_an_entry_lists_many_times_counts_once(rig, exported, tmp_path):
+    metadata_name, metadata = next(
+        (name, data) for name, data in exported.items() if data.startswith(b"kiln-cache-entry 1\n"))
+    entry = json.loads(metadata[len(b"kiln-cache-entry 1\n"):])
+    blob = entry["blobs"][0]
+    entry["blobs"] = [blob] * 2000
+    forged = b"kiln-cache-entry 1\n" + json.dumps(entry).encode() + b"\n"
+    digest = blob_digest(forged)
+    members = {name: data for name, data in exported.items() if name != metadata_name}
+    members[f"objects/{digest[:2]}/{digest[2:]}"] = forged
+    result = rig.run("cache", "import", write_tar(tmp_path / "many.tar", members), check=True)
+    assert "imported 6 entries" in result.stdout, result.stdout
+    # The import stores the metadata as Kiln writes it: measure what is on disk.
+    cache = tmp_path / "target"
+    with contextlib.closing(sqlite3.connect(cache / "index.sqlite")) as db:
+        (meta,) = db.execute("SELECT meta FROM entries WHERE key = ?", (entry["key"],)).fetchone()
+    meta_size = (cache / "objects" / meta[:2] / meta[2:]).stat().st_size
+    [row] = [e for e in rig.entries() if e["key"] == entry["key"]]
+    assert row["bytes"] == meta_size + blob["size"], (
+        f"the entry's size counts its blob {(row['bytes'] - meta_size) // max(blob['size'], 1)} times")
+    on_disk = sum(p.stat().st_size for p in (cache / "objects").glob("*/*"))
+    stats = rig.stats()
+    assert stats["bytes"] == on_disk, stats
+    assert sum(t["bytes"] for t in stats["targets"].values()) == on_disk, stats
