@@ -32,6 +32,7 @@
 #include "module/module_reader.h"
 
 #include <llvm/Support/JSON.h>
+#include <llvm/Support/Path.h>
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -113,10 +114,12 @@ void printText(const bundle::InspectedModule &module, llvm::StringRef path, llvm
          << (spec->getBoolean("block_entry").value_or(false) ? " (with block entry)" : "") << '\n';
       os << "    archs   cubins " << archList(spec->getArray("cubins"), false) << "; PTX "
          << archList(spec->getArray("ptx"), true) << '\n';
-      const llvm::json::Object *fatbin = spec->getObject("fatbin");
-      os << "    fatbin  " << fatbin->getInteger("size").value_or(0) << " bytes at payload offset "
-         << fatbin->getInteger("offset").value_or(0) << " (checksum "
-         << fatbin->getString("checksum").value_or("?") << ")\n";
+      if (const llvm::json::Object *fatbin = spec->getObject("fatbin"))
+        os << "    fatbin  " << fatbin->getInteger("size").value_or(0)
+           << " bytes at payload offset " << fatbin->getInteger("offset").value_or(0)
+           << " (checksum " << fatbin->getString("checksum").value_or("?") << ")\n";
+      else
+        os << "    fatbin  none (the CPU engine only)\n";
       os << "    memory  " << spec->getInteger("static_shared_bytes").value_or(0)
          << " bytes static shared, " << spec->getInteger("local_bytes").value_or(0)
          << " bytes local\n";
@@ -184,7 +187,8 @@ int runInspect(const InspectOptions &options) {
     llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(bytes.takeError()) << '\n';
     return 1;
   }
-  llvm::Expected<bundle::InspectedModule> module = bundle::readModule(*bytes);
+  llvm::Expected<bundle::InspectedModule> module =
+      bundle::readModule(*bytes, llvm::sys::path::filename(options.path));
   if (!module) {
     llvm::WithColor::error(llvm::errs(), "kiln")
         << "'" << options.path << "': " << llvm::toString(module.takeError()) << '\n';

@@ -401,7 +401,8 @@ std::optional<ImageFacts> findImage(std::string_view file, uint64_t manifestChec
   return std::nullopt;
 }
 
-ModuleCheck checkModuleFile(std::string_view file, std::string_view &bundle) {
+ModuleCheck checkModuleFile(std::string_view file, std::string_view &bundle,
+                            std::string_view fileName) {
   size_t magicAt = file.find(std::string_view(KILN_BUNDLE_MAGIC, 8));
   if (magicAt == std::string_view::npos)
     return damaged("no Kiln bundle in this file (is it a module built by `kiln build --module`?)");
@@ -423,7 +424,18 @@ ModuleCheck checkModuleFile(std::string_view file, std::string_view &bundle) {
                         problem))
     return damaged(problem);
   bundle = file.substr(section.fileOffset, section.size);
-  return checkModule(*image, bundle);
+  ModuleCheck check = checkModule(*image, bundle);
+  if (check.sound() && !fileName.empty()) {
+    std::string_view imported = fileName.substr(0, fileName.find('.'));
+    std::string_view described = check.moduleName;
+    described = described.substr(described.rfind('.') + 1);
+    if (described != imported) {
+      check.verdict = ModuleVerdict::Damaged;
+      check.problem = "its manifest describes module '" + check.moduleName + "', but its file is " +
+                      "imported as '" + std::string(imported) + "'";
+    }
+  }
+  return check;
 }
 
 } // namespace kiln::bundle

@@ -67,6 +67,9 @@ FORGERIES = {
         lambda d: _edited_manifest(d, lambda m: m["specializations"][0]["fatbin"].update(offset=-16)),
         "has a malformed manifest entry"),
     "a manifest nested thousands deep": (_deeply_nested, "nests deeper than 32 levels"),
+    "a manifest of another module": (
+        lambda d: _edited_manifest(d, lambda m: m.update(module="other")),
+        "its manifest describes module 'other'"),
     "a constant without a value": (
         lambda d: _edited_manifest(d, lambda m: m.update(constants=[{"name": "N"}])),
         "its manifest has a malformed constant"),
@@ -116,3 +119,23 @@ def test_a_module_cut_inside_its_section_headers_is_refused_by_inspect_and_impor
     inspected = kiln("inspect", cut)
     assert inspected.returncode == 1, "kiln inspect passed a file cut inside its section headers"
     assert "its section headers end at byte" in inspected.stderr
+
+
+def test_a_specialization_without_a_fat_binary_runs_on_the_cpu_and_inspects(
+        module_file, tmp_path, package_dir, kiln):
+    folder = tmp_path / "cpu_only"
+    folder.mkdir()
+    cpu_only = folder / module_file.name
+    cpu_only.write_bytes(_edited_manifest(
+        module_file.read_bytes(), lambda m: m["specializations"][0].pop("fatbin")))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(folder), str(package_dir)]),
+               KILN_TARGET="cpu")
+    ran = subprocess.run([sys.executable, "-c", (
+        "import numpy as np, vector_add\n"
+        "x = np.arange(64, dtype=np.float32); out = np.zeros_like(x)\n"
+        "vector_add.add_kernel[2, 32](x, x, out); assert (out == 2 * x).all()")],
+        capture_output=True, text=True, env=env, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    inspected = kiln("inspect", cpu_only)
+    assert inspected.returncode == 0, f"kiln inspect ended with {inspected.returncode}: {inspected.stderr}"
+    assert "fatbin  none (the CPU engine only)" in inspected.stdout
