@@ -149,9 +149,6 @@ std::string archText(const std::set<unsigned> &archs, bool ptx) {
 /// Fills `module` from the module file `bytes`, checked as the runtime
 /// checks a module before it imports it (module/module_check.h).
 void readModuleFile(llvm::StringRef bytes, AuditedModule &module) {
-  // "outer.conda!pkg.tar.zst!lib/demo/kernels.so": the file's own name.
-  llvm::StringRef fileName = llvm::StringRef(module.location).rsplit('!').second;
-  fileName = llvm::sys::path::filename(fileName.empty() ? module.location : fileName);
   size_t magicAt = bytes.find(llvm::StringRef(KILN_BUNDLE_MAGIC, 8));
   if (magicAt != llvm::StringRef::npos && bytes.size() - magicAt >= sizeof(KilnBundleHeader)) {
     KilnBundleHeader header;
@@ -159,7 +156,7 @@ void readModuleFile(llvm::StringRef bytes, AuditedModule &module) {
     module.bundleFormat = header.formatVersion;
   }
   std::string_view checkedBundle;
-  bundle::ModuleCheck check = bundle::checkModuleFile(bytes, checkedBundle, fileName);
+  bundle::ModuleCheck check = bundle::checkModuleFile(bytes, checkedBundle);
   module.module = check.moduleName;
   module.kilnVersion = check.kilnVersion;
   module.manifestFormat = check.manifestFormat;
@@ -175,7 +172,7 @@ void readModuleFile(llvm::StringRef bytes, AuditedModule &module) {
     module.problem = check.problem;
     return;
   }
-  llvm::Expected<bundle::InspectedModule> read = bundle::readModule(bytes, fileName);
+  llvm::Expected<bundle::InspectedModule> read = bundle::readModule(bytes);
   if (!read) {
     module.status = ModuleStatus::Damaged;
     module.problem = llvm::toString(read.takeError());

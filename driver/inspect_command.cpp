@@ -32,7 +32,6 @@
 #include "module/module_reader.h"
 
 #include <llvm/Support/JSON.h>
-#include <llvm/Support/Path.h>
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -187,8 +186,7 @@ int runInspect(const InspectOptions &options) {
     llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(bytes.takeError()) << '\n';
     return 1;
   }
-  llvm::Expected<bundle::InspectedModule> module =
-      bundle::readModule(*bytes, llvm::sys::path::filename(options.path));
+  llvm::Expected<bundle::InspectedModule> module = bundle::readModule(*bytes);
   if (!module) {
     llvm::WithColor::error(llvm::errs(), "kiln")
         << "'" << options.path << "': " << llvm::toString(module.takeError()) << '\n';

@@ -83,8 +83,11 @@ bool DescriptorByteSource::read(uint64_t offset, void *buffer, uint64_t count,
   return true;
 }
 
-bool locateElfSection(const ByteSource &file, const char *name, const char *contents,
-                      uint64_t expectedSize, SectionLocation &section, std::string &problem) {
+namespace {
+
+/// Reads the section headers of `file` and the names table they point at.
+bool readSectionHeaders(const ByteSource &file, std::vector<SectionHeader> &sections,
+                        std::string &names, std::string &problem) {
   const uint64_t fileSize = file.size();
   Header header;
   if (fileSize < sizeof header) {
@@ -132,7 +135,7 @@ bool locateElfSection(const ByteSource &file, const char *name, const char *cont
     problem = truncated("section headers end", end, fileSize);
     return false;
   }
-  std::vector<SectionHeader> sections(count);
+  sections.resize(count);
   if (!file.read(header.e_shoff, sections.data(), count * sizeof(SectionHeader), problem))
     return false;
 
@@ -145,10 +148,22 @@ bool locateElfSection(const ByteSource &file, const char *name, const char *cont
     problem = truncated("section names end", end, fileSize);
     return false;
   }
-  std::string names(namesSection.sh_size, '\0');
+  names.assign(namesSection.sh_size, '\0');
   if (!file.read(namesSection.sh_offset, names.data(), names.size(), problem))
     return false;
+  return true;
+}
 
+} // namespace
+
+bool locateElfSection(const ByteSource &file, const char *name, const char *contents,
+                      uint64_t expectedSize, SectionLocation &section, std::string &problem) {
+  std::vector<SectionHeader> sections;
+  std::string names;
+  if (!readSectionHeaders(file, sections, names, problem))
+    return false;
+  const uint64_t fileSize = file.size();
+  uint64_t end;
   const SectionHeader *found = nullptr;
   const size_t nameSize = std::strlen(name);
   for (const SectionHeader &candidate : sections)
@@ -183,6 +198,45 @@ bool locateElfSection(const ByteSource &file, const char *name, const char *cont
   section.fileOffset = found->sh_offset;
   section.size = found->sh_size;
   return true;
+}
+
+bool findExportedSymbol(const ByteSource &file, std::string_view prefix, std::string &symbol,
+                        std::string &problem) {
+  std::vector<SectionHeader> sections;
+  std::string names;
+  if (!readSectionHeaders(file, sections, names, problem))
+    return false;
+  const uint64_t fileSize = file.size();
+  uint64_t end;
+  for (const SectionHeader &table : sections) {
+    if (table.sh_type != SHT_DYNSYM || table.sh_link >= sections.size() ||
+        table.sh_entsize != sizeof(ElfW(Sym)))
+      continue;
+    const SectionHeader &stringsSection = sections[table.sh_link];
+    if (!inFile(table.sh_offset, table.sh_size, fileSize, end) ||
+        !inFile(stringsSection.sh_offset, stringsSection.sh_size, fileSize, end)) {
+      problem = truncated("dynamic symbols end", end, fileSize);
+      return false;
+    }
+    std::vector<ElfW(Sym)> symbols(table.sh_size / sizeof(ElfW(Sym)));
+    std::string strings(stringsSection.sh_size, '\0');
+    if (!file.read(table.sh_offset, symbols.data(), symbols.size() * sizeof(ElfW(Sym)), problem) ||
+        !file.read(stringsSection.sh_offset, strings.data(), strings.size(), problem))
+      return false;
+    for (const ElfW(Sym) & candidate : symbols) {
+      if (candidate.st_shndx == SHN_UNDEF || candidate.st_name >= strings.size())
+        continue;
+      std::string_view name(
+          strings.data() + candidate.st_name,
+          strnlen(strings.data() + candidate.st_name, strings.size() - candidate.st_name));
+      if (name.substr(0, prefix.size()) == prefix) {
+        symbol = name;
+        return true;
+      }
+    }
+  }
+  problem = "its file exports no " + std::string(prefix) + "... symbol";
+  return false;
 }
 
 } // namespace kiln::bundle

@@ -66,4 +66,10 @@ struct SectionLocation {
 bool locateElfSection(const ByteSource &file, const char *name, const char *contents,
                       uint64_t expectedSize, SectionLocation &section, std::string &problem);
 
+/// Finds a symbol of the dynamic symbol table of the ELF file `file`,
+/// defined in it, whose name starts with `prefix` (the first one). On
+/// failure returns false and sets `problem`.
+bool findExportedSymbol(const ByteSource &file, std::string_view prefix, std::string &symbol,
+                        std::string &problem);
+
 } // namespace kiln::bundle

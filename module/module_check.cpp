@@ -401,8 +401,7 @@ std::optional<ImageFacts> findImage(std::string_view file, uint64_t manifestChec
   return std::nullopt;
 }
 
-ModuleCheck checkModuleFile(std::string_view file, std::string_view &bundle,
-                            std::string_view fileName) {
+ModuleCheck checkModuleFile(std::string_view file, std::string_view &bundle) {
   size_t magicAt = file.find(std::string_view(KILN_BUNDLE_MAGIC, 8));
   if (magicAt == std::string_view::npos)
     return damaged("no Kiln bundle in this file (is it a module built by `kiln build --module`?)");
@@ -425,14 +424,15 @@ ModuleCheck checkModuleFile(std::string_view file, std::string_view &bundle,
     return damaged(problem);
   bundle = file.substr(section.fileOffset, section.size);
   ModuleCheck check = checkModule(*image, bundle);
-  if (check.sound() && !fileName.empty()) {
-    std::string_view imported = fileName.substr(0, fileName.find('.'));
+  std::string init;
+  if (check.sound() && findExportedSymbol(source, "PyInit_", init, problem)) {
+    std::string_view made = std::string_view(init).substr(std::strlen("PyInit_"));
     std::string_view described = check.moduleName;
     described = described.substr(described.rfind('.') + 1);
-    if (described != imported) {
+    if (described != made) {
       check.verdict = ModuleVerdict::Damaged;
-      check.problem = "its manifest describes module '" + check.moduleName + "', but its file is " +
-                      "imported as '" + std::string(imported) + "'";
+      check.problem = "its manifest describes module '" + check.moduleName +
+                      "', but its code makes '" + std::string(made) + "'";
     }
   }
   return check;

@@ -71,11 +71,9 @@ std::optional<ImageFacts> findImage(std::string_view file, uint64_t manifestChec
 
 /// Finds the bundle of a module's file the way the runtime does (through
 /// its section headers, of the size its image gives) and checks it. On
-/// success `bundle` is the section's bytes. `fileName`, when given, is the
-/// file's name ("kernels.cpython-312-x86_64-linux-gnu.so"): Python imports
-/// the module its name starts with, so the manifest must describe that one
-/// (the runtime compares the image's name instead).
-ModuleCheck checkModuleFile(std::string_view file, std::string_view &bundle,
-                            std::string_view fileName = {});
+/// success `bundle` is the section's bytes. The manifest must describe the
+/// module the file's PyInit_ function makes (the runtime compares the
+/// image's name instead).
+ModuleCheck checkModuleFile(std::string_view file, std::string_view &bundle);
 
 } // namespace kiln::bundle

@@ -22,9 +22,9 @@ std::string describeSpecialization(const llvm::json::Object &spec) {
   return text + ")";
 }
 
-llvm::Expected<InspectedModule> readModule(llvm::StringRef file, llvm::StringRef fileName) {
+llvm::Expected<InspectedModule> readModule(llvm::StringRef file) {
   std::string_view checkedBundle;
-  ModuleCheck check = checkModuleFile(file, checkedBundle, fileName);
+  ModuleCheck check = checkModuleFile(file, checkedBundle);
   if (check.verdict == ModuleVerdict::Incompatible)
     return problem("it was built by an incompatible Kiln: " + check.problem);
   if (!check.sound())

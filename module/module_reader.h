@@ -33,10 +33,9 @@ struct InspectedModule {
   std::vector<KernelGroup> kernels;
 };
 
-/// Checks the module file `file` (its bytes; `fileName` its name, when
-/// known) and reads its manifest. Errors say what is damaged or
-/// incompatible.
-llvm::Expected<InspectedModule> readModule(llvm::StringRef file, llvm::StringRef fileName = {});
+/// Checks the module file `file` (its bytes) and reads its manifest. Errors
+/// say what is damaged or incompatible.
+llvm::Expected<InspectedModule> readModule(llvm::StringRef file);
 
 /// "add (array(float32, 1d, C), int64)": a specialization, for messages.
 std::string describeSpecialization(const llvm::json::Object &spec);

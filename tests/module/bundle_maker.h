@@ -29,36 +29,36 @@ inline std::string manifestWithFatbin(const std::string &fatbin) {
     "fatbin": {"offset": 0, "size": )json" +
          std::to_string(fatbin.size()) + R"json(, "checksum": ")json" +
          checksumText(kilnChecksum(fatbin.data(), fatbin.size())) + R"json("}}]})json";
-  }
+}
 
-  inline std::string makeBundle(const std::string &manifest, const std::string &payload) {
-    KilnBundleHeader header{};
-    std::memcpy(header.magic, KILN_BUNDLE_MAGIC, sizeof header.magic);
-    header.formatVersion = KILN_MODULE_FORMAT_VERSION;
-    header.headerSize = sizeof header;
-    header.manifestOffset = sizeof header;
-    header.manifestSize = manifest.size();
-    header.manifestChecksum = kilnChecksum(manifest.data(), manifest.size());
-    header.payloadOffset = (sizeof header + manifest.size() + 15) / 16 * 16;
-    header.payloadSize = payload.size();
-    std::string bundle(header.payloadOffset + payload.size(), '\0');
-    std::memcpy(bundle.data(), &header, sizeof header);
-    std::memcpy(bundle.data() + sizeof header, manifest.data(), manifest.size());
-    std::memcpy(bundle.data() + header.payloadOffset, payload.data(), payload.size());
-    return bundle;
-  }
+inline std::string makeBundle(const std::string &manifest, const std::string &payload) {
+  KilnBundleHeader header{};
+  std::memcpy(header.magic, KILN_BUNDLE_MAGIC, sizeof header.magic);
+  header.formatVersion = KILN_MODULE_FORMAT_VERSION;
+  header.headerSize = sizeof header;
+  header.manifestOffset = sizeof header;
+  header.manifestSize = manifest.size();
+  header.manifestChecksum = kilnChecksum(manifest.data(), manifest.size());
+  header.payloadOffset = (sizeof header + manifest.size() + 15) / 16 * 16;
+  header.payloadSize = payload.size();
+  std::string bundle(header.payloadOffset + payload.size(), '\0');
+  std::memcpy(bundle.data(), &header, sizeof header);
+  std::memcpy(bundle.data() + sizeof header, manifest.data(), manifest.size());
+  std::memcpy(bundle.data() + header.payloadOffset, payload.data(), payload.size());
+  return bundle;
+}
 
-  inline ImageFacts factsOf(const std::string &bundle, uint32_t specializations = 1) {
-    KilnBundleHeader header;
-    std::memcpy(&header, bundle.data(), sizeof header);
-    ImageFacts facts;
-    facts.formatVersion = KILN_MODULE_FORMAT_VERSION;
-    facts.cpuAbiVersion = KILN_CPU_ABI_VERSION;
-    facts.specializationCount = specializations;
-    facts.bundleSize = bundle.size();
-    facts.manifestChecksum = header.manifestChecksum;
-    facts.moduleName = "demo";
-    return facts;
-  }
+inline ImageFacts factsOf(const std::string &bundle, uint32_t specializations = 1) {
+  KilnBundleHeader header;
+  std::memcpy(&header, bundle.data(), sizeof header);
+  ImageFacts facts;
+  facts.formatVersion = KILN_MODULE_FORMAT_VERSION;
+  facts.cpuAbiVersion = KILN_CPU_ABI_VERSION;
+  facts.specializationCount = specializations;
+  facts.bundleSize = bundle.size();
+  facts.manifestChecksum = header.manifestChecksum;
+  facts.moduleName = "demo";
+  return facts;
+}
 
 } // namespace kiln::bundle::testing
