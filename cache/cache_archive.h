@@ -6,21 +6,36 @@
 //
 //   objects/ab/cdef0123...
 //
+// and beside them the archive's manifest (cache/archive_manifest.h), which
+// lists every entry's key and blob digests, and its signature by the
+// exporter's key (cache/signature.h):
+//
+//   manifest
+//   manifest.sig
+//
 // Import trusts nothing in the archive. It reads it all first, and rejects
 // the whole archive, importing nothing, if any member is not a regular file
 // at such a path (absolute paths, `..`, links, devices, other names), comes
 // twice, is larger than allowed, does not hash to its name, belongs to no
 // entry, or if the archive expands to more than the cache may hold or far
-// more than its compressed size (a decompression bomb). Only then does it
-// store the entries through the normal write path, and publish them in one
-// transaction.
+// more than its compressed size (a decompression bomb). Digests prove only
+// that a blob matches its name; what proves that an entry is the compiler's
+// output for its key is the signature: unless told to skip it, import also
+// rejects an archive that is unsigned, signed by a key it does not trust,
+// whose signature does not match its manifest, or whose blobs are not
+// exactly those the manifest lists. Only then does it store the entries
+// through the normal write path, and publish them in one transaction.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "cache/cache.h"
+#include "cache/signature.h"
 
 #include <llvm/Support/Error.h>
+
+#include <optional>
+#include <vector>
 
 namespace kiln::cache {
 
@@ -30,9 +45,14 @@ struct ExportReport {
   uint64_t bytes = 0;
   /// Entries left out because their blobs were missing or damaged.
   uint64_t skipped = 0;
+  /// The key that signed the manifest; none for an unsigned archive.
+  std::optional<PublicKey> signer;
 };
 
-llvm::Expected<ExportReport> exportCache(Cache &cache, llvm::StringRef file);
+/// Writes every intact entry to `file`, its manifest signed by `signer`, or
+/// unsigned without one.
+llvm::Expected<ExportReport> exportCache(Cache &cache, llvm::StringRef file,
+                                         const SigningKey *signer);
 
 struct ImportLimits {
   /// The most a member may hold.
@@ -45,12 +65,25 @@ struct ImportLimits {
   uint64_t maxRatio = 200;
 };
 
+/// Whose archives import accepts.
+struct ImportTrust {
+  std::vector<PublicKey> trusted;
+  /// Where `trusted` came from, for messages: a trusted-keys file.
+  std::string source;
+  /// Accept the archive whoever made it, without checking its signature or
+  /// manifest; every other check stays.
+  bool skipSignature = false;
+};
+
 struct ImportReport {
   uint64_t entries = 0;
   uint64_t bytes = 0;
+  /// The trusted key that signed the archive; none when the check was
+  /// skipped.
+  std::optional<PublicKey> signer;
 };
 
 llvm::Expected<ImportReport> importCache(Cache &cache, llvm::StringRef file,
-                                         const ImportLimits &limits);
+                                         const ImportLimits &limits, const ImportTrust &trust);
 
 } // namespace kiln::cache

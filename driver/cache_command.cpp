@@ -15,6 +15,9 @@
 #include "cache/cache.h"
 #include "cache/cache_archive.h"
 #include "cache/cache_verify.h"
+#include "cache/key_location.h"
+#include "cache/signing_keys.h"
+#include "cache/trusted_keys.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/FormatVariadic.h>
@@ -140,6 +143,32 @@ int runCacheCommand(const CacheCommandOptions &options) {
   auto warn = [](llvm::StringRef message) {
     llvm::WithColor::warning(llvm::errs(), "kiln") << message << '\n';
   };
+  // The signing key, or the trusted keys, before the cache is opened, so
+  // that a mistake there leaves the cache untouched.
+  std::optional<cache::SigningKey> signer;
+  cache::ImportTrust trust;
+  if (options.action == CacheAction::Export || options.action == CacheAction::Import) {
+    llvm::Expected<cache::KeyLocation> keys =
+        cache::resolveKeyLocation(cache::KeyEnvironment::fromProcess(), options.trustedKeys);
+    if (!keys)
+      return fail(keys.takeError());
+    if (options.action == CacheAction::Export && !options.unsignedExport) {
+      llvm::Expected<cache::SigningKey> key = cache::chooseSigningKey(
+          options.signWith ? options.signWith : keys->signingKey, keys->keysDirectory);
+      if (!key)
+        return fail(key.takeError());
+      signer = std::move(*key);
+    }
+    trust.skipSignature = options.skipSignature;
+    trust.source = keys->trustedKeysFile;
+    if (options.action == CacheAction::Import && !trust.skipSignature) {
+      llvm::Expected<std::vector<cache::PublicKey>> trusted =
+          cache::readTrustedKeys(keys->trustedKeysFile, keys->trustedKeysNamed);
+      if (!trusted)
+        return fail(trusted.takeError());
+      trust.trusted = std::move(*trusted);
+    }
+  }
   llvm::Expected<std::unique_ptr<cache::Cache>> opened =
       cache::Cache::open({location->directory, location->maxSize}, warn);
   if (!opened)
@@ -212,11 +241,17 @@ int runCacheCommand(const CacheCommandOptions &options) {
     return report->problems.empty() || options.repair ? 0 : 1;
   }
   case CacheAction::Export: {
-    llvm::Expected<cache::ExportReport> report = cache::exportCache(store, options.file);
+    llvm::Expected<cache::ExportReport> report =
+        cache::exportCache(store, options.file, signer ? &*signer : nullptr);
     if (!report)
       return fail(report.takeError());
-    llvm::outs() << llvm::formatv("exported {0} entries ({1} blobs, {2}) to {3}\n", report->entries,
-                                  report->blobs, cache::formatSize(report->bytes), options.file);
+    llvm::outs() << llvm::formatv(
+        "exported {0} entries ({1} blobs, {2}) to {3}, {4}\n", report->entries, report->blobs,
+        cache::formatSize(report->bytes), options.file,
+        report->signer ? "signed by " + report->signer->describe() : std::string("unsigned"));
+    if (!report->signer)
+      warn("the archive is unsigned: `kiln cache import` accepts it only with "
+           "--insecure-skip-signature");
     if (report->skipped)
       llvm::WithColor::warning(llvm::errs(), "kiln")
           << report->skipped << " damaged entries left out; run `kiln cache verify --repair`\n";
@@ -226,11 +261,18 @@ int runCacheCommand(const CacheCommandOptions &options) {
     cache::ImportLimits limits;
     limits.maxTotalBytes = location->maxSize;
     limits.maxMemberBytes = std::min(limits.maxMemberBytes, location->maxSize);
-    llvm::Expected<cache::ImportReport> report = cache::importCache(store, options.file, limits);
+    llvm::Expected<cache::ImportReport> report =
+        cache::importCache(store, options.file, limits, trust);
     if (!report)
       return fail(report.takeError());
-    llvm::outs() << llvm::formatv("imported {0} entries ({1}) from {2}\n", report->entries,
-                                  cache::formatSize(report->bytes), options.file);
+    llvm::outs() << llvm::formatv("imported {0} entries ({1}) from {2}, {3}\n", report->entries,
+                                  cache::formatSize(report->bytes), options.file,
+                                  report->signer ? "signed by " + report->signer->describe()
+                                                 : std::string("signature not checked"));
+    if (!report->signer)
+      warn("imported '" + options.file +
+           "' without checking who made it (--insecure-skip-signature): builds will use its "
+           "entries as if Kiln had compiled them here");
     return 0;
   }
   }
