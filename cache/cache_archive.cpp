@@ -38,6 +38,54 @@ std::string digestOfPath(llvm::StringRef path) {
   return isHexDigest(digest) ? digest : std::string();
 }
 
+struct SignedManifest {
+  PublicKey signer;
+  std::vector<ManifestEntry> entries;
+};
+
+/// The archive's manifest and the trusted key that signed it, if the
+/// archive's blobs (`members`) are exactly those the manifest lists; else
+/// why not.
+llvm::Expected<SignedManifest>
+checkSignedManifest(const ImportTrust &trust, const std::optional<std::string> &manifestText,
+                    const std::optional<std::string> &signatureText,
+                    const std::map<HexDigest, std::string> &members) {
+  if (!signatureText)
+    return failure("it is not signed, so nothing shows who made its entries (export with a "
+                   "signing key, see `kiln cache key generate`; or accept it anyway with "
+                   "--insecure-skip-signature)");
+  if (!manifestText)
+    return failure("it has a signature but no manifest");
+  llvm::Expected<Signature> signature = Signature::parse(*signatureText);
+  if (!signature)
+    return failure("its signature is malformed: " + llvm::toString(signature.takeError()));
+  llvm::Expected<PublicKey> signer =
+      checkSignature(trust.trusted, kManifestPurpose, *manifestText, *signature);
+  if (!signer) {
+    bool known = llvm::any_of(trust.trusted,
+                              [&](const PublicKey &key) { return key.sameKey(signature->signer); });
+    return failure(
+        llvm::toString(signer.takeError()) +
+        (known ? "" : " ('" + trust.source + "'; trust the signer with `kiln cache key trust`)"));
+  }
+  llvm::Expected<std::vector<ManifestEntry>> entries = parseManifest(*manifestText);
+  if (!entries)
+    return failure("its signed manifest is malformed: " + llvm::toString(entries.takeError()));
+  std::set<HexDigest> listed;
+  for (const ManifestEntry &entry : *entries) {
+    listed.insert(entry.metadata);
+    listed.insert(entry.blobs.begin(), entry.blobs.end());
+  }
+  for (const auto &[digest, bytes] : members)
+    if (!listed.count(digest))
+      return failure("blob " + digest.substr(0, 16) + " is not in the signed manifest");
+  for (const HexDigest &digest : listed)
+    if (!members.count(digest))
+      return failure("blob " + digest.substr(0, 16) +
+                     ", which the signed manifest lists, is missing");
+  return SignedManifest{std::move(*signer), std::move(*entries)};
+}
+
 } // namespace
 
 llvm::Expected<ExportReport> exportCache(Cache &cache, llvm::StringRef file,
@@ -233,45 +281,16 @@ llvm::Expected<ImportReport> importCache(Cache &cache, llvm::StringRef file,
   // Who made the entries, before anything in them is believed.
   ImportReport report;
   std::map<HexDigest, const ManifestEntry *> listedByMetadata;
-  std::vector<ManifestEntry> manifest;
+  std::optional<SignedManifest> signedManifest;
   if (!trust.skipSignature) {
-    if (!signatureText)
-      return reject("it is not signed, so nothing shows who made its entries (export with a "
-                    "signing key, see `kiln cache key generate`; or accept it anyway with "
-                    "--insecure-skip-signature)");
-    if (!manifestText)
-      return reject("it has a signature but no manifest");
-    llvm::Expected<Signature> signature = Signature::parse(*signatureText);
-    if (!signature)
-      return reject("its signature is malformed: " + llvm::toString(signature.takeError()));
-    llvm::Expected<PublicKey> signer =
-        checkSignature(trust.trusted, kManifestPurpose, *manifestText, *signature);
-    if (!signer) {
-      std::string why = llvm::toString(signer.takeError());
-      if (!llvm::any_of(trust.trusted,
-                        [&](const PublicKey &key) { return key.sameKey(signature->signer); }))
-        why += " ('" + trust.source + "'; trust the signer with `kiln cache key trust`)";
-      return reject(why);
-    }
-    llvm::Expected<std::vector<ManifestEntry>> parsed = parseManifest(*manifestText);
-    if (!parsed)
-      return reject("its signed manifest is malformed: " + llvm::toString(parsed.takeError()));
-    manifest = std::move(*parsed);
-    std::set<HexDigest> listed;
-    for (const ManifestEntry &entry : manifest) {
+    llvm::Expected<SignedManifest> checked =
+        checkSignedManifest(trust, manifestText, signatureText, members);
+    if (!checked)
+      return reject(llvm::toString(checked.takeError()));
+    signedManifest = std::move(*checked);
+    for (const ManifestEntry &entry : signedManifest->entries)
       listedByMetadata[entry.metadata] = &entry;
-      listed.insert(entry.metadata);
-      listed.insert(entry.blobs.begin(), entry.blobs.end());
-    }
-    for (const auto &[digest, bytes] : members)
-      if (!listed.count(digest))
-        return reject("blob " + digest.substr(0, 16) + " is not in the signed manifest");
-    for (const HexDigest &digest : listed)
-      if (!members.count(digest))
-        return reject("blob " + digest.substr(0, 16) +
-                      ", which the signed manifest lists, is "
-                      "missing");
-    report.signer = std::move(*signer);
+    report.signer = signedManifest->signer;
   }
 
   // Entries: every metadata blob, complete; every member part of one.
