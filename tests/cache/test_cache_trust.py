@@ -5,6 +5,7 @@ import json
 import os
 import re
 import stat
+import subprocess
 
 import pytest
 
@@ -137,6 +138,26 @@ def test_trust_and_untrust_edit_the_trusted_keys_file_keeping_comments(rig, tmp_
     assert trusted.read_text() == "# keys of our CI\n", "untrust left the key or lost the comment"
     result = rig.run("cache", "key", "untrust", "ci", "--trusted-keys", trusted)
     assert result.returncode == 1 and "trusts no key named 'ci'" in result.stderr
+
+
+def test_trust_reads_key_lines_from_standard_input(rig):
+    line = rig.make_key("ci", trust=False)
+    result = subprocess.run(rig.command("cache", "key", "trust", "-"), input=line + "\n",
+                            capture_output=True, text=True, env=rig.env, timeout=60)
+    assert result.returncode == 0 and "trusted 'ci'" in result.stdout, result.stderr
+    assert (rig.config / "trusted-keys").read_text() == line + "\n"
+
+
+def test_a_key_file_given_by_the_environment_signs_exports(rig, tmp_path):
+    rig.build(rig.write("kernels.py"))
+    key = tmp_path / "secret" / "ci.key"
+    result = rig.run("cache", "key", "generate", "--name", "ci", "--file", key, check=True)
+    line = result.stdout.strip().splitlines()[-1]
+    assert not (rig.config / "keys").exists(), "--file also wrote into the keys folder"
+    assert rig.run("cache", "key", "export-public", key, check=True).stdout.strip() == line
+    env = dict(rig.env, KILN_SIGNING_KEY=str(key))
+    result = rig.run("cache", "export", tmp_path / "a.tar", env=env)
+    assert result.returncode == 0 and "signed by 'ci'" in result.stdout, result.stderr
 
 
 def test_trust_refuses_another_key_under_a_trusted_name(rig, tmp_path):
