@@ -177,8 +177,8 @@ llvm::Expected<ExportReport> exportCache(Cache &cache, llvm::StringRef file,
   return report;
 }
 
-llvm::Expected<ImportReport> importCache(Cache &cache, llvm::StringRef file,
-                                         const ImportLimits &limits, const ImportTrust &trust) {
+llvm::Expected<CheckedArchive> readArchive(llvm::StringRef file, const ImportLimits &limits,
+                                           const ImportTrust &trust) {
   archive *reader = archive_read_new();
   auto release = llvm::make_scope_exit([&] { archive_read_free(reader); });
   archive_read_support_filter_all(reader);
@@ -279,22 +279,22 @@ llvm::Expected<ImportReport> importCache(Cache &cache, llvm::StringRef file,
   }
 
   // Who made the entries, before anything in them is believed.
-  ImportReport report;
+  CheckedArchive checked;
   std::map<HexDigest, const ManifestEntry *> listedByMetadata;
   std::optional<SignedManifest> signedManifest;
   if (!trust.skipSignature) {
-    llvm::Expected<SignedManifest> checked =
+    llvm::Expected<SignedManifest> manifest =
         checkSignedManifest(trust, manifestText, signatureText, members);
-    if (!checked)
-      return reject(llvm::toString(checked.takeError()));
-    signedManifest = std::move(*checked);
+    if (!manifest)
+      return reject(llvm::toString(manifest.takeError()));
+    signedManifest = std::move(*manifest);
     for (const ManifestEntry &entry : signedManifest->entries)
       listedByMetadata[entry.metadata] = &entry;
-    report.signer = signedManifest->signer;
+    checked.signer = signedManifest->signer;
   }
 
   // Entries: every metadata blob, complete; every member part of one.
-  std::vector<EntryContents> entries;
+  std::vector<EntryContents> &entries = checked.entries;
   std::set<HexDigest> claimed;
   for (const auto &[digest, bytes] : members) {
     if (!looksLikeMetadata(bytes))
@@ -302,7 +302,7 @@ llvm::Expected<ImportReport> importCache(Cache &cache, llvm::StringRef file,
     llvm::Expected<EntryMetadata> metadata = parseMetadata(bytes);
     if (!metadata)
       return reject("blob " + digest.substr(0, 16) + ": " + llvm::toString(metadata.takeError()));
-    if (report.signer) {
+    if (checked.signer) {
       auto listed = listedByMetadata.find(digest);
       std::vector<HexDigest> blobs;
       for (const EntryBlob &blob : metadata->blobs)
@@ -333,7 +333,14 @@ llvm::Expected<ImportReport> importCache(Cache &cache, llvm::StringRef file,
     return reject("blob " + listedByMetadata.begin()->first.substr(0, 16) +
                   ", which the signed manifest lists as an entry's metadata, is none");
 
+  return checked;
+}
+
+llvm::Expected<ImportReport> importArchive(Cache &cache, const CheckedArchive &archive) {
   // Store through the normal write path, and publish all at once.
+  ImportReport report;
+  report.signer = archive.signer;
+  const std::vector<EntryContents> &entries = archive.entries;
   std::vector<CacheIndex::NewEntry> published;
   std::set<HexDigest> counted;
   for (const EntryContents &contents : entries) {

@@ -23,8 +23,9 @@
 // output for its key is the signature: unless told to skip it, import also
 // rejects an archive that is unsigned, signed by a key it does not trust,
 // whose signature does not match its manifest, or whose blobs are not
-// exactly those the manifest lists. Only then does it store the entries
-// through the normal write path, and publish them in one transaction.
+// exactly those the manifest lists. All of this happens before a cache is
+// even opened (readArchive); only then are the entries stored through the
+// normal write path and published in one transaction (importArchive).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -75,15 +76,28 @@ struct ImportTrust {
   bool skipSignature = false;
 };
 
-struct ImportReport {
-  uint64_t entries = 0;
-  uint64_t bytes = 0;
+/// An archive read and checked in full, not stored yet.
+struct CheckedArchive {
+  std::vector<EntryContents> entries;
   /// The trusted key that signed the archive; none when the check was
   /// skipped.
   std::optional<PublicKey> signer;
 };
 
-llvm::Expected<ImportReport> importCache(Cache &cache, llvm::StringRef file,
-                                         const ImportLimits &limits, const ImportTrust &trust);
+/// Reads `file` and checks everything in it, touching no cache: an error
+/// rejecting the whole archive, or its entries.
+llvm::Expected<CheckedArchive> readArchive(llvm::StringRef file, const ImportLimits &limits,
+                                           const ImportTrust &trust);
+
+struct ImportReport {
+  uint64_t entries = 0;
+  uint64_t bytes = 0;
+  /// As the archive's.
+  std::optional<PublicKey> signer;
+};
+
+/// Stores the entries of a checked archive and publishes them in one
+/// transaction.
+llvm::Expected<ImportReport> importArchive(Cache &cache, const CheckedArchive &archive);
 
 } // namespace kiln::cache

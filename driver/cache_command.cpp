@@ -130,6 +130,45 @@ int list(cache::Cache &store, bool json) {
   return 0;
 }
 
+/// The key an export signs with: --sign-with, else $KILN_SIGNING_KEY, else
+/// the only key; none with --unsigned.
+llvm::Expected<std::optional<cache::SigningKey>> exportSigner(const CacheCommandOptions &options) {
+  if (options.unsignedExport)
+    return std::nullopt;
+  llvm::Expected<cache::KeyLocation> keys =
+      cache::resolveKeyLocation(cache::KeyEnvironment::fromProcess(), std::nullopt);
+  if (!keys)
+    return keys.takeError();
+  llvm::Expected<cache::SigningKey> key = cache::chooseSigningKey(
+      options.signWith ? options.signWith : keys->signingKey, keys->keysDirectory);
+  if (!key)
+    return key.takeError();
+  return std::optional<cache::SigningKey>(std::move(*key));
+}
+
+/// The archive to import, read and checked against the trusted keys.
+llvm::Expected<cache::CheckedArchive> readImport(const CacheCommandOptions &options,
+                                                 const cache::CacheLocation &location) {
+  cache::ImportTrust trust;
+  trust.skipSignature = options.skipSignature;
+  if (!trust.skipSignature) {
+    llvm::Expected<cache::KeyLocation> keys =
+        cache::resolveKeyLocation(cache::KeyEnvironment::fromProcess(), options.trustedKeys);
+    if (!keys)
+      return keys.takeError();
+    llvm::Expected<std::vector<cache::PublicKey>> trusted =
+        cache::readTrustedKeys(keys->trustedKeysFile, keys->trustedKeysNamed);
+    if (!trusted)
+      return trusted.takeError();
+    trust.trusted = std::move(*trusted);
+    trust.source = keys->trustedKeysFile;
+  }
+  cache::ImportLimits limits;
+  limits.maxTotalBytes = location.maxSize;
+  limits.maxMemberBytes = std::min(limits.maxMemberBytes, location.maxSize);
+  return cache::readArchive(options.file, limits, trust);
+}
+
 } // namespace
 
 int runCacheCommand(const CacheCommandOptions &options) {
@@ -143,31 +182,21 @@ int runCacheCommand(const CacheCommandOptions &options) {
   auto warn = [](llvm::StringRef message) {
     llvm::WithColor::warning(llvm::errs(), "kiln") << message << '\n';
   };
-  // The signing key, or the trusted keys, before the cache is opened, so
-  // that a mistake there leaves the cache untouched.
+  // The signing key, and the archive to import, before the cache is
+  // opened, so that a mistake or a rejected archive leaves it untouched.
   std::optional<cache::SigningKey> signer;
-  cache::ImportTrust trust;
-  if (options.action == CacheAction::Export || options.action == CacheAction::Import) {
-    llvm::Expected<cache::KeyLocation> keys =
-        cache::resolveKeyLocation(cache::KeyEnvironment::fromProcess(), options.trustedKeys);
-    if (!keys)
-      return fail(keys.takeError());
-    if (options.action == CacheAction::Export && !options.unsignedExport) {
-      llvm::Expected<cache::SigningKey> key = cache::chooseSigningKey(
-          options.signWith ? options.signWith : keys->signingKey, keys->keysDirectory);
-      if (!key)
-        return fail(key.takeError());
-      signer = std::move(*key);
-    }
-    trust.skipSignature = options.skipSignature;
-    trust.source = keys->trustedKeysFile;
-    if (options.action == CacheAction::Import && !trust.skipSignature) {
-      llvm::Expected<std::vector<cache::PublicKey>> trusted =
-          cache::readTrustedKeys(keys->trustedKeysFile, keys->trustedKeysNamed);
-      if (!trusted)
-        return fail(trusted.takeError());
-      trust.trusted = std::move(*trusted);
-    }
+  std::optional<cache::CheckedArchive> archive;
+  if (options.action == CacheAction::Export) {
+    llvm::Expected<std::optional<cache::SigningKey>> chosen = exportSigner(options);
+    if (!chosen)
+      return fail(chosen.takeError());
+    signer = std::move(*chosen);
+  }
+  if (options.action == CacheAction::Import) {
+    llvm::Expected<cache::CheckedArchive> checked = readImport(options, *location);
+    if (!checked)
+      return fail(checked.takeError());
+    archive = std::move(*checked);
   }
   llvm::Expected<std::unique_ptr<cache::Cache>> opened =
       cache::Cache::open({location->directory, location->maxSize}, warn);
@@ -258,11 +287,7 @@ int runCacheCommand(const CacheCommandOptions &options) {
     return 0;
   }
   case CacheAction::Import: {
-    cache::ImportLimits limits;
-    limits.maxTotalBytes = location->maxSize;
-    limits.maxMemberBytes = std::min(limits.maxMemberBytes, location->maxSize);
-    llvm::Expected<cache::ImportReport> report =
-        cache::importCache(store, options.file, limits, trust);
+    llvm::Expected<cache::ImportReport> report = cache::importArchive(store, *archive);
     if (!report)
       return fail(report.takeError());
     llvm::outs() << llvm::formatv("imported {0} entries ({1}) from {2}, {3}\n", report->entries,

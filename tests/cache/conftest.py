@@ -166,8 +166,10 @@ def read_tar(path):
 
 def assert_rejected(rig, archive, reason, outside=None, extra=()):
     """Import refuses `archive` naming it and `reason`, and writes nothing."""
+    existed = rig.cache.exists()
     result = rig.run("cache", "import", archive, *extra)
     assert result.returncode == 1, f"import accepted what it should refuse:\n{result.stdout}"
+    assert existed or not rig.cache.exists(), "a refused import created the cache folder"
     assert "rejected" in result.stderr and str(archive) in result.stderr, result.stderr
     assert reason in result.stderr, f"expected {reason!r} in:\n{result.stderr}"
     assert rig.stats()["entries"] == 0, "a refused import left entries in the cache"
