@@ -112,6 +112,10 @@ llvm::Expected<std::vector<PublicKey>> trustKeys(llvm::StringRef path,
         return failure("'" + path + "' trusts another key named '" + key.name + "' (" +
                        other.fingerprint() + "); untrust it first with `kiln cache key untrust " +
                        other.fingerprint() + "`");
+    for (const PublicKey &other : added)
+      if (other.name == key.name)
+        return failure("two keys to trust are named '" + key.name + "' (" + other.fingerprint() +
+                       ", " + key.fingerprint() + "); a name must tell keys apart");
     added.push_back(key);
   }
   if (added.empty())

@@ -168,6 +168,17 @@ def test_trust_refuses_another_key_under_a_trusted_name(rig, tmp_path):
     assert (rig.config / "trusted-keys").read_text() == first + "\n"
 
 
+def test_trust_refuses_two_keys_of_one_name_at_once(rig, tmp_path):
+    first = rig.make_key("ci", trust=False)
+    second = rig.make_key("ci2", trust=False).replace(" ci2", " ci")
+    both = tmp_path / "both.pub"
+    both.write_text(first + "\n" + second + "\n")
+    result = rig.run("cache", "key", "trust", both)
+    assert result.returncode == 1 and "two keys to trust are named 'ci'" in result.stderr, (
+        result.stderr)
+    assert not (rig.config / "trusted-keys").exists(), "a refused trust wrote the file"
+
+
 def test_a_malformed_trusted_keys_file_is_named_with_its_line(rig, exported, tmp_path):
     trusted = tmp_path / "bad-keys"
     trusted.write_text("# fine\nkiln-ed25519 AAAA ci\n")
