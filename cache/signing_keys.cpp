@@ -18,6 +18,8 @@ namespace kiln::cache {
 namespace {
 
 constexpr llvm::StringLiteral kNameLine = "kiln signing key: ";
+/// An Ed25519 key in PEM takes about 120 bytes.
+constexpr uint64_t kMaxKeyFileBytes = 16 * 1024;
 
 llvm::Error failure(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
@@ -79,8 +81,15 @@ llvm::Expected<SigningKey> readSigningKeyFile(llvm::StringRef path) {
                                  "{1:o4}); make it private with `chmod 600 '{0}'`",
                                  path, permissions & 07777)
                        .str());
+  if (status.getSize() > kMaxKeyFileBytes)
+    return failure(llvm::formatv("the signing key '{0}' is {1} bytes, too large for a key file",
+                                 path, status.getSize())
+                       .str());
+  // Volatile: read into memory of our own, never mapped from the file, so
+  // that the copy of the secret can be wiped.
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false,
+                                  /*IsVolatile=*/true);
   if (!buffer)
     return failure("cannot read the signing key '" + path + "': " + buffer.getError().message());
   llvm::StringRef text = (*buffer)->getBuffer();
@@ -144,7 +153,8 @@ llvm::Expected<SigningKey> chooseSigningKey(const std::optional<std::string> &re
     for (const StoredSigningKey &key : *keys)
       names += (names.empty() ? "" : ", ") + key.publicKey.name;
     return failure("several signing keys (" + names +
-                   "): choose one with --sign-with NAME or KILN_SIGNING_KEY");
+                   "): name the one to use (kiln cache export --sign-with NAME), or set "
+                   "KILN_SIGNING_KEY");
   }
   return readSigningKeyFile(keys->front().path);
 }

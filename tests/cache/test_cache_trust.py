@@ -106,6 +106,16 @@ def test_a_key_file_others_can_read_is_refused(rig, tmp_path):
     assert not archive.exists(), "an archive was written with a key others can read"
 
 
+def test_a_huge_key_file_is_an_error_not_a_crash(rig):
+    rig.make_key("ci", trust=False)
+    key = rig.config / "keys" / "ci.key"
+    key.write_bytes(b"kiln signing key: ci\n" + b"#" * (1 << 20) + b"\n" + key.read_bytes())
+    for command in (("cache", "key", "list"), ("cache", "key", "export-public", "ci")):
+        result = rig.run(*command)
+        assert result.returncode == 1, f"{command}: exit {result.returncode}\n{result.stderr}"
+        assert str(key) in result.stderr and "error" in result.stderr, result.stderr
+
+
 def test_export_without_a_key_is_refused_with_a_hint(rig, tmp_path):
     rig.build(rig.write("kernels.py"))
     archive = tmp_path / "a.tar"
