@@ -6,6 +6,7 @@
 #include <llvm/ADT/ScopeExit.h>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Support/FileSystem.h>
+#include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/raw_ostream.h>
@@ -91,6 +92,14 @@ llvm::Expected<std::vector<PublicKey>> readTrustedKeys(llvm::StringRef path, boo
   llvm::Expected<std::string> text = readText(path, mustExist);
   if (!text)
     return text.takeError();
+  // Whoever may add a line may have any entry imported, as sshd refuses an
+  // authorized_keys file others may write.
+  llvm::sys::fs::file_status status;
+  if (!llvm::sys::fs::status(path, status) && (static_cast<unsigned>(status.permissions()) & 0002))
+    return failure(llvm::formatv("the trusted keys '{0}' may be changed by anyone (mode {1:o4}); "
+                                 "run `chmod o-w '{0}'`",
+                                 path, static_cast<unsigned>(status.permissions()) & 07777)
+                       .str());
   return parseTrustedKeys(*text, path);
 }
 

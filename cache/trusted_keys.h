@@ -23,7 +23,7 @@ namespace kiln::cache {
 llvm::Expected<std::vector<PublicKey>> parseTrustedKeys(llvm::StringRef text, llvm::StringRef path);
 
 /// The keys in the file `path`. A file that does not exist trusts nobody,
-/// unless `mustExist`, when it is an error.
+/// unless `mustExist`, when it is an error; so is a file anyone may write.
 llvm::Expected<std::vector<PublicKey>> readTrustedKeys(llvm::StringRef path, bool mustExist);
 
 /// Appends the keys of `keys` that `path` does not trust yet (creating the

@@ -189,6 +189,17 @@ def test_trust_refuses_two_keys_of_one_name_at_once(rig, tmp_path):
     assert not (rig.config / "trusted-keys").exists(), "a refused trust wrote the file"
 
 
+def test_a_trusted_keys_file_anyone_may_change_is_refused(rig, exported, tmp_path):
+    trusted = rig.config / "trusted-keys"
+    trusted.chmod(0o666)
+    result = rig.run("cache", "import", write_tar(tmp_path / "a.tar", exported))
+    assert result.returncode == 1 and "chmod o-w" in result.stderr, result.stderr
+    assert str(trusted) in result.stderr, result.stderr
+    assert not rig.cache.exists(), "the import went on to open the cache"
+    trusted.chmod(0o644)
+    rig.run("cache", "import", tmp_path / "a.tar", check=True)
+
+
 def test_a_malformed_trusted_keys_file_is_named_with_its_line(rig, exported, tmp_path):
     trusted = tmp_path / "bad-keys"
     trusted.write_text("# fine\nkiln-ed25519 AAAA ci\n")
