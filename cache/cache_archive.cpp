@@ -47,7 +47,7 @@ struct SignedManifest {
 /// archive's blobs (`members`) are exactly those the manifest lists; else
 /// why not.
 llvm::Expected<SignedManifest>
-checkSignedManifest(const ImportTrust &trust, const std::optional<std::string> &manifestText,
+checkSignedManifest(const TrustPolicy &trust, const std::optional<std::string> &manifestText,
                     const std::optional<std::string> &signatureText,
                     const std::map<HexDigest, std::string> &members) {
   if (!signatureText)
@@ -178,7 +178,7 @@ llvm::Expected<ExportReport> exportCache(Cache &cache, llvm::StringRef file,
 }
 
 llvm::Expected<CheckedArchive> readArchive(llvm::StringRef file, const ImportLimits &limits,
-                                           const ImportTrust &trust) {
+                                           const TrustPolicy &trust) {
   archive *reader = archive_read_new();
   auto release = llvm::make_scope_exit([&] { archive_read_free(reader); });
   archive_read_support_filter_all(reader);

@@ -32,6 +32,7 @@
 
 #include "cache/cache.h"
 #include "cache/signature.h"
+#include "cache/trusted_keys.h"
 
 #include <llvm/Support/Error.h>
 
@@ -66,16 +67,6 @@ struct ImportLimits {
   uint64_t maxRatio = 200;
 };
 
-/// Whose archives import accepts.
-struct ImportTrust {
-  std::vector<PublicKey> trusted;
-  /// Where `trusted` came from, for messages: a trusted-keys file.
-  std::string source;
-  /// Accept the archive whoever made it, without checking its signature or
-  /// manifest; every other check stays.
-  bool skipSignature = false;
-};
-
 /// An archive read and checked in full, not stored yet.
 struct CheckedArchive {
   std::vector<EntryContents> entries;
@@ -87,7 +78,7 @@ struct CheckedArchive {
 /// Reads `file` and checks everything in it, touching no cache: an error
 /// rejecting the whole archive, or its entries.
 llvm::Expected<CheckedArchive> readArchive(llvm::StringRef file, const ImportLimits &limits,
-                                           const ImportTrust &trust);
+                                           const TrustPolicy &trust);
 
 struct ImportReport {
   uint64_t entries = 0;

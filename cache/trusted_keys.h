@@ -14,9 +14,21 @@
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/Error.h>
 
+#include <string>
 #include <vector>
 
 namespace kiln::cache {
+
+/// Whose signatures make entries that come from elsewhere (an archive, a
+/// remote cache tier) acceptable.
+struct TrustPolicy {
+  std::vector<PublicKey> trusted;
+  /// Where `trusted` came from, for messages: a trusted-keys file.
+  std::string source;
+  /// Accept entries whoever made them, checking no signature; the user's
+  /// explicit choice, never a default.
+  bool skipSignature = false;
+};
 
 /// The keys in `text`; an error naming `path` and the line of anything
 /// that is not a key or a comment.

@@ -149,7 +149,7 @@ llvm::Expected<std::optional<cache::SigningKey>> exportSigner(const CacheCommand
 /// The archive to import, read and checked against the trusted keys.
 llvm::Expected<cache::CheckedArchive> readImport(const CacheCommandOptions &options,
                                                  const cache::CacheLocation &location) {
-  cache::ImportTrust trust;
+  cache::TrustPolicy trust;
   trust.skipSignature = options.skipSignature;
   if (!trust.skipSignature) {
     llvm::Expected<cache::KeyLocation> keys =
