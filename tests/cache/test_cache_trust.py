@@ -2,7 +2,6 @@
 accept only what a trusted key signed (`kiln cache key ...`)."""
 
 import json
-import os
 import re
 import stat
 import subprocess
@@ -292,8 +291,8 @@ def test_a_blob_the_manifest_lists_but_the_archive_lacks_is_refused(rig, exporte
     assert_rejected(rig, write_tar(tmp_path / "a.tar", members), "the signed manifest lists")
 
 
-def test_a_refused_signature_is_not_skipped_for_a_refused_import_elsewhere(rig, exported, tmp_path):
-    # The structural checks still come first and still name their reason.
+def test_a_signed_archive_still_gets_every_structural_check(rig, exported, tmp_path):
+    # A valid signature excuses nothing: the member checks come first.
     members = dict(exported)
     members["objects/../../evil"] = b"x"
     assert_rejected(rig, write_tar(tmp_path / "a.tar", members), "'..'", tmp_path / "evil")
@@ -372,8 +371,15 @@ def test_signing_keys_are_never_in_an_archive(rig, exported):
     assert all(key not in data for data in exported.values())
 
 
-def test_key_commands_leave_the_users_configuration_alone(rig):
-    # The rig's KILN_CONFIG_DIR is where keys go; nothing else is touched.
+def test_keys_go_to_the_configuration_folder_kiln_config_dir_names(rig):
     rig.make_key("ci")
     assert sorted(p.name for p in rig.config.iterdir()) == ["keys", "trusted-keys"]
-    assert os.environ.get("KILN_CONFIG_DIR") != str(rig.config)
+    assert [p.name for p in (rig.config / "keys").iterdir()] == ["ci.key"]
+
+
+def test_without_kiln_config_dir_keys_go_under_xdg_config_home(rig, tmp_path):
+    env = {k: v for k, v in rig.env.items() if k != "KILN_CONFIG_DIR"}
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg")
+    result = rig.run("cache", "key", "generate", "--name", "ci", env=env)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "xdg" / "kiln" / "keys" / "ci.key").exists(), result.stdout
