@@ -6,10 +6,13 @@ the real `kiln` command, and inspects the cache with `kiln cache ...`.
 
 import ctypes
 import functools
+import gzip
+import io
 import json
 import os
 import re
 import subprocess
+import tarfile
 
 import pytest
 
@@ -45,6 +48,9 @@ SUMMARY = re.compile(r"^cache .*: (\d+) hits, (\d+) misses$", re.M)
 NOTE = re.compile(r"^  (hit |miss) (\S+) (\S+) kernel '(\w+)'", re.M)
 
 
+KEY_VARIABLES = ("KILN_CONFIG_DIR", "KILN_TRUSTED_KEYS", "KILN_SIGNING_KEY")
+
+
 def kiln_binary():
     return os.environ.get("KILN", str(BUILD_DIR / "driver" / "kiln"))
 
@@ -57,9 +63,12 @@ class CacheRig:
         self.cache = root / "cache"
         self.env = dict(os.environ)
         for name in list(self.env):
-            if name.startswith("KILN_CACHE"):
+            if name.startswith("KILN_CACHE") or name in KEY_VARIABLES:
                 del self.env[name]
         self.env["KILN_CACHE_DIR"] = str(self.cache)
+        # Keys and trusted keys of the test's own, never the user's.
+        self.config = root / "config"
+        self.env["KILN_CONFIG_DIR"] = str(self.config)
         self.env.pop("CUDAARCHS", None)
         self.counter = 0
 
@@ -124,6 +133,51 @@ class CacheRig:
         objects = self.cache / "objects"
         return [p for p in objects.glob("*/*") if not p.name.startswith(".")]
 
+    def make_key(self, name="ci", trust=True):
+        """Generates a signing key in the rig's configuration; returns its public line."""
+        result = self.run("cache", "key", "generate", "--name", name, check=True)
+        line = result.stdout.strip().splitlines()[-1]
+        assert line.startswith("kiln-ed25519 ") and line.endswith(" " + name), result.stdout
+        if trust:
+            self.run("cache", "key", "trust", line, check=True)
+        return line
+
+
+def write_tar(path, members, extra=(), compress=False):
+    """members: name → bytes; extra: TarInfo objects (with optional data)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        for info, data in extra:
+            tar.addfile(info, io.BytesIO(data) if data is not None else None)
+    raw = buffer.getvalue()
+    path.write_bytes(gzip.compress(raw) if compress else raw)
+    return path
+
+
+def read_tar(path):
+    """An archive's regular members, name → bytes."""
+    with tarfile.open(path) as tar:
+        return {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
+
+
+def assert_rejected(rig, archive, reason, outside=None, extra=()):
+    """Import refuses `archive` naming it and `reason`, and writes nothing."""
+    existed = rig.cache.exists()
+    result = rig.run("cache", "import", archive, *extra)
+    assert result.returncode == 1, f"import accepted what it should refuse:\n{result.stdout}"
+    assert existed or not rig.cache.exists(), "a refused import created the cache folder"
+    assert "rejected" in result.stderr and str(archive) in result.stderr, result.stderr
+    assert reason in result.stderr, f"expected {reason!r} in:\n{result.stderr}"
+    assert rig.stats()["entries"] == 0, "a refused import left entries in the cache"
+    assert rig.blob_files() == [], "a refused import left blobs in the cache"
+    if outside is not None:
+        assert not outside.exists()
+    return result
+
 
 @functools.lru_cache(maxsize=None)
 def _llvm():
@@ -147,6 +201,21 @@ def blob_digest(data):
 
 def outputs(folder):
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.suffix == ".fatbin"}
+
+
+@pytest.fixture
+def exported(rig, tmp_path):
+    """Members (name → bytes) of a good export signed by a trusted key 'ci',
+    and a fresh cache to import into."""
+    module = rig.write("kernels.py")
+    rig.build(module)
+    rig.make_key("ci")
+    archive = tmp_path / "good.tar"
+    rig.run("cache", "export", archive, check=True)
+    members = read_tar(archive)
+    rig.env["KILN_CACHE_DIR"] = str(tmp_path / "target")
+    rig.cache = tmp_path / "target"
+    return members
 
 
 @pytest.fixture
