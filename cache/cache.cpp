@@ -63,10 +63,10 @@ private:
 } // namespace
 
 Cache::Cache(CacheOptions options, WarningHandler warn, std::unique_ptr<CacheIndex> index,
-             std::optional<std::string> network)
+             std::optional<std::string> network, bool readOnly)
     : options(std::move(options)), warn(std::move(warn)),
       blobStore((this->options.directory + "/objects")), indexPtr(std::move(index)),
-      network(std::move(network)) {}
+      network(std::move(network)), readOnly(readOnly) {}
 
 Cache::~Cache() {
   finish();
@@ -88,10 +88,18 @@ llvm::Expected<std::unique_ptr<Cache>> Cache::open(const CacheOptions &options,
   if (std::error_code error = llvm::sys::fs::create_directories(objects))
     return llvm::createStringError(error, "cannot use the cache folder '" + directory +
                                               "': " + error.message());
-  if (::access(directory.c_str(), W_OK) != 0 || ::access(objects.c_str(), W_OK) != 0)
-    return llvm::createStringError(std::error_code(errno, std::generic_category()),
-                                   "the cache folder '" + directory + "' is not writable");
   std::optional<std::string> network = cache::networkFileSystem(directory);
+  if (::access(directory.c_str(), W_OK) != 0 || ::access(objects.c_str(), W_OK) != 0) {
+    llvm::Expected<CacheIndex> index = CacheIndex::openReadOnly(indexPath(directory));
+    if (!index)
+      return llvm::createStringError(std::make_error_code(std::errc::read_only_file_system),
+                                     "the cache folder '" + directory +
+                                         "' is not writable, and its index cannot be read (" +
+                                         llvm::toString(index.takeError()) + ")");
+    return std::unique_ptr<Cache>(new Cache(options, std::move(warn),
+                                            std::make_unique<CacheIndex>(std::move(*index)),
+                                            std::move(network), /*readOnly=*/true));
+  }
   JournalMode mode = network ? JournalMode::Rollback : JournalMode::Wal;
   std::string path = indexPath(directory);
 
@@ -203,6 +211,12 @@ std::optional<CachedEntry> Cache::lookup(llvm::StringRef key) {
     return entry;
   }
   ++deltas.values["misses"];
+  if (readOnly) {
+    warnOnce(llvm::Twine("the cache entry ") + key.take_front(16) + " is " +
+             (status == BlobStatus::Missing ? "missing a blob" : "damaged") +
+             " in the read-only cache '" + options.directory + "'; recompiling it");
+    return std::nullopt;
+  }
   std::vector<HexDigest> damaged;
   if (status == BlobStatus::Damaged)
     damaged.push_back(bad);
@@ -241,7 +255,10 @@ llvm::Expected<CacheIndex::NewEntry> Cache::writeBlobs(const EntryContents &cont
 void Cache::store(const EntryContents &contents) {
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (storesDisabled)
+    if (readOnly)
+      warnOnce("the cache folder '" + options.directory +
+               "' is read-only: builds use its entries but store none");
+    if (storesDisabled || readOnly)
       return;
   }
   llvm::Expected<CacheIndex::NewEntry> entry = writeBlobs(contents);
@@ -281,7 +298,7 @@ void Cache::finish() {
   if (finished)
     return;
   finished = true;
-  if (lookupsDisabled)
+  if (lookupsDisabled || readOnly)
     return;
   if (!used.empty() || !deltas.empty())
     llvm::consumeError(indexPtr->recordUse(used, unixNow(), deltas));

@@ -65,7 +65,9 @@ public:
 
   /// Opens the cache in `options.directory`, creating it, and repairing an
   /// index that is damaged, gone or in an older format (reported through
-  /// `warn`). An error means there is no usable cache.
+  /// `warn`). A folder this process cannot write (a read-only mount of a
+  /// cache filled elsewhere) opens read-only: lookups are served, stores are
+  /// skipped with one warning. An error means there is no usable cache.
   static llvm::Expected<std::unique_ptr<Cache>> open(const CacheOptions &options,
                                                      WarningHandler warn);
 
@@ -83,6 +85,8 @@ public:
   CacheIndex &index() { return *indexPtr; }
   const BlobStore &blobs() const { return blobStore; }
   const std::string &directory() const { return options.directory; }
+  /// Whether the folder could not be written when the cache was opened.
+  bool isReadOnly() const { return readOnly; }
   /// The file system's name when the cache is on a network file system.
   const std::optional<std::string> &networkFileSystem() const { return network; }
 
@@ -100,7 +104,7 @@ public:
 
 private:
   Cache(CacheOptions options, WarningHandler warn, std::unique_ptr<CacheIndex> index,
-        std::optional<std::string> network);
+        std::optional<std::string> network, bool readOnly = false);
   void warnOnce(const llvm::Twine &message);
 
   CacheOptions options;
@@ -109,6 +113,7 @@ private:
   std::unique_ptr<CacheIndex> indexPtr;
   std::optional<std::string> network;
   std::mutex mutex;
+  bool readOnly;
   bool warned = false;
   bool storesDisabled = false;
   bool lookupsDisabled = false;

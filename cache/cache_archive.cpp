@@ -2,6 +2,9 @@
 
 #include "cache/cache_archive.h"
 
+#include "cache/archive_manifest.h"
+
+#include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/ScopeExit.h>
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FileSystem.h>
@@ -11,6 +14,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace kiln::cache {
@@ -34,9 +38,58 @@ std::string digestOfPath(llvm::StringRef path) {
   return isHexDigest(digest) ? digest : std::string();
 }
 
+struct SignedManifest {
+  PublicKey signer;
+  std::vector<ManifestEntry> entries;
+};
+
+/// The archive's manifest and the trusted key that signed it, if the
+/// archive's blobs (`members`) are exactly those the manifest lists; else
+/// why not.
+llvm::Expected<SignedManifest>
+checkSignedManifest(const TrustPolicy &trust, const std::optional<std::string> &manifestText,
+                    const std::optional<std::string> &signatureText,
+                    const std::map<HexDigest, std::string> &members) {
+  if (!signatureText)
+    return failure("it is not signed, so nothing shows who made its entries (export with a "
+                   "signing key, see `kiln cache key generate`; or accept it anyway with "
+                   "--insecure-skip-signature)");
+  if (!manifestText)
+    return failure("it has a signature but no manifest");
+  llvm::Expected<Signature> signature = Signature::parse(*signatureText);
+  if (!signature)
+    return failure("its signature is malformed: " + llvm::toString(signature.takeError()));
+  llvm::Expected<PublicKey> signer =
+      checkSignature(trust.trusted, kManifestPurpose, *manifestText, *signature);
+  if (!signer) {
+    bool known = llvm::any_of(trust.trusted,
+                              [&](const PublicKey &key) { return key.sameKey(signature->signer); });
+    return failure(
+        llvm::toString(signer.takeError()) +
+        (known ? "" : " ('" + trust.source + "'; trust the signer with `kiln cache key trust`)"));
+  }
+  llvm::Expected<std::vector<ManifestEntry>> entries = parseManifest(*manifestText);
+  if (!entries)
+    return failure("its signed manifest is malformed: " + llvm::toString(entries.takeError()));
+  std::set<HexDigest> listed;
+  for (const ManifestEntry &entry : *entries) {
+    listed.insert(entry.metadata);
+    listed.insert(entry.blobs.begin(), entry.blobs.end());
+  }
+  for (const auto &[digest, bytes] : members)
+    if (!listed.count(digest))
+      return failure("blob " + digest.substr(0, 16) + " is not in the signed manifest");
+  for (const HexDigest &digest : listed)
+    if (!members.count(digest))
+      return failure("blob " + digest.substr(0, 16) +
+                     ", which the signed manifest lists, is missing");
+  return SignedManifest{std::move(*signer), std::move(*entries)};
+}
+
 } // namespace
 
-llvm::Expected<ExportReport> exportCache(Cache &cache, llvm::StringRef file) {
+llvm::Expected<ExportReport> exportCache(Cache &cache, llvm::StringRef file,
+                                         const SigningKey *signer) {
   ExportReport report;
   llvm::Expected<std::vector<EntryRow>> rows = cache.index().entries();
   if (!rows)
@@ -58,11 +111,7 @@ llvm::Expected<ExportReport> exportCache(Cache &cache, llvm::StringRef file) {
   if (archive_write_open_filename(writer, temporary.c_str()) != ARCHIVE_OK)
     return archiveFailure(writer, "cannot write '" + temporary + "'");
   auto removeTemporary = llvm::make_scope_exit([&] { llvm::sys::fs::remove(temporary); });
-  std::set<HexDigest> written;
-  auto add = [&](llvm::StringRef digest, llvm::StringRef bytes, int64_t time) -> llvm::Error {
-    if (!written.insert(digest.str()).second)
-      return llvm::Error::success();
-    std::string path = ("objects/" + digest.take_front(2) + "/" + digest.drop_front(2)).str();
+  auto write = [&](const std::string &path, llvm::StringRef bytes, int64_t time) -> llvm::Error {
     archive_entry *entry = archive_entry_new();
     archive_entry_set_pathname(entry, path.c_str());
     archive_entry_set_size(entry, static_cast<la_int64_t>(bytes.size()));
@@ -74,10 +123,20 @@ llvm::Expected<ExportReport> exportCache(Cache &cache, llvm::StringRef file) {
     if (status != ARCHIVE_OK || archive_write_data(writer, bytes.data(), bytes.size()) !=
                                     static_cast<la_ssize_t>(bytes.size()))
       return archiveFailure(writer, "cannot write '" + temporary + "'");
+    return llvm::Error::success();
+  };
+  std::set<HexDigest> written;
+  auto add = [&](llvm::StringRef digest, llvm::StringRef bytes, int64_t time) -> llvm::Error {
+    if (!written.insert(digest.str()).second)
+      return llvm::Error::success();
+    if (llvm::Error error = write(
+            ("objects/" + digest.take_front(2) + "/" + digest.drop_front(2)).str(), bytes, time))
+      return error;
     ++report.blobs;
     report.bytes += bytes.size();
     return llvm::Error::success();
   };
+  std::vector<ManifestEntry> manifest;
   for (const EntryRow &row : *rows) {
     CachedEntry entry;
     HexDigest bad;
@@ -89,10 +148,26 @@ llvm::Expected<ExportReport> exportCache(Cache &cache, llvm::StringRef file) {
     }
     if (llvm::Error error = add(row.meta, metaText, row.created))
       return std::move(error);
-    for (const EntryBlob &blob : entry.metadata.blobs)
+    ManifestEntry listed{row.key, row.meta, {}};
+    for (const EntryBlob &blob : entry.metadata.blobs) {
       if (llvm::Error error = add(blob.digest, entry.blobs[blob.role], row.created))
         return std::move(error);
+      listed.blobs.push_back(blob.digest);
+    }
+    manifest.push_back(std::move(listed));
     ++report.entries;
+  }
+  std::string manifestText = writeManifest(manifest);
+  int64_t now = unixNow();
+  if (llvm::Error error = write(kManifestMember.str(), manifestText, now))
+    return std::move(error);
+  if (signer) {
+    llvm::Expected<Signature> signature = signer->sign(kManifestPurpose, manifestText);
+    if (!signature)
+      return signature.takeError();
+    if (llvm::Error error = write(kManifestSignatureMember.str(), signature->text(), now))
+      return std::move(error);
+    report.signer = signer->publicKey();
   }
   if (archive_write_close(writer) != ARCHIVE_OK)
     return archiveFailure(writer, "cannot write '" + temporary + "'");
@@ -102,8 +177,8 @@ llvm::Expected<ExportReport> exportCache(Cache &cache, llvm::StringRef file) {
   return report;
 }
 
-llvm::Expected<ImportReport> importCache(Cache &cache, llvm::StringRef file,
-                                         const ImportLimits &limits) {
+llvm::Expected<CheckedArchive> readArchive(llvm::StringRef file, const ImportLimits &limits,
+                                           const TrustPolicy &trust) {
   // A FIFO would block the import forever and a device never end.
   llvm::sys::fs::file_status fileStatus;
   if (std::error_code error = llvm::sys::fs::status(file, fileStatus))
@@ -122,6 +197,7 @@ llvm::Expected<ImportReport> importCache(Cache &cache, llvm::StringRef file,
 
   // Members, verified, in memory up to the limits.
   std::map<HexDigest, std::string> members;
+  std::optional<std::string> manifestText, signatureText;
   uint64_t total = 0;
   while (true) {
     archive_entry *entry = nullptr;
@@ -155,14 +231,24 @@ llvm::Expected<ImportReport> importCache(Cache &cache, llvm::StringRef file,
     }
     if (type != AE_IFREG)
       return reject(shown + " is a device, pipe or socket, not a regular file");
-    std::string digest = digestOfPath(name.starts_with("./") ? name.drop_front(2) : name);
-    if (digest.empty())
-      return reject(shown + " is not a cache blob (objects/ab/cdef...)");
-    if (members.count(digest))
-      return reject(shown + " comes twice");
+    llvm::StringRef path = name.starts_with("./") ? name.drop_front(2) : name;
     if (archive_entry_size_is_set(entry) &&
         static_cast<uint64_t>(archive_entry_size(entry)) > limits.maxMemberBytes)
       return reject(shown + llvm::formatv(" is larger than {0} bytes", limits.maxMemberBytes));
+    std::optional<std::string> *special = path == kManifestMember            ? &manifestText
+                                          : path == kManifestSignatureMember ? &signatureText
+                                                                             : nullptr;
+    std::string digest;
+    if (special) {
+      if (*special)
+        return reject(shown + " comes twice");
+    } else {
+      digest = digestOfPath(path);
+      if (digest.empty())
+        return reject(shown + " is not a cache blob (objects/ab/cdef...)");
+      if (members.count(digest))
+        return reject(shown + " comes twice");
+    }
     std::string bytes;
     char buffer[64 * 1024];
     while (true) {
@@ -189,13 +275,32 @@ llvm::Expected<ImportReport> importCache(Cache &cache, llvm::StringRef file,
     if (archive_entry_size_is_set(entry) &&
         static_cast<uint64_t>(archive_entry_size(entry)) != bytes.size())
       return reject(shown + " is not as long as its header says");
+    if (special) {
+      *special = std::move(bytes);
+      continue;
+    }
     if (digestOf(bytes) != digest)
       return reject(shown + " does not match its digest");
     members.emplace(std::move(digest), std::move(bytes));
   }
 
+  // Who made the entries, before anything in them is believed.
+  CheckedArchive checked;
+  std::map<HexDigest, const ManifestEntry *> listedByMetadata;
+  std::optional<SignedManifest> signedManifest;
+  if (!trust.skipSignature) {
+    llvm::Expected<SignedManifest> manifest =
+        checkSignedManifest(trust, manifestText, signatureText, members);
+    if (!manifest)
+      return reject(llvm::toString(manifest.takeError()));
+    signedManifest = std::move(*manifest);
+    for (const ManifestEntry &entry : signedManifest->entries)
+      listedByMetadata[entry.metadata] = &entry;
+    checked.signer = signedManifest->signer;
+  }
+
   // Entries: every metadata blob, complete; every member part of one.
-  std::vector<EntryContents> entries;
+  std::vector<EntryContents> &entries = checked.entries;
   std::set<HexDigest> claimed;
   for (const auto &[digest, bytes] : members) {
     if (!looksLikeMetadata(bytes))
@@ -203,6 +308,17 @@ llvm::Expected<ImportReport> importCache(Cache &cache, llvm::StringRef file,
     llvm::Expected<EntryMetadata> metadata = parseMetadata(bytes);
     if (!metadata)
       return reject("blob " + digest.substr(0, 16) + ": " + llvm::toString(metadata.takeError()));
+    if (checked.signer) {
+      auto listed = listedByMetadata.find(digest);
+      std::vector<HexDigest> blobs;
+      for (const EntryBlob &blob : metadata->blobs)
+        blobs.push_back(blob.digest);
+      if (listed == listedByMetadata.end() || listed->second->key != metadata->key ||
+          listed->second->blobs != blobs)
+        return reject("entry " + metadata->key.substr(0, 16) +
+                      " is not the one the signed manifest lists");
+      listedByMetadata.erase(listed);
+    }
     claimed.insert(digest);
     EntryContents contents{metadata->key,  metadata->kind, metadata->target,
                            metadata->name, metadata->info, {}};
@@ -219,16 +335,27 @@ llvm::Expected<ImportReport> importCache(Cache &cache, llvm::StringRef file,
   for (const auto &[digest, bytes] : members)
     if (!claimed.count(digest))
       return reject("blob " + digest.substr(0, 16) + " belongs to no entry");
+  if (!listedByMetadata.empty())
+    return reject("blob " + listedByMetadata.begin()->first.substr(0, 16) +
+                  ", which the signed manifest lists as an entry's metadata, is none");
 
+  return checked;
+}
+
+llvm::Expected<ImportReport> importArchive(Cache &cache, const CheckedArchive &archive) {
   // Store through the normal write path, and publish all at once.
   ImportReport report;
+  report.signer = archive.signer;
+  const std::vector<EntryContents> &entries = archive.entries;
   std::vector<CacheIndex::NewEntry> published;
+  std::set<HexDigest> counted;
   for (const EntryContents &contents : entries) {
     llvm::Expected<CacheIndex::NewEntry> entry = cache.writeBlobs(contents);
     if (!entry)
       return entry.takeError();
-    for (const auto &[role, bytes] : contents.blobs)
-      report.bytes += bytes.size();
+    for (const EntryBlob &blob : entry->metadata.blobs)
+      if (counted.insert(blob.digest).second)
+        report.bytes += blob.size;
     published.push_back(std::move(*entry));
   }
   if (llvm::Error error = cache.index().publishAll(published, [&]() -> llvm::Error {

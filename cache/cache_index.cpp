@@ -2,6 +2,7 @@
 
 #include "cache/cache_index.h"
 
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/FormatVariadic.h>
 
 #include <chrono>
@@ -56,6 +57,34 @@ llvm::Error retryBusy(llvm::function_ref<llvm::Error()> attempt) {
 }
 
 } // namespace
+
+llvm::Expected<CacheIndex> CacheIndex::openReadOnly(llvm::StringRef path) {
+  if (!llvm::sys::fs::exists(path))
+    return llvm::createStringError(std::make_error_code(std::errc::read_only_file_system),
+                                   "the cache index '" + path.str() +
+                                       "' does not exist, and its folder is read-only");
+  auto checked = [&](Database db) -> llvm::Expected<CacheIndex> {
+    llvm::Expected<std::optional<int64_t>> format = db.queryInteger("PRAGMA user_version");
+    if (!format)
+      return format.takeError();
+    if (format->value_or(0) != kIndexFormat)
+      return llvm::make_error<IndexFormatError>(path.str(), format->value_or(0));
+    return CacheIndex(std::move(db));
+  };
+  llvm::Expected<Database> shared = Database::open(path, /*create=*/false, /*readOnly=*/true);
+  if (shared) {
+    llvm::Expected<CacheIndex> index = checked(std::move(*shared));
+    if (index)
+      return index;
+    llvm::consumeError(index.takeError());
+  } else {
+    llvm::consumeError(shared.takeError());
+  }
+  llvm::Expected<Database> immutable = Database::openImmutable(path);
+  if (!immutable)
+    return immutable.takeError();
+  return checked(std::move(*immutable));
+}
 
 llvm::Expected<CacheIndex> CacheIndex::open(llvm::StringRef path, JournalMode mode, bool &created) {
   created = false;
@@ -201,9 +230,13 @@ llvm::Error CacheIndex::insert(const EntryMetadata &metadata, llvm::StringRef me
   llvm::Expected<uint64_t> freed = detach(metadata.key);
   if (!freed)
     return freed.takeError();
+  // A blob the metadata lists twice (two roles with the same bytes, or a
+  // forged list) is stored once, so it counts once.
   uint64_t size = metaSize;
+  std::set<llvm::StringRef> counted;
   for (const EntryBlob &blob : metadata.blobs)
-    size += blob.size;
+    if (counted.insert(blob.digest).second)
+      size += blob.size;
   llvm::Expected<Statement> entry =
       db.prepare("INSERT INTO entries(key, meta, kind, target, name, size, created, last_used) "
                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");

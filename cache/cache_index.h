@@ -80,6 +80,10 @@ public:
   /// Opens or creates the index at `path` and checks it (PRAGMA
   /// quick_check). `created` says whether this call made the schema.
   static llvm::Expected<CacheIndex> open(llvm::StringRef path, JournalMode mode, bool &created);
+  /// Opens the index at `path` of a folder this process cannot write, to
+  /// read: through SQLite's read-only mode, which sees the write-ahead log
+  /// where SQLite can map its index, else as an immutable file.
+  static llvm::Expected<CacheIndex> openReadOnly(llvm::StringRef path);
 
   /// The metadata digest of `key`'s entry.
   llvm::Expected<std::optional<HexDigest>> find(llvm::StringRef key);

@@ -98,8 +98,8 @@ llvm::Expected<VerifyReport> verifyCache(Cache &cache, bool repair) {
           whole &= store.read(blob.digest, bytes, blob.size) == BlobStatus::Ok;
         }
         if (whole) {
-          report.problems.push_back("entry " + shortName(metadata->key) +
-                                    " has intact blobs but is not in the index");
+          report.leftovers.push_back("entry " + shortName(metadata->key) +
+                                     " has intact blobs but is not in the index");
           keys.insert(metadata->key);
           restoredBlobs.insert(digest);
           for (const EntryBlob &blob : metadata->blobs)
@@ -114,9 +114,9 @@ llvm::Expected<VerifyReport> verifyCache(Cache &cache, bool repair) {
   }
   for (const auto &[digest, path] : orphans)
     if (!restoredBlobs.count(digest))
-      report.problems.push_back("blob " + shortName(digest) + " belongs to no entry");
+      report.leftovers.push_back("blob " + shortName(digest) + " belongs to no entry");
   for (const std::string &path : leftovers)
-    report.problems.push_back("'" + path + "' is left over from an interrupted write");
+    report.leftovers.push_back("'" + path + "' is left over from an interrupted write");
 
   if (!repair)
     return report;

@@ -2,7 +2,11 @@
 //
 // Checks that index and blobs agree: the index passes SQLite's integrity
 // check; every entry's metadata and blobs are there, intact, of the size
-// recorded; every blob file belongs to an entry. With `repair`, entries
+// recorded. Problems are what a lookup would find damaged. Leftovers are
+// harmless: blobs of no entry, whole entries missing from the index and
+// temporary files, which a build killed between writing blobs and
+// publishing its entry leaves, and which no lookup ever reads. With
+// `repair`, entries
 // with missing or damaged blobs are dropped (damaged files deleted), intact
 // entries missing from the index are added back from their metadata, and
 // blobs of no entry are deleted, all under the index's write lock so that
@@ -24,6 +28,7 @@ struct VerifyReport {
   uint64_t entries = 0;
   uint64_t blobs = 0;
   std::vector<std::string> problems;
+  std::vector<std::string> leftovers;
   std::vector<std::string> repairs;
 };
 

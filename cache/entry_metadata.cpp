@@ -2,10 +2,45 @@
 
 #include "cache/entry_metadata.h"
 
+#include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/raw_ostream.h>
 
 namespace kiln::cache {
+
+namespace {
+
+/// The deepest nesting of arrays and objects a metadata blob may have: ours
+/// nest four levels. LLVM's JSON parser recurses once per level, so a blob
+/// of 100,000 brackets, which anyone who can write the cache folder can
+/// plant, would overflow the stack; such a blob is a damaged entry.
+constexpr unsigned MetadataNestingLimit = 64;
+
+/// Whether the JSON text `text` nests arrays and objects at most `limit`
+/// deep (brackets inside strings do not count).
+bool nestsAtMost(llvm::StringRef text, unsigned limit) {
+  unsigned depth = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit)
+        return false;
+    } else if ((c == ']' || c == '}') && depth) {
+      --depth;
+    }
+  }
+  return true;
+}
+
+} // namespace
 
 std::string writeMetadata(const EntryMetadata &metadata) {
   llvm::json::Array blobs;
@@ -37,8 +72,10 @@ llvm::Expected<EntryMetadata> parseMetadata(llvm::StringRef bytes) {
   };
   if (!looksLikeMetadata(bytes))
     return bad("no 'kiln-cache-entry 1' header");
-  llvm::Expected<llvm::json::Value> value =
-      llvm::json::parse(bytes.drop_front(kMetadataMagic.size()));
+  llvm::StringRef json = bytes.drop_front(kMetadataMagic.size());
+  if (!nestsAtMost(json, MetadataNestingLimit))
+    return bad(llvm::formatv("it nests deeper than {0} levels", MetadataNestingLimit));
+  llvm::Expected<llvm::json::Value> value = llvm::json::parse(json);
   if (!value)
     return bad(llvm::toString(value.takeError()));
   const llvm::json::Object *object = value->getAsObject();

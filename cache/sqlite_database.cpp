@@ -2,6 +2,8 @@
 
 #include "cache/sqlite_database.h"
 
+#include <llvm/Support/FormatVariadic.h>
+
 #include <sqlite3.h>
 
 namespace kiln::cache {
@@ -109,6 +111,26 @@ llvm::Expected<Database> Database::open(llvm::StringRef path, bool create, bool 
   if (create && !readOnly)
     flags |= SQLITE_OPEN_CREATE;
   int status = sqlite3_open_v2(path.str().c_str(), &db, flags, nullptr);
+  return finishOpening(db, status, path);
+}
+
+llvm::Expected<Database> Database::openImmutable(llvm::StringRef path) {
+  // A URI, so that '?' or '#' in the path are not taken for its parts.
+  std::string uri = "file:";
+  for (char c : path) {
+    if (c == '?' || c == '#' || c == '%')
+      uri += llvm::formatv("%{0:X-2}", unsigned(static_cast<unsigned char>(c))).str();
+    else
+      uri += c;
+  }
+  uri += "?immutable=1";
+  sqlite3 *db = nullptr;
+  int status = sqlite3_open_v2(
+      uri.c_str(), &db, SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  return finishOpening(db, status, path);
+}
+
+llvm::Expected<Database> Database::finishOpening(sqlite3 *db, int status, llvm::StringRef path) {
   if (status != SQLITE_OK) {
     std::string message = db ? sqlite3_errmsg(db) : sqlite3_errstr(status);
     int code = db ? sqlite3_extended_errcode(db) : status;

@@ -80,6 +80,10 @@ class Database {
 public:
   /// Opens (creating if `create`) the database at `path`.
   static llvm::Expected<Database> open(llvm::StringRef path, bool create, bool readOnly = false);
+  /// Opens the database at `path` read-only as a file no one changes
+  /// (SQLite's immutable=1): no locks, no journal, for a read-only folder,
+  /// where SQLite cannot make the files locking needs.
+  static llvm::Expected<Database> openImmutable(llvm::StringRef path);
 
   Database() = default;
   Database(Database &&other) noexcept : db(other.db) { other.db = nullptr; }
@@ -103,6 +107,7 @@ public:
 
 private:
   explicit Database(sqlite3 *db) : db(db) {}
+  static llvm::Expected<Database> finishOpening(sqlite3 *db, int status, llvm::StringRef path);
   sqlite3 *db = nullptr;
 };
 

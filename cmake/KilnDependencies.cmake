@@ -70,6 +70,8 @@ target_link_options(kiln_llvm INTERFACE
 
 find_package(SQLite3 REQUIRED)
 find_package(LibArchive REQUIRED)
+# Ed25519 signatures of cache archives (EVP_PKEY_Q_keygen needs 3.0).
+find_package(OpenSSL 3.0 REQUIRED COMPONENTS Crypto)
 find_package(CLI11 CONFIG REQUIRED)
 find_package(tomlplusplus CONFIG REQUIRED)
 find_package(Python3 COMPONENTS Interpreter REQUIRED)

@@ -19,9 +19,10 @@
 // hold the bundle's magic followed by a plausible header. Other files,
 // including other extension modules, are skipped.
 //
-// A module whose bundle or manifest has another format version than this
-// Kiln's was built by an incompatible Kiln (the runtime refuses it); one
-// whose bundle fails its checks is damaged (as `kiln inspect` says).
+// Each module is checked as the runtime checks a module before it imports
+// it (module/module_check.h): one of another format or CPU ABI version was
+// built by an incompatible Kiln, one that fails any other check is damaged,
+// in the words of the ImportError an import would raise.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +34,7 @@
 #include "frontend/resolve/build_config.h"
 #include "frontend/source/source_file.h"
 #include "module/format.h"
+#include "module/module_check.h"
 #include "module/module_reader.h"
 #include "pipeline/signature_file.h"
 
@@ -144,54 +146,33 @@ std::string archText(const std::set<unsigned> &archs, bool ptx) {
   return text.empty() ? "none" : text;
 }
 
-/// Fills `module` from its bundle (the bytes of .kiln.bundle, or of the
-/// file from the bundle's magic on).
-void readBundle(llvm::StringRef bundle, AuditedModule &module) {
-  KilnBundleHeader header;
-  if (bundle.size() < sizeof header || !bundle.starts_with(llvm::StringRef(KILN_BUNDLE_MAGIC, 8))) {
-    module.status = ModuleStatus::Damaged;
-    module.problem = bundle.size() < sizeof header
-                         ? "the bundle header is truncated"
-                         : "the .kiln.bundle section does not start with the bundle's magic";
-    return;
+/// Fills `module` from the module file `bytes`, checked as the runtime
+/// checks a module before it imports it (module/module_check.h).
+void readModuleFile(llvm::StringRef bytes, AuditedModule &module) {
+  size_t magicAt = bytes.find(llvm::StringRef(KILN_BUNDLE_MAGIC, 8));
+  if (magicAt != llvm::StringRef::npos && bytes.size() - magicAt >= sizeof(KilnBundleHeader)) {
+    KilnBundleHeader header;
+    std::memcpy(&header, bytes.data() + magicAt, sizeof header);
+    module.bundleFormat = header.formatVersion;
   }
-  std::memcpy(&header, bundle.data(), sizeof header);
-  module.bundleFormat = header.formatVersion;
-  if (header.formatVersion != KILN_MODULE_FORMAT_VERSION) {
+  std::string_view checkedBundle;
+  bundle::ModuleCheck check = bundle::checkModuleFile(bytes, checkedBundle);
+  module.module = check.moduleName;
+  module.kilnVersion = check.kilnVersion;
+  module.manifestFormat = check.manifestFormat;
+  if (check.verdict == bundle::ModuleVerdict::Incompatible) {
     module.status = ModuleStatus::Incompatible;
-    module.problem = llvm::formatv("built by an incompatible Kiln: bundle format {0}, this Kiln "
-                                   "(and its runtime) reads format {1}; rebuild it",
-                                   header.formatVersion, KILN_MODULE_FORMAT_VERSION);
+    module.problem = llvm::formatv(
+        "built by an incompatible Kiln{0}: {1}; rebuild it",
+        module.kilnVersion.empty() ? "" : " (" + module.kilnVersion + ")", check.problem);
     return;
   }
-  // The manifest's own format, before bundle::readModule() refuses it as damaged.
-  if (header.manifestOffset >= sizeof header && header.manifestOffset <= bundle.size() &&
-      header.manifestSize <= bundle.size() - header.manifestOffset) {
-    llvm::Expected<llvm::json::Value> manifest =
-        llvm::json::parse(bundle.substr(header.manifestOffset, header.manifestSize));
-    if (manifest) {
-      if (const llvm::json::Object *root = manifest->getAsObject()) {
-        module.module = root->getString("module").value_or("").str();
-        module.kilnVersion = root->getString("kiln_version").value_or("").str();
-        module.manifestFormat = root->getInteger("format");
-        if (module.manifestFormat != int64_t(bundle::ManifestFormat) &&
-            header.manifestChecksum ==
-                kilnChecksum(bundle.data() + header.manifestOffset, header.manifestSize)) {
-          module.status = ModuleStatus::Incompatible;
-          module.problem = llvm::formatv(
-              "built by an incompatible Kiln{0}: manifest format {1}, this Kiln reads format {2}; "
-              "rebuild it",
-              module.kilnVersion.empty() ? "" : " (" + module.kilnVersion + ")",
-              module.manifestFormat ? std::to_string(*module.manifestFormat) : "none",
-              bundle::ManifestFormat);
-          return;
-        }
-      }
-    } else {
-      llvm::consumeError(manifest.takeError());
-    }
+  if (!check.sound()) {
+    module.status = ModuleStatus::Damaged;
+    module.problem = check.problem;
+    return;
   }
-  llvm::Expected<bundle::InspectedModule> read = bundle::readModule(bundle);
+  llvm::Expected<bundle::InspectedModule> read = bundle::readModule(bytes);
   if (!read) {
     module.status = ModuleStatus::Damaged;
     module.problem = llvm::toString(read.takeError());
@@ -237,6 +218,29 @@ bool plausibleBundle(llvm::StringRef bytes, size_t at) {
   return version >= 1 && version < 1000 && headerSize >= 16 && headerSize <= 4096;
 }
 
+/// Whether the ELF file `bytes` has a section named .kiln.bundle (when its
+/// section headers can be read).
+bool hasBundleSection(llvm::StringRef bytes) {
+  llvm::Expected<llvm::object::ELF64LEFile> elf = llvm::object::ELF64LEFile::create(bytes);
+  if (!elf) {
+    llvm::consumeError(elf.takeError());
+    return false;
+  }
+  llvm::Expected<llvm::object::ELF64LEFile::Elf_Shdr_Range> sections = elf->sections();
+  if (!sections) {
+    llvm::consumeError(sections.takeError());
+    return false;
+  }
+  for (const auto &section : *sections) {
+    llvm::Expected<llvm::StringRef> name = elf->getSectionName(section);
+    if (name && *name == KILN_BUNDLE_SECTION)
+      return true;
+    if (!name)
+      llvm::consumeError(name.takeError());
+  }
+  return false;
+}
+
 /// Returns the module `bytes` holds, or nothing when they are not a Kiln
 /// module.
 std::optional<AuditedModule> auditFile(const std::string &location, llvm::StringRef bytes) {
@@ -249,48 +253,9 @@ std::optional<AuditedModule> auditFile(const std::string &location, llvm::String
   size_t magicAt = bytes.find(magic);
   while (magicAt != llvm::StringRef::npos && !plausibleBundle(bytes, magicAt))
     magicAt = bytes.find(magic, magicAt + 1);
-
-  // The section, through the section headers.
-  std::string elfProblem;
-  llvm::Expected<llvm::object::ELF64LEFile> elf = llvm::object::ELF64LEFile::create(bytes);
-  if (elf) {
-    llvm::Expected<llvm::object::ELF64LEFile::Elf_Shdr_Range> sections = elf->sections();
-    if (sections) {
-      for (const auto &section : *sections) {
-        llvm::Expected<llvm::StringRef> name = elf->getSectionName(section);
-        if (!name) {
-          llvm::consumeError(name.takeError());
-          continue;
-        }
-        if (*name != ".kiln.bundle")
-          continue;
-        uint64_t offset = section.sh_offset, size = section.sh_size;
-        if (offset > bytes.size() || size > bytes.size() - offset) {
-          module.status = ModuleStatus::Damaged;
-          module.problem = llvm::formatv("the file is truncated: its section .kiln.bundle ends at "
-                                         "byte {0} but the file has {1} bytes",
-                                         offset + size, bytes.size());
-          return module;
-        }
-        readBundle(bytes.substr(offset, size), module);
-        return module;
-      }
-      elfProblem = "it has no .kiln.bundle section";
-    } else {
-      elfProblem = llvm::toString(sections.takeError());
-    }
-  } else {
-    elfProblem = llvm::toString(elf.takeError());
-  }
-  // No readable section: a Kiln module only if its bundle is there.
-  if (magicAt == llvm::StringRef::npos)
+  if (magicAt == llvm::StringRef::npos && !hasBundleSection(bytes))
     return std::nullopt;
-  readBundle(bytes.drop_front(magicAt), module);
-  if (module.status == ModuleStatus::Ok) {
-    // The bundle is intact but the ELF structure around it is not.
-    module.status = ModuleStatus::Damaged;
-    module.problem = "the bundle is intact but the file is damaged: " + elfProblem;
-  }
+  readModuleFile(bytes, module);
   return module;
 }
 

@@ -15,6 +15,9 @@
 #include "cache/cache.h"
 #include "cache/cache_archive.h"
 #include "cache/cache_verify.h"
+#include "cache/key_location.h"
+#include "cache/signing_keys.h"
+#include "cache/trusted_keys.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/FormatVariadic.h>
@@ -70,6 +73,7 @@ int stats(cache::Cache &store, const cache::CacheLocation &location, bool json) 
     }
     llvm::json::Object object{{"directory", store.directory()},
                               {"journal", mode},
+                              {"read_only", store.isReadOnly()},
                               {"entries", stats->entries},
                               {"bytes", stats->bytes},
                               {"max_size", location.maxSize},
@@ -83,7 +87,8 @@ int stats(cache::Cache &store, const cache::CacheLocation &location, bool json) 
     return 0;
   }
   llvm::raw_ostream &os = llvm::outs();
-  os << "cache " << store.directory() << " (SQLite index, " << mode << ")\n";
+  os << "cache " << store.directory() << " (SQLite index, " << mode
+     << (store.isReadOnly() ? "; read-only: builds use its entries but store none" : "") << ")\n";
   os << llvm::formatv("  entries        {0}\n", stats->entries);
   os << llvm::formatv("  size           {0} (limit {1})\n", cache::formatSize(stats->bytes),
                       cache::formatSize(location.maxSize));
@@ -125,6 +130,45 @@ int list(cache::Cache &store, bool json) {
   return 0;
 }
 
+/// The key an export signs with: --sign-with, else $KILN_SIGNING_KEY, else
+/// the only key; none with --unsigned.
+llvm::Expected<std::optional<cache::SigningKey>> exportSigner(const CacheCommandOptions &options) {
+  if (options.unsignedExport)
+    return std::nullopt;
+  llvm::Expected<cache::KeyLocation> keys =
+      cache::resolveKeyLocation(cache::KeyEnvironment::fromProcess(), std::nullopt);
+  if (!keys)
+    return keys.takeError();
+  llvm::Expected<cache::SigningKey> key = cache::chooseSigningKey(
+      options.signWith ? options.signWith : keys->signingKey, keys->keysDirectory);
+  if (!key)
+    return key.takeError();
+  return std::optional<cache::SigningKey>(std::move(*key));
+}
+
+/// The archive to import, read and checked against the trusted keys.
+llvm::Expected<cache::CheckedArchive> readImport(const CacheCommandOptions &options,
+                                                 const cache::CacheLocation &location) {
+  cache::TrustPolicy trust;
+  trust.skipSignature = options.skipSignature;
+  if (!trust.skipSignature) {
+    llvm::Expected<cache::KeyLocation> keys =
+        cache::resolveKeyLocation(cache::KeyEnvironment::fromProcess(), options.trustedKeys);
+    if (!keys)
+      return keys.takeError();
+    llvm::Expected<std::vector<cache::PublicKey>> trusted =
+        cache::readTrustedKeys(keys->trustedKeysFile, keys->trustedKeysNamed);
+    if (!trusted)
+      return trusted.takeError();
+    trust.trusted = std::move(*trusted);
+    trust.source = keys->trustedKeysFile;
+  }
+  cache::ImportLimits limits;
+  limits.maxTotalBytes = location.maxSize;
+  limits.maxMemberBytes = std::min(limits.maxMemberBytes, location.maxSize);
+  return cache::readArchive(options.file, limits, trust);
+}
+
 } // namespace
 
 int runCacheCommand(const CacheCommandOptions &options) {
@@ -138,11 +182,34 @@ int runCacheCommand(const CacheCommandOptions &options) {
   auto warn = [](llvm::StringRef message) {
     llvm::WithColor::warning(llvm::errs(), "kiln") << message << '\n';
   };
+  // The signing key, and the archive to import, before the cache is
+  // opened, so that a mistake or a rejected archive leaves it untouched.
+  std::optional<cache::SigningKey> signer;
+  std::optional<cache::CheckedArchive> archive;
+  if (options.action == CacheAction::Export) {
+    llvm::Expected<std::optional<cache::SigningKey>> chosen = exportSigner(options);
+    if (!chosen)
+      return fail(chosen.takeError());
+    signer = std::move(*chosen);
+  }
+  if (options.action == CacheAction::Import) {
+    llvm::Expected<cache::CheckedArchive> checked = readImport(options, *location);
+    if (!checked)
+      return fail(checked.takeError());
+    archive = std::move(*checked);
+  }
   llvm::Expected<std::unique_ptr<cache::Cache>> opened =
       cache::Cache::open({location->directory, location->maxSize}, warn);
   if (!opened)
     return fail(opened.takeError());
   cache::Cache &store = **opened;
+  bool writes = options.action == CacheAction::Prune || options.action == CacheAction::Clear ||
+                options.action == CacheAction::Import ||
+                (options.action == CacheAction::Verify && options.repair);
+  if (writes && store.isReadOnly())
+    return fail(llvm::createStringError(std::make_error_code(std::errc::read_only_file_system),
+                                        "the cache folder '" + store.directory() +
+                                            "' is read-only; this command changes it"));
 
   switch (options.action) {
   case CacheAction::Stats:
@@ -189,33 +256,48 @@ int runCacheCommand(const CacheCommandOptions &options) {
       return fail(report.takeError());
     for (const std::string &problem : report->problems)
       llvm::outs() << "problem: " << problem << '\n';
+    for (const std::string &leftover : report->leftovers)
+      llvm::outs() << "leftover: " << leftover << '\n';
     for (const std::string &repair : report->repairs)
       llvm::outs() << "repaired: " << repair << '\n';
-    llvm::outs() << llvm::formatv("{0} entries, {1} blobs, {2} problems{3}\n", report->entries,
-                                  report->blobs, report->problems.size(),
-                                  options.repair && !report->problems.empty() ? " (repaired)" : "");
+    bool repaired = options.repair && (report->problems.size() || report->leftovers.size());
+    llvm::outs() << llvm::formatv("{0} entries, {1} blobs, {2} problems, {3} leftovers{4}\n",
+                                  report->entries, report->blobs, report->problems.size(),
+                                  report->leftovers.size(), repaired ? " (repaired)" : "");
+    if (!options.repair && report->problems.empty() && !report->leftovers.empty())
+      llvm::outs() << "leftovers are harmless (what interrupted builds leave); "
+                      "`kiln cache verify --repair` deletes them\n";
     return report->problems.empty() || options.repair ? 0 : 1;
   }
   case CacheAction::Export: {
-    llvm::Expected<cache::ExportReport> report = cache::exportCache(store, options.file);
+    llvm::Expected<cache::ExportReport> report =
+        cache::exportCache(store, options.file, signer ? &*signer : nullptr);
     if (!report)
       return fail(report.takeError());
-    llvm::outs() << llvm::formatv("exported {0} entries ({1} blobs, {2}) to {3}\n", report->entries,
-                                  report->blobs, cache::formatSize(report->bytes), options.file);
+    llvm::outs() << llvm::formatv(
+        "exported {0} entries ({1} blobs, {2}) to {3}, {4}\n", report->entries, report->blobs,
+        cache::formatSize(report->bytes), options.file,
+        report->signer ? "signed by " + report->signer->describe() : std::string("unsigned"));
+    if (!report->signer)
+      warn("the archive is unsigned: `kiln cache import` accepts it only with "
+           "--insecure-skip-signature");
     if (report->skipped)
       llvm::WithColor::warning(llvm::errs(), "kiln")
           << report->skipped << " damaged entries left out; run `kiln cache verify --repair`\n";
     return 0;
   }
   case CacheAction::Import: {
-    cache::ImportLimits limits;
-    limits.maxTotalBytes = location->maxSize;
-    limits.maxMemberBytes = std::min(limits.maxMemberBytes, location->maxSize);
-    llvm::Expected<cache::ImportReport> report = cache::importCache(store, options.file, limits);
+    llvm::Expected<cache::ImportReport> report = cache::importArchive(store, *archive);
     if (!report)
       return fail(report.takeError());
-    llvm::outs() << llvm::formatv("imported {0} entries ({1}) from {2}\n", report->entries,
-                                  cache::formatSize(report->bytes), options.file);
+    llvm::outs() << llvm::formatv("imported {0} entries ({1}) from {2}, {3}\n", report->entries,
+                                  cache::formatSize(report->bytes), options.file,
+                                  report->signer ? "signed by " + report->signer->describe()
+                                                 : std::string("signature not checked"));
+    if (!report->signer)
+      warn("imported '" + options.file +
+           "' without checking who made it (--insecure-skip-signature): builds will use its "
+           "entries as if Kiln had compiled them here");
     return 0;
   }
   }

@@ -20,6 +20,14 @@ struct CacheCommandOptions {
   std::optional<std::string> olderThan;
   /// export / import.
   std::string file;
+  /// export --sign-with: a key name or a key file.
+  std::optional<std::string> signWith;
+  /// export --unsigned.
+  bool unsignedExport = false;
+  /// import --trusted-keys.
+  std::optional<std::string> trustedKeys;
+  /// import --insecure-skip-signature.
+  bool skipSignature = false;
 };
 
 /// Runs one `kiln cache` subcommand; returns the exit status.

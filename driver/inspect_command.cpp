@@ -113,10 +113,12 @@ void printText(const bundle::InspectedModule &module, llvm::StringRef path, llvm
          << (spec->getBoolean("block_entry").value_or(false) ? " (with block entry)" : "") << '\n';
       os << "    archs   cubins " << archList(spec->getArray("cubins"), false) << "; PTX "
          << archList(spec->getArray("ptx"), true) << '\n';
-      const llvm::json::Object *fatbin = spec->getObject("fatbin");
-      os << "    fatbin  " << fatbin->getInteger("size").value_or(0) << " bytes at payload offset "
-         << fatbin->getInteger("offset").value_or(0) << " (checksum "
-         << fatbin->getString("checksum").value_or("?") << ")\n";
+      if (const llvm::json::Object *fatbin = spec->getObject("fatbin"))
+        os << "    fatbin  " << fatbin->getInteger("size").value_or(0)
+           << " bytes at payload offset " << fatbin->getInteger("offset").value_or(0)
+           << " (checksum " << fatbin->getString("checksum").value_or("?") << ")\n";
+      else
+        os << "    fatbin  none (the CPU engine only)\n";
       os << "    memory  " << spec->getInteger("static_shared_bytes").value_or(0)
          << " bytes static shared, " << spec->getInteger("local_bytes").value_or(0)
          << " bytes local\n";

@@ -10,7 +10,10 @@
 // kiln targets [--arch LIST] [--json]
 // kiln signatures list [PATH] [--json] | add KERNEL SIGNATURE... [--file F] | prune [PATH]
 // kiln cache stats|list [--json] | prune [--max-size SIZE] [--older-than AGE] | clear
-//            | verify [--repair] | export FILE.tar[.zst] | import FILE  [--cache-dir DIR]
+//            | verify [--repair] | export FILE.tar[.zst] [--sign-with KEY | --unsigned]
+//            | import FILE [--trusted-keys FILE | --insecure-skip-signature]  [--cache-dir DIR]
+// kiln cache key generate [--name N] [--file F] | list | export-public [KEY]
+//                | trust KEY-LINE|FILE|- | untrust NAME|FINGERPRINT  [--trusted-keys FILE]
 //
 // Subcommands parse their options with CLI11 and hand a plain options struct
 // to their run function, which returns the exit status.
@@ -22,6 +25,7 @@
 #include "driver/audit_command.h"
 #include "driver/build_command.h"
 #include "driver/cache_command.h"
+#include "driver/cache_key_command.h"
 #include "driver/check_command.h"
 #include "driver/inspect_command.h"
 #include "driver/signatures_command.h"
@@ -261,10 +265,19 @@ int main(int argc, char **argv) {
               CacheAction::Verify)
       ->add_flag("--repair", cacheOptions.repair,
                  "Drop damaged entries, re-index intact ones, delete blobs of no entry");
-  cacheAction("export", "Write every intact entry to a tar archive (.tar, .tar.zst, .tar.gz)",
-              CacheAction::Export)
-      ->add_option("file", cacheOptions.file, "The archive to write")
-      ->required();
+  CLI::App *exportCommand = cacheAction(
+      "export",
+      "Write every intact entry to a tar archive (.tar, .tar.zst, .tar.gz), signed by your key",
+      CacheAction::Export);
+  exportCommand->add_option("file", cacheOptions.file, "The archive to write")->required();
+  CLI::Option *signWith = exportCommand->add_option_function<std::string>(
+      "--sign-with", [&](const std::string &key) { cacheOptions.signWith = key; },
+      "The signing key: a name from `kiln cache key list`, or a key file (default: "
+      "$KILN_SIGNING_KEY, else your only key)");
+  exportCommand
+      ->add_flag("--unsigned", cacheOptions.unsignedExport,
+                 "Write an unsigned archive, which imports only with --insecure-skip-signature")
+      ->excludes(signWith);
   CLI::App *importCommand =
       cacheAction("import",
                   "Add the entries of an archive from `kiln cache export`, checking "
@@ -278,6 +291,66 @@ int main(int argc, char **argv) {
           "--max-size", [&](const std::string &size) { cacheOptions.flags.maxSize = size; },
           "The cache's size limit, which also bounds what the archive may expand to")
       ->check(sizeValidator());
+  CLI::Option *trustedKeys = importCommand->add_option_function<std::string>(
+      "--trusted-keys", [&](const std::string &file) { cacheOptions.trustedKeys = file; },
+      "The file of public keys whose archives to accept (default: $KILN_TRUSTED_KEYS, "
+      "else trusted-keys in Kiln's configuration folder)");
+  importCommand
+      ->add_flag("--insecure-skip-signature", cacheOptions.skipSignature,
+                 "Accept the archive whoever made it, unsigned or not: its entries are used "
+                 "as if compiled here")
+      ->excludes(trustedKeys);
+
+  kiln::driver::CacheKeyOptions keyOptions;
+  CLI::App *keyCommand = cacheCommand->add_subcommand(
+      "key", "Make signing keys for exports, and choose whose archives imports accept");
+  keyCommand->require_subcommand(1);
+  auto keyAction = [&](const char *name, const char *help, kiln::driver::CacheKeyAction action) {
+    CLI::App *command = keyCommand->add_subcommand(name, help);
+    command->callback([&keyOptions, action] { keyOptions.action = action; });
+    return command;
+  };
+  auto trustedKeysOption = [&](CLI::App *command) {
+    command->add_option_function<std::string>(
+        "--trusted-keys", [&](const std::string &file) { keyOptions.trustedKeys = file; },
+        "The trusted-keys file (default: $KILN_TRUSTED_KEYS, else trusted-keys in Kiln's "
+        "configuration folder)");
+  };
+  using kiln::driver::CacheKeyAction;
+  CLI::App *generateCommand = keyAction(
+      "generate", "Create an Ed25519 signing key (mode 0600) in Kiln's configuration folder",
+      CacheKeyAction::Generate);
+  generateCommand->add_option_function<std::string>(
+      "--name", [&](const std::string &name) { keyOptions.name = name; },
+      "The key's name (default: user@host)");
+  generateCommand->add_option_function<std::string>(
+      "--file", [&](const std::string &file) { keyOptions.file = file; },
+      "Write the private key to this new file instead (to hand to CI as a secret)");
+  trustedKeysOption(
+      keyAction("list", "Your signing keys and the keys you trust", CacheKeyAction::List));
+  keyAction("export-public", "Print a signing key's public key line, to trust elsewhere",
+            CacheKeyAction::ExportPublic)
+      ->add_option_function<std::string>(
+          "key", [&](const std::string &key) { keyOptions.argument = key; },
+          "A key name or key file (default: $KILN_SIGNING_KEY, else your only key)");
+  CLI::App *trustCommand =
+      keyAction("trust", "Accept archives this key signed (adds it to the trusted keys)",
+                CacheKeyAction::Trust);
+  trustCommand
+      ->add_option_function<std::string>(
+          "key", [&](const std::string &key) { keyOptions.argument = key; },
+          "A public key line ('kiln-ed25519 <base64> <name>'), a file of them, or - for "
+          "standard input")
+      ->required();
+  trustedKeysOption(trustCommand);
+  CLI::App *untrustCommand =
+      keyAction("untrust", "Stop accepting archives a key signed", CacheKeyAction::Untrust);
+  untrustCommand
+      ->add_option_function<std::string>(
+          "key", [&](const std::string &key) { keyOptions.argument = key; },
+          "The key's name or fingerprint (SHA256:...)")
+      ->required();
+  trustedKeysOption(untrustCommand);
 
   kiln::driver::SignaturesOptions signatures;
   using SignaturesAction = kiln::driver::SignaturesOptions::Action;
@@ -345,6 +418,8 @@ int main(int argc, char **argv) {
       return kiln::driver::runTargets(targets);
     if (signaturesCommand->parsed())
       return kiln::driver::runSignatures(signatures);
+    if (keyCommand->parsed())
+      return kiln::driver::runCacheKeyCommand(keyOptions);
     if (cacheCommand->parsed())
       return kiln::driver::runCacheCommand(cacheOptions);
     return 0;

@@ -1,9 +1,9 @@
 //===- module/module_reader.h - A built module's manifest -------*- C++ -*-===//
 //
 // `kiln inspect` and `kiln audit` read built modules without loading them:
-// readModule() finds the bundle in the module's bytes (bundle_reader.h),
-// parses the manifest, checks its format and every fat binary's checksum,
-// and groups the specializations by kernel.
+// readModule() checks the module's bytes as the runtime does before an
+// import (module_check.h), then parses the manifest and groups the
+// specializations by kernel.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -26,16 +26,15 @@ struct KernelGroup {
   std::vector<const llvm::json::Object *> specializations;
 };
 
-/// The manifest, parsed, with every fat binary checked against the payload.
+/// The manifest of a module that passed checkModule(), parsed.
 struct InspectedModule {
   BundleView bundle;
   llvm::json::Value manifest = nullptr;
   std::vector<KernelGroup> kernels;
 };
 
-/// Finds the bundle in `file` (a module's bytes, or its .kiln.bundle
-/// section), parses and checks the manifest and the fat binaries. Errors
-/// say what is damaged.
+/// Checks the module file `file` (its bytes) and reads its manifest. Errors
+/// say what is damaged or incompatible.
 llvm::Expected<InspectedModule> readModule(llvm::StringRef file);
 
 /// "add (array(float32, 1d, C), int64)": a specialization, for messages.

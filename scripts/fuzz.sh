@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds the sanitized copies of the front end and the fat binary reader
-# and the front end's libFuzzer fuzzer in build-fuzz/ (a tree of their own,
-# so that the everyday build stays lean), then runs their tests: the
-# fuzzer for a minute, the mutation and damaged-input tests under
-# AddressSanitizer and UBSan.
+# Builds the sanitized copies of the front end, the fat binary reader and
+# the module check, and their libFuzzer fuzzers, in build-fuzz/ (a tree of
+# their own, so that the everyday build stays lean), then runs their tests:
+# the fuzzers (a minute for the front end, half a minute for the module
+# check), the mutation and damaged-input tests under AddressSanitizer and
+# UBSan.
 #
 #   scripts/fuzz.sh               # what CI runs (scripts/test.sh calls it)
 #   scripts/fuzz.sh --minutes 60  # then a longer fuzzing campaign
@@ -32,7 +33,7 @@ if [ ! -f build-fuzz/build.ninja ]; then
 fi
 say "Building the fuzzer and the sanitized tests"
 cmake --build build-fuzz --target fuzz_frontend frontend_mutation_test_sanitized \
-  backend_fatbin_reader_test_sanitized
+  backend_fatbin_reader_test_sanitized fuzz_module_check module_check_test_sanitized
 say "Running them"
 ctest --test-dir build-fuzz --output-on-failure --parallel "$(nproc)" -L sanitizers
 if ((minutes > 0)); then

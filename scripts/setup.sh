@@ -3,7 +3,7 @@
 # only rebuilds what changed.
 #
 #   1. Debian packages (LLVM 19 with its tools such as FileCheck, clang 19,
-#      SQLite, libarchive, CLI11, toml++, GoogleTest, CMake, Ninja), with
+#      SQLite, libarchive, OpenSSL, CLI11, toml++, GoogleTest, CMake, Ninja), with
 #      apt-get, only those not installed;
 #   2. the CUDA toolkit must already be installed (CUDA_HOME, CUDA_PATH or
 #      /usr/local/cuda): NVIDIA ships it, not Debian;
@@ -20,7 +20,7 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 debian_packages=(
   cmake ninja-build git pkg-config
   clang-19 clang-format-19 lld-19 liblld-19-dev llvm-19-dev llvm-19-tools libclang-rt-19-dev
-  libsqlite3-dev libarchive-dev libzstd-dev libcli11-dev libtomlplusplus-dev
+  libsqlite3-dev libarchive-dev libzstd-dev libssl-dev libcli11-dev libtomlplusplus-dev
   googletest libgtest-dev
   python3 python3-venv python3-dev
 )

@@ -1,28 +1,33 @@
 //===- runtime/extension/module_image.cpp - Loading built modules ---------===//
 //
 // A built module's PyInit_ calls the `module_loader` capsule's function with
-// its KilnModuleImage (module/format.h). The loader checks the
-// image's magic and versions, then finds the bundle in the section
-// .kiln.bundle of the module's file (dladdr(image); elf_section_reader.h:
-// a file cut short or with garbled section headers says so), maps it, and
-// checks what it can without the manifest: the bundle header, that the
-// manifest and the payload lie inside the bundle, the manifest's checksum,
-// and that the bundle is the image's (the same manifest checksum). It then wraps the image in a
-// ModuleImage and calls kiln._loader.create_module(image), which parses the manifest, checks every
-// fat binary against its checksum (ModuleImage.checksum) and builds the
-// module object. Any damage becomes an ImportError naming the module and
-// what is damaged, never a crash.
+// its KilnModuleImage (module/format.h). The loader finds the bundle in the
+// section .kiln.bundle of the module's file (dladdr(image);
+// module/elf_section_reader.h: a file cut short or with garbled section
+// headers says so), maps it, and checks the image and the bundle with the
+// check `kiln audit` runs (module/module_check.h): versions, header,
+// checksums, the manifest as bounded JSON with every key the runtime reads,
+// every fat binary and every parameter layout. Only then does it wrap the
+// image in a ModuleImage and call kiln._loader.create_module(image), which
+// builds the module object from the checked manifest. Any damage becomes an
+// ImportError naming the module and what is damaged, never a crash.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/extension/module_image.h"
 
-#include "runtime/extension/elf_section_reader.h"
+#include "module/elf_section_reader.h"
+#include "module/module_check.h"
 
+#include <cerrno>
 #include <cstring>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <new>
 #include <string>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace kiln::python {
 
@@ -50,14 +55,32 @@ void *damaged(const char *moduleName, const std::string &what) {
                           moduleName);
 }
 
+void *incompatible(const char *moduleName, const bundle::ModuleCheck &check) {
+  std::string by = check.kilnVersion.empty() ? "" : " (" + check.kilnVersion + ")";
+  return raiseImportError(std::string("kiln: module '") + moduleName +
+                              "' was built by an incompatible Kiln" + by + ": " + check.problem +
+                              "; rebuild it with the kiln build of this Kiln",
+                          moduleName);
+}
+
 /// Whether [offset, offset + size) lies in [0, limit), without overflow.
 bool inside(uint64_t offset, uint64_t size, uint64_t limit) {
   return offset <= limit && size <= limit - offset;
 }
 
+/// Closes a descriptor when it goes out of scope.
+struct FileDescriptor {
+  int value = -1;
+  ~FileDescriptor() {
+    if (value >= 0)
+      close(value);
+  }
+};
+
 /// The bundle of a format-2 image: the section KILN_BUNDLE_SECTION of the
-/// file that holds the image, mapped read-only for the life of the process.
-/// Null with an ImportError set when it cannot be had.
+/// file that holds the image, mapped read-only for the life of the process
+/// (fat binaries are loaded lazily from it). Null with an ImportError set
+/// when it cannot be had.
 const uint8_t *mapBundle(const KilnModuleImage *image, const char *name) {
   Dl_info info;
   if (!dladdr(image, &info) || !info.dli_fname || !*info.dli_fname)
@@ -65,12 +88,33 @@ const uint8_t *mapBundle(const KilnModuleImage *image, const char *name) {
         raiseImportError(std::string("kiln: cannot find the file of module '") + name +
                              "' to read its kernel data (dladdr failed)",
                          name));
-  runtime::MappedSection section;
+  const char *path = info.dli_fname;
+  FileDescriptor file;
+  file.value = open(path, O_RDONLY | O_CLOEXEC);
+  if (file.value < 0)
+    return static_cast<const uint8_t *>(damaged(name, std::string("its file '") + path +
+                                                          "' cannot be opened (" +
+                                                          std::strerror(errno) + ")"));
+  struct stat status;
+  if (fstat(file.value, &status) != 0 || !S_ISREG(status.st_mode))
+    return static_cast<const uint8_t *>(
+        damaged(name, std::string("its file '") + path + "' is not a regular file"));
+  bundle::DescriptorByteSource source(file.value, uint64_t(status.st_size));
+  bundle::SectionLocation section;
   std::string problem;
-  if (!runtime::mapElfSection(info.dli_fname, KILN_BUNDLE_SECTION, "kernel data", image->bundleSize,
-                              section, problem))
+  if (!bundle::locateElfSection(source, KILN_BUNDLE_SECTION, "kernel data", image->bundleSize,
+                                section, problem))
     return static_cast<const uint8_t *>(damaged(name, problem));
-  return section.data;
+  long pageSize = sysconf(_SC_PAGESIZE);
+  uint64_t page = pageSize > 0 ? uint64_t(pageSize) : 4096;
+  uint64_t start = section.fileOffset - section.fileOffset % page;
+  uint64_t skip = section.fileOffset - start;
+  void *mapping = mmap(nullptr, skip + section.size, PROT_READ, MAP_PRIVATE, file.value,
+                       static_cast<off_t>(start));
+  if (mapping == MAP_FAILED)
+    return static_cast<const uint8_t *>(damaged(
+        name, std::string("its kernel data cannot be mapped (") + std::strerror(errno) + ")"));
+  return static_cast<const uint8_t *>(mapping) + skip;
 }
 
 /// The module's name, if the image is sane enough to have one.
@@ -130,46 +174,35 @@ void *loadModule(const KilnModuleImage *image) {
     return raiseImportError("kiln: a built module is damaged: its image has no valid header; "
                             "rebuild it with kiln build",
                             name);
-  if (image->formatVersion != KILN_MODULE_FORMAT_VERSION)
-    return raiseImportError(std::string("kiln: module '") + name + "' was built in module format " +
-                                std::to_string(image->formatVersion) +
-                                ", but this runtime reads format " +
-                                std::to_string(KILN_MODULE_FORMAT_VERSION) +
-                                "; rebuild it with the kiln build of this Kiln",
-                            name);
-  if (image->cpuAbiVersion != KILN_CPU_ABI_VERSION)
-    return raiseImportError(
-        std::string("kiln: module '") + name + "' holds host code of CPU ABI version " +
-            std::to_string(image->cpuAbiVersion) + ", but this runtime runs version " +
-            std::to_string(KILN_CPU_ABI_VERSION) + "; rebuild it with the kiln build of this Kiln",
-        name);
+  bundle::ImageFacts facts;
+  facts.formatVersion = image->formatVersion;
+  facts.cpuAbiVersion = image->cpuAbiVersion;
+  facts.specializationCount = image->specializationCount;
+  facts.bundleSize = image->bundleSize;
+  facts.manifestChecksum = image->manifestChecksum;
+  facts.moduleName = name;
+  // Versions first: a module of another format is refused before its
+  // bundle, whose layout this runtime may not know, is read.
+  bundle::ModuleCheck check = bundle::checkImage(facts);
+  if (!check.sound())
+    return incompatible(name, check);
   if (image->bundle || image->bundleSize < sizeof(KilnBundleHeader))
     return damaged(name, "its image is damaged (bundle pointer or size)");
   if (image->specializationCount && !image->hostEntries)
     return damaged(name, "its table of host entry points is missing");
-  const uint8_t *bundle = mapBundle(image, name);
-  if (!bundle)
+  const uint8_t *bundleBytes = mapBundle(image, name);
+  if (!bundleBytes)
     return nullptr;
-
+  check = bundle::checkModule(
+      facts, std::string_view(reinterpret_cast<const char *>(bundleBytes), image->bundleSize));
+  if (check.verdict == bundle::ModuleVerdict::Incompatible)
+    return incompatible(name, check);
+  if (!check.sound())
+    return damaged(name, check.problem);
   KilnBundleHeader header;
-  std::memcpy(&header, bundle, sizeof header);
-  if (std::memcmp(header.magic, KILN_BUNDLE_MAGIC, sizeof header.magic) != 0)
-    return damaged(name, "its bundle has no valid header");
-  if (header.formatVersion != KILN_MODULE_FORMAT_VERSION ||
-      header.headerSize != sizeof(KilnBundleHeader))
-    return damaged(name, "its bundle header does not match the module's format version");
-  if (!inside(header.manifestOffset, header.manifestSize, image->bundleSize))
-    return damaged(name, "its manifest lies outside the bundle");
-  if (!inside(header.payloadOffset, header.payloadSize, image->bundleSize) ||
-      header.payloadOffset % 16 != 0)
-    return damaged(name, "its payload lies outside the bundle");
-  if (kilnChecksum(bundle + header.manifestOffset, header.manifestSize) != header.manifestChecksum)
-    return damaged(name, "its manifest fails its checksum");
-  if (header.manifestChecksum != image->manifestChecksum)
-    return damaged(name, "its kernel data does not belong to its code (the file changed after it "
-                         "was loaded, or was pieced together from two builds)");
+  std::memcpy(&header, bundleBytes, sizeof header);
 
-  PyObject *imageObject = createImageObject(image, bundle, header);
+  PyObject *imageObject = createImageObject(image, bundleBytes, header);
   if (!imageObject)
     return nullptr;
   PyObject *module = newModule(image);

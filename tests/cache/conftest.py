@@ -4,10 +4,15 @@ Every test builds tiny modules for --arch 80 into a cache of its own, with
 the real `kiln` command, and inspects the cache with `kiln cache ...`.
 """
 
+import ctypes
+import functools
+import gzip
+import io
 import json
 import os
 import re
 import subprocess
+import tarfile
 
 import pytest
 
@@ -43,6 +48,9 @@ SUMMARY = re.compile(r"^cache .*: (\d+) hits, (\d+) misses$", re.M)
 NOTE = re.compile(r"^  (hit |miss) (\S+) (\S+) kernel '(\w+)'", re.M)
 
 
+KEY_VARIABLES = ("KILN_CONFIG_DIR", "KILN_TRUSTED_KEYS", "KILN_SIGNING_KEY")
+
+
 def kiln_binary():
     return os.environ.get("KILN", str(BUILD_DIR / "driver" / "kiln"))
 
@@ -55,9 +63,12 @@ class CacheRig:
         self.cache = root / "cache"
         self.env = dict(os.environ)
         for name in list(self.env):
-            if name.startswith("KILN_CACHE"):
+            if name.startswith("KILN_CACHE") or name in KEY_VARIABLES:
                 del self.env[name]
         self.env["KILN_CACHE_DIR"] = str(self.cache)
+        # Keys and trusted keys of the test's own, never the user's.
+        self.config = root / "config"
+        self.env["KILN_CONFIG_DIR"] = str(self.config)
         self.env.pop("CUDAARCHS", None)
         self.counter = 0
 
@@ -109,13 +120,102 @@ class CacheRig:
     def verify(self, *extra):
         return self.run("cache", "verify", *extra)
 
+    def plant_blob(self, data):
+        """Writes `data` into the cache as a blob under its own digest, as
+        anyone who can write the cache folder could."""
+        digest = blob_digest(data)
+        path = self.cache / "objects" / digest[:2] / digest[2:]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        return path
+
     def blob_files(self):
         objects = self.cache / "objects"
         return [p for p in objects.glob("*/*") if not p.name.startswith(".")]
 
+    def make_key(self, name="ci", trust=True):
+        """Generates a signing key in the rig's configuration; returns its public line."""
+        result = self.run("cache", "key", "generate", "--name", name, check=True)
+        line = result.stdout.strip().splitlines()[-1]
+        assert line.startswith("kiln-ed25519 ") and line.endswith(" " + name), result.stdout
+        if trust:
+            self.run("cache", "key", "trust", line, check=True)
+        return line
+
+
+def write_tar(path, members, extra=(), compress=False):
+    """members: name → bytes; extra: TarInfo objects (with optional data)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        for info, data in extra:
+            tar.addfile(info, io.BytesIO(data) if data is not None else None)
+    raw = buffer.getvalue()
+    path.write_bytes(gzip.compress(raw) if compress else raw)
+    return path
+
+
+def read_tar(path):
+    """An archive's regular members, name → bytes."""
+    with tarfile.open(path) as tar:
+        return {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
+
+
+def assert_rejected(rig, archive, reason, outside=None, extra=()):
+    """Import refuses `archive` naming it and `reason`, and writes nothing."""
+    existed = rig.cache.exists()
+    result = rig.run("cache", "import", archive, *extra)
+    assert result.returncode == 1, f"import accepted what it should refuse:\n{result.stdout}"
+    assert existed or not rig.cache.exists(), "a refused import created the cache folder"
+    assert "rejected" in result.stderr and str(archive) in result.stderr, result.stderr
+    assert reason in result.stderr, f"expected {reason!r} in:\n{result.stderr}"
+    assert rig.stats()["entries"] == 0, "a refused import left entries in the cache"
+    assert rig.blob_files() == [], "a refused import left blobs in the cache"
+    if outside is not None:
+        assert not outside.exists()
+    return result
+
+
+@functools.lru_cache(maxsize=None)
+def _llvm():
+    # LLVM exports BLAKE3 (llvm-c/blake3.h), the hash the cache names blobs
+    # by; Python's hashlib has no BLAKE3.
+    library = ctypes.CDLL("/usr/lib/llvm-19/lib/libLLVM.so.1")
+    library.llvm_blake3_hasher_update.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]
+    return library
+
+
+def blob_digest(data):
+    """The digest the cache names a blob of bytes `data` by (BLAKE3-256, hex)."""
+    llvm = _llvm()
+    hasher = ctypes.create_string_buffer(4096)  # larger than llvm_blake3_hasher
+    llvm.llvm_blake3_hasher_init(hasher)
+    llvm.llvm_blake3_hasher_update(hasher, data, len(data))
+    out = ctypes.create_string_buffer(32)
+    llvm.llvm_blake3_hasher_finalize(hasher, out, 32)
+    return out.raw.hex()
+
 
 def outputs(folder):
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.suffix == ".fatbin"}
+
+
+@pytest.fixture
+def exported(rig, tmp_path):
+    """Members (name → bytes) of a good export signed by a trusted key 'ci',
+    and a fresh cache to import into."""
+    module = rig.write("kernels.py")
+    rig.build(module)
+    rig.make_key("ci")
+    archive = tmp_path / "good.tar"
+    rig.run("cache", "export", archive, check=True)
+    members = read_tar(archive)
+    rig.env["KILN_CACHE_DIR"] = str(tmp_path / "target")
+    rig.cache = tmp_path / "target"
+    return members
 
 
 @pytest.fixture

@@ -1,22 +1,17 @@
 """`kiln cache export` / `import`, and malicious archives."""
 
-import gzip
-import hashlib
-import io
+import contextlib
 import json
+import sqlite3
 import tarfile
 
-import pytest
-
-try:
-    from blake3 import blake3  # noqa: F401
-except ImportError:
-    blake3 = None
+from .conftest import assert_rejected, blob_digest, write_tar
 
 
 def test_export_then_import_gives_hits_elsewhere(rig, tmp_path):
     module = rig.write("kernels.py")
     rig.build(module)
+    rig.make_key("ci")
     archive = tmp_path / "cache.tar.gz"
     result = rig.run("cache", "export", archive, check=True)
     assert "exported 6 entries" in result.stdout
@@ -28,49 +23,12 @@ def test_export_then_import_gives_hits_elsewhere(rig, tmp_path):
     assert rig.verify().returncode == 0
 
 
-@pytest.fixture
-def exported(rig, tmp_path):
-    """Members (name → bytes) of a good export, and a fresh cache to import into."""
-    module = rig.write("kernels.py")
-    rig.build(module)
-    archive = tmp_path / "good.tar"
-    rig.run("cache", "export", archive, check=True)
-    with tarfile.open(archive) as tar:
-        members = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
-    rig.env["KILN_CACHE_DIR"] = str(tmp_path / "target")
-    return members
-
-
-def write_tar(path, members, extra=(), compress=False):
-    """members: name → bytes; extra: TarInfo objects (with optional data)."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as tar:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-        for info, data in extra:
-            tar.addfile(info, io.BytesIO(data) if data is not None else None)
-    raw = buffer.getvalue()
-    path.write_bytes(gzip.compress(raw) if compress else raw)
-    return path
-
-
 def info(name, kind, **fields):
     result = tarfile.TarInfo(name)
     result.type = kind
     for key, value in fields.items():
         setattr(result, key, value)
     return result
-
-
-def assert_rejected(rig, archive, reason, outside=None):
-    result = rig.run("cache", "import", archive)
-    assert result.returncode == 1, result.stdout
-    assert "rejected" in result.stderr and reason in result.stderr, result.stderr
-    assert rig.stats()["entries"] == 0
-    if outside is not None:
-        assert not outside.exists()
 
 
 def test_a_good_archive_imports(rig, exported, tmp_path):
@@ -132,5 +90,37 @@ def test_decompression_bombs_are_rejected(rig, exported, tmp_path):
 
 
 def test_members_of_no_entry_are_rejected(rig, exported, tmp_path):
+    # Without the signature check, which would refuse the archive first (its
+    # manifest lists the metadata left out).
     members = {n: d for n, d in exported.items() if not d.startswith(b"kiln-cache-entry")}
-    assert_rejected(rig, write_tar(tmp_path / "a.tar", members), "belongs to no entry")
+    assert_rejected(rig, write_tar(tmp_path / "a.tar", members), "belongs to no entry",
+                    extra=["--insecure-skip-signature"])
+
+
+def test_a_blob_an_entry_lists_many_times_counts_once(rig, exported, tmp_path):
+    metadata_name, metadata = next(
+        (name, data) for name, data in exported.items() if data.startswith(b"kiln-cache-entry 1\n"))
+    entry = json.loads(metadata[len(b"kiln-cache-entry 1\n"):])
+    blob = entry["blobs"][0]
+    entry["blobs"] = [blob] * 2000
+    forged = b"kiln-cache-entry 1\n" + json.dumps(entry).encode() + b"\n"
+    digest = blob_digest(forged)
+    members = {name: data for name, data in exported.items() if name != metadata_name}
+    members[f"objects/{digest[:2]}/{digest[2:]}"] = forged
+    # Forged, so outside the signed manifest: only an import that skips the
+    # signature takes it, which is what this accounting is about.
+    result = rig.run("cache", "import", write_tar(tmp_path / "many.tar", members),
+                     "--insecure-skip-signature", check=True)
+    assert "imported 6 entries" in result.stdout, result.stdout
+    # The import stores the metadata as Kiln writes it: measure what is on disk.
+    cache = tmp_path / "target"
+    with contextlib.closing(sqlite3.connect(cache / "index.sqlite")) as db:
+        (meta,) = db.execute("SELECT meta FROM entries WHERE key = ?", (entry["key"],)).fetchone()
+    meta_size = (cache / "objects" / meta[:2] / meta[2:]).stat().st_size
+    [row] = [e for e in rig.entries() if e["key"] == entry["key"]]
+    assert row["bytes"] == meta_size + blob["size"], (
+        f"the entry's size counts its blob {(row['bytes'] - meta_size) // max(blob['size'], 1)} times")
+    on_disk = sum(p.stat().st_size for p in (cache / "objects").glob("*/*"))
+    stats = rig.stats()
+    assert stats["bytes"] == on_disk, stats
+    assert sum(t["bytes"] for t in stats["targets"].values()) == on_disk, stats

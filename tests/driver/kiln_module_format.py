@@ -101,3 +101,30 @@ def elf_sections(data):
         section["header_offset"] = shoff + index * shentsize
         result[name] = section
     return result
+
+
+def with_manifest(data, manifest):
+    """A copy of the module `data` whose manifest is `manifest` (at most as
+    long as the old one; padded with JSON whitespace), with the checksums of
+    the bundle header and of the module image made to match: a module as a
+    newer or older Kiln, or someone forging one, would write it."""
+    header, old, _ = read_bundle(data)
+    assert len(manifest) <= len(old), f"the new manifest is {len(manifest) - len(old)} bytes too long"
+    manifest = manifest + b" " * (len(old) - len(manifest))
+    start = header["file_offset"] + header["manifest_offset"]
+    data = bytes(data[:start]) + manifest + bytes(data[start + len(manifest):])
+    old_checksum = struct.pack("<Q", header["manifest_checksum"])
+    assert data.count(old_checksum) == 2, "expected the checksum in the bundle header and the image"
+    return data.replace(old_checksum, struct.pack("<Q", kiln_checksum(manifest)))
+
+
+def image_offset(data):
+    """Where the module image (KilnModuleImage) of the module `data` starts."""
+    header, _, _ = read_bundle(data)
+    checksum = struct.pack("<Q", header["manifest_checksum"])
+    at = data.find(checksum)
+    while at >= 0:
+        if at != header["file_offset"] + 32 and data[at - 48:at - 44] == struct.pack("<I", 0x4B494C4E):
+            return at - 48
+        at = data.find(checksum, at + 1)
+    raise AssertionError("no module image")

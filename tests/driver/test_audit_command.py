@@ -15,7 +15,7 @@ import zipfile
 
 import pytest
 
-from kiln_module_format import HEADER, kiln_checksum, read_bundle
+from kiln_module_format import HEADER, kiln_checksum, read_bundle, with_manifest
 
 EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")
 MODULE_PATH = f"pkg/vector_add{EXT_SUFFIX}"
@@ -201,10 +201,7 @@ def test_a_module_of_another_manifest_format_is_incompatible(kiln, module_bytes,
     header, manifest, _ = read_bundle(module_bytes)
     assert manifest.startswith(b'{\n  "format": 2,')
     changed = manifest.replace(b'"format": 2,', b'"format": 7,', 1)
-    at = header["file_offset"]
-    data = patched(module_bytes, at + header["manifest_offset"], changed)
-    data = patched(data, at + 32, struct.pack("<Q", kiln_checksum(changed)))
-    (tmp_path / "old.so").write_bytes(data)
+    (tmp_path / "old.so").write_bytes(with_manifest(module_bytes, changed))
     result = audit(kiln, tmp_path)
     assert result.returncode == 1
     assert ("'old.so' (module pkg.vector_add) was built by an incompatible Kiln (0.1.0): "
@@ -224,12 +221,12 @@ def test_damaged_modules_are_named(kiln, module_bytes, tmp_path):
     assert result.returncode == 1
     status = {m["path"]: (m["status"], m["problem"]) for m in report["modules"]}
     assert status["flipped.so"][0] == "damaged"
-    assert "the fat binary of add_kernel (" in status["flipped.so"][1]
-    assert "is damaged: its checksum is" in status["flipped.so"][1]
+    assert "the fat binary of 'add_kernel' (specialization 0) fails its checksum: it is" in (
+        status["flipped.so"][1])
     assert status["truncated.so"][0] == "damaged"
     assert "truncated" in status["truncated.so"][1]
     assert status["manifest.so"] == ("damaged", status["manifest.so"][1])
-    assert "the manifest is damaged" in status["manifest.so"][1]
+    assert "its manifest fails its checksum" in status["manifest.so"][1]
     assert "'flipped.so' (module pkg.vector_add) is damaged: the fat binary" in result.stderr
 
 

@@ -243,3 +243,12 @@ def test_check_runs_the_module_with_its_python_to_read_a_table(kiln, tmp_path, b
     assert bad.returncode != 0
     assert "cannot read the globals" in bad.stderr and "tabled.py computes at import" in bad.stderr
     assert "'TABLE' is a value computed at import" in bad.stderr
+
+
+def test_a_pyproject_nested_too_deeply_is_an_error_naming_it(kiln, tmp_path):
+    (tmp_path / "kernels.py").write_text(KERNEL_WITHOUT_SIGNATURE)
+    depth = 100_000
+    (tmp_path / "pyproject.toml").write_text("[tool.kiln]\nx = " + "[" * depth + "]" * depth + "\n")
+    result = kiln("check", tmp_path / "kernels.py")
+    assert result.returncode == 1, f"kiln check ended with {result.returncode}: {result.stderr[:300]}"
+    assert "pyproject.toml:2:" in result.stderr and "exceeded maximum nested value depth" in result.stderr

@@ -138,11 +138,22 @@ def check_startup(log):
                          "cuCtxSetCurrent"], names[:8]
 
 
+def last_before(lines, field, value, seq):
+    """The last of `lines` whose `field` is `value` before sequence number `seq`."""
+    matching = [line for line in lines if line[field] == value and line["seq"] < seq]
+    return matching[-1] if matching else None
+
+
+def first_after(lines, field, value, seq):
+    """The first of `lines` whose `field` is `value` after sequence number `seq`."""
+    matching = [line for line in lines if line[field] == value and line["seq"] > seq]
+    return matching[0] if matching else None
+
+
 def device_pointers(log, facts, launch):
     """Each host array's device copy: the allocation its host-to-device copy
     filled before `launch`. Checks the allocation and the copy."""
     pointers = {}
-    allocations = {line["dptr"]: line for line in calls(log, "cuMemAlloc_v2")}
     for name, fact in facts.items():
         if fact["kind"] != "host":
             pointers[name] = fact["pointer"]
@@ -155,16 +166,17 @@ def device_pointers(log, facts, launch):
         assert copies, f"{name}: expected a copy to the device before the launch"
         copy = copies[-1]
         assert copy["ByteCount"] == fact["nbytes"]
-        allocation = allocations.get(copy["dstDevice"])
+        # Device addresses are reused too: the allocation is the last one at
+        # the copy's address before the copy.
+        allocation = last_before(calls(log, "cuMemAlloc_v2"), "dptr", copy["dstDevice"], copy["seq"])
         assert allocation is not None, f"{name} was copied to {copy['dstDevice']}, not to an allocation"
-        assert allocation["seq"] < copy["seq"] and allocation["bytesize"] >= fact["nbytes"]
+        assert allocation["bytesize"] >= fact["nbytes"]
         pointers[name] = copy["dstDevice"]
     return pointers
 
 
 def check_copies_back_and_frees(log, facts, pointers, launch):
     """Every host array is copied back after the launch, then its device copy freed."""
-    frees = {line["dptr"]: line for line in calls(log, "cuMemFree_v2")}
     for name, fact in facts.items():
         if fact["kind"] != "host":
             continue
@@ -172,8 +184,8 @@ def check_copies_back_and_frees(log, facts, pointers, launch):
                 if line["dstHost"] == fact["pointer"] and line["seq"] > launch["seq"]]
         assert len(back) == 1, f"{name}: expected one copy back after the launch, got {back}"
         assert back[0]["srcDevice"] == pointers[name] and back[0]["ByteCount"] == fact["nbytes"]
-        free = frees.get(pointers[name])
-        assert free is not None and free["seq"] > back[0]["seq"], f"{name}'s device copy is not freed after the copy back"
+        free = first_after(calls(log, "cuMemFree_v2"), "dptr", pointers[name], back[0]["seq"])
+        assert free is not None, f"{name}'s device copy is not freed after the copy back"
         # Copies into page-locked memory are asynchronous: the call must wait for them.
         waits = [line for line in calls(log, "cuStreamSynchronize") if line["seq"] > back[0]["seq"]]
         assert waits, f"{name}: the launch returns before its copy back has finished (no cuStreamSynchronize after it)"

@@ -102,7 +102,7 @@ def test_flipped_fatbin_byte(built, tmp_path, package_dir):
     result = _import_in_subprocess(_damage(built, tmp_path, change), "vector_add", package_dir)
     assert result.returncode == 1
     assert ("ImportError: kiln: module 'vector_add' is damaged: the fat binary of 'add_kernel' "
-            "(specialization 0) fails its checksum; rebuild it with kiln build") in result.stderr
+            "(specialization 0) fails its checksum: it is ") in result.stderr
 
 
 def test_damaged_bundle_header(built, tmp_path, package_dir):

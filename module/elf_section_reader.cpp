@@ -1,4 +1,4 @@
-//===- runtime/extension/elf_section_reader.cpp - A section of a file -----===//
+//===- module/elf_section_reader.cpp - A section of an ELF file -----------===//
 //
 // Reads only what it needs, in this order, each piece checked before the
 // next is trusted: the ELF header (magic, class, byte order, size of a
@@ -11,18 +11,16 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/extension/elf_section_reader.h"
+#include "module/elf_section_reader.h"
 
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <link.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
-namespace kiln::runtime {
+namespace kiln::bundle {
 
 namespace {
 
@@ -40,39 +38,11 @@ constexpr unsigned char NativeClass = ELFCLASS32;
 using Header = ElfW(Ehdr);
 using SectionHeader = ElfW(Shdr);
 
-/// Closes a descriptor when it goes out of scope.
-struct FileDescriptor {
-  int value = -1;
-  ~FileDescriptor() {
-    if (value >= 0)
-      close(value);
-  }
-};
-
 /// Whether [offset, offset + size) lies in a file of `fileSize` bytes;
 /// `end` is where the range ends (saturated on overflow).
 bool inFile(uint64_t offset, uint64_t size, uint64_t fileSize, uint64_t &end) {
   end = offset + size < offset ? UINT64_MAX : offset + size;
   return end <= fileSize;
-}
-
-/// Reads exactly `size` bytes at `offset`; false (with `problem`) otherwise.
-bool readAt(int descriptor, uint64_t offset, void *buffer, uint64_t size, std::string &problem) {
-  auto *bytes = static_cast<uint8_t *>(buffer);
-  while (size) {
-    ssize_t count = pread(descriptor, bytes, size, static_cast<off_t>(offset));
-    if (count < 0 && errno == EINTR)
-      continue;
-    if (count <= 0) {
-      problem = count < 0 ? std::string("its file cannot be read (") + std::strerror(errno) + ")"
-                          : std::string("its file ended while it was read");
-      return false;
-    }
-    bytes += count;
-    offset += uint64_t(count);
-    size -= uint64_t(count);
-  }
-  return true;
 }
 
 /// "the file is truncated: its section headers end at byte N but the file
@@ -84,28 +54,47 @@ std::string truncated(const std::string &whatEnds, uint64_t end, uint64_t fileSi
 
 } // namespace
 
-bool mapElfSection(const char *path, const char *name, const char *contents, uint64_t expectedSize,
-                   MappedSection &section, std::string &problem) {
-  FileDescriptor file;
-  file.value = open(path, O_RDONLY | O_CLOEXEC);
-  if (file.value < 0) {
-    problem =
-        std::string("its file '") + path + "' cannot be opened (" + std::strerror(errno) + ")";
+bool MemoryByteSource::read(uint64_t offset, void *buffer, uint64_t count,
+                            std::string &problem) const {
+  if (offset > bytes_.size() || count > bytes_.size() - offset) {
+    problem = "its file ended while it was read";
     return false;
   }
-  struct stat status;
-  if (fstat(file.value, &status) != 0 || !S_ISREG(status.st_mode)) {
-    problem = std::string("its file '") + path + "' is not a regular file";
-    return false;
-  }
-  const uint64_t fileSize = uint64_t(status.st_size);
+  std::memcpy(buffer, bytes_.data() + offset, count);
+  return true;
+}
 
+bool DescriptorByteSource::read(uint64_t offset, void *buffer, uint64_t count,
+                                std::string &problem) const {
+  auto *bytes = static_cast<uint8_t *>(buffer);
+  while (count) {
+    ssize_t done = pread(descriptor_, bytes, count, static_cast<off_t>(offset));
+    if (done < 0 && errno == EINTR)
+      continue;
+    if (done <= 0) {
+      problem = done < 0 ? std::string("its file cannot be read (") + std::strerror(errno) + ")"
+                         : std::string("its file ended while it was read");
+      return false;
+    }
+    bytes += done;
+    offset += uint64_t(done);
+    count -= uint64_t(done);
+  }
+  return true;
+}
+
+namespace {
+
+/// Reads the section headers of `file` and the names table they point at.
+bool readSectionHeaders(const ByteSource &file, std::vector<SectionHeader> &sections,
+                        std::string &names, std::string &problem) {
+  const uint64_t fileSize = file.size();
   Header header;
   if (fileSize < sizeof header) {
     problem = truncated("ELF header ends", sizeof header, fileSize);
     return false;
   }
-  if (!readAt(file.value, 0, &header, sizeof header, problem))
+  if (!file.read(0, &header, sizeof header, problem))
     return false;
   if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
       header.e_ident[EI_CLASS] != NativeClass || header.e_ident[EI_DATA] != NativeData) {
@@ -133,7 +122,7 @@ bool mapElfSection(const char *path, const char *name, const char *contents, uin
       problem = truncated("section headers end", end, fileSize);
       return false;
     }
-    if (!readAt(file.value, header.e_shoff, &first, sizeof first, problem))
+    if (!file.read(header.e_shoff, &first, sizeof first, problem))
       return false;
     count = count ? count : uint64_t(first.sh_size);
     namesIndex = namesIndex == SHN_XINDEX ? first.sh_link : namesIndex;
@@ -146,8 +135,8 @@ bool mapElfSection(const char *path, const char *name, const char *contents, uin
     problem = truncated("section headers end", end, fileSize);
     return false;
   }
-  std::vector<SectionHeader> sections(count);
-  if (!readAt(file.value, header.e_shoff, sections.data(), count * sizeof(SectionHeader), problem))
+  sections.resize(count);
+  if (!file.read(header.e_shoff, sections.data(), count * sizeof(SectionHeader), problem))
     return false;
 
   if (namesIndex >= count || sections[namesIndex].sh_type != SHT_STRTAB) {
@@ -159,10 +148,22 @@ bool mapElfSection(const char *path, const char *name, const char *contents, uin
     problem = truncated("section names end", end, fileSize);
     return false;
   }
-  std::string names(namesSection.sh_size, '\0');
-  if (!readAt(file.value, namesSection.sh_offset, names.data(), names.size(), problem))
+  names.assign(namesSection.sh_size, '\0');
+  if (!file.read(namesSection.sh_offset, names.data(), names.size(), problem))
     return false;
+  return true;
+}
 
+} // namespace
+
+bool locateElfSection(const ByteSource &file, const char *name, const char *contents,
+                      uint64_t expectedSize, SectionLocation &section, std::string &problem) {
+  std::vector<SectionHeader> sections;
+  std::string names;
+  if (!readSectionHeaders(file, sections, names, problem))
+    return false;
+  const uint64_t fileSize = file.size();
+  uint64_t end;
   const SectionHeader *found = nullptr;
   const size_t nameSize = std::strlen(name);
   for (const SectionHeader &candidate : sections)
@@ -194,20 +195,48 @@ bool mapElfSection(const char *path, const char *name, const char *contents, uin
     return false;
   }
 
-  long pageSize = sysconf(_SC_PAGESIZE);
-  uint64_t page = pageSize > 0 ? uint64_t(pageSize) : 4096;
-  uint64_t start = found->sh_offset - found->sh_offset % page;
-  uint64_t skip = found->sh_offset - start;
-  void *mapping = mmap(nullptr, skip + found->sh_size, PROT_READ, MAP_PRIVATE, file.value,
-                       static_cast<off_t>(start));
-  if (mapping == MAP_FAILED) {
-    problem = "its " + std::string(contents) + " cannot be mapped (" + std::strerror(errno) + ")";
-    return false;
-  }
-  section.data = static_cast<const uint8_t *>(mapping) + skip;
-  section.size = found->sh_size;
   section.fileOffset = found->sh_offset;
+  section.size = found->sh_size;
   return true;
 }
 
-} // namespace kiln::runtime
+bool findExportedSymbol(const ByteSource &file, std::string_view prefix, std::string &symbol,
+                        std::string &problem) {
+  std::vector<SectionHeader> sections;
+  std::string names;
+  if (!readSectionHeaders(file, sections, names, problem))
+    return false;
+  const uint64_t fileSize = file.size();
+  uint64_t end;
+  for (const SectionHeader &table : sections) {
+    if (table.sh_type != SHT_DYNSYM || table.sh_link >= sections.size() ||
+        table.sh_entsize != sizeof(ElfW(Sym)))
+      continue;
+    const SectionHeader &stringsSection = sections[table.sh_link];
+    if (!inFile(table.sh_offset, table.sh_size, fileSize, end) ||
+        !inFile(stringsSection.sh_offset, stringsSection.sh_size, fileSize, end)) {
+      problem = truncated("dynamic symbols end", end, fileSize);
+      return false;
+    }
+    std::vector<ElfW(Sym)> symbols(table.sh_size / sizeof(ElfW(Sym)));
+    std::string strings(stringsSection.sh_size, '\0');
+    if (!file.read(table.sh_offset, symbols.data(), symbols.size() * sizeof(ElfW(Sym)), problem) ||
+        !file.read(stringsSection.sh_offset, strings.data(), strings.size(), problem))
+      return false;
+    for (const ElfW(Sym) & candidate : symbols) {
+      if (candidate.st_shndx == SHN_UNDEF || candidate.st_name >= strings.size())
+        continue;
+      std::string_view name(
+          strings.data() + candidate.st_name,
+          strnlen(strings.data() + candidate.st_name, strings.size() - candidate.st_name));
+      if (name.substr(0, prefix.size()) == prefix) {
+        symbol = name;
+        return true;
+      }
+    }
+  }
+  problem = "its file exports no " + std::string(prefix) + "... symbol";
+  return false;
+}
+
+} // namespace kiln::bundle

@@ -1,0 +1,175 @@
+//===- driver/cache_key_command.cpp - `kiln cache key ...` ----------------===//
+//
+//   $ kiln cache key generate --name ci
+//   created the signing key 'ci' (SHA256:...) in /home/me/.config/kiln/keys/ci.key
+//   its public key, to trust where its archives are imported:
+//   kiln-ed25519 4X0h...= ci
+//
+//===----------------------------------------------------------------------===//
+
+#include "driver/cache_key_command.h"
+
+#include "cache/key_location.h"
+#include "cache/signing_keys.h"
+#include "cache/trusted_keys.h"
+
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/FormatVariadic.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/WithColor.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <pwd.h>
+#include <unistd.h>
+
+namespace kiln::driver {
+
+namespace {
+
+int fail(llvm::Error error) {
+  llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(std::move(error)) << '\n';
+  return 1;
+}
+
+llvm::Error failure(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// user@host, as ssh names keys, with what a key name may not hold
+/// replaced.
+std::string defaultKeyName() {
+  std::string user;
+  if (const passwd *entry = ::getpwuid(::getuid()))
+    user = entry->pw_name;
+  char host[256] = "";
+  ::gethostname(host, sizeof host - 1);
+  std::string name = user.empty() ? std::string("kiln") : user;
+  if (host[0])
+    name += "@" + std::string(host);
+  for (char &c : name)
+    if (!llvm::isAlnum(c) && !llvm::StringRef("._@+-").contains(c))
+      c = '-';
+  return name.substr(0, 64);
+}
+
+int generate(const CacheKeyOptions &options, const cache::KeyLocation &location) {
+  std::string name = options.name ? *options.name : defaultKeyName();
+  llvm::Expected<cache::SigningKey> key = cache::SigningKey::generate(name);
+  if (!key)
+    return fail(key.takeError());
+  std::string path =
+      options.file ? *options.file : cache::signingKeyPath(location.keysDirectory, name);
+  if (llvm::Error error = cache::writeSigningKeyFile(*key, path))
+    return fail(std::move(error));
+  llvm::outs() << "created the signing key " << key->publicKey().describe() << " in " << path
+               << "\nits public key, to trust where its archives are imported:\n"
+               << key->publicKey().line() << '\n';
+  return 0;
+}
+
+int list(const cache::KeyLocation &location) {
+  llvm::Expected<std::vector<cache::StoredSigningKey>> keys =
+      cache::listSigningKeys(location.keysDirectory);
+  if (!keys)
+    return fail(keys.takeError());
+  llvm::Expected<std::vector<cache::PublicKey>> trusted =
+      cache::readTrustedKeys(location.trustedKeysFile, location.trustedKeysNamed);
+  if (!trusted)
+    return fail(trusted.takeError());
+  llvm::raw_ostream &os = llvm::outs();
+  os << "signing keys (" << location.keysDirectory << "):\n";
+  if (keys->empty())
+    os << "  none\n";
+  for (const cache::StoredSigningKey &key : *keys)
+    os << llvm::formatv("  {0,-24} {1}  {2}\n", key.publicKey.name, key.publicKey.fingerprint(),
+                        key.path);
+  os << "trusted keys (" << location.trustedKeysFile << "):\n";
+  if (trusted->empty())
+    os << "  none\n";
+  for (const cache::PublicKey &key : *trusted)
+    os << llvm::formatv("  {0,-24} {1}\n", key.name, key.fingerprint());
+  return 0;
+}
+
+int exportPublic(const CacheKeyOptions &options, const cache::KeyLocation &location) {
+  llvm::Expected<cache::SigningKey> key = cache::chooseSigningKey(
+      options.argument ? options.argument : location.signingKey, location.keysDirectory);
+  if (!key)
+    return fail(key.takeError());
+  llvm::outs() << key->publicKey().line() << '\n';
+  return 0;
+}
+
+/// The keys `argument` gives: a file of key lines, `-` for standard input,
+/// or one key line.
+llvm::Expected<std::vector<cache::PublicKey>> keysToTrust(llvm::StringRef argument) {
+  if (argument == "-" || llvm::sys::fs::is_regular_file(argument)) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+        argument == "-" ? llvm::MemoryBuffer::getSTDIN() : llvm::MemoryBuffer::getFile(argument);
+    llvm::StringRef shown = argument == "-" ? "standard input" : argument;
+    if (!buffer)
+      return failure("cannot read '" + shown + "': " + buffer.getError().message());
+    llvm::Expected<std::vector<cache::PublicKey>> keys =
+        cache::parseTrustedKeys((*buffer)->getBuffer(), shown);
+    if (keys && keys->empty())
+      return failure("'" + shown + "' holds no public key");
+    return keys;
+  }
+  llvm::Expected<cache::PublicKey> key = cache::PublicKey::parse(argument);
+  if (!key)
+    return failure("'" + argument +
+                   "' is neither a file nor a public key: " + llvm::toString(key.takeError()));
+  return std::vector<cache::PublicKey>{std::move(*key)};
+}
+
+int trust(const CacheKeyOptions &options, const cache::KeyLocation &location) {
+  llvm::Expected<std::vector<cache::PublicKey>> keys = keysToTrust(*options.argument);
+  if (!keys)
+    return fail(keys.takeError());
+  llvm::Expected<std::vector<cache::PublicKey>> added =
+      cache::trustKeys(location.trustedKeysFile, *keys);
+  if (!added)
+    return fail(added.takeError());
+  for (const cache::PublicKey &key : *keys) {
+    bool isNew = llvm::any_of(*added, [&](const cache::PublicKey &a) { return a.sameKey(key); });
+    llvm::outs() << (isNew ? "trusted " : "already trusted ") << key.describe() << " in "
+                 << location.trustedKeysFile << '\n';
+  }
+  return 0;
+}
+
+int untrust(const CacheKeyOptions &options, const cache::KeyLocation &location) {
+  llvm::Expected<std::vector<cache::PublicKey>> removed =
+      cache::untrustKeys(location.trustedKeysFile, *options.argument);
+  if (!removed)
+    return fail(removed.takeError());
+  for (const cache::PublicKey &key : *removed)
+    llvm::outs() << "no longer trusted: " << key.describe() << " in " << location.trustedKeysFile
+                 << '\n';
+  return 0;
+}
+
+} // namespace
+
+int runCacheKeyCommand(const CacheKeyOptions &options) {
+  llvm::Expected<cache::KeyLocation> location =
+      cache::resolveKeyLocation(cache::KeyEnvironment::fromProcess(), options.trustedKeys);
+  if (!location)
+    return fail(location.takeError());
+  switch (options.action) {
+  case CacheKeyAction::Generate:
+    return generate(options, *location);
+  case CacheKeyAction::List:
+    return list(*location);
+  case CacheKeyAction::ExportPublic:
+    return exportPublic(options, *location);
+  case CacheKeyAction::Trust:
+    return trust(options, *location);
+  case CacheKeyAction::Untrust:
+    return untrust(options, *location);
+  }
+  return 0;
+}
+
+} // namespace kiln::driver

@@ -1,0 +1,28 @@
+//===- driver/cache_key_command.h - `kiln cache key ...` --------*- C++ -*-===//
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace kiln::driver {
+
+enum class CacheKeyAction { Generate, List, ExportPublic, Trust, Untrust };
+
+struct CacheKeyOptions {
+  CacheKeyAction action = CacheKeyAction::List;
+  /// generate --name.
+  std::optional<std::string> name;
+  /// generate --file: where to write the private key instead of the keys
+  /// folder.
+  std::optional<std::string> file;
+  /// export-public: a key name or file; trust: a public key line, a file
+  /// of them, or `-`; untrust: a name or fingerprint.
+  std::optional<std::string> argument;
+  /// --trusted-keys.
+  std::optional<std::string> trustedKeys;
+};
+
+/// Runs one `kiln cache key` subcommand; returns the exit status.
+int runCacheKeyCommand(const CacheKeyOptions &options);
+
+} // namespace kiln::driver

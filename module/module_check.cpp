@@ -1,0 +1,441 @@
+//===- module/module_check.cpp - Whether a built module is sound ----------===//
+
+#include "module/module_check.h"
+
+#include "module/elf_section_reader.h"
+#include "module/manifest_format.h"
+#include "module/manifest_json.h"
+
+#include <cstring>
+#include <vector>
+
+namespace kiln::bundle {
+
+namespace {
+
+ModuleCheck damaged(std::string what) {
+  ModuleCheck check;
+  check.verdict = ModuleVerdict::Damaged;
+  check.problem = std::move(what);
+  return check;
+}
+
+ModuleCheck incompatible(std::string what) {
+  ModuleCheck check;
+  check.verdict = ModuleVerdict::Incompatible;
+  check.problem = std::move(what);
+  return check;
+}
+
+/// Whether [offset, offset + size) lies in [0, limit), without overflow.
+bool inside(uint64_t offset, uint64_t size, uint64_t limit) {
+  return offset <= limit && size <= limit - offset;
+}
+
+/// One machine parameter, as the manifest's "params" spell it.
+struct Parameter {
+  int64_t argument;
+  std::string role;
+  int64_t dimension;
+  std::vector<int64_t> path;
+  std::string type;
+
+  bool operator==(const Parameter &other) const {
+    return argument == other.argument && role == other.role && dimension == other.dimension &&
+           path == other.path && type == other.type;
+  }
+};
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && text.front() == ' ')
+    text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ')
+    text.remove_suffix(1);
+  return text;
+}
+
+bool startsWith(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+/// `text` split at `separator`s outside brackets.
+std::vector<std::string_view> splitTopLevel(std::string_view text) {
+  std::vector<std::string_view> parts;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '(' || c == '[' || c == '{')
+      ++depth;
+    else if (c == ')' || c == ']' || c == '}')
+      --depth;
+    else if (c == ',' && depth == 0) {
+      parts.push_back(trim(text.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  parts.push_back(trim(text.substr(start)));
+  return parts;
+}
+
+/// The machine type of a scalar type name, or null when it is not one.
+const char *scalarMachineType(std::string_view name) {
+  static const struct {
+    const char *name, *machine;
+  } scalars[] = {
+      {"bool", "i8"},     {"boolean", "i8"}, {"int8", "i8"},     {"int16", "i16"},
+      {"int32", "i32"},   {"int64", "i64"},  {"uint8", "u8"},    {"uint16", "u16"},
+      {"uint32", "u32"},  {"uint64", "u64"}, {"float16", "f16"}, {"float32", "f32"},
+      {"float64", "f64"},
+  };
+  for (const auto &scalar : scalars)
+    if (name == scalar.name)
+      return scalar.machine;
+  return nullptr;
+}
+
+/// The parameters a kernel argument of type `text` (a manifest type string)
+/// takes: the kernel ABI of docs/abi.md, which the compiler applies to its
+/// own types. Types without a run-time value take none. Tuples nest at most
+/// as deep as the manifest's JSON may.
+void expectedParameters(int64_t argument, std::string_view text, std::vector<int64_t> &path,
+                        std::vector<Parameter> &out) {
+  text = trim(text);
+  if (startsWith(text, "readonly "))
+    text = trim(text.substr(9));
+  auto push = [&](const char *role, int64_t dimension, std::string type) {
+    out.push_back({argument, role, dimension, path, std::move(type)});
+  };
+  if (const char *machine = scalarMachineType(text)) {
+    push("value", 0, machine);
+  } else if (text == "complex64" || text == "complex128") {
+    const char *part = text == "complex64" ? "f32" : "f64";
+    push("real", 0, part);
+    push("imag", 0, part);
+  } else if (startsWith(text, "array(") && text.back() == ')') {
+    std::vector<std::string_view> parts = splitTopLevel(text.substr(6, text.size() - 7));
+    int64_t rank = 0;
+    if (parts.size() >= 2 && parts[1].size() >= 2 && parts[1].back() == 'd')
+      for (char c : parts[1].substr(0, parts[1].size() - 1))
+        rank = c >= '0' && c <= '9' && rank < 64 ? rank * 10 + (c - '0') : 64;
+    push("data", 0, "ptr");
+    for (int64_t d = 0; d < rank; ++d)
+      push("shape", d, "i64");
+    for (int64_t d = 0; d < rank; ++d)
+      push("stride", d, "i64");
+  } else if (startsWith(text, "Record(")) {
+    push("record", 0, "ptr");
+  } else if (path.size() < ManifestNestingLimit && startsWith(text, "UniTuple(") &&
+             text.back() == ')') {
+    std::string_view inner = text.substr(9, text.size() - 10);
+    size_t times = inner.rfind(" x ");
+    int64_t count = 0;
+    if (times != std::string_view::npos)
+      for (char c : inner.substr(times + 3))
+        count = c >= '0' && c <= '9' && count < 4096 ? count * 10 + (c - '0') : 4096;
+    for (int64_t i = 0; i < count; ++i) {
+      path.push_back(i);
+      expectedParameters(argument, inner.substr(0, times), path, out);
+      path.pop_back();
+    }
+  } else if (path.size() < ManifestNestingLimit && startsWith(text, "Tuple(") &&
+             text.back() == ')') {
+    std::string_view inner = trim(text.substr(6, text.size() - 7));
+    if (inner.empty())
+      return;
+    std::vector<std::string_view> elements = splitTopLevel(inner);
+    for (size_t i = 0; i < elements.size(); ++i) {
+      path.push_back(int64_t(i));
+      expectedParameters(argument, elements[i], path, out);
+      path.pop_back();
+    }
+  }
+}
+
+/// Reads the manifest's parameter `value`; false when it is malformed.
+bool readParameter(const JsonValue &value, Parameter &parameter) {
+  const JsonValue *argument = value.member("argument");
+  const JsonValue *role = value.member("role");
+  const JsonValue *type = value.member("type");
+  if (!argument || !argument->integer() || !role || !role->string() || !type || !type->string())
+    return false;
+  parameter.argument = *argument->integer();
+  parameter.role = *role->string();
+  parameter.type = *type->string();
+  parameter.dimension = 0;
+  if (const JsonValue *dimension = value.member("dimension")) {
+    if (!dimension->integer())
+      return false;
+    parameter.dimension = *dimension->integer();
+  }
+  if (const JsonValue *path = value.member("path")) {
+    if (!path->array())
+      return false;
+    for (const JsonValue &step : *path->array()) {
+      if (!step.integer())
+        return false;
+      parameter.path.push_back(*step.integer());
+    }
+  }
+  return true;
+}
+
+bool isStringArray(const JsonValue *value) {
+  if (!value || !value->array())
+    return false;
+  for (const JsonValue &element : *value->array())
+    if (!element.string())
+      return false;
+  return true;
+}
+
+bool isIntegerArray(const JsonValue &value) {
+  if (!value.array())
+    return false;
+  for (const JsonValue &element : *value.array())
+    if (!element.integer())
+      return false;
+  return true;
+}
+
+bool isChecksumText(const std::string &text) {
+  if (text.size() != 16)
+    return false;
+  for (char c : text)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+      return false;
+  return true;
+}
+
+/// What is wrong with the manifest's specialization `spec` (number `index`),
+/// or nothing.
+std::optional<std::string> specializationProblem(const JsonValue &spec, size_t index,
+                                                 std::string_view payload) {
+  std::string what = "the manifest entry of specialization " + std::to_string(index);
+  if (!spec.isObject())
+    return what + " is not an object";
+  const JsonValue *name = spec.member("name");
+  if (!name || !name->string() || name->string()->empty())
+    return what + " has no name";
+  what = "the manifest entry of '" + *name->string() + "' (specialization " +
+         std::to_string(index) + ")";
+  const JsonValue *entry = spec.member("entry");
+  if (!entry || !entry->string())
+    return what + " has no entry point";
+  for (const char *key : {"kind", "symbol"})
+    if (const JsonValue *value = spec.member(key); value && !value->string())
+      return what + " has a malformed '" + key + "'";
+  const JsonValue *args = spec.member("args");
+  if (!isStringArray(args))
+    return what + " has no list of argument types";
+  size_t arity = args->array()->size();
+  if (const JsonValue *names = spec.member("arg_names");
+      names && (!isStringArray(names) || names->array()->size() != arity))
+    return what + " has argument names that do not match its arguments";
+  for (const char *key : {"static_shared_bytes", "local_bytes"})
+    if (const JsonValue *value = spec.member(key);
+        value && (!value->integer() || *value->integer() < 0))
+      return what + " has a malformed '" + key + "'";
+  for (const char *key : {"synchronizes", "raises", "block_entry", "thread_entry"})
+    if (const JsonValue *value = spec.member(key); value && !value->boolean())
+      return what + " has a malformed '" + key + "'";
+  for (const char *key : {"cubins", "ptx"})
+    if (const JsonValue *value = spec.member(key); value && !isIntegerArray(*value))
+      return what + " has a malformed '" + key + "'";
+
+  const JsonValue *params = spec.member("params");
+  if (!params || !params->array())
+    return what + " has no parameter layout";
+  std::vector<Parameter> expected;
+  std::vector<int64_t> path;
+  for (size_t i = 0; i < arity; ++i)
+    expectedParameters(int64_t(i), *(*args->array())[i].string(), path, expected);
+  std::vector<Parameter> listed;
+  for (const JsonValue &value : *params->array()) {
+    Parameter parameter;
+    if (!readParameter(value, parameter))
+      return what + " has a malformed parameter";
+    listed.push_back(std::move(parameter));
+  }
+  if (listed != expected)
+    return what + " has a parameter layout (" + std::to_string(listed.size()) +
+           " parameters) that is not the one its argument types take (" +
+           std::to_string(expected.size()) + " parameters)";
+
+  if (const JsonValue *fatbin = spec.member("fatbin");
+      fatbin && fatbin->kind() != JsonValue::Kind::Null) {
+    const JsonValue *offset = fatbin->member("offset");
+    const JsonValue *size = fatbin->member("size");
+    const JsonValue *checksum = fatbin->member("checksum");
+    if (!offset || !offset->integer() || *offset->integer() < 0 || !size || !size->integer() ||
+        *size->integer() < 0 || !checksum || !checksum->string() ||
+        !isChecksumText(*checksum->string()))
+      return "the fat binary of '" + *name->string() + "' (specialization " +
+             std::to_string(index) + ") has a malformed manifest entry";
+    uint64_t start = uint64_t(*offset->integer()), bytes = uint64_t(*size->integer());
+    if (!inside(start, bytes, payload.size()))
+      return "the fat binary of '" + *name->string() + "' (specialization " +
+             std::to_string(index) + ") lies outside the module's payload";
+    std::string actual = checksumText(kilnChecksum(payload.data() + start, bytes));
+    if (actual != *checksum->string())
+      return "the fat binary of '" + *name->string() + "' (specialization " +
+             std::to_string(index) + ") fails its checksum: it is " + actual +
+             ", the manifest says " + *checksum->string();
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+ModuleCheck checkImage(const ImageFacts &image) {
+  if (image.formatVersion != KILN_MODULE_FORMAT_VERSION)
+    return incompatible("module format " + std::to_string(image.formatVersion) +
+                        ", this Kiln reads format " + std::to_string(KILN_MODULE_FORMAT_VERSION));
+  if (image.cpuAbiVersion != KILN_CPU_ABI_VERSION)
+    return incompatible("host code of CPU ABI version " + std::to_string(image.cpuAbiVersion) +
+                        ", this Kiln runs version " + std::to_string(KILN_CPU_ABI_VERSION));
+  return {};
+}
+
+ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle) {
+  if (ModuleCheck versions = checkImage(image); !versions.sound())
+    return versions;
+  KilnBundleHeader header;
+  if (bundle.size() < sizeof header)
+    return damaged("its bundle header is truncated");
+  std::memcpy(&header, bundle.data(), sizeof header);
+  if (std::memcmp(header.magic, KILN_BUNDLE_MAGIC, sizeof header.magic) != 0)
+    return damaged("its bundle has no valid header");
+  if (header.formatVersion != KILN_MODULE_FORMAT_VERSION ||
+      header.headerSize != sizeof(KilnBundleHeader))
+    return damaged("its bundle header does not match the module's format version");
+  if (header.manifestOffset < sizeof header ||
+      !inside(header.manifestOffset, header.manifestSize, bundle.size()))
+    return damaged("its manifest lies outside the bundle");
+  if (!inside(header.payloadOffset, header.payloadSize, bundle.size()) ||
+      header.payloadOffset % 16 != 0)
+    return damaged("its payload lies outside the bundle");
+  std::string_view manifestText = bundle.substr(header.manifestOffset, header.manifestSize);
+  std::string_view payload = bundle.substr(header.payloadOffset, header.payloadSize);
+  if (kilnChecksum(manifestText.data(), manifestText.size()) != header.manifestChecksum)
+    return damaged("its manifest fails its checksum");
+  if (header.manifestChecksum != image.manifestChecksum)
+    return damaged("its kernel data does not belong to its code (the file changed after it was "
+                   "loaded, or was pieced together from two builds)");
+
+  std::string problem;
+  std::optional<JsonValue> manifest = parseJson(manifestText, ManifestNestingLimit, problem);
+  if (!manifest)
+    return damaged("its manifest cannot be read (" + problem + ")");
+  if (!manifest->isObject())
+    return damaged("its manifest is not a JSON object");
+  ModuleCheck identity;
+  if (const JsonValue *module = manifest->member("module"); module && module->string())
+    identity.moduleName = *module->string();
+  if (const JsonValue *version = manifest->member("kiln_version"); version && version->string())
+    identity.kilnVersion = *version->string();
+  if (const JsonValue *format = manifest->member("format"))
+    identity.manifestFormat = format->integer();
+  auto failed = [&](ModuleCheck check) {
+    check.moduleName = identity.moduleName;
+    check.kilnVersion = identity.kilnVersion;
+    check.manifestFormat = identity.manifestFormat;
+    return check;
+  };
+  if (identity.manifestFormat != int64_t(ManifestFormat))
+    return failed(incompatible(
+        "manifest format " +
+        (identity.manifestFormat ? std::to_string(*identity.manifestFormat) : std::string("none")) +
+        ", this Kiln reads format " + std::to_string(ManifestFormat)));
+  const JsonValue *module = manifest->member("module");
+  if (!module || !module->string())
+    return failed(damaged("its manifest names no module"));
+  if (!image.moduleName.empty() && *module->string() != image.moduleName)
+    return failed(damaged("its manifest describes module '" + *module->string() + "'"));
+  const JsonValue *specializations = manifest->member("specializations");
+  if (!specializations || !specializations->array())
+    return failed(damaged("its manifest lists no specializations"));
+  const std::vector<JsonValue> &listed = *specializations->array();
+  if (listed.size() != image.specializationCount)
+    return failed(damaged("its manifest lists " + std::to_string(listed.size()) +
+                          " specializations but its code has " +
+                          std::to_string(image.specializationCount)));
+  for (size_t i = 0; i < listed.size(); ++i)
+    if (std::optional<std::string> entryProblem = specializationProblem(listed[i], i, payload))
+      return failed(damaged(*entryProblem));
+  if (const JsonValue *constants = manifest->member("constants")) {
+    if (!constants->array())
+      return failed(damaged("its manifest's constants are not a list"));
+    for (const JsonValue &constant : *constants->array()) {
+      const JsonValue *name = constant.member("name");
+      if (!name || !name->string() || !constant.member("value"))
+        return failed(damaged("its manifest has a malformed constant"));
+      if (const JsonValue *type = constant.member("type"); type && !type->string())
+        return failed(damaged("its manifest has a malformed constant"));
+    }
+  }
+  return identity;
+}
+
+std::optional<ImageFacts> findImage(std::string_view file, uint64_t manifestChecksum) {
+  constexpr size_t checksumAt = offsetof(KilnModuleImage, manifestChecksum);
+  const char *wanted = reinterpret_cast<const char *>(&manifestChecksum);
+  for (size_t at = file.find(std::string_view(wanted, 8), checksumAt); at != std::string_view::npos;
+       at = file.find(std::string_view(wanted, 8), at + 1)) {
+    size_t start = at - checksumAt;
+    if (start % alignof(KilnModuleImage) != 0)
+      continue;
+    uint32_t words[4];
+    std::memcpy(words, file.data() + start, sizeof words);
+    if (words[0] != KILN_MODULE_IMAGE_MAGIC)
+      continue;
+    ImageFacts facts;
+    facts.formatVersion = words[1];
+    facts.cpuAbiVersion = words[2];
+    facts.specializationCount = words[3];
+    std::memcpy(&facts.bundleSize, file.data() + start + offsetof(KilnModuleImage, bundleSize),
+                sizeof facts.bundleSize);
+    facts.manifestChecksum = manifestChecksum;
+    return facts;
+  }
+  return std::nullopt;
+}
+
+ModuleCheck checkModuleFile(std::string_view file, std::string_view &bundle) {
+  size_t magicAt = file.find(std::string_view(KILN_BUNDLE_MAGIC, 8));
+  if (magicAt == std::string_view::npos)
+    return damaged("no Kiln bundle in this file (is it a module built by `kiln build --module`?)");
+  KilnBundleHeader header;
+  if (file.size() - magicAt < sizeof header)
+    return damaged("the file is truncated inside its bundle header");
+  std::memcpy(&header, file.data() + magicAt, sizeof header);
+  if (header.formatVersion != KILN_MODULE_FORMAT_VERSION)
+    return incompatible("bundle format " + std::to_string(header.formatVersion) +
+                        ", this Kiln reads format " + std::to_string(KILN_MODULE_FORMAT_VERSION));
+  std::optional<ImageFacts> image = findImage(file, header.manifestChecksum);
+  if (!image)
+    return damaged("its code holds no module image for its kernel data (the file is not a "
+                   "module Kiln built, or its bundle was replaced)");
+  MemoryByteSource source(file);
+  SectionLocation section;
+  std::string problem;
+  if (!locateElfSection(source, KILN_BUNDLE_SECTION, "kernel data", image->bundleSize, section,
+                        problem))
+    return damaged(problem);
+  bundle = file.substr(section.fileOffset, section.size);
+  ModuleCheck check = checkModule(*image, bundle);
+  std::string init;
+  if (check.sound() && findExportedSymbol(source, "PyInit_", init, problem)) {
+    std::string_view made = std::string_view(init).substr(std::strlen("PyInit_"));
+    std::string_view described = check.moduleName;
+    described = described.substr(described.rfind('.') + 1);
+    if (described != made) {
+      check.verdict = ModuleVerdict::Damaged;
+      check.problem = "its manifest describes module '" + check.moduleName +
+                      "', but its code makes '" + std::string(made) + "'";
+    }
+  }
+  return check;
+}
+
+} // namespace kiln::bundle

@@ -1,0 +1,79 @@
+//===- module/module_check.h - Whether a built module is sound --*- C++ -*-===//
+//
+// [Note: one check of built modules]
+// The runtime checks a built module before it imports it, and `kiln
+// inspect` and `kiln audit` before they describe one; all three call
+// checkModule(), so that a module the driver passes is one the runtime
+// imports and a module the runtime refuses is one the driver calls damaged
+// or incompatible, for the same reason, in the same words.
+//
+// checkModule() trusts nothing of the bundle: the header's offsets, the
+// manifest's checksum (and that the bundle belongs to the code: the image's
+// manifest checksum), the manifest as bounded JSON (manifest_json.h), every
+// key the runtime reads with the type it reads it as, every fat binary
+// against its checksum, and each specialization's parameter layout against
+// the one its argument types imply (docs/abi.md), so that a forged
+// manifest cannot make the runtime pack a launch the code does not expect.
+//
+// Plain C++: no LLVM, no Python, no exceptions.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "module/format.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kiln::bundle {
+
+/// What the code of a module says of itself (its KilnModuleImage).
+struct ImageFacts {
+  uint32_t formatVersion = 0;
+  uint32_t cpuAbiVersion = 0;
+  uint32_t specializationCount = 0;
+  uint64_t bundleSize = 0;
+  uint64_t manifestChecksum = 0;
+  /// The module's dotted name; empty when unknown (the driver reads files,
+  /// whose image names it through a relocation).
+  std::string moduleName;
+};
+
+enum class ModuleVerdict : uint8_t { Sound, Incompatible, Damaged };
+
+struct ModuleCheck {
+  ModuleVerdict verdict = ModuleVerdict::Sound;
+  /// What is wrong, as a phrase completing "module 'x' is damaged: ...",
+  /// or for Incompatible "module 'x' was built by an incompatible Kiln:
+  /// ..." ("module format 3, this Kiln reads format 2").
+  std::string problem;
+  /// What the manifest says of the module, when it could be read.
+  std::string moduleName;
+  std::string kilnVersion;
+  std::optional<int64_t> manifestFormat;
+
+  bool sound() const { return verdict == ModuleVerdict::Sound; }
+};
+
+/// Checks the image's versions alone: Incompatible when this Kiln cannot
+/// read a module of its format or run its host code.
+ModuleCheck checkImage(const ImageFacts &image);
+
+/// Checks the image's versions and the bundle `bundle` (the bytes of the
+/// module's KILN_BUNDLE_SECTION) as described above.
+ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle);
+
+/// Finds the KilnModuleImage in the bytes of a module's file: the image
+/// whose manifest checksum is `manifestChecksum` (the bundle header's).
+std::optional<ImageFacts> findImage(std::string_view file, uint64_t manifestChecksum);
+
+/// Finds the bundle of a module's file the way the runtime does (through
+/// its section headers, of the size its image gives) and checks it. On
+/// success `bundle` is the section's bytes. The manifest must describe the
+/// module the file's PyInit_ function makes (the runtime compares the
+/// image's name instead).
+ModuleCheck checkModuleFile(std::string_view file, std::string_view &bundle);
+
+} // namespace kiln::bundle
