@@ -105,3 +105,12 @@ def test_an_input_that_is_not_a_regular_file_is_refused(kiln, tmp_path, fifo, co
     result = run(kiln, *args)
     assert result.returncode == 1, f"{args}: {result.returncode}\n{result.stderr}"
     assert f"'{source}': not a regular file" in result.stderr, f"{args}:\n{result.stderr}"
+
+
+def test_trusted_keys_that_are_not_a_regular_file_are_refused(kiln, tmp_path, fifo):
+    archive = tmp_path / "cache.tar"
+    archive.write_bytes(b"not read: the keys come first")
+    result = run(kiln, "cache", "import", archive, "--cache-dir", tmp_path / "cache",
+                 "--trusted-keys", fifo)
+    assert result.returncode == 1, result.stderr
+    assert f"'{fifo}': not a regular file" in result.stderr, result.stderr
