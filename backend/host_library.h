@@ -15,8 +15,8 @@
 
 namespace kiln::backend {
 
-/// Links the ELF objects at `objectPaths` into a shared library at
-/// `outputPath`. LLD's messages become the error.
-llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> objectPaths, llvm::StringRef outputPath);
+/// Links the ELF objects at `objectPaths` into a shared library, returned as
+/// bytes for the caller to write. LLD's messages become the error.
+llvm::Expected<std::string> linkSharedLibrary(llvm::ArrayRef<std::string> objectPaths);
 
 } // namespace kiln::backend

@@ -2,6 +2,8 @@
 
 #include "backend/temporary_directory.h"
 
+#include "backend/process_scratch.h"
+
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -11,8 +13,12 @@
 namespace kiln::cuda {
 
 llvm::Expected<TemporaryDirectory> TemporaryDirectory::create(llvm::StringRef prefix) {
-  llvm::SmallString<128> path;
-  if (std::error_code error = llvm::sys::fs::createUniqueDirectory(prefix, path))
+  llvm::Expected<std::string> root = processScratchDirectory();
+  if (!root)
+    return root.takeError();
+  llvm::SmallString<128> model(*root), path;
+  llvm::sys::path::append(model, prefix);
+  if (std::error_code error = llvm::sys::fs::createUniqueDirectory(model, path))
     return llvm::createStringError(error, "cannot create a temporary directory for %s: %s",
                                    prefix.str().c_str(), error.message().c_str());
   return TemporaryDirectory(std::string(path));
@@ -48,17 +54,15 @@ llvm::Error TemporaryDirectory::write(llvm::StringRef name, llvm::StringRef cont
   std::string path = file(name);
   std::error_code error;
   llvm::raw_fd_ostream stream(path, error, llvm::sys::fs::OF_None);
-  if (error)
-    return llvm::createStringError(error, "cannot write '%s': %s", path.c_str(),
-                                   error.message().c_str());
-  stream << contents;
-  stream.close();
-  if (stream.has_error()) {
-    std::error_code writeError = stream.error();
+  if (!error) {
+    stream << contents;
+    stream.close();
+    // A stream destroyed with an error pending aborts the process.
+    error = stream.error();
     stream.clear_error();
-    return llvm::createStringError(writeError, "cannot write '%s': %s", path.c_str(),
-                                   writeError.message().c_str());
   }
+  if (error)
+    return llvm::createStringError(error, "%s: %s", path.c_str(), error.message().c_str());
   return llvm::Error::success();
 }
 
@@ -67,6 +71,15 @@ llvm::Expected<std::string> TemporaryDirectory::read(llvm::StringRef name) const
 }
 
 llvm::Expected<std::string> readFileBytes(llvm::StringRef path) {
+  // A device or a pipe may never end (/dev/zero) or block forever (a FIFO
+  // without a writer): only regular files are read.
+  llvm::sys::fs::file_status status;
+  if (std::error_code error = llvm::sys::fs::status(path, status))
+    return llvm::createStringError(error, "cannot read '%s': %s", path.str().c_str(),
+                                   error.message().c_str());
+  if (status.type() != llvm::sys::fs::file_type::regular_file)
+    return llvm::createStringError(std::make_error_code(std::errc::invalid_argument),
+                                   "cannot read '%s': not a regular file", path.str().c_str());
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!buffer)

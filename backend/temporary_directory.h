@@ -1,9 +1,9 @@
 //===- backend/temporary_directory.h - Scratch space for tool runs -*- C++ -*-===//
 //
 // The CUDA tools (ptxas, fatbinary, nvcc) read and write files. Each run
-// gets a fresh directory under the system temporary directory, removed with
-// everything in it when the TemporaryDirectory goes away, so that no run
-// leaves files behind.
+// gets a fresh directory inside the process's temporary folder
+// (process_scratch.h), removed with everything in it when the
+// TemporaryDirectory goes away, so that no run leaves files behind.
 //
 // Inside the directory files have fixed names ("kernel.ptx"), never random
 // ones: tools that record their file names in what they produce (ptxas -g
@@ -21,7 +21,7 @@ namespace kiln::cuda {
 
 class TemporaryDirectory {
 public:
-  /// Creates <system temp dir>/<prefix>-XXXXXX.
+  /// Creates <process temp folder>/<prefix>-XXXXXX.
   static llvm::Expected<TemporaryDirectory> create(llvm::StringRef prefix);
 
   TemporaryDirectory(TemporaryDirectory &&other) noexcept;
@@ -44,7 +44,8 @@ private:
   std::string directory;
 };
 
-/// Reads a whole file as bytes.
+/// Reads a whole regular file as bytes; anything else (a device, a FIFO) is
+/// an error rather than a read that never ends.
 llvm::Expected<std::string> readFileBytes(llvm::StringRef path);
 
 } // namespace kiln::cuda

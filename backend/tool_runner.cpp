@@ -2,68 +2,51 @@
 
 #include "backend/tool_runner.h"
 
+#include "backend/child_processes.h"
 #include "backend/temporary_directory.h"
 
-#include <llvm/ADT/SmallString.h>
-#include <llvm/Support/FileSystem.h>
-#include <llvm/Support/FileUtilities.h>
 #include <llvm/Support/Path.h>
-#include <llvm/Support/Program.h>
 
-#include <optional>
+#include <cstring>
 
 namespace kiln::cuda {
 
-llvm::Expected<ToolOutput> runTool(llvm::StringRef program, llvm::ArrayRef<std::string> arguments) {
-  llvm::SmallString<128> stdoutPath, stderrPath;
-  if (std::error_code error =
-          llvm::sys::fs::createTemporaryFile("kiln-tool-stdout", "txt", stdoutPath))
-    return llvm::createStringError(error, "cannot create a temporary file: %s",
-                                   error.message().c_str());
-  llvm::FileRemover stdoutRemover(stdoutPath);
-  if (std::error_code error =
-          llvm::sys::fs::createTemporaryFile("kiln-tool-stderr", "txt", stderrPath))
-    return llvm::createStringError(error, "cannot create a temporary file: %s",
-                                   error.message().c_str());
-  llvm::FileRemover stderrRemover(stderrPath);
-
+llvm::Expected<ToolOutput> runTool(llvm::StringRef program, llvm::ArrayRef<std::string> arguments,
+                                   std::optional<unsigned> timeoutSeconds) {
+  llvm::Expected<TemporaryDirectory> scratch = TemporaryDirectory::create("kiln-tool");
+  if (!scratch)
+    return scratch.takeError();
   std::string toolName = llvm::sys::path::filename(program).str();
-  std::vector<llvm::StringRef> argv{program};
-  for (const std::string &argument : arguments)
-    argv.push_back(argument);
-  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(stdoutPath),
-                                                llvm::StringRef(stderrPath)};
-  std::string errorMessage;
-  bool executionFailed = false;
-  int status = llvm::sys::ExecuteAndWait(program, argv, /*Env=*/std::nullopt, redirects,
-                                         /*SecondsToWait=*/0, /*MemoryLimit=*/0, &errorMessage,
-                                         &executionFailed);
-  if (executionFailed)
-    return llvm::createStringError("cannot run %s (%s): %s", toolName.c_str(),
-                                   program.str().c_str(), errorMessage.c_str());
+  std::vector<std::string> argv{program.str()};
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
+  llvm::Expected<ChildExit> exit = runChildProcess(program, argv, scratch->file("stdout.txt"),
+                                                   scratch->file("stderr.txt"), timeoutSeconds);
+  if (!exit)
+    return exit.takeError();
 
   ToolOutput output;
-  output.exitCode = status;
-  if (llvm::Expected<std::string> text = readFileBytes(stdoutPath))
+  if (llvm::Expected<std::string> text = scratch->read("stdout.txt"))
     output.standardOutput = std::move(*text);
   else
     return text.takeError();
-  if (llvm::Expected<std::string> text = readFileBytes(stderrPath))
+  if (llvm::Expected<std::string> text = scratch->read("stderr.txt"))
     output.standardError = std::move(*text);
   else
     return text.takeError();
 
-  // ExecuteAndWait reports a crash (a signal) as -2 and a failed wait as -1.
-  if (status < 0) {
-    std::string message = toolName + " did not finish";
-    if (!errorMessage.empty())
-      message += ": " + errorMessage;
-    llvm::StringRef printed = llvm::StringRef(output.standardError).trim();
-    if (!printed.empty())
-      message += "; it printed:\n" + printed.str();
-    return llvm::createStringError(message);
+  if (exit->exitCode) {
+    output.exitCode = *exit->exitCode;
+    return output;
   }
-  return output;
+  std::string message =
+      exit->timedOut ? toolName + " did not finish within " + std::to_string(*timeoutSeconds) +
+                           " seconds and was stopped"
+                     : toolName + " did not finish: it was killed by signal " +
+                           std::to_string(exit->signal) + " (" + strsignal(exit->signal) + ")";
+  llvm::StringRef printed = llvm::StringRef(output.standardError).trim();
+  if (!printed.empty())
+    message += "; it printed:\n" + printed.str();
+  return llvm::createStringError(message);
 }
 
 std::string indentedToolOutput(const ToolOutput &output, llvm::StringRef scratchDirectory) {

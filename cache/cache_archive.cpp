@@ -179,6 +179,12 @@ llvm::Expected<ExportReport> exportCache(Cache &cache, llvm::StringRef file,
 
 llvm::Expected<CheckedArchive> readArchive(llvm::StringRef file, const ImportLimits &limits,
                                            const TrustPolicy &trust) {
+  // A FIFO would block the import forever and a device never end.
+  llvm::sys::fs::file_status fileStatus;
+  if (std::error_code error = llvm::sys::fs::status(file, fileStatus))
+    return failure("cannot read '" + file + "': " + error.message());
+  if (fileStatus.type() != llvm::sys::fs::file_type::regular_file)
+    return failure("cannot read '" + file + "': not a regular file");
   archive *reader = archive_read_new();
   auto release = llvm::make_scope_exit([&] { archive_read_free(reader); });
   archive_read_support_filter_all(reader);

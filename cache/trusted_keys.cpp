@@ -26,6 +26,11 @@ bool isComment(llvm::StringRef line) {
 
 /// The file's text; empty for a file that does not exist.
 llvm::Expected<std::string> readText(llvm::StringRef path, bool mustExist) {
+  // A FIFO would block the import forever and a device never end.
+  llvm::sys::fs::file_status status;
+  if (!llvm::sys::fs::status(path, status) &&
+      status.type() != llvm::sys::fs::file_type::regular_file)
+    return failure("cannot read the trusted keys '" + path + "': not a regular file");
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer) {

@@ -32,6 +32,7 @@
 #include "backend/cuda_archs.h"
 #include "backend/manifest.h"
 #include "frontend/resolve/build_config.h"
+#include "frontend/source/source_file.h"
 #include "module/format.h"
 #include "module/module_check.h"
 #include "module/module_reader.h"
@@ -43,7 +44,6 @@
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/JSON.h>
-#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/SHA256.h>
 #include <llvm/Support/WithColor.h>
@@ -387,13 +387,13 @@ private:
 void auditPath(const std::string &path, AuditReport &report) {
   Auditor auditor(report);
   auto readAndVisit = [&](const std::string &file, const std::string &location) {
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-        llvm::MemoryBuffer::getFile(file, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-    if (!buffer) {
-      report.problems.push_back("cannot read '" + file + "': " + buffer.getError().message());
+    llvm::ErrorOr<std::string> bytes = readSourceFile(file);
+    if (!bytes) {
+      report.problems.push_back("cannot read '" + file +
+                                "': " + readErrorMessage(bytes.getError()));
       return;
     }
-    auditor.visit(location, (*buffer)->getBuffer(), 0);
+    auditor.visit(location, *bytes, 0);
   };
   if (llvm::sys::fs::is_directory(path)) {
     report.kind = "folder";
@@ -416,13 +416,13 @@ void auditPath(const std::string &path, AuditReport &report) {
     }
     return;
   }
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!buffer) {
-    report.problems.push_back("cannot read '" + path + "': " + buffer.getError().message());
+  llvm::ErrorOr<std::string> contents = readSourceFile(path);
+  if (!contents) {
+    report.problems.push_back("cannot read '" + path +
+                              "': " + readErrorMessage(contents.getError()));
     return;
   }
-  llvm::StringRef bytes = (*buffer)->getBuffer();
+  llvm::StringRef bytes = *contents;
   if (bytes.starts_with("\x7f"
                         "ELF")) {
     report.kind = "file";

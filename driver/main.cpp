@@ -20,6 +20,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "cache/cache_location.h"
+#include "driver/arch_option.h"
 #include "driver/audit_command.h"
 #include "driver/build_command.h"
 #include "driver/cache_command.h"
@@ -27,12 +29,14 @@
 #include "driver/check_command.h"
 #include "driver/inspect_command.h"
 #include "driver/signatures_command.h"
+#include "driver/stop_signals.h"
 #include "driver/targets_command.h"
 #include "pipeline/version.h"
 
 #include <CLI/CLI.hpp>
 #include <llvm/Support/InitLLVM.h>
 #include <llvm/Support/Process.h>
+#include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
@@ -40,8 +44,42 @@
 #include <optional>
 #include <signal.h>
 
+namespace {
+
+/// CLI11 validators for values with a grammar of their own: a value that
+/// does not parse is a usage error (exit status 2), like an unknown option.
+CLI::Validator archListValidator() {
+  return CLI::Validator(
+      [](std::string &list) {
+        return kiln::driver::archListSyntaxProblem(list).value_or(std::string());
+      },
+      "ARCHS");
+}
+
+CLI::Validator sizeValidator() {
+  return CLI::Validator(
+      [](std::string &size) -> std::string {
+        llvm::Expected<uint64_t> parsed = kiln::cache::parseSize(size);
+        return parsed ? std::string() : llvm::toString(parsed.takeError());
+      },
+      "SIZE");
+}
+
+CLI::Validator ageValidator() {
+  return CLI::Validator(
+      [](std::string &age) -> std::string {
+        llvm::Expected<uint64_t> parsed = kiln::cache::parseAge(age);
+        return parsed ? std::string() : llvm::toString(parsed.takeError());
+      },
+      "AGE");
+}
+
+} // namespace
+
 int main(int argc, char **argv) {
+  sigset_t ignoredAtStart = kiln::driver::ignoredStopSignals();
   llvm::InitLLVM initLLVM(argc, argv);
+  kiln::driver::installStopSignalHandlers(ignoredAtStart);
   // Past a file size limit, a write should fail (and the cache do without),
   // not kill the process.
   ::signal(SIGXFSZ, SIG_IGN);
@@ -94,9 +132,11 @@ int main(int argc, char **argv) {
   buildCommand->add_option("--depfile", build.depfile,
                            "Also write FILE: the files written and the files the build read, in "
                            "Makefile syntax, for Ninja, Make and CMake's DEPFILE");
-  buildCommand->add_option_function<std::string>(
-      "--arch", [&](const std::string &list) { build.arch = list; },
-      "Architectures, as for `kiln targets --arch`; default: $CUDAARCHS, else Kiln's default");
+  buildCommand
+      ->add_option_function<std::string>(
+          "--arch", [&](const std::string &list) { build.arch = list; },
+          "Architectures, as for `kiln targets --arch`; default: $CUDAARCHS, else Kiln's default")
+      ->check(archListValidator());
   buildCommand->add_option("-j,--jobs", build.jobs, "Parallel jobs (default: one per core)");
   buildCommand->add_flag("-v,--verbose", build.verbose,
                          "Print ptxas's resource usage per specialization and architecture, "
@@ -135,9 +175,11 @@ int main(int argc, char **argv) {
   buildCommand->add_flag("--no-cache", build.cache.disabled,
                          "Compile everything, neither reading nor filling the cache (as "
                          "KILN_CACHE=0)");
-  buildCommand->add_option_function<std::string>(
-      "--max-size", [&](const std::string &size) { build.cache.maxSize = size; },
-      "The cache's size limit, such as 500M or 4G (default: $KILN_CACHE_MAX_SIZE, else 2G)");
+  buildCommand
+      ->add_option_function<std::string>(
+          "--max-size", [&](const std::string &size) { build.cache.maxSize = size; },
+          "The cache's size limit, such as 500M or 4G (default: $KILN_CACHE_MAX_SIZE, else 2G)")
+      ->check(sizeValidator());
   std::vector<std::string> ptxasFlagsHelp;
   buildCommand->add_option("--Xptxas", ptxasFlagsHelp,
                            "-Xptxas FLAG[,FLAG...]: pass options to ptxas, as nvcc does "
@@ -208,12 +250,16 @@ int main(int argc, char **argv) {
       ->add_flag("--json", cacheOptions.json, "Print the result as JSON");
   CLI::App *pruneCommand = cacheAction(
       "prune", "Drop least recently used entries beyond a size or age", CacheAction::Prune);
-  pruneCommand->add_option_function<std::string>(
-      "--max-size", [&](const std::string &size) { cacheOptions.flags.maxSize = size; },
-      "Shrink to this size, such as 500M (default: the cache's limit)");
-  pruneCommand->add_option_function<std::string>(
-      "--older-than", [&](const std::string &age) { cacheOptions.olderThan = age; },
-      "Drop entries not used for this long, such as 30d, 12h or 45m");
+  pruneCommand
+      ->add_option_function<std::string>(
+          "--max-size", [&](const std::string &size) { cacheOptions.flags.maxSize = size; },
+          "Shrink to this size, such as 500M (default: the cache's limit)")
+      ->check(sizeValidator());
+  pruneCommand
+      ->add_option_function<std::string>(
+          "--older-than", [&](const std::string &age) { cacheOptions.olderThan = age; },
+          "Drop entries not used for this long, such as 30d, 12h or 45m")
+      ->check(ageValidator());
   cacheAction("clear", "Drop every entry", CacheAction::Clear);
   cacheAction("verify", "Check that index and blobs agree and every blob is intact",
               CacheAction::Verify)
@@ -240,9 +286,11 @@ int main(int argc, char **argv) {
   importCommand->add_option("file", cacheOptions.file, "The archive to read")
       ->required()
       ->check(CLI::ExistingFile);
-  importCommand->add_option_function<std::string>(
-      "--max-size", [&](const std::string &size) { cacheOptions.flags.maxSize = size; },
-      "The cache's size limit, which also bounds what the archive may expand to");
+  importCommand
+      ->add_option_function<std::string>(
+          "--max-size", [&](const std::string &size) { cacheOptions.flags.maxSize = size; },
+          "The cache's size limit, which also bounds what the archive may expand to")
+      ->check(sizeValidator());
   CLI::Option *trustedKeys = importCommand->add_option_function<std::string>(
       "--trusted-keys", [&](const std::string &file) { cacheOptions.trustedKeys = file; },
       "The file of public keys whose archives to accept (default: $KILN_TRUSTED_KEYS, "
@@ -353,25 +401,36 @@ int main(int argc, char **argv) {
   }
 
   check.color = llvm::errs().has_colors() && !llvm::sys::Process::GetEnv("NO_COLOR");
-  if (checkCommand->parsed())
-    return kiln::driver::runCheck(check);
   build.color = check.color;
-  if (buildCommand->parsed()) {
-    build.emitGiven = emitOption->count() != 0;
-    build.outputGiven = outputOption->count() != 0;
-    return kiln::driver::runBuild(build);
+  int status = [&] {
+    if (checkCommand->parsed())
+      return kiln::driver::runCheck(check);
+    if (buildCommand->parsed()) {
+      build.emitGiven = emitOption->count() != 0;
+      build.outputGiven = outputOption->count() != 0;
+      return kiln::driver::runBuild(build);
+    }
+    if (inspectCommand->parsed())
+      return kiln::driver::runInspect(inspect);
+    if (auditCommand->parsed())
+      return kiln::driver::runAudit(audit);
+    if (targetsCommand->parsed())
+      return kiln::driver::runTargets(targets);
+    if (signaturesCommand->parsed())
+      return kiln::driver::runSignatures(signatures);
+    if (keyCommand->parsed())
+      return kiln::driver::runCacheKeyCommand(keyOptions);
+    if (cacheCommand->parsed())
+      return kiln::driver::runCacheCommand(cacheOptions);
+    return 0;
+  }();
+  // Results that did not reach standard output (a full disk, a closed
+  // pipe) are a failure; an unchecked stream error would abort at exit.
+  llvm::outs().flush();
+  if (std::error_code error = llvm::outs().error()) {
+    llvm::outs().clear_error();
+    llvm::WithColor::error(llvm::errs(), "kiln") << "standard output: " << error.message() << '\n';
+    return 1;
   }
-  if (inspectCommand->parsed())
-    return kiln::driver::runInspect(inspect);
-  if (auditCommand->parsed())
-    return kiln::driver::runAudit(audit);
-  if (targetsCommand->parsed())
-    return kiln::driver::runTargets(targets);
-  if (signaturesCommand->parsed())
-    return kiln::driver::runSignatures(signatures);
-  if (keyCommand->parsed())
-    return kiln::driver::runCacheKeyCommand(keyOptions);
-  if (cacheCommand->parsed())
-    return kiln::driver::runCacheCommand(cacheOptions);
-  return 0;
+  return status;
 }

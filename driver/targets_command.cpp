@@ -22,6 +22,7 @@
 #include "backend/cuda_toolkit.h"
 #include "backend/native_gpu.h"
 #include "backend/nvjitlink.h"
+#include "driver/arch_option.h"
 
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/Process.h>
@@ -247,6 +248,10 @@ int runTargets(const TargetsOptions &options) {
     printJson(findings, llvm::outs());
   else
     printText(findings, llvm::outs());
+  // A bad --arch is a usage error; a bad $CUDAARCHS or a missing toolkit
+  // is a problem of the environment.
+  if (!findings.selection && options.arch && archListSyntaxProblem(*options.arch))
+    return 2;
   return findings.failed() ? 1 : 0;
 }
 

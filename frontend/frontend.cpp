@@ -5,11 +5,14 @@
 #include "frontend/parse/parser.h"
 #include "frontend/resolve/build_config.h"
 #include "frontend/resolve/prelude.h"
+#include "frontend/source/source_file.h"
 
 #include <llvm/ADT/DenseSet.h>
 #include <llvm/Support/FileSystem.h>
-#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
+#include <llvm/Support/thread.h>
+
+#include <optional>
 
 namespace kiln {
 
@@ -65,12 +68,11 @@ public:
     auto found = scopes.find(path);
     if (found != scopes.end())
       return found->second.get();
-    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                              /*RequiresNullTerminator=*/false);
-    if (!buffer)
+    llvm::ErrorOr<std::string> source = readSourceFile(path);
+    if (!source)
       return nullptr;
     checked.importedFiles.push_back(path.str());
-    return loadScope(path, path, (*buffer)->getBuffer().str(), /*runsAsPython=*/true);
+    return loadScope(path, path, std::move(*source), /*runsAsPython=*/true);
   }
 
 private:
@@ -239,10 +241,21 @@ void typeModule(CheckedModule &checked, const FrontendOptions &options) {
   }
 }
 
-} // namespace
+/// The front end recurses as deep as a program nests (expressions, calls
+/// between device functions); its limits (maxExprDepth,
+/// TypeInference::maxCallDepth) are sized for this stack, which it gets
+/// whatever thread calls it and whatever `ulimit -s` says.
+constexpr unsigned frontendStackBytes = 64u << 20;
 
-std::unique_ptr<CheckedModule> checkSource(llvm::StringRef path, std::string contents,
-                                           const FrontendOptions &options) {
+template <typename Result, typename Work> Result onFrontendStack(Work &&work) {
+  std::optional<Result> result;
+  llvm::thread worker(std::optional<unsigned>(frontendStackBytes), [&] { result.emplace(work()); });
+  worker.join();
+  return std::move(*result);
+}
+
+std::unique_ptr<CheckedModule> checkSourceOnThisStack(llvm::StringRef path, std::string contents,
+                                                      const FrontendOptions &options) {
   auto checked = std::make_unique<CheckedModule>();
   uint32_t file = checked->sources.addFile(path.str(), std::move(contents));
   checked->module = parseModule(checked->sources, file, checked->astContext, checked->diags);
@@ -300,17 +313,25 @@ std::unique_ptr<CheckedModule> checkSource(llvm::StringRef path, std::string con
   return checked;
 }
 
+} // namespace
+
+std::unique_ptr<CheckedModule> checkSource(llvm::StringRef path, std::string contents,
+                                           const FrontendOptions &options) {
+  return onFrontendStack<std::unique_ptr<CheckedModule>>(
+      [&] { return checkSourceOnThisStack(path, std::move(contents), options); });
+}
+
 llvm::Expected<ModuleOutline> outlineModule(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return llvm::createStringError(buffer.getError(), "cannot read '%s': %s", path.str().c_str(),
-                                   buffer.getError().message().c_str());
+  llvm::ErrorOr<std::string> source = readSourceFile(path);
+  if (!source)
+    return llvm::createStringError(source.getError(), "cannot read '%s': %s", path.str().c_str(),
+                                   readErrorMessage(source.getError()).c_str());
   SourceManager sources;
   DiagnosticEngine diags(sources);
   ast::AstContext context;
-  uint32_t file = sources.addFile(path.str(), (*buffer)->getBuffer().str());
-  ast::Module module = parseModule(sources, file, context, diags);
+  uint32_t file = sources.addFile(path.str(), std::move(*source));
+  ast::Module module =
+      onFrontendStack<ast::Module>([&] { return parseModule(sources, file, context, diags); });
   ModuleOutline outline;
   forEachTopLevelImport(module, [&](llvm::StringRef name, SourceRange) {
     outline.importsKiln |= isTopLevelModule(name, "kiln");
@@ -325,12 +346,11 @@ llvm::Expected<ModuleOutline> outlineModule(llvm::StringRef path) {
 
 llvm::Expected<std::unique_ptr<CheckedModule>> checkModule(llvm::StringRef path,
                                                            const FrontendOptions &options) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return llvm::createStringError(buffer.getError(), "cannot read '%s': %s", path.str().c_str(),
-                                   buffer.getError().message().c_str());
-  return checkSource(path, (*buffer)->getBuffer().str(), options);
+  llvm::ErrorOr<std::string> source = readSourceFile(path);
+  if (!source)
+    return llvm::createStringError(source.getError(), "cannot read '%s': %s", path.str().c_str(),
+                                   readErrorMessage(source.getError()).c_str());
+  return checkSource(path, std::move(*source), options);
 }
 
 } // namespace kiln

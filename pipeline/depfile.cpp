@@ -3,6 +3,7 @@
 #include "pipeline/depfile.h"
 
 #include "frontend/resolve/build_config.h"
+#include "pipeline/output_file.h"
 
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/SmallString.h>
@@ -76,27 +77,7 @@ llvm::Error writeDepfile(llvm::StringRef path, llvm::ArrayRef<std::string> targe
     if (std::error_code error = llvm::sys::fs::create_directories(folder))
       return llvm::createStringError(error, "cannot create the folder of the depfile '" +
                                                 path.str() + "': " + error.message());
-  std::string temporary = (path + ".tmp").str();
-  std::error_code error;
-  {
-    llvm::raw_fd_ostream stream(temporary, error, llvm::sys::fs::OF_None);
-    if (!error) {
-      stream << text;
-      stream.close();
-      if (stream.has_error()) {
-        error = stream.error();
-        stream.clear_error();
-      }
-    }
-  }
-  if (!error)
-    error = llvm::sys::fs::rename(temporary, path);
-  if (error) {
-    llvm::sys::fs::remove(temporary);
-    return llvm::createStringError(error, "cannot write the depfile '" + path.str() +
-                                              "': " + error.message());
-  }
-  return llvm::Error::success();
+  return writeOutputFile(path, text);
 }
 
 } // namespace kiln::pipeline

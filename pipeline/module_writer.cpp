@@ -5,13 +5,12 @@
 #include "backend/host_library.h"
 #include "backend/temporary_directory.h"
 #include "module/bundle_writer.h"
+#include "pipeline/output_file.h"
 
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/StringExtras.h>
-#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/Path.h>
-#include <llvm/Support/Process.h>
 
 namespace kiln::pipeline {
 
@@ -79,24 +78,11 @@ llvm::Expected<std::string> writeExtensionModule(const ExtensionModuleInputs &in
                                           ? backend::extensionBaseName(inputs.moduleName).str()
                                           : inputs.fileStem) +
                                          extensionSuffix);
-  llvm::SmallString<256> temporaryPath;
-  int descriptor = -1;
-  // A unique temporary name beside the module, so that the rename is atomic.
-  llvm::SmallString<256> model(finalPath);
-  model += ".tmp-%%%%%%";
-  if (std::error_code error = llvm::sys::fs::createUniqueFile(model, descriptor, temporaryPath))
-    return llvm::createStringError(error, "cannot create a file beside '" + finalPath.str().str() +
-                                              "': " + error.message());
-  llvm::sys::Process::SafelyCloseFileDescriptor(descriptor);
-  if (llvm::Error error = backend::linkSharedLibrary(objects, temporaryPath)) {
-    llvm::sys::fs::remove(temporaryPath);
+  llvm::Expected<std::string> library = backend::linkSharedLibrary(objects);
+  if (!library)
+    return library.takeError();
+  if (llvm::Error error = writeOutputFile(finalPath, *library, /*executable=*/true))
     return std::move(error);
-  }
-  if (std::error_code error = llvm::sys::fs::rename(temporaryPath, finalPath)) {
-    llvm::sys::fs::remove(temporaryPath);
-    return llvm::createStringError(error, "cannot write '" + finalPath.str().str() +
-                                              "': " + error.message());
-  }
   return finalPath.str().str();
 }
 

@@ -9,6 +9,7 @@
 #include "module/format.h"
 #include "pipeline/depfile.h"
 #include "pipeline/module_writer.h"
+#include "pipeline/output_file.h"
 #include "pipeline/version.h"
 
 #include <llvm/ADT/StringExtras.h>
@@ -16,6 +17,8 @@
 #include <llvm/Support/Path.h>
 #include <llvm/Support/SHA256.h>
 #include <llvm/Support/raw_ostream.h>
+
+#include <unistd.h>
 
 namespace kiln::pipeline {
 
@@ -25,16 +28,8 @@ llvm::Error writeFile(llvm::StringRef directory, llvm::StringRef name, llvm::Str
                       std::vector<std::string> &written) {
   llvm::SmallString<256> path(directory);
   llvm::sys::path::append(path, name);
-  std::error_code error;
-  llvm::raw_fd_ostream stream(path, error, llvm::sys::fs::OF_None);
-  if (error)
-    return llvm::createStringError(error,
-                                   "cannot write '" + path.str().str() + "': " + error.message());
-  stream << bytes;
-  stream.close();
-  if (stream.has_error())
-    return llvm::createStringError(stream.error(), "cannot write '" + path.str().str() +
-                                                       "': " + stream.error().message());
+  if (llvm::Error error = writeOutputFile(path, bytes))
+    return error;
   written.push_back(path.str().str());
   return llvm::Error::success();
 }
@@ -141,6 +136,7 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
                          const cuda::ArchSelection *archs, std::vector<KernelArtifacts> &kernels,
                          std::vector<std::string> &written) {
   llvm::Error failure = llvm::Error::success();
+  size_t firstWritten = written.size();
   std::vector<backend::ManifestEntry> manifest;
   for (KernelArtifacts &build : kernels) {
     backend::ManifestEntry entry{
@@ -244,6 +240,13 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
       for (std::string &file : linkFiles(*build.kernel, options.file))
         read.push_back(std::move(file));
     failure = writeDepfile(options.depfile, written, buildInputs(options.file, read));
+  }
+  if (failure) {
+    // A failed build leaves none of its outputs: a build system must not
+    // take a part of them for a finished build.
+    for (size_t i = firstWritten; i < written.size(); ++i)
+      ::unlink(written[i].c_str());
+    written.resize(firstWritten);
   }
   return failure;
 }

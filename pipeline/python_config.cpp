@@ -2,6 +2,7 @@
 
 #include "pipeline/python_config.h"
 
+#include <llvm/Support/Process.h>
 #include <llvm/Support/Program.h>
 
 namespace kiln::pipeline {
@@ -17,7 +18,14 @@ llvm::Expected<cuda::ToolOutput> runPython(llvm::StringRef python,
                                      "'" + program + "' is not on $PATH");
     path = *found;
   }
-  return cuda::runTool(path, arguments);
+  unsigned timeout = defaultPythonTimeout;
+  if (std::optional<std::string> setting = llvm::sys::Process::GetEnv("KILN_PYTHON_TIMEOUT"))
+    if (llvm::StringRef(*setting).getAsInteger(10, timeout) || timeout == 0)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "KILN_PYTHON_TIMEOUT must be a whole number of seconds "
+                                     "above 0, not '" +
+                                         *setting + "'");
+  return cuda::runTool(path, arguments, timeout);
 }
 
 llvm::Expected<std::string> extensionSuffix(llvm::StringRef python) {

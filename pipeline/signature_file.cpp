@@ -2,11 +2,12 @@
 
 #include "pipeline/signature_file.h"
 
+#include "frontend/source/source_file.h"
+
 #include <llvm/ADT/ScopeExit.h>
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Format.h>
-#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -97,14 +98,14 @@ llvm::Expected<int> lockFile(llvm::StringRef path) {
 llvm::Expected<SignatureTable> readSignatureTable(llvm::StringRef path,
                                                   llvm::ArrayRef<llvm::StringRef> tablePath) {
   SignatureTable table;
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!buffer) {
-    if (buffer.getError() == std::errc::no_such_file_or_directory)
+  llvm::ErrorOr<std::string> text = readSourceFile(path);
+  if (!text) {
+    if (text.getError() == std::errc::no_such_file_or_directory)
       return table;
-    return fileError(buffer.getError(), "read", path);
+    return llvm::createStringError(text.getError(), "cannot read '%s': %s", path.str().c_str(),
+                                   readErrorMessage(text.getError()).c_str());
   }
-  toml::parse_result parsed = toml::parse(
-      std::string_view((*buffer)->getBufferStart(), (*buffer)->getBufferSize()), path.str());
+  toml::parse_result parsed = toml::parse(std::string_view(*text), path.str());
   if (!parsed) {
     const toml::source_region &where = parsed.error().source();
     return llvm::createStringError(std::errc::invalid_argument, "%s:%u:%u: %s", path.str().c_str(),

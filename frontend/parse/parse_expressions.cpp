@@ -355,6 +355,14 @@ Expr *Parser::parsePower() {
   Expr *base = parseAwaitPrimary();
   if (!base || !at(TokenKind::DoubleStar))
     return base;
+  // `**` is right-associative: each one nests the next in the exponent.
+  DepthGuard guard(*this);
+  if (guard.tooDeep()) {
+    if (!depthReported)
+      diags.report(DiagID::err_expression_too_deep, current().range);
+    depthReported = true;
+    return nullptr;
+  }
   SourceRange opRange = consume().range;
   // The exponent binds a unary operator: 2 ** -1.
   Expr *exponent = parseFactor();
@@ -365,6 +373,13 @@ Expr *Parser::parsePower() {
 
 Expr *Parser::parseAwaitPrimary() {
   if (at(TokenKind::KwAwait)) {
+    DepthGuard guard(*this);
+    if (guard.tooDeep()) {
+      if (!depthReported)
+        diags.report(DiagID::err_expression_too_deep, current().range);
+      depthReported = true;
+      return nullptr;
+    }
     SourceLoc begin = consume().range.begin;
     Expr *value = parseAwaitPrimary();
     if (!value)

@@ -131,7 +131,11 @@ private:
     Parser &parser;
   };
   static constexpr unsigned maxNesting = 1000;
-  static constexpr unsigned maxExprDepth = 1000;
+  /// The deepest expression tree, as CPython's compiler bounds it (it
+  /// compiles `x + x + ... + x` of 2,989 terms, not 2,990). A left-associative
+  /// chain is parsed in a loop, but every later stage walks the tree
+  /// recursively, so its length counts here as nesting does.
+  static constexpr unsigned maxExprDepth = 3000;
 
   std::vector<Token> tokens;
   size_t position = 0;

@@ -2,9 +2,10 @@
 
 #include "frontend/resolve/build_config.h"
 
+#include "frontend/source/source_file.h"
+
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FileSystem.h>
-#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 
 #define TOML_EXCEPTIONS 0
@@ -20,13 +21,13 @@ namespace {
 void readSignatureTable(const std::string &path, llvm::ArrayRef<llvm::StringRef> tablePath,
                         llvm::StringRef moduleName, SourceManager &sources, DiagnosticEngine &diags,
                         std::vector<ExternalSignature> &result) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer) {
+  llvm::ErrorOr<std::string> read = readSourceFile(path);
+  if (!read) {
     diags.report(DiagID::warn_pyproject_unreadable, SourceRange(),
-                 {path, buffer.getError().message()});
+                 {path, readErrorMessage(read.getError())});
     return;
   }
-  uint32_t file = sources.addFile(path, (*buffer)->getBuffer().str());
+  uint32_t file = sources.addFile(path, std::move(*read));
   llvm::StringRef contents = sources.contents(file);
   std::string tableName = llvm::join(tablePath, ".");
   toml::parse_result parsed = toml::parse(std::string_view(contents.data(), contents.size()), path);

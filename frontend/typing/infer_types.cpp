@@ -275,6 +275,10 @@ Typing FunctionTyper::typeDeviceCall(const Instr *call, const FunctionDecl &call
     }
     target = chosen->args;
   }
+  if (inference.callDepth() > TypeInference::maxCallDepth &&
+      !inference.hasSpecialization(callee, target))
+    return Typing::error(DiagID::err_call_chain_too_deep,
+                         {callee.name, std::to_string(TypeInference::maxCallDepth)});
   Specialization *specialization = inference.specialize(callee, target);
   const Type *returnType = specialization->returnType;
   if (specialization->inProgress) {
@@ -797,25 +801,32 @@ Specialization *TypeInference::specialize(const FunctionDecl &decl,
   }
   spec->ssa = ssa->second.get();
   spec->inProgress = true;
+  ++activeSpecializations;
   FunctionTyper(*spec, *this).run();
+  --activeSpecializations;
   spec->inProgress = false;
   return spec;
 }
 
 void TypeInference::reportDiagnostics(llvm::ArrayRef<Specialization *> roots) {
   // Each reachable specialization reports once, with the chain of calls that
-  // reached it first as notes.
+  // reached it first as notes. A chain may be maxCallDepth long: its
+  // outermost calls and the innermost one are shown, the rest counted, so
+  // that neither the message nor the work grows with the square of it.
+  constexpr size_t outermostNotes = 10;
   llvm::DenseSet<Specialization *> visited;
   struct Pending {
     Specialization *spec;
     std::vector<Diagnostic> context;
+    std::optional<Diagnostic> innermost;
+    unsigned omitted = 0;
   };
   std::vector<Pending> worklist;
   for (Specialization *root : llvm::reverse(roots)) {
     Diagnostic note =
         diags.makeNote(DiagID::note_in_specialization, root->decl.range,
                        {root->decl.kindName(), root->decl.name, root->argumentList()});
-    worklist.push_back({root, {note}});
+    worklist.push_back({root, {note}, std::nullopt, 0});
   }
   while (!worklist.empty()) {
     Pending pending = std::move(worklist.back());
@@ -823,16 +834,27 @@ void TypeInference::reportDiagnostics(llvm::ArrayRef<Specialization *> roots) {
     if (!visited.insert(pending.spec).second)
       continue;
     for (Diagnostic diagnostic : pending.spec->diagnostics) {
+      if (pending.innermost)
+        diagnostic.notes.push_back(*pending.innermost);
+      if (pending.omitted)
+        diagnostic.notes.push_back(diags.makeNote(DiagID::note_calls_omitted, SourceRange(),
+                                                  {std::to_string(pending.omitted)}));
       for (auto it = pending.context.rbegin(); it != pending.context.rend(); ++it)
         diagnostic.notes.push_back(*it);
       diags.emit(std::move(diagnostic));
     }
     for (auto it = pending.spec->callees.rbegin(); it != pending.spec->callees.rend(); ++it) {
-      std::vector<Diagnostic> context = pending.context;
-      context.push_back(diags.makeNote(
+      Pending next{it->first, pending.context, pending.innermost, pending.omitted};
+      Diagnostic note = diags.makeNote(
           DiagID::note_in_call, it->second,
-          {it->first->decl.kindName(), it->first->decl.name, it->first->argumentList()}));
-      worklist.push_back({it->first, std::move(context)});
+          {it->first->decl.kindName(), it->first->decl.name, it->first->argumentList()});
+      if (next.context.size() < outermostNotes) {
+        next.context.push_back(std::move(note));
+      } else {
+        next.omitted += next.innermost.has_value();
+        next.innermost = std::move(note);
+      }
+      worklist.push_back(std::move(next));
     }
   }
 }

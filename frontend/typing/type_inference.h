@@ -175,6 +175,19 @@ public:
   /// The specialization of `decl` for `argTypes`, typed on first request.
   /// `callSite` is where a caller asked for it (invalid for roots).
   Specialization *specialize(const FunctionDecl &decl, const std::vector<const Type *> &argTypes);
+  /// Whether the specialization exists already (typed, or being typed).
+  bool hasSpecialization(const FunctionDecl &decl,
+                         const std::vector<const Type *> &argTypes) const {
+    return specializations.count(std::make_pair(&decl, argTypes)) != 0;
+  }
+
+  /// Typing a call types the callee first, on the same stack: a chain of
+  /// device functions each calling the next nests that deep. Numba stops
+  /// such chains with RecursionError; Kiln with a diagnostic past this many
+  /// device functions below a kernel.
+  static constexpr unsigned maxCallDepth = 1000;
+  /// How many specializations are being typed, each inside its caller's.
+  unsigned callDepth() const { return activeSpecializations; }
 
   /// Reports the diagnostics of `roots` and of every specialization they
   /// reach, each with notes naming the call chain.
@@ -193,6 +206,7 @@ private:
       specializations;
   /// Each function's SSA form, built once; null if building failed.
   std::map<const FunctionDecl *, std::unique_ptr<ssa::Function>> ssaFunctions;
+  unsigned activeSpecializations = 0;
 };
 
 } // namespace kiln

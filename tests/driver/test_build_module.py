@@ -5,6 +5,7 @@ import json
 import os
 import pathlib
 import shutil
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -59,6 +60,14 @@ def test_the_module_is_named_by_the_pythons_ext_suffix(built):
     assert [p.name for p in path.parent.iterdir()] == [path.name], "temporary files left behind"
     assert result.stdout.strip() == str(path)
     assert path.read_bytes()[:4] == b"\x7fELF"
+
+
+def test_the_module_has_a_shared_librarys_permissions(built):
+    path, _ = built
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o777 & ~umask, (
+        "the module should be executable, as a linker writes a shared library")
 
 
 def test_the_bundle_holds_the_manifest_and_every_fatbin(built):

@@ -112,9 +112,9 @@ def test_arch_option_wins_over_cudaarchs(kiln):
     ("70", "no longer supported by CUDA 13"),
     ("volta", "not an architecture"),
 ])
-def test_invalid_lists_exit_1_with_a_clear_error(kiln, arch_list, message):
+def test_invalid_lists_exit_2_with_a_clear_error(kiln, arch_list, message):
     result = kiln("targets", "--arch", arch_list, env=environment(CUDAARCHS=None))
-    assert result.returncode == 1
+    assert result.returncode == 2, "a bad --arch is a usage error"
     assert f"kiln: error: invalid architecture list --arch '{arch_list}': " in result.stderr
     assert message in result.stderr
     # Everything else is still shown.

@@ -1,0 +1,20 @@
+//===- driver/arch_option.cpp - Checking an --arch value ------------------===//
+
+#include "driver/arch_option.h"
+
+#include "backend/arch_list.h"
+
+namespace kiln::driver {
+
+std::optional<std::string> archListSyntaxProblem(llvm::StringRef list) {
+  // Any GPU will do for `native`: only the grammar counts here.
+  auto anyGpu = []() -> llvm::Expected<std::vector<unsigned>> {
+    return std::vector<unsigned>{*cuda::defaultArchSet().cubins.begin()};
+  };
+  llvm::Expected<cuda::ArchSet> parsed = cuda::parseArchList(list, anyGpu);
+  if (parsed)
+    return std::nullopt;
+  return llvm::toString(parsed.takeError());
+}
+
+} // namespace kiln::driver
