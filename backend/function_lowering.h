@@ -18,6 +18,7 @@
 #include "ir/typed_ir.h"
 
 #include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/DenseSet.h>
 #include <llvm/IR/DIBuilder.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
@@ -109,9 +110,21 @@ public:
 
   //===--- Arrays and aggregates (lower_arrays.cpp) ---===//
   llvm::Value *lowerArrayOperation(const ir::Instruction &instruction);
-  /// Address of the element of `array` at `indices` (int64, may be negative).
+  /// Address of the element of `array` at `indices` (int64, may be
+  /// negative), for `access` (which reads operand 0), checked where the
+  /// target checks indices.
   llvm::Value *elementAddress(llvm::Value *array, const ArrayType *type,
-                              llvm::ArrayRef<llvm::Value *> indices);
+                              llvm::ArrayRef<llvm::Value *> indices, const ir::Instruction &access);
+  /// An index as given, counted from the end when negative, and its axis.
+  struct CheckedIndex {
+    llvm::Value *index;
+    llvm::Value *wrapped;
+    unsigned axis;
+  };
+  /// Raises IndexError unless every index of `checked` lies inside its
+  /// extent of `array` (of `type`), which `access` reads.
+  void checkIndices(llvm::Value *array, const ArrayType *type, llvm::ArrayRef<CheckedIndex> checked,
+                    const ir::Instruction &access);
   llvm::Value *loadElement(llvm::Value *address, const Type *elementType);
   void storeElement(llvm::Value *address, llvm::Value *value, const Type *elementType);
   /// The array struct of contiguous (C order) memory at `data`.
@@ -151,6 +164,8 @@ public:
 
 private:
   void lowerBlock(const ir::Block &block);
+  /// Fills backEdgeSources.
+  void findBackEdges();
   llvm::Value *lowerInstruction(const ir::Instruction &instruction);
   llvm::Value *lowerCall(const ir::Instruction &instruction);
   llvm::Value *lowerExternalCall(const ir::Instruction &instruction);
@@ -163,6 +178,9 @@ private:
   /// add blocks of their own); phis name these as predecessors.
   llvm::DenseMap<const ir::Block *, llvm::BasicBlock *> blockEnds;
   llvm::BasicBlock *allocaBlock = nullptr;
+  /// Blocks whose terminator closes a loop: there the thread polls for an
+  /// interrupt, so that no loop can keep a launch from stopping.
+  llvm::DenseSet<const ir::Block *> backEdgeSources;
 };
 
 } // namespace kiln::backend

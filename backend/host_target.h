@@ -8,6 +8,14 @@
 // and, when its threads never wait for each other, a `_block` entry that
 // runs the whole block in a loop.
 //
+// Index checks: the lowering guards every array access with a check whose
+// condition includes a call of `kiln.index_checks`. Once the kernel is
+// lowered, each function that has such checks gets an unchecked copy, in
+// which the call is false (LLVM then deletes the checks); in the original
+// it is true. The entry points pick a copy per launch from
+// KilnCpuThread.flags, so that turning the checks off costs one branch per
+// thread or block, not one per access.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -52,6 +60,11 @@ public:
   void print(HookSite &site, llvm::ArrayRef<PrintArgument> arguments) override;
   void raise(HookSite &site, llvm::StringRef exceptionClass, llvm::StringRef message) override;
   void raiseUnsupported(HookSite &site, llvm::StringRef message) override;
+  bool checksIndices() const override { return true; }
+  llvm::Value *indexChecksEnabled(HookSite &site) override;
+  void raiseIndexError(HookSite &site, llvm::StringRef array, llvm::Value *index, llvm::Value *axis,
+                       llvm::ArrayRef<llvm::Value *> shape) override;
+  void pollInterrupt(HookSite &site) override;
 
   void finishKernel(llvm::Function &kernel, const ir::Function &function,
                     llvm::ArrayRef<KernelParameter> parameters) override;
@@ -68,6 +81,9 @@ private:
   bool waitsForOthers = false;
   /// Whether the kernel was compiled with debug=True.
   bool reportsExceptions = false;
+  /// Whether the kernel runs its checked code unless the engine is told
+  /// otherwise: all but boundscheck=False.
+  bool checksByDefault = true;
 };
 
 /// Names of a kernel's host entry points.
