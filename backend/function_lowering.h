@@ -18,7 +18,6 @@
 #include "ir/typed_ir.h"
 
 #include <llvm/ADT/DenseMap.h>
-#include <llvm/ADT/DenseSet.h>
 #include <llvm/IR/DIBuilder.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
@@ -164,8 +163,6 @@ public:
 
 private:
   void lowerBlock(const ir::Block &block);
-  /// Fills backEdgeSources.
-  void findBackEdges();
   llvm::Value *lowerInstruction(const ir::Instruction &instruction);
   llvm::Value *lowerCall(const ir::Instruction &instruction);
   llvm::Value *lowerExternalCall(const ir::Instruction &instruction);
@@ -178,9 +175,6 @@ private:
   /// add blocks of their own); phis name these as predecessors.
   llvm::DenseMap<const ir::Block *, llvm::BasicBlock *> blockEnds;
   llvm::BasicBlock *allocaBlock = nullptr;
-  /// Blocks whose terminator closes a loop: there the thread polls for an
-  /// interrupt, so that no loop can keep a launch from stopping.
-  llvm::DenseSet<const ir::Block *> backEdgeSources;
 };
 
 } // namespace kiln::backend

@@ -6,8 +6,12 @@
 #include "backend/math_functions.h"
 #include "module/cpu_kernel_abi.h"
 
+#include <llvm/ADT/SetVector.h>
 #include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/MDBuilder.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include <cstddef>
@@ -298,23 +302,58 @@ void HostTargetHooks::raiseIndexError(HookSite &site, llvm::StringRef array, llv
   builder.CreateUnreachable();
 }
 
-void HostTargetHooks::pollInterrupt(HookSite &site) {
-  // Two loads and a branch that is never taken until the user interrupts:
-  // the engine's word is volatile, as another thread sets it.
-  llvm::IRBuilder<> &builder = site.builder;
-  llvm::LLVMContext &context = builder.getContext();
-  llvm::Value *word = loadThreadField(site, builder.getPtrTy(), offsetof(KilnCpuThread, interrupt));
-  llvm::LoadInst *pending = builder.CreateAlignedLoad(builder.getInt32Ty(), word, llvm::Align(4),
-                                                      /*isVolatile=*/true);
-  llvm::Function *function = builder.GetInsertBlock()->getParent();
-  llvm::BasicBlock *stop = llvm::BasicBlock::Create(context, "interrupted", function);
-  llvm::BasicBlock *next = llvm::BasicBlock::Create(context, "not_interrupted", function);
-  builder.CreateCondBr(builder.CreateICmpNE(pending, builder.getInt32(0)), stop, next,
-                       llvm::MDBuilder(context).createUnlikelyBranchWeights());
-  builder.SetInsertPoint(stop);
-  callService(site, offsetof(KilnCpuServices, interrupted), builder.getVoidTy(), {});
-  builder.CreateUnreachable();
-  builder.SetInsertPoint(next);
+/// Marks the KilnCpuThread parameter (the first) of the entries and of every
+/// function the lowering made, not the helpers the back end adds (half
+/// conversions). On the parameter rather than the function: the optimizer
+/// may remove a parameter a function does not use, and the mark goes with it.
+static constexpr llvm::StringLiteral threadContextAttribute = "kiln-thread-context";
+
+static bool takesThreadContext(const llvm::Function &function) {
+  return function.arg_size() > 0 &&
+         function.getAttributes().hasParamAttr(0, threadContextAttribute);
+}
+
+void insertInterruptPolls(llvm::Module &module) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::Type *i8 = llvm::Type::getInt8Ty(context);
+  llvm::Type *i32 = llvm::Type::getInt32Ty(context);
+  llvm::Type *pointer = llvm::PointerType::get(context, 0);
+  for (llvm::Function &function : module) {
+    // A function the optimizer left without the thread has no way to stop;
+    // only a device function LLVM did not inline can be such.
+    if (function.isDeclaration() || !takesThreadContext(function))
+      continue;
+    llvm::DominatorTree dominators(function);
+    llvm::LoopInfo loops(dominators);
+    llvm::SmallVector<llvm::BasicBlock *, 8> found;
+    for (llvm::Loop *loop : loops.getLoopsInPreorder())
+      loop->getLoopLatches(found);
+    llvm::SmallSetVector<llvm::BasicBlock *, 8> latches(found.begin(), found.end());
+    llvm::Value *thread = function.getArg(0);
+    for (llvm::BasicBlock *latch : latches) {
+      llvm::IRBuilder<> builder(latch->getTerminator());
+      llvm::Value *word = builder.CreateAlignedLoad(
+          pointer,
+          builder.CreateConstInBoundsGEP1_64(i8, thread, offsetof(KilnCpuThread, interrupt)),
+          llvm::Align(8));
+      llvm::LoadInst *pending = builder.CreateAlignedLoad(i32, word, llvm::Align(4),
+                                                          /*isVolatile=*/true);
+      llvm::Instruction *stop = llvm::SplitBlockAndInsertIfThen(
+          builder.CreateICmpNE(pending, builder.getInt32(0)), latch->getTerminator(),
+          /*Unreachable=*/true, llvm::MDBuilder(context).createUnlikelyBranchWeights());
+      builder.SetInsertPoint(stop);
+      llvm::Value *services = builder.CreateAlignedLoad(
+          pointer,
+          builder.CreateConstInBoundsGEP1_64(i8, thread, offsetof(KilnCpuThread, services)),
+          llvm::Align(8));
+      llvm::Value *interrupted = builder.CreateAlignedLoad(
+          pointer,
+          builder.CreateConstInBoundsGEP1_64(i8, services, offsetof(KilnCpuServices, interrupted)),
+          llvm::Align(8));
+      builder.CreateCall(llvm::FunctionType::get(builder.getVoidTy(), {pointer}, false),
+                         interrupted, {thread});
+    }
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -372,6 +411,9 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
                                    llvm::ArrayRef<KernelParameter> parameters) {
   llvm::Module &module = *kernel.getParent();
   llvm::Function *uncheckedKernel = splitIndexChecks(module, kernel);
+  for (llvm::Function &lowered : module)
+    if (!lowered.isDeclaration())
+      lowered.addParamAttr(0, llvm::Attribute::get(module.getContext(), threadContextAttribute));
   if (usesHalf(module)) {
     defineHalfConversions(module);
   }
@@ -432,6 +474,7 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
   llvm::Function *thread = llvm::Function::Create(entryType, llvm::GlobalValue::ExternalLinkage,
                                                   threadEntryName(name), module);
   thread->addFnAttr(llvm::Attribute::NoUnwind);
+  thread->addParamAttr(0, llvm::Attribute::get(context, threadContextAttribute));
   {
     llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", thread));
     std::vector<llvm::Value *> values = unpack(builder, *thread);
@@ -449,6 +492,7 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
   llvm::Function *block = llvm::Function::Create(entryType, llvm::GlobalValue::ExternalLinkage,
                                                  blockEntryName(name), module);
   block->addFnAttr(llvm::Attribute::NoUnwind);
+  block->addParamAttr(0, llvm::Attribute::get(context, threadContextAttribute));
   for (llvm::Function *body : {&kernel, uncheckedKernel})
     if (body && !body->hasFnAttribute(llvm::Attribute::NoInline)) // opt=0 keeps calls
       body->addFnAttr(llvm::Attribute::AlwaysInline);

@@ -8,6 +8,9 @@
 // and, when its threads never wait for each other, a `_block` entry that
 // runs the whole block in a loop.
 //
+// Interrupts: once optimized, the loops of the kernel's code poll the
+// engine's interrupt word on every iteration (insertInterruptPolls).
+//
 // Index checks: the lowering guards every array access with a check whose
 // condition includes a call of `kiln.index_checks`. Once the kernel is
 // lowered, each function that has such checks gets an unchecked copy, in
@@ -64,7 +67,6 @@ public:
   llvm::Value *indexChecksEnabled(HookSite &site) override;
   void raiseIndexError(HookSite &site, llvm::StringRef array, llvm::Value *index, llvm::Value *axis,
                        llvm::ArrayRef<llvm::Value *> shape) override;
-  void pollInterrupt(HookSite &site) override;
 
   void finishKernel(llvm::Function &kernel, const ir::Function &function,
                     llvm::ArrayRef<KernelParameter> parameters) override;
@@ -85,6 +87,13 @@ private:
   /// otherwise: all but boundscheck=False.
   bool checksByDefault = true;
 };
+
+/// Makes every loop of the module's kernel code stop its thread once the
+/// launch is interrupted: a volatile read of KilnCpuThread::interrupt on
+/// each loop latch. Run after optimization, so that the polls cost a load
+/// and a branch per iteration and keep no loop from being vectorized,
+/// unrolled or otherwise transformed.
+void insertInterruptPolls(llvm::Module &module);
 
 /// Names of a kernel's host entry points.
 std::string threadEntryName(llvm::StringRef kernelName);

@@ -39,7 +39,6 @@ void FunctionLowering::run() {
   for (const auto &block : source.blocks)
     blocks[block.get()] =
         llvm::BasicBlock::Create(lowered.getContext(), "bb" + llvm::Twine(block->id), &lowered);
-  findBackEdges();
   for (const auto &block : source.blocks) {
     builder.SetInsertPoint(blocks[block.get()]);
     for (const ir::Instruction *instruction : block->instructions)
@@ -296,54 +295,8 @@ void FunctionLowering::lowerBlock(const ir::Block &block) {
   }
   currentLocation = block.terminator.location;
   builder.SetCurrentDebugLocation(module.location(block.terminator.location, debugScope));
-  if (backEdgeSources.contains(&block)) {
-    HookSite here = site(block.terminator.location);
-    hooks.pollInterrupt(here);
-  }
   blockEnds[&block] = builder.GetInsertBlock();
   lowerTerminator(block);
-}
-
-void FunctionLowering::findBackEdges() {
-  // A depth-first walk from the entry: an edge to a block still on the
-  // walk's path closes a loop.
-  enum class State : uint8_t { Unseen, OnPath, Done };
-  llvm::DenseMap<const ir::Block *, State> state;
-  auto successors = [](const ir::Block *block) {
-    std::vector<const ir::Block *> next;
-    const ir::Terminator &terminator = block->terminator;
-    if (terminator.kind == ir::Terminator::Kind::Jump ||
-        terminator.kind == ir::Terminator::Kind::Branch)
-      for (const ir::Block *target : {terminator.target, terminator.falseTarget})
-        if (target)
-          next.push_back(target);
-    return next;
-  };
-  struct Frame {
-    const ir::Block *block;
-    std::vector<const ir::Block *> successors;
-    size_t next = 0;
-  };
-  std::vector<Frame> path;
-  const ir::Block *entry = source.entry();
-  state[entry] = State::OnPath;
-  path.push_back({entry, successors(entry)});
-  while (!path.empty()) {
-    Frame &frame = path.back();
-    if (frame.next == frame.successors.size()) {
-      state[frame.block] = State::Done;
-      path.pop_back();
-      continue;
-    }
-    const ir::Block *target = frame.successors[frame.next++];
-    State &seen = state[target];
-    if (seen == State::OnPath) {
-      backEdgeSources.insert(frame.block);
-    } else if (seen == State::Unseen) {
-      seen = State::OnPath;
-      path.push_back({target, successors(target)});
-    }
-  }
 }
 
 llvm::Value *FunctionLowering::lowerInstruction(const ir::Instruction &instruction) {

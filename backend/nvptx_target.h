@@ -54,8 +54,6 @@ public:
   llvm::Value *indexChecksEnabled(HookSite &site) override;
   void raiseIndexError(HookSite &site, llvm::StringRef array, llvm::Value *index, llvm::Value *axis,
                        llvm::ArrayRef<llvm::Value *> shape) override;
-  // Nothing to poll: the driver, not the kernel, ends a GPU launch.
-  void pollInterrupt(HookSite &) override {}
   void raiseUnsupported(HookSite &site, llvm::StringRef message) override {
     raise(site, "NotImplementedError", message);
   }

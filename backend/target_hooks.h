@@ -137,9 +137,6 @@ public:
   /// messages by `array` ("array 'a'"). Emits the block's terminator.
   virtual void raiseIndexError(HookSite &site, llvm::StringRef array, llvm::Value *index,
                                llvm::Value *axis, llvm::ArrayRef<llvm::Value *> shape) = 0;
-  /// Called on loop back-edges: ends the thread if the launch was
-  /// interrupted (Ctrl-C), so that no loop keeps a launch running.
-  virtual void pollInterrupt(HookSite &site) = 0;
   /// Ends the thread with NotImplementedError for code this target cannot
   /// run, reported whatever debug= says: unlike a raise in the kernel, it
   /// is not the kernel's doing, and going on silently would give garbage.
