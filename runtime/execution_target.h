@@ -119,7 +119,7 @@ struct KernelSpec {
   std::string signature; ///< for messages: "(array(float32, 1d, C), int64)"
   std::string entryName; ///< the .entry symbol in the PTX and cubins
   uint64_t staticSharedBytes = 0;
-  uint32_t localBytes = 0;
+  uint64_t localBytes = 0;
   bool raises = false;
   /// Host code (CPU target).
   KilnHostEntries hostEntries = {nullptr, nullptr};

@@ -99,7 +99,7 @@ struct KernelImage {
   uint64_t staticSharedBytes = 0;          ///< static shared arrays, laid out by the compiler
   /// Stack a thread needs for its local arrays: added to each fiber's stack.
   /// (A block entry that would not fit a worker's stack runs as fibers.)
-  uint32_t localBytesPerThread = 0;
+  uint64_t localBytesPerThread = 0;
   const char *name = nullptr; ///< for messages
 };
 
