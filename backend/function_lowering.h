@@ -109,9 +109,21 @@ public:
 
   //===--- Arrays and aggregates (lower_arrays.cpp) ---===//
   llvm::Value *lowerArrayOperation(const ir::Instruction &instruction);
-  /// Address of the element of `array` at `indices` (int64, may be negative).
+  /// Address of the element of `array` at `indices` (int64, may be
+  /// negative), for `access` (which reads operand 0), checked where the
+  /// target checks indices.
   llvm::Value *elementAddress(llvm::Value *array, const ArrayType *type,
-                              llvm::ArrayRef<llvm::Value *> indices);
+                              llvm::ArrayRef<llvm::Value *> indices, const ir::Instruction &access);
+  /// An index as given, counted from the end when negative, and its axis.
+  struct CheckedIndex {
+    llvm::Value *index;
+    llvm::Value *wrapped;
+    unsigned axis;
+  };
+  /// Raises IndexError unless every index of `checked` lies inside its
+  /// extent of `array` (of `type`), which `access` reads.
+  void checkIndices(llvm::Value *array, const ArrayType *type, llvm::ArrayRef<CheckedIndex> checked,
+                    const ir::Instruction &access);
   llvm::Value *loadElement(llvm::Value *address, const Type *elementType);
   void storeElement(llvm::Value *address, llvm::Value *value, const Type *elementType);
   /// The array struct of contiguous (C order) memory at `data`.

@@ -6,11 +6,24 @@
 #include "backend/math_functions.h"
 #include "module/cpu_kernel_abi.h"
 
+#include <llvm/ADT/SetVector.h>
+#include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+
 #include <cstddef>
+#include <functional>
 
 namespace kiln::backend {
 
 using I = ir::Intrinsic;
+
+/// The function whose calls stand for "this copy of the code checks
+/// indices" until splitIndexChecks() resolves them.
+static constexpr llvm::StringLiteral indexChecksMarker = "kiln.index_checks";
 
 std::string threadEntryName(llvm::StringRef kernelName) {
   return kernelName.str() + "_thread";
@@ -23,6 +36,7 @@ void HostTargetHooks::configureModule(llvm::Module &module, const ir::Function &
   module.setTargetTriple(triple);
   module.setDataLayout(dataLayout);
   reportsExceptions = kernel.options.debug;
+  checksByDefault = kernel.options.boundscheck;
 }
 
 /// A field of the KilnCpuThread the site's function received.
@@ -265,13 +279,141 @@ void HostTargetHooks::raiseUnsupported(HookSite &site, llvm::StringRef message) 
   site.builder.CreateUnreachable();
 }
 
+llvm::Value *HostTargetHooks::indexChecksEnabled(HookSite &site) {
+  llvm::Module &module = *site.builder.GetInsertBlock()->getModule();
+  llvm::FunctionCallee marker = module.getOrInsertFunction(
+      indexChecksMarker, llvm::FunctionType::get(site.builder.getInt1Ty(), false));
+  return site.builder.CreateCall(marker);
+}
+
+void HostTargetHooks::raiseIndexError(HookSite &site, llvm::StringRef array, llvm::Value *index,
+                                      llvm::Value *axis, llvm::ArrayRef<llvm::Value *> shape) {
+  llvm::IRBuilder<> &builder = site.builder;
+  llvm::Function *function = builder.GetInsertBlock()->getParent();
+  llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
+  auto *shapeType = llvm::ArrayType::get(builder.getInt64Ty(), std::max<size_t>(shape.size(), 1));
+  llvm::AllocaInst *extents = entry.CreateAlloca(shapeType);
+  extents->setAlignment(llvm::Align(8));
+  for (unsigned d = 0; d < shape.size(); ++d)
+    builder.CreateStore(shape[d], builder.CreateConstInBoundsGEP2_32(shapeType, extents, 0, d));
+  callService(site, offsetof(KilnCpuServices, raiseIndexError), builder.getVoidTy(),
+              {constantString(site, array), constantString(site, site.describeLocation()), index,
+               axis, builder.getInt32(static_cast<uint32_t>(shape.size())), extents});
+  builder.CreateUnreachable();
+}
+
+/// Marks the KilnCpuThread parameter (the first) of the entries and of every
+/// function the lowering made, not the helpers the back end adds (half
+/// conversions). On the parameter rather than the function: the optimizer
+/// may remove a parameter a function does not use, and the mark goes with it.
+static constexpr llvm::StringLiteral threadContextAttribute = "kiln-thread-context";
+
+static bool takesThreadContext(const llvm::Function &function) {
+  return function.arg_size() > 0 &&
+         function.getAttributes().hasParamAttr(0, threadContextAttribute);
+}
+
+void insertInterruptPolls(llvm::Module &module) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::Type *i8 = llvm::Type::getInt8Ty(context);
+  llvm::Type *i32 = llvm::Type::getInt32Ty(context);
+  llvm::Type *pointer = llvm::PointerType::get(context, 0);
+  for (llvm::Function &function : module) {
+    // A function the optimizer left without the thread has no way to stop;
+    // only a device function LLVM did not inline can be such.
+    if (function.isDeclaration() || !takesThreadContext(function))
+      continue;
+    llvm::DominatorTree dominators(function);
+    llvm::LoopInfo loops(dominators);
+    llvm::SmallVector<llvm::BasicBlock *, 8> found;
+    for (llvm::Loop *loop : loops.getLoopsInPreorder())
+      loop->getLoopLatches(found);
+    llvm::SmallSetVector<llvm::BasicBlock *, 8> latches(found.begin(), found.end());
+    llvm::Value *thread = function.getArg(0);
+    for (llvm::BasicBlock *latch : latches) {
+      llvm::IRBuilder<> builder(latch->getTerminator());
+      llvm::Value *word = builder.CreateAlignedLoad(
+          pointer,
+          builder.CreateConstInBoundsGEP1_64(i8, thread, offsetof(KilnCpuThread, interrupt)),
+          llvm::Align(8));
+      llvm::LoadInst *pending = builder.CreateAlignedLoad(i32, word, llvm::Align(4),
+                                                          /*isVolatile=*/true);
+      llvm::Instruction *stop = llvm::SplitBlockAndInsertIfThen(
+          builder.CreateICmpNE(pending, builder.getInt32(0)), latch->getTerminator(),
+          /*Unreachable=*/true, llvm::MDBuilder(context).createUnlikelyBranchWeights());
+      builder.SetInsertPoint(stop);
+      llvm::Value *services = builder.CreateAlignedLoad(
+          pointer,
+          builder.CreateConstInBoundsGEP1_64(i8, thread, offsetof(KilnCpuThread, services)),
+          llvm::Align(8));
+      llvm::Value *interrupted = builder.CreateAlignedLoad(
+          pointer,
+          builder.CreateConstInBoundsGEP1_64(i8, services, offsetof(KilnCpuServices, interrupted)),
+          llvm::Align(8));
+      builder.CreateCall(llvm::FunctionType::get(builder.getVoidTy(), {pointer}, false),
+                         interrupted, {thread});
+    }
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Entry points
 //===----------------------------------------------------------------------===//
 
+/// Gives every function of `module` an unchecked copy when any has index
+/// checks, resolving the marker calls to true in the originals and false in
+/// the copies. Returns the copy of `kernel`, or null when nothing checks.
+static llvm::Function *splitIndexChecks(llvm::Module &module, llvm::Function &kernel) {
+  llvm::Function *marker = module.getFunction(indexChecksMarker);
+  if (!marker)
+    return nullptr;
+  if (marker->use_empty()) {
+    marker->eraseFromParent();
+    return nullptr;
+  }
+  std::vector<llvm::Function *> originals;
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration())
+      originals.push_back(&function);
+  llvm::ValueToValueMapTy map;
+  std::vector<llvm::Function *> copies;
+  for (llvm::Function *original : originals) {
+    llvm::Function *copy =
+        llvm::Function::Create(original->getFunctionType(), llvm::GlobalValue::InternalLinkage,
+                               original->getName() + ".unchecked", module);
+    map[original] = copy;
+    copies.push_back(copy);
+  }
+  for (size_t i = 0; i < originals.size(); ++i) {
+    llvm::Function::arg_iterator argument = copies[i]->arg_begin();
+    for (llvm::Argument &from : originals[i]->args())
+      map[&from] = &*argument++;
+    llvm::SmallVector<llvm::ReturnInst *, 4> returns;
+    // GlobalChanges: each copy gets a debug-info subprogram of its own.
+    llvm::CloneFunctionInto(copies[i], originals[i], map,
+                            llvm::CloneFunctionChangeType::GlobalChanges, returns);
+    copies[i]->setLinkage(llvm::GlobalValue::InternalLinkage);
+  }
+  llvm::SmallPtrSet<llvm::Function *, 8> unchecked(copies.begin(), copies.end());
+  llvm::LLVMContext &context = module.getContext();
+  for (llvm::Use &use : llvm::make_early_inc_range(marker->uses())) {
+    auto *call = llvm::cast<llvm::CallInst>(use.getUser());
+    call->replaceAllUsesWith(unchecked.contains(call->getFunction())
+                                 ? llvm::ConstantInt::getFalse(context)
+                                 : llvm::ConstantInt::getTrue(context));
+    call->eraseFromParent();
+  }
+  marker->eraseFromParent();
+  return llvm::cast<llvm::Function>(map[&kernel]);
+}
+
 void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &function,
                                    llvm::ArrayRef<KernelParameter> parameters) {
   llvm::Module &module = *kernel.getParent();
+  llvm::Function *uncheckedKernel = splitIndexChecks(module, kernel);
+  for (llvm::Function &lowered : module)
+    if (!lowered.isDeclaration())
+      lowered.addParamAttr(0, llvm::Attribute::get(module.getContext(), threadContextAttribute));
   if (usesHalf(module)) {
     defineHalfConversions(module);
   }
@@ -295,13 +437,51 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
     }
     return values;
   };
+  // Whether the launch runs the checked copy: the kernel's boundscheck=
+  // unless the engine's flags (the environment) say otherwise.
+  auto runsChecked = [&](llvm::IRBuilder<> &builder, llvm::Value *thread) -> llvm::Value * {
+    llvm::Value *flags =
+        builder.CreateAlignedLoad(builder.getInt32Ty(),
+                                  builder.CreateConstInBoundsGEP1_64(
+                                      builder.getInt8Ty(), thread, offsetof(KilnCpuThread, flags)),
+                                  llvm::Align(4));
+    uint32_t overriding =
+        checksByDefault ? KILN_THREAD_SKIP_INDEX_CHECKS : KILN_THREAD_FORCE_INDEX_CHECKS;
+    llvm::Value *overridden =
+        builder.CreateICmpNE(builder.CreateAnd(flags, overriding), builder.getInt32(0));
+    return checksByDefault ? builder.CreateNot(overridden) : overridden;
+  };
+  // Emits, from `start`, code that runs `emit(body)` with the checked
+  // kernel body or the unchecked one, then goes on at `done`.
+  auto withEachBody = [&](llvm::IRBuilder<> &builder, llvm::Function &entry, llvm::BasicBlock *done,
+                          const std::function<void(llvm::Function *)> &emit) {
+    if (!uncheckedKernel) {
+      emit(&kernel);
+      builder.CreateBr(done);
+      return;
+    }
+    llvm::BasicBlock *checked = llvm::BasicBlock::Create(context, "checked", &entry);
+    llvm::BasicBlock *unchecked = llvm::BasicBlock::Create(context, "unchecked", &entry);
+    builder.CreateCondBr(runsChecked(builder, entry.getArg(0)), checked, unchecked);
+    builder.SetInsertPoint(checked);
+    emit(&kernel);
+    builder.CreateBr(done);
+    builder.SetInsertPoint(unchecked);
+    emit(uncheckedKernel);
+    builder.CreateBr(done);
+  };
 
   llvm::Function *thread = llvm::Function::Create(entryType, llvm::GlobalValue::ExternalLinkage,
                                                   threadEntryName(name), module);
   thread->addFnAttr(llvm::Attribute::NoUnwind);
+  thread->addParamAttr(0, llvm::Attribute::get(context, threadContextAttribute));
   {
     llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", thread));
-    builder.CreateCall(&kernel, unpack(builder, *thread));
+    std::vector<llvm::Value *> values = unpack(builder, *thread);
+    llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "done", thread);
+    withEachBody(builder, *thread, done,
+                 [&](llvm::Function *body) { builder.CreateCall(body, values); });
+    builder.SetInsertPoint(done);
     builder.CreateRetVoid();
   }
 
@@ -312,8 +492,10 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
   llvm::Function *block = llvm::Function::Create(entryType, llvm::GlobalValue::ExternalLinkage,
                                                  blockEntryName(name), module);
   block->addFnAttr(llvm::Attribute::NoUnwind);
-  if (!kernel.hasFnAttribute(llvm::Attribute::NoInline)) // opt=0 keeps calls
-    kernel.addFnAttr(llvm::Attribute::AlwaysInline);
+  block->addParamAttr(0, llvm::Attribute::get(context, threadContextAttribute));
+  for (llvm::Function *body : {&kernel, uncheckedKernel})
+    if (body && !body->hasFnAttribute(llvm::Attribute::NoInline)) // opt=0 keeps calls
+      body->addFnAttr(llvm::Attribute::AlwaysInline);
   llvm::BasicBlock *entryBlock = llvm::BasicBlock::Create(context, "entry", block);
   llvm::IRBuilder<> builder(entryBlock);
   std::vector<llvm::Value *> values = unpack(builder, *block);
@@ -329,36 +511,34 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
 
   // for z, for y, for x: nested loops over blockDim.
   llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "done", block);
-  llvm::PHINode *indices[3];
-  llvm::BasicBlock *current = entryBlock;
-  for (int d = 2; d >= 0; --d) {
-    llvm::BasicBlock *header = llvm::BasicBlock::Create(context, "loop", block);
-    builder.SetInsertPoint(current);
-    builder.CreateBr(header);
-    builder.SetInsertPoint(header);
-    indices[d] = builder.CreatePHI(i32, 2);
-    indices[d]->addIncoming(builder.getInt32(0), current);
-    builder.CreateAlignedStore(indices[d], field(offsetof(KilnCpuThread, threadIdx) + 4 * d),
-                               llvm::Align(4));
-    current = header;
-  }
-  builder.SetInsertPoint(current);
-  llvm::Value *linear = builder.CreateAdd(
-      indices[0],
-      builder.CreateMul(dims[0],
-                        builder.CreateAdd(indices[1], builder.CreateMul(dims[1], indices[2]))));
-  // Warps are 32 threads on every GPU Kiln targets, and on the engine.
-  builder.CreateAlignedStore(builder.CreateAnd(linear, builder.getInt32(31)),
-                             field(offsetof(KilnCpuThread, laneId)), llvm::Align(4));
-  builder.CreateCall(&kernel, values);
-  for (unsigned d = 0; d < 3; ++d) {
-    llvm::Value *next = builder.CreateAdd(indices[d], builder.getInt32(1));
-    indices[d]->addIncoming(next, builder.GetInsertBlock());
-    llvm::BasicBlock *exit = llvm::BasicBlock::Create(context, "next", block);
-    builder.CreateCondBr(builder.CreateICmpULT(next, dims[d]), indices[d]->getParent(), exit);
-    builder.SetInsertPoint(exit);
-  }
-  builder.CreateBr(done);
+  withEachBody(builder, *block, done, [&](llvm::Function *body) {
+    llvm::PHINode *indices[3];
+    for (int d = 2; d >= 0; --d) {
+      llvm::BasicBlock *header = llvm::BasicBlock::Create(context, "loop", block);
+      llvm::BasicBlock *from = builder.GetInsertBlock();
+      builder.CreateBr(header);
+      builder.SetInsertPoint(header);
+      indices[d] = builder.CreatePHI(i32, 2);
+      indices[d]->addIncoming(builder.getInt32(0), from);
+      builder.CreateAlignedStore(indices[d], field(offsetof(KilnCpuThread, threadIdx) + 4 * d),
+                                 llvm::Align(4));
+    }
+    llvm::Value *linear = builder.CreateAdd(
+        indices[0],
+        builder.CreateMul(dims[0],
+                          builder.CreateAdd(indices[1], builder.CreateMul(dims[1], indices[2]))));
+    // Warps are 32 threads on every GPU Kiln targets, and on the engine.
+    builder.CreateAlignedStore(builder.CreateAnd(linear, builder.getInt32(31)),
+                               field(offsetof(KilnCpuThread, laneId)), llvm::Align(4));
+    builder.CreateCall(body, values);
+    for (unsigned d = 0; d < 3; ++d) {
+      llvm::Value *next = builder.CreateAdd(indices[d], builder.getInt32(1));
+      indices[d]->addIncoming(next, builder.GetInsertBlock());
+      llvm::BasicBlock *exit = llvm::BasicBlock::Create(context, "next", block);
+      builder.CreateCondBr(builder.CreateICmpULT(next, dims[d]), indices[d]->getParent(), exit);
+      builder.SetInsertPoint(exit);
+    }
+  });
   builder.SetInsertPoint(done);
   builder.CreateRetVoid();
 }

@@ -8,6 +8,17 @@
 // and, when its threads never wait for each other, a `_block` entry that
 // runs the whole block in a loop.
 //
+// Interrupts: once optimized, the loops of the kernel's code poll the
+// engine's interrupt word on every iteration (insertInterruptPolls).
+//
+// Index checks: the lowering guards every array access with a check whose
+// condition includes a call of `kiln.index_checks`. Once the kernel is
+// lowered, each function that has such checks gets an unchecked copy, in
+// which the call is false (LLVM then deletes the checks); in the original
+// it is true. The entry points pick a copy per launch from
+// KilnCpuThread.flags, so that turning the checks off costs one branch per
+// thread or block, not one per access.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -52,6 +63,10 @@ public:
   void print(HookSite &site, llvm::ArrayRef<PrintArgument> arguments) override;
   void raise(HookSite &site, llvm::StringRef exceptionClass, llvm::StringRef message) override;
   void raiseUnsupported(HookSite &site, llvm::StringRef message) override;
+  bool checksIndices() const override { return true; }
+  llvm::Value *indexChecksEnabled(HookSite &site) override;
+  void raiseIndexError(HookSite &site, llvm::StringRef array, llvm::Value *index, llvm::Value *axis,
+                       llvm::ArrayRef<llvm::Value *> shape) override;
 
   void finishKernel(llvm::Function &kernel, const ir::Function &function,
                     llvm::ArrayRef<KernelParameter> parameters) override;
@@ -68,7 +83,17 @@ private:
   bool waitsForOthers = false;
   /// Whether the kernel was compiled with debug=True.
   bool reportsExceptions = false;
+  /// Whether the kernel runs its checked code unless the engine is told
+  /// otherwise: all but boundscheck=False.
+  bool checksByDefault = true;
 };
+
+/// Makes every loop of the module's kernel code stop its thread once the
+/// launch is interrupted: a volatile read of KilnCpuThread::interrupt on
+/// each loop latch. Run after optimization, so that the polls cost a load
+/// and a branch per iteration and keep no loop from being vectorized,
+/// unrolled or otherwise transformed.
+void insertInterruptPolls(llvm::Module &module);
 
 /// Names of a kernel's host entry points.
 std::string threadEntryName(llvm::StringRef kernelName);

@@ -127,6 +127,7 @@ llvm::Expected<CompiledCode> KernelCompiler::compileForHost(const ir::Function &
     interface.hasThreadEntry = false;
   }
   optimizeModule(*lowered->module, **machine, kernel.options.optimize);
+  insertInterruptPolls(*lowered->module);
   llvm::Expected<std::string> bytes = emit(*lowered->module, **machine, form);
   if (!bytes)
     return bytes.takeError();

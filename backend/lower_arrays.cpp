@@ -3,30 +3,106 @@
 // An array value is { data, shape[n], strides[n] } (llvm_types.h). Element
 // addresses of C- and F-ordered arrays are computed from the shape, as
 // Numba does, so their stride parameters cost nothing; other arrays use
-// their strides. Negative indices count from the end; nothing is
-// bounds-checked, as on a GPU.
+// their strides. Negative indices count from the end, as in Python.
+//
+// Where the target checks indices (the CPU engine), every integer index of
+// an element access, an atomic or a view is checked against its extent
+// after counting from the end: an index outside is an IndexError that
+// names the array, the index, the axis, the shape and the line, as Numba's
+// simulator raises one. Slice bounds are clamped, as in Python, and need
+// no check.
 //
 //===----------------------------------------------------------------------===//
 
 #include "backend/function_lowering.h"
 
+#include <llvm/IR/MDBuilder.h>
+
 namespace kiln::backend {
 
+/// How an IndexError names the array an access reads: the argument's
+/// name, or where the array comes from.
+static std::string describeArray(const ir::Value *array) {
+  if (const auto *argument = llvm::dyn_cast<ir::Argument>(array))
+    return "array '" + argument->name + "'";
+  const auto *instruction = llvm::dyn_cast<ir::Instruction>(array);
+  if (!instruction)
+    return "an array";
+  switch (instruction->opcode) {
+  case ir::Opcode::SharedArray:
+    return "a shared array";
+  case ir::Opcode::DynamicSharedArray:
+    return "the dynamic shared array";
+  case ir::Opcode::LocalArray:
+    return "a local array";
+  case ir::Opcode::ConstArray:
+    return "a constant array";
+  case ir::Opcode::RecordGet:
+    return "the array in record field '" + instruction->text + "'";
+  case ir::Opcode::ArrayView:
+  case ir::Opcode::ArrayTranspose:
+  case ir::Opcode::ArrayReshape:
+  case ir::Opcode::ArrayViewAs:
+  case ir::Opcode::ArrayComplexPart:
+    return "a view of " + describeArray(instruction->operands[0]);
+  default:
+    return "an array";
+  }
+}
+
+void FunctionLowering::checkIndices(llvm::Value *array, const ArrayType *type,
+                                    llvm::ArrayRef<CheckedIndex> checked,
+                                    const ir::Instruction &access) {
+  if (!hooks.checksIndices() || checked.empty())
+    return;
+  // One unsigned comparison per index: a wrapped index below zero is huge.
+  std::vector<llvm::Value *> outside;
+  llvm::Value *anyOutside = nullptr;
+  for (const CheckedIndex &index : checked) {
+    llvm::Value *extent = builder.CreateExtractValue(array, {1, index.axis});
+    outside.push_back(builder.CreateICmpUGE(index.wrapped, extent));
+    anyOutside = anyOutside ? builder.CreateOr(anyOutside, outside.back()) : outside.back();
+  }
+  HookSite here = site(access.location);
+  llvm::Value *fails = builder.CreateAnd(hooks.indexChecksEnabled(here), anyOutside);
+  llvm::LLVMContext &context = lowered.getContext();
+  llvm::BasicBlock *fail = llvm::BasicBlock::Create(context, "index_error", &lowered);
+  llvm::BasicBlock *next = llvm::BasicBlock::Create(context, "index_ok", &lowered);
+  builder.CreateCondBr(fails, fail, next, llvm::MDBuilder(context).createUnlikelyBranchWeights());
+  builder.SetInsertPoint(fail);
+  // The first index outside, as Python reports it.
+  llvm::Value *index = checked.back().index;
+  llvm::Value *axis = i32(static_cast<int32_t>(checked.back().axis));
+  for (size_t i = checked.size() - 1; i-- > 0;) {
+    index = builder.CreateSelect(outside[i], checked[i].index, index);
+    axis = builder.CreateSelect(outside[i], i32(static_cast<int32_t>(checked[i].axis)), axis);
+  }
+  std::vector<llvm::Value *> shape;
+  for (unsigned d = 0; d < type->rank(); ++d)
+    shape.push_back(builder.CreateExtractValue(array, {1, d}));
+  HookSite failing = site(access.location);
+  hooks.raiseIndexError(failing, describeArray(access.operands[0]), index, axis, shape);
+  builder.SetInsertPoint(next);
+}
+
 llvm::Value *FunctionLowering::elementAddress(llvm::Value *array, const ArrayType *type,
-                                              llvm::ArrayRef<llvm::Value *> indices) {
+                                              llvm::ArrayRef<llvm::Value *> indices,
+                                              const ir::Instruction &access) {
   llvm::Value *data = builder.CreateExtractValue(array, {0});
   unsigned rank = type->rank();
   std::vector<llvm::Value *> wrapped;
+  std::vector<CheckedIndex> checked;
   for (unsigned d = 0; d < indices.size(); ++d) {
     llvm::Value *index = indices[d];
-    if (auto *known = llvm::dyn_cast<llvm::ConstantInt>(index); known && !known->isNegative()) {
-      wrapped.push_back(index);
-      continue;
-    }
     llvm::Value *extent = builder.CreateExtractValue(array, {1, d});
-    wrapped.push_back(builder.CreateSelect(builder.CreateICmpSLT(index, i64(0)),
-                                           builder.CreateAdd(index, extent), index));
+    if (auto *known = llvm::dyn_cast<llvm::ConstantInt>(index); known && !known->isNegative())
+      wrapped.push_back(index);
+    else
+      wrapped.push_back(builder.CreateSelect(builder.CreateICmpSLT(index, i64(0)),
+                                             builder.CreateAdd(index, extent), index));
+    checked.push_back({index, wrapped.back(), d});
   }
+  checkIndices(array, type, checked, access);
   uint64_t size = itemSize(type->elementType());
   llvm::Value *offset = nullptr;
   switch (type->arrayLayout()) {
@@ -155,7 +231,7 @@ llvm::Value *FunctionLowering::lowerArrayOperation(const ir::Instruction &instru
     std::vector<llvm::Value *> indices;
     for (size_t i = 1; i <= indexCount; ++i)
       indices.push_back(operand(i));
-    llvm::Value *address = elementAddress(operand(0), arrayType, indices);
+    llvm::Value *address = elementAddress(operand(0), arrayType, indices, instruction);
     const Type *element = arrayType->elementType();
     if (instruction.opcode == Op::ArrayLoad)
       // A record element is a reference into the array.
@@ -175,6 +251,7 @@ llvm::Value *FunctionLowering::lowerArrayOperation(const ir::Instruction &instru
     llvm::Value *data = builder.CreateExtractValue(array, {0});
     llvm::Value *offset = i64(0);
     std::vector<llvm::Value *> shape, strides;
+    std::vector<CheckedIndex> checked;
     size_t next = 1;
     unsigned dimension = 0;
     for (const ir::ViewItem &item : instruction.viewItems) {
@@ -183,9 +260,10 @@ llvm::Value *FunctionLowering::lowerArrayOperation(const ir::Instruction &instru
       ++dimension;
       if (!item.isSlice) {
         llvm::Value *index = operand(next++);
-        index = builder.CreateSelect(builder.CreateICmpSLT(index, i64(0)),
-                                     builder.CreateAdd(index, extent), index);
-        offset = builder.CreateAdd(offset, builder.CreateMul(index, stride));
+        llvm::Value *wrapped = builder.CreateSelect(builder.CreateICmpSLT(index, i64(0)),
+                                                    builder.CreateAdd(index, extent), index);
+        checked.push_back({index, wrapped, dimension - 1});
+        offset = builder.CreateAdd(offset, builder.CreateMul(wrapped, stride));
         continue;
       }
       llvm::Value *start = item.hasStart ? operand(next++) : nullptr;
@@ -200,6 +278,7 @@ llvm::Value *FunctionLowering::lowerArrayOperation(const ir::Instruction &instru
       shape.push_back(builder.CreateExtractValue(array, {1, dimension}));
       strides.push_back(builder.CreateExtractValue(array, {2, dimension}));
     }
+    checkIndices(array, from, checked, instruction);
     llvm::Value *result = llvm::PoisonValue::get(types.array(to->rank()));
     result = builder.CreateInsertValue(result, builder.CreateGEP(types.i8(), data, offset), {0});
     for (unsigned d = 0; d < to->rank(); ++d) {

@@ -170,7 +170,8 @@ llvm::Value *FunctionLowering::lowerAtomic(const ir::Instruction &instruction) {
   std::vector<llvm::Value *> indices;
   for (unsigned i = 1; i <= instruction.index; ++i)
     indices.push_back(valueOf(instruction.operands[i]));
-  llvm::Value *address = elementAddress(valueOf(instruction.operands[0]), arrayType, indices);
+  llvm::Value *address =
+      elementAddress(valueOf(instruction.operands[0]), arrayType, indices, instruction);
   llvm::Value *value = valueOf(instruction.operands[instruction.index + 1]);
   llvm::Align alignment(itemAlignment(element));
   bool isFloat = llvm::isa<FloatType>(element);

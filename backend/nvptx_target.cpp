@@ -274,6 +274,15 @@ void NvptxTargetHooks::raise(HookSite &site, llvm::StringRef exceptionClass,
   site.builder.CreateUnreachable();
 }
 
+llvm::Value *NvptxTargetHooks::indexChecksEnabled(HookSite &site) {
+  return site.builder.getFalse();
+}
+
+void NvptxTargetHooks::raiseIndexError(HookSite &site, llvm::StringRef array, llvm::Value *,
+                                       llvm::Value *, llvm::ArrayRef<llvm::Value *>) {
+  raise(site, "IndexError", "index out of bounds in " + array.str());
+}
+
 void NvptxTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &function,
                                     llvm::ArrayRef<KernelParameter>) {
   llvm::Module &module = *kernel.getParent();

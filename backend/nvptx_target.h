@@ -48,6 +48,12 @@ public:
 
   void print(HookSite &site, llvm::ArrayRef<PrintArgument> arguments) override;
   void raise(HookSite &site, llvm::StringRef exceptionClass, llvm::StringRef message) override;
+  // A GPU reports a stray access as an illegal address; it checks nothing
+  // itself, as numba-cuda (whose boundscheck=True is NotImplementedError).
+  bool checksIndices() const override { return false; }
+  llvm::Value *indexChecksEnabled(HookSite &site) override;
+  void raiseIndexError(HookSite &site, llvm::StringRef array, llvm::Value *index, llvm::Value *axis,
+                       llvm::ArrayRef<llvm::Value *> shape) override;
   void raiseUnsupported(HookSite &site, llvm::StringRef message) override {
     raise(site, "NotImplementedError", message);
   }

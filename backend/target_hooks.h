@@ -123,6 +123,20 @@ public:
   virtual void print(HookSite &site, llvm::ArrayRef<PrintArgument> arguments) = 0;
   /// Ends the thread with an exception. Emits the block's terminator.
   virtual void raise(HookSite &site, llvm::StringRef exceptionClass, llvm::StringRef message) = 0;
+  /// Whether array indices are checked on this target. The CPU engine
+  /// checks them, as Numba's simulator does, so that a bad index is an
+  /// IndexError and not a stray access to the host process's memory; a
+  /// GPU does not, as in Numba.
+  virtual bool checksIndices() const = 0;
+  /// An i1 that is true where checked code is emitted: a target may keep
+  /// copies of the code with and without the checks and decide this per
+  /// copy (see HostTargetHooks::finishKernel).
+  virtual llvm::Value *indexChecksEnabled(HookSite &site) = 0;
+  /// Ends the thread with IndexError: `index` (i64) is out of bounds on
+  /// `axis` (i32) of an array of `shape` (i64 extents), described for
+  /// messages by `array` ("array 'a'"). Emits the block's terminator.
+  virtual void raiseIndexError(HookSite &site, llvm::StringRef array, llvm::Value *index,
+                               llvm::Value *axis, llvm::ArrayRef<llvm::Value *> shape) = 0;
   /// Ends the thread with NotImplementedError for code this target cannot
   /// run, reported whatever debug= says: unlike a raise in the kernel, it
   /// is not the kernel's doing, and going on silently would give garbage.

@@ -19,6 +19,7 @@ TITLES = {
     "dispatch": "4. Dispatch overhead per launch, device arrays, without the launch itself",
     "registers": "5. Generated code: registers, spills, shared and constant memory, Kiln against Numba's NVVM",
     "cpu": "6. CPU engine throughput against Numba's simulator and NumPy",
+    "checks": "6b. Index checks on the CPU engine: checked against `KILN_CPU_BOUNDSCHECK=0`",
     "check": "7. `kiln check` on a 2,000-line module; peak memory of `kiln build`",
 }
 
@@ -410,6 +411,23 @@ def render_cpu(d, headline, behind):
     return "".join(out)
 
 
+def render_checks(d, headline, behind):
+    best = d["best"]
+    rows, ratios = [], []
+    for case, checked in best["checked"].items():
+        unchecked = best["unchecked"][case]
+        ratios.append(checked / unchecked)
+        rows.append([case, ms(checked), ms(unchecked), f"{checked / unchecked:.2f}"])
+    out = [f"Fastest of {d['rounds']} rounds x {d['repeats']} launches per configuration, the two "
+           "configurations taking turns in fresh processes:\n\n"]
+    out.append(table(["kernel", "checked (default)", "unchecked (`KILN_CPU_BOUNDSCHECK=0`)",
+                      "checked ÷ unchecked"], rows, "lrrr"))
+    if ratios:
+        out.append(f"\nchecked ÷ unchecked: median {med(ratios):.2f}, range {min(ratios):.2f} – "
+                   f"{max(ratios):.2f}.\n")
+    return "".join(out)
+
+
 # --- 7. check -----------------------------------------------------------------
 
 def render_check(d, headline, behind):
@@ -444,7 +462,8 @@ def render_check(d, headline, behind):
 
 RENDER = {"compile": render_compile, "build": render_build, "startup": render_startup,
           "firstcall": render_firstcall,
-          "dispatch": render_dispatch, "registers": render_registers, "cpu": render_cpu, "check": render_check}
+          "dispatch": render_dispatch, "registers": render_registers, "cpu": render_cpu, "checks": render_checks,
+          "check": render_check}
 
 
 def render(context, results):

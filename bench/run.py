@@ -40,7 +40,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import bench_common as bc  # noqa: E402
 import report  # noqa: E402
 
-FIGURES = ["compile", "build", "startup", "firstcall", "dispatch", "registers", "cpu", "check"]
+FIGURES = ["compile", "build", "startup", "firstcall", "dispatch", "registers", "cpu", "checks", "check"]
 
 # name -> (script, full-run arguments, smoke arguments)
 ARGUMENTS = {
@@ -58,6 +58,8 @@ ARGUMENTS = {
                   ["--archs", "80", "--examples", "vector_add"]),
     "cpu": ("cpu_engine_speed.py", ["--repeats", "11", "--stat", "min"],
             ["--repeats", "1", "--only", "vector_add", "--scale", "0.01", "--sim-scale", "0.05"]),
+    "checks": ("cpu_engine_index_checks.py", ["--rounds", "5", "--repeats", "11"],
+               ["--rounds", "1", "--repeats", "1", "--only", "vector_add"]),
     "check": ("check_speed.py", ["--lines", "2000", "--repeats", "30", "--warmups", "3", "--memory",
                                  "--memory-repeats", "3"],
               ["--lines", "2000", "--repeats", "1", "--warmups", "0", "--memory", "--memory-repeats", "1"]),
@@ -66,7 +68,7 @@ ARGUMENTS = {
 
 def kiln_arguments(name, build_dir):
     """How each script is told which Kiln to run."""
-    if name in ("startup", "firstcall", "dispatch", "cpu"):
+    if name in ("startup", "firstcall", "dispatch", "cpu", "checks"):
         return ["--build-dir", str(build_dir)]
     return ["--kiln", str(build_dir / "driver" / "kiln")]
 

@@ -23,6 +23,9 @@ struct JitOptions {
   bool forceInline = false;
   bool inlineAlways = false;
   bool cache = false;
+  /// Whether the CPU engine checks array indices unless the environment
+  /// says otherwise (boundscheck=False turns it off; GPU code never checks).
+  bool boundscheck = true;
   std::optional<bool> lto;
   std::vector<unsigned> launchBounds;
   /// Files of CUDA C/C++, PTX or objects to link, as written.
@@ -49,6 +52,7 @@ inline constexpr JitFlag jitFlags[] = {
     {"forceinline", &JitOptions::forceInline, true},
     {"inline_always", &JitOptions::inlineAlways, true},
     {"cache", &JitOptions::cache, true},
+    {"noboundscheck", &JitOptions::boundscheck, false},
 };
 
 } // namespace kiln

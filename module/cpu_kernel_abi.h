@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 /* Bumped on any change to the structures below. */
-#define KILN_CPU_ABI_VERSION 4
+#define KILN_CPU_ABI_VERSION 5
 
 typedef struct KilnCpuThread KilnCpuThread;
 
@@ -128,6 +128,17 @@ typedef struct KilnCpuServices {
    * thread just ends, as if its entry had returned, and nothing is
    * reported. It never returns either. */
   void (*exitThread)(KilnCpuThread *thread);
+  /* An array index out of bounds (checked code only): the engine records
+   * an IndexError naming `array` (e.g. "array 'a'"), the index, the axis
+   * and the array's `rank` extents in `shape`, and where (`location`,
+   * "file:line", may be empty); then it ends the thread as raiseException
+   * does, whatever debug= says. It never returns. */
+  void (*raiseIndexError)(KilnCpuThread *thread, const char *array, const char *location,
+                          int64_t index, uint32_t axis, uint32_t rank, const int64_t *shape);
+  /* The launch was interrupted (Ctrl-C): generated code calls it on a loop
+   * back-edge once *KilnCpuThread.interrupt is non-zero. It ends the thread
+   * and never returns. */
+  void (*interrupted)(KilnCpuThread *thread);
 } KilnCpuServices;
 
 /* The state of one thread of a launch, owned by the engine. Generated code
@@ -150,7 +161,19 @@ struct KilnCpuThread {
   /* Size of dynamicSharedMemory in bytes: len() of cuda.shared.array(0, t)
    * is this divided by the item size. */
   uint32_t dynamicSharedBytes;
-  uint32_t reserved;
+  /* KilnThreadFlags, set by the engine for the whole launch. */
+  uint32_t flags;
+  /* Points at a word the engine sets to non-zero when the launch must stop
+   * (an interrupt from the user): loops read it on their back-edges. */
+  const volatile uint32_t *interrupt;
+};
+
+/* KilnCpuThread.flags: which variant of a kernel's code to run. Kernels
+ * compiled with index checks also carry a copy without them; the entry
+ * points pick one by these bits and the kernel's own boundscheck= option. */
+enum KilnThreadFlags {
+  KILN_THREAD_SKIP_INDEX_CHECKS = 1, /* KILN_CPU_BOUNDSCHECK=0 or NUMBA_BOUNDSCHECK=0 */
+  KILN_THREAD_FORCE_INDEX_CHECKS = 2 /* ...=1: checked even where boundscheck=False */
 };
 
 typedef void (*KilnCpuKernelEntry)(KilnCpuThread *thread, void *const *args);

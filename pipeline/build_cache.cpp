@@ -15,6 +15,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <set>
 
 namespace kiln::pipeline {
 
@@ -176,6 +177,32 @@ void addOptions(cache::KeyBuilder &key, const JitOptions &options) {
       .add("lineinfo", options.lineinfo)
       .add("max_registers", options.maxRegisters.value_or(0))
       .add("lto", options.lto ? (*options.lto ? 1 : 0) : 2);
+  // Only when given, so that the keys of other kernels stay as they were.
+  if (!options.boundscheck)
+    key.add("boundscheck", false);
+}
+
+/// The file and the line of every operation of `kernel` and the functions
+/// it calls: host code names them in its IndexErrors, while the semantic
+/// hash leaves positions out.
+std::string sourcePositions(const ir::Function &kernel) {
+  std::string text;
+  std::set<const ir::Function *> seen{&kernel};
+  std::vector<const ir::Function *> worklist{&kernel};
+  while (!worklist.empty()) {
+    const ir::Function *function = worklist.back();
+    worklist.pop_back();
+    text += function->path + ":";
+    for (const auto &block : function->blocks)
+      for (const ir::Instruction *instruction : block->instructions) {
+        text += std::to_string(instruction->location.line) + ",";
+        if (instruction->opcode == ir::Opcode::Call && instruction->callee &&
+            seen.insert(instruction->callee).second)
+          worklist.push_back(instruction->callee);
+      }
+    text += ";";
+  }
+  return text;
 }
 
 } // namespace
@@ -235,6 +262,8 @@ std::string BuildCache::codeKey(const std::string &semantic, const ir::Function 
   addOptions(key, kernel.options);
   if (kernel.options.debug || kernel.options.lineinfo)
     key.add("source", kernel.path);
+  if (kind == "host")
+    key.add("positions", cache::digestOf(sourcePositions(kernel)));
   return key.finish();
 }
 

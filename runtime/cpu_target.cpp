@@ -25,6 +25,23 @@ struct CpuEvent {
   timespec time = {};
 };
 
+/// KILN_CPU_BOUNDSCHECK, else Numba's NUMBA_BOUNDSCHECK: "0" runs the
+/// copy of every kernel without index checks, "1" the checked one even for
+/// kernels compiled with boundscheck=False; unset (or anything else) keeps
+/// each kernel's own choice.
+uint32_t indexCheckFlagsFromEnvironment() {
+  for (const char *name : {"KILN_CPU_BOUNDSCHECK", "NUMBA_BOUNDSCHECK"}) {
+    const char *value = std::getenv(name);
+    if (!value || !*value)
+      continue;
+    if (std::strcmp(value, "0") == 0)
+      return KILN_THREAD_SKIP_INDEX_CHECKS;
+    if (std::strcmp(value, "1") == 0)
+      return KILN_THREAD_FORCE_INDEX_CHECKS;
+  }
+  return 0;
+}
+
 Status badEvent(const char *what) {
   return Status::error(ErrorKind::InvalidValue, std::string("kiln: ") + what);
 }
@@ -158,7 +175,9 @@ public:
     config.grid = {dims.grid.x, dims.grid.y, dims.grid.z};
     config.block = {dims.block.x, dims.block.y, dims.block.z};
     config.dynamicSharedBytes = dims.dynamicSharedBytes;
-    return statusOf(engine.launch(image, config, args));
+    config.threadFlags = indexCheckFlags;
+    return statusOf(
+        engine.launch(image, config, args, {dims.interrupt.requested, dims.interrupt.context}));
   }
 
 private:
@@ -190,11 +209,14 @@ private:
       return Status::error(ErrorKind::OutOfMemory, result.message());
     case cpu::LaunchErrorKind::Internal:
       return Status::error(ErrorKind::Internal, result.message());
+    case cpu::LaunchErrorKind::Interrupted:
+      return Status::error(ErrorKind::Interrupted, result.message());
     }
     return Status::error(ErrorKind::Internal, result.message());
   }
 
   cpu::Engine engine;
+  const uint32_t indexCheckFlags = indexCheckFlagsFromEnvironment();
   std::atomic<StreamHandle> nextStream{1};
 };
 

@@ -44,6 +44,7 @@ enum class ErrorKind : uint8_t {
   InvalidValue,    ///< a bad argument to a runtime call: ValueError
   Unavailable,     ///< the target cannot be used on this machine (RuntimeError)
   Internal,        ///< a broken invariant: RuntimeError
+  Interrupted,     ///< InterruptCheck stopped the launch: its exception stands
 };
 
 class [[nodiscard]] Status {
@@ -95,10 +96,20 @@ struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
 };
 
+/// Asked every few milliseconds while a launch that runs to completion
+/// (the CPU target's) is waited for: true stops it, and the launch fails
+/// with ErrorKind::Interrupted. The Python runtime checks for Ctrl-C here.
+struct InterruptCheck {
+  bool (*requested)(void *context) = nullptr;
+  void *context = nullptr;
+};
+
 struct LaunchDims {
   Dim3 grid;
   Dim3 block;
   uint32_t dynamicSharedBytes = 0;
+  /// Not a dimension, but passed along with them to every launch.
+  InterruptCheck interrupt;
 };
 
 /// One compiled specialization, as the manifest describes it. Owned by the
@@ -107,8 +118,8 @@ struct KernelSpec {
   std::string name;      ///< Python name, for messages: "add_kernel"
   std::string signature; ///< for messages: "(array(float32, 1d, C), int64)"
   std::string entryName; ///< the .entry symbol in the PTX and cubins
-  uint32_t staticSharedBytes = 0;
-  uint32_t localBytes = 0;
+  uint64_t staticSharedBytes = 0;
+  uint64_t localBytes = 0;
   bool raises = false;
   /// Host code (CPU target).
   KilnHostEntries hostEntries = {nullptr, nullptr};

@@ -1129,6 +1129,13 @@ bool ModuleScopeBuilder::readJitDecorator(FunctionDecl &decl, const CallExpr *ca
       requireBool(decl.options.debug);
     } else if (name == "lineinfo") {
       requireBool(decl.options.lineinfo);
+    } else if (name == "boundscheck") {
+      // None, Numba's default, leaves the choice to the environment; Kiln's
+      // CPU engine then checks unless told not to.
+      bool isNone = value->kind() == ModuleValue::Kind::Constant &&
+                    value->constantValue().kind() == ConstantValue::Kind::None;
+      if (!isNone)
+        requireBool(decl.options.boundscheck);
     } else if (name == "opt") {
       requireBool(decl.options.optimize);
     } else if (name == "cache") {
@@ -1240,8 +1247,8 @@ bool ModuleScopeBuilder::readJitDecorator(FunctionDecl &decl, const CallExpr *ca
                      {name, "'MaxL1', 'MaxShared', 'default' or an integer from -1 to 100"});
         ok = false;
       }
-    } else if (name == "nopython" || name == "nogil" || name == "boundscheck" ||
-               name == "error_model" || name == "parallel") {
+    } else if (name == "nopython" || name == "nogil" || name == "error_model" ||
+               name == "parallel") {
       // Options of the CPU @jit that do not change device code.
     } else {
       diags.report(DiagID::err_unknown_decorator_option, keyword.nameRange,

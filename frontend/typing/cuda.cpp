@@ -80,6 +80,41 @@ Typing arrayDeclaration(TypeContext &types, const Symbol &function,
     return Typing::error(DiagID::err_not_a_type, {dtype->str()});
   if (alignment && !llvm::isa<IntegerLiteralType>(alignment) && alignment != types.none())
     return Typing::error(DiagID::err_constant_argument_required, {"alignment"});
+  // The size in bytes; one that does not fit 64 bits is too large anyway.
+  std::vector<const Type *> extents;
+  if (const auto *tuple = llvm::dyn_cast<TupleType>(shape))
+    extents.assign(tuple->elementTypes().begin(), tuple->elementTypes().end());
+  else
+    extents.push_back(shape);
+  std::string shapeText;
+  for (const Type *extent : extents) {
+    const auto *literal = llvm::cast<IntegerLiteralType>(extent);
+    shapeText += (shapeText.empty() ? "" : ", ") +
+                 (literal->isUnsigned() ? std::to_string(static_cast<uint64_t>(literal->bits()))
+                                        : std::to_string(literal->bits()));
+  }
+  if (llvm::isa<TupleType>(shape))
+    shapeText = "(" + shapeText + (extents.size() == 1 ? ",)" : ")");
+  uint64_t bytes = itemSize(numberClass->instanceType());
+  bool overflows = false;
+  for (const Type *extent : extents) {
+    const auto *literal = llvm::cast<IntegerLiteralType>(extent);
+    if (!literal->isUnsigned() && literal->bits() < 0)
+      return Typing::errorAt(shapeIndex, DiagID::err_array_shape_negative,
+                             {function.displayName(), shapeText});
+    overflows |= __builtin_mul_overflow(bytes, static_cast<uint64_t>(literal->bits()), &bytes);
+  }
+  // A thread has at most 512 KiB of local memory on every GPU Kiln targets;
+  // shared memory is checked at launch, against the device's limit, but
+  // its size must fit the 63 bits the runtime counts it in.
+  constexpr uint64_t maxLocalBytes = 512 * 1024;
+  constexpr uint64_t maxSharedBytes = INT64_MAX;
+  bool local = function.is(BuiltinId::CudaLocalArray);
+  if (overflows || bytes > (local ? maxLocalBytes : maxSharedBytes))
+    return Typing::errorAt(shapeIndex, DiagID::err_array_too_large,
+                           {function.displayName(), shapeText,
+                            local ? "the 524288 bytes of local memory a thread can have"
+                                  : "the 2**63 - 1 bytes a size can count"});
   Resolution resolution =
       builtin(function, types.array(numberClass->instanceType(), ndim, ArrayLayout::C), {});
   return resolution;

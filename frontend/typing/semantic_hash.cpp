@@ -44,6 +44,8 @@ public:
     // Only when given, so that the hashes of other kernels stay as they were.
     if (options.sharedMemoryCarveout)
       os << " shared_memory_carveout=" << *options.sharedMemoryCarveout;
+    if (!options.boundscheck)
+      os << " boundscheck=0";
     os << " external=" << decl.externalSymbol << '\n';
 
     if (decl.def) {

@@ -52,8 +52,12 @@ void BlockRunner::run(LaunchJob &job, uint64_t block) {
   thread.gridDim[1] = config.grid.y;
   thread.gridDim[2] = config.grid.z;
   thread.warpSize = DeviceLimits::warpSize;
+  thread.flags = config.threadFlags;
+  thread.interrupt = job.interruptWord();
 
   // Zeroed, so that results never depend on what an earlier block left.
+  // validateLaunch() bounds the static size by the buffer's, so this
+  // cannot overflow.
   size_t staticBytes =
       (size_t(image.staticSharedBytes) + sharedAlignment - 1) / sharedAlignment * sharedAlignment;
   size_t sharedBytes = staticBytes + config.dynamicSharedBytes;

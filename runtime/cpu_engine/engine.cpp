@@ -86,8 +86,8 @@ unsigned Engine::workerCount() const {
   return state->pool->size();
 }
 
-LaunchResult Engine::launch(const KernelImage &image, const LaunchConfig &config,
-                            void *const *args) {
+LaunchResult Engine::launch(const KernelImage &image, const LaunchConfig &config, void *const *args,
+                            StopCheck stop) {
   LaunchResult result = validateLaunch(image, config);
   if (!result.ok())
     return result;
@@ -95,7 +95,7 @@ LaunchResult Engine::launch(const KernelImage &image, const LaunchConfig &config
   if (!pool)
     return result;
   LaunchJob job(image, config, args, state->output, pool->size());
-  pool->run(job);
+  pool->run(job, stop);
   state->output.flush();
   return job.result();
 }

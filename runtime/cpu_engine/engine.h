@@ -55,6 +55,18 @@
 // is recorded and the threads of that block the loop had not reached yet
 // do not run.
 //
+// Index errors. Checked code (module/cpu_kernel_abi.h) reports an index
+// out of bounds through raiseIndexError, whatever debug= says: the engine
+// records an IndexError, like any raise, and the launch fails with it
+// instead of the access reaching memory the array does not own.
+//
+// Interrupts. The host thread that waits for a launch polls the caller's
+// StopCheck (the Python runtime: a pending Ctrl-C) every few milliseconds.
+// Once it says stop, blocks not yet started are skipped, and running
+// threads stop at their next loop back-edge, where generated code reads
+// KilnCpuThread::interrupt; the launch then fails as Interrupted, and the
+// engine is ready for the next launch.
+//
 // Failures are reported deterministically: the launch reports the failure
 // of the lowest block (see launch_job.h), and the lowest thread in it.
 //
@@ -84,10 +96,10 @@ struct KernelImage {
   /// Runs one thread; null only with a block entry and no local memory.
   KilnCpuKernelEntry threadEntry = nullptr;
   KilnCpuKernelEntry blockEntry = nullptr; ///< null when threads must wait for each other
-  uint32_t staticSharedBytes = 0;          ///< static shared arrays, laid out by the compiler
+  uint64_t staticSharedBytes = 0;          ///< static shared arrays, laid out by the compiler
   /// Stack a thread needs for its local arrays: added to each fiber's stack.
   /// (A block entry that would not fit a worker's stack runs as fibers.)
-  uint32_t localBytesPerThread = 0;
+  uint64_t localBytesPerThread = 0;
   const char *name = nullptr; ///< for messages
 };
 
@@ -95,6 +107,15 @@ struct LaunchConfig {
   Dim3 grid;
   Dim3 block;
   uint32_t dynamicSharedBytes = 0;
+  /// KilnThreadFlags for every thread: which copy of checked code runs.
+  uint32_t threadFlags = 0;
+};
+
+/// Asked by the host thread waiting for a launch, every few milliseconds
+/// while the launch runs: true stops the launch (see "Interrupts").
+struct StopCheck {
+  bool (*requested)(void *context) = nullptr;
+  void *context = nullptr;
 };
 
 /// Hardware limits a launch is checked against (those of CUDA devices of
@@ -126,6 +147,7 @@ enum class LaunchErrorKind {
   Deadlock,             ///< the threads of a block wait for each other forever
   ResourceFailure,      ///< the host could not provide threads, stacks or memory
   Internal,             ///< the kernel broke the ABI (e.g. a block entry that waits)
+  Interrupted,          ///< the StopCheck asked the launch to stop
 };
 
 /// A raise in the kernel, as Numba's dispatcher reports it.
@@ -172,7 +194,9 @@ public:
   /// Runs `image` over the grid and returns when every block has finished.
   /// `args` holds one pointer per kernel parameter (docs/abi.md). Release the
   /// GIL around this call: it blocks, and kernels may print.
-  LaunchResult launch(const KernelImage &image, const LaunchConfig &config, void *const *args);
+  /// `stop`, when given, is polled while the launch runs.
+  LaunchResult launch(const KernelImage &image, const LaunchConfig &config, void *const *args,
+                      StopCheck stop = {});
 
   /// Worker threads blocks run on.
   unsigned workerCount() const;

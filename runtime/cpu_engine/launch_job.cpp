@@ -5,6 +5,7 @@
 #include "runtime/cpu_engine/spin_wait.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace kiln::cpu {
 
@@ -33,6 +34,7 @@ int severity(LaunchErrorKind kind) {
   case LaunchErrorKind::InvalidConfiguration:
     return 3;
   case LaunchErrorKind::ResourceFailure:
+  case LaunchErrorKind::Interrupted:
     return 4;
   }
   return 4;
@@ -75,15 +77,39 @@ void LaunchJob::finishBlocks(uint64_t count) {
   finishedCondition.notify_one();
 }
 
-void LaunchJob::waitUntilFinished() {
+void LaunchJob::waitUntilFinished(StopCheck stop) {
+  // Often enough that Ctrl-C feels immediate, rarely enough to cost nothing.
+  constexpr std::chrono::milliseconds pollInterval{20};
   spinUntil([this] { return finishedFlag.load(std::memory_order_acquire); });
   std::unique_lock<std::mutex> lock(mutex);
-  finishedCondition.wait(lock, [this] { return finished; });
+  while (!finishedCondition.wait_for(lock, pollInterval, [this] { return finished; })) {
+    if (!stop.requested || interruptFlag)
+      continue;
+    // The check may take locks of its own (Python's): not under ours.
+    lock.unlock();
+    bool stopNow = stop.requested(stop.context);
+    if (stopNow)
+      interrupt();
+    lock.lock();
+  }
+}
+
+void LaunchJob::interrupt() {
+  interruptFlag = 1;
+  skipFrom(0);
+  std::lock_guard<std::mutex> lock(mutex);
+  failureKind = LaunchErrorKind::Interrupted;
+  failureBlock = 0;
+  failureThread = 0;
+  failureMessage = std::string("launch of kernel '") + kernelName() + "' interrupted";
 }
 
 bool LaunchJob::supersedes(LaunchErrorKind kind, uint64_t block, uint64_t thread) const {
   if (failureKind == LaunchErrorKind::None)
     return true;
+  // An interrupted launch reports the interrupt, whatever else happened.
+  if (failureKind == LaunchErrorKind::Interrupted)
+    return false;
   bool resource = kind == LaunchErrorKind::ResourceFailure;
   if (resource != (failureKind == LaunchErrorKind::ResourceFailure))
     return resource;

@@ -51,7 +51,15 @@ public:
 
   /// Workers report finished (or skipped) blocks; the last wakes the waiter.
   void finishBlocks(uint64_t count);
-  void waitUntilFinished();
+  /// Returns when every block has finished; polls `stop` meanwhile and
+  /// interrupts the launch when it asks to.
+  void waitUntilFinished(StopCheck stop);
+
+  /// What KilnCpuThread::interrupt points at: non-zero once interrupted.
+  const volatile uint32_t *interruptWord() const { return &interruptFlag; }
+  /// Stops the launch: no block starts any more, running threads stop at
+  /// their next loop back-edge.
+  void interrupt();
 
   void recordException(uint64_t block, uint64_t thread, const KilnCpuThread &where,
                        const char *className, const char *message);
@@ -69,6 +77,9 @@ private:
   std::atomic<uint64_t> finishedBlocks{0};
   std::atomic<uint64_t> firstSkipped{~uint64_t(0)};
   std::atomic<bool> finishedFlag{false}; // `finished`, for polling without the lock
+  // Read by generated code through a plain volatile load on every loop
+  // back-edge, so not an std::atomic; an aligned word is read whole.
+  volatile uint32_t interruptFlag = 0;
 
   std::mutex mutex; // guards everything below
   std::condition_variable finishedCondition;

@@ -41,6 +41,33 @@ void recordException(KilnCpuThread *thread, const char *className, const char *m
   runner.job().recordException(runner.block(), linearThread(*thread), *thread, className, message);
 }
 
+/// "index 10 is out of bounds for axis 0 with size 10 (array 'a' of shape
+/// (10,), in kernel 'k' at kernels.py:7)": NumPy's words, then what the
+/// kernel indexed and where.
+std::string indexErrorMessage(KilnCpuThread *thread, const char *array, const char *location,
+                              int64_t index, uint32_t axis, uint32_t rank, const int64_t *shape) {
+  std::string shapeText = "(";
+  for (uint32_t d = 0; d < rank; ++d)
+    shapeText += std::to_string(shape[d]) + (rank == 1 ? "," : d + 1 < rank ? ", " : "");
+  shapeText += ")";
+  int64_t extent = axis < rank ? shape[axis] : 0;
+  std::string message = "index " + std::to_string(index) + " is out of bounds for axis " +
+                        std::to_string(axis) + " with size " + std::to_string(extent) + " (" +
+                        (array && *array ? array : "an array") + " of shape " + shapeText +
+                        ", in kernel '" + runnerOf(thread).job().kernelName() + "'";
+  if (location && *location)
+    message += std::string(" at ") + location;
+  return message + ")";
+}
+
+/// Out of line so that its strings are gone before a block entry's longjmp.
+[[gnu::noinline]] void recordIndexError(KilnCpuThread *thread, const char *array,
+                                        const char *location, int64_t index, uint32_t axis,
+                                        uint32_t rank, const int64_t *shape) {
+  std::string message = indexErrorMessage(thread, array, location, index, axis, rank, shape);
+  recordException(thread, "IndexError", message.c_str());
+}
+
 // Fibers.
 
 void fiberSyncthreads(KilnCpuThread *thread) {
@@ -129,6 +156,18 @@ void fiberExitThread(KilnCpuThread *thread) {
   schedulerOf(thread).exit(fiberOf(thread));
 }
 
+void fiberIndexError(KilnCpuThread *thread, const char *array, const char *location, int64_t index,
+                     uint32_t axis, uint32_t rank, const int64_t *shape) {
+  recordIndexError(thread, array, location, index, axis, rank, shape);
+  schedulerOf(thread).exit(fiberOf(thread));
+}
+
+/// The launch was interrupted (it has recorded that): the thread ends, and
+/// the threads waiting for it at a barrier go on to their own next poll.
+void fiberInterrupted(KilnCpuThread *thread) {
+  schedulerOf(thread).exit(fiberOf(thread));
+}
+
 // Block entries.
 
 /// Out of line so that its strings are gone before the longjmp.
@@ -191,6 +230,18 @@ void blockRaise(KilnCpuThread *thread, const char *className, const char *messag
   runnerOf(thread).abandonBlockEntry();
 }
 
+/// As a GPU ends the launch at a bad address, the block's remaining
+/// threads do not run.
+void blockIndexError(KilnCpuThread *thread, const char *array, const char *location, int64_t index,
+                     uint32_t axis, uint32_t rank, const int64_t *shape) {
+  recordIndexError(thread, array, location, index, axis, rank, shape);
+  runnerOf(thread).abandonBlockEntry();
+}
+
+void blockInterrupted(KilnCpuThread *thread) {
+  runnerOf(thread).abandonBlockEntry();
+}
+
 /// Generated code gives kernels that may end a thread early no block entry:
 /// the loop over the block's threads has no way to skip just one.
 void blockExitThread(KilnCpuThread *thread) {
@@ -214,6 +265,8 @@ const KilnCpuServices fiberServices = {
     .print = printLine,
     .raiseException = fiberRaise,
     .exitThread = fiberExitThread,
+    .raiseIndexError = fiberIndexError,
+    .interrupted = fiberInterrupted,
 };
 
 const KilnCpuServices blockEntryServices = {
@@ -231,6 +284,8 @@ const KilnCpuServices blockEntryServices = {
     .print = printLine,
     .raiseException = blockRaise,
     .exitThread = blockExitThread,
+    .raiseIndexError = blockIndexError,
+    .interrupted = blockInterrupted,
 };
 
 void sleepNanoseconds(uint32_t nanoseconds) {

@@ -154,7 +154,7 @@ LaunchJob *WorkerPool::nextChunk(BlockRange &range) {
   return job;
 }
 
-void WorkerPool::run(LaunchJob &job) {
+void WorkerPool::run(LaunchJob &job, StopCheck stop) {
   {
     std::lock_guard<std::mutex> lock(mutex);
     queue.push_back(&job);
@@ -165,7 +165,7 @@ void WorkerPool::run(LaunchJob &job) {
   else
     for (uint64_t i = 0; i < job.blockCount(); ++i)
       workAvailable.notify_one();
-  job.waitUntilFinished();
+  job.waitUntilFinished(stop);
 }
 
 } // namespace kiln::cpu

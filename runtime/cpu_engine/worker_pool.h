@@ -31,8 +31,9 @@ public:
 
   /// Starts the workers; fails (and starts none) if the host refuses.
   LaunchResult start();
-  /// Queues `job` and returns when all its blocks have finished.
-  void run(LaunchJob &job);
+  /// Queues `job` and returns when all its blocks have finished, polling
+  /// `stop` meanwhile.
+  void run(LaunchJob &job, StopCheck stop);
 
 private:
   static void *workerMain(void *pool);

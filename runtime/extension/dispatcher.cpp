@@ -207,9 +207,10 @@ std::unique_ptr<Specialization> specializationOf(const std::string &name, PyObje
   PyObject *image, *argTypes, *params, *cubins, *ptx, *fatbin;
   Py_ssize_t index;
   const char *signature, *entry;
-  unsigned int staticShared, localBytes;
+  // Memory sizes are 64-bit end to end: "I" would wrap 2**32 to 0.
+  unsigned long long staticShared, localBytes;
   int raises;
-  if (!PyArg_ParseTuple(tuple, "OnssOOIIpOOO:specialization", &image, &index, &signature, &entry,
+  if (!PyArg_ParseTuple(tuple, "OnssOOKKpOOO:specialization", &image, &index, &signature, &entry,
                         &argTypes, &params, &staticShared, &localBytes, &raises, &cubins, &ptx,
                         &fatbin))
     return nullptr;

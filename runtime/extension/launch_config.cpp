@@ -10,6 +10,8 @@
 
 #include "runtime/extension/dispatcher.h"
 
+#include <climits>
+
 namespace kiln::python {
 namespace {
 
@@ -48,10 +50,14 @@ bool parseDim3(const DispatcherState &state, PyObject *object, const char *what,
       PyErr_Clear();
       return rejectDim3(state, PyExc_TypeError, object, what, "a sequence of integers");
     }
-    long long value = PyLong_AsLongLong(index);
+    // Beyond 64 bits the sign tells too large from below 1.
+    int overflow = 0;
+    long long value = PyLong_AsLongLongAndOverflow(index, &overflow);
     Py_DECREF(index);
-    if (value == -1 && PyErr_Occurred())
-      PyErr_Clear();
+    if (overflow > 0)
+      value = LLONG_MAX;
+    else if (overflow < 0)
+      value = LLONG_MIN;
     if (value < 1) {
       PyErr_Format(PyExc_ValueError,
                    "kernel '%s': %s %R has a dimension below 1; every dimension must be at "
@@ -114,10 +120,11 @@ bool parseLaunchConfig(const DispatcherState &state, PyObject *key, LaunchReques
                    state.name.c_str(), shared);
       return false;
     }
-    long long bytes = PyLong_AsLongLong(index);
+    int overflow = 0;
+    long long bytes = PyLong_AsLongLongAndOverflow(index, &overflow);
     Py_DECREF(index);
-    if (bytes == -1 && PyErr_Occurred())
-      PyErr_Clear();
+    if (overflow)
+      bytes = overflow > 0 ? LLONG_MAX : LLONG_MIN;
     if (bytes < 0 || bytes > device.maxSharedMemoryPerBlock) {
       PyErr_Format(PyExc_ValueError,
                    "kernel '%s': sharedmem %R must be between 0 and the %d bytes of shared "
@@ -137,10 +144,10 @@ bool checkSharedMemory(const DispatcherState &state, const Specialization &chose
   if (total <= uint64_t(limit))
     return true;
   PyErr_Format(PyExc_ValueError,
-               "kernel '%s': %u bytes of dynamic shared memory plus its %u static bytes exceed "
+               "kernel '%s': %u bytes of dynamic shared memory plus its %llu static bytes exceed "
                "the %d bytes a block can use",
-               state.name.c_str(), request.dims.dynamicSharedBytes, chosen.kernel.staticSharedBytes,
-               limit);
+               state.name.c_str(), request.dims.dynamicSharedBytes,
+               static_cast<unsigned long long>(chosen.kernel.staticSharedBytes), limit);
   return false;
 }
 

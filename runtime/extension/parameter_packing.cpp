@@ -183,6 +183,22 @@ struct Staging {
   }
 };
 
+/// The launching thread's state while it waits without the GIL.
+struct SignalPoll {
+  PyThreadState *state = nullptr;
+};
+
+/// Runs Python's pending signal handlers; true when one raised (Ctrl-C's
+/// KeyboardInterrupt), whose exception then stays set for the launch to
+/// report.
+bool pollSignals(void *context) {
+  auto *poll = static_cast<SignalPoll *>(context);
+  PyEval_RestoreThread(poll->state);
+  bool raised = PyErr_CheckSignals() != 0;
+  poll->state = PyEval_SaveThread();
+  return raised;
+}
+
 } // namespace
 
 bool launchSpecialization(Specialization &chosen, CallArguments &call, const LaunchRequest &request,
@@ -244,15 +260,19 @@ bool launchSpecialization(Specialization &chosen, CallArguments &call, const Lau
   if (dryRun)
     return true;
 
-  Status status = withoutGil([&] {
-    Status launched = target->launch(chosen.kernel, request.dims, request.stream, pointers);
-    if (stage) {
-      Status copied = staging.stageOut();
-      if (launched.ok())
-        return copied;
-    }
-    return launched;
-  });
+  // The GIL is released while the kernel runs; the poll takes it back for
+  // a moment to let Python's signal handlers run (Ctrl-C).
+  SignalPoll poll;
+  runtime::LaunchDims dims = request.dims;
+  dims.interrupt = {pollSignals, &poll};
+  poll.state = PyEval_SaveThread();
+  Status status = target->launch(chosen.kernel, dims, request.stream, pointers);
+  if (stage) {
+    Status copied = staging.stageOut();
+    if (status.ok())
+      status = copied;
+  }
+  PyEval_RestoreThread(poll.state);
   if (!status.ok()) {
     raiseStatus(status);
     return false;

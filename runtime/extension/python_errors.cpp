@@ -9,6 +9,7 @@
 //   InvalidLaunch    ValueError
 //   InvalidValue     ValueError
 //   OutOfMemory      MemoryError
+//   Interrupted      what the signal handler raised (KeyboardInterrupt)
 //   everything else  RuntimeError
 //
 //===----------------------------------------------------------------------===//
@@ -91,6 +92,12 @@ PyObject *raiseStatus(const Status &status) {
     return nullptr;
   case ErrorKind::OutOfMemory:
     PyErr_SetString(PyExc_MemoryError, message);
+    return nullptr;
+  case ErrorKind::Interrupted:
+    // A signal handler raised while the launch ran: its exception stands.
+    if (PyErr_Occurred())
+      return nullptr;
+    PyErr_SetString(PyExc_KeyboardInterrupt, message);
     return nullptr;
   case ErrorKind::NoBinaryForGpu:
   case ErrorKind::Deadlock:

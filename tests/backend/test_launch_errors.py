@@ -109,6 +109,13 @@ def m(tmp_path_factory):
         (1, (1, 1025, 1), "exceeds the limit 1024 of dimension y"),
         ((1, 65536), 1, "griddim (1, 65536) exceeds the limit 65535 of dimension y"),
         ((1, 1, 65536), 1, "griddim (1, 1, 65536) exceeds the limit 65535 of dimension z"),
+        (2**31, 1, "griddim 2147483648 exceeds the limit 2147483647 of dimension x"),
+        (2**63, 1, "griddim 9223372036854775808 exceeds the limit 2147483647 of dimension x"),
+        (2**64, 1, "griddim 18446744073709551616 exceeds the limit 2147483647 of dimension x"),
+        (1, 2**64, "blockdim 18446744073709551616 exceeds the limit 1024 of dimension x"),
+        ((1, 2**70), 1, "exceeds the limit 65535 of dimension y"),
+        (1, (1, 1, 2**100), "exceeds the limit 64 of dimension z"),
+        (-(2**64), 1, "has a dimension below 1"),
     ],
 )
 def test_bad_configuration(m, grid, block, expected):

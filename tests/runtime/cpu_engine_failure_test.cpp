@@ -355,6 +355,73 @@ TEST(Faults, FiberStackOverflowReachesTheProcessHandler) {
       ::testing::ExitedWithCode(3), "fault handled on the alternate stack");
 }
 
+// --- Index errors and interrupts --------------------------------------===//
+
+// What checked code does at a[i] with i outside a's 10 elements.
+extern "C" void indexErrorThread(KilnCpuThread *t, void *const *args) {
+  int64_t i = globalId(t);
+  int64_t shape[] = {10};
+  if (i >= 10)
+    t->services->raiseIndexError(t, "array 'a'", "kernels.py:7", i, 0, 1, shape);
+  arg<int32_t *>(args, 0)[i] = 1;
+}
+
+extern "C" void indexErrorBlock(KilnCpuThread *t, void *const *args) {
+  forEachThread(t, args, indexErrorThread);
+}
+
+TEST(IndexErrors, NameTheArrayIndexShapeKernelAndLine) {
+  for (bool byBlock : {false, true}) {
+    std::vector<int32_t> out(16, 0);
+    int32_t *data = out.data();
+    void *args[] = {&data};
+    Engine engine;
+    KernelImage image = byBlock ? blockKernel(indexErrorThread, indexErrorBlock, "scale")
+                                : threadKernel(indexErrorThread, "scale");
+    LaunchResult result = engine.launch(image, config1d(2, 8), args);
+    ASSERT_EQ(result.kind(), LaunchErrorKind::KernelException) << result.message();
+    EXPECT_EQ(result.message(),
+              "IndexError: tid=[0, 0, 2] ctaid=[0, 0, 1]: index 10 is out of bounds for axis 0 "
+              "with size 10 (array 'a' of shape (10,), in kernel 'scale' at kernels.py:7)");
+    for (size_t i = 10; i < out.size(); ++i)
+      EXPECT_EQ(out[i], 0) << "thread " << i << " wrote past the array";
+  }
+}
+
+// Generated code's loop back-edge: poll the engine's word.
+extern "C" void spinThread(KilnCpuThread *t, void *const *) {
+  for (;;)
+    if (*t->interrupt)
+      t->services->interrupted(t);
+}
+
+extern "C" void spinBlock(KilnCpuThread *t, void *const *args) {
+  forEachThread(t, args, spinThread);
+}
+
+TEST(Interrupts, AStopCheckEndsALaunchThatNeverFinishes) {
+  struct Polls {
+    int count = 0;
+  } polls;
+  StopCheck stop{[](void *context) { return ++static_cast<Polls *>(context)->count == 3; }, &polls};
+  for (bool byBlock : {false, true}) {
+    polls.count = 0;
+    Engine engine;
+    KernelImage image =
+        byBlock ? blockKernel(spinThread, spinBlock, "spin") : threadKernel(spinThread, "spin");
+    LaunchResult result = engine.launch(image, config1d(1000, 64), nullptr, stop);
+    ASSERT_EQ(result.kind(), LaunchErrorKind::Interrupted) << result.message();
+    EXPECT_EQ(result.message(), "launch of kernel 'spin' interrupted");
+    EXPECT_EQ(polls.count, 3) << "the launch must stop once the check says so";
+    std::vector<int32_t> out(16, 0);
+    int32_t *data = out.data();
+    void *args[] = {&data};
+    ASSERT_EQ(engine.launch(threadKernel(indexErrorThread, "after"), config1d(1, 10), args).kind(),
+              LaunchErrorKind::None)
+        << "the engine must run the next launch";
+  }
+}
+
 // --- ABI violations ------------------------------------------------------===//
 
 extern "C" void barrierInBlockEntryThread(KilnCpuThread *t, void *const *) {

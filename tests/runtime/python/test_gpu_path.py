@@ -397,6 +397,56 @@ def test_kiln_target_cuda_without_a_device_says_why(tmp_path):
     assert "KILN_TARGET=cuda" in result.stderr and "no CUDA device" in result.stderr, result.stderr
 
 
+LIMITS_SOURCE = """
+from numba import cuda, int32, void
+
+
+@cuda.jit(void(int32[::1]))
+def four_gib_shared(out):
+    buf = cuda.shared.array(1073741824, int32)  # 2**32 bytes
+    buf[cuda.threadIdx.x] = 7
+    out[0] = buf[0]
+
+
+@cuda.jit(void(int32[::1]))
+def simple(out):
+    out[cuda.grid(1)] = 1
+"""
+
+
+def test_launch_limits_hold_on_the_gpu_path(kiln, tmp_path):
+    """The checks before a launch are the CPU engine's: a static shared size
+    is counted in 64 bits (2**32 bytes is not 0), and a dimension too large
+    for 64 bits is too large, not below 1."""
+    source = tmp_path / "gpu_limits.py"
+    source.write_text(LIMITS_SOURCE)
+    # PTX alone: no assembler accepts 4 GiB of shared memory.
+    def build_ptx(path, name):
+        folder = tmp_path / "built"
+        built = kiln("build", path, "--module", name, "-o", folder, "--arch", "80-virtual",
+                     "--python", sys.executable)
+        assert built.returncode == 0, f"kiln build {path} failed:\n{built.stderr}"
+        return folder
+
+    result, _, log = run_host_code(build_ptx, tmp_path, source, "gpu_limits", """
+        out = np.zeros(32, dtype=np.int32)
+        for launch in (lambda: module.four_gib_shared[1, 32](out),
+                       lambda: module.simple[2**64, 32](out),
+                       lambda: module.simple[1, 2**64](out)):
+            try:
+                launch()
+                print("ERROR none")
+            except ValueError as error:
+                print("ERROR", error)
+    """)
+    assert result.returncode == 0, result.stderr
+    errors = [line for line in result.stdout.splitlines() if line.startswith("ERROR")]
+    assert len(errors) == 3 and "4294967296 static bytes" in errors[0], errors
+    assert "exceeds the limit 2147483647 of dimension x" in errors[1], errors
+    assert "exceeds the limit 1024 of dimension x" in errors[2], errors
+    assert not calls(log, "cuLaunchKernel"), "a refused launch must not reach the driver"
+
+
 # On a real GPU (skipped without one).
 
 def real_gpu_available():
