@@ -40,9 +40,15 @@ def fill(out):
         out[i] = i
 '''
 
+# A process started in the background of a non-interactive shell (as CI
+# may start the tests) inherits SIGINT ignored, and Python then keeps it
+# ignored; the child asks for Python's own handler, as an interactive
+# session has it.
 CHILD = '''
+import signal
 import sys
 import numpy as np
+signal.signal(signal.SIGINT, signal.default_int_handler)
 sys.path.insert(0, {folder!r})
 import interrupt_kernels as m
 
