@@ -172,7 +172,7 @@ void readModuleFile(llvm::StringRef bytes, AuditedModule &module) {
     module.problem = check.problem;
     return;
   }
-  llvm::Expected<bundle::InspectedModule> read = bundle::readModule(bytes);
+  llvm::Expected<bundle::InspectedModule> read = bundle::readCheckedModule(bytes, checkedBundle);
   if (!read) {
     module.status = ModuleStatus::Damaged;
     module.problem = llvm::toString(read.takeError());

@@ -29,6 +29,11 @@ llvm::Expected<InspectedModule> readModule(llvm::StringRef file) {
     return problem("it was built by an incompatible Kiln: " + check.problem);
   if (!check.sound())
     return problem(check.problem);
+  return readCheckedModule(file, checkedBundle);
+}
+
+llvm::Expected<InspectedModule> readCheckedModule(llvm::StringRef file,
+                                                  std::string_view checkedBundle) {
   InspectedModule result;
   llvm::Expected<BundleView> bundle = findBundle(checkedBundle);
   if (!bundle)

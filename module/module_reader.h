@@ -15,6 +15,7 @@
 #include <llvm/Support/JSON.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kiln::bundle {
@@ -36,6 +37,11 @@ struct InspectedModule {
 /// Checks the module file `file` (its bytes) and reads its manifest. Errors
 /// say what is damaged or incompatible.
 llvm::Expected<InspectedModule> readModule(llvm::StringRef file);
+
+/// Reads the manifest of the module file `file` whose bundle,
+/// `checkedBundle` (a part of `file`), checkModuleFile() found sound.
+llvm::Expected<InspectedModule> readCheckedModule(llvm::StringRef file,
+                                                  std::string_view checkedBundle);
 
 /// "add (array(float32, 1d, C), int64)": a specialization, for messages.
 std::string describeSpecialization(const llvm::json::Object &spec);

@@ -95,12 +95,8 @@ Expr *Parser::parseNamedExprTest() {
 
 Expr *Parser::parseTest() {
   DepthGuard guard(*this);
-  if (guard.tooDeep()) {
-    if (!depthReported)
-      diags.report(DiagID::err_expression_too_deep, current().range);
-    depthReported = true;
-    return nullptr;
-  }
+  if (guard.tooDeep())
+    return expressionTooDeep(current().range);
   if (at(TokenKind::KwLambda))
     return parseLambda();
   SourceLoc begin = current().range.begin;
@@ -172,12 +168,8 @@ Expr *Parser::parseNotTest() {
   if (!at(TokenKind::KwNot))
     return parseComparison();
   DepthGuard guard(*this);
-  if (guard.tooDeep()) {
-    if (!depthReported)
-      diags.report(DiagID::err_expression_too_deep, current().range);
-    depthReported = true;
-    return nullptr;
-  }
+  if (guard.tooDeep())
+    return expressionTooDeep(current().range);
   SourceLoc begin = consume().range.begin;
   Expr *operand = parseNotTest();
   if (!operand)
@@ -317,12 +309,8 @@ Expr *Parser::parseBinaryLevel(unsigned level) {
     if (!rhs)
       return nullptr;
     lhs = make<BinaryExpr>(rangeFrom(begin), *op, opRange, lhs, rhs);
-    if (lhs->depth() > maxExprDepth) {
-      if (!depthReported)
-        diags.report(DiagID::err_expression_too_deep, lhs->range());
-      depthReported = true;
-      return nullptr;
-    }
+    if (lhs->depth() > maxExprDepth)
+      return expressionTooDeep(lhs->range());
   }
 }
 
@@ -337,12 +325,8 @@ Expr *Parser::parseFactor() {
   if (!op)
     return parsePower();
   DepthGuard guard(*this);
-  if (guard.tooDeep()) {
-    if (!depthReported)
-      diags.report(DiagID::err_expression_too_deep, current().range);
-    depthReported = true;
-    return nullptr;
-  }
+  if (guard.tooDeep())
+    return expressionTooDeep(current().range);
   SourceLoc begin = consume().range.begin;
   Expr *operand = parseFactor();
   if (!operand)
@@ -357,12 +341,8 @@ Expr *Parser::parsePower() {
     return base;
   // `**` is right-associative: each one nests the next in the exponent.
   DepthGuard guard(*this);
-  if (guard.tooDeep()) {
-    if (!depthReported)
-      diags.report(DiagID::err_expression_too_deep, current().range);
-    depthReported = true;
-    return nullptr;
-  }
+  if (guard.tooDeep())
+    return expressionTooDeep(current().range);
   SourceRange opRange = consume().range;
   // The exponent binds a unary operator: 2 ** -1.
   Expr *exponent = parseFactor();
@@ -374,12 +354,8 @@ Expr *Parser::parsePower() {
 Expr *Parser::parseAwaitPrimary() {
   if (at(TokenKind::KwAwait)) {
     DepthGuard guard(*this);
-    if (guard.tooDeep()) {
-      if (!depthReported)
-        diags.report(DiagID::err_expression_too_deep, current().range);
-      depthReported = true;
-      return nullptr;
-    }
+    if (guard.tooDeep())
+      return expressionTooDeep(current().range);
     SourceLoc begin = consume().range.begin;
     Expr *value = parseAwaitPrimary();
     if (!value)
@@ -414,12 +390,8 @@ Expr *Parser::parseTrailers(Expr *base) {
     }
     if (!base)
       return nullptr;
-    if (base->depth() > maxExprDepth) {
-      if (!depthReported)
-        diags.report(DiagID::err_expression_too_deep, base->range());
-      depthReported = true;
-      return nullptr;
-    }
+    if (base->depth() > maxExprDepth)
+      return expressionTooDeep(base->range());
   }
 }
 
@@ -570,12 +542,8 @@ Expr *Parser::parseExprList() {
 
 Expr *Parser::parseParenthesized() {
   DepthGuard guard(*this);
-  if (guard.tooDeep()) {
-    if (!depthReported)
-      diags.report(DiagID::err_expression_too_deep, current().range);
-    depthReported = true;
-    return nullptr;
-  }
+  if (guard.tooDeep())
+    return expressionTooDeep(current().range);
   SourceLoc begin = consume().range.begin; // (
   if (tryConsume(TokenKind::RParen))
     return make<SequenceExpr>(Expr::Kind::Tuple, rangeFrom(begin), llvm::ArrayRef<Expr *>(), true);
@@ -614,12 +582,8 @@ Expr *Parser::parseParenthesized() {
 
 Expr *Parser::parseListDisplay() {
   DepthGuard guard(*this);
-  if (guard.tooDeep()) {
-    if (!depthReported)
-      diags.report(DiagID::err_expression_too_deep, current().range);
-    depthReported = true;
-    return nullptr;
-  }
+  if (guard.tooDeep())
+    return expressionTooDeep(current().range);
   SourceLoc begin = consume().range.begin; // [
   llvm::SmallVector<Expr *, 4> elements;
   while (!at(TokenKind::RBracket)) {
@@ -642,12 +606,8 @@ Expr *Parser::parseListDisplay() {
 
 Expr *Parser::parseBraceDisplay() {
   DepthGuard guard(*this);
-  if (guard.tooDeep()) {
-    if (!depthReported)
-      diags.report(DiagID::err_expression_too_deep, current().range);
-    depthReported = true;
-    return nullptr;
-  }
+  if (guard.tooDeep())
+    return expressionTooDeep(current().range);
   SourceLoc begin = consume().range.begin; // {
   llvm::SmallVector<Expr *, 4> keys;
   llvm::SmallVector<Expr *, 4> values;

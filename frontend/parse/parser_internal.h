@@ -144,6 +144,15 @@ private:
   unsigned nesting = 0;
   /// Set after a depth diagnostic so that it is reported once per statement.
   bool depthReported = false;
+
+  /// Reports that an expression nests too deeply at `range` (once per
+  /// statement) and returns null, for the parse to give up on it.
+  ast::Expr *expressionTooDeep(SourceRange range) {
+    if (!depthReported)
+      diags.report(DiagID::err_expression_too_deep, range);
+    depthReported = true;
+    return nullptr;
+  }
 };
 
 template <typename T> T *Parser::finish(T *node) {

@@ -17,22 +17,7 @@ import tempfile
 
 import pytest
 
-KERNELS = """\
-from numba import cuda, float32, void
-
-
-@cuda.jit(void(float32, float32[::1], float32[::1]))
-def saxpy(a, x, out):
-    i = cuda.grid(1)
-    if i < x.size:
-        out[i] = a * x[i] + out[i]
-
-
-@cuda.jit(["void(int32[:], int32)", "void(int64[:], int64)"])
-def fill(values, v):
-    for i in range(cuda.grid(1), values.size, cuda.gridsize(1)):
-        values[i] = v
-"""
+from test_build_command import SAXPY as KERNELS  # saxpy and fill
 
 
 @pytest.fixture
