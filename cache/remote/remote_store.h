@@ -65,7 +65,11 @@ struct Endpoint {
   /// redis://[user:password@]host[:port][/db], redis+unix://[user:password@]/path/to/socket[?db=N],
   /// http(s)://[user:password@]host[:port][/base/path].
   std::string url;
+  /// The longest wait for a connection (with HTTPS, its TLS handshake too).
   std::chrono::milliseconds connectTimeout{100};
+  /// The longest wait, once connected, for a request's whole answer: a large
+  /// object must arrive within it too. A new Redis connection's AUTH and
+  /// SELECT count against the request that made it.
   std::chrono::milliseconds operationTimeout{1000};
   /// HTTP only: where an object lives under the base URL.
   ///   "flat"     <base>/<key>
@@ -85,7 +89,13 @@ struct Endpoint {
   uint64_t maxObjectBytes = uint64_t(512) << 20;
 };
 
-/// A remote object store: bytes by key. Keys are 64 lowercase hex digits.
+/// Success for a key of 64 lowercase hex digits; otherwise an error that is
+/// not a RemoteError, since such a key is the caller's mistake, not the
+/// server's (and would otherwise name a path such as "../x" on an HTTP store).
+llvm::Error checkObjectKey(llvm::StringRef key);
+
+/// A remote object store: bytes by key. Keys are 64 lowercase hex digits
+/// (checkObjectKey); get and put refuse any other key with its error.
 /// Every method is thread-safe; connections are made lazily, kept for
 /// reuse, and dropped after a failure.
 class RemoteStore {
