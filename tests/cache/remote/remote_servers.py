@@ -177,7 +177,7 @@ class ServerProcess:
                 self.process = subprocess.Popen(
                     self._command(), cwd=self.folder, stdin=subprocess.DEVNULL, stdout=log,
                     stderr=subprocess.STDOUT, start_new_session=True)
-            problem = self._wait_ready()
+            problem = self._await_ready(READY_TIMEOUT)
             if problem is None:
                 return self
             if "in use" not in problem:
@@ -188,16 +188,23 @@ class ServerProcess:
     def _prepare(self):
         pass
 
-    def _wait_ready(self):
+    def _await_ready(self, timeout):
         """None once the server answers; else why not."""
-        deadline = time.monotonic() + READY_TIMEOUT
+        deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 return f"it exited with {self.process.returncode}:\n{self.log_text()[-3000:]}"
             if self._ready():
                 return None
             time.sleep(0.02)
-        return f"it did not answer within {READY_TIMEOUT:.0f} s:\n{self.log_text()[-3000:]}"
+        return f"it did not answer within {timeout:g} s:\n{self.log_text()[-3000:]}"
+
+    def wait_ready(self, timeout=READY_TIMEOUT):
+        """Returns once the server answers requests (after start() or
+        resume()); raises RuntimeError if it does not within `timeout`."""
+        problem = self._await_ready(timeout)
+        if problem is not None:
+            raise RuntimeError(f"the {self.kind} server is not ready: {problem}")
 
     def log_text(self):
         path = self.folder / "stdout.log" if self.folder else None
@@ -207,10 +214,11 @@ class ServerProcess:
     def pid(self):
         return self.process.pid
 
-    def running(self):
-        return self.process is not None and self.process.poll() is None
-
     def _signal(self, number):
+        # Only until the server is reaped: before that, no other process can
+        # have been given its id (nor its session's).
+        if self.process is None or self.process.returncode is not None:
+            return
         try:
             os.killpg(self.process.pid, number)
         except ProcessLookupError:
@@ -227,23 +235,21 @@ class ServerProcess:
     def kill(self):
         """SIGKILL, as a crash or the OOM killer would; the folder stays
         until stop()."""
+        self._signal(signal.SIGKILL)
         if self.process is not None:
-            self._signal(signal.SIGKILL)
             self.process.wait()
 
     def stop(self):
         """Ends the server (and anything else in its session) and removes its
         folder; safe to call more than once, and after kill()."""
-        if self.process is not None:
-            if self.process.poll() is None:
-                self._signal(signal.SIGTERM)
-                self._signal(signal.SIGCONT)  # a paused server handles SIGTERM only when resumed
-                try:
-                    self.process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    pass
-            self._signal(signal.SIGKILL)
-            self.process.wait()
+        if self.process is not None and self.process.returncode is None:
+            self._signal(signal.SIGTERM)
+            self._signal(signal.SIGCONT)  # a paused server handles SIGTERM only when resumed
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._signal(signal.SIGKILL)
+                self.process.wait()
         if self.folder is not None:
             shutil.rmtree(self.folder, ignore_errors=True)
             self.folder = None

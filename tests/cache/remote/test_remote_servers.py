@@ -48,8 +48,10 @@ def alive(pid, program):
         return False
 
 
-def mounted(path):
-    return any(line.split()[1] == str(path) for line in open("/proc/mounts"))
+def mounted(path, pid="self"):
+    """Whether a file system is mounted on `path` as process `pid` sees it."""
+    with open(f"/proc/{pid}/mounts") as mounts:
+        return any(line.split()[1] == str(path) for line in mounts)
 
 
 # Redis.
@@ -102,6 +104,7 @@ def test_a_paused_redis_accepts_connections_but_answers_nothing(redis_server):
     with socket.create_connection(("127.0.0.1", server.port)):
         assert established_connections(server.port) >= 1
     server.resume()
+    server.wait_ready()
     assert server.read_object(KEY) == DATA, "the server did not answer again after resume()"
 
 
@@ -163,6 +166,7 @@ def test_webdav_refuses_a_body_over_its_limit_as_too_large(webdav_server):
 def test_webdav_disk_full_makes_writes_fail_with_enospc(webdav_server):
     server = webdav_server(disk_size=256 << 10)
     host_view = server.docroot
+    assert mounted(host_view, server.pid), "nginx's root is not its small disk"
     assert not mounted(host_view), "the small disk is mounted outside nginx's mount namespace"
     status, _ = request(f"{server.url}/{KEY}", "PUT", b"x" * (512 << 10))
     assert status >= 500, f"a PUT larger than the disk answered {status}"
