@@ -293,6 +293,13 @@ void Cache::store(const EntryContents &contents) {
   stored = true;
 }
 
+void Cache::addCounters(const CounterDeltas &more) {
+  std::lock_guard<std::mutex> lock(mutex);
+  for (const auto &[name, value] : more.values)
+    if (value)
+      deltas.values[name] += value;
+}
+
 void Cache::finish() {
   std::lock_guard<std::mutex> lock(mutex);
   if (finished)

@@ -77,6 +77,10 @@ public:
   /// Keeps an entry. Problems are warnings. Thread-safe.
   void store(const EntryContents &contents);
 
+  /// Adds to the counters `finish` records (the remote tier's, say).
+  /// Thread-safe.
+  void addCounters(const CounterDeltas &more);
+
   /// Records uses and counters, then applies the size limit. Call once, at
   /// the end; the destructor does otherwise.
   void finish();

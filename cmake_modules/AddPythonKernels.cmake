@@ -40,7 +40,10 @@
 # signatures from, a link=[...] file or the kiln executable changes (a DEPFILE
 # written by `kiln build --depfile`), or the command changes. Every module
 # shares Kiln's specialization cache: KILN_CACHE_DIR (a CMake variable, else
-# the environment's KILN_CACHE_DIR at build time, else ~/.cache/kiln).
+# the environment's KILN_CACHE_DIR at build time, else ~/.cache/kiln). Remote
+# caches behind it: KILN_REMOTE_CACHE (a CMake list of remotes, such as
+# "redis://cache.internal:6379|read-only"; else the environment's
+# KILN_REMOTE_CACHE at build time). See docs/cache.md.
 # Under Ninja, kiln builds run in the `kiln` job pool when KILN_JOB_POOL_SIZE
 # is set (each build is itself parallel; `-j N` in OPTIONS bounds that).
 
@@ -169,6 +172,9 @@ function(add_python_kernels target source)
   if(KILN_CACHE_DIR)
     list(APPEND _command --cache-dir "${KILN_CACHE_DIR}")
   endif()
+  foreach(_remote IN LISTS KILN_REMOTE_CACHE)
+    list(APPEND _command "--remote-cache=${_remote}")
+  endforeach()
   list(APPEND _command ${ARG_OPTIONS})
   set(_pool)
   if(KILN_JOB_POOL_SIZE AND CMAKE_GENERATOR MATCHES "Ninja")

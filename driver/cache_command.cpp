@@ -26,6 +26,7 @@
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <cstring>
 #include <ctime>
 
 namespace kiln::driver {
@@ -44,6 +45,36 @@ std::string isoTime(int64_t seconds) {
   if (::localtime_r(&time, &parts))
     std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &parts);
   return text;
+}
+
+/// The remote tier's counters, which builds with remote caches add.
+constexpr const char *kRemoteCounters[] = {
+    "remote_hits",       "remote_misses",   "remote_errors",  "remote_rejected",
+    "remote_bytes_down", "remote_bytes_up", "remote_uploads", "remote_uploads_dropped",
+    "remote_lookup_us",  "remote_upload_us"};
+
+llvm::json::Object remoteJson(std::map<std::string, int64_t> &counters) {
+  llvm::json::Object object;
+  for (const char *name : kRemoteCounters)
+    object[llvm::StringRef(name).drop_front(strlen("remote_"))] = counters[name];
+  return object;
+}
+
+void printRemote(llvm::raw_ostream &os, std::map<std::string, int64_t> &counters) {
+  if (llvm::none_of(kRemoteCounters, [&](const char *name) { return counters[name] != 0; }))
+    return;
+  auto seconds = [](int64_t microseconds) { return llvm::formatv("{0:f1} s", microseconds / 1e6); };
+  os << llvm::formatv("  remote hits        {0}\n  remote misses      {1}\n"
+                      "  remote errors      {2}\n  remote rejected    {3}\n",
+                      counters["remote_hits"], counters["remote_misses"], counters["remote_errors"],
+                      counters["remote_rejected"]);
+  os << llvm::formatv("  remote bytes down  {0}\n  remote bytes up    {1} ({2} uploads, {3} "
+                      "dropped)\n",
+                      cache::formatSize(counters["remote_bytes_down"]),
+                      cache::formatSize(counters["remote_bytes_up"]), counters["remote_uploads"],
+                      counters["remote_uploads_dropped"]);
+  os << "  remote time        " << seconds(counters["remote_lookup_us"]) << " waiting for lookups, "
+     << seconds(counters["remote_upload_us"]) << " uploading in the background\n";
 }
 
 int stats(cache::Cache &store, const cache::CacheLocation &location, bool json) {
@@ -82,6 +113,7 @@ int stats(cache::Cache &store, const cache::CacheLocation &location, bool json) 
                               {"corrupt_reads", stats->counters["corrupt"]},
                               {"evictions", stats->counters["evictions"]},
                               {"stores", stats->counters["stores"]},
+                              {"remote", remoteJson(stats->counters)},
                               {"targets", std::move(perTarget)}};
     llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(object))) << '\n';
     return 0;
@@ -96,6 +128,7 @@ int stats(cache::Cache &store, const cache::CacheLocation &location, bool json) 
                       "  evictions      {3}\n",
                       stats->counters["hits"], stats->counters["misses"],
                       stats->counters["corrupt"], stats->counters["evictions"]);
+  printRemote(os, stats->counters);
   for (const auto &[target, counts] : targets) {
     std::string kinds;
     for (const auto &[kind, count] : std::get<2>(counts))

@@ -2,6 +2,7 @@
 //
 // kiln check FILE.py [--json] [-v]
 // kiln build FILE.py --emit ptx|llvm|cubin|fatbin|object|typed -o DIR [--arch LIST] [-j N] [-v]
+//            [--cache-dir DIR] [--no-cache] [--remote-cache URL[|ATTR=VALUE...]]...
 // kiln build FILE.py --module pkg.kernels -o DIR [--python PY] [--arch LIST] [-j N]
 // kiln build pkg/kernels.py        (a module that imports kiln: pkg/_kernels.kiln<EXT_SUFFIX>)
 //            [--depfile FILE]
@@ -180,6 +181,13 @@ int main(int argc, char **argv) {
           "--max-size", [&](const std::string &size) { build.cache.maxSize = size; },
           "The cache's size limit, such as 500M or 4G (default: $KILN_CACHE_MAX_SIZE, else 2G)")
       ->check(sizeValidator());
+  buildCommand->add_option(
+      "--remote-cache", build.remoteCache.urls,
+      "A remote cache behind the local one: redis://HOST[:PORT][/DB], redis+unix://PATH, "
+      "http(s)://HOST/PATH, each optionally followed by |attribute=value (repeatable, tried in "
+      "order; default: $KILN_REMOTE_CACHE; see docs/cache.md)");
+  buildCommand->add_flag("--no-remote-cache", build.remoteCache.disabled,
+                         "Use no remote cache, whatever $KILN_REMOTE_CACHE says");
   std::vector<std::string> ptxasFlagsHelp;
   buildCommand->add_option("--Xptxas", ptxasFlagsHelp,
                            "-Xptxas FLAG[,FLAG...]: pass options to ptxas, as nvcc does "

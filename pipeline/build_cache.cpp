@@ -6,6 +6,7 @@
 #include "backend/target_machines.h"
 #include "backend/temporary_directory.h"
 #include "cache/cache_location.h"
+#include "cache/remote/tier_setup.h"
 #include "module/cpu_kernel_abi.h"
 #include "pipeline/version.h"
 
@@ -16,6 +17,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 namespace kiln::pipeline {
 
@@ -229,8 +231,37 @@ std::unique_ptr<BuildCache> BuildCache::open(const BuildOptions &options, std::s
     warn(llvm::toString(opened.takeError()) + "; building without the cache");
     return nullptr;
   }
-  return std::unique_ptr<BuildCache>(
+  std::unique_ptr<BuildCache> cache(
       new BuildCache(std::move(*opened), options, std::move(cudaVersion)));
+  cache->remote = cache::remote::openConfiguredTier(
+      options.remoteCache, warn, [&](llvm::StringRef line) { reporter.note(line); });
+  return cache;
+}
+
+std::optional<cache::CachedEntry> BuildCache::find(const std::string &key, StepSource &source) {
+  if (std::optional<cache::CachedEntry> entry = store->lookup(key)) {
+    source = StepSource::LocalHit;
+    return entry;
+  }
+  if (!remote)
+    return std::nullopt;
+  std::optional<cache::CachedEntry> entry = remote->lookup(key);
+  if (!entry)
+    return std::nullopt;
+  source = StepSource::RemoteHit;
+  cache::EntryContents contents{
+      key, entry->metadata.kind, entry->metadata.target, entry->metadata.name, entry->metadata.info,
+      {}};
+  for (const cache::EntryBlob &blob : entry->metadata.blobs)
+    contents.blobs.emplace_back(blob.role, entry->blobs[blob.role]);
+  store->store(contents);
+  return entry;
+}
+
+void BuildCache::keep(const cache::EntryContents &contents) {
+  store->store(contents);
+  if (remote)
+    remote->upload(contents);
 }
 
 std::optional<std::string> BuildCache::semanticKey(const ir::Function &kernel) const {
@@ -299,8 +330,9 @@ std::string BuildCache::fatbinKey(llvm::ArrayRef<cuda::FatbinImage> images) cons
   return key.finish();
 }
 
-std::optional<backend::CompiledCode> BuildCache::lookupCode(const std::string &key) {
-  std::optional<cache::CachedEntry> entry = store->lookup(key);
+std::optional<CacheHit<backend::CompiledCode>> BuildCache::lookupCode(const std::string &key) {
+  StepSource source;
+  std::optional<cache::CachedEntry> entry = find(key, source);
   if (!entry || !entry->blobs.count("code"))
     return std::nullopt;
   std::optional<Value> info = parseInfo(*entry);
@@ -309,21 +341,23 @@ std::optional<backend::CompiledCode> BuildCache::lookupCode(const std::string &k
                                   : std::nullopt;
   if (!interface)
     return std::nullopt;
-  return backend::CompiledCode{std::move(*interface), std::move(entry->blobs["code"])};
+  return CacheHit<backend::CompiledCode>{{std::move(*interface), std::move(entry->blobs["code"])},
+                                         source};
 }
 
 void BuildCache::storeCode(const std::string &key, const ir::Function &kernel, llvm::StringRef kind,
                            llvm::StringRef target, const backend::CompiledCode &code) {
-  store->store({key,
-                kind.str(),
-                target.str(),
-                kernel.symbol,
-                jsonText(Object{{"interface", interfaceToJson(code.interface)}}),
-                {{"code", code.bytes}}});
+  keep({key,
+        kind.str(),
+        target.str(),
+        kernel.symbol,
+        jsonText(Object{{"interface", interfaceToJson(code.interface)}}),
+        {{"code", code.bytes}}});
 }
 
-std::optional<backend::BuiltCubin> BuildCache::lookupCubin(const std::string &key) {
-  std::optional<cache::CachedEntry> entry = store->lookup(key);
+std::optional<CacheHit<backend::BuiltCubin>> BuildCache::lookupCubin(const std::string &key) {
+  StepSource source;
+  std::optional<cache::CachedEntry> entry = find(key, source);
   if (!entry || !entry->blobs.count("cubin"))
     return std::nullopt;
   std::optional<Value> info = parseInfo(*entry);
@@ -331,48 +365,85 @@ std::optional<backend::BuiltCubin> BuildCache::lookupCubin(const std::string &ke
       info && info->getAsObject() ? usageFromJson(info->getAsObject()->get("usage")) : std::nullopt;
   if (!usage)
     return std::nullopt;
-  return backend::BuiltCubin{std::move(entry->blobs["cubin"]), std::move(*usage)};
+  return CacheHit<backend::BuiltCubin>{{std::move(entry->blobs["cubin"]), std::move(*usage)},
+                                       source};
 }
 
 void BuildCache::storeCubin(const std::string &key, const ir::Function &kernel, unsigned arch,
                             const backend::BuiltCubin &cubin) {
-  store->store({key,
-                "cubin",
-                cuda::smName(arch),
-                kernel.symbol,
-                jsonText(Object{{"usage", usageToJson(cubin.usage)}}),
-                {{"cubin", cubin.cubin}}});
+  keep({key,
+        "cubin",
+        cuda::smName(arch),
+        kernel.symbol,
+        jsonText(Object{{"usage", usageToJson(cubin.usage)}}),
+        {{"cubin", cubin.cubin}}});
 }
 
-std::optional<std::string> BuildCache::lookupFatbin(const std::string &key) {
-  std::optional<cache::CachedEntry> entry = store->lookup(key);
+std::optional<CacheHit<std::string>> BuildCache::lookupFatbin(const std::string &key) {
+  StepSource source;
+  std::optional<cache::CachedEntry> entry = find(key, source);
   if (!entry || !entry->blobs.count("fatbin"))
     return std::nullopt;
-  return std::move(entry->blobs["fatbin"]);
+  return CacheHit<std::string>{std::move(entry->blobs["fatbin"]), source};
 }
 
 void BuildCache::storeFatbin(const std::string &key, const ir::Function &kernel,
                              const std::string &fatbin) {
-  store->store({key, "fatbin", "fatbin", kernel.symbol, "", {{"fatbin", fatbin}}});
+  keep({key, "fatbin", "fatbin", kernel.symbol, "", {{"fatbin", fatbin}}});
 }
 
-void BuildCache::note(bool hit, llvm::StringRef kind, llvm::StringRef target,
+void BuildCache::note(StepSource source, llvm::StringRef kind, llvm::StringRef target,
                       llvm::StringRef description) {
   std::lock_guard<std::mutex> lock(mutex);
-  (hit ? hits : misses)++;
-  notes.push_back(
-      llvm::formatv("  {0} {1} {2} {3}", hit ? "hit " : "miss", kind, target, description).str());
+  (source == StepSource::LocalHit    ? localHits
+   : source == StepSource::RemoteHit ? remoteHits
+                                     : compiled)++;
+  notes.push_back({llvm::formatv("{0} {1} {2}", kind, target, description).str(), source});
 }
 
+namespace {
+
+llvm::StringRef sourceName(StepSource source) {
+  switch (source) {
+  case StepSource::LocalHit:
+    return "local hit ";
+  case StepSource::RemoteHit:
+    return "remote hit";
+  case StepSource::Compiled:
+    return "compiled  ";
+  }
+  llvm_unreachable("unknown step source");
+}
+
+} // namespace
+
 void BuildCache::finish(BuildReporter &reporter) {
+  if (remote) {
+    remote->finish();
+    cache::remote::TierCounters counters = remote->counters();
+    cache::CounterDeltas deltas;
+    for (auto [name, value] : {std::pair{"remote_hits", counters.hits},
+                               {"remote_misses", counters.misses},
+                               {"remote_errors", counters.errors},
+                               {"remote_rejected", counters.rejected},
+                               {"remote_bytes_down", counters.bytesDown},
+                               {"remote_bytes_up", counters.bytesUp},
+                               {"remote_uploads", counters.uploads},
+                               {"remote_uploads_dropped", counters.uploadsDropped},
+                               {"remote_lookup_us", counters.lookupMicroseconds},
+                               {"remote_upload_us", counters.uploadMicroseconds}})
+      deltas.values[name] = static_cast<int64_t>(value);
+    store->addCounters(deltas);
+  }
   store->finish();
-  std::sort(notes.begin(), notes.end(), [](const std::string &a, const std::string &b) {
-    return a.substr(6) < b.substr(6) || (a.substr(6) == b.substr(6) && a < b);
+  std::sort(notes.begin(), notes.end(), [](const Note &a, const Note &b) {
+    return std::tie(a.step, a.source) < std::tie(b.step, b.source);
   });
-  reporter.note(
-      llvm::formatv("cache {0}: {1} hits, {2} misses", store->directory(), hits, misses).str());
-  for (const std::string &line : notes)
-    reporter.note(line);
+  reporter.note(llvm::formatv("cache {0}: {1} local hits, {2} remote hits, {3} compiled",
+                              store->directory(), localHits, remoteHits, compiled)
+                    .str());
+  for (const Note &line : notes)
+    reporter.note(("  " + sourceName(line.source) + " " + line.step).str());
 }
 
 } // namespace kiln::pipeline

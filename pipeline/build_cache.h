@@ -16,6 +16,10 @@
 //
 // A kernel whose semantic hash cannot be found is compiled uncached.
 //
+// Behind the local cache sits the remote tier (cache/remote/remote_tier.h),
+// when remotes are configured: a local miss is asked of the remotes, a
+// remote hit is kept locally, and what the build compiles is uploaded.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -24,6 +28,7 @@
 #include "backend/fatbinary.h"
 #include "backend/kernel_compiler.h"
 #include "cache/cache.h"
+#include "cache/remote/remote_tier.h"
 #include "ir/typed_ir.h"
 #include "pipeline/build_options.h"
 #include "pipeline/build_reporter.h"
@@ -35,6 +40,15 @@
 #include <vector>
 
 namespace kiln::pipeline {
+
+/// Where a step's result came from, for -v.
+enum class StepSource { LocalHit, RemoteHit, Compiled };
+
+/// A cached result and where it was found.
+template <typename Result> struct CacheHit {
+  Result value;
+  StepSource source;
+};
 
 class BuildCache {
 public:
@@ -49,36 +63,48 @@ public:
 
   std::string codeKey(const std::string &semantic, const ir::Function &kernel, llvm::StringRef kind,
                       llvm::StringRef target) const;
-  std::optional<backend::CompiledCode> lookupCode(const std::string &key);
+  std::optional<CacheHit<backend::CompiledCode>> lookupCode(const std::string &key);
   void storeCode(const std::string &key, const ir::Function &kernel, llvm::StringRef kind,
                  llvm::StringRef target, const backend::CompiledCode &code);
 
   std::optional<std::string> cubinKey(const ir::Function &kernel, llvm::StringRef ptx,
                                       unsigned arch, llvm::ArrayRef<std::string> linkFiles) const;
-  std::optional<backend::BuiltCubin> lookupCubin(const std::string &key);
+  std::optional<CacheHit<backend::BuiltCubin>> lookupCubin(const std::string &key);
   void storeCubin(const std::string &key, const ir::Function &kernel, unsigned arch,
                   const backend::BuiltCubin &cubin);
 
   std::string fatbinKey(llvm::ArrayRef<cuda::FatbinImage> images) const;
-  std::optional<std::string> lookupFatbin(const std::string &key);
+  std::optional<CacheHit<std::string>> lookupFatbin(const std::string &key);
   void storeFatbin(const std::string &key, const ir::Function &kernel, const std::string &fatbin);
 
-  /// Notes a hit or miss, for -v.
-  void note(bool hit, llvm::StringRef kind, llvm::StringRef target, llvm::StringRef description);
-  /// Finishes the cache, then reports its statistics and what `note`
-  /// gathered.
+  /// Notes where a step's result came from, for -v.
+  void note(StepSource source, llvm::StringRef kind, llvm::StringRef target,
+            llvm::StringRef description);
+  /// Waits (briefly) for uploads, finishes the cache, then reports its
+  /// statistics and what `note` gathered.
   void finish(BuildReporter &reporter);
 
 private:
   BuildCache(std::unique_ptr<cache::Cache> cache, const BuildOptions &options,
              std::string cudaVersion);
 
+  /// The entry of `key`: the local cache's, else a remote's (then kept
+  /// locally).
+  std::optional<cache::CachedEntry> find(const std::string &key, StepSource &source);
+  /// Keeps `contents` locally and uploads it.
+  void keep(const cache::EntryContents &contents);
+
   std::unique_ptr<cache::Cache> store;
+  std::unique_ptr<cache::remote::RemoteTier> remote;
   const BuildOptions &options;
   cache::CompilerIdentity identity;
   std::mutex mutex;
-  std::vector<std::string> notes;
-  unsigned hits = 0, misses = 0;
+  struct Note {
+    std::string step;
+    StepSource source;
+  };
+  std::vector<Note> notes;
+  unsigned localHits = 0, remoteHits = 0, compiled = 0;
 };
 
 } // namespace kiln::pipeline

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cache/cache_location.h"
+#include "cache/remote/remote_config.h"
 #include "frontend/resolve/module_scope.h"
 
 #include <optional>
@@ -54,6 +55,8 @@ struct BuildOptions {
   unsigned jobs = 0;
   /// The cache's location and size (--cache-dir, --no-cache, --max-size).
   cache::CacheFlags cache;
+  /// The remote caches behind it (--remote-cache, --no-remote-cache).
+  cache::remote::RemoteFlags remoteCache;
 
   // Overrides of the decorators' options, for every kernel.
   bool fastmath = false;

@@ -2,7 +2,7 @@
 //
 // Every step of a build that the cache covers (code per target, cubins,
 // fat binaries) has one shape: with a key, take the cache's result if it
-// has one (noting the hit or miss for -v); else compute the result and,
+// has one (noting for -v where it came from); else compute the result and,
 // with a key, store it. The steps differ only in their three functions.
 //
 //===----------------------------------------------------------------------===//
@@ -30,15 +30,15 @@ struct StepName {
 template <typename Result>
 llvm::Expected<Result>
 cachedStep(BuildCache *cache, const std::optional<std::string> &key, StepName name,
-           llvm::function_ref<std::optional<Result>(const std::string &)> lookup,
+           llvm::function_ref<std::optional<CacheHit<Result>>(const std::string &)> lookup,
            llvm::function_ref<llvm::Expected<Result>()> compute,
            llvm::function_ref<void(const std::string &, const Result &)> store) {
   bool cached = cache && key;
   if (cached) {
-    std::optional<Result> hit = lookup(*key);
-    cache->note(hit.has_value(), name.kind, name.target, name.description);
+    std::optional<CacheHit<Result>> hit = lookup(*key);
+    cache->note(hit ? hit->source : StepSource::Compiled, name.kind, name.target, name.description);
     if (hit)
-      return std::move(*hit);
+      return std::move(hit->value);
   }
   llvm::Expected<Result> result = compute();
   if (result && cached)

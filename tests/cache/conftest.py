@@ -44,8 +44,8 @@ def second(out):
         out[i] = i + 1
 """
 
-SUMMARY = re.compile(r"^cache .*: (\d+) hits, (\d+) misses$", re.M)
-NOTE = re.compile(r"^  (hit |miss) (\S+) (\S+) kernel '(\w+)'", re.M)
+SUMMARY = re.compile(r"^cache .*: (\d+) local hits, (\d+) remote hits, (\d+) compiled$", re.M)
+NOTE = re.compile(r"^  (local hit|remote hit|compiled) +(\S+) (\S+) kernel '(\w+)'", re.M)
 
 
 KEY_VARIABLES = ("KILN_CONFIG_DIR", "KILN_TRUSTED_KEYS", "KILN_SIGNING_KEY")
@@ -100,15 +100,19 @@ class CacheRig:
         return ["build", module, "--emit", "fatbin", *arch, "-o", out, "-v", *extra]
 
     def build(self, module, *extra, out=None, env=None):
-        """Builds `module`; returns (result, hits, misses, notes, out)."""
+        """Builds `module`; returns (result, hits, misses, notes, out): hits
+        local or remote, misses compiled, and notes (hit|miss, kind, target,
+        kernel) from -v."""
         if out is None:
             self.counter += 1
             out = self.root / f"out{self.counter}"
         result = self.run(*self.build_args(module, out, *extra), env=env)
         assert result.returncode == 0, result.stderr
         summary = SUMMARY.search(result.stderr)
-        hits, misses = (int(summary[1]), int(summary[2])) if summary else (0, 0)
-        notes = [(m[1].strip(), m[2], m[3], m[4]) for m in NOTE.finditer(result.stderr)]
+        hits, misses = ((int(summary[1]) + int(summary[2]), int(summary[3])) if summary
+                        else (0, 0))
+        notes = [("miss" if m[1] == "compiled" else "hit", m[2], m[3], m[4])
+                 for m in NOTE.finditer(result.stderr)]
         return result, hits, misses, notes, out
 
     def stats(self):

@@ -16,6 +16,7 @@ Kiln registers)::
 
     [tool.kiln]
     modules = [{name = "pkg.kernels", source = "pkg/kernels.py", archs = "75;80"}]
+    remote-cache = "redis://cache.internal:6379|read-only"   # optional
 
 ``build_ext`` runs ``kiln build SOURCE --module NAME`` for every
 ``KernelModule`` (other extensions build as usual), writing the extension
@@ -56,7 +57,7 @@ except ImportError:  # setuptools < 59
     from distutils.errors import CompileError
     from distutils.errors import DistutilsSetupError as SetupError
 
-__all__ = ["KernelModule", "build_ext", "kernel_modules", "find_kiln",
+__all__ = ["KernelModule", "build_ext", "kernel_modules", "remote_caches", "find_kiln",
            "finalize_distribution_options", "RUNTIME_REQUIREMENT"]
 
 #: What a project whose wheels hold kernel modules needs at run time.
@@ -187,6 +188,11 @@ class build_ext(_setuptools_build_ext):
             command += ["-j", str(max(1, (os.cpu_count() or 1) // int(self.parallel)))]
         if self.debug:
             command += ["--lineinfo"]
+        if "KILN_REMOTE_CACHE" not in os.environ:
+            pyproject = os.path.join(
+                getattr(self.distribution, "src_root", None) or os.curdir, "pyproject.toml")
+            for remote in remote_caches(pyproject):
+                command += ["--remote-cache", remote]
         return command + ext.kiln_options
 
     def _build_kernel_module(self, ext):
@@ -286,6 +292,19 @@ def kernel_modules(pyproject="pyproject.toml"):
             options=entry.get("options", ()),
             include_sources=entry.get("include-sources", entry.get("include_sources", False))))
     return modules
+
+
+def remote_caches(pyproject="pyproject.toml"):
+    """The remotes of ``[tool.kiln] remote-cache``: a string of remotes
+    separated by spaces, or a list of them, as ``--remote-cache`` takes
+    them (``$KILN_REMOTE_CACHE``, when set, wins over them)."""
+    value = _read_pyproject(pyproject).get("tool", {}).get("kiln", {}).get("remote-cache", [])
+    if isinstance(value, str):
+        value = value.split()
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise SetupError(f"{pyproject}: [tool.kiln] remote-cache must be a string or a list of "
+                         "strings, such as \"redis://cache.internal:6379|read-only\"")
+    return value
 
 
 def finalize_distribution_options(dist):
