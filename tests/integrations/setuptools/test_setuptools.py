@@ -386,6 +386,32 @@ def test_tool_kiln_modules_are_checked(tmp_path, build_dir):
     assert kiln_setuptools.kernel_modules(str(tmp_path / "missing.toml")) == []
 
 
+def test_tool_kiln_remote_cache_reaches_every_build_unless_the_environment_names_one(
+        monkeypatch, tmp_path, build_dir):
+    sys.path.insert(0, str(build_dir / "python"))
+    try:
+        from kiln import setuptools as kiln_setuptools
+    finally:
+        sys.path.pop(0)
+    from setuptools import Distribution
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.kiln]\nremote-cache = ["redis://cache:6379|read-only", "http://b/kiln"]\n')
+    command = kiln_setuptools.build_ext(Distribution())
+    command.parallel, command.debug = None, 0
+    command.distribution.src_root = str(tmp_path)
+    module = kiln_setuptools.KernelModule("p.k", "p/k.py")
+    monkeypatch.delenv("KILN_REMOTE_CACHE", raising=False)
+    line = command._kiln_command(module, "out", ".so")
+    assert line[-4:] == ["--remote-cache", "redis://cache:6379|read-only",
+                         "--remote-cache", "http://b/kiln"], line
+    monkeypatch.setenv("KILN_REMOTE_CACHE", "redis://other")
+    assert "--remote-cache" not in command._kiln_command(module, "out", ".so"), (
+        "[tool.kiln] remote-cache overrode $KILN_REMOTE_CACHE")
+    (tmp_path / "pyproject.toml").write_text('[tool.kiln]\nremote-cache = 6379\n')
+    with pytest.raises(Exception, match="remote-cache must be a string or a list"):
+        kiln_setuptools.remote_caches(str(tmp_path / "pyproject.toml"))
+
+
 def test_tool_kiln_through_a_two_line_setup_py_without_the_hook(projects, build_env, tmp_path,
                                                                  build_dir):
     """Where Kiln is not installed as a distribution (no entry point), the
