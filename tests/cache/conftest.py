@@ -16,7 +16,7 @@ import tarfile
 
 import pytest
 
-from conftest import BUILD_DIR  # noqa: F401  (tests/conftest.py)
+from conftest import BUILD_DIR, REPO_ROOT  # noqa: F401  (tests/conftest.py)
 
 MODULE = """\
 from numba import cuda, float32, float64, int32, void
@@ -228,3 +228,36 @@ def rig(tmp_path):
     if not os.access(binary, os.X_OK):
         pytest.fail(f"kiln is not built at {binary}")
     return CacheRig(tmp_path)
+
+
+def run_recipe(doc_section, tmp_path, count, what, **environment):
+    """Runs every `sh` block of the section of docs/cache.md that starts at
+    the heading `doc_section`, each on a machine of its own (its own
+    configuration and cache folders, no KILN_ variable of the user's, plus
+    `environment`), sharing one work folder that holds kernels.py; returns
+    each block's stdout and stderr. The section must have `count` blocks
+    (`what` says which, for the message)."""
+    text = (REPO_ROOT / "docs" / "cache.md").read_text()
+    level = doc_section.split(" ", 1)[0]
+    section = text.split(doc_section + "\n", 1)[1].split("\n" + level + " ", 1)[0]
+    blocks = re.findall(r"```sh\n(.*?)```", section, re.S)
+    assert len(blocks) == count, f"the recipe is no longer {what}"
+    work = tmp_path / "checkout"
+    work.mkdir()
+    (work / "kernels.py").write_text(MODULE)
+    outputs = []
+    for number, block in enumerate(blocks):
+        machine = tmp_path / f"machine{number}"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("KILN_")}
+        env.pop("CUDAARCHS", None)
+        env.update(
+            PATH=os.path.dirname(kiln_binary()) + os.pathsep + env["PATH"],
+            KILN_CONFIG_DIR=str(machine / "config"),
+            KILN_CACHE_DIR=str(machine / "cache"),
+            **environment,
+        )
+        result = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block], cwd=work, env=env,
+                                capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, f"block {number + 1} failed:\n{block}\n{result.stderr}"
+        outputs.append(result.stdout + result.stderr)
+    return outputs
