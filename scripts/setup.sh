@@ -5,7 +5,8 @@
 #   1. Debian packages (LLVM 19 with its tools such as FileCheck, clang 19,
 #      SQLite, libarchive, OpenSSL, hiredis, libcurl, CLI11, toml++, GoogleTest,
 #      CMake, Ninja; Redis and nginx, which the remote cache tier's tests start
-#      on loopback), with apt-get, only those not installed;
+#      on loopback, and the openssl command, which makes the certificate of
+#      their HTTPS server), with apt-get, only those not installed;
 #   2. the CUDA toolkit must already be installed (CUDA_HOME, CUDA_PATH or
 #      /usr/local/cuda): NVIDIA ships it, not Debian;
 #   3. a Python virtual environment in .venv with requirements-dev.txt;
@@ -22,7 +23,7 @@ debian_packages=(
   cmake ninja-build git pkg-config
   clang-19 clang-format-19 lld-19 liblld-19-dev llvm-19-dev llvm-19-tools libclang-rt-19-dev
   libsqlite3-dev libarchive-dev libzstd-dev libssl-dev libcli11-dev libtomlplusplus-dev
-  libhiredis-dev libcurl4-openssl-dev redis-server nginx-light
+  libhiredis-dev libcurl4-openssl-dev redis-server nginx-light openssl
   googletest libgtest-dev
   python3 python3-venv python3-dev
 )

@@ -406,6 +406,18 @@ TEST(RedisStore, MessagesNeverContainThePassword) {
         << "a message shows the password: " << message;
 }
 
+TEST(RedisStore, PasswordEchoedByTheServerIsHidden) {
+  llvm::Expected<std::unique_ptr<ScriptedServer>> server =
+      ScriptedServer::start("-ERR no such password: " + kPassword.str() + "\r\n", "");
+  ASSERT_TRUE(static_cast<bool>(server)) << llvm::toString(server.takeError());
+  std::unique_ptr<RemoteStore> store = openStore(endpointFor(
+      "redis://:" + kPassword.str() + "@127.0.0.1:" + std::to_string((*server)->port())));
+  ASSERT_TRUE(store);
+  Failure got = failureOf(store->get(objectKey(1)));
+  EXPECT_EQ(got.kind, RemoteFailure::Unauthorized) << kindName(got.kind) << ": " << got.message;
+  EXPECT_NE(got.message.find("no such password: ***"), std::string::npos) << got.message;
+}
+
 TEST(RedisStore, ManyThreadsShareOneStore) {
   std::unique_ptr<RedisServer> server = startRedis();
   ASSERT_TRUE(server);
