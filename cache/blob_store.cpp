@@ -4,9 +4,11 @@
 
 #include <llvm/Support/Errc.h>
 #include <llvm/Support/FileSystem.h>
+#include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 
+#include <atomic>
 #include <cerrno>
 #include <fcntl.h>
 #include <unistd.h>
@@ -34,6 +36,25 @@ llvm::Error writeAll(int fd, llvm::StringRef bytes, const std::string &path) {
     left -= static_cast<size_t>(written);
   }
   return llvm::Error::success();
+}
+
+/// A new file in `folder` for a blob on its way in, opened for writing.
+/// Names are the process's id and a counter, not random letters: a random
+/// name costs a system call per letter, and a build writes hundreds of
+/// blobs. A name left by a process that crashed is skipped.
+llvm::Error createTemporary(llvm::StringRef folder, int &fd, std::string &path) {
+  static std::atomic<uint64_t> counter{0};
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    llvm::SmallString<256> candidate(folder);
+    llvm::sys::path::append(candidate, llvm::formatv(".tmp-{0}-{1}", ::getpid(), counter++));
+    path = candidate.str().str();
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0)
+      return llvm::Error::success();
+    if (errno != EEXIST && errno != EINTR)
+      return errnoError(errno, "cannot create a file in '" + folder + "'");
+  }
+  return errnoError(EEXIST, "cannot create a file in '" + folder + "'");
 }
 
 } // namespace
@@ -73,14 +94,10 @@ llvm::Error BlobStore::put(llvm::StringRef digest, llvm::StringRef bytes) const 
   if (std::error_code error = llvm::sys::fs::create_directories(folder))
     return llvm::createStringError(error,
                                    "cannot create '" + folder.str() + "': " + error.message());
-  llvm::SmallString<256> model(folder);
-  llvm::sys::path::append(model, ".tmp-%%%%%%%%%%%%");
   int fd = -1;
-  llvm::SmallString<256> temporary;
-  if (std::error_code error = llvm::sys::fs::createUniqueFile(model, fd, temporary))
-    return llvm::createStringError(error, "cannot create a file in '" + folder.str() +
-                                              "': " + error.message());
-  std::string temporaryPath = temporary.str().str();
+  std::string temporaryPath;
+  if (llvm::Error error = createTemporary(folder, fd, temporaryPath))
+    return error;
   llvm::Error written = writeAll(fd, bytes, temporaryPath);
   if (::close(fd) != 0 && !written)
     written = errnoError(errno, "cannot write '" + temporaryPath + "'");

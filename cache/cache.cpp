@@ -253,6 +253,12 @@ llvm::Expected<CacheIndex::NewEntry> Cache::writeBlobs(const EntryContents &cont
 }
 
 void Cache::store(const EntryContents &contents) {
+  storeAll(llvm::ArrayRef(contents));
+}
+
+void Cache::storeAll(llvm::ArrayRef<EntryContents> entries) {
+  if (entries.empty())
+    return;
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (readOnly)
@@ -261,24 +267,32 @@ void Cache::store(const EntryContents &contents) {
     if (storesDisabled || readOnly)
       return;
   }
-  llvm::Expected<CacheIndex::NewEntry> entry = writeBlobs(contents);
-  std::lock_guard<std::mutex> lock(mutex);
-  if (!entry) {
-    storesDisabled = true;
-    warnOnce("cannot store in the cache '" + options.directory +
-             "': " + llvm::toString(entry.takeError()) + "; building without storing");
-    return;
+  std::vector<CacheIndex::NewEntry> written;
+  for (const EntryContents &contents : entries) {
+    llvm::Expected<CacheIndex::NewEntry> entry = writeBlobs(contents);
+    if (!entry) {
+      std::lock_guard<std::mutex> lock(mutex);
+      storesDisabled = true;
+      warnOnce("cannot store in the cache '" + options.directory +
+               "': " + llvm::toString(entry.takeError()) + "; building without storing");
+      return;
+    }
+    written.push_back(std::move(*entry));
   }
-  std::string metaText = writeMetadata(entry->metadata);
-  llvm::Error published =
-      indexPtr->publish(entry->metadata, entry->metaDigest, entry->metaSize, [&]() -> llvm::Error {
-        // Garbage collection may have deleted an identical blob between
-        // writeBlobs and now; write it again.
-        for (const auto &[role, bytes] : contents.blobs)
-          if (llvm::Error error = blobStore.put(digestOf(bytes), bytes))
-            return error;
-        return blobStore.put(entry->metaDigest, metaText);
-      });
+  std::lock_guard<std::mutex> lock(mutex);
+  llvm::Error published = indexPtr->publishAll(written, [&]() -> llvm::Error {
+    // Garbage collection may have deleted an identical blob between
+    // writeBlobs and now; write it again.
+    for (size_t i = 0; i < entries.size(); ++i) {
+      for (const auto &[role, bytes] : entries[i].blobs)
+        if (llvm::Error error = blobStore.put(digestOf(bytes), bytes))
+          return error;
+      if (llvm::Error error =
+              blobStore.put(written[i].metaDigest, writeMetadata(written[i].metadata)))
+        return error;
+    }
+    return llvm::Error::success();
+  });
   if (published) {
     int code = sqliteCode(published);
     if (code == 5 /*SQLITE_BUSY*/) {

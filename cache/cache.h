@@ -76,6 +76,9 @@ public:
 
   /// Keeps an entry. Problems are warnings. Thread-safe.
   void store(const EntryContents &contents);
+  /// Keeps many entries, publishing them in one transaction: a build keeps
+  /// what it made at its end. Problems are warnings. Thread-safe.
+  void storeAll(llvm::ArrayRef<EntryContents> entries);
 
   /// Adds to the counters `finish` records (the remote tier's, say).
   /// Thread-safe.

@@ -418,6 +418,8 @@ llvm::StringRef sourceName(StepSource source) {
 } // namespace
 
 void BuildCache::finish(BuildReporter &reporter) {
+  store->storeAll(toStore);
+  toStore.clear();
   if (remote) {
     remote->finish();
     cache::remote::TierCounters counters = remote->counters();

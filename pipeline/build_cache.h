@@ -89,9 +89,9 @@ private:
              std::string cudaVersion);
 
   /// The entry of `key`: the local cache's, else a remote's (then kept
-  /// locally).
+  /// locally when the build finishes).
   std::optional<cache::CachedEntry> find(const std::string &key, StepSource &source);
-  /// Keeps `contents` locally and uploads it.
+  /// Uploads `contents`, and keeps it locally when the build finishes.
   void keep(const cache::EntryContents &contents);
 
   std::unique_ptr<cache::Cache> store;
@@ -104,6 +104,9 @@ private:
     StepSource source;
   };
   std::vector<Note> notes;
+  /// What the build compiled or got from a remote, for the local cache:
+  /// published at the end, in one transaction.
+  std::vector<cache::EntryContents> toStore;
   unsigned localHits = 0, remoteHits = 0, compiled = 0;
 };
 

@@ -28,4 +28,11 @@ CircuitBreaker::Verdict CircuitBreaker::recordFailure(RemoteFailure failure, Req
   return Verdict::Continue;
 }
 
+CircuitBreaker::Verdict CircuitBreaker::recordSlowLookup() {
+  lookupErrors = 0;
+  if (++slowLookups < kErrorsInARow)
+    return Verdict::Continue;
+  return stopped.exchange(true) ? Verdict::Continue : Verdict::Stop;
+}
+
 } // namespace kiln::cache::remote

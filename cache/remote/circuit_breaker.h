@@ -12,6 +12,11 @@
 //                                          three uploads in a row: stop
 //                                          uploading (nginx answers a full
 //                                          disk with a plain 500)
+//   lookups answered, but slowly           three in a row taking more than
+//                                          half the operation time-out: stop
+//                                          (a remote that answers in just
+//                                          under its time-out would otherwise
+//                                          cost that much on every lookup)
 //   full                                   stop uploading; lookups go on
 //   too large                              skip that entry only
 //
@@ -49,8 +54,13 @@ public:
   /// by the failure that caused it; later failures see Continue.
   Verdict recordFailure(RemoteFailure failure, Request request);
   void recordSuccess(Request request) {
-    (request == Request::Lookup ? lookupErrors : uploadErrors) = 0;
+    if (request == Request::Lookup)
+      lookupErrors = slowLookups = 0;
+    else
+      uploadErrors = 0;
   }
+  /// Records a lookup that was answered, but slowly.
+  Verdict recordSlowLookup();
 
   bool allowsRequests() const { return !stopped; }
   bool allowsUploads() const { return !stopped && !uploadsStopped; }
@@ -60,7 +70,7 @@ public:
 private:
   std::atomic<bool> stopped{false};
   std::atomic<bool> uploadsStopped{false};
-  std::atomic<unsigned> lookupErrors{0}, uploadErrors{0};
+  std::atomic<unsigned> lookupErrors{0}, uploadErrors{0}, slowLookups{0};
 };
 
 } // namespace kiln::cache::remote

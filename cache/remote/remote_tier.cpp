@@ -137,12 +137,24 @@ std::optional<CachedEntry> RemoteTier::lookup(llvm::StringRef key) {
     asked = true;
     auto start = std::chrono::steady_clock::now();
     llvm::Expected<std::optional<std::string>> object = storeFor(remote, key).get(key);
-    lookupMicroseconds += microsecondsSince(start);
+    uint64_t took = microsecondsSince(start);
+    lookupMicroseconds += took;
     if (!object) {
       failed(remote, CircuitBreaker::Request::Lookup, object.takeError());
       continue;
     }
-    remote.breaker.recordSuccess(CircuitBreaker::Request::Lookup);
+    uint64_t slow =
+        std::chrono::duration_cast<std::chrono::microseconds>(remote.config.operationTimeout)
+            .count() /
+        2;
+    if (took <= slow)
+      remote.breaker.recordSuccess(CircuitBreaker::Request::Lookup);
+    else if (remote.breaker.recordSlowLookup() == CircuitBreaker::Verdict::Stop)
+      warnOnce(remote, llvm::formatv("answers slowly: {0} lookups in a row took more than half "
+                                     "its operation-timeout ({1} ms); not using it for the rest "
+                                     "of this build",
+                                     CircuitBreaker::kErrorsInARow, slow / 1000)
+                           .str());
     if (!*object)
       continue;
     bytesDown += (*object)->size();
@@ -208,6 +220,10 @@ void RemoteTier::finish() {
   finished = true;
   auto start = std::chrono::steady_clock::now();
   for (std::unique_ptr<Remote> &remote : remotes) {
+    if (remote->rejections > 1)
+      noteLine(llvm::formatv("remote cache {0}: {1} entries rejected in all",
+                             remote->config.displayName, remote->rejections.load())
+                   .str());
     if (!remote->uploads)
       continue;
     size_t dropped = remote->uploads->finish(start + remote->config.uploadWait);

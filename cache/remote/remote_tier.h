@@ -90,6 +90,7 @@ private:
     bool takesUploads = false;
     std::atomic<bool> warned{false};
     std::atomic<bool> notedDrop{false};
+    std::atomic<uint64_t> rejections{0};
   };
 
   void open(Remote &remote);

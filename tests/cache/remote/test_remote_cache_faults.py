@@ -87,6 +87,19 @@ def test_a_server_answering_late_does_not_stall_the_build(filled, slow_proxy, re
     assert_one_warning(build, url)
 
 
+def test_a_server_answering_just_inside_its_time_out_is_dropped_after_three(
+        filled, slow_proxy, reference):
+    """Each answer arrives before the time-out, but after half of it: were
+    the remote kept, every one of the build's lookups would wait that long."""
+    remote, b = filled
+    url = slow_proxy(remote, 1.5).url_for(remote.url)
+    build = b.kiln_build(*using(url, "operation-timeout=3000"), timeout=STALL_BOUND)
+    assert_like_without_remote(build, reference)
+    assert_one_warning(build, url)
+    assert build.count("remote hit") <= 6, (
+        f"the build kept asking a remote that answers slowly: {build.summary()}")
+
+
 def corrupted(data, how):
     if how == "garbage":
         return os.urandom(len(data))

@@ -59,6 +59,19 @@ TEST(CircuitBreaker, UploadsThatKeepFailingStopUploadsWhileLookupsSucceed) {
   EXPECT_TRUE(breaker.allowsRequests()) << "a server that cannot store stopped serving lookups";
 }
 
+TEST(CircuitBreaker, StopsAfterThreeSlowLookupsInARow) {
+  CircuitBreaker breaker;
+  EXPECT_EQ(breaker.recordSlowLookup(), Verdict::Continue);
+  EXPECT_EQ(breaker.recordSlowLookup(), Verdict::Continue);
+  breaker.recordSuccess(kLookup);
+  EXPECT_EQ(breaker.recordSlowLookup(), Verdict::Continue)
+      << "a quick answer between slow ones did not reset the count";
+  EXPECT_EQ(breaker.recordSlowLookup(), Verdict::Continue);
+  EXPECT_EQ(breaker.recordSlowLookup(), Verdict::Stop)
+      << "a remote that answers each lookup just inside its time-out was kept";
+  EXPECT_FALSE(breaker.allowsRequests());
+}
+
 TEST(CircuitBreaker, AFullServerStopsUploadsButNotLookups) {
   CircuitBreaker breaker;
   EXPECT_EQ(breaker.recordFailure(RemoteFailure::TooLarge, kUpload), Verdict::SkipEntry);
