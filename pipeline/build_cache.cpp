@@ -254,14 +254,28 @@ std::optional<cache::CachedEntry> BuildCache::find(const std::string &key, StepS
       {}};
   for (const cache::EntryBlob &blob : entry->metadata.blobs)
     contents.blobs.emplace_back(blob.role, entry->blobs[blob.role]);
-  store->store(contents);
+  queueStore(std::move(contents));
   return entry;
 }
 
 void BuildCache::keep(const cache::EntryContents &contents) {
-  store->store(contents);
   if (remote)
     remote->upload(contents);
+  queueStore(contents);
+}
+
+void BuildCache::queueStore(cache::EntryContents contents) {
+  std::vector<cache::EntryContents> batch;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    toStore.push_back(std::move(contents));
+    auto now = std::chrono::steady_clock::now();
+    if (toStore.size() < kStoreBatchEntries && now - lastStore < kStoreBatchAge)
+      return;
+    batch.swap(toStore);
+    lastStore = now;
+  }
+  store->storeAll(batch);
 }
 
 std::optional<std::string> BuildCache::semanticKey(const ir::Function &kernel) const {

@@ -33,6 +33,7 @@
 #include "pipeline/build_options.h"
 #include "pipeline/build_reporter.h"
 
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -89,10 +90,13 @@ private:
              std::string cudaVersion);
 
   /// The entry of `key`: the local cache's, else a remote's (then kept
-  /// locally when the build finishes).
+  /// locally).
   std::optional<cache::CachedEntry> find(const std::string &key, StepSource &source);
-  /// Uploads `contents`, and keeps it locally when the build finishes.
+  /// Uploads `contents`, and keeps it locally (queueStore).
   void keep(const cache::EntryContents &contents);
+  /// Keeps `contents` locally, in batches: one transaction per batch rather
+  /// than per entry, yet little lost when a build is stopped.
+  void queueStore(cache::EntryContents contents);
 
   std::unique_ptr<cache::Cache> store;
   std::unique_ptr<cache::remote::RemoteTier> remote;
@@ -104,9 +108,13 @@ private:
     StepSource source;
   };
   std::vector<Note> notes;
-  /// What the build compiled or got from a remote, for the local cache:
-  /// published at the end, in one transaction.
+  /// What the build compiled or got from a remote, not yet in the local
+  /// cache: published once there are kStoreBatchEntries of them, or a batch
+  /// has waited kStoreBatchAge, and at the end.
   std::vector<cache::EntryContents> toStore;
+  static constexpr size_t kStoreBatchEntries = 64;
+  static constexpr std::chrono::milliseconds kStoreBatchAge{1000};
+  std::chrono::steady_clock::time_point lastStore = std::chrono::steady_clock::now();
   unsigned localHits = 0, remoteHits = 0, compiled = 0;
 };
 
