@@ -21,6 +21,7 @@ TITLES = {
     "cpu": "6. CPU engine throughput against Numba's simulator and NumPy",
     "checks": "6b. Index checks on the CPU engine: checked against `KILN_CPU_BOUNDSCHECK=0`",
     "check": "7. `kiln check` on a 2,000-line module; peak memory of `kiln build`",
+    "remote": "8. Remote cache tier: a cold build served by a warm remote; an unreachable or slow remote",
 }
 
 
@@ -460,10 +461,50 @@ def render_check(d, headline, behind):
     return "".join(out)
 
 
+# --- 8. remote ----------------------------------------------------------------
+
+REMOTE_GOALS = {"warm Redis": ("≤ 10% of no remote", 0.10), "warm WebDAV": ("≤ 10% of no remote", 0.10),
+                "unreachable Redis": ("≤ +5%", 1.05), "unreachable WebDAV": ("≤ +5%", 1.05)}
+
+
+def render_remote(d, headline, behind):
+    times = d["times"]
+    base = med(times["no remote"])
+    rows = []
+    for name, values in times.items():
+        value = med(values)
+        compared = ("100%" if name == "no remote" else f"{value / base * 100:.1f}%" if name.startswith("warm")
+                    else f"{(value / base - 1) * 100:+.1f}%")
+        goal = "-"
+        if name in REMOTE_GOALS:
+            text, bound = REMOTE_GOALS[name]
+            met = value / base <= bound
+            goal = f"{text}: {'met' if met else '**missed**'}"
+            if not met and name.startswith("warm"):
+                behind.append(f"remote: a build served by a {name} remote takes {compared} of one "
+                              "without a remote (goal 10%)")
+            elif not met:
+                behind.append(f"remote: an {name} remote adds {compared} to a build (goal +5%)")
+        counts = d["lookups"][name]
+        rows.append([name, spread(values), compared, goal,
+                     " / ".join(str(counts[s]) for s in ("remote hit", "local hit", "compiled"))])
+    out = [f"A generated module of {d['kernels']} kernels, architectures: {d['arch']}; each build a "
+           f"fresh `kiln build --emit fatbin -j {d['jobs']}` with an empty local cache, median (min – max) "
+           f"of {d['repeats']} rounds after {d['warmups']} warm-up round(s); the late remotes answer "
+           f"{d['delay']:g} s after each request (default `operation-timeout`, 1 s).\n\n"]
+    out.append(table(["remote", "wall time", "against no remote", "goal",
+                      "lookups: remote hit / local hit / compiled"], rows, "lrrrr"))
+    warm = [med(times[n]) / base for n in ("warm Redis", "warm WebDAV") if n in times]
+    if warm:
+        headline.append(["8. cold build served by a warm remote (Redis, WebDAV)",
+                         f"{min(warm) * 100:.0f}% – {max(warm) * 100:.0f}%", "goal 10%", "-"])
+    return "".join(out)
+
+
 RENDER = {"compile": render_compile, "build": render_build, "startup": render_startup,
           "firstcall": render_firstcall,
           "dispatch": render_dispatch, "registers": render_registers, "cpu": render_cpu, "checks": render_checks,
-          "check": render_check}
+          "check": render_check, "remote": render_remote}
 
 
 def render(context, results):

@@ -28,6 +28,7 @@ FIGURES = {
     "5": "registers, spills, shared and constant memory",
     "6": "CPU engine throughput",
     "7": "`kiln check`",
+    "8": "Remote cache tier",
 }
 NUMBER = re.compile(r"\d[\d,.]*\s*(?:ms|µs|ns|MiB|x|%)|\d+ / \d+")  # times, ratios; Kiln / Numba counts
 
