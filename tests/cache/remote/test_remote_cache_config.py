@@ -101,3 +101,31 @@ def test_time_attributes_keep_a_healthy_remote_working(redis_server, machine, lo
     a.kiln_build(*using(redis.url, attribute))
     # The uploads are on the server when the build has exited.
     assert_every_lookup(b.kiln_build(*using(redis.url, attribute)), "remote hit", lookups)
+
+
+@pytest.mark.parametrize("remote, says", [
+    ("ftp://cache.example/kiln", "redis://"),
+    ("redis://127.0.0.1:1|colour=blue", "unknown attribute 'colour'"),
+    ("http://u:hunter2@127.0.0.1:1/x|layout=deep", "flat, subdirs, bazel"),
+])
+def test_a_remote_that_cannot_be_used_is_a_warning_not_a_failed_build(
+        machine, reference, lookups, remote, says):
+    build = machine("a").kiln_build("--remote-cache", remote)
+    assert_every_lookup(build, "compiled", lookups)
+    assert build.outputs == reference.outputs, "the output differs from a build without a remote"
+    warnings = [line for line in build.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and says in warnings[0], build.stderr
+    assert "hunter2" not in build.stderr, "the warning shows the URL's password"
+
+
+def test_cache_stats_json_counts_the_remote(redis_server, machine, lookups):
+    redis = redis_server()
+    a, b = machine("a"), machine("b")
+    b.trust(a)
+    a.kiln_build(*using(redis.url))
+    b.kiln_build(*using(redis.url))
+    remote = b.stats()["remote"]
+    assert remote["hits"] == lookups and remote["misses"] == 0, remote
+    assert remote["bytes_down"] > 0 and remote["errors"] == 0 and remote["rejected"] == 0, remote
+    uploaded = a.stats()["remote"]
+    assert uploaded["uploads"] == lookups and uploaded["bytes_up"] > 0, uploaded
