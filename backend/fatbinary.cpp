@@ -65,6 +65,42 @@ std::vector<std::string> fatbinaryFlags(const FatbinaryOptions &options) {
   return {"-64"};
 }
 
+std::string fatbinaryPtxText(llvm::StringRef ptx) {
+  std::string text;
+  text.reserve(ptx.size());
+  bool lineStart = true, blank = false, inString = false;
+  for (size_t i = 0; i < ptx.size(); ++i) {
+    char c = ptx[i];
+    if (c == '\n') {
+      // A line keeps its trailing blanks (as one space), a comment's too.
+      if (blank && !lineStart)
+        text += ' ';
+      text += c;
+      lineStart = true;
+      blank = inString = false;
+      continue;
+    }
+    if (!inString && c == '/' && i + 1 < ptx.size() && ptx[i + 1] == '/') {
+      size_t end = ptx.find('\n', i);
+      i = (end == llvm::StringRef::npos ? ptx.size() : end) - 1;
+      continue;
+    }
+    if (!inString && (c == ' ' || c == '\t')) {
+      blank = true;
+      continue;
+    }
+    if (blank && !lineStart)
+      text += ' ';
+    blank = lineStart = false;
+    if (c == '"')
+      inString = !inString;
+    text += c;
+  }
+  if (blank && !lineStart)
+    text += ' ';
+  return text;
+}
+
 llvm::Expected<std::string> createFatbinary(const CudaToolkit &toolkit,
                                             llvm::ArrayRef<FatbinImage> images,
                                             const FatbinaryOptions &options) {

@@ -60,6 +60,15 @@ struct FatbinaryOptions {
 /// The fatbinary arguments for `options` (not the images or output file).
 std::vector<std::string> fatbinaryFlags(const FatbinaryOptions &options);
 
+/// The PTX text `ptx` as fatbinary rewrites it into a fat binary: `//`
+/// comments outside string literals removed, runs of spaces and tabs made
+/// one space, none at the start of a line (but one at the end of a line
+/// that had any). The cache finds it in a fat
+/// binary to keep it there by reference (pipeline/build_cache.h); a
+/// fatbinary that rewrites otherwise makes that find nothing, never wrong
+/// bytes.
+std::string fatbinaryPtxText(llvm::StringRef ptx);
+
 /// Builds a fat binary holding `images` (any order; no two of one kind and
 /// architecture).
 llvm::Expected<std::string> createFatbinary(const CudaToolkit &toolkit,

@@ -38,8 +38,14 @@ import tempfile
 import time
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
-SUMMARY = re.compile(r"^cache .*: (\d+) hits, (\d+) misses$", re.M)
-NOTE = re.compile(r"^  (hit |miss) (\S+) (\S+) kernel '(\w+)'", re.M)
+SUMMARY = re.compile(r"^cache .*: (\d+) local hits, (\d+) remote hits, (\d+) compiled$", re.M)
+
+
+def hits_and_misses(stderr):
+    """(local and remote hits, compiled) from a -v build's summary line."""
+    local, remote, compiled = map(int, SUMMARY.search(stderr).groups())
+    return local + remote, compiled
+NOTE = re.compile(r"^  (local hit|remote hit|compiled) +(\S+) (\S+) kernel '(\w+)'", re.M)
 
 
 def module_source(kernels=20, edited=None):
@@ -108,14 +114,14 @@ def main():
             module.write_text(module_source(options.kernels))
             cold, _ = build(cache, "-j", j)
             warm, result = build(cache, "-j", j)
-            hits, misses = map(int, SUMMARY.search(result.stderr).groups())
+            hits, misses = hits_and_misses(result.stderr)
             assert misses == 0, result.stderr
             lookups = hits
             uncached, _ = build(cache, "--no-cache", "-j", j)
             module.write_text(module_source(options.kernels, edited=edited))
             edit, result = build(cache, "-j", j)
-            missed = {m[4] for m in NOTE.finditer(result.stderr) if m[1] == "miss"}
-            hits, misses = map(int, SUMMARY.search(result.stderr).groups())
+            missed = {m[4] for m in NOTE.finditer(result.stderr) if m[1] == "compiled"}
+            hits, misses = hits_and_misses(result.stderr)
             edit_report = {"hits": hits, "misses": misses, "recompiled": sorted(missed)}
             shutil.rmtree(cache, ignore_errors=True)
             if repeat < 0:

@@ -22,6 +22,7 @@ TITLES = {
     "checks": "6b. Index checks on the CPU engine: checked against `KILN_CPU_BOUNDSCHECK=0`",
     "check": "7. `kiln check` on a 2,000-line module; peak memory of `kiln build`",
     "remote": "8. Remote cache tier: a cold build served by a warm remote; an unreachable or slow remote",
+    "storage": "9. Cache storage: bytes one module build keeps, and the index file after prune",
 }
 
 
@@ -501,10 +502,44 @@ def render_remote(d, headline, behind):
     return "".join(out)
 
 
+def kib(n):
+    return f"{n / 1024:,.1f} KiB"
+
+
+def render_storage(d, headline, behind):
+    fatbin = d["kinds"].get("fatbin", [0, 0])[1]
+    whole = d["bytes"] - fatbin + d["fatbin_whole"]
+    saved = 1 - d["bytes"] / whole if whole else 0
+    kinds = sorted(d["kinds"])
+    out = [f"A generated module of {d['kernels']} kernels, architectures: {d['arch']}; one "
+           f"`kiln build --emit fatbin` into an empty cache ({d['entries']} entries). The yardstick is "
+           "the same cache with its fat binaries stored whole (the bytes of the `.fatbin` files the "
+           "build wrote in place of the fatbin entries' parts), as Kiln kept them before.\n\n"]
+    out.append(table(["layout", "cache bytes (each blob once)"]
+                     + [f"{kind} entries" for kind in kinds],
+                     [["fat binaries in parts (this Kiln)", kib(d["bytes"])]
+                      + [kib(d["kinds"][kind][1]) for kind in kinds],
+                      ["fat binaries whole", kib(whole)]
+                      + [kib(d["fatbin_whole"] if kind == "fatbin" else d["kinds"][kind][1])
+                         for kind in kinds]]))
+    out.append(f"\nThe parts save {saved * 100:.0f}% of the cache's bytes.\n\n")
+    out.append(f"Then {d['rows']:,} entries without blobs are written into the index (as many "
+               "builds leave) and `kiln cache prune --older-than 1d` drops them:\n\n")
+    out.append(table(["index file (with its write-ahead log)", "size"],
+                     [["with the extra rows", kib(d["index_grown"])],
+                      ["after prune", kib(d["index_pruned"])]]))
+    headline.append(["9. cache bytes of one module build", kib(d["bytes"]),
+                     f"fat binaries whole {kib(whole)}", f"{d['bytes'] / whole * 100:.0f}%"])
+    if d["index_pruned"] > d["index_grown"] / 2:
+        behind.append(f"storage: prune left the index at {kib(d['index_pruned'])} "
+                      f"(was {kib(d['index_grown'])})")
+    return "".join(out)
+
+
 RENDER = {"compile": render_compile, "build": render_build, "startup": render_startup,
           "firstcall": render_firstcall,
           "dispatch": render_dispatch, "registers": render_registers, "cpu": render_cpu, "checks": render_checks,
-          "check": render_check, "remote": render_remote}
+          "check": render_check, "remote": render_remote, "storage": render_storage}
 
 
 def render(context, results):

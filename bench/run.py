@@ -6,7 +6,7 @@
     python3 bench/run.py --only firstcall --update           # measure one figure, keep the others
 
 NAMEs (the figures, in order): compile, build, startup, firstcall,
-dispatch, registers, cpu, checks, check, remote. --update measures the --only figures and
+dispatch, registers, cpu, checks, check, remote, storage. --update measures the --only figures and
 keeps the others from the results of the last run (--results), saying so in
 the document. Each figure is one script of bench/, run in its own
 process with --json; this script only chooses their arguments, collects
@@ -41,7 +41,7 @@ import bench_common as bc  # noqa: E402
 import report  # noqa: E402
 
 FIGURES = ["compile", "build", "startup", "firstcall", "dispatch", "registers", "cpu", "checks", "check",
-           "remote"]
+           "remote", "storage"]
 
 # name -> (script, full-run arguments, smoke arguments)
 ARGUMENTS = {
@@ -66,6 +66,8 @@ ARGUMENTS = {
               ["--lines", "2000", "--repeats", "1", "--warmups", "0", "--memory", "--memory-repeats", "1"]),
     "remote": ("remote_cache.py", ["--repeats", "15", "--warmups", "1", "--kernels", "20"],
                ["--repeats", "1", "--warmups", "0", "--kernels", "2", "--arch", "80", "--delay", "0.3"]),
+    "storage": ("cache_storage.py", ["--kernels", "20", "--rows", "20000"],
+                ["--kernels", "2", "--arch", "80", "--rows", "2000"]),
 }
 
 

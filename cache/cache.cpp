@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <fcntl.h>
+#include <set>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -72,6 +73,22 @@ Cache::~Cache() {
   finish();
 }
 
+void Cache::resolveLimit() {
+  limit = options.maxSize.value_or(kDefaultMaxSize);
+  limitStored = false;
+  if (options.maxSize)
+    return;
+  llvm::Expected<std::optional<uint64_t>> kept = indexPtr->storedMaxSize();
+  if (!kept) {
+    llvm::consumeError(kept.takeError());
+    return;
+  }
+  if (*kept) {
+    limit = **kept;
+    limitStored = true;
+  }
+}
+
 void Cache::warnOnce(const llvm::Twine &message) {
   if (warned)
     return;
@@ -96,9 +113,11 @@ llvm::Expected<std::unique_ptr<Cache>> Cache::open(const CacheOptions &options,
                                      "the cache folder '" + directory +
                                          "' is not writable, and its index cannot be read (" +
                                          llvm::toString(index.takeError()) + ")");
-    return std::unique_ptr<Cache>(new Cache(options, std::move(warn),
-                                            std::make_unique<CacheIndex>(std::move(*index)),
-                                            std::move(network), /*readOnly=*/true));
+    std::unique_ptr<Cache> cache(new Cache(options, std::move(warn),
+                                           std::make_unique<CacheIndex>(std::move(*index)),
+                                           std::move(network), /*readOnly=*/true));
+    cache->resolveLimit();
+    return std::move(cache);
   }
   JournalMode mode = network ? JournalMode::Rollback : JournalMode::Wal;
   std::string path = indexPath(directory);
@@ -135,6 +154,11 @@ llvm::Expected<std::unique_ptr<Cache>> Cache::open(const CacheOptions &options,
   std::unique_ptr<Cache> cache(new Cache(options, std::move(warn),
                                          std::make_unique<CacheIndex>(std::move(*index)),
                                          std::move(network)));
+  if (options.maxSize && options.keepMaxSize)
+    if (llvm::Error error = cache->index().storeMaxSize(*options.maxSize))
+      cache->warnOnce("cannot keep the size limit in the cache index: " +
+                      llvm::toString(std::move(error)));
+  cache->resolveLimit();
   if (created) {
     llvm::Expected<uint64_t> restored = cache->indexFromBlobs();
     if (!restored)
@@ -149,8 +173,66 @@ llvm::Expected<std::unique_ptr<Cache>> Cache::open(const CacheOptions &options,
   return std::move(cache);
 }
 
+std::vector<BlobFile> layOutBlobs(const EntryContents &contents, EntryMetadata &metadata) {
+  std::vector<BlobFile> files;
+  std::set<llvm::StringRef> listed;
+  auto add = [&](llvm::StringRef digest, llvm::StringRef bytes) {
+    if (listed.insert(digest).second)
+      files.push_back({digest.str(), bytes});
+  };
+  std::vector<HexDigest> impliedDigests;
+  for (const std::string &bytes : contents.implied)
+    impliedDigests.push_back(digestOf(bytes));
+  for (const auto &[role, bytes] : contents.blobs) {
+    llvm::StringRef whole(bytes);
+    // Where the implied byte strings first occur, without overlaps.
+    std::vector<std::pair<size_t, size_t>> spans;
+    for (size_t i = 0; i < contents.implied.size(); ++i) {
+      size_t at =
+          contents.implied[i].empty() ? llvm::StringRef::npos : whole.find(contents.implied[i]);
+      if (at != llvm::StringRef::npos)
+        spans.push_back({at, i});
+    }
+    llvm::sort(spans);
+    EntryBlob blob{role, digestOf(bytes), bytes.size(), {}};
+    std::vector<BlobFile> pieces;
+    size_t cursor = 0;
+    for (const auto &[at, which] : spans) {
+      if (at < cursor)
+        continue;
+      if (at > cursor) {
+        llvm::StringRef gap = whole.slice(cursor, at);
+        blob.parts.push_back({digestOf(gap), gap.size(), false});
+        pieces.push_back({blob.parts.back().digest, gap});
+      }
+      blob.parts.push_back({impliedDigests[which], contents.implied[which].size(), true});
+      cursor = at + contents.implied[which].size();
+    }
+    if (blob.parts.empty()) {
+      add(blob.digest, whole);
+    } else {
+      if (cursor < whole.size()) {
+        llvm::StringRef tail = whole.drop_front(cursor);
+        blob.parts.push_back({digestOf(tail), tail.size(), false});
+        pieces.push_back({blob.parts.back().digest, tail});
+      }
+      for (const BlobFile &piece : pieces)
+        add(piece.digest, piece.bytes);
+    }
+    metadata.blobs.push_back(std::move(blob));
+  }
+  for (const EntryBlob &blob : contents.parted) {
+    for (const BlobPart &part : blob.parts)
+      if (!part.implied)
+        if (auto found = contents.partBytes.find(part.digest); found != contents.partBytes.end())
+          add(part.digest, found->second);
+    metadata.blobs.push_back(blob);
+  }
+  return files;
+}
+
 BlobStatus Cache::readEntry(llvm::StringRef key, llvm::StringRef metaDigest, CachedEntry &entry,
-                            HexDigest &bad) const {
+                            HexDigest &bad, llvm::ArrayRef<std::string> implied) const {
   std::string text;
   bad = metaDigest.str();
   if (BlobStatus status = blobStore.read(metaDigest, text); status != BlobStatus::Ok)
@@ -162,21 +244,53 @@ BlobStatus Cache::readEntry(llvm::StringRef key, llvm::StringRef metaDigest, Cac
   }
   if (metadata->key != key)
     return BlobStatus::Damaged;
+  std::map<HexDigest, llvm::StringRef> given;
+  for (const std::string &bytes : implied)
+    given.emplace(digestOf(bytes), bytes);
   for (const EntryBlob &blob : metadata->blobs) {
-    std::string bytes;
-    if (BlobStatus status = blobStore.read(blob.digest, bytes, blob.size);
-        status != BlobStatus::Ok) {
-      bad = blob.digest;
-      return status;
+    if (blob.parts.empty()) {
+      std::string bytes;
+      if (BlobStatus status = blobStore.read(blob.digest, bytes, blob.size);
+          status != BlobStatus::Ok) {
+        bad = blob.digest;
+        return status;
+      }
+      entry.blobs[blob.role] = std::move(bytes);
+      continue;
     }
-    entry.blobs[blob.role] = std::move(bytes);
+    std::string whole;
+    bool complete = true;
+    for (const BlobPart &part : blob.parts) {
+      if (part.implied) {
+        auto found = given.find(part.digest);
+        if (found == given.end() || found->second.size() != part.size)
+          complete = false;
+        else if (complete)
+          whole += found->second;
+        continue;
+      }
+      std::string bytes;
+      if (BlobStatus status = blobStore.read(part.digest, bytes, part.size);
+          status != BlobStatus::Ok) {
+        bad = part.digest;
+        return status;
+      }
+      whole += bytes;
+    }
+    if (!complete)
+      continue;
+    // Parts that are each intact yet do not make the whole: the metadata
+    // is not what Kiln wrote.
+    if (whole.size() != blob.size || digestOf(whole) != blob.digest)
+      return BlobStatus::Damaged;
+    entry.blobs[blob.role] = std::move(whole);
   }
   entry.metadata = std::move(*metadata);
   bad.clear();
   return BlobStatus::Ok;
 }
 
-std::optional<CachedEntry> Cache::lookup(llvm::StringRef key) {
+std::optional<CachedEntry> Cache::lookup(llvm::StringRef key, llvm::ArrayRef<std::string> implied) {
   std::optional<HexDigest> meta;
   {
     std::lock_guard<std::mutex> lock(mutex);
@@ -203,8 +317,14 @@ std::optional<CachedEntry> Cache::lookup(llvm::StringRef key) {
   }
   CachedEntry entry;
   HexDigest bad;
-  BlobStatus status = readEntry(key, *meta, entry, bad);
+  BlobStatus status = readEntry(key, *meta, entry, bad, implied);
   std::lock_guard<std::mutex> lock(mutex);
+  // The caller lacks bytes the entry holds by digest only: not this
+  // caller's entry to use, nor a damaged one.
+  if (status == BlobStatus::Ok && entry.blobs.size() != entry.metadata.blobs.size()) {
+    ++deltas.values["misses"];
+    return std::nullopt;
+  }
   if (status == BlobStatus::Ok) {
     ++deltas.values["hits"];
     used.push_back(key.str());
@@ -239,12 +359,9 @@ std::optional<CachedEntry> Cache::lookup(llvm::StringRef key) {
 llvm::Expected<CacheIndex::NewEntry> Cache::writeBlobs(const EntryContents &contents) {
   EntryMetadata metadata{
       contents.key, contents.kind, contents.target, contents.name, unixNow(), contents.info, {}};
-  for (const auto &[role, bytes] : contents.blobs) {
-    HexDigest digest = digestOf(bytes);
-    if (llvm::Error error = blobStore.put(digest, bytes))
+  for (const BlobFile &file : layOutBlobs(contents, metadata))
+    if (llvm::Error error = blobStore.put(file.digest, file.bytes))
       return std::move(error);
-    metadata.blobs.push_back({role, digest, bytes.size()});
-  }
   std::string text = writeMetadata(metadata);
   HexDigest metaDigest = digestOf(text);
   if (llvm::Error error = blobStore.put(metaDigest, text))
@@ -284,8 +401,9 @@ void Cache::storeAll(llvm::ArrayRef<EntryContents> entries) {
     // Garbage collection may have deleted an identical blob between
     // writeBlobs and now; write it again.
     for (size_t i = 0; i < entries.size(); ++i) {
-      for (const auto &[role, bytes] : entries[i].blobs)
-        if (llvm::Error error = blobStore.put(digestOf(bytes), bytes))
+      EntryMetadata scratch;
+      for (const BlobFile &file : layOutBlobs(entries[i], scratch))
+        if (llvm::Error error = blobStore.put(file.digest, file.bytes))
           return error;
       if (llvm::Error error =
               blobStore.put(written[i].metaDigest, writeMetadata(written[i].metadata)))
@@ -305,6 +423,8 @@ void Cache::storeAll(llvm::ArrayRef<EntryContents> entries) {
     return;
   }
   stored = true;
+  for (const EntryContents &contents : entries)
+    storedKeys.push_back(contents.key);
 }
 
 void Cache::addCounters(const CounterDeltas &more) {
@@ -327,18 +447,29 @@ void Cache::finish() {
   // garbage blobs.
   if (stored || deltas.values.count("corrupt"))
     llvm::consumeError(indexPtr->collectGarbage(blobStore));
-  if (!stored || options.maxSize == 0)
+  if (!stored || limit == 0)
     return;
   llvm::Expected<uint64_t> total = indexPtr->totalBytes();
   if (!total) {
     llvm::consumeError(total.takeError());
     return;
   }
-  if (*total > options.maxSize) {
-    llvm::Expected<uint64_t> evicted = indexPtr->evict(options.maxSize, std::nullopt, blobStore);
-    if (!evicted)
-      llvm::consumeError(evicted.takeError());
+  if (*total <= limit)
+    return;
+  std::vector<HexDigest> own = used;
+  own.insert(own.end(), storedKeys.begin(), storedKeys.end());
+  llvm::Expected<CacheIndex::Eviction> evicted =
+      indexPtr->evict(limit, std::nullopt, blobStore, own);
+  if (!evicted) {
+    llvm::consumeError(evicted.takeError());
+    return;
   }
+  // Once per build, whatever else it warned about.
+  if (evicted->droppedKept && warn)
+    warn(llvm::formatv("the cache limit {0} is smaller than this build's {1} entries ({2}); "
+                       "keeping the most recently used that fit",
+                       formatSize(limit), evicted->keptEntries, formatSize(evicted->keptBytes))
+             .str());
 }
 
 llvm::Expected<uint64_t> Cache::indexFromBlobs() {
@@ -361,7 +492,7 @@ llvm::Expected<uint64_t> Cache::indexFromBlobs() {
       llvm::consumeError(metadata.takeError());
       return;
     }
-    for (const EntryBlob &blob : metadata->blobs) {
+    for (const BlobPart &blob : storedBlobs(*metadata)) {
       uint64_t size = 0;
       if (llvm::sys::fs::file_size(blobStore.pathOf(blob.digest), size) || size != blob.size)
         return;

@@ -21,6 +21,7 @@
 
 #include "cache/blob_store.h"
 #include "cache/cache_index.h"
+#include "cache/cache_location.h"
 #include "cache/entry_metadata.h"
 
 #include <llvm/ADT/StringRef.h>
@@ -39,7 +40,12 @@ namespace kiln::cache {
 
 struct CacheOptions {
   std::string directory;
-  uint64_t maxSize = 0;
+  /// The limit the command line or the environment gives; without one, the
+  /// limit stored in the index, else kDefaultMaxSize.
+  std::optional<uint64_t> maxSize;
+  /// Store `maxSize` in the index as the limit for later builds and
+  /// commands (a build's --max-size).
+  bool keepMaxSize = false;
 };
 
 /// What a build hands the cache to keep.
@@ -50,7 +56,25 @@ struct EntryContents {
   std::string info;
   /// (role, bytes), in order.
   std::vector<std::pair<std::string, std::string>> blobs;
+  /// Bytes the caller hands back at lookup (a fat binary's images, which
+  /// its key names): a blob that contains one keeps it by digest only, so
+  /// that the bytes are stored once, with the entry they belong to.
+  std::vector<std::string> implied = {};
+  /// Blobs already kept in parts (an archive's entries), and the bytes of
+  /// their stored parts by digest.
+  std::vector<EntryBlob> parted = {};
+  std::map<HexDigest, std::string> partBytes = {};
 };
+
+/// A blob file an entry needs, and its bytes.
+struct BlobFile {
+  HexDigest digest;
+  llvm::StringRef bytes;
+};
+
+/// Lays `contents` out as blob files: fills `metadata.blobs` and returns the
+/// files (which point into `contents`), each once.
+std::vector<BlobFile> layOutBlobs(const EntryContents &contents, EntryMetadata &metadata);
 
 /// What a hit hands back.
 struct CachedEntry {
@@ -71,8 +95,10 @@ public:
   static llvm::Expected<std::unique_ptr<Cache>> open(const CacheOptions &options,
                                                      WarningHandler warn);
 
-  /// The entry of `key`, verified; nothing on a miss. Thread-safe.
-  std::optional<CachedEntry> lookup(llvm::StringRef key);
+  /// The entry of `key`, verified; nothing on a miss. `implied` is what
+  /// the entry may hold by digest only (EntryContents::implied); an entry
+  /// that needs bytes not among them is a miss. Thread-safe.
+  std::optional<CachedEntry> lookup(llvm::StringRef key, llvm::ArrayRef<std::string> implied = {});
 
   /// Keeps an entry. Problems are warnings. Thread-safe.
   void store(const EntryContents &contents);
@@ -84,23 +110,31 @@ public:
   /// Thread-safe.
   void addCounters(const CounterDeltas &more);
 
-  /// Records uses and counters, then applies the size limit. Call once, at
-  /// the end; the destructor does otherwise.
+  /// Records uses and counters, then applies the size limit: the least
+  /// recently used entries of other builds go first, this process's own
+  /// (those it used or stored) only when the limit is smaller than they
+  /// are, with one warning. Call once, at the end; the destructor does
+  /// otherwise.
   void finish();
   ~Cache();
 
   CacheIndex &index() { return *indexPtr; }
   const BlobStore &blobs() const { return blobStore; }
   const std::string &directory() const { return options.directory; }
+  /// The size limit in force, and whether it is the one stored in the index.
+  uint64_t maxSize() const { return limit; }
+  bool maxSizeIsStored() const { return limitStored; }
   /// Whether the folder could not be written when the cache was opened.
   bool isReadOnly() const { return readOnly; }
   /// The file system's name when the cache is on a network file system.
   const std::optional<std::string> &networkFileSystem() const { return network; }
 
   /// Reads `key`'s entry through `metaDigest`: Ok, or the first missing or
-  /// damaged blob (`bad`).
+  /// damaged blob (`bad`). A blob kept in parts is put together only when
+  /// `implied` holds the parts it keeps by digest; else it is left out of
+  /// `entry.blobs`, its stored parts checked all the same.
   BlobStatus readEntry(llvm::StringRef key, llvm::StringRef metaDigest, CachedEntry &entry,
-                       HexDigest &bad) const;
+                       HexDigest &bad, llvm::ArrayRef<std::string> implied = {}) const;
 
   /// Rebuilds index rows from every intact metadata blob whose blobs all
   /// exist. Returns how many entries it added.
@@ -113,6 +147,8 @@ private:
   Cache(CacheOptions options, WarningHandler warn, std::unique_ptr<CacheIndex> index,
         std::optional<std::string> network, bool readOnly = false);
   void warnOnce(const llvm::Twine &message);
+  /// Sets `limit` from the options, else the index, else the default.
+  void resolveLimit();
 
   CacheOptions options;
   WarningHandler warn;
@@ -126,8 +162,11 @@ private:
   bool lookupsDisabled = false;
   bool finished = false;
   bool stored = false;
-  std::vector<HexDigest> used;
+  /// The keys this process looked up with a hit, and those it stored.
+  std::vector<HexDigest> used, storedKeys;
   CounterDeltas deltas;
+  uint64_t limit = 0;
+  bool limitStored = false;
 };
 
 /// The cache index's file in `directory`.

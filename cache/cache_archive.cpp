@@ -146,13 +146,26 @@ llvm::Expected<ExportReport> exportCache(Cache &cache, llvm::StringRef file,
       ++report.skipped;
       continue;
     }
+    ManifestEntry listed{row.key, row.meta, {}};
+    // The files as the cache keeps them: a blob kept in parts goes as its
+    // stored parts, and imports as such.
+    bool intact = true;
+    std::vector<std::pair<HexDigest, std::string>> files;
+    for (const BlobPart &blob : storedBlobs(entry.metadata)) {
+      std::string bytes;
+      intact &= cache.blobs().read(blob.digest, bytes, blob.size) == BlobStatus::Ok;
+      files.push_back({blob.digest, std::move(bytes)});
+    }
+    if (!intact) {
+      ++report.skipped;
+      continue;
+    }
     if (llvm::Error error = add(row.meta, metaText, row.created))
       return std::move(error);
-    ManifestEntry listed{row.key, row.meta, {}};
-    for (const EntryBlob &blob : entry.metadata.blobs) {
-      if (llvm::Error error = add(blob.digest, entry.blobs[blob.role], row.created))
+    for (const auto &[digest, bytes] : files) {
+      if (llvm::Error error = add(digest, bytes, row.created))
         return std::move(error);
-      listed.blobs.push_back(blob.digest);
+      listed.blobs.push_back(digest);
     }
     manifest.push_back(std::move(listed));
     ++report.entries;
@@ -311,7 +324,7 @@ llvm::Expected<CheckedArchive> readArchive(llvm::StringRef file, const ImportLim
     if (checked.signer) {
       auto listed = listedByMetadata.find(digest);
       std::vector<HexDigest> blobs;
-      for (const EntryBlob &blob : metadata->blobs)
+      for (const BlobPart &blob : storedBlobs(*metadata))
         blobs.push_back(blob.digest);
       if (listed == listedByMetadata.end() || listed->second->key != metadata->key ||
           listed->second->blobs != blobs)
@@ -322,13 +335,22 @@ llvm::Expected<CheckedArchive> readArchive(llvm::StringRef file, const ImportLim
     claimed.insert(digest);
     EntryContents contents{metadata->key,  metadata->kind, metadata->target,
                            metadata->name, metadata->info, {}};
-    for (const EntryBlob &blob : metadata->blobs) {
-      auto member = members.find(blob.digest);
-      if (member == members.end() || member->second.size() != blob.size)
+    for (const BlobPart &stored : storedBlobs(*metadata)) {
+      auto member = members.find(stored.digest);
+      if (member == members.end() || member->second.size() != stored.size)
         return reject("entry " + metadata->key.substr(0, 16) + " lacks its blob " +
-                      blob.digest.substr(0, 16));
-      claimed.insert(blob.digest);
-      contents.blobs.push_back({blob.role, member->second});
+                      stored.digest.substr(0, 16));
+      claimed.insert(stored.digest);
+    }
+    for (const EntryBlob &blob : metadata->blobs) {
+      if (blob.parts.empty()) {
+        contents.blobs.push_back({blob.role, members.at(blob.digest)});
+        continue;
+      }
+      for (const BlobPart &part : blob.parts)
+        if (!part.implied)
+          contents.partBytes[part.digest] = members.at(part.digest);
+      contents.parted.push_back(blob);
     }
     entries.push_back(std::move(contents));
   }
@@ -353,16 +375,18 @@ llvm::Expected<ImportReport> importArchive(Cache &cache, const CheckedArchive &a
     llvm::Expected<CacheIndex::NewEntry> entry = cache.writeBlobs(contents);
     if (!entry)
       return entry.takeError();
-    for (const EntryBlob &blob : entry->metadata.blobs)
+    for (const BlobPart &blob : storedBlobs(entry->metadata))
       if (counted.insert(blob.digest).second)
         report.bytes += blob.size;
     published.push_back(std::move(*entry));
   }
   if (llvm::Error error = cache.index().publishAll(published, [&]() -> llvm::Error {
-        for (const EntryContents &contents : entries)
-          for (const auto &[role, bytes] : contents.blobs)
-            if (llvm::Error error = cache.blobs().put(digestOf(bytes), bytes))
+        for (const EntryContents &contents : entries) {
+          EntryMetadata scratch;
+          for (const BlobFile &file : layOutBlobs(contents, scratch))
+            if (llvm::Error error = cache.blobs().put(file.digest, file.bytes))
               return error;
+        }
         for (const CacheIndex::NewEntry &entry : published)
           if (!cache.blobs().exists(entry.metaDigest))
             return failure("a blob vanished while importing; try again");

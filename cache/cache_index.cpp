@@ -38,8 +38,15 @@ CREATE INDEX IF NOT EXISTS entry_blobs_by_digest ON entry_blobs(digest);
 CREATE TABLE IF NOT EXISTS blobs(digest TEXT PRIMARY KEY, size INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS garbage(digest TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS counters(name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS settings(name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 PRAGMA user_version = 1;
 )sql";
+
+/// Indexes made before the size limit was kept in them have no settings
+/// table; it is made when first needed, so that their format stays 1.
+const char *const kSettingsTable =
+    "CREATE TABLE IF NOT EXISTS settings(name TEXT PRIMARY KEY, value INTEGER NOT NULL) "
+    "WITHOUT ROWID";
 
 /// Runs `attempt` again while the database is busy beyond its timeout
 /// (setting the journal mode does not wait on the busy handler).
@@ -106,6 +113,11 @@ llvm::Expected<CacheIndex> CacheIndex::open(llvm::StringRef path, JournalMode mo
     return error;
   if (format && *format > kIndexFormat)
     return llvm::make_error<IndexFormatError>(path.str(), *format);
+  // Only a file without tables takes it, and only before the journal mode
+  // is set: incremental vacuum, so that prune and clear can shrink it.
+  if (format.value_or(0) == 0)
+    if (llvm::Error error = db.execute("PRAGMA auto_vacuum=INCREMENTAL"))
+      return error;
   if (llvm::Error error = retryBusy([&] {
         return db.execute(mode == JournalMode::Wal ? "PRAGMA journal_mode=WAL"
                                                    : "PRAGMA journal_mode=DELETE");
@@ -232,11 +244,10 @@ llvm::Error CacheIndex::insert(const EntryMetadata &metadata, llvm::StringRef me
     return freed.takeError();
   // A blob the metadata lists twice (two roles with the same bytes, or a
   // forged list) is stored once, so it counts once.
+  std::vector<BlobPart> files = storedBlobs(metadata);
   uint64_t size = metaSize;
-  std::set<llvm::StringRef> counted;
-  for (const EntryBlob &blob : metadata.blobs)
-    if (counted.insert(blob.digest).second)
-      size += blob.size;
+  for (const BlobPart &file : files)
+    size += file.size;
   llvm::Expected<Statement> entry =
       db.prepare("INSERT INTO entries(key, meta, kind, target, name, size, created, last_used) "
                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
@@ -260,8 +271,8 @@ llvm::Error CacheIndex::insert(const EntryMetadata &metadata, llvm::StringRef me
   if (!link || !blob || !keep)
     return llvm::joinErrors(llvm::joinErrors(link.takeError(), blob.takeError()), keep.takeError());
   std::vector<std::pair<llvm::StringRef, uint64_t>> all = {{metaDigest, metaSize}};
-  for (const EntryBlob &item : metadata.blobs)
-    all.push_back({item.digest, item.size});
+  for (const BlobPart &file : files)
+    all.push_back({file.digest, file.size});
   for (const auto &[digest, bytes] : all) {
     if (llvm::Error error = link->bind(1, metadata.key).bind(2, digest).run())
       return error;
@@ -357,10 +368,11 @@ llvm::Expected<uint64_t> CacheIndex::totalBytes() {
   return static_cast<uint64_t>(total->value_or(0));
 }
 
-llvm::Expected<uint64_t> CacheIndex::evict(std::optional<uint64_t> maxBytes,
-                                           std::optional<int64_t> usedBefore,
-                                           const BlobStore &store) {
-  uint64_t dropped = 0;
+llvm::Expected<CacheIndex::Eviction> CacheIndex::evict(std::optional<uint64_t> maxBytes,
+                                                       std::optional<int64_t> usedBefore,
+                                                       const BlobStore &store,
+                                                       llvm::ArrayRef<HexDigest> keep) {
+  Eviction result;
   {
     llvm::Expected<WriteTransaction> transaction = WriteTransaction::begin(db);
     if (!transaction)
@@ -372,31 +384,123 @@ llvm::Expected<uint64_t> CacheIndex::evict(std::optional<uint64_t> maxBytes,
         db.prepare("SELECT key, last_used FROM entries ORDER BY last_used ASC, created ASC, key");
     if (!oldest)
       return oldest.takeError();
-    std::vector<std::pair<HexDigest, int64_t>> order;
-    if (llvm::Error error = oldest->forEachRow(
-            [&](const Statement &row) { order.push_back({row.text(0), row.integer(1)}); }))
+    std::set<HexDigest> kept(keep.begin(), keep.end());
+    // Others' entries first, least recently used first; then the build's
+    // own, so that it keeps the most recently used of them that fit.
+    std::vector<std::pair<HexDigest, int64_t>> others, own;
+    if (llvm::Error error = oldest->forEachRow([&](const Statement &row) {
+          (kept.count(row.text(0)) ? own : others).push_back({row.text(0), row.integer(1)});
+        }))
       return error;
-    uint64_t bytes = *total;
-    for (const auto &[key, lastUsed] : order) {
-      bool tooOld = usedBefore && lastUsed < *usedBefore;
-      bool tooBig = maxBytes && bytes > *maxBytes;
-      if (!tooOld && !tooBig)
-        break;
-      llvm::Expected<uint64_t> freed = detach(key);
-      if (!freed)
-        return freed.takeError();
-      bytes -= std::min(bytes, *freed);
-      ++dropped;
+    if (!own.empty()) {
+      llvm::Expected<uint64_t> bytes = bytesOf(own);
+      if (!bytes)
+        return bytes.takeError();
+      result.keptEntries = own.size();
+      result.keptBytes = *bytes;
     }
-    if (dropped)
-      if (llvm::Error error = addCounters({{{"evictions", static_cast<int64_t>(dropped)}}}))
+    uint64_t bytes = *total;
+    for (const auto *group : {&others, &own})
+      for (const auto &[key, lastUsed] : *group) {
+        bool tooOld = usedBefore && lastUsed < *usedBefore;
+        bool tooBig = maxBytes && bytes > *maxBytes;
+        if (!tooOld && !tooBig)
+          continue;
+        llvm::Expected<uint64_t> freed = detach(key);
+        if (!freed)
+          return freed.takeError();
+        bytes -= std::min(bytes, *freed);
+        ++result.dropped;
+        if (group == &own && !tooOld)
+          result.droppedKept = true;
+      }
+    if (result.dropped)
+      if (llvm::Error error = addCounters({{{"evictions", static_cast<int64_t>(result.dropped)}}}))
         return error;
     if (llvm::Error error = transaction->commit())
       return error;
   }
   if (llvm::Error error = collectGarbage(store))
     return error;
-  return dropped;
+  return result;
+}
+
+llvm::Expected<uint64_t> CacheIndex::bytesOf(llvm::ArrayRef<std::pair<HexDigest, int64_t>> keys) {
+  llvm::Expected<Statement> select =
+      db.prepare("SELECT b.digest, b.size FROM entry_blobs e JOIN blobs b ON b.digest = e.digest "
+                 "WHERE e.key = ?1");
+  if (!select)
+    return select.takeError();
+  std::set<HexDigest> counted;
+  uint64_t bytes = 0;
+  for (const auto &key : keys) {
+    select->bind(1, key.first);
+    if (llvm::Error error = select->forEachRow([&](const Statement &row) {
+          if (counted.insert(row.text(0)).second)
+            bytes += static_cast<uint64_t>(row.integer(1));
+        }))
+      return error;
+    select->reset();
+  }
+  return bytes;
+}
+
+llvm::Error CacheIndex::releaseFreePages() {
+  llvm::Expected<std::optional<int64_t>> mode = db.queryInteger("PRAGMA auto_vacuum");
+  if (!mode)
+    return mode.takeError();
+  // 2 is INCREMENTAL. Converting rewrites the whole file, once.
+  bool converting = mode->value_or(0) != 2;
+  if (llvm::Error error = retryBusy([&] {
+        return db.execute(converting ? "PRAGMA auto_vacuum=INCREMENTAL; VACUUM"
+                                     : "PRAGMA incremental_vacuum");
+      }))
+    return error;
+  llvm::Expected<Statement> journal = db.prepare("PRAGMA journal_mode");
+  if (!journal)
+    return journal.takeError();
+  llvm::Expected<bool> row = journal->step();
+  if (!row)
+    return row.takeError();
+  if (!*row || journal->text(0) != "wal")
+    return llvm::Error::success();
+  journal->reset();
+  // The freed pages leave the database file only when the log is written
+  // back into it. A reader still on an older snapshot keeps the log; the
+  // next checkpoint finishes the job then.
+  return db.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+}
+
+llvm::Expected<std::optional<uint64_t>> CacheIndex::storedMaxSize() {
+  llvm::Expected<std::optional<int64_t>> table = db.queryInteger(
+      "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'settings'");
+  if (!table)
+    return table.takeError();
+  if (table->value_or(0) == 0)
+    return std::nullopt;
+  llvm::Expected<std::optional<int64_t>> value =
+      db.queryInteger("SELECT value FROM settings WHERE name = 'max_size'");
+  if (!value)
+    return value.takeError();
+  if (!*value || **value < 0)
+    return std::nullopt;
+  return static_cast<uint64_t>(**value);
+}
+
+llvm::Error CacheIndex::storeMaxSize(uint64_t bytes) {
+  llvm::Expected<WriteTransaction> transaction = WriteTransaction::begin(db);
+  if (!transaction)
+    return transaction.takeError();
+  if (llvm::Error error = db.execute(kSettingsTable))
+    return error;
+  llvm::Expected<Statement> set =
+      db.prepare("INSERT INTO settings(name, value) VALUES ('max_size', ?1) "
+                 "ON CONFLICT(name) DO UPDATE SET value = excluded.value");
+  if (!set)
+    return set.takeError();
+  if (llvm::Error error = set->bind(1, static_cast<int64_t>(bytes)).run())
+    return error;
+  return transaction->commit();
 }
 
 llvm::Error CacheIndex::collectGarbage(const BlobStore &store) {

@@ -7,6 +7,12 @@
 //   blobs(digest, size)             every blob some entry uses
 //   garbage(digest)                 blobs no entry uses, to be deleted
 //   counters(name, value)           hits, misses, corrupt, evictions, stores
+//   settings(name, value)           the size limit `kiln cache limit` or a
+//                                   build's --max-size set ("max_size")
+//
+// The index is made with auto_vacuum=INCREMENTAL, so that prune and clear
+// can hand the pages of dropped rows back to the file system (an index
+// from before is converted by one VACUUM the first time they run).
 //
 // PRAGMA user_version holds the format (kIndexFormat). Writes run in BEGIN
 // IMMEDIATE transactions, with a busy timeout; an entry and all its blob
@@ -111,11 +117,30 @@ public:
   llvm::Error recordUse(llvm::ArrayRef<HexDigest> usedKeys, int64_t now,
                         const CounterDeltas &deltas);
 
+  struct Eviction {
+    uint64_t dropped = 0;
+    /// Whether the limit forced dropping entries of `keep`, and what those
+    /// entries took together before.
+    bool droppedKept = false;
+    uint64_t keptEntries = 0, keptBytes = 0;
+  };
   /// Drops entries last used before `usedBefore` (if given), then the least
-  /// recently used until the blobs take at most `maxBytes`; then deletes
-  /// unused blob files. Returns the number of entries dropped.
-  llvm::Expected<uint64_t> evict(std::optional<uint64_t> maxBytes,
-                                 std::optional<int64_t> usedBefore, const BlobStore &store);
+  /// recently used until the blobs take at most `maxBytes`, those in `keep`
+  /// (a build's own) only once no other is left; then deletes unused blob
+  /// files.
+  llvm::Expected<Eviction> evict(std::optional<uint64_t> maxBytes,
+                                 std::optional<int64_t> usedBefore, const BlobStore &store,
+                                 llvm::ArrayRef<HexDigest> keep = {});
+
+  /// Hands the pages dropped rows left free back to the file system (and
+  /// empties the write-ahead log), converting an index made without
+  /// incremental vacuum first. Readers and writers of other processes wait
+  /// or are waited for, as for any write.
+  llvm::Error releaseFreePages();
+
+  /// The size limit stored in the index, if one is.
+  llvm::Expected<std::optional<uint64_t>> storedMaxSize();
+  llvm::Error storeMaxSize(uint64_t bytes);
 
   /// Deletes the files of garbage blobs that are still unused.
   llvm::Error collectGarbage(const BlobStore &store);
@@ -141,6 +166,8 @@ private:
   /// Removes `key`'s rows; unused blobs go to `garbage`.
   llvm::Expected<uint64_t> detach(llvm::StringRef key);
   llvm::Error addCounters(const CounterDeltas &deltas);
+  /// What the blobs of `keys`' entries take, each blob once.
+  llvm::Expected<uint64_t> bytesOf(llvm::ArrayRef<std::pair<HexDigest, int64_t>> keys);
 
   Database db;
 };

@@ -33,6 +33,20 @@ CacheEnvironment CacheEnvironment::fromProcess() {
           nonEmpty(Process::GetEnv("XDG_CACHE_HOME")), nonEmpty(Process::GetEnv("HOME"))};
 }
 
+llvm::StringRef sizeSourceName(SizeSource source) {
+  switch (source) {
+  case SizeSource::Flag:
+    return "flag";
+  case SizeSource::Environment:
+    return "environment";
+  case SizeSource::Stored:
+    return "stored";
+  case SizeSource::Default:
+    return "default";
+  }
+  llvm_unreachable("unknown size source");
+}
+
 llvm::Expected<CacheLocation> resolveCacheLocation(const CacheFlags &flags,
                                                    const CacheEnvironment &environment) {
   CacheLocation location;
@@ -45,6 +59,7 @@ llvm::Expected<CacheLocation> resolveCacheLocation(const CacheFlags &flags,
           llvm::Twine(flags.maxSize ? "--max-size" : "KILN_CACHE_MAX_SIZE") + ": " +
               llvm::toString(bytes.takeError()));
     location.maxSize = *bytes;
+    location.maxSizeSource = flags.maxSize ? SizeSource::Flag : SizeSource::Environment;
   }
   if (flags.disabled || (environment.cache && isOff(*environment.cache)))
     return location;

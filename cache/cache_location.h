@@ -3,7 +3,8 @@
 // The cache folder is the first of: --cache-dir, $KILN_CACHE_DIR,
 // $XDG_CACHE_HOME/kiln, ~/.cache/kiln. --no-cache or KILN_CACHE=0 (also
 // "off", "false", "no") turn the cache off. The size limit is --max-size,
-// else $KILN_CACHE_MAX_SIZE, else 2 GiB.
+// else $KILN_CACHE_MAX_SIZE, else the limit stored in the cache's index
+// (cache.h), else 2 GiB.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -36,11 +37,26 @@ struct CacheEnvironment {
   static CacheEnvironment fromProcess();
 };
 
+/// Where a size limit was given.
+enum class SizeSource { Flag, Environment, Stored, Default };
+
+/// "flag", "environment", "stored", "default".
+llvm::StringRef sizeSourceName(SizeSource source);
+
 struct CacheLocation {
   /// Empty when the cache is off.
   std::string directory;
+  /// The limit of the flag or the environment, else the default: the
+  /// cache replaces the default with the limit it stores.
   uint64_t maxSize = kDefaultMaxSize;
+  SizeSource maxSizeSource = SizeSource::Default;
   bool enabled() const { return !directory.empty(); }
+  /// The limit the flag or the environment gives, if either does.
+  std::optional<uint64_t> givenMaxSize() const {
+    if (maxSizeSource == SizeSource::Default)
+      return std::nullopt;
+    return maxSize;
+  }
 };
 
 /// The folder and size limit. An error for an unreadable size, or when no

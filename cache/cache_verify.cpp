@@ -93,7 +93,7 @@ llvm::Expected<VerifyReport> verifyCache(Cache &cache, bool repair) {
       llvm::Expected<EntryMetadata> metadata = parseMetadata(text);
       if (metadata && !keys.count(metadata->key)) {
         bool whole = true;
-        for (const EntryBlob &blob : metadata->blobs) {
+        for (const BlobPart &blob : storedBlobs(*metadata)) {
           std::string bytes;
           whole &= store.read(blob.digest, bytes, blob.size) == BlobStatus::Ok;
         }
@@ -102,7 +102,7 @@ llvm::Expected<VerifyReport> verifyCache(Cache &cache, bool repair) {
                                      " has intact blobs but is not in the index");
           keys.insert(metadata->key);
           restoredBlobs.insert(digest);
-          for (const EntryBlob &blob : metadata->blobs)
+          for (const BlobPart &blob : storedBlobs(*metadata))
             restoredBlobs.insert(blob.digest);
           restore.push_back({std::move(*metadata), digest, text.size()});
           continue;

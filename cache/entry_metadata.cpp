@@ -6,6 +6,8 @@
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <set>
+
 namespace kiln::cache {
 
 namespace {
@@ -42,11 +44,39 @@ bool nestsAtMost(llvm::StringRef text, unsigned limit) {
 
 } // namespace
 
+std::vector<BlobPart> storedBlobs(const EntryMetadata &metadata) {
+  std::vector<BlobPart> files;
+  std::set<llvm::StringRef> seen;
+  auto add = [&](const HexDigest &digest, uint64_t size) {
+    if (seen.insert(digest).second)
+      files.push_back({digest, size, false});
+  };
+  for (const EntryBlob &blob : metadata.blobs) {
+    if (blob.parts.empty())
+      add(blob.digest, blob.size);
+    for (const BlobPart &part : blob.parts)
+      if (!part.implied)
+        add(part.digest, part.size);
+  }
+  return files;
+}
+
 std::string writeMetadata(const EntryMetadata &metadata) {
   llvm::json::Array blobs;
-  for (const EntryBlob &blob : metadata.blobs)
-    blobs.push_back(
-        llvm::json::Object{{"role", blob.role}, {"digest", blob.digest}, {"size", blob.size}});
+  for (const EntryBlob &blob : metadata.blobs) {
+    llvm::json::Object object{{"role", blob.role}, {"digest", blob.digest}, {"size", blob.size}};
+    if (!blob.parts.empty()) {
+      llvm::json::Array parts;
+      for (const BlobPart &part : blob.parts) {
+        llvm::json::Object item{{"digest", part.digest}, {"size", part.size}};
+        if (part.implied)
+          item["implied"] = true;
+        parts.push_back(std::move(item));
+      }
+      object["parts"] = std::move(parts);
+    }
+    blobs.push_back(std::move(object));
+  }
   llvm::json::Value info = nullptr;
   if (!metadata.info.empty()) {
     llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(metadata.info);
@@ -108,7 +138,26 @@ llvm::Expected<EntryMetadata> parseMetadata(llvm::StringRef bytes) {
     std::optional<int64_t> size = blob ? blob->getInteger("size") : std::nullopt;
     if (!role || !digest || !isHexDigest(*digest) || !size || *size < 0)
       return bad("a blob is not described");
-    metadata.blobs.push_back({role->str(), digest->str(), static_cast<uint64_t>(*size)});
+    EntryBlob entry{role->str(), digest->str(), static_cast<uint64_t>(*size), {}};
+    if (const llvm::json::Value *partsField = blob->get("parts")) {
+      const llvm::json::Array *list = partsField->getAsArray();
+      if (!list || list->empty())
+        return bad("a blob's parts are not a list");
+      uint64_t total = 0;
+      for (const llvm::json::Value &partValue : *list) {
+        const llvm::json::Object *part = partValue.getAsObject();
+        std::optional<llvm::StringRef> partDigest = part ? part->getString("digest") : std::nullopt;
+        std::optional<int64_t> partSize = part ? part->getInteger("size") : std::nullopt;
+        if (!partDigest || !isHexDigest(*partDigest) || !partSize || *partSize < 0)
+          return bad("a blob's part is not described");
+        entry.parts.push_back({partDigest->str(), static_cast<uint64_t>(*partSize),
+                               part->getBoolean("implied").value_or(false)});
+        total += static_cast<uint64_t>(*partSize);
+      }
+      if (total != entry.size)
+        return bad("a blob's parts do not add up to its size");
+    }
+    metadata.blobs.push_back(std::move(entry));
   }
   return metadata;
 }

@@ -12,6 +12,15 @@
 // `info` is the driver's own JSON (the kernel's interface, ptxas's resource
 // report); the cache keeps it and hands it back.
 //
+// A blob that contains bytes the caller hands back at lookup (a fat
+// binary's images, which its key names) is kept in parts: the bytes around
+// them as blobs of their own, the images by digest only ("implied"). A
+// read puts the parts together and checks the whole against `digest`:
+//
+//   {"role":"fatbin","digest":"<whole>","size":9216,
+//    "parts":[{"digest":"<header>","size":80},
+//             {"digest":"<cubin>","size":5120,"implied":true}, ...]}
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -28,10 +37,20 @@ namespace kiln::cache {
 
 inline constexpr llvm::StringLiteral kMetadataMagic = "kiln-cache-entry 1\n";
 
-struct EntryBlob {
-  std::string role;
+struct BlobPart {
   HexDigest digest;
   uint64_t size = 0;
+  /// Handed back by the caller at lookup instead of stored with the entry.
+  bool implied = false;
+};
+
+struct EntryBlob {
+  std::string role;
+  /// Of the whole blob.
+  HexDigest digest;
+  uint64_t size = 0;
+  /// Empty for a blob stored whole under `digest`; else its bytes, in order.
+  std::vector<BlobPart> parts = {};
 };
 
 struct EntryMetadata {
@@ -47,6 +66,10 @@ struct EntryMetadata {
   std::string info;
   std::vector<EntryBlob> blobs;
 };
+
+/// The blob files an entry needs besides its metadata blob: every blob
+/// stored whole, and the stored parts of the others, each once.
+std::vector<BlobPart> storedBlobs(const EntryMetadata &metadata);
 
 std::string writeMetadata(const EntryMetadata &metadata);
 

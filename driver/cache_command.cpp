@@ -3,7 +3,7 @@
 //   $ kiln cache stats
 //   cache /home/me/.cache/kiln (SQLite index in WAL mode)
 //     entries     42
-//     size        1.3 MiB (limit 2.0 GiB)
+//     size        1.3 MiB (limit 2.0 GiB, default)
 //     hits        120   misses 42   corrupt reads 0   evictions 0
 //     sm_80       14 entries (cubin 14), 640.0 KiB
 //     ...
@@ -77,6 +77,13 @@ void printRemote(llvm::raw_ostream &os, std::map<std::string, int64_t> &counters
      << seconds(counters["remote_upload_us"]) << " uploading in the background\n";
 }
 
+/// Where the limit in force comes from.
+cache::SizeSource limitSource(const cache::Cache &store, const cache::CacheLocation &location) {
+  if (location.givenMaxSize())
+    return location.maxSizeSource;
+  return store.maxSizeIsStored() ? cache::SizeSource::Stored : cache::SizeSource::Default;
+}
+
 int stats(cache::Cache &store, const cache::CacheLocation &location, bool json) {
   llvm::Expected<cache::IndexStats> stats = store.index().stats();
   if (!stats)
@@ -107,7 +114,8 @@ int stats(cache::Cache &store, const cache::CacheLocation &location, bool json) 
                               {"read_only", store.isReadOnly()},
                               {"entries", stats->entries},
                               {"bytes", stats->bytes},
-                              {"max_size", location.maxSize},
+                              {"max_size", store.maxSize()},
+                              {"max_size_source", sizeSourceName(limitSource(store, location))},
                               {"hits", stats->counters["hits"]},
                               {"misses", stats->counters["misses"]},
                               {"corrupt_reads", stats->counters["corrupt"]},
@@ -122,8 +130,9 @@ int stats(cache::Cache &store, const cache::CacheLocation &location, bool json) 
   os << "cache " << store.directory() << " (SQLite index, " << mode
      << (store.isReadOnly() ? "; read-only: builds use its entries but store none" : "") << ")\n";
   os << llvm::formatv("  entries        {0}\n", stats->entries);
-  os << llvm::formatv("  size           {0} (limit {1})\n", cache::formatSize(stats->bytes),
-                      cache::formatSize(location.maxSize));
+  os << llvm::formatv("  size           {0} (limit {1}, {2})\n", cache::formatSize(stats->bytes),
+                      cache::formatSize(store.maxSize()),
+                      sizeSourceName(limitSource(store, location)));
   os << llvm::formatv("  hits           {0}\n  misses         {1}\n  corrupt reads  {2}\n"
                       "  evictions      {3}\n",
                       stats->counters["hits"], stats->counters["misses"],
@@ -231,13 +240,22 @@ int runCacheCommand(const CacheCommandOptions &options) {
       return fail(checked.takeError());
     archive = std::move(*checked);
   }
-  llvm::Expected<std::unique_ptr<cache::Cache>> opened =
-      cache::Cache::open({location->directory, location->maxSize}, warn);
+  std::optional<uint64_t> newLimit;
+  if (options.newLimit) {
+    llvm::Expected<uint64_t> bytes = cache::parseSize(*options.newLimit);
+    if (!bytes)
+      return fail(llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                          "kiln cache limit '" + *options.newLimit +
+                                              "': " + llvm::toString(bytes.takeError())));
+    newLimit = *bytes;
+  }
+  cache::CacheOptions cacheOptions{location->directory, location->givenMaxSize()};
+  llvm::Expected<std::unique_ptr<cache::Cache>> opened = cache::Cache::open(cacheOptions, warn);
   if (!opened)
     return fail(opened.takeError());
   cache::Cache &store = **opened;
   bool writes = options.action == CacheAction::Prune || options.action == CacheAction::Clear ||
-                options.action == CacheAction::Import ||
+                newLimit || options.action == CacheAction::Import ||
                 (options.action == CacheAction::Verify && options.repair);
   if (writes && store.isReadOnly())
     return fail(llvm::createStringError(std::make_error_code(std::errc::read_only_file_system),
@@ -260,19 +278,42 @@ int runCacheCommand(const CacheCommandOptions &options) {
     // With --older-than alone, only age counts.
     std::optional<uint64_t> maxBytes;
     if (flags.maxSize || !options.olderThan)
-      maxBytes = location->maxSize;
-    llvm::Expected<uint64_t> evicted = store.index().evict(maxBytes, usedBefore, store.blobs());
+      maxBytes = store.maxSize();
+    llvm::Expected<cache::CacheIndex::Eviction> evicted =
+        store.index().evict(maxBytes, usedBefore, store.blobs());
     if (!evicted)
       return fail(evicted.takeError());
+    if (llvm::Error error = store.index().releaseFreePages())
+      return fail(std::move(error));
     llvm::Expected<uint64_t> total = store.index().totalBytes();
     if (!total)
       return fail(total.takeError());
-    llvm::outs() << llvm::formatv("pruned {0} entries; the cache holds {1}\n", *evicted,
+    llvm::outs() << llvm::formatv("pruned {0} entries; the cache holds {1}\n", evicted->dropped,
                                   cache::formatSize(*total));
+    return 0;
+  }
+  case CacheAction::Limit: {
+    if (newLimit) {
+      if (llvm::Error error = store.index().storeMaxSize(*newLimit))
+        return fail(std::move(error));
+      llvm::outs() << "the cache limit is now " << cache::formatSize(*newLimit) << " (stored in "
+                   << cache::indexPath(store.directory()) << ")\n";
+      if (location->givenMaxSize())
+        warn((llvm::Twine(location->maxSizeSource == cache::SizeSource::Flag
+                              ? "--max-size"
+                              : "KILN_CACHE_MAX_SIZE") +
+              " overrides it while it is given")
+                 .str());
+      return 0;
+    }
+    llvm::outs() << "the cache limit is " << cache::formatSize(store.maxSize()) << " ("
+                 << sizeSourceName(limitSource(store, *location)) << ")\n";
     return 0;
   }
   case CacheAction::Clear: {
     if (llvm::Error error = store.index().clear(store.blobs()))
+      return fail(std::move(error));
+    if (llvm::Error error = store.index().releaseFreePages())
       return fail(std::move(error));
     // The builds kernels of modules that stay Python made in development.
     llvm::SmallString<256> kept(store.directory());

@@ -8,7 +8,7 @@
 
 namespace kiln::driver {
 
-enum class CacheAction { Stats, List, Prune, Clear, Verify, Export, Import };
+enum class CacheAction { Stats, List, Prune, Clear, Limit, Verify, Export, Import };
 
 struct CacheCommandOptions {
   CacheAction action = CacheAction::Stats;
@@ -18,6 +18,8 @@ struct CacheCommandOptions {
   bool repair = false;
   /// prune --older-than.
   std::optional<std::string> olderThan;
+  /// limit SIZE.
+  std::optional<std::string> newLimit;
   /// export / import.
   std::string file;
   /// export --sign-with: a key name or a key file.

@@ -11,6 +11,7 @@
 // kiln targets [--arch LIST] [--json]
 // kiln signatures list [PATH] [--json] | add KERNEL SIGNATURE... [--file F] | prune [PATH]
 // kiln cache stats|list [--json] | prune [--max-size SIZE] [--older-than AGE] | clear
+//            | limit [SIZE]
 //            | verify [--repair] | export FILE.tar[.zst] [--sign-with KEY | --unsigned]
 //            | import FILE [--trusted-keys FILE | --insecure-skip-signature]  [--cache-dir DIR]
 // kiln cache key generate [--name N] [--file F] | list | export-public [KEY]
@@ -269,6 +270,13 @@ int main(int argc, char **argv) {
           "Drop entries not used for this long, such as 30d, 12h or 45m")
       ->check(ageValidator());
   cacheAction("clear", "Drop every entry", CacheAction::Clear);
+  cacheAction("limit",
+              "Show the size limit and where it comes from, or keep SIZE as the cache's limit "
+              "for later builds and commands",
+              CacheAction::Limit)
+      ->add_option_function<std::string>(
+          "size", [&](const std::string &size) { cacheOptions.newLimit = size; },
+          "The new limit, such as 500M or 4G");
   cacheAction("verify", "Check that index and blobs agree and every blob is intact",
               CacheAction::Verify)
       ->add_flag("--repair", cacheOptions.repair,

@@ -225,8 +225,12 @@ std::unique_ptr<BuildCache> BuildCache::open(const BuildOptions &options, std::s
   }
   if (!location->enabled())
     return nullptr;
+  // A build's --max-size is the cache's limit from now on; the
+  // environment's is for the processes that have it.
   llvm::Expected<std::unique_ptr<cache::Cache>> opened =
-      cache::Cache::open({location->directory, location->maxSize}, warn);
+      cache::Cache::open({location->directory, location->givenMaxSize(),
+                          location->maxSizeSource == cache::SizeSource::Flag},
+                         warn);
   if (!opened) {
     warn(llvm::toString(opened.takeError()) + "; building without the cache");
     return nullptr;
@@ -238,8 +242,9 @@ std::unique_ptr<BuildCache> BuildCache::open(const BuildOptions &options, std::s
   return cache;
 }
 
-std::optional<cache::CachedEntry> BuildCache::find(const std::string &key, StepSource &source) {
-  if (std::optional<cache::CachedEntry> entry = store->lookup(key)) {
+std::optional<cache::CachedEntry> BuildCache::find(const std::string &key, StepSource &source,
+                                                   llvm::ArrayRef<std::string> implied) {
+  if (std::optional<cache::CachedEntry> entry = store->lookup(key, implied)) {
     source = StepSource::LocalHit;
     return entry;
   }
@@ -254,6 +259,7 @@ std::optional<cache::CachedEntry> BuildCache::find(const std::string &key, StepS
       {}};
   for (const cache::EntryBlob &blob : entry->metadata.blobs)
     contents.blobs.emplace_back(blob.role, entry->blobs[blob.role]);
+  contents.implied = implied;
   queueStore(std::move(contents));
   return entry;
 }
@@ -393,17 +399,37 @@ void BuildCache::storeCubin(const std::string &key, const ir::Function &kernel, 
         {{"cubin", cubin.cubin}}});
 }
 
-std::optional<CacheHit<std::string>> BuildCache::lookupFatbin(const std::string &key) {
+namespace {
+
+/// What a fat binary's entry may hold by digest only: its images, which
+/// their own entries store, and its PTX as fatbinary rewrites it, which a
+/// lookup derives from the PTX entry's text.
+std::vector<std::string> imageBytes(llvm::ArrayRef<cuda::FatbinImage> images) {
+  std::vector<std::string> bytes;
+  for (const cuda::FatbinImage &image : images) {
+    bytes.push_back(image.bytes);
+    if (image.kind == cuda::FatbinImageKind::Ptx)
+      bytes.push_back(cuda::fatbinaryPtxText(image.bytes));
+  }
+  return bytes;
+}
+
+} // namespace
+
+std::optional<CacheHit<std::string>>
+BuildCache::lookupFatbin(const std::string &key, llvm::ArrayRef<cuda::FatbinImage> images) {
   StepSource source;
-  std::optional<cache::CachedEntry> entry = find(key, source);
+  std::optional<cache::CachedEntry> entry = find(key, source, imageBytes(images));
   if (!entry || !entry->blobs.count("fatbin"))
     return std::nullopt;
   return CacheHit<std::string>{std::move(entry->blobs["fatbin"]), source};
 }
 
 void BuildCache::storeFatbin(const std::string &key, const ir::Function &kernel,
-                             const std::string &fatbin) {
-  keep({key, "fatbin", "fatbin", kernel.symbol, "", {{"fatbin", fatbin}}});
+                             const std::string &fatbin, llvm::ArrayRef<cuda::FatbinImage> images) {
+  cache::EntryContents contents{key, "fatbin", "fatbin", kernel.symbol, "", {{"fatbin", fatbin}}};
+  contents.implied = imageBytes(images);
+  keep(contents);
 }
 
 void BuildCache::note(StepSource source, llvm::StringRef kind, llvm::StringRef target,

@@ -74,9 +74,14 @@ public:
   void storeCubin(const std::string &key, const ir::Function &kernel, unsigned arch,
                   const backend::BuiltCubin &cubin);
 
+  /// A fat binary's entry keeps the bytes around its images; the images,
+  /// which its key names, are stored once, by the cubin entries, and handed
+  /// back here to put it together.
   std::string fatbinKey(llvm::ArrayRef<cuda::FatbinImage> images) const;
-  std::optional<CacheHit<std::string>> lookupFatbin(const std::string &key);
-  void storeFatbin(const std::string &key, const ir::Function &kernel, const std::string &fatbin);
+  std::optional<CacheHit<std::string>> lookupFatbin(const std::string &key,
+                                                    llvm::ArrayRef<cuda::FatbinImage> images);
+  void storeFatbin(const std::string &key, const ir::Function &kernel, const std::string &fatbin,
+                   llvm::ArrayRef<cuda::FatbinImage> images);
 
   /// Notes where a step's result came from, for -v.
   void note(StepSource source, llvm::StringRef kind, llvm::StringRef target,
@@ -91,7 +96,8 @@ private:
 
   /// The entry of `key`: the local cache's, else a remote's (then kept
   /// locally).
-  std::optional<cache::CachedEntry> find(const std::string &key, StepSource &source);
+  std::optional<cache::CachedEntry> find(const std::string &key, StepSource &source,
+                                         llvm::ArrayRef<std::string> implied = {});
   /// Uploads `contents`, and keeps it locally (queueStore).
   void keep(const cache::EntryContents &contents);
   /// Keeps `contents` locally, in batches: one transaction per batch rather

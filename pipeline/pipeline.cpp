@@ -237,9 +237,11 @@ void KernelBuilder::buildFatbin(size_t index) {
     key = cache->fatbinKey(images);
   llvm::Expected<std::string> fatbin = cachedStep<std::string>(
       cache.get(), key, {"fatbin", "-", build.description},
-      [&](const std::string &k) { return cache->lookupFatbin(k); },
+      [&](const std::string &k) { return cache->lookupFatbin(k, images); },
       [&] { return cuda::createFatbinary(*toolkit, images); },
-      [&](const std::string &k, const std::string &f) { cache->storeFatbin(k, *build.kernel, f); });
+      [&](const std::string &k, const std::string &f) {
+        cache->storeFatbin(k, *build.kernel, f, images);
+      });
   if (!fatbin)
     return errors.add(index, 0, build.description + ": " + llvm::toString(fatbin.takeError()));
   std::lock_guard<std::mutex> lock(resultsMutex);

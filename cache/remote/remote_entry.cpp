@@ -33,7 +33,7 @@ llvm::Expected<std::string> encodeRemoteEntry(const EntryContents &contents,
   EntryMetadata metadata{
       contents.key, contents.kind, contents.target, contents.name, unixNow(), contents.info, {}};
   for (const auto &[role, bytes] : contents.blobs)
-    metadata.blobs.push_back({role, digestOf(bytes), bytes.size()});
+    metadata.blobs.push_back({role, digestOf(bytes), bytes.size(), {}});
   std::string metadataText = writeMetadata(metadata);
   std::string signatureLine = kUnsigned.str();
   if (signer) {

@@ -117,6 +117,21 @@ TEST(Fatbinary, StoredPtxKeepsItsLineNumbers) {
             std::count(images()[4].bytes.begin(), images()[4].bytes.end(), '\n'));
 }
 
+TEST(Fatbinary, PtxTextIsWhatFatbinaryStores) {
+  // The cache finds this text in a fat binary to keep the PTX once; lines
+  // that end in blanks or a comment, and a "//" inside a string, included.
+  std::string ptx = images()[4].bytes + "\t// trailing\n\tret; \t// after code\n"
+                                        "\t.file 1 \"/a//b\tc.py\"  \n";
+  llvm::Expected<std::string> fatbin =
+      createFatbinary(toolkit(), {{FatbinImageKind::Ptx, 90, ptx}});
+  KILN_ASSERT_OK(fatbin);
+  llvm::Expected<std::vector<FatbinEntry>> entries = readFatbin(*fatbin);
+  KILN_ASSERT_OK(entries);
+  ASSERT_EQ(entries->size(), 1u);
+  EXPECT_EQ(llvm::StringRef(entries->front().image).rtrim('\0').str(), fatbinaryPtxText(ptx))
+      << "fatbinaryPtxText no longer rewrites PTX as fatbinary does";
+}
+
 TEST(Fatbinary, IsReproducibleAndIndependentOfInputOrder) {
   llvm::Expected<std::string> first = createFatbinary(toolkit(), images());
   KILN_ASSERT_OK(first);

@@ -29,6 +29,7 @@ FIGURES = {
     "6": "CPU engine throughput",
     "7": "`kiln check`",
     "8": "Remote cache tier",
+    "9": "Cache storage",
 }
 NUMBER = re.compile(r"\d[\d,.]*\s*(?:ms|µs|ns|MiB|x|%)|\d+ / \d+")  # times, ratios; Kiln / Numba counts
 
