@@ -132,15 +132,7 @@ void CallingThreadLaunches::run(LaunchJob &job, StopCheck stop) {
   job.pollOnCallingThread(stop);
   ensureAlternateSignalStack();
   std::unique_ptr<BlockRunner> runner = enter(job);
-  // Blocks in order, as the pool would claim them; once a block is
-  // skipped (a failure, an interrupt), so are all after it.
-  for (uint64_t block = 0; block < job.blockCount(); ++block) {
-    if (*job.interruptWord())
-      job.pollStop();
-    if (!job.shouldRun(block))
-      break;
-    runner->run(job, block);
-  }
+  runner->runBlocks(job, {0, job.blockCount()});
   leave(job, std::move(runner));
 }
 

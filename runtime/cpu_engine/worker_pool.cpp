@@ -91,9 +91,7 @@ void WorkerPool::work() {
   BlockRunner runner(options);
   BlockRange range;
   while (LaunchJob *job = nextChunk(range)) {
-    // Once a block is skipped, so are all after it.
-    for (uint64_t block = range.begin; block < range.end && job->shouldRun(block); ++block)
-      runner.run(*job, block);
+    runner.runBlocks(*job, range);
     job->finishBlocks(range.end - range.begin);
   }
 }
