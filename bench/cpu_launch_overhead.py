@@ -14,9 +14,18 @@ KILN_TARGET=cpu and times, per call, --repeats loops of --calls calls
 * the same element count (2^20 float32) written by a 1-D launch
   (`fill_1d[4096, 256]`), by a 2-D launch over the same 1-D array
   (`fill_2d_flat[(64, 64), (16, 16)]`, index y * 1024 + x) and by a 2-D
-  launch over a 1024 x 1024 array (`fill_2d[(64, 64), (16, 16)]`); these
+  launch over a 1024 x 1024 array (`fill_2d[(64, 64), (16, 16)]`), all
+  4,096 blocks of 256 threads; then 16,384 blocks of 64 threads, 1-D
+  (`fill_1d[16384, 64]`) and 2-D (`fill_2d[(128, 128), (8, 8)]`). These
   loops have --calls / 100 calls.
 """
+
+# Which rows compare with which 1-D launch of the same blocks.
+PAIRS = {
+    "fill_2d_flat[(64, 64), (16, 16)] (same 1-D array)": "fill_1d[4096, 256] (2^20 elements)",
+    "fill_2d[(64, 64), (16, 16)] (1024 x 1024 array)": "fill_1d[4096, 256] (2^20 elements)",
+    "fill_2d[(128, 128), (8, 8)] (1024 x 1024 array)": "fill_1d[16384, 64] (2^20 elements)",
+}
 
 import argparse
 import json
@@ -89,6 +98,9 @@ def worker(options):
             ("module.fill_2d_flat[(64, 64), (16, 16)](flat, 1024)", options.calls // 100),
         "fill_2d[(64, 64), (16, 16)] (1024 x 1024 array)":
             ("module.fill_2d[(64, 64), (16, 16)](square)", options.calls // 100),
+        "fill_1d[16384, 64] (2^20 elements)": ("module.fill_1d[16384, 64](flat)", options.calls // 100),
+        "fill_2d[(128, 128), (8, 8)] (1024 x 1024 array)":
+            ("module.fill_2d[(128, 128), (8, 8)](square)", options.calls // 100),
     }
     results = {}
     for name, (statement, calls) in statements.items():
@@ -149,9 +161,9 @@ def main():
     print("| --- | ---: | ---: |")
     for name, times in results.items():
         print(f"| `{name}` | {show(statistics.median(times))} | {show(min(times))} – {show(max(times))} |")
-    one_d = statistics.median(results["fill_1d[4096, 256] (2^20 elements)"])
-    for name in list(results)[3:]:
-        print(f"\n{name} ÷ 1-D: {statistics.median(results[name]) / one_d:.2f}x", end="")
+    for name, one_d in PAIRS.items():
+        print(f"\n{name} ÷ {one_d}: {statistics.median(results[name]) / statistics.median(results[one_d]):.2f}x",
+              end="")
     print()
     bc.write_json(options.json, {"calls": options.calls, "repeats": options.repeats, "load_average": load,
                                  "results": results})

@@ -53,7 +53,7 @@ def test_a_raise_in_the_only_block_fails_the_launch_with_numbas_message(kernels)
     out = np.zeros(4, np.int64)
     with pytest.raises(ZeroDivisionError) as raised:
         kernels.divide[1, 4](np.array([1, 2, 0, 5]), out)
-    assert str(raised.value) == "tid=[0, 0, 2] ctaid=[0, 0, 0]: division by zero", (
+    assert str(raised.value) == "tid=[0, 0, 2] ctaid=[0, 0, 0]: integer division by zero", (
         f"a one-block launch must report the raise as Numba does, got {raised.value!r}")
     kernels.divide[1, 4](np.array([1, 2, 5, 10]), out)
     assert out.tolist() == [10, 5, 2, 1], "the launch after a failed one must run normally"
@@ -63,7 +63,7 @@ def test_a_raise_in_block_zero_of_a_small_grid_wins_over_later_blocks(kernels):
     out = np.zeros(8, np.int64)
     with pytest.raises(ZeroDivisionError) as raised:
         kernels.divide[2, 4](np.array([1, 0, 1, 1, 0, 1, 1, 1]), out)
-    assert str(raised.value) == "tid=[0, 0, 1] ctaid=[0, 0, 0]: division by zero", (
+    assert str(raised.value) == "tid=[0, 0, 1] ctaid=[0, 0, 0]: integer division by zero", (
         f"the lowest block's failure must be reported, got {raised.value!r}")
 
 
