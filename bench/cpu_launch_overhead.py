@@ -5,7 +5,9 @@
 The kernels below are built with `kiln build --module`, then a fresh process
 of the benchmark environment's Python (bench/.venv) imports them with
 KILN_TARGET=cpu and times, per call, --repeats loops of --calls calls
-(reported: the median loop, and the fastest and slowest):
+(reported: the median loop, and the fastest and slowest; for the 2-D
+against 1-D ratios also the process's CPU time per call, all threads, which
+other work on a shared machine disturbs less than the elapsed time):
 
 * `one_block[1, 32](a)`: a one-block launch of a trivial kernel on a host
   NumPy array, the whole Numba-style launch expression;
@@ -102,24 +104,26 @@ def worker(options):
         "fill_2d[(128, 128), (8, 8)] (1024 x 1024 array)":
             ("module.fill_2d[(128, 128), (8, 8)](square)", options.calls // 100),
     }
-    results = {}
+    results, cpu = {}, {}
     for name, (statement, calls) in statements.items():
         namespace = {"module": module, "nothing": nothing, "small": small, "flat": flat, "square": square}
         exec(compile(f"def loop(calls):\n    for _ in range(calls):\n        {statement}\n", "<loop>", "exec"),
              namespace)
         loop = namespace["loop"]
         loop(max(10, calls // 10))
-        times = []
+        times, cpu_times = [], []
         for _ in range(options.repeats):
-            start = time.perf_counter()
+            start, cpu_start = time.perf_counter(), time.process_time()
             loop(calls)
             times.append((time.perf_counter() - start) / calls)
+            cpu_times.append((time.process_time() - cpu_start) / calls)
         results[name] = times
+        cpu[name] = cpu_times
     expected = np.arange(SIDE * SIDE, dtype=np.float32) * 0.5
     for name, array in (("flat", flat), ("square", square.reshape(-1))):
         if not np.array_equal(array, expected):
             raise SystemExit(f"the {name} fill is wrong")
-    print(json.dumps(results))
+    print(json.dumps({"wall": results, "cpu": cpu}))
 
 
 def show(seconds):
@@ -152,7 +156,8 @@ def main():
         env = bc.bench_env(PYTHONPATH=os.pathsep.join([str(build_dir / "python"), folder]), KILN_TARGET="cpu")
         _, stdout = bc.timed_run([python, str(pathlib.Path(__file__).resolve()), "--worker", "--module", module,
                                   "--calls", str(options.calls), "--repeats", str(options.repeats)], env=env)
-    results = json.loads(stdout.strip().splitlines()[-1])
+    measured = json.loads(stdout.strip().splitlines()[-1])
+    results, cpu = measured["wall"], measured["cpu"]
     load = bc.load_average()
     print(f"# {bc.command_line()}")
     print(f"# {bc.machine_line(version)}; load {load}")
@@ -162,11 +167,11 @@ def main():
     for name, times in results.items():
         print(f"| `{name}` | {show(statistics.median(times))} | {show(min(times))} – {show(max(times))} |")
     for name, one_d in PAIRS.items():
-        print(f"\n{name} ÷ {one_d}: {statistics.median(results[name]) / statistics.median(results[one_d]):.2f}x",
-              end="")
+        print(f"\n{name} ÷ {one_d}: {statistics.median(results[name]) / statistics.median(results[one_d]):.2f}x "
+              f"wall, {statistics.median(cpu[name]) / statistics.median(cpu[one_d]):.2f}x CPU time", end="")
     print()
     bc.write_json(options.json, {"calls": options.calls, "repeats": options.repeats, "load_average": load,
-                                 "results": results})
+                                 "results": results, "cpu": cpu})
 
 
 if __name__ == "__main__":
