@@ -4,6 +4,7 @@ changes: exceptions carry the same class and message, print() lines come
 out in thread order before the launch returns, barriers work, and Python
 threads that launch at the same time each get their own results."""
 
+import signal
 import threading
 
 import numpy as np
@@ -34,6 +35,14 @@ def reverse(out):
     s[i] = out[i]
     cuda.syncthreads()
     out[i] = s[cuda.blockDim.x - 1 - i]
+
+
+@cuda.jit
+def count_up(out, n):
+    i = 0
+    while i < n:
+        i += 1
+    out[0] = i
 
 
 @cuda.jit
@@ -99,3 +108,20 @@ def test_python_threads_launching_at_once_each_get_their_own_results(kernels):
     for thread in threads:
         thread.join()
     assert not failures, f"concurrent one-block launches interfered: {failures[:2]}"
+
+
+def test_a_long_one_block_launch_polls_for_signals_and_goes_on_when_no_handler_raises(kernels):
+    # The launch runs on this thread, which is asked every 20 ms to run
+    # Python's signal handlers from inside the kernel's loop; a handler that
+    # returns lets the loop go on where it was.
+    handled = []
+    previous = signal.signal(signal.SIGALRM, lambda *_: handled.append(1))
+    signal.setitimer(signal.ITIMER_REAL, 0.01, 0.01)
+    try:
+        out = np.zeros(1, np.int64)
+        kernels.count_up[1, 1](out, 1_000_000_000)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert out[0] == 1_000_000_000, f"the loop did not run to its end: {out[0]}"
+    assert handled, "the timer's signal never reached its handler"
