@@ -338,9 +338,11 @@ void insertInterruptPolls(llvm::Module &module) {
           llvm::Align(8));
       llvm::LoadInst *pending = builder.CreateAlignedLoad(i32, word, llvm::Align(4),
                                                           /*isVolatile=*/true);
+      // `interrupted` returns when the engine only wanted a poll: the loop
+      // goes on.
       llvm::Instruction *stop = llvm::SplitBlockAndInsertIfThen(
           builder.CreateICmpNE(pending, builder.getInt32(0)), latch->getTerminator(),
-          /*Unreachable=*/true, llvm::MDBuilder(context).createUnlikelyBranchWeights());
+          /*Unreachable=*/false, llvm::MDBuilder(context).createUnlikelyBranchWeights());
       builder.SetInsertPoint(stop);
       llvm::Value *services = builder.CreateAlignedLoad(
           pointer,

@@ -20,6 +20,7 @@ TITLES = {
     "registers": "5. Generated code: registers, spills, shared and constant memory, Kiln against Numba's NVVM",
     "cpu": "6. CPU engine throughput against Numba's simulator and NumPy",
     "checks": "6b. Index checks on the CPU engine: checked against `KILN_CPU_BOUNDSCHECK=0`",
+    "launch": "6c. CPU engine launch cost: one block from Python, 1-D against 2-D grids",
     "check": "7. `kiln check` on a 2,000-line module; peak memory of `kiln build`",
     "remote": "8. Remote cache tier: a cold build served by a warm remote; an unreachable or slow remote",
     "storage": "9. Cache storage: bytes one module build keeps, and the index file after prune",
@@ -536,10 +537,52 @@ def render_storage(d, headline, behind):
     return "".join(out)
 
 
+# --- 6c. launch ----------------------------------------------------------------
+
+ONE_BLOCK = "one_block[1, 32](a)"
+NJIT = "njit nothing(a)"
+# Each 2-D launch and the 1-D launch of the same blocks and elements.
+LAUNCH_PAIRS = {
+    "fill_2d_flat[(64, 64), (16, 16)] (same 1-D array)": "fill_1d[4096, 256] (2^20 elements)",
+    "fill_2d[(64, 64), (16, 16)] (1024 x 1024 array)": "fill_1d[4096, 256] (2^20 elements)",
+    "fill_2d[(128, 128), (8, 8)] (1024 x 1024 array)": "fill_1d[16384, 64] (2^20 elements)",
+}
+
+
+def per_call(seconds):
+    return ms(seconds) if seconds >= 1e-3 else f"{seconds * 1e6:.2f} µs"
+
+
+def render_launch(d, headline, behind):
+    results = d["results"]
+    out = [f"Per call, median (min – max) over {d['repeats']} loops of {d['calls']:,} calls (the fills: "
+           f"{d['calls'] // 100:,} calls), after untimed warm-up calls:\n\n"]
+    out.append(table(["statement", "per call"], [[f"`{name}`", spread(times, per_call)]
+                                                  for name, times in results.items()]))
+    cpu = d.get("cpu", {})
+    pairs = [(two, one) for two, one in LAUNCH_PAIRS.items() if two in results and one in results]
+    rows = [[f"`{two}`", f"`{one}`", f"{med(results[two]) / med(results[one]):.2f}x",
+             f"{med(cpu[two]) / med(cpu[one]):.2f}x" if two in cpu and one in cpu else "-"]
+            for two, one in pairs]
+    out.append("\n2-D against 1-D, same elements and blocks, medians of the elapsed time and of the process's "
+               "CPU time (all threads) per call; goal: at most 1.2x:\n\n")
+    out.append(table(["2-D launch", "1-D launch", "2-D ÷ 1-D, elapsed", "2-D ÷ 1-D, CPU time"], rows, "llrr"))
+    one_block, njit = med(results[ONE_BLOCK]), med(results[NJIT])
+    headline.append(["6c. one-block CPU launch from Python (yardstick: an `@njit` call)", per_call(one_block),
+                     per_call(njit), ratio(njit, one_block)])
+    if one_block > 2e-6:
+        behind.append("launch: a one-block CPU launch takes more than the 2 µs goal")
+    worst = max((med(results[two]) / med(results[one]) for two, one in pairs), default=0)
+    if worst > 1.2:
+        behind.append(f"launch: a 2-D launch takes {worst:.2f}x the 1-D launch of the same elements (goal 1.2x)")
+    return "".join(out)
+
+
 RENDER = {"compile": render_compile, "build": render_build, "startup": render_startup,
           "firstcall": render_firstcall,
           "dispatch": render_dispatch, "registers": render_registers, "cpu": render_cpu, "checks": render_checks,
-          "check": render_check, "remote": render_remote, "storage": render_storage}
+          "launch": render_launch, "check": render_check, "remote": render_remote,
+          "storage": render_storage}
 
 
 def render(context, results):

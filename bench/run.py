@@ -6,7 +6,7 @@
     python3 bench/run.py --only firstcall --update           # measure one figure, keep the others
 
 NAMEs (the figures, in order): compile, build, startup, firstcall,
-dispatch, registers, cpu, checks, check, remote, storage. --update measures the --only figures and
+dispatch, registers, cpu, checks, launch, check, remote, storage. --update measures the --only figures and
 keeps the others from the results of the last run (--results), saying so in
 the document. Each figure is one script of bench/, run in its own
 process with --json; this script only chooses their arguments, collects
@@ -40,8 +40,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import bench_common as bc  # noqa: E402
 import report  # noqa: E402
 
-FIGURES = ["compile", "build", "startup", "firstcall", "dispatch", "registers", "cpu", "checks", "check",
-           "remote", "storage"]
+FIGURES = ["compile", "build", "startup", "firstcall", "dispatch", "registers", "cpu", "checks", "launch",
+           "check", "remote", "storage"]
 
 # name -> (script, full-run arguments, smoke arguments)
 ARGUMENTS = {
@@ -61,6 +61,8 @@ ARGUMENTS = {
             ["--repeats", "1", "--only", "vector_add", "--scale", "0.01", "--sim-scale", "0.05"]),
     "checks": ("cpu_engine_index_checks.py", ["--rounds", "5", "--repeats", "11"],
                ["--rounds", "1", "--repeats", "1", "--only", "vector_add"]),
+    "launch": ("cpu_launch_overhead.py", ["--calls", "20000", "--repeats", "11"],
+               ["--calls", "200", "--repeats", "1"]),
     "check": ("check_speed.py", ["--lines", "2000", "--repeats", "30", "--warmups", "3", "--memory",
                                  "--memory-repeats", "3"],
               ["--lines", "2000", "--repeats", "1", "--warmups", "0", "--memory", "--memory-repeats", "1"]),
@@ -73,7 +75,7 @@ ARGUMENTS = {
 
 def kiln_arguments(name, build_dir):
     """How each script is told which Kiln to run."""
-    if name in ("startup", "firstcall", "dispatch", "cpu", "checks"):
+    if name in ("startup", "firstcall", "dispatch", "cpu", "checks", "launch"):
         return ["--build-dir", str(build_dir)]
     return ["--kiln", str(build_dir / "driver" / "kiln")]
 

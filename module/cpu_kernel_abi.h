@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 /* Bumped on any change to the structures below. */
-#define KILN_CPU_ABI_VERSION 5
+#define KILN_CPU_ABI_VERSION 6
 
 typedef struct KilnCpuThread KilnCpuThread;
 
@@ -135,9 +135,11 @@ typedef struct KilnCpuServices {
    * does, whatever debug= says. It never returns. */
   void (*raiseIndexError)(KilnCpuThread *thread, const char *array, const char *location,
                           int64_t index, uint32_t axis, uint32_t rank, const int64_t *shape);
-  /* The launch was interrupted (Ctrl-C): generated code calls it on a loop
-   * back-edge once *KilnCpuThread.interrupt is non-zero. It ends the thread
-   * and never returns. */
+  /* Generated code calls it on a loop back-edge once
+   * *KilnCpuThread.interrupt is non-zero. If the launch was interrupted
+   * (Ctrl-C) it ends the thread and never returns; if the engine only
+   * wanted the thread to poll for an interrupt, it returns and the loop
+   * goes on. */
   void (*interrupted)(KilnCpuThread *thread);
 } KilnCpuServices;
 

@@ -35,16 +35,41 @@ BlockRunner::~BlockRunner() {
   ::operator delete(sharedMemory, std::align_val_t(sharedAlignment));
 }
 
-void BlockRunner::run(LaunchJob &job, uint64_t block) {
+void BlockRunner::runBlocks(LaunchJob &job, BlockRange range) {
+  // Divisions only for the first block: 64-bit ones cost tens of cycles
+  // each, which adds up over grids of many small blocks.
+  const Dim3 &grid = job.config.grid;
+  Dim3 index;
+  index.x = static_cast<uint32_t>(range.begin % grid.x);
+  index.y = static_cast<uint32_t>(range.begin / grid.x % grid.y);
+  index.z = static_cast<uint32_t>(range.begin / (uint64_t(grid.x) * grid.y));
+  for (uint64_t block = range.begin; block < range.end; ++block) {
+    // Blocks without loops never read the interrupt word themselves.
+    if (*job.interruptWord())
+      job.pollStop();
+    if (!job.shouldRun(block))
+      return;
+    run(job, block, index);
+    if (++index.x == grid.x) {
+      index.x = 0;
+      if (++index.y == grid.y) {
+        index.y = 0;
+        ++index.z;
+      }
+    }
+  }
+}
+
+void BlockRunner::run(LaunchJob &job, uint64_t block, const Dim3 &blockIdx) {
   currentJob = &job;
   currentBlock = block;
   const LaunchConfig &config = job.config;
   const KernelImage &image = job.image;
 
   KilnCpuThread thread{};
-  thread.blockIdx[0] = static_cast<uint32_t>(block % config.grid.x);
-  thread.blockIdx[1] = static_cast<uint32_t>(block / config.grid.x % config.grid.y);
-  thread.blockIdx[2] = static_cast<uint32_t>(block / (uint64_t(config.grid.x) * config.grid.y));
+  thread.blockIdx[0] = blockIdx.x;
+  thread.blockIdx[1] = blockIdx.y;
+  thread.blockIdx[2] = blockIdx.z;
   thread.blockDim[0] = config.block.x;
   thread.blockDim[1] = config.block.y;
   thread.blockDim[2] = config.block.z;

@@ -24,8 +24,9 @@ public:
   BlockRunner(const BlockRunner &) = delete;
   BlockRunner &operator=(const BlockRunner &) = delete;
 
-  /// Runs block number `block` (x fastest, then y, z) of `job`.
-  void run(LaunchJob &job, uint64_t block);
+  /// Runs blocks `range` (numbered x fastest, then y, z) of `job` in order,
+  /// until one is to be skipped (then so are all after it).
+  void runBlocks(LaunchJob &job, BlockRange range);
 
   LaunchJob &job() const { return *currentJob; }
   uint64_t block() const { return currentBlock; }
@@ -35,6 +36,7 @@ public:
   [[noreturn]] void abandonBlockEntry();
 
 private:
+  void run(LaunchJob &job, uint64_t block, const Dim3 &blockIdx);
   void runBlockEntry(KilnCpuThread thread);
   void runFibers(const KilnCpuThread &prototype);
 

@@ -2,6 +2,7 @@
 
 #include "runtime/cpu_engine/engine.h"
 
+#include "runtime/cpu_engine/calling_thread.h"
 #include "runtime/cpu_engine/launch_job.h"
 #include "runtime/cpu_engine/print_output.h"
 #include "runtime/cpu_engine/worker_pool.h"
@@ -47,8 +48,8 @@ uint64_t currentForkGeneration() {
 
 struct Engine::State {
   explicit State(const EngineOptions &options)
-      : options(options), output(options.printStream), pool(std::make_unique<WorkerPool>(options)) {
-  }
+      : options(options), output(options.printStream), pool(std::make_unique<WorkerPool>(options)),
+        workerCount(pool->size()) {}
 
   /// The pool, started. A child forked after the start gets a new pool; the
   /// parent's is leaked, as its locks may have been held by threads that do
@@ -69,12 +70,30 @@ struct Engine::State {
     return started ? pool.get() : nullptr;
   }
 
+  /// Where small grids run, its watcher started; null if the host refuses
+  /// a thread (the pool then runs them). A child forked after the start
+  /// gets a new one, as for the pool.
+  CallingThreadLaunches *startedCallingThread() {
+    uint64_t generation = currentForkGeneration();
+    std::lock_guard<std::mutex> lock(mutex);
+    if (callingThread && callingThreadGeneration != generation)
+      (void)callingThread.release();
+    if (!callingThread) {
+      callingThread = std::make_unique<CallingThreadLaunches>(options);
+      callingThreadGeneration = generation;
+    }
+    return callingThread->start() ? callingThread.get() : nullptr;
+  }
+
   const EngineOptions options;
   PrintOutput output;
-  std::mutex mutex; // guards everything below
+  std::mutex mutex; // guards everything below but workerCount
   std::unique_ptr<WorkerPool> pool;
+  const unsigned workerCount; // the same for every pool of this engine
   bool started = false;
   uint64_t startedGeneration = 0;
+  std::unique_ptr<CallingThreadLaunches> callingThread;
+  uint64_t callingThreadGeneration = 0;
 };
 
 Engine::Engine(const EngineOptions &options) : state(std::make_unique<State>(options)) {}
@@ -82,8 +101,7 @@ Engine::Engine(const EngineOptions &options) : state(std::make_unique<State>(opt
 Engine::~Engine() = default;
 
 unsigned Engine::workerCount() const {
-  std::lock_guard<std::mutex> lock(state->mutex);
-  return state->pool->size();
+  return state->workerCount;
 }
 
 LaunchResult Engine::launch(const KernelImage &image, const LaunchConfig &config, void *const *args,
@@ -91,10 +109,17 @@ LaunchResult Engine::launch(const KernelImage &image, const LaunchConfig &config
   LaunchResult result = validateLaunch(image, config);
   if (!result.ok())
     return result;
+  if (runsOnCallingThread(image, config, state->workerCount))
+    if (CallingThreadLaunches *here = state->startedCallingThread()) {
+      LaunchJob job(image, config, args, state->output, state->workerCount);
+      here->run(job, stop);
+      state->output.flush();
+      return job.result();
+    }
   WorkerPool *pool = state->startedPool(result);
   if (!pool)
     return result;
-  LaunchJob job(image, config, args, state->output, pool->size());
+  LaunchJob job(image, config, args, state->output, state->workerCount);
   pool->run(job, stop);
   state->output.flush();
   return job.result();

@@ -8,8 +8,12 @@
 // (workers, created with large stacks because local arrays live on the
 // stack) claims blocks in order, in chunks, and runs each block to
 // completion on one worker. Launches from several host threads queue up in
-// the same pool. Each block gets its shared memory zeroed: static arrays at
-// the start, dynamic ones after them (16-byte aligned).
+// the same pool. A grid too small to gain from the pool (one block, a few
+// hundred threads in all, or a pool of one worker) runs its blocks in order
+// on the thread that launches it instead, which saves waking a worker
+// (calling_thread.h); results are the same either way. Each block gets its
+// shared memory zeroed: static arrays at the start, dynamic ones after them
+// (16-byte aligned).
 //
 // Threads of a block. A kernel that never waits for other threads has a
 // `<kernel>_block` entry that loops over the block's threads itself: one
@@ -65,7 +69,10 @@
 // Once it says stop, blocks not yet started are skipped, and running
 // threads stop at their next loop back-edge, where generated code reads
 // KilnCpuThread::interrupt; the launch then fails as Interrupted, and the
-// engine is ready for the next launch.
+// engine is ready for the next launch. A launch on the calling thread is
+// polled from inside: every few milliseconds its running thread is asked
+// (through the same word) to poll the StopCheck itself, and goes on unless
+// it says stop.
 //
 // Failures are reported deterministically: the launch reports the failure
 // of the lowest block (see launch_job.h), and the lowest thread in it.
@@ -194,7 +201,8 @@ public:
   /// Runs `image` over the grid and returns when every block has finished.
   /// `args` holds one pointer per kernel parameter (docs/abi.md). Release the
   /// GIL around this call: it blocks, and kernels may print.
-  /// `stop`, when given, is polled while the launch runs.
+  /// `stop`, when given, is polled while the launch runs, always on the
+  /// thread that called launch().
   LaunchResult launch(const KernelImage &image, const LaunchConfig &config, void *const *args,
                       StopCheck stop = {});
 

@@ -94,14 +94,36 @@ void LaunchJob::waitUntilFinished(StopCheck stop) {
   }
 }
 
+namespace {
+
+constexpr uint32_t interruptedValue = 1;
+constexpr uint32_t pollRequestedValue = 2;
+
+} // namespace
+
 void LaunchJob::interrupt() {
-  interruptFlag = 1;
+  __atomic_store_n(&interruptFlag, interruptedValue, __ATOMIC_RELAXED);
   skipFrom(0);
   std::lock_guard<std::mutex> lock(mutex);
   failureKind = LaunchErrorKind::Interrupted;
   failureBlock = 0;
   failureThread = 0;
   failureMessage = std::string("launch of kernel '") + kernelName() + "' interrupted";
+}
+
+void LaunchJob::requestPoll() {
+  uint32_t idle = 0;
+  __atomic_compare_exchange_n(&interruptFlag, &idle, pollRequestedValue, false, __ATOMIC_RELAXED,
+                              __ATOMIC_RELAXED);
+}
+
+bool LaunchJob::pollStop() {
+  uint32_t requested = pollRequestedValue;
+  if (__atomic_compare_exchange_n(&interruptFlag, &requested, 0, false, __ATOMIC_RELAXED,
+                                  __ATOMIC_RELAXED) &&
+      callerStop.requested && callerStop.requested(callerStop.context))
+    interrupt();
+  return __atomic_load_n(&interruptFlag, __ATOMIC_RELAXED) == interruptedValue;
 }
 
 bool LaunchJob::supersedes(LaunchErrorKind kind, uint64_t block, uint64_t thread) const {

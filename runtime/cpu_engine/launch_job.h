@@ -55,11 +55,23 @@ public:
   /// interrupts the launch when it asks to.
   void waitUntilFinished(StopCheck stop);
 
-  /// What KilnCpuThread::interrupt points at: non-zero once interrupted.
+  /// What KilnCpuThread::interrupt points at: non-zero once interrupted, or
+  /// when a launch on the calling thread is asked to poll its StopCheck.
   const volatile uint32_t *interruptWord() const { return &interruptFlag; }
   /// Stops the launch: no block starts any more, running threads stop at
   /// their next loop back-edge.
   void interrupt();
+
+  /// For a launch that runs on the thread that made it, which cannot wait
+  /// and poll at the same time: `stop` is asked by that thread itself, when
+  /// another thread has requested a poll.
+  void pollOnCallingThread(StopCheck stop) { callerStop = stop; }
+  /// Sets the interrupt word so that the kernel's next loop back-edge calls
+  /// pollStop(); called by the thread that watches long launches.
+  void requestPoll();
+  /// Answers a pending poll request by asking the StopCheck (on the calling
+  /// thread); true once the launch is interrupted.
+  bool pollStop();
 
   void recordException(uint64_t block, uint64_t thread, const KilnCpuThread &where,
                        const char *className, const char *message);
@@ -79,7 +91,9 @@ private:
   std::atomic<bool> finishedFlag{false}; // `finished`, for polling without the lock
   // Read by generated code through a plain volatile load on every loop
   // back-edge, so not an std::atomic; an aligned word is read whole.
+  // Written with __atomic builtins: 0, pollRequested or interrupted.
   volatile uint32_t interruptFlag = 0;
+  StopCheck callerStop;
 
   std::mutex mutex; // guards everything below
   std::condition_variable finishedCondition;

@@ -164,8 +164,10 @@ void fiberIndexError(KilnCpuThread *thread, const char *array, const char *locat
 
 /// The launch was interrupted (it has recorded that): the thread ends, and
 /// the threads waiting for it at a barrier go on to their own next poll.
+/// A launch on the calling thread that was only asked to poll goes on.
 void fiberInterrupted(KilnCpuThread *thread) {
-  schedulerOf(thread).exit(fiberOf(thread));
+  if (runnerOf(thread).job().pollStop())
+    schedulerOf(thread).exit(fiberOf(thread));
 }
 
 // Block entries.
@@ -239,7 +241,8 @@ void blockIndexError(KilnCpuThread *thread, const char *array, const char *locat
 }
 
 void blockInterrupted(KilnCpuThread *thread) {
-  runnerOf(thread).abandonBlockEntry();
+  if (runnerOf(thread).job().pollStop())
+    runnerOf(thread).abandonBlockEntry();
 }
 
 /// Generated code gives kernels that may end a thread early no block entry:

@@ -2,6 +2,7 @@
 
 #include "runtime/cpu_engine/worker_pool.h"
 
+#include "runtime/cpu_engine/alternate_signal_stack.h"
 #include "runtime/cpu_engine/block_runner.h"
 #include "runtime/cpu_engine/spin_wait.h"
 
@@ -10,7 +11,6 @@
 #include <csignal>
 #include <cstring>
 #include <string>
-#include <sys/mman.h>
 #include <thread>
 
 namespace kiln::cpu {
@@ -78,43 +78,6 @@ LaunchResult WorkerPool::start() {
                                    "-byte stacks: " + std::strerror(status));
 }
 
-namespace {
-
-/// A stack for signal handlers: a kernel that overflows its fiber's stack
-/// faults with no stack left, and handlers installed with SA_ONSTACK (such
-/// as Python's faulthandler) can still report it from here.
-class AlternateSignalStack {
-public:
-  AlternateSignalStack() {
-    void *memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (memory == MAP_FAILED)
-      return;
-    stack_t stack{};
-    stack.ss_sp = memory;
-    stack.ss_size = bytes;
-    if (sigaltstack(&stack, nullptr) == 0)
-      base = memory;
-    else
-      munmap(memory, bytes);
-  }
-  ~AlternateSignalStack() {
-    if (!base)
-      return;
-    stack_t disable{};
-    disable.ss_flags = SS_DISABLE;
-    sigaltstack(&disable, nullptr);
-    munmap(base, bytes);
-  }
-  AlternateSignalStack(const AlternateSignalStack &) = delete;
-  AlternateSignalStack &operator=(const AlternateSignalStack &) = delete;
-
-private:
-  static constexpr size_t bytes = 64 * 1024;
-  void *base = nullptr;
-};
-
-} // namespace
-
 void *WorkerPool::workerMain(void *pool) {
 #ifdef __linux__
   pthread_setname_np(pthread_self(), "kiln-cpu");
@@ -128,9 +91,7 @@ void WorkerPool::work() {
   BlockRunner runner(options);
   BlockRange range;
   while (LaunchJob *job = nextChunk(range)) {
-    // Once a block is skipped, so are all after it.
-    for (uint64_t block = range.begin; block < range.end && job->shouldRun(block); ++block)
-      runner.run(*job, block);
+    runner.runBlocks(*job, range);
     job->finishBlocks(range.end - range.begin);
   }
 }

@@ -369,7 +369,7 @@ def test_pyinit_hands_the_image_to_the_runtimes_module_loader(built, tmp_path, r
     report = json.loads(result.stdout)
     assert report["magic"] == 0x4B494C4E
     assert report["format_version"] == MODULE_FORMAT_VERSION
-    assert report["cpu_abi_version"] == 5
+    assert report["cpu_abi_version"] == 6
     assert report["name"] == "pkg.vector_add" and report["module_name"] == "pkg.vector_add"
     assert report["file"].endswith(EXT_SUFFIX)
     assert report["bundle_pointer"] is None  # null since format 2
