@@ -43,7 +43,8 @@ public:
     diagnostics.renderText(llvm::errs(), options.color);
   }
   void warning(llvm::StringRef message) override {
-    llvm::WithColor::warning(llvm::errs(), "kiln") << message << '\n';
+    progress.interject(
+        [&](llvm::raw_ostream &os) { llvm::WithColor::warning(os, "kiln") << message << '\n'; });
   }
   void expectTasks(unsigned count) override { progress.expect(count); }
   void taskFinished(llvm::StringRef label) override { progress.finished(label); }

@@ -64,4 +64,14 @@ void ProgressReporter::done() {
   lineShown = false;
 }
 
+void ProgressReporter::interject(llvm::function_ref<void(llvm::raw_ostream &)> write) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (lineShown) {
+    stream << "\r\x1b[K";
+    lineShown = false;
+  }
+  write(stream);
+  stream.flush();
+}
+
 } // namespace kiln::driver

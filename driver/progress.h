@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <llvm/ADT/STLFunctionalExtras.h>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -47,6 +48,10 @@ public:
   void finished(llvm::StringRef label);
   /// Erases the terminal line, so that what follows starts on a clean line.
   void done();
+
+  /// Writes what `write` writes (whole lines) between progress lines, never
+  /// inside one: warnings come from any thread, as tasks finish.
+  void interject(llvm::function_ref<void(llvm::raw_ostream &)> write);
 
 private:
   llvm::raw_ostream &stream;
