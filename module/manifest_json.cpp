@@ -85,6 +85,14 @@ private:
   }
 
   bool parseValue(JsonValue &value, unsigned depth) {
+    value.begin_ = at_;
+    if (!parseValueText(value, depth))
+      return false;
+    value.end_ = at_;
+    return true;
+  }
+
+  bool parseValueText(JsonValue &value, unsigned depth) {
     switch (peek()) {
     case '{':
     case '[':

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -39,6 +40,10 @@ public:
   /// no such member.
   const JsonValue *member(std::string_view key) const;
   bool isObject() const { return kind_ == Kind::Object; }
+  /// Where the value lies in the parsed text: [begin, end) in bytes, so that
+  /// a reader may hand on one part of a document without printing it again.
+  size_t sourceBegin() const { return begin_; }
+  size_t sourceEnd() const { return end_; }
 
 private:
   friend class JsonParser;
@@ -46,6 +51,7 @@ private:
   bool boolean_ = false;
   int64_t integer_ = 0;
   double number_ = 0;
+  size_t begin_ = 0, end_ = 0;
   std::string text_;
   std::vector<JsonValue> elements_;
   std::vector<std::pair<std::string, JsonValue>> members_;

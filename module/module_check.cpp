@@ -207,10 +207,19 @@ bool isChecksumText(const std::string &text) {
   return true;
 }
 
+/// The value of 16 lowercase hex digits (isChecksumText()).
+uint64_t checksumValue(const std::string &text) {
+  uint64_t value = 0;
+  for (char c : text)
+    value = value << 4 | uint64_t(c <= '9' ? c - '0' : c - 'a' + 10);
+  return value;
+}
+
 /// What is wrong with the manifest's specialization `spec` (number `index`),
 /// or nothing.
 std::optional<std::string> specializationProblem(const JsonValue &spec, size_t index,
-                                                 std::string_view payload) {
+                                                 std::string_view payload,
+                                                 PayloadCheck payloadCheck) {
   std::string what = "the manifest entry of specialization " + std::to_string(index);
   if (!spec.isObject())
     return what + " is not an object";
@@ -276,11 +285,9 @@ std::optional<std::string> specializationProblem(const JsonValue &spec, size_t i
     if (!inside(start, bytes, payload.size()))
       return "the fat binary of '" + *name->string() + "' (specialization " +
              std::to_string(index) + ") lies outside the module's payload";
-    std::string actual = checksumText(kilnChecksum(payload.data() + start, bytes));
-    if (actual != *checksum->string())
-      return "the fat binary of '" + *name->string() + "' (specialization " +
-             std::to_string(index) + ") fails its checksum: it is " + actual +
-             ", the manifest says " + *checksum->string();
+    if (payloadCheck == PayloadCheck::EveryFatBinary)
+      return checkFatBinary(payload.substr(start, bytes), checksumValue(*checksum->string()),
+                            *name->string(), index);
   }
   return std::nullopt;
 }
@@ -297,7 +304,18 @@ ModuleCheck checkImage(const ImageFacts &image) {
   return {};
 }
 
-ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle) {
+std::optional<std::string> checkFatBinary(std::string_view fatbin, uint64_t checksum,
+                                          std::string_view kernelName, size_t index) {
+  uint64_t actual = kilnChecksum(fatbin.data(), fatbin.size());
+  if (actual == checksum)
+    return std::nullopt;
+  return "the fat binary of '" + std::string(kernelName) + "' (specialization " +
+         std::to_string(index) + ") fails its checksum: it is " + checksumText(actual) +
+         ", the manifest says " + checksumText(checksum);
+}
+
+ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle, PayloadCheck payloadCheck,
+                        ManifestIndex *index) {
   if (ModuleCheck versions = checkImage(image); !versions.sound())
     return versions;
   KilnBundleHeader header;
@@ -361,7 +379,8 @@ ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle) {
                           " specializations but its code has " +
                           std::to_string(image.specializationCount)));
   for (size_t i = 0; i < listed.size(); ++i)
-    if (std::optional<std::string> entryProblem = specializationProblem(listed[i], i, payload))
+    if (std::optional<std::string> entryProblem =
+            specializationProblem(listed[i], i, payload, payloadCheck))
       return failed(damaged(*entryProblem));
   if (const JsonValue *constants = manifest->member("constants")) {
     if (!constants->array())
@@ -373,7 +392,18 @@ ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle) {
       if (const JsonValue *type = constant.member("type"); type && !type->string())
         return failed(damaged("its manifest has a malformed constant"));
     }
+    if (index) {
+      index->constantsBegin = constants->sourceBegin();
+      index->constantsEnd = constants->sourceEnd();
+    }
   }
+  if (index)
+    for (const JsonValue &spec : listed) {
+      const JsonValue *kind = spec.member("kind");
+      index->specializations.push_back({*spec.member("name")->string(),
+                                        kind ? *kind->string() : std::string("kernel"),
+                                        spec.sourceBegin(), spec.sourceEnd()});
+    }
   return identity;
 }
 

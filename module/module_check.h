@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kiln::bundle {
 
@@ -57,13 +58,42 @@ struct ModuleCheck {
   bool sound() const { return verdict == ModuleVerdict::Sound; }
 };
 
+/// Whether checkModule() reads the fat binaries. The runtime defers them:
+/// a fat binary is checked against its checksum when a GPU loads it, at the
+/// first launch of its specialization (checkFatBinary()), so that importing
+/// a module costs the same whatever its number of kernels and the CPU engine
+/// never reads one. `kiln inspect` and `kiln audit` check every one.
+enum class PayloadCheck : uint8_t { EveryFatBinary, AtFirstLaunch };
+
+/// Where the parts of a sound manifest lie in its text, so that the runtime
+/// parses each specialization's entry only when its kernel is first used.
+struct ManifestIndex {
+  struct Entry {
+    std::string name;
+    std::string kind; ///< "kernel" when the manifest names none
+    size_t begin = 0, end = 0;
+  };
+  std::vector<Entry> specializations; ///< in manifest order
+  /// The constants list; begin == end when the manifest has none.
+  size_t constantsBegin = 0, constantsEnd = 0;
+};
+
 /// Checks the image's versions alone: Incompatible when this Kiln cannot
 /// read a module of its format or run its host code.
 ModuleCheck checkImage(const ImageFacts &image);
 
 /// Checks the image's versions and the bundle `bundle` (the bytes of the
-/// module's KILN_BUNDLE_SECTION) as described above.
-ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle);
+/// module's KILN_BUNDLE_SECTION) as described above. When `index` is given
+/// and the module is sound, it is filled from the manifest.
+ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle,
+                        PayloadCheck payloadCheck = PayloadCheck::EveryFatBinary,
+                        ManifestIndex *index = nullptr);
+
+/// The problem with a fat binary that a sound manifest places at `fatbin`
+/// (inside the payload) with checksum `checksum`, as a phrase completing
+/// "module 'x' is damaged: ...", or nothing when it is intact.
+std::optional<std::string> checkFatBinary(std::string_view fatbin, uint64_t checksum,
+                                          std::string_view kernelName, size_t index);
 
 /// Finds the KilnModuleImage in the bytes of a module's file: the image
 /// whose manifest checksum is `manifestChecksum` (the bundle header's).
