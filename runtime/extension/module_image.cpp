@@ -32,6 +32,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <new>
 #include <optional>
 #include <string>
@@ -231,6 +232,9 @@ void *loadModule(const KilnModuleImage *image) {
   check = bundle::checkModule(
       facts, std::string_view(reinterpret_cast<const char *>(bundleBytes), image->bundleSize),
       bundle::PayloadCheck::AtFirstLaunch, &index);
+  // The check's parsed manifest, freed by now, is many small blocks that the
+  // allocator would keep for the life of the process: hand them back.
+  malloc_trim(0);
   if (check.verdict == bundle::ModuleVerdict::Incompatible)
     return incompatible(name, check);
   if (!check.sound())
