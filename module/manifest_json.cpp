@@ -41,8 +41,8 @@ const JsonValue *JsonValue::member(std::string_view key) const {
 
 class JsonParser {
 public:
-  JsonParser(std::string_view text, unsigned nestingLimit)
-      : text_(text), nestingLimit_(nestingLimit) {}
+  JsonParser(std::string_view text, unsigned nestingLimit, unsigned buildDepth)
+      : text_(text), nestingLimit_(nestingLimit), buildDepth_(buildDepth) {}
 
   std::optional<JsonValue> parseDocument(std::string &problem) {
     JsonValue value;
@@ -60,6 +60,7 @@ public:
 private:
   std::string_view text_;
   unsigned nestingLimit_;
+  unsigned buildDepth_;
   size_t at_ = 0;
   std::string problem_;
 
@@ -104,6 +105,7 @@ private:
       return peek() == '{' ? parseObject(value, depth + 1) : parseArray(value, depth + 1);
     case '"':
       value.kind_ = JsonValue::Kind::String;
+      value.text_.clear();
       return parseString(value.text_);
     case 't':
       value.kind_ = JsonValue::Kind::Boolean;
@@ -127,10 +129,14 @@ private:
       ++at_;
       return true;
     }
+    // Below the build depth, elements are checked but not kept: one scratch
+    // value takes each in turn.
+    JsonValue scratch;
+    bool keep = depth <= buildDepth_;
     while (true) {
       skipSpace();
-      value.elements_.emplace_back();
-      if (!parseValue(value.elements_.back(), depth))
+      JsonValue &element = keep ? value.elements_.emplace_back() : scratch;
+      if (!parseValue(element, depth))
         return false;
       skipSpace();
       if (peek() == ']') {
@@ -151,9 +157,12 @@ private:
       ++at_;
       return true;
     }
+    JsonValue scratch;
+    std::string key;
+    bool keep = depth <= buildDepth_;
     while (true) {
       skipSpace();
-      std::string key;
+      key.clear();
       if (peek() != '"' || !parseString(key))
         return fail("an object's key is not a string");
       skipSpace();
@@ -161,8 +170,8 @@ private:
         return fail("an object lacks ':'");
       ++at_;
       skipSpace();
-      value.members_.emplace_back(std::move(key), JsonValue());
-      if (!parseValue(value.members_.back().second, depth))
+      JsonValue &member = keep ? value.members_.emplace_back(key, JsonValue()).second : scratch;
+      if (!parseValue(member, depth))
         return false;
       skipSpace();
       if (peek() == '}') {
@@ -221,7 +230,12 @@ private:
       if (static_cast<unsigned char>(c) < 0x20)
         return fail("a string holds a control character");
       if (c != '\\') {
-        out += c;
+        // Copy the run of plain characters this one starts in one append.
+        size_t start = at_ - 1;
+        while (!atEnd() && text_[at_] != '"' && text_[at_] != '\\' &&
+               static_cast<unsigned char>(text_[at_]) >= 0x20)
+          ++at_;
+        out.append(text_.data() + start, at_ - start);
         continue;
       }
       if (atEnd())
@@ -320,8 +334,8 @@ private:
 };
 
 std::optional<JsonValue> parseJson(std::string_view text, unsigned nestingLimit,
-                                   std::string &problem) {
-  return JsonParser(text, nestingLimit).parseDocument(problem);
+                                   std::string &problem, unsigned buildDepth) {
+  return JsonParser(text, nestingLimit, buildDepth).parseDocument(problem);
 }
 
 } // namespace kiln::bundle

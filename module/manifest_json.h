@@ -63,7 +63,11 @@ constexpr unsigned ManifestNestingLimit = 32;
 /// Parses `text` as one JSON value nested at most `nestingLimit` deep. On
 /// failure returns nothing and sets `problem` ("it nests deeper than 32
 /// levels at byte 1040", "it is not JSON: a string is not closed at byte 7").
+/// Arrays and objects nested deeper than `buildDepth` levels are checked as
+/// thoroughly but kept empty, with only their kind and source range: a
+/// reader that wants a document's outline reads it without building what
+/// lies below.
 std::optional<JsonValue> parseJson(std::string_view text, unsigned nestingLimit,
-                                   std::string &problem);
+                                   std::string &problem, unsigned buildDepth = ~0u);
 
 } // namespace kiln::bundle

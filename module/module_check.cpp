@@ -207,6 +207,21 @@ bool isChecksumText(const std::string &text) {
   return true;
 }
 
+/// What is wrong with the keys of the manifest's specialization `spec`
+/// (number `index`) that the runtime reads at import: its name and kind.
+std::optional<std::string> outlineProblem(const JsonValue &spec, size_t index) {
+  std::string what = "the manifest entry of specialization " + std::to_string(index);
+  if (!spec.isObject())
+    return what + " is not an object";
+  const JsonValue *name = spec.member("name");
+  if (!name || !name->string() || name->string()->empty())
+    return what + " has no name";
+  if (const JsonValue *kind = spec.member("kind"); kind && !kind->string())
+    return "the manifest entry of '" + *name->string() + "' (specialization " +
+           std::to_string(index) + ") has a malformed 'kind'";
+  return std::nullopt;
+}
+
 /// The value of 16 lowercase hex digits (isChecksumText()).
 uint64_t checksumValue(const std::string &text) {
   uint64_t value = 0;
@@ -218,8 +233,7 @@ uint64_t checksumValue(const std::string &text) {
 /// What is wrong with the manifest's specialization `spec` (number `index`),
 /// or nothing.
 std::optional<std::string> specializationProblem(const JsonValue &spec, size_t index,
-                                                 std::string_view payload,
-                                                 PayloadCheck payloadCheck) {
+                                                 std::string_view payload, bool checkFatBinaries) {
   std::string what = "the manifest entry of specialization " + std::to_string(index);
   if (!spec.isObject())
     return what + " is not an object";
@@ -285,7 +299,7 @@ std::optional<std::string> specializationProblem(const JsonValue &spec, size_t i
     if (!inside(start, bytes, payload.size()))
       return "the fat binary of '" + *name->string() + "' (specialization " +
              std::to_string(index) + ") lies outside the module's payload";
-    if (payloadCheck == PayloadCheck::EveryFatBinary)
+    if (checkFatBinaries)
       return checkFatBinary(payload.substr(start, bytes), checksumValue(*checksum->string()),
                             *name->string(), index);
   }
@@ -314,7 +328,19 @@ std::optional<std::string> checkFatBinary(std::string_view fatbin, uint64_t chec
          ", the manifest says " + checksumText(checksum);
 }
 
-ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle, PayloadCheck payloadCheck,
+std::optional<std::string> checkSpecialization(std::string_view entry, size_t index,
+                                               std::string_view payload) {
+  // The entry lies three levels deep in the manifest (document,
+  // specializations, entry): it may nest as deep as the rest allows.
+  std::string problem;
+  std::optional<JsonValue> spec = parseJson(entry, ManifestNestingLimit - 2, problem);
+  if (!spec)
+    return "the manifest entry of specialization " + std::to_string(index) + " cannot be read (" +
+           problem + ")";
+  return specializationProblem(*spec, index, payload, false);
+}
+
+ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle, CheckScope scope,
                         ManifestIndex *index) {
   if (ModuleCheck versions = checkImage(image); !versions.sound())
     return versions;
@@ -342,7 +368,11 @@ ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle, Payloa
                    "loaded, or was pieced together from two builds)");
 
   std::string problem;
-  std::optional<JsonValue> manifest = parseJson(manifestText, ManifestNestingLimit, problem);
+  // Deferred, the entries are read as an outline: the document, the
+  // specializations list, each entry's own keys (levels 1 to 3).
+  bool everything = scope == CheckScope::Everything;
+  std::optional<JsonValue> manifest =
+      parseJson(manifestText, ManifestNestingLimit, problem, everything ? ~0u : 3u);
   if (!manifest)
     return damaged("its manifest cannot be read (" + problem + ")");
   if (!manifest->isObject())
@@ -380,7 +410,8 @@ ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle, Payloa
                           std::to_string(image.specializationCount)));
   for (size_t i = 0; i < listed.size(); ++i)
     if (std::optional<std::string> entryProblem =
-            specializationProblem(listed[i], i, payload, payloadCheck))
+            everything ? specializationProblem(listed[i], i, payload, true)
+                       : outlineProblem(listed[i], i))
       return failed(damaged(*entryProblem));
   if (const JsonValue *constants = manifest->member("constants")) {
     if (!constants->array())

@@ -5,20 +5,24 @@
 // section .kiln.bundle of the module's file (dladdr(image);
 // module/elf_section_reader.h: a file cut short or with garbled section
 // headers says so), maps it, and checks the image and the bundle with the
-// check `kiln audit` runs (module/module_check.h): versions, header, the
-// manifest's checksum, the manifest as bounded JSON with every key the
-// runtime reads and every parameter layout. Only then does it wrap the
-// image in a ModuleImage and call kiln._loader.create_module(image), which
-// builds the module object from the names in the checked manifest. Any
-// damage becomes an ImportError naming the module and what is damaged,
-// never a crash.
+// check `kiln audit` runs (module/module_check.h), all of it that does not
+// grow with the number of kernels: versions, header, the manifest's
+// checksum, the manifest as bounded JSON and its outline (the module, one
+// entry per specialization with its name and kind, the constants). Only
+// then does it wrap the image in a ModuleImage and call
+// kiln._loader.create_module(image), which builds the module object from
+// those names. Any damage found so far becomes an ImportError naming the
+// module and what is damaged, never a crash.
 //
-// The fat binaries, most of the bundle, are not read at import: the bundle
-// is mapped, and a fat binary's pages are read when a GPU first loads it
-// (fatBinaryIntact() checks it against its checksum just before), so an
-// import costs the same with 1 or 500 kernels and the CPU engine, which
-// runs the host code, reads none. A damaged fat binary is a RuntimeError
-// at the first launch of its specialization on a GPU.
+// The rest is checked per kernel, when it is first needed, so that an
+// import costs the same with 1 or 500 kernels: a specialization's manifest
+// entry (every key the runtime reads, the parameter layout) when
+// ModuleImage.entry() hands it to its kernel at the kernel's first use, and
+// its fat binary against its checksum just before a GPU first loads it
+// (fatBinaryIntact()). The bundle is mapped, so a fat binary's pages are
+// read only then; the CPU engine, which runs the host code, reads none.
+// Damage found there is a RuntimeError of that first use, naming the
+// module and what is damaged.
 //
 //===----------------------------------------------------------------------===//
 
@@ -128,6 +132,17 @@ const uint8_t *mapBundle(const KilnModuleImage *image, const char *name) {
   return static_cast<const uint8_t *>(mapping) + skip;
 }
 
+/// Drops the resident pages of [start, start + size), a part of a read-only
+/// file mapping, which stays valid: touched again, it is read from the file.
+void releasePages(const uint8_t *start, uint64_t size) {
+  long pageSize = sysconf(_SC_PAGESIZE);
+  uintptr_t page = pageSize > 0 ? uintptr_t(pageSize) : 4096;
+  uintptr_t begin = reinterpret_cast<uintptr_t>(start) / page * page;
+  uintptr_t end = reinterpret_cast<uintptr_t>(start) + size;
+  // Only an advice: a failure leaves the pages resident, nothing worse.
+  (void)madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
+}
+
 /// The module's name, if the image is sane enough to have one.
 const char *moduleNameOf(const KilnModuleImage *image) {
   if (!image->moduleName || !memchr(image->moduleName, '\0', 1024))
@@ -231,10 +246,13 @@ void *loadModule(const KilnModuleImage *image) {
   bundle::ManifestIndex index;
   check = bundle::checkModule(
       facts, std::string_view(reinterpret_cast<const char *>(bundleBytes), image->bundleSize),
-      bundle::PayloadCheck::AtFirstLaunch, &index);
-  // The check's parsed manifest, freed by now, is many small blocks that the
-  // allocator would keep for the life of the process: hand them back.
+      bundle::CheckScope::DeferPerKernel, &index);
+  // The check's parsed outline, freed by now, is many small blocks that the
+  // allocator would keep for the life of the process: hand them back. So
+  // too the pages of the bundle the check read (the header and manifest):
+  // a kernel's first use reads its own entry again from the file.
   malloc_trim(0);
+  releasePages(bundleBytes, image->bundleSize);
   if (check.verdict == bundle::ModuleVerdict::Incompatible)
     return incompatible(name, check);
   if (!check.sound())
@@ -326,7 +344,15 @@ PyObject *entry(PyObject *self, PyObject *indexObject) {
                  image->entries->size());
     return nullptr;
   }
-  return manifestPart(image, (*image->entries)[size_t(index)]);
+  std::pair<size_t, size_t> range = (*image->entries)[size_t(index)];
+  std::optional<std::string> problem = bundle::checkSpecialization(
+      std::string_view(image->manifest + range.first, range.second - range.first), size_t(index),
+      std::string_view(reinterpret_cast<const char *>(image->payload), image->payloadSize));
+  if (problem)
+    return PyErr_Format(PyExc_RuntimeError,
+                        "kiln: module '%s' is damaged: %s; rebuild it with kiln build",
+                        image->image->moduleName, problem->c_str());
+  return manifestPart(image, range);
 }
 
 PyObject *getName(PyObject *self, void *) {
@@ -362,7 +388,8 @@ PyMethodDef methods[] = {
     {"has_block_entry", hasBlockEntry, METH_O,
      "has_block_entry(index) -> bool: whether specialization `index` has a block entry."},
     {"entry", entry, METH_O,
-     "entry(index) -> bytes: the JSON text of specialization `index`'s manifest entry."},
+     "entry(index) -> bytes: the JSON text of specialization `index`'s manifest entry, "
+     "checked as kiln audit checks it (RuntimeError: the module is damaged)."},
     {nullptr, nullptr, 0, nullptr},
 };
 
