@@ -157,3 +157,30 @@ def test_a_specialization_without_a_fat_binary_runs_on_the_cpu_and_inspects(
     inspected = kiln("inspect", cpu_only)
     assert inspected.returncode == 0, f"kiln inspect ended with {inspected.returncode}: {inspected.stderr}"
     assert "fatbin  none (the CPU engine only)" in inspected.stdout
+
+
+def test_a_forged_entry_refuses_its_own_kernel_and_no_other(module_file, tmp_path, package_dir):
+    manifest = read_manifest(module_file.read_bytes())
+    forged_kernel = manifest["specializations"][1]["name"]
+    folder = tmp_path / "forged"
+    folder.mkdir()
+    (folder / module_file.name).write_bytes(
+        _edited_manifest(module_file.read_bytes(), lambda m: m["specializations"][1].update(args=7)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(folder), str(package_dir)]), KILN_TARGET="cpu")
+    script = f"""
+import numpy as np, vector_add
+x = np.arange(64, dtype=np.float32)
+out = np.zeros_like(x)
+vector_add.add_kernel[2, 32](x, x, out)
+assert (out == 2 * x).all(), "add_kernel computed a wrong result"
+try:
+    vector_add.{forged_kernel}.signatures
+except RuntimeError as error:
+    print(error)
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, f"a forged entry of {forged_kernel} stopped the module:\n{result.stderr}"
+    assert forged_kernel != "add_kernel"
+    assert result.stdout.strip() == (
+        f"kiln: module 'vector_add' is damaged: the manifest entry of '{forged_kernel}' (specialization 1) "
+        "has no list of argument types; rebuild it with kiln build"), result.stdout

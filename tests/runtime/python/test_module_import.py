@@ -123,17 +123,23 @@ def k{i}(x, y, out):
 MANY_KERNELS = 24
 
 
-@pytest.fixture(scope="module")
-def many_kernels(build_module, tmp_path_factory):
+def _build_many_kernels(build_module, tmp_path_factory, count):
     source = tmp_path_factory.mktemp("many_kernels_source") / "many_kernels.py"
-    source.write_text(many_kernels_source(MANY_KERNELS))
+    source.write_text(many_kernels_source(count))
     return build_module(source, "many_kernels")
 
 
-def test_import_reads_no_fat_binary_and_the_cpu_engine_never_does(many_kernels, tmp_path, package_dir):
+@pytest.fixture(scope="module")
+def many_kernels(build_module, tmp_path_factory):
+    return _build_many_kernels(build_module, tmp_path_factory, MANY_KERNELS)
+
+
+@pytest.mark.parametrize("count", [MANY_KERNELS, pytest.param(500, marks=pytest.mark.slow)])
+def test_import_reads_no_fat_binary_and_the_cpu_engine_never_does(
+        count, build_module, tmp_path_factory, tmp_path, package_dir):
     # Every fat binary is damaged: the import, which reads none, succeeds,
     # and so do launches on the CPU engine, which runs the host code.
-    folder = _damage(many_kernels, tmp_path, damage_every_fat_binary)
+    folder = _damage(_build_many_kernels(build_module, tmp_path_factory, count), tmp_path, damage_every_fat_binary)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(folder), str(package_dir)]), KILN_TARGET="cpu")
     script = f"""
 import numpy as np
@@ -143,7 +149,7 @@ read_at_import = image.fat_binaries_read
 kernels = [name for name in vars(many_kernels) if name.startswith("k")]
 x = np.arange(64, dtype=np.float32)
 y = np.ones(64, dtype=np.float32)
-for i in (0, 7, {MANY_KERNELS - 1}):
+for i in (0, 7, {count - 1}):
     out = np.zeros_like(x)
     getattr(many_kernels, f"k{{i}}")[1, 64](x, y, out)
     assert np.array_equal(out, x + y * (i + 1)), f"k{{i}} computed {{out[:4]}}"
@@ -152,7 +158,7 @@ print(read_at_import, image.fat_binaries_read, len(kernels))
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
     assert result.returncode == 0, f"a module whose fat binaries are damaged failed on the CPU engine:\n{result.stderr}"
     read_at_import, read_after_launches, kernels = map(int, result.stdout.split())
-    assert kernels == MANY_KERNELS, f"the module holds {kernels} kernels, not {MANY_KERNELS}"
+    assert kernels == count, f"the module holds {kernels} kernels, not {count}"
     assert read_at_import == 0, f"the import read {read_at_import} fat binaries"
     assert read_after_launches == 0, f"CPU launches read {read_after_launches} fat binaries"
 
