@@ -41,8 +41,8 @@ const JsonValue *JsonValue::member(std::string_view key) const {
 
 class JsonParser {
 public:
-  JsonParser(std::string_view text, unsigned nestingLimit, unsigned buildDepth)
-      : text_(text), nestingLimit_(nestingLimit), buildDepth_(buildDepth) {}
+  JsonParser(std::string_view text, unsigned nestingLimit, const JsonOutline *outline)
+      : text_(text), nestingLimit_(nestingLimit), outline_(outline) {}
 
   std::optional<JsonValue> parseDocument(std::string &problem) {
     JsonValue value;
@@ -60,7 +60,7 @@ public:
 private:
   std::string_view text_;
   unsigned nestingLimit_;
-  unsigned buildDepth_;
+  const JsonOutline *outline_; ///< null: build everything
   size_t at_ = 0;
   std::string problem_;
 
@@ -132,7 +132,7 @@ private:
     // Below the build depth, elements are checked but not kept: one scratch
     // value takes each in turn.
     JsonValue scratch;
-    bool keep = depth <= buildDepth_;
+    bool keep = !outline_ || depth < outline_->depth;
     while (true) {
       skipSpace();
       JsonValue &element = keep ? value.elements_.emplace_back() : scratch;
@@ -159,7 +159,6 @@ private:
     }
     JsonValue scratch;
     std::string key;
-    bool keep = depth <= buildDepth_;
     while (true) {
       skipSpace();
       key.clear();
@@ -170,7 +169,8 @@ private:
         return fail("an object lacks ':'");
       ++at_;
       skipSpace();
-      JsonValue &member = keep ? value.members_.emplace_back(key, JsonValue()).second : scratch;
+      JsonValue &member =
+          keeps(depth, key) ? value.members_.emplace_back(key, JsonValue()).second : scratch;
       if (!parseValue(member, depth))
         return false;
       skipSpace();
@@ -182,6 +182,18 @@ private:
         return fail("an object lacks ',' or '}'");
       ++at_;
     }
+  }
+
+  /// Whether the member `key` of an object `depth` levels deep is built.
+  bool keeps(unsigned depth, std::string_view key) const {
+    if (!outline_ || depth < outline_->depth)
+      return true;
+    if (depth > outline_->depth)
+      return false;
+    for (std::string_view wanted : outline_->keys)
+      if (key == wanted)
+        return true;
+    return false;
   }
 
   bool hexDigits(unsigned &code) {
@@ -334,8 +346,13 @@ private:
 };
 
 std::optional<JsonValue> parseJson(std::string_view text, unsigned nestingLimit,
-                                   std::string &problem, unsigned buildDepth) {
-  return JsonParser(text, nestingLimit, buildDepth).parseDocument(problem);
+                                   std::string &problem) {
+  return JsonParser(text, nestingLimit, nullptr).parseDocument(problem);
+}
+
+std::optional<JsonValue> parseOutline(std::string_view text, unsigned nestingLimit,
+                                      const JsonOutline &outline, std::string &problem) {
+  return JsonParser(text, nestingLimit, &outline).parseDocument(problem);
 }
 
 } // namespace kiln::bundle

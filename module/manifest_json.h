@@ -63,11 +63,22 @@ constexpr unsigned ManifestNestingLimit = 32;
 /// Parses `text` as one JSON value nested at most `nestingLimit` deep. On
 /// failure returns nothing and sets `problem` ("it nests deeper than 32
 /// levels at byte 1040", "it is not JSON: a string is not closed at byte 7").
-/// Arrays and objects nested deeper than `buildDepth` levels are checked as
-/// thoroughly but kept empty, with only their kind and source range: a
-/// reader that wants a document's outline reads it without building what
-/// lies below.
 std::optional<JsonValue> parseJson(std::string_view text, unsigned nestingLimit,
-                                   std::string &problem, unsigned buildDepth = ~0u);
+                                   std::string &problem);
+
+/// What parseOutline() builds of a document: arrays and objects down to
+/// `depth` levels and, of the objects `depth` levels deep, only the members
+/// named in `keys`.
+struct JsonOutline {
+  unsigned depth = 0;
+  std::vector<std::string_view> keys;
+};
+
+/// Parses `text` as parseJson() does, checking all of it as thoroughly, but
+/// builds only `outline`; what lies outside it is kept as its kind and
+/// source range alone (arrays and objects empty), so that a reader that
+/// needs a document's outline does not pay for building the rest.
+std::optional<JsonValue> parseOutline(std::string_view text, unsigned nestingLimit,
+                                      const JsonOutline &outline, std::string &problem);
 
 } // namespace kiln::bundle

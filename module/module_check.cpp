@@ -368,11 +368,14 @@ ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle, CheckS
                    "loaded, or was pieced together from two builds)");
 
   std::string problem;
-  // Deferred, the entries are read as an outline: the document, the
-  // specializations list, each entry's own keys (levels 1 to 3).
+  // Deferred, the manifest is read as an outline: the document and its
+  // lists (levels 1 and 2), and of the entries and constants (level 3) the
+  // keys checked at import.
   bool everything = scope == CheckScope::Everything;
+  static const JsonOutline outline{3, {"name", "kind", "value", "type"}};
   std::optional<JsonValue> manifest =
-      parseJson(manifestText, ManifestNestingLimit, problem, everything ? ~0u : 3u);
+      everything ? parseJson(manifestText, ManifestNestingLimit, problem)
+                 : parseOutline(manifestText, ManifestNestingLimit, outline, problem);
   if (!manifest)
     return damaged("its manifest cannot be read (" + problem + ")");
   if (!manifest->isObject())

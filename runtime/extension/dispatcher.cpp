@@ -364,7 +364,11 @@ int initializeDispatcher(PyObject *self, PyObject *args, PyObject *kwargs) {
 /// callable runs Python code, so another thread may finish first; its
 /// result is then dropped.
 bool readPendingSpecializations(DispatcherObject *dispatcher) {
-  PyObject *made = PyObject_CallNoArgs(dispatcher->pending);
+  // Our own reference: another thread may finish and drop the dispatcher's
+  // while this call runs.
+  PyObject *pending = Py_NewRef(dispatcher->pending);
+  PyObject *made = PyObject_CallNoArgs(pending);
+  Py_DECREF(pending);
   if (!made)
     return false;
   if (!dispatcher->pending) {

@@ -36,7 +36,6 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <new>
 #include <optional>
 #include <string>
@@ -247,11 +246,8 @@ void *loadModule(const KilnModuleImage *image) {
   check = bundle::checkModule(
       facts, std::string_view(reinterpret_cast<const char *>(bundleBytes), image->bundleSize),
       bundle::CheckScope::DeferPerKernel, &index);
-  // The check's parsed outline, freed by now, is many small blocks that the
-  // allocator would keep for the life of the process: hand them back. So
-  // too the pages of the bundle the check read (the header and manifest):
-  // a kernel's first use reads its own entry again from the file.
-  malloc_trim(0);
+  // The pages of the bundle the check read (the header and the manifest)
+  // are not needed until a kernel's first use reads its own entry again.
   releasePages(bundleBytes, image->bundleSize);
   if (check.verdict == bundle::ModuleVerdict::Incompatible)
     return incompatible(name, check);
