@@ -1,19 +1,19 @@
 """Creates the module object of a built kernel module.
 
 A built module's PyInit_ hands its image to kiln._runtime's module loader,
-which checks the module as `kiln audit` does (versions, the manifest's
-checksum, its keys and their types, each parameter layout; each fat binary
-is checked at its first launch on a GPU), then calls create_module(image)
-with a ModuleImage (.name, .specializations, .entry(index), .constants,
-.manifest). This makes a module with each kernel, ufunc and reduction under
-its source name and the module's constants.
+which checks what `kiln audit` checks that does not grow with the number of
+kernels (versions, the manifest's checksum, its JSON and its outline), then
+calls create_module(image) with a ModuleImage (.name, .specializations,
+.entry(index), .constants, .manifest). This makes a module with each kernel,
+ufunc and reduction under its source name and the module's constants.
 
-The manifest is parsed once, by the loader's bounded reader: this module
-reads only the (name, kind) pairs it found, and each kernel parses its own
-manifest entries at its first use, so that importing a module of 500
-kernels costs what importing one of a single kernel does.
-`module.__kiln_manifest__`, the whole manifest as Python objects, is
-parsed when first asked for.
+The manifest is parsed once at import, by the loader's bounded reader: this
+module reads only the (name, kind) pairs it found, and each kernel asks
+image.entry() for its own manifest entries at its first use (which checks
+them as `kiln audit` does, a RuntimeError if they are damaged), so that
+importing a module of 500 kernels costs about what importing one of a single
+kernel does. `module.__kiln_manifest__`, the whole manifest as Python
+objects, is parsed when first asked for.
 """
 
 import json
