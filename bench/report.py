@@ -254,16 +254,13 @@ def render_imports(d, headline, behind):
         rows.append([f"{count:,}", spread([r["import_s"] for r in runs]), spread([r["import_cpu_s"] for r in runs]),
                      f"{med([r['rss_bytes'] for r in runs]) / 2**20:.2f} MB"])
     out = [f"{d['repeats']} fresh processes per module after {d.get('warmups', 1)} warm-up process(es), "
-           "KILN_TARGET=cpu, NumPy and the runtime imported before the clock; median (min – max):
-
-"]
+           "KILN_TARGET=cpu, NumPy and the runtime imported before the clock; median (min – max):\n\n"]
     out.append(table(["kernels", "import, wall time", "import, CPU time", "RSS growth (median)"], rows))
     fewest, most = min(res), max(res)
     if fewest != most:
         extra = med([r["import_cpu_s"] for r in res[most]]) - med([r["import_cpu_s"] for r in res[fewest]])
         extra_rss = med([r["rss_bytes"] for r in res[most]]) - med([r["rss_bytes"] for r in res[fewest]])
-        out.append(f"
-{most:,} kernels against {fewest:,}: {ms(extra)} more CPU time (goal at most "
+        out.append(f"\n{most:,} kernels against {fewest:,}: {ms(extra)} more CPU time (goal at most "
                    f"{ms(IMPORT_GOAL_S)}) and {extra_rss / 2**20:.2f} MB more RSS (goal at most "
                    f"{IMPORT_GOAL_BYTES / 2**20:.0f} MB).\n")
         headline.append([f"3c. import of {most:,} kernels over {fewest:,} (CPU time; RSS)",
