@@ -16,6 +16,7 @@ TITLES = {
     "build": "2. Whole-module build, `-j1` and `-j2`: cold, warm (cache hit), after editing one kernel",
     "startup": "3. From `import` to the first finished launch",
     "firstcall": "3b. First call of a kernel specialized on demand, against Numba's first call",
+    "imports": "3c. Import of a built module of 1, 100 and 500 kernels",
     "dispatch": "4. Dispatch overhead per launch, device arrays, without the launch itself",
     "registers": "5. Generated code: registers, spills, shared and constant memory, Kiln against Numba's NVVM",
     "cpu": "6. CPU engine throughput against Numba's simulator and NumPy",
@@ -237,6 +238,40 @@ def render_startup(d, headline, behind):
     for k, y, what in ((small, sim, "the simulator"), (cpu, numba, "Numba's import + compile")):
         if first[k] > first[y]:
             behind.append(f"startup: Kiln's first launch is slower than {what}")
+    return "".join(out)
+
+
+# --- 3c. imports by kernel count ----------------------------------------------
+
+# The goal: importing the largest module costs at most this much more than
+# importing a module of one kernel.
+IMPORT_GOAL_S = 0.005
+IMPORT_GOAL_BYTES = 2 * 2**20
+
+
+def render_imports(d, headline, behind):
+    res = {int(count): runs for count, runs in d["results"].items()}
+    rows = []
+    for count, runs in sorted(res.items()):
+        rows.append([f"{count:,}", spread([r["import_s"] for r in runs]), spread([r["import_cpu_s"] for r in runs]),
+                     f"{med([r['rss_bytes'] for r in runs]) / 2**20:.2f} MB"])
+    out = [f"{d['repeats']} fresh processes per module after {d.get('warmups', 1)} warm-up process(es), "
+           "KILN_TARGET=cpu, NumPy and the runtime imported before the clock; median (min – max):\n\n"]
+    out.append(table(["kernels", "import, wall time", "import, CPU time", "RSS growth (median)"], rows))
+    fewest, most = min(res), max(res)
+    if fewest != most:
+        extra = med([r["import_cpu_s"] for r in res[most]]) - med([r["import_cpu_s"] for r in res[fewest]])
+        extra_rss = med([r["rss_bytes"] for r in res[most]]) - med([r["rss_bytes"] for r in res[fewest]])
+        out.append(f"\n{most:,} kernels against {fewest:,}: {ms(extra)} more CPU time (goal at most "
+                   f"{ms(IMPORT_GOAL_S)}) and {extra_rss / 2**20:.2f} MB more RSS (goal at most "
+                   f"{IMPORT_GOAL_BYTES / 2**20:.0f} MB).\n")
+        headline.append([f"3c. import of {most:,} kernels over {fewest:,} (CPU time; RSS)",
+                         f"+{ms(extra)}; +{extra_rss / 2**20:.2f} MB",
+                         f"goal +{ms(IMPORT_GOAL_S)}; +{IMPORT_GOAL_BYTES / 2**20:.0f} MB", "-"])
+        if extra > IMPORT_GOAL_S or extra_rss > IMPORT_GOAL_BYTES:
+            behind.append(f"imports: a module of {most:,} kernels costs {ms(extra)} and "
+                          f"{extra_rss / 2**20:.2f} MB more to import than one of {fewest:,} "
+                          f"(goal {ms(IMPORT_GOAL_S)}, {IMPORT_GOAL_BYTES / 2**20:.0f} MB)")
     return "".join(out)
 
 
@@ -579,7 +614,7 @@ def render_launch(d, headline, behind):
 
 
 RENDER = {"compile": render_compile, "build": render_build, "startup": render_startup,
-          "firstcall": render_firstcall,
+          "firstcall": render_firstcall, "imports": render_imports,
           "dispatch": render_dispatch, "registers": render_registers, "cpu": render_cpu, "checks": render_checks,
           "launch": render_launch, "check": render_check, "remote": render_remote,
           "storage": render_storage}

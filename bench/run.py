@@ -5,7 +5,7 @@
     python3 bench/run.py --render-only bench/out/run.json   # re-render, measuring nothing
     python3 bench/run.py --only firstcall --update           # measure one figure, keep the others
 
-NAMEs (the figures, in order): compile, build, startup, firstcall,
+NAMEs (the figures, in order): compile, build, startup, firstcall, imports,
 dispatch, registers, cpu, checks, launch, check, remote, storage. --update measures the --only figures and
 keeps the others from the results of the last run (--results), saying so in
 the document. Each figure is one script of bench/, run in its own
@@ -40,8 +40,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import bench_common as bc  # noqa: E402
 import report  # noqa: E402
 
-FIGURES = ["compile", "build", "startup", "firstcall", "dispatch", "registers", "cpu", "checks", "launch",
-           "check", "remote", "storage"]
+FIGURES = ["compile", "build", "startup", "firstcall", "imports", "dispatch", "registers", "cpu", "checks",
+           "launch", "check", "remote", "storage"]
 
 # name -> (script, full-run arguments, smoke arguments)
 ARGUMENTS = {
@@ -53,6 +53,8 @@ ARGUMENTS = {
                 ["--repeats", "1", "--warmups", "0", "--elements", "4096", "--sim-elements", "256"]),
     "firstcall": ("first_call.py", ["--repeats", "9", "--calls", "20000"],
                   ["--repeats", "1", "--warmups", "0", "--calls", "200"]),
+    "imports": ("runtime_startup.py", ["--import-kernels", "1,100,500", "--repeats", "15", "--warmups", "1"],
+                ["--import-kernels", "1,2", "--repeats", "1", "--warmups", "0"]),
     "dispatch": ("dispatch_overhead.py", ["--calls", "200000", "--repeats", "7"],
                  ["--calls", "2000", "--repeats", "1"]),
     "registers": ("register_usage.py", ["--archs", "75,80,90"],
@@ -75,7 +77,7 @@ ARGUMENTS = {
 
 def kiln_arguments(name, build_dir):
     """How each script is told which Kiln to run."""
-    if name in ("startup", "firstcall", "dispatch", "cpu", "checks", "launch"):
+    if name in ("startup", "firstcall", "imports", "dispatch", "cpu", "checks", "launch"):
         return ["--build-dir", str(build_dir)]
     return ["--kiln", str(build_dir / "driver" / "kiln")]
 

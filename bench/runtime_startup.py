@@ -14,7 +14,7 @@ input arrays made before the clock starts (both sides need them), each
 timing in process:
 
 * Kiln, CPU engine (KILN_TARGET=cpu): `import <module>` (which imports the
-  runtime, verifies the module's checksums and registers its kernels), then
+  runtime, verifies the manifest's checksum and outline and registers its kernels), then
   the first launch on 2^20 float32 elements, until it has finished.
 * Kiln, CUDA path (KILN_TARGET=cuda through the stand-in driver library the
   tests build): the same, where the first launch loads the specialization's
@@ -34,6 +34,16 @@ timing in process:
 Reported: median and fastest of --repeats processes, and the ratio of the
 medians. The whole-process wall time (interpreter start included) is shown
 too.
+
+    python3 bench/runtime_startup.py --import-kernels 1,100,500 [--repeats 15]
+
+measures instead what importing a built module costs by its number of
+kernels: for each N, a module of N one-line kernels (each its own fat
+binary) is built, and fresh processes (NumPy and the kiln runtime imported
+before the clock) time `import <module>` (wall time, and the thread's CPU
+time, which a loaded machine inflates less) and read the resident set size
+(/proc/self/statm) before and after it, on the CPU engine (KILN_TARGET=cpu).
+Reported: median (min - max) of each time and the median RSS growth.
 """
 
 import argparse
@@ -71,6 +81,77 @@ def kiln_worker(options):
     if os.environ.get("KILN_TARGET") == "cpu" and not np.array_equal(r, x + y):
         raise SystemExit("the first launch computed a wrong result")
     print(json.dumps({"import_s": imported - start, "first_launch_s": finished - start}))
+
+
+def import_worker(options):
+    """One import of a built module: its wall time and the RSS it adds."""
+    import numpy  # noqa: F401 - imported before the clock, as every user has
+    import kiln._loader  # noqa: F401
+    import kiln._runtime  # noqa: F401
+
+    def resident_bytes():
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+    before = resident_bytes()
+    start, start_cpu = time.perf_counter(), time.thread_time()
+    module = __import__(options.module)
+    imported, imported_cpu = time.perf_counter(), time.thread_time()
+    after = resident_bytes()
+    kernels = sum(1 for name in vars(module) if name.startswith("k"))
+    print(json.dumps({"import_s": imported - start, "import_cpu_s": imported_cpu - start_cpu,
+                      "rss_bytes": after - before, "kernels": kernels}))
+
+
+def kernels_source(count):
+    """A kernel module of `count` kernels k0, k1, ...: out = x + y * (i + 1)."""
+    kernels = [f"""
+@cuda.jit(void(float32[::1], float32[::1], float32[::1]))
+def k{i}(x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = x[i] + y[i] * {i + 1}.0
+""" for i in range(count)]
+    return "from numba import cuda, float32, void\n" + "".join(kernels)
+
+
+def import_scaling(options):
+    python = bc.require_bench_python()
+    build_dir = pathlib.Path(options.build_dir)
+    kiln = str(build_dir / "driver" / "kiln")
+    version = bc.wait_for_kiln(kiln)
+    counts = [int(count) for count in options.import_kernels.split(",")]
+    rows = {}
+    with tempfile.TemporaryDirectory(prefix="kiln-bench-import-") as folder:
+        package = pathlib.Path(folder) / "python"
+        shutil.copytree(build_dir / "python", package, symlinks=False)
+        bc.timed_run([python, "-m", "compileall", "-q", str(package)])
+        script = str(pathlib.Path(__file__).resolve())
+        for count in counts:
+            module = f"kernels_{count}"
+            source = pathlib.Path(folder) / f"{module}.py"
+            source.write_text(kernels_source(count))
+            bc.timed_run([kiln, "build", source, "--module", module, "-o", folder, "--python", python, "-q"])
+            source.unlink()  # the built module, not the source, is imported
+            env = bc.bench_env(PYTHONPATH=os.pathsep.join([str(package), folder]), KILN_TARGET="cpu")
+            rows[count] = measure([python, script, "--worker", "import", "--module", module], env,
+                                  options.repeats, options.warmups)
+            if any(row["kernels"] != count for row in rows[count]):
+                raise SystemExit(f"the module of {count} kernels does not hold {count} kernels")
+            print(f"  {count} kernels done", file=sys.stderr)
+    print(f"# {bc.command_line()}")
+    print(f"# {bc.machine_line(version)}; load {bc.load_average()}; {options.repeats} processes each\n")
+    print("| kernels | import, wall (median) | (min – max) | import, CPU (median) | (min – max) "
+          "| RSS growth (median) |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: |")
+    for count, measured in rows.items():
+        times = [row["import_s"] * 1e3 for row in measured]
+        cpu = [row["import_cpu_s"] * 1e3 for row in measured]
+        rss = bc.median([row["rss_bytes"] / 2**20 for row in measured])
+        print(f"| {count} | {bc.median(times):.2f} ms | {min(times):.2f} – {max(times):.2f} ms "
+              f"| {bc.median(cpu):.2f} ms | {min(cpu):.2f} – {max(cpu):.2f} ms | {rss:.2f} MB |")
+    bc.write_json(options.json, {"import_kernels": counts, "repeats": options.repeats, "warmups": options.warmups,
+                                 "results": rows})
 
 
 def numba_worker(options):
@@ -155,7 +236,9 @@ def main():
                         help="elements of the simulator's launch and of the Kiln CPU row next to it")
     parser.add_argument("--build-dir", default=str(bc.default_build_dir()))
     parser.add_argument("--json", help="also write the raw measurements here")
-    parser.add_argument("--worker", choices=["kiln", "numba", "sim"], help=argparse.SUPPRESS)
+    parser.add_argument("--import-kernels", metavar="N,N,...",
+                        help="measure the import of built modules of N kernels instead")
+    parser.add_argument("--worker", choices=["kiln", "numba", "sim", "import"], help=argparse.SUPPRESS)
     parser.add_argument("--module", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.worker == "kiln":
@@ -164,6 +247,10 @@ def main():
         return numba_worker(options)
     if options.worker == "sim":
         return sim_worker(options)
+    if options.worker == "import":
+        return import_worker(options)
+    if options.import_kernels:
+        return import_scaling(options)
 
     python = bc.require_bench_python()
     build_dir = pathlib.Path(options.build_dir)

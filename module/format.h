@@ -20,11 +20,14 @@
  * section headers after it) still loads. The runtime finds the section
  * through the section headers of the module's file (dladdr(image)), checks
  * that it lies inside the file and has the image's size and manifest
- * checksum, maps it read-only, and verifies the header, the manifest and
- * every payload blob before it creates the module, so that a damaged file
- * fails at import with an ImportError rather than later, on a GPU, with
- * garbage. (A file cut inside its loaded segments is the dynamic loader's to
- * refuse, before any of our code runs.)
+ * checksum, maps it read-only, and verifies the header and the manifest
+ * before it creates the module, so that a damaged file fails at import with
+ * an ImportError. Each fat binary is verified against its checksum when a
+ * GPU first loads it, at the first launch of its specialization, so that an
+ * import reads none of them (its cost does not grow with the number of
+ * kernels) and the CPU engine never does; a damaged one fails that launch
+ * with a RuntimeError rather than run garbage. (A file cut inside its loaded
+ * segments is the dynamic loader's to refuse, before any of our code runs.)
  *
  * Plain C, shared by the writer (the driver) and the reader (the runtime),
  * which must agree on it byte for byte.

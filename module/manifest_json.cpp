@@ -41,8 +41,8 @@ const JsonValue *JsonValue::member(std::string_view key) const {
 
 class JsonParser {
 public:
-  JsonParser(std::string_view text, unsigned nestingLimit)
-      : text_(text), nestingLimit_(nestingLimit) {}
+  JsonParser(std::string_view text, unsigned nestingLimit, const JsonOutline *outline)
+      : text_(text), nestingLimit_(nestingLimit), outline_(outline) {}
 
   std::optional<JsonValue> parseDocument(std::string &problem) {
     JsonValue value;
@@ -60,6 +60,7 @@ public:
 private:
   std::string_view text_;
   unsigned nestingLimit_;
+  const JsonOutline *outline_; ///< null: build everything
   size_t at_ = 0;
   std::string problem_;
 
@@ -85,6 +86,14 @@ private:
   }
 
   bool parseValue(JsonValue &value, unsigned depth) {
+    value.begin_ = at_;
+    if (!parseValueText(value, depth))
+      return false;
+    value.end_ = at_;
+    return true;
+  }
+
+  bool parseValueText(JsonValue &value, unsigned depth) {
     switch (peek()) {
     case '{':
     case '[':
@@ -96,6 +105,7 @@ private:
       return peek() == '{' ? parseObject(value, depth + 1) : parseArray(value, depth + 1);
     case '"':
       value.kind_ = JsonValue::Kind::String;
+      value.text_.clear();
       return parseString(value.text_);
     case 't':
       value.kind_ = JsonValue::Kind::Boolean;
@@ -119,10 +129,14 @@ private:
       ++at_;
       return true;
     }
+    // Below the build depth, elements are checked but not kept: one scratch
+    // value takes each in turn.
+    JsonValue scratch;
+    bool keep = !outline_ || depth < outline_->depth;
     while (true) {
       skipSpace();
-      value.elements_.emplace_back();
-      if (!parseValue(value.elements_.back(), depth))
+      JsonValue &element = keep ? value.elements_.emplace_back() : scratch;
+      if (!parseValue(element, depth))
         return false;
       skipSpace();
       if (peek() == ']') {
@@ -143,9 +157,11 @@ private:
       ++at_;
       return true;
     }
+    JsonValue scratch;
+    std::string key;
     while (true) {
       skipSpace();
-      std::string key;
+      key.clear();
       if (peek() != '"' || !parseString(key))
         return fail("an object's key is not a string");
       skipSpace();
@@ -153,8 +169,9 @@ private:
         return fail("an object lacks ':'");
       ++at_;
       skipSpace();
-      value.members_.emplace_back(std::move(key), JsonValue());
-      if (!parseValue(value.members_.back().second, depth))
+      JsonValue &member =
+          keeps(depth, key) ? value.members_.emplace_back(key, JsonValue()).second : scratch;
+      if (!parseValue(member, depth))
         return false;
       skipSpace();
       if (peek() == '}') {
@@ -165,6 +182,18 @@ private:
         return fail("an object lacks ',' or '}'");
       ++at_;
     }
+  }
+
+  /// Whether the member `key` of an object `depth` levels deep is built.
+  bool keeps(unsigned depth, std::string_view key) const {
+    if (!outline_ || depth < outline_->depth)
+      return true;
+    if (depth > outline_->depth)
+      return false;
+    for (std::string_view wanted : outline_->keys)
+      if (key == wanted)
+        return true;
+    return false;
   }
 
   bool hexDigits(unsigned &code) {
@@ -213,7 +242,12 @@ private:
       if (static_cast<unsigned char>(c) < 0x20)
         return fail("a string holds a control character");
       if (c != '\\') {
-        out += c;
+        // Copy the run of plain characters this one starts in one append.
+        size_t start = at_ - 1;
+        while (!atEnd() && text_[at_] != '"' && text_[at_] != '\\' &&
+               static_cast<unsigned char>(text_[at_]) >= 0x20)
+          ++at_;
+        out.append(text_.data() + start, at_ - start);
         continue;
       }
       if (atEnd())
@@ -313,7 +347,12 @@ private:
 
 std::optional<JsonValue> parseJson(std::string_view text, unsigned nestingLimit,
                                    std::string &problem) {
-  return JsonParser(text, nestingLimit).parseDocument(problem);
+  return JsonParser(text, nestingLimit, nullptr).parseDocument(problem);
+}
+
+std::optional<JsonValue> parseOutline(std::string_view text, unsigned nestingLimit,
+                                      const JsonOutline &outline, std::string &problem) {
+  return JsonParser(text, nestingLimit, &outline).parseDocument(problem);
 }
 
 } // namespace kiln::bundle

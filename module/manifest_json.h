@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -39,6 +40,10 @@ public:
   /// no such member.
   const JsonValue *member(std::string_view key) const;
   bool isObject() const { return kind_ == Kind::Object; }
+  /// Where the value lies in the parsed text: [begin, end) in bytes, so that
+  /// a reader may hand on one part of a document without printing it again.
+  size_t sourceBegin() const { return begin_; }
+  size_t sourceEnd() const { return end_; }
 
 private:
   friend class JsonParser;
@@ -46,6 +51,7 @@ private:
   bool boolean_ = false;
   int64_t integer_ = 0;
   double number_ = 0;
+  size_t begin_ = 0, end_ = 0;
   std::string text_;
   std::vector<JsonValue> elements_;
   std::vector<std::pair<std::string, JsonValue>> members_;
@@ -59,5 +65,20 @@ constexpr unsigned ManifestNestingLimit = 32;
 /// levels at byte 1040", "it is not JSON: a string is not closed at byte 7").
 std::optional<JsonValue> parseJson(std::string_view text, unsigned nestingLimit,
                                    std::string &problem);
+
+/// What parseOutline() builds of a document: arrays and objects down to
+/// `depth` levels and, of the objects `depth` levels deep, only the members
+/// named in `keys`.
+struct JsonOutline {
+  unsigned depth = 0;
+  std::vector<std::string_view> keys;
+};
+
+/// Parses `text` as parseJson() does, checking all of it as thoroughly, but
+/// builds only `outline`; what lies outside it is kept as its kind and
+/// source range alone (arrays and objects empty), so that a reader that
+/// needs a document's outline does not pay for building the rest.
+std::optional<JsonValue> parseOutline(std::string_view text, unsigned nestingLimit,
+                                      const JsonOutline &outline, std::string &problem);
 
 } // namespace kiln::bundle

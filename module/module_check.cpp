@@ -207,10 +207,33 @@ bool isChecksumText(const std::string &text) {
   return true;
 }
 
+/// What is wrong with the keys of the manifest's specialization `spec`
+/// (number `index`) that the runtime reads at import: its name and kind.
+std::optional<std::string> outlineProblem(const JsonValue &spec, size_t index) {
+  std::string what = "the manifest entry of specialization " + std::to_string(index);
+  if (!spec.isObject())
+    return what + " is not an object";
+  const JsonValue *name = spec.member("name");
+  if (!name || !name->string() || name->string()->empty())
+    return what + " has no name";
+  if (const JsonValue *kind = spec.member("kind"); kind && !kind->string())
+    return "the manifest entry of '" + *name->string() + "' (specialization " +
+           std::to_string(index) + ") has a malformed 'kind'";
+  return std::nullopt;
+}
+
+/// The value of 16 lowercase hex digits (isChecksumText()).
+uint64_t checksumValue(const std::string &text) {
+  uint64_t value = 0;
+  for (char c : text)
+    value = value << 4 | uint64_t(c <= '9' ? c - '0' : c - 'a' + 10);
+  return value;
+}
+
 /// What is wrong with the manifest's specialization `spec` (number `index`),
 /// or nothing.
 std::optional<std::string> specializationProblem(const JsonValue &spec, size_t index,
-                                                 std::string_view payload) {
+                                                 std::string_view payload, bool checkFatBinaries) {
   std::string what = "the manifest entry of specialization " + std::to_string(index);
   if (!spec.isObject())
     return what + " is not an object";
@@ -276,11 +299,9 @@ std::optional<std::string> specializationProblem(const JsonValue &spec, size_t i
     if (!inside(start, bytes, payload.size()))
       return "the fat binary of '" + *name->string() + "' (specialization " +
              std::to_string(index) + ") lies outside the module's payload";
-    std::string actual = checksumText(kilnChecksum(payload.data() + start, bytes));
-    if (actual != *checksum->string())
-      return "the fat binary of '" + *name->string() + "' (specialization " +
-             std::to_string(index) + ") fails its checksum: it is " + actual +
-             ", the manifest says " + *checksum->string();
+    if (checkFatBinaries)
+      return checkFatBinary(payload.substr(start, bytes), checksumValue(*checksum->string()),
+                            *name->string(), index);
   }
   return std::nullopt;
 }
@@ -297,7 +318,30 @@ ModuleCheck checkImage(const ImageFacts &image) {
   return {};
 }
 
-ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle) {
+std::optional<std::string> checkFatBinary(std::string_view fatbin, uint64_t checksum,
+                                          std::string_view kernelName, size_t index) {
+  uint64_t actual = kilnChecksum(fatbin.data(), fatbin.size());
+  if (actual == checksum)
+    return std::nullopt;
+  return "the fat binary of '" + std::string(kernelName) + "' (specialization " +
+         std::to_string(index) + ") fails its checksum: it is " + checksumText(actual) +
+         ", the manifest says " + checksumText(checksum);
+}
+
+std::optional<std::string> checkSpecialization(std::string_view entry, size_t index,
+                                               std::string_view payload) {
+  // The entry lies three levels deep in the manifest (document,
+  // specializations, entry): it may nest as deep as the rest allows.
+  std::string problem;
+  std::optional<JsonValue> spec = parseJson(entry, ManifestNestingLimit - 2, problem);
+  if (!spec)
+    return "the manifest entry of specialization " + std::to_string(index) + " cannot be read (" +
+           problem + ")";
+  return specializationProblem(*spec, index, payload, false);
+}
+
+ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle, CheckScope scope,
+                        ManifestIndex *index) {
   if (ModuleCheck versions = checkImage(image); !versions.sound())
     return versions;
   KilnBundleHeader header;
@@ -324,7 +368,14 @@ ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle) {
                    "loaded, or was pieced together from two builds)");
 
   std::string problem;
-  std::optional<JsonValue> manifest = parseJson(manifestText, ManifestNestingLimit, problem);
+  // Deferred, the manifest is read as an outline: the document and its
+  // lists (levels 1 and 2), and of the entries and constants (level 3) the
+  // keys checked at import.
+  bool everything = scope == CheckScope::Everything;
+  static const JsonOutline outline{3, {"name", "kind", "value", "type"}};
+  std::optional<JsonValue> manifest =
+      everything ? parseJson(manifestText, ManifestNestingLimit, problem)
+                 : parseOutline(manifestText, ManifestNestingLimit, outline, problem);
   if (!manifest)
     return damaged("its manifest cannot be read (" + problem + ")");
   if (!manifest->isObject())
@@ -361,7 +412,9 @@ ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle) {
                           " specializations but its code has " +
                           std::to_string(image.specializationCount)));
   for (size_t i = 0; i < listed.size(); ++i)
-    if (std::optional<std::string> entryProblem = specializationProblem(listed[i], i, payload))
+    if (std::optional<std::string> entryProblem =
+            everything ? specializationProblem(listed[i], i, payload, true)
+                       : outlineProblem(listed[i], i))
       return failed(damaged(*entryProblem));
   if (const JsonValue *constants = manifest->member("constants")) {
     if (!constants->array())
@@ -373,7 +426,18 @@ ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle) {
       if (const JsonValue *type = constant.member("type"); type && !type->string())
         return failed(damaged("its manifest has a malformed constant"));
     }
+    if (index) {
+      index->constantsBegin = constants->sourceBegin();
+      index->constantsEnd = constants->sourceEnd();
+    }
   }
+  if (index)
+    for (const JsonValue &spec : listed) {
+      const JsonValue *kind = spec.member("kind");
+      index->specializations.push_back({*spec.member("name")->string(),
+                                        kind ? *kind->string() : std::string("kernel"),
+                                        spec.sourceBegin(), spec.sourceEnd()});
+    }
   return identity;
 }
 

@@ -50,6 +50,7 @@ class CpuTarget final : public ExecutionTarget {
 public:
   const char *name() const override { return "cpu"; }
   bool sharesHostMemory() const override { return true; }
+  bool runsFatBinaries() const override { return false; }
 
   Status deviceInfo(DeviceInfo &info) override {
     info = DeviceInfo();

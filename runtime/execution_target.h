@@ -158,6 +158,9 @@ public:
   /// Whether kernels read and write host memory in place (the CPU engine):
   /// host arrays then need no copies to and from the device.
   virtual bool sharesHostMemory() const = 0;
+  /// Whether launches load the specialization's fat binary (the GPU) rather
+  /// than run its host code (the CPU engine), which never reads one.
+  virtual bool runsFatBinaries() const = 0;
   virtual Status deviceInfo(DeviceInfo &info) = 0;
 
   // Memory. Copies on a stream may return before they finish; the caller

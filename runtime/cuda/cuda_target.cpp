@@ -87,6 +87,7 @@ public:
 
   const char *name() const override { return "cuda"; }
   bool sharesHostMemory() const override { return false; }
+  bool runsFatBinaries() const override { return true; }
   Status deviceInfo(DeviceInfo &info) override {
     info = properties;
     return Status::success();

@@ -10,7 +10,11 @@
 // where image is the module's ModuleImage (or None: no code, for tests),
 // index the specialization's row in it, arg_types kiln._types descriptors,
 // params tuples (argument, role, dimension, path, type) and fatbin None or
-// (offset, size) in the payload.
+// (offset, size, checksum) in the payload. Instead of the sequence of
+// specializations, the dispatcher may be given a callable that returns
+// (specializations, arg_names): kiln._loader makes every kernel of a module
+// so, and the specializations are read at the kernel's first use, so that
+// an import costs the same whatever the number of kernels.
 //
 // dispatcher[griddim, blockdim, stream, sharedmem] checks the
 // configuration and returns a Launch; calling it dispatches and launches
@@ -237,10 +241,13 @@ std::unique_ptr<Specialization> specializationOf(const std::string &name, PyObje
       return nullptr;
     }
     kernel.hostEntries = module->image->hostEntries[index];
+    specialization->image = module;
+    specialization->index = size_t(index);
     if (fatbin != Py_None) {
-      unsigned long long offset, size;
-      if (!PyArg_ParseTuple(fatbin, "KK", &offset, &size))
+      unsigned long long offset, size, checksum;
+      if (!PyArg_ParseTuple(fatbin, "KKK", &offset, &size, &checksum))
         return nullptr;
+      specialization->fatBinaryChecksum = checksum;
       if (offset > module->payloadSize || size > module->payloadSize - offset) {
         fail("the fat binary of '" + name + "' lies outside its module's payload");
         return nullptr;
@@ -305,6 +312,19 @@ bool addSpecializations(DispatcherState &state, PyObject *specializations, PyObj
   return ok;
 }
 
+/// Sets the argument names of `state` from `argNames`, None or a sequence.
+bool setArgumentNames(DispatcherState &state, PyObject *argNames) {
+  if (argNames == Py_None)
+    return true;
+  PyObject *names = PySequence_Fast(argNames, "kiln: arg_names must be a sequence");
+  if (!names)
+    return false;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(names); ++i)
+    state.argumentNames.emplace_back(stringOf(PySequence_Fast_GET_ITEM(names, i)));
+  Py_DECREF(names);
+  return true;
+}
+
 int initializeDispatcher(PyObject *self, PyObject *args, PyObject *kwargs) {
   static const char *keywords[] = {"name",  "specializations", "arg_names",
                                    "exact", "arity",           nullptr};
@@ -326,40 +346,67 @@ int initializeDispatcher(PyObject *self, PyObject *args, PyObject *kwargs) {
   state->exact = exact != 0;
   state->arity = arity;
   PyObject *keep = PyList_New(0);
-  bool ok = keep != nullptr && addSpecializations(*state, specializations, keep);
-  if (ok && argNames != Py_None) {
-    PyObject *names = PySequence_Fast(argNames, "kiln: arg_names must be a sequence");
-    ok = names != nullptr;
-    for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(names); ++i) {
-      std::string_view text = stringOf(PySequence_Fast_GET_ITEM(names, i));
-      state->argumentNames.emplace_back(text);
-    }
-    Py_XDECREF(names);
-  }
+  bool deferred = PyCallable_Check(specializations);
+  bool ok = keep != nullptr && (deferred || addSpecializations(*state, specializations, keep)) &&
+            setArgumentNames(*state, argNames);
   if (!ok) {
     Py_XDECREF(keep);
     return -1;
   }
   Py_XSETREF(dispatcher->keep, keep);
+  if (deferred)
+    Py_XSETREF(dispatcher->pending, Py_NewRef(specializations));
   dispatcher->state = state.release();
   return 0;
 }
 
-bool initialized(DispatcherObject *dispatcher) {
-  if (dispatcher->state)
+/// Reads the specializations of a dispatcher made from a callable. The
+/// callable runs Python code, so another thread may finish first; its
+/// result is then dropped.
+bool readPendingSpecializations(DispatcherObject *dispatcher) {
+  // Our own reference: another thread may finish and drop the dispatcher's
+  // while this call runs.
+  PyObject *pending = Py_NewRef(dispatcher->pending);
+  PyObject *made = PyObject_CallNoArgs(pending);
+  Py_DECREF(pending);
+  if (!made)
+    return false;
+  if (!dispatcher->pending) {
+    Py_DECREF(made);
     return true;
-  PyErr_SetString(PyExc_RuntimeError, "kiln: Dispatcher.__init__ was not called");
-  return false;
+  }
+  PyObject *specializations, *argNames;
+  DispatcherState &state = *dispatcher->state;
+  bool ok = PyArg_ParseTuple(made, "OO:specializations", &specializations, &argNames) &&
+            addSpecializations(state, specializations, dispatcher->keep) &&
+            (!state.argumentNames.empty() || setArgumentNames(state, argNames));
+  Py_DECREF(made);
+  if (!ok) {
+    state.specializations.clear();
+    return false;
+  }
+  Py_CLEAR(dispatcher->pending);
+  return true;
+}
+
+bool initialized(DispatcherObject *dispatcher) {
+  if (!dispatcher->state) {
+    PyErr_SetString(PyExc_RuntimeError, "kiln: Dispatcher.__init__ was not called");
+    return false;
+  }
+  return !dispatcher->pending || readPendingSpecializations(dispatcher);
 }
 
 int traverseDispatcher(PyObject *self, visitproc visit, void *arg) {
   Py_VISIT(Py_TYPE(self));
   Py_VISIT(asDispatcher(self)->keep);
+  Py_VISIT(asDispatcher(self)->pending);
   return 0;
 }
 
 int clearDispatcher(PyObject *self) {
   Py_CLEAR(asDispatcher(self)->keep);
+  Py_CLEAR(asDispatcher(self)->pending);
   return 0;
 }
 

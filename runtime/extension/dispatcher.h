@@ -29,6 +29,7 @@
 #include "runtime/extension/argument_types.h"
 #include "runtime/extension/runtime_module.h"
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +41,8 @@ constexpr unsigned maxArguments = 64;
 constexpr unsigned maxTypeNodes = 256;
 constexpr unsigned maxHostBuffers = 64;
 constexpr unsigned maxParameters = 1024;
+
+struct ModuleImageObject;
 
 enum class ParameterRole : uint8_t { Value, Real, Imaginary, Data, Shape, Stride, Record };
 enum class MachineType : uint8_t { I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, Pointer };
@@ -63,6 +66,13 @@ struct Specialization {
   /// False when an argument type is one dispatch cannot pass (it is listed
   /// in messages but never chosen).
   bool usable = true;
+  /// The ModuleImage the code lies in (null: none, for tests), the row of
+  /// the specialization in it and its fat binary's manifest checksum.
+  ModuleImageObject *image = nullptr;
+  size_t index = 0;
+  uint64_t fatBinaryChecksum = 0;
+  /// Set once the fat binary passed its checksum, before its first load.
+  std::atomic<bool> fatBinaryChecked{false};
 };
 
 struct DispatcherState {
@@ -79,6 +89,9 @@ struct DispatcherState {
 struct DispatcherObject {
   PyObject_HEAD DispatcherState *state;
   PyObject *keep; ///< what the specializations point into (ModuleImages)
+  /// A callable returning (specializations, arg_names), called at the first
+  /// use of the dispatcher, when it was made from one; null after that.
+  PyObject *pending;
   /// States replaced by `_replace`, kept until the object dies, so that
   /// nothing that chose one of their specializations is left dangling.
   std::vector<DispatcherState *> *retired;
@@ -147,6 +160,12 @@ bool parseLaunchConfig(const DispatcherState &state, PyObject *key, LaunchReques
 /// ValueError set.
 bool checkSharedMemory(const DispatcherState &state, const Specialization &chosen,
                        const LaunchRequest &request);
+
+// module_image.cpp
+/// Checks the fat binary of `chosen` against its manifest checksum, once,
+/// before a target that runs fat binaries first loads it; false with a
+/// RuntimeError saying the module is damaged.
+bool fatBinaryIntact(Specialization &chosen);
 
 // parameter_packing.cpp
 /// Packs, stages and launches; false with an exception set. With `dryRun`

@@ -5,12 +5,24 @@
 // section .kiln.bundle of the module's file (dladdr(image);
 // module/elf_section_reader.h: a file cut short or with garbled section
 // headers says so), maps it, and checks the image and the bundle with the
-// check `kiln audit` runs (module/module_check.h): versions, header,
-// checksums, the manifest as bounded JSON with every key the runtime reads,
-// every fat binary and every parameter layout. Only then does it wrap the
-// image in a ModuleImage and call kiln._loader.create_module(image), which
-// builds the module object from the checked manifest. Any damage becomes an
-// ImportError naming the module and what is damaged, never a crash.
+// check `kiln audit` runs (module/module_check.h), all of it that does not
+// grow with the number of kernels: versions, header, the manifest's
+// checksum, the manifest as bounded JSON and its outline (the module, one
+// entry per specialization with its name and kind, the constants). Only
+// then does it wrap the image in a ModuleImage and call
+// kiln._loader.create_module(image), which builds the module object from
+// those names. Any damage found so far becomes an ImportError naming the
+// module and what is damaged, never a crash.
+//
+// The rest is checked per kernel, when it is first needed, so that an
+// import costs the same with 1 or 500 kernels: a specialization's manifest
+// entry (every key the runtime reads, the parameter layout) when
+// ModuleImage.entry() hands it to its kernel at the kernel's first use, and
+// its fat binary against its checksum just before a GPU first loads it
+// (fatBinaryIntact()). The bundle is mapped, so a fat binary's pages are
+// read only then; the CPU engine, which runs the host code, reads none.
+// Damage found there is a RuntimeError of that first use, naming the
+// module and what is damaged.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,12 +30,14 @@
 
 #include "module/elf_section_reader.h"
 #include "module/module_check.h"
+#include "runtime/extension/dispatcher.h"
 
 #include <cerrno>
 #include <cstring>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <new>
+#include <optional>
 #include <string>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -117,6 +131,17 @@ const uint8_t *mapBundle(const KilnModuleImage *image, const char *name) {
   return static_cast<const uint8_t *>(mapping) + skip;
 }
 
+/// Drops the resident pages of [start, start + size), a part of a read-only
+/// file mapping, which stays valid: touched again, it is read from the file.
+void releasePages(const uint8_t *start, uint64_t size) {
+  long pageSize = sysconf(_SC_PAGESIZE);
+  uintptr_t page = pageSize > 0 ? uintptr_t(pageSize) : 4096;
+  uintptr_t begin = reinterpret_cast<uintptr_t>(start) / page * page;
+  uintptr_t end = reinterpret_cast<uintptr_t>(start) + size;
+  // Only an advice: a failure leaves the pages resident, nothing worse.
+  (void)madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
+}
+
 /// The module's name, if the image is sane enough to have one.
 const char *moduleNameOf(const KilnModuleImage *image) {
   if (!image->moduleName || !memchr(image->moduleName, '\0', 1024))
@@ -124,8 +149,24 @@ const char *moduleNameOf(const KilnModuleImage *image) {
   return image->moduleName;
 }
 
+/// (name, kind) of each specialization of `index`.
+PyObject *specializationNames(const bundle::ManifestIndex &index) {
+  PyObject *names = PyTuple_New(Py_ssize_t(index.specializations.size()));
+  for (size_t i = 0; names && i < index.specializations.size(); ++i) {
+    const bundle::ManifestIndex::Entry &entry = index.specializations[i];
+    PyObject *pair = Py_BuildValue("(s#s#)", entry.name.data(), Py_ssize_t(entry.name.size()),
+                                   entry.kind.data(), Py_ssize_t(entry.kind.size()));
+    if (!pair) {
+      Py_CLEAR(names);
+      break;
+    }
+    PyTuple_SET_ITEM(names, Py_ssize_t(i), pair);
+  }
+  return names;
+}
+
 PyObject *createImageObject(const KilnModuleImage *image, const uint8_t *bundle,
-                            const KilnBundleHeader &header) {
+                            const KilnBundleHeader &header, const bundle::ManifestIndex &index) {
   PyObject *self = moduleImageType->tp_alloc(moduleImageType, 0);
   if (!self)
     return nullptr;
@@ -133,13 +174,21 @@ PyObject *createImageObject(const KilnModuleImage *image, const uint8_t *bundle,
   object->image = image;
   object->payload = bundle + header.payloadOffset;
   object->payloadSize = header.payloadSize;
+  object->manifest = reinterpret_cast<const char *>(bundle) + header.manifestOffset;
+  object->manifestSize = header.manifestSize;
+  object->constants = {index.constantsBegin, index.constantsEnd};
+  object->entries = new (std::nothrow) std::vector<std::pair<size_t, size_t>>();
+  if (object->entries) {
+    object->entries->reserve(index.specializations.size());
+    for (const bundle::ManifestIndex::Entry &entry : index.specializations)
+      object->entries->emplace_back(entry.begin, entry.end);
+  }
   object->name = PyUnicode_FromString(image->moduleName);
-  object->manifest =
-      PyBytes_FromStringAndSize(reinterpret_cast<const char *>(bundle) + header.manifestOffset,
-                                static_cast<Py_ssize_t>(header.manifestSize));
-  if (!object->name || !object->manifest) {
+  object->specializations = specializationNames(index);
+  if (!object->entries || !object->name || !object->specializations) {
+    bool noMemory = !object->entries;
     Py_DECREF(self);
-    return nullptr;
+    return noMemory ? PyErr_NoMemory() : nullptr;
   }
   return self;
 }
@@ -193,8 +242,13 @@ void *loadModule(const KilnModuleImage *image) {
   const uint8_t *bundleBytes = mapBundle(image, name);
   if (!bundleBytes)
     return nullptr;
+  bundle::ManifestIndex index;
   check = bundle::checkModule(
-      facts, std::string_view(reinterpret_cast<const char *>(bundleBytes), image->bundleSize));
+      facts, std::string_view(reinterpret_cast<const char *>(bundleBytes), image->bundleSize),
+      bundle::CheckScope::DeferPerKernel, &index);
+  // The pages of the bundle the check read (the header and the manifest)
+  // are not needed until a kernel's first use reads its own entry again.
+  releasePages(bundleBytes, image->bundleSize);
   if (check.verdict == bundle::ModuleVerdict::Incompatible)
     return incompatible(name, check);
   if (!check.sound())
@@ -202,7 +256,7 @@ void *loadModule(const KilnModuleImage *image) {
   KilnBundleHeader header;
   std::memcpy(&header, bundleBytes, sizeof header);
 
-  PyObject *imageObject = createImageObject(image, bundleBytes, header);
+  PyObject *imageObject = createImageObject(image, bundleBytes, header, index);
   if (!imageObject)
     return nullptr;
   PyObject *module = newModule(image);
@@ -219,7 +273,8 @@ void *loadModule(const KilnModuleImage *image) {
 
 void deallocate(PyObject *self) {
   Py_XDECREF(asImage(self)->name);
-  Py_XDECREF(asImage(self)->manifest);
+  Py_XDECREF(asImage(self)->specializations);
+  delete asImage(self)->entries;
   PyTypeObject *type = Py_TYPE(self);
   type->tp_free(self);
   Py_DECREF(type);
@@ -269,11 +324,50 @@ PyObject *hasBlockEntry(PyObject *self, PyObject *indexObject) {
   return PyBool_FromLong(image->image->hostEntries[index].block != nullptr);
 }
 
+/// The bytes [range.first, range.second) of the manifest.
+PyObject *manifestPart(ModuleImageObject *image, std::pair<size_t, size_t> range) {
+  return PyBytes_FromStringAndSize(image->manifest + range.first,
+                                   Py_ssize_t(range.second - range.first));
+}
+
+PyObject *entry(PyObject *self, PyObject *indexObject) {
+  ModuleImageObject *image = asImage(self);
+  Py_ssize_t index = PyLong_AsSsize_t(indexObject);
+  if (index == -1 && PyErr_Occurred())
+    return nullptr;
+  if (index < 0 || size_t(index) >= image->entries->size()) {
+    PyErr_Format(PyExc_IndexError, "kiln: specialization %zd of %zu", index,
+                 image->entries->size());
+    return nullptr;
+  }
+  std::pair<size_t, size_t> range = (*image->entries)[size_t(index)];
+  std::optional<std::string> problem = bundle::checkSpecialization(
+      std::string_view(image->manifest + range.first, range.second - range.first), size_t(index),
+      std::string_view(reinterpret_cast<const char *>(image->payload), image->payloadSize));
+  if (problem)
+    return PyErr_Format(PyExc_RuntimeError,
+                        "kiln: module '%s' is damaged: %s; rebuild it with kiln build",
+                        image->image->moduleName, problem->c_str());
+  return manifestPart(image, range);
+}
+
 PyObject *getName(PyObject *self, void *) {
   return Py_NewRef(asImage(self)->name);
 }
 PyObject *getManifest(PyObject *self, void *) {
-  return Py_NewRef(asImage(self)->manifest);
+  return manifestPart(asImage(self), {0, asImage(self)->manifestSize});
+}
+PyObject *getSpecializations(PyObject *self, void *) {
+  return Py_NewRef(asImage(self)->specializations);
+}
+PyObject *getConstants(PyObject *self, void *) {
+  ModuleImageObject *image = asImage(self);
+  if (image->constants.first == image->constants.second)
+    Py_RETURN_NONE;
+  return manifestPart(image, image->constants);
+}
+PyObject *getFatBinariesRead(PyObject *self, void *) {
+  return PyLong_FromUnsignedLongLong(asImage(self)->fatBinariesRead);
 }
 PyObject *getCount(PyObject *self, void *) {
   return PyLong_FromUnsignedLong(asImage(self)->image->specializationCount);
@@ -289,12 +383,21 @@ PyMethodDef methods[] = {
      "checksum(offset, size) -> int: kilnChecksum of bytes of the payload."},
     {"has_block_entry", hasBlockEntry, METH_O,
      "has_block_entry(index) -> bool: whether specialization `index` has a block entry."},
+    {"entry", entry, METH_O,
+     "entry(index) -> bytes: the JSON text of specialization `index`'s manifest entry, "
+     "checked as kiln audit checks it (RuntimeError: the module is damaged)."},
     {nullptr, nullptr, 0, nullptr},
 };
 
 PyGetSetDef accessors[] = {
     {"name", getName, nullptr, "The module's dotted name.", nullptr},
     {"manifest", getManifest, nullptr, "The manifest (bytes of UTF-8 JSON).", nullptr},
+    {"specializations", getSpecializations, nullptr,
+     "(name, kind) of each specialization, in manifest order.", nullptr},
+    {"constants", getConstants, nullptr, "The JSON text of the manifest's constants, or None.",
+     nullptr},
+    {"fat_binaries_read", getFatBinariesRead, nullptr,
+     "Fat binaries read so far: each is read at its first launch on a GPU.", nullptr},
     {"specialization_count", getCount, nullptr, "Rows of the host entry table.", nullptr},
     {"payload_size", getPayloadSize, nullptr, "Bytes of fat binaries.", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
@@ -312,6 +415,25 @@ PyType_Spec spec = {"kiln._runtime.ModuleImage", sizeof(ModuleImageObject), 0,
                     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, slots};
 
 } // namespace
+
+bool fatBinaryIntact(Specialization &chosen) {
+  if (chosen.fatBinaryChecked.load(std::memory_order_acquire) || !chosen.image ||
+      !chosen.kernel.fatbin)
+    return true;
+  ModuleImageObject *image = chosen.image;
+  ++image->fatBinariesRead;
+  std::optional<std::string> problem =
+      bundle::checkFatBinary(std::string_view(reinterpret_cast<const char *>(chosen.kernel.fatbin),
+                                              chosen.kernel.fatbinSize),
+                             chosen.fatBinaryChecksum, chosen.kernel.name, chosen.index);
+  if (problem) {
+    PyErr_Format(PyExc_RuntimeError, "kiln: module '%s' is damaged: %s; rebuild it with kiln build",
+                 image->image->moduleName, problem->c_str());
+    return false;
+  }
+  chosen.fatBinaryChecked.store(true, std::memory_order_release);
+  return true;
+}
 
 bool addModuleLoader(PyObject *module) {
   PyObject *type = PyType_FromSpec(&spec);

@@ -4,16 +4,29 @@
 #include "module/format.h"
 #include "runtime/extension/runtime_module.h"
 
+#include <cstddef>
+#include <utility>
+#include <vector>
+
 namespace kiln::python {
 
 /// ModuleImage: what kiln._loader sees of a built module's KilnModuleImage,
-/// after the loader checked its header and manifest.
+/// after the loader checked its header and manifest. The manifest and the
+/// payload stay in the mapped bundle, read only when asked for.
 struct ModuleImageObject {
   PyObject_HEAD const KilnModuleImage *image;
   const uint8_t *payload;
   uint64_t payloadSize;
-  PyObject *name;     ///< str
-  PyObject *manifest; ///< bytes
+  const char *manifest;
+  uint64_t manifestSize;
+  PyObject *name;            ///< str
+  PyObject *specializations; ///< tuple of (name, kind), in manifest order
+  /// Where each specialization's entry lies in the manifest, and the
+  /// constants list ({0, 0}: none).
+  std::vector<std::pair<size_t, size_t>> *entries;
+  std::pair<size_t, size_t> constants;
+  /// Fat binaries read so far (checked before their first load), for tests.
+  uint64_t fatBinariesRead;
 };
 
 extern PyTypeObject *moduleImageType;

@@ -212,6 +212,8 @@ bool launchSpecialization(Specialization &chosen, CallArguments &call, const Lau
                  chosen.kernel.name.c_str(), count, maxParameters);
     return false;
   }
+  if (!dryRun && target->runsFatBinaries() && !fatBinaryIntact(chosen))
+    return false;
   bool stage = !dryRun && !target->sharesHostMemory() && call.bufferCount > 0;
   Staging staging{target, request.stream, call};
   if (stage) {

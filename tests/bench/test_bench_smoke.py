@@ -24,6 +24,7 @@ FIGURES = {
     "2": "Whole-module build",
     "3": "first finished launch",
     "3b": "First call of a kernel specialized on demand",
+    "3c": "Import of a built module",
     "4": "Dispatch overhead",
     "5": "registers, spills, shared and constant memory",
     "6": "CPU engine throughput",
@@ -46,7 +47,7 @@ def sections(text):
     """{figure number: its text} from the generated Markdown."""
     found = {}
     for part in re.split(r"^## ", text, flags=re.M)[1:]:
-        head = re.match(r"(\d+b?)\. ", part)
+        head = re.match(r"(\d+[bc]?)\. ", part)
         if head:
             found[head.group(1)] = part
     return found

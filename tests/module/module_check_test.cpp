@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <tuple>
+
 namespace kiln::bundle {
 namespace {
 
@@ -78,6 +81,84 @@ TEST(ModuleCheck, ASpecializationCountOtherThanTheCodesIsDamage) {
   std::string bundle = soundBundle();
   ModuleCheck check = checkModule(factsOf(bundle, 2), bundle);
   EXPECT_EQ(check.problem, "its manifest lists 1 specializations but its code has 2");
+}
+
+TEST(ModuleCheck, DeferredPerKernelTheImportReadsNoEntryAndNoFatBinary) {
+  // A damaged fat binary and a forged parameter layout pass the import's
+  // check, which indexes the entries; the per-kernel checks find them.
+  std::string manifest = manifestWithFatbin(Fatbin);
+  std::string changed = manifest;
+  changed.replace(changed.find(R"("type": "f64")"), 13, R"("type": "f32")");
+  std::string damagedFatbin = Fatbin;
+  damagedFatbin[3] ^= 0x20;
+  std::string bundle = makeBundle(changed, damagedFatbin);
+  ManifestIndex index;
+  ModuleCheck check = checkModule(factsOf(bundle), bundle, CheckScope::DeferPerKernel, &index);
+  ASSERT_TRUE(check.sound()) << check.problem;
+  ASSERT_EQ(index.specializations.size(), 1u);
+  const ManifestIndex::Entry &entry = index.specializations[0];
+  EXPECT_EQ(entry.name, "scale");
+  EXPECT_EQ(entry.kind, "kernel");
+  std::string_view entryText =
+      std::string_view(changed).substr(entry.begin, entry.end - entry.begin);
+  EXPECT_EQ(entryText.front(), '{');
+  EXPECT_EQ(entryText.back(), '}');
+  EXPECT_EQ(std::string_view(changed).substr(index.constantsBegin,
+                                             index.constantsEnd - index.constantsBegin),
+            R"([{"name": "N", "type": "int64", "value": 3}])");
+
+  std::optional<std::string> entryProblem = checkSpecialization(entryText, 0, damagedFatbin);
+  ASSERT_TRUE(entryProblem);
+  EXPECT_NE(entryProblem->find("'scale' (specialization 0) has a parameter layout"),
+            std::string::npos)
+      << *entryProblem;
+  EXPECT_EQ(checkFatBinary(damagedFatbin, kilnChecksum(Fatbin.data(), Fatbin.size()), "scale", 0),
+            "the fat binary of 'scale' (specialization 0) fails its checksum: it is " +
+                checksumText(kilnChecksum(damagedFatbin.data(), damagedFatbin.size())) +
+                ", the manifest says " + checksumText(kilnChecksum(Fatbin.data(), Fatbin.size())));
+  EXPECT_FALSE(checkFatBinary(Fatbin, kilnChecksum(Fatbin.data(), Fatbin.size()), "scale", 0));
+
+  // The whole check, as kiln audit runs it, finds the forged layout first.
+  check = checkModule(factsOf(bundle), bundle);
+  EXPECT_EQ(check.problem, *entryProblem);
+}
+
+TEST(ModuleCheck, DeferredPerKernelTheOutlineIsStillChecked) {
+  std::string manifest = manifestWithFatbin(Fatbin);
+  for (auto [from, to, problem] :
+       {std::tuple<const char *, const char *, const char *>{
+            R"("name": "scale")", R"("name": 7)",
+            "the manifest entry of specialization 0 has no name"},
+        {R"("kind": "kernel")", R"("kind": [])",
+         "the manifest entry of 'scale' (specialization 0) has a malformed 'kind'"},
+        {R"("value": 3)", R"("valu": 3)", "its manifest has a malformed constant"},
+        {R"("args": [)", R"("args": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[)",
+         "it nests deeper than 32"}}) {
+    std::string changed = manifest;
+    changed.replace(changed.find(from), std::strlen(from), to);
+    std::string bundle = makeBundle(changed, Fatbin);
+    ModuleCheck check = checkModule(factsOf(bundle), bundle, CheckScope::DeferPerKernel);
+    EXPECT_NE(check.problem.find(problem), std::string::npos)
+        << "after " << to << ": '" << check.problem << "'";
+  }
+}
+
+TEST(ManifestJson, AnOutlineChecksEverythingAndBuildsOnlyWhatItNames) {
+  std::string text = R"({"a": [{"keep": 1, "drop": [1, 2], "nested": {"x": 1}}], "b": {"c": [3]}})";
+  JsonOutline outline{3, {"keep"}};
+  std::string problem;
+  std::optional<JsonValue> value = parseOutline(text, 8, outline, problem);
+  ASSERT_TRUE(value) << problem;
+  const JsonValue &element = (*value->member("a")->array())[0];
+  EXPECT_EQ(element.member("keep")->integer(), 1);
+  EXPECT_FALSE(element.member("drop"));
+  EXPECT_EQ(text.substr(element.sourceBegin(), element.sourceEnd() - element.sourceBegin()),
+            R"({"keep": 1, "drop": [1, 2], "nested": {"x": 1}})");
+  EXPECT_EQ(value->member("b")->member("c")->array()->size(), 0u);
+  for (const char *bad : {R"({"a": [{"keep": 1, "drop": [1,]}]})", R"({"a": [{"drop": "\q"}]})"}) {
+    EXPECT_FALSE(parseOutline(bad, 8, outline, problem)) << bad << " was read";
+    EXPECT_EQ(problem.rfind("it is not JSON: ", 0), 0u) << problem;
+  }
 }
 
 TEST(ManifestJson, NestingBeyondTheLimitIsAnErrorNotAStackOverflow) {

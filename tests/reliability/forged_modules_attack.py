@@ -5,14 +5,16 @@ Builds examples/vector_add.py, then forges its manifest the way someone
 editing the file on purpose would (checksums kept consistent): every key of
 every specialization, of the manifest and of each parameter replaced by each
 of a set of hostile values, or removed. Each forgery is imported in a fresh
-interpreter (KILN_TARGET=cpu) and launched when it imports, and given to
-`kiln audit` and `kiln inspect`.
+interpreter (KILN_TARGET=cpu), each of its kernels used (the runtime checks
+a specialization's manifest entry at its kernel's first use) and one
+launched when it imports, and given to `kiln audit` and `kiln inspect`.
 
     python tests/reliability/forged_modules_attack.py [--kiln build/driver/kiln] [--limit N]
 
 Prints how each forgery ended; exits 1 if any import ended in anything but
-success or ImportError (another exception, a signal, a hang), or audit or
-inspect passed a module the import refused (or refused one it imported).
+success, an ImportError or a kernel's first use refusing the module (a
+RuntimeError saying it is damaged), or audit or inspect passed a module the
+runtime refused (or refused one it ran).
 """
 
 import argparse
@@ -36,7 +38,10 @@ GONE = object()
 # A forgery that renames the kernel imports a module without add_kernel:
 # harmless, as the name is only what Python calls it.
 LAUNCH = """
-import numpy as np, vector_add
+import numpy as np, kiln.kernel, vector_add
+for value in vars(vector_add).values():
+    if isinstance(value, kiln.kernel.Kernel):
+        value.signatures
 kernel = getattr(vector_add, "add_kernel", None)
 if kernel is not None:
     x = np.arange(64, dtype=np.float32)
@@ -92,7 +97,12 @@ def attack_one(module, label, manifest, kiln, work, package_dir):
             outcome = "imported and ran"
         else:
             last = (result.stderr.strip().splitlines() or ["?"])[-1]
-            outcome = "ImportError" if last.startswith("ImportError: kiln: module") else f"other: {last[:120]}"
+            if last.startswith("ImportError: kiln: module"):
+                outcome = "ImportError"
+            elif last.startswith("RuntimeError: kiln: module 'vector_add' is damaged:"):
+                outcome = "refused at first use"
+            else:
+                outcome = f"other: {last[:120]}"
     except subprocess.TimeoutExpired:
         outcome = "hang"
     audit = subprocess.run([kiln, "audit", str(folder)], capture_output=True, text=True, timeout=60).returncode
@@ -126,9 +136,10 @@ def main():
             for label, outcome, audit, inspect in pool.map(
                     lambda case: attack_one(module, *case, options.kiln, work, package_dir), cases):
                 outcomes[outcome.split(":")[0]] += 1
-                refused = outcome == "ImportError"
+                refused = outcome in ("ImportError", "refused at first use")
                 agrees = audit is None or ((audit != 0) == refused and (inspect != 0) == refused)
-                if outcome not in ("ImportError", "imported and ran", "too long to forge") or not agrees:
+                if outcome not in ("ImportError", "refused at first use", "imported and ran",
+                                   "too long to forge") or not agrees:
                     bad.append(f"{label}: import {outcome}, audit exit {audit}, inspect exit {inspect}")
     print(f"{len(cases)} forged modules:")
     for outcome, count in sorted(outcomes.items()):

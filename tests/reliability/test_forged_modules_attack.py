@@ -1,5 +1,6 @@
-"""Forged built modules (forged_modules_attack.py) end in an ImportError the
-driver's check agrees with, or import and run correctly, never otherwise."""
+"""Forged built modules (forged_modules_attack.py) end in an ImportError, or a
+refusal at a kernel's first use, that the driver's check agrees with, or
+import and run correctly, never otherwise."""
 
 import pathlib
 import subprocess

@@ -1,26 +1,25 @@
 """Creates the module object of a built kernel module.
 
 A built module's PyInit_ hands its image to kiln._runtime's module loader,
-which checks the whole module as `kiln audit` does (versions, checksums,
-every fat binary, the manifest's keys and their types, each parameter
-layout), then calls create_module(image) with a ModuleImage (.name,
-.manifest, .blob(offset, size), .checksum(offset, size)). This makes a
-module with each kernel, ufunc and reduction under its source name and the
-module's constants.
+which checks what `kiln audit` checks that does not grow with the number of
+kernels (versions, the manifest's checksum, its JSON and its outline), then
+calls create_module(image) with a ModuleImage (.name, .specializations,
+.entry(index), .constants, .manifest). This makes a module with each kernel,
+ufunc and reduction under its source name and the module's constants.
+
+The manifest is parsed once at import, by the loader's bounded reader: this
+module reads only the (name, kind) pairs it found, and each kernel asks
+image.entry() for its own manifest entries at its first use (which checks
+them as `kiln audit` does, a RuntimeError if they are damaged), so that
+importing a module of 500 kernels costs about what importing one of a single
+kernel does. `module.__kiln_manifest__`, the whole manifest as Python
+objects, is parsed when first asked for.
 """
 
 import json
 import types
 
 from kiln import kernel as _kernel
-
-
-class _Damaged(Exception):
-    pass
-
-
-def _damaged(name, what):
-    return ImportError(f"kiln: module '{name}' is damaged: {what}; rebuild it with kiln build", name=name)
 
 
 def _constant(entry):
@@ -77,29 +76,33 @@ def _wrapper(kind):
     return None
 
 
+def _manifest_reader(image, module):
+    """The module's __getattr__: __kiln_manifest__, parsed at first use."""
+
+    def module_getattr(attribute):
+        if attribute != "__kiln_manifest__":
+            raise AttributeError(f"module '{image.name}' has no attribute '{attribute}'")
+        manifest = json.loads(image.manifest)
+        module.__kiln_manifest__ = manifest
+        return manifest
+
+    return module_getattr
+
+
 def create_module(image, module=None):
     """Fills `module` (a new one if None) from `image` and returns it."""
     name = image.name
-    try:
-        manifest = json.loads(image.manifest.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise _damaged(name, f"its manifest cannot be read ({error})") from None
-    specializations = manifest["specializations"]
-
     if module is None:
         module = types.ModuleType(name, None)
-    module.__kiln_manifest__ = manifest
+    module.__getattr__ = _manifest_reader(image, module)
     grouped = {}
-    for index, entry in enumerate(specializations):
-        grouped.setdefault((entry["name"], entry.get("kind", "kernel")), []).append((image, index, entry))
-    for (kernel_name, kind), members in grouped.items():
-        arg_names = members[0][2].get("arg_names")
-        try:
-            kernel = _kernel.Kernel(kernel_name, members, arg_names, module=name)
-        except (ValueError, TypeError) as error:
-            raise _damaged(name, f"the manifest entry of '{kernel_name}' is inconsistent ({error})") from None
+    for index, key in enumerate(image.specializations):
+        grouped.setdefault(key, []).append(index)
+    for (kernel_name, kind), indices in grouped.items():
+        kernel = _kernel.Kernel.from_image(kernel_name, image, indices, name)
         wrapper = _wrapper(kind)
         setattr(module, kernel_name, wrapper(kernel_name, kernel) if wrapper else kernel)
-    for constant in manifest.get("constants", ()):
+    constants = image.constants
+    for constant in json.loads(constants) if constants is not None else ():
         setattr(module, constant["name"], _constant(constant))
     return module

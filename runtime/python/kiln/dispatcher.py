@@ -641,7 +641,6 @@ class LazyKernel(Kernel):
         added = [member for member in kernel._members if entry_signature(member[2]) not in known]
         if added:
             self._members = self._members + added
-            self._entries = [entry for _, _, entry in self._members]
             self._replace([specialization_tuple(*member) for member in self._members])
 
     @staticmethod

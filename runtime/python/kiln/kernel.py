@@ -11,6 +11,8 @@ dispatcher:
     kernel.info()                                       # per specialization
 """
 
+import json
+
 from kiln import _runtime, _types
 
 # Numba picks forall's block size by occupancy; Kiln has no occupancy
@@ -41,7 +43,7 @@ def specialization_tuple(image, index, entry):
         bool(entry.get("raises", False)),
         tuple(entry.get("cubins", ())),
         tuple(entry.get("ptx", ())),
-        None if fatbin is None else (int(fatbin["offset"]), int(fatbin["size"])),
+        None if fatbin is None else (int(fatbin["offset"]), int(fatbin["size"]), int(fatbin["checksum"], 16)),
     )
 
 
@@ -58,7 +60,6 @@ class Kernel(_runtime.Dispatcher):
 
     def __init__(self, name, specializations, arg_names=None, module=None, exact=False, arity=0):
         self._members = list(specializations)
-        self._entries = [entry for _, _, entry in self._members]
         self._module_name = module
         super().__init__(
             name,
@@ -67,6 +68,42 @@ class Kernel(_runtime.Dispatcher):
             exact=exact,
             arity=arity,
         )
+
+    @classmethod
+    def from_image(cls, name, image, indices, module):
+        """The kernel of specializations `indices` of a module's ModuleImage,
+        whose manifest entries are parsed at its first use (a launch, or
+        asking for its signatures): an import then costs the same whatever
+        the number of kernels."""
+        kernel = cls.__new__(cls)
+        kernel._image = image
+        kernel._indices = tuple(indices)
+        kernel._module_name = module
+        _runtime.Dispatcher.__init__(kernel, name, kernel._read_specializations)
+        return kernel
+
+    def _read_specializations(self):
+        """(specialization tuples, arg_names) for the C dispatcher's first use."""
+        members = self._members
+        arg_names = members[0][2].get("arg_names") if members else None
+        return [specialization_tuple(*member) for member in members], arg_names
+
+    @property
+    def _members(self):
+        members = self.__dict__.get("_member_list")
+        if members is None:
+            image = self._image
+            members = [(image, index, json.loads(image.entry(index))) for index in self._indices]
+            self.__dict__["_member_list"] = members
+        return members
+
+    @_members.setter
+    def _members(self, members):
+        self.__dict__["_member_list"] = list(members)
+
+    @property
+    def _entries(self):
+        return [entry for _, _, entry in self._members]
 
     @property
     def signatures(self):

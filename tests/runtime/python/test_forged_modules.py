@@ -1,11 +1,14 @@
-"""Forged built modules: the runtime's import and `kiln audit`/`kiln inspect`
-refuse the same modules for the same reason, because they run one check.
+"""Forged built modules: the runtime and `kiln audit`/`kiln inspect` refuse
+the same modules for the same reason, because they run one check.
 
 Each forgery keeps the module's checksums consistent (as someone editing the
 file on purpose would), so only the check of what the module says can catch
-it. The import runs in a fresh interpreter and must end in an ImportError,
-never another exception or a signal; audit and inspect must exit 1 and name
-the same problem."""
+it. The runtime checks at import what does not grow with the number of
+kernels (the bundle, the manifest's outline) and a specialization's own
+manifest entry at its kernel's first use: a forgery must end the import in
+an ImportError, or, when it lies in one specialization's entry, the first
+use of that kernel in a RuntimeError, never another exception or a signal;
+audit and inspect must exit 1 and name the same problem."""
 
 import json
 import os
@@ -76,6 +79,19 @@ FORGERIES = {
 }
 
 
+# Forgeries of one specialization's entry, which its kernel's first use finds.
+AT_FIRST_USE = {"no parameters", "a parameter of the wrong type", "arguments that are not a list",
+                "a fat binary before the payload"}
+
+# Imports the module, then uses each of its kernels.
+USE_EVERY_KERNEL = """
+import kiln.kernel, vector_add
+for name, value in sorted(vars(vector_add).items()):
+    if isinstance(value, kiln.kernel.Kernel):
+        value.signatures
+"""
+
+
 @pytest.mark.parametrize("forgery", sorted(FORGERIES))
 def test_a_forged_module_is_refused_alike_by_import_audit_and_inspect(
         forgery, module_file, tmp_path, package_dir, kiln):
@@ -88,13 +104,15 @@ def test_a_forged_module_is_refused_alike_by_import_audit_and_inspect(
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(folder), str(package_dir)]),
                KILN_TARGET="cpu")
     imported = subprocess.run(
-        [sys.executable, "-c", "import vector_add"], capture_output=True, text=True, env=env,
+        [sys.executable, "-c", USE_EVERY_KERNEL], capture_output=True, text=True, env=env,
         timeout=120)
-    assert imported.returncode == 1, f"the import of {forgery} ended with {imported.returncode}: {imported.stderr}"
+    assert imported.returncode == 1, f"the use of {forgery} ended with {imported.returncode}: {imported.stderr}"
     last_line = imported.stderr.strip().splitlines()[-1]
-    assert last_line.startswith("ImportError: kiln: module 'vector_add' "), (
-        f"the import of {forgery} did not end in an ImportError: {imported.stderr}")
-    assert problem in last_line, f"the import of {forgery} said: {last_line}"
+    refusal = ("RuntimeError: kiln: module 'vector_add' is damaged: " if forgery in AT_FIRST_USE
+               else "ImportError: kiln: module 'vector_add' ")
+    assert last_line.startswith(refusal), (
+        f"the use of {forgery} did not end in '{refusal}...': {imported.stderr}")
+    assert problem in last_line, f"the use of {forgery} said: {last_line}"
 
     audited = kiln("audit", folder)
     assert audited.returncode == 1 and problem in audited.stderr, (
@@ -139,3 +157,30 @@ def test_a_specialization_without_a_fat_binary_runs_on_the_cpu_and_inspects(
     inspected = kiln("inspect", cpu_only)
     assert inspected.returncode == 0, f"kiln inspect ended with {inspected.returncode}: {inspected.stderr}"
     assert "fatbin  none (the CPU engine only)" in inspected.stdout
+
+
+def test_a_forged_entry_refuses_its_own_kernel_and_no_other(module_file, tmp_path, package_dir):
+    manifest = read_manifest(module_file.read_bytes())
+    forged_kernel = manifest["specializations"][1]["name"]
+    folder = tmp_path / "forged"
+    folder.mkdir()
+    (folder / module_file.name).write_bytes(
+        _edited_manifest(module_file.read_bytes(), lambda m: m["specializations"][1].update(args=7)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(folder), str(package_dir)]), KILN_TARGET="cpu")
+    script = f"""
+import numpy as np, vector_add
+x = np.arange(64, dtype=np.float32)
+out = np.zeros_like(x)
+vector_add.add_kernel[2, 32](x, x, out)
+assert (out == 2 * x).all(), "add_kernel computed a wrong result"
+try:
+    vector_add.{forged_kernel}.signatures
+except RuntimeError as error:
+    print(error)
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, f"a forged entry of {forged_kernel} stopped the module:\n{result.stderr}"
+    assert forged_kernel != "add_kernel"
+    assert result.stdout.strip() == (
+        f"kiln: module 'vector_add' is damaged: the manifest entry of '{forged_kernel}' (specialization 1) "
+        "has no list of argument types; rebuild it with kiln build"), result.stdout

@@ -24,6 +24,7 @@ import ctypes
 import json
 import os
 import pathlib
+import shutil
 import struct
 import subprocess
 import sys
@@ -491,3 +492,83 @@ def test_mandelbrot_on_a_gpu_matches_the_cpu_engine(build_module, tmp_path):
         assert result.returncode == 0, result.stderr
         images.append(next(line for line in result.stdout.splitlines() if line.startswith("IMAGE")))
     assert images[0] == images[1]
+
+
+LOADS_SO_FAR = """
+import os
+def loads_so_far():
+    # No log yet: the driver has not been called (the target is chosen at
+    # its first use).
+    if not os.path.exists(os.environ["KILN_STAND_IN_LOG"]):
+        return []
+    with open(os.environ["KILN_STAND_IN_LOG"]) as log:
+        return [json.loads(line) for line in log if '"cuModuleLoadData"' in line]
+"""
+
+
+def test_a_fat_binary_loads_at_its_first_launch_and_only_its_own(build_module, tmp_path):
+    # The import loads nothing; each kernel's first launch loads its own fat
+    # binary once, the image the driver picks for the current device.
+    facts, log = run_ok(build_module, tmp_path, EXAMPLES / "vector_add.py", "vector_add", LOADS_SO_FAR + textwrap.dedent("""
+        facts["after_import"] = {"loads": loads_so_far()}
+        n = 1000
+        r = host("r", np.zeros(n, dtype=np.float32))
+        x = host("x", np.arange(n, dtype=np.float32))
+        y = host("y", np.arange(n, dtype=np.float32) * 2)
+        module.vector_add[4, 256](r, x, y)
+        facts["after_first"] = {"loads": loads_so_far()}
+        module.vector_add[4, 256](r, x, y)
+        module.add_kernel[4, 256](x, y, r)
+        facts["after_second"] = {"loads": loads_so_far()}
+    """))
+    assert facts["after_import"]["loads"] == [], "the import loaded a module into the driver"
+    first = facts["after_first"]["loads"]
+    assert [load["entries"] for load in first] == [[entry_name("vector_add", "vector_add")]], \
+        f"the first launch of vector_add loaded {[load['entries'] for load in first]}"
+    assert "80" in first[0]["selected"], f"the driver picked {first[0]['selected']} for an sm_80 device"
+    second = facts["after_second"]["loads"]
+    assert [load["entries"] for load in second] == [[entry_name("vector_add", "vector_add")],
+                                                    [entry_name("vector_add", "add_kernel")]], \
+        f"a second launch reloaded, or add_kernel's first did not load its own: {second}"
+
+
+def _damaged_copy(folder, tmp_path, kernel):
+    """A copy of the built module in `folder` whose fat binary of `kernel`
+    (its first specialization) has a flipped byte."""
+    copy = tmp_path / "damaged"
+    shutil.copytree(folder, copy)
+    (so,) = copy.glob("*.so")
+    data = bytearray(so.read_bytes())
+    start = data.find(b"KILNBNDL")
+    _, _, _, manifest_offset, manifest_size, _, payload_offset, _ = struct.unpack_from("<8sIIQQQQQ", data, start)
+    manifest = json.loads(bytes(data[start + manifest_offset:start + manifest_offset + manifest_size]))
+    fatbin = next(e["fatbin"] for e in manifest["specializations"] if e["name"] == kernel)
+    data[start + payload_offset + fatbin["offset"] + fatbin["size"] // 2] ^= 0xFF
+    so.write_bytes(bytes(data))
+    return copy
+
+
+def test_a_damaged_fat_binary_fails_its_first_launch_and_no_other(build_module, tmp_path):
+    folder = _damaged_copy(build_module(EXAMPLES / "vector_add.py", "vector_add"), tmp_path, "add_kernel")
+    facts, log = run_ok(lambda source, module: folder, tmp_path, EXAMPLES / "vector_add.py", "vector_add", """
+        n = 1000
+        r = host("r", np.zeros(n, dtype=np.float32))
+        x = host("x", np.arange(n, dtype=np.float32))
+        y = host("y", np.arange(n, dtype=np.float32) * 2)
+        module.vector_add[4, 256](r, x, y)
+        for attempt in range(2):
+            try:
+                module.add_kernel[4, 256](x, y, r)
+            except RuntimeError as error:
+                facts[f"error{attempt}"] = {"message": str(error)}
+        module.vector_add[4, 256](r, x, y)
+    """)
+    expected = ("kiln: module 'vector_add' is damaged: the fat binary of 'add_kernel' (specialization 0) "
+                "fails its checksum: it is ")
+    for attempt in range(2):
+        message = facts.get(f"error{attempt}", {}).get("message", "")
+        assert message.startswith(expected) and message.endswith("; rebuild it with kiln build"), \
+            f"launch {attempt + 1} of the damaged add_kernel said: {message!r}"
+    loaded = [line["entries"] for line in calls(log, "cuModuleLoadData")]
+    assert loaded == [[entry_name("vector_add", "vector_add")]], f"the driver was handed {loaded}"
+    assert len(calls(log, "cuLaunchKernel")) == 2

@@ -1,7 +1,11 @@
 """Importing built modules: what the module holds, and damaged modules (a
-flipped byte in the manifest or in a fat binary, a truncated file, garbled
-section headers) failing with an ImportError that says what is damaged,
-never a crash. Each damaged import runs in a fresh interpreter.
+flipped byte in the manifest, a truncated file, garbled section headers)
+failing with an ImportError that says what is damaged, never a crash. Each
+damaged import runs in a fresh interpreter.
+
+An import reads no fat binary: a damaged one fails the first launch of its
+specialization on a GPU (test_gpu_path.py), and the CPU engine, which runs
+the host code, never reads one.
 
 The bundle lies in the section .kiln.bundle, after every loaded segment
 (module/format.h): a file cut anywhere after its loaded segments
@@ -9,6 +13,7 @@ still loads, and the runtime, reading the section through the file's
 section headers, finds the cut."""
 
 import concurrent.futures
+import json
 import os
 import pathlib
 import shutil
@@ -93,16 +98,92 @@ def test_flipped_manifest_byte(built, tmp_path, package_dir):
     assert "ImportError: kiln: module 'vector_add' is damaged: its manifest fails its checksum; rebuild it with kiln build" in result.stderr
 
 
-def test_flipped_fatbin_byte(built, tmp_path, package_dir):
-    def change(data):
-        start, header = _bundle(data)
-        position = start + header["payload_offset"] + 100  # inside the first fat binary
-        data[position] ^= 0xFF
+def damage_every_fat_binary(data):
+    """Flips a byte in the middle of every fat binary of a module file."""
+    start, header = _bundle(data)
+    manifest = json.loads(bytes(data[start + header["manifest_offset"]:
+                                     start + header["manifest_offset"] + header["manifest_size"]]))
+    payload = start + header["payload_offset"]
+    for entry in manifest["specializations"]:
+        data[payload + entry["fatbin"]["offset"] + entry["fatbin"]["size"] // 2] ^= 0xFF
 
-    result = _import_in_subprocess(_damage(built, tmp_path, change), "vector_add", package_dir)
-    assert result.returncode == 1
-    assert ("ImportError: kiln: module 'vector_add' is damaged: the fat binary of 'add_kernel' "
-            "(specialization 0) fails its checksum: it is ") in result.stderr
+
+def many_kernels_source(count):
+    """A kernel module of `count` kernels k0, k1, ...: out = x + y * (i + 1)."""
+    kernels = [f"""
+@cuda.jit(void(float32[::1], float32[::1], float32[::1]))
+def k{i}(x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = x[i] + y[i] * {i + 1}.0
+""" for i in range(count)]
+    return "from numba import cuda, float32, void\n" + "".join(kernels)
+
+
+MANY_KERNELS = 24
+
+
+def _build_many_kernels(build_module, tmp_path_factory, count):
+    source = tmp_path_factory.mktemp("many_kernels_source") / "many_kernels.py"
+    source.write_text(many_kernels_source(count))
+    return build_module(source, "many_kernels")
+
+
+@pytest.fixture(scope="module")
+def many_kernels(build_module, tmp_path_factory):
+    return _build_many_kernels(build_module, tmp_path_factory, MANY_KERNELS)
+
+
+@pytest.mark.parametrize("count", [MANY_KERNELS, pytest.param(500, marks=pytest.mark.slow)])
+def test_import_reads_no_fat_binary_and_the_cpu_engine_never_does(
+        count, build_module, tmp_path_factory, tmp_path, package_dir):
+    # Every fat binary is damaged: the import, which reads none, succeeds,
+    # and so do launches on the CPU engine, which runs the host code.
+    folder = _damage(_build_many_kernels(build_module, tmp_path_factory, count), tmp_path, damage_every_fat_binary)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(folder), str(package_dir)]), KILN_TARGET="cpu")
+    script = f"""
+import numpy as np
+import many_kernels
+image = many_kernels.k0._members[0][0]
+read_at_import = image.fat_binaries_read
+kernels = [name for name in vars(many_kernels) if name.startswith("k")]
+x = np.arange(64, dtype=np.float32)
+y = np.ones(64, dtype=np.float32)
+for i in (0, 7, {count - 1}):
+    out = np.zeros_like(x)
+    getattr(many_kernels, f"k{{i}}")[1, 64](x, y, out)
+    assert np.array_equal(out, x + y * (i + 1)), f"k{{i}} computed {{out[:4]}}"
+print(read_at_import, image.fat_binaries_read, len(kernels))
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, f"a module whose fat binaries are damaged failed on the CPU engine:\n{result.stderr}"
+    read_at_import, read_after_launches, kernels = map(int, result.stdout.split())
+    assert kernels == count, f"the module holds {kernels} kernels, not {count}"
+    assert read_at_import == 0, f"the import read {read_at_import} fat binaries"
+    assert read_after_launches == 0, f"CPU launches read {read_after_launches} fat binaries"
+
+
+def test_kernel_entries_are_read_at_first_use(many_kernels, package_dir):
+    # Kernels are made at import but parse their manifest entries at their
+    # first use; what they then say is what the manifest says.
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(many_kernels), str(package_dir)]), KILN_TARGET="cpu")
+    script = """
+import json, many_kernels
+unread = [name for name in vars(many_kernels) if name.startswith("k")
+          and "_member_list" in vars(getattr(many_kernels, name))]
+signatures = many_kernels.k3.signatures
+read = [name for name in vars(many_kernels) if name.startswith("k")
+        and "_member_list" in vars(getattr(many_kernels, name))]
+entries = [e for e in many_kernels.__kiln_manifest__["specializations"] if e["name"] == "k3"]
+print(json.dumps([unread, read, signatures, len(entries), many_kernels.k3.info()[0]["entry"] == entries[0]["entry"]]))
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    unread, read, signatures, entries, same_entry = json.loads(result.stdout)
+    assert unread == [], f"the import parsed the manifest entries of {unread}"
+    assert read == ["k3"], f"asking k3 for its signatures parsed the entries of {read}"
+    assert signatures == ["(array(float32, 1d, C), array(float32, 1d, C), array(float32, 1d, C))"]
+    assert entries == 1 and same_entry, "k3 does not describe its manifest entry"
 
 
 def test_damaged_bundle_header(built, tmp_path, package_dir):
