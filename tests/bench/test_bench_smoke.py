@@ -28,6 +28,7 @@ FIGURES = {
     "4": "Dispatch overhead",
     "5": "registers, spills, shared and constant memory",
     "6": "CPU engine throughput",
+    "6c": "CPU engine launch cost",
     "7": "`kiln check`",
     "8": "Remote cache tier",
     "9": "Cache storage",
