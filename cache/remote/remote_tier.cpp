@@ -32,6 +32,8 @@ RemoteTier::RemoteTier(TierOptions options, Report warn, Report note)
   for (RemoteConfig &config : this->options.remotes) {
     auto remote = std::make_unique<Remote>();
     remote->config = config;
+    remote->trust = this->options.trust;
+    remote->trust.skipSignature |= config.skipSignature;
     open(*remote);
     remotes.push_back(std::move(remote));
   }
@@ -158,9 +160,7 @@ std::optional<CachedEntry> RemoteTier::lookup(llvm::StringRef key) {
     if (!*object)
       continue;
     bytesDown += (*object)->size();
-    TrustPolicy trust = options.trust;
-    trust.skipSignature |= remote.config.skipSignature;
-    llvm::Expected<CachedEntry> entry = decodeRemoteEntry(key, **object, trust);
+    llvm::Expected<CachedEntry> entry = decodeRemoteEntry(key, **object, remote.trust);
     if (!entry) {
       ++rejected;
       warnOnce(remote, "entry " + shortKey(key) + " rejected: " +

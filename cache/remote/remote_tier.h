@@ -84,6 +84,8 @@ private:
   };
   struct Remote {
     RemoteConfig config;
+    /// The tier's trust, with the remote's insecure-skip-signature.
+    TrustPolicy trust;
     std::vector<ShardStore> shards;
     CircuitBreaker breaker;
     std::unique_ptr<UploadQueue> uploads;
