@@ -2,6 +2,7 @@
 
 #include "backend/host_target.h"
 
+#include "backend/host_barrier_regions.h"
 #include "backend/host_half_conversions.h"
 #include "backend/math_functions.h"
 #include "module/cpu_kernel_abi.h"
@@ -50,16 +51,16 @@ static llvm::Value *loadThreadField(HookSite &site, llvm::Type *type, size_t off
                                         llvm::Align(type->isPointerTy() ? 8 : 4));
 }
 
-/// Calls the engine service at `offset` in KilnCpuServices with the thread
-/// and `arguments`.
-static llvm::Value *callService(HookSite &site, size_t offset, llvm::Type *result,
-                                llvm::ArrayRef<llvm::Value *> arguments) {
-  llvm::IRBuilder<> &builder = site.builder;
+llvm::CallInst *callHostService(llvm::IRBuilder<> &builder, llvm::Value *thread, size_t offset,
+                                llvm::Type *result, llvm::ArrayRef<llvm::Value *> arguments) {
   llvm::Value *services =
-      loadThreadField(site, builder.getPtrTy(), offsetof(KilnCpuThread, services));
+      builder.CreateAlignedLoad(builder.getPtrTy(),
+                                builder.CreateConstInBoundsGEP1_64(
+                                    builder.getInt8Ty(), thread, offsetof(KilnCpuThread, services)),
+                                llvm::Align(8));
   llvm::Value *slot = builder.CreateConstInBoundsGEP1_64(builder.getInt8Ty(), services, offset);
   llvm::Value *function = builder.CreateAlignedLoad(builder.getPtrTy(), slot, llvm::Align(8));
-  std::vector<llvm::Value *> values{site.threadContext};
+  std::vector<llvm::Value *> values{thread};
   values.insert(values.end(), arguments.begin(), arguments.end());
   std::vector<llvm::Type *> parameterTypes;
   for (llvm::Value *value : values)
@@ -71,6 +72,13 @@ static llvm::Value *callService(HookSite &site, size_t offset, llvm::Type *resul
   // tells its call sites apart).
   call->addFnAttr(llvm::Attribute::Convergent);
   return call;
+}
+
+/// Calls the engine service at `offset` in KilnCpuServices with the site's
+/// thread and `arguments`.
+static llvm::CallInst *callService(HookSite &site, size_t offset, llvm::Type *result,
+                                   llvm::ArrayRef<llvm::Value *> arguments) {
+  return callHostService(site.builder, site.threadContext, offset, result, arguments);
 }
 
 llvm::Value *HostTargetHooks::readIndex(HookSite &site, I which, unsigned dimension) {
@@ -98,18 +106,25 @@ llvm::Value *HostTargetHooks::readIndex(HookSite &site, I which, unsigned dimens
 }
 
 void HostTargetHooks::syncThreads(HookSite &site) {
-  callService(site, offsetof(KilnCpuServices, syncthreads), site.builder.getVoidTy(), {});
+  markBarrier(
+      *callService(site, offsetof(KilnCpuServices, syncthreads), site.builder.getVoidTy(), {}),
+      KILN_BARRIER_SYNC);
 }
 
 llvm::Value *HostTargetHooks::syncThreadsReduce(HookSite &site, I which, llvm::Value *predicate) {
   uint32_t mode = which == I::SyncThreadsCount ? KILN_BARRIER_COUNT
                   : which == I::SyncThreadsAnd ? KILN_BARRIER_AND
                                                : KILN_BARRIER_OR;
-  return callService(site, offsetof(KilnCpuServices, syncthreadsReduce), site.builder.getInt32Ty(),
-                     {site.builder.getInt32(mode), predicate});
+  llvm::CallInst *call =
+      callService(site, offsetof(KilnCpuServices, syncthreadsReduce), site.builder.getInt32Ty(),
+                  {site.builder.getInt32(mode), predicate});
+  markBarrier(*call, mode);
+  reducesAtBarriers = true;
+  return call;
 }
 
 void HostTargetHooks::syncWarp(HookSite &site, llvm::Value *mask) {
+  usesWarpCollectives = true;
   callService(site, offsetof(KilnCpuServices, syncwarp), site.builder.getVoidTy(), {mask});
 }
 
@@ -140,6 +155,7 @@ llvm::Value *HostTargetHooks::shuffle32(HookSite &site, I mode, llvm::Value *mas
 
 llvm::Value *HostTargetHooks::vote(HookSite &site, I which, llvm::Value *mask,
                                    llvm::Value *predicate) {
+  usesWarpCollectives = true;
   llvm::IRBuilder<> &builder = site.builder;
   uint32_t mode = which == I::VoteAll   ? KILN_VOTE_ALL
                   : which == I::VoteAny ? KILN_VOTE_ANY
@@ -154,12 +170,14 @@ llvm::Value *HostTargetHooks::vote(HookSite &site, I which, llvm::Value *mask,
 }
 
 llvm::Value *HostTargetHooks::matchAny(HookSite &site, llvm::Value *mask, llvm::Value *value) {
+  usesWarpCollectives = true;
   return callService(site, offsetof(KilnCpuServices, matchAny), site.builder.getInt32Ty(),
                      {mask, site.builder.CreateZExt(value, site.builder.getInt64Ty())});
 }
 
 std::pair<llvm::Value *, llvm::Value *> HostTargetHooks::matchAll(HookSite &site, llvm::Value *mask,
                                                                   llvm::Value *value) {
+  usesWarpCollectives = true;
   llvm::IRBuilder<> &builder = site.builder;
   llvm::Function *function = builder.GetInsertBlock()->getParent();
   llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
@@ -313,49 +331,51 @@ static bool takesThreadContext(const llvm::Function &function) {
          function.getAttributes().hasParamAttr(0, threadContextAttribute);
 }
 
-void insertInterruptPolls(llvm::Module &module) {
-  llvm::LLVMContext &context = module.getContext();
+void insertInterruptPolls(llvm::Function &function,
+                          llvm::function_ref<bool(const llvm::Loop &)> polls) {
+  llvm::LLVMContext &context = function.getContext();
   llvm::Type *i8 = llvm::Type::getInt8Ty(context);
   llvm::Type *i32 = llvm::Type::getInt32Ty(context);
   llvm::Type *pointer = llvm::PointerType::get(context, 0);
-  for (llvm::Function &function : module) {
+  llvm::DominatorTree dominators(function);
+  llvm::LoopInfo loops(dominators);
+  llvm::SmallVector<llvm::BasicBlock *, 8> found;
+  for (llvm::Loop *loop : loops.getLoopsInPreorder())
+    if (polls(*loop))
+      loop->getLoopLatches(found);
+  llvm::SmallSetVector<llvm::BasicBlock *, 8> latches(found.begin(), found.end());
+  llvm::Value *thread = function.getArg(0);
+  for (llvm::BasicBlock *latch : latches) {
+    llvm::IRBuilder<> builder(latch->getTerminator());
+    llvm::Value *word = builder.CreateAlignedLoad(
+        pointer, builder.CreateConstInBoundsGEP1_64(i8, thread, offsetof(KilnCpuThread, interrupt)),
+        llvm::Align(8));
+    llvm::LoadInst *pending = builder.CreateAlignedLoad(i32, word, llvm::Align(4),
+                                                        /*isVolatile=*/true);
+    // `interrupted` returns when the engine only wanted a poll: the loop
+    // goes on.
+    llvm::Instruction *stop = llvm::SplitBlockAndInsertIfThen(
+        builder.CreateICmpNE(pending, builder.getInt32(0)), latch->getTerminator(),
+        /*Unreachable=*/false, llvm::MDBuilder(context).createUnlikelyBranchWeights());
+    builder.SetInsertPoint(stop);
+    llvm::Value *services = builder.CreateAlignedLoad(
+        pointer, builder.CreateConstInBoundsGEP1_64(i8, thread, offsetof(KilnCpuThread, services)),
+        llvm::Align(8));
+    llvm::Value *interrupted = builder.CreateAlignedLoad(
+        pointer,
+        builder.CreateConstInBoundsGEP1_64(i8, services, offsetof(KilnCpuServices, interrupted)),
+        llvm::Align(8));
+    builder.CreateCall(llvm::FunctionType::get(builder.getVoidTy(), {pointer}, false), interrupted,
+                       {thread});
+  }
+}
+
+void insertInterruptPolls(llvm::Module &module) {
+  for (llvm::Function &function : module)
     // A function the optimizer left without the thread has no way to stop;
     // only a device function LLVM did not inline can be such.
-    if (function.isDeclaration() || !takesThreadContext(function))
-      continue;
-    llvm::DominatorTree dominators(function);
-    llvm::LoopInfo loops(dominators);
-    llvm::SmallVector<llvm::BasicBlock *, 8> found;
-    for (llvm::Loop *loop : loops.getLoopsInPreorder())
-      loop->getLoopLatches(found);
-    llvm::SmallSetVector<llvm::BasicBlock *, 8> latches(found.begin(), found.end());
-    llvm::Value *thread = function.getArg(0);
-    for (llvm::BasicBlock *latch : latches) {
-      llvm::IRBuilder<> builder(latch->getTerminator());
-      llvm::Value *word = builder.CreateAlignedLoad(
-          pointer,
-          builder.CreateConstInBoundsGEP1_64(i8, thread, offsetof(KilnCpuThread, interrupt)),
-          llvm::Align(8));
-      llvm::LoadInst *pending = builder.CreateAlignedLoad(i32, word, llvm::Align(4),
-                                                          /*isVolatile=*/true);
-      // `interrupted` returns when the engine only wanted a poll: the loop
-      // goes on.
-      llvm::Instruction *stop = llvm::SplitBlockAndInsertIfThen(
-          builder.CreateICmpNE(pending, builder.getInt32(0)), latch->getTerminator(),
-          /*Unreachable=*/false, llvm::MDBuilder(context).createUnlikelyBranchWeights());
-      builder.SetInsertPoint(stop);
-      llvm::Value *services = builder.CreateAlignedLoad(
-          pointer,
-          builder.CreateConstInBoundsGEP1_64(i8, thread, offsetof(KilnCpuThread, services)),
-          llvm::Align(8));
-      llvm::Value *interrupted = builder.CreateAlignedLoad(
-          pointer,
-          builder.CreateConstInBoundsGEP1_64(i8, services, offsetof(KilnCpuServices, interrupted)),
-          llvm::Align(8));
-      builder.CreateCall(llvm::FunctionType::get(builder.getVoidTy(), {pointer}, false),
-                         interrupted, {thread});
-    }
-  }
+    if (!function.isDeclaration() && takesThreadContext(function))
+      insertInterruptPolls(function, [](const llvm::Loop &) { return true; });
 }
 
 //===----------------------------------------------------------------------===//
@@ -487,8 +507,54 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
     builder.CreateRetVoid();
   }
 
-  if (function.synchronizes || function.raises || waitsForOthers)
+  if (function.raises || waitsForOthers || usesWarpCollectives)
     return;
+  if (function.synchronizes) {
+    // The block entry hands the engine the threads as barrier regions.
+    llvm::Function *regions = makeBarrierRegions(kernel);
+    llvm::Function *uncheckedRegions =
+        uncheckedKernel && regions ? makeBarrierRegions(*uncheckedKernel) : nullptr;
+    if (!regions || (uncheckedKernel && !uncheckedRegions)) {
+      if (regions)
+        regions->eraseFromParent();
+      return;
+    }
+    // Once LLVM has split a coroutine, its parts take the frame, not the
+    // thread: their loops poll for interrupts from before the split. A loop
+    // that waits at a barrier returns to the engine, which polls for it.
+    for (llvm::Function *coroutine : {regions, uncheckedRegions})
+      if (coroutine) {
+        coroutine->removeParamAttr(0, threadContextAttribute);
+        insertInterruptPolls(*coroutine, [](const llvm::Loop &loop) { return !suspendsIn(loop); });
+      }
+    llvm::Type *i32 = llvm::Type::getInt32Ty(context);
+    auto *startType = llvm::FunctionType::get(i32, {pointer, pointer, pointer}, false);
+    llvm::Function *start = llvm::Function::Create(startType, llvm::GlobalValue::InternalLinkage,
+                                                   name + "_regions_start", module);
+    start->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", start));
+    std::vector<llvm::Value *> values = unpack(builder, *start);
+    llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "done", start);
+    withEachBody(builder, *start, done, [&](llvm::Function *body) {
+      llvm::Function *coroutine = body == &kernel ? regions : uncheckedRegions;
+      builder.CreateAlignedStore(builder.CreateCall(coroutine, values), start->getArg(2),
+                                 llvm::Align(8));
+    });
+    builder.SetInsertPoint(done);
+    llvm::Value *handle = builder.CreateAlignedLoad(pointer, start->getArg(2), llvm::Align(8));
+    builder.CreateRet(builder.CreateZExt(regionsDone(builder, handle), i32));
+
+    llvm::Function *block = llvm::Function::Create(entryType, llvm::GlobalValue::ExternalLinkage,
+                                                   blockEntryName(name), module);
+    block->addFnAttr(llvm::Attribute::NoUnwind);
+    builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", block));
+    callHostService(
+        builder, block->getArg(0), offsetof(KilnCpuServices, runBarrierRegions),
+        builder.getVoidTy(),
+        {block->getArg(1), start, builder.getInt32(reducesAtBarriers ? KILN_REGIONS_REDUCE : 0)});
+    builder.CreateRetVoid();
+    return;
+  }
   // The block entry: threads one after the other, x fastest, with laneId
   // the position in the warp of the linear thread index.
   llvm::Function *block = llvm::Function::Create(entryType, llvm::GlobalValue::ExternalLinkage,

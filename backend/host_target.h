@@ -6,10 +6,13 @@
 // memory are read from it, barriers and warp collectives call its
 // services, math calls the C library. Each kernel gets a `_thread` entry
 // and, when its threads never wait for each other, a `_block` entry that
-// runs the whole block in a loop.
+// runs the whole block in a loop; when they wait only at block barriers, a
+// `_block` entry that runs them as barrier regions
+// (backend/host_barrier_regions.h).
 //
 // Interrupts: once optimized, the loops of the kernel's code poll the
-// engine's interrupt word on every iteration (insertInterruptPolls).
+// engine's interrupt word on every iteration (insertInterruptPolls); the
+// loops of barrier regions, before LLVM splits them at their barriers.
 //
 // Index checks: the lowering guards every array access with a check whose
 // condition includes a call of `kiln.index_checks`. Once the kernel is
@@ -23,6 +26,8 @@
 #pragma once
 
 #include "backend/target_hooks.h"
+
+#include <llvm/Analysis/LoopInfo.h>
 
 namespace kiln::backend {
 
@@ -81,6 +86,12 @@ private:
   /// needs the lanes of its warp to have reached it. Such kernels run as
   /// fibers.
   bool waitsForOthers = false;
+  /// Whether the kernel uses a warp collective (syncwarp, shuffles, votes,
+  /// match): those need the lanes of a warp to meet in one call, which
+  /// only fibers give them.
+  bool usesWarpCollectives = false;
+  /// Whether a barrier of the kernel is syncthreads_count/_and/_or.
+  bool reducesAtBarriers = false;
   /// Whether the kernel was compiled with debug=True.
   bool reportsExceptions = false;
   /// Whether the kernel runs its checked code unless the engine is told
@@ -94,6 +105,15 @@ private:
 /// and a branch per iteration and keep no loop from being vectorized,
 /// unrolled or otherwise transformed.
 void insertInterruptPolls(llvm::Module &module);
+/// The same for the loops of one function (whose first parameter is the
+/// thread) for which `polls` says so.
+void insertInterruptPolls(llvm::Function &function,
+                          llvm::function_ref<bool(const llvm::Loop &)> polls);
+
+/// Calls the engine service at `offset` in KilnCpuServices with `thread` and
+/// `arguments`.
+llvm::CallInst *callHostService(llvm::IRBuilder<> &builder, llvm::Value *thread, size_t offset,
+                                llvm::Type *result, llvm::ArrayRef<llvm::Value *> arguments);
 
 /// Names of a kernel's host entry points.
 std::string threadEntryName(llvm::StringRef kernelName);

@@ -9,10 +9,14 @@
  *   void <symbol>_thread(KilnCpuThread *thread, void *const *args);
  *       Runs one thread: the one `thread` describes.
  *   void <symbol>_block(KilnCpuThread *thread, void *const *args);
- *       Runs every thread of the block `thread` describes, one after the
- *       other, updating thread->threadIdx and thread->laneId itself. Emitted
- *       only for kernels that never wait for other threads (no barrier, no
- *       warp collective), for which running threads in sequence is correct.
+ *       Runs every thread of the block `thread` describes. For a kernel that
+ *       never waits for other threads: one after the other, updating
+ *       thread->threadIdx and thread->laneId itself. For a kernel whose only
+ *       waits are block barriers (syncthreads and its reducing variants):
+ *       it hands the engine's runBarrierRegions service a function that
+ *       runs one thread from its start to its first barrier or its end,
+ *       and leaves it resumable from there (KilnCpuRegionStart below). Kernels with warp
+ *collectives, or that may end a thread early, have no block entry.
  *
  * `args` points at one pointer per kernel parameter, each to the parameter's
  * value in the kernel ABI of docs/abi.md: exactly what cuLaunchKernel takes,
@@ -34,7 +38,7 @@ extern "C" {
 #endif
 
 /* Bumped on any change to the structures below. */
-#define KILN_CPU_ABI_VERSION 6
+#define KILN_CPU_ABI_VERSION 7
 
 typedef struct KilnCpuThread KilnCpuThread;
 
@@ -82,8 +86,30 @@ enum KilnVoteMode {
   KILN_VOTE_BALLOT = 3
 };
 
-/* Modes of syncthreads_reduce(). */
-enum KilnBarrierReduce { KILN_BARRIER_COUNT = 0, KILN_BARRIER_AND = 1, KILN_BARRIER_OR = 2 };
+/* Modes of syncthreads_reduce(), and KilnCpuThread.barrierMode. */
+enum KilnBarrierReduce {
+  KILN_BARRIER_COUNT = 0,
+  KILN_BARRIER_AND = 1,
+  KILN_BARRIER_OR = 2,
+  KILN_BARRIER_SYNC = 3 /* plain syncthreads(): no reduction */
+};
+
+/* A thread of a block entry's barrier regions: runs it from its start until
+ * it reaches a barrier (returns 0, with barrierMode and barrierValue set:
+ * the mode and the predicate) or ends (returns 1), and stores its handle in
+ * *handle. The handle points at the thread's frame, whose first word is
+ * the function that runs the thread on from the barrier it waits at to its
+ * next barrier or its end (void resume(void *handle)), and is null once the
+ * thread has ended: the frame layout of LLVM's switch-lowered coroutines,
+ * as C++ coroutine handles use it. Before a thread goes on from a reducing
+ * barrier, the engine leaves the barrier's result in its barrierValue. */
+typedef int32_t (*KilnCpuRegionStart)(KilnCpuThread *thread, void *const *args, void **handle);
+typedef void (*KilnCpuRegionResume)(void *handle);
+
+/* runBarrierRegions() flags. */
+enum KilnRegionFlags {
+  KILN_REGIONS_REDUCE = 1 /* some barrier is syncthreads_count/_and/_or */
+};
 
 /* What the engine does for generated code. Every function receives the
  * calling thread: the same KilnCpuThread pointer the entry point received,
@@ -141,6 +167,15 @@ typedef struct KilnCpuServices {
    * wanted the thread to poll for an interrupt, it returns and the loop
    * goes on. */
   void (*interrupted)(KilnCpuThread *thread);
+  /* Memory for the calling thread's barrier-region state (`bytes` aligned
+   * to `alignment`, a power of two), kept until its block ends. Block
+   * entries only. */
+  void *(*allocateFrame)(KilnCpuThread *thread, uint64_t bytes, uint64_t alignment);
+  /* Runs every thread of the calling block entry's block through its
+   * barrier regions, in the order fibers would run them, and returns when
+   * all have ended. Block entries only. */
+  void (*runBarrierRegions)(KilnCpuThread *thread, void *const *args, KilnCpuRegionStart start,
+                            uint32_t flags);
 } KilnCpuServices;
 
 /* The state of one thread of a launch, owned by the engine. Generated code
@@ -168,6 +203,10 @@ struct KilnCpuThread {
   /* Points at a word the engine sets to non-zero when the launch must stop
    * (an interrupt from the user): loops read it on their back-edges. */
   const volatile uint32_t *interrupt;
+  /* A thread of barrier regions that waits at a barrier: KilnBarrierReduce
+   * and its predicate, then (set by the engine) the barrier's result. */
+  uint32_t barrierMode;
+  int32_t barrierValue;
 };
 
 /* KilnCpuThread.flags: which variant of a kernel's code to run. Kernels

@@ -61,7 +61,8 @@ extern "C" {
 #define KILN_MODULE_LOADER_CAPSULE "kiln._runtime.module_loader"
 
 /* Host code of one specialization. `block` is null when the kernel's threads
- * wait for one another (manifest: "block_entry": false). */
+ * run as fibers (manifest: "block_entry": false): warp collectives,
+ * activemask, nanosleep, a raise. */
 typedef struct KilnHostEntries {
   KilnCpuKernelEntry thread;
   KilnCpuKernelEntry block;

@@ -1,12 +1,13 @@
 //===- runtime/cpu_engine/block_runner.h - One block on a worker -*- C++ -*-===//
 //
-// Each worker owns a BlockRunner: the block's shared memory, the fibers its
-// threads run on, and the way out of a block entry that must stop early.
+// Each worker owns a BlockRunner: the block's shared memory, the fibers or
+// barrier regions its threads run as, and the way out of a block entry that must stop early.
 // Generated code finds it through KilnCpuThread::engine.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "runtime/cpu_engine/barrier_regions.h"
 #include "runtime/cpu_engine/engine.h"
 #include "runtime/cpu_engine/fiber_scheduler.h"
 #include "runtime/cpu_engine/launch_job.h"
@@ -31,6 +32,7 @@ public:
   LaunchJob &job() const { return *currentJob; }
   uint64_t block() const { return currentBlock; }
   FiberScheduler &fibers() { return scheduler; }
+  BarrierRegions &barrierRegions() { return regions; }
 
   /// Leaves the running block entry, skipping its remaining threads.
   [[noreturn]] void abandonBlockEntry();
@@ -42,6 +44,7 @@ private:
 
   std::byte *sharedMemory;
   FiberScheduler scheduler;
+  BarrierRegions regions;
   const size_t blockEntryLocalLimit; // larger local arrays run as fibers
   LaunchJob *currentJob = nullptr;
   uint64_t currentBlock = 0;

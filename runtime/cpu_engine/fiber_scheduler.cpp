@@ -18,20 +18,6 @@ constexpr uint32_t laneBit(uint32_t lane) {
   return 1u << lane;
 }
 
-int32_t barrierResultFor(BarrierOp op, uint32_t trueCount, uint32_t arrived) {
-  switch (op) {
-  case BarrierOp::Sync:
-    return 0;
-  case BarrierOp::Count:
-    return static_cast<int32_t>(trueCount);
-  case BarrierOp::And:
-    return trueCount == arrived;
-  case BarrierOp::Or:
-    return trueCount != 0;
-  }
-  return 0;
-}
-
 const char *barrierName(BarrierOp op) {
   switch (op) {
   case BarrierOp::Sync:

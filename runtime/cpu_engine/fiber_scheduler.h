@@ -14,6 +14,7 @@
 #pragma once
 
 #include "module/cpu_kernel_abi.h"
+#include "runtime/cpu_engine/barrier_result.h"
 #include "runtime/cpu_engine/fiber_context.h"
 #include "runtime/cpu_engine/fiber_stack.h"
 #include "runtime/cpu_engine/warp_collectives.h"
@@ -24,8 +25,6 @@
 namespace kiln::cpu {
 
 class FiberScheduler;
-
-enum class BarrierOp : uint8_t { Sync, Count, And, Or };
 
 /// One CUDA thread of the running block. Services receive &abi and cast
 /// back, so `abi` must stay the first member of a standard-layout struct.

@@ -75,10 +75,7 @@ void fiberSyncthreads(KilnCpuThread *thread) {
 }
 
 int32_t fiberSyncthreadsReduce(KilnCpuThread *thread, uint32_t mode, int32_t predicate) {
-  BarrierOp op = mode == KILN_BARRIER_AND  ? BarrierOp::And
-                 : mode == KILN_BARRIER_OR ? BarrierOp::Or
-                                           : BarrierOp::Count;
-  return schedulerOf(thread).barrier(fiberOf(thread), op, predicate != 0);
+  return schedulerOf(thread).barrier(fiberOf(thread), barrierOpOf(mode), predicate != 0);
 }
 
 FiberThread &request(KilnCpuThread *thread, CollectiveKind kind, uint32_t mask) {
@@ -170,6 +167,22 @@ void fiberInterrupted(KilnCpuThread *thread) {
     schedulerOf(thread).exit(fiberOf(thread));
 }
 
+/// Only block entries run barrier regions; a thread entry that asks is
+/// generated code breaking the ABI.
+void fiberMisuse(KilnCpuThread *thread, const char *service) {
+  BlockRunner &runner = runnerOf(thread);
+  runner.job().recordFailure(LaunchErrorKind::Internal, runner.block(),
+                             std::string("kernel '") + runner.job().kernelName() + "' called " +
+                                 service + " from a thread entry");
+  schedulerOf(thread).exit(fiberOf(thread));
+}
+void *fiberAllocateFrame(KilnCpuThread *thread, uint64_t, uint64_t) {
+  fiberMisuse(thread, "allocateFrame");
+  return nullptr;
+}
+void fiberRunBarrierRegions(KilnCpuThread *thread, void *const *, KilnCpuRegionStart, uint32_t) {
+  fiberMisuse(thread, "runBarrierRegions");
+}
 // Block entries.
 
 /// Out of line so that its strings are gone before the longjmp.
@@ -180,6 +193,14 @@ void fiberInterrupted(KilnCpuThread *thread) {
                                  service + " from its block entry, which must not " + rule);
 }
 
+/// Out of line so that its strings are gone before the longjmp.
+[[gnu::noinline]] void recordOutOfFrames(KilnCpuThread *thread, uint64_t bytes) {
+  BlockRunner &runner = runnerOf(thread);
+  runner.job().recordFailure(LaunchErrorKind::ResourceFailure, runner.block(),
+                             std::string("cannot run kernel '") + runner.job().kernelName() +
+                                 "': out of memory for the " + std::to_string(bytes) +
+                                 "-byte state of a thread between barriers");
+}
 [[noreturn]] void misuse(KilnCpuThread *thread, const char *service,
                          const char *rule = "wait for other threads") {
   recordMisuse(thread, service, rule);
@@ -245,6 +266,17 @@ void blockInterrupted(KilnCpuThread *thread) {
     runnerOf(thread).abandonBlockEntry();
 }
 
+void *blockAllocateFrame(KilnCpuThread *thread, uint64_t bytes, uint64_t alignment) {
+  BlockRunner &runner = runnerOf(thread);
+  if (void *frame = runner.barrierRegions().allocate(bytes, alignment))
+    return frame;
+  recordOutOfFrames(thread, bytes);
+  runner.abandonBlockEntry();
+}
+void blockRunBarrierRegions(KilnCpuThread *thread, void *const *args, KilnCpuRegionStart start,
+                            uint32_t flags) {
+  runnerOf(thread).barrierRegions().run(*thread, args, start, flags);
+}
 /// Generated code gives kernels that may end a thread early no block entry:
 /// the loop over the block's threads has no way to skip just one.
 void blockExitThread(KilnCpuThread *thread) {
@@ -270,6 +302,8 @@ const KilnCpuServices fiberServices = {
     .exitThread = fiberExitThread,
     .raiseIndexError = fiberIndexError,
     .interrupted = fiberInterrupted,
+    .allocateFrame = fiberAllocateFrame,
+    .runBarrierRegions = fiberRunBarrierRegions,
 };
 
 const KilnCpuServices blockEntryServices = {
@@ -289,6 +323,8 @@ const KilnCpuServices blockEntryServices = {
     .exitThread = blockExitThread,
     .raiseIndexError = blockIndexError,
     .interrupted = blockInterrupted,
+    .allocateFrame = blockAllocateFrame,
+    .runBarrierRegions = blockRunBarrierRegions,
 };
 
 void sleepNanoseconds(uint32_t nanoseconds) {

@@ -1,0 +1,41 @@
+//===- backend/host_barrier_regions.h - Barriers as coroutines --*- C++ -*-===//
+//
+// A kernel whose threads wait only at block barriers runs on the CPU engine
+// without a stack per thread: each thread becomes an LLVM coroutine that
+// suspends at every barrier, and the engine runs the block's threads from
+// barrier to barrier (runtime/cpu_engine/barrier_regions.h). LLVM's
+// coroutine passes keep what lives across a barrier in a frame per thread,
+// which the engine allocates (KilnCpuServices::allocateFrame).
+//
+// The lowering marks each barrier's service call (markBarrier); turning a
+// kernel body into barrier regions inlines every function it calls, so that
+// all of its barriers are in the coroutine itself, and replaces each marked
+// call with a suspension. A barrier the inliner cannot reach (recursion)
+// leaves the kernel to fibers.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
+
+namespace kiln::backend {
+
+/// Marks `call` as the barrier of KilnBarrierReduce `mode`: its operands are
+/// the thread, and for the reducing modes the mode and the predicate.
+void markBarrier(llvm::CallInst &call, uint32_t mode);
+
+/// A copy of kernel body `body` (thread, parameters...) -> void as a
+/// coroutine (thread, parameters...) -> handle that runs up to the first
+/// barrier or the end. Null when a barrier cannot be inlined into it.
+llvm::Function *makeBarrierRegions(llvm::Function &body);
+
+/// Whether `loop` of a barrier-regions coroutine waits at a barrier.
+bool suspendsIn(const llvm::Loop &loop);
+
+/// Whether the coroutine `handle` has reached its end.
+llvm::Value *regionsDone(llvm::IRBuilder<> &builder, llvm::Value *handle);
+
+} // namespace kiln::backend

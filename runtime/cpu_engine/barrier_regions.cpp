@@ -1,0 +1,116 @@
+//===- runtime/cpu_engine/barrier_regions.cpp - Threads between barriers --===//
+
+#include "runtime/cpu_engine/barrier_regions.h"
+
+#include "runtime/cpu_engine/barrier_result.h"
+
+#include <algorithm>
+#include <new>
+
+namespace kiln::cpu {
+
+namespace {
+
+/// Frames come from chunks of at least this size, kept from block to block.
+constexpr size_t minimumChunkBytes = 256 * 1024;
+
+} // namespace
+
+void BarrierRegions::run(const KilnCpuThread &prototype, void *const *args,
+                         KilnCpuRegionStart start, uint32_t flags) {
+  uint32_t dimX = prototype.blockDim[0], dimY = prototype.blockDim[1];
+  uint32_t count = dimX * dimY * prototype.blockDim[2];
+  chunkInUse = 0;
+  bytesUsed = 0;
+  threads.resize(count);
+  handles.assign(count, nullptr);
+  round.resize(count);
+  arrived.resize(count);
+  // Counting, not dividing: three divisions a thread would cost more than
+  // many a kernel's regions.
+  uint32_t x = 0, y = 0, z = 0;
+  for (uint32_t id = 0; id < count; ++id) {
+    KilnCpuThread &thread = threads[id];
+    thread = prototype;
+    thread.threadIdx[0] = x;
+    thread.threadIdx[1] = y;
+    thread.threadIdx[2] = z;
+    thread.laneId = id % 32;
+    round[id] = id;
+    if (++x == dimX) {
+      x = 0;
+      if (++y == dimY) {
+        y = 0;
+        ++z;
+      }
+    }
+  }
+
+  // Locals, not members: the calls below might change members, as far as
+  // the compiler knows, and this loop is the hot path of such kernels.
+  KilnCpuThread *const thread = threads.data();
+  void **const handle = handles.data();
+  uint32_t *current = round.data();
+  uint32_t *next = arrived.data();
+  uint32_t running = count;
+  uint32_t waiting = 0;
+  for (uint32_t id = 0; id < count; ++id)
+    if (!start(&thread[id], args, &handle[id]))
+      next[waiting++] = id;
+  bool reduces = flags & KILN_REGIONS_REDUCE;
+  for (;;) {
+    if (reduces) {
+      uint32_t trueCount = 0;
+      for (uint32_t position = 0; position < waiting; ++position)
+        trueCount += thread[next[position]].barrierValue != 0;
+      for (uint32_t position = 0; position < waiting; ++position) {
+        KilnCpuThread &waiter = thread[next[position]];
+        waiter.barrierValue = barrierResultFor(barrierOpOf(waiter.barrierMode), trueCount, waiting);
+      }
+    }
+    // The thread that completed the barrier goes on first.
+    if (waiting && next[waiting - 1] == current[running - 1])
+      std::rotate(next, next + waiting - 1, next + waiting);
+    std::swap(current, next);
+    running = waiting;
+    if (!running)
+      return;
+    // Threads poll in loops without barriers; the others are polled here.
+    if (*prototype.interrupt)
+      prototype.services->interrupted(&thread[current[0]]);
+    waiting = 0;
+    for (uint32_t position = 0; position < running; ++position) {
+      uint32_t id = current[position];
+      auto *frame = static_cast<KilnCpuRegionResume *>(handle[id]);
+      (*frame)(frame);
+      if (*frame)
+        next[waiting++] = id;
+    }
+  }
+}
+
+void *BarrierRegions::allocate(uint64_t bytes, uint64_t alignment) {
+  alignment = std::max<uint64_t>(alignment, alignof(std::max_align_t));
+  if (alignment > minimumChunkBytes || bytes > (uint64_t(1) << 40))
+    return nullptr;
+  for (; chunkInUse < chunks.size(); ++chunkInUse, bytesUsed = 0) {
+    Chunk &chunk = chunks[chunkInUse];
+    // Chunks start at operator new's alignment; the offset does the rest.
+    auto base = reinterpret_cast<uintptr_t>(chunk.bytes.get());
+    uint64_t offset = ((base + bytesUsed + alignment - 1) & ~(alignment - 1)) - base;
+    if (offset + bytes <= chunk.size) {
+      bytesUsed = offset + bytes;
+      return chunk.bytes.get() + offset;
+    }
+  }
+  size_t size = std::max<size_t>(minimumChunkBytes, bytes + alignment);
+  std::unique_ptr<std::byte[]> memory(new (std::nothrow) std::byte[size]);
+  if (!memory)
+    return nullptr;
+  chunks.push_back({std::move(memory), size});
+  chunkInUse = chunks.size() - 1;
+  bytesUsed = 0;
+  return allocate(bytes, alignment);
+}
+
+} // namespace kiln::cpu

@@ -1,0 +1,57 @@
+//===- runtime/cpu_engine/barrier_regions.h - Threads between barriers -*- C++ -*-===//
+//
+// Runs the threads of one block whose kernel waits only at block barriers.
+// The compiler made each thread a coroutine that returns at every barrier
+// (KilnCpuRegionStart in module/cpu_kernel_abi.h), with
+// what lives across the barrier in a frame this class allocates. Between
+// barriers a thread is a plain call: no stack of its own, no context
+// switch.
+//
+// The order is the fiber scheduler's, so that both ways of running a block
+// give the same results even where threads race. Its FIFO run queue is
+// empty whenever a barrier completes (every live thread waits there), so
+// the threads run in rounds: the first in thread order, each next one in
+// the order the threads arrived at the barrier, except that the thread that
+// completed it (the last to arrive) goes on first. A thread that ends stops
+// counting for the barriers still to come.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "module/cpu_kernel_abi.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace kiln::cpu {
+
+class BarrierRegions {
+public:
+  /// Runs every thread of the block `prototype` describes to its end.
+  /// `flags` are KilnRegionFlags.
+  void run(const KilnCpuThread &prototype, void *const *args, KilnCpuRegionStart start,
+           uint32_t flags);
+
+  /// `bytes` of frame for a thread of the running block, aligned to
+  /// `alignment`; null when memory is exhausted. Freed when the next block
+  /// starts.
+  void *allocate(uint64_t bytes, uint64_t alignment);
+
+private:
+  struct Chunk {
+    std::unique_ptr<std::byte[]> bytes;
+    size_t size = 0;
+  };
+  std::vector<Chunk> chunks;
+  size_t chunkInUse = 0;
+  size_t bytesUsed = 0; // of chunks[chunkInUse]
+
+  std::vector<KilnCpuThread> threads;
+  std::vector<void *> handles;
+  std::vector<uint32_t> round;   // the threads to run, in order
+  std::vector<uint32_t> arrived; // those of them that reached the barrier
+};
+
+} // namespace kiln::cpu

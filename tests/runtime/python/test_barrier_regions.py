@@ -1,0 +1,196 @@
+"""Kernels whose threads wait only at block barriers run as barrier regions:
+each thread runs from barrier to barrier as a coroutine, with no stack of
+its own. Whatever the kernel does, the results are those of the fibers that
+run kernels with warp collectives: the same values, the same order of
+threads between barriers (which a racy kernel can see), the same barrier
+results, with threads that exit early, barriers in loops and in device
+functions, local arrays live across barriers and 2-D and 3-D blocks.
+
+Each kernel has a twin that ends with a `cuda.syncwarp()` after its last
+barrier, which sends it to fibers without changing what it computes.
+"""
+
+import re
+
+import numpy as np
+import pytest
+
+KERNELS = '''
+from kiln import cuda
+from numba import float64, int32
+
+
+@cuda.jit
+def schedule(order, counter):
+    # Records the order in which threads run between barriers; some
+    # threads leave after each round.
+    tid = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
+    for phase in range(4):
+        if phase > 0 and tid % 7 == phase:
+            return
+        order[cuda.atomic.add(counter, 0, 1)] = tid + 10000 * phase
+        cuda.syncthreads()
+    FIBERS_ONLY
+
+
+@cuda.jit
+def votes(flags, counts, alls, anys):
+    tid = cuda.threadIdx.x
+    if tid % 11 == 10:
+        return
+    i = cuda.grid(1)
+    counts[i] = cuda.syncthreads_count(flags[i])
+    alls[i] = cuda.syncthreads_and(flags[i])
+    anys[i] = cuda.syncthreads_or(flags[i] and tid > 40)
+    FIBERS_ONLY
+
+
+@cuda.jit(device=True)
+def take_from_next(shared, tid, value):
+    shared[tid] = value
+    cuda.syncthreads()
+    result = shared[(tid + 1) % cuda.blockDim.x]
+    cuda.syncthreads()
+    return result
+
+
+@cuda.jit
+def rotate_locals(x, out):
+    shared = cuda.shared.array(128, float64)
+    tid = cuda.threadIdx.x
+    i = cuda.grid(1)
+    local = cuda.local.array(4, float64)
+    for k in range(4):
+        local[k] = x[i] * (k + 1)
+    for k in range(4):
+        local[k] = take_from_next(shared, tid, local[k])
+    total = 0.0
+    for k in range(4):
+        total += local[k]
+    out[i] = total
+    FIBERS_ONLY
+
+
+@cuda.jit
+def block_transpose(x, out):
+    # A (4, 8, 2) block reverses its 64 elements through shared memory.
+    shared = cuda.shared.array(64, int32)
+    linear = cuda.threadIdx.x + 4 * (cuda.threadIdx.y + 8 * cuda.threadIdx.z)
+    base = 64 * (cuda.blockIdx.x + cuda.gridDim.x * cuda.blockIdx.y)
+    shared[linear] = x[base + linear]
+    cuda.syncthreads()
+    out[base + linear] = shared[63 - linear]
+    FIBERS_ONLY
+'''
+
+
+@pytest.fixture(scope="module")
+def kernels(tmp_path_factory):
+    import importlib
+    import sys
+
+    folder = tmp_path_factory.mktemp("barrier_regions")
+    regions = KERNELS.replace("    FIBERS_ONLY\n", "")
+    # The twins call the same device function, defined twice.
+    fibers = re.sub(r"def (\w+)\(", r"def \1_fibers(", KERNELS).replace(
+        "    FIBERS_ONLY\n", "    cuda.syncwarp()\n")
+    (folder / "barrier_region_kernels.py").write_text(regions + fibers)
+    sys.path.insert(0, str(folder))
+    try:
+        yield importlib.import_module("barrier_region_kernels")
+    finally:
+        sys.path.remove(str(folder))
+        sys.modules.pop("barrier_region_kernels", None)
+
+
+@pytest.mark.parametrize("block", [(32, 1, 1), (100, 1, 1), (8, 4, 2), (1, 1, 1), (1024, 1, 1)])
+def test_threads_run_between_barriers_in_the_order_fibers_run_them(kernels, block):
+    threads = block[0] * block[1] * block[2]
+    results = []
+    for kernel in (kernels.schedule, kernels.schedule_fibers):
+        order = np.full(4 * threads, -1, np.int32)
+        counter = np.zeros(1, np.int32)
+        kernel[1, block](order, counter)
+        results.append(order[:counter[0]].tolist())
+    regions, fibers = results
+    assert regions == fibers, (
+        f"barrier regions ran the threads of a {block} block in another order than fibers: "
+        f"first difference at {next(i for i, (a, b) in enumerate(zip(regions, fibers)) if a != b)}"
+        if len(regions) == len(fibers) else
+        f"barrier regions ran {len(regions)} thread steps, fibers {len(fibers)}")
+    assert sorted(t for t in regions if t < 10000) == list(range(threads)), (
+        "every thread must run its first round")
+
+
+def test_reducing_barriers_count_only_threads_that_have_not_exited(kernels):
+    rng = np.random.default_rng(7)
+    flags = (rng.random(3 * 128) < 0.5).astype(np.int32)
+    flags[128:256] = 1  # a block where every live thread agrees
+    results = []
+    for kernel in (kernels.votes, kernels.votes_fibers):
+        arrays = [np.full(flags.size, -1, np.int32) for _ in range(3)]
+        kernel[3, 128](flags, *arrays)
+        results.append([a.tolist() for a in arrays])
+    assert results[0] == results[1], "syncthreads_count/_and/_or differ between barrier regions and fibers"
+
+    counts = np.array(results[0][0]).reshape(3, 128)
+    live = np.arange(128) % 11 != 10
+    for block in range(3):
+        expected = int(flags.reshape(3, 128)[block][live].sum())
+        assert set(counts[block][live].tolist()) == {expected}, (
+            f"syncthreads_count in block {block} must count the true flags of live threads")
+        assert (counts[block][~live] == -1).all(), "threads that exited must not have written"
+    alls = np.array(results[0][1]).reshape(3, 128)
+    assert alls[1][live].all() and not alls[0][live].any(), "syncthreads_and over live threads"
+
+
+def test_local_arrays_and_barriers_in_device_functions_survive_each_barrier(kernels):
+    x = np.random.default_rng(3).random(4 * 128)
+    following = np.roll(x.reshape(4, 128), -1, axis=1).ravel()
+    expected = 0.0 + following * 1 + following * 2 + following * 3 + following * 4
+    for kernel in (kernels.rotate_locals, kernels.rotate_locals_fibers):
+        out = np.zeros_like(x)
+        kernel[4, 128](x, out)
+        np.testing.assert_allclose(out, expected, rtol=0, atol=0,
+                                   err_msg=f"{kernel} lost a value across a barrier")
+
+
+def test_multi_dimensional_blocks_and_grids(kernels):
+    x = np.arange(64 * 6, dtype=np.int32)
+    expected = x.reshape(6, 64)[:, ::-1].ravel()
+    for kernel in (kernels.block_transpose, kernels.block_transpose_fibers):
+        out = np.zeros_like(x)
+        kernel[(3, 2), (4, 8, 2)](x, out)
+        assert out.tolist() == expected.tolist(), f"{kernel} reversed the blocks wrongly"
+
+
+def test_barrier_kernels_get_a_block_entry_and_warp_collectives_do_not(kiln, tmp_path):
+    source = tmp_path / "entries.py"
+    source.write_text('''
+from numba import cuda, int32
+
+
+@cuda.jit("void(int32[::1])")
+def with_barriers(out):
+    shared = cuda.shared.array(64, int32)
+    shared[cuda.threadIdx.x] = cuda.threadIdx.x
+    cuda.syncthreads()
+    out[cuda.threadIdx.x] = shared[63 - cuda.threadIdx.x]
+
+
+@cuda.jit("void(int32[::1])")
+def with_syncwarp(out):
+    out[cuda.threadIdx.x] = 1
+    cuda.syncthreads()
+    cuda.syncwarp()
+''')
+    built = kiln("build", source, "--module", "entries", "-o", tmp_path, "--arch", "80")
+    assert built.returncode == 0, built.stderr
+    inspected = kiln("inspect", next(tmp_path.glob("entries*.so")))
+    assert inspected.returncode == 0, inspected.stderr
+    sections = {section.split(None, 1)[0]: section
+                for section in re.split(r"^kernel ", inspected.stdout, flags=re.M)[1:]}
+    assert "(with block entry)" in sections["with_barriers"], (
+        f"a kernel with only block barriers must run as barrier regions:\n{sections['with_barriers']}")
+    assert "(with block entry)" not in sections["with_syncwarp"], (
+        f"a kernel with a warp collective must run as fibers:\n{sections['with_syncwarp']}")
