@@ -16,9 +16,6 @@ namespace kiln::backend {
 
 static constexpr llvm::StringLiteral barrierMarker = "kiln.barrier";
 
-/// More inlined calls than any kernel has: past it, a call is recursive.
-static constexpr unsigned maxInlinedCalls = 10000;
-
 void markBarrier(llvm::CallInst &call, uint32_t mode) {
   llvm::LLVMContext &context = call.getContext();
   call.setMetadata(barrierMarker,
@@ -32,33 +29,11 @@ static uint32_t barrierMode(const llvm::CallInst &call) {
       llvm::mdconst::extract<llvm::ConstantInt>(node->getOperand(0))->getZExtValue());
 }
 
-/// Inlines every call of a function defined in the module into `function`,
-/// those of the inlined code too. False if that does not end (recursion) or
-/// a call cannot be inlined.
-static bool inlineEverything(llvm::Function &function) {
-  for (unsigned inlined = 0; inlined < maxInlinedCalls; ++inlined) {
-    llvm::CallBase *call = nullptr;
-    for (llvm::Instruction &instruction : llvm::instructions(function))
-      if (auto *candidate = llvm::dyn_cast<llvm::CallBase>(&instruction))
-        if (llvm::Function *callee = candidate->getCalledFunction();
-            callee && !callee->isDeclaration()) {
-          call = candidate;
-          break;
-        }
-    if (!call)
-      return true;
-    llvm::InlineFunctionInfo info;
-    if (!llvm::InlineFunction(*call, info).isSuccess())
-      return false;
-  }
-  return false;
-}
-
 static llvm::Value *threadField(llvm::IRBuilder<> &builder, llvm::Value *thread, size_t offset) {
   return builder.CreateConstInBoundsGEP1_64(builder.getInt8Ty(), thread, offset);
 }
 
-llvm::Function *makeBarrierRegions(llvm::Function &body) {
+llvm::Function *makeBarrierRegions(llvm::Function &body, bool reduces) {
   llvm::Module &module = *body.getParent();
   llvm::LLVMContext &context = module.getContext();
   llvm::Type *pointer = llvm::PointerType::get(context, 0);
@@ -75,7 +50,7 @@ llvm::Function *makeBarrierRegions(llvm::Function &body) {
   regions->setLinkage(llvm::GlobalValue::InternalLinkage);
   // The engine resumes the coroutine through its handle, never inlines it.
   regions->removeFnAttr(llvm::Attribute::AlwaysInline);
-  if (!inlineEverything(*regions)) {
+  if (!inlineAllCalls(*regions)) {
     regions->eraseFromParent();
     return nullptr;
   }
@@ -140,14 +115,18 @@ llvm::Function *makeBarrierRegions(llvm::Function &body) {
   for (llvm::CallInst *call : barriers) {
     uint32_t mode = barrierMode(*call);
     llvm::IRBuilder<> at(call);
-    llvm::Value *predicate = mode == KILN_BARRIER_SYNC
-                                 ? at.getInt32(0)
-                                 : at.CreateZExtOrTrunc(call->getArgOperand(2), at.getInt32Ty());
-    at.CreateAlignedStore(at.getInt32(mode),
-                          threadField(at, thread, offsetof(KilnCpuThread, barrierMode)),
-                          llvm::Align(4));
-    at.CreateAlignedStore(predicate, threadField(at, thread, offsetof(KilnCpuThread, barrierValue)),
-                          llvm::Align(4));
+    // The engine reads them only in kernels with reducing barriers.
+    if (reduces) {
+      llvm::Value *predicate = mode == KILN_BARRIER_SYNC
+                                   ? at.getInt32(0)
+                                   : at.CreateZExtOrTrunc(call->getArgOperand(2), at.getInt32Ty());
+      at.CreateAlignedStore(at.getInt32(mode),
+                            threadField(at, thread, offsetof(KilnCpuThread, barrierMode)),
+                            llvm::Align(4));
+      at.CreateAlignedStore(predicate,
+                            threadField(at, thread, offsetof(KilnCpuThread, barrierValue)),
+                            llvm::Align(4));
+    }
     llvm::Value *save = at.CreateIntrinsic(llvm::Intrinsic::coro_save, {}, {handle});
     llvm::BasicBlock *before = call->getParent();
     llvm::BasicBlock *resumed = before->splitBasicBlock(call, "resumed");

@@ -30,7 +30,10 @@ void markBarrier(llvm::CallInst &call, uint32_t mode);
 /// A copy of kernel body `body` (thread, parameters...) -> void as a
 /// coroutine (thread, parameters...) -> handle that runs up to the first
 /// barrier or the end. Null when a barrier cannot be inlined into it.
-llvm::Function *makeBarrierRegions(llvm::Function &body);
+/// `reduces`: whether a barrier of the kernel is a reducing one; then every
+/// barrier leaves its mode and predicate in the thread (runBarrierRegions
+/// with KILN_REGIONS_REDUCE), else none does.
+llvm::Function *makeBarrierRegions(llvm::Function &body, bool reduces);
 
 /// Whether `loop` of a barrier-regions coroutine waits at a barrier.
 bool suspendsIn(const llvm::Loop &loop);

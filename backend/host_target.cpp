@@ -11,9 +11,11 @@
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/Dominators.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/LoopUtils.h>
 
 #include <cstddef>
 #include <functional>
@@ -81,28 +83,79 @@ static llvm::CallInst *callService(HookSite &site, size_t offset, llvm::Type *re
   return callHostService(site.builder, site.threadContext, offset, result, arguments);
 }
 
+/// Loads of the indices that differ between the threads of a block carry
+/// this mark, naming threadIdx.x, .y, .z or laneId: the block entry's loop
+/// passes them in registers instead (specializeForThreadLoop).
+static constexpr llvm::StringLiteral threadIndexMarker = "kiln.thread.index";
+static constexpr unsigned laneSlot = 3;
+
+static void markThreadIndex(llvm::LoadInst &load, unsigned slot) {
+  llvm::LLVMContext &context = load.getContext();
+  load.setMetadata(threadIndexMarker,
+                   llvm::MDNode::get(context, llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(
+                                                  llvm::Type::getInt32Ty(context), slot))));
+}
+
+/// [lowest, highest] of a launch index or dimension, by the launch limits.
+static std::pair<uint32_t, uint32_t> indexRange(I which, unsigned dimension) {
+  static constexpr uint32_t blockLimits[3] = {KILN_CPU_MAX_BLOCK_DIM_X, KILN_CPU_MAX_BLOCK_DIM_Y,
+                                              KILN_CPU_MAX_BLOCK_DIM_Z};
+  static constexpr uint32_t gridLimits[3] = {KILN_CPU_MAX_GRID_DIM_X, KILN_CPU_MAX_GRID_DIM_Y,
+                                             KILN_CPU_MAX_GRID_DIM_Z};
+  switch (which) {
+  case I::ThreadIdx:
+    return {0, blockLimits[dimension] - 1};
+  case I::BlockIdx:
+    return {0, gridLimits[dimension] - 1};
+  case I::BlockDim:
+    return {1, blockLimits[dimension]};
+  case I::GridDim:
+    return {1, gridLimits[dimension]};
+  case I::LaneId:
+    return {0, KILN_CPU_WARP_SIZE - 1};
+  default:
+    return {KILN_CPU_WARP_SIZE, KILN_CPU_WARP_SIZE};
+  }
+}
+
+/// Tells LLVM the range `load` of index `which` lies in: indices are never
+/// negative, so Numba's wraparound of negative array indices folds away.
+static void setIndexRange(llvm::LoadInst &load, I which, unsigned dimension) {
+  auto [lowest, highest] = indexRange(which, dimension);
+  load.setMetadata(
+      llvm::LLVMContext::MD_range,
+      llvm::MDBuilder(load.getContext())
+          .createRange(llvm::APInt(32, lowest), llvm::APInt(32, uint64_t(highest) + 1)));
+}
+
 llvm::Value *HostTargetHooks::readIndex(HookSite &site, I which, unsigned dimension) {
   llvm::Type *i32 = site.builder.getInt32Ty();
   size_t offset;
   switch (which) {
   case I::ThreadIdx:
-    offset = offsetof(KilnCpuThread, threadIdx);
+    offset = offsetof(KilnCpuThread, threadIdx) + 4 * dimension;
     break;
   case I::BlockIdx:
-    offset = offsetof(KilnCpuThread, blockIdx);
+    offset = offsetof(KilnCpuThread, blockIdx) + 4 * dimension;
     break;
   case I::BlockDim:
-    offset = offsetof(KilnCpuThread, blockDim);
+    offset = offsetof(KilnCpuThread, blockDim) + 4 * dimension;
     break;
   case I::GridDim:
-    offset = offsetof(KilnCpuThread, gridDim);
+    offset = offsetof(KilnCpuThread, gridDim) + 4 * dimension;
     break;
   case I::LaneId:
-    return loadThreadField(site, i32, offsetof(KilnCpuThread, laneId));
+    offset = offsetof(KilnCpuThread, laneId);
+    break;
   default:
-    return loadThreadField(site, i32, offsetof(KilnCpuThread, warpSize));
+    offset = offsetof(KilnCpuThread, warpSize);
+    break;
   }
-  return loadThreadField(site, i32, offset + 4 * dimension);
+  auto *load = llvm::cast<llvm::LoadInst>(loadThreadField(site, i32, offset));
+  setIndexRange(*load, which, dimension);
+  if (which == I::ThreadIdx || which == I::LaneId)
+    markThreadIndex(*load, which == I::LaneId ? laneSlot : dimension);
+  return load;
 }
 
 void HostTargetHooks::syncThreads(HookSite &site) {
@@ -326,6 +379,23 @@ void HostTargetHooks::raiseIndexError(HookSite &site, llvm::StringRef array, llv
 /// may remove a parameter a function does not use, and the mark goes with it.
 static constexpr llvm::StringLiteral threadContextAttribute = "kiln-thread-context";
 
+/// A property of the loops over a block's threads, which need no interrupt
+/// polls: they end after blockDim iterations, and the engine polls between
+/// blocks.
+static constexpr llvm::StringLiteral threadLoopProperty = "kiln.loop.threads";
+
+static void markThreadLoop(llvm::BranchInst &latch) {
+  llvm::LLVMContext &context = latch.getContext();
+  llvm::MDNode *property =
+      llvm::MDNode::get(context, llvm::MDString::get(context, threadLoopProperty));
+  llvm::MDNode *id = llvm::makePostTransformationMetadata(context, nullptr, {}, {property});
+  latch.setMetadata(llvm::LLVMContext::MD_loop, id);
+}
+
+static bool isThreadLoop(const llvm::Loop &loop) {
+  return llvm::findOptionMDForLoop(&loop, threadLoopProperty) != nullptr;
+}
+
 static bool takesThreadContext(const llvm::Function &function) {
   return function.arg_size() > 0 &&
          function.getAttributes().hasParamAttr(0, threadContextAttribute);
@@ -375,7 +445,7 @@ void insertInterruptPolls(llvm::Module &module) {
     // A function the optimizer left without the thread has no way to stop;
     // only a device function LLVM did not inline can be such.
     if (!function.isDeclaration() && takesThreadContext(function))
-      insertInterruptPolls(function, [](const llvm::Loop &) { return true; });
+      insertInterruptPolls(function, [](const llvm::Loop &loop) { return !isThreadLoop(loop); });
 }
 
 //===----------------------------------------------------------------------===//
@@ -427,6 +497,88 @@ static llvm::Function *splitIndexChecks(llvm::Module &module, llvm::Function &ke
   }
   marker->eraseFromParent();
   return llvm::cast<llvm::Function>(map[&kernel]);
+}
+
+/// More inlined calls than any kernel has: past it, a call is recursive.
+static constexpr unsigned maxInlinedCalls = 10000;
+
+bool inlineAllCalls(llvm::Function &function) {
+  for (unsigned inlined = 0; inlined < maxInlinedCalls; ++inlined) {
+    llvm::CallBase *call = nullptr;
+    for (llvm::Instruction &instruction : llvm::instructions(function))
+      if (auto *candidate = llvm::dyn_cast<llvm::CallBase>(&instruction))
+        if (llvm::Function *callee = candidate->getCalledFunction();
+            callee && !callee->isDeclaration()) {
+          call = candidate;
+          break;
+        }
+    if (!call)
+      return true;
+    llvm::InlineFunctionInfo info;
+    if (!llvm::InlineFunction(*call, info).isSuccess())
+      return false;
+  }
+  return false;
+}
+
+/// A copy of kernel body `body` (thread, parameters...) for the block
+/// entry's loop: (thread, threadIdx.x, .y, .z, laneId, parameters...), with
+/// every function it calls inlined and the thread's indices read from those
+/// parameters. The thread's fields get them only before a call that takes
+/// the thread (a service), so that the loop over the block's threads keeps
+/// them in registers and stores nothing per thread. Null when a call cannot
+/// be inlined.
+static llvm::Function *specializeForThreadLoop(llvm::Function &body) {
+  llvm::Module &module = *body.getParent();
+  llvm::LLVMContext &context = module.getContext();
+  llvm::Type *i32 = llvm::Type::getInt32Ty(context);
+  std::vector<llvm::Type *> parameters{body.getFunctionType()->getParamType(0), i32, i32, i32, i32};
+  for (unsigned i = 1; i < body.arg_size(); ++i)
+    parameters.push_back(body.getFunctionType()->getParamType(i));
+  auto *type = llvm::FunctionType::get(body.getReturnType(), parameters, false);
+  llvm::Function *loopBody = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
+                                                    body.getName() + ".loop", module);
+  llvm::ValueToValueMapTy map;
+  map[body.getArg(0)] = loopBody->getArg(0);
+  for (unsigned i = 1; i < body.arg_size(); ++i)
+    map[body.getArg(i)] = loopBody->getArg(i + laneSlot + 1);
+  llvm::SmallVector<llvm::ReturnInst *, 4> returns;
+  llvm::CloneFunctionInto(loopBody, &body, map, llvm::CloneFunctionChangeType::GlobalChanges,
+                          returns);
+  loopBody->setLinkage(llvm::GlobalValue::InternalLinkage);
+  if (!inlineAllCalls(*loopBody)) {
+    loopBody->eraseFromParent();
+    return nullptr;
+  }
+  llvm::Value *thread = loopBody->getArg(0);
+  std::vector<llvm::LoadInst *> reads;
+  std::vector<llvm::CallBase *> calls;
+  for (llvm::Instruction &instruction : llvm::instructions(*loopBody)) {
+    if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&instruction);
+        load && load->getMetadata(threadIndexMarker))
+      reads.push_back(load);
+    if (auto *call = llvm::dyn_cast<llvm::CallBase>(&instruction);
+        call && llvm::is_contained(call->args(), thread))
+      calls.push_back(call);
+  }
+  for (llvm::LoadInst *read : reads) {
+    auto slot = llvm::mdconst::extract<llvm::ConstantInt>(
+                    read->getMetadata(threadIndexMarker)->getOperand(0))
+                    ->getZExtValue();
+    read->replaceAllUsesWith(loopBody->getArg(1 + slot));
+    read->eraseFromParent();
+  }
+  for (llvm::CallBase *call : calls) {
+    llvm::IRBuilder<> builder(call);
+    for (unsigned slot = 0; slot <= laneSlot; ++slot) {
+      size_t offset = slot == laneSlot ? offsetof(KilnCpuThread, laneId)
+                                       : offsetof(KilnCpuThread, threadIdx) + 4 * slot;
+      builder.CreateAlignedStore(
+          loopBody->getArg(1 + slot),
+          builder.CreateConstInBoundsGEP1_64(builder.getInt8Ty(), thread, offset), llvm::Align(4));
+    }
+  }
+  return loopBody;
 }
 
 void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &function,
@@ -511,9 +663,10 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
     return;
   if (function.synchronizes) {
     // The block entry hands the engine the threads as barrier regions.
-    llvm::Function *regions = makeBarrierRegions(kernel);
-    llvm::Function *uncheckedRegions =
-        uncheckedKernel && regions ? makeBarrierRegions(*uncheckedKernel) : nullptr;
+    llvm::Function *regions = makeBarrierRegions(kernel, reducesAtBarriers);
+    llvm::Function *uncheckedRegions = uncheckedKernel && regions
+                                           ? makeBarrierRegions(*uncheckedKernel, reducesAtBarriers)
+                                           : nullptr;
     if (!regions || (uncheckedKernel && !uncheckedRegions)) {
       if (regions)
         regions->eraseFromParent();
@@ -561,9 +714,20 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
                                                  blockEntryName(name), module);
   block->addFnAttr(llvm::Attribute::NoUnwind);
   block->addParamAttr(0, llvm::Attribute::get(context, threadContextAttribute));
+  // The engine's KilnCpuThread is reached only through this pointer (and the
+  // services it is passed to), never through a kernel's arrays: LLVM may
+  // keep the indices in registers across the kernel's stores.
+  block->addParamAttr(0, llvm::Attribute::NoAlias);
+  // opt=0 keeps calls: the loop calls the body as it is.
+  llvm::DenseMap<llvm::Function *, llvm::Function *> loopBodies;
   for (llvm::Function *body : {&kernel, uncheckedKernel})
-    if (body && !body->hasFnAttribute(llvm::Attribute::NoInline)) // opt=0 keeps calls
+    if (body && !body->hasFnAttribute(llvm::Attribute::NoInline)) {
       body->addFnAttr(llvm::Attribute::AlwaysInline);
+      if (llvm::Function *loopBody = specializeForThreadLoop(*body)) {
+        loopBody->addFnAttr(llvm::Attribute::AlwaysInline);
+        loopBodies[body] = loopBody;
+      }
+    }
   llvm::BasicBlock *entryBlock = llvm::BasicBlock::Create(context, "entry", block);
   llvm::IRBuilder<> builder(entryBlock);
   std::vector<llvm::Value *> values = unpack(builder, *block);
@@ -573,13 +737,17 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
     return builder.CreateConstInBoundsGEP1_64(builder.getInt8Ty(), thread0, offset);
   };
   llvm::Value *dims[3];
-  for (unsigned d = 0; d < 3; ++d)
-    dims[d] = builder.CreateAlignedLoad(i32, field(offsetof(KilnCpuThread, blockDim) + 4 * d),
-                                        llvm::Align(4));
+  for (unsigned d = 0; d < 3; ++d) {
+    llvm::LoadInst *dim = builder.CreateAlignedLoad(
+        i32, field(offsetof(KilnCpuThread, blockDim) + 4 * d), llvm::Align(4));
+    setIndexRange(*dim, I::BlockDim, d);
+    dims[d] = dim;
+  }
 
   // for z, for y, for x: nested loops over blockDim.
   llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "done", block);
   withEachBody(builder, *block, done, [&](llvm::Function *body) {
+    llvm::Function *loopBody = loopBodies.lookup(body);
     llvm::PHINode *indices[3];
     for (int d = 2; d >= 0; --d) {
       llvm::BasicBlock *header = llvm::BasicBlock::Create(context, "loop", block);
@@ -588,22 +756,31 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
       builder.SetInsertPoint(header);
       indices[d] = builder.CreatePHI(i32, 2);
       indices[d]->addIncoming(builder.getInt32(0), from);
-      builder.CreateAlignedStore(indices[d], field(offsetof(KilnCpuThread, threadIdx) + 4 * d),
-                                 llvm::Align(4));
+      if (!loopBody)
+        builder.CreateAlignedStore(indices[d], field(offsetof(KilnCpuThread, threadIdx) + 4 * d),
+                                   llvm::Align(4));
     }
     llvm::Value *linear = builder.CreateAdd(
         indices[0],
         builder.CreateMul(dims[0],
                           builder.CreateAdd(indices[1], builder.CreateMul(dims[1], indices[2]))));
     // Warps are 32 threads on every GPU Kiln targets, and on the engine.
-    builder.CreateAlignedStore(builder.CreateAnd(linear, builder.getInt32(31)),
-                               field(offsetof(KilnCpuThread, laneId)), llvm::Align(4));
-    builder.CreateCall(body, values);
+    llvm::Value *lane = builder.CreateAnd(linear, builder.getInt32(KILN_CPU_WARP_SIZE - 1));
+    if (loopBody) {
+      std::vector<llvm::Value *> arguments{values[0], indices[0], indices[1], indices[2], lane};
+      arguments.insert(arguments.end(), values.begin() + 1, values.end());
+      builder.CreateCall(loopBody, arguments);
+    } else {
+      builder.CreateAlignedStore(lane, field(offsetof(KilnCpuThread, laneId)), llvm::Align(4));
+      builder.CreateCall(body, values);
+    }
     for (unsigned d = 0; d < 3; ++d) {
       llvm::Value *next = builder.CreateAdd(indices[d], builder.getInt32(1));
       indices[d]->addIncoming(next, builder.GetInsertBlock());
       llvm::BasicBlock *exit = llvm::BasicBlock::Create(context, "next", block);
-      builder.CreateCondBr(builder.CreateICmpULT(next, dims[d]), indices[d]->getParent(), exit);
+      llvm::BranchInst *latch =
+          builder.CreateCondBr(builder.CreateICmpULT(next, dims[d]), indices[d]->getParent(), exit);
+      markThreadLoop(*latch);
       builder.SetInsertPoint(exit);
     }
   });

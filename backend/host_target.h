@@ -110,6 +110,10 @@ void insertInterruptPolls(llvm::Module &module);
 void insertInterruptPolls(llvm::Function &function,
                           llvm::function_ref<bool(const llvm::Loop &)> polls);
 
+/// Inlines every call of a function defined in the module into `function`,
+/// those of the inlined code too. False if that does not end (recursion).
+bool inlineAllCalls(llvm::Function &function);
+
 /// Calls the engine service at `offset` in KilnCpuServices with `thread` and
 /// `arguments`.
 llvm::CallInst *callHostService(llvm::IRBuilder<> &builder, llvm::Value *thread, size_t offset,

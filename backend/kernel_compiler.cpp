@@ -126,7 +126,10 @@ llvm::Expected<CompiledCode> KernelCompiler::compileForHost(const ir::Function &
     lowered->module->getFunction(threadEntryName(lowered->entryName))->eraseFromParent();
     interface.hasThreadEntry = false;
   }
-  optimizeModule(*lowered->module, **machine, kernel.options.optimize);
+  // The block entry loops over a block's threads, whose bodies are mostly
+  // guarded by `if i < n` and by index checks.
+  optimizeModule(*lowered->module, **machine, kernel.options.optimize,
+                 /*splitRangeChecks=*/true);
   insertInterruptPolls(*lowered->module);
   llvm::Expected<std::string> bytes = emit(*lowered->module, **machine, form);
   if (!bytes)

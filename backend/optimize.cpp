@@ -8,16 +8,40 @@
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Transforms/Scalar/InductiveRangeCheckElimination.h>
 #include <llvm/Transforms/Utils/LoopUtils.h>
+
+#include <mutex>
 
 namespace kiln::backend {
 
-void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, bool optimize) {
+/// LLVM's range check elimination splits only loops whose profile says the
+/// checks pass; kernels come without profiles, and the guards of a block's
+/// threads (`if i < n`) pass for all threads but those past the end.
+static void splitLoopsWithoutProfiles() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::StringMap<llvm::cl::Option *> &options = llvm::cl::getRegisteredOptions();
+    if (llvm::cl::Option *option = options.lookup("irce-skip-profitability-checks"))
+      option->addOccurrence(0, option->ArgStr, "true");
+  });
+}
+
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, bool optimize,
+                    bool splitRangeChecks) {
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
   llvm::CGSCCAnalysisManager sccs;
   llvm::ModuleAnalysisManager modules;
   llvm::PassBuilder builder(&machine);
+  if (splitRangeChecks) {
+    splitLoopsWithoutProfiles();
+    builder.registerScalarOptimizerLateEPCallback(
+        [](llvm::FunctionPassManager &passes, llvm::OptimizationLevel) {
+          passes.addPass(llvm::IRCEPass());
+        });
+  }
   builder.registerModuleAnalyses(modules);
   builder.registerCGSCCAnalyses(sccs);
   builder.registerFunctionAnalyses(functions);

@@ -8,8 +8,12 @@ namespace kiln::backend {
 
 /// Runs LLVM's default -O3 pipeline (or -O0's, which still inlines
 /// always-inline functions) with the machine's own passes, which for NVPTX
-/// include NVVMReflect.
-void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, bool optimize);
+/// include NVVMReflect. `splitRangeChecks` adds LLVM's inductive range check
+/// elimination: a loop whose body is guarded by (or checks) a range of its
+/// induction variable is split into loops that check it and one that does
+/// not, which the vectorizer can then take.
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, bool optimize,
+                    bool splitRangeChecks = false);
 
 /// Asks LLVM not to unroll the module's loops by a run-time factor. NVPTX
 /// unrolls loops of unknown trip count by two at -O3; ptxas then keeps both

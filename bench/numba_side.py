@@ -14,6 +14,10 @@ compiles (sm_75, 80, 86, 89, 90), then the toolkit's ptxas for every cubin
 architecture from the same PTX Kiln uses (sm_100 and sm_120 from the sm_90
 PTX), with the ptxas flags Kiln passes. Prints one JSON object.
 
+`module PATH --signature SIG` does the same for every `@cuda.jit` kernel of
+the module file PATH, each compiled for the one signature SIG (a Python
+expression over numba's namespace).
+
 `ptx` writes `<stem>.sm_XX.ptx` for every specialization (stems as Kiln
 names its output files: `<kernel>.<n>`) and prints a JSON list of them with
 the ptxas flags each kernel's options call for.
@@ -221,10 +225,11 @@ def _setup(example):
     return specs, t_numba, t_example
 
 
-def command_compile(options):
+def compile_for_default_archs(specs):
+    """compile_ptx for every PTX target Kiln compiles and ptxas for every
+    cubin of Kiln's default list, for (stem, pyfunc, sig, options) specs."""
     from numba import cuda
 
-    specs, t_numba, t_example = _setup(options.example)
     cubins = DEFAULT_CUBINS
     ptx_archs = sorted(set(cubins.values()))
     work = tempfile.TemporaryDirectory(prefix="kiln-bench-numba-")
@@ -255,21 +260,44 @@ def command_compile(options):
                 first = time.perf_counter() - t_begin
         if arch == ptx_archs[0]:
             cold = time.perf_counter() - t_begin
-    t_end = time.perf_counter()
-    print(json.dumps({
-        "example": options.example,
+    return {
         "specializations": len(specs),
         "cubin_archs": len(cubins),
         "ptx_targets": len(ptx_archs),
-        "import_numba_s": t_numba - _T0,
-        "import_example_s": t_example - t_numba,
         "first_spec_first_arch_s": first,
         "first_arch_all_specs_s": cold,
         "compile_ptx_s": compile_s,
         "ptxas_s": ptxas_s,
-        "total_s": t_end - t_begin,
+        "total_s": time.perf_counter() - t_begin,
         "refused": refused,
-    }))
+    }
+
+
+def command_compile(options):
+    specs, t_numba, t_example = _setup(options.example)
+    result = compile_for_default_archs(specs)
+    print(json.dumps({"example": options.example, "import_numba_s": t_numba - _T0,
+                      "import_example_s": t_example - t_numba, **result}))
+
+
+def command_module(options):
+    """Every @cuda.jit kernel of a module file, with one signature for all."""
+    import numba  # noqa: F401
+    import numba.cuda  # noqa: F401
+    from numba import types  # noqa: F401
+
+    t_numba = time.perf_counter()
+    _install_patches()
+    spec = importlib.util.spec_from_file_location("kiln_bench_module", options.path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    import numba.cuda.dispatcher as cuda_dispatcher
+
+    signature = eval(options.signature, vars(numba))  # noqa: S307 - a signature from our own scripts
+    specs = [(f"{name}.0", value.py_func, signature, {}) for name, value in vars(module).items()
+             if isinstance(value, cuda_dispatcher.CUDADispatcher)]
+    result = compile_for_default_archs(specs)
+    print(json.dumps({"module": str(options.path), "import_numba_s": t_numba - _T0, **result}))
 
 
 def command_ptx(options):
@@ -299,13 +327,16 @@ def main():
     sub = parser.add_subparsers(dest="command", required=True)
     compile_parser = sub.add_parser("compile")
     compile_parser.add_argument("example")
+    module_parser = sub.add_parser("module")
+    module_parser.add_argument("path")
+    module_parser.add_argument("--signature", required=True)
     ptx_parser = sub.add_parser("ptx")
     ptx_parser.add_argument("example")
     ptx_parser.add_argument("--ptx-archs", default="75,80,90")
     ptx_parser.add_argument("--out", required=True)
     options = parser.parse_args()
     sys.dont_write_bytecode = True  # keep __pycache__ out of examples/
-    {"compile": command_compile, "ptx": command_ptx}[options.command](options)
+    {"compile": command_compile, "module": command_module, "ptx": command_ptx}[options.command](options)
 
 
 if __name__ == "__main__":

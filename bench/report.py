@@ -14,6 +14,7 @@ TEMPLATES = pathlib.Path(__file__).resolve().parent / "templates"
 TITLES = {
     "compile": "1. Cold compile per specialization and architecture: `kiln build` against `numba.cuda.compile_ptx` + ptxas",
     "build": "2. Whole-module build, `-j1` and `-j2`: cold, warm (cache hit), after editing one kernel",
+    "scale": "2b. A module of 100 and 500 kernels: `kiln build` against Numba, end to end",
     "startup": "3. From `import` to the first finished launch",
     "firstcall": "3b. First call of a kernel specialized on demand, against Numba's first call",
     "imports": "3c. Import of a built module of 1, 100 and 500 kernels",
@@ -22,6 +23,7 @@ TITLES = {
     "cpu": "6. CPU engine throughput against Numba's simulator and NumPy",
     "checks": "6b. Index checks on the CPU engine: checked against `KILN_CPU_BOUNDSCHECK=0`",
     "launch": "6c. CPU engine launch cost: one block from Python, 1-D against 2-D grids",
+    "throughput": "6d. CPU engine throughput against NumPy, `@njit` and `@njit(parallel=True)`; barriers",
     "check": "7. `kiln check` on a 2,000-line module; peak memory of `kiln build`",
     "remote": "8. Remote cache tier: a cold build served by a warm remote; an unreachable or slow remote",
     "storage": "9. Cache storage: bytes one module build keeps, and the index file after prune",
@@ -272,6 +274,7 @@ def render_imports(d, headline, behind):
             behind.append(f"imports: a module of {most:,} kernels costs {ms(extra)} and "
                           f"{extra_rss / 2**20:.2f} MB more to import than one of {fewest:,} "
                           f"(goal {ms(IMPORT_GOAL_S)}, {IMPORT_GOAL_BYTES / 2**20:.0f} MB)")
+    out.append("\n![Import time and memory against kernel count](benchmarks/imports.svg)\n")
     return "".join(out)
 
 
@@ -613,10 +616,66 @@ def render_launch(d, headline, behind):
     return "".join(out)
 
 
-RENDER = {"compile": render_compile, "build": render_build, "startup": render_startup,
+def render_scale(d, headline, behind):
+    rows = []
+    for n, r in d["results"].items():
+        kiln, numba = med(r["kiln_s"]), med(r["numba_s"])
+        peak = med(r["kiln_max_rss_kib"]) / 1024
+        rows.append([n, spread(r["kiln_s"], seconds), f"{peak:.0f} MiB", spread(r["numba_s"], seconds),
+                     ratio(numba, kiln)])
+        headline.append([f"2b. build of {n} kernels, -j 1, default archs (yardstick: Numba compile_ptx + ptxas)",
+                         seconds(kiln), seconds(numba), ratio(numba, kiln)])
+        if numba / kiln < 5:
+            behind.append(f"scale: a {n}-kernel build is {numba / kiln:.1f}x Numba's end to end (goal 5x)")
+        if int(n) >= 500 and peak > 150:
+            behind.append(f"scale: a {n}-kernel build peaks at {peak:.0f} MiB (goal 150 MiB)")
+    out = [f"Median (min – max) of {d['repeats']} cold build(s) per size; every kernel `{d['signature']}`:\n\n"]
+    out.append(table(["kernels", "kiln build -j 1", "peak memory", "Numba compile_ptx + ptxas", "Numba ÷ Kiln"],
+                     rows))
+    out.append("\n![Build time against module size](benchmarks/build_scale.svg)\n")
+    return "".join(out)
+
+
+def seconds(value):
+    return "-" if value is None or nan(value) else f"{value:.1f} s"
+
+
+THROUGHPUT_YARDSTICKS = ["NumPy", "njit", "njit parallel"]
+THROUGHPUT_GOALS = {"saxpy": {"NumPy": 1.0, "njit parallel": 0.7}, "stencil": {"NumPy": 1.0, "njit parallel": 0.5}}
+
+
+def render_throughput(d, headline, behind):
+    rows = []
+    for case, r in d["results"].items():
+        times = r["times"]
+        kiln = med(times["Kiln"])
+        for name, values in times.items():
+            rows.append([case, r["size"], name, spread(values), "" if name == "Kiln" else ratio(med(values), kiln)])
+        for yardstick in ("NumPy", "njit parallel"):
+            headline.append([f"6d. {case} on the CPU engine (yardstick: {yardstick})", ms(kiln),
+                             ms(med(times[yardstick])), ratio(med(times[yardstick]), kiln)])
+            goal = THROUGHPUT_GOALS.get(case, {}).get(yardstick)
+            if goal and med(times[yardstick]) / kiln < goal:
+                behind.append(f"throughput: {case} runs at {med(times[yardstick]) / kiln:.2f}x {yardstick} "
+                              f"(goal {goal}x)")
+        if "Kiln, without barriers" in times:
+            cost = kiln / med(times["Kiln, without barriers"])
+            headline.append([f"6d. {case}: with barriers ÷ without (goal: at most 3x)", f"{cost:.1f}x", "-", "-"])
+            if cost > 3:
+                behind.append(f"throughput: {case} with barriers takes {cost:.1f}x the same kernel without them "
+                              "(goal 3x)")
+    out = [f"Median (min – max) of {d['repeats']} runs after a checked warm-up run; the last column is the "
+           "yardstick's median over Kiln's (above 1x: Kiln is faster):\n\n"]
+    out.append(table(["kernel", "size", "implementation", "time", "÷ Kiln"], rows, "lllrr"))
+    out.append("\n![CPU engine throughput](benchmarks/cpu_throughput.svg)\n")
+    return "".join(out)
+
+
+RENDER = {"compile": render_compile, "build": render_build, "scale": render_scale, "startup": render_startup,
           "firstcall": render_firstcall, "imports": render_imports,
           "dispatch": render_dispatch, "registers": render_registers, "cpu": render_cpu, "checks": render_checks,
-          "launch": render_launch, "check": render_check, "remote": render_remote,
+          "launch": render_launch, "throughput": render_throughput, "check": render_check,
+          "remote": render_remote,
           "storage": render_storage}
 
 

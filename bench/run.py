@@ -5,13 +5,16 @@
     python3 bench/run.py --render-only bench/out/run.json   # re-render, measuring nothing
     python3 bench/run.py --only firstcall --update           # measure one figure, keep the others
 
-NAMEs (the figures, in order): compile, build, startup, firstcall, imports,
-dispatch, registers, cpu, checks, launch, check, remote, storage. --update measures the --only figures and
+NAMEs (the figures, in order): compile, build, scale, startup, firstcall,
+imports, dispatch, registers, cpu, checks, launch, throughput, check, remote,
+storage. --update measures the --only figures and
 keeps the others from the results of the last run (--results), saying so in
 the document. Each figure is one script of bench/, run in its own
 process with --json; this script only chooses their arguments, collects
 their structured results and renders them, with the hand-written
-explanations of bench/templates/NAME.md, into one Markdown file.
+explanations of bench/templates/NAME.md, into one Markdown file, and
+bench/plots.py draws the plots it shows (SVG, in a `benchmarks/` folder
+beside it; not in --smoke runs).
 
 Before measuring, `bash bench/setup.sh` makes or checks bench/.venv (numba,
 numba-cuda and NumPy from the package registry), unless --bench-python names
@@ -40,8 +43,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import bench_common as bc  # noqa: E402
 import report  # noqa: E402
 
-FIGURES = ["compile", "build", "startup", "firstcall", "imports", "dispatch", "registers", "cpu", "checks",
-           "launch", "check", "remote", "storage"]
+FIGURES = ["compile", "build", "scale", "startup", "firstcall", "imports", "dispatch", "registers", "cpu",
+           "checks", "launch", "throughput", "check", "remote", "storage"]
 
 # name -> (script, full-run arguments, smoke arguments)
 ARGUMENTS = {
@@ -49,6 +52,8 @@ ARGUMENTS = {
                 ["--repeats", "1", "--warmups", "0", "--examples", "vector_add", "--no-curand"]),
     "build": ("cache_speed.py", ["--repeats", "3", "--warmups", "1", "--jobs", "1,2", "--kernels", "20"],
               ["--repeats", "1", "--warmups", "0", "--jobs", "1,2", "--kernels", "2"]),
+    "scale": ("build_scale.py", ["--kernels", "100,500", "--repeats", "1"],
+              ["--kernels", "2", "--repeats", "1"]),
     "startup": ("runtime_startup.py", ["--repeats", "9", "--warmups", "1"],
                 ["--repeats", "1", "--warmups", "0", "--elements", "4096", "--sim-elements", "256"]),
     "firstcall": ("first_call.py", ["--repeats", "9", "--calls", "20000"],
@@ -65,6 +70,8 @@ ARGUMENTS = {
                ["--rounds", "1", "--repeats", "1", "--only", "vector_add"]),
     "launch": ("cpu_launch_overhead.py", ["--calls", "20000", "--repeats", "11"],
                ["--calls", "200", "--repeats", "1"]),
+    "throughput": ("cpu_engine_throughput.py", ["--repeats", "11"],
+                   ["--repeats", "1", "--scale", "0.01"]),
     "check": ("check_speed.py", ["--lines", "2000", "--repeats", "30", "--warmups", "3", "--memory",
                                  "--memory-repeats", "3"],
               ["--lines", "2000", "--repeats", "1", "--warmups", "0", "--memory", "--memory-repeats", "1"]),
@@ -77,7 +84,7 @@ ARGUMENTS = {
 
 def kiln_arguments(name, build_dir):
     """How each script is told which Kiln to run."""
-    if name in ("startup", "firstcall", "imports", "dispatch", "cpu", "checks", "launch"):
+    if name in ("startup", "firstcall", "imports", "dispatch", "cpu", "checks", "launch", "throughput"):
         return ["--build-dir", str(build_dir)]
     return ["--kiln", str(build_dir / "driver" / "kiln")]
 
@@ -197,6 +204,9 @@ def main():
     results_file.parent.mkdir(parents=True, exist_ok=True)
     results_file.write_text(json.dumps({"context": context, "results": results}, indent=1))
     output.write_text(report.render(context, results))
+    if not options.smoke:
+        subprocess.run([python, str(bc.BENCH / "plots.py"), str(results_file), str(output.parent / "benchmarks")],
+                       check=True, stdout=sys.stderr)
     failed = [r["name"] for r in results if "error" in r]
     print(f"wrote {output}" + (f"; failed: {', '.join(failed)}" if failed else ""), file=sys.stderr)
     print(output)

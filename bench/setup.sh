@@ -12,7 +12,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 venv="$here/.venv"
 python="${PYTHON:-python3}"
-packages=(numba==0.68.1 numba-cuda==0.30.4 numpy)
+packages=(numba==0.68.1 numba-cuda==0.30.4 numpy matplotlib)
 
 cuda_home="${CUDA_HOME:-${CUDA_PATH:-/usr/local/cuda}}"
 if [ ! -x "$cuda_home/bin/ptxas" ]; then
@@ -35,5 +35,6 @@ fi
 CUDA_HOME="$cuda_home" "$venv/bin/python" - <<'PY'
 from importlib.metadata import version
 import numba.cuda  # noqa: F401 - the CUDA target imports
-print(f"bench/.venv: numba {version('numba')}, numba-cuda {version('numba-cuda')}, numpy {version('numpy')}")
+print(f"bench/.venv: numba {version('numba')}, numba-cuda {version('numba-cuda')}, numpy {version('numpy')}, "
+      f"matplotlib {version('matplotlib')}")
 PY

@@ -95,8 +95,9 @@ enum KilnBarrierReduce {
 };
 
 /* A thread of a block entry's barrier regions: runs it from its start until
- * it reaches a barrier (returns 0, with barrierMode and barrierValue set:
- * the mode and the predicate) or ends (returns 1), and stores its handle in
+ * it reaches a barrier (returns 0; with KILN_REGIONS_REDUCE, barrierMode and
+ * barrierValue are set: the mode and the predicate) or ends (returns 1),
+ * and stores its handle in
  * *handle. The handle points at the thread's frame, whose first word is
  * the function that runs the thread on from the barrier it waits at to its
  * next barrier or its end (void resume(void *handle)), and is null once the
@@ -208,6 +209,18 @@ struct KilnCpuThread {
   uint32_t barrierMode;
   int32_t barrierValue;
 };
+
+/* The launch limits the engine enforces, CUDA's. Generated code relies on
+ * them: every dimension of a launch lies in [1, its limit], every index in
+ * [0, its dimension), laneId in [0, 32). */
+#define KILN_CPU_MAX_THREADS_PER_BLOCK 1024u
+#define KILN_CPU_MAX_BLOCK_DIM_X 1024u
+#define KILN_CPU_MAX_BLOCK_DIM_Y 1024u
+#define KILN_CPU_MAX_BLOCK_DIM_Z 64u
+#define KILN_CPU_MAX_GRID_DIM_X 0x7fffffffu
+#define KILN_CPU_MAX_GRID_DIM_Y 65535u
+#define KILN_CPU_MAX_GRID_DIM_Z 65535u
+#define KILN_CPU_WARP_SIZE 32u
 
 /* KilnCpuThread.flags: which variant of a kernel's code to run. Kernels
  * compiled with index checks also carry a copy without them; the entry

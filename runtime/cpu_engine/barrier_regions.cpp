@@ -5,6 +5,8 @@
 #include "runtime/cpu_engine/barrier_result.h"
 
 #include <algorithm>
+#include <cstring>
+#include <iterator>
 #include <new>
 
 namespace kiln::cpu {
@@ -22,29 +24,12 @@ void BarrierRegions::run(const KilnCpuThread &prototype, void *const *args,
   uint32_t count = dimX * dimY * prototype.blockDim[2];
   chunkInUse = 0;
   bytesUsed = 0;
-  threads.resize(count);
   handles.assign(count, nullptr);
   round.resize(count);
   arrived.resize(count);
-  // Counting, not dividing: three divisions a thread would cost more than
-  // many a kernel's regions.
-  uint32_t x = 0, y = 0, z = 0;
-  for (uint32_t id = 0; id < count; ++id) {
-    KilnCpuThread &thread = threads[id];
-    thread = prototype;
-    thread.threadIdx[0] = x;
-    thread.threadIdx[1] = y;
-    thread.threadIdx[2] = z;
-    thread.laneId = id % 32;
+  for (uint32_t id = 0; id < count; ++id)
     round[id] = id;
-    if (++x == dimX) {
-      x = 0;
-      if (++y == dimY) {
-        y = 0;
-        ++z;
-      }
-    }
-  }
+  prepareThreads(prototype);
 
   // Locals, not members: the calls below might change members, as far as
   // the compiler knows, and this loop is the hot path of such kernels.
@@ -85,6 +70,40 @@ void BarrierRegions::run(const KilnCpuThread &prototype, void *const *args,
       (*frame)(frame);
       if (*frame)
         next[waiting++] = id;
+    }
+  }
+}
+
+void BarrierRegions::prepareThreads(const KilnCpuThread &prototype) {
+  // Blocks of one launch differ only in blockIdx: the threads of the last
+  // block need only that, which saves copying the whole array per block.
+  KilnCpuThread launch = prototype;
+  std::fill(std::begin(launch.blockIdx), std::end(launch.blockIdx), 0);
+  uint32_t dimX = prototype.blockDim[0], dimY = prototype.blockDim[1];
+  uint32_t count = dimX * dimY * prototype.blockDim[2];
+  if (threads.size() == count && std::memcmp(&launch, &lastLaunch, sizeof launch) == 0) {
+    for (KilnCpuThread &thread : threads)
+      std::copy(std::begin(prototype.blockIdx), std::end(prototype.blockIdx), thread.blockIdx);
+    return;
+  }
+  lastLaunch = launch;
+  threads.resize(count);
+  // Counting, not dividing: three divisions a thread would cost more than
+  // many a kernel's regions.
+  uint32_t x = 0, y = 0, z = 0;
+  for (uint32_t id = 0; id < count; ++id) {
+    KilnCpuThread &thread = threads[id];
+    thread = prototype;
+    thread.threadIdx[0] = x;
+    thread.threadIdx[1] = y;
+    thread.threadIdx[2] = z;
+    thread.laneId = id % KILN_CPU_WARP_SIZE;
+    if (++x == dimX) {
+      x = 0;
+      if (++y == dimY) {
+        y = 0;
+        ++z;
+      }
     }
   }
 }

@@ -40,6 +40,10 @@ public:
   void *allocate(uint64_t bytes, uint64_t alignment);
 
 private:
+  /// Gives `threads` one KilnCpuThread per thread of the block `prototype`
+  /// describes.
+  void prepareThreads(const KilnCpuThread &prototype);
+
   struct Chunk {
     std::unique_ptr<std::byte[]> bytes;
     size_t size = 0;
@@ -49,6 +53,7 @@ private:
   size_t bytesUsed = 0; // of chunks[chunkInUse]
 
   std::vector<KilnCpuThread> threads;
+  KilnCpuThread lastLaunch{}; // the prototype `threads` were made from, blockIdx 0
   std::vector<void *> handles;
   std::vector<uint32_t> round;   // the threads to run, in order
   std::vector<uint32_t> arrived; // those of them that reached the barrier

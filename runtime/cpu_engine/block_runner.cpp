@@ -105,7 +105,7 @@ void BlockRunner::run(LaunchJob &job, uint64_t block, const Dim3 &blockIdx) {
   }
 }
 
-void BlockRunner::runBlockEntry(KilnCpuThread thread) {
+void BlockRunner::runBlockEntry(KilnCpuThread &thread) {
   // A raise (or an ABI violation) in the block entry comes back here through
   // abandonBlockEntry(). Generated code holds no resources to release, and
   // nothing below reads `thread` after a return through longjmp.

@@ -39,7 +39,7 @@ public:
 
 private:
   void run(LaunchJob &job, uint64_t block, const Dim3 &blockIdx);
-  void runBlockEntry(KilnCpuThread thread);
+  void runBlockEntry(KilnCpuThread &thread);
   void runFibers(const KilnCpuThread &prototype);
 
   std::byte *sharedMemory;

@@ -134,11 +134,13 @@ struct StopCheck {
 /// Hardware limits a launch is checked against (those of CUDA devices of
 /// compute capability 7.0 and later, without opt-in shared memory).
 struct DeviceLimits {
-  static constexpr uint32_t maxThreadsPerBlock = 1024;
-  static constexpr uint32_t maxBlockDim[3] = {1024, 1024, 64};
-  static constexpr uint32_t maxGridDim[3] = {0x7fffffff, 65535, 65535};
+  static constexpr uint32_t maxThreadsPerBlock = KILN_CPU_MAX_THREADS_PER_BLOCK;
+  static constexpr uint32_t maxBlockDim[3] = {KILN_CPU_MAX_BLOCK_DIM_X, KILN_CPU_MAX_BLOCK_DIM_Y,
+                                              KILN_CPU_MAX_BLOCK_DIM_Z};
+  static constexpr uint32_t maxGridDim[3] = {KILN_CPU_MAX_GRID_DIM_X, KILN_CPU_MAX_GRID_DIM_Y,
+                                             KILN_CPU_MAX_GRID_DIM_Z};
   static constexpr uint32_t maxSharedBytesPerBlock = 48 * 1024;
-  static constexpr uint32_t warpSize = 32;
+  static constexpr uint32_t warpSize = KILN_CPU_WARP_SIZE;
 };
 
 struct EngineOptions {
