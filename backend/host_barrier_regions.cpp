@@ -55,6 +55,13 @@ llvm::Function *makeBarrierRegions(llvm::Function &body, bool reduces) {
     return nullptr;
   }
 
+  // Where the code ends a thread (after an index error, which the engine
+  // records and returns from here), the coroutine goes to its end.
+  std::vector<llvm::UnreachableInst *> ends;
+  for (llvm::Instruction &instruction : llvm::instructions(*regions))
+    if (auto *unreachable = llvm::dyn_cast<llvm::UnreachableInst>(&instruction))
+      ends.push_back(unreachable);
+
   // Entry: the frame, from the engine, then the original code.
   llvm::Value *thread = regions->getArg(0);
   llvm::BasicBlock &entry = regions->getEntryBlock();
@@ -103,6 +110,10 @@ llvm::Function *makeBarrierRegions(llvm::Function &body, bool reduces) {
   for (llvm::ReturnInst *ret : returns) {
     llvm::BranchInst::Create(end, ret);
     ret->eraseFromParent();
+  }
+  for (llvm::UnreachableInst *unreachable : ends) {
+    llvm::BranchInst::Create(end, unreachable);
+    unreachable->eraseFromParent();
   }
 
   // Each barrier: its mode and predicate into the thread, a suspension, and

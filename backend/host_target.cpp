@@ -192,6 +192,7 @@ void HostTargetHooks::nanosleep(HookSite &site, llvm::Value *nanoseconds) {
 
 llvm::Value *HostTargetHooks::shuffle32(HookSite &site, I mode, llvm::Value *mask,
                                         llvm::Value *value, llvm::Value *lane) {
+  usesWarpCollectives = true;
   llvm::IRBuilder<> &builder = site.builder;
   uint32_t which = mode == I::ShflIdx    ? KILN_SHFL_IDX
                    : mode == I::ShflUp   ? KILN_SHFL_UP

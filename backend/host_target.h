@@ -10,6 +10,15 @@
 // `_block` entry that runs them as barrier regions
 // (backend/host_barrier_regions.h).
 //
+// Block loops: the `_block` entry of a kernel whose threads never wait runs
+// a loop nest over the block's threads around a copy of the kernel's body
+// with every call inlined, in which threadIdx and laneId are the loops'
+// induction variables (written to the KilnCpuThread only before a service
+// call). Index loads carry the ranges the launch limits give them, and the
+// optimizer splits each loop at the range checks of its guards and index
+// checks (inductive range check elimination), so that the body of a typical
+// `if i < n:` kernel vectorizes across threads.
+//
 // Interrupts: once optimized, the loops of the kernel's code poll the
 // engine's interrupt word on every iteration (insertInterruptPolls); the
 // loops of barrier regions, before LLVM splits them at their barriers.

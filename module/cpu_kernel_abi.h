@@ -159,7 +159,9 @@ typedef struct KilnCpuServices {
    * an IndexError naming `array` (e.g. "array 'a'"), the index, the axis
    * and the array's `rank` extents in `shape`, and where (`location`,
    * "file:line", may be empty); then it ends the thread as raiseException
-   * does, whatever debug= says. It never returns. */
+   * does, whatever debug= says. It never returns, except to barrier
+   * regions, which then end the thread themselves (their coroutine goes to
+   * its end). */
   void (*raiseIndexError)(KilnCpuThread *thread, const char *array, const char *location,
                           int64_t index, uint32_t axis, uint32_t rank, const int64_t *shape);
   /* Generated code calls it on a loop back-edge once

@@ -30,6 +30,7 @@ void BarrierRegions::run(const KilnCpuThread &prototype, void *const *args,
   for (uint32_t id = 0; id < count; ++id)
     round[id] = id;
   prepareThreads(prototype);
+  active = true;
 
   // Locals, not members: the calls below might change members, as far as
   // the compiler knows, and this loop is the hot path of such kernels.
@@ -58,8 +59,10 @@ void BarrierRegions::run(const KilnCpuThread &prototype, void *const *args,
       std::rotate(next, next + waiting - 1, next + waiting);
     std::swap(current, next);
     running = waiting;
-    if (!running)
+    if (!running) {
+      active = false;
       return;
+    }
     // Threads poll in loops without barriers; the others are polled here.
     if (*prototype.interrupt)
       prototype.services->interrupted(&thread[current[0]]);

@@ -34,6 +34,12 @@ public:
   void run(const KilnCpuThread &prototype, void *const *args, KilnCpuRegionStart start,
            uint32_t flags);
 
+  /// Whether run() is running threads (the services of a thread that
+  /// fails return to it instead of leaving the block).
+  bool running() const { return active; }
+  /// After a longjmp out of run().
+  void abandoned() { active = false; }
+
   /// `bytes` of frame for a thread of the running block, aligned to
   /// `alignment`; null when memory is exhausted. Freed when the next block
   /// starts.
@@ -52,6 +58,7 @@ private:
   size_t chunkInUse = 0;
   size_t bytesUsed = 0; // of chunks[chunkInUse]
 
+  bool active = false;
   std::vector<KilnCpuThread> threads;
   KilnCpuThread lastLaunch{}; // the prototype `threads` were made from, blockIdx 0
   std::vector<void *> handles;

@@ -111,6 +111,8 @@ void BlockRunner::runBlockEntry(KilnCpuThread &thread) {
   // nothing below reads `thread` after a return through longjmp.
   if (_setjmp(blockEntryExit) == 0)
     currentJob->image.blockEntry(&thread, currentJob->args);
+  else
+    regions.abandoned();
 }
 
 void BlockRunner::abandonBlockEntry() {

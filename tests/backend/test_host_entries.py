@@ -1,8 +1,9 @@
 """The entries a kernel's host code gives the CPU engine, and that a kernel
 runs through whichever it has: a block entry alone for threads that never
-wait for one another and need no local memory, a thread entry alone for
-threads that wait, both for local arrays (fibers when a block's arrays
-would not fit a worker's stack).
+wait for one another, or wait only at block barriers (barrier regions), and
+need no local memory; a thread entry alone for threads that wait at warp
+collectives; both for local arrays (fibers when a block's arrays would not
+fit a worker's stack).
 """
 
 import numpy as np
@@ -39,6 +40,12 @@ def waits_for_the_block(x, out):
     shared[t] = x[i]
     cuda.syncthreads()
     out[i] = shared[63 - t]
+
+
+@cuda.jit(void(float64[::1], float64[::1]))
+def waits_for_the_warp(x, out):
+    i = cuda.grid(1)
+    out[i] = cuda.shfl_down_sync(0xFFFFFFFF, x[i], 1)
 '''
 
 
@@ -70,9 +77,18 @@ def test_local_arrays_keep_the_thread_entry_beside_the_block_entry(m):
     np.testing.assert_array_equal(out, 6.0 * x)
 
 
-def test_threads_that_wait_have_a_thread_entry_alone(m):
-    assert entries(m.waits_for_the_block) == {"block": False, "thread": True}
+def test_threads_that_wait_at_block_barriers_have_a_block_entry_alone(m):
+    assert entries(m.waits_for_the_block) == {"block": True, "thread": False}
     x = np.arange(256, dtype=np.float64)
     out = np.zeros_like(x)
     m.waits_for_the_block[4, 64](x, out)
     np.testing.assert_array_equal(out, x.reshape(4, 64)[:, ::-1].ravel())
+
+
+def test_threads_that_wait_at_warp_collectives_have_a_thread_entry_alone(m):
+    assert entries(m.waits_for_the_warp) == {"block": False, "thread": True}
+    x = np.arange(64, dtype=np.float64)
+    out = np.zeros_like(x)
+    m.waits_for_the_warp[1, 64](x, out)
+    expected = np.concatenate([x[1:32], x[31:32], x[33:64], x[63:64]])
+    np.testing.assert_array_equal(out, expected)

@@ -108,6 +108,12 @@ def with_barrier(a, i, out):
     out[t] = a[t + i]
 
 
+@cuda.jit(void(int32[::1], int64, int32[::1]))
+def block_3d_reads(a, i, out):
+    t = cuda.threadIdx.x + 4 * (cuda.threadIdx.y + 4 * cuda.threadIdx.z)
+    out[t] = a[t + i]
+
+
 @cuda.jit(void(int32[::1], int64, int32[::1]), boundscheck=False)
 def unchecked_read(a, i, out):
     out[0] = a[i]
@@ -255,6 +261,15 @@ def test_lowest_failing_thread_is_reported_and_the_engine_stays_usable(module, k
                        "tid=[0, 0, 54] ctaid=[0, 0, 0]: index 64 is out of bounds")
     getattr(module, kernel)[1, 64](a, 0, out)
     np.testing.assert_array_equal(out, a, err_msg="a launch after an IndexError must work")
+
+
+def test_the_failing_thread_of_a_3d_block_is_named_by_all_three_indices(module):
+    # Thread (2, 1, 3), linear 54, is the first to read past the end.
+    a = np.arange(64, dtype=np.int32)
+    out = np.zeros(64, np.int32)
+    raises_index_error(lambda: module.block_3d_reads[1, (4, 4, 4)](a, 10, out),
+                       "tid=[3, 1, 2] ctaid=[0, 0, 0]: index 64 is out of bounds")
+    assert out[:54].tolist() == list(range(10, 64)), "the threads before the failing one must have run"
 
 
 def test_boundscheck_false_runs_unchecked(module):
