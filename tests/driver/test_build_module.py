@@ -14,7 +14,7 @@ import textwrap
 import pytest
 
 from kiln_module_format import (
-    BUNDLE_SECTION, MANIFEST_FORMAT, MODULE_FORMAT_VERSION, PT_LOAD, SHF_ALLOC, SHT_PROGBITS,
+    BUNDLE_SECTION, CPU_ABI_VERSION, MANIFEST_FORMAT, MODULE_FORMAT_VERSION, PT_LOAD, SHF_ALLOC, SHT_PROGBITS,
     checksum_text, elf_sections, elf_segments, loaded_end, read_bundle)
 
 EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")
@@ -369,7 +369,7 @@ def test_pyinit_hands_the_image_to_the_runtimes_module_loader(built, tmp_path, r
     report = json.loads(result.stdout)
     assert report["magic"] == 0x4B494C4E
     assert report["format_version"] == MODULE_FORMAT_VERSION
-    assert report["cpu_abi_version"] == 6
+    assert report["cpu_abi_version"] == CPU_ABI_VERSION
     assert report["name"] == "pkg.vector_add" and report["module_name"] == "pkg.vector_add"
     assert report["file"].endswith(EXT_SUFFIX)
     assert report["bundle_pointer"] is None  # null since format 2
