@@ -22,6 +22,7 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 FIGURES = {
     "1": "Cold compile",
     "2": "Whole-module build",
+    "2b": "A module of 100 and 500 kernels",
     "3": "first finished launch",
     "3b": "First call of a kernel specialized on demand",
     "3c": "Import of a built module",
@@ -29,6 +30,7 @@ FIGURES = {
     "5": "registers, spills, shared and constant memory",
     "6": "CPU engine throughput",
     "6c": "CPU engine launch cost",
+    "6d": "CPU engine throughput against NumPy",
     "7": "`kiln check`",
     "8": "Remote cache tier",
     "9": "Cache storage",
