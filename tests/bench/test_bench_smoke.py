@@ -50,7 +50,7 @@ def sections(text):
     """{figure number: its text} from the generated Markdown."""
     found = {}
     for part in re.split(r"^## ", text, flags=re.M)[1:]:
-        head = re.match(r"(\d+[bc]?)\. ", part)
+        head = re.match(r"(\d+[a-z]?)\. ", part)
         if head:
             found[head.group(1)] = part
     return found
