@@ -15,6 +15,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -184,3 +185,23 @@ def ratio(a, b):
     if not b or a != a or b != b:
         return "-"
     return f"{a / b:.1f}x"
+
+
+def run_cpu_worker(script, kernels, module, build_dir, arguments):
+    """Builds the kernel source `kernels` as the built module `module`, then
+    runs `script --worker --module MODULE *arguments` in a fresh process of
+    the benchmark environment's Python, with the module importable and
+    KILN_TARGET=cpu. Returns the JSON the worker printed last, and the
+    version of the Kiln that built it."""
+    build_dir = pathlib.Path(build_dir)
+    kiln = str(build_dir / "driver" / "kiln")
+    version = wait_for_kiln(kiln)
+    python = require_bench_python()
+    with tempfile.TemporaryDirectory(prefix=f"kiln-bench-{module}-") as folder:
+        source = pathlib.Path(folder) / f"{module}.py"
+        source.write_text(kernels)
+        timed_run([kiln, "build", source, "--module", module, "-o", folder, "--python", python])
+        env = bench_env(PYTHONPATH=os.pathsep.join([str(build_dir / "python"), folder]), KILN_TARGET="cpu")
+        _, stdout = timed_run([python, str(pathlib.Path(script).resolve()), "--worker", "--module", module,
+                               *arguments], env=env)
+    return json.loads(stdout.strip().splitlines()[-1]), version

@@ -29,16 +29,33 @@ medians.
 
 import argparse
 import json
-import os
 import pathlib
 import statistics
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 import bench_common as bc  # noqa: E402
+
+BLOCK_SUM = '''
+@cuda.jit("void(float32[::1], float32[::1])")
+def {name}(x, out):
+    shared = cuda.shared.array(256, float32)
+    tid = cuda.threadIdx.x
+    shared[tid] = x[cuda.grid(1)]
+    {barrier}
+    step = cuda.blockDim.x // 2
+    while step > 0:
+        if tid < step:
+            shared[tid] += shared[tid + step]
+        {barrier}
+        step //= 2
+    {after_tree}
+    if tid == 0:
+        out[cuda.blockIdx.x] = shared[0]
+
+'''
 
 KERNELS = '''
 from numba import cuda, float32
@@ -58,52 +75,11 @@ def stencil(grid, out):
         out[y, x] = float32(0.25) * (grid[y - 1, x] + grid[y + 1, x] + grid[y, x - 1] + grid[y, x + 1])
 
 
-@cuda.jit("void(float32[::1], float32[::1])")
-def block_sum(x, out):
-    shared = cuda.shared.array(256, float32)
-    tid = cuda.threadIdx.x
-    shared[tid] = x[cuda.grid(1)]
-    cuda.syncthreads()
-    step = cuda.blockDim.x // 2
-    while step > 0:
-        if tid < step:
-            shared[tid] += shared[tid + step]
-        cuda.syncthreads()
-        step //= 2
-    if tid == 0:
-        out[cuda.blockIdx.x] = shared[0]
-
-
-@cuda.jit("void(float32[::1], float32[::1])")
-def block_sum_unsynchronized(x, out):
-    shared = cuda.shared.array(256, float32)
-    tid = cuda.threadIdx.x
-    shared[tid] = x[cuda.grid(1)]
-    step = cuda.blockDim.x // 2
-    while step > 0:
-        if tid < step:
-            shared[tid] += shared[tid + step]
-        step //= 2
-    if tid == 0:
-        out[cuda.blockIdx.x] = shared[0]
-
-
-@cuda.jit("void(float32[::1], float32[::1])")
-def block_sum_fibers(x, out):
-    shared = cuda.shared.array(256, float32)
-    tid = cuda.threadIdx.x
-    shared[tid] = x[cuda.grid(1)]
-    cuda.syncthreads()
-    step = cuda.blockDim.x // 2
-    while step > 0:
-        if tid < step:
-            shared[tid] += shared[tid + step]
-        cuda.syncthreads()
-        step //= 2
-    cuda.syncwarp()
-    if tid == 0:
-        out[cuda.blockIdx.x] = shared[0]
-'''
+''' + "".join(BLOCK_SUM.format(name=name, barrier=barrier, after_tree=after) for name, barrier, after in [
+    ("block_sum", "cuda.syncthreads()", "pass"),
+    ("block_sum_unsynchronized", "pass", "pass"),
+    ("block_sum_fibers", "cuda.syncthreads()", "cuda.syncwarp()"),
+])
 
 
 def worker(options):
@@ -231,19 +207,8 @@ def main():
     if options.worker:
         return worker(options)
 
-    build_dir = pathlib.Path(options.build_dir)
-    kiln = str(build_dir / "driver" / "kiln")
-    version = bc.wait_for_kiln(kiln)
-    python = bc.require_bench_python()
-    with tempfile.TemporaryDirectory(prefix="kiln-bench-cpu-throughput-") as folder:
-        module = "cpu_throughput_kernels"
-        source = pathlib.Path(folder) / f"{module}.py"
-        source.write_text(KERNELS)
-        bc.timed_run([kiln, "build", source, "--module", module, "-o", folder, "--python", python])
-        env = bc.bench_env(PYTHONPATH=os.pathsep.join([str(build_dir / "python"), folder]), KILN_TARGET="cpu")
-        _, stdout = bc.timed_run([python, str(pathlib.Path(__file__).resolve()), "--worker", "--module", module,
-                                  "--repeats", str(options.repeats), "--scale", str(options.scale)], env=env)
-    results = json.loads(stdout.strip().splitlines()[-1])
+    results, version = bc.run_cpu_worker(__file__, KERNELS, "cpu_throughput_kernels", options.build_dir,
+                                         ["--repeats", str(options.repeats), "--scale", str(options.scale)])
     load = bc.load_average()
     print(f"# {bc.command_line()}")
     print(f"# {bc.machine_line(version)}; load {load}")

@@ -31,11 +31,9 @@ PAIRS = {
 
 import argparse
 import json
-import os
 import pathlib
 import statistics
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
@@ -144,19 +142,8 @@ def main():
     if options.worker:
         return worker(options)
 
-    build_dir = pathlib.Path(options.build_dir)
-    kiln = str(build_dir / "driver" / "kiln")
-    version = bc.wait_for_kiln(kiln)
-    python = bc.require_bench_python()
-    with tempfile.TemporaryDirectory(prefix="kiln-bench-cpu-launch-") as folder:
-        module = "cpu_launch_kernels"
-        source = pathlib.Path(folder) / f"{module}.py"
-        source.write_text(KERNELS)
-        bc.timed_run([kiln, "build", source, "--module", module, "-o", folder, "--python", python])
-        env = bc.bench_env(PYTHONPATH=os.pathsep.join([str(build_dir / "python"), folder]), KILN_TARGET="cpu")
-        _, stdout = bc.timed_run([python, str(pathlib.Path(__file__).resolve()), "--worker", "--module", module,
-                                  "--calls", str(options.calls), "--repeats", str(options.repeats)], env=env)
-    measured = json.loads(stdout.strip().splitlines()[-1])
+    measured, version = bc.run_cpu_worker(__file__, KERNELS, "cpu_launch_kernels", options.build_dir,
+                                          ["--calls", str(options.calls), "--repeats", str(options.repeats)])
     results, cpu = measured["wall"], measured["cpu"]
     load = bc.load_average()
     print(f"# {bc.command_line()}")
