@@ -29,10 +29,6 @@ static uint32_t barrierMode(const llvm::CallInst &call) {
       llvm::mdconst::extract<llvm::ConstantInt>(node->getOperand(0))->getZExtValue());
 }
 
-static llvm::Value *threadField(llvm::IRBuilder<> &builder, llvm::Value *thread, size_t offset) {
-  return builder.CreateConstInBoundsGEP1_64(builder.getInt8Ty(), thread, offset);
-}
-
 llvm::Function *makeBarrierRegions(llvm::Function &body, bool reduces) {
   llvm::Module &module = *body.getParent();
   llvm::LLVMContext &context = module.getContext();
@@ -132,10 +128,10 @@ llvm::Function *makeBarrierRegions(llvm::Function &body, bool reduces) {
                                    ? at.getInt32(0)
                                    : at.CreateZExtOrTrunc(call->getArgOperand(2), at.getInt32Ty());
       at.CreateAlignedStore(at.getInt32(mode),
-                            threadField(at, thread, offsetof(KilnCpuThread, barrierMode)),
+                            threadFieldAddress(at, thread, offsetof(KilnCpuThread, barrierMode)),
                             llvm::Align(4));
       at.CreateAlignedStore(predicate,
-                            threadField(at, thread, offsetof(KilnCpuThread, barrierValue)),
+                            threadFieldAddress(at, thread, offsetof(KilnCpuThread, barrierValue)),
                             llvm::Align(4));
     }
     llvm::Value *save = at.CreateIntrinsic(llvm::Intrinsic::coro_save, {}, {handle});
@@ -147,8 +143,8 @@ llvm::Function *makeBarrierRegions(llvm::Function &body, bool reduces) {
     if (!call->getType()->isVoidTy()) {
       llvm::IRBuilder<> after(call);
       llvm::Value *result = after.CreateAlignedLoad(
-          after.getInt32Ty(), threadField(after, thread, offsetof(KilnCpuThread, barrierValue)),
-          llvm::Align(4));
+          after.getInt32Ty(),
+          threadFieldAddress(after, thread, offsetof(KilnCpuThread, barrierValue)), llvm::Align(4));
       call->replaceAllUsesWith(after.CreateZExtOrTrunc(result, call->getType()));
     }
     call->eraseFromParent();

@@ -43,9 +43,12 @@ void HostTargetHooks::configureModule(llvm::Module &module, const ir::Function &
 }
 
 /// A field of the KilnCpuThread the site's function received.
+llvm::Value *threadFieldAddress(llvm::IRBuilder<> &builder, llvm::Value *thread, size_t offset) {
+  return builder.CreateConstInBoundsGEP1_64(builder.getInt8Ty(), thread, offset);
+}
+
 static llvm::Value *threadField(HookSite &site, size_t offset) {
-  return site.builder.CreateConstInBoundsGEP1_64(site.builder.getInt8Ty(), site.threadContext,
-                                                 offset);
+  return threadFieldAddress(site.builder, site.threadContext, offset);
 }
 
 static llvm::Value *loadThreadField(HookSite &site, llvm::Type *type, size_t offset) {
@@ -55,11 +58,9 @@ static llvm::Value *loadThreadField(HookSite &site, llvm::Type *type, size_t off
 
 llvm::CallInst *callHostService(llvm::IRBuilder<> &builder, llvm::Value *thread, size_t offset,
                                 llvm::Type *result, llvm::ArrayRef<llvm::Value *> arguments) {
-  llvm::Value *services =
-      builder.CreateAlignedLoad(builder.getPtrTy(),
-                                builder.CreateConstInBoundsGEP1_64(
-                                    builder.getInt8Ty(), thread, offsetof(KilnCpuThread, services)),
-                                llvm::Align(8));
+  llvm::Value *services = builder.CreateAlignedLoad(
+      builder.getPtrTy(), threadFieldAddress(builder, thread, offsetof(KilnCpuThread, services)),
+      llvm::Align(8));
   llvm::Value *slot = builder.CreateConstInBoundsGEP1_64(builder.getInt8Ty(), services, offset);
   llvm::Value *function = builder.CreateAlignedLoad(builder.getPtrTy(), slot, llvm::Align(8));
   std::vector<llvm::Value *> values{thread};
@@ -419,7 +420,7 @@ void insertInterruptPolls(llvm::Function &function,
   for (llvm::BasicBlock *latch : latches) {
     llvm::IRBuilder<> builder(latch->getTerminator());
     llvm::Value *word = builder.CreateAlignedLoad(
-        pointer, builder.CreateConstInBoundsGEP1_64(i8, thread, offsetof(KilnCpuThread, interrupt)),
+        pointer, threadFieldAddress(builder, thread, offsetof(KilnCpuThread, interrupt)),
         llvm::Align(8));
     llvm::LoadInst *pending = builder.CreateAlignedLoad(i32, word, llvm::Align(4),
                                                         /*isVolatile=*/true);
@@ -430,7 +431,7 @@ void insertInterruptPolls(llvm::Function &function,
         /*Unreachable=*/false, llvm::MDBuilder(context).createUnlikelyBranchWeights());
     builder.SetInsertPoint(stop);
     llvm::Value *services = builder.CreateAlignedLoad(
-        pointer, builder.CreateConstInBoundsGEP1_64(i8, thread, offsetof(KilnCpuThread, services)),
+        pointer, threadFieldAddress(builder, thread, offsetof(KilnCpuThread, services)),
         llvm::Align(8));
     llvm::Value *interrupted = builder.CreateAlignedLoad(
         pointer,
@@ -574,9 +575,8 @@ static llvm::Function *specializeForThreadLoop(llvm::Function &body) {
     for (unsigned slot = 0; slot <= laneSlot; ++slot) {
       size_t offset = slot == laneSlot ? offsetof(KilnCpuThread, laneId)
                                        : offsetof(KilnCpuThread, threadIdx) + 4 * slot;
-      builder.CreateAlignedStore(
-          loopBody->getArg(1 + slot),
-          builder.CreateConstInBoundsGEP1_64(builder.getInt8Ty(), thread, offset), llvm::Align(4));
+      builder.CreateAlignedStore(loopBody->getArg(1 + slot),
+                                 threadFieldAddress(builder, thread, offset), llvm::Align(4));
     }
   }
   return loopBody;
@@ -734,9 +734,7 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
   std::vector<llvm::Value *> values = unpack(builder, *block);
   llvm::Value *thread0 = block->getArg(0);
   llvm::Type *i32 = builder.getInt32Ty();
-  auto field = [&](size_t offset) {
-    return builder.CreateConstInBoundsGEP1_64(builder.getInt8Ty(), thread0, offset);
-  };
+  auto field = [&](size_t offset) { return threadFieldAddress(builder, thread0, offset); };
   llvm::Value *dims[3];
   for (unsigned d = 0; d < 3; ++d) {
     llvm::LoadInst *dim = builder.CreateAlignedLoad(

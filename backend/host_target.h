@@ -123,6 +123,9 @@ void insertInterruptPolls(llvm::Function &function,
 /// those of the inlined code too. False if that does not end (recursion).
 bool inlineAllCalls(llvm::Function &function);
 
+/// The address of the field at `offset` of the KilnCpuThread `thread`.
+llvm::Value *threadFieldAddress(llvm::IRBuilder<> &builder, llvm::Value *thread, size_t offset);
+
 /// Calls the engine service at `offset` in KilnCpuServices with `thread` and
 /// `arguments`.
 llvm::CallInst *callHostService(llvm::IRBuilder<> &builder, llvm::Value *thread, size_t offset,

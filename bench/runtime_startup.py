@@ -59,6 +59,9 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 import bench_common as bc  # noqa: E402
 
+sys.path.insert(0, str(bc.ROOT / "tests" / "runtime" / "python"))
+from kernel_module_sources import many_kernels_source  # noqa: E402
+
 ELEMENTS = 1 << 20
 
 
@@ -103,18 +106,6 @@ def import_worker(options):
                       "rss_bytes": after - before, "kernels": kernels}))
 
 
-def kernels_source(count):
-    """A kernel module of `count` kernels k0, k1, ...: out = x + y * (i + 1)."""
-    kernels = [f"""
-@cuda.jit(void(float32[::1], float32[::1], float32[::1]))
-def k{i}(x, y, out):
-    i = cuda.grid(1)
-    if i < out.size:
-        out[i] = x[i] + y[i] * {i + 1}.0
-""" for i in range(count)]
-    return "from numba import cuda, float32, void\n" + "".join(kernels)
-
-
 def import_scaling(options):
     python = bc.require_bench_python()
     build_dir = pathlib.Path(options.build_dir)
@@ -130,7 +121,7 @@ def import_scaling(options):
         for count in counts:
             module = f"kernels_{count}"
             source = pathlib.Path(folder) / f"{module}.py"
-            source.write_text(kernels_source(count))
+            source.write_text(many_kernels_source(count))
             bc.timed_run([kiln, "build", source, "--module", module, "-o", folder, "--python", python, "-q"])
             source.unlink()  # the built module, not the source, is imported
             env = bc.bench_env(PYTHONPATH=os.pathsep.join([str(package), folder]), KILN_TARGET="cpu")

@@ -234,20 +234,16 @@ uint64_t checksumValue(const std::string &text) {
 /// or nothing.
 std::optional<std::string> specializationProblem(const JsonValue &spec, size_t index,
                                                  std::string_view payload, bool checkFatBinaries) {
-  std::string what = "the manifest entry of specialization " + std::to_string(index);
-  if (!spec.isObject())
-    return what + " is not an object";
+  if (std::optional<std::string> problem = outlineProblem(spec, index))
+    return problem;
   const JsonValue *name = spec.member("name");
-  if (!name || !name->string() || name->string()->empty())
-    return what + " has no name";
-  what = "the manifest entry of '" + *name->string() + "' (specialization " +
-         std::to_string(index) + ")";
+  std::string what = "the manifest entry of '" + *name->string() + "' (specialization " +
+                     std::to_string(index) + ")";
   const JsonValue *entry = spec.member("entry");
   if (!entry || !entry->string())
     return what + " has no entry point";
-  for (const char *key : {"kind", "symbol"})
-    if (const JsonValue *value = spec.member(key); value && !value->string())
-      return what + " has a malformed '" + key + "'";
+  if (const JsonValue *symbol = spec.member("symbol"); symbol && !symbol->string())
+    return what + " has a malformed 'symbol'";
   const JsonValue *args = spec.member("args");
   if (!isStringArray(args))
     return what + " has no list of argument types";

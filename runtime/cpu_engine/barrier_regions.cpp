@@ -20,16 +20,16 @@ constexpr size_t minimumChunkBytes = 256 * 1024;
 
 void BarrierRegions::run(const KilnCpuThread &prototype, void *const *args,
                          KilnCpuRegionStart start, uint32_t flags) {
-  uint32_t dimX = prototype.blockDim[0], dimY = prototype.blockDim[1];
-  uint32_t count = dimX * dimY * prototype.blockDim[2];
+  prepareThreads(prototype);
+  uint32_t count = static_cast<uint32_t>(threads.size());
   chunkInUse = 0;
   bytesUsed = 0;
-  handles.assign(count, nullptr);
+  // Every thread's start() stores its handle before anything reads it.
+  handles.resize(count);
   round.resize(count);
   arrived.resize(count);
   for (uint32_t id = 0; id < count; ++id)
     round[id] = id;
-  prepareThreads(prototype);
   active = true;
 
   // Locals, not members: the calls below might change members, as far as

@@ -22,6 +22,7 @@ import subprocess
 import sys
 
 import pytest
+from kernel_module_sources import many_kernels_source
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[3]
 EXAMPLES = REPO_ROOT / "examples"
@@ -106,18 +107,6 @@ def damage_every_fat_binary(data):
     payload = start + header["payload_offset"]
     for entry in manifest["specializations"]:
         data[payload + entry["fatbin"]["offset"] + entry["fatbin"]["size"] // 2] ^= 0xFF
-
-
-def many_kernels_source(count):
-    """A kernel module of `count` kernels k0, k1, ...: out = x + y * (i + 1)."""
-    kernels = [f"""
-@cuda.jit(void(float32[::1], float32[::1], float32[::1]))
-def k{i}(x, y, out):
-    i = cuda.grid(1)
-    if i < out.size:
-        out[i] = x[i] + y[i] * {i + 1}.0
-""" for i in range(count)]
-    return "from numba import cuda, float32, void\n" + "".join(kernels)
 
 
 MANY_KERNELS = 24
