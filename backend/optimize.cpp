@@ -2,6 +2,8 @@
 
 #include "backend/optimize.h"
 
+#include "backend/loop_guard_canonicalization.h"
+
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/Analysis/LoopInfo.h>
@@ -39,6 +41,7 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, bool opt
     splitLoopsWithoutProfiles();
     builder.registerScalarOptimizerLateEPCallback(
         [](llvm::FunctionPassManager &passes, llvm::OptimizationLevel) {
+          passes.addPass(CanonicalizeLoopGuardsPass());
           passes.addPass(llvm::IRCEPass());
         });
   }

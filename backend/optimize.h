@@ -11,7 +11,8 @@ namespace kiln::backend {
 /// include NVVMReflect. `splitRangeChecks` adds LLVM's inductive range check
 /// elimination: a loop whose body is guarded by (or checks) a range of its
 /// induction variable is split into loops that check it and one that does
-/// not, which the vectorizer can then take.
+/// not, which the vectorizer can then take; guards in shapes it cannot read
+/// are first rewritten into ones it can (loop_guard_canonicalization.h).
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, bool optimize,
                     bool splitRangeChecks = false);
 
