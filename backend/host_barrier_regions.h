@@ -35,6 +35,19 @@ void markBarrier(llvm::CallInst &call, uint32_t mode);
 /// with KILN_REGIONS_REDUCE), else none does.
 llvm::Function *makeBarrierRegions(llvm::Function &body, bool reduces);
 
+/// The block entry's round function (KilnCpuRegionRound), named `name`:
+/// resumes threads whose handles come from `coroutines` (the checked and
+/// unchecked copies of one kernel; either may be null) in a loop. Until
+/// finishRegionRounds runs after LLVM has split the coroutines, the
+/// resumption is a call through the handle.
+llvm::Function *makeRegionRound(llvm::Module &module, llvm::StringRef name,
+                                llvm::ArrayRef<llvm::Function *> coroutines);
+
+/// In each round function of the split `module`, calls the coroutines'
+/// resume functions directly instead of through the handle, and inlines
+/// them: resuming a thread costs no call.
+void finishRegionRounds(llvm::Module &module);
+
 /// Whether `loop` of a barrier-regions coroutine waits at a barrier.
 bool suspendsIn(const llvm::Loop &loop);
 

@@ -702,10 +702,12 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
                                                    blockEntryName(name), module);
     block->addFnAttr(llvm::Attribute::NoUnwind);
     builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", block));
-    callHostService(
-        builder, block->getArg(0), offsetof(KilnCpuServices, runBarrierRegions),
-        builder.getVoidTy(),
-        {block->getArg(1), start, builder.getInt32(reducesAtBarriers ? KILN_REGIONS_REDUCE : 0)});
+    llvm::Function *round =
+        makeRegionRound(module, name + "_regions_round", {regions, uncheckedRegions});
+    callHostService(builder, block->getArg(0), offsetof(KilnCpuServices, runBarrierRegions),
+                    builder.getVoidTy(),
+                    {block->getArg(1), start, round,
+                     builder.getInt32(reducesAtBarriers ? KILN_REGIONS_REDUCE : 0)});
     builder.CreateRetVoid();
     return;
   }

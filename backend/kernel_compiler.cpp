@@ -2,6 +2,7 @@
 
 #include "backend/kernel_compiler.h"
 
+#include "backend/host_barrier_regions.h"
 #include "backend/host_target.h"
 #include "backend/libdevice.h"
 #include "backend/lower_module.h"
@@ -130,6 +131,7 @@ llvm::Expected<CompiledCode> KernelCompiler::compileForHost(const ir::Function &
   // guarded by `if i < n` and by index checks.
   optimizeModule(*lowered->module, **machine, kernel.options.optimize,
                  /*splitRangeChecks=*/true);
+  finishRegionRounds(*lowered->module);
   insertInterruptPolls(*lowered->module);
   llvm::Expected<std::string> bytes = emit(*lowered->module, **machine, form);
   if (!bytes)

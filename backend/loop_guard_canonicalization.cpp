@@ -38,10 +38,10 @@ void rewriteAsRangeCheck(llvm::ICmpInst &compare, llvm::ScalarEvolution &evoluti
   // value >= 0, so value - 1 cannot wrap.
   llvm::Value *lessOne = builder.CreateNSWAdd(
       value, llvm::ConstantInt::getSigned(value->getType(), -1), value->getName() + ".less.one");
-  llvm::Value *check = builder.CreateICmp(compare.getPredicate() == llvm::CmpInst::ICMP_NE
-                                              ? llvm::CmpInst::ICMP_SGE
-                                              : llvm::CmpInst::ICMP_SLT,
-                                          lessOne, llvm::ConstantInt::get(value->getType(), 0));
+  llvm::Value *check =
+      builder.CreateICmp(compare.getPredicate() == llvm::CmpInst::ICMP_NE ? llvm::CmpInst::ICMP_SGE
+                                                                          : llvm::CmpInst::ICMP_SLT,
+                         lessOne, llvm::ConstantInt::get(value->getType(), 0));
   check->takeName(&compare);
   compare.replaceAllUsesWith(check);
   evolution.forgetValue(&compare);

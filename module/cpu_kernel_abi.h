@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 /* Bumped on any change to the structures below. */
-#define KILN_CPU_ABI_VERSION 7
+#define KILN_CPU_ABI_VERSION 8
 
 typedef struct KilnCpuThread KilnCpuThread;
 
@@ -105,7 +105,13 @@ enum KilnBarrierReduce {
  * as C++ coroutine handles use it. Before a thread goes on from a reducing
  * barrier, the engine leaves the barrier's result in its barrierValue. */
 typedef int32_t (*KilnCpuRegionStart)(KilnCpuThread *thread, void *const *args, void **handle);
-typedef void (*KilnCpuRegionResume)(void *handle);
+/* A round of a block entry's barrier regions: resumes the threads
+ * order[0..count) in that order, each from the barrier it waits at to its
+ * next barrier or its end, stores the ids of those that reached a barrier
+ * in waiting[], in the order they reached it, and returns how many did.
+ * handles[id] is the handle of thread id (its index in the block). */
+typedef uint32_t (*KilnCpuRegionRound)(void *const *handles, const uint32_t *order, uint32_t count,
+                                       uint32_t *waiting);
 
 /* runBarrierRegions() flags. */
 enum KilnRegionFlags {
@@ -178,7 +184,7 @@ typedef struct KilnCpuServices {
    * barrier regions, in the order fibers would run them, and returns when
    * all have ended. Block entries only. */
   void (*runBarrierRegions)(KilnCpuThread *thread, void *const *args, KilnCpuRegionStart start,
-                            uint32_t flags);
+                            KilnCpuRegionRound round, uint32_t flags);
 } KilnCpuServices;
 
 /* The state of one thread of a launch, owned by the engine. Generated code
@@ -210,6 +216,11 @@ struct KilnCpuThread {
    * and its predicate, then (set by the engine) the barrier's result. */
   uint32_t barrierMode;
   int32_t barrierValue;
+  /* A thread of barrier regions: memory the engine set aside for its frame
+   * (aligned to 64 bytes) and its size. A start whose frame does not fit
+   * asks allocateFrame instead. */
+  void *frame;
+  uint64_t frameBytes;
 };
 
 /* The launch limits the engine enforces, CUDA's. Generated code relies on

@@ -15,28 +15,32 @@ namespace {
 
 /// Frames come from chunks of at least this size, kept from block to block.
 constexpr size_t minimumChunkBytes = 256 * 1024;
+/// Frames set aside per thread start at this alignment (KilnCpuThread::frame).
+constexpr uint64_t frameAlignment = 64;
+/// Larger frames are allocated per block, as they are asked for.
+constexpr uint64_t maximumProvidedFrame = 64 * 1024;
 
 } // namespace
 
 void BarrierRegions::run(const KilnCpuThread &prototype, void *const *args,
-                         KilnCpuRegionStart start, uint32_t flags) {
-  prepareThreads(prototype);
+                         KilnCpuRegionStart start, KilnCpuRegionRound round, uint32_t flags) {
+  provideFrames(prepareThreads(prototype));
   uint32_t count = static_cast<uint32_t>(threads.size());
   chunkInUse = 0;
   bytesUsed = 0;
   // Every thread's start() stores its handle before anything reads it.
   handles.resize(count);
-  round.resize(count);
+  order.resize(count);
   arrived.resize(count);
   for (uint32_t id = 0; id < count; ++id)
-    round[id] = id;
+    order[id] = id;
   active = true;
 
   // Locals, not members: the calls below might change members, as far as
   // the compiler knows, and this loop is the hot path of such kernels.
   KilnCpuThread *const thread = threads.data();
   void **const handle = handles.data();
-  uint32_t *current = round.data();
+  uint32_t *current = order.data();
   uint32_t *next = arrived.data();
   uint32_t running = count;
   uint32_t waiting = 0;
@@ -66,18 +70,31 @@ void BarrierRegions::run(const KilnCpuThread &prototype, void *const *args,
     // Threads poll in loops without barriers; the others are polled here.
     if (*prototype.interrupt)
       prototype.services->interrupted(&thread[current[0]]);
-    waiting = 0;
-    for (uint32_t position = 0; position < running; ++position) {
-      uint32_t id = current[position];
-      auto *frame = static_cast<KilnCpuRegionResume *>(handle[id]);
-      (*frame)(frame);
-      if (*frame)
-        next[waiting++] = id;
-    }
+    waiting = round(handle, current, running, next);
   }
 }
 
-void BarrierRegions::prepareThreads(const KilnCpuThread &prototype) {
+void BarrierRegions::provideFrames(bool threadsChanged) {
+  uint64_t stride = (largestFrame + frameAlignment - 1) & ~(frameAlignment - 1);
+  if (!threadsChanged && stride == frameStride && frameCount == threads.size())
+    return;
+  if (stride != frameStride || frameCount != threads.size()) {
+    size_t bytes = stride * threads.size();
+    frames.reset(bytes ? new (std::nothrow) std::byte[bytes + frameAlignment] : nullptr);
+    if (!frames)
+      stride = 0; // allocate() answers each start then
+    auto base = reinterpret_cast<uintptr_t>(frames.get());
+    alignedFrames = frames.get() + (((base + frameAlignment - 1) & ~(frameAlignment - 1)) - base);
+    frameStride = stride;
+    frameCount = threads.size();
+  }
+  for (size_t id = 0; id < threads.size(); ++id) {
+    threads[id].frame = frameStride ? alignedFrames + id * frameStride : nullptr;
+    threads[id].frameBytes = frameStride;
+  }
+}
+
+bool BarrierRegions::prepareThreads(const KilnCpuThread &prototype) {
   // Blocks of one launch differ only in blockIdx: the threads of the last
   // block need only that, which saves copying the whole array per block.
   KilnCpuThread launch = prototype;
@@ -87,7 +104,7 @@ void BarrierRegions::prepareThreads(const KilnCpuThread &prototype) {
   if (threads.size() == count && std::memcmp(&launch, &lastLaunch, sizeof launch) == 0) {
     for (KilnCpuThread &thread : threads)
       std::copy(std::begin(prototype.blockIdx), std::end(prototype.blockIdx), thread.blockIdx);
-    return;
+    return false;
   }
   lastLaunch = launch;
   threads.resize(count);
@@ -109,12 +126,15 @@ void BarrierRegions::prepareThreads(const KilnCpuThread &prototype) {
       }
     }
   }
+  return true;
 }
 
 void *BarrierRegions::allocate(uint64_t bytes, uint64_t alignment) {
   alignment = std::max<uint64_t>(alignment, alignof(std::max_align_t));
   if (alignment > minimumChunkBytes || bytes > (uint64_t(1) << 40))
     return nullptr;
+  if (alignment <= frameAlignment && bytes <= maximumProvidedFrame)
+    largestFrame = std::max(largestFrame, bytes);
   for (; chunkInUse < chunks.size(); ++chunkInUse, bytesUsed = 0) {
     Chunk &chunk = chunks[chunkInUse];
     // Chunks start at operator new's alignment; the offset does the rest.

@@ -180,7 +180,8 @@ void *fiberAllocateFrame(KilnCpuThread *thread, uint64_t, uint64_t) {
   fiberMisuse(thread, "allocateFrame");
   return nullptr;
 }
-void fiberRunBarrierRegions(KilnCpuThread *thread, void *const *, KilnCpuRegionStart, uint32_t) {
+void fiberRunBarrierRegions(KilnCpuThread *thread, void *const *, KilnCpuRegionStart,
+                            KilnCpuRegionRound, uint32_t) {
   fiberMisuse(thread, "runBarrierRegions");
 }
 // Block entries.
@@ -276,8 +277,8 @@ void *blockAllocateFrame(KilnCpuThread *thread, uint64_t bytes, uint64_t alignme
   runner.abandonBlockEntry();
 }
 void blockRunBarrierRegions(KilnCpuThread *thread, void *const *args, KilnCpuRegionStart start,
-                            uint32_t flags) {
-  runnerOf(thread).barrierRegions().run(*thread, args, start, flags);
+                            KilnCpuRegionRound round, uint32_t flags) {
+  runnerOf(thread).barrierRegions().run(*thread, args, start, round, flags);
 }
 /// Generated code gives kernels that may end a thread early no block entry:
 /// the loop over the block's threads has no way to skip just one.

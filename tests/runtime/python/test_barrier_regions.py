@@ -4,7 +4,8 @@ its own. Whatever the kernel does, the results are those of the fibers that
 run kernels with warp collectives: the same values, the same order of
 threads between barriers (which a racy kernel can see), the same barrier
 results, with threads that exit early, barriers in loops and in device
-functions, local arrays live across barriers and 2-D and 3-D blocks.
+functions, local arrays live across barriers (of any size) and 2-D and 3-D
+blocks.
 
 Each kernel has a twin that ends with a `cuda.syncwarp()` after its last
 barrier, which sends it to fibers without changing what it computes.
@@ -14,6 +15,29 @@ import re
 
 import numpy as np
 import pytest
+
+# Locals live across the barrier: 8 KB (small_frames), frames the engine
+# sets aside per thread, and 160 KB (large_frames), too large for that,
+# allocated block by block.
+FRAMES = '''
+@cuda.jit
+def {name}(x, out):
+    shared = cuda.shared.array(64, float64)
+    tid = cuda.threadIdx.x
+    i = cuda.grid(1)
+    local = cuda.local.array({items}, float64)
+    for k in range({items}):
+        local[k] = x[i] + k
+    shared[tid] = local[{items} - 1]
+    cuda.syncthreads()
+    total = shared[(tid + 1) % cuda.blockDim.x]
+    for k in range(0, {items}, 100):
+        total += local[k]
+    out[i] = total
+    FIBERS_ONLY
+
+'''
+FRAME_ITEMS = {"small_frames": 1000, "large_frames": 20000}
 
 KERNELS = '''
 from kiln import cuda
@@ -81,7 +105,7 @@ def block_transpose(x, out):
     cuda.syncthreads()
     out[base + linear] = shared[63 - linear]
     FIBERS_ONLY
-'''
+''' + "".join(FRAMES.format(name=name, items=items) for name, items in FRAME_ITEMS.items())
 
 
 @pytest.fixture(scope="module")
@@ -153,6 +177,28 @@ def test_local_arrays_and_barriers_in_device_functions_survive_each_barrier(kern
         kernel[4, 128](x, out)
         np.testing.assert_allclose(out, expected, rtol=0, atol=0,
                                    err_msg=f"{kernel} lost a value across a barrier")
+
+
+def test_frames_of_every_size_keep_their_values_from_launch_to_launch(kernels):
+    # Launches alternate between kernels whose frames the engine sets aside
+    # per thread, grows, and cannot set aside, on the same worker threads.
+    x = np.random.default_rng(5).random(4 * 64)
+
+    def expected(items):
+        following = np.roll(x.reshape(4, 64), -1, axis=1).ravel() + items - 1
+        return following + sum(x + k for k in range(0, items, 100))
+
+    launches = ["small_frames", "large_frames", "small_frames", "rotate_locals", "large_frames",
+                "small_frames"]
+    for name in launches:
+        for kernel in (getattr(kernels, name), getattr(kernels, name + "_fibers")):
+            if name not in FRAME_ITEMS:
+                kernel[2, 128](x, np.zeros_like(x))
+                continue
+            out = np.zeros_like(x)
+            kernel[4, 64](x, out)
+            np.testing.assert_allclose(out, expected(FRAME_ITEMS[name]), rtol=1e-12,
+                                       err_msg=f"{kernel} lost a value across a barrier")
 
 
 def test_multi_dimensional_blocks_and_grids(kernels):
