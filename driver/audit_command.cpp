@@ -34,6 +34,7 @@
 #include "frontend/resolve/build_config.h"
 #include "frontend/source/source_file.h"
 #include "module/format.h"
+#include "module/manifest_format.h"
 #include "module/module_check.h"
 #include "module/module_reader.h"
 #include "pipeline/signature_file.h"
@@ -107,6 +108,12 @@ struct AuditedModule {
   std::string companionOf;
   std::vector<std::pair<std::string, std::string>> sources;
   std::vector<std::string> staleSources;
+  /// Any other module: the file it was built from (its name) and that
+  /// file's kilnChecksum, as its manifest records them; a package that
+  /// holds the file beside the module with other contents ships kernels
+  /// that are not the ones its source shows.
+  std::string sourceFile;
+  std::string sourceChecksum;
 };
 
 /// A recorded signature the package has no precompiled specialization of.
@@ -122,8 +129,10 @@ struct AuditReport {
   std::vector<AuditedModule> modules;
   /// Damaged archives and unreadable files.
   std::vector<std::string> problems;
-  /// Every Python source file, by location, with its SHA-256.
+  /// Every Python source file, by location, with its SHA-256, and with its
+  /// kilnChecksum (16 hex digits).
   std::map<std::string, std::string> pythonSources;
+  std::map<std::string, std::string> pythonChecksums;
   /// The signatures file checked against the companions, if any.
   std::string signatureFile;
   std::vector<NotPrecompiled> notPrecompiled;
@@ -190,6 +199,9 @@ void readModuleFile(llvm::StringRef bytes, AuditedModule &module) {
         if (const llvm::json::Object *source = value.getAsObject())
           module.sources.emplace_back(source->getString("file").value_or("").str(),
                                       source->getString("sha256").value_or("").str());
+  } else if (const llvm::json::Object *source = root.getObject("source")) {
+    module.sourceFile = source->getString("file").value_or("").str();
+    module.sourceChecksum = source->getString("checksum").value_or("").str();
   }
   for (const bundle::KernelGroup &group : read->kernels) {
     AuditedKernel kernel{group.name, group.kind, {}};
@@ -285,6 +297,8 @@ public:
     if (llvm::StringRef(location).ends_with(".py")) {
       report.pythonSources[location] =
           llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(bytes)), /*LowerCase=*/true);
+      report.pythonChecksums[location] =
+          bundle::checksumText(kilnChecksum(bytes.data(), bytes.size()));
       return;
     }
     if (std::optional<AuditedModule> module = auditFile(location, bytes)) {
@@ -535,11 +549,12 @@ std::string recordedSpelling(llvm::StringRef type) {
   return type.str();
 }
 
-/// Checks each companion's sources against the package's, and each
-/// recorded signature of a module the package holds against its
-/// precompiled specializations.
+/// Checks each companion's sources against the package's, the source of
+/// every other module against the file of its name beside it (when there
+/// is one), and each recorded signature of a module the package holds
+/// against its precompiled specializations.
 void checkCompanions(AuditReport &report, const pipeline::SignatureTable &recorded) {
-  for (AuditedModule &module : report.modules)
+  for (AuditedModule &module : report.modules) {
     for (const auto &[file, sha256] : module.sources) {
       auto found = report.pythonSources.find(siblingLocation(module.location, file));
       if (found == report.pythonSources.end())
@@ -547,6 +562,13 @@ void checkCompanions(AuditReport &report, const pipeline::SignatureTable &record
       else if (found->second != sha256)
         module.staleSources.push_back(file + " changed after the module was built from it");
     }
+    if (module.sourceFile.empty())
+      continue;
+    auto found = report.pythonChecksums.find(siblingLocation(module.location, module.sourceFile));
+    if (found != report.pythonChecksums.end() && found->second != module.sourceChecksum)
+      module.staleSources.push_back(module.sourceFile +
+                                    " changed after the module was built from it");
+  }
   for (const auto &[kernel, signatures] : recorded) {
     auto [moduleName, function] = llvm::StringRef(kernel).rsplit('.');
     if (function.empty())
@@ -606,6 +628,9 @@ void printText(const AuditReport &report, const std::optional<cuda::ArchSet> &re
       os << "  companion of " << module.companionOf << ", built from " << module.sources.size()
          << " source file" << (module.sources.size() == 1 ? "" : "s")
          << (module.staleSources.empty() ? ", all unchanged" : ", not all as built") << '\n';
+    else
+      for (const std::string &stale : module.staleSources)
+        os << "  source   " << stale << '\n';
     os << "  archs    cubins " << archText(module.cubins, false) << "; PTX "
        << archText(module.ptx, true) << '\n';
     for (const AuditedKernel &kernel : module.kernels) {
@@ -775,7 +800,9 @@ int runAudit(const AuditOptions &options) {
     for (const Missing &missing : module.missing)
       errors.push_back(missingText(module, missing));
     for (const std::string &stale : module.staleSources)
-      errors.push_back("'" + module.location + "' (companion of " + module.companionOf +
+      errors.push_back("'" + module.location + "' (" +
+                       (module.companionOf.empty() ? "module " + module.module
+                                                   : "companion of " + module.companionOf) +
                        ") does not match its source: " + stale);
   }
   for (const NotPrecompiled &entry : report.notPrecompiled)

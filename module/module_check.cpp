@@ -427,6 +427,15 @@ ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle, CheckS
       index->constantsEnd = constants->sourceEnd();
     }
   }
+  if (const JsonValue *source = manifest->member("source"); index && source) {
+    const JsonValue *file = source->member("file");
+    const JsonValue *checksum = source->member("checksum");
+    if (file && file->string() && checksum && checksum->string() &&
+        isChecksumText(*checksum->string())) {
+      index->sourceFile = *file->string();
+      index->sourceChecksum = checksumValue(*checksum->string());
+    }
+  }
   if (index)
     for (const JsonValue &spec : listed) {
       const JsonValue *kind = spec.member("kind");

@@ -85,6 +85,10 @@ struct ManifestIndex {
   std::vector<Entry> specializations; ///< in manifest order
   /// The constants list; begin == end when the manifest has none.
   size_t constantsBegin = 0, constantsEnd = 0;
+  /// The file the module was built from (its name, no folder) and its
+  /// kilnChecksum, when the manifest records them.
+  std::string sourceFile;
+  std::optional<uint64_t> sourceChecksum;
 };
 
 /// Checks the image's versions alone: Incompatible when this Kiln cannot

@@ -92,10 +92,10 @@ struct FileDescriptor {
 };
 
 /// The bundle of a format-2 image: the section KILN_BUNDLE_SECTION of the
-/// file that holds the image, mapped read-only for the life of the process
-/// (fat binaries are loaded lazily from it). Null with an ImportError set
-/// when it cannot be had.
-const uint8_t *mapBundle(const KilnModuleImage *image, const char *name) {
+/// file that holds the image (its path in `modulePath`), mapped read-only
+/// for the life of the process (fat binaries are loaded lazily from it).
+/// Null with an ImportError set when it cannot be had.
+const uint8_t *mapBundle(const KilnModuleImage *image, const char *name, std::string &modulePath) {
   Dl_info info;
   if (!dladdr(image, &info) || !info.dli_fname || !*info.dli_fname)
     return static_cast<const uint8_t *>(
@@ -103,6 +103,7 @@ const uint8_t *mapBundle(const KilnModuleImage *image, const char *name) {
                              "' to read its kernel data (dladdr failed)",
                          name));
   const char *path = info.dli_fname;
+  modulePath = path;
   FileDescriptor file;
   file.value = open(path, O_RDONLY | O_CLOEXEC);
   if (file.value < 0)
@@ -142,6 +143,46 @@ void releasePages(const uint8_t *start, uint64_t size) {
   (void)madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
 }
 
+/// The kilnChecksum of the regular file at `path`, or nothing when it
+/// cannot be read whole (missing, a folder, unreadable).
+std::optional<uint64_t> fileChecksum(const std::string &path) {
+  FileDescriptor file;
+  file.value = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat status;
+  if (file.value < 0 || fstat(file.value, &status) != 0 || !S_ISREG(status.st_mode))
+    return std::nullopt;
+  std::string bytes;
+  char buffer[65536];
+  for (;;) {
+    ssize_t got = read(file.value, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0)
+      return std::nullopt;
+    if (got == 0)
+      break;
+    bytes.append(buffer, size_t(got));
+  }
+  return kilnChecksum(bytes.data(), bytes.size());
+}
+
+/// The path of the file the module was built from, when it sits beside the
+/// module (at `modulePath`) and has changed since: the user edited the
+/// kernels and did not rebuild. Else None.
+PyObject *changedSourceBeside(const std::string &modulePath, const bundle::ManifestIndex &index) {
+  if (index.sourceFile.empty() || !index.sourceChecksum ||
+      index.sourceFile.find('/') != std::string::npos)
+    Py_RETURN_NONE;
+  size_t slash = modulePath.rfind('/');
+  std::string source =
+      (slash == std::string::npos ? std::string() : modulePath.substr(0, slash + 1)) +
+      index.sourceFile;
+  std::optional<uint64_t> checksum = fileChecksum(source);
+  if (!checksum || *checksum == *index.sourceChecksum)
+    Py_RETURN_NONE;
+  return PyUnicode_DecodeFSDefault(source.c_str());
+}
+
 /// The module's name, if the image is sane enough to have one.
 const char *moduleNameOf(const KilnModuleImage *image) {
   if (!image->moduleName || !memchr(image->moduleName, '\0', 1024))
@@ -166,7 +207,8 @@ PyObject *specializationNames(const bundle::ManifestIndex &index) {
 }
 
 PyObject *createImageObject(const KilnModuleImage *image, const uint8_t *bundle,
-                            const KilnBundleHeader &header, const bundle::ManifestIndex &index) {
+                            const KilnBundleHeader &header, const bundle::ManifestIndex &index,
+                            const std::string &modulePath) {
   PyObject *self = moduleImageType->tp_alloc(moduleImageType, 0);
   if (!self)
     return nullptr;
@@ -185,7 +227,8 @@ PyObject *createImageObject(const KilnModuleImage *image, const uint8_t *bundle,
   }
   object->name = PyUnicode_FromString(image->moduleName);
   object->specializations = specializationNames(index);
-  if (!object->entries || !object->name || !object->specializations) {
+  object->changedSource = changedSourceBeside(modulePath, index);
+  if (!object->entries || !object->name || !object->specializations || !object->changedSource) {
     bool noMemory = !object->entries;
     Py_DECREF(self);
     return noMemory ? PyErr_NoMemory() : nullptr;
@@ -239,7 +282,8 @@ void *loadModule(const KilnModuleImage *image) {
     return damaged(name, "its image is damaged (bundle pointer or size)");
   if (image->specializationCount && !image->hostEntries)
     return damaged(name, "its table of host entry points is missing");
-  const uint8_t *bundleBytes = mapBundle(image, name);
+  std::string modulePath;
+  const uint8_t *bundleBytes = mapBundle(image, name, modulePath);
   if (!bundleBytes)
     return nullptr;
   bundle::ManifestIndex index;
@@ -256,7 +300,7 @@ void *loadModule(const KilnModuleImage *image) {
   KilnBundleHeader header;
   std::memcpy(&header, bundleBytes, sizeof header);
 
-  PyObject *imageObject = createImageObject(image, bundleBytes, header, index);
+  PyObject *imageObject = createImageObject(image, bundleBytes, header, index, modulePath);
   if (!imageObject)
     return nullptr;
   PyObject *module = newModule(image);
@@ -274,6 +318,7 @@ void *loadModule(const KilnModuleImage *image) {
 void deallocate(PyObject *self) {
   Py_XDECREF(asImage(self)->name);
   Py_XDECREF(asImage(self)->specializations);
+  Py_XDECREF(asImage(self)->changedSource);
   delete asImage(self)->entries;
   PyTypeObject *type = Py_TYPE(self);
   type->tp_free(self);
@@ -366,6 +411,9 @@ PyObject *getConstants(PyObject *self, void *) {
     Py_RETURN_NONE;
   return manifestPart(image, image->constants);
 }
+PyObject *getChangedSource(PyObject *self, void *) {
+  return Py_NewRef(asImage(self)->changedSource);
+}
 PyObject *getFatBinariesRead(PyObject *self, void *) {
   return PyLong_FromUnsignedLongLong(asImage(self)->fatBinariesRead);
 }
@@ -395,6 +443,10 @@ PyGetSetDef accessors[] = {
     {"specializations", getSpecializations, nullptr,
      "(name, kind) of each specialization, in manifest order.", nullptr},
     {"constants", getConstants, nullptr, "The JSON text of the manifest's constants, or None.",
+     nullptr},
+    {"changed_source", getChangedSource, nullptr,
+     "The path of the source file beside the module when it has changed since the module was "
+     "built from it, else None.",
      nullptr},
     {"fat_binaries_read", getFatBinariesRead, nullptr,
      "Fat binaries read so far: each is read at its first launch on a GPU.", nullptr},

@@ -27,6 +27,9 @@ struct ModuleImageObject {
   std::pair<size_t, size_t> constants;
   /// Fat binaries read so far (checked before their first load), for tests.
   uint64_t fatBinariesRead;
+  /// The path of the source file beside the module when it differs from
+  /// the one the module was built from, else None.
+  PyObject *changedSource;
 };
 
 extern PyTypeObject *moduleImageType;

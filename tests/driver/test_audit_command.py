@@ -271,3 +271,25 @@ def test_a_file_that_is_neither(kiln, tmp_path):
     result = audit(kiln, text)
     assert result.returncode == 1
     assert "is neither a Kiln module, a folder, nor an archive Kiln reads" in result.stderr
+
+
+def test_a_wheel_whose_source_changed_after_the_build_fails_naming_it(kiln, repo_root, module_bytes,
+                                                                    tmp_path):
+    source = (repo_root / "examples" / "vector_add.py").read_bytes()
+    as_built = make_wheel(tmp_path / "same.whl", {MODULE_PATH: module_bytes, "pkg/vector_add.py": source})
+    result, report = audit_json(kiln, as_built)
+    assert result.returncode == 0, result.stderr
+    assert report["modules"][0]["stale_sources"] == []
+
+    edited = make_wheel(tmp_path / "edited.whl",
+                        {MODULE_PATH: module_bytes, "pkg/vector_add.py": source + b"# edited\n"})
+    result = audit(kiln, edited)
+    assert result.returncode == 1, "a module that does not match its source must fail the audit"
+    assert "  source   vector_add.py changed after the module was built from it" in result.stdout
+    assert (f"'{MODULE_PATH}' (module pkg.vector_add) does not match its source: vector_add.py "
+            "changed after the module was built from it") in result.stderr
+    result, report = audit_json(kiln, edited)
+    assert report["modules"][0]["stale_sources"] == ["vector_add.py changed after the module was built from it"]
+
+    without = make_wheel(tmp_path / "without.whl", {MODULE_PATH: module_bytes})
+    assert audit(kiln, without).returncode == 0, "a module need not ship its source"

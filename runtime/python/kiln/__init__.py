@@ -11,6 +11,12 @@ The compiler itself is the `kiln` command.
 __version__ = "0.1.0"
 
 
+class StaleModuleWarning(UserWarning):
+    """A built kernel module was imported while the source file it was built
+    from, beside it, has changed since: the module runs the kernels as they
+    were when it was built."""
+
+
 
 def __getattr__(name):
     # kiln.CudaError comes from the C extension, loaded only when asked for:

@@ -14,6 +14,10 @@ them as `kiln audit` does, a RuntimeError if they are damaged), so that
 importing a module of 500 kernels costs about what importing one of a single
 kernel does. `module.__kiln_manifest__`, the whole manifest as Python
 objects, is parsed when first asked for.
+
+When the source file the module was built from sits beside it and has
+changed since, the import warns (kiln.StaleModuleWarning), once, as the
+module is imported once: the module still runs the kernels it was built with.
 """
 
 import json
@@ -89,9 +93,31 @@ def _manifest_reader(image, module):
     return module_getattr
 
 
+def _warn_if_stale(image):
+    changed = image.changed_source
+    if changed is None:
+        return
+    import os
+    import warnings
+
+    import kiln
+
+    source = os.path.basename(changed)
+    warnings.warn(
+        f"{changed} has changed since module '{image.name}' was built from it: the module runs "
+        f"the kernels as they were then. Rebuild it (in its folder: kiln build {source} "
+        f"--module {image.name}, or your package's build, such as pip install -e .)",
+        kiln.StaleModuleWarning,
+        # Past create_module to the statement that imported the module (the
+        # warnings module skips the import system's own frames).
+        stacklevel=3)
+
+
+
 def create_module(image, module=None):
     """Fills `module` (a new one if None) from `image` and returns it."""
     name = image.name
+    _warn_if_stale(image)
     if module is None:
         module = types.ModuleType(name, None)
     module.__getattr__ = _manifest_reader(image, module)
