@@ -58,6 +58,26 @@ CLI::Validator archListValidator() {
       "ARCHS");
 }
 
+/// Misuse exits with 2, as command-line tools do, keeping 1 for problems in
+/// the input, and says so as every other error does.
+int usageError(llvm::StringRef problem, llvm::StringRef command) {
+  llvm::WithColor::error(llvm::errs(), "kiln") << problem << '\n';
+  llvm::errs() << "Run '" << command << " --help' for more information.\n";
+  return 2;
+}
+
+/// `kiln` and the subcommands the command line named, as far as they parsed.
+std::string commandOf(CLI::App &app) {
+  std::string command = "kiln";
+  for (CLI::App *current = &app;;) {
+    std::vector<CLI::App *> named = current->get_subcommands();
+    if (named.empty())
+      return command;
+    current = named.front();
+    command += " " + current->get_name();
+  }
+}
+
 CLI::Validator sizeValidator() {
   return CLI::Validator(
       [](std::string &size) -> std::string {
@@ -88,13 +108,15 @@ int main(int argc, char **argv) {
   CLI::App app{"Kiln: an ahead-of-time compiler for Numba CUDA kernels written in Python", "kiln"};
   app.set_version_flag("--version", std::string("kiln ") + kiln::pipeline::versionString());
   app.require_subcommand(1);
+  app.footer("Exit status: 0 success; 1 an error in the input (a kernel module, a file, a "
+             "package, a cache) or in what kiln needed from the machine (a write, a CUDA tool); "
+             "2 a usage error (an option or value the command line got wrong); 128+N stopped by "
+             "signal N.");
 
   kiln::driver::CheckOptions check;
   CLI::App *checkCommand =
       app.add_subcommand("check", "Parse and type-check kernel modules, listing what they define");
-  checkCommand->add_option("files", check.files, "Kernel modules (.py) to check")
-      ->required()
-      ->check(CLI::ExistingPath);
+  checkCommand->add_option("files", check.files, "Kernel modules (.py) to check")->required();
   checkCommand->add_option("--module", check.moduleName,
                            "Dotted module name, for [tool.kiln.signatures] keys such as "
                            "'pkg.kernels.add'");
@@ -112,9 +134,7 @@ int main(int argc, char **argv) {
   CLI::App *buildCommand = app.add_subcommand(
       "build",
       "Compile a kernel module's specializations to PTX, cubins, fat binaries or host code");
-  buildCommand->add_option("file", build.file, "Kernel module (.py)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  buildCommand->add_option("file", build.file, "Kernel module (.py)")->required();
   const std::map<std::string, kiln::driver::EmitKind> emitKinds = {
       {"typed", kiln::driver::EmitKind::Typed},   {"llvm", kiln::driver::EmitKind::LLVM},
       {"ptx", kiln::driver::EmitKind::Ptx},       {"cubin", kiln::driver::EmitKind::Cubin},
@@ -198,8 +218,7 @@ int main(int argc, char **argv) {
   CLI::App *inspectCommand = app.add_subcommand(
       "inspect", "Show what a module built by `kiln build --module` holds, without importing it");
   inspectCommand->add_option("module", inspect.path, "Built module (kernels.cpython-*.so)")
-      ->required()
-      ->check(CLI::ExistingFile);
+      ->required();
   inspectCommand->add_flag("--json", inspect.json, "Print the result as JSON");
 
   kiln::driver::AuditOptions audit;
@@ -209,8 +228,7 @@ int main(int argc, char **argv) {
   auditCommand
       ->add_option("path", audit.path,
                    "A wheel, a .conda or .tar.bz2 package, a folder, or a built module")
-      ->required()
-      ->check(CLI::ExistingPath);
+      ->required();
   auditCommand->add_option_function<std::string>(
       "--require-arch", [&](const std::string &list) { audit.requireArch = list; },
       "Architectures every specialization must have, as for --arch (e.g. '7.5 8.0 9.0+PTX' "
@@ -299,9 +317,7 @@ int main(int argc, char **argv) {
                   "Add the entries of an archive from `kiln cache export`, checking "
                   "every one; a bad archive imports nothing",
                   CacheAction::Import);
-  importCommand->add_option("file", cacheOptions.file, "The archive to read")
-      ->required()
-      ->check(CLI::ExistingFile);
+  importCommand->add_option("file", cacheOptions.file, "The archive to read")->required();
   importCommand
       ->add_option_function<std::string>(
           "--max-size", [&](const std::string &size) { cacheOptions.flags.maxSize = size; },
@@ -402,18 +418,20 @@ int main(int argc, char **argv) {
 
   std::vector<std::string> arguments(argv + 1, argv + argc);
   if (std::optional<std::string> problem =
-          kiln::driver::takePtxasFlags(arguments, build.ptxasFlags)) {
-    llvm::errs() << *problem << "\nRun with --help for more information.\n";
-    return 2;
-  }
+          kiln::driver::takePtxasFlags(arguments, build.ptxasFlags))
+    return usageError(*problem, "kiln build");
+  if (!arguments.empty() && !llvm::StringRef(arguments.front()).starts_with("-") &&
+      app.get_subcommands([&](CLI::App *command) { return command->check_name(arguments.front()); })
+          .empty())
+    return usageError("'" + arguments.front() + "' is not a kiln command", "kiln");
   std::reverse(arguments.begin(), arguments.end()); // CLI11 takes them last first
   try {
     app.parse(arguments);
   } catch (const CLI::ParseError &error) {
-    // --help and --version are "errors" that succeed; misuse exits with 2,
-    // as command-line tools do, keeping 1 for problems in the input.
-    int status = app.exit(error);
-    return status == 0 ? 0 : 2;
+    // --help and --version are "errors" that succeed.
+    if (error.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
+      return app.exit(error);
+    return usageError(error.what(), commandOf(app));
   }
 
   check.color = llvm::errs().has_colors() && !llvm::sys::Process::GetEnv("NO_COLOR");

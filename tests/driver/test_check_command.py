@@ -159,13 +159,6 @@ def test_invalid_pyproject_is_reported_not_fatal(kiln, tmp_path):
     assert "invalid pyproject.toml" in result.stderr
 
 
-def test_missing_file_is_a_usage_error_without_a_stack_trace(kiln, tmp_path):
-    result = kiln("check", tmp_path / "nope.py")
-    assert result.returncode == 2
-    assert "nope.py" in result.stderr
-    assert "Traceback" not in result.stderr and "terminate" not in result.stderr
-
-
 def test_unreadable_input_is_an_error(kiln, tmp_path):
     result = kiln("check", tmp_path)  # a directory
     assert result.returncode == 1
