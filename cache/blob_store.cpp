@@ -48,7 +48,7 @@ llvm::Error createTemporary(llvm::StringRef folder, int &fd, std::string &path) 
     llvm::SmallString<256> candidate(folder);
     llvm::sys::path::append(candidate, llvm::formatv(".tmp-{0}-{1}", ::getpid(), counter++));
     path = candidate.str().str();
-    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0)
       return llvm::Error::success();
     if (errno != EEXIST && errno != EINTR)
@@ -91,7 +91,8 @@ llvm::Error BlobStore::put(llvm::StringRef digest, llvm::StringRef bytes) const 
     return llvm::Error::success();
   std::string path = pathOf(digest);
   llvm::StringRef folder = llvm::sys::path::parent_path(path);
-  if (std::error_code error = llvm::sys::fs::create_directories(folder))
+  if (std::error_code error = llvm::sys::fs::create_directories(folder, /*IgnoreExisting=*/true,
+                                                                llvm::sys::fs::all_all))
     return llvm::createStringError(error,
                                    "cannot create '" + folder.str() + "': " + error.message());
   int fd = -1;

@@ -47,7 +47,7 @@ IndexFault classify(llvm::Error &error) {
 class FileLock {
 public:
   explicit FileLock(const std::string &path) {
-    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (fd >= 0)
       while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
       }
@@ -102,7 +102,11 @@ llvm::Expected<std::unique_ptr<Cache>> Cache::open(const CacheOptions &options,
   const std::string &directory = options.directory;
   llvm::SmallString<256> objects(directory);
   llvm::sys::path::append(objects, "objects");
-  if (std::error_code error = llvm::sys::fs::create_directories(objects))
+  // all_all and 0666: the cache's folders and files get the modes the
+  // user's umask asks for (a group's shared cache, umask 002, stays writable
+  // to the group).
+  if (std::error_code error = llvm::sys::fs::create_directories(objects, /*IgnoreExisting=*/true,
+                                                                llvm::sys::fs::all_all))
     return llvm::createStringError(error, "cannot use the cache folder '" + directory +
                                               "': " + error.message());
   std::optional<std::string> network = cache::networkFileSystem(directory);

@@ -74,7 +74,8 @@ llvm::Error writeDepfile(llvm::StringRef path, llvm::ArrayRef<std::string> targe
   os << '\n';
 
   if (llvm::StringRef folder = llvm::sys::path::parent_path(path); !folder.empty())
-    if (std::error_code error = llvm::sys::fs::create_directories(folder))
+    if (std::error_code error = llvm::sys::fs::create_directories(folder, /*IgnoreExisting=*/true,
+                                                                  llvm::sys::fs::all_all))
       return llvm::createStringError(error, "cannot create the folder of the depfile '" +
                                                 path.str() + "': " + error.message());
   return writeOutputFile(path, text);

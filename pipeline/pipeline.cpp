@@ -384,7 +384,9 @@ llvm::Expected<BuildResult> buildModule(const BuildOptions &options, BuildReport
       return suffix.takeError();
     extensionSuffix = std::move(*suffix);
   }
-  if (std::error_code error = llvm::sys::fs::create_directories(options.outputDirectory))
+  // all_all: the folders get the mode the user's umask asks for.
+  if (std::error_code error = llvm::sys::fs::create_directories(
+          options.outputDirectory, /*IgnoreExisting=*/true, llvm::sys::fs::all_all))
     return llvm::createStringError(error, "cannot create the output folder '" +
                                               options.outputDirectory + "': " + error.message());
   if (options.emit == EmitKind::Typed) {

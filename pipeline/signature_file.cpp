@@ -183,7 +183,13 @@ llvm::Error updateSignatureFile(llvm::StringRef path,
   llvm::sys::path::append(model, ".kiln-signatures-%%%%%%");
   int temporaryDescriptor = -1;
   llvm::SmallString<256> temporary;
-  if (std::error_code code = llvm::sys::fs::createUniqueFile(model, temporaryDescriptor, temporary))
+  // A new file gets the mode the user's umask asks for; a replaced one
+  // keeps its own.
+  llvm::sys::fs::file_status existing;
+  bool replaces = !llvm::sys::fs::status(path, existing) && llvm::sys::fs::exists(existing);
+  if (std::error_code code = llvm::sys::fs::createUniqueFile(
+          model, temporaryDescriptor, temporary, llvm::sys::fs::OF_None,
+          llvm::sys::fs::all_read | llvm::sys::fs::all_write))
     return fileError(code, "create a file beside", path);
   {
     llvm::raw_fd_ostream stream(temporaryDescriptor, /*shouldClose=*/true);
@@ -196,7 +202,8 @@ llvm::Error updateSignatureFile(llvm::StringRef path,
       return fileError(code, "write", temporary);
     }
   }
-  llvm::sys::fs::setPermissions(temporary, llvm::sys::fs::perms(0644));
+  if (replaces)
+    llvm::sys::fs::setPermissions(temporary, existing.permissions());
   if (std::error_code code = llvm::sys::fs::rename(temporary, path)) {
     llvm::sys::fs::remove(temporary);
     return fileError(code, "replace", path);

@@ -1,7 +1,10 @@
 """`kiln build`: what each --emit form writes, reproducibility, and errors."""
 
 import json
+import os
 import pathlib
+import stat
+import subprocess
 
 import pytest
 
@@ -292,3 +295,26 @@ def test_cuda_c_files_in_link_are_compiled_and_linked(kiln, repo_root, tmp_path)
     assert (tmp_path / "count_low_bits_native.0.fatbin").read_bytes()[:4] == bytes.fromhex("50ed55ba")
     assert "kernel 'count_low_bits_native'" in result.stdout
     assert "sm_80:" in result.stdout
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027, 0o002])
+def test_outputs_and_their_folders_follow_the_umask(kiln, saxpy, tmp_path, umask):
+    out = tmp_path / "new" / "folder"
+    depfile = tmp_path / "deps" / "saxpy.d"
+    cache = tmp_path / "cache"
+    result = subprocess.run(
+        [kiln.binary, "build", str(saxpy), "--emit", "ptx", "--arch", "80", "-o", str(out), "-q",
+         "--depfile", str(depfile)],
+        capture_output=True, text=True, timeout=300, preexec_fn=lambda: os.umask(umask),
+        env=dict(os.environ, KILN_CACHE_DIR=str(cache)))
+    assert result.returncode == 0, result.stderr
+    folders = [tmp_path / "new", out, depfile.parent, *(p for p in cache.rglob("*") if p.is_dir())]
+    assert len(folders) > 4, "the build must have filled the cache"
+    for folder in folders:
+        mode = stat.S_IMODE(folder.stat().st_mode)
+        assert mode == 0o777 & ~umask, f"{folder} has mode {mode:o} under umask {umask:03o}"
+    blobs = [p for p in (cache / "objects").rglob("*") if p.is_file()]
+    assert blobs, "the cache must hold objects"
+    for written in [*out.iterdir(), depfile, *blobs]:
+        mode = stat.S_IMODE(written.stat().st_mode)
+        assert mode == 0o666 & ~umask, f"{written} has mode {mode:o} under umask {umask:03o}"
