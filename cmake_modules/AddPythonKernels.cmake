@@ -149,7 +149,10 @@ function(add_python_kernels target source)
     KILN_MODULE "${ARG_MODULE}"
     KILN_SOURCE "${_source}")
   if(DEFINED ARG_ARCHITECTURES)
-    set_property(TARGET ${target} PROPERTY CUDA_ARCHITECTURES "${ARG_ARCHITECTURES}")
+    # PARSE_ARGV keeps a quoted list ("75;80;90") one element, its
+    # semicolons escaped: a list either way, as every CMake function takes.
+    string(REPLACE "\\;" ";" _architectures "${ARG_ARCHITECTURES}")
+    set_property(TARGET ${target} PROPERTY CUDA_ARCHITECTURES "${_architectures}")
   elseif(DEFINED CMAKE_CUDA_ARCHITECTURES)
     set_property(TARGET ${target} PROPERTY CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
   elseif(DEFINED ENV{CUDAARCHS})

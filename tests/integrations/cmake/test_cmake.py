@@ -135,13 +135,13 @@ def test_build_install_import_run(project, kiln_prefix, tmp_path, kiln):
     assert "Building kernel module mathpkg.saxpy" in project["first"]
     assert "Building kernel module mathpkg.stats" in project["first"]
     build = project["build"]
-    # Architectures: CMAKE_CUDA_ARCHITECTURES for saxpy, ARCHITECTURES for stats.
+    # Architectures: CMAKE_CUDA_ARCHITECTURES for saxpy, ARCHITECTURES "75;80" for stats.
     saxpy = build / "mathpkg" / f"saxpy{EXT_SUFFIX}"
     stats = build / "mathpkg" / f"stats{EXT_SUFFIX}"
     saxpy_info = kiln("inspect", saxpy).stdout
     stats_info = kiln("inspect", stats).stdout
     assert "cubins sm_80; PTX none" in saxpy_info, saxpy_info  # 80-real: no PTX
-    assert "cubins sm_80; PTX compute_80" in stats_info, stats_info
+    assert "cubins sm_75 sm_80; PTX compute_75 compute_80" in stats_info, stats_info
     assert "fastmath=true" in stats_info
 
     prefix = tmp_path / "prefix"
