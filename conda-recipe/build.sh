@@ -1,6 +1,6 @@
 #!/bin/bash
 # Builds Kiln once for both outputs (install-kiln-runtime.sh and
-# install-kiln.sh install from this tree), with conda-build's variables:
+# install-kiln-compiler.sh install from this tree), with conda-build's variables:
 # SRC_DIR, PREFIX (host), BUILD_PREFIX, PYTHON, SP_DIR, CMAKE_ARGS, CPU_COUNT.
 #
 # KILN_BUILD_DIR names a tree built beforehand (scripts/setup.sh's build/,

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by install-kiln-runtime.sh and install-kiln.sh.
+# Sourced by install-kiln-runtime.sh and install-kiln-compiler.sh.
 
 # The tree build.sh built (or KILN_BUILD_DIR, a tree built beforehand).
 kiln_build_dir="${KILN_BUILD_DIR:-${SRC_DIR}/build-conda}"

@@ -5,7 +5,7 @@
     python -m kiln --executable    the kiln command's path
     python -m kiln ARGS...         runs `kiln ARGS...`
 
-Installed with the compiler (`pip install kiln`, `cmake --install`), not with
+Installed with the compiler (`pip install kiln-compiler`, `cmake --install`), not with
 the runtime alone.
 """
 

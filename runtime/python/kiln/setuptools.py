@@ -147,7 +147,7 @@ def find_kiln():
     raise SetupError(
         "cannot find the kiln command to build kernel modules: set $KILN to it, put it on "
         "PATH, or install Kiln into the build environment (build-system requires = "
-        "[\"setuptools\", \"kiln\"])")
+        "[\"setuptools\", \"kiln-compiler\"])")
 
 
 class build_ext(_setuptools_build_ext):

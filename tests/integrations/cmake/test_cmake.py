@@ -204,13 +204,13 @@ def test_pip_wheel_into_fresh_venv_and_scikit_build_core_project(tmp_path):
     finally:
         # The tree's install rules are the wheel's until it is configured again.
         run("cmake", BUILD_DIR)
-    (wheel,) = dist.glob("kiln-*.whl")
+    (wheel,) = dist.glob("kiln_compiler-*.whl")
 
     venv = tmp_path / "venv"
     run(sys.executable, "-m", "venv", venv)
     pip = [venv / "bin" / "python", "-m", "pip", "--disable-pip-version-check"]
     offline = ["--no-index", "--find-links", dist, "--find-links", WHEELHOUSE]
-    run(*pip, "install", "--quiet", *offline, "kiln", "scikit-build-core")
+    run(*pip, "install", "--quiet", *offline, "kiln-compiler", "scikit-build-core")
 
     python = venv / "bin" / "python"
     assert run(venv / "bin" / "kiln", "--version").stdout.startswith("kiln ")

@@ -166,18 +166,18 @@ def test_recipe_sections(kiln_recipe):
     assert "cuda-version 13.0" in host and "llvmdev 19.*" in host, host
 
     outputs = outputs_by_name(kiln_recipe)
-    assert list(outputs) == ["kiln-runtime", "kiln"]
+    assert list(outputs) == ["kiln-runtime", "kiln-compiler"]
     for output in outputs.values():
         assert output.get("test") and (output["test"].get("commands") or output["test"].get("imports"))
         assert output.get("about", {}).get("summary")
         assert (RECIPE / output["script"]).is_file(), output["script"]
-    runtime, kiln = outputs["kiln-runtime"], outputs["kiln"]
+    runtime, kiln = outputs["kiln-runtime"], outputs["kiln-compiler"]
     assert "kiln-runtime ==0.1.0" in kiln["requirements"]["run"]
     # Packages that list kiln (in build) get kiln-runtime at run time.
     assert kiln["build"]["run_exports"]["strong"] == ["kiln-runtime >=0.1.0,<0.2.0a0"]
     assert runtime["build"]["run_exports"] == ["kiln-runtime >=0.1.0,<0.2.0a0"]
     assert "numpy" in names(runtime["requirements"]["run"])
-    assert not {"cuda-nvcc-tools", "llvmdev", "kiln"} & set(names(runtime["requirements"]["run"]))
+    assert not {"cuda-nvcc-tools", "llvmdev", "kiln-compiler"} & set(names(runtime["requirements"]["run"]))
     assert {"cuda-nvcc-tools", "cuda-nvvm-tools", "libnvjitlink", "cuda-version"} <= set(
         names(kiln["requirements"]["run"]))
 
@@ -193,7 +193,7 @@ def test_example_recipe_sections(example_recipe):
     for section in ("package", "source", "build", "requirements", "test", "about"):
         assert example_recipe.get(section), section
     requirements = example_recipe["requirements"]
-    assert "kiln" in names(requirements["build"])
+    assert "kiln-compiler" in names(requirements["build"])
     assert "cuda-nvcc_linux-64" in names(requirements["build"])
     # kiln-runtime comes from kiln's run_exports, not from the recipe.
     assert "kiln-runtime" not in names(requirements["run"]) + names(requirements["host"])
@@ -253,7 +253,7 @@ def test_activation_leaves_other_cases_alone():
     assert restored[1] == "-DFOO=1"
 
 
-SCRIPTS = ("build.sh", "install-kiln-runtime.sh", "install-kiln.sh", "activate.sh",
+SCRIPTS = ("build.sh", "install-kiln-runtime.sh", "install-kiln-compiler.sh", "activate.sh",
            "deactivate.sh", "kiln_install_common.sh", "examples/vecmath/build.sh")
 
 
@@ -359,11 +359,11 @@ def kiln_packages(tmp_path_factory, kiln_recipe):
     top.mkdir()
     run(["bash", RECIPE / "build.sh"], env=env_for(top, "kiln-split"), cwd=work)
 
-    for name in ("kiln-runtime", "kiln"):
+    for name in ("kiln-runtime", "kiln-compiler"):
         output = outputs[name]
         prefix = root / f"{name}-prefix"
         (prefix / SP_REL).mkdir(parents=True)
-        if name == "kiln":
+        if name == "kiln-compiler":
             conda_install(result["kiln-runtime"], prefix)  # host: kiln-runtime
         before = snapshot(prefix)
         log = run(["bash", RECIPE / output["script"]], env=env_for(prefix, name), cwd=work)
@@ -395,16 +395,16 @@ def test_runtime_package(kiln_packages):
 
 
 def test_compiler_package(kiln_packages):
-    files = kiln_packages["kiln-files"]
+    files = kiln_packages["kiln-compiler-files"]
     assert {"bin/kiln", "lib/cmake/Kiln/KilnConfig.cmake", "lib/cmake/Kiln/KilnConfigVersion.cmake",
             "lib/cmake/Kiln/AddPythonKernels.cmake", f"{SP_REL}/kiln/setuptools.py",
             f"{SP_REL}/kiln/__main__.py", f"{SP_REL}/kiln/_paths.py",
-            f"{SP_REL}/kiln-0.1.0.dist-info/entry_points.txt",
+            f"{SP_REL}/kiln_compiler-0.1.0.dist-info/entry_points.txt",
             "etc/conda/activate.d/~~kiln_activate.sh",
             "etc/conda/deactivate.d/~~kiln_deactivate.sh"} <= files
     # Nothing of kiln-runtime's: the two packages install side by side.
     assert not files & kiln_packages["kiln-runtime-files"]
-    prefix = kiln_packages["kiln-prefix"]
+    prefix = kiln_packages["kiln-compiler-prefix"]
     env = dict(os.environ, PYTHONPATH=str(prefix / SP_REL))
     assert run([prefix / "bin" / "kiln", "--version"]).stdout.startswith("kiln ")
     cmake_dir = run([sys.executable, "-m", "kiln", "--cmake-dir"], env=env).stdout.strip()
@@ -412,7 +412,7 @@ def test_compiler_package(kiln_packages):
     probe = ("import importlib.metadata as m, kiln;"
              "print(kiln.__file__);"
              "print([e.value for e in m.entry_points(group='cmake.root') if e.name == 'Kiln']);"
-             "print(m.version('kiln-runtime'), m.requires('kiln'))")
+             "print(m.version('kiln-runtime'), m.requires('kiln-compiler'))")
     out = run([sys.executable, "-c", probe], env=env).stdout.splitlines()
     assert out[0].startswith(str(prefix)), out
     assert out[1] == "['kiln']" and out[2] == "0.1.0 ['kiln-runtime==0.1.0']", out
@@ -423,13 +423,13 @@ def test_outputs_hold_the_whole_install(kiln_packages, tmp_path):
     installs: no file falls between the two components."""
     run(["cmake", "--install", BUILD_DIR, "--prefix", tmp_path])
     everything = snapshot(tmp_path)
-    ours = {f for f in kiln_packages["kiln-runtime-files"] | kiln_packages["kiln-files"]
+    ours = {f for f in kiln_packages["kiln-runtime-files"] | kiln_packages["kiln-compiler-files"]
             if ".dist-info/" not in f and not f.startswith("etc/conda/")}
     assert ours == everything, sorted(everything ^ ours)
 
 
 def test_conda_files_hold_info(kiln_packages):
-    for name in ("kiln-runtime", "kiln"):
+    for name in ("kiln-runtime", "kiln-compiler"):
         staging = kiln_packages["dist"] / f"extracted-{name}"
         cph.extract(str(kiln_packages[name]), str(staging))
         index = json.loads((staging / "info" / "index.json").read_text())
@@ -442,7 +442,7 @@ def test_conda_files_hold_info(kiln_packages):
             assert hashlib.sha256(data).hexdigest() == entry["sha256"], entry["_path"]
         exports = json.loads((staging / "info" / "run_exports.json").read_text())
         assert "kiln-runtime >=0.1.0,<0.2.0a0" in exports.get("strong", []) + exports.get("weak", [])
-    kiln_index = json.loads((kiln_packages["dist"] / "extracted-kiln" / "info" / "index.json").read_text())
+    kiln_index = json.loads((kiln_packages["dist"] / "extracted-kiln-compiler" / "info" / "index.json").read_text())
     assert "kiln-runtime ==0.1.0" in kiln_index["depends"]
 
 
@@ -463,7 +463,7 @@ def example_package(tmp_path_factory, kiln_packages, example_recipe):
     if shutil.which("ninja") is None:
         pytest.skip("ninja is not installed")
     root = tmp_path_factory.mktemp("conda-example")
-    build_prefix = kiln_packages["kiln-prefix"]  # kiln (and kiln-runtime)
+    build_prefix = kiln_packages["kiln-compiler-prefix"]  # kiln (and kiln-runtime)
     host = root / "host-prefix"
     python = host_prefix_with_python(host)
     # kiln's strong run_exports put kiln-runtime into the host requirements.
@@ -488,7 +488,7 @@ def example_package(tmp_path_factory, kiln_packages, example_recipe):
     files = {f for f in snapshot(host) - before if "__pycache__" not in f}
     # What conda-build adds to run: the recipe's run requirements and the
     # strong run_exports of its build requirements (kiln's).
-    kiln_exports = outputs_by_name(kiln_packages["recipe"])["kiln"]["build"]["run_exports"]["strong"]
+    kiln_exports = outputs_by_name(kiln_packages["recipe"])["kiln-compiler"]["build"]["run_exports"]["strong"]
     depends = example_recipe["requirements"]["run"] + kiln_exports
     package = pack(host, files, root, name="vecmath", version=example_recipe["package"]["version"],
                    depends=depends, summary=example_recipe["about"]["summary"])
@@ -524,7 +524,7 @@ def test_example_installs_and_runs_without_kiln(example_package, kiln_packages, 
     prefix = tmp_path / "env"
     index = conda_install(example_package["package"], prefix)
     assert "kiln-runtime >=0.1.0,<0.2.0a0" in index["depends"]
-    assert not [d for d in index["depends"] if d.split()[0] == "kiln"]
+    assert not [d for d in index["depends"] if d.split()[0] == "kiln-compiler"]
     conda_install(kiln_packages["kiln-runtime"], prefix)
     assert not (prefix / "bin" / "kiln").exists()
     check = textwrap.dedent("""\

@@ -53,9 +53,9 @@ def hook_site(tmp_path_factory):
     """A sys.path folder holding what an installed Kiln registers with
     setuptools: the finalize_distribution_options entry point."""
     site = tmp_path_factory.mktemp("hook-site")
-    info = site / "kiln-0.1.0.dist-info"
+    info = site / "kiln_compiler-0.1.0.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: kiln\nVersion: 0.1.0\n")
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: kiln-compiler\nVersion: 0.1.0\n")
     (info / "entry_points.txt").write_text(
         "[setuptools.finalize_distribution_options]\n"
         "kiln = kiln.setuptools:finalize_distribution_options\n")

@@ -1,5 +1,5 @@
 #!/bin/bash
-# kiln: the compiler component (bin/kiln, lib/cmake/Kiln, kiln/__main__.py,
+# kiln-compiler: the compiler component (bin/kiln, lib/cmake/Kiln, kiln/__main__.py,
 # kiln/setuptools.py, kiln/_paths.py), its dist-info with Kiln's entry points
 # (scikit-build-core's cmake.root, the setuptools hook for [tool.kiln]), and
 # the activation scripts. The runtime comes from kiln-runtime.
@@ -7,7 +7,7 @@ set -euxo pipefail
 source "${RECIPE_DIR}/kiln_install_common.sh"
 
 install_component compiler
-write_dist_info kiln "Requires-Dist: kiln-runtime==${PKG_VERSION}" \
+write_dist_info kiln-compiler "Requires-Dist: kiln-runtime==${PKG_VERSION}" \
 '[cmake.root]
 Kiln = kiln
 
