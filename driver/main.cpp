@@ -58,6 +58,33 @@ CLI::Validator archListValidator() {
       "ARCHS");
 }
 
+enum class ColorChoice { Auto, Always, Never };
+
+/// Whether kiln colours what it writes to standard error: --color=always
+/// or never as asked; else not with $NO_COLOR set, always with
+/// $CLICOLOR_FORCE set (and not 0), and on a terminal only otherwise.
+bool colorsWanted(ColorChoice choice) {
+  if (choice != ColorChoice::Auto)
+    return choice == ColorChoice::Always;
+  if (std::optional<std::string> noColor = llvm::sys::Process::GetEnv("NO_COLOR");
+      noColor && !noColor->empty())
+    return false;
+  if (std::optional<std::string> force = llvm::sys::Process::GetEnv("CLICOLOR_FORCE");
+      force && !force->empty() && *force != "0")
+    return true;
+  return llvm::errs().has_colors();
+}
+
+bool colorsOn = false;
+
+/// Colours standard error (kiln's own `error:` and `warning:` prefixes and
+/// diagnostics) or not, whether or not it is a terminal.
+void useColors(bool on) {
+  colorsOn = on;
+  llvm::errs().enable_colors(on);
+  llvm::WithColor::setAutoDetectFunction([](const llvm::raw_ostream &) { return colorsOn; });
+}
+
 /// Misuse exits with 2, as command-line tools do, keeping 1 for problems in
 /// the input, and says so as every other error does.
 int usageError(llvm::StringRef problem, llvm::StringRef command) {
@@ -108,6 +135,13 @@ int main(int argc, char **argv) {
   CLI::App app{"Kiln: an ahead-of-time compiler for Numba CUDA kernels written in Python", "kiln"};
   app.set_version_flag("--version", std::string("kiln ") + kiln::pipeline::versionString());
   app.require_subcommand(1);
+  // Options of the command itself may also follow a subcommand's name.
+  app.fallthrough();
+  std::string colorText = "auto";
+  app.add_option("--color", colorText,
+                 "Colour errors and diagnostics: auto (on a terminal, unless $NO_COLOR is set, "
+                 "or when $CLICOLOR_FORCE is), always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   app.footer("Exit status: 0 success; 1 an error in the input (a kernel module, a file, a "
              "package, a cache) or in what kiln needed from the machine (a write, a CUDA tool); "
              "2 a usage error (an option or value the command line got wrong); 128+N stopped by "
@@ -416,6 +450,7 @@ int main(int argc, char **argv) {
                               "The signatures file, or a folder to look upwards from (default: .)");
   signaturesPrune->add_flag("--dry-run", signatures.dryRun, "Show what would go; change nothing");
 
+  useColors(colorsWanted(ColorChoice::Auto));
   std::vector<std::string> arguments(argv + 1, argv + argc);
   if (std::optional<std::string> problem =
           kiln::driver::takePtxasFlags(arguments, build.ptxasFlags))
@@ -434,8 +469,11 @@ int main(int argc, char **argv) {
     return usageError(error.what(), commandOf(app));
   }
 
-  check.color = llvm::errs().has_colors() && !llvm::sys::Process::GetEnv("NO_COLOR");
-  build.color = check.color;
+  useColors(colorsWanted(colorText == "always"  ? ColorChoice::Always
+                         : colorText == "never" ? ColorChoice::Never
+                                                : ColorChoice::Auto));
+  check.color = colorsOn;
+  build.color = colorsOn;
   int status = [&] {
     if (checkCommand->parsed())
       return kiln::driver::runCheck(check);
