@@ -29,6 +29,7 @@
 #include "driver/cache_command.h"
 #include "driver/cache_key_command.h"
 #include "driver/check_command.h"
+#include "driver/completion_command.h"
 #include "driver/inspect_command.h"
 #include "driver/signatures_command.h"
 #include "driver/stop_signals.h"
@@ -451,6 +452,14 @@ int main(int argc, char **argv) {
   signaturesPrune->add_flag("--dry-run", signatures.dryRun, "Show what would go; change nothing");
 
   useColors(colorsWanted(ColorChoice::Auto));
+  std::string completionShell;
+  CLI::App *completionCommand = app.add_subcommand(
+      "completion", "Print a shell's completion script for kiln (bash, zsh or fish)");
+  completionCommand->add_option("shell", completionShell, "bash, zsh or fish")
+      ->required()
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(kiln::driver::completionShells),
+                                                     std::end(kiln::driver::completionShells))));
+
   std::vector<std::string> arguments(argv + 1, argv + argc);
   if (std::optional<std::string> problem =
           kiln::driver::takePtxasFlags(arguments, build.ptxasFlags))
@@ -494,6 +503,10 @@ int main(int argc, char **argv) {
       return kiln::driver::runCacheKeyCommand(keyOptions);
     if (cacheCommand->parsed())
       return kiln::driver::runCacheCommand(cacheOptions);
+    if (completionCommand->parsed()) {
+      kiln::driver::writeCompletion(app, completionShell, llvm::outs());
+      return 0;
+    }
     return 0;
   }();
   // Results that did not reach standard output (a full disk, a closed
