@@ -1,6 +1,6 @@
 # Where `cmake --install` puts Kiln. Two layouts:
 #
-#   a prefix (default)        bin/kiln
+#   a prefix (default)        bin/kiln, share/man/man1/kiln.1
 #                             lib/cmake/Kiln/KilnConfig.cmake (+ version, AddPythonKernels)
 #                             lib/python3.X/site-packages/kiln/ (KILN_INSTALL_PYTHONDIR)
 #   a wheel (scikit-build-    the kiln command in the wheel's scripts (the
@@ -18,6 +18,7 @@ set(KILN_WHEEL_LAYOUT OFF)
 if(SKBUILD)
   set(KILN_WHEEL_LAYOUT ON)
   set(_kiln_scripts_dir "${SKBUILD_SCRIPTS_DIR}")
+  set(_kiln_data_dir "${SKBUILD_DATA_DIR}")
 endif()
 unset(SKBUILD CACHE)
 
@@ -31,12 +32,15 @@ if(KILN_WHEEL_LAYOUT)
   set(KILN_PYTHON_DESTINATION ".")
   set(KILN_BIN_DESTINATION "${_kiln_scripts_dir}")
   set(KILN_CMAKE_DESTINATION "kiln/cmake")
+  # The wheel's data: the environment's share/man/man1.
+  set(KILN_MAN_DESTINATION "${_kiln_data_dir}/share/man/man1")
   # site-packages/kiln/cmake -> the environment (lib/python3.X/site-packages).
   set(KILN_CONFIG_TO_PREFIX "../../../../..")
 else()
   set(KILN_PYTHON_DESTINATION "${KILN_INSTALL_PYTHONDIR}")
   set(KILN_BIN_DESTINATION "bin")
   set(KILN_CMAKE_DESTINATION "${KILN_INSTALL_CMAKEDIR}")
+  set(KILN_MAN_DESTINATION "share/man/man1")
   file(RELATIVE_PATH KILN_CONFIG_TO_PREFIX "/kiln-prefix/${KILN_INSTALL_CMAKEDIR}" "/kiln-prefix")
 endif()
 

@@ -31,9 +31,11 @@
 #include "driver/check_command.h"
 #include "driver/completion_command.h"
 #include "driver/inspect_command.h"
+#include "driver/man_page.h"
 #include "driver/signatures_command.h"
 #include "driver/stop_signals.h"
 #include "driver/targets_command.h"
+#include "pipeline/output_file.h"
 #include "pipeline/version.h"
 
 #include <CLI/CLI.hpp>
@@ -460,6 +462,11 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember(std::vector<std::string>(std::begin(kiln::driver::completionShells),
                                                      std::end(kiln::driver::completionShells))));
 
+  std::string manPageFile;
+  CLI::App *manPageCommand = app.add_subcommand("man-page", "Write the man page kiln(1)");
+  manPageCommand->group(""); // the build's, not the user's
+  manPageCommand->add_option("--output", manPageFile, "The file to write")->required();
+
   std::vector<std::string> arguments(argv + 1, argv + argc);
   if (std::optional<std::string> problem =
           kiln::driver::takePtxasFlags(arguments, build.ptxasFlags))
@@ -503,6 +510,16 @@ int main(int argc, char **argv) {
       return kiln::driver::runCacheKeyCommand(keyOptions);
     if (cacheCommand->parsed())
       return kiln::driver::runCacheCommand(cacheOptions);
+    if (manPageCommand->parsed()) {
+      std::string page;
+      llvm::raw_string_ostream text(page);
+      kiln::driver::writeManPage(app, text);
+      if (llvm::Error error = kiln::pipeline::writeOutputFile(manPageFile, page)) {
+        llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(std::move(error)) << '\n';
+        return 1;
+      }
+      return 0;
+    }
     if (completionCommand->parsed()) {
       kiln::driver::writeCompletion(app, completionShell, llvm::outs());
       return 0;

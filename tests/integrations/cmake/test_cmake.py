@@ -119,6 +119,7 @@ CHECK_MATHPKG = textwrap.dedent(
 
 def test_install_layout(kiln_prefix):
     assert os.access(kiln_prefix / "bin" / "kiln", os.X_OK)
+    assert (kiln_prefix / "share" / "man" / "man1" / "kiln.1").is_file(), "man kiln finds its page"
     cmake_dir = kiln_prefix / "lib" / "cmake" / "Kiln"
     for name in ("KilnConfig.cmake", "KilnConfigVersion.cmake", "AddPythonKernels.cmake"):
         assert (cmake_dir / name).is_file(), name
