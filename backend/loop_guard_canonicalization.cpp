@@ -24,7 +24,8 @@ bool isZeroTestOfCount(llvm::ICmpInst &compare, llvm::LoopInfo &loops,
     return false;
   llvm::Loop *loop = loops.getLoopFor(compare.getParent());
   llvm::Value *value = compare.getOperand(0);
-  if (!loop || !evolution.isSCEVable(value->getType()))
+  // Integers only: a pointer compared with null is no count.
+  if (!loop || !value->getType()->isIntegerTy() || !evolution.isSCEVable(value->getType()))
     return false;
   const auto *induction = llvm::dyn_cast<llvm::SCEVAddRecExpr>(evolution.getSCEV(value));
   return induction && induction->getLoop() == loop && induction->isAffine() &&
