@@ -87,7 +87,8 @@ void writeManPage(const CLI::App &app, llvm::raw_ostream &os) {
   os << ".SH COMMANDS\n";
   for (const CLI::App *command : visibleSubcommands(app))
     writeCommand(*command, "kiln " + command->get_name(), os);
-  os << ".SH EXIT STATUS\n" << escaped(app.get_footer()) << "\n"
+  os << ".SH EXIT STATUS\n"
+     << escaped(app.get_footer()) << "\n"
      << ".SH ENVIRONMENT\n"
      << ".TP\n.B CUDAARCHS\nThe architectures to build for when \\fB\\-\\-arch\\fR is not given.\n"
      << ".TP\n.B KILN_CACHE_DIR\nThe specialization cache's folder.\n"
