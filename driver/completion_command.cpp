@@ -2,6 +2,8 @@
 
 #include "driver/completion_command.h"
 
+#include "driver/visible_commands.h"
+
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/StringExtras.h>
 
@@ -43,8 +45,7 @@ void collect(const CLI::App &app, std::vector<std::string> path,
     for (const std::string &name : option->get_snames())
       command.options.push_back({"-" + name, option->get_description(), takesValue});
   }
-  std::vector<const CLI::App *> children =
-      app.get_subcommands([](const CLI::App *child) { return !child->get_group().empty(); });
+  std::vector<const CLI::App *> children = visibleSubcommands(app);
   for (const CLI::App *child : children)
     command.subcommands.push_back(child->get_name());
   commands.push_back(std::move(command));

@@ -2,6 +2,7 @@
 
 #include "driver/man_page.h"
 
+#include "driver/visible_commands.h"
 #include "pipeline/version.h"
 
 #include <llvm/ADT/StringExtras.h>
@@ -41,10 +42,6 @@ std::string optionNames(const CLI::Option &option) {
     text += " \\fI" + escaped(option.get_type_name().empty() ? "VALUE" : option.get_type_name()) +
             "\\fR";
   return text;
-}
-
-std::vector<const CLI::App *> visibleSubcommands(const CLI::App &app) {
-  return app.get_subcommands([](const CLI::App *child) { return !child->get_group().empty(); });
 }
 
 void writeCommand(const CLI::App &command, const std::string &path, llvm::raw_ostream &os) {

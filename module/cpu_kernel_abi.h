@@ -14,9 +14,11 @@
  *       thread->threadIdx and thread->laneId itself. For a kernel whose only
  *       waits are block barriers (syncthreads and its reducing variants):
  *       it hands the engine's runBarrierRegions service a function that
- *       runs one thread from its start to its first barrier or its end,
- *       and leaves it resumable from there (KilnCpuRegionStart below). Kernels with warp
- *collectives, or that may end a thread early, have no block entry.
+ *       runs one thread from its start to its first barrier or its end and
+ *       leaves it resumable from there (KilnCpuRegionStart below), and one
+ *       that resumes a list of threads to their next barrier in a loop
+ *       (KilnCpuRegionRound). Kernels with warp collectives, or that may
+ *       end a thread early, have no block entry.
  *
  * `args` points at one pointer per kernel parameter, each to the parameter's
  * value in the kernel ABI of docs/abi.md: exactly what cuLaunchKernel takes,
