@@ -244,15 +244,18 @@ llvm::StringRef describeArchListSource(ArchListSource source) {
     return "--arch";
   case ArchListSource::CudaArchsVariable:
     return "CUDAARCHS";
+  case ArchListSource::Configured:
+    return "pyproject.toml";
   case ArchListSource::Default:
     return "the default";
   }
   return "?";
 }
 
-llvm::Expected<ArchSelection> selectArchitectures(std::optional<llvm::StringRef> commandLine,
-                                                  std::optional<std::string> cudaArchsVariable,
-                                                  NativeArchProbe probeNative) {
+llvm::Expected<ArchSelection>
+selectArchitectures(std::optional<llvm::StringRef> commandLine,
+                    std::optional<std::string> cudaArchsVariable, NativeArchProbe probeNative,
+                    const std::optional<ConfiguredArchList> &configured) {
   ArchSelection selection;
   if (commandLine) {
     selection.source = ArchListSource::CommandLine;
@@ -260,15 +263,26 @@ llvm::Expected<ArchSelection> selectArchitectures(std::optional<llvm::StringRef>
   } else if (cudaArchsVariable && !llvm::StringRef(*cudaArchsVariable).trim().empty()) {
     selection.source = ArchListSource::CudaArchsVariable;
     selection.text = *cudaArchsVariable;
+  } else if (configured) {
+    selection.source = ArchListSource::Configured;
+    selection.text = configured->text;
   } else {
     selection.archs = defaultArchSet();
     return selection;
   }
   llvm::Expected<ArchSet> archs = parseArchList(selection.text, probeNative);
   if (!archs) {
-    std::string where = selection.source == ArchListSource::CommandLine
-                            ? "--arch '" + selection.text + "'"
-                            : "CUDAARCHS='" + selection.text + "' (from the environment)";
+    std::string where;
+    switch (selection.source) {
+    case ArchListSource::CommandLine:
+      where = "--arch '" + selection.text + "'";
+      break;
+    case ArchListSource::Configured:
+      where = "archs = '" + selection.text + "' (from " + configured->origin + ")";
+      break;
+    default:
+      where = "CUDAARCHS='" + selection.text + "' (from the environment)";
+    }
     return llvm::createStringError("invalid architecture list %s: %s", where.c_str(),
                                    llvm::toString(archs.takeError()).c_str());
   }
@@ -276,9 +290,11 @@ llvm::Expected<ArchSelection> selectArchitectures(std::optional<llvm::StringRef>
   return selection;
 }
 
-llvm::Expected<ArchSelection> selectArchitectures(std::optional<llvm::StringRef> commandLine) {
+llvm::Expected<ArchSelection>
+selectArchitectures(std::optional<llvm::StringRef> commandLine,
+                    const std::optional<ConfiguredArchList> &configured) {
   return selectArchitectures(commandLine, llvm::sys::Process::GetEnv("CUDAARCHS"),
-                             probeNativeGpuArchitectures);
+                             probeNativeGpuArchitectures, configured);
 }
 
 } // namespace kiln::cuda

@@ -62,9 +62,9 @@ using NativeArchProbe = llvm::function_ref<llvm::Expected<std::vector<unsigned>>
 llvm::Expected<ArchSet> parseArchList(llvm::StringRef list);
 llvm::Expected<ArchSet> parseArchList(llvm::StringRef list, NativeArchProbe probeNative);
 
-enum class ArchListSource { CommandLine, CudaArchsVariable, Default };
+enum class ArchListSource { CommandLine, CudaArchsVariable, Configured, Default };
 
-/// "--arch", "CUDAARCHS", "the default".
+/// "--arch", "CUDAARCHS", "pyproject.toml", "the default".
 llvm::StringRef describeArchListSource(ArchListSource source);
 
 struct ArchSelection {
@@ -74,13 +74,24 @@ struct ArchSelection {
   std::string text;
 };
 
+/// A list from a project's configuration, and where it is written.
+struct ConfiguredArchList {
+  std::string text;
+  /// "[tool.kiln] of /src/pyproject.toml".
+  std::string origin;
+};
+
 /// `commandLine` if given, else `cudaArchsVariable` if set and not blank,
-/// else the default. Errors say where the bad list came from.
-llvm::Expected<ArchSelection> selectArchitectures(std::optional<llvm::StringRef> commandLine,
-                                                  std::optional<std::string> cudaArchsVariable,
-                                                  NativeArchProbe probeNative);
+/// else `configured`, else the default. Errors say where the bad list came
+/// from.
+llvm::Expected<ArchSelection>
+selectArchitectures(std::optional<llvm::StringRef> commandLine,
+                    std::optional<std::string> cudaArchsVariable, NativeArchProbe probeNative,
+                    const std::optional<ConfiguredArchList> &configured = std::nullopt);
 /// The same, reading CUDAARCHS from the environment and asking the CUDA
 /// driver for `native`.
-llvm::Expected<ArchSelection> selectArchitectures(std::optional<llvm::StringRef> commandLine);
+llvm::Expected<ArchSelection>
+selectArchitectures(std::optional<llvm::StringRef> commandLine,
+                    const std::optional<ConfiguredArchList> &configured = std::nullopt);
 
 } // namespace kiln::cuda

@@ -39,6 +39,8 @@ llvm::StringRef sizeSourceName(SizeSource source) {
     return "flag";
   case SizeSource::Environment:
     return "environment";
+  case SizeSource::Configured:
+    return "configured";
   case SizeSource::Stored:
     return "stored";
   case SizeSource::Default:
@@ -48,18 +50,30 @@ llvm::StringRef sizeSourceName(SizeSource source) {
 }
 
 llvm::Expected<CacheLocation> resolveCacheLocation(const CacheFlags &flags,
-                                                   const CacheEnvironment &environment) {
+                                                   const CacheEnvironment &environment,
+                                                   const CacheConfiguration &configured) {
   CacheLocation location;
-  std::optional<std::string> size = flags.maxSize ? flags.maxSize : environment.maxSize;
+  std::optional<std::string> size;
+  std::string origin;
+  if (flags.maxSize) {
+    size = flags.maxSize;
+    origin = "--max-size";
+    location.maxSizeSource = SizeSource::Flag;
+  } else if (environment.maxSize) {
+    size = environment.maxSize;
+    origin = "KILN_CACHE_MAX_SIZE";
+    location.maxSizeSource = SizeSource::Environment;
+  } else if (configured.maxSize) {
+    size = configured.maxSize;
+    origin = "cache-max-size in " + configured.origin;
+    location.maxSizeSource = SizeSource::Configured;
+  }
   if (size) {
     llvm::Expected<uint64_t> bytes = parseSize(*size);
     if (!bytes)
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          llvm::Twine(flags.maxSize ? "--max-size" : "KILN_CACHE_MAX_SIZE") + ": " +
-              llvm::toString(bytes.takeError()));
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     origin + ": " + llvm::toString(bytes.takeError()));
     location.maxSize = *bytes;
-    location.maxSizeSource = flags.maxSize ? SizeSource::Flag : SizeSource::Environment;
   }
   if (flags.disabled || (environment.cache && isOff(*environment.cache)))
     return location;
@@ -68,6 +82,8 @@ llvm::Expected<CacheLocation> resolveCacheLocation(const CacheFlags &flags,
     directory = *flags.directory;
   } else if (environment.cacheDir) {
     directory = *environment.cacheDir;
+  } else if (configured.directory) {
+    directory = *configured.directory;
   } else if (environment.xdgCache) {
     directory = *environment.xdgCache;
     llvm::sys::path::append(directory, "kiln");

@@ -1,9 +1,10 @@
 //===- cache/cache_location.h - Where the cache lives, how big --*- C++ -*-===//
 //
-// The cache folder is the first of: --cache-dir, $KILN_CACHE_DIR,
-// $XDG_CACHE_HOME/kiln, ~/.cache/kiln. --no-cache or KILN_CACHE=0 (also
-// "off", "false", "no") turn the cache off. The size limit is --max-size,
-// else $KILN_CACHE_MAX_SIZE, else the limit stored in the cache's index
+// The cache folder is the first of: --cache-dir, $KILN_CACHE_DIR, the
+// project's configured folder, $XDG_CACHE_HOME/kiln, ~/.cache/kiln.
+// --no-cache or KILN_CACHE=0 (also "off", "false", "no") turn the cache
+// off. The size limit is --max-size, else $KILN_CACHE_MAX_SIZE, else the
+// project's configured limit, else the limit stored in the cache's index
 // (cache.h), else 2 GiB.
 //
 //===----------------------------------------------------------------------===//
@@ -37,10 +38,19 @@ struct CacheEnvironment {
   static CacheEnvironment fromProcess();
 };
 
-/// Where a size limit was given.
-enum class SizeSource { Flag, Environment, Stored, Default };
+/// What a project's configuration says (pyproject.toml's [tool.kiln]
+/// cache-dir and cache-max-size), below the environment.
+struct CacheConfiguration {
+  std::optional<std::string> directory;
+  std::optional<std::string> maxSize;
+  /// Where it is written, for messages.
+  std::string origin;
+};
 
-/// "flag", "environment", "stored", "default".
+/// Where a size limit was given.
+enum class SizeSource { Flag, Environment, Configured, Stored, Default };
+
+/// "flag", "environment", "configured", "stored", "default".
 llvm::StringRef sizeSourceName(SizeSource source);
 
 struct CacheLocation {
@@ -62,7 +72,8 @@ struct CacheLocation {
 /// The folder and size limit. An error for an unreadable size, or when no
 /// folder can be named (no HOME).
 llvm::Expected<CacheLocation> resolveCacheLocation(const CacheFlags &flags,
-                                                   const CacheEnvironment &environment);
+                                                   const CacheEnvironment &environment,
+                                                   const CacheConfiguration &configured = {});
 
 /// "2G", "500M", "64K", "1GiB", "1.5G", "1048576": a size in bytes (powers
 /// of 1024).

@@ -110,6 +110,41 @@ std::optional<std::string> takePtxasFlags(std::vector<std::string> &arguments,
   return std::nullopt;
 }
 
+namespace {
+
+/// Reads the [tool.kiln] settings of the module's project into `options`,
+/// under what the command line gave. Returns 1 for a malformed pyproject.
+int applyProjectSettings(BuildOptions &options) {
+  llvm::StringRef folder = llvm::sys::path::parent_path(options.file);
+  llvm::Expected<pipeline::ProjectSettings> settings = pipeline::readProjectSettings(
+      folder.empty() ? "." : folder,
+      options.moduleName.empty() ? "" : options.effectiveModuleName());
+  if (!settings) {
+    llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(settings.takeError()) << '\n';
+    return 1;
+  }
+  for (const std::string &key : settings->unknownKeys)
+    llvm::WithColor::warning(llvm::errs(), "kiln")
+        << settings->path << ": [tool.kiln] has no setting '" << key << "'; it is ignored\n";
+  if (!options.jobsGiven && settings->jobs)
+    options.jobs = *settings->jobs;
+  if (!options.opt)
+    options.opt = settings->opt;
+  if (!options.maxRegisters)
+    options.maxRegisters = settings->maxRegisters;
+  if (!options.fastmathGiven && settings->fastmath)
+    options.fastmath = *settings->fastmath;
+  if (!options.lineinfoGiven && settings->lineinfo)
+    options.lineinfo = *settings->lineinfo;
+  // ptxas takes the last of repeated options: the command line's win.
+  options.ptxasFlags.insert(options.ptxasFlags.begin(), settings->ptxasOptions.begin(),
+                            settings->ptxasOptions.end());
+  options.project = std::move(*settings);
+  return 0;
+}
+
+} // namespace
+
 int runBuild(BuildOptions options) {
   if (!pipeline::isTypedIRFile(options.file)) {
     llvm::Expected<ModuleOutline> outline = outlineModule(options.file);
@@ -140,6 +175,8 @@ int runBuild(BuildOptions options) {
       return 2;
     }
   }
+  if (int status = applyProjectSettings(options))
+    return status;
   pipeline::BuildOptions build = options;
   build.resourceUsage = options.verbose;
   TerminalReporter reporter(options);

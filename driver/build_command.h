@@ -22,6 +22,11 @@ struct BuildOptions : pipeline::BuildOptions {
   /// --module.
   bool emitGiven = false;
   bool outputGiven = false;
+  /// Whether -j, --[no-]fastmath and --[no-]lineinfo were given: those
+  /// given override pyproject.toml's settings.
+  bool jobsGiven = false;
+  bool fastmathGiven = false;
+  bool lineinfoGiven = false;
 };
 
 /// Removes every `-Xptxas VALUE` and `-Xptxas=VALUE` (also spelled

@@ -18,6 +18,7 @@
 #include "cache/key_location.h"
 #include "cache/signing_keys.h"
 #include "cache/trusted_keys.h"
+#include "pipeline/project_settings.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/FormatVariadic.h>
@@ -218,7 +219,12 @@ int runCacheCommand(const CacheCommandOptions &options) {
   flags.disabled = false; // `kiln cache` works on the cache even when builds skip it
   cache::CacheEnvironment environment = cache::CacheEnvironment::fromProcess();
   environment.cache.reset();
-  llvm::Expected<cache::CacheLocation> location = cache::resolveCacheLocation(flags, environment);
+  // Inside a project, its cache is the one to work on.
+  llvm::Expected<pipeline::ProjectSettings> project = pipeline::readProjectSettings(".", "");
+  if (!project)
+    return fail(project.takeError());
+  llvm::Expected<cache::CacheLocation> location = cache::resolveCacheLocation(
+      flags, environment, {project->cacheDirectory, project->cacheMaxSize, project->origin()});
   if (!location)
     return fail(location.takeError());
   auto warn = [](llvm::StringRef message) {
@@ -299,9 +305,10 @@ int runCacheCommand(const CacheCommandOptions &options) {
       llvm::outs() << "the cache limit is now " << cache::formatSize(*newLimit) << " (stored in "
                    << cache::indexPath(store.directory()) << ")\n";
       if (location->givenMaxSize())
-        warn((llvm::Twine(location->maxSizeSource == cache::SizeSource::Flag
-                              ? "--max-size"
-                              : "KILN_CACHE_MAX_SIZE") +
+        warn((llvm::Twine(location->maxSizeSource == cache::SizeSource::Flag ? "--max-size"
+                          : location->maxSizeSource == cache::SizeSource::Environment
+                              ? "KILN_CACHE_MAX_SIZE"
+                              : "cache-max-size in pyproject.toml") +
               " overrides it while it is given")
                  .str());
       return 0;

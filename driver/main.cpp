@@ -196,7 +196,9 @@ int main(int argc, char **argv) {
           "--arch", [&](const std::string &list) { build.arch = list; },
           "Architectures, as for `kiln targets --arch`; default: $CUDAARCHS, else Kiln's default")
       ->check(archListValidator());
-  buildCommand->add_option("-j,--jobs", build.jobs, "Parallel jobs (default: one per core)");
+  CLI::Option *jobsOption = buildCommand->add_option(
+      "-j,--jobs", build.jobs,
+      "Parallel jobs (default: jobs in pyproject.toml, else one per core)");
   buildCommand->add_flag("-v,--verbose", build.verbose,
                          "Print ptxas's resource usage per specialization and architecture, "
                          "and (when stderr is not a terminal) a line per finished task");
@@ -212,10 +214,15 @@ int main(int argc, char **argv) {
       "asking Python");
   buildCommand->add_option("--signature", build.signatures,
                            "Signature for a kernel without one, as NAME=SIGNATURE; repeatable");
-  buildCommand->add_flag("--fastmath", build.fastmath, "Compile every kernel with fastmath=True");
+  CLI::Option *fastmathOption =
+      buildCommand->add_flag("--fastmath,!--no-fastmath", build.fastmath,
+                             "Compile every kernel with fastmath=True (--no-fastmath: as each "
+                             "kernel says, whatever pyproject.toml says)");
   buildCommand->add_flag("--debug", build.debug,
                          "Compile every kernel with debug=True (implies --opt 0)");
-  buildCommand->add_flag("--lineinfo", build.lineinfo, "Compile every kernel with lineinfo=True");
+  CLI::Option *lineinfoOption = buildCommand->add_flag(
+      "--lineinfo,!--no-lineinfo", build.lineinfo,
+      "Compile every kernel with lineinfo=True (--no-lineinfo: as each kernel says)");
   buildCommand
       ->add_option_function<unsigned>(
           "--opt", [&](const unsigned &level) { build.opt = level; },
@@ -496,6 +503,9 @@ int main(int argc, char **argv) {
     if (buildCommand->parsed()) {
       build.emitGiven = emitOption->count() != 0;
       build.outputGiven = outputOption->count() != 0;
+      build.jobsGiven = jobsOption->count() != 0;
+      build.fastmathGiven = fastmathOption->count() != 0;
+      build.lineinfoGiven = lineinfoOption->count() != 0;
       return kiln::driver::runBuild(build);
     }
     if (inspectCommand->parsed())

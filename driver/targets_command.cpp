@@ -23,6 +23,7 @@
 #include "backend/native_gpu.h"
 #include "backend/nvjitlink.h"
 #include "driver/arch_option.h"
+#include "pipeline/project_settings.h"
 
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/Process.h>
@@ -68,16 +69,28 @@ Findings investigate(const TargetsOptions &options) {
   std::optional<llvm::StringRef> commandLine;
   if (options.arch)
     commandLine = *options.arch;
-  if (llvm::Expected<cuda::ArchSelection> selection =
-          cuda::selectArchitectures(commandLine, cudaArchs, cuda::probeNativeGpuArchitectures)) {
+  // Inside a project, the list its builds use.
+  std::optional<cuda::ConfiguredArchList> configured;
+  if (llvm::Expected<pipeline::ProjectSettings> project = pipeline::readProjectSettings(".", "")) {
+    if (project->archs)
+      configured = cuda::ConfiguredArchList{*project->archs, project->origin()};
+  } else {
+    findings.selectionError = llvm::toString(project.takeError());
+    findings.selectionSource = cuda::ArchListSource::Configured;
+    return findings;
+  }
+  if (llvm::Expected<cuda::ArchSelection> selection = cuda::selectArchitectures(
+          commandLine, cudaArchs, cuda::probeNativeGpuArchitectures, configured)) {
     findings.selectionSource = selection->source;
     findings.selectionText = selection->text;
     findings.selection = std::move(selection->archs);
   } else {
     findings.selectionError = llvm::toString(selection.takeError());
-    findings.selectionSource =
-        options.arch ? cuda::ArchListSource::CommandLine : cuda::ArchListSource::CudaArchsVariable;
-    findings.selectionText = options.arch ? *options.arch : cudaArchs.value_or("");
+    findings.selectionSource = options.arch ? cuda::ArchListSource::CommandLine
+                               : cudaArchs  ? cuda::ArchListSource::CudaArchsVariable
+                                            : cuda::ArchListSource::Configured;
+    findings.selectionText =
+        options.arch ? *options.arch : cudaArchs.value_or(configured ? configured->text : "");
   }
   return findings;
 }
@@ -148,7 +161,8 @@ void printSet(llvm::StringRef title, const ArchSet &set, llvm::raw_ostream &os) 
 }
 
 void printHowTheListIsChosen(llvm::raw_ostream &os) {
-  os << "\nThe list comes from --arch LIST, else $CUDAARCHS, else the default. Entries:\n"
+  os << "\nThe list comes from --arch LIST, else $CUDAARCHS, else archs in [tool.kiln] of\n"
+     << "the nearest pyproject.toml, else the default. Entries:\n"
      << "  CMake CUDA_ARCHITECTURES  75;80;90 (cubin and PTX each), 80-real, 90-virtual,\n"
      << "                            all, all-major (with compute_90 PTX), native (this\n"
      << "                            machine's GPUs)\n"

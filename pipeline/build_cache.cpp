@@ -217,8 +217,9 @@ BuildCache::BuildCache(std::unique_ptr<cache::Cache> cache, const BuildOptions &
 std::unique_ptr<BuildCache> BuildCache::open(const BuildOptions &options, std::string cudaVersion,
                                              BuildReporter &reporter) {
   auto warn = [&](llvm::StringRef message) { reporter.warning(message); };
-  llvm::Expected<cache::CacheLocation> location =
-      cache::resolveCacheLocation(options.cache, cache::CacheEnvironment::fromProcess());
+  llvm::Expected<cache::CacheLocation> location = cache::resolveCacheLocation(
+      options.cache, cache::CacheEnvironment::fromProcess(),
+      {options.project.cacheDirectory, options.project.cacheMaxSize, options.project.origin()});
   if (!location) {
     warn(llvm::toString(location.takeError()) + "; building without the cache");
     return nullptr;
@@ -238,7 +239,8 @@ std::unique_ptr<BuildCache> BuildCache::open(const BuildOptions &options, std::s
   std::unique_ptr<BuildCache> cache(
       new BuildCache(std::move(*opened), options, std::move(cudaVersion)));
   cache->remote = cache::remote::openConfiguredTier(
-      options.remoteCache, warn, [&](llvm::StringRef line) { reporter.note(line); });
+      options.remoteCache, {options.project.remoteCaches, options.project.origin()}, warn,
+      [&](llvm::StringRef line) { reporter.note(line); });
   return cache;
 }
 

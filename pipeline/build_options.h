@@ -4,6 +4,7 @@
 #include "cache/cache_location.h"
 #include "cache/remote/remote_config.h"
 #include "frontend/resolve/module_scope.h"
+#include "pipeline/project_settings.h"
 
 #include <optional>
 #include <string>
@@ -57,6 +58,9 @@ struct BuildOptions {
   cache::CacheFlags cache;
   /// The remote caches behind it (--remote-cache, --no-remote-cache).
   cache::remote::RemoteFlags remoteCache;
+  /// The project's archs, cache and remote caches, which yield to the
+  /// flags above and to the environment.
+  ProjectSettings project;
 
   // Overrides of the decorators' options, for every kernel.
   bool fastmath = false;

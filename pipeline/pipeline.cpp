@@ -152,8 +152,11 @@ llvm::Error KernelBuilder::findTools() {
   if (!found)
     return found.takeError();
   toolkit = std::move(*found);
+  std::optional<cuda::ConfiguredArchList> configured;
+  if (options.project.archs)
+    configured = cuda::ConfiguredArchList{*options.project.archs, options.project.origin()};
   llvm::Expected<cuda::ArchSelection> selected = cuda::selectArchitectures(
-      options.arch ? std::optional<llvm::StringRef>(*options.arch) : std::nullopt);
+      options.arch ? std::optional<llvm::StringRef>(*options.arch) : std::nullopt, configured);
   if (!selected)
     return selected.takeError();
   archs = std::move(*selected);

@@ -192,7 +192,8 @@ llvm::Expected<RemoteConfig> parseRemoteConfig(llvm::StringRef text) {
 }
 
 llvm::Expected<std::vector<RemoteConfig>>
-resolveRemoteConfigs(const RemoteFlags &flags, const std::optional<std::string> &environment) {
+resolveRemoteConfigs(const RemoteFlags &flags, const std::optional<std::string> &environment,
+                     const RemoteConfiguration &configured) {
   std::vector<RemoteConfig> configs;
   if (flags.disabled)
     return configs;
@@ -208,6 +209,10 @@ resolveRemoteConfigs(const RemoteFlags &flags, const std::optional<std::string> 
       return configs;
     llvm::SplitString(value, texts, " \t\n");
     origin = "$KILN_REMOTE_CACHE";
+  } else if (configured.urls) {
+    for (const std::string &url : *configured.urls)
+      texts.push_back(url);
+    origin = "remote-cache in " + configured.origin;
   }
   for (llvm::StringRef text : texts) {
     llvm::Expected<RemoteConfig> config = parseRemoteConfig(text);

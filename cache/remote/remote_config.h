@@ -66,10 +66,19 @@ struct RemoteFlags {
   bool disabled = false;
 };
 
+/// What a project's configuration says (pyproject.toml's [tool.kiln]
+/// remote-cache), below the environment.
+struct RemoteConfiguration {
+  std::optional<std::vector<std::string>> urls;
+  /// Where it is written, for messages.
+  std::string origin;
+};
+
 /// The remotes to use, in order: the flags', else $KILN_REMOTE_CACHE's
-/// (`environment`), else none.
+/// (`environment`), else the configured ones, else none.
 llvm::Expected<std::vector<RemoteConfig>>
-resolveRemoteConfigs(const RemoteFlags &flags, const std::optional<std::string> &environment);
+resolveRemoteConfigs(const RemoteFlags &flags, const std::optional<std::string> &environment,
+                     const RemoteConfiguration &configured = {});
 
 /// The endpoint of `config`'s shard `shard` (empty for an unsharded remote),
 /// with the secrets its attributes name read through `getenv`; an error

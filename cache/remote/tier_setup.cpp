@@ -38,10 +38,11 @@ llvm::Expected<SigningKey> uploadSigningKey(const KeyLocation &location) {
 
 } // namespace
 
-std::unique_ptr<RemoteTier> openConfiguredTier(const RemoteFlags &flags, RemoteTier::Report warn,
-                                               RemoteTier::Report note) {
+std::unique_ptr<RemoteTier> openConfiguredTier(const RemoteFlags &flags,
+                                               const RemoteConfiguration &configured,
+                                               RemoteTier::Report warn, RemoteTier::Report note) {
   llvm::Expected<std::vector<RemoteConfig>> configs =
-      resolveRemoteConfigs(flags, environmentVariable("KILN_REMOTE_CACHE"));
+      resolveRemoteConfigs(flags, environmentVariable("KILN_REMOTE_CACHE"), configured);
   if (!configs) {
     warn(llvm::toString(configs.takeError()) + "; building without remote caches");
     return nullptr;

@@ -15,7 +15,8 @@ namespace kiln::cache::remote {
 
 /// The tier for `flags` and the process's environment; null when no remote
 /// is configured, or the configuration cannot be used (one warning).
-std::unique_ptr<RemoteTier> openConfiguredTier(const RemoteFlags &flags, RemoteTier::Report warn,
-                                               RemoteTier::Report note);
+std::unique_ptr<RemoteTier> openConfiguredTier(const RemoteFlags &flags,
+                                               const RemoteConfiguration &configured,
+                                               RemoteTier::Report warn, RemoteTier::Report note);
 
 } // namespace kiln::cache::remote

@@ -271,6 +271,27 @@ TEST(ArchSelection, CommandLineThenCudaArchsThenDefault) {
   }
 }
 
+TEST(ArchSelection, AConfiguredListComesAfterTheEnvironmentAndBeforeTheDefault) {
+  ConfiguredArchList configured{"75;80", "[tool.kiln] of /p/pyproject.toml"};
+  llvm::Expected<ArchSelection> selection =
+      selectArchitectures(std::nullopt, std::nullopt, noGpu, configured);
+  KILN_ASSERT_OK(selection);
+  EXPECT_EQ(selection->source, ArchListSource::Configured);
+  EXPECT_EQ(selection->archs.str(), "75;80");
+  selection = selectArchitectures(std::nullopt, "90", noGpu, configured);
+  KILN_ASSERT_OK(selection);
+  EXPECT_EQ(selection->source, ArchListSource::CudaArchsVariable);
+  selection = selectArchitectures("86", "90", noGpu, configured);
+  KILN_ASSERT_OK(selection);
+  EXPECT_EQ(selection->source, ArchListSource::CommandLine);
+
+  std::string message = errorMessage(selectArchitectures(
+      std::nullopt, std::nullopt, noGpu, ConfiguredArchList{"sm_61", configured.origin}));
+  EXPECT_NE(message.find("archs = 'sm_61' (from [tool.kiln] of /p/pyproject.toml)"),
+            std::string::npos)
+      << message;
+}
+
 TEST(ArchSelection, ErrorsSayWhereTheListCameFrom) {
   std::string message = errorMessage(selectArchitectures(std::nullopt, "75;100", noGpu));
   EXPECT_NE(message.find("invalid architecture list CUDAARCHS='75;100' (from the environment)"),

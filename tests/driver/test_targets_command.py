@@ -46,7 +46,8 @@ def test_text_names_the_toolkit_architectures_and_default(kiln):
     assert "compute_90  (the newest PTX Kiln embeds)" in out
     assert "Default: 75-real;80-real;86-real;89-real;90;100-real;120-real\n" in out
     assert "sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_120 cubins, compute_90 PTX" in out
-    assert "--arch LIST, else $CUDAARCHS, else the default" in out
+    assert ("--arch LIST, else $CUDAARCHS, else archs in [tool.kiln] of\n"
+            "the nearest pyproject.toml, else the default") in out
     assert "Selected by" not in out
 
 

@@ -101,6 +101,9 @@ class KernelModule(Extension):
         self.kiln_options = [str(option) for option in options]
         self.include_sources = bool(include_sources)
         self.py_limited_api = False
+        # Archs that [tool.kiln] gives: ``kiln build`` reads them itself,
+        # below $CUDAARCHS, so they are not passed as --arch.
+        self.kiln_archs_configured = False
 
     def __repr__(self):
         return f"KernelModule({self.name!r}, {self.kiln_source!r}, archs={self.kiln_archs!r})"
@@ -181,7 +184,7 @@ class build_ext(_setuptools_build_ext):
         command = [find_kiln(), "build", ext.kiln_source, "--module", ext.name,
                    "-o", output_directory, "--python", sys.executable,
                    "--ext-suffix", extension_suffix]
-        if ext.kiln_archs is not None:
+        if ext.kiln_archs is not None and not ext.kiln_archs_configured:
             command += ["--arch", ext.kiln_archs]
         # Modules built at once (build_ext -j N) share the cores.
         if self.parallel and self.parallel is not True and int(self.parallel) > 1:
@@ -287,10 +290,12 @@ def kernel_modules(pyproject="pyproject.toml"):
                                 "include_sources"}
         if unknown:
             raise SetupError(f"{where} has unknown keys: {', '.join(sorted(unknown))}")
-        modules.append(KernelModule(
+        module = KernelModule(
             entry["name"], entry["source"], archs=entry.get("archs", config.get("archs")),
             options=entry.get("options", ()),
-            include_sources=entry.get("include-sources", entry.get("include_sources", False))))
+            include_sources=entry.get("include-sources", entry.get("include_sources", False)))
+        module.kiln_archs_configured = True
+        modules.append(module)
     return modules
 
 

@@ -386,6 +386,27 @@ def test_tool_kiln_modules_are_checked(tmp_path, build_dir):
     assert kiln_setuptools.kernel_modules(str(tmp_path / "missing.toml")) == []
 
 
+def test_tool_kiln_archs_are_left_to_kiln_build_so_that_cudaarchs_overrides_them(tmp_path,
+                                                                                 build_dir):
+    sys.path.insert(0, str(build_dir / "python"))
+    try:
+        from kiln import setuptools as kiln_setuptools
+    finally:
+        sys.path.pop(0)
+    from setuptools import Distribution
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.kiln]\narchs = "80"\nmodules = [{name = "p.k", source = "p/k.py"}]\n')
+    command = kiln_setuptools.build_ext(Distribution())
+    command.parallel, command.debug = None, 0
+    command.distribution.src_root = str(tmp_path)
+    (configured,) = kiln_setuptools.kernel_modules(str(pyproject))
+    assert "--arch" not in command._kiln_command(configured, "out", ".so"), (
+        "[tool.kiln] archs went to kiln build as --arch, above $CUDAARCHS")
+    explicit = kiln_setuptools.KernelModule("p.k", "p/k.py", archs="75;90")
+    line = command._kiln_command(explicit, "out", ".so")
+    assert line[line.index("--arch") + 1] == "75;90", line
+
+
 def test_tool_kiln_remote_cache_reaches_every_build_unless_the_environment_names_one(
         monkeypatch, tmp_path, build_dir):
     sys.path.insert(0, str(build_dir / "python"))
