@@ -2,6 +2,7 @@
 
 #include "backend/manifest.h"
 
+#include "backend/cuda_archs.h"
 #include "ir/types.h"
 
 #include <llvm/Support/Format.h>
@@ -229,6 +230,18 @@ void writeEntry(llvm::json::OStream &json, const ManifestEntry &entry) {
     for (const std::string &file : entry.files)
       json.value(file);
   });
+  if (!entry.resources.empty())
+    json.attributeObject("resources", [&] {
+      for (const auto &[arch, function] : entry.resources)
+        json.attributeObject(cuda::smName(arch), [&] {
+          json.attribute("registers", function.registers);
+          json.attribute("stack", function.stackFrameBytes);
+          json.attribute("spill_stores", function.spillStoreBytes);
+          json.attribute("spill_loads", function.spillLoadBytes);
+          json.attribute("shared", function.sharedMemoryBytes);
+          json.attribute("local", function.localMemoryBytes);
+        });
+    });
   if (entry.fatbin)
     json.attributeObject("fatbin", [&] {
       json.attribute("offset", entry.fatbin->offset);

@@ -5,7 +5,8 @@
 // architectures it was built with, the module's constants, and per
 // specialization its Python name and kind (kernel, ufunc, reduction),
 // argument types and names, entry name, parameter layout (docs/abi.md), shared and
-// local memory, and the images built for it. The runtime packs arguments and
+// local memory, the images built for it and, per cubin, what ptxas reported
+// (registers, stack, spills, shared and local memory). The runtime packs arguments and
 // picks images from the manifest alone, without the compiler. It is JSON,
 // with keys in a fixed order, so that builds stay byte-identical.
 //
@@ -13,6 +14,7 @@
 #pragma once
 
 #include "backend/kernel_compiler.h"
+#include "backend/ptxas_log.h"
 #include "ir/constant_value.h"
 #include "ir/typed_ir.h"
 #include "module/manifest_format.h"
@@ -20,6 +22,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -43,6 +46,8 @@ struct ManifestEntry {
   std::set<unsigned> ptxArchs;
   /// Built modules only.
   std::optional<ManifestBlob> fatbin;
+  /// Per sm_ arch: the entry function's resources, as ptxas reported them.
+  std::map<unsigned, cuda::FunctionResources> resources;
 };
 
 /// The options the command line applied to every kernel (unset: each

@@ -60,6 +60,26 @@ std::string scalarText(const llvm::json::Value *value) {
   return text;
 }
 
+/// What ptxas reported per cubin, in `kiln build -v`'s words, sorted by arch.
+void printResources(const llvm::json::Object &resources, llvm::raw_ostream &os) {
+  std::map<unsigned, const llvm::json::Object *> byArch;
+  for (const auto &[name, value] : resources) {
+    unsigned arch = 0;
+    llvm::StringRef text = name;
+    if (text.consume_front("sm_") && !text.getAsInteger(10, arch))
+      byArch[arch] = value.getAsObject();
+  }
+  for (const auto &[arch, usage] : byArch) {
+    if (!usage)
+      continue;
+    auto bytes = [&](llvm::StringRef key) { return usage->getInteger(key).value_or(0); };
+    os << "    " << cuda::smName(arch) << "   " << bytes("registers") << " registers, "
+       << bytes("stack") << " bytes stack, " << bytes("spill_stores") << " bytes spill stores, "
+       << bytes("spill_loads") << " bytes spill loads, " << bytes("shared") << " bytes shared, "
+       << bytes("local") << " bytes local\n";
+  }
+}
+
 void printText(const bundle::InspectedModule &module, llvm::StringRef path, llvm::raw_ostream &os) {
   const llvm::json::Object &root = *module.manifest.getAsObject();
   const KilnBundleHeader &header = module.bundle.header;
@@ -122,6 +142,8 @@ void printText(const bundle::InspectedModule &module, llvm::StringRef path, llvm
       os << "    memory  " << spec->getInteger("static_shared_bytes").value_or(0)
          << " bytes static shared, " << spec->getInteger("local_bytes").value_or(0)
          << " bytes local\n";
+      if (const llvm::json::Object *resources = spec->getObject("resources"))
+        printResources(*resources, os);
     }
   }
 }
@@ -164,9 +186,9 @@ void printJson(const bundle::InspectedModule &module, llvm::StringRef path, llvm
           json.attributeArray("specializations", [&] {
             for (const llvm::json::Object *spec : kernel.specializations)
               json.object([&] {
-                for (llvm::StringRef key :
-                     {"symbol", "args", "entry", "block_entry", "cubins", "ptx", "fatbin",
-                      "static_shared_bytes", "local_bytes", "synchronizes", "raises"}) {
+                for (llvm::StringRef key : {"symbol", "args", "entry", "block_entry", "cubins",
+                                            "ptx", "fatbin", "static_shared_bytes", "local_bytes",
+                                            "synchronizes", "raises", "resources"}) {
                   const llvm::json::Value *value = spec->get(key);
                   json.attribute(key, value ? *value : llvm::json::Value(nullptr));
                 }

@@ -145,7 +145,11 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
         {},
         {},
         {},
-        std::nullopt};
+        std::nullopt,
+        {}};
+    for (const auto &[arch, usage] : build.usage)
+      if (const cuda::FunctionResources *function = usage.function(entry.interface.entryName))
+        entry.resources[arch] = *function;
     if (build.host) {
       entry.interface.hasBlockEntry = build.host->interface.hasBlockEntry;
       entry.interface.hasThreadEntry = build.host->interface.hasThreadEntry;

@@ -35,6 +35,45 @@ def test_text_lists_kernels_archs_and_sizes(kiln, module):
         assert f"    entry   {spec['entry']} (with block entry)" in lines
 
 
+SHARED_KERNEL = """\
+from numba import cuda, float32
+
+
+@cuda.jit("void(float32[::1])")
+def reverse_block(a):
+    tile = cuda.shared.array(256, float32)
+    i = cuda.threadIdx.x
+    tile[i] = a[i]
+    cuda.syncthreads()
+    a[i] = tile[255 - i]
+"""
+
+
+def test_registers_spills_and_shared_memory_per_arch_are_what_the_build_reported(kiln,
+                                                                                tmp_path):
+    (tmp_path / "shared.py").write_text(SHARED_KERNEL)
+    built = kiln("build", tmp_path / "shared.py", "--module", "shared", "-o", tmp_path,
+                 "--arch", "75;90", "--ext-suffix", ".so", "--no-cache", "-v")
+    assert built.returncode == 0, built.stderr
+    reported = {line.split(":")[0].strip(): line.split(":")[1].strip()
+                for line in built.stdout.splitlines() if line.startswith("    sm_")}
+    assert set(reported) == {"sm_75", "sm_90"}, built.stdout
+
+    text = kiln("inspect", tmp_path / "shared.so")
+    assert text.returncode == 0, text.stderr
+    for arch, usage in reported.items():
+        # build -v: "N registers, S bytes stack, ... , 1024 bytes shared"
+        assert f"    {arch}   {usage}, 0 bytes local" in text.stdout.splitlines(), (
+            f"kiln inspect does not show what the build reported for {arch}: {usage}\n"
+            + text.stdout)
+    resources = json.loads(kiln("inspect", tmp_path / "shared.so", "--json").stdout)[
+        "kernels"][0]["specializations"][0]["resources"]
+    assert sorted(resources) == ["sm_75", "sm_90"]
+    for arch, usage in resources.items():
+        assert usage["shared"] == 1024 and usage["registers"] > 0, (arch, usage)
+        assert reported[arch].startswith(f"{usage['registers']} registers, "), (arch, usage)
+
+
 def test_json_matches_the_manifest(kiln, module):
     result = kiln("inspect", module, "--json")
     assert result.returncode == 0, result.stderr
