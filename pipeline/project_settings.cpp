@@ -25,15 +25,15 @@ namespace {
 /// front end) and `modules`, which the setuptools hook lists.
 const std::set<std::string> &knownKeys() {
   static const std::set<std::string> keys = {
-      "archs",         "cache-dir", "cache-max-size", "remote-cache",  "jobs",
-      "opt",           "fastmath",  "lineinfo",       "max-registers", "ptxas-options",
-      "modules",       "signatures"};
+      "archs",    "cache-dir", "cache-max-size", "remote-cache",  "jobs",    "opt",
+      "fastmath", "lineinfo",  "max-registers",  "ptxas-options", "modules", "signatures"};
   return keys;
 }
 
 class SettingsReader {
 public:
-  SettingsReader(std::string path, const toml::table &table) : path(std::move(path)), table(table) {}
+  SettingsReader(std::string path, const toml::table &table)
+      : path(std::move(path)), table(table) {}
 
   /// An error at `node`'s line: "PATH:LINE: [tool.kiln] KEY WHAT".
   llvm::Error error(const toml::node &node, llvm::StringRef key, const llvm::Twine &what) const {
@@ -74,8 +74,9 @@ public:
       return std::nullopt;
     const auto *value = node->as_integer();
     if (!value || value->get() < least || value->get() > most)
-      return error(*node, key, "must be a whole number from " + llvm::Twine(least) + " to " +
-                                   llvm::Twine(most));
+      return error(*node, key,
+                   "must be a whole number from " + llvm::Twine(least) + " to " +
+                       llvm::Twine(most));
     return std::optional<unsigned>(static_cast<unsigned>(value->get()));
   }
 
@@ -125,7 +126,9 @@ template <typename T> llvm::Error take(llvm::Expected<T> value, T &into) {
 
 } // namespace
 
-std::string ProjectSettings::origin() const { return "[tool.kiln] of " + path; }
+std::string ProjectSettings::origin() const {
+  return "[tool.kiln] of " + path;
+}
 
 llvm::Expected<ProjectSettings> readProjectSettings(llvm::StringRef folder,
                                                     llvm::StringRef moduleName) {
@@ -140,10 +143,9 @@ llvm::Expected<ProjectSettings> readProjectSettings(llvm::StringRef folder,
                                        readErrorMessage(contents.getError()));
   toml::parse_result parsed = toml::parse(*contents, path);
   if (!parsed)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        path + ":" + std::to_string(parsed.error().source().begin.line) + ": " +
-            std::string(parsed.error().description()));
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   path + ":" + std::to_string(parsed.error().source().begin.line) +
+                                       ": " + std::string(parsed.error().description()));
   const toml::table *kiln = parsed.table()["tool"]["kiln"].as_table();
   if (!kiln)
     return settings;
