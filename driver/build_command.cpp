@@ -21,10 +21,12 @@
 #include "pipeline/module_writer.h"
 #include "pipeline/pipeline.h"
 
+#include <llvm/Support/JSON.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <chrono>
 #include <mutex>
 
 namespace kiln::driver {
@@ -41,10 +43,17 @@ public:
 
   void sourceDiagnostics(const DiagnosticEngine &diagnostics) override {
     diagnostics.renderText(llvm::errs(), options.color);
+    if (options.json) {
+      llvm::raw_string_ostream os(diagnosticsJson);
+      llvm::json::OStream json(os);
+      diagnostics.renderJson(json);
+    }
   }
   void warning(llvm::StringRef message) override {
     progress.interject(
         [&](llvm::raw_ostream &os) { llvm::WithColor::warning(os, "kiln") << message << '\n'; });
+    std::lock_guard<std::mutex> lock(mutex);
+    warnings.push_back(message.str());
   }
   void expectTasks(unsigned count) override { progress.expect(count); }
   void taskFinished(llvm::StringRef label) override { progress.finished(label); }
@@ -60,12 +69,85 @@ public:
         llvm::errs() << line << '\n';
   }
 
+  /// The source diagnostics as JSON (with --json), else empty.
+  std::string diagnosticsJson;
+  std::vector<std::string> warnings;
+
 private:
   const BuildOptions &options;
   ProgressReporter progress;
   std::mutex mutex;
   std::vector<std::string> notes;
 };
+
+llvm::json::Object resourcesJson(const cuda::FunctionResources &function) {
+  return llvm::json::Object{
+      {"registers", function.registers},          {"stack", function.stackFrameBytes},
+      {"spill_stores", function.spillStoreBytes}, {"spill_loads", function.spillLoadBytes},
+      {"shared", function.sharedMemoryBytes},     {"local", function.localMemoryBytes}};
+}
+
+/// `kiln build --json`: what was built, per specialization and step, with
+/// each step's cache outcome and time; or, for a failed build, why.
+void printBuildJson(const BuildOptions &options, const pipeline::BuildResult *result,
+                    llvm::ArrayRef<std::string> errors, const TerminalReporter &reporter,
+                    uint64_t microseconds, llvm::raw_ostream &os) {
+  llvm::json::OStream json(os, 2);
+  json.object([&] {
+    json.attribute("ok", result != nullptr);
+    json.attribute("file", options.file);
+    json.attribute("module", options.effectiveModuleName());
+    json.attribute("microseconds", microseconds);
+    json.attributeArray("written", [&] {
+      if (result)
+        for (const std::string &path : result->written)
+          json.value(path);
+    });
+    json.attributeArray("kernels", [&] {
+      if (!result)
+        return;
+      for (const pipeline::KernelArtifacts &build : result->kernels)
+        json.object([&] {
+          json.attribute("name", build.kernel->sourceName);
+          json.attributeArray("args", [&] {
+            for (const ir::Argument *argument : build.kernel->arguments)
+              json.value(argument->type()->str());
+          });
+          json.attributeArray("steps", [&] {
+            for (const pipeline::BuildStep &step : build.steps)
+              json.object([&] {
+                json.attribute("step", step.kind);
+                json.attribute("target", step.target);
+                json.attribute("cache", step.cache);
+                json.attribute("microseconds", step.microseconds);
+              });
+          });
+          json.attributeObject("resources", [&] {
+            std::string entry =
+                build.ptx.empty() ? std::string() : build.ptx.begin()->second.interface.entryName;
+            for (const auto &[arch, usage] : build.usage)
+              if (const cuda::FunctionResources *function = usage.function(entry))
+                json.attribute(cuda::smName(arch), resourcesJson(*function));
+          });
+        });
+    });
+    json.attributeArray("warnings", [&] {
+      for (const std::string &warning : reporter.warnings)
+        json.value(warning);
+    });
+    json.attributeArray("errors", [&] {
+      for (const std::string &error : errors)
+        json.value(error);
+    });
+    json.attributeBegin("diagnostics");
+    if (reporter.diagnosticsJson.empty())
+      json.arrayBegin(), json.arrayEnd();
+    else
+      json.rawValue(reporter.diagnosticsJson);
+    json.attributeEnd();
+  });
+  os << '\n';
+}
 
 void printUsage(const pipeline::KernelArtifacts &build, llvm::raw_ostream &os) {
   os << "  " << build.description << '\n';
@@ -156,8 +238,9 @@ int runBuild(BuildOptions options) {
   }
   if (!options.emitGiven) {
     if (!options.moduleStaysPython && options.moduleName.empty()) {
-      llvm::errs() << "kiln build needs --emit, or --module NAME to build a Python module\n"
-                      "Run with --help for more information.\n";
+      llvm::WithColor::error(llvm::errs(), "kiln")
+          << "kiln build needs --emit, or --module NAME to build a Python module\n"
+             "Run 'kiln build --help' for more information.\n";
       return 2;
     }
     options.emit = EmitKind::Module;
@@ -178,17 +261,29 @@ int runBuild(BuildOptions options) {
   if (int status = applyProjectSettings(options))
     return status;
   pipeline::BuildOptions build = options;
-  build.resourceUsage = options.verbose;
+  build.resourceUsage = options.verbose || options.json;
   TerminalReporter reporter(options);
+  auto start = std::chrono::steady_clock::now();
   llvm::Expected<pipeline::BuildResult> result = pipeline::buildModule(build, reporter);
+  uint64_t microseconds = std::chrono::duration_cast<std::chrono::microseconds>(
+                              std::chrono::steady_clock::now() - start)
+                              .count();
   reporter.finish();
   if (!result) {
+    std::vector<std::string> errors;
     llvm::handleAllErrors(
         result.takeError(), [](const pipeline::SourceDiagnosedError &) {},
-        [](const llvm::ErrorInfoBase &error) {
+        [&](const llvm::ErrorInfoBase &error) {
           llvm::WithColor::error(llvm::errs(), "kiln") << error.message() << '\n';
+          errors.push_back(error.message());
         });
+    if (options.json)
+      printBuildJson(options, nullptr, errors, reporter, microseconds, llvm::outs());
     return 1;
+  }
+  if (options.json) {
+    printBuildJson(options, &*result, {}, reporter, microseconds, llvm::outs());
+    return 0;
   }
   if (!options.quiet)
     for (const std::string &path : result->written)

@@ -16,6 +16,8 @@ struct BuildOptions : pipeline::BuildOptions {
   bool verbose = false;
   /// --quiet: no progress and no list of written files (errors still).
   bool quiet = false;
+  /// --json: print the result as JSON on stdout instead of the files written.
+  bool json = false;
   bool color = false;
   /// Whether --emit and -o were given: without them a module that imports
   /// kiln builds its companion beside itself, and any other module needs

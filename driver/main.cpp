@@ -204,6 +204,9 @@ int main(int argc, char **argv) {
                          "and (when stderr is not a terminal) a line per finished task");
   buildCommand->add_flag("-q,--quiet", build.quiet,
                          "Print neither progress nor the files written; only errors");
+  buildCommand->add_flag("--json", build.json,
+                         "Print the result as JSON: the files written and, per specialization, "
+                         "each step's cache outcome and time and each cubin's resources");
   buildCommand->add_option("--module", build.moduleName, "Dotted module name (pkg.kernels)");
   buildCommand->add_option("--python", build.python,
                            "The Python the module is for, whose EXT_SUFFIX names it "

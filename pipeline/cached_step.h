@@ -26,17 +26,19 @@ struct StepName {
 };
 
 /// `key` is empty for a step that runs uncached (no cache, or a kernel
-/// whose source the IR does not record).
+/// whose source the IR does not record); `source` is then left empty.
 template <typename Result>
 llvm::Expected<Result>
 cachedStep(BuildCache *cache, const std::optional<std::string> &key, StepName name,
            llvm::function_ref<std::optional<CacheHit<Result>>(const std::string &)> lookup,
            llvm::function_ref<llvm::Expected<Result>()> compute,
-           llvm::function_ref<void(const std::string &, const Result &)> store) {
+           llvm::function_ref<void(const std::string &, const Result &)> store,
+           std::optional<StepSource> &source) {
   bool cached = cache && key;
   if (cached) {
     std::optional<CacheHit<Result>> hit = lookup(*key);
-    cache->note(hit ? hit->source : StepSource::Compiled, name.kind, name.target, name.description);
+    source = hit ? hit->source : StepSource::Compiled;
+    cache->note(*source, name.kind, name.target, name.description);
     if (hit)
       return std::move(hit->value);
   }

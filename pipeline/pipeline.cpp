@@ -16,6 +16,7 @@
 #include "pipeline/python_config.h"
 #include "pipeline/python_host_values.h"
 
+#include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/ScopeExit.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/FormatVariadic.h>
@@ -23,8 +24,10 @@
 #include <llvm/Support/ThreadPool.h>
 #include <llvm/Support/Threading.h>
 
+#include <chrono>
 #include <mutex>
 #include <set>
+#include <tuple>
 
 namespace kiln::pipeline {
 
@@ -129,6 +132,9 @@ private:
   void buildFatbin(size_t index);
   /// The key of a step of kernel `index`, when the kernel is cached.
   bool cached(size_t index) const { return cache && semantic[index]; }
+  /// Adds a finished step to kernel `index` (under resultsMutex).
+  void recordStep(size_t index, llvm::StringRef kind, llvm::StringRef target,
+                  std::optional<StepSource> source, std::chrono::steady_clock::time_point start);
 
   const BuildOptions &options;
   BuildReporter &reporter;
@@ -167,6 +173,19 @@ llvm::Error KernelBuilder::findTools() {
   return llvm::Error::success();
 }
 
+void KernelBuilder::recordStep(size_t index, llvm::StringRef kind, llvm::StringRef target,
+                               std::optional<StepSource> source,
+                               std::chrono::steady_clock::time_point start) {
+  auto microseconds = std::chrono::duration_cast<std::chrono::microseconds>(
+      std::chrono::steady_clock::now() - start);
+  const char *origin = !source                            ? "uncached"
+                       : *source == StepSource::LocalHit  ? "hit"
+                       : *source == StepSource::RemoteHit ? "remote hit"
+                                                          : "miss";
+  kernels[index].steps.push_back(
+      {kind.str(), target.str(), origin, uint64_t(microseconds.count())});
+}
+
 /// Host code (no arch) or, per PTX target, PTX or LLVM IR.
 void KernelBuilder::compileCode(size_t index, std::optional<unsigned> arch) {
   KernelArtifacts &build = kernels[index];
@@ -180,6 +199,8 @@ void KernelBuilder::compileCode(size_t index, std::optional<unsigned> arch) {
   std::optional<std::string> key;
   if (cached(index))
     key = cache->codeKey(*semantic[index], *build.kernel, kind, target);
+  auto start = std::chrono::steady_clock::now();
+  std::optional<StepSource> source;
   llvm::Expected<backend::CompiledCode> code = cachedStep<backend::CompiledCode>(
       cache.get(), key, {kind, target, build.description},
       [&](const std::string &k) { return cache->lookupCode(k); },
@@ -189,12 +210,14 @@ void KernelBuilder::compileCode(size_t index, std::optional<unsigned> arch) {
       },
       [&](const std::string &k, const backend::CompiledCode &c) {
         cache->storeCode(k, *build.kernel, kind, target, c);
-      });
+      },
+      source);
   if (!code)
     return errors.add(index, arch.value_or(0),
                       build.description + (arch ? " for " + target : std::string()) + ": " +
                           llvm::toString(code.takeError()));
   std::lock_guard<std::mutex> lock(resultsMutex);
+  recordStep(index, kind, target, source, start);
   if (arch)
     build.ptx[*arch] = std::move(*code);
   else
@@ -210,16 +233,20 @@ void KernelBuilder::buildCubin(size_t index, unsigned arch, backend::CubinBuilde
   std::optional<std::string> key;
   if (cached(index))
     key = cache->cubinKey(*build.kernel, ptx, arch, links);
+  auto start = std::chrono::steady_clock::now();
+  std::optional<StepSource> source;
   llvm::Expected<backend::BuiltCubin> cubin = cachedStep<backend::BuiltCubin>(
       cache.get(), key, {"cubin", cuda::smName(arch), build.description},
       [&](const std::string &k) { return cache->lookupCubin(k); },
       [&] { return cubins.build(build.kernel->options, ptx, build.stem + ".ptx", arch, links); },
       [&](const std::string &k, const backend::BuiltCubin &c) {
         cache->storeCubin(k, *build.kernel, arch, c);
-      });
+      },
+      source);
   if (!cubin)
     return errors.add(index, arch, build.description + ": " + llvm::toString(cubin.takeError()));
   std::lock_guard<std::mutex> lock(resultsMutex);
+  recordStep(index, "cubin", cuda::smName(arch), source, start);
   build.cubins[arch] = std::move(cubin->cubin);
   build.usage[arch] = std::move(cubin->usage);
 }
@@ -238,16 +265,20 @@ void KernelBuilder::buildFatbin(size_t index) {
   std::optional<std::string> key;
   if (cached(index))
     key = cache->fatbinKey(images);
+  auto start = std::chrono::steady_clock::now();
+  std::optional<StepSource> source;
   llvm::Expected<std::string> fatbin = cachedStep<std::string>(
       cache.get(), key, {"fatbin", "-", build.description},
       [&](const std::string &k) { return cache->lookupFatbin(k, images); },
       [&] { return cuda::createFatbinary(*toolkit, images); },
       [&](const std::string &k, const std::string &f) {
         cache->storeFatbin(k, *build.kernel, f, images);
-      });
+      },
+      source);
   if (!fatbin)
     return errors.add(index, 0, build.description + ": " + llvm::toString(fatbin.takeError()));
   std::lock_guard<std::mutex> lock(resultsMutex);
+  recordStep(index, "fatbin", "-", source, start);
   build.fatbin = std::move(*fatbin);
 }
 
@@ -292,6 +323,14 @@ llvm::Error KernelBuilder::run() {
   }
   if (cache)
     cache->finish(reporter);
+  // Phases ran in parallel: their steps are put in a stable order.
+  auto phase = [](llvm::StringRef kind) {
+    return kind == "host" ? 0 : kind == "cubin" ? 2 : kind == "fatbin" ? 3 : 1;
+  };
+  for (KernelArtifacts &build : kernels)
+    llvm::sort(build.steps, [&](const BuildStep &a, const BuildStep &b) {
+      return std::make_tuple(phase(a.kind), a.target) < std::make_tuple(phase(b.kind), b.target);
+    });
   return errors.take();
 }
 
@@ -404,6 +443,7 @@ llvm::Expected<BuildResult> buildModule(const BuildOptions &options, BuildReport
                                 stemOf(*function),
                                 describe(*function),
                                 progressNameOf(*function),
+                                {},
                                 {},
                                 {},
                                 {},

@@ -31,6 +31,18 @@
 
 namespace kiln::pipeline {
 
+/// One step of a specialization's build: where its result came from and
+/// how long it took.
+struct BuildStep {
+  /// "host", "ptx", "llvm", "cubin", "fatbin".
+  std::string kind;
+  /// "sm_80", the host's target triple, or "-" for a fat binary.
+  std::string target;
+  /// "hit", "remote hit", "miss" (compiled, then stored) or "uncached".
+  std::string cache;
+  uint64_t microseconds = 0;
+};
+
 /// One kernel specialization and everything built for it.
 struct KernelArtifacts {
   const ir::Function *kernel;
@@ -45,6 +57,8 @@ struct KernelArtifacts {
   std::map<unsigned, cuda::ResourceUsage> usage; // by sm_
   std::string fatbin;
   std::optional<backend::CompiledCode> host;
+  /// In the order of the build's phases, then by target.
+  std::vector<BuildStep> steps;
 };
 
 struct BuildResult {
