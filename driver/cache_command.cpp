@@ -78,6 +78,12 @@ void printRemote(llvm::raw_ostream &os, std::map<std::string, int64_t> &counters
      << seconds(counters["remote_upload_us"]) << " uploading in the background\n";
 }
 
+/// One JSON object on stdout, for --json; the exit status 0.
+int printJson(llvm::json::Object object) {
+  llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(object))) << '\n';
+  return 0;
+}
+
 /// Where the limit in force comes from.
 cache::SizeSource limitSource(const cache::Cache &store, const cache::CacheLocation &location) {
   if (location.givenMaxSize())
@@ -294,6 +300,8 @@ int runCacheCommand(const CacheCommandOptions &options) {
     llvm::Expected<uint64_t> total = store.index().totalBytes();
     if (!total)
       return fail(total.takeError());
+    if (options.json)
+      return printJson(llvm::json::Object{{"pruned", evicted->dropped}, {"bytes", *total}});
     llvm::outs() << llvm::formatv("pruned {0} entries; the cache holds {1}\n", evicted->dropped,
                                   cache::formatSize(*total));
     return 0;
@@ -302,8 +310,13 @@ int runCacheCommand(const CacheCommandOptions &options) {
     if (newLimit) {
       if (llvm::Error error = store.index().storeMaxSize(*newLimit))
         return fail(std::move(error));
-      llvm::outs() << "the cache limit is now " << cache::formatSize(*newLimit) << " (stored in "
-                   << cache::indexPath(store.directory()) << ")\n";
+      if (options.json)
+        printJson(llvm::json::Object{{"limit", *newLimit},
+                                     {"source", sizeSourceName(cache::SizeSource::Stored)},
+                                     {"stored_in", cache::indexPath(store.directory())}});
+      else
+        llvm::outs() << "the cache limit is now " << cache::formatSize(*newLimit) << " (stored in "
+                     << cache::indexPath(store.directory()) << ")\n";
       if (location->givenMaxSize())
         warn((llvm::Twine(location->maxSizeSource == cache::SizeSource::Flag ? "--max-size"
                           : location->maxSizeSource == cache::SizeSource::Environment
@@ -313,6 +326,9 @@ int runCacheCommand(const CacheCommandOptions &options) {
                  .str());
       return 0;
     }
+    if (options.json)
+      return printJson(llvm::json::Object{
+          {"limit", store.maxSize()}, {"source", sizeSourceName(limitSource(store, *location))}});
     llvm::outs() << "the cache limit is " << cache::formatSize(store.maxSize()) << " ("
                  << sizeSourceName(limitSource(store, *location)) << ")\n";
     return 0;
@@ -328,6 +344,8 @@ int runCacheCommand(const CacheCommandOptions &options) {
     if (std::error_code error = llvm::sys::fs::remove_directories(kept))
       return fail(llvm::createStringError(error, "cannot remove '" + kept.str().str() +
                                                      "': " + error.message()));
+    if (options.json)
+      return printJson(llvm::json::Object{{"cleared", store.directory()}});
     llvm::outs() << "cleared " << store.directory() << '\n';
     return 0;
   }
@@ -335,30 +353,49 @@ int runCacheCommand(const CacheCommandOptions &options) {
     llvm::Expected<cache::VerifyReport> report = cache::verifyCache(store, options.repair);
     if (!report)
       return fail(report.takeError());
+    bool repaired = options.repair && (report->problems.size() || report->leftovers.size());
+    int status = report->problems.empty() || options.repair ? 0 : 1;
+    if (options.json) {
+      printJson(llvm::json::Object{{"entries", report->entries},
+                                   {"blobs", report->blobs},
+                                   {"problems", llvm::json::Array(report->problems)},
+                                   {"leftovers", llvm::json::Array(report->leftovers)},
+                                   {"repairs", llvm::json::Array(report->repairs)},
+                                   {"repaired", repaired}});
+      return status;
+    }
     for (const std::string &problem : report->problems)
       llvm::outs() << "problem: " << problem << '\n';
     for (const std::string &leftover : report->leftovers)
       llvm::outs() << "leftover: " << leftover << '\n';
     for (const std::string &repair : report->repairs)
       llvm::outs() << "repaired: " << repair << '\n';
-    bool repaired = options.repair && (report->problems.size() || report->leftovers.size());
     llvm::outs() << llvm::formatv("{0} entries, {1} blobs, {2} problems, {3} leftovers{4}\n",
                                   report->entries, report->blobs, report->problems.size(),
                                   report->leftovers.size(), repaired ? " (repaired)" : "");
     if (!options.repair && report->problems.empty() && !report->leftovers.empty())
       llvm::outs() << "leftovers are harmless (what interrupted builds leave); "
                       "`kiln cache verify --repair` deletes them\n";
-    return report->problems.empty() || options.repair ? 0 : 1;
+    return status;
   }
   case CacheAction::Export: {
     llvm::Expected<cache::ExportReport> report =
         cache::exportCache(store, options.file, signer ? &*signer : nullptr);
     if (!report)
       return fail(report.takeError());
-    llvm::outs() << llvm::formatv(
-        "exported {0} entries ({1} blobs, {2}) to {3}, {4}\n", report->entries, report->blobs,
-        cache::formatSize(report->bytes), options.file,
-        report->signer ? "signed by " + report->signer->describe() : std::string("unsigned"));
+    if (options.json)
+      printJson(llvm::json::Object{
+          {"file", options.file},
+          {"entries", report->entries},
+          {"blobs", report->blobs},
+          {"bytes", report->bytes},
+          {"skipped", report->skipped},
+          {"signer", report->signer ? llvm::json::Value(report->signer->describe()) : nullptr}});
+    else
+      llvm::outs() << llvm::formatv(
+          "exported {0} entries ({1} blobs, {2}) to {3}, {4}\n", report->entries, report->blobs,
+          cache::formatSize(report->bytes), options.file,
+          report->signer ? "signed by " + report->signer->describe() : std::string("unsigned"));
     if (!report->signer)
       warn("the archive is unsigned: `kiln cache import` accepts it only with "
            "--insecure-skip-signature");
@@ -371,10 +408,17 @@ int runCacheCommand(const CacheCommandOptions &options) {
     llvm::Expected<cache::ImportReport> report = cache::importArchive(store, *archive);
     if (!report)
       return fail(report.takeError());
-    llvm::outs() << llvm::formatv("imported {0} entries ({1}) from {2}, {3}\n", report->entries,
-                                  cache::formatSize(report->bytes), options.file,
-                                  report->signer ? "signed by " + report->signer->describe()
-                                                 : std::string("signature not checked"));
+    if (options.json)
+      printJson(llvm::json::Object{
+          {"file", options.file},
+          {"entries", report->entries},
+          {"bytes", report->bytes},
+          {"signer", report->signer ? llvm::json::Value(report->signer->describe()) : nullptr}});
+    else
+      llvm::outs() << llvm::formatv("imported {0} entries ({1}) from {2}, {3}\n", report->entries,
+                                    cache::formatSize(report->bytes), options.file,
+                                    report->signer ? "signed by " + report->signer->describe()
+                                                   : std::string("signature not checked"));
     if (!report->signer)
       warn("imported '" + options.file +
            "' without checking who made it (--insecure-skip-signature): builds will use its "

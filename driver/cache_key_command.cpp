@@ -16,6 +16,7 @@
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/FormatVariadic.h>
+#include <llvm/Support/JSON.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
@@ -30,6 +31,15 @@ namespace {
 int fail(llvm::Error error) {
   llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(std::move(error)) << '\n';
   return 1;
+}
+
+int printJson(llvm::json::Object object) {
+  llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(object))) << '\n';
+  return 0;
+}
+
+llvm::json::Object keyJson(const cache::PublicKey &key) {
+  return llvm::json::Object{{"name", key.name}, {"fingerprint", key.fingerprint()}};
 }
 
 llvm::Error failure(const llvm::Twine &message) {
@@ -62,13 +72,19 @@ int generate(const CacheKeyOptions &options, const cache::KeyLocation &location)
       options.file ? *options.file : cache::signingKeyPath(location.keysDirectory, name);
   if (llvm::Error error = cache::writeSigningKeyFile(*key, path))
     return fail(std::move(error));
+  if (options.json) {
+    llvm::json::Object created = keyJson(key->publicKey());
+    created["path"] = path;
+    created["public_key"] = key->publicKey().line();
+    return printJson(std::move(created));
+  }
   llvm::outs() << "created the signing key " << key->publicKey().describe() << " in " << path
                << "\nits public key, to trust where its archives are imported:\n"
                << key->publicKey().line() << '\n';
   return 0;
 }
 
-int list(const cache::KeyLocation &location) {
+int list(const CacheKeyOptions &options, const cache::KeyLocation &location) {
   llvm::Expected<std::vector<cache::StoredSigningKey>> keys =
       cache::listSigningKeys(location.keysDirectory);
   if (!keys)
@@ -77,6 +93,21 @@ int list(const cache::KeyLocation &location) {
       cache::readTrustedKeys(location.trustedKeysFile, location.trustedKeysNamed);
   if (!trusted)
     return fail(trusted.takeError());
+  if (options.json) {
+    llvm::json::Array signing, accepted;
+    for (const cache::StoredSigningKey &key : *keys) {
+      llvm::json::Object entry = keyJson(key.publicKey);
+      entry["path"] = key.path;
+      signing.push_back(std::move(entry));
+    }
+    for (const cache::PublicKey &key : *trusted)
+      accepted.push_back(keyJson(key));
+    return printJson(llvm::json::Object{
+        {"signing_keys",
+         llvm::json::Object{{"folder", location.keysDirectory}, {"keys", std::move(signing)}}},
+        {"trusted_keys",
+         llvm::json::Object{{"file", location.trustedKeysFile}, {"keys", std::move(accepted)}}}});
+  }
   llvm::raw_ostream &os = llvm::outs();
   os << "signing keys (" << location.keysDirectory << "):\n";
   if (keys->empty())
@@ -97,6 +128,11 @@ int exportPublic(const CacheKeyOptions &options, const cache::KeyLocation &locat
       options.argument ? options.argument : location.signingKey, location.keysDirectory);
   if (!key)
     return fail(key.takeError());
+  if (options.json) {
+    llvm::json::Object exported = keyJson(key->publicKey());
+    exported["public_key"] = key->publicKey().line();
+    return printJson(std::move(exported));
+  }
   llvm::outs() << key->publicKey().line() << '\n';
   return 0;
 }
@@ -131,11 +167,18 @@ int trust(const CacheKeyOptions &options, const cache::KeyLocation &location) {
       cache::trustKeys(location.trustedKeysFile, *keys);
   if (!added)
     return fail(added.takeError());
+  llvm::json::Array newly, already;
   for (const cache::PublicKey &key : *keys) {
     bool isNew = llvm::any_of(*added, [&](const cache::PublicKey &a) { return a.sameKey(key); });
-    llvm::outs() << (isNew ? "trusted " : "already trusted ") << key.describe() << " in "
-                 << location.trustedKeysFile << '\n';
+    (isNew ? newly : already).push_back(keyJson(key));
+    if (!options.json)
+      llvm::outs() << (isNew ? "trusted " : "already trusted ") << key.describe() << " in "
+                   << location.trustedKeysFile << '\n';
   }
+  if (options.json)
+    return printJson(llvm::json::Object{{"file", location.trustedKeysFile},
+                                        {"trusted", std::move(newly)},
+                                        {"already_trusted", std::move(already)}});
   return 0;
 }
 
@@ -144,6 +187,13 @@ int untrust(const CacheKeyOptions &options, const cache::KeyLocation &location) 
       cache::untrustKeys(location.trustedKeysFile, *options.argument);
   if (!removed)
     return fail(removed.takeError());
+  if (options.json) {
+    llvm::json::Array keys;
+    for (const cache::PublicKey &key : *removed)
+      keys.push_back(keyJson(key));
+    return printJson(
+        llvm::json::Object{{"file", location.trustedKeysFile}, {"untrusted", std::move(keys)}});
+  }
   for (const cache::PublicKey &key : *removed)
     llvm::outs() << "no longer trusted: " << key.describe() << " in " << location.trustedKeysFile
                  << '\n';
@@ -161,7 +211,7 @@ int runCacheKeyCommand(const CacheKeyOptions &options) {
   case CacheKeyAction::Generate:
     return generate(options, *location);
   case CacheKeyAction::List:
-    return list(*location);
+    return list(options, *location);
   case CacheKeyAction::ExportPublic:
     return exportPublic(options, *location);
   case CacheKeyAction::Trust:

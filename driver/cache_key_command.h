@@ -20,6 +20,8 @@ struct CacheKeyOptions {
   std::optional<std::string> argument;
   /// --trusted-keys.
   std::optional<std::string> trustedKeys;
+  /// --json: print the result as one JSON object.
+  bool json = false;
 };
 
 /// Runs one `kiln cache key` subcommand; returns the exit status.

@@ -334,23 +334,29 @@ int main(int argc, char **argv) {
           "--older-than", [&](const std::string &age) { cacheOptions.olderThan = age; },
           "Drop entries not used for this long, such as 30d, 12h or 45m")
       ->check(ageValidator());
-  cacheAction("clear", "Drop every entry", CacheAction::Clear);
-  cacheAction("limit",
-              "Show the size limit and where it comes from, or keep SIZE as the cache's limit "
-              "for later builds and commands",
-              CacheAction::Limit)
-      ->add_option_function<std::string>(
-          "size", [&](const std::string &size) { cacheOptions.newLimit = size; },
-          "The new limit, such as 500M or 4G");
-  cacheAction("verify", "Check that index and blobs agree and every blob is intact",
-              CacheAction::Verify)
-      ->add_flag("--repair", cacheOptions.repair,
-                 "Drop damaged entries, re-index intact ones, delete blobs of no entry");
+  pruneCommand->add_flag("--json", cacheOptions.json, "Print the result as JSON");
+  cacheAction("clear", "Drop every entry", CacheAction::Clear)
+      ->add_flag("--json", cacheOptions.json, "Print the result as JSON");
+  CLI::App *limitCommand =
+      cacheAction("limit",
+                  "Show the size limit and where it comes from, or keep SIZE as the cache's limit "
+                  "for later builds and commands",
+                  CacheAction::Limit);
+  limitCommand->add_option_function<std::string>(
+      "size", [&](const std::string &size) { cacheOptions.newLimit = size; },
+      "The new limit, such as 500M or 4G");
+  limitCommand->add_flag("--json", cacheOptions.json, "Print the result as JSON");
+  CLI::App *verifyCommand = cacheAction(
+      "verify", "Check that index and blobs agree and every blob is intact", CacheAction::Verify);
+  verifyCommand->add_flag("--repair", cacheOptions.repair,
+                          "Drop damaged entries, re-index intact ones, delete blobs of no entry");
+  verifyCommand->add_flag("--json", cacheOptions.json, "Print the result as JSON");
   CLI::App *exportCommand = cacheAction(
       "export",
       "Write every intact entry to a tar archive (.tar, .tar.zst, .tar.gz), signed by your key",
       CacheAction::Export);
   exportCommand->add_option("file", cacheOptions.file, "The archive to write")->required();
+  exportCommand->add_flag("--json", cacheOptions.json, "Print the result as JSON");
   CLI::Option *signWith = exportCommand->add_option_function<std::string>(
       "--sign-with", [&](const std::string &key) { cacheOptions.signWith = key; },
       "The signing key: a name from `kiln cache key list`, or a key file (default: "
@@ -365,6 +371,7 @@ int main(int argc, char **argv) {
                   "every one; a bad archive imports nothing",
                   CacheAction::Import);
   importCommand->add_option("file", cacheOptions.file, "The archive to read")->required();
+  importCommand->add_flag("--json", cacheOptions.json, "Print the result as JSON");
   importCommand
       ->add_option_function<std::string>(
           "--max-size", [&](const std::string &size) { cacheOptions.flags.maxSize = size; },
@@ -387,6 +394,7 @@ int main(int argc, char **argv) {
   auto keyAction = [&](const char *name, const char *help, kiln::driver::CacheKeyAction action) {
     CLI::App *command = keyCommand->add_subcommand(name, help);
     command->callback([&keyOptions, action] { keyOptions.action = action; });
+    command->add_flag("--json", keyOptions.json, "Print the result as JSON");
     return command;
   };
   auto trustedKeysOption = [&](CLI::App *command) {
@@ -462,6 +470,8 @@ int main(int argc, char **argv) {
   signaturesPrune->add_option("path", signatures.path,
                               "The signatures file, or a folder to look upwards from (default: .)");
   signaturesPrune->add_flag("--dry-run", signatures.dryRun, "Show what would go; change nothing");
+  signaturesPrune->add_flag("--json", signatures.json, "Print the result as JSON");
+  signaturesAdd->add_flag("--json", signatures.json, "Print the result as JSON");
 
   useColors(colorsWanted(ColorChoice::Auto));
   std::string completionShell;

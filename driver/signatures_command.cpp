@@ -119,6 +119,18 @@ int add(const SignaturesOptions &options) {
         table[options.kernel].insert(options.signatures.begin(), options.signatures.end());
       }))
     return fail(llvm::toString(std::move(error)));
+  if (options.json) {
+    llvm::json::OStream json(llvm::outs(), 2);
+    json.object([&] {
+      json.attribute("file", file);
+      json.attribute("kernel", options.kernel);
+      json.attributeArray("signatures", [&] {
+        for (const std::string &signature : options.signatures)
+          json.value(signature);
+      });
+    });
+    llvm::outs() << '\n';
+  }
   return 0;
 }
 
@@ -168,9 +180,22 @@ int prune(const SignaturesOptions &options) {
       return fail(llvm::toString(outline.takeError()));
     if (llvm::is_contained(outline->decoratedFunctions, function))
       continue;
-    llvm::outs() << (options.dryRun ? "would remove " : "removed ") << kernel << ": " << source
-                 << " defines no decorated function '" << function << "'\n";
+    if (!options.json)
+      llvm::outs() << (options.dryRun ? "would remove " : "removed ") << kernel << ": " << source
+                   << " defines no decorated function '" << function << "'\n";
     gone.push_back(kernel);
+  }
+  if (options.json) {
+    llvm::json::OStream json(llvm::outs(), 2);
+    json.object([&] {
+      json.attribute("file", file);
+      json.attribute("dry_run", options.dryRun);
+      json.attributeArray(options.dryRun ? "would_remove" : "removed", [&] {
+        for (const std::string &kernel : gone)
+          json.value(kernel);
+      });
+    });
+    llvm::outs() << '\n';
   }
   if (options.dryRun || gone.empty())
     return 0;
