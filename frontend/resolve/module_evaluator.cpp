@@ -934,8 +934,12 @@ std::optional<Signature> ModuleEvaluator::asSignature(const ModuleValue &value, 
     if (constant.kind() == ConstantValue::Kind::String) {
       if (const auto *literal = llvm::dyn_cast_or_null<StringLiteralExpr>(value.origin()))
         return parseSignatureString(literal);
-      diags.report(DiagID::err_bad_signature, range, {value.describe()});
-      return std::nullopt;
+      // A string the module computes ("void(" + RECORD + "[::1])"): its
+      // text is a source of its own, where diagnostics point.
+      const std::string &text = constant.stringValue();
+      uint32_t file =
+          sources.addFile(sources.path(range.begin.file).str() + " (signature string)", text);
+      return signatureFromText(file, 0, static_cast<uint32_t>(text.size()));
     }
     if (constant.kind() == ConstantValue::Kind::Tuple && constant.elements().empty()) {
       Signature signature;

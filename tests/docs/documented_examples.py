@@ -12,6 +12,7 @@ A block is checked by its language:
   home folder of its own as ``/home/me``.
 - ``python`` starting with ``>>>``: a doctest, run in the workspace.
 - ``python`` whose first line is ``# NAME.py``: a file of the workspace.
+- other ``python``: a kernel module, which ``kiln check`` must accept.
 - ``toml`` and ``json``: parsed.
 - ``sh`` and ``bash``: run as a script, which must exit 0.
 - no language, or ``text``: a diagram or an excerpt, not run; a command
@@ -19,7 +20,9 @@ A block is checked by its language:
 
 A marker in an HTML comment on the line before the opening fence changes
 that: ``<!-- doc-test: file PATH -->`` writes the block to PATH in the
-workspace; ``<!-- doc-test: before COMMAND -->`` runs COMMAND first (an
+workspace; ``<!-- doc-test: excerpt PATH -->`` checks that the block's
+lines are lines of PATH in Kiln's tree, in order (a file a slow test
+builds, such as a conda recipe); ``<!-- doc-test: before COMMAND -->`` runs COMMAND first (an
 edit the text describes); ``<!-- doc-test: skip REASON -->`` leaves the
 block out, for a reason the reader can check. A block of any other
 language needs a marker.

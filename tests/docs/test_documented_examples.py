@@ -61,6 +61,8 @@ def check_block(block, workspace):
         result = workspace.run(command)
         if result.returncode:
             return f"the setup command `{command}` failed:\n{result.stdout}"
+    for path in block.marker("excerpt"):
+        return check_excerpt(block, ROOT / path)
     for path in block.marker("file"):
         target = workspace.folder / path
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -74,6 +76,13 @@ def check_block(block, workspace):
         return None
     if block.language == "python" and first.startswith(">>>"):
         return check_doctest(block, workspace)
+    if block.language == "python":
+        # Beside the workspace, where no pyproject.toml of the document's applies.
+        module = workspace.folder.parent / "modules" / f"block_{block.line}.py"
+        module.parent.mkdir(exist_ok=True)
+        module.write_text(block.text)
+        result = workspace.run(["kiln", "check", str(module)])
+        return None if result.returncode == 0 else f"kiln check rejects it:\n{result.stdout}"
     if block.language == "console":
         return check_console(block, workspace)
     if block.language in ("sh", "bash"):
@@ -98,6 +107,17 @@ def check_block(block, workspace):
         return None
     return (f"a '{block.language or 'plain'}' block needs a marker: "
             "<!-- doc-test: file PATH --> or <!-- doc-test: skip REASON -->")
+
+
+def check_excerpt(block, source):
+    """Whether the block's lines are lines of `source`, in order."""
+    if not source.is_file():
+        return f"is an excerpt of {source.relative_to(ROOT)}, which does not exist"
+    remaining = iter(line.rstrip() for line in source.read_text().splitlines())
+    for line in block.text.splitlines():
+        if line.strip() and not any(line.rstrip() == candidate for candidate in remaining):
+            return f"has a line that is not in {source.relative_to(ROOT)} (or not in order): {line}"
+    return None
 
 
 def check_console(block, workspace):
