@@ -5,7 +5,8 @@ A block is checked by its language:
 
 - ``console``: each ``$ COMMAND`` line runs in bash, in the document's
   workspace; the lines after it, up to the next ``$``, are its output
-  (standard output and error together). ``...`` stands for any text within
+  (standard output and error together); a command ending in ``\\``
+  continues on the next line. ``...`` stands for any text within
   a line, and a line of ``...`` alone for any number of lines; two spaces
   and ``# `` start an annotation, which is not output. A command shown
   without output must exit 0. The workspace is shown as ``/src``, and a
@@ -19,19 +20,30 @@ A block is checked by its language:
   line (``$ ...``) in one is an error, since commands go in ``console``.
 
 A marker in an HTML comment on the line before the opening fence changes
-that: ``<!-- doc-test: file PATH -->`` writes the block to PATH in the
-workspace; ``<!-- doc-test: excerpt PATH -->`` checks that the block's
-lines are lines of PATH in Kiln's tree, in order (a file a slow test
-builds, such as a conda recipe); ``<!-- doc-test: before COMMAND -->`` runs COMMAND first (an
-edit the text describes); ``<!-- doc-test: skip REASON -->`` leaves the
-block out, for a reason the reader can check. A block of any other
-language needs a marker.
+that:
+
+- ``<!-- doc-test: file PATH -->`` writes the block to PATH in the
+  workspace;
+- ``<!-- doc-test: run -->`` runs a ``python`` block as a program in the
+  workspace, which must exit 0;
+- ``<!-- doc-test: in-tree -->`` runs a ``console`` block in Kiln's source
+  tree instead (the commands of a developer's guide);
+- ``<!-- doc-test: before COMMAND -->`` runs COMMAND first (an edit the
+  text describes, a file it assumes); it finds Kiln's tree at
+  ``$KILN_SOURCE_TREE``;
+- ``<!-- doc-test: excerpt PATH -->`` checks that the block's lines are
+  lines of PATH in Kiln's tree, in order (a file that a slow test builds,
+  such as a conda recipe);
+- ``<!-- doc-test: skip REASON -->`` leaves the block out, for a reason
+  the reader can check.
+
+A block of any other language needs a marker.
 """
 
 import dataclasses
 import re
 
-MARKER = re.compile(r"<!--\s*doc-test:\s*(\w+)\s*(.*?)\s*-->")
+MARKER = re.compile(r"<!--\s*doc-test:\s*([\w-]+)\s*(.*?)\s*-->")
 FENCE = re.compile(r"^(```+)\s*([\w+-]*)\s*$")
 ANNOTATION = re.compile(r"\s{2,}# .*$")
 
@@ -78,10 +90,14 @@ def read_blocks(path, text):
 def console_steps(text):
     """[(command, expected output lines)] of a console block."""
     steps = []
+    continued = False
     for line in text.splitlines():
-        if line.startswith("$ "):
-            command = line[2:]
-            steps.append([command, []])
+        if continued:
+            steps[-1][0] += "\n" + line
+            continued = line.endswith("\\")
+        elif line.startswith("$ "):
+            steps.append([line[2:], []])
+            continued = line.endswith("\\")
         elif steps:
             steps[-1][1].append(ANNOTATION.sub("", line).rstrip())
         elif line.strip():

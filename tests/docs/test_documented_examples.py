@@ -14,6 +14,7 @@ import pytest
 from documented_examples import console_steps, output_matches, read_blocks
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+MARKER_KINDS = {"file", "run", "before", "excerpt", "skip", "in-tree"}
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
@@ -35,16 +36,17 @@ class Workspace:
             PATH=os.pathsep.join([str(build_dir / "driver"), str(pathlib.Path(sys.executable)
                                                                   .parent), self.env["PATH"]]),
             PYTHONPATH=os.pathsep.join([str(self.folder), str(build_dir / "python")]),
+            KILN_SOURCE_TREE=str(ROOT),
             HOME=str(self.home),
             COLUMNS="200")
         for variable in ("KILN_CACHE_DIR", "KILN_CONFIG_DIR", "XDG_CACHE_HOME",
                          "XDG_CONFIG_HOME", "KILN_SIGNING_KEY", "KILN_TRUSTED_KEYS"):
             self.env.pop(variable, None)
 
-    def run(self, command, stdin=None):
+    def run(self, command, stdin=None, cwd=None):
         """Runs a shell command, or an argument list."""
         argv = ["bash", "-c", command] if isinstance(command, str) else command
-        result = subprocess.run(argv, cwd=self.folder, env=self.env, text=True, input=stdin,
+        result = subprocess.run(argv, cwd=cwd or self.folder, env=self.env, text=True, input=stdin,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
         result.stdout = (result.stdout.replace(str(self.folder), "/src")
                          .replace(str(self.home), "/home/me"))
@@ -53,6 +55,9 @@ class Workspace:
 
 def check_block(block, workspace):
     """What is wrong with `block`, run in `workspace`; None if nothing."""
+    unknown = {kind for kind, _ in block.markers} - MARKER_KINDS
+    if unknown:
+        return f"unknown doc-test markers: {', '.join(sorted(unknown))}"
     if block.marker("skip"):
         if not all(block.marker("skip")):
             return "a skip marker needs a reason"
@@ -68,6 +73,13 @@ def check_block(block, workspace):
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(block.text)
         return None
+    if block.marker("run"):
+        program = workspace.folder / f".block_{block.line}.py"
+        program.write_text(block.text)
+        result = workspace.run([sys.executable, program.name])
+        program.unlink()
+        return None if result.returncode == 0 else (
+            f"the program exited {result.returncode}:\n{result.stdout}")
     first = block.text.lstrip().splitlines()[0] if block.text.strip() else ""
     if block.language == "python" and first.startswith("# ") and first.endswith(".py"):
         target = workspace.folder / first[2:].strip()
@@ -114,15 +126,19 @@ def check_excerpt(block, source):
     if not source.is_file():
         return f"is an excerpt of {source.relative_to(ROOT)}, which does not exist"
     remaining = iter(line.rstrip() for line in source.read_text().splitlines())
-    for line in block.text.splitlines():
+    lines = block.text.splitlines()
+    if lines and lines[0].startswith("# ") and lines[0].endswith(source.name):
+        lines = lines[1:]  # the header that names the file
+    for line in lines:
         if line.strip() and not any(line.rstrip() == candidate for candidate in remaining):
             return f"has a line that is not in {source.relative_to(ROOT)} (or not in order): {line}"
     return None
 
 
 def check_console(block, workspace):
+    cwd = ROOT if block.marker("in-tree") else None
     for command, expected in console_steps(block.text):
-        result = workspace.run(command)
+        result = workspace.run(command, cwd=cwd)
         if not expected:
             if result.returncode:
                 return f"`$ {command}` exited {result.returncode}:\n{result.stdout}"

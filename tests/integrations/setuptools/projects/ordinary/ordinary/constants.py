@@ -1,5 +1,5 @@
 import numpy as np
-from kiln import cuda
+from kiln import cuda            # was: from numba import cuda
 
 COEFFS = (0.25, 0.5, 0.25)
 # Computed when the module is imported: kernels read it as a constant array.

@@ -1,5 +1,5 @@
 import numpy as np
-from kiln import cuda
+from kiln import cuda            # was: from numba import cuda
 
 from .constants import COEFFS, GAINS, lerp
 
