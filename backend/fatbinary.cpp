@@ -109,7 +109,7 @@ llvm::Expected<std::string> createFatbinary(const CudaToolkit &toolkit,
   std::vector<const FatbinImage *> ordered;
   for (const FatbinImage &image : images) {
     if (llvm::Error error = checkImage(image))
-      return std::move(error);
+      return error;
     ordered.push_back(&image);
   }
   llvm::sort(ordered, [](const FatbinImage *a, const FatbinImage *b) {
@@ -139,7 +139,7 @@ llvm::Expected<std::string> createFatbinary(const CudaToolkit &toolkit,
   for (const FatbinImage *image : ordered) {
     std::string name = imageFileName(*image);
     if (llvm::Error error = directory->write(name, image->bytes))
-      return std::move(error);
+      return error;
     arguments.push_back(
         "--image3=kind=" + std::string(image->kind == FatbinImageKind::Cubin ? "elf" : "ptx") +
         ",sm=" + std::to_string(image->arch) + ",file=" + directory->file(name));

@@ -85,7 +85,7 @@ llvm::Expected<CompiledCode> KernelCompiler::compileForGpu(const ir::Function &k
     return lowered.takeError();
   llvm::Module &module = *lowered->module;
   if (llvm::Error error = linkLibdevice(module, libdevicePath, lowered->entryName))
-    return std::move(error);
+    return error;
   if (kernel.options.fastmath)
     // Inlining keeps "unsafe-fp-math" only where caller and callee both
     // have it; libdevice's functions must have it too, or fastmath would

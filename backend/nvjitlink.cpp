@@ -136,7 +136,7 @@ llvm::Expected<std::shared_ptr<const NvJitLink::Api>> loadApi(llvm::StringRef pa
       llvm::joinErrors(std::move(error), bind(*library, "nvJitLinkGetInfoLog", api->getInfoLog));
   error = llvm::joinErrors(std::move(error), bind(*library, "nvJitLinkVersion", api->version));
   if (error)
-    return std::move(error);
+    return error;
   auto inserted = loaded->emplace(path.str(), std::move(api)).first;
   return inserted->second;
 }

@@ -65,7 +65,7 @@ std::vector<std::string> ptxasFlags(const PtxasOptions &options) {
 llvm::Expected<AssembledCubin> assemblePtx(const CudaToolkit &toolkit, llvm::StringRef ptx,
                                            unsigned arch, const PtxasOptions &options) {
   if (llvm::Error error = validatePtxasOptions(options))
-    return std::move(error);
+    return error;
   if (!isCudaArchitecture(arch))
     return llvm::createStringError("cannot assemble PTX for sm_%u: not an architecture CUDA 13 "
                                    "supports",
@@ -90,7 +90,7 @@ llvm::Expected<AssembledCubin> assemblePtx(const CudaToolkit &toolkit, llvm::Str
   if (!directory)
     return directory.takeError();
   if (llvm::Error error = directory->write(kInputName, ptx))
-    return std::move(error);
+    return error;
 
   std::vector<std::string> arguments = {"-arch=" + smName(arch), "-m64", "-v"};
   for (std::string &flag : ptxasFlags(options))

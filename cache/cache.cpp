@@ -121,7 +121,7 @@ llvm::Expected<std::unique_ptr<Cache>> Cache::open(const CacheOptions &options,
                                            std::make_unique<CacheIndex>(std::move(*index)),
                                            std::move(network), /*readOnly=*/true));
     cache->resolveLimit();
-    return std::move(cache);
+    return cache;
   }
   JournalMode mode = network ? JournalMode::Rollback : JournalMode::Wal;
   std::string path = indexPath(directory);
@@ -132,7 +132,7 @@ llvm::Expected<std::unique_ptr<Cache>> Cache::open(const CacheOptions &options,
   if (!index) {
     llvm::Error error = index.takeError();
     if (classify(error) != IndexFault::Repairable)
-      return std::move(error);
+      return error;
     std::string reason = llvm::toString(std::move(error));
     // One process repairs; the others find it repaired.
     FileLock lock(directory + "/repair.lock");
@@ -140,7 +140,7 @@ llvm::Expected<std::unique_ptr<Cache>> Cache::open(const CacheOptions &options,
     if (!index) {
       llvm::Error again = index.takeError();
       if (classify(again) != IndexFault::Repairable)
-        return std::move(again);
+        return again;
       llvm::consumeError(std::move(again));
       std::string aside = llvm::formatv("{0}.damaged-{1}-{2}", path, unixNow(), ::getpid()).str();
       if (::rename(path.c_str(), aside.c_str()) != 0)
@@ -174,7 +174,7 @@ llvm::Expected<std::unique_ptr<Cache>> Cache::open(const CacheOptions &options,
                                     "entries",
                                     path, *restored));
   }
-  return std::move(cache);
+  return cache;
 }
 
 std::vector<BlobFile> layOutBlobs(const EntryContents &contents, EntryMetadata &metadata) {
@@ -365,11 +365,11 @@ llvm::Expected<CacheIndex::NewEntry> Cache::writeBlobs(const EntryContents &cont
       contents.key, contents.kind, contents.target, contents.name, unixNow(), contents.info, {}};
   for (const BlobFile &file : layOutBlobs(contents, metadata))
     if (llvm::Error error = blobStore.put(file.digest, file.bytes))
-      return std::move(error);
+      return error;
   std::string text = writeMetadata(metadata);
   HexDigest metaDigest = digestOf(text);
   if (llvm::Error error = blobStore.put(metaDigest, text))
-    return std::move(error);
+    return error;
   return CacheIndex::NewEntry{std::move(metadata), metaDigest, text.size()};
 }
 
@@ -513,7 +513,7 @@ llvm::Expected<uint64_t> Cache::indexFromBlobs() {
   if (entries.empty())
     return 0;
   if (llvm::Error error = indexPtr->publishAll(entries, [] { return llvm::Error::success(); }))
-    return std::move(error);
+    return error;
   return entries.size();
 }
 

@@ -161,10 +161,10 @@ llvm::Expected<ExportReport> exportCache(Cache &cache, llvm::StringRef file,
       continue;
     }
     if (llvm::Error error = add(row.meta, metaText, row.created))
-      return std::move(error);
+      return error;
     for (const auto &[digest, bytes] : files) {
       if (llvm::Error error = add(digest, bytes, row.created))
-        return std::move(error);
+        return error;
       listed.blobs.push_back(digest);
     }
     manifest.push_back(std::move(listed));
@@ -173,13 +173,13 @@ llvm::Expected<ExportReport> exportCache(Cache &cache, llvm::StringRef file,
   std::string manifestText = writeManifest(manifest);
   int64_t now = unixNow();
   if (llvm::Error error = write(kManifestMember.str(), manifestText, now))
-    return std::move(error);
+    return error;
   if (signer) {
     llvm::Expected<Signature> signature = signer->sign(kManifestPurpose, manifestText);
     if (!signature)
       return signature.takeError();
     if (llvm::Error error = write(kManifestSignatureMember.str(), signature->text(), now))
-      return std::move(error);
+      return error;
     report.signer = signer->publicKey();
   }
   if (archive_write_close(writer) != ARCHIVE_OK)
@@ -384,15 +384,15 @@ llvm::Expected<ImportReport> importArchive(Cache &cache, const CheckedArchive &a
         for (const EntryContents &contents : entries) {
           EntryMetadata scratch;
           for (const BlobFile &file : layOutBlobs(contents, scratch))
-            if (llvm::Error error = cache.blobs().put(file.digest, file.bytes))
-              return error;
+            if (llvm::Error failed = cache.blobs().put(file.digest, file.bytes))
+              return failed;
         }
         for (const CacheIndex::NewEntry &entry : published)
           if (!cache.blobs().exists(entry.metaDigest))
             return failure("a blob vanished while importing; try again");
         return llvm::Error::success();
       }))
-    return std::move(error);
+    return error;
   report.entries = published.size();
   return report;
 }

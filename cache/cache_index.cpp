@@ -169,7 +169,7 @@ llvm::Expected<CacheIndex> CacheIndex::open(llvm::StringRef path, JournalMode mo
       return llvm::make_error<SqliteError>(11 /*SQLITE_CORRUPT*/,
                                            "the cache index is damaged: " + check->text(0));
   }
-  return std::move(index);
+  return index;
 }
 
 llvm::Expected<std::optional<HexDigest>> CacheIndex::find(llvm::StringRef key) {

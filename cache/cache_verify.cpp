@@ -122,7 +122,7 @@ llvm::Expected<VerifyReport> verifyCache(Cache &cache, bool repair) {
     return report;
   if (!restore.empty()) {
     if (llvm::Error error = index.publishAll(restore, [] { return llvm::Error::success(); }))
-      return std::move(error);
+      return error;
     report.repairs.push_back("added " + std::to_string(restore.size()) +
                              " entries back to the index");
   }
@@ -148,16 +148,16 @@ llvm::Expected<VerifyReport> verifyCache(Cache &cache, bool repair) {
       llvm::sys::fs::remove(path);
     if (llvm::Error error = index.database().execute(
             "DELETE FROM blobs WHERE digest NOT IN (SELECT digest FROM entry_blobs)"))
-      return std::move(error);
+      return error;
     if (llvm::Error error = begun->commit())
-      return std::move(error);
+      return error;
     if (removed)
       report.repairs.push_back("deleted " + std::to_string(removed) + " blobs of no entry");
     if (!leftovers.empty())
       report.repairs.push_back("deleted " + std::to_string(leftovers.size()) + " leftover files");
   }
   if (llvm::Error error = index.collectGarbage(store))
-    return std::move(error);
+    return error;
   return report;
 }
 

@@ -202,7 +202,7 @@ void Database::keepWriteAheadLogOnClose() {
 
 llvm::Expected<WriteTransaction> WriteTransaction::begin(Database &db) {
   if (llvm::Error error = db.execute("BEGIN IMMEDIATE"))
-    return std::move(error);
+    return error;
   return WriteTransaction(&db);
 }
 

@@ -140,7 +140,7 @@ llvm::Expected<std::vector<PublicKey>> trustKeys(llvm::StringRef path,
   for (const PublicKey &key : added)
     updated += key.line() + "\n";
   if (llvm::Error error = replaceText(path, updated))
-    return std::move(error);
+    return error;
   return added;
 }
 
@@ -172,7 +172,7 @@ llvm::Expected<std::vector<PublicKey>> untrustKeys(llvm::StringRef path, llvm::S
     return failure("'" + path + "' trusts no key named '" + which +
                    "' or with that fingerprint; see `kiln cache key list`");
   if (llvm::Error error = replaceText(path, updated))
-    return std::move(error);
+    return error;
   return removed;
 }
 

@@ -56,9 +56,8 @@ namespace {
 /// conversions do.
 Int128 wrapInteger(Int128 value, const IntegerType *type) {
   unsigned bits = type->bitwidth();
-  unsigned __int128 mask =
-      bits == 64 ? ~static_cast<uint64_t>(0) : ((static_cast<uint64_t>(1) << bits) - 1);
-  unsigned __int128 raw = static_cast<unsigned __int128>(value) & mask;
+  UInt128 mask = bits == 64 ? ~static_cast<uint64_t>(0) : ((static_cast<uint64_t>(1) << bits) - 1);
+  UInt128 raw = static_cast<UInt128>(value) & mask;
   if (type->signedness() && (raw >> (bits - 1)) & 1)
     return static_cast<Int128>(raw) - (static_cast<Int128>(1) << bits);
   return static_cast<Int128>(raw);
@@ -235,8 +234,7 @@ std::string int128ToString(Int128 value) {
   if (value == 0)
     return "0";
   bool negative = value < 0;
-  unsigned __int128 magnitude =
-      negative ? -static_cast<unsigned __int128>(value) : static_cast<unsigned __int128>(value);
+  UInt128 magnitude = negative ? -static_cast<UInt128>(value) : static_cast<UInt128>(value);
   std::string digits;
   while (magnitude) {
     digits.push_back(static_cast<char>('0' + static_cast<int>(magnitude % 10)));

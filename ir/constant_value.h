@@ -37,6 +37,7 @@ enum class ConstantRole : uint8_t {
 };
 
 __extension__ typedef __int128 Int128;
+__extension__ typedef unsigned __int128 UInt128;
 
 /// Python's repr() of a str: single-quoted, with backslashes, quotes and
 /// control characters escaped ('it\\'s').

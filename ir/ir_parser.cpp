@@ -155,7 +155,7 @@ private:
   }
 
   bool unsignedValue(Cursor &at, unsigned &result) {
-    uint64_t wide;
+    uint64_t wide = 0;
     if (!number(at, wide))
       return false;
     if (wide > UINT32_MAX)
@@ -470,7 +470,7 @@ private:
 
   /// Where a use of a value not yet defined goes, once it is.
   struct PendingUse {
-    unsigned id;
+    unsigned id = 0;
     Cursor at;
     Instruction *instruction; // operands[operand] of it, or
     size_t operand;
@@ -484,7 +484,7 @@ private:
     at.skipSpace();
     Cursor start = at;
     if (at.take("%")) {
-      unsigned id;
+      unsigned id = 0;
       if (!unsignedValue(at, id))
         return false;
       auto found = values.find(id);
@@ -574,7 +574,7 @@ private:
     Cursor start = at;
     if (!expect(at, "bb"))
       return false;
-    unsigned id;
+    unsigned id = 0;
     if (!unsignedValue(at, id))
       return false;
     if (id > 100000)
@@ -613,7 +613,7 @@ private:
       if (!expect(at, "("))
         return false;
       do {
-        uint64_t extent;
+        uint64_t extent = 0;
         if (!number(at, extent))
           return false;
         instruction.shape.push_back(extent);
@@ -624,7 +624,7 @@ private:
       if (!expect(at, "("))
         return false;
       while (!at.take(")")) {
-        uint64_t extent;
+        uint64_t extent = 0;
         if (!instruction.shape.empty() && !expect(at, ","))
           return false;
         if (!number(at, extent))
@@ -827,7 +827,7 @@ private:
           at.take(",");
         }
       } else if (name == "carveout") {
-        int carveout;
+        int carveout = 0;
         ok = expect(at, "=") && signedValue(at, carveout);
         result.sharedMemoryCarveout = carveout;
       } else {
@@ -900,7 +900,7 @@ private:
     if (!at.take(")")) {
       do {
         const Type *argumentType;
-        unsigned id;
+        unsigned id = 0;
         Cursor argumentAt = at;
         if (!type(at, argumentType) || !expect(at, "%") || !unsignedValue(at, id))
           return false;
@@ -929,7 +929,7 @@ private:
       if (at.peek("bb") && at.rest.ends_with(":")) {
         if (block)
           return fail(at, "bb" + llvm::Twine(block->id) + " has no terminator");
-        unsigned id;
+        unsigned id = 0;
         at.take("bb");
         if (!unsignedValue(at, id) || !expect(at, ":") || !endOfLine(at))
           return false;

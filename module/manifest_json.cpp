@@ -275,11 +275,11 @@ private:
         out += '\t';
         break;
       case 'u': {
-        unsigned code;
+        unsigned code = 0;
         if (!hexDigits(code))
           return false;
         if (code >= 0xd800 && code < 0xdc00) {
-          unsigned low;
+          unsigned low = 0;
           if (text_.substr(at_, 2) != "\\u")
             return fail("a surrogate pair is not complete");
           at_ += 2;

@@ -2,12 +2,13 @@
 //
 // `kiln build --depfile FILE` writes, beside the outputs, which files the
 // build read, in the Makefile syntax that Ninja, Make and CMake's DEPFILE
-// read:
+// read: the files written, a colon, then the files read, one per line,
+// every line but the last ending in a backslash:
 //
-//   /abs/build/pkg/kernels.cpython-311-x86_64-linux-gnu.so: \
-//     /abs/src/pkg/kernels.py \
-//     /abs/src/pkg/helpers.py \
-//     /abs/src/pyproject.toml \
+//   /abs/build/pkg/kernels.cpython-311-x86_64-linux-gnu.so:
+//     /abs/src/pkg/kernels.py
+//     /abs/src/pkg/helpers.py
+//     /abs/src/pyproject.toml
 //     /usr/local/bin/kiln
 //
 // so that a build system reruns Kiln exactly when one of them changes.

@@ -61,16 +61,16 @@ llvm::Expected<std::string> writeExtensionModule(const ExtensionModuleInputs &in
   for (size_t i = 0; i < inputs.hostObjects.size(); ++i) {
     std::string name = llvm::formatv("host{0:d6}.o", i).str();
     if (llvm::Error error = scratch->write(name, inputs.hostObjects[i]))
-      return std::move(error);
+      return error;
     objects.push_back(scratch->file(name));
   }
   if (llvm::Error error = scratch->write("module.o", *object))
-    return std::move(error);
+    return error;
   objects.push_back(scratch->file("module.o"));
   // The bundle's section is not allocated: LLD places it after every
   // loaded segment, with the other non-allocated sections.
   if (llvm::Error error = scratch->write("bundle.o", *bundleObject))
-    return std::move(error);
+    return error;
   objects.push_back(scratch->file("bundle.o"));
 
   llvm::SmallString<256> finalPath(directory);
@@ -82,7 +82,7 @@ llvm::Expected<std::string> writeExtensionModule(const ExtensionModuleInputs &in
   if (!library)
     return library.takeError();
   if (llvm::Error error = writeOutputFile(finalPath, *library, /*executable=*/true))
-    return std::move(error);
+    return error;
   return finalPath.str().str();
 }
 

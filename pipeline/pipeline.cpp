@@ -412,7 +412,7 @@ llvm::Expected<BuildResult> buildModule(const BuildOptions &options, BuildReport
   BuildResult result;
   if (llvm::Error error = isTypedIRFile(options.file) ? readTypedIR(options, result)
                                                       : typeSource(options, reporter, result))
-    return std::move(error);
+    return error;
   std::string moduleName = result.typed->name;
   applyOverrides(*result.typed, options);
 
@@ -433,8 +433,8 @@ llvm::Expected<BuildResult> buildModule(const BuildOptions &options, BuildReport
                                               options.outputDirectory + "': " + error.message());
   if (options.emit == EmitKind::Typed) {
     if (llvm::Error error = writeTypedIR(options, *result.typed, result.written))
-      return std::move(error);
-    return std::move(result);
+      return error;
+    return result;
   }
 
   for (const auto &function : result.typed->functions)
@@ -451,13 +451,13 @@ llvm::Expected<BuildResult> buildModule(const BuildOptions &options, BuildReport
                                 {}});
   KernelBuilder builder(options, reporter, result.kernels);
   if (llvm::Error error = builder.run())
-    return std::move(error);
+    return error;
   if (llvm::Error error =
           writeOutputs(options, result.checked.get(), moduleName, extensionSuffix,
                        builder.architectures() ? &*builder.architectures() : nullptr,
                        result.kernels, result.written))
-    return std::move(error);
-  return std::move(result);
+    return error;
+  return result;
 }
 
 } // namespace kiln::pipeline

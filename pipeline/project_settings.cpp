@@ -153,11 +153,11 @@ llvm::Expected<ProjectSettings> readProjectSettings(llvm::StringRef folder,
   SettingsReader reader(path, *kiln);
 
   if (llvm::Error failed = take(reader.archs(moduleName), settings.archs))
-    return std::move(failed);
+    return failed;
 
   std::optional<std::string> directory;
   if (llvm::Error failed = take(reader.list(*kiln, "cache-dir", ""), directory))
-    return std::move(failed);
+    return failed;
   if (directory) {
     llvm::SmallString<256> absolute(llvm::sys::path::parent_path(path));
     llvm::sys::path::append(absolute, *directory);
@@ -178,7 +178,7 @@ llvm::Expected<ProjectSettings> readProjectSettings(llvm::StringRef folder,
 
   std::optional<std::string> remotes;
   if (llvm::Error failed = take(reader.list(*kiln, "remote-cache", " "), remotes))
-    return std::move(failed);
+    return failed;
   if (remotes) {
     llvm::SmallVector<llvm::StringRef, 4> urls;
     llvm::SplitString(*remotes, urls, " \t\n");
@@ -188,21 +188,21 @@ llvm::Expected<ProjectSettings> readProjectSettings(llvm::StringRef folder,
   }
 
   if (llvm::Error failed = take(reader.number("jobs", 0, 1024), settings.jobs))
-    return std::move(failed);
+    return failed;
   if (llvm::Error failed = take(reader.number("max-registers", 1, 255), settings.maxRegisters))
-    return std::move(failed);
+    return failed;
   if (llvm::Error failed = take(reader.number("opt", 0, 3), settings.opt))
-    return std::move(failed);
+    return failed;
   if (settings.opt && *settings.opt != 0 && *settings.opt != 3)
     return reader.error(*(*kiln)["opt"].node(), "opt", "must be 0 or 3");
   if (llvm::Error failed = take(reader.boolean("fastmath"), settings.fastmath))
-    return std::move(failed);
+    return failed;
   if (llvm::Error failed = take(reader.boolean("lineinfo"), settings.lineinfo))
-    return std::move(failed);
+    return failed;
 
   std::optional<std::string> ptxas;
   if (llvm::Error failed = take(reader.list(*kiln, "ptxas-options", "\n"), ptxas))
-    return std::move(failed);
+    return failed;
   if (ptxas) {
     llvm::SmallVector<llvm::StringRef, 4> flags;
     llvm::SplitString(*ptxas, flags, "\n");

@@ -126,8 +126,8 @@ llvm::Expected<SignatureTable> readSignatureTable(llvm::StringRef path,
   for (const auto &[key, value] : *signatures) {
     std::set<std::string> &entry = table[std::string(key.str())];
     auto add = [&](const toml::node &item) {
-      if (const auto *text = item.as_string()) {
-        entry.insert(text->get());
+      if (const auto *signature = item.as_string()) {
+        entry.insert(signature->get());
         return true;
       }
       return false;

@@ -173,7 +173,7 @@ private:
 
 llvm::Expected<std::optional<std::string>> HttpStore::get(llvm::StringRef key) {
   if (llvm::Error error = checkObjectKey(key))
-    return std::move(error);
+    return error;
   std::string url = objectUrl(key);
   llvm::Expected<Answer> answer = perform(url, std::nullopt, endpoint_.maxObjectBytes);
   if (!answer)

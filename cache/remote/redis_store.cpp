@@ -174,7 +174,7 @@ private:
 
 llvm::Expected<std::optional<std::string>> RedisStore::get(llvm::StringRef key) {
   if (llvm::Error error = checkObjectKey(key))
-    return std::move(error);
+    return error;
   std::string redisKey = (kKeyPrefix + key).str();
   llvm::Expected<Reply> reply =
       request({"GET", redisKey}, endpoint_.maxObjectBytes, {REDIS_REPLY_STRING, REDIS_REPLY_NIL});

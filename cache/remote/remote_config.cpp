@@ -176,7 +176,7 @@ llvm::Expected<RemoteConfig> parseRemoteConfig(llvm::StringRef text) {
       value = right.trim();
     }
     if (llvm::Error error = applyAttribute(config, name, value))
-      return std::move(error);
+      return error;
     if (!http && (name == "layout" || name == "bearer-token-env" || name == "ca-file"))
       return invalid(config,
                      "attribute '" + name + "' applies to http:// and https:// remotes only");
@@ -247,9 +247,9 @@ endpointFor(const RemoteConfig &config, llvm::StringRef shard,
     return llvm::Error::success();
   };
   if (llvm::Error error = secret(config.bearerTokenEnv, endpoint.bearerToken))
-    return std::move(error);
+    return error;
   if (llvm::Error error = secret(config.passwordEnv, endpoint.password))
-    return std::move(error);
+    return error;
   return endpoint;
 }
 

@@ -153,7 +153,7 @@ llvm::Expected<std::unique_ptr<HostValueTable>> HostValueTable::fromJson(llvm::S
   auto table = std::make_unique<HostValueTable>();
   for (const auto &[file, names] : *files)
     if (llvm::Error error = table->addModule(file.str(), names))
-      return std::move(error);
+      return error;
   return table;
 }
 

@@ -121,7 +121,7 @@ struct Classifier {
     if (!array->initialized)
       return fail(PyExc_TypeError, describeArgument(state, argument) +
                                        " is a device array whose __init__ was not called");
-    unsigned index;
+    unsigned index = 0;
     if (!newNode(index))
       return false;
     arrayNode(index, array->element, array->elementKnown, array->ndim, array->contiguousC,
@@ -134,7 +134,7 @@ struct Classifier {
   }
 
   bool numpyArray(PyObject *object) {
-    unsigned bufferIndex, index;
+    unsigned bufferIndex = 0, index = 0;
     if (!newBuffer(bufferIndex) || !newNode(index))
       return false;
     Py_buffer &view = call.buffers[bufferIndex];
@@ -161,7 +161,7 @@ struct Classifier {
   }
 
   bool numpyScalar(PyObject *object) {
-    unsigned bufferIndex, index;
+    unsigned bufferIndex = 0, index = 0;
     if (!newBuffer(bufferIndex) || !newNode(index))
       return false;
     Py_buffer &view = call.buffers[bufferIndex];
@@ -253,7 +253,7 @@ struct Classifier {
     long long signedValue = PyLong_AsLongLongAndOverflow(object, &overflow);
     if (signedValue == -1 && PyErr_Occurred())
       return false;
-    unsigned index;
+    unsigned index = 0;
     if (!overflow) {
       if (!scalar(ScalarKind::I64, index))
         return false;
@@ -318,7 +318,7 @@ struct Classifier {
   }
 
   bool classify(PyObject *object, unsigned depth) {
-    unsigned index;
+    unsigned index = 0;
     if (isDeviceArray(object))
       return deviceArray(object);
     PyTypeObject *type = Py_TYPE(object);

@@ -193,8 +193,8 @@ TEST(InteropKernels, LinkCudaCForEveryDefaultArchitecture) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, ExampleKernels, ::testing::ValuesIn(kExamples),
-                         [](const ::testing::TestParamInfo<const char *> &info) {
-                           return std::string(info.param);
+                         [](const ::testing::TestParamInfo<const char *> &test) {
+                           return std::string(test.param);
                          });
 
 } // namespace

@@ -82,8 +82,8 @@ TEST_P(LinkForEveryArch, PtxWithACudaDeviceFunctionCompiledByNvcc) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cuda13, LinkForEveryArch, ::testing::ValuesIn(cudaArchitectures()),
-                         [](const ::testing::TestParamInfo<unsigned> &info) {
-                           return "sm_" + std::to_string(info.param);
+                         [](const ::testing::TestParamInfo<unsigned> &test) {
+                           return "sm_" + std::to_string(test.param);
                          });
 
 TEST(NvJitLink, LinksCudaSourceCompiledToPtx) {

@@ -68,8 +68,8 @@ TEST_P(PtxasForEveryArch, AssemblesBlockSumAndReportsItsResources) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cuda13, PtxasForEveryArch, ::testing::ValuesIn(cudaArchitectures()),
-                         [](const ::testing::TestParamInfo<unsigned> &info) {
-                           return "sm_" + std::to_string(info.param);
+                         [](const ::testing::TestParamInfo<unsigned> &test) {
+                           return "sm_" + std::to_string(test.param);
                          });
 
 TEST(Ptxas, Sm90PtxAssemblesForEveryNewerArchitecture) {

@@ -356,9 +356,11 @@ TEST(ActiveMask, LiveLanesOfTheWarp) {
       "ok");
   EXPECT_EQ(out[0], fullMask);
   EXPECT_EQ(out[32 * 2], 0xffu); // the partial warp has 8 lanes
-  for (uint32_t tid = 0; tid < threads; ++tid)
-    if (tid % 32 < 4)
+  for (uint32_t tid = 0; tid < threads; ++tid) {
+    if (tid % 32 < 4) {
       EXPECT_EQ(out[tid * 2 + 1], 0xfu) << "thread " << tid;
+    }
+  }
 }
 
 // Each call site is its own function, so that the compiler cannot merge
