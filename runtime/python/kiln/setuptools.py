@@ -228,7 +228,11 @@ class build_ext(_setuptools_build_ext):
                 f"kiln could not build kernel module '{ext.name}' from {ext.kiln_source} "
                 f"(exit status {result.returncode}); Kiln's diagnostics are above")
         if not os.path.isfile(path):
-            raise CompileError(f"kiln did not write {path} (it wrote: {result.stdout.strip()})")
+            written = result.stdout.strip() or "nothing"
+            raise CompileError(
+                f"kernel module '{ext.name}' was declared but not compiled: {command[0]} "
+                f"did not write {path} (it wrote: {written}); is it Kiln's kiln "
+                "(the kiln-compiler distribution)?")
 
     def _drop_kernel_sources(self):
         sources = {os.path.realpath(ext.kiln_source) for ext in self.extensions

@@ -386,6 +386,34 @@ def test_tool_kiln_modules_are_checked(tmp_path, build_dir):
     assert kiln_setuptools.kernel_modules(str(tmp_path / "missing.toml")) == []
 
 
+def test_a_declared_module_that_ends_up_not_compiled_fails_the_build_naming_it(
+        monkeypatch, tmp_path, build_dir):
+    """A kiln that exits 0 without writing the module (another project's
+    `kiln` on PATH) must not give a wheel without kernels."""
+    sys.path.insert(0, str(build_dir / "python"))
+    try:
+        from kiln import setuptools as kiln_setuptools
+    finally:
+        sys.path.pop(0)
+    from setuptools import Distribution
+    from setuptools.errors import CompileError
+    impostor = tmp_path / "kiln"
+    impostor.write_text("#!/bin/sh\necho 'kiln 0.1: templates rendered'\n")
+    impostor.chmod(0o755)
+    monkeypatch.setenv("KILN", str(impostor))
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "kernels.py").write_text("from numba import cuda\n")
+    monkeypatch.chdir(tmp_path)
+    distribution = Distribution({"ext_modules": [kiln_setuptools.KernelModule(
+        "pkg.kernels", "pkg/kernels.py")]})
+    command = kiln_setuptools.build_ext(distribution)
+    command.ensure_finalized()
+    command.build_lib = str(tmp_path / "out")
+    with pytest.raises(CompileError, match=r"kernel module 'pkg.kernels' was declared but not "
+                                           r"compiled: .*kiln did not write .*kernels"):
+        command.build_extension(distribution.ext_modules[0])
+
+
 def test_tool_kiln_archs_are_left_to_kiln_build_so_that_cudaarchs_overrides_them(tmp_path,
                                                                                  build_dir):
     sys.path.insert(0, str(build_dir / "python"))
