@@ -233,14 +233,7 @@ void writeEntry(llvm::json::OStream &json, const ManifestEntry &entry) {
   if (!entry.resources.empty())
     json.attributeObject("resources", [&] {
       for (const auto &[arch, function] : entry.resources)
-        json.attributeObject(cuda::smName(arch), [&] {
-          json.attribute("registers", function.registers);
-          json.attribute("stack", function.stackFrameBytes);
-          json.attribute("spill_stores", function.spillStoreBytes);
-          json.attribute("spill_loads", function.spillLoadBytes);
-          json.attribute("shared", function.sharedMemoryBytes);
-          json.attribute("local", function.localMemoryBytes);
-        });
+        json.attribute(cuda::smName(arch), cuda::resourceSummary(function));
     });
   if (entry.fatbin)
     json.attributeObject("fatbin", [&] {

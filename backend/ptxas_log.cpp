@@ -226,6 +226,13 @@ bool ToolLog::hasErrors() const {
   return false;
 }
 
+llvm::json::Object resourceSummary(const FunctionResources &function) {
+  return llvm::json::Object{
+      {"registers", function.registers},          {"stack", function.stackFrameBytes},
+      {"spill_stores", function.spillStoreBytes}, {"spill_loads", function.spillLoadBytes},
+      {"shared", function.sharedMemoryBytes},     {"local", function.localMemoryBytes}};
+}
+
 ToolLog parsePtxasLog(llvm::StringRef text) {
   LogParser parser;
   llvm::SmallVector<llvm::StringRef, 32> lines;

@@ -25,6 +25,7 @@
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/Error.h>
+#include <llvm/Support/JSON.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <cstdint>
@@ -82,6 +83,11 @@ struct ResourceUsage {
 
   const FunctionResources *function(llvm::StringRef name) const;
 };
+
+/// What `kiln build --json` and a built module's manifest show of a
+/// kernel's resources: registers, stack, spill_stores, spill_loads, shared
+/// and local (bytes).
+llvm::json::Object resourceSummary(const FunctionResources &function);
 
 struct ToolLog {
   /// Errors, warnings and unrecognised lines, in order; not the info lines.

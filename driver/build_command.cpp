@@ -80,13 +80,6 @@ private:
   std::vector<std::string> notes;
 };
 
-llvm::json::Object resourcesJson(const cuda::FunctionResources &function) {
-  return llvm::json::Object{
-      {"registers", function.registers},          {"stack", function.stackFrameBytes},
-      {"spill_stores", function.spillStoreBytes}, {"spill_loads", function.spillLoadBytes},
-      {"shared", function.sharedMemoryBytes},     {"local", function.localMemoryBytes}};
-}
-
 /// `kiln build --json`: what was built, per specialization and step, with
 /// each step's cache outcome and time; or, for a failed build, why.
 void printBuildJson(const BuildOptions &options, const pipeline::BuildResult *result,
@@ -127,7 +120,7 @@ void printBuildJson(const BuildOptions &options, const pipeline::BuildResult *re
                 build.ptx.empty() ? std::string() : build.ptx.begin()->second.interface.entryName;
             for (const auto &[arch, usage] : build.usage)
               if (const cuda::FunctionResources *function = usage.function(entry))
-                json.attribute(cuda::smName(arch), resourcesJson(*function));
+                json.attribute(cuda::smName(arch), cuda::resourceSummary(*function));
           });
         });
     });

@@ -285,7 +285,7 @@ private:
     std::vector<const Type *> elements;
     if (homogeneous) {
       const Type *element;
-      unsigned count;
+      unsigned count = 0;
       if (!type(at, element) || !expect(at, "x") || !unsignedValue(at, count) || !expect(at, ")"))
         return false;
       elements.assign(count, element);
@@ -321,7 +321,7 @@ private:
         if (!type(at, field.type) || !expect(at, ",") || !expect(at, "("))
           return false;
         do {
-          unsigned extent;
+          unsigned extent = 0;
           if (!unsignedValue(at, extent))
             return false;
           field.shape.push_back(extent);
@@ -803,7 +803,7 @@ private:
       if (flag != std::end(jitFlags))
         result.*flag->member = flag->whenWritten;
       else if (name == "max_registers") {
-        unsigned count;
+        unsigned count = 0;
         ok = expect(at, "=") && unsignedValue(at, count);
         result.maxRegisters = count;
       } else if (name == "lto") {

@@ -50,8 +50,9 @@ TEST(ModuleCheck, FlippedBytesNeverCrashAndDamageToChecksummedBytesIsFound) {
     bool inManifest =
         at >= header.manifestOffset && at < header.manifestOffset + header.manifestSize;
     bool inPayload = at >= header.payloadOffset;
-    if (inManifest || inPayload)
+    if (inManifest || inPayload) {
       EXPECT_FALSE(check.sound()) << "a flipped byte at " << at << " passed";
+    }
   }
 }
 

@@ -326,9 +326,10 @@ TEST(HttpStore, StatusesMapToTheirFailures) {
     EXPECT_EQ(got.kind, status.kind)
         << status.answer << " gave " << kindName(got.kind) << ": " << got.message;
     EXPECT_NE(got.message.find(status.says), std::string::npos) << got.message;
-    if (*status.says)
+    if (*status.says) {
       EXPECT_NE(got.message.find(scriptedUrl(*server) + "/" + objectKey(1)), std::string::npos)
           << "the message does not name the object's URL: " << got.message;
+    }
   }
 }
 

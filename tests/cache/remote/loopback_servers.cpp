@@ -221,10 +221,10 @@ llvm::Expected<std::unique_ptr<RedisServer>> RedisServer::start(const RedisOptio
                                  [socketPath] { return acceptsOnSocket(socketPath); });
     }
     if (!ready)
-      return std::move(server);
+      return server;
     if (attempt == kStartAttempts ||
         !llvm::StringRef(readLog(log)).contains("Address already in use"))
-      return std::move(ready);
+      return ready;
     llvm::consumeError(std::move(ready));
   }
 }
@@ -243,7 +243,7 @@ llvm::Expected<std::unique_ptr<NginxServer>> NginxServer::start(bool https) {
     return failure("cannot make nginx's root: " + error.message());
   if (llvm::Error error =
           writeFile(folder.file("htpasswd"), (kUser + ":{PLAIN}" + kPassword + "\n").str()))
-    return std::move(error);
+    return error;
   std::string log = folder.file("error.log");
   if (https) {
     std::vector<std::string> arguments{findServer("openssl"),
@@ -332,7 +332,7 @@ llvm::Expected<std::unique_ptr<NginxServer>> NginxServer::start(bool https) {
                          "  }\n"
                          "}\n";
     if (llvm::Error error = writeFile(folder.file("nginx.conf"), config))
-      return std::move(error);
+      return error;
     llvm::Expected<std::unique_ptr<ChildProcess>> process = ChildProcess::start(
         {findServer("nginx"), "-p", dir, "-c", folder.file("nginx.conf"), "-e", log},
         folder.file("nginx.out"));
@@ -343,10 +343,10 @@ llvm::Expected<std::unique_ptr<NginxServer>> NginxServer::start(bool https) {
     llvm::Error ready =
         waitUntilAccepting(*server->process_, "nginx", log, [port] { return acceptsOnPort(port); });
     if (!ready)
-      return std::move(server);
+      return server;
     if (attempt == kStartAttempts ||
         !llvm::StringRef(readLog(log)).contains("Address already in use"))
-      return std::move(ready);
+      return ready;
     llvm::consumeError(std::move(ready));
   }
 }
@@ -369,7 +369,7 @@ llvm::Expected<std::unique_ptr<ScriptedServer>> ScriptedServer::start(std::strin
     return failure(llvm::Twine("cannot listen on loopback: ") + std::strerror(errno));
   server->port_ = boundPort(server->listener_);
   server->thread_ = std::thread([raw = server.get()] { raw->serve(); });
-  return std::move(server);
+  return server;
 }
 
 ScriptedServer::~ScriptedServer() {
@@ -434,7 +434,7 @@ llvm::Expected<std::unique_ptr<UnansweredListener>> UnansweredListener::start() 
   if (::connect(queued, reinterpret_cast<sockaddr *>(&target), sizeof target) != 0)
     return failure(llvm::Twine("cannot fill the backlog: ") + std::strerror(errno));
   listener->queued_.push_back(queued);
-  return std::move(listener);
+  return listener;
 }
 
 UnansweredListener::~UnansweredListener() {

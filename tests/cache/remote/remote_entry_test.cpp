@@ -101,9 +101,10 @@ TEST(RemoteEntry, RejectsEveryDamagedByte) {
         llvm::consumeError(entry.takeError());
         continue;
       }
-      if (!trust->skipSignature)
+      if (!trust->skipSignature) {
         EXPECT_TRUE(at >= label && at < sizeLine)
             << "byte " << at << " changed, and the signed entry was still accepted";
+      }
       for (const auto &[role, bytes] : entry->blobs)
         EXPECT_TRUE(llvm::is_contained(blobs, bytes))
             << "byte " << at << " changed the " << role << " blob, which was accepted";
