@@ -21,8 +21,8 @@ namespace kiln::pipeline {
 
 namespace {
 
-/// The keys of [tool.kiln] that other readers own: `signatures` (the
-/// front end) and `modules`, which the setuptools hook lists.
+/// Every key [tool.kiln] may hold: the settings read here, `signatures`
+/// (read by the front end) and `modules` (which the setuptools hook lists).
 const std::set<std::string> &knownKeys() {
   static const std::set<std::string> keys = {
       "archs",    "cache-dir", "cache-max-size", "remote-cache",  "jobs",    "opt",
