@@ -116,11 +116,8 @@ void printBuildJson(const BuildOptions &options, const pipeline::BuildResult *re
               });
           });
           json.attributeObject("resources", [&] {
-            std::string entry =
-                build.ptx.empty() ? std::string() : build.ptx.begin()->second.interface.entryName;
-            for (const auto &[arch, usage] : build.usage)
-              if (const cuda::FunctionResources *function = usage.function(entry))
-                json.attribute(cuda::smName(arch), cuda::resourceSummary(*function));
+            for (const auto &[arch, function] : build.entryResources())
+              json.attribute(cuda::smName(arch), cuda::resourceSummary(function));
           });
         });
     });
@@ -134,7 +131,7 @@ void printBuildJson(const BuildOptions &options, const pipeline::BuildResult *re
     });
     json.attributeBegin("diagnostics");
     if (reporter.diagnosticsJson.empty())
-      json.arrayBegin(), json.arrayEnd();
+      json.array([] {});
     else
       json.rawValue(reporter.diagnosticsJson);
     json.attributeEnd();
@@ -144,14 +141,16 @@ void printBuildJson(const BuildOptions &options, const pipeline::BuildResult *re
 
 void printUsage(const pipeline::KernelArtifacts &build, llvm::raw_ostream &os) {
   os << "  " << build.description << '\n';
-  for (const auto &[arch, usage] : build.usage) {
-    const cuda::FunctionResources *resources =
-        usage.function(build.ptx.begin()->second.interface.entryName);
+  std::map<unsigned, cuda::FunctionResources> reported = build.entryResources();
+  for (const auto &entry : build.usage) {
+    unsigned arch = entry.first;
     os << "    " << cuda::smName(arch) << ": ";
-    if (!resources) {
+    auto found = reported.find(arch);
+    if (found == reported.end()) {
       os << "no resource report\n";
       continue;
     }
+    const cuda::FunctionResources *resources = &found->second;
     os << resources->registers << " registers, " << resources->stackFrameBytes << " bytes stack, "
        << resources->spillStoreBytes << " bytes spill stores, " << resources->spillLoadBytes
        << " bytes spill loads, " << resources->sharedMemoryBytes << " bytes shared\n";

@@ -18,6 +18,7 @@
 #include "cache/key_location.h"
 #include "cache/signing_keys.h"
 #include "cache/trusted_keys.h"
+#include "driver/json_output.h"
 #include "pipeline/project_settings.h"
 
 #include <llvm/Support/FileSystem.h>
@@ -76,12 +77,6 @@ void printRemote(llvm::raw_ostream &os, std::map<std::string, int64_t> &counters
                       counters["remote_uploads_dropped"]);
   os << "  remote time        " << seconds(counters["remote_lookup_us"]) << " waiting for lookups, "
      << seconds(counters["remote_upload_us"]) << " uploading in the background\n";
-}
-
-/// One JSON object on stdout, for --json; the exit status 0.
-int printJson(llvm::json::Object object) {
-  llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(object))) << '\n';
-  return 0;
 }
 
 /// Where the limit in force comes from.

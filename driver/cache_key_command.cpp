@@ -12,6 +12,7 @@
 #include "cache/key_location.h"
 #include "cache/signing_keys.h"
 #include "cache/trusted_keys.h"
+#include "driver/json_output.h"
 
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FileSystem.h>
@@ -31,11 +32,6 @@ namespace {
 int fail(llvm::Error error) {
   llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(std::move(error)) << '\n';
   return 1;
-}
-
-int printJson(llvm::json::Object object) {
-  llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(object))) << '\n';
-  return 0;
 }
 
 llvm::json::Object keyJson(const cache::PublicKey &key) {

@@ -11,8 +11,11 @@
 #include "pipeline/build_cache.h"
 
 #include <llvm/ADT/STLFunctionalExtras.h>
+#include <llvm/ADT/ScopeExit.h>
 #include <llvm/Support/Error.h>
 
+#include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -25,20 +28,33 @@ struct StepName {
   llvm::StringRef description;
 };
 
+/// Where a step's result came from (empty: the step ran uncached) and how
+/// long the step took.
+struct StepOutcome {
+  std::optional<StepSource> source;
+  uint64_t microseconds = 0;
+};
+
 /// `key` is empty for a step that runs uncached (no cache, or a kernel
-/// whose source the IR does not record); `source` is then left empty.
+/// whose source the IR does not record).
 template <typename Result>
 llvm::Expected<Result>
 cachedStep(BuildCache *cache, const std::optional<std::string> &key, StepName name,
            llvm::function_ref<std::optional<CacheHit<Result>>(const std::string &)> lookup,
            llvm::function_ref<llvm::Expected<Result>()> compute,
            llvm::function_ref<void(const std::string &, const Result &)> store,
-           std::optional<StepSource> &source) {
+           StepOutcome &outcome) {
+  auto start = std::chrono::steady_clock::now();
+  auto timed = llvm::make_scope_exit([&] {
+    outcome.microseconds = uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(
+                                        std::chrono::steady_clock::now() - start)
+                                        .count());
+  });
   bool cached = cache && key;
   if (cached) {
     std::optional<CacheHit<Result>> hit = lookup(*key);
-    source = hit ? hit->source : StepSource::Compiled;
-    cache->note(*source, name.kind, name.target, name.description);
+    outcome.source = hit ? hit->source : StepSource::Compiled;
+    cache->note(*outcome.source, name.kind, name.target, name.description);
     if (hit)
       return std::move(hit->value);
   }

@@ -146,10 +146,7 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
         {},
         {},
         std::nullopt,
-        {}};
-    for (const auto &[arch, usage] : build.usage)
-      if (const cuda::FunctionResources *function = usage.function(entry.interface.entryName))
-        entry.resources[arch] = *function;
+        build.entryResources()};
     if (build.host) {
       entry.interface.hasBlockEntry = build.host->interface.hasBlockEntry;
       entry.interface.hasThreadEntry = build.host->interface.hasThreadEntry;

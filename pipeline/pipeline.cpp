@@ -24,7 +24,6 @@
 #include <llvm/Support/ThreadPool.h>
 #include <llvm/Support/Threading.h>
 
-#include <chrono>
 #include <mutex>
 #include <set>
 #include <tuple>
@@ -134,7 +133,7 @@ private:
   bool cached(size_t index) const { return cache && semantic[index]; }
   /// Adds a finished step to kernel `index` (under resultsMutex).
   void recordStep(size_t index, llvm::StringRef kind, llvm::StringRef target,
-                  std::optional<StepSource> source, std::chrono::steady_clock::time_point start);
+                  const StepOutcome &outcome);
 
   const BuildOptions &options;
   BuildReporter &reporter;
@@ -174,16 +173,12 @@ llvm::Error KernelBuilder::findTools() {
 }
 
 void KernelBuilder::recordStep(size_t index, llvm::StringRef kind, llvm::StringRef target,
-                               std::optional<StepSource> source,
-                               std::chrono::steady_clock::time_point start) {
-  auto microseconds = std::chrono::duration_cast<std::chrono::microseconds>(
-      std::chrono::steady_clock::now() - start);
-  const char *origin = !source                            ? "uncached"
-                       : *source == StepSource::LocalHit  ? "hit"
-                       : *source == StepSource::RemoteHit ? "remote hit"
-                                                          : "miss";
-  kernels[index].steps.push_back(
-      {kind.str(), target.str(), origin, uint64_t(microseconds.count())});
+                               const StepOutcome &outcome) {
+  const char *origin = !outcome.source                            ? "uncached"
+                       : *outcome.source == StepSource::LocalHit  ? "hit"
+                       : *outcome.source == StepSource::RemoteHit ? "remote hit"
+                                                                  : "miss";
+  kernels[index].steps.push_back({kind.str(), target.str(), origin, outcome.microseconds});
 }
 
 /// Host code (no arch) or, per PTX target, PTX or LLVM IR.
@@ -199,8 +194,7 @@ void KernelBuilder::compileCode(size_t index, std::optional<unsigned> arch) {
   std::optional<std::string> key;
   if (cached(index))
     key = cache->codeKey(*semantic[index], *build.kernel, kind, target);
-  auto start = std::chrono::steady_clock::now();
-  std::optional<StepSource> source;
+  StepOutcome outcome;
   llvm::Expected<backend::CompiledCode> code = cachedStep<backend::CompiledCode>(
       cache.get(), key, {kind, target, build.description},
       [&](const std::string &k) { return cache->lookupCode(k); },
@@ -211,13 +205,13 @@ void KernelBuilder::compileCode(size_t index, std::optional<unsigned> arch) {
       [&](const std::string &k, const backend::CompiledCode &c) {
         cache->storeCode(k, *build.kernel, kind, target, c);
       },
-      source);
+      outcome);
   if (!code)
     return errors.add(index, arch.value_or(0),
                       build.description + (arch ? " for " + target : std::string()) + ": " +
                           llvm::toString(code.takeError()));
   std::lock_guard<std::mutex> lock(resultsMutex);
-  recordStep(index, kind, target, source, start);
+  recordStep(index, kind, target, outcome);
   if (arch)
     build.ptx[*arch] = std::move(*code);
   else
@@ -233,8 +227,7 @@ void KernelBuilder::buildCubin(size_t index, unsigned arch, backend::CubinBuilde
   std::optional<std::string> key;
   if (cached(index))
     key = cache->cubinKey(*build.kernel, ptx, arch, links);
-  auto start = std::chrono::steady_clock::now();
-  std::optional<StepSource> source;
+  StepOutcome outcome;
   llvm::Expected<backend::BuiltCubin> cubin = cachedStep<backend::BuiltCubin>(
       cache.get(), key, {"cubin", cuda::smName(arch), build.description},
       [&](const std::string &k) { return cache->lookupCubin(k); },
@@ -242,11 +235,11 @@ void KernelBuilder::buildCubin(size_t index, unsigned arch, backend::CubinBuilde
       [&](const std::string &k, const backend::BuiltCubin &c) {
         cache->storeCubin(k, *build.kernel, arch, c);
       },
-      source);
+      outcome);
   if (!cubin)
     return errors.add(index, arch, build.description + ": " + llvm::toString(cubin.takeError()));
   std::lock_guard<std::mutex> lock(resultsMutex);
-  recordStep(index, "cubin", cuda::smName(arch), source, start);
+  recordStep(index, "cubin", cuda::smName(arch), outcome);
   build.cubins[arch] = std::move(cubin->cubin);
   build.usage[arch] = std::move(cubin->usage);
 }
@@ -265,8 +258,7 @@ void KernelBuilder::buildFatbin(size_t index) {
   std::optional<std::string> key;
   if (cached(index))
     key = cache->fatbinKey(images);
-  auto start = std::chrono::steady_clock::now();
-  std::optional<StepSource> source;
+  StepOutcome outcome;
   llvm::Expected<std::string> fatbin = cachedStep<std::string>(
       cache.get(), key, {"fatbin", "-", build.description},
       [&](const std::string &k) { return cache->lookupFatbin(k, images); },
@@ -274,11 +266,11 @@ void KernelBuilder::buildFatbin(size_t index) {
       [&](const std::string &k, const std::string &f) {
         cache->storeFatbin(k, *build.kernel, f, images);
       },
-      source);
+      outcome);
   if (!fatbin)
     return errors.add(index, 0, build.description + ": " + llvm::toString(fatbin.takeError()));
   std::lock_guard<std::mutex> lock(resultsMutex);
-  recordStep(index, "fatbin", "-", source, start);
+  recordStep(index, "fatbin", "-", outcome);
   build.fatbin = std::move(*fatbin);
 }
 
@@ -406,6 +398,17 @@ std::string BuildOptions::effectiveModuleName() const {
 
 bool isTypedIRFile(llvm::StringRef path) {
   return path.ends_with(".typed");
+}
+
+std::map<unsigned, cuda::FunctionResources> KernelArtifacts::entryResources() const {
+  const backend::KernelInterface *interface =
+      !ptx.empty() ? &ptx.begin()->second.interface : host ? &host->interface : nullptr;
+  std::map<unsigned, cuda::FunctionResources> resources;
+  if (interface)
+    for (const auto &[arch, report] : usage)
+      if (const cuda::FunctionResources *function = report.function(interface->entryName))
+        resources[arch] = *function;
+  return resources;
 }
 
 llvm::Expected<BuildResult> buildModule(const BuildOptions &options, BuildReporter &reporter) {

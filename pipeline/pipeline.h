@@ -59,6 +59,10 @@ struct KernelArtifacts {
   std::optional<backend::CompiledCode> host;
   /// In the order of the build's phases, then by target.
   std::vector<BuildStep> steps;
+
+  /// Per sm_: what ptxas reported for the kernel's entry function, for
+  /// the arches whose report names it.
+  std::map<unsigned, cuda::FunctionResources> entryResources() const;
 };
 
 struct BuildResult {

@@ -42,14 +42,15 @@ public:
                                        ": [tool.kiln] " + key + " " + what);
   }
 
-  /// A string, or a list of strings and numbers joined by `separator`.
-  llvm::Expected<std::optional<std::string>> list(const toml::table &from, llvm::StringRef key,
-                                                  llvm::StringRef separator) const {
+  /// A string, as a list of one, or a list of strings and numbers (the
+  /// numbers of an arch list: 75, 8.6).
+  llvm::Expected<std::optional<std::vector<std::string>>> strings(const toml::table &from,
+                                                                  llvm::StringRef key) const {
     const toml::node *node = from.get(std::string_view(key.data(), key.size()));
     if (!node)
       return std::nullopt;
     if (const auto *text = node->as_string())
-      return std::optional<std::string>(text->get());
+      return std::optional<std::vector<std::string>>({text->get()});
     const toml::array *items = node->as_array();
     if (!items)
       return error(*node, key, "must be a string or a list of strings");
@@ -64,7 +65,17 @@ public:
       else
         return error(item, key, "must be a string or a list of strings");
     }
-    return std::optional<std::string>(llvm::join(parts, separator));
+    return std::optional<std::vector<std::string>>(std::move(parts));
+  }
+
+  llvm::Expected<std::optional<std::string>> text(llvm::StringRef key) const {
+    const toml::node *node = table.get(std::string_view(key.data(), key.size()));
+    if (!node)
+      return std::nullopt;
+    const auto *value = node->as_string();
+    if (!value)
+      return error(*node, key, "must be a string");
+    return std::optional<std::string>(value->get());
   }
 
   llvm::Expected<std::optional<unsigned>> number(llvm::StringRef key, unsigned least,
@@ -104,13 +115,16 @@ public:
 
 private:
   llvm::Expected<std::optional<std::string>> checkedArchs(const toml::table &from) const {
-    llvm::Expected<std::optional<std::string>> text = list(from, "archs", ";");
-    if (!text || !*text)
-      return text;
-    if (llvm::Expected<cuda::ArchSet> parsed = cuda::parseArchList(**text); !parsed)
+    llvm::Expected<std::optional<std::vector<std::string>>> entries = strings(from, "archs");
+    if (!entries)
+      return entries.takeError();
+    if (!*entries)
+      return std::nullopt;
+    std::string list = llvm::join(**entries, ";");
+    if (llvm::Expected<cuda::ArchSet> parsed = cuda::parseArchList(list); !parsed)
       return error(*from.get("archs"), "archs",
-                   "'" + **text + "': " + llvm::toString(parsed.takeError()));
-    return text;
+                   "'" + list + "': " + llvm::toString(parsed.takeError()));
+    return std::optional<std::string>(std::move(list));
   }
 
   std::string path;
@@ -156,7 +170,7 @@ llvm::Expected<ProjectSettings> readProjectSettings(llvm::StringRef folder,
     return failed;
 
   std::optional<std::string> directory;
-  if (llvm::Error failed = take(reader.list(*kiln, "cache-dir", ""), directory))
+  if (llvm::Error failed = take(reader.text("cache-dir"), directory))
     return failed;
   if (directory) {
     llvm::SmallString<256> absolute(llvm::sys::path::parent_path(path));
@@ -176,15 +190,18 @@ llvm::Expected<ProjectSettings> readProjectSettings(llvm::StringRef folder,
       return reader.error(*size, "cache-max-size", llvm::toString(bytes.takeError()));
   }
 
-  std::optional<std::string> remotes;
-  if (llvm::Error failed = take(reader.list(*kiln, "remote-cache", " "), remotes))
+  // A string of remotes separated by spaces, as $KILN_REMOTE_CACHE, or a list.
+  std::optional<std::vector<std::string>> remotes;
+  if (llvm::Error failed = take(reader.strings(*kiln, "remote-cache"), remotes))
     return failed;
   if (remotes) {
-    llvm::SmallVector<llvm::StringRef, 4> urls;
-    llvm::SplitString(*remotes, urls, " \t\n");
     settings.remoteCaches.emplace();
-    for (llvm::StringRef url : urls)
-      settings.remoteCaches->push_back(url.str());
+    for (const std::string &entry : *remotes) {
+      llvm::SmallVector<llvm::StringRef, 4> urls;
+      llvm::SplitString(entry, urls, " \t\n");
+      for (llvm::StringRef url : urls)
+        settings.remoteCaches->push_back(url.str());
+    }
   }
 
   if (llvm::Error failed = take(reader.number("jobs", 0, 1024), settings.jobs))
@@ -200,15 +217,11 @@ llvm::Expected<ProjectSettings> readProjectSettings(llvm::StringRef folder,
   if (llvm::Error failed = take(reader.boolean("lineinfo"), settings.lineinfo))
     return failed;
 
-  std::optional<std::string> ptxas;
-  if (llvm::Error failed = take(reader.list(*kiln, "ptxas-options", "\n"), ptxas))
+  std::optional<std::vector<std::string>> ptxas;
+  if (llvm::Error failed = take(reader.strings(*kiln, "ptxas-options"), ptxas))
     return failed;
-  if (ptxas) {
-    llvm::SmallVector<llvm::StringRef, 4> flags;
-    llvm::SplitString(*ptxas, flags, "\n");
-    for (llvm::StringRef flag : flags)
-      settings.ptxasOptions.push_back(flag.str());
-  }
+  if (ptxas)
+    settings.ptxasOptions = std::move(*ptxas);
 
   for (const auto &[key, node] : *kiln)
     if (!knownKeys().count(std::string(key.str())))

@@ -15,6 +15,9 @@ from documented_examples import console_steps, output_matches, read_blocks
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 MARKER_KINDS = {"file", "run", "before", "excerpt", "skip", "in-tree"}
+# Languages whose blocks are parsed: the parser, and the error it raises.
+PARSERS = {"toml": (tomllib.loads, tomllib.TOMLDecodeError),
+           "json": (json.loads, json.JSONDecodeError)}
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
@@ -101,21 +104,16 @@ def check_block(block, workspace):
         result = workspace.run("set -e\n" + block.text)
         return None if result.returncode == 0 else (
             f"exited {result.returncode}:\n{result.stdout}")
-    if block.language == "toml":
+    if block.language in PARSERS:
+        parse, malformed = PARSERS[block.language]
         try:
-            tomllib.loads(block.text)
-        except tomllib.TOMLDecodeError as error:
-            return f"is not TOML: {error}"
+            parse(block.text)
+        except malformed as error:
+            return f"is not {block.language.upper()}: {error}"
         return None
     if block.language in ("", "text"):
         if any(line.startswith("$ ") for line in block.text.splitlines()):
             return "shows commands: make it a console block"
-        return None
-    if block.language == "json":
-        try:
-            json.loads(block.text)
-        except json.JSONDecodeError as error:
-            return f"is not JSON: {error}"
         return None
     return (f"a '{block.language or 'plain'}' block needs a marker: "
             "<!-- doc-test: file PATH --> or <!-- doc-test: skip REASON -->")

@@ -132,6 +132,7 @@ def test_targets_shows_the_list_the_project_selects(kiln, project):
     ('opt = 2', ":2: [tool.kiln] opt must be 0 or 3"),
     ('fastmath = "yes"', ":2: [tool.kiln] fastmath must be true or false"),
     ('cache-max-size = "lots"', ":2: [tool.kiln] cache-max-size"),
+    ('cache-dir = ["a", "b"]', ":2: [tool.kiln] cache-dir must be a string"),
     ('archs = [', ":2:"),
 ])
 def test_a_malformed_setting_is_an_error_naming_file_line_and_key(kiln, project, settings,

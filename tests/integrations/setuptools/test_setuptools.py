@@ -40,6 +40,17 @@ EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")
 
 # --- the build environment ---------------------------------------------------
 
+@pytest.fixture
+def kiln_setuptools(build_dir):
+    """kiln.setuptools of the build tree, imported without installing it."""
+    sys.path.insert(0, str(build_dir / "python"))
+    try:
+        from kiln import setuptools as module
+    finally:
+        sys.path.pop(0)
+    return module
+
+
 @pytest.fixture(scope="module")
 def kiln_binary(build_dir):
     binary = pathlib.Path(os.environ.get("KILN", build_dir / "driver" / "kiln"))
@@ -341,12 +352,7 @@ def test_a_type_error_fails_the_build_with_kilns_diagnostic(projects, build_env,
 
 
 def test_the_kiln_command_is_found_through_KILN_then_PATH_then_beside_python(
-        monkeypatch, tmp_path, build_dir):
-    sys.path.insert(0, str(build_dir / "python"))
-    try:
-        from kiln import setuptools as kiln_setuptools
-    finally:
-        sys.path.pop(0)
+        monkeypatch, tmp_path, kiln_setuptools):
     fake = tmp_path / "bin" / "kiln"
     fake.parent.mkdir()
     fake.write_text("#!/bin/sh\n")
@@ -364,12 +370,7 @@ def test_the_kiln_command_is_found_through_KILN_then_PATH_then_beside_python(
         kiln_setuptools.find_kiln()
 
 
-def test_tool_kiln_modules_are_checked(tmp_path, build_dir):
-    sys.path.insert(0, str(build_dir / "python"))
-    try:
-        from kiln import setuptools as kiln_setuptools
-    finally:
-        sys.path.pop(0)
+def test_tool_kiln_modules_are_checked(tmp_path, kiln_setuptools):
     pyproject = tmp_path / "pyproject.toml"
     pyproject.write_text('[tool.kiln]\narchs = "80"\nmodules = [\n'
                          '  {name = "p.k", source = "p/k.py"},\n'
@@ -387,14 +388,9 @@ def test_tool_kiln_modules_are_checked(tmp_path, build_dir):
 
 
 def test_a_declared_module_that_ends_up_not_compiled_fails_the_build_naming_it(
-        monkeypatch, tmp_path, build_dir):
+        monkeypatch, tmp_path, kiln_setuptools):
     """A kiln that exits 0 without writing the module (another project's
     `kiln` on PATH) must not give a wheel without kernels."""
-    sys.path.insert(0, str(build_dir / "python"))
-    try:
-        from kiln import setuptools as kiln_setuptools
-    finally:
-        sys.path.pop(0)
     from setuptools import Distribution
     from setuptools.errors import CompileError
     impostor = tmp_path / "kiln"
@@ -414,13 +410,8 @@ def test_a_declared_module_that_ends_up_not_compiled_fails_the_build_naming_it(
         command.build_extension(distribution.ext_modules[0])
 
 
-def test_tool_kiln_archs_are_left_to_kiln_build_so_that_cudaarchs_overrides_them(tmp_path,
-                                                                                 build_dir):
-    sys.path.insert(0, str(build_dir / "python"))
-    try:
-        from kiln import setuptools as kiln_setuptools
-    finally:
-        sys.path.pop(0)
+def test_tool_kiln_archs_are_left_to_kiln_build_so_that_cudaarchs_overrides_them(
+        tmp_path, kiln_setuptools):
     from setuptools import Distribution
     pyproject = tmp_path / "pyproject.toml"
     pyproject.write_text('[tool.kiln]\narchs = "80"\nmodules = [{name = "p.k", source = "p/k.py"}]\n')
@@ -436,12 +427,7 @@ def test_tool_kiln_archs_are_left_to_kiln_build_so_that_cudaarchs_overrides_them
 
 
 def test_tool_kiln_remote_cache_reaches_every_build_unless_the_environment_names_one(
-        monkeypatch, tmp_path, build_dir):
-    sys.path.insert(0, str(build_dir / "python"))
-    try:
-        from kiln import setuptools as kiln_setuptools
-    finally:
-        sys.path.pop(0)
+        monkeypatch, tmp_path, kiln_setuptools):
     from setuptools import Distribution
     (tmp_path / "pyproject.toml").write_text(
         '[tool.kiln]\nremote-cache = ["redis://cache:6379|read-only", "http://b/kiln"]\n')
