@@ -14,6 +14,9 @@
 #include <llvm/Support/Program.h>
 #include <llvm/Support/Regex.h>
 
+#include <algorithm>
+#include <dlfcn.h>
+
 namespace kiln::cuda {
 
 namespace {
@@ -201,10 +204,61 @@ llvm::StringRef describeToolkitSource(ToolkitSource source) {
     return "ptxas on $PATH";
   case ToolkitSource::NvccOnPath:
     return "nvcc on $PATH";
+  case ToolkitSource::PythonEnvironment:
+    return "NVIDIA's CUDA wheels in the Python environment";
   case ToolkitSource::DefaultLocation:
     return "the default location";
   }
   return "?";
+}
+
+std::vector<std::string> sitePackagesNear(llvm::StringRef image) {
+  std::vector<std::string> found;
+  llvm::StringRef directory = llvm::sys::path::parent_path(image);
+  llvm::StringRef name = llvm::sys::path::filename(directory);
+  // site-packages/kiln/_compiler*.so, or site-packages/kiln_compiler.scripts/kiln,
+  // where auditwheel moves the program of a repaired wheel (bin/kiln then
+  // runs it).
+  if (name == "kiln" || name.ends_with(".scripts")) {
+    found.push_back(llvm::sys::path::parent_path(directory).str());
+    return found;
+  }
+  if (name != "bin")
+    return found;
+  std::string lib = joinPath(llvm::sys::path::parent_path(directory), "lib");
+  std::error_code error;
+  for (llvm::sys::fs::directory_iterator entry(lib, error), end; !error && entry != end;
+       entry.increment(error)) {
+    if (!llvm::sys::path::filename(entry->path()).starts_with("python3"))
+      continue;
+    for (llvm::StringRef packages : {"site-packages", "dist-packages"}) {
+      std::string candidate = joinPath(entry->path(), packages);
+      if (llvm::sys::fs::is_directory(candidate))
+        found.push_back(candidate);
+    }
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+std::vector<std::string> wheelToolkitRoots(llvm::StringRef sitePackages) {
+  std::string nvidia = joinPath(sitePackages, "nvidia");
+  std::vector<std::pair<unsigned, std::string>> versioned;
+  std::error_code error;
+  for (llvm::sys::fs::directory_iterator entry(nvidia, error), end; !error && entry != end;
+       entry.increment(error)) {
+    llvm::StringRef name = llvm::sys::path::filename(entry->path());
+    unsigned major = 0;
+    if (name.consume_front("cu") && !name.getAsInteger(10, major))
+      versioned.emplace_back(major, entry->path());
+  }
+  std::sort(versioned.begin(), versioned.end(),
+            [](const auto &a, const auto &b) { return a.first > b.first; });
+  std::vector<std::string> roots;
+  for (auto &[major, root] : versioned)
+    roots.push_back(std::move(root));
+  roots.push_back(joinPath(nvidia, "cuda_nvcc"));
+  return roots;
 }
 
 ToolkitSearchEnvironment ToolkitSearchEnvironment::fromProcess() {
@@ -212,6 +266,18 @@ ToolkitSearchEnvironment ToolkitSearchEnvironment::fromProcess() {
   environment.cudaHome = nonEmptyEnvironmentVariable("CUDA_HOME");
   environment.cudaPath = nonEmptyEnvironmentVariable("CUDA_PATH");
   environment.path = llvm::sys::Process::GetEnv("PATH");
+  // The file holding this code: the kiln program, or the kiln._compiler
+  // module when Python compiles in process (whose main program is the
+  // interpreter, perhaps of another environment).
+  static char anchor;
+  std::string image;
+  Dl_info info;
+  llvm::SmallString<256> real;
+  if (dladdr(&anchor, &info) && info.dli_fname && !llvm::sys::fs::real_path(info.dli_fname, real))
+    image = std::string(real);
+  else
+    image = llvm::sys::fs::getMainExecutable(nullptr, &anchor);
+  environment.sitePackages = sitePackagesNear(image);
   return environment;
 }
 
@@ -285,13 +351,23 @@ llvm::Expected<CudaToolkit> findCudaToolkit(const ToolkitSearchEnvironment &envi
     }
   }
 
+  for (const std::string &packages : environment.sitePackages)
+    for (const std::string &root : wheelToolkitRoots(packages))
+      if (isExecutableFile(joinPath(root, "bin", "ptxas")))
+        return inspectCudaToolkit(root, ToolkitSource::PythonEnvironment);
+
   if (isExecutableFile(joinPath(environment.defaultRoot, "bin", "ptxas")))
     return inspectCudaToolkit(environment.defaultRoot, ToolkitSource::DefaultLocation);
 
+  std::string wheels =
+      environment.sitePackages.empty()
+          ? std::string("kiln is not installed in a Python environment")
+          : "no NVIDIA CUDA wheel is installed in " + llvm::join(environment.sitePackages, " or ");
   return llvm::createStringError(
       "no CUDA toolkit found: CUDA_HOME and CUDA_PATH are not set, neither ptxas nor nvcc is on "
-      "PATH, and %s does not exist; install the CUDA toolkit or set CUDA_HOME to its directory",
-      joinPath(environment.defaultRoot, "bin", "ptxas").c_str());
+      "PATH, %s, and %s does not exist; install the CUDA toolkit or set CUDA_HOME to its "
+      "directory, or install kiln-compiler[cuda] for NVIDIA's CUDA wheels",
+      wheels.c_str(), joinPath(environment.defaultRoot, "bin", "ptxas").c_str());
 }
 
 llvm::Expected<CudaToolkit> findCudaToolkit() {

@@ -6,7 +6,11 @@
 //   1. $CUDA_HOME          (if set, it must be a toolkit: no fallback)
 //   2. $CUDA_PATH          (likewise)
 //   3. the toolkit whose bin/ holds the `ptxas`, else the `nvcc`, on $PATH
-//   4. /usr/local/cuda
+//   4. NVIDIA's CUDA wheels in the Python environment kiln is installed in
+//      (`pip install kiln-compiler[cuda]`: nvidia-cuda-nvcc puts ptxas and
+//      fatbinary in site-packages/nvidia/cu13/bin, nvidia-nvvm libdevice in
+//      site-packages/nvidia/cu13/nvvm), newest CUDA major version first
+//   5. /usr/local/cuda
 //
 // A toolkit is a directory with bin/ptxas. Its version comes from
 // version.json, or else from `ptxas --version`. The other pieces Kiln uses
@@ -54,9 +58,17 @@ inline constexpr std::array<ToolkitComponent, kToolkitComponentCount> kToolkitCo
 llvm::StringRef componentName(ToolkitComponent component);
 
 /// How the toolkit's root was found.
-enum class ToolkitSource { CudaHome, CudaPath, PtxasOnPath, NvccOnPath, DefaultLocation };
+enum class ToolkitSource {
+  CudaHome,
+  CudaPath,
+  PtxasOnPath,
+  NvccOnPath,
+  PythonEnvironment,
+  DefaultLocation
+};
 
-/// "$CUDA_HOME", "$CUDA_PATH", "ptxas on $PATH", "nvcc on $PATH", "the default location".
+/// "$CUDA_HOME", "$CUDA_PATH", "ptxas on $PATH", "nvcc on $PATH", "NVIDIA's
+/// CUDA wheels in the Python environment", "the default location".
 llvm::StringRef describeToolkitSource(ToolkitSource source);
 
 /// The inputs of the search; fromProcess() reads the environment. Tests
@@ -65,10 +77,23 @@ struct ToolkitSearchEnvironment {
   std::optional<std::string> cudaHome;
   std::optional<std::string> cudaPath;
   std::optional<std::string> path;
+  /// The site-packages directories of the Python environment kiln runs from,
+  /// where NVIDIA's wheels put the toolkit's pieces under nvidia/.
+  std::vector<std::string> sitePackages;
   std::string defaultRoot = "/usr/local/cuda";
 
   static ToolkitSearchEnvironment fromProcess();
 };
+
+/// The site-packages directories near the file holding kiln's code, `image`:
+/// <prefix>/lib/python3.*/{site,dist}-packages for a program in <prefix>/bin,
+/// and the directory above for a module in site-packages/kiln or a program
+/// in site-packages/kiln_compiler.scripts (a wheel repaired by auditwheel).
+std::vector<std::string> sitePackagesNear(llvm::StringRef image);
+
+/// The toolkit roots NVIDIA's wheels make under `sitePackages`: nvidia/cuN
+/// (CUDA 13 on), newest first, then nvidia/cuda_nvcc (CUDA 12's layout).
+std::vector<std::string> wheelToolkitRoots(llvm::StringRef sitePackages);
 
 struct ComponentLocation {
   /// Where the component is, if it was found.

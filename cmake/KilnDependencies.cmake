@@ -19,11 +19,12 @@ add_library(kiln_lld INTERFACE)
 target_link_libraries(kiln_lld INTERFACE $<TARGET_LINKER_FILE:lldELF> $<TARGET_LINKER_FILE:lldCommon>
                       ZLIB::ZLIB zstd::libzstd_shared)
 
-option(KILN_STATIC_LLVM "Link LLVM statically into kiln._compiler" ON)
-# A target whose KILN_STATIC_LLVM property is on (kiln._compiler, which a
-# kernel's first call in development loads) links the parts of LLVM it uses
-# statically: loading them takes a fraction of loading Debian's whole
-# libLLVM. Everything else links the shared library.
+option(KILN_STATIC_LLVM "Link LLVM statically into kiln._compiler (and, in a wheel, kiln)" ON)
+# A target whose KILN_STATIC_LLVM property is on links the parts of LLVM it
+# uses statically: kiln._compiler, which a kernel's first call in development
+# loads (loading them takes a fraction of loading Debian's whole libLLVM), and
+# the kiln command of a wheel (which must not need Debian's LLVM). Everything
+# else links the shared library.
 set(_kiln_static_llvm "$<BOOL:$<TARGET_PROPERTY:KILN_STATIC_LLVM>>")
 # The archives, by file: the CMake targets of Debian's LLVM name Polly,
 # whose archive it does not ship (Kiln uses none of it).
@@ -70,6 +71,23 @@ target_link_options(kiln_llvm INTERFACE
 
 find_package(SQLite3 REQUIRED)
 find_package(LibArchive REQUIRED)
+# The compiler's wheel (scripts/build-wheel.sh) links libarchive's static
+# library: the shared one needs libxml2 and ICU (35 MB the wheel would have
+# to carry) for archive formats Kiln never reads. What the archive needs
+# beyond that comes as shared libraries, and --as-needed drops the unused.
+option(KILN_STATIC_LIBARCHIVE "Link libarchive statically (the compiler's wheel does)" OFF)
+if(KILN_STATIC_LIBARCHIVE)
+  find_package(PkgConfig REQUIRED)
+  pkg_check_modules(KILN_LIBARCHIVE REQUIRED libarchive)
+  find_library(KILN_LIBARCHIVE_STATIC_LIBRARY libarchive.a HINTS ${KILN_LIBARCHIVE_LIBRARY_DIRS}
+    REQUIRED)
+  set(_kiln_libarchive_dependencies ${KILN_LIBARCHIVE_STATIC_LIBRARIES})
+  list(REMOVE_ITEM _kiln_libarchive_dependencies archive)
+  set_target_properties(LibArchive::LibArchive PROPERTIES
+    IMPORTED_LOCATION "${KILN_LIBARCHIVE_STATIC_LIBRARY}"
+    INTERFACE_LINK_LIBRARIES "${_kiln_libarchive_dependencies}"
+    INTERFACE_LINK_OPTIONS "LINKER:--as-needed")
+endif()
 # Ed25519 signatures of cache archives (EVP_PKEY_Q_keygen needs 3.0).
 find_package(OpenSSL 3.0 REQUIRED COMPONENTS Crypto)
 find_package(CLI11 CONFIG REQUIRED)

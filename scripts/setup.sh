@@ -4,7 +4,8 @@
 #
 #   1. Debian packages (LLVM 19 with its tools such as FileCheck, clang 19,
 #      SQLite, libarchive, OpenSSL, hiredis, libcurl, CLI11, toml++, GoogleTest,
-#      CMake, Ninja; Redis and nginx, which the remote cache tier's tests start
+#      CMake, Ninja, ccache (which lets the wheel's build tree reuse build/'s
+#      objects); Redis and nginx, which the remote cache tier's tests start
 #      on loopback, and the openssl command, which makes the certificate of
 #      their HTTPS server), with apt-get, only those not installed;
 #   2. the CUDA toolkit must already be installed (CUDA_HOME, CUDA_PATH or
@@ -20,9 +21,10 @@ cd "$root"
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 
 debian_packages=(
-  cmake ninja-build git pkg-config
+  cmake ninja-build git pkg-config ccache
   clang-19 clang-format-19 lld-19 liblld-19-dev llvm-19-dev llvm-19-tools libclang-rt-19-dev
-  libsqlite3-dev libarchive-dev libzstd-dev libssl-dev libcli11-dev libtomlplusplus-dev
+  libsqlite3-dev libarchive-dev libacl1-dev liblz4-dev libzstd-dev libssl-dev libcli11-dev
+  libtomlplusplus-dev
   libhiredis-dev libcurl4-openssl-dev redis-server nginx-light openssl
   googletest libgtest-dev
   python3 python3-venv python3-dev
@@ -74,6 +76,14 @@ if ! ls .venv/wheelhouse/scikit_build_core-*.whl >/dev/null 2>&1; then
   say "Downloading scikit-build-core into .venv/wheelhouse for offline tests"
   .venv/bin/python -m pip download --quiet --only-binary=:all: -d .venv/wheelhouse \
     "scikit-build-core==$(.venv/bin/python -c 'import importlib.metadata as m; print(m.version("scikit-build-core"))')"
+fi
+
+# NVIDIA's CUDA wheels (kiln-compiler[cuda]: ptxas, fatbinary, libdevice),
+# for the test that installs the compiler's wheel with them and no toolkit.
+if ! ls .venv/wheelhouse/nvidia_cuda_nvcc-*.whl >/dev/null 2>&1; then
+  say "Downloading NVIDIA's CUDA compiler wheels into .venv/wheelhouse for offline tests"
+  .venv/bin/python -m pip download --quiet --only-binary=:all: -d .venv/wheelhouse \
+    "nvidia-cuda-nvcc==13.5.37"
 fi
 
 if [ ! -f build/build.ninja ]; then

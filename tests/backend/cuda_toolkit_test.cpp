@@ -146,6 +146,85 @@ TEST(CudaToolkit, DefaultLocationIsTheLastResort) {
   EXPECT_EQ(found->source, ToolkitSource::DefaultLocation);
 }
 
+/// A Python environment holding NVIDIA's CUDA 12 and 13 wheels as pip lays
+/// them out: nvidia/cuda_nvcc (12), nvidia/cu13 (13; ptxas from
+/// nvidia-cuda-nvcc, libdevice from nvidia-nvvm in the same folder).
+FakeToolkit pythonEnvironmentWithCudaWheels() {
+  FakeToolkit environment = FakeToolkit::create("unused");
+  std::string packages = "lib/python3.11/site-packages/nvidia/";
+  environment.makeDirectory(packages + "cuda_nvcc/bin");
+  environment.writeExecutable(packages + "cuda_nvcc/bin/ptxas",
+                              "#!/bin/sh\necho 'Cuda compilation tools, release 12.9, V12.9.86'\n");
+  environment.makeDirectory(packages + "cu13/bin");
+  environment.writeExecutable(packages + "cu13/bin/ptxas",
+                              "#!/bin/sh\necho 'Cuda compilation tools, release 13.5, V13.5.37'\n");
+  environment.writeExecutable(packages + "cu13/bin/fatbinary", "#!/bin/sh\n");
+  environment.makeDirectory(packages + "cu13/nvvm/libdevice");
+  environment.writeFile(packages + "cu13/nvvm/libdevice/libdevice.10.bc", "BC");
+  environment.makeDirectory("bin");
+  environment.makeDirectory(packages + "kiln");
+  return environment;
+}
+
+TEST(CudaToolkit, WheelsOfTheProgramsPythonEnvironmentComeBeforeTheDefaultLocation) {
+  FakeToolkit python = pythonEnvironmentWithCudaWheels();
+  std::vector<std::string> packages = sitePackagesNear(python.directory.file("bin/kiln"));
+  ASSERT_EQ(packages.size(), 1u);
+  EXPECT_EQ(packages[0], python.directory.file("lib/python3.11/site-packages"));
+  // kiln._compiler, in site-packages/kiln, finds the same environment.
+  EXPECT_EQ(sitePackagesNear(python.directory.file(
+                "lib/python3.11/site-packages/kiln/_compiler.cpython-311-x86_64-linux-gnu.so")),
+            packages);
+  // So does the program auditwheel moves out of bin/ in a repaired wheel.
+  EXPECT_EQ(sitePackagesNear(
+                python.directory.file("lib/python3.11/site-packages/kiln_compiler.scripts/kiln")),
+            packages);
+
+  ToolkitSearchEnvironment environment = emptyEnvironment();
+  environment.path = "/nonexistent/kiln-test/bin";
+  environment.sitePackages = packages;
+  environment.defaultRoot = toolkit().root;
+  llvm::Expected<CudaToolkit> found = findCudaToolkit(environment);
+  KILN_ASSERT_OK(found);
+  EXPECT_EQ(found->source, ToolkitSource::PythonEnvironment);
+  // The newest CUDA's wheels win over CUDA 12's.
+  EXPECT_EQ(found->root, packages[0] + "/nvidia/cu13");
+  EXPECT_EQ(found->version.str(), "13.5.37");
+  EXPECT_EQ(found->location(ToolkitComponent::Libdevice).path,
+            packages[0] + "/nvidia/cu13/nvvm/libdevice/libdevice.10.bc");
+  EXPECT_TRUE(found->location(ToolkitComponent::Fatbinary).path.has_value());
+}
+
+TEST(CudaToolkit, PathComesBeforeTheWheels) {
+  FakeToolkit python = pythonEnvironmentWithCudaWheels();
+  ToolkitSearchEnvironment environment = emptyEnvironment();
+  environment.path = toolkit().root + "/bin";
+  environment.sitePackages = sitePackagesNear(python.directory.file("bin/kiln"));
+  llvm::Expected<CudaToolkit> found = findCudaToolkit(environment);
+  KILN_ASSERT_OK(found);
+  EXPECT_EQ(found->source, ToolkitSource::PtxasOnPath);
+}
+
+TEST(CudaToolkit, CudaTwelvesWheelLayoutIsAToolkitToo) {
+  FakeToolkit python = pythonEnvironmentWithCudaWheels();
+  std::string packages = python.directory.file("lib/python3.11/site-packages");
+  EXPECT_FALSE(llvm::sys::fs::remove_directories(packages + "/nvidia/cu13"));
+  ToolkitSearchEnvironment environment = emptyEnvironment();
+  environment.path = "/nonexistent/kiln-test/bin";
+  environment.sitePackages = {packages};
+  llvm::Expected<CudaToolkit> found = findCudaToolkit(environment);
+  KILN_ASSERT_OK(found);
+  EXPECT_EQ(found->root, packages + "/nvidia/cuda_nvcc");
+  EXPECT_EQ(found->version.major, 12u);
+  // nvidia-cuda-nvcc-cu12 has no fatbinary: an error when something needs it.
+  std::string message = errorMessage(found->require(ToolkitComponent::Fatbinary));
+  EXPECT_TRUE(contains(message, "NVIDIA's CUDA wheels in the Python environment")) << message;
+}
+
+TEST(CudaToolkit, AProgramOutsideAnyPythonEnvironmentHasNoSitePackages) {
+  EXPECT_TRUE(sitePackagesNear("/nonexistent/kiln-test/build/driver/kiln").empty());
+}
+
 TEST(CudaToolkit, NothingFoundSaysWhereItLooked) {
   ToolkitSearchEnvironment environment = emptyEnvironment();
   environment.path = "/nonexistent/kiln-test/bin";
@@ -153,6 +232,7 @@ TEST(CudaToolkit, NothingFoundSaysWhereItLooked) {
   EXPECT_TRUE(contains(message, "no CUDA toolkit found")) << message;
   EXPECT_TRUE(contains(message, "CUDA_HOME and CUDA_PATH are not set")) << message;
   EXPECT_TRUE(contains(message, "/nonexistent/kiln-test/cuda/bin/ptxas does not exist")) << message;
+  EXPECT_TRUE(contains(message, "kiln-compiler[cuda]")) << message;
 }
 
 TEST(CudaToolkit, VersionComesFromVersionJsonFirst) {
