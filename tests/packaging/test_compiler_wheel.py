@@ -171,6 +171,14 @@ def test_a_fresh_venv_without_llvm_or_compilers_builds_and_runs_a_kernel_module(
     assert "built module ran" in ran.stdout
 
 
+def test_the_installed_cmake_package_names_the_installed_kiln(plain_install):
+    venv, env = plain_install
+    cmake_dir = run([venv / "bin" / "python", "-m", "kiln", "--cmake-dir"], env=env).stdout.strip()
+    assert (pathlib.Path(cmake_dir) / "KilnConfig.cmake").is_file(), cmake_dir
+    command = run([venv / "bin" / "python", "-m", "kiln", "--executable"], env=env).stdout.strip()
+    assert run([command, "--version"], env=env).stdout.startswith("kiln ")
+
+
 def test_a_fresh_venv_compiles_kiln_cuda_kernels_in_process(plain_install, tmp_path):
     venv, env = plain_install
     (tmp_path / "scaling.py").write_text(COMPILE_IN_PROCESS)
