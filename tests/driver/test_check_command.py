@@ -27,7 +27,7 @@ def examples(repo_root):
 def test_version_names_kiln_llvm_and_cuda(kiln):
     result = kiln("--version")
     assert result.returncode == 0
-    assert re.match(r"kiln \d+\.\d+\.\d+ \(LLVM 19\.\d+\.\d+, CUDA \d+\.\d+", result.stdout)
+    assert re.match(r"kiln \d+\.\d+\.\d+ \(LLVM 19\.\d+\.\d+, built with CUDA \d+\.\d+", result.stdout)
 
 
 def test_help_lists_the_check_subcommand(kiln):
