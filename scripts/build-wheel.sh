@@ -2,7 +2,7 @@
 # Builds kiln-compiler as a manylinux wheel: the kiln command, kiln._compiler
 # and the runtime, with the parts of LLVM and LLD Kiln uses linked in
 # statically, repaired by auditwheel (which copies in the few shared
-# libraries a manylinux system lacks, such as SQLite and libarchive, and
+# libraries a manylinux system lacks, such as SQLite and libcurl, and
 # gives the wheel the oldest manylinux tag its symbols allow) and checked by
 # it.
 #
