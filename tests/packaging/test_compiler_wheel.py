@@ -8,6 +8,7 @@ needs no CUDA toolkit either.
 Everything installs offline from .venv/wheelhouse, which scripts/setup.sh
 fills (numpy, nvidia-cuda-nvcc and what it requires)."""
 
+import functools
 import io
 import json
 import os
@@ -21,6 +22,8 @@ import zipfile
 import pytest
 from elftools.elf.dynamic import DynamicSection
 from elftools.elf.elffile import ELFFile
+
+from checked_run import run_checked
 
 pytestmark = pytest.mark.slow
 
@@ -75,13 +78,7 @@ COMPILE_IN_PROCESS = textwrap.dedent("""\
     """)
 
 
-def run(args, cwd=None, env=None, check=True, timeout=1800):
-    result = subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True,
-                            text=True, timeout=timeout)
-    if check and result.returncode != 0:
-        pytest.fail(f"{' '.join(map(str, args))} failed ({result.returncode}):\n"
-                    f"{result.stdout[-6000:]}\n{result.stderr[-6000:]}")
-    return result
+run = functools.partial(run_checked, timeout=1800)
 
 
 @pytest.fixture(scope="module")

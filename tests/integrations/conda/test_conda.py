@@ -22,19 +22,20 @@ conda-build cannot be installed here, so this does what it would, step by step:
    runs its kernel on the CPU engine.
 """
 
+import functools
 import hashlib
 import json
 import os
 import pathlib
 import re
 import shutil
-import subprocess
 import sys
 import textwrap
 import time
 
 import pytest
 
+from checked_run import run_checked
 from conftest import BUILD_DIR, REPO_ROOT
 
 # Builds whole projects or runs benchmarks: `scripts/test.sh --quick` skips it.
@@ -60,13 +61,7 @@ KILN_CUDAARCHS = ("75-real;80-real;86-real;87-real;89-real;90-real;100-real;103-
                   "110-real;120-real;121-real;90-virtual")
 
 
-def run(args, env=None, cwd=None, check=True, timeout=300):
-    result = subprocess.run([str(a) for a in args], env=env, cwd=cwd, capture_output=True,
-                            text=True, timeout=timeout)
-    if check and result.returncode != 0:
-        pytest.fail(f"{' '.join(map(str, args))} exited with {result.returncode}\n"
-                    f"stdout:\n{result.stdout[-6000:]}\nstderr:\n{result.stderr[-6000:]}")
-    return result
+run = functools.partial(run_checked, timeout=300)
 
 
 # --- rendering recipes as conda-build does ------------------------------------

@@ -18,6 +18,7 @@ projects/broken         a kernel with a type error
 """
 
 import base64
+import functools
 import hashlib
 import os
 import pathlib
@@ -29,6 +30,8 @@ import textwrap
 import zipfile
 
 import pytest
+
+from checked_run import run_checked
 
 # Builds whole projects or runs benchmarks: `scripts/test.sh --quick` skips it.
 pytestmark = pytest.mark.slow
@@ -96,13 +99,7 @@ def projects(tmp_path_factory):
     return root
 
 
-def run(args, cwd, env, check=True, timeout=600):
-    result = subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True,
-                            text=True, timeout=timeout)
-    if check and result.returncode != 0:
-        pytest.fail(f"{' '.join(map(str, args))} failed ({result.returncode}):\n"
-                    f"{result.stdout[-6000:]}\n{result.stderr[-6000:]}")
-    return result
+run = functools.partial(run_checked, timeout=600)
 
 
 def pip_wheel(project, out, env):
