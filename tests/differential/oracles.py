@@ -9,7 +9,8 @@ Each batch of programs runs
     kernel's sm_80 PTX is also checked to keep a store to global memory;
   * on Numba's compiled semantics: the same program rendered as
     `@numba.njit` functions (the kernel body becomes a function of the
-    thread index, run for every thread in turn);
+    thread index, run for every thread in turn; a synchronizing kernel, an
+    njit generator, runs every thread to each barrier in turn);
   * on Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1).
 
 Numba's compiled semantics is the specification: Kiln must match njit bit
@@ -114,7 +115,7 @@ import numpy as np
 sys.path.insert(0, sys.argv[1])
 sys.path.insert(0, sys.argv[2])
 from oracles import inputs, output_arrays, kernel_name, THREADS
-from programs import generate
+from programs import generate, run_threads
 mode, module_name, seeds = sys.argv[3], sys.argv[4], json.loads(sys.argv[5])
 if mode == "simulator":
     os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
@@ -128,8 +129,7 @@ for seed in seeds:
     try:
         function = getattr(module, kernel_name(program))
         if mode == "host":
-            for t in range(THREADS):
-                function(t, *arguments)
+            run_threads(function, THREADS, arguments)
         else:
             function[1, THREADS](*arguments)
         for name, array in outputs.items():

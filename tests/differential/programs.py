@@ -38,21 +38,46 @@ Programs are valid, terminate and have one meaning, by construction:
   * integer variables are only ever assigned integers, so that shifts and
     bitwise operations stay valid after the types of a merge unify.
 
+Some programs synchronize: their body is a sequence of phases separated by
+`cuda.syncthreads()` (or `syncthreads_count`/`_and`/`_or` of an integer,
+whose result a variable keeps), some phases inside a loop whose trip count
+every thread shares, with two shared arrays, `sh_i` (int64) and `sh_f`
+(float64), each two buffers of one slot per thread. They are race-free by construction:
+the first phase fills every thread's own slots; after it, a phase writes
+only the thread's own slot of one buffer and reads any slot of the other
+(and its own slots), and the next phase swaps the buffers. Barriers sit
+where every thread reaches them (no `return` before the last one, no
+`break` out of a loop that holds one), as CUDA requires.
+
 The tree renders twice: as the CUDA kernel Kiln and Numba's simulator run,
 and as `@numba.njit` functions (the kernel body becomes a function of the
 thread index, local arrays become `np.zeros`), which give Numba's compiled
-semantics exactly; see oracles.py for why both are needed.
+semantics exactly; see oracles.py for why both are needed. A synchronizing
+kernel becomes an njit generator that yields at each barrier (its
+predicate, for a reducing one); run_threads() steps every thread's
+generator to the barrier in turn, as a block's threads meet at it.
 """
 
 import dataclasses
+import inspect
 import random
 import re
+
+import numpy as np
 
 import numba_types
 
 ARRAY_LENGTH = 16
 THREADS = 8
 SCRATCH_LENGTH = 2 * THREADS
+# Two buffers of one slot per thread, for each of the shared arrays.
+SHARED_LENGTH = 2 * THREADS
+SHARED_ARRAYS = {"sh_i": "int64", "sh_f": "float64"}
+# What a reducing barrier gives the host rendering: the count, AND and OR
+# of the block's predicates.
+SYNC_RESULTS = 3
+# The share of programs that synchronize.
+SYNCHRONIZING_SHARE = 0.3
 INPUTS = [
     ("a_i8", "int8"),
     ("a_u16", "uint16"),
@@ -120,6 +145,21 @@ class Load(Expr):
 
     def render(self, host):
         return f"{self.array}[({self.index.render(host)}) % {self.length}]"
+
+
+@dataclasses.dataclass
+class SharedLoad(Expr):
+    """A slot of buffer `buffer` of a shared array: the thread's own, or
+    with `lane` that of thread `lane % THREADS`. The lane is no child: a
+    reduced program must keep reading only what no other thread writes."""
+
+    array: str
+    buffer: int
+    lane: Expr = None
+
+    def render(self, host):
+        lane = "t" if self.lane is None else f"({self.lane.render(host)}) % {THREADS}"
+        return f"{self.array}[{self.buffer * THREADS} + {lane}]"
 
 
 @dataclasses.dataclass
@@ -274,6 +314,49 @@ class Store(Stmt):
 
 
 @dataclasses.dataclass
+class SharedStore(Stmt):
+    """A store to the thread's own slot of buffer `buffer` of a shared
+    array."""
+
+    array: str
+    buffer: int
+    value: Expr
+
+    def exprs(self):
+        return [self.value]
+
+    def render(self, host, indent):
+        return [f"{indent}{self.array}[{self.buffer * THREADS} + t] = {self.value.render(host)}"]
+
+
+@dataclasses.dataclass
+class Barrier(Stmt):
+    """`cuda.syncthreads()`, or with `reduction` ("count", "and", "or")
+    `target = np.int64(cuda.syncthreads_<reduction>(predicate))`. Numba
+    takes an integer predicate and converts it to int32 (a truncation), so
+    that 2**32 is false. On the host the generator yields whether the
+    truncated predicate is non-zero and reads the block's result from
+    `sync`, which run_threads() fills before it resumes any thread."""
+
+    reduction: str = None
+    target: str = None
+    predicate: Expr = None
+
+    def exprs(self):
+        return [self.predicate] if self.predicate is not None else []
+
+    def render(self, host, indent):
+        if self.reduction is None:
+            return [f"{indent}yield 0" if host else f"{indent}cuda.syncthreads()"]
+        predicate = self.predicate.render(host)
+        if not host:
+            return [f"{indent}{self.target} = np.int64(cuda.syncthreads_{self.reduction}({predicate}))"]
+        slot = ["count", "and", "or"].index(self.reduction)
+        return [f"{indent}yield 1 if np.int32({predicate}) != 0 else 0",
+                f"{indent}{self.target} = np.int64(np.int32(sync[{slot}]))"]
+
+
+@dataclasses.dataclass
 class If(Stmt):
     test: Expr
     body: list
@@ -425,6 +508,7 @@ class Program:
     kernel: Function
     devices: list
     local_arrays: list  # LocalArray statements bound after the variables
+    synchronizes: bool = False  # barriers and shared arrays (see the module's docstring)
 
     def output_slots(self):
         ints = [n for n, kind, _ in self.variables if kind != "float"]
@@ -446,13 +530,17 @@ class Program:
         arrays = ", ".join(n for n, _ in INPUTS)
         outputs = "out_i, out_f, s_i, s_f"
         if host:
+            shared = ", " + ", ".join([*SHARED_ARRAYS, "sync"]) if self.synchronizes else ""
             lines.append("@njit")
-            lines.append(f"def {name}(t, {arrays}, {outputs}):")
+            lines.append(f"def {name}(t, {arrays}, {outputs}{shared}):")
         else:
             types = ", ".join(f"{dtype}[:]" for _, dtype in INPUTS)
             lines.append(f'@cuda.jit("void({types}, int64[:], float64[:], int64[:], float64[:])")')
             lines.append(f"def {name}({arrays}, {outputs}):")
             lines.append("    t = cuda.grid(1)")
+            if self.synchronizes:
+                lines += [f"    {array} = cuda.shared.array({SHARED_LENGTH}, np.{dtype})"
+                          for array, dtype in SHARED_ARRAYS.items()]
         for variable, _, initial in self.variables:
             lines.append(f"    {variable} = {initial.render(host)}")
         for array in self.local_arrays:
@@ -465,6 +553,53 @@ class Program:
         for device in self.devices:
             text = re.sub(rf"\b{device.name}\(", f"{name}_{device.name}(", text)
         return text
+
+
+def run_threads(kernel, thread_count, arguments):
+    """Runs the host rendering of a kernel for threads 0..thread_count-1: one
+    call each, or for a synchronizing kernel (an njit generator) every
+    thread to its next barrier, round after round, with the results of a
+    reducing barrier in `sync` before any thread goes on."""
+    if not kernel.py_func.__code__.co_flags & inspect.CO_GENERATOR:
+        for t in range(thread_count):
+            kernel(t, *arguments)
+        return
+    shared = [np.zeros(SHARED_LENGTH, dtype) for dtype in SHARED_ARRAYS.values()]
+    sync = np.zeros(SYNC_RESULTS, np.int64)
+    threads = [kernel(t, *arguments, *shared, sync) for t in range(thread_count)]
+    while threads:
+        waiting, predicates = [], []
+        for thread in threads:
+            try:
+                predicates.append(next(thread))
+                waiting.append(thread)
+            except StopIteration:
+                pass
+        if waiting and len(waiting) != len(threads):
+            raise RuntimeError("threads of the block left at different barriers")
+        sync[:] = [sum(p != 0 for p in predicates), all(predicates), any(predicates)]
+        threads = waiting
+
+
+def constant_truth(test):
+    """True or False when CPython compiles the test `test` to one jump or
+    none (its jumps fold constants through `not`, conditional expressions
+    and `and`/`or`), else None."""
+    if isinstance(test, Lit) and test.kind == "bool":
+        return test.text == "True"
+    if isinstance(test, Unary) and test.op == "not ":
+        truth = constant_truth(test.operand)
+        return None if truth is None else not truth
+    if isinstance(test, IfExp):
+        choice = constant_truth(test.test)
+        return None if choice is None else constant_truth(test.body if choice else test.orelse)
+    if isinstance(test, BoolOp):
+        truths = [constant_truth(operand) for operand in test.operands]
+        decisive = test.op == "or"  # the value that decides an `or` (True) or an `and` (False)
+        if decisive in truths:
+            return decisive
+        return (not decisive) if all(truth is not None for truth in truths) else None
+    return None
 
 
 def store_outputs(ints, floats, indent):
@@ -497,6 +632,11 @@ class Generator:
         # Device functions see only their parameters: no thread index, no
         # arrays.
         self.in_device = False
+        # In a synchronizing program's phase: (the buffer it writes, the
+        # buffer it reads or None); no shared array is touched outside one.
+        self.phase = None
+        # No thread may return before a barrier the others wait at.
+        self.returns_allowed = True
 
     def program(self):
         r = self.random
@@ -512,11 +652,56 @@ class Generator:
         self.devices = []
         for d in range(r.randint(0, 2)):
             self.devices.append(self.device_function(f"d{d}"))
-        body = self.body(depth=0, loops=0, in_device=False, size=r.randint(3, 8))
+        # Decided by a stream of its own, so that the programs that do not
+        # synchronize are what the same seeds gave before barriers existed.
+        synchronizes = random.Random(f"synchronizes {self.seed}").random() < SYNCHRONIZING_SHARE
+        if synchronizes:
+            body = self.phases()
+        else:
+            body = self.body(depth=0, loops=0, in_device=False, size=r.randint(3, 8))
         if self.local_arrays and r.random() < 0.5:
             body.insert(r.randint(0, len(body)), InsertionSort("loc", self.local_arrays[0].length))
         kernel = Function("kernel", [], body, None)
-        return Program(self.seed, self.variables, kernel, self.devices, self.local_arrays)
+        return Program(self.seed, self.variables, kernel, self.devices, self.local_arrays, synchronizes)
+
+    def phases(self):
+        """A synchronizing kernel's body: the first phase fills every
+        thread's shared slots, then phases alternate the buffer they write,
+        some in a loop of a trip count all threads share; only the last may
+        return."""
+        r = self.random
+        body = []
+        for array, dtype in SHARED_ARRAYS.items():
+            kind = "float" if dtype.startswith("float") else "int"
+            body += [SharedStore(array, buffer, self.exact(kind, 2)) for buffer in (0, 1)]
+        self.returns_allowed = False
+        body += self.phase_body(write=0, read=None) + [self.barrier()]
+        write = 1
+        for segment in range(r.randint(1, 3)):
+            if r.random() < 0.4:
+                inner = self.phase_body(write, 1 - write) + [self.barrier()]
+                inner += self.phase_body(1 - write, write) + [self.barrier()]
+                body.append(For(f"r{segment}", [Lit("int", str(r.randint(1, 3)))], inner, []))
+            else:
+                body += self.phase_body(write, 1 - write) + [self.barrier()]
+                write = 1 - write
+        self.returns_allowed = True
+        body += self.phase_body(write, 1 - write)
+        self.phase = None
+        return body
+
+    def phase_body(self, write, read):
+        self.phase = (write, read)
+        return self.body(depth=0, loops=0, in_device=False, size=self.random.randint(1, 4))
+
+    def barrier(self):
+        """The barrier that ends the current phase: a plain one, or one that
+        also reduces a predicate of the phase into an integer variable."""
+        r = self.random
+        counters = [n for n, k, _ in self.variables if k == "int"]
+        if counters and r.random() < 0.3:
+            return Barrier(r.choice(["count", "and", "or"]), r.choice(counters), self.expr("int", 2))
+        return Barrier()
 
     def initial(self, kind):
         r = self.random
@@ -553,8 +738,10 @@ class Generator:
             choices += ["if", "for", "while", "while_true"]
         if loops:
             choices += ["break", "continue"]
-        if r.random() < 0.08:
+        if r.random() < 0.08 and self.returns_allowed:
             choices.append("return")
+        if self.phase is not None and not in_device:
+            choices += ["shared_store", "shared_store"]
         if self.local_arrays and not in_device:
             choices.append("local_store")
         if not in_device:
@@ -576,6 +763,10 @@ class Generator:
             return Assign(name, self.exact(kind, 2), op)
         if choice == "store":
             return Assign(*self.any_assignment()) if in_device else self.scratch_store()
+        if choice == "shared_store":
+            array = r.choice(list(SHARED_ARRAYS))
+            kind = "float" if array == "sh_f" else "int"
+            return SharedStore(array, self.phase[0], self.expr(kind, 2))
         if choice == "local_store":
             array = self.local_arrays[0]
             kind = "float" if array.dtype.startswith("float") else "int"
@@ -662,6 +853,8 @@ class Generator:
         r = self.random
         if self.in_device:
             return Lit(kind, str(r.randint(-9, 9)) if kind == "int" else r.choice(["0.5", "-2.0"]))
+        if self.phase is not None and r.random() < 0.35:
+            return self.shared_load(kind)
         if kind == "int":
             array = r.choice(INPUTS[:5])[0]
         else:
@@ -671,6 +864,16 @@ class Generator:
             if (kind == "float") == local.dtype.startswith("float"):
                 return Load(kind, local.name, self.index(), local.length)
         return Load(kind, array, self.index())
+
+    def shared_load(self, kind):
+        """A slot no other thread writes in this phase: the thread's own in
+        either buffer, or any thread's in the buffer the phase reads."""
+        r = self.random
+        array = "sh_i" if kind == "int" else "sh_f"
+        write, read = self.phase
+        if read is None or r.random() < 0.3:
+            return SharedLoad(kind, array, r.choice([write, read]) if read is not None else write)
+        return SharedLoad(kind, array, read, self.index())
 
     def arithmetic(self, op, left, right):
         """`left op right` on integers, with no signed overflow: Numba marks
@@ -744,6 +947,8 @@ class Generator:
             if numba_types.kind(numba_types.result("%", index, "int64")) != "int":
                 return None
             return self.array_types[e.array]
+        if isinstance(e, SharedLoad):
+            return SHARED_ARRAYS[e.array]
         if isinstance(e, Binary):
             left, right = self.type_of(e.left), self.type_of(e.right)
             if e.op in ("//", "%", "/"):
@@ -766,14 +971,14 @@ class Generator:
             if self.type_of(e.test) != "bool":
                 return None
             body, orelse = self.type_of(e.body), self.type_of(e.orelse)
-            # Numba's dead-branch pruning drops the branch a constant test
-            # never takes (CPython folds `not True` first): `a if True else
-            # b` has a's type alone.
-            test, negated = e.test, False
+            # A constant test leaves only one branch in CPython's bytecode,
+            # so Numba sees that branch alone: `a if True else b` has a's type.
+            truth = constant_truth(e.test)
+            if truth is not None:
+                return body if truth else orelse
+            test = e.test
             while isinstance(test, Unary) and test.op == "not ":
-                test, negated = test.operand, not negated
-            if isinstance(test, Lit):
-                return body if (test.text == "True") != negated else orelse
+                test = test.operand
             if isinstance(test, Compare) and all(isinstance(o, Lit) for o in test.operands) and body != orelse:
                 return None  # a test of constants: pruned or not, by rules not modelled here
             return numba_types.unify(body, orelse)

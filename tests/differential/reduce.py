@@ -37,6 +37,14 @@ def _holds_loose_jump(body):
     return False
 
 
+def _fills_shared_memory(program, body, position):
+    """Whether the statement is one of a synchronizing kernel's first
+    stores to shared memory, before its first barrier."""
+    if body is not program.kernel.body or not isinstance(body[position], P.SharedStore):
+        return False
+    return not any(isinstance(stmt, P.Barrier) for stmt in body[:position])
+
+
 def _candidates(program):
     """Smaller variants of `program`, each made by one change."""
     for index in range(len(_statement_lists(program))):
@@ -48,6 +56,8 @@ def _candidates(program):
             if isinstance(body[position], P.Return) and body is not variant.kernel.body and \
                     any(body is d.body for d in variant.devices) and position == len(body) - 1:
                 continue  # a device function's final return
+            if isinstance(body[position], P.Barrier) or _fills_shared_memory(variant, body, position):
+                continue  # without it, threads would race or read what no thread wrote
             removed = body.pop(position)
             yield variant
             # Replace a compound statement by one of its bodies.

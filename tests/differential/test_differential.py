@@ -21,7 +21,7 @@ BATCHES = 5
 BATCH = 40
 
 
-# About two minutes: the full run has it, the edit loop (--quick) does not.
+# About four minutes: the full run has it, the edit loop (--quick) does not.
 @pytest.mark.slow
 @pytest.mark.parametrize("batch", range(BATCHES + 1))
 def test_random_programs_match_numba(batch):
@@ -57,3 +57,29 @@ def test_the_generator_types_a_constant_conditional_as_the_branch_numba_keeps():
     assert generator.type_of(programs.IfExp("int", true, small, wide)) == "uint16"
     assert generator.type_of(programs.IfExp("int", false, small, wide)) == "int64"
     assert generator.type_of(programs.IfExp("int", programs.Unary("bool", "not ", true), small, wide)) == "int64"
+
+
+def test_the_generator_folds_constant_tests_as_cpython_compiles_them():
+    """CPython compiles `a if (False if False else True) else b` to `a`
+    alone, so Numba types it as `a`: the generator must too, or a variable
+    it thinks exactly int64 holds a uint8 until a loop merges it."""
+    generator = programs.Generator(1)
+    small = programs.Cast("int", "uint8", programs.Lit("int", "7"))
+    wide = programs.Lit("int", "3")
+    true, false = programs.Lit("bool", "True"), programs.Lit("bool", "False")
+    nested = programs.IfExp("bool", false, false, true)
+    assert generator.type_of(programs.IfExp("int", nested, small, wide)) == "uint8"
+    assert generator.type_of(programs.IfExp("int", programs.BoolOp("bool", "and", [true, false]), small, wide)) == "int64"
+    generator.variables = [("v0", "bool", None)]
+    unknown = programs.Name("bool", "v0")
+    assert generator.type_of(programs.IfExp("int", programs.BoolOp("bool", "or", [unknown, true]), small, wide)) == "uint8"
+    assert programs.constant_truth(programs.BoolOp("bool", "and", [unknown, true])) is None
+
+
+def test_some_programs_synchronize_through_shared_memory():
+    synchronizing = [programs.generate(seed) for seed in range(1, 101)]
+    synchronizing = [p for p in synchronizing if p.synchronizes]
+    assert 15 <= len(synchronizing) <= 45, f"{len(synchronizing)} of 100 programs synchronize"
+    kernel, host = synchronizing[0].render("k"), synchronizing[0].render("k", host=True)
+    assert "cuda.syncthreads" in kernel and "cuda.shared.array" in kernel
+    assert "yield" in host and "cuda." not in host

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from oracles import KILN, SENTINEL, inputs
-from programs import INPUTS, SCRATCH_LENGTH, THREADS
+from programs import INPUTS, SCRATCH_LENGTH, THREADS, run_threads
 
 REGRESSIONS = pathlib.Path(__file__).parent / "regressions"
 CASES = sorted(p.stem for p in REGRESSIONS.glob("*.py") if not p.stem.endswith("_reference"))
@@ -45,8 +45,7 @@ def _reference(name, arrays):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     kernel = next(getattr(module, n) for n in dir(module) if n.startswith("k"))
-    for t in range(THREADS):
-        kernel(t, *arrays)
+    run_threads(kernel, THREADS, arrays)
     return [a.view(np.int64).tolist() for a in arrays[-4:]]
 
 
