@@ -193,6 +193,18 @@ void FunctionEmitter::emitTerminator(const ssa::Block *block) {
 }
 
 void FunctionEmitter::emitInstr(const ssa::Instr *instr) {
+  emitOperation(instr);
+  // Typing may have widened the value beyond the operation's own type
+  // (a type variable of Numba's keeps every type it had).
+  const Type *operationType = spec.resolutions[instr->id].result;
+  const Type *valueType = typeOf(instr);
+  auto value = values.find(instr);
+  if (value != values.end() && value->second && operationType && valueType &&
+      operationType != valueType && operationType->isNumber() && valueType->isNumber())
+    value->second = convert(value->second, valueType);
+}
+
+void FunctionEmitter::emitOperation(const ssa::Instr *instr) {
   const Resolution &resolution = spec.resolutions[instr->id];
   const Type *type = typeOf(instr);
   switch (resolution.kind) {

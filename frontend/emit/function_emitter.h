@@ -93,7 +93,10 @@ private:
   std::vector<ir::Value *> indexValues(const ssa::Instr *index);
 
   //===--- Instructions ---===//
+  /// The instruction's value, in the type typing gave it.
   void emitInstr(const ssa::Instr *instr);
+  /// The instruction's value, in its operation's own type.
+  void emitOperation(const ssa::Instr *instr);
   ir::Value *emitOperator(const ssa::Instr *instr, const Resolution &resolution);
   ir::Value *emitTupleCompare(ast::CompareOp op, ir::Value *lhs, ir::Value *rhs);
   ir::Value *emitCall(const ssa::Instr *instr, const Resolution &resolution);

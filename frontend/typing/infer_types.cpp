@@ -71,6 +71,14 @@ private:
   const Type *typeOf(const Instr *instr) const { return spec.valueTypes[instr->id]; }
   /// Updates an instruction's typing; returns whether its type changed.
   bool record(const Instr *instr, Typing typing);
+  /// The type of an instruction's value, given its latest typing. Numba's
+  /// type variables only widen: an operation typed again once a loop has
+  /// widened its operands keeps the union of its types (`~x` of a uint8,
+  /// then of an int64: uint64 and int64, so float64), and its value is
+  /// computed in the operation's own type, then converted, as Numba's
+  /// lowering casts a call's result to its variable's type. Numbers only:
+  /// that is where the union changes a value.
+  const Type *accumulated(const Instr *instr, const Resolution &resolution);
   /// Forgets an instruction of an unreachable block; returns whether it had
   /// a type.
   bool clear(const Instr *instr);
@@ -132,10 +140,34 @@ bool FunctionTyper::record(const Instr *instr, Typing typing) {
     return changed;
   }
   errors[instr->id].reset();
-  bool changed = spec.valueTypes[instr->id] != typing->result;
-  spec.valueTypes[instr->id] = typing->result;
+  const Type *type = accumulated(instr, *typing);
+  bool changed = spec.valueTypes[instr->id] != type;
+  spec.valueTypes[instr->id] = type;
   spec.resolutions[instr->id] = std::move(*typing);
   return changed;
+}
+
+const Type *FunctionTyper::accumulated(const Instr *instr, const Resolution &resolution) {
+  const Type *previous = typeOf(instr);
+  const Type *now = resolution.result;
+  if (!previous || !now || previous == now)
+    return now;
+  switch (resolution.kind) {
+  case Resolution::Kind::Operator:
+  case Resolution::Kind::Builtin:
+  case Resolution::Kind::DeviceCall:
+  case Resolution::Kind::UfuncCall:
+    break;
+  default:
+    return now;
+  }
+  auto isPlainNumber = [](const Type *type) {
+    return type->kind() == Type::Kind::Integer || type->kind() == Type::Kind::Float;
+  };
+  if (!isPlainNumber(previous) || !isPlainNumber(now))
+    return now;
+  const Type *unified = types.unify(previous, now);
+  return unified ? unified : now;
 }
 
 Typing FunctionTyper::typePhi(const Instr *phi) {

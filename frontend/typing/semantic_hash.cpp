@@ -26,7 +26,7 @@ public:
     hashing.insert(&spec);
     std::string text;
     llvm::raw_string_ostream os(text);
-    os << "kiln-semantic-hash-1\n";
+    os << "kiln-semantic-hash-2\n";
     const FunctionDecl &decl = spec.decl;
     os << decl.kindName() << ' ' << decl.name << spec.argumentList() << " -> "
        << (spec.returnType ? spec.returnType->str() : "?") << '\n';
