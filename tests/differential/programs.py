@@ -12,7 +12,9 @@ input arrays, one of each element type the generator covers:
 Every thread starts by binding each local variable (so that no read is of
 an unbound variable), runs a random body, and ends by storing every
 variable into its own slots of `out_i` (integers and bools) and `out_f`
-(floats): a lost or wrong store shows in the output.
+(floats): a lost or wrong store shows in the output. A program runs as one
+block of THREADS threads or, one in five, as MANY_BLOCKS of them, which
+the CPU engine hands to its workers.
 
 The body mixes structured control flow nested a few levels deep (`for`
 over `range` with any step, `while` and `while True`, `break` and
@@ -78,6 +80,11 @@ SHARED_ARRAYS = {"sh_i": "int64", "sh_f": "float64"}
 SYNC_RESULTS = 3
 # The share of programs that synchronize.
 SYNCHRONIZING_SHARE = 0.3
+# Some programs run as a grid of this many blocks of THREADS threads: more
+# threads than the CPU engine runs on the calling thread, so that its
+# workers run them, a block after another in each worker's frames.
+MANY_BLOCKS = 80
+MANY_BLOCKS_SHARE = 0.2
 INPUTS = [
     ("a_i8", "int8"),
     ("a_u16", "uint16"),
@@ -149,8 +156,9 @@ class Load(Expr):
 
 @dataclasses.dataclass
 class SharedLoad(Expr):
-    """A slot of buffer `buffer` of a shared array: the thread's own, or
-    with `lane` that of thread `lane % THREADS`. The lane is no child: a
+    """A slot of buffer `buffer` of a shared array: the thread's own (at its
+    index in the block, `tx`), or with `lane` that of the block's thread
+    `lane % THREADS`. The lane is no child: a
     reduced program must keep reading only what no other thread writes."""
 
     array: str
@@ -158,7 +166,7 @@ class SharedLoad(Expr):
     lane: Expr = None
 
     def render(self, host):
-        lane = "t" if self.lane is None else f"({self.lane.render(host)}) % {THREADS}"
+        lane = "tx" if self.lane is None else f"({self.lane.render(host)}) % {THREADS}"
         return f"{self.array}[{self.buffer * THREADS} + {lane}]"
 
 
@@ -326,7 +334,7 @@ class SharedStore(Stmt):
         return [self.value]
 
     def render(self, host, indent):
-        return [f"{indent}{self.array}[{self.buffer * THREADS} + t] = {self.value.render(host)}"]
+        return [f"{indent}{self.array}[{self.buffer * THREADS} + tx] = {self.value.render(host)}"]
 
 
 @dataclasses.dataclass
@@ -509,6 +517,11 @@ class Program:
     devices: list
     local_arrays: list  # LocalArray statements bound after the variables
     synchronizes: bool = False  # barriers and shared arrays (see the module's docstring)
+    blocks: int = 1  # the grid: blocks of THREADS threads; `t` is the index in the grid
+
+    @property
+    def scratch_length(self):
+        return SCRATCH_LENGTH * self.blocks
 
     def output_slots(self):
         ints = [n for n, kind, _ in self.variables if kind != "float"]
@@ -533,12 +546,15 @@ class Program:
             shared = ", " + ", ".join([*SHARED_ARRAYS, "sync"]) if self.synchronizes else ""
             lines.append("@njit")
             lines.append(f"def {name}(t, {arrays}, {outputs}{shared}):")
+            if self.synchronizes:
+                lines.append(f"    tx = t % {THREADS}")
         else:
             types = ", ".join(f"{dtype}[:]" for _, dtype in INPUTS)
             lines.append(f'@cuda.jit("void({types}, int64[:], float64[:], int64[:], float64[:])")')
             lines.append(f"def {name}({arrays}, {outputs}):")
             lines.append("    t = cuda.grid(1)")
             if self.synchronizes:
+                lines.append("    tx = cuda.threadIdx.x")
                 lines += [f"    {array} = cuda.shared.array({SHARED_LENGTH}, np.{dtype})"
                           for array, dtype in SHARED_ARRAYS.items()]
         for variable, _, initial in self.variables:
@@ -555,18 +571,25 @@ class Program:
         return text
 
 
-def run_threads(kernel, thread_count, arguments):
-    """Runs the host rendering of a kernel for threads 0..thread_count-1: one
-    call each, or for a synchronizing kernel (an njit generator) every
-    thread to its next barrier, round after round, with the results of a
-    reducing barrier in `sync` before any thread goes on."""
+def run_threads(kernel, thread_count, arguments, blocks=1):
+    """Runs the host rendering of a kernel for the threads of `blocks`
+    blocks of `thread_count`: one call each, or for a synchronizing kernel
+    (an njit generator) block by block, each with shared arrays of its own,
+    every thread to its next barrier, round after round, with the results
+    of a reducing barrier in `sync` before any thread goes on."""
     if not kernel.py_func.__code__.co_flags & inspect.CO_GENERATOR:
-        for t in range(thread_count):
+        for t in range(thread_count * blocks):
             kernel(t, *arguments)
         return
+    for block in range(blocks):
+        first = block * thread_count
+        _run_block(kernel, range(first, first + thread_count), arguments)
+
+
+def _run_block(kernel, thread_indices, arguments):
     shared = [np.zeros(SHARED_LENGTH, dtype) for dtype in SHARED_ARRAYS.values()]
     sync = np.zeros(SYNC_RESULTS, np.int64)
-    threads = [kernel(t, *arguments, *shared, sync) for t in range(thread_count)]
+    threads = [kernel(t, *arguments, *shared, sync) for t in thread_indices]
     while threads:
         waiting, predicates = [], []
         for thread in threads:
@@ -625,6 +648,8 @@ class Generator:
     def __init__(self, seed):
         self.seed = seed
         self.random = random.Random(seed)
+        # A stream of its own too: the grid changes no program's text.
+        self.blocks = MANY_BLOCKS if random.Random(f"blocks {seed}").random() < MANY_BLOCKS_SHARE else 1
         self.counters = 0
         self.variables = []
         self.local_arrays = []
@@ -662,7 +687,8 @@ class Generator:
         if self.local_arrays and r.random() < 0.5:
             body.insert(r.randint(0, len(body)), InsertionSort("loc", self.local_arrays[0].length))
         kernel = Function("kernel", [], body, None)
-        return Program(self.seed, self.variables, kernel, self.devices, self.local_arrays, synchronizes)
+        return Program(self.seed, self.variables, kernel, self.devices, self.local_arrays, synchronizes,
+                       self.blocks)
 
     def phases(self):
         """A synchronizing kernel's body: the first phase fills every
@@ -808,7 +834,7 @@ class Generator:
         kind = r.choice(["int", "float"])
         slot = Binary("int", "%", self.exact("int", 1), Lit("int", "2"))
         index = Binary("int", "+", Binary("int", "*", Name("int", "t"), Lit("int", "2")), slot)
-        return Store("s_i" if kind == "int" else "s_f", index, self.expr(kind, 2), SCRATCH_LENGTH)
+        return Store("s_i" if kind == "int" else "s_f", index, self.expr(kind, 2), SCRATCH_LENGTH * self.blocks)
 
     def any_assignment(self):
         name, kind, _ = self.random.choice(self.variables)

@@ -155,6 +155,7 @@ def write_regression(program, directory, name):
     directory.mkdir(parents=True, exist_ok=True)
     kernel = f"k{program.seed}"
     header = f"# Found by the differential tester from seed {program.seed}, then reduced.\n"
-    (directory / f"{name}.py").write_text(header + oracles.HEADER + "\n\n" + program.render(kernel))
+    grid = f"\nBLOCKS = {program.blocks}\n" if program.blocks > 1 else ""
+    (directory / f"{name}.py").write_text(header + oracles.HEADER + grid + "\n\n" + program.render(kernel))
     (directory / f"{name}_reference.py").write_text(
-        header + oracles.HOST_HEADER + "\n\n" + program.render(kernel, host=True))
+        header + oracles.HOST_HEADER + grid + "\n\n" + program.render(kernel, host=True))

@@ -15,13 +15,14 @@ import pytest
 
 import oracles
 import programs
+import reduce
 
 FIRST_SEED = 1_000_000
 BATCHES = 5
 BATCH = 40
 
 
-# About four minutes: the full run has it, the edit loop (--quick) does not.
+# About five minutes: the full run has it, the edit loop (--quick) does not.
 @pytest.mark.slow
 @pytest.mark.parametrize("batch", range(BATCHES + 1))
 def test_random_programs_match_numba(batch):
@@ -83,3 +84,11 @@ def test_some_programs_synchronize_through_shared_memory():
     kernel, host = synchronizing[0].render("k"), synchronizing[0].render("k", host=True)
     assert "cuda.syncthreads" in kernel and "cuda.shared.array" in kernel
     assert "yield" in host and "cuda." not in host
+
+
+def test_a_regression_found_on_many_blocks_records_its_grid(tmp_path):
+    """test_regressions.py launches a regression on the grid its file names."""
+    program = next(p for p in map(programs.generate, range(1, 200)) if p.blocks > 1)
+    reduce.write_regression(program, tmp_path, "case")
+    for name in ("case.py", "case_reference.py"):
+        assert f"\nBLOCKS = {programs.MANY_BLOCKS}\n" in (tmp_path / name).read_text(), name

@@ -7,6 +7,7 @@ import importlib.util
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -27,25 +28,33 @@ sys.path.insert(0, sys.argv[1])
 module = importlib.import_module(sys.argv[2])
 arrays = [np.array(a, dtype=d) for a, d in json.loads(sys.argv[3])]
 kernel = next(getattr(module, n) for n in dir(module) if n.startswith("k") and n != "kiln")
-kernel[1, int(sys.argv[4])](*arrays)
+kernel[int(sys.argv[5]), int(sys.argv[4])](*arrays)
 print(json.dumps([a.view(np.int64).tolist() for a in arrays[-4:]]))
 """
 
 
-def _arrays(seed):
+def _blocks(name):
+    """The grid's blocks: `BLOCKS = n` in a regression found on a grid of
+    many blocks, else one."""
+    found = re.search(r"^BLOCKS = (\d+)$", (REGRESSIONS / f"{name}.py").read_text(), re.M)
+    return int(found.group(1)) if found else 1
+
+
+def _arrays(seed, blocks):
     arrays = list(inputs(seed).values())
-    for size, dtype in [(THREADS * SLOTS, np.int64), (THREADS * SLOTS, np.float64),
-                        (SCRATCH_LENGTH, np.int64), (SCRATCH_LENGTH, np.float64)]:
+    threads, scratch = THREADS * blocks, SCRATCH_LENGTH * blocks
+    for size, dtype in [(threads * SLOTS, np.int64), (threads * SLOTS, np.float64),
+                        (scratch, np.int64), (scratch, np.float64)]:
         arrays.append(np.full(size, SENTINEL, np.int64).view(dtype))
     return arrays
 
 
-def _reference(name, arrays):
+def _reference(name, arrays, blocks):
     spec = importlib.util.spec_from_file_location(f"{name}_reference", REGRESSIONS / f"{name}_reference.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     kernel = next(getattr(module, n) for n in dir(module) if n.startswith("k"))
-    run_threads(kernel, THREADS, arrays)
+    run_threads(kernel, THREADS, arrays, blocks)
     return [a.view(np.int64).tolist() for a in arrays[-4:]]
 
 
@@ -56,14 +65,15 @@ def test_kiln_computes_what_numba_computes(name, tmp_path):
     built = subprocess.run([KILN, "build", source, "--module", name, "-o", tmp_path, "--arch", "80", "-q"],
                            capture_output=True, text=True)
     assert built.returncode == 0, built.stderr
-    arrays = _arrays(0)
+    blocks = _blocks(name)
+    arrays = _arrays(0, blocks)
     payload = [[a.tolist(), a.dtype.name] for a in arrays]
     env = dict(os.environ, KILN_TARGET="cpu")
     ran = subprocess.run([sys.executable, "-c", RUN, str(tmp_path), name, json.dumps(payload),
-                          str(THREADS)], capture_output=True, text=True, env=env)
+                          str(THREADS), str(blocks)], capture_output=True, text=True, env=env)
     assert ran.returncode == 0, ran.stderr
     got = json.loads(ran.stdout)
-    expected = _reference(name, arrays)
+    expected = _reference(name, arrays, blocks)
     for output, (kiln_values, numba_values) in zip(("out_i", "out_f", "s_i", "s_f"), zip(got, expected)):
         differing = [i for i, (a, b) in enumerate(zip(kiln_values, numba_values)) if a != b]
         assert not differing, (f"{name}: {output}[{differing[0]}] is {kiln_values[differing[0]]} on Kiln, "
