@@ -325,10 +325,12 @@ Typing callCuda(TypeContext &types, const Symbol &function, llvm::ArrayRef<const
   case BuiltinId::CudaShflUpSync:
   case BuiltinId::CudaShflDownSync:
   case BuiltinId::CudaShflXorSync: {
-    // The value must already be one of these types: no conversion.
+    // The value must already be one of these types: no conversion. An
+    // integer literal is an int64, as Numba types it when it retries the
+    // call without literals.
     if (args.size() != 3)
       return noOverload(function, args);
-    const Type *value = args[1];
+    const Type *value = types.unliteral(args[1]);
     if (value != i32 && value != i64 && value != f32 && value != f64)
       return Typing::error(DiagID::err_no_call_overload,
                            {function.displayName(), argumentList(args) +
@@ -336,7 +338,7 @@ Typing callCuda(TypeContext &types, const Symbol &function, llvm::ArrayRef<const
                                                         "float32 or float64"});
     if (!isInteger(args[0]) || !isInteger(args[2]))
       return noOverload(function, args);
-    return builtin(function, value, {nullptr, nullptr, nullptr});
+    return builtin(function, value, {nullptr, value == args[1] ? nullptr : value, nullptr});
   }
   case BuiltinId::CudaAllSync:
   case BuiltinId::CudaAnySync:

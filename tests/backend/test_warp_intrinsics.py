@@ -249,6 +249,13 @@ def shfl_after_exit(x, out):
     if lane % 2 == 1:
         return
     out[i] = cuda.shfl_sync(0x55555555, x[i], (lane + 2) % 32)
+
+
+@cuda.jit(void(int64[::1]))
+def shfl_literal(out):
+    """An integer literal shuffles as an int64, as Numba types it."""
+    i = cuda.grid(1)
+    out[i] = cuda.shfl_xor_sync(FULL, 1 << 40, 5) + cuda.shfl_sync(FULL, 7, i % 32)
 '''
 
 
@@ -563,3 +570,9 @@ def test_warp_aggregated_atomic(m):
     np.testing.assert_array_equal(np.sort(taken), np.arange(flags.sum()),
                                   err_msg="each flagged lane must get a unique slot")
     assert (slots[flags == 0] == -1).all()
+
+
+def test_an_integer_literal_shuffles_as_an_int64(m):
+    out = np.zeros(64, np.int64)
+    m.shfl_literal[1, 64](out)
+    np.testing.assert_array_equal(out, np.full(64, (1 << 40) + 7), err_msg="literal shuffles")

@@ -55,6 +55,8 @@ LOST_STORES = "ptx lost its stores"
 INVALID = "invalid (numba rejects it)"
 SIMULATOR_DIVERGENCE = "simulator differs from compiled numba"
 FINDINGS = (MISMATCH, COMPILE_ERROR, INTERNAL_ERROR, CRASH, HANG, LOST_STORES)
+# Time the njit reference may take per program, several times what it needs.
+REFERENCE_SECONDS_PER_PROGRAM = 15
 
 
 def inputs(seed):
@@ -247,7 +249,12 @@ def judge(programs, timeout=120, confirm_matches=True, simulator_too=True):
             host_dir = work / "host"
             host_dir.mkdir()
             (host_dir / "host_batch.py").write_text(module_source(checked, host=True))
-            reference, _ = _run_child(host_dir, "host", "host_batch", [p.seed for p in checked], timeout)
+            # Numba compiles each program in seconds (a generator in twice
+            # that): the reference's time-out grows with the batch, as a
+            # Kiln hang is what the others' time-outs are there to catch.
+            reference_timeout = max(timeout, REFERENCE_SECONDS_PER_PROGRAM * len(checked))
+            reference, _ = _run_child(host_dir, "host", "host_batch", [p.seed for p in checked],
+                                      reference_timeout)
         outcomes = []
         for program in programs:
             seed = program.seed

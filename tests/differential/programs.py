@@ -75,9 +75,14 @@ SCRATCH_LENGTH = 2 * THREADS
 # Two buffers of one slot per thread, for each of the shared arrays.
 SHARED_LENGTH = 2 * THREADS
 SHARED_ARRAYS = {"sh_i": "int64", "sh_f": "float64"}
-# What a reducing barrier gives the host rendering: the count, AND and OR
-# of the block's predicates.
-SYNC_RESULTS = 3
+# What a reducing barrier or a ballot gives the host rendering: the count,
+# AND and OR of the block's predicates, and the ballot of them.
+SYNC_RESULTS = 4
+# The lanes of a block's one (partial) warp, for warp shuffles and votes.
+WARP_MASK = hex((1 << THREADS) - 1)
+# Where the host rendering exchanges values across a warp: what each lane
+# puts in, and the copy every lane reads once all have put theirs.
+EXCHANGE_ARRAYS = {"xch_i": "int64", "xch_f": "float64", "got_i": "int64", "got_f": "float64"}
 # The share of programs that synchronize.
 SYNCHRONIZING_SHARE = 0.3
 # Some programs run as a grid of this many blocks of THREADS threads: more
@@ -365,6 +370,47 @@ class Barrier(Stmt):
 
 
 @dataclasses.dataclass
+class WarpExchange(Stmt):
+    """A warp collective of the block's threads, one partial warp (every
+    lane a shuffle reads is active): `target = cuda.shfl_sync(mask, value,
+    lane % THREADS)` ("shfl"), `shfl_up_sync(mask, value, delta)` ("up"),
+    `shfl_xor_sync(mask, value, delta)` ("xor", delta < THREADS), or
+    `target = np.int64(cuda.ballot_sync(mask, value))` ("ballot", value a
+    predicate). On the host the thread puts its value into `xch_i`/`xch_f`
+    (a ballot yields its predicate), yields, and reads from `got_i`/`got_f`
+    (or `sync`), which run_threads() fills once every thread has arrived."""
+
+    op: str
+    target: str
+    kind: str  # of the value: "int", "float", or "bool" for a ballot
+    value: Expr
+    lane: Expr = None
+    delta: int = 0
+
+    def exprs(self):
+        return [self.value]
+
+    def render(self, host, indent):
+        value = self.value.render(host)
+        if not host:
+            call = {"shfl": f"cuda.shfl_sync({WARP_MASK}, {value}, ({self.lane.render(host) if self.lane else ''}) % {THREADS})",
+                    "up": f"cuda.shfl_up_sync({WARP_MASK}, {value}, {self.delta})",
+                    "xor": f"cuda.shfl_xor_sync({WARP_MASK}, {value}, {self.delta})",
+                    "ballot": f"np.int64(cuda.ballot_sync({WARP_MASK}, {value}))"}[self.op]
+            return [f"{indent}{self.target} = {call}"]
+        if self.op == "ballot":
+            return [f"{indent}yield 1 if ({value}) else 0", f"{indent}{self.target} = sync[3]"]
+        suffix = "f" if self.kind == "float" else "i"
+        lines = []
+        if self.op == "shfl":
+            lines.append(f"{indent}src = ({self.lane.render(host)}) % {THREADS}")
+        lines += [f"{indent}xch_{suffix}[tx] = {value}", f"{indent}yield 0"]
+        source = {"shfl": "src", "xor": f"tx ^ {self.delta}",
+                  "up": f"tx - {self.delta} if tx >= {self.delta} else tx"}[self.op]
+        return lines + [f"{indent}{self.target} = got_{suffix}[{source}]"]
+
+
+@dataclasses.dataclass
 class If(Stmt):
     test: Expr
     body: list
@@ -543,7 +589,7 @@ class Program:
         arrays = ", ".join(n for n, _ in INPUTS)
         outputs = "out_i, out_f, s_i, s_f"
         if host:
-            shared = ", " + ", ".join([*SHARED_ARRAYS, "sync"]) if self.synchronizes else ""
+            shared = ", " + ", ".join([*SHARED_ARRAYS, "sync", *EXCHANGE_ARRAYS]) if self.synchronizes else ""
             lines.append("@njit")
             lines.append(f"def {name}(t, {arrays}, {outputs}{shared}):")
             if self.synchronizes:
@@ -589,7 +635,8 @@ def run_threads(kernel, thread_count, arguments, blocks=1):
 def _run_block(kernel, thread_indices, arguments):
     shared = [np.zeros(SHARED_LENGTH, dtype) for dtype in SHARED_ARRAYS.values()]
     sync = np.zeros(SYNC_RESULTS, np.int64)
-    threads = [kernel(t, *arguments, *shared, sync) for t in thread_indices]
+    exchange = {name: np.zeros(THREADS, dtype) for name, dtype in EXCHANGE_ARRAYS.items()}
+    threads = [kernel(t, *arguments, *shared, sync, *exchange.values()) for t in thread_indices]
     while threads:
         waiting, predicates = [], []
         for thread in threads:
@@ -600,7 +647,10 @@ def _run_block(kernel, thread_indices, arguments):
                 pass
         if waiting and len(waiting) != len(threads):
             raise RuntimeError("threads of the block left at different barriers")
-        sync[:] = [sum(p != 0 for p in predicates), all(predicates), any(predicates)]
+        ballot = sum(1 << lane for lane, p in enumerate(predicates) if p)
+        sync[:] = [sum(p != 0 for p in predicates), all(predicates), any(predicates), ballot]
+        exchange["got_i"][:] = exchange["xch_i"]
+        exchange["got_f"][:] = exchange["xch_f"]
         threads = waiting
 
 
@@ -718,7 +768,28 @@ class Generator:
 
     def phase_body(self, write, read):
         self.phase = (write, read)
-        return self.body(depth=0, loops=0, in_device=False, size=self.random.randint(1, 4))
+        body = self.body(depth=0, loops=0, in_device=False, size=self.random.randint(1, 4))
+        # Warp collectives where every thread gets to: the phase's top level,
+        # before the last phase (whose threads may have returned).
+        if not self.returns_allowed:
+            for _ in range(self.random.choice([0, 0, 1, 2])):
+                exchange = self.warp_exchange()
+                if exchange is not None:
+                    body.insert(self.random.randint(0, len(body)), exchange)
+        return body
+
+    def warp_exchange(self):
+        r = self.random
+        op = r.choice(["shfl", "up", "xor", "ballot"])
+        if op == "ballot":
+            counters = [n for n, k, _ in self.variables if k == "int"]
+            return WarpExchange(op, r.choice(counters), "bool", self.expr("bool", 2)) if counters else None
+        numbers = [(n, k) for n, k, _ in self.variables if k != "bool"]
+        if not numbers:
+            return None
+        target, kind = r.choice(numbers)
+        lane = self.exact("int", 1) if op == "shfl" else None
+        return WarpExchange(op, target, kind, self.exact(kind, 2), lane, r.randint(1, THREADS - 1))
 
     def barrier(self):
         """The barrier that ends the current phase: a plain one, or one that
