@@ -195,13 +195,12 @@ void FunctionEmitter::emitTerminator(const ssa::Block *block) {
 void FunctionEmitter::emitInstr(const ssa::Instr *instr) {
   emitOperation(instr);
   // Typing may have widened the value beyond the operation's own type
-  // (a type variable of Numba's keeps every type it had).
-  const Type *operationType = spec.resolutions[instr->id].result;
-  const Type *valueType = typeOf(instr);
+  // (a type variable of Numba's keeps every type it had); they differ only then.
+  if (spec.resolutions[instr->id].result == typeOf(instr))
+    return;
   auto value = values.find(instr);
-  if (value != values.end() && value->second && operationType && valueType &&
-      operationType != valueType && operationType->isNumber() && valueType->isNumber())
-    value->second = convert(value->second, valueType);
+  if (value != values.end())
+    value->second = convert(value->second, typeOf(instr));
 }
 
 void FunctionEmitter::emitOperation(const ssa::Instr *instr) {

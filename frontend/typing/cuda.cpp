@@ -338,7 +338,7 @@ Typing callCuda(TypeContext &types, const Symbol &function, llvm::ArrayRef<const
                                                         "float32 or float64"});
     if (!isInteger(args[0]) || !isInteger(args[2]))
       return noOverload(function, args);
-    return builtin(function, value, {nullptr, value == args[1] ? nullptr : value, nullptr});
+    return builtin(function, value, {nullptr, value, nullptr});
   }
   case BuiltinId::CudaAllSync:
   case BuiltinId::CudaAnySync:

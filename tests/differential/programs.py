@@ -75,9 +75,9 @@ SCRATCH_LENGTH = 2 * THREADS
 # Two buffers of one slot per thread, for each of the shared arrays.
 SHARED_LENGTH = 2 * THREADS
 SHARED_ARRAYS = {"sh_i": "int64", "sh_f": "float64"}
-# What a reducing barrier or a ballot gives the host rendering: the count,
-# AND and OR of the block's predicates, and the ballot of them.
-SYNC_RESULTS = 4
+# What a reducing barrier or a ballot gives the host rendering, in `sync`:
+# the count, AND and OR of the block's predicates, and the ballot of them.
+SYNC_RESULTS = ("count", "and", "or", "ballot")
 # The lanes of a block's one (partial) warp, for warp shuffles and votes.
 WARP_MASK = hex((1 << THREADS) - 1)
 # Where the host rendering exchanges values across a warp: what each lane
@@ -364,9 +364,7 @@ class Barrier(Stmt):
         predicate = self.predicate.render(host)
         if not host:
             return [f"{indent}{self.target} = np.int64(cuda.syncthreads_{self.reduction}({predicate}))"]
-        slot = ["count", "and", "or"].index(self.reduction)
-        return [f"{indent}yield 1 if np.int32({predicate}) != 0 else 0",
-                f"{indent}{self.target} = np.int64(np.int32(sync[{slot}]))"]
+        return yield_predicate(indent, f"np.int32({predicate}) != 0", self.target, self.reduction)
 
 
 @dataclasses.dataclass
@@ -393,13 +391,15 @@ class WarpExchange(Stmt):
     def render(self, host, indent):
         value = self.value.render(host)
         if not host:
-            call = {"shfl": f"cuda.shfl_sync({WARP_MASK}, {value}, ({self.lane.render(host) if self.lane else ''}) % {THREADS})",
-                    "up": f"cuda.shfl_up_sync({WARP_MASK}, {value}, {self.delta})",
-                    "xor": f"cuda.shfl_xor_sync({WARP_MASK}, {value}, {self.delta})",
-                    "ballot": f"np.int64(cuda.ballot_sync({WARP_MASK}, {value}))"}[self.op]
+            if self.op == "ballot":
+                call = f"np.int64(cuda.ballot_sync({WARP_MASK}, {value}))"
+            elif self.op == "shfl":
+                call = f"cuda.shfl_sync({WARP_MASK}, {value}, ({self.lane.render(host)}) % {THREADS})"
+            else:
+                call = f"cuda.shfl_{self.op}_sync({WARP_MASK}, {value}, {self.delta})"
             return [f"{indent}{self.target} = {call}"]
         if self.op == "ballot":
-            return [f"{indent}yield 1 if ({value}) else 0", f"{indent}{self.target} = sync[3]"]
+            return yield_predicate(indent, f"({value})", self.target, "ballot")
         suffix = "f" if self.kind == "float" else "i"
         lines = []
         if self.op == "shfl":
@@ -567,7 +567,7 @@ class Program:
 
     @property
     def scratch_length(self):
-        return SCRATCH_LENGTH * self.blocks
+        return scratch_length(self.blocks)
 
     def output_slots(self):
         ints = [n for n, kind, _ in self.variables if kind != "float"]
@@ -617,13 +617,26 @@ class Program:
         return text
 
 
+def scratch_length(blocks):
+    """The length of s_i and s_f for a grid of `blocks` blocks."""
+    return SCRATCH_LENGTH * blocks
+
+
+def yield_predicate(indent, truth, target, result):
+    """The host rendering of a collective that reduces a predicate: yield
+    whether it holds, then read the block's `result` (of SYNC_RESULTS)
+    into `target`, as an int64 of the int32 the CUDA call returns."""
+    return [f"{indent}yield 1 if {truth} else 0",
+            f"{indent}{target} = np.int64(np.int32(sync[{SYNC_RESULTS.index(result)}]))"]
+
+
 def run_threads(kernel, thread_count, arguments, blocks=1):
     """Runs the host rendering of a kernel for the threads of `blocks`
     blocks of `thread_count`: one call each, or for a synchronizing kernel
     (an njit generator) block by block, each with shared arrays of its own,
     every thread to its next barrier, round after round, with the results
     of a reducing barrier in `sync` before any thread goes on."""
-    if not kernel.py_func.__code__.co_flags & inspect.CO_GENERATOR:
+    if not inspect.isgeneratorfunction(kernel.py_func):
         for t in range(thread_count * blocks):
             kernel(t, *arguments)
         return
@@ -634,7 +647,7 @@ def run_threads(kernel, thread_count, arguments, blocks=1):
 
 def _run_block(kernel, thread_indices, arguments):
     shared = [np.zeros(SHARED_LENGTH, dtype) for dtype in SHARED_ARRAYS.values()]
-    sync = np.zeros(SYNC_RESULTS, np.int64)
+    sync = np.zeros(len(SYNC_RESULTS), np.int64)
     exchange = {name: np.zeros(THREADS, dtype) for name, dtype in EXCHANGE_ARRAYS.items()}
     threads = [kernel(t, *arguments, *shared, sync, *exchange.values()) for t in thread_indices]
     while threads:
@@ -647,8 +660,9 @@ def _run_block(kernel, thread_indices, arguments):
                 pass
         if waiting and len(waiting) != len(threads):
             raise RuntimeError("threads of the block left at different barriers")
-        ballot = sum(1 << lane for lane, p in enumerate(predicates) if p)
-        sync[:] = [sum(p != 0 for p in predicates), all(predicates), any(predicates), ballot]
+        results = {"count": sum(p != 0 for p in predicates), "and": all(predicates), "or": any(predicates),
+                   "ballot": sum(1 << lane for lane, p in enumerate(predicates) if p)}
+        sync[:] = [results[name] for name in SYNC_RESULTS]
         exchange["got_i"][:] = exchange["xch_i"]
         exchange["got_f"][:] = exchange["xch_f"]
         threads = waiting
@@ -748,8 +762,7 @@ class Generator:
         r = self.random
         body = []
         for array, dtype in SHARED_ARRAYS.items():
-            kind = "float" if dtype.startswith("float") else "int"
-            body += [SharedStore(array, buffer, self.exact(kind, 2)) for buffer in (0, 1)]
+            body += [SharedStore(array, buffer, self.exact(numba_types.kind(dtype), 2)) for buffer in (0, 1)]
         self.returns_allowed = False
         body += self.phase_body(write=0, read=None) + [self.barrier()]
         write = 1
@@ -862,8 +875,7 @@ class Generator:
             return Assign(*self.any_assignment()) if in_device else self.scratch_store()
         if choice == "shared_store":
             array = r.choice(list(SHARED_ARRAYS))
-            kind = "float" if array == "sh_f" else "int"
-            return SharedStore(array, self.phase[0], self.expr(kind, 2))
+            return SharedStore(array, self.phase[0], self.expr(numba_types.kind(SHARED_ARRAYS[array]), 2))
         if choice == "local_store":
             array = self.local_arrays[0]
             kind = "float" if array.dtype.startswith("float") else "int"
@@ -905,7 +917,7 @@ class Generator:
         kind = r.choice(["int", "float"])
         slot = Binary("int", "%", self.exact("int", 1), Lit("int", "2"))
         index = Binary("int", "+", Binary("int", "*", Name("int", "t"), Lit("int", "2")), slot)
-        return Store("s_i" if kind == "int" else "s_f", index, self.expr(kind, 2), SCRATCH_LENGTH * self.blocks)
+        return Store("s_i" if kind == "int" else "s_f", index, self.expr(kind, 2), scratch_length(self.blocks))
 
     def any_assignment(self):
         name, kind, _ = self.random.choice(self.variables)
@@ -966,7 +978,7 @@ class Generator:
         """A slot no other thread writes in this phase: the thread's own in
         either buffer, or any thread's in the buffer the phase reads."""
         r = self.random
-        array = "sh_i" if kind == "int" else "sh_f"
+        array = next(a for a, dtype in SHARED_ARRAYS.items() if numba_types.kind(dtype) == kind)
         write, read = self.phase
         if read is None or r.random() < 0.3:
             return SharedLoad(kind, array, r.choice([write, read]) if read is not None else write)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from oracles import KILN, SENTINEL, inputs
-from programs import INPUTS, SCRATCH_LENGTH, THREADS, run_threads
+from programs import INPUTS, THREADS, run_threads, scratch_length
 
 REGRESSIONS = pathlib.Path(__file__).parent / "regressions"
 CASES = sorted(p.stem for p in REGRESSIONS.glob("*.py") if not p.stem.endswith("_reference"))
@@ -42,7 +42,7 @@ def _blocks(name):
 
 def _arrays(seed, blocks):
     arrays = list(inputs(seed).values())
-    threads, scratch = THREADS * blocks, SCRATCH_LENGTH * blocks
+    threads, scratch = THREADS * blocks, scratch_length(blocks)
     for size, dtype in [(threads * SLOTS, np.int64), (threads * SLOTS, np.float64),
                         (scratch, np.int64), (scratch, np.float64)]:
         arrays.append(np.full(size, SENTINEL, np.int64).view(dtype))
