@@ -135,7 +135,8 @@ for seed in seeds:
         if mode == "host":
             run_threads(function, THREADS, arguments, program.blocks)
         else:
-            function[program.blocks, THREADS](*arguments)
+            grid, block = program.launch()
+            function[grid, block](*arguments)
         for name, array in outputs.items():
             if array.dtype.kind == "f":
                 array[np.isnan(array)] = np.nan  # one NaN: payloads are not semantics

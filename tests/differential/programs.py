@@ -14,7 +14,9 @@ an unbound variable), runs a random body, and ends by storing every
 variable into its own slots of `out_i` (integers and bools) and `out_f`
 (floats): a lost or wrong store shows in the output. A program runs as one
 block of THREADS threads or, one in five, as MANY_BLOCKS of them, which
-the CPU engine hands to its workers.
+the CPU engine hands to its workers; some launch blocks and grids of two
+or three dimensions of the same sizes, numbering their threads as the 1-D
+launch does (linear_thread_index).
 
 The body mixes structured control flow nested a few levels deep (`for`
 over `range` with any step, `while` and `while True`, `break` and
@@ -43,7 +45,8 @@ Programs are valid, terminate and have one meaning, by construction:
 Some programs synchronize: their body is a sequence of phases separated by
 `cuda.syncthreads()` (or `syncthreads_count`/`_and`/`_or` of an integer,
 whose result a variable keeps), some phases inside a loop whose trip count
-every thread shares, with two shared arrays, `sh_i` (int64) and `sh_f`
+every thread shares (some plain barriers are `cuda.syncwarp(mask)`: the
+block is one warp), with two shared arrays, `sh_i` (int64) and `sh_f`
 (float64), each two buffers of one slot per thread. They are race-free by construction:
 the first phase fills every thread's own slots; after it, a phase writes
 only the thread's own slot of one buffer and reads any slot of the other
@@ -90,6 +93,16 @@ SYNCHRONIZING_SHARE = 0.3
 # workers run them, a block after another in each worker's frames.
 MANY_BLOCKS = 80
 MANY_BLOCKS_SHARE = 0.2
+# Some programs launch blocks and grids of two or three dimensions, whose
+# threads the kernel numbers linearly (x fastest, as CUDA numbers a
+# block's lanes), so that `t` and the lanes are those of the 1-D launch.
+BLOCK_SHAPES = {2: [(4, 2), (2, 4), (8, 1), (1, 8)], 3: [(2, 2, 2), (4, 1, 2), (1, 2, 4), (2, 4, 1)]}
+GRID_SHAPES = {2: [(10, 8), (16, 5), (5, 16), (1, 80)], 3: [(5, 4, 4), (4, 2, 10), (2, 8, 5), (1, 1, 80)]}
+DIMENSION_SHARES = {2: 0.2, 3: 0.1}
+# The share of plain barriers that are `cuda.syncwarp(mask)`: a block is
+# one warp, so that it orders shared memory as `syncthreads` does, but
+# makes the CPU engine run the block's threads as fibers.
+SYNCWARP_SHARE = 0.2
 INPUTS = [
     ("a_i8", "int8"),
     ("a_u16", "uint16"),
@@ -344,7 +357,8 @@ class SharedStore(Stmt):
 
 @dataclasses.dataclass
 class Barrier(Stmt):
-    """`cuda.syncthreads()`, or with `reduction` ("count", "and", "or")
+    """`cuda.syncthreads()` (with `warp`, `cuda.syncwarp(mask)` of the
+    block's one warp), or with `reduction` ("count", "and", "or")
     `target = np.int64(cuda.syncthreads_<reduction>(predicate))`. Numba
     takes an integer predicate and converts it to int32 (a truncation), so
     that 2**32 is false. On the host the generator yields whether the
@@ -354,13 +368,15 @@ class Barrier(Stmt):
     reduction: str = None
     target: str = None
     predicate: Expr = None
+    warp: bool = False
 
     def exprs(self):
         return [self.predicate] if self.predicate is not None else []
 
     def render(self, host, indent):
         if self.reduction is None:
-            return [f"{indent}yield 0" if host else f"{indent}cuda.syncthreads()"]
+            call = f"cuda.syncwarp({WARP_MASK})" if self.warp else "cuda.syncthreads()"
+            return [f"{indent}yield 0" if host else f"{indent}{call}"]
         predicate = self.predicate.render(host)
         if not host:
             return [f"{indent}{self.target} = np.int64(cuda.syncthreads_{self.reduction}({predicate}))"]
@@ -564,10 +580,17 @@ class Program:
     local_arrays: list  # LocalArray statements bound after the variables
     synchronizes: bool = False  # barriers and shared arrays (see the module's docstring)
     blocks: int = 1  # the grid: blocks of THREADS threads; `t` is the index in the grid
+    # The launch of a 2-D or 3-D program: (grid shape, block shape), whose
+    # products are `blocks` and THREADS; None for a 1-D launch.
+    shape: tuple = None
 
     @property
     def scratch_length(self):
         return scratch_length(self.blocks)
+
+    def launch(self):
+        """The launch configuration, as `kernel[grid, block]` takes it."""
+        return self.shape if self.shape else (self.blocks, THREADS)
 
     def output_slots(self):
         ints = [n for n, kind, _ in self.variables if kind != "float"]
@@ -598,9 +621,13 @@ class Program:
             types = ", ".join(f"{dtype}[:]" for _, dtype in INPUTS)
             lines.append(f'@cuda.jit("void({types}, int64[:], float64[:], int64[:], float64[:])")')
             lines.append(f"def {name}({arrays}, {outputs}):")
-            lines.append("    t = cuda.grid(1)")
+            if self.shape:
+                lines += linear_thread_index(len(self.shape[1]))
+            else:
+                lines.append("    t = cuda.grid(1)")
+                if self.synchronizes:
+                    lines.append("    tx = cuda.threadIdx.x")
             if self.synchronizes:
-                lines.append("    tx = cuda.threadIdx.x")
                 lines += [f"    {array} = cuda.shared.array({SHARED_LENGTH}, np.{dtype})"
                           for array, dtype in SHARED_ARRAYS.items()]
         for variable, _, initial in self.variables:
@@ -615,6 +642,24 @@ class Program:
         for device in self.devices:
             text = re.sub(rf"\b{device.name}\(", f"{name}_{device.name}(", text)
         return text
+
+
+def linear_thread_index(dimensions):
+    """The lines of a 2-D or 3-D kernel that number its thread `tx` in its
+    block and `t` in the grid as a 1-D launch would: block and thread
+    indices come from `cuda.grid` and from `threadIdx`, so that both are
+    tested."""
+    axes = "xyz"[:dimensions]
+    at = [f"at_{axis}" for axis in axes]
+    lines = [f"    {', '.join(at)} = cuda.grid({dimensions})"]
+    thread = f"cuda.threadIdx.{axes[-1]}"
+    block = f"{at[-1]} // cuda.blockDim.{axes[-1]}"
+    for axis, position in zip(reversed(axes[:-1]), reversed(at[:-1])):
+        thread = f"cuda.threadIdx.{axis} + cuda.blockDim.{axis} * ({thread})"
+        block = f"{position} // cuda.blockDim.{axis} + cuda.gridDim.{axis} * ({block})"
+    lines.append(f"    tx = {thread}")
+    lines.append(f"    t = np.int64(({block}) * {THREADS} + tx)")
+    return lines
 
 
 def scratch_length(blocks):
@@ -705,6 +750,18 @@ def walk_statements(body):
 # --- The generator -----------------------------------------------------------
 
 
+def launch_shape(chooser, blocks):
+    """A 2-D or 3-D launch of `blocks` blocks of THREADS threads, or None
+    for a 1-D one."""
+    draw, total = chooser.random(), 0.0
+    for dimensions, share in DIMENSION_SHARES.items():
+        total += share
+        if draw < total:
+            grids = [g for g in GRID_SHAPES[dimensions] if np.prod(g) == blocks] or [(1,) * dimensions]
+            return chooser.choice(grids), chooser.choice(BLOCK_SHAPES[dimensions])
+    return None
+
+
 class Generator:
     """Builds one random program from a seed; the same seed gives the same
     program on every machine."""
@@ -714,6 +771,9 @@ class Generator:
         self.random = random.Random(seed)
         # A stream of its own too: the grid changes no program's text.
         self.blocks = MANY_BLOCKS if random.Random(f"blocks {seed}").random() < MANY_BLOCKS_SHARE else 1
+        self.shape = launch_shape(random.Random(f"shape {seed}"), self.blocks)
+        # Which plain barriers are warp barriers: a stream of its own too.
+        self.barrier_kinds = random.Random(f"barrier kinds {seed}")
         self.counters = 0
         self.variables = []
         self.local_arrays = []
@@ -752,7 +812,7 @@ class Generator:
             body.insert(r.randint(0, len(body)), InsertionSort("loc", self.local_arrays[0].length))
         kernel = Function("kernel", [], body, None)
         return Program(self.seed, self.variables, kernel, self.devices, self.local_arrays, synchronizes,
-                       self.blocks)
+                       self.blocks, self.shape)
 
     def phases(self):
         """A synchronizing kernel's body: the first phase fills every
@@ -811,7 +871,7 @@ class Generator:
         counters = [n for n, k, _ in self.variables if k == "int"]
         if counters and r.random() < 0.3:
             return Barrier(r.choice(["count", "and", "or"]), r.choice(counters), self.expr("int", 2))
-        return Barrier()
+        return Barrier(warp=self.barrier_kinds.random() < SYNCWARP_SHARE)
 
     def initial(self, kind):
         r = self.random

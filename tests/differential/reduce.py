@@ -155,7 +155,9 @@ def write_regression(program, directory, name):
     directory.mkdir(parents=True, exist_ok=True)
     kernel = f"k{program.seed}"
     header = f"# Found by the differential tester from seed {program.seed}, then reduced.\n"
-    grid = f"\nBLOCKS = {program.blocks}\n" if program.blocks > 1 else ""
+    grid = f"BLOCKS = {program.blocks}\n" if program.blocks > 1 else ""
+    grid += f"LAUNCH = {program.shape!r}\n" if program.shape else ""
+    grid = "\n" + grid if grid else ""
     (directory / f"{name}.py").write_text(header + oracles.HEADER + grid + "\n\n" + program.render(kernel))
     (directory / f"{name}_reference.py").write_text(
         header + oracles.HOST_HEADER + grid + "\n\n" + program.render(kernel, host=True))

@@ -11,11 +11,16 @@ seed, the program and what differed; `bench/difftest.py --seed S --count 1
 `bench/difftest.py --count 10000`.
 """
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 import oracles
 import programs
 import reduce
+import test_regressions
 
 FIRST_SEED = 1_000_000
 BATCHES = 5
@@ -92,3 +97,57 @@ def test_a_regression_found_on_many_blocks_records_its_grid(tmp_path):
     reduce.write_regression(program, tmp_path, "case")
     for name in ("case.py", "case_reference.py"):
         assert f"\nBLOCKS = {programs.MANY_BLOCKS}\n" in (tmp_path / name).read_text(), name
+
+
+def test_a_regression_found_on_a_2d_or_3d_launch_records_it(tmp_path):
+    """test_regressions.py launches such a regression as it was found."""
+    program = next(p for p in map(programs.generate, range(1, 200)) if p.shape)
+    reduce.write_regression(program, tmp_path, "case")
+    for name in ("case.py", "case_reference.py"):
+        assert f"\nLAUNCH = {program.shape!r}\n" in (tmp_path / name).read_text(), name
+
+
+NUMBERING = """
+import sys
+import numpy as np
+from numba import cuda
+
+@cuda.jit
+def number(out_t, out_tx):
+{index}
+    out_t[t] = t
+    out_tx[t] = tx
+
+grid, block = {launch!r}
+out_t, out_tx = np.full({threads}, -1, np.int64), np.full({threads}, -1, np.int64)
+number[grid, block](out_t, out_tx)
+print(out_t.tolist() == list(range({threads})), out_tx.tolist() == [t % {block_threads} for t in range({threads})])
+"""
+
+
+@pytest.mark.parametrize("dimensions", [2, 3])
+def test_a_2d_or_3d_launch_numbers_threads_as_a_1d_launch(dimensions, tmp_path):
+    """Numba's simulator runs the index lines of a 2-D or 3-D program: `t`
+    must cover the grid once, block after block, and `tx` number each
+    block's threads from 0, as in the 1-D launch the njit reference runs."""
+    grids = [g for g in programs.GRID_SHAPES[dimensions] if len(set(g)) == dimensions]
+    launch = (grids[0], programs.BLOCK_SHAPES[dimensions][0])
+    threads = programs.MANY_BLOCKS * programs.THREADS
+    source = NUMBERING.format(index="\n".join(programs.linear_thread_index(dimensions)), launch=launch,
+                              threads=threads, block_threads=programs.THREADS)
+    ran = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True,
+                         env=dict(os.environ, NUMBA_ENABLE_CUDASIM="1"))
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.split() == ["True", "True"], f"launch {launch}: t covers the grid, tx each block: {ran.stdout}"
+
+
+def test_a_regression_runs_on_the_launch_it_records(tmp_path):
+    """A regression written from a synchronizing 3-D program of many blocks
+    builds, runs on its own launch on the CPU engine's workers, and
+    matches its reference, as test_regressions.py checks each one."""
+    program = next(p for p in map(programs.generate, range(1, 1000))
+                   if p.synchronizes and p.blocks > 1 and p.shape and len(p.shape[1]) == 3)
+    found, work = tmp_path / "found", tmp_path / "work"
+    work.mkdir()
+    reduce.write_regression(program, found, "case")
+    test_regressions.check_regression(found, "case", work)

@@ -3,6 +3,7 @@ regressions/NAME.py kernel, built with Kiln and run on the CPU engine,
 must compute what regressions/NAME_reference.py (the same program as
 `@numba.njit` functions, run thread by thread) computes."""
 
+import ast
 import importlib.util
 import json
 import os
@@ -26,18 +27,27 @@ import importlib, json, sys
 import numpy as np
 sys.path.insert(0, sys.argv[1])
 module = importlib.import_module(sys.argv[2])
-arrays = [np.array(a, dtype=d) for a, d in json.loads(sys.argv[3])]
+arrays = [np.array(a, dtype=d) for a, d in json.loads(open(sys.argv[3]).read())]
 kernel = next(getattr(module, n) for n in dir(module) if n.startswith("k") and n != "kiln")
-kernel[int(sys.argv[5]), int(sys.argv[4])](*arrays)
+grid, block = (tuple(d) if isinstance(d, list) else d for d in json.loads(sys.argv[4]))
+kernel[grid, block](*arrays)
 print(json.dumps([a.view(np.int64).tolist() for a in arrays[-4:]]))
 """
 
 
-def _blocks(name):
+def _blocks(regression):
     """The grid's blocks: `BLOCKS = n` in a regression found on a grid of
     many blocks, else one."""
-    found = re.search(r"^BLOCKS = (\d+)$", (REGRESSIONS / f"{name}.py").read_text(), re.M)
+    found = re.search(r"^BLOCKS = (\d+)$", regression.read_text(), re.M)
     return int(found.group(1)) if found else 1
+
+
+def _launch(regression, blocks):
+    """`kernel[grid, block]`'s configuration: `LAUNCH = (grid, block)` in a
+    regression found on a 2-D or 3-D launch, else `blocks` blocks of
+    THREADS threads."""
+    found = re.search(r"^LAUNCH = (.+)$", regression.read_text(), re.M)
+    return ast.literal_eval(found.group(1)) if found else (blocks, THREADS)
 
 
 def _arrays(seed, blocks):
@@ -49,8 +59,8 @@ def _arrays(seed, blocks):
     return arrays
 
 
-def _reference(name, arrays, blocks):
-    spec = importlib.util.spec_from_file_location(f"{name}_reference", REGRESSIONS / f"{name}_reference.py")
+def _reference(reference, arrays, blocks):
+    spec = importlib.util.spec_from_file_location(reference.stem, reference)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     kernel = next(getattr(module, n) for n in dir(module) if n.startswith("k"))
@@ -58,23 +68,33 @@ def _reference(name, arrays, blocks):
     return [a.view(np.int64).tolist() for a in arrays[-4:]]
 
 
-@pytest.mark.parametrize("name", CASES)
-def test_kiln_computes_what_numba_computes(name, tmp_path):
-    source = tmp_path / f"{name}.py"
-    source.write_text((REGRESSIONS / f"{name}.py").read_text())
-    built = subprocess.run([KILN, "build", source, "--module", name, "-o", tmp_path, "--arch", "80", "-q"],
+def check_regression(folder, name, work):
+    """Builds `folder`/NAME.py with Kiln in `work`, runs it on the CPU
+    engine on the launch it records, and compares every output with what
+    `folder`/NAME_reference.py computes."""
+    regression = pathlib.Path(folder) / f"{name}.py"
+    source = pathlib.Path(work) / f"{name}.py"
+    source.write_text(regression.read_text())
+    built = subprocess.run([KILN, "build", source, "--module", name, "-o", work, "--arch", "80", "-q"],
                            capture_output=True, text=True)
     assert built.returncode == 0, built.stderr
-    blocks = _blocks(name)
+    blocks = _blocks(regression)
     arrays = _arrays(0, blocks)
-    payload = [[a.tolist(), a.dtype.name] for a in arrays]
+    # In a file: a grid of many blocks has more than a command line holds.
+    payload = pathlib.Path(work) / "arrays.json"
+    payload.write_text(json.dumps([[a.tolist(), a.dtype.name] for a in arrays]))
     env = dict(os.environ, KILN_TARGET="cpu")
-    ran = subprocess.run([sys.executable, "-c", RUN, str(tmp_path), name, json.dumps(payload),
-                          str(THREADS), str(blocks)], capture_output=True, text=True, env=env)
+    ran = subprocess.run([sys.executable, "-c", RUN, str(work), name, str(payload),
+                          json.dumps(_launch(regression, blocks))], capture_output=True, text=True, env=env)
     assert ran.returncode == 0, ran.stderr
     got = json.loads(ran.stdout)
-    expected = _reference(name, arrays, blocks)
+    expected = _reference(pathlib.Path(folder) / f"{name}_reference.py", arrays, blocks)
     for output, (kiln_values, numba_values) in zip(("out_i", "out_f", "s_i", "s_f"), zip(got, expected)):
         differing = [i for i, (a, b) in enumerate(zip(kiln_values, numba_values)) if a != b]
         assert not differing, (f"{name}: {output}[{differing[0]}] is {kiln_values[differing[0]]} on Kiln, "
                                f"{numba_values[differing[0]]} in Numba (as int64 bits)")
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_kiln_computes_what_numba_computes(name, tmp_path):
+    check_regression(REGRESSIONS, name, tmp_path)
