@@ -38,7 +38,7 @@ import tempfile
 
 import numpy as np
 
-from programs import ARRAY_LENGTH, INPUTS, THREADS
+from programs import ARRAY_LENGTH, INPUTS, THREADS, scratch_array_length
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("KILN_BUILD_DIR", REPO / "build"))
@@ -88,7 +88,7 @@ def output_arrays(program):
     ints, floats = program.output_slots()
     threads = THREADS * program.blocks
     sizes = {"out_i": threads * max(len(ints), 1), "out_f": threads * max(len(floats), 1),
-             "s_i": program.scratch_length, "s_f": program.scratch_length}
+             "s_i": scratch_array_length(program.blocks), "s_f": scratch_array_length(program.blocks)}
     return {name: np.full(size, SENTINEL, np.int64).view(np.float64 if name.endswith("f") else np.int64)
             for name, size in sizes.items()}
 

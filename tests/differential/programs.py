@@ -26,7 +26,8 @@ conditions), arithmetic, comparisons, shifts and bitwise operations over
 every integer width and float32/float64 (NumPy casts such as `np.int16(x)`
 set the widths; Numba's rules then type the mixes), `abs`, `min`, `max`,
 tuples (built, indexed, unpacked), `cuda.local.array` (filled, read,
-insertion-sorted) and device functions with early returns.
+insertion-sorted), device functions with early returns, and integer
+atomics on slots every thread of the grid updates (AtomicUpdate).
 
 Programs are valid, terminate and have one meaning, by construction:
 
@@ -86,6 +87,18 @@ WARP_MASK = hex((1 << THREADS) - 1)
 # Where the host rendering exchanges values across a warp: what each lane
 # puts in, and the copy every lane reads once all have put theirs.
 EXCHANGE_ARRAYS = {"xch_i": "int64", "xch_f": "float64", "got_i": "int64", "got_f": "float64"}
+# Integer atomics the kernels apply to the slots of s_i after its scratch,
+# one slot per operation: each is commutative and associative over int64
+# (wrapping), so that the slot's final value is the same in whatever order
+# the grid's threads run. (Their old values, and float atomics, depend on
+# that order.)
+ATOMIC_OPS = ("add", "sub", "min", "max", "and_", "or_", "xor")
+ATOMIC_UPDATES = {"add": "{old} + {value}", "sub": "{old} - {value}", "min": "min({old}, {value})",
+                  "max": "max({old}, {value})", "and_": "{old} & {value}", "or_": "{old} | {value}",
+                  "xor": "{old} ^ {value}"}
+# The share of a kernel's statements that are atomics: drawn from a stream
+# of their own, so that the rest of a program is what the seed gave before.
+ATOMIC_SHARE = 0.02
 # The share of programs that synchronize.
 SYNCHRONIZING_SHARE = 0.3
 # Some programs run as a grid of this many blocks of THREADS threads: more
@@ -340,6 +353,32 @@ class Store(Stmt):
 
 
 @dataclasses.dataclass
+class AtomicUpdate(Stmt):
+    """`cuda.atomic.<op>(s_i, slot, value)` on the slot of `op` among the
+    ATOMIC_OPS slots that follow the scratch of s_i (at `base`), from any
+    thread of the grid, concurrently where the CPU engine's workers run
+    blocks at once. On the host the thread applies the operation in place:
+    run_threads() runs one thread after another, and the order is no part
+    of the result. The value is an exact int64 (Numba would convert any
+    other to the array's int64 as this does)."""
+
+    op: str
+    value: Expr
+    base: int
+
+    def exprs(self):
+        return [self.value]
+
+    def render(self, host, indent):
+        slot = self.base + ATOMIC_OPS.index(self.op)
+        value = self.value.render(host)
+        if not host:
+            return [f"{indent}cuda.atomic.{self.op}(s_i, {slot}, {value})"]
+        update = ATOMIC_UPDATES[self.op].format(old=f"s_i[{slot}]", value=f"np.int64({value})")
+        return [f"{indent}s_i[{slot}] = {update}"]
+
+
+@dataclasses.dataclass
 class SharedStore(Stmt):
     """A store to the thread's own slot of buffer `buffer` of a shared
     array."""
@@ -584,10 +623,6 @@ class Program:
     # products are `blocks` and THREADS; None for a 1-D launch.
     shape: tuple = None
 
-    @property
-    def scratch_length(self):
-        return scratch_length(self.blocks)
-
     def launch(self):
         """The launch configuration, as `kernel[grid, block]` takes it."""
         return self.shape if self.shape else (self.blocks, THREADS)
@@ -663,8 +698,15 @@ def linear_thread_index(dimensions):
 
 
 def scratch_length(blocks):
-    """The length of s_i and s_f for a grid of `blocks` blocks."""
+    """The length of the scratch of s_i and s_f, which threads store to, for
+    a grid of `blocks` blocks."""
     return SCRATCH_LENGTH * blocks
+
+
+def scratch_array_length(blocks):
+    """The length of s_i and s_f: the scratch, then the slots of the
+    atomics."""
+    return scratch_length(blocks) + len(ATOMIC_OPS)
 
 
 def yield_predicate(indent, truth, target, result):
@@ -774,6 +816,7 @@ class Generator:
         self.shape = launch_shape(random.Random(f"shape {seed}"), self.blocks)
         # Which plain barriers are warp barriers: a stream of its own too.
         self.barrier_kinds = random.Random(f"barrier kinds {seed}")
+        self.atomics = random.Random(f"atomics {seed}")
         self.counters = 0
         self.variables = []
         self.local_arrays = []
@@ -902,6 +945,8 @@ class Generator:
         return [self.statement(depth, loops, in_device) for _ in range(size)]
 
     def statement(self, depth, loops, in_device):
+        if not in_device and self.atomics.random() < ATOMIC_SHARE:
+            return self.atomic_update()
         r = self.random
         choices = ["assign", "assign", "augment", "store"]
         if depth < 3:
@@ -968,6 +1013,14 @@ class Generator:
         if in_device:
             return Return(self.exact(self.result_kind, 2))
         return If(self.expr("bool", 1), [Return()], [])
+
+    def atomic_update(self):
+        """An atomic, every draw of it from the atomics' own stream."""
+        main, self.random = self.random, self.atomics
+        try:
+            return AtomicUpdate(self.random.choice(ATOMIC_OPS), self.exact("int", 2), scratch_length(self.blocks))
+        finally:
+            self.random = main
 
     def scratch_store(self):
         """A store to one of the thread's own two slots of a scratch array

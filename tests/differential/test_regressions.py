@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from oracles import KILN, SENTINEL, inputs
-from programs import INPUTS, THREADS, run_threads, scratch_length
+from programs import INPUTS, THREADS, run_threads, scratch_array_length
 
 REGRESSIONS = pathlib.Path(__file__).parent / "regressions"
 CASES = sorted(p.stem for p in REGRESSIONS.glob("*.py") if not p.stem.endswith("_reference"))
@@ -50,16 +50,16 @@ def _launch(regression, blocks):
     return ast.literal_eval(found.group(1)) if found else (blocks, THREADS)
 
 
-def _arrays(seed, blocks):
+def regression_arrays(seed, blocks):
     arrays = list(inputs(seed).values())
-    threads, scratch = THREADS * blocks, scratch_length(blocks)
+    threads, scratch = THREADS * blocks, scratch_array_length(blocks)
     for size, dtype in [(threads * SLOTS, np.int64), (threads * SLOTS, np.float64),
                         (scratch, np.int64), (scratch, np.float64)]:
         arrays.append(np.full(size, SENTINEL, np.int64).view(dtype))
     return arrays
 
 
-def _reference(reference, arrays, blocks):
+def reference_outputs(reference, arrays, blocks):
     spec = importlib.util.spec_from_file_location(reference.stem, reference)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -79,7 +79,7 @@ def check_regression(folder, name, work):
                            capture_output=True, text=True)
     assert built.returncode == 0, built.stderr
     blocks = _blocks(regression)
-    arrays = _arrays(0, blocks)
+    arrays = regression_arrays(0, blocks)
     # In a file: a grid of many blocks has more than a command line holds.
     payload = pathlib.Path(work) / "arrays.json"
     payload.write_text(json.dumps([[a.tolist(), a.dtype.name] for a in arrays]))
@@ -88,7 +88,7 @@ def check_regression(folder, name, work):
                           json.dumps(_launch(regression, blocks))], capture_output=True, text=True, env=env)
     assert ran.returncode == 0, ran.stderr
     got = json.loads(ran.stdout)
-    expected = _reference(pathlib.Path(folder) / f"{name}_reference.py", arrays, blocks)
+    expected = reference_outputs(pathlib.Path(folder) / f"{name}_reference.py", arrays, blocks)
     for output, (kiln_values, numba_values) in zip(("out_i", "out_f", "s_i", "s_f"), zip(got, expected)):
         differing = [i for i, (a, b) in enumerate(zip(kiln_values, numba_values)) if a != b]
         assert not differing, (f"{name}: {output}[{differing[0]}] is {kiln_values[differing[0]]} on Kiln, "
