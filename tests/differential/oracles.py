@@ -38,7 +38,7 @@ import tempfile
 
 import numpy as np
 
-from programs import ARRAY_LENGTH, INPUTS, THREADS, scratch_array_length
+from programs import ARRAY_LENGTH, INPUTS, scratch_array_length
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("KILN_BUILD_DIR", REPO / "build"))
@@ -86,9 +86,10 @@ SENTINEL = 0x5A5A5A5A5A5A5A5A
 
 def output_arrays(program):
     ints, floats = program.output_slots()
-    threads = THREADS * program.blocks
+    threads = program.threads * program.blocks
     sizes = {"out_i": threads * max(len(ints), 1), "out_f": threads * max(len(floats), 1),
-             "s_i": scratch_array_length(program.blocks), "s_f": scratch_array_length(program.blocks)}
+             "s_i": scratch_array_length(program.blocks, program.threads),
+             "s_f": scratch_array_length(program.blocks, program.threads)}
     return {name: np.full(size, SENTINEL, np.int64).view(np.float64 if name.endswith("f") else np.int64)
             for name, size in sizes.items()}
 
@@ -118,7 +119,7 @@ import importlib, json, sys, os
 import numpy as np
 sys.path.insert(0, sys.argv[1])
 sys.path.insert(0, sys.argv[2])
-from oracles import inputs, output_arrays, kernel_name, THREADS
+from oracles import inputs, output_arrays, kernel_name
 from programs import generate, run_threads
 mode, module_name, seeds = sys.argv[3], sys.argv[4], json.loads(sys.argv[5])
 if mode == "simulator":
@@ -133,7 +134,7 @@ for seed in seeds:
     try:
         function = getattr(module, kernel_name(program))
         if mode == "host":
-            run_threads(function, THREADS, arguments, program.blocks)
+            run_threads(function, program.threads, arguments, program.blocks)
         else:
             grid, block = program.launch()
             function[grid, block](*arguments)

@@ -13,8 +13,8 @@ Every thread starts by binding each local variable (so that no read is of
 an unbound variable), runs a random body, and ends by storing every
 variable into its own slots of `out_i` (integers and bools) and `out_f`
 (floats): a lost or wrong store shows in the output. A program runs as one
-block of THREADS threads or, one in five, as MANY_BLOCKS of them, which
-the CPU engine hands to its workers; some launch blocks and grids of two
+block of THREADS threads (some, of WARP_THREADS: a whole warp) or, one in
+five, as MANY_BLOCKS of them, which the CPU engine hands to its workers; some launch blocks and grids of two
 or three dimensions of the same sizes, numbering their threads as the 1-D
 launch does (linear_thread_index).
 
@@ -75,15 +75,15 @@ import numba_types
 
 ARRAY_LENGTH = 16
 THREADS = 8
-SCRATCH_LENGTH = 2 * THREADS
-# Two buffers of one slot per thread, for each of the shared arrays.
-SHARED_LENGTH = 2 * THREADS
+# Some programs run blocks of a whole warp instead, so that every lane of
+# it is active: shuffles may then read past either end of the block
+# (`shfl_down_sync` too), and votes and counts see 32 lanes.
+WARP_THREADS = 32
+WARP_THREADS_SHARE = 0.15
 SHARED_ARRAYS = {"sh_i": "int64", "sh_f": "float64"}
 # What a reducing barrier or a ballot gives the host rendering, in `sync`:
 # the count, AND and OR of the block's predicates, and the ballot of them.
 SYNC_RESULTS = ("count", "and", "or", "ballot")
-# The lanes of a block's one (partial) warp, for warp shuffles and votes.
-WARP_MASK = hex((1 << THREADS) - 1)
 # Where the host rendering exchanges values across a warp: what each lane
 # puts in, and the copy every lane reads once all have put theirs.
 EXCHANGE_ARRAYS = {"xch_i": "int64", "xch_f": "float64", "got_i": "int64", "got_f": "float64"}
@@ -109,7 +109,8 @@ MANY_BLOCKS_SHARE = 0.2
 # Some programs launch blocks and grids of two or three dimensions, whose
 # threads the kernel numbers linearly (x fastest, as CUDA numbers a
 # block's lanes), so that `t` and the lanes are those of the 1-D launch.
-BLOCK_SHAPES = {2: [(4, 2), (2, 4), (8, 1), (1, 8)], 3: [(2, 2, 2), (4, 1, 2), (1, 2, 4), (2, 4, 1)]}
+BLOCK_SHAPES = {THREADS: {2: [(4, 2), (2, 4), (8, 1), (1, 8)], 3: [(2, 2, 2), (4, 1, 2), (1, 2, 4), (2, 4, 1)]},
+                WARP_THREADS: {2: [(8, 4), (4, 8), (32, 1), (1, 32)], 3: [(4, 4, 2), (2, 4, 4), (8, 1, 4), (1, 2, 16)]}}
 GRID_SHAPES = {2: [(10, 8), (16, 5), (5, 16), (1, 80)], 3: [(5, 4, 4), (4, 2, 10), (2, 8, 5), (1, 1, 80)]}
 DIMENSION_SHARES = {2: 0.2, 3: 0.1}
 # The share of plain barriers that are `cuda.syncwarp(mask)`: a block is
@@ -189,16 +190,17 @@ class Load(Expr):
 class SharedLoad(Expr):
     """A slot of buffer `buffer` of a shared array: the thread's own (at its
     index in the block, `tx`), or with `lane` that of the block's thread
-    `lane % THREADS`. The lane is no child: a
+    `lane % threads`, with `threads` in a block. The lane is no child: a
     reduced program must keep reading only what no other thread writes."""
 
     array: str
     buffer: int
     lane: Expr = None
+    threads: int = THREADS
 
     def render(self, host):
-        lane = "tx" if self.lane is None else f"({self.lane.render(host)}) % {THREADS}"
-        return f"{self.array}[{self.buffer * THREADS} + {lane}]"
+        lane = "tx" if self.lane is None else f"({self.lane.render(host)}) % {self.threads}"
+        return f"{self.array}[{self.buffer * self.threads} + {lane}]"
 
 
 @dataclasses.dataclass
@@ -386,12 +388,13 @@ class SharedStore(Stmt):
     array: str
     buffer: int
     value: Expr
+    threads: int = THREADS
 
     def exprs(self):
         return [self.value]
 
     def render(self, host, indent):
-        return [f"{indent}{self.array}[{self.buffer * THREADS} + tx] = {self.value.render(host)}"]
+        return [f"{indent}{self.array}[{self.buffer * self.threads} + tx] = {self.value.render(host)}"]
 
 
 @dataclasses.dataclass
@@ -408,13 +411,14 @@ class Barrier(Stmt):
     target: str = None
     predicate: Expr = None
     warp: bool = False
+    threads: int = THREADS
 
     def exprs(self):
         return [self.predicate] if self.predicate is not None else []
 
     def render(self, host, indent):
         if self.reduction is None:
-            call = f"cuda.syncwarp({WARP_MASK})" if self.warp else "cuda.syncthreads()"
+            call = f"cuda.syncwarp({warp_mask(self.threads)})" if self.warp else "cuda.syncthreads()"
             return [f"{indent}yield 0" if host else f"{indent}{call}"]
         predicate = self.predicate.render(host)
         if not host:
@@ -424,10 +428,13 @@ class Barrier(Stmt):
 
 @dataclasses.dataclass
 class WarpExchange(Stmt):
-    """A warp collective of the block's threads, one partial warp (every
-    lane a shuffle reads is active): `target = cuda.shfl_sync(mask, value,
-    lane % THREADS)` ("shfl"), `shfl_up_sync(mask, value, delta)` ("up"),
-    `shfl_xor_sync(mask, value, delta)` ("xor", delta < THREADS), or
+    """A warp collective of the block's `threads` threads, one warp, partial
+    or whole (every lane a shuffle reads is active): `target =
+    cuda.shfl_sync(mask, value, lane % threads)` ("shfl"),
+    `shfl_up_sync(mask, value, delta)` ("up"), in a whole warp
+    `shfl_down_sync(mask, value, delta)` ("down"; past either end of the
+    warp a lane keeps its own value), `shfl_xor_sync(mask, value, delta)`
+    ("xor", delta < threads), or
     `target = np.int64(cuda.ballot_sync(mask, value))` ("ballot", value a
     predicate). On the host the thread puts its value into `xch_i`/`xch_f`
     (a ballot yields its predicate), yields, and reads from `got_i`/`got_f`
@@ -439,29 +446,32 @@ class WarpExchange(Stmt):
     value: Expr
     lane: Expr = None
     delta: int = 0
+    threads: int = THREADS
 
     def exprs(self):
         return [self.value]
 
     def render(self, host, indent):
         value = self.value.render(host)
+        mask = warp_mask(self.threads)
         if not host:
             if self.op == "ballot":
-                call = f"np.int64(cuda.ballot_sync({WARP_MASK}, {value}))"
+                call = f"np.int64(cuda.ballot_sync({mask}, {value}))"
             elif self.op == "shfl":
-                call = f"cuda.shfl_sync({WARP_MASK}, {value}, ({self.lane.render(host)}) % {THREADS})"
+                call = f"cuda.shfl_sync({mask}, {value}, ({self.lane.render(host)}) % {self.threads})"
             else:
-                call = f"cuda.shfl_{self.op}_sync({WARP_MASK}, {value}, {self.delta})"
+                call = f"cuda.shfl_{self.op}_sync({mask}, {value}, {self.delta})"
             return [f"{indent}{self.target} = {call}"]
         if self.op == "ballot":
             return yield_predicate(indent, f"({value})", self.target, "ballot")
         suffix = "f" if self.kind == "float" else "i"
         lines = []
         if self.op == "shfl":
-            lines.append(f"{indent}src = ({self.lane.render(host)}) % {THREADS}")
+            lines.append(f"{indent}src = ({self.lane.render(host)}) % {self.threads}")
         lines += [f"{indent}xch_{suffix}[tx] = {value}", f"{indent}yield 0"]
         source = {"shfl": "src", "xor": f"tx ^ {self.delta}",
-                  "up": f"tx - {self.delta} if tx >= {self.delta} else tx"}[self.op]
+                  "up": f"tx - {self.delta} if tx >= {self.delta} else tx",
+                  "down": f"tx + {self.delta} if tx + {self.delta} < {self.threads} else tx"}[self.op]
         return lines + [f"{indent}{self.target} = got_{suffix}[{source}]"]
 
 
@@ -618,14 +628,15 @@ class Program:
     devices: list
     local_arrays: list  # LocalArray statements bound after the variables
     synchronizes: bool = False  # barriers and shared arrays (see the module's docstring)
-    blocks: int = 1  # the grid: blocks of THREADS threads; `t` is the index in the grid
+    blocks: int = 1  # the grid: blocks of `threads`; `t` is the index in the grid
     # The launch of a 2-D or 3-D program: (grid shape, block shape), whose
-    # products are `blocks` and THREADS; None for a 1-D launch.
+    # products are `blocks` and `threads`; None for a 1-D launch.
     shape: tuple = None
+    threads: int = THREADS  # in a block: THREADS or WARP_THREADS
 
     def launch(self):
         """The launch configuration, as `kernel[grid, block]` takes it."""
-        return self.shape if self.shape else (self.blocks, THREADS)
+        return self.shape if self.shape else (self.blocks, self.threads)
 
     def output_slots(self):
         ints = [n for n, kind, _ in self.variables if kind != "float"]
@@ -651,19 +662,19 @@ class Program:
             lines.append("@njit")
             lines.append(f"def {name}(t, {arrays}, {outputs}{shared}):")
             if self.synchronizes:
-                lines.append(f"    tx = t % {THREADS}")
+                lines.append(f"    tx = t % {self.threads}")
         else:
             types = ", ".join(f"{dtype}[:]" for _, dtype in INPUTS)
             lines.append(f'@cuda.jit("void({types}, int64[:], float64[:], int64[:], float64[:])")')
             lines.append(f"def {name}({arrays}, {outputs}):")
             if self.shape:
-                lines += linear_thread_index(len(self.shape[1]))
+                lines += linear_thread_index(len(self.shape[1]), self.threads)
             else:
                 lines.append("    t = cuda.grid(1)")
                 if self.synchronizes:
                     lines.append("    tx = cuda.threadIdx.x")
             if self.synchronizes:
-                lines += [f"    {array} = cuda.shared.array({SHARED_LENGTH}, np.{dtype})"
+                lines += [f"    {array} = cuda.shared.array({shared_length(self.threads)}, np.{dtype})"
                           for array, dtype in SHARED_ARRAYS.items()]
         for variable, _, initial in self.variables:
             lines.append(f"    {variable} = {initial.render(host)}")
@@ -679,7 +690,7 @@ class Program:
         return text
 
 
-def linear_thread_index(dimensions):
+def linear_thread_index(dimensions, threads):
     """The lines of a 2-D or 3-D kernel that number its thread `tx` in its
     block and `t` in the grid as a 1-D launch would: block and thread
     indices come from `cuda.grid` and from `threadIdx`, so that both are
@@ -693,20 +704,30 @@ def linear_thread_index(dimensions):
         thread = f"cuda.threadIdx.{axis} + cuda.blockDim.{axis} * ({thread})"
         block = f"{position} // cuda.blockDim.{axis} + cuda.gridDim.{axis} * ({block})"
     lines.append(f"    tx = {thread}")
-    lines.append(f"    t = np.int64(({block}) * {THREADS} + tx)")
+    lines.append(f"    t = np.int64(({block}) * {threads} + tx)")
     return lines
 
 
-def scratch_length(blocks):
-    """The length of the scratch of s_i and s_f, which threads store to, for
-    a grid of `blocks` blocks."""
-    return SCRATCH_LENGTH * blocks
+def scratch_length(blocks, threads):
+    """The length of the scratch of s_i and s_f, which threads store to (two
+    slots each), for a grid of `blocks` blocks of `threads`."""
+    return 2 * threads * blocks
 
 
-def scratch_array_length(blocks):
+def scratch_array_length(blocks, threads):
     """The length of s_i and s_f: the scratch, then the slots of the
     atomics."""
-    return scratch_length(blocks) + len(ATOMIC_OPS)
+    return scratch_length(blocks, threads) + len(ATOMIC_OPS)
+
+
+def shared_length(threads):
+    """The length of each shared array: two buffers of one slot per thread."""
+    return 2 * threads
+
+
+def warp_mask(threads):
+    """The mask of a block's one warp: its `threads` lanes."""
+    return hex((1 << threads) - 1)
 
 
 def yield_predicate(indent, truth, target, result):
@@ -733,9 +754,9 @@ def run_threads(kernel, thread_count, arguments, blocks=1):
 
 
 def _run_block(kernel, thread_indices, arguments):
-    shared = [np.zeros(SHARED_LENGTH, dtype) for dtype in SHARED_ARRAYS.values()]
+    shared = [np.zeros(shared_length(len(thread_indices)), dtype) for dtype in SHARED_ARRAYS.values()]
     sync = np.zeros(len(SYNC_RESULTS), np.int64)
-    exchange = {name: np.zeros(THREADS, dtype) for name, dtype in EXCHANGE_ARRAYS.items()}
+    exchange = {name: np.zeros(len(thread_indices), dtype) for name, dtype in EXCHANGE_ARRAYS.items()}
     threads = [kernel(t, *arguments, *shared, sync, *exchange.values()) for t in thread_indices]
     while threads:
         waiting, predicates = [], []
@@ -792,15 +813,15 @@ def walk_statements(body):
 # --- The generator -----------------------------------------------------------
 
 
-def launch_shape(chooser, blocks):
-    """A 2-D or 3-D launch of `blocks` blocks of THREADS threads, or None
-    for a 1-D one."""
+def launch_shape(chooser, blocks, threads):
+    """A 2-D or 3-D launch of `blocks` blocks of `threads`, or None for a
+    1-D one."""
     draw, total = chooser.random(), 0.0
     for dimensions, share in DIMENSION_SHARES.items():
         total += share
         if draw < total:
             grids = [g for g in GRID_SHAPES[dimensions] if np.prod(g) == blocks] or [(1,) * dimensions]
-            return chooser.choice(grids), chooser.choice(BLOCK_SHAPES[dimensions])
+            return chooser.choice(grids), chooser.choice(BLOCK_SHAPES[threads][dimensions])
     return None
 
 
@@ -813,10 +834,13 @@ class Generator:
         self.random = random.Random(seed)
         # A stream of its own too: the grid changes no program's text.
         self.blocks = MANY_BLOCKS if random.Random(f"blocks {seed}").random() < MANY_BLOCKS_SHARE else 1
-        self.shape = launch_shape(random.Random(f"shape {seed}"), self.blocks)
+        self.threads = WARP_THREADS if random.Random(f"threads {seed}").random() < WARP_THREADS_SHARE else THREADS
+        self.shape = launch_shape(random.Random(f"shape {seed}"), self.blocks, self.threads)
         # Which plain barriers are warp barriers: a stream of its own too.
         self.barrier_kinds = random.Random(f"barrier kinds {seed}")
         self.atomics = random.Random(f"atomics {seed}")
+        # Which shifts of a whole warp go down rather than up.
+        self.warp_ops = random.Random(f"warp ops {seed}")
         self.counters = 0
         self.variables = []
         self.local_arrays = []
@@ -855,7 +879,7 @@ class Generator:
             body.insert(r.randint(0, len(body)), InsertionSort("loc", self.local_arrays[0].length))
         kernel = Function("kernel", [], body, None)
         return Program(self.seed, self.variables, kernel, self.devices, self.local_arrays, synchronizes,
-                       self.blocks, self.shape)
+                       self.blocks, self.shape, self.threads)
 
     def phases(self):
         """A synchronizing kernel's body: the first phase fills every
@@ -865,7 +889,8 @@ class Generator:
         r = self.random
         body = []
         for array, dtype in SHARED_ARRAYS.items():
-            body += [SharedStore(array, buffer, self.exact(numba_types.kind(dtype), 2)) for buffer in (0, 1)]
+            body += [SharedStore(array, buffer, self.exact(numba_types.kind(dtype), 2), self.threads)
+                     for buffer in (0, 1)]
         self.returns_allowed = False
         body += self.phase_body(write=0, read=None) + [self.barrier()]
         write = 1
@@ -897,15 +922,19 @@ class Generator:
     def warp_exchange(self):
         r = self.random
         op = r.choice(["shfl", "up", "xor", "ballot"])
+        if op == "up" and self.threads == WARP_THREADS and self.warp_ops.random() < 0.5:
+            op = "down"
         if op == "ballot":
             counters = [n for n, k, _ in self.variables if k == "int"]
-            return WarpExchange(op, r.choice(counters), "bool", self.expr("bool", 2)) if counters else None
+            return (WarpExchange(op, r.choice(counters), "bool", self.expr("bool", 2), threads=self.threads)
+                    if counters else None)
         numbers = [(n, k) for n, k, _ in self.variables if k != "bool"]
         if not numbers:
             return None
         target, kind = r.choice(numbers)
         lane = self.exact("int", 1) if op == "shfl" else None
-        return WarpExchange(op, target, kind, self.exact(kind, 2), lane, r.randint(1, THREADS - 1))
+        return WarpExchange(op, target, kind, self.exact(kind, 2), lane, r.randint(1, self.threads - 1),
+                            self.threads)
 
     def barrier(self):
         """The barrier that ends the current phase: a plain one, or one that
@@ -913,8 +942,9 @@ class Generator:
         r = self.random
         counters = [n for n, k, _ in self.variables if k == "int"]
         if counters and r.random() < 0.3:
-            return Barrier(r.choice(["count", "and", "or"]), r.choice(counters), self.expr("int", 2))
-        return Barrier(warp=self.barrier_kinds.random() < SYNCWARP_SHARE)
+            return Barrier(r.choice(["count", "and", "or"]), r.choice(counters), self.expr("int", 2),
+                           threads=self.threads)
+        return Barrier(warp=self.barrier_kinds.random() < SYNCWARP_SHARE, threads=self.threads)
 
     def initial(self, kind):
         r = self.random
@@ -980,7 +1010,8 @@ class Generator:
             return Assign(*self.any_assignment()) if in_device else self.scratch_store()
         if choice == "shared_store":
             array = r.choice(list(SHARED_ARRAYS))
-            return SharedStore(array, self.phase[0], self.expr(numba_types.kind(SHARED_ARRAYS[array]), 2))
+            return SharedStore(array, self.phase[0], self.expr(numba_types.kind(SHARED_ARRAYS[array]), 2),
+                               self.threads)
         if choice == "local_store":
             array = self.local_arrays[0]
             kind = "float" if array.dtype.startswith("float") else "int"
@@ -1018,7 +1049,8 @@ class Generator:
         """An atomic, every draw of it from the atomics' own stream."""
         main, self.random = self.random, self.atomics
         try:
-            return AtomicUpdate(self.random.choice(ATOMIC_OPS), self.exact("int", 2), scratch_length(self.blocks))
+            return AtomicUpdate(self.random.choice(ATOMIC_OPS), self.exact("int", 2),
+                                scratch_length(self.blocks, self.threads))
         finally:
             self.random = main
 
@@ -1030,7 +1062,8 @@ class Generator:
         kind = r.choice(["int", "float"])
         slot = Binary("int", "%", self.exact("int", 1), Lit("int", "2"))
         index = Binary("int", "+", Binary("int", "*", Name("int", "t"), Lit("int", "2")), slot)
-        return Store("s_i" if kind == "int" else "s_f", index, self.expr(kind, 2), scratch_length(self.blocks))
+        return Store("s_i" if kind == "int" else "s_f", index, self.expr(kind, 2),
+                     scratch_length(self.blocks, self.threads))
 
     def any_assignment(self):
         name, kind, _ = self.random.choice(self.variables)
@@ -1094,8 +1127,9 @@ class Generator:
         array = next(a for a, dtype in SHARED_ARRAYS.items() if numba_types.kind(dtype) == kind)
         write, read = self.phase
         if read is None or r.random() < 0.3:
-            return SharedLoad(kind, array, r.choice([write, read]) if read is not None else write)
-        return SharedLoad(kind, array, read, self.index())
+            return SharedLoad(kind, array, r.choice([write, read]) if read is not None else write,
+                              threads=self.threads)
+        return SharedLoad(kind, array, read, self.index(), self.threads)
 
     def arithmetic(self, op, left, right):
         """`left op right` on integers, with no signed overflow: Numba marks

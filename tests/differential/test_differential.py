@@ -126,16 +126,18 @@ print(out_t.tolist() == list(range({threads})), out_tx.tolist() == [t % {block_t
 """
 
 
-@pytest.mark.parametrize("dimensions", [2, 3])
-def test_a_2d_or_3d_launch_numbers_threads_as_a_1d_launch(dimensions, tmp_path):
+@pytest.mark.parametrize("dimensions, block_threads",
+                         [(2, programs.THREADS), (3, programs.THREADS), (2, programs.WARP_THREADS),
+                          (3, programs.WARP_THREADS)])
+def test_a_2d_or_3d_launch_numbers_threads_as_a_1d_launch(dimensions, block_threads, tmp_path):
     """Numba's simulator runs the index lines of a 2-D or 3-D program: `t`
     must cover the grid once, block after block, and `tx` number each
     block's threads from 0, as in the 1-D launch the njit reference runs."""
     grids = [g for g in programs.GRID_SHAPES[dimensions] if len(set(g)) == dimensions]
-    launch = (grids[0], programs.BLOCK_SHAPES[dimensions][0])
-    threads = programs.MANY_BLOCKS * programs.THREADS
-    source = NUMBERING.format(index="\n".join(programs.linear_thread_index(dimensions)), launch=launch,
-                              threads=threads, block_threads=programs.THREADS)
+    launch = (grids[0], programs.BLOCK_SHAPES[block_threads][dimensions][0])
+    threads = programs.MANY_BLOCKS * block_threads
+    source = NUMBERING.format(index="\n".join(programs.linear_thread_index(dimensions, block_threads)),
+                              launch=launch, threads=threads, block_threads=block_threads)
     ran = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True,
                          env=dict(os.environ, NUMBA_ENABLE_CUDASIM="1"))
     assert ran.returncode == 0, ran.stderr
@@ -143,26 +145,28 @@ def test_a_2d_or_3d_launch_numbers_threads_as_a_1d_launch(dimensions, tmp_path):
 
 
 def test_a_regression_runs_on_the_launch_it_records(tmp_path):
-    """A regression written from a synchronizing 3-D program of many blocks
-    builds, runs on its own launch on the CPU engine's workers, and
-    matches its reference, as test_regressions.py checks each one."""
-    candidates = (p for p in map(programs.generate, range(1, 1000))
-                  if p.synchronizes and p.blocks > 1 and p.shape and len(p.shape[1]) == 3)
+    """A regression written from a synchronizing 2-D or 3-D program of many
+    blocks of a whole warp builds, runs on its own launch on the CPU
+    engine's workers, and matches its reference, as test_regressions.py
+    checks each one."""
+    candidates = (p for p in map(programs.generate, range(1, 3000))
+                  if p.synchronizes and p.blocks > 1 and p.shape and p.threads == programs.WARP_THREADS)
     found, work = tmp_path / "found", tmp_path / "work"
     work.mkdir()
     for program in candidates:
         reduce.write_regression(program, found, "case")
-        if _numba_compiles(found / "case_reference.py", program.blocks):
+        if _numba_compiles(found / "case_reference.py", program.blocks, program.threads):
             break
     test_regressions.check_regression(found, "case", work)
 
 
-def _numba_compiles(reference, blocks):
+def _numba_compiles(reference, blocks, threads):
     """Whether Numba types the njit reference: some generators it cannot
     ("state variable types cannot be found"), and those programs are no
     test of Kiln."""
     try:
-        test_regressions.reference_outputs(reference, test_regressions.regression_arrays(0, blocks), blocks)
+        arrays = test_regressions.regression_arrays(0, blocks, threads)
+        test_regressions.reference_outputs(reference, arrays, blocks, threads)
     except numba.core.errors.TypingError:
         return False
     return True
@@ -171,7 +175,17 @@ def _numba_compiles(reference, blocks):
 def test_some_programs_apply_atomics_that_every_thread_shares():
     updating = [p for p in map(programs.generate, range(1, 101)) if "cuda.atomic." in p.render("k")]
     assert 20 <= len(updating) <= 70, f"{len(updating)} of 100 programs apply atomics"
-    base = programs.scratch_length(updating[0].blocks)
+    base = programs.scratch_length(updating[0].blocks, updating[0].threads)
     host = updating[0].render("k", host=True)
     updates = [f"s_i[{base + k}] = s_i[{base + k}]" for k in range(len(programs.ATOMIC_OPS))]
     assert "cuda." not in host and any(update in host for update in updates), host
+
+
+def test_some_programs_run_blocks_of_a_whole_warp():
+    """All 32 lanes active: shuffles may read past either end of the warp,
+    `shfl_down_sync` included, and votes see every lane."""
+    whole = [p for p in map(programs.generate, range(1, 201)) if p.threads == programs.WARP_THREADS]
+    assert 10 <= len(whole) <= 60, f"{len(whole)} of 200 programs run blocks of a whole warp"
+    shuffling = [p.render("k") for p in map(programs.generate, range(1, 600))
+                 if p.threads == programs.WARP_THREADS and p.synchronizes]
+    assert any("cuda.shfl_down_sync(0xffffffff," in kernel for kernel in shuffling)

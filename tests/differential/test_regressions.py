@@ -42,29 +42,36 @@ def _blocks(regression):
     return int(found.group(1)) if found else 1
 
 
-def _launch(regression, blocks):
+def _threads(regression):
+    """A block's threads: `BLOCK_THREADS = n` in a regression found on
+    blocks of other than THREADS threads."""
+    found = re.search(r"^BLOCK_THREADS = (\d+)$", regression.read_text(), re.M)
+    return int(found.group(1)) if found else THREADS
+
+
+def _launch(regression, blocks, threads):
     """`kernel[grid, block]`'s configuration: `LAUNCH = (grid, block)` in a
     regression found on a 2-D or 3-D launch, else `blocks` blocks of
-    THREADS threads."""
+    `threads`."""
     found = re.search(r"^LAUNCH = (.+)$", regression.read_text(), re.M)
-    return ast.literal_eval(found.group(1)) if found else (blocks, THREADS)
+    return ast.literal_eval(found.group(1)) if found else (blocks, threads)
 
 
-def regression_arrays(seed, blocks):
+def regression_arrays(seed, blocks, threads):
     arrays = list(inputs(seed).values())
-    threads, scratch = THREADS * blocks, scratch_array_length(blocks)
-    for size, dtype in [(threads * SLOTS, np.int64), (threads * SLOTS, np.float64),
+    scratch = scratch_array_length(blocks, threads)
+    for size, dtype in [(threads * blocks * SLOTS, np.int64), (threads * blocks * SLOTS, np.float64),
                         (scratch, np.int64), (scratch, np.float64)]:
         arrays.append(np.full(size, SENTINEL, np.int64).view(dtype))
     return arrays
 
 
-def reference_outputs(reference, arrays, blocks):
+def reference_outputs(reference, arrays, blocks, threads):
     spec = importlib.util.spec_from_file_location(reference.stem, reference)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     kernel = next(getattr(module, n) for n in dir(module) if n.startswith("k"))
-    run_threads(kernel, THREADS, arrays, blocks)
+    run_threads(kernel, threads, arrays, blocks)
     return [a.view(np.int64).tolist() for a in arrays[-4:]]
 
 
@@ -78,17 +85,17 @@ def check_regression(folder, name, work):
     built = subprocess.run([KILN, "build", source, "--module", name, "-o", work, "--arch", "80", "-q"],
                            capture_output=True, text=True)
     assert built.returncode == 0, built.stderr
-    blocks = _blocks(regression)
-    arrays = regression_arrays(0, blocks)
+    blocks, threads = _blocks(regression), _threads(regression)
+    arrays = regression_arrays(0, blocks, threads)
     # In a file: a grid of many blocks has more than a command line holds.
     payload = pathlib.Path(work) / "arrays.json"
     payload.write_text(json.dumps([[a.tolist(), a.dtype.name] for a in arrays]))
     env = dict(os.environ, KILN_TARGET="cpu")
     ran = subprocess.run([sys.executable, "-c", RUN, str(work), name, str(payload),
-                          json.dumps(_launch(regression, blocks))], capture_output=True, text=True, env=env)
+                          json.dumps(_launch(regression, blocks, threads))], capture_output=True, text=True, env=env)
     assert ran.returncode == 0, ran.stderr
     got = json.loads(ran.stdout)
-    expected = reference_outputs(pathlib.Path(folder) / f"{name}_reference.py", arrays, blocks)
+    expected = reference_outputs(pathlib.Path(folder) / f"{name}_reference.py", arrays, blocks, threads)
     for output, (kiln_values, numba_values) in zip(("out_i", "out_f", "s_i", "s_f"), zip(got, expected)):
         differing = [i for i, (a, b) in enumerate(zip(kiln_values, numba_values)) if a != b]
         assert not differing, (f"{name}: {output}[{differing[0]}] is {kiln_values[differing[0]]} on Kiln, "
