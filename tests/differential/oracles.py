@@ -25,13 +25,17 @@ counted as a simulator divergence, not a finding; where the simulator and
 njit agree and Kiln does not, the finding is doubly confirmed. A program
 that Numba itself rejects (Numba's typing is stricter than the generator's
 idea of kinds, for example uint64 mixed with int64 is float64) is counted
-as invalid and skipped.
+as invalid and skipped. The njit rendering cannot tell whether Numba
+accepts what only a kernel has (a shuffle's value, say, must be a 32- or
+64-bit number): where Kiln refuses a program, Numba's CUDA compiler
+(`numba.cuda.compile_ptx`) decides whether it is invalid or a finding.
 """
 
 import dataclasses
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -146,6 +150,53 @@ for seed in seeds:
         results[seed] = {"error": type(error).__name__ + ": " + str(error).splitlines()[0][:300]}
     print(json.dumps({str(seed): results[seed]}), flush=True)
 """
+
+
+# Numba's CUDA compiler on one kernel of a module, in a child process: it
+# prints why Numba refuses the kernel (its own compile errors only: any
+# other failure proves nothing about the program), or nothing.
+NUMBA_CUDA_COMPILE = r"""
+import importlib, sys
+import numba.core.errors
+import numba.cuda.dispatcher
+from numba import cuda
+
+
+class Device:
+    compute_capability = (8, 0)
+
+
+# compile_ptx compiles for the compute capability it is given, but a device
+# function the kernel calls asks for the current device's, which needs a
+# GPU: this one answers for it.
+numba.cuda.dispatcher.get_current_device = Device
+sys.path.insert(0, sys.argv[1])
+module = importlib.import_module(sys.argv[2])
+try:
+    cuda.compile_ptx(getattr(module, sys.argv[3]), sys.argv[4], cc=(8, 0))
+except numba.core.errors.NumbaError as error:
+    print(type(error).__name__ + ": " + " ".join(str(error).split())[:600])
+"""
+
+
+def numba_cuda_refusal(program, directory, timeout):
+    """Why Numba's CUDA compiler refuses `program`'s kernel, or None when
+    it compiles it. A kernel whose signature is in its decorator compiles
+    for the current device as it is defined, so the child gets the kernel
+    undecorated and its signature apart."""
+    source = module_source([program])
+    decorator = re.search(r'^@cuda\.jit\("([^"]*)"\)\n', source, re.M)
+    directory = pathlib.Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "undecorated.py").write_text(source[:decorator.start()] + source[decorator.end():])
+    try:
+        done = subprocess.run([PYTHON, "-c", NUMBA_CUDA_COMPILE, str(directory), "undecorated",
+                               kernel_name(program), decorator.group(1)],
+                              capture_output=True, text=True, timeout=timeout,
+                              env=dict(os.environ, PYTHONWARNINGS="ignore"))
+    except subprocess.TimeoutExpired:
+        return None
+    return done.stdout.strip() or None
 
 
 @dataclasses.dataclass
@@ -267,6 +318,10 @@ def judge(programs, timeout=120, confirm_matches=True, simulator_too=True):
                 outcomes.append(Outcome(seed, INVALID, expected.get("error", "no result")))
                 continue
             outcome = _verdict(program, kiln[seed], expected)
+            if outcome.verdict == COMPILE_ERROR:
+                refusal = numba_cuda_refusal(program, work / f"numba_cuda_{seed}", timeout)
+                if refusal:
+                    outcome = Outcome(seed, INVALID, f"Numba's CUDA compiler refuses it too: {refusal}")
             if outcome.verdict == MATCH and simulator_too and program.blocks == 1:
                 sim = simulator.get(seed, {}).get("outputs")
                 if sim is None or not _same(sim, expected["outputs"]):

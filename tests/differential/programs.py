@@ -14,9 +14,9 @@ an unbound variable), runs a random body, and ends by storing every
 variable into its own slots of `out_i` (integers and bools) and `out_f`
 (floats): a lost or wrong store shows in the output. A program runs as one
 block of THREADS threads (some, of WARP_THREADS: a whole warp) or, one in
-five, as MANY_BLOCKS of them, which the CPU engine hands to its workers; some launch blocks and grids of two
-or three dimensions of the same sizes, numbering their threads as the 1-D
-launch does (linear_thread_index).
+five, as MANY_BLOCKS of them, which the CPU engine hands to its workers.
+Some launch blocks and grids of two or three dimensions of the same sizes,
+numbering their threads as the 1-D launch does (linear_thread_index).
 
 The body mixes structured control flow nested a few levels deep (`for`
 over `range` with any step, `while` and `while True`, `break` and
@@ -820,6 +820,7 @@ def launch_shape(chooser, blocks, threads):
     for dimensions, share in DIMENSION_SHARES.items():
         total += share
         if draw < total:
+            # One block: a grid of (1, 1) or (1, 1, 1).
             grids = [g for g in GRID_SHAPES[dimensions] if np.prod(g) == blocks] or [(1,) * dimensions]
             return chooser.choice(grids), chooser.choice(BLOCK_SHAPES[threads][dimensions])
     return None

@@ -189,3 +189,17 @@ def test_some_programs_run_blocks_of_a_whole_warp():
     shuffling = [p.render("k") for p in map(programs.generate, range(1, 600))
                  if p.threads == programs.WARP_THREADS and p.synchronizes]
     assert any("cuda.shfl_down_sync(0xffffffff," in kernel for kernel in shuffling)
+
+
+def test_a_program_numba_cuda_refuses_is_invalid_not_a_finding(tmp_path):
+    """The njit rendering emulates a shuffle, so only Numba's CUDA compiler
+    sees that a shuffle of a uint16 is refused (as Kiln refuses it): such a
+    program is invalid. A program Numba compiles is no refusal."""
+    value = programs.Load("int", "a_u16", programs.Name("int", "t"))
+    exchange = programs.WarpExchange("xor", "v0", "int", value, delta=1)
+    kernel = programs.Function("kernel", [], [exchange], None)
+    refused = programs.Program(1, [("v0", "int", programs.Lit("int", "0"))], kernel, [], [])
+    assert "shfl_sync only supports 32- and 64-bit ints and floats" in (
+        oracles.numba_cuda_refusal(refused, tmp_path / "refused", 120) or "")
+    exchange.value = programs.Cast("int", "int64", value)
+    assert oracles.numba_cuda_refusal(refused, tmp_path / "compiled", 120) is None
