@@ -27,7 +27,8 @@ every integer width and float32/float64 (NumPy casts such as `np.int16(x)`
 set the widths; Numba's rules then type the mixes), `abs`, `min`, `max`,
 tuples (built, indexed, unpacked), `cuda.local.array` (filled, read,
 insertion-sorted), device functions with early returns, and integer
-atomics on slots every thread of the grid updates (AtomicUpdate).
+atomics on slots every thread of the grid updates (AtomicUpdate) or, in a
+synchronizing kernel, every thread of the block (SHARED_ATOMICS).
 
 Programs are valid, terminate and have one meaning, by construction:
 
@@ -99,6 +100,14 @@ ATOMIC_UPDATES = {"add": "{old} + {value}", "sub": "{old} - {value}", "min": "mi
 # The share of a kernel's statements that are atomics: drawn from a stream
 # of their own, so that the rest of a program is what the seed gave before.
 ATOMIC_SHARE = 0.02
+# Synchronizing programs also apply them to SHARED_ATOMICS, a shared int64
+# array of one slot per operation, which thread k sets first (k < its
+# length). Phases that write buffer 1 may update it and phases that write
+# buffer 0 (but the first) may read it: consecutive phases alternate their
+# buffers, so a barrier always separates the updates from the reads.
+SHARED_ATOMICS = "sh_a"
+# The share of a read phase's integer loads that read SHARED_ATOMICS.
+SHARED_ATOMIC_LOAD_SHARE = 0.1
 # The share of programs that synchronize.
 SYNCHRONIZING_SHARE = 0.3
 # Some programs run as a grid of this many blocks of THREADS threads: more
@@ -356,10 +365,11 @@ class Store(Stmt):
 
 @dataclasses.dataclass
 class AtomicUpdate(Stmt):
-    """`cuda.atomic.<op>(s_i, slot, value)` on the slot of `op` among the
-    ATOMIC_OPS slots that follow the scratch of s_i (at `base`), from any
-    thread of the grid, concurrently where the CPU engine's workers run
-    blocks at once. On the host the thread applies the operation in place:
+    """`cuda.atomic.<op>(array, slot, value)` on the slot of `op` among the
+    ATOMIC_OPS slots of `array` from `base` on: those after the scratch of
+    s_i, which any thread of the grid updates, concurrently where the CPU
+    engine's workers run blocks at once, or those of the block's
+    SHARED_ATOMICS. On the host the thread applies the operation in place:
     run_threads() runs one thread after another, and the order is no part
     of the result. The value is an exact int64 (Numba would convert any
     other to the array's int64 as this does)."""
@@ -367,6 +377,7 @@ class AtomicUpdate(Stmt):
     op: str
     value: Expr
     base: int
+    array: str = "s_i"
 
     def exprs(self):
         return [self.value]
@@ -375,9 +386,34 @@ class AtomicUpdate(Stmt):
         slot = self.base + ATOMIC_OPS.index(self.op)
         value = self.value.render(host)
         if not host:
-            return [f"{indent}cuda.atomic.{self.op}(s_i, {slot}, {value})"]
-        update = ATOMIC_UPDATES[self.op].format(old=f"s_i[{slot}]", value=f"np.int64({value})")
-        return [f"{indent}s_i[{slot}] = {update}"]
+            return [f"{indent}cuda.atomic.{self.op}({self.array}, {slot}, {value})"]
+        update = ATOMIC_UPDATES[self.op].format(old=f"{self.array}[{slot}]", value=f"np.int64({value})")
+        return [f"{indent}{self.array}[{slot}] = {update}"]
+
+
+@dataclasses.dataclass
+class SharedAtomicsInit(Stmt):
+    """The first value of each slot of SHARED_ATOMICS, from the thread of
+    the block with the slot's index, at the top of the first phase."""
+
+    value: Expr
+
+    def exprs(self):
+        return [self.value]
+
+    def render(self, host, indent):
+        return [f"{indent}if tx < {len(ATOMIC_OPS)}:",
+                f"{indent}    {SHARED_ATOMICS}[tx] = {self.value.render(host)}"]
+
+
+@dataclasses.dataclass
+class SharedAtomicsLoad(Expr):
+    """A slot of SHARED_ATOMICS, in a phase that no atomic updates it in."""
+
+    slot: int
+
+    def render(self, host):
+        return f"{SHARED_ATOMICS}[{self.slot}]"
 
 
 @dataclasses.dataclass
@@ -658,7 +694,8 @@ class Program:
         arrays = ", ".join(n for n, _ in INPUTS)
         outputs = "out_i, out_f, s_i, s_f"
         if host:
-            shared = ", " + ", ".join([*SHARED_ARRAYS, "sync", *EXCHANGE_ARRAYS]) if self.synchronizes else ""
+            shared = ", " + ", ".join([*SHARED_ARRAYS, SHARED_ATOMICS, "sync", *EXCHANGE_ARRAYS]) \
+                if self.synchronizes else ""
             lines.append("@njit")
             lines.append(f"def {name}(t, {arrays}, {outputs}{shared}):")
             if self.synchronizes:
@@ -676,6 +713,7 @@ class Program:
             if self.synchronizes:
                 lines += [f"    {array} = cuda.shared.array({shared_length(self.threads)}, np.{dtype})"
                           for array, dtype in SHARED_ARRAYS.items()]
+                lines.append(f"    {SHARED_ATOMICS} = cuda.shared.array({len(ATOMIC_OPS)}, np.int64)")
         for variable, _, initial in self.variables:
             lines.append(f"    {variable} = {initial.render(host)}")
         for array in self.local_arrays:
@@ -755,6 +793,7 @@ def run_threads(kernel, thread_count, arguments, blocks=1):
 
 def _run_block(kernel, thread_indices, arguments):
     shared = [np.zeros(shared_length(len(thread_indices)), dtype) for dtype in SHARED_ARRAYS.values()]
+    shared.append(np.zeros(len(ATOMIC_OPS), np.int64))
     sync = np.zeros(len(SYNC_RESULTS), np.int64)
     exchange = {name: np.zeros(len(thread_indices), dtype) for name, dtype in EXCHANGE_ARRAYS.items()}
     threads = [kernel(t, *arguments, *shared, sync, *exchange.values()) for t in thread_indices]
@@ -892,6 +931,7 @@ class Generator:
         for array, dtype in SHARED_ARRAYS.items():
             body += [SharedStore(array, buffer, self.exact(numba_types.kind(dtype), 2), self.threads)
                      for buffer in (0, 1)]
+        body.append(SharedAtomicsInit(self.from_atomics_stream(lambda: self.exact("int", 2))))
         self.returns_allowed = False
         body += self.phase_body(write=0, read=None) + [self.barrier()]
         write = 1
@@ -1046,14 +1086,27 @@ class Generator:
             return Return(self.exact(self.result_kind, 2))
         return If(self.expr("bool", 1), [Return()], [])
 
-    def atomic_update(self):
-        """An atomic, every draw of it from the atomics' own stream."""
+    def from_atomics_stream(self, make):
+        """What `make` builds, every draw of it from the atomics' own stream."""
         main, self.random = self.random, self.atomics
         try:
-            return AtomicUpdate(self.random.choice(ATOMIC_OPS), self.exact("int", 2),
-                                scratch_length(self.blocks, self.threads))
+            return make()
         finally:
             self.random = main
+
+    def updates_shared_atomics(self):
+        return self.phase is not None and self.phase[0] == 1
+
+    def reads_shared_atomics(self):
+        return self.phase is not None and self.phase[0] == 0 and self.phase[1] is not None
+
+    def atomic_update(self):
+        def make():
+            op, value = self.random.choice(ATOMIC_OPS), self.exact("int", 2)
+            if self.updates_shared_atomics() and self.random.random() < 0.5:
+                return AtomicUpdate(op, value, 0, SHARED_ATOMICS)
+            return AtomicUpdate(op, value, scratch_length(self.blocks, self.threads))
+        return self.from_atomics_stream(make)
 
     def scratch_store(self):
         """A store to one of the thread's own two slots of a scratch array
@@ -1109,6 +1162,9 @@ class Generator:
         r = self.random
         if self.in_device:
             return Lit(kind, str(r.randint(-9, 9)) if kind == "int" else r.choice(["0.5", "-2.0"]))
+        if kind == "int" and self.reads_shared_atomics() and \
+                self.atomics.random() < SHARED_ATOMIC_LOAD_SHARE:
+            return SharedAtomicsLoad("int", self.atomics.randrange(len(ATOMIC_OPS)))
         if self.phase is not None and r.random() < 0.35:
             return self.shared_load(kind)
         if kind == "int":
@@ -1206,6 +1262,8 @@ class Generator:
             return self.array_types[e.array]
         if isinstance(e, SharedLoad):
             return SHARED_ARRAYS[e.array]
+        if isinstance(e, SharedAtomicsLoad):
+            return "int64"
         if isinstance(e, Binary):
             left, right = self.type_of(e.left), self.type_of(e.right)
             if e.op in ("//", "%", "/"):

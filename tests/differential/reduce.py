@@ -40,7 +40,8 @@ def _holds_loose_jump(body):
 def _fills_shared_memory(program, body, position):
     """Whether the statement is one of a synchronizing kernel's first
     stores to shared memory, before its first barrier."""
-    if body is not program.kernel.body or not isinstance(body[position], P.SharedStore):
+    first_stores = (P.SharedStore, P.SharedAtomicsInit)
+    if body is not program.kernel.body or not isinstance(body[position], first_stores):
         return False
     return not any(isinstance(stmt, P.Barrier) for stmt in body[:position])
 

@@ -12,6 +12,7 @@ seed, the program and what differed; `bench/difftest.py --seed S --count 1
 """
 
 import os
+import re
 import subprocess
 import sys
 
@@ -203,3 +204,24 @@ def test_a_program_numba_cuda_refuses_is_invalid_not_a_finding(tmp_path):
         oracles.numba_cuda_refusal(refused, tmp_path / "refused", 120) or "")
     exchange.value = programs.Cast("int", "int64", value)
     assert oracles.numba_cuda_refusal(refused, tmp_path / "compiled", 120) is None
+
+
+def test_shared_atomics_and_their_reads_never_share_a_phase():
+    """Every phase of a synchronizing kernel (the code between two
+    barriers) either updates the block's shared atomics or reads them,
+    never both, and the first phase, which sets them, does neither: so
+    a read sees every update before it, in any order of threads."""
+    barrier = re.compile(r"cuda\.(syncthreads|syncwarp)")
+    update = re.compile(rf"cuda\.atomic\.\w+\({programs.SHARED_ATOMICS},")
+    read = re.compile(rf"{programs.SHARED_ATOMICS}\[\d+\]")
+    updating = reading = 0
+    for program in filter(lambda p: p.synchronizes, map(programs.generate, range(1, 301))):
+        phases = [[]]
+        for line in program.render("k").splitlines():
+            (phases.append([]) if barrier.search(line) else phases[-1].append(line))
+        for number, phase in enumerate(phases):
+            updates, reads = any(map(update.search, phase)), any(map(read.search, phase))
+            assert not (updates and reads), f"seed {program.seed}: phase {number} updates and reads"
+            assert number > 0 or not (updates or reads), f"seed {program.seed}: the first phase uses them"
+            updating, reading = updating + updates, reading + reads
+    assert updating and reading, f"{updating} phases update shared atomics, {reading} read them"
