@@ -58,6 +58,8 @@ def _launch(regression, blocks, threads):
 
 
 def regression_arrays(seed, blocks, threads):
+    """The input arrays of `seed` and the four outputs, filled with the
+    sentinel and sized for `blocks` blocks of `threads`."""
     arrays = list(inputs(seed).values())
     scratch = scratch_array_length(blocks, threads)
     for size, dtype in [(threads * blocks * SLOTS, np.int64), (threads * blocks * SLOTS, np.float64),
@@ -67,6 +69,8 @@ def regression_arrays(seed, blocks, threads):
 
 
 def reference_outputs(reference, arrays, blocks, threads):
+    """The four outputs, as int64 bits, after the njit kernel of the file
+    `reference` ran on `arrays` for every thread of the grid."""
     spec = importlib.util.spec_from_file_location(reference.stem, reference)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
