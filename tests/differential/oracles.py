@@ -98,6 +98,16 @@ def output_arrays(program):
             for name, size in sizes.items()}
 
 
+# What writes global memory in PTX: a store, or an atomic on any state space
+# but shared memory (LLVM writes `atom.global`, or `red.global` where the
+# old value goes unused).
+GLOBAL_WRITE = re.compile(r"\bst\.global\.|\b(atom|red)\.(?!shared\.)")
+
+
+def stores_to_global_memory(ptx):
+    return GLOBAL_WRITE.search(ptx) is not None
+
+
 def stores_anything(outputs):
     return any(value != SENTINEL for values in outputs.values() for value in values)
 
@@ -343,7 +353,7 @@ def _verdict(program, result, expected):
     if not _same(result["outputs"], expected["outputs"]):
         return Outcome(seed, MISMATCH, _difference(result["outputs"], expected["outputs"]))
     if stores_anything(expected["outputs"]) and not result["stores"]:
-        return Outcome(seed, LOST_STORES, "no st.global in the sm_80 PTX")
+        return Outcome(seed, LOST_STORES, "no store to global memory (st.global, or an atomic) in the sm_80 PTX")
     return Outcome(seed, MATCH)
 
 
@@ -378,5 +388,5 @@ def _run_on_kiln(programs, work, timeout, depth=0):
             yield seed, {"verdict": CRASH, "detail": failure}
         else:
             result = dict(results[seed])
-            result["stores"] = "st.global" in ptx.get(kernel_name(program), "")
+            result["stores"] = stores_to_global_memory(ptx.get(kernel_name(program), ""))
             yield seed, result

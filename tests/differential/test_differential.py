@@ -225,3 +225,14 @@ def test_shared_atomics_and_their_reads_never_share_a_phase():
             assert number > 0 or not (updates or reads), f"seed {program.seed}: the first phase uses them"
             updating, reading = updating + updates, reading + reads
     assert updating and reading, f"{updating} phases update shared atomics, {reading} read them"
+
+
+def test_an_atomic_counts_as_a_store_to_global_memory():
+    """A kernel whose only write is an atomic keeps its store: PTX's
+    atomics on global (or generic) memory write it, shared ones do not,
+    nor does passing a parameter to a call."""
+    writes = ["st.global.u64 [%rd1], %rd2;", "atom.global.add.u64 %rd3, [%rd2], %rd1;",
+              "red.global.add.u64 [%rd2], %rd1;", "atom.add.u64 %rd3, [%rd2], %rd1;"]
+    others = ["atom.shared.add.u64 %rd3, [%rd2], %rd1;", "st.shared.u64 [%rd1], %rd2;", "st.param.b64 [param0], %rd1;"]
+    assert all(oracles.stores_to_global_memory(text) for text in writes)
+    assert not any(oracles.stores_to_global_memory(text) for text in others)
