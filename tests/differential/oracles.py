@@ -42,7 +42,7 @@ import tempfile
 
 import numpy as np
 
-from programs import ARRAY_LENGTH, INPUTS, scratch_array_length
+from programs import ARRAY_LENGTH, INPUTS, KERNEL_SIGNATURE, kernel_decorator, scratch_array_length
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("KILN_BUILD_DIR", REPO / "build"))
@@ -194,14 +194,13 @@ def numba_cuda_refusal(program, directory, timeout):
     it compiles it. A kernel whose signature is in its decorator compiles
     for the current device as it is defined, so the child gets the kernel
     undecorated and its signature apart."""
-    source = module_source([program])
-    decorator = re.search(r'^@cuda\.jit\("([^"]*)"\)\n', source, re.M)
+    undecorated = module_source([program]).replace(kernel_decorator() + "\n", "")
     directory = pathlib.Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / "undecorated.py").write_text(source[:decorator.start()] + source[decorator.end():])
+    (directory / "undecorated.py").write_text(undecorated)
     try:
         done = subprocess.run([PYTHON, "-c", NUMBA_CUDA_COMPILE, str(directory), "undecorated",
-                               kernel_name(program), decorator.group(1)],
+                               kernel_name(program), KERNEL_SIGNATURE],
                               capture_output=True, text=True, timeout=timeout,
                               env=dict(os.environ, PYTHONWARNINGS="ignore"))
     except subprocess.TimeoutExpired:

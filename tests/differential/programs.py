@@ -137,6 +137,8 @@ INPUTS = [
 ]
 INT_TYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 FLOAT_TYPES = ["float32", "float64"]
+# Every kernel's signature: the inputs, then out_i, out_f, s_i and s_f.
+KERNEL_SIGNATURE = f"void({', '.join(f'{dtype}[:]' for _, dtype in INPUTS)}, int64[:], float64[:], int64[:], float64[:])"
 
 # --- Expressions -------------------------------------------------------------
 # An expression is a small node; `kind` is "int", "float" or "bool" (what
@@ -701,8 +703,7 @@ class Program:
             if self.synchronizes:
                 lines.append(f"    tx = t % {self.threads}")
         else:
-            types = ", ".join(f"{dtype}[:]" for _, dtype in INPUTS)
-            lines.append(f'@cuda.jit("void({types}, int64[:], float64[:], int64[:], float64[:])")')
+            lines.append(kernel_decorator())
             lines.append(f"def {name}({arrays}, {outputs}):")
             if self.shape:
                 lines += linear_thread_index(len(self.shape[1]), self.threads)
@@ -726,6 +727,10 @@ class Program:
         for device in self.devices:
             text = re.sub(rf"\b{device.name}\(", f"{name}_{device.name}(", text)
         return text
+
+
+def kernel_decorator():
+    return f'@cuda.jit("{KERNEL_SIGNATURE}")'
 
 
 def linear_thread_index(dimensions, threads):

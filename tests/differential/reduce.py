@@ -157,8 +157,7 @@ def write_regression(program, directory, name):
     kernel = f"k{program.seed}"
     header = f"# Found by the differential tester from seed {program.seed}, then reduced.\n"
     grid = f"BLOCKS = {program.blocks}\n" if program.blocks > 1 else ""
-    grid += f"LAUNCH = {program.shape!r}\n" if program.shape else ""
-    grid += f"BLOCK_THREADS = {program.threads}\n" if program.threads != P.THREADS else ""
+    grid += f"LAUNCH = {program.launch()!r}\n" if program.launch() != (program.blocks, P.THREADS) else ""
     grid = "\n" + grid if grid else ""
     (directory / f"{name}.py").write_text(header + oracles.HEADER + grid + "\n\n" + program.render(kernel))
     (directory / f"{name}_reference.py").write_text(

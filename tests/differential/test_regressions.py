@@ -42,19 +42,12 @@ def _blocks(regression):
     return int(found.group(1)) if found else 1
 
 
-def _threads(regression):
-    """A block's threads: `BLOCK_THREADS = n` in a regression found on
-    blocks of other than THREADS threads."""
-    found = re.search(r"^BLOCK_THREADS = (\d+)$", regression.read_text(), re.M)
-    return int(found.group(1)) if found else THREADS
-
-
-def _launch(regression, blocks, threads):
+def _launch(regression, blocks):
     """`kernel[grid, block]`'s configuration: `LAUNCH = (grid, block)` in a
-    regression found on a 2-D or 3-D launch, else `blocks` blocks of
-    `threads`."""
+    regression found on another launch than `blocks` blocks of THREADS
+    threads (blocks of a whole warp, or of two or three dimensions)."""
     found = re.search(r"^LAUNCH = (.+)$", regression.read_text(), re.M)
-    return ast.literal_eval(found.group(1)) if found else (blocks, threads)
+    return ast.literal_eval(found.group(1)) if found else (blocks, THREADS)
 
 
 def regression_arrays(seed, blocks, threads):
@@ -89,14 +82,16 @@ def check_regression(folder, name, work):
     built = subprocess.run([KILN, "build", source, "--module", name, "-o", work, "--arch", "80", "-q"],
                            capture_output=True, text=True)
     assert built.returncode == 0, built.stderr
-    blocks, threads = _blocks(regression), _threads(regression)
+    blocks = _blocks(regression)
+    launch = _launch(regression, blocks)
+    threads = int(np.prod(launch[1]))
     arrays = regression_arrays(0, blocks, threads)
     # In a file: a grid of many blocks has more than a command line holds.
     payload = pathlib.Path(work) / "arrays.json"
     payload.write_text(json.dumps([[a.tolist(), a.dtype.name] for a in arrays]))
     env = dict(os.environ, KILN_TARGET="cpu")
     ran = subprocess.run([sys.executable, "-c", RUN, str(work), name, str(payload),
-                          json.dumps(_launch(regression, blocks, threads))], capture_output=True, text=True, env=env)
+                          json.dumps(launch)], capture_output=True, text=True, env=env)
     assert ran.returncode == 0, ran.stderr
     got = json.loads(ran.stdout)
     expected = reference_outputs(pathlib.Path(folder) / f"{name}_reference.py", arrays, blocks, threads)
