@@ -12,7 +12,12 @@
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/ADT/StringExtras.h>
+#include <llvm/AsmParser/Parser.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <map>
@@ -105,6 +110,49 @@ llvm::Expected<CompiledCode> KernelCompiler::compileForGpu(const ir::Function &k
   if (form == CodeForm::Assembly)
     *bytes = renumberCallSequences(*bytes);
   return CompiledCode{interfaceOf(*lowered, kernel), std::move(*bytes)};
+}
+
+llvm::Expected<std::string> KernelCompiler::linkForGpu(llvm::ArrayRef<llvm::StringRef> optimizedIR,
+                                                       unsigned arch,
+                                                       const JitOptions &options) const {
+  if (optimizedIR.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "no kernels to link");
+  llvm::LLVMContext context;
+  // The linker reports its errors to the context's handler.
+  std::string problems;
+  context.setDiagnosticHandlerCallBack(
+      [](const llvm::DiagnosticInfo *info, void *sink) {
+        llvm::raw_string_ostream stream(*static_cast<std::string *>(sink));
+        llvm::DiagnosticPrinterRawOStream printer(stream);
+        info->print(printer);
+        stream << '\n';
+      },
+      &problems);
+  std::unique_ptr<llvm::Module> linked;
+  for (size_t i = 0; i < optimizedIR.size(); ++i) {
+    llvm::SMDiagnostic diagnostic;
+    std::unique_ptr<llvm::Module> module =
+        llvm::parseAssemblyString(optimizedIR[i], diagnostic, context);
+    if (!module)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "the LLVM IR of kernel " + std::to_string(i) + " does not parse: line " +
+              std::to_string(diagnostic.getLineNo()) + ": " + diagnostic.getMessage().str());
+    if (!linked) {
+      linked = std::move(module);
+      continue;
+    }
+    if (llvm::Linker::linkModules(*linked, std::move(module)))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "linking the kernels' LLVM IR failed: " + problems);
+  }
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine = createNvptxMachine(arch, options);
+  if (!machine)
+    return machine.takeError();
+  llvm::Expected<std::string> ptx = emit(*linked, **machine, CodeForm::Assembly);
+  if (!ptx)
+    return ptx.takeError();
+  return renumberCallSequences(*ptx);
 }
 
 llvm::Expected<CompiledCode> KernelCompiler::compileForHost(const ir::Function &kernel,

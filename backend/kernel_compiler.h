@@ -9,12 +9,19 @@
 // architectures compile in parallel on as many threads as the caller likes;
 // the typed IR is only read.
 //
+// The kernels a module loads together are linked after optimization: each
+// is optimized on its own (its LLVM IR is what the cache keeps per kernel),
+// then one code generation gives the PTX of all of them, which ptxas
+// assembles in one run instead of one per kernel.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "backend/kernel_abi.h"
 #include "ir/typed_ir.h"
 
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/StringRef.h>
 #include <llvm/Support/Error.h>
 
 #include <string>
@@ -59,6 +66,12 @@ public:
                                              CodeForm form) const;
   /// A host object (Object), or optimized LLVM IR, for the CPU engine.
   llvm::Expected<CompiledCode> compileForHost(const ir::Function &kernel, CodeForm form) const;
+  /// The PTX for `.target sm_<arch>` of one module holding every kernel of
+  /// `optimizedIR` (what compileForGpu gives as LLVMIR for that arch), all
+  /// compiled with `options`. Internal symbols that clash, such as the
+  /// libdevice helpers each kernel carries, are renamed apart.
+  llvm::Expected<std::string> linkForGpu(llvm::ArrayRef<llvm::StringRef> optimizedIR, unsigned arch,
+                                         const JitOptions &options) const;
 
 private:
   std::string libdevicePath;

@@ -371,11 +371,8 @@ PyObject *inspectModule(PyObject *, PyObject *args, PyObject *kwargs) {
   PyObject *found = PyList_New(0);
   for (const pipeline::KernelArtifacts &kernel : result->kernels) {
     if (kind == "resources") {
-      for (const auto &[arch, usage] : kernel.usage) {
-        const cuda::FunctionResources *resources =
-            usage.function(kernel.ptx.begin()->second.interface.entryName);
-        if (!resources)
-          continue;
+      for (const auto &[arch, reported] : kernel.entryResources()) {
+        const cuda::FunctionResources *resources = &reported;
         PyObject *row = Py_BuildValue(
             "(N{sIsKsKsKsKsK})", specializationKey(kernel, arch), "registers", resources->registers,
             "stack_bytes", (unsigned long long)resources->stackFrameBytes, "spill_store_bytes",

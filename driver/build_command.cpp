@@ -82,6 +82,19 @@ private:
 
 /// `kiln build --json`: what was built, per specialization and step, with
 /// each step's cache outcome and time; or, for a failed build, why.
+/// A kernel's or an image's steps, as the "steps" of its JSON object.
+void printSteps(llvm::ArrayRef<pipeline::BuildStep> steps, llvm::json::OStream &json) {
+  json.attributeArray("steps", [&] {
+    for (const pipeline::BuildStep &step : steps)
+      json.object([&] {
+        json.attribute("step", step.kind);
+        json.attribute("target", step.target);
+        json.attribute("cache", step.cache);
+        json.attribute("microseconds", step.microseconds);
+      });
+  });
+}
+
 void printBuildJson(const BuildOptions &options, const pipeline::BuildResult *result,
                     llvm::ArrayRef<std::string> errors, const TerminalReporter &reporter,
                     uint64_t microseconds, llvm::raw_ostream &os) {
@@ -106,19 +119,26 @@ void printBuildJson(const BuildOptions &options, const pipeline::BuildResult *re
             for (const ir::Argument *argument : build.kernel->arguments)
               json.value(argument->type()->str());
           });
-          json.attributeArray("steps", [&] {
-            for (const pipeline::BuildStep &step : build.steps)
-              json.object([&] {
-                json.attribute("step", step.kind);
-                json.attribute("target", step.target);
-                json.attribute("cache", step.cache);
-                json.attribute("microseconds", step.microseconds);
-              });
-          });
+          printSteps(build.steps, json);
           json.attributeObject("resources", [&] {
             for (const auto &[arch, function] : build.entryResources())
               json.attribute(cuda::smName(arch), cuda::resourceSummary(function));
           });
+          if (build.image)
+            json.attribute("image", int64_t(*build.image));
+        });
+    });
+    json.attributeArray("images", [&] {
+      if (!result)
+        return;
+      for (const pipeline::ImageArtifacts &image : result->images)
+        json.object([&] {
+          json.attribute("name", image.stem);
+          json.attributeArray("kernels", [&] {
+            for (size_t member : image.members)
+              json.value(int64_t(member));
+          });
+          printSteps(image.steps, json);
         });
     });
     json.attributeArray("warnings", [&] {
@@ -141,16 +161,13 @@ void printBuildJson(const BuildOptions &options, const pipeline::BuildResult *re
 
 void printUsage(const pipeline::KernelArtifacts &build, llvm::raw_ostream &os) {
   os << "  " << build.description << '\n';
-  std::map<unsigned, cuda::FunctionResources> reported = build.entryResources();
-  for (const auto &entry : build.usage) {
-    unsigned arch = entry.first;
+  for (const auto &[arch, reported] : build.resources) {
     os << "    " << cuda::smName(arch) << ": ";
-    auto found = reported.find(arch);
-    if (found == reported.end()) {
+    if (!reported) {
       os << "no resource report\n";
       continue;
     }
-    const cuda::FunctionResources *resources = &found->second;
+    const cuda::FunctionResources *resources = &*reported;
     os << resources->registers << " registers, " << resources->stackFrameBytes << " bytes stack, "
        << resources->spillStoreBytes << " bytes spill stores, " << resources->spillLoadBytes
        << " bytes spill loads, " << resources->sharedMemoryBytes << " bytes shared\n";
@@ -282,7 +299,7 @@ int runBuild(BuildOptions options) {
       llvm::outs() << path << '\n';
   if (options.verbose)
     for (const pipeline::KernelArtifacts &kernel : result->kernels)
-      if (!kernel.usage.empty())
+      if (!kernel.resources.empty())
         printUsage(kernel, llvm::outs());
   return 0;
 }

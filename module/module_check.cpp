@@ -7,6 +7,8 @@
 #include "module/manifest_json.h"
 
 #include <cstring>
+#include <set>
+#include <tuple>
 #include <vector>
 
 namespace kiln::bundle {
@@ -230,10 +232,16 @@ uint64_t checksumValue(const std::string &text) {
   return value;
 }
 
+/// The fat binaries found intact so far, as (offset, size, checksum): the
+/// kernels of one image share its fat binary, which is checked once.
+using IntactFatBinaries = std::set<std::tuple<uint64_t, uint64_t, uint64_t>>;
+
 /// What is wrong with the manifest's specialization `spec` (number `index`),
-/// or nothing.
+/// or nothing. Its fat binary is checked against its checksum when `intact`
+/// is given.
 std::optional<std::string> specializationProblem(const JsonValue &spec, size_t index,
-                                                 std::string_view payload, bool checkFatBinaries) {
+                                                 std::string_view payload,
+                                                 IntactFatBinaries *intact) {
   if (std::optional<std::string> problem = outlineProblem(spec, index))
     return problem;
   const JsonValue *name = spec.member("name");
@@ -295,9 +303,13 @@ std::optional<std::string> specializationProblem(const JsonValue &spec, size_t i
     if (!inside(start, bytes, payload.size()))
       return "the fat binary of '" + *name->string() + "' (specialization " +
              std::to_string(index) + ") lies outside the module's payload";
-    if (checkFatBinaries)
-      return checkFatBinary(payload.substr(start, bytes), checksumValue(*checksum->string()),
-                            *name->string(), index);
+    uint64_t claimed = checksumValue(*checksum->string());
+    if (intact && !intact->count({start, bytes, claimed})) {
+      if (std::optional<std::string> problem =
+              checkFatBinary(payload.substr(start, bytes), claimed, *name->string(), index))
+        return problem;
+      intact->insert({start, bytes, claimed});
+    }
   }
   return std::nullopt;
 }
@@ -333,7 +345,7 @@ std::optional<std::string> checkSpecialization(std::string_view entry, size_t in
   if (!spec)
     return "the manifest entry of specialization " + std::to_string(index) + " cannot be read (" +
            problem + ")";
-  return specializationProblem(*spec, index, payload, false);
+  return specializationProblem(*spec, index, payload, nullptr);
 }
 
 ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle, CheckScope scope,
@@ -407,9 +419,10 @@ ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle, CheckS
     return failed(damaged("its manifest lists " + std::to_string(listed.size()) +
                           " specializations but its code has " +
                           std::to_string(image.specializationCount)));
+  IntactFatBinaries intact;
   for (size_t i = 0; i < listed.size(); ++i)
     if (std::optional<std::string> entryProblem =
-            everything ? specializationProblem(listed[i], i, payload, true)
+            everything ? specializationProblem(listed[i], i, payload, &intact)
                        : outlineProblem(listed[i], i))
       return failed(damaged(*entryProblem));
   if (const JsonValue *constants = manifest->member("constants")) {

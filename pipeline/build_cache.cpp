@@ -320,14 +320,24 @@ std::string BuildCache::codeKey(const std::string &semantic, const ir::Function 
   return key.finish();
 }
 
-std::optional<std::string> BuildCache::cubinKey(const ir::Function &kernel, llvm::StringRef ptx,
-                                                unsigned arch,
+std::string BuildCache::linkedCodeKey(llvm::ArrayRef<std::string> memberKeys,
+                                      llvm::StringRef target) const {
+  cache::KeyBuilder key;
+  identity.addTo(key);
+  key.add("kind", "linked ptx").add("target", target);
+  for (const std::string &member : memberKeys)
+    key.add("member", member);
+  return key.finish();
+}
+
+std::optional<std::string> BuildCache::cubinKey(llvm::StringRef name, const JitOptions &jit,
+                                                llvm::StringRef ptx, unsigned arch,
                                                 llvm::ArrayRef<std::string> linkFiles) const {
   cache::KeyBuilder key;
   identity.addTo(key);
-  key.add("kind", "cubin").add("target", cuda::smName(arch)).add("symbol", kernel.symbol);
+  key.add("kind", "cubin").add("target", cuda::smName(arch)).add("symbol", name);
   key.add("ptx", cache::digestOf(ptx));
-  addOptions(key, kernel.options);
+  addOptions(key, jit);
   for (const std::string &flag : options.ptxasFlags)
     key.add("ptxas-flag", flag);
   for (const std::string &file : linkFiles) {
@@ -367,12 +377,12 @@ std::optional<CacheHit<backend::CompiledCode>> BuildCache::lookupCode(const std:
                                          source};
 }
 
-void BuildCache::storeCode(const std::string &key, const ir::Function &kernel, llvm::StringRef kind,
+void BuildCache::storeCode(const std::string &key, llvm::StringRef name, llvm::StringRef kind,
                            llvm::StringRef target, const backend::CompiledCode &code) {
   keep({key,
         kind.str(),
         target.str(),
-        kernel.symbol,
+        name.str(),
         jsonText(Object{{"interface", interfaceToJson(code.interface)}}),
         {{"code", code.bytes}}});
 }
@@ -391,12 +401,12 @@ std::optional<CacheHit<backend::BuiltCubin>> BuildCache::lookupCubin(const std::
                                        source};
 }
 
-void BuildCache::storeCubin(const std::string &key, const ir::Function &kernel, unsigned arch,
+void BuildCache::storeCubin(const std::string &key, llvm::StringRef name, unsigned arch,
                             const backend::BuiltCubin &cubin) {
   keep({key,
         "cubin",
         cuda::smName(arch),
-        kernel.symbol,
+        name.str(),
         jsonText(Object{{"usage", usageToJson(cubin.usage)}}),
         {{"cubin", cubin.cubin}}});
 }
@@ -427,9 +437,9 @@ BuildCache::lookupFatbin(const std::string &key, llvm::ArrayRef<cuda::FatbinImag
   return CacheHit<std::string>{std::move(entry->blobs["fatbin"]), source};
 }
 
-void BuildCache::storeFatbin(const std::string &key, const ir::Function &kernel,
+void BuildCache::storeFatbin(const std::string &key, llvm::StringRef name,
                              const std::string &fatbin, llvm::ArrayRef<cuda::FatbinImage> images) {
-  cache::EntryContents contents{key, "fatbin", "fatbin", kernel.symbol, "", {{"fatbin", fatbin}}};
+  cache::EntryContents contents{key, "fatbin", "fatbin", name.str(), "", {{"fatbin", fatbin}}};
   contents.implied = imageBytes(images);
   keep(contents);
 }

@@ -8,11 +8,15 @@
 //               signature, decorator options, called device functions,
 //               constants read), the options after command-line overrides,
 //               and with debug/lineinfo the source file's path
+//   linked ptx  (an image's kernels' LLVM IR, linked) key: identity, sm_N,
+//               and the llvm keys of its kernels, in order
 //   cubin       key: identity, sm_N, the PTX's digest (which stands for all
 //               of the above), ptxas's options and -Xptxas flags, and the
 //               path and digest of every link=[...] file
 //   host        key: identity without CUDA, the host triple, as for PTX
 //   fatbin      key: CUDA version and the digests of its images
+//
+// Entries are named by the kernel's symbol, or by the image's stem.
 //
 // A kernel whose semantic hash cannot be found is compiled uncached.
 //
@@ -65,13 +69,17 @@ public:
   std::string codeKey(const std::string &semantic, const ir::Function &kernel, llvm::StringRef kind,
                       llvm::StringRef target) const;
   std::optional<CacheHit<backend::CompiledCode>> lookupCode(const std::string &key);
-  void storeCode(const std::string &key, const ir::Function &kernel, llvm::StringRef kind,
+  void storeCode(const std::string &key, llvm::StringRef name, llvm::StringRef kind,
                  llvm::StringRef target, const backend::CompiledCode &code);
+  /// The key of the PTX linked from the LLVM IR of kernels whose "llvm"
+  /// keys are `memberKeys`; stored and looked up as code.
+  std::string linkedCodeKey(llvm::ArrayRef<std::string> memberKeys, llvm::StringRef target) const;
 
-  std::optional<std::string> cubinKey(const ir::Function &kernel, llvm::StringRef ptx,
-                                      unsigned arch, llvm::ArrayRef<std::string> linkFiles) const;
+  std::optional<std::string> cubinKey(llvm::StringRef name, const JitOptions &jit,
+                                      llvm::StringRef ptx, unsigned arch,
+                                      llvm::ArrayRef<std::string> linkFiles) const;
   std::optional<CacheHit<backend::BuiltCubin>> lookupCubin(const std::string &key);
-  void storeCubin(const std::string &key, const ir::Function &kernel, unsigned arch,
+  void storeCubin(const std::string &key, llvm::StringRef name, unsigned arch,
                   const backend::BuiltCubin &cubin);
 
   /// A fat binary's entry keeps the bytes around its images; the images,
@@ -80,7 +88,7 @@ public:
   std::string fatbinKey(llvm::ArrayRef<cuda::FatbinImage> images) const;
   std::optional<CacheHit<std::string>> lookupFatbin(const std::string &key,
                                                     llvm::ArrayRef<cuda::FatbinImage> images);
-  void storeFatbin(const std::string &key, const ir::Function &kernel, const std::string &fatbin,
+  void storeFatbin(const std::string &key, llvm::StringRef name, const std::string &fatbin,
                    llvm::ArrayRef<cuda::FatbinImage> images);
 
   /// Notes where a step's result came from, for -v.

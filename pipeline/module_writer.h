@@ -28,7 +28,7 @@ struct ExtensionModuleInputs {
   /// name's last part, as Python's import finds it.
   std::string fileStem;
   std::string manifest;
-  /// One per specialization, in manifest order.
+  /// One per image, in the order the manifest's offsets place them.
   std::vector<std::string> fatbins;
   std::vector<backend::ExtensionEntry> entries;
   std::vector<std::string> hostObjects;

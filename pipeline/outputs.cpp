@@ -134,9 +134,16 @@ llvm::Error writeTypedIR(const BuildOptions &options, const ir::Module &typed,
 llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *module,
                          llvm::StringRef moduleName, llvm::StringRef extensionSuffix,
                          const cuda::ArchSelection *archs, std::vector<KernelArtifacts> &kernels,
-                         std::vector<std::string> &written) {
+                         std::vector<ImageArtifacts> &images, std::vector<std::string> &written) {
   llvm::Error failure = llvm::Error::success();
   size_t firstWritten = written.size();
+  auto write = [&](const std::string &name, llvm::StringRef bytes) {
+    if (!failure)
+      failure = writeFile(options.outputDirectory, name, bytes, written);
+  };
+  if (options.emit == EmitKind::Fatbin)
+    for (const ImageArtifacts &image : images)
+      write(image.stem + ".fatbin", image.fatbin);
   std::vector<backend::ManifestEntry> manifest;
   for (KernelArtifacts &build : kernels) {
     backend::ManifestEntry entry{
@@ -151,53 +158,58 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
       entry.interface.hasBlockEntry = build.host->interface.hasBlockEntry;
       entry.interface.hasThreadEntry = build.host->interface.hasThreadEntry;
     }
-    auto write = [&](const std::string &name, llvm::StringRef bytes) {
-      if (!failure)
-        failure = writeFile(options.outputDirectory, name, bytes, written);
+    const ImageArtifacts *image = build.image ? &images[*build.image] : nullptr;
+    auto writeOwn = [&](const std::string &name, llvm::StringRef bytes) {
+      write(name, bytes);
       entry.files.push_back(name);
     };
     switch (options.emit) {
     case EmitKind::LLVM:
       for (const auto &[arch, code] : build.ptx)
-        write(build.stem + "." + cuda::smName(arch) + ".ll", code.bytes);
+        writeOwn(build.stem + "." + cuda::smName(arch) + ".ll", code.bytes);
       break;
     case EmitKind::Ptx:
       for (const auto &[arch, code] : build.ptx) {
-        write(build.stem + "." + cuda::smName(arch) + ".ptx", code.bytes);
+        writeOwn(build.stem + "." + cuda::smName(arch) + ".ptx", code.bytes);
         entry.ptxArchs.insert(arch);
       }
       break;
     case EmitKind::Cubin:
-      for (const auto &[arch, cubin] : build.cubins) {
-        write(build.stem + "." + cuda::smName(arch) + ".cubin", cubin);
+      for (const auto &[arch, cubin] : image->cubins) {
+        writeOwn(build.stem + "." + cuda::smName(arch) + ".cubin", cubin);
         entry.cubinArchs.insert(arch);
       }
       break;
     case EmitKind::Fatbin:
-      write(build.stem + ".fatbin", build.fatbin);
+      entry.files.push_back(image->stem + ".fatbin");
       [[fallthrough]];
     case EmitKind::Module:
-      for (const auto &[arch, cubin] : build.cubins)
+      if (!image) // host code alone
+        break;
+      for (const auto &[arch, cubin] : image->cubins)
         entry.cubinArchs.insert(arch);
-      if (build.kernel->options.link.empty() && archs) // none: host code alone
+      if (image->linkFiles.empty())
         entry.ptxArchs = archs->archs.ptx;
       break;
     case EmitKind::Object:
-      write(build.stem + ".o", build.host->bytes);
+      writeOwn(build.stem + ".o", build.host->bytes);
       break;
     case EmitKind::Typed:
       break;
     }
     manifest.push_back(std::move(entry));
   }
-  if (options.emit == EmitKind::Module) {
+  if (options.emit == EmitKind::Module && !images.empty()) {
+    // Every kernel of an image points at its one fat binary.
     std::vector<uint64_t> sizes;
-    for (const KernelArtifacts &build : kernels)
-      sizes.push_back(build.fatbin.size());
+    for (const ImageArtifacts &image : images)
+      sizes.push_back(image.fatbin.size());
     std::vector<uint64_t> offsets = bundle::payloadOffsets(sizes);
-    for (size_t i = 0; i < kernels.size(); ++i)
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      size_t at = *kernels[i].image;
       manifest[i].fatbin = backend::ManifestBlob{
-          offsets[i], sizes[i], kilnChecksum(kernels[i].fatbin.data(), kernels[i].fatbin.size())};
+          offsets[at], sizes[at], kilnChecksum(images[at].fatbin.data(), images[at].fatbin.size())};
+    }
   }
   // A module that stays Python gets a companion, which its manifest names.
   bool companion = options.emit == EmitKind::Module && options.moduleStaysPython;
@@ -217,8 +229,9 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
     if (companion)
       inputs.fileStem = companionFileStem(moduleName);
     inputs.manifest = manifestText;
+    for (ImageArtifacts &image : images)
+      inputs.fatbins.push_back(std::move(image.fatbin));
     for (KernelArtifacts &build : kernels) {
-      inputs.fatbins.push_back(std::move(build.fatbin));
       const backend::KernelInterface &host = build.host->interface;
       inputs.entries.push_back({host.entryName, host.hasBlockEntry, host.hasThreadEntry});
       inputs.hostObjects.push_back(std::move(build.host->bytes));

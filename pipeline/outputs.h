@@ -1,9 +1,9 @@
 //===- pipeline/outputs.h - What a build writes ------------------*- C++ -*-===//
 //
-// The last step of a build: the files of the requested form (one per
-// specialization and architecture), the manifest describing them, or one
-// Python extension module holding everything; and a depfile for build
-// systems.
+// The last step of a build: the files of the requested form (per
+// specialization and architecture, or a fat binary per image), the manifest
+// describing them, or one Python extension module holding everything; and a
+// depfile for build systems.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -28,11 +28,12 @@ std::vector<std::string> linkFiles(const ir::Function &kernel, llvm::StringRef m
 llvm::Error writeTypedIR(const BuildOptions &options, const ir::Module &typed,
                          std::vector<std::string> &written);
 
-/// Writes what `options.emit` asks for from `kernels`, in a stable order,
-/// appending each path to `written`. `archs` is null for host-only builds.
+/// Writes what `options.emit` asks for from `kernels` and their `images`,
+/// in a stable order, appending each path to `written`. `archs` is null for
+/// host-only builds.
 llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *module,
                          llvm::StringRef moduleName, llvm::StringRef extensionSuffix,
                          const cuda::ArchSelection *archs, std::vector<KernelArtifacts> &kernels,
-                         std::vector<std::string> &written);
+                         std::vector<ImageArtifacts> &images, std::vector<std::string> &written);
 
 } // namespace kiln::pipeline

@@ -113,12 +113,77 @@ void applyOverrides(ir::Module &module, const BuildOptions &options) {
   }
 }
 
-/// The parallel phases of one build, over its kernels.
+/// Whether the build writes loadable fat binaries, whose images hold
+/// every kernel that compiles with the same options, rather than files of
+/// each specialization's own.
+bool buildsLinkedImages(const BuildOptions &options) {
+  return !options.hostOnly &&
+         (options.emit == EmitKind::Fatbin || options.emit == EmitKind::Module);
+}
+
+/// The images of a build: for fat binaries, one per set of code-generation
+/// options (a kernel that links other device code, or has debug
+/// information, has one of its own); for cubins, one per specialization.
+std::vector<ImageArtifacts> formImages(const BuildOptions &options, llvm::StringRef moduleName,
+                                       std::vector<KernelArtifacts> &kernels) {
+  std::vector<ImageArtifacts> images;
+  bool wantCubins =
+      !options.hostOnly && (buildsLinkedImages(options) || options.emit == EmitKind::Cubin ||
+                            (options.resourceUsage && options.emit == EmitKind::Ptx));
+  if (!wantCubins)
+    return images;
+  bool linked = buildsLinkedImages(options);
+  using OptionsKey = std::tuple<bool, bool, bool, bool, std::optional<unsigned>>;
+  std::map<OptionsKey, size_t> byOptions;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const ir::Function &kernel = *kernels[i].kernel;
+    const JitOptions &jit = kernel.options;
+    OptionsKey key{jit.fastmath, jit.debug, jit.optimize, jit.lineinfo, jit.maxRegisters};
+    // ptxas refuses the debug information of several compile units in one
+    // module ("overlapping non-identical data"): a kernel built with debug
+    // information has an image of its own, as one that links other code.
+    bool shares = linked && jit.link.empty() && !jit.debug;
+    std::optional<size_t> into;
+    if (auto found = byOptions.find(key); shares && found != byOptions.end())
+      into = found->second;
+    if (!into) {
+      into = images.size();
+      if (shares)
+        byOptions.emplace(key, *into);
+      ImageArtifacts &image = images.emplace_back();
+      image.linked = linked;
+      image.options = &jit;
+      image.linkFiles = linkFiles(kernel, options.file);
+      if (linked) {
+        image.stem = *into == 0 ? moduleName.str() : moduleName.str() + "." + std::to_string(*into);
+      } else {
+        image.stem = kernels[i].stem;
+        image.description = kernels[i].description;
+        image.progressName = kernels[i].progressName;
+      }
+    }
+    kernels[i].image = *into;
+    images[*into].members.push_back(i);
+  }
+  // Messages about an image of one kernel name the kernel.
+  for (ImageArtifacts &image : images)
+    if (image.linked && image.members.size() == 1) {
+      image.description = kernels[image.members.front()].description;
+      image.progressName = kernels[image.members.front()].progressName;
+    } else if (image.linked) {
+      std::string kernelCount = std::to_string(image.members.size()) + " kernels";
+      image.description = "the image '" + image.stem + "' of " + kernelCount;
+      image.progressName = image.stem + " (" + kernelCount + ")";
+    }
+  return images;
+}
+
+/// The parallel phases of one build, over its kernels and images.
 class KernelBuilder {
 public:
   KernelBuilder(const BuildOptions &options, BuildReporter &reporter,
-                std::vector<KernelArtifacts> &kernels)
-      : options(options), reporter(reporter), kernels(kernels),
+                std::vector<KernelArtifacts> &kernels, std::vector<ImageArtifacts> &images)
+      : options(options), reporter(reporter), kernels(kernels), images(images),
         pool(llvm::hardware_concurrency(options.jobs)) {}
 
   llvm::Error run();
@@ -127,17 +192,28 @@ public:
 private:
   llvm::Error findTools();
   void compileCode(size_t index, std::optional<unsigned> arch);
+  void linkImage(size_t index, unsigned arch);
   void buildCubin(size_t index, unsigned arch, backend::CubinBuilder &cubins);
   void buildFatbin(size_t index);
-  /// The key of a step of kernel `index`, when the kernel is cached.
+  /// Whether kernel `index` is cached (its semantic key is known).
   bool cached(size_t index) const { return cache && semantic[index]; }
-  /// Adds a finished step to kernel `index` (under resultsMutex).
-  void recordStep(size_t index, llvm::StringRef kind, llvm::StringRef target,
+  /// The form of the device code compiled per kernel.
+  backend::CodeForm deviceCodeForm() const {
+    return options.emit == EmitKind::LLVM || buildsLinkedImages(options)
+               ? backend::CodeForm::LLVMIR
+               : backend::CodeForm::Assembly;
+  }
+  /// Adds a finished step to `steps` (under resultsMutex).
+  void recordStep(std::vector<BuildStep> &steps, llvm::StringRef kind, llvm::StringRef target,
                   const StepOutcome &outcome);
+  /// Gives each kernel what ptxas reported for its entry function in its
+  /// image's cubins.
+  void shareImageResults();
 
   const BuildOptions &options;
   BuildReporter &reporter;
   std::vector<KernelArtifacts> &kernels;
+  std::vector<ImageArtifacts> &images;
   std::optional<cuda::CudaToolkit> toolkit;
   std::optional<cuda::ArchSelection> archs;
   std::optional<backend::KernelCompiler> compiler;
@@ -172,21 +248,19 @@ llvm::Error KernelBuilder::findTools() {
   return llvm::Error::success();
 }
 
-void KernelBuilder::recordStep(size_t index, llvm::StringRef kind, llvm::StringRef target,
-                               const StepOutcome &outcome) {
+void KernelBuilder::recordStep(std::vector<BuildStep> &steps, llvm::StringRef kind,
+                               llvm::StringRef target, const StepOutcome &outcome) {
   const char *origin = !outcome.source                            ? "uncached"
                        : *outcome.source == StepSource::LocalHit  ? "hit"
                        : *outcome.source == StepSource::RemoteHit ? "remote hit"
                                                                   : "miss";
-  kernels[index].steps.push_back({kind.str(), target.str(), origin, outcome.microseconds});
+  steps.push_back({kind.str(), target.str(), origin, outcome.microseconds});
 }
 
 /// Host code (no arch) or, per PTX target, PTX or LLVM IR.
 void KernelBuilder::compileCode(size_t index, std::optional<unsigned> arch) {
   KernelArtifacts &build = kernels[index];
-  backend::CodeForm form = !arch                            ? backend::CodeForm::Object
-                           : options.emit == EmitKind::LLVM ? backend::CodeForm::LLVMIR
-                                                            : backend::CodeForm::Assembly;
+  backend::CodeForm form = arch ? deviceCodeForm() : backend::CodeForm::Object;
   const char *kind = !arch ? "host" : form == backend::CodeForm::LLVMIR ? "llvm" : "ptx";
   std::string target = arch ? cuda::smName(*arch) : backend::hostTriple();
   auto tick = llvm::make_scope_exit(
@@ -203,7 +277,7 @@ void KernelBuilder::compileCode(size_t index, std::optional<unsigned> arch) {
                     : compiler->compileForHost(*build.kernel, form);
       },
       [&](const std::string &k, const backend::CompiledCode &c) {
-        cache->storeCode(k, *build.kernel, kind, target, c);
+        cache->storeCode(k, build.kernel->symbol, kind, target, c);
       },
       outcome);
   if (!code)
@@ -211,67 +285,141 @@ void KernelBuilder::compileCode(size_t index, std::optional<unsigned> arch) {
                       build.description + (arch ? " for " + target : std::string()) + ": " +
                           llvm::toString(code.takeError()));
   std::lock_guard<std::mutex> lock(resultsMutex);
-  recordStep(index, kind, target, outcome);
+  recordStep(build.steps, kind, target, outcome);
   if (arch)
     build.ptx[*arch] = std::move(*code);
   else
     build.host = std::move(*code);
 }
 
-void KernelBuilder::buildCubin(size_t index, unsigned arch, backend::CubinBuilder &cubins) {
-  KernelArtifacts &build = kernels[index];
-  auto tick = llvm::make_scope_exit(
-      [&] { reporter.taskFinished(build.progressName + " cubin " + cuda::smName(arch)); });
-  const std::string &ptx = build.ptx.at(cuda::ptxTargetForCubin(arch)).bytes;
-  std::vector<std::string> links = linkFiles(*build.kernel, options.file);
+/// The PTX of image `index` for .target `arch`: its kernels' LLVM IR,
+/// linked, or its one kernel's PTX.
+void KernelBuilder::linkImage(size_t index, unsigned arch) {
+  ImageArtifacts &image = images[index];
+  if (!image.linked) {
+    std::lock_guard<std::mutex> lock(resultsMutex);
+    image.ptx[arch] = kernels[image.members.front()].ptx.at(arch).bytes;
+    return;
+  }
+  std::string target = cuda::smName(arch);
+  auto tick =
+      llvm::make_scope_exit([&] { reporter.taskFinished(image.progressName + " ptx " + target); });
+  std::vector<llvm::StringRef> members;
+  std::vector<std::string> memberKeys;
+  bool allCached = cache != nullptr;
+  for (size_t member : image.members) {
+    members.push_back(kernels[member].ptx.at(arch).bytes);
+    if (!cached(member))
+      allCached = false;
+    else
+      memberKeys.push_back(
+          cache->codeKey(*semantic[member], *kernels[member].kernel, "llvm", target));
+  }
   std::optional<std::string> key;
-  if (cached(index))
-    key = cache->cubinKey(*build.kernel, ptx, arch, links);
+  if (allCached)
+    key = cache->linkedCodeKey(memberKeys, target);
+  StepOutcome outcome;
+  llvm::Expected<backend::CompiledCode> code = cachedStep<backend::CompiledCode>(
+      cache.get(), key, {"ptx", target, image.description},
+      [&](const std::string &k) { return cache->lookupCode(k); },
+      [&]() -> llvm::Expected<backend::CompiledCode> {
+        llvm::Expected<std::string> ptx = compiler->linkForGpu(members, arch, *image.options);
+        if (!ptx)
+          return ptx.takeError();
+        return backend::CompiledCode{{}, std::move(*ptx)};
+      },
+      [&](const std::string &k, const backend::CompiledCode &c) {
+        cache->storeCode(k, image.stem, "ptx", target, c);
+      },
+      outcome);
+  if (!code)
+    return errors.add(kernels.size() + index, arch,
+                      image.description + " for " + target + ": " +
+                          llvm::toString(code.takeError()));
+  std::lock_guard<std::mutex> lock(resultsMutex);
+  recordStep(image.steps, "ptx", target, outcome);
+  image.ptx[arch] = std::move(code->bytes);
+  // The members' IR is not needed again; a module of hundreds of kernels
+  // would otherwise hold all of it to the end of the build.
+  for (size_t member : image.members)
+    std::string().swap(kernels[member].ptx.at(arch).bytes);
+}
+
+void KernelBuilder::buildCubin(size_t index, unsigned arch, backend::CubinBuilder &cubins) {
+  ImageArtifacts &image = images[index];
+  auto tick = llvm::make_scope_exit(
+      [&] { reporter.taskFinished(image.progressName + " cubin " + cuda::smName(arch)); });
+  const std::string &ptx = image.ptx.at(cuda::ptxTargetForCubin(arch));
+  bool allCached = cache != nullptr;
+  for (size_t member : image.members)
+    allCached = allCached && cached(member);
+  std::optional<std::string> key;
+  if (allCached)
+    key = cache->cubinKey(image.stem, *image.options, ptx, arch, image.linkFiles);
   StepOutcome outcome;
   llvm::Expected<backend::BuiltCubin> cubin = cachedStep<backend::BuiltCubin>(
-      cache.get(), key, {"cubin", cuda::smName(arch), build.description},
+      cache.get(), key, {"cubin", cuda::smName(arch), image.description},
       [&](const std::string &k) { return cache->lookupCubin(k); },
-      [&] { return cubins.build(build.kernel->options, ptx, build.stem + ".ptx", arch, links); },
+      [&] { return cubins.build(*image.options, ptx, image.stem + ".ptx", arch, image.linkFiles); },
       [&](const std::string &k, const backend::BuiltCubin &c) {
-        cache->storeCubin(k, *build.kernel, arch, c);
+        cache->storeCubin(k, image.stem, arch, c);
       },
       outcome);
   if (!cubin)
-    return errors.add(index, arch, build.description + ": " + llvm::toString(cubin.takeError()));
+    return errors.add(kernels.size() + index, arch,
+                      image.description + ": " + llvm::toString(cubin.takeError()));
   std::lock_guard<std::mutex> lock(resultsMutex);
-  recordStep(index, "cubin", cuda::smName(arch), outcome);
-  build.cubins[arch] = std::move(cubin->cubin);
-  build.usage[arch] = std::move(cubin->usage);
+  recordStep(image.steps, "cubin", cuda::smName(arch), outcome);
+  image.cubins[arch] = std::move(cubin->cubin);
+  image.usage[arch] = std::move(cubin->usage);
 }
 
-/// Every cubin, and PTX for the virtual archs (kernels that link other
+/// Every cubin, and PTX for the virtual archs (images that link other
 /// device code carry cubins only: their PTX alone would not load).
 void KernelBuilder::buildFatbin(size_t index) {
-  KernelArtifacts &build = kernels[index];
-  auto tick = llvm::make_scope_exit([&] { reporter.taskFinished(build.progressName + " fatbin"); });
-  std::vector<cuda::FatbinImage> images;
-  for (const auto &[arch, cubin] : build.cubins)
-    images.push_back({cuda::FatbinImageKind::Cubin, arch, cubin});
-  if (build.kernel->options.link.empty())
+  ImageArtifacts &image = images[index];
+  auto tick = llvm::make_scope_exit([&] { reporter.taskFinished(image.progressName + " fatbin"); });
+  std::vector<cuda::FatbinImage> parts;
+  for (const auto &[arch, cubin] : image.cubins)
+    parts.push_back({cuda::FatbinImageKind::Cubin, arch, cubin});
+  if (image.linkFiles.empty())
     for (unsigned arch : archs->archs.ptx)
-      images.push_back({cuda::FatbinImageKind::Ptx, arch, build.ptx.at(arch).bytes});
+      parts.push_back({cuda::FatbinImageKind::Ptx, arch, image.ptx.at(arch)});
+  bool allCached = cache != nullptr;
+  for (size_t member : image.members)
+    allCached = allCached && cached(member);
   std::optional<std::string> key;
-  if (cached(index))
-    key = cache->fatbinKey(images);
+  if (allCached)
+    key = cache->fatbinKey(parts);
   StepOutcome outcome;
   llvm::Expected<std::string> fatbin = cachedStep<std::string>(
-      cache.get(), key, {"fatbin", "-", build.description},
-      [&](const std::string &k) { return cache->lookupFatbin(k, images); },
-      [&] { return cuda::createFatbinary(*toolkit, images); },
+      cache.get(), key, {"fatbin", "-", image.description},
+      [&](const std::string &k) { return cache->lookupFatbin(k, parts); },
+      [&] { return cuda::createFatbinary(*toolkit, parts); },
       [&](const std::string &k, const std::string &f) {
-        cache->storeFatbin(k, *build.kernel, f, images);
+        cache->storeFatbin(k, image.stem, f, parts);
       },
       outcome);
   if (!fatbin)
-    return errors.add(index, 0, build.description + ": " + llvm::toString(fatbin.takeError()));
+    return errors.add(kernels.size() + index, 0,
+                      image.description + ": " + llvm::toString(fatbin.takeError()));
   std::lock_guard<std::mutex> lock(resultsMutex);
-  recordStep(index, "fatbin", "-", outcome);
-  build.fatbin = std::move(*fatbin);
+  recordStep(image.steps, "fatbin", "-", outcome);
+  image.fatbin = std::move(*fatbin);
+}
+
+void KernelBuilder::shareImageResults() {
+  for (KernelArtifacts &build : kernels) {
+    if (!build.image)
+      continue;
+    const ImageArtifacts &image = images[*build.image];
+    const std::string &entry = build.ptx.empty() ? build.host->interface.entryName
+                                                 : build.ptx.begin()->second.interface.entryName;
+    for (const auto &[arch, report] : image.usage) {
+      const cuda::FunctionResources *function = report.function(entry);
+      build.resources[arch] = function ? std::optional(*function) : std::nullopt;
+    }
+  }
 }
 
 llvm::Error KernelBuilder::run() {
@@ -285,14 +433,15 @@ llvm::Error KernelBuilder::run() {
 
   bool forHost = options.emit == EmitKind::Object || options.hostOnly;
   bool withHost = forHost || options.emit == EmitKind::Module;
-  bool wantFatbins =
-      !options.hostOnly && (options.emit == EmitKind::Fatbin || options.emit == EmitKind::Module);
-  bool wantCubins = !options.hostOnly && (options.emit == EmitKind::Cubin || wantFatbins ||
-                                          (options.resourceUsage && options.emit == EmitKind::Ptx));
+  bool wantFatbins = buildsLinkedImages(options);
   std::set<unsigned> targets = forHost ? std::set<unsigned>() : archs->archs.ptxTargets();
-  unsigned cubinCount = wantCubins ? unsigned(archs->archs.cubins.size()) : 0;
-  reporter.expectTasks(unsigned(kernels.size()) * ((withHost ? 1 : 0) + unsigned(targets.size()) +
-                                                   cubinCount + (wantFatbins ? 1 : 0)));
+  unsigned linkedTargets = 0, cubinCount = 0;
+  for (const ImageArtifacts &image : images) {
+    linkedTargets += image.linked ? unsigned(targets.size()) : 0;
+    cubinCount += unsigned(archs->archs.cubins.size());
+  }
+  reporter.expectTasks(unsigned(kernels.size()) * ((withHost ? 1 : 0) + unsigned(targets.size())) +
+                       linkedTargets + cubinCount + (wantFatbins ? unsigned(images.size()) : 0));
 
   for (size_t i = 0; i < kernels.size(); ++i) {
     if (withHost)
@@ -301,28 +450,40 @@ llvm::Error KernelBuilder::run() {
       pool.async([this, i, arch] { compileCode(i, arch); });
   }
   pool.wait();
-  if (errors.empty() && wantCubins) {
+  if (errors.empty() && !images.empty()) {
+    for (size_t i = 0; i < images.size(); ++i)
+      for (unsigned arch : targets)
+        pool.async([this, i, arch] { linkImage(i, arch); });
+    pool.wait();
+  }
+  if (errors.empty() && !images.empty()) {
     backend::CubinBuilder cubins(*toolkit, options.ptxasFlags);
-    for (size_t i = 0; i < kernels.size(); ++i)
+    for (size_t i = 0; i < images.size(); ++i)
       for (unsigned arch : archs->archs.cubins)
         pool.async([this, i, arch, &cubins] { buildCubin(i, arch, cubins); });
     pool.wait();
   }
   if (errors.empty() && wantFatbins) {
-    for (size_t i = 0; i < kernels.size(); ++i)
+    for (size_t i = 0; i < images.size(); ++i)
       pool.async([this, i] { buildFatbin(i); });
     pool.wait();
   }
   if (cache)
     cache->finish(reporter);
+  shareImageResults();
   // Phases ran in parallel: their steps are put in a stable order.
   auto phase = [](llvm::StringRef kind) {
     return kind == "host" ? 0 : kind == "cubin" ? 2 : kind == "fatbin" ? 3 : 1;
   };
-  for (KernelArtifacts &build : kernels)
-    llvm::sort(build.steps, [&](const BuildStep &a, const BuildStep &b) {
+  auto inOrder = [&](std::vector<BuildStep> &steps) {
+    llvm::sort(steps, [&](const BuildStep &a, const BuildStep &b) {
       return std::make_tuple(phase(a.kind), a.target) < std::make_tuple(phase(b.kind), b.target);
     });
+  };
+  for (KernelArtifacts &build : kernels)
+    inOrder(build.steps);
+  for (ImageArtifacts &image : images)
+    inOrder(image.steps);
   return errors.take();
 }
 
@@ -401,14 +562,11 @@ bool isTypedIRFile(llvm::StringRef path) {
 }
 
 std::map<unsigned, cuda::FunctionResources> KernelArtifacts::entryResources() const {
-  const backend::KernelInterface *interface =
-      !ptx.empty() ? &ptx.begin()->second.interface : host ? &host->interface : nullptr;
-  std::map<unsigned, cuda::FunctionResources> resources;
-  if (interface)
-    for (const auto &[arch, report] : usage)
-      if (const cuda::FunctionResources *function = report.function(interface->entryName))
-        resources[arch] = *function;
-  return resources;
+  std::map<unsigned, cuda::FunctionResources> reported;
+  for (const auto &[arch, function] : resources)
+    if (function)
+      reported[arch] = *function;
+  return reported;
 }
 
 llvm::Expected<BuildResult> buildModule(const BuildOptions &options, BuildReporter &reporter) {
@@ -450,15 +608,15 @@ llvm::Expected<BuildResult> buildModule(const BuildOptions &options, BuildReport
                                 {},
                                 {},
                                 {},
-                                {},
                                 {}});
-  KernelBuilder builder(options, reporter, result.kernels);
+  result.images = formImages(options, moduleName, result.kernels);
+  KernelBuilder builder(options, reporter, result.kernels, result.images);
   if (llvm::Error error = builder.run())
     return error;
   if (llvm::Error error =
           writeOutputs(options, result.checked.get(), moduleName, extensionSuffix,
                        builder.architectures() ? &*builder.architectures() : nullptr,
-                       result.kernels, result.written))
+                       result.kernels, result.images, result.written))
     return error;
   return result;
 }

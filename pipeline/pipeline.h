@@ -4,12 +4,14 @@
 // callers build through this one entry point.
 //
 //   source ─check─▶ typed IR ─┬─ host object per specialization (CPU engine)
-//                             └─ LLVM IR / PTX per PTX target ─ cubin per real arch ─ fatbin
+//                             └─ LLVM IR / PTX per specialization and PTX target
+//   ─▶ per image: PTX per PTX target (its kernels linked) ─ cubin per real arch ─ fatbin
 //   ─▶ files of the requested form and a manifest, or one Python extension module
 //
-// Work runs in parallel phases (code, cubins, fat binaries); each task has
-// its own LLVMContext and only reads the typed IR, and each goes through
-// the specialization cache (pipeline/cached_step.h).
+// Work runs in parallel phases (code, linking, cubins, fat binaries); each
+// task has its own LLVMContext and only reads the typed IR or the code of
+// the phase before, and each goes through the specialization cache
+// (pipeline/cached_step.h).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -52,17 +54,47 @@ struct KernelArtifacts {
   std::string description;
   /// "add(float32[::1], int64)", for progress lines.
   std::string progressName;
-  std::map<unsigned, backend::CompiledCode> ptx; // by .target (LLVM IR for EmitKind::LLVM)
-  std::map<unsigned, std::string> cubins;        // by sm_
-  std::map<unsigned, cuda::ResourceUsage> usage; // by sm_
-  std::string fatbin;
+  /// By .target: PTX, or optimized LLVM IR (for EmitKind::LLVM, and for
+  /// kernels whose image links them, whose IR is released once linked).
+  std::map<unsigned, backend::CompiledCode> ptx;
   std::optional<backend::CompiledCode> host;
+  /// The image its device code is loaded from (BuildResult::images).
+  std::optional<size_t> image;
+  /// Per sm_ of its image's cubins: what ptxas reported for the kernel's
+  /// entry function, or nothing when the report does not name it.
+  std::map<unsigned, std::optional<cuda::FunctionResources>> resources;
   /// In the order of the build's phases, then by target.
   std::vector<BuildStep> steps;
 
-  /// Per sm_: what ptxas reported for the kernel's entry function, for
-  /// the arches whose report names it.
+  /// The resources ptxas reported, per sm_.
   std::map<unsigned, cuda::FunctionResources> entryResources() const;
+};
+
+/// Kernels whose device code is loaded together, and what was built for
+/// them. A module's fat binary holds all its kernels that compile with the
+/// same options: one code generation per PTX target over their linked LLVM
+/// IR, one ptxas run per architecture, one fat binary, which the runtime
+/// loads once. Where each specialization has files of its own (cubins, and
+/// PTX with --resource-usage), each is an image of one kernel and its PTX.
+struct ImageArtifacts {
+  /// Indices of its kernels in BuildResult::kernels, in order.
+  std::vector<size_t> members;
+  /// Whether its PTX is its members' LLVM IR linked, not one kernel's PTX.
+  bool linked = false;
+  /// File names start with this: the module's name ("kernels", then
+  /// "kernels.1", ...) or, for an image of one kernel's PTX, its stem.
+  std::string stem;
+  /// "kernel 'add' (float32[::1])" or "the image 'kernels' of 12 kernels".
+  std::string description;
+  /// For progress lines.
+  std::string progressName;
+  const JitOptions *options = nullptr;
+  std::vector<std::string> linkFiles;
+  std::map<unsigned, std::string> ptx;           // by .target
+  std::map<unsigned, std::string> cubins;        // by sm_
+  std::map<unsigned, cuda::ResourceUsage> usage; // by sm_
+  std::string fatbin;
+  std::vector<BuildStep> steps;
 };
 
 struct BuildResult {
@@ -73,6 +105,7 @@ struct BuildResult {
   std::unique_ptr<TypeContext> types;
   std::unique_ptr<ir::Module> typed;
   std::vector<KernelArtifacts> kernels;
+  std::vector<ImageArtifacts> images;
   /// The files written, in a stable order.
   std::vector<std::string> written;
 };

@@ -11,7 +11,9 @@
 // for any device of compute capability X.Y or later) that the device can
 // run; then cuModuleLoadData lets the driver pick, exactly as it would for
 // nvcc's fat binaries. A module that holds nothing for the device fails with
-// NoBinaryForGpu naming both sides, before the driver is asked.
+// NoBinaryForGpu naming both sides, before the driver is asked. The kernels
+// of one image share its fat binary, which is loaded once: the first of
+// them to launch loads it, the others only look up their entry function.
 //
 //===----------------------------------------------------------------------===//
 
@@ -141,6 +143,12 @@ private:
   uint32_t maxBlockDim[3] = {1024, 1024, 64};
   uint32_t maxGridDim[3] = {2147483647u, 65535, 65535};
   uint32_t maxSharedOptIn = kDefaultSharedLimit;
+
+  /// The fat binaries loaded so far, by address in their mapped modules.
+  /// They stay loaded for the life of the process, as the functions cached
+  /// in the specs need them.
+  std::mutex imagesMutex;
+  std::unordered_map<const uint8_t *, CUmodule> loadedImages;
 
   /// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as set so far: only
   /// ever raised, so that concurrent launches never lower another's limit.
@@ -499,21 +507,20 @@ Status CudaTarget::load(KernelSpec &spec, CUfunction &function) {
   if (!spec.fatbin || spec.fatbinSize == 0)
     return Status::error(ErrorKind::Internal, describeKernel(spec) + " has no fat binary");
 
-  CUmodule module = nullptr;
-  if (CUresult result = driver.cuModuleLoadData(&module, spec.fatbin))
-    return failed("cuModuleLoadData", result,
-                  "loading " + describeKernel(spec) +
-                      (cubinFits ? ""
-                                 : " from PTX, which the driver compiles for sm_" +
-                                       std::to_string(deviceArch)));
-  if (CUresult result = driver.cuModuleGetFunction(&function, module, spec.entryName.c_str())) {
-    Status status = failed("cuModuleGetFunction", result,
-                           "entry '" + spec.entryName + "' of " + describeKernel(spec));
-    (void)driver.cuModuleUnload(module);
-    return status;
-  }
-  // The module stays loaded for the life of the process, as the function
-  // cached in the spec needs it.
+  std::lock_guard<std::mutex> lock(imagesMutex);
+  CUmodule &module = loadedImages[spec.fatbin];
+  if (!module)
+    if (CUresult result = driver.cuModuleLoadData(&module, spec.fatbin)) {
+      loadedImages.erase(spec.fatbin);
+      return failed("cuModuleLoadData", result,
+                    "loading " + describeKernel(spec) +
+                        (cubinFits ? ""
+                                   : " from PTX, which the driver compiles for sm_" +
+                                         std::to_string(deviceArch)));
+    }
+  if (CUresult result = driver.cuModuleGetFunction(&function, module, spec.entryName.c_str()))
+    return failed("cuModuleGetFunction", result,
+                  "entry '" + spec.entryName + "' of " + describeKernel(spec));
   return Status::success();
 }
 

@@ -19,7 +19,8 @@
 // entry (every key the runtime reads, the parameter layout) when
 // ModuleImage.entry() hands it to its kernel at the kernel's first use, and
 // its fat binary against its checksum just before a GPU first loads it
-// (fatBinaryIntact()). The bundle is mapped, so a fat binary's pages are
+// (fatBinaryIntact(); the kernels of an image share one fat binary, read
+// once). The bundle is mapped, so a fat binary's pages are
 // read only then; the CPU engine, which runs the host code, reads none.
 // Damage found there is a RuntimeError of that first use, naming the
 // module and what is damaged.
@@ -220,6 +221,8 @@ PyObject *createImageObject(const KilnModuleImage *image, const uint8_t *bundle,
   object->manifestSize = header.manifestSize;
   object->constants = {index.constantsBegin, index.constantsEnd};
   object->entries = new (std::nothrow) std::vector<std::pair<size_t, size_t>>();
+  object->intactFatBinaries =
+      new (std::nothrow) std::set<std::tuple<const uint8_t *, uint64_t, uint64_t>>();
   if (object->entries) {
     object->entries->reserve(index.specializations.size());
     for (const bundle::ManifestIndex::Entry &entry : index.specializations)
@@ -228,8 +231,9 @@ PyObject *createImageObject(const KilnModuleImage *image, const uint8_t *bundle,
   object->name = PyUnicode_FromString(image->moduleName);
   object->specializations = specializationNames(index);
   object->changedSource = changedSourceBeside(modulePath, index);
-  if (!object->entries || !object->name || !object->specializations || !object->changedSource) {
-    bool noMemory = !object->entries;
+  if (!object->entries || !object->intactFatBinaries || !object->name ||
+      !object->specializations || !object->changedSource) {
+    bool noMemory = !object->entries || !object->intactFatBinaries;
     Py_DECREF(self);
     return noMemory ? PyErr_NoMemory() : nullptr;
   }
@@ -320,6 +324,7 @@ void deallocate(PyObject *self) {
   Py_XDECREF(asImage(self)->specializations);
   Py_XDECREF(asImage(self)->changedSource);
   delete asImage(self)->entries;
+  delete asImage(self)->intactFatBinaries;
   PyTypeObject *type = Py_TYPE(self);
   type->tp_free(self);
   Py_DECREF(type);
@@ -473,6 +478,12 @@ bool fatBinaryIntact(Specialization &chosen) {
       !chosen.kernel.fatbin)
     return true;
   ModuleImageObject *image = chosen.image;
+  std::tuple<const uint8_t *, uint64_t, uint64_t> fatbin{
+      chosen.kernel.fatbin, chosen.kernel.fatbinSize, chosen.fatBinaryChecksum};
+  if (image->intactFatBinaries->count(fatbin)) {
+    chosen.fatBinaryChecked.store(true, std::memory_order_release);
+    return true;
+  }
   ++image->fatBinariesRead;
   std::optional<std::string> problem =
       bundle::checkFatBinary(std::string_view(reinterpret_cast<const char *>(chosen.kernel.fatbin),
@@ -483,6 +494,7 @@ bool fatBinaryIntact(Specialization &chosen) {
                  image->image->moduleName, problem->c_str());
     return false;
   }
+  image->intactFatBinaries->insert(fatbin);
   chosen.fatBinaryChecked.store(true, std::memory_order_release);
   return true;
 }

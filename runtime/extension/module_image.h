@@ -5,6 +5,8 @@
 #include "runtime/extension/runtime_module.h"
 
 #include <cstddef>
+#include <set>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -27,6 +29,9 @@ struct ModuleImageObject {
   std::pair<size_t, size_t> constants;
   /// Fat binaries read so far (checked before their first load), for tests.
   uint64_t fatBinariesRead;
+  /// The fat binaries found intact, as (start, size, checksum): the kernels
+  /// of one image share its fat binary, which is read once.
+  std::set<std::tuple<const uint8_t *, uint64_t, uint64_t>> *intactFatBinaries;
   /// The path of the source file beside the module when it differs from
   /// the one the module was built from, else None.
   PyObject *changedSource;

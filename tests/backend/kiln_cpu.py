@@ -12,7 +12,9 @@ ValueError for a bad launch configuration, RuntimeError for a deadlock.
 """
 
 import atexit
+import importlib
 import importlib.util
+import json
 import itertools
 import os
 import pathlib
@@ -66,15 +68,23 @@ def compile_module(path, directory=None):
 
 def fat_binaries_for_every_default_architecture(source, directory, kiln):
     """Builds `source` (as directory/name.py) with `kiln build --emit fatbin`
-    for Kiln's default architectures, through ptxas for each, and returns
-    the fat binaries written, one per kernel specialization; fails the test
-    with kiln's diagnostics if the build fails."""
+    for Kiln's default architectures, through ptxas for each, and returns,
+    per kernel specialization, the fat binary it loads from (the kernels of
+    an image share one); fails the test with kiln's diagnostics if the build
+    fails."""
     path = pathlib.Path(directory) / "every_architecture.py"
     path.write_text(source)
     output = pathlib.Path(directory) / "every_architecture"
     built = kiln("build", path, "--emit", "fatbin", "-o", output, "--no-cache")
     assert built.returncode == 0, built.stderr
-    return sorted(output.glob("*.fatbin"))
+    manifest = json.loads((output / "every_architecture.manifest.json").read_text())
+    fatbins = []
+    for spec in manifest["specializations"]:
+        [name] = spec["files"]
+        fatbin = output / name
+        assert fatbin.read_bytes()[:4] == bytes.fromhex("50ed55ba"), f"{fatbin} is no fat binary"
+        fatbins.append(fatbin)
+    return fatbins
 
 
 def compile_source(source, directory, name="kernels"):

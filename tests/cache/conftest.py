@@ -45,7 +45,12 @@ def second(out):
 """
 
 SUMMARY = re.compile(r"^cache .*: (\d+) local hits, (\d+) remote hits, (\d+) compiled$", re.M)
-NOTE = re.compile(r"^  (local hit|remote hit|compiled) +(\S+) (\S+) kernel '(\w+)'", re.M)
+NOTE = re.compile(
+    r"^  (local hit|remote hit|compiled) +(\S+) (\S+) (?:kernel '(\w+)'|the image '([\w.]+)')", re.M)
+
+# A build of MODULE keeps five entries: each kernel's LLVM IR, and the PTX,
+# cubin and fat binary of the image that holds both kernels.
+ENTRIES = 5
 
 
 KEY_VARIABLES = ("KILN_CONFIG_DIR", "KILN_TRUSTED_KEYS", "KILN_SIGNING_KEY")
@@ -102,7 +107,7 @@ class CacheRig:
     def build(self, module, *extra, out=None, env=None):
         """Builds `module`; returns (result, hits, misses, notes, out): hits
         local or remote, misses compiled, and notes (hit|miss, kind, target,
-        kernel) from -v."""
+        kernel, or "image NAME") from -v."""
         if out is None:
             self.counter += 1
             out = self.root / f"out{self.counter}"
@@ -111,7 +116,7 @@ class CacheRig:
         summary = SUMMARY.search(result.stderr)
         hits, misses = ((int(summary[1]) + int(summary[2]), int(summary[3])) if summary
                         else (0, 0))
-        notes = [("miss" if m[1] == "compiled" else "hit", m[2], m[3], m[4])
+        notes = [("miss" if m[1] == "compiled" else "hit", m[2], m[3], m[4] or f"image {m[5]}")
                  for m in NOTE.finditer(result.stderr)]
         return result, hits, misses, notes, out
 

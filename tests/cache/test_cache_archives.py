@@ -5,7 +5,7 @@ import json
 import sqlite3
 import tarfile
 
-from .conftest import assert_rejected, blob_digest, write_tar
+from .conftest import ENTRIES, assert_rejected, blob_digest, write_tar
 
 
 def test_export_then_import_gives_hits_elsewhere(rig, tmp_path):
@@ -14,12 +14,12 @@ def test_export_then_import_gives_hits_elsewhere(rig, tmp_path):
     rig.make_key("ci")
     archive = tmp_path / "cache.tar.gz"
     result = rig.run("cache", "export", archive, check=True)
-    assert "exported 6 entries" in result.stdout
+    assert f"exported {ENTRIES} entries" in result.stdout
     rig.env["KILN_CACHE_DIR"] = str(tmp_path / "other")
     result = rig.run("cache", "import", archive, check=True)
-    assert "imported 6 entries" in result.stdout
+    assert f"imported {ENTRIES} entries" in result.stdout
     _, hits, misses, _, _ = rig.build(module)
-    assert misses == 0 and hits == 6
+    assert misses == 0 and hits == ENTRIES
     assert rig.verify().returncode == 0
 
 
@@ -33,7 +33,7 @@ def info(name, kind, **fields):
 
 def test_a_good_archive_imports(rig, exported, tmp_path):
     result = rig.run("cache", "import", write_tar(tmp_path / "a.tar", exported), check=True)
-    assert "imported 6 entries" in result.stdout
+    assert f"imported {ENTRIES} entries" in result.stdout
 
 
 def test_path_traversal_is_rejected(rig, exported, tmp_path):
@@ -111,7 +111,7 @@ def test_a_blob_an_entry_lists_many_times_counts_once(rig, exported, tmp_path):
     # signature takes it, which is what this accounting is about.
     result = rig.run("cache", "import", write_tar(tmp_path / "many.tar", members),
                      "--insecure-skip-signature", check=True)
-    assert "imported 6 entries" in result.stdout, result.stdout
+    assert f"imported {ENTRIES} entries" in result.stdout, result.stdout
     # The import stores the metadata as Kiln writes it: measure what is on disk.
     cache = tmp_path / "target"
     with contextlib.closing(sqlite3.connect(cache / "index.sqlite")) as db:

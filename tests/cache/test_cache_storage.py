@@ -8,7 +8,7 @@ Real `kiln` processes, real files; nothing is mocked.
 import contextlib
 import sqlite3
 
-from .conftest import MODULE, outputs
+from .conftest import ENTRIES, MODULE, outputs
 
 LIMIT_WARNING = "is smaller than this build's"
 
@@ -148,8 +148,8 @@ def test_a_limit_evicts_other_builds_entries_before_this_builds(rig, tmp_path):
     result, _, _, _, _ = rig.build(new, "--max-size", str(int(one * 1.3)))
     assert LIMIT_WARNING not in result.stderr, result.stderr
     names = [entry["name"].split(".")[0] for entry in rig.entries()]
-    assert names.count("new") == 6, f"the build's own entries were evicted: {names}"
-    assert names.count("old") < 6, names
+    assert names.count("new") == ENTRIES, f"the build's own entries were evicted: {names}"
+    assert names.count("old") < ENTRIES, names
 
 
 FATBIN_MAGIC = bytes.fromhex("50ed55ba")  # 0xBA55ED50, little-endian
@@ -178,7 +178,7 @@ def test_a_fat_binary_entry_does_not_store_its_cubins_again(rig, tmp_path):
     rig.run(*rig.build_args(module, reference, "--no-cache"), check=True)
     assert outputs(out) == outputs(reference)
     _, hits, misses, _, again = rig.build(module)
-    assert misses == 0 and hits == 6
+    assert misses == 0 and hits == ENTRIES
     assert outputs(again) == outputs(reference), "a fat binary put together from the cache differs"
     assert rig.verify().returncode == 0
 

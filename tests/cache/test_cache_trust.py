@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from .conftest import MODULE, assert_rejected, blob_digest, read_tar, write_tar
+from .conftest import ENTRIES, MODULE, assert_rejected, blob_digest, read_tar, write_tar
 
 PUBLIC_LINE = re.compile(r"^kiln-ed25519 [A-Za-z0-9+/]{43}= (\S+)$")
 MANIFEST = "manifest"
@@ -213,7 +213,7 @@ def test_a_malformed_trusted_keys_file_is_named_with_its_line(rig, exported, tmp
 
 def test_a_signed_archive_imports_when_its_signer_is_trusted(rig, exported, tmp_path):
     result = rig.run("cache", "import", write_tar(tmp_path / "a.tar", exported), check=True)
-    assert "imported 6 entries" in result.stdout and "signed by 'ci'" in result.stdout
+    assert f"imported {ENTRIES} entries" in result.stdout and "signed by 'ci'" in result.stdout
     assert MANIFEST in exported and SIGNATURE in exported, "the export has no signed manifest"
 
 
@@ -228,7 +228,7 @@ def test_a_trusted_keys_file_from_the_flag_or_environment_replaces_the_default(
     rig.run("cache", "clear", check=True)
     env = dict(rig.env, KILN_TRUSTED_KEYS=str(committed))
     result = rig.run("cache", "import", archive, env=env)
-    assert result.returncode == 0 and "imported 6 entries" in result.stdout, result.stderr
+    assert result.returncode == 0 and f"imported {ENTRIES} entries" in result.stdout, result.stderr
     missing = rig.run("cache", "import", archive, "--trusted-keys", tmp_path / "nope")
     assert missing.returncode == 1 and "nope" in missing.stderr, missing.stderr
 

@@ -74,9 +74,9 @@ def test_cubins_and_fatbins_cover_the_requested_architectures(kiln, saxpy, tmp_p
 
     result = kiln("build", saxpy, "--emit", "fatbin", "-o", tmp_path / "f", "--arch", "75;120-real")
     assert result.returncode == 0, result.stderr
-    assert names(tmp_path / "f") == [
-        "fill.0.fatbin", "fill.1.fatbin", "saxpy.0.fatbin", "saxpy.manifest.json"]
-    fatbin = (tmp_path / "f" / "saxpy.0.fatbin").read_bytes()
+    assert names(tmp_path / "f") == ["saxpy.fatbin", "saxpy.manifest.json"], (
+        "the module's kernels are not in one fat binary")
+    fatbin = (tmp_path / "f" / "saxpy.fatbin").read_bytes()
     assert fatbin[:4] == bytes.fromhex("50ed55ba"), "not a fat binary"
 
 
@@ -110,7 +110,7 @@ def test_manifest_records_each_specializations_parameter_layout(kiln, saxpy, tmp
         (2, "data", "ptr"), (2, "shape", "i64"), (2, "stride", "i64"),
     ]
     assert spec["cubins"] == [80, 100] and spec["ptx"] == [80]
-    assert spec["files"] == ["saxpy.0.fatbin"]
+    assert spec["files"] == ["saxpy.fatbin"]
     assert by_symbol["saxpy.fill$1"]["args"] == ["array(int64, 1d, A)", "int64"]
 
 
@@ -292,7 +292,12 @@ def test_cuda_c_files_in_link_are_compiled_and_linked(kiln, repo_root, tmp_path)
     example = repo_root / "examples" / "curand_interop" / "curand_kernels.py"
     result = kiln("build", example, "--emit", "fatbin", "-o", tmp_path, "--arch", "80-real", "-v")
     assert result.returncode == 0, result.stderr
-    assert (tmp_path / "count_low_bits_native.0.fatbin").read_bytes()[:4] == bytes.fromhex("50ed55ba")
+    manifest = json.loads((tmp_path / "curand_kernels.manifest.json").read_text())
+    files = {spec["name"]: spec["files"] for spec in manifest["specializations"]}
+    # Kernels that link other device code each have an image of their own.
+    assert files == {"init_states": ["curand_kernels.fatbin"],
+                     "count_low_bits_native": ["curand_kernels.1.fatbin"]}, files
+    assert (tmp_path / "curand_kernels.1.fatbin").read_bytes()[:4] == bytes.fromhex("50ed55ba")
     assert "kernel 'count_low_bits_native'" in result.stdout
     assert "sm_80:" in result.stdout
 

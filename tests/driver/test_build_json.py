@@ -40,12 +40,19 @@ def test_steps_say_miss_then_hit_and_cubins_report_their_resources(kiln, tmp_pat
     assert first["written"] == [str(tmp_path / "out" / "kernels.so")]
     assert [k["name"] for k in first["kernels"]] == ["scale", "reverse_block"]
     steps = [(s["step"], s["target"]) for s in first["kernels"][0]["steps"]]
-    assert steps[1:] == [("ptx", "sm_75"), ("ptx", "sm_90"), ("cubin", "sm_75"),
-                         ("cubin", "sm_90"), ("fatbin", "-")], steps
+    assert steps[1:] == [("llvm", "sm_75"), ("llvm", "sm_90")], steps
     assert steps[0][0] == "host"
+    # Both kernels are in one image: the module's fat binary.
+    [image] = first["images"]
+    assert image["name"] == "kernels" and image["kernels"] == [0, 1], image
+    assert [k["image"] for k in first["kernels"]] == [0, 0]
+    assert [(s["step"], s["target"]) for s in image["steps"]] == [
+        ("ptx", "sm_75"), ("ptx", "sm_90"), ("cubin", "sm_75"), ("cubin", "sm_90"),
+        ("fatbin", "-")], image["steps"]
+    for item in first["kernels"] + first["images"]:
+        assert {s["cache"] for s in item["steps"]} == {"miss"}, item["steps"]
+        assert all(isinstance(s["microseconds"], int) for s in item["steps"])
     for kernel in first["kernels"]:
-        assert {s["cache"] for s in kernel["steps"]} == {"miss"}, kernel["steps"]
-        assert all(isinstance(s["microseconds"], int) for s in kernel["steps"])
         assert sorted(kernel["resources"]) == ["sm_75", "sm_90"]
     shared = first["kernels"][1]["resources"]["sm_90"]
     assert shared["shared"] == 512 and shared["registers"] > 0, shared
@@ -53,13 +60,14 @@ def test_steps_say_miss_then_hit_and_cubins_report_their_resources(kiln, tmp_pat
 
     result, second = build_json(kiln, tmp_path, *cache)
     assert result.returncode == 0, result.stderr
-    for kernel in second["kernels"]:
-        assert {s["cache"] for s in kernel["steps"]} == {"hit"}, kernel["steps"]
+    for item in second["kernels"] + second["images"]:
+        assert {s["cache"] for s in item["steps"]} == {"hit"}, item["steps"]
     assert second["kernels"][1]["resources"] == first["kernels"][1]["resources"], (
         "resources read back from the cache differ from those ptxas reported")
 
     result, uncached = build_json(kiln, tmp_path, "--no-cache")
-    assert {s["cache"] for k in uncached["kernels"] for s in k["steps"]} == {"uncached"}
+    assert {s["cache"] for k in uncached["kernels"] + uncached["images"] for s in k["steps"]} == {
+        "uncached"}
 
 
 def test_a_failed_build_reports_its_diagnostics_and_exits_1(kiln, tmp_path):

@@ -506,9 +506,11 @@ def loads_so_far():
 """
 
 
-def test_a_fat_binary_loads_at_its_first_launch_and_only_its_own(build_module, tmp_path):
-    # The import loads nothing; each kernel's first launch loads its own fat
-    # binary once, the image the driver picks for the current device.
+def test_an_image_loads_once_at_the_first_launch_of_any_of_its_kernels(build_module, tmp_path):
+    # The import loads nothing; the first launch of a kernel loads the fat
+    # binary of its image (all of the module's kernels), once, the image the
+    # driver picks for the current device; its other kernels only look up
+    # their entry in it.
     facts, log = run_ok(build_module, tmp_path, EXAMPLES / "vector_add.py", "vector_add", LOADS_SO_FAR + textwrap.dedent("""
         facts["after_import"] = {"loads": loads_so_far()}
         n = 1000
@@ -523,13 +525,15 @@ def test_a_fat_binary_loads_at_its_first_launch_and_only_its_own(build_module, t
     """))
     assert facts["after_import"]["loads"] == [], "the import loaded a module into the driver"
     first = facts["after_first"]["loads"]
-    assert [load["entries"] for load in first] == [[entry_name("vector_add", "vector_add")]], \
+    every_entry = sorted(entry_name("vector_add", kernel) for kernel in
+                         ("add_kernel", "add_kernel_grid", "vector_add", "increment_kernel"))
+    assert [sorted(load["entries"]) for load in first] == [every_entry], \
         f"the first launch of vector_add loaded {[load['entries'] for load in first]}"
     assert "80" in first[0]["selected"], f"the driver picked {first[0]['selected']} for an sm_80 device"
-    second = facts["after_second"]["loads"]
-    assert [load["entries"] for load in second] == [[entry_name("vector_add", "vector_add")],
-                                                    [entry_name("vector_add", "add_kernel")]], \
-        f"a second launch reloaded, or add_kernel's first did not load its own: {second}"
+    assert facts["after_second"]["loads"] == first, "a later launch loaded the image again"
+    looked_up = [line["name"] for line in calls(log, "cuModuleGetFunction")]
+    assert looked_up == [entry_name("vector_add", "vector_add"), entry_name("vector_add", "add_kernel")], \
+        f"entries looked up: {looked_up}"
 
 
 def _damaged_copy(folder, tmp_path, kernel):
@@ -548,27 +552,28 @@ def _damaged_copy(folder, tmp_path, kernel):
     return copy
 
 
-def test_a_damaged_fat_binary_fails_its_first_launch_and_no_other(build_module, tmp_path):
+def test_a_damaged_image_fails_the_first_launch_of_each_of_its_kernels(build_module, tmp_path):
     folder = _damaged_copy(build_module(EXAMPLES / "vector_add.py", "vector_add"), tmp_path, "add_kernel")
     facts, log = run_ok(lambda source, module: folder, tmp_path, EXAMPLES / "vector_add.py", "vector_add", """
         n = 1000
         r = host("r", np.zeros(n, dtype=np.float32))
         x = host("x", np.arange(n, dtype=np.float32))
         y = host("y", np.arange(n, dtype=np.float32) * 2)
-        module.vector_add[4, 256](r, x, y)
-        for attempt in range(2):
+        for attempt, launch in enumerate([lambda: module.add_kernel[4, 256](x, y, r),
+                                          lambda: module.add_kernel[4, 256](x, y, r),
+                                          lambda: module.vector_add[4, 256](r, x, y)]):
             try:
-                module.add_kernel[4, 256](x, y, r)
+                launch()
             except RuntimeError as error:
                 facts[f"error{attempt}"] = {"message": str(error)}
-        module.vector_add[4, 256](r, x, y)
     """)
-    expected = ("kiln: module 'vector_add' is damaged: the fat binary of 'add_kernel' (specialization 0) "
-                "fails its checksum: it is ")
-    for attempt in range(2):
+    # The kernels share the image, and each names itself in its error.
+    for attempt, (kernel, index) in enumerate([("add_kernel", 0), ("add_kernel", 0), ("vector_add", 2)]):
+        expected = (f"kiln: module 'vector_add' is damaged: the fat binary of '{kernel}' "
+                    f"(specialization {index}) fails its checksum: it is ")
         message = facts.get(f"error{attempt}", {}).get("message", "")
         assert message.startswith(expected) and message.endswith("; rebuild it with kiln build"), \
-            f"launch {attempt + 1} of the damaged add_kernel said: {message!r}"
+            f"launch {attempt + 1} of the damaged image said: {message!r}"
     loaded = [line["entries"] for line in calls(log, "cuModuleLoadData")]
-    assert loaded == [[entry_name("vector_add", "vector_add")]], f"the driver was handed {loaded}"
-    assert len(calls(log, "cuLaunchKernel")) == 2
+    assert loaded == [], f"the driver was handed {loaded}"
+    assert calls(log, "cuLaunchKernel") == []
