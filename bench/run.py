@@ -169,6 +169,10 @@ def main():
         print(output)
         return 0
     results_file = options.results or (output.with_suffix(".json") if options.smoke else bc.BENCH / "out" / "run.json")
+    if options.update and not results_file.exists():
+        # Said before measuring: the figures kept come from that file.
+        parser.error(f"--update keeps the figures of the last run, and {results_file} holds none; "
+                     "run without --update (every figure), or name a run's results with --results")
 
     python = ensure_bench_python(options)
     env = dict(bc.bench_env(KILN_BENCH_PYTHON=python, KILN_BUILD_DIR=str(options.build_dir)))

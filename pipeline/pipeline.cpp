@@ -197,6 +197,10 @@ private:
   void buildFatbin(size_t index);
   /// Whether kernel `index` is cached (its semantic key is known).
   bool cached(size_t index) const { return cache && semantic[index]; }
+  /// Whether image `index` is cached: whether all its kernels are.
+  bool imageCached(size_t index) const {
+    return llvm::all_of(images[index].members, [&](size_t member) { return cached(member); });
+  }
   /// The form of the device code compiled per kernel.
   backend::CodeForm deviceCodeForm() const {
     return options.emit == EmitKind::LLVM || buildsLinkedImages(options)
@@ -305,19 +309,16 @@ void KernelBuilder::linkImage(size_t index, unsigned arch) {
   auto tick =
       llvm::make_scope_exit([&] { reporter.taskFinished(image.progressName + " ptx " + target); });
   std::vector<llvm::StringRef> members;
-  std::vector<std::string> memberKeys;
-  bool allCached = cache != nullptr;
-  for (size_t member : image.members) {
+  for (size_t member : image.members)
     members.push_back(kernels[member].ptx.at(arch).bytes);
-    if (!cached(member))
-      allCached = false;
-    else
+  std::optional<std::string> key;
+  if (imageCached(index)) {
+    std::vector<std::string> memberKeys;
+    for (size_t member : image.members)
       memberKeys.push_back(
           cache->codeKey(*semantic[member], *kernels[member].kernel, "llvm", target));
-  }
-  std::optional<std::string> key;
-  if (allCached)
     key = cache->linkedCodeKey(memberKeys, target);
+  }
   StepOutcome outcome;
   llvm::Expected<backend::CompiledCode> code = cachedStep<backend::CompiledCode>(
       cache.get(), key, {"ptx", target, image.description},
@@ -350,11 +351,8 @@ void KernelBuilder::buildCubin(size_t index, unsigned arch, backend::CubinBuilde
   auto tick = llvm::make_scope_exit(
       [&] { reporter.taskFinished(image.progressName + " cubin " + cuda::smName(arch)); });
   const std::string &ptx = image.ptx.at(cuda::ptxTargetForCubin(arch));
-  bool allCached = cache != nullptr;
-  for (size_t member : image.members)
-    allCached = allCached && cached(member);
   std::optional<std::string> key;
-  if (allCached)
+  if (imageCached(index))
     key = cache->cubinKey(image.stem, *image.options, ptx, arch, image.linkFiles);
   StepOutcome outcome;
   llvm::Expected<backend::BuiltCubin> cubin = cachedStep<backend::BuiltCubin>(
@@ -385,11 +383,8 @@ void KernelBuilder::buildFatbin(size_t index) {
   if (image.linkFiles.empty())
     for (unsigned arch : archs->archs.ptx)
       parts.push_back({cuda::FatbinImageKind::Ptx, arch, image.ptx.at(arch)});
-  bool allCached = cache != nullptr;
-  for (size_t member : image.members)
-    allCached = allCached && cached(member);
   std::optional<std::string> key;
-  if (allCached)
+  if (imageCached(index))
     key = cache->fatbinKey(parts);
   StepOutcome outcome;
   llvm::Expected<std::string> fatbin = cachedStep<std::string>(
