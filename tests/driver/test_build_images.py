@@ -75,23 +75,22 @@ def test_specializations_with_the_same_options_share_one_fat_binary(kiln, tmp_pa
 
 
 def test_linking_changes_no_kernels_resources(kiln, repo_root, tmp_path):
-    # Kernels that carry libdevice helpers of the same names, linked into one
-    # module, use the registers and stack they use when assembled alone.
-    example = repo_root / "examples" / "haversine.py"
-    source = example.read_text() + (repo_root / "examples" / "rounding.py").read_text()
-    path = tmp_path / "mixed.py"
-    path.write_text(source)
-
-    def resources(emit):
-        result = kiln("build", path, "--emit", emit, "-o", tmp_path / emit, "--arch", "75;90",
-                      "--no-cache", "--json")
+    # Every example's kernels (libdevice helpers of the same names among
+    # them), linked into one image, use the registers, stack and shared
+    # memory they use when each is assembled alone.
+    def resources(example, emit):
+        result = kiln("build", example, "--emit", emit, "-o", tmp_path / example.stem / emit,
+                      "--arch", "75;90", "--no-cache", "--json")
         assert result.returncode == 0, result.stderr
         report = json.loads(result.stdout)
         return {(k["name"], tuple(k["args"])): k["resources"] for k in report["kernels"]}
 
-    linked, alone = resources("fatbin"), resources("cubin")
-    assert len(linked) >= 3 and all(linked.values()), linked
-    assert linked == alone
+    examples = sorted((repo_root / "examples").glob("*.py"))
+    assert len(examples) >= 10
+    for example in examples:
+        linked, alone = resources(example, "fatbin"), resources(example, "cubin")
+        assert linked and all(linked.values()), (example.name, linked)
+        assert linked == alone, f"{example.name}: linked {linked}, alone {alone}"
 
 
 def test_fat_binaries_are_the_same_bytes_whatever_the_jobs(kiln, tmp_path):
