@@ -231,8 +231,8 @@ PyObject *createImageObject(const KilnModuleImage *image, const uint8_t *bundle,
   object->name = PyUnicode_FromString(image->moduleName);
   object->specializations = specializationNames(index);
   object->changedSource = changedSourceBeside(modulePath, index);
-  if (!object->entries || !object->intactFatBinaries || !object->name ||
-      !object->specializations || !object->changedSource) {
+  if (!object->entries || !object->intactFatBinaries || !object->name || !object->specializations ||
+      !object->changedSource) {
     bool noMemory = !object->entries || !object->intactFatBinaries;
     Py_DECREF(self);
     return noMemory ? PyErr_NoMemory() : nullptr;

@@ -580,21 +580,26 @@ TEST(CudaTarget, LaunchPassesEachParameterAsThePtxDeclaresIt) {
   });
 }
 
-TEST(CudaTarget, LoadsEachSpecializationOnceFromEightThreads) {
+TEST(CudaTarget, LoadsEachImageOnceAndEachSpecializationsFunctionOnceFromEightThreads) {
   inChild({}, [] {
     std::unique_ptr<ExecutionTarget> target = createTarget();
     ASSERT_TRUE(target);
-    KernelSpec first, second;
+    // `first` and `second` share an image, as the kernels of one module
+    // do; `third`'s fat binary has the same bytes at another address, as
+    // another image's would.
+    KernelSpec first, second, third;
     describeStandard(first);
     describeStandard(second);
     second.name = "other_kernel";
+    std::string elsewhere = standardFatbin();
+    describe(third, elsewhere, {75, 80, 86}, {90});
     std::atomic<int> failures{0};
     std::vector<std::thread> threads;
     for (int t = 0; t < 8; ++t)
       threads.emplace_back([&, t] {
         TestArguments arguments;
-        for (int i = 0; i < 10; ++i) {
-          KernelSpec &spec = (t + i) % 2 ? first : second;
+        for (int i = 0; i < 12; ++i) {
+          KernelSpec &spec = (t + i) % 3 == 0 ? first : (t + i) % 3 == 1 ? second : third;
           if (!target->launch(spec, dims(1, 32), 0, arguments.pointers).ok())
             ++failures;
         }
@@ -602,14 +607,15 @@ TEST(CudaTarget, LoadsEachSpecializationOnceFromEightThreads) {
     for (std::thread &thread : threads)
       thread.join();
     EXPECT_EQ(failures.load(), 0);
-    EXPECT_EQ(callsOf("cuModuleLoadData").size(), 2u);
-    EXPECT_EQ(callsOf("cuModuleGetFunction").size(), 2u);
+    EXPECT_EQ(callsOf("cuModuleLoadData").size(), 2u) << "an image was loaded more than once";
+    EXPECT_EQ(callsOf("cuModuleGetFunction").size(), 3u);
     std::vector<LogLine> launches = callsOf("cuLaunchKernel");
-    EXPECT_EQ(launches.size(), 80u);
+    EXPECT_EQ(launches.size(), 96u);
     for (const LogLine &line : readLog())
       EXPECT_EQ(line.result(), "CUDA_SUCCESS") << line.text;
     EXPECT_NE(first.gpuFunction.load(), 0u);
     EXPECT_NE(second.gpuFunction.load(), first.gpuFunction.load());
+    EXPECT_NE(third.gpuFunction.load(), 0u);
   });
 }
 
