@@ -13,6 +13,7 @@
 #include <llvm/ADT/SmallString.h>
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/AsmParser/Parser.h>
+#include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/LegacyPassManager.h>
@@ -81,6 +82,31 @@ static std::string renumberCallSequences(llvm::StringRef ptx) {
   return out;
 }
 
+/// LLVM 19's NVPTX back end caches each module's nvvm.annotations (which
+/// functions are kernels, their launch bounds) in a process-wide map keyed
+/// by the addresses of the module and of its functions, and forgets a
+/// module's entries only when it prints the module's PTX. The optimizer
+/// fills the map too, so a module freed without being printed leaves entries
+/// behind, which a later module allocated at the same address reads as its
+/// own: one of its kernels then compiles as a plain function. A module whose
+/// result is LLVM IR is therefore emptied and printed, to nowhere, before it
+/// is freed.
+static void forgetNvptxAnnotations(llvm::Module &module, llvm::TargetMachine &machine) {
+  if (llvm::NamedMDNode *annotations = module.getNamedMetadata("nvvm.annotations"))
+    annotations->eraseFromParent();
+  llvm::StripDebugInfo(module);
+  for (llvm::Function &function : module)
+    function.dropAllReferences();
+  for (llvm::GlobalVariable &global : module.globals())
+    global.dropAllReferences();
+  while (!module.empty())
+    module.begin()->eraseFromParent();
+  while (!module.global_empty())
+    module.global_begin()->eraseFromParent();
+  llvm::Expected<std::string> nothing = emit(module, machine, CodeForm::Assembly);
+  llvm::consumeError(nothing.takeError());
+}
+
 llvm::Expected<CompiledCode> KernelCompiler::compileForGpu(const ir::Function &kernel,
                                                            unsigned arch, CodeForm form) const {
   llvm::LLVMContext context;
@@ -105,6 +131,8 @@ llvm::Expected<CompiledCode> KernelCompiler::compileForGpu(const ir::Function &k
   disableRuntimeUnrolling(module);
   optimizeModule(module, **machine, kernel.options.optimize);
   llvm::Expected<std::string> bytes = emit(module, **machine, form);
+  if (form == CodeForm::LLVMIR)
+    forgetNvptxAnnotations(module, **machine);
   if (!bytes)
     return bytes.takeError();
   if (form == CodeForm::Assembly)

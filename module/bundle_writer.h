@@ -6,8 +6,9 @@
 //   KilnBundleHeader   56 bytes: magic, format, sizes, manifest checksum
 //   manifest           UTF-8 JSON, at headerSize
 //   zero padding       to a multiple of 16
-//   payload            one fat binary per specialization, each starting at a
-//                      multiple of 16 from the payload's start, zero padded
+//   payload            one fat binary per image (specializations share it),
+//                      each starting at a multiple of 16 from the payload's
+//                      start, zero padded
 //
 // Fat binary offsets are known before the manifest is written (they depend
 // on the sizes alone), so that the manifest can record them.

@@ -10,7 +10,8 @@
  *     entry points, one row per specialization in manifest order, and says
  *     how big the bundle is;
  *   - the bundle: a KilnBundleHeader, the manifest (JSON, docs/abi.md) and the
- *     payload (one fat binary per specialization), each checksummed;
+ *     payload (one fat binary per image: the specializations a GPU loads
+ *     together), each checksummed;
  *   - PyInit_<name>, which imports kiln._runtime, takes its module loader
  *     from the capsule `module_loader` and returns loader(&image).
  *

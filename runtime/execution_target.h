@@ -123,7 +123,8 @@ struct KernelSpec {
   bool raises = false;
   /// Host code (CPU target).
   KilnHostEntries hostEntries = {nullptr, nullptr};
-  /// The fat binary (CUDA target), inside the module's bundle.
+  /// The fat binary of its image (CUDA target), inside the module's bundle;
+  /// the specializations of an image share it.
   const uint8_t *fatbin = nullptr;
   uint64_t fatbinSize = 0;
   std::vector<unsigned> cubinArchs; ///< 75, 80, ...: real architectures

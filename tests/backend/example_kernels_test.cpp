@@ -192,6 +192,34 @@ TEST(InteropKernels, LinkCudaCForEveryDefaultArchitecture) {
   EXPECT_EQ(kernelCount, 2u);
 }
 
+// An image links its kernels' optimized LLVM IR. Compiling IR and linking
+// it again and again in one process, as a build of many modules does,
+// every kernel stays an entry: nothing one module's compilation leaves
+// behind is read by a later module that happens to be allocated at the
+// same address.
+TEST_P(ExampleKernels, LinkedKernelsStayEntriesHoweverOftenTheyAreCompiled) {
+  backend::KernelCompiler compiler(libdevice);
+  std::vector<const ir::Function *> all = kernels();
+  for (int round = 0; round < 12; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    std::vector<std::string> ir;
+    std::vector<std::string> entries;
+    for (const ir::Function *kernel : all) {
+      llvm::Expected<backend::CompiledCode> code =
+          compiler.compileForGpu(*kernel, 80, backend::CodeForm::LLVMIR);
+      KILN_ASSERT_OK(code);
+      ir.push_back(std::move(code->bytes));
+      entries.push_back(code->interface.entryName);
+    }
+    std::vector<llvm::StringRef> members(ir.begin(), ir.end());
+    llvm::Expected<std::string> ptx = compiler.linkForGpu(members, 80, all.front()->options);
+    KILN_ASSERT_OK(ptx);
+    for (const std::string &entry : entries)
+      EXPECT_NE(ptx->find(".entry " + entry + "("), std::string::npos)
+          << entry << " is not an entry of the linked PTX";
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Examples, ExampleKernels, ::testing::ValuesIn(kExamples),
                          [](const ::testing::TestParamInfo<const char *> &test) {
                            return std::string(test.param);
