@@ -146,14 +146,8 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
       write(image.stem + ".fatbin", image.fatbin);
   std::vector<backend::ManifestEntry> manifest;
   for (KernelArtifacts &build : kernels) {
-    backend::ManifestEntry entry{
-        build.kernel,
-        build.ptx.empty() ? build.host->interface : build.ptx.begin()->second.interface,
-        {},
-        {},
-        {},
-        std::nullopt,
-        build.entryResources()};
+    backend::ManifestEntry entry{build.kernel, build.interface(),     {}, {}, {},
+                                 std::nullopt, build.entryResources()};
     if (build.host) {
       entry.interface.hasBlockEntry = build.host->interface.hasBlockEntry;
       entry.interface.hasThreadEntry = build.host->interface.hasThreadEntry;

@@ -408,8 +408,7 @@ void KernelBuilder::shareImageResults() {
     if (!build.image)
       continue;
     const ImageArtifacts &image = images[*build.image];
-    const std::string &entry = build.ptx.empty() ? build.host->interface.entryName
-                                                 : build.ptx.begin()->second.interface.entryName;
+    const std::string &entry = build.interface().entryName;
     for (const auto &[arch, report] : image.usage) {
       const cuda::FunctionResources *function = report.function(entry);
       build.resources[arch] = function ? std::optional(*function) : std::nullopt;

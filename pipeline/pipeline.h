@@ -68,6 +68,11 @@ struct KernelArtifacts {
 
   /// The resources ptxas reported, per sm_.
   std::map<unsigned, cuda::FunctionResources> entryResources() const;
+  /// What the runtime needs to know of the kernel: from its device code
+  /// where it has some, else from its host code.
+  const backend::KernelInterface &interface() const {
+    return ptx.empty() ? host->interface : ptx.begin()->second.interface;
+  }
 };
 
 /// Kernels whose device code is loaded together, and what was built for
