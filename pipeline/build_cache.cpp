@@ -324,7 +324,7 @@ std::string BuildCache::linkedCodeKey(llvm::ArrayRef<std::string> memberKeys,
                                       llvm::StringRef target) const {
   cache::KeyBuilder key;
   identity.addTo(key);
-  key.add("kind", "linked ptx").add("target", target);
+  key.add("kind", "image ptx").add("target", target);
   for (const std::string &member : memberKeys)
     key.add("member", member);
   return key.finish();
@@ -385,6 +385,40 @@ void BuildCache::storeCode(const std::string &key, llvm::StringRef name, llvm::S
         name.str(),
         jsonText(Object{{"interface", interfaceToJson(code.interface)}}),
         {{"code", code.bytes}}});
+}
+
+std::optional<CacheHit<LinkedCode>> BuildCache::lookupLinkedCode(const std::string &key,
+                                                                 size_t memberCount) {
+  StepSource source;
+  std::optional<cache::CachedEntry> entry = find(key, source);
+  if (!entry || !entry->blobs.count("code"))
+    return std::nullopt;
+  std::optional<Value> info = parseInfo(*entry);
+  const Array *interfaces =
+      info && info->getAsObject() ? info->getAsObject()->getArray("members") : nullptr;
+  if (!interfaces || interfaces->size() != memberCount)
+    return std::nullopt;
+  LinkedCode code{std::move(entry->blobs["code"]), {}};
+  for (const Value &item : *interfaces) {
+    std::optional<backend::KernelInterface> interface = interfaceFromJson(&item);
+    if (!interface)
+      return std::nullopt;
+    code.members.push_back(std::move(*interface));
+  }
+  return CacheHit<LinkedCode>{std::move(code), source};
+}
+
+void BuildCache::storeLinkedCode(const std::string &key, llvm::StringRef name,
+                                 llvm::StringRef target, const LinkedCode &code) {
+  Array interfaces;
+  for (const backend::KernelInterface &interface : code.members)
+    interfaces.push_back(interfaceToJson(interface));
+  keep({key,
+        "ptx",
+        target.str(),
+        name.str(),
+        jsonText(Object{{"members", std::move(interfaces)}}),
+        {{"code", code.ptx}}});
 }
 
 std::optional<CacheHit<backend::BuiltCubin>> BuildCache::lookupCubin(const std::string &key) {

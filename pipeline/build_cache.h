@@ -8,8 +8,10 @@
 //               signature, decorator options, called device functions,
 //               constants read), the options after command-line overrides,
 //               and with debug/lineinfo the source file's path
-//   linked ptx  (an image's kernels' LLVM IR, linked) key: identity, sm_N,
-//               and the llvm keys of its kernels, in order
+//   image ptx   (an image's kernels' LLVM IR, linked, with each kernel's
+//               interface) key: identity, sm_N, and the llvm keys of its
+//               kernels, in order; a warm build finds it before reading
+//               any kernel's IR
 //   cubin       key: identity, sm_N, the PTX's digest (which stands for all
 //               of the above), ptxas's options and -Xptxas flags, and the
 //               path and digest of every link=[...] file
@@ -55,6 +57,14 @@ template <typename Result> struct CacheHit {
   StepSource source;
 };
 
+/// An image's PTX for one target, and the interface of each of its
+/// kernels there: what a build needs of them when the PTX comes from the
+/// cache.
+struct LinkedCode {
+  std::string ptx;
+  std::vector<backend::KernelInterface> members;
+};
+
 class BuildCache {
 public:
   /// The cache `options` ask for; null when it is off or unusable (with one
@@ -72,8 +82,11 @@ public:
   void storeCode(const std::string &key, llvm::StringRef name, llvm::StringRef kind,
                  llvm::StringRef target, const backend::CompiledCode &code);
   /// The key of the PTX linked from the LLVM IR of kernels whose "llvm"
-  /// keys are `memberKeys`; stored and looked up as code.
+  /// keys are `memberKeys`.
   std::string linkedCodeKey(llvm::ArrayRef<std::string> memberKeys, llvm::StringRef target) const;
+  std::optional<CacheHit<LinkedCode>> lookupLinkedCode(const std::string &key, size_t memberCount);
+  void storeLinkedCode(const std::string &key, llvm::StringRef name, llvm::StringRef target,
+                       const LinkedCode &code);
 
   std::optional<std::string> cubinKey(llvm::StringRef name, const JitOptions &jit,
                                       llvm::StringRef ptx, unsigned arch,

@@ -35,6 +35,12 @@ struct StepOutcome {
   uint64_t microseconds = 0;
 };
 
+inline uint64_t microsecondsSince(std::chrono::steady_clock::time_point start) {
+  return uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(
+                      std::chrono::steady_clock::now() - start)
+                      .count());
+}
+
 /// `key` is empty for a step that runs uncached (no cache, or a kernel
 /// whose source the IR does not record).
 template <typename Result>
@@ -45,11 +51,7 @@ cachedStep(BuildCache *cache, const std::optional<std::string> &key, StepName na
            llvm::function_ref<void(const std::string &, const Result &)> store,
            StepOutcome &outcome) {
   auto start = std::chrono::steady_clock::now();
-  auto timed = llvm::make_scope_exit([&] {
-    outcome.microseconds = uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(
-                                        std::chrono::steady_clock::now() - start)
-                                        .count());
-  });
+  auto timed = llvm::make_scope_exit([&] { outcome.microseconds = microsecondsSince(start); });
   bool cached = cache && key;
   if (cached) {
     std::optional<CacheHit<Result>> hit = lookup(*key);

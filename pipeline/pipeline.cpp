@@ -192,6 +192,7 @@ public:
 private:
   llvm::Error findTools();
   void compileCode(size_t index, std::optional<unsigned> arch);
+  void findImage(size_t index, unsigned arch);
   void linkImage(size_t index, unsigned arch);
   void buildCubin(size_t index, unsigned arch, backend::CubinBuilder &cubins);
   void buildFatbin(size_t index);
@@ -201,6 +202,11 @@ private:
   bool imageCached(size_t index) const {
     return llvm::all_of(images[index].members, [&](size_t member) { return cached(member); });
   }
+  /// Whether image `index`'s PTX is looked up before its kernels' IR
+  /// (findImage), which is then compiled or read only where it missed.
+  bool foundFirst(size_t index) const { return images[index].linked && imageCached(index); }
+  /// The key of image `index`'s linked PTX for `target`.
+  std::string linkedCodeKey(size_t index, llvm::StringRef target) const;
   /// The form of the device code compiled per kernel.
   backend::CodeForm deviceCodeForm() const {
     return options.emit == EmitKind::LLVM || buildsLinkedImages(options)
@@ -223,6 +229,8 @@ private:
   std::optional<backend::KernelCompiler> compiler;
   std::unique_ptr<BuildCache> cache;
   std::vector<std::optional<std::string>> semantic;
+  /// Per image: the PTX targets findImage found its PTX for.
+  std::vector<std::set<unsigned>> foundTargets;
   llvm::DefaultThreadPool pool;
   std::mutex resultsMutex;
   ErrorLog errors;
@@ -296,6 +304,35 @@ void KernelBuilder::compileCode(size_t index, std::optional<unsigned> arch) {
     build.host = std::move(*code);
 }
 
+std::string KernelBuilder::linkedCodeKey(size_t index, llvm::StringRef target) const {
+  std::vector<std::string> memberKeys;
+  for (size_t member : images[index].members)
+    memberKeys.push_back(
+        cache->codeKey(*semantic[member], *kernels[member].kernel, "llvm", target));
+  return cache->linkedCodeKey(memberKeys, target);
+}
+
+/// Image `index`'s PTX for .target `arch` from the cache, with its kernels'
+/// interfaces, which is all a build needs of their LLVM IR: a warm build
+/// reads no kernel's IR. A miss is noted when linkImage compiles it.
+void KernelBuilder::findImage(size_t index, unsigned arch) {
+  ImageArtifacts &image = images[index];
+  std::string target = cuda::smName(arch);
+  auto start = std::chrono::steady_clock::now();
+  std::optional<CacheHit<LinkedCode>> hit =
+      cache->lookupLinkedCode(linkedCodeKey(index, target), image.members.size());
+  if (!hit)
+    return;
+  cache->note(hit->source, "ptx", target, image.description);
+  StepOutcome outcome{hit->source, microsecondsSince(start)};
+  std::lock_guard<std::mutex> lock(resultsMutex);
+  recordStep(image.steps, "ptx", target, outcome);
+  image.ptx[arch] = std::move(hit->value.ptx);
+  for (size_t i = 0; i < image.members.size(); ++i)
+    kernels[image.members[i]].ptx[arch] = {std::move(hit->value.members[i]), {}};
+  foundTargets[index].insert(arch);
+}
+
 /// The PTX of image `index` for .target `arch`: its kernels' LLVM IR,
 /// linked, or its one kernel's PTX.
 void KernelBuilder::linkImage(size_t index, unsigned arch) {
@@ -312,25 +349,24 @@ void KernelBuilder::linkImage(size_t index, unsigned arch) {
   for (size_t member : image.members)
     members.push_back(kernels[member].ptx.at(arch).bytes);
   std::optional<std::string> key;
-  if (imageCached(index)) {
-    std::vector<std::string> memberKeys;
-    for (size_t member : image.members)
-      memberKeys.push_back(
-          cache->codeKey(*semantic[member], *kernels[member].kernel, "llvm", target));
-    key = cache->linkedCodeKey(memberKeys, target);
-  }
+  if (imageCached(index))
+    key = linkedCodeKey(index, target);
   StepOutcome outcome;
-  llvm::Expected<backend::CompiledCode> code = cachedStep<backend::CompiledCode>(
+  llvm::Expected<LinkedCode> code = cachedStep<LinkedCode>(
       cache.get(), key, {"ptx", target, image.description},
-      [&](const std::string &k) { return cache->lookupCode(k); },
-      [&]() -> llvm::Expected<backend::CompiledCode> {
+      // findImage looked it up already.
+      [](const std::string &) { return std::nullopt; },
+      [&]() -> llvm::Expected<LinkedCode> {
         llvm::Expected<std::string> ptx = compiler->linkForGpu(members, arch, *image.options);
         if (!ptx)
           return ptx.takeError();
-        return backend::CompiledCode{{}, std::move(*ptx)};
+        LinkedCode linked{std::move(*ptx), {}};
+        for (size_t member : image.members)
+          linked.members.push_back(kernels[member].ptx.at(arch).interface);
+        return linked;
       },
-      [&](const std::string &k, const backend::CompiledCode &c) {
-        cache->storeCode(k, image.stem, "ptx", target, c);
+      [&](const std::string &k, const LinkedCode &c) {
+        cache->storeLinkedCode(k, image.stem, target, c);
       },
       outcome);
   if (!code)
@@ -339,7 +375,7 @@ void KernelBuilder::linkImage(size_t index, unsigned arch) {
                           llvm::toString(code.takeError()));
   std::lock_guard<std::mutex> lock(resultsMutex);
   recordStep(image.steps, "ptx", target, outcome);
-  image.ptx[arch] = std::move(code->bytes);
+  image.ptx[arch] = std::move(code->ptx);
   // The members' IR is not needed again; a module of hundreds of kernels
   // would otherwise hold all of it to the end of the build.
   for (size_t member : image.members)
@@ -429,25 +465,45 @@ llvm::Error KernelBuilder::run() {
   bool withHost = forHost || options.emit == EmitKind::Module;
   bool wantFatbins = buildsLinkedImages(options);
   std::set<unsigned> targets = forHost ? std::set<unsigned>() : archs->archs.ptxTargets();
-  unsigned linkedTargets = 0, cubinCount = 0;
+  // Images' PTX first: where it is found, its kernels' device code for
+  // that target is not needed, and the task count below is exact.
+  foundTargets.resize(images.size());
+  for (size_t i = 0; i < images.size(); ++i)
+    if (foundFirst(i))
+      for (unsigned arch : targets)
+        pool.async([this, i, arch] { findImage(i, arch); });
+  pool.wait();
+  auto needsDeviceCode = [&](size_t kernel, unsigned arch) {
+    const std::optional<size_t> &image = kernels[kernel].image;
+    return !image || !foundTargets[*image].count(arch);
+  };
+  unsigned deviceCodeTasks = 0, linkedTargets = 0, cubinCount = 0;
+  for (size_t i = 0; i < kernels.size(); ++i)
+    for (unsigned arch : targets)
+      deviceCodeTasks += needsDeviceCode(i, arch);
   for (const ImageArtifacts &image : images) {
     linkedTargets += image.linked ? unsigned(targets.size()) : 0;
     cubinCount += unsigned(archs->archs.cubins.size());
   }
-  reporter.expectTasks(unsigned(kernels.size()) * ((withHost ? 1 : 0) + unsigned(targets.size())) +
+  reporter.expectTasks(unsigned(kernels.size()) * (withHost ? 1 : 0) + deviceCodeTasks +
                        linkedTargets + cubinCount + (wantFatbins ? unsigned(images.size()) : 0));
+  for (size_t i = 0; i < images.size(); ++i)
+    for (unsigned arch : foundTargets[i])
+      reporter.taskFinished(images[i].progressName + " ptx " + cuda::smName(arch));
 
   for (size_t i = 0; i < kernels.size(); ++i) {
     if (withHost)
       pool.async([this, i] { compileCode(i, std::nullopt); });
     for (unsigned arch : targets)
-      pool.async([this, i, arch] { compileCode(i, arch); });
+      if (needsDeviceCode(i, arch))
+        pool.async([this, i, arch] { compileCode(i, arch); });
   }
   pool.wait();
   if (errors.empty() && !images.empty()) {
     for (size_t i = 0; i < images.size(); ++i)
       for (unsigned arch : targets)
-        pool.async([this, i, arch] { linkImage(i, arch); });
+        if (!foundTargets[i].count(arch))
+          pool.async([this, i, arch] { linkImage(i, arch); });
     pool.wait();
   }
   if (errors.empty() && !images.empty()) {

@@ -11,7 +11,8 @@
 // Work runs in parallel phases (code, linking, cubins, fat binaries); each
 // task has its own LLVMContext and only reads the typed IR or the code of
 // the phase before, and each goes through the specialization cache
-// (pipeline/cached_step.h).
+// (pipeline/cached_step.h). An image's PTX is looked up in the cache before
+// the code phase: where it is found, its kernels' device code is not needed.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from .conftest import ENTRIES, MODULE, outputs
+from .conftest import ENTRIES, MODULE, WARM_HITS, outputs
 
 
 def variant(n):
@@ -151,7 +151,7 @@ def test_a_lost_or_damaged_index_is_rebuilt_from_the_blobs(rig, damage):
     else:
         index.write_bytes(os.urandom(index.stat().st_size))
     result, hits, misses, notes, out = rig.build(module)
-    assert misses == 0 and hits == ENTRIES, result.stderr
+    assert misses == 0 and hits == WARM_HITS, result.stderr
     assert result.stderr.count("warning") == 1, result.stderr
     assert f"rebuilt it from {ENTRIES} entries" in result.stderr
     assert outputs(out) == reference
@@ -220,7 +220,7 @@ def test_a_read_only_cache_folder_serves_its_entries_and_stores_none(rig):
         rig.build(module)
         make_read_only()
         result, hits, misses, notes, out = rig.build(module)
-        assert (hits, misses) == (ENTRIES, 0), result.stderr
+        assert (hits, misses) == (WARM_HITS, 0), result.stderr
         assert "warning" not in result.stderr, result.stderr
         assert outputs(out) == reference
 
@@ -288,7 +288,9 @@ def test_the_size_limit_evicts_least_recently_used_entries(rig):
     assert stats["bytes"] <= limit
     assert stats["evictions"] >= 1
     modules = [entry["name"].split(".")[0] for entry in rig.entries()]
-    assert modules.count("m0") == ENTRIES and modules.count("m2") == ENTRIES
+    # m0's second build read only its image's entries; its kernels' IR is
+    # older than m1's entries, which go next.
+    assert modules.count("m2") == ENTRIES and modules.count("m0") >= WARM_HITS
     assert modules.count("m1") < ENTRIES
     # Evicted entries are misses again; the survivors hit.
     _, hits, misses, _, _ = rig.build(a)

@@ -199,13 +199,24 @@ def reference(kernels, tmp_path_factory):
     machine = Machine(tmp_path_factory.mktemp("reference"), "reference", kernels)
     build = machine.kiln_build()
     assert build.outputs, f"the reference build wrote no extension module:\n{build.stderr}"
+    build.machine = machine
     return build
 
 
 @pytest.fixture
 def lookups(reference):
-    """How many lookups a build of the module makes."""
+    """How many lookups a build of the module makes with an empty cache."""
     return reference.count("compiled")
+
+
+@pytest.fixture(scope="session")
+def warm_lookups(reference):
+    """How many lookups a build of the module makes when every entry is
+    there: fewer, since an image's PTX, found first, stands for its kernels'
+    LLVM IR."""
+    warm = reference.machine.kiln_build()
+    assert warm.statuses and warm.count("local hit") == len(warm.statuses), warm.summary()
+    return len(warm.statuses)
 
 
 @pytest.fixture

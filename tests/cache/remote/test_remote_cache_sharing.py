@@ -18,18 +18,18 @@ def using(url, *attributes):
 
 
 def test_a_second_machine_gets_every_specialization_from_the_remote(
-        remote, machine, reference, lookups):
+        remote, machine, reference, lookups, warm_lookups):
     a, b = machine("a"), machine("b")
     b.trust(a)
     first = a.kiln_build(*using(remote.url))
     assert_every_lookup(first, "compiled", lookups)
     assert remote.objects(), "machine A's build stored nothing on the remote"
     second = b.kiln_build(*using(remote.url))
-    assert_every_lookup(second, "remote hit", lookups)
+    assert_every_lookup(second, "remote hit", warm_lookups)
     assert second.outputs == first.outputs, "machine B's extension module differs from A's"
     assert_like_without_remote(second, reference)
     third = b.kiln_build(*using(remote.url))
-    assert_every_lookup(third, "local hit", lookups)
+    assert_every_lookup(third, "local hit", warm_lookups)
     assert third.outputs == first.outputs
     for build in (first, second, third):
         assert_no_remote_warning(build)
@@ -49,7 +49,7 @@ def test_objects_are_stored_under_their_keys(remote, machine):
 
 @pytest.mark.parametrize("layout", ["flat", "subdirs", "bazel"])
 def test_each_webdav_layout_puts_objects_where_it_says_and_reads_them_back(
-        webdav_server, machine, lookups, layout):
+        webdav_server, machine, layout, warm_lookups):
     server = webdav_server(layout=layout)
     a, b = machine("a"), machine("b")
     b.trust(a)
@@ -58,10 +58,11 @@ def test_each_webdav_layout_puts_objects_where_it_says_and_reads_them_back(
     assert files, f"nothing stored with layout={layout}"
     assert files == sorted(server.object_path(k) for k in server.objects()), (
         f"files outside layout={layout}: {files}")
-    assert_every_lookup(b.kiln_build(*using(server.url, f"layout={layout}")), "remote hit", lookups)
+    assert_every_lookup(b.kiln_build(*using(server.url, f"layout={layout}")), "remote hit",
+                        warm_lookups)
 
 
-def test_a_read_only_remote_is_never_written(remote, machine, reference, lookups):
+def test_a_read_only_remote_is_never_written(remote, machine, reference, warm_lookups):
     writer, reader = machine("writer"), machine("reader")
     reader.trust(writer)
     alone = reader.kiln_build(*using(remote.url, "read-only"))
@@ -76,7 +77,7 @@ def test_a_read_only_remote_is_never_written(remote, machine, reference, lookups
     reader.kiln_build(*using(remote.url, "read-only"), module=other)
     reader.run("cache", "clear", check=True)
     hits = reader.kiln_build(*using(remote.url, "read-only"))
-    assert_every_lookup(hits, "remote hit", lookups)
+    assert_every_lookup(hits, "remote hit", warm_lookups)
     after = {key: remote.read_object(key) for key in remote.objects()}
     assert after == filled, "a read-only client changed what the remote holds"
     if webdav:
@@ -116,7 +117,7 @@ def test_cache_stats_count_the_remotes_hits_misses_errors_and_bytes(remote, mach
 
 
 def test_sixteen_concurrent_builds_on_four_machines_share_one_remote(
-        remote, machine, reference, lookups):
+        remote, machine, reference, lookups, warm_lookups):
     machines = [machine(f"m{n}") for n in range(4)]
     for each in machines:
         each.trust(*(other for other in machines if other is not each))
@@ -124,11 +125,12 @@ def test_sixteen_concurrent_builds_on_four_machines_share_one_remote(
     builds = [build.finish() for build in running]
     for build in builds:
         assert_like_without_remote(build, reference)
-        assert len(build.statuses) == lookups, build.summary()
+        # Each build found what the others had stored by then, or compiled it.
+        assert warm_lookups <= len(build.statuses) <= lookups, build.summary()
     assert remote.objects(), "sixteen builds stored nothing on the remote"
     late = machine("late")
     late.trust(*machines)
-    assert_every_lookup(late.kiln_build(*using(remote.url)), "remote hit", lookups)
+    assert_every_lookup(late.kiln_build(*using(remote.url)), "remote hit", warm_lookups)
 
 
 def test_a_different_compiler_never_reads_anothers_entries(remote, machine, lookups):

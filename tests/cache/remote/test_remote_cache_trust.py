@@ -44,10 +44,10 @@ def test_entries_signed_by_a_key_not_trusted_are_rejected(remote, machine, refer
     assert_one_warning(build, remote.url, "rejected")
 
 
-def test_insecure_skip_signature_uses_unsigned_entries(remote, machine, reference, lookups):
+def test_insecure_skip_signature_uses_unsigned_entries(remote, machine, reference, warm_lookups):
     machine("unsigned", key=False).kiln_build(*using(remote.url, "insecure-skip-signature"))
     build = machine("b").kiln_build(*using(remote.url, "insecure-skip-signature"))
-    assert_every_lookup(build, "remote hit", lookups)
+    assert_every_lookup(build, "remote hit", warm_lookups)
     assert_like_without_remote(build, reference)
 
 
@@ -61,7 +61,7 @@ def test_a_machine_without_a_signing_key_uploads_nothing(remote, machine, refere
     assert len(notes) == 1, f"expected one note that nothing is uploaded, got:\n{build.stderr}"
 
 
-def test_keys_named_by_the_environment_sign_and_verify(remote, machine, tmp_path, lookups):
+def test_keys_named_by_the_environment_sign_and_verify(remote, machine, tmp_path, warm_lookups):
     a, b = machine("a", key=False), machine("b", key=False)
     key = tmp_path / "secret" / "ci.key"
     made = a.run("cache", "key", "generate", "--name", "ci", "--file", key, check=True)
@@ -71,7 +71,7 @@ def test_keys_named_by_the_environment_sign_and_verify(remote, machine, tmp_path
     b.env["KILN_TRUSTED_KEYS"] = str(trusted)
     a.kiln_build(*using(remote.url))
     assert remote.objects(), "KILN_SIGNING_KEY did not let the machine upload"
-    assert_every_lookup(b.kiln_build(*using(remote.url)), "remote hit", lookups)
+    assert_every_lookup(b.kiln_build(*using(remote.url)), "remote hit", warm_lookups)
 
 
 # Credentials.
@@ -96,7 +96,7 @@ def credentials(server_kind, redis_server, webdav_server, password_in):
 
 @pytest.mark.parametrize("password_in", ["url", "env"])
 def test_the_right_password_opens_the_server_and_is_never_shown(
-        server_kind, redis_server, webdav_server, machine, lookups, password_in):
+        server_kind, redis_server, webdav_server, machine, password_in, warm_lookups):
     server, right, _, variables = credentials(server_kind, redis_server, webdav_server, password_in)
     a, b = machine("a"), machine("b")
     b.trust(a)
@@ -105,7 +105,7 @@ def test_the_right_password_opens_the_server_and_is_never_shown(
     first = a.kiln_build("--remote-cache", right)
     assert server.objects(), f"nothing stored through {displayed(right)}"
     second = b.kiln_build("--remote-cache", right)
-    assert_every_lookup(second, "remote hit", lookups)
+    assert_every_lookup(second, "remote hit", warm_lookups)
     for build in (first, second):
         assert_no_remote_warning(build)
         assert PASSWORD not in build.stderr + build.stdout, "the output shows the password"
@@ -129,7 +129,7 @@ def test_a_wrong_or_missing_password_fails_no_build_and_is_never_shown(
 
 
 def test_the_right_bearer_token_opens_the_server_and_is_never_shown(
-        webdav_server, machine, lookups):
+        webdav_server, machine, warm_lookups):
     server = webdav_server(bearer_token=TOKEN)
     a, b = machine("a"), machine("b")
     b.trust(a)
@@ -139,7 +139,7 @@ def test_the_right_bearer_token_opens_the_server_and_is_never_shown(
     first = a.kiln_build("--remote-cache", url)
     assert server.objects(), "nothing stored with the right bearer token"
     second = b.kiln_build("--remote-cache", url)
-    assert_every_lookup(second, "remote hit", lookups)
+    assert_every_lookup(second, "remote hit", warm_lookups)
     for build in (first, second):
         assert_no_remote_warning(build)
         assert TOKEN not in build.stderr + build.stdout, "the output shows the token"
