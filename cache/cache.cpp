@@ -9,6 +9,7 @@
 #include <llvm/Support/Path.h>
 
 #include <cerrno>
+#include <cstring>
 #include <fcntl.h>
 #include <set>
 #include <sys/file.h>
@@ -177,6 +178,16 @@ llvm::Expected<std::unique_ptr<Cache>> Cache::open(const CacheOptions &options,
   return cache;
 }
 
+/// Where `needle` first occurs in `haystack`, or npos; never for an empty
+/// needle. StringRef::find compares at every offset for needles longer
+/// than 255 bytes, which cubins are; memmem scans in linear time.
+static size_t findBytes(llvm::StringRef haystack, llvm::StringRef needle) {
+  if (needle.empty())
+    return llvm::StringRef::npos;
+  const void *at = ::memmem(haystack.data(), haystack.size(), needle.data(), needle.size());
+  return at ? size_t(static_cast<const char *>(at) - haystack.data()) : llvm::StringRef::npos;
+}
+
 std::vector<BlobFile> layOutBlobs(const EntryContents &contents, EntryMetadata &metadata) {
   std::vector<BlobFile> files;
   std::set<llvm::StringRef> listed;
@@ -192,8 +203,7 @@ std::vector<BlobFile> layOutBlobs(const EntryContents &contents, EntryMetadata &
     // Where the implied byte strings first occur, without overlaps.
     std::vector<std::pair<size_t, size_t>> spans;
     for (size_t i = 0; i < contents.implied.size(); ++i) {
-      size_t at =
-          contents.implied[i].empty() ? llvm::StringRef::npos : whole.find(contents.implied[i]);
+      size_t at = findBytes(whole, contents.implied[i]);
       if (at != llvm::StringRef::npos)
         spans.push_back({at, i});
     }
@@ -360,12 +370,16 @@ std::optional<CachedEntry> Cache::lookup(llvm::StringRef key, llvm::ArrayRef<std
   return std::nullopt;
 }
 
-llvm::Expected<CacheIndex::NewEntry> Cache::writeBlobs(const EntryContents &contents) {
+llvm::Expected<CacheIndex::NewEntry> Cache::writeBlobs(const EntryContents &contents,
+                                                       std::vector<BlobFile> *files) {
   EntryMetadata metadata{
       contents.key, contents.kind, contents.target, contents.name, unixNow(), contents.info, {}};
-  for (const BlobFile &file : layOutBlobs(contents, metadata))
+  std::vector<BlobFile> laidOut = layOutBlobs(contents, metadata);
+  for (const BlobFile &file : laidOut)
     if (llvm::Error error = blobStore.put(file.digest, file.bytes))
       return error;
+  if (files)
+    *files = std::move(laidOut);
   std::string text = writeMetadata(metadata);
   HexDigest metaDigest = digestOf(text);
   if (llvm::Error error = blobStore.put(metaDigest, text))
@@ -389,8 +403,9 @@ void Cache::storeAll(llvm::ArrayRef<EntryContents> entries) {
       return;
   }
   std::vector<CacheIndex::NewEntry> written;
-  for (const EntryContents &contents : entries) {
-    llvm::Expected<CacheIndex::NewEntry> entry = writeBlobs(contents);
+  std::vector<std::vector<BlobFile>> files(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    llvm::Expected<CacheIndex::NewEntry> entry = writeBlobs(entries[i], &files[i]);
     if (!entry) {
       std::lock_guard<std::mutex> lock(mutex);
       storesDisabled = true;
@@ -405,8 +420,7 @@ void Cache::storeAll(llvm::ArrayRef<EntryContents> entries) {
     // Garbage collection may have deleted an identical blob between
     // writeBlobs and now; write it again.
     for (size_t i = 0; i < entries.size(); ++i) {
-      EntryMetadata scratch;
-      for (const BlobFile &file : layOutBlobs(entries[i], scratch))
+      for (const BlobFile &file : files[i])
         if (llvm::Error error = blobStore.put(file.digest, file.bytes))
           return error;
       if (llvm::Error error =

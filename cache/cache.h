@@ -141,7 +141,10 @@ public:
   llvm::Expected<uint64_t> indexFromBlobs();
 
   /// Writes an entry's blobs and metadata blob; the metadata to publish.
-  llvm::Expected<CacheIndex::NewEntry> writeBlobs(const EntryContents &contents);
+  /// `files`, when given, receives the blob files written (which point into
+  /// `contents`).
+  llvm::Expected<CacheIndex::NewEntry> writeBlobs(const EntryContents &contents,
+                                                  std::vector<BlobFile> *files = nullptr);
 
 private:
   Cache(CacheOptions options, WarningHandler warn, std::unique_ptr<CacheIndex> index,
