@@ -394,30 +394,42 @@ std::optional<CacheHit<LinkedCode>> BuildCache::lookupLinkedCode(const std::stri
   if (!entry || !entry->blobs.count("code"))
     return std::nullopt;
   std::optional<Value> info = parseInfo(*entry);
-  const Array *interfaces =
-      info && info->getAsObject() ? info->getAsObject()->getArray("members") : nullptr;
-  if (!interfaces || interfaces->size() != memberCount)
+  std::optional<llvm::StringRef> lines =
+      info && info->getAsObject() ? info->getAsObject()->getString("members") : std::nullopt;
+  if (!lines)
     return std::nullopt;
   LinkedCode code{std::move(entry->blobs["code"]), {}};
-  for (const Value &item : *interfaces) {
-    std::optional<backend::KernelInterface> interface = interfaceFromJson(&item);
+  for (llvm::StringRef rest = *lines; !rest.empty();) {
+    auto [line, next] = rest.split('\n');
+    rest = next;
+    llvm::Expected<Value> parsed = llvm::json::parse(line);
+    if (!parsed) {
+      llvm::consumeError(parsed.takeError());
+      return std::nullopt;
+    }
+    std::optional<backend::KernelInterface> interface = interfaceFromJson(&*parsed);
     if (!interface)
       return std::nullopt;
     code.members.push_back(std::move(*interface));
   }
+  if (code.members.size() != memberCount)
+    return std::nullopt;
   return CacheHit<LinkedCode>{std::move(code), source};
 }
 
 void BuildCache::storeLinkedCode(const std::string &key, llvm::StringRef name,
                                  llvm::StringRef target, const LinkedCode &code) {
-  Array interfaces;
+  // One interface per line, as one string: llvm::json copies every element
+  // of an array it grows, so an array of hundreds of interfaces would take
+  // a warm build milliseconds to read back.
+  std::string lines;
   for (const backend::KernelInterface &interface : code.members)
-    interfaces.push_back(interfaceToJson(interface));
+    lines += jsonText(interfaceToJson(interface)) + "\n";
   keep({key,
         "ptx",
         target.str(),
         name.str(),
-        jsonText(Object{{"members", std::move(interfaces)}}),
+        jsonText(Object{{"members", std::move(lines)}}),
         {{"code", code.ptx}}});
 }
 
