@@ -362,19 +362,28 @@ std::string BuildCache::fatbinKey(llvm::ArrayRef<cuda::FatbinImage> images) cons
   return key.finish();
 }
 
-std::optional<CacheHit<backend::CompiledCode>> BuildCache::lookupCode(const std::string &key) {
+std::optional<BuildCache::FoundEntry> BuildCache::findWithInfo(const std::string &key,
+                                                               llvm::StringRef role) {
   StepSource source;
   std::optional<cache::CachedEntry> entry = find(key, source);
-  if (!entry || !entry->blobs.count("code"))
+  if (!entry || !entry->blobs.count(role.str()))
     return std::nullopt;
   std::optional<Value> info = parseInfo(*entry);
+  if (!info || !info->getAsObject())
+    return std::nullopt;
+  return FoundEntry{std::move(entry->blobs[role.str()]), std::move(*info->getAsObject()), source};
+}
+
+std::optional<CacheHit<backend::CompiledCode>> BuildCache::lookupCode(const std::string &key) {
+  std::optional<FoundEntry> found = findWithInfo(key, "code");
+  if (!found)
+    return std::nullopt;
   std::optional<backend::KernelInterface> interface =
-      info && info->getAsObject() ? interfaceFromJson(info->getAsObject()->get("interface"))
-                                  : std::nullopt;
+      interfaceFromJson(found->info.get("interface"));
   if (!interface)
     return std::nullopt;
-  return CacheHit<backend::CompiledCode>{{std::move(*interface), std::move(entry->blobs["code"])},
-                                         source};
+  return CacheHit<backend::CompiledCode>{{std::move(*interface), std::move(found->payload)},
+                                         found->source};
 }
 
 void BuildCache::storeCode(const std::string &key, llvm::StringRef name, llvm::StringRef kind,
@@ -389,16 +398,11 @@ void BuildCache::storeCode(const std::string &key, llvm::StringRef name, llvm::S
 
 std::optional<CacheHit<LinkedCode>> BuildCache::lookupLinkedCode(const std::string &key,
                                                                  size_t memberCount) {
-  StepSource source;
-  std::optional<cache::CachedEntry> entry = find(key, source);
-  if (!entry || !entry->blobs.count("code"))
-    return std::nullopt;
-  std::optional<Value> info = parseInfo(*entry);
-  std::optional<llvm::StringRef> lines =
-      info && info->getAsObject() ? info->getAsObject()->getString("members") : std::nullopt;
+  std::optional<FoundEntry> found = findWithInfo(key, "code");
+  std::optional<llvm::StringRef> lines = found ? found->info.getString("members") : std::nullopt;
   if (!lines)
     return std::nullopt;
-  LinkedCode code{std::move(entry->blobs["code"]), {}};
+  LinkedCode code{std::move(found->payload), {}};
   for (llvm::StringRef rest = *lines; !rest.empty();) {
     auto [line, next] = rest.split('\n');
     rest = next;
@@ -414,7 +418,7 @@ std::optional<CacheHit<LinkedCode>> BuildCache::lookupLinkedCode(const std::stri
   }
   if (code.members.size() != memberCount)
     return std::nullopt;
-  return CacheHit<LinkedCode>{std::move(code), source};
+  return CacheHit<LinkedCode>{std::move(code), found->source};
 }
 
 void BuildCache::storeLinkedCode(const std::string &key, llvm::StringRef name,
@@ -434,17 +438,14 @@ void BuildCache::storeLinkedCode(const std::string &key, llvm::StringRef name,
 }
 
 std::optional<CacheHit<backend::BuiltCubin>> BuildCache::lookupCubin(const std::string &key) {
-  StepSource source;
-  std::optional<cache::CachedEntry> entry = find(key, source);
-  if (!entry || !entry->blobs.count("cubin"))
+  std::optional<FoundEntry> found = findWithInfo(key, "cubin");
+  if (!found)
     return std::nullopt;
-  std::optional<Value> info = parseInfo(*entry);
-  std::optional<cuda::ResourceUsage> usage =
-      info && info->getAsObject() ? usageFromJson(info->getAsObject()->get("usage")) : std::nullopt;
+  std::optional<cuda::ResourceUsage> usage = usageFromJson(found->info.get("usage"));
   if (!usage)
     return std::nullopt;
-  return CacheHit<backend::BuiltCubin>{{std::move(entry->blobs["cubin"]), std::move(*usage)},
-                                       source};
+  return CacheHit<backend::BuiltCubin>{{std::move(found->payload), std::move(*usage)},
+                                       found->source};
 }
 
 void BuildCache::storeCubin(const std::string &key, llvm::StringRef name, unsigned arch,

@@ -39,6 +39,8 @@
 #include "pipeline/build_options.h"
 #include "pipeline/build_reporter.h"
 
+#include <llvm/Support/JSON.h>
+
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -119,6 +121,15 @@ private:
   /// locally).
   std::optional<cache::CachedEntry> find(const std::string &key, StepSource &source,
                                          llvm::ArrayRef<std::string> implied = {});
+  /// An entry's payload blob and the object its metadata's info holds.
+  struct FoundEntry {
+    std::string payload;
+    llvm::json::Object info;
+    StepSource source;
+  };
+  /// The entry of `key` (find) with its blob `role` and an info object;
+  /// nothing when either is missing.
+  std::optional<FoundEntry> findWithInfo(const std::string &key, llvm::StringRef role);
   /// Uploads `contents`, and keeps it locally (queueStore).
   void keep(const cache::EntryContents &contents);
   /// Keeps `contents` locally, in batches: one transaction per batch rather

@@ -20,6 +20,9 @@ def test_a_warm_build_reads_no_kernels_llvm_ir(rig):
     assert kinds_and_targets(notes) == [("cubin", "sm_80"), ("fatbin", "-"), ("ptx", "sm_80")], notes
     assert {name for _, _, _, name in notes} == {"image kernels"}, notes
     assert outputs(warm) == outputs(cold), "a fat binary built from the image's entries differs"
+    manifest = "kernels.manifest.json"
+    assert (warm / manifest).read_text() == (cold / manifest).read_text(), (
+        "the manifest written from the interfaces the image's entry keeps differs from the cold build's")
 
 
 def test_only_targets_whose_image_ptx_is_missing_read_their_kernels_ir(rig):
