@@ -28,8 +28,10 @@ void markBarrier(llvm::CallInst &call, uint32_t mode) {
                                                   llvm::Type::getInt32Ty(context), mode))));
 }
 
-static uint32_t barrierMode(const llvm::CallInst &call) {
+std::optional<uint32_t> barrierModeOf(const llvm::CallInst &call) {
   const llvm::MDNode *node = call.getMetadata(barrierMarker);
+  if (!node)
+    return std::nullopt;
   return static_cast<uint32_t>(
       llvm::mdconst::extract<llvm::ConstantInt>(node->getOperand(0))->getZExtValue());
 }
@@ -144,7 +146,7 @@ llvm::Function *makeBarrierRegions(llvm::Function &body, bool reduces) {
         call && call->getMetadata(barrierMarker))
       barriers.push_back(call);
   for (llvm::CallInst *call : barriers) {
-    uint32_t mode = barrierMode(*call);
+    uint32_t mode = *barrierModeOf(*call);
     llvm::IRBuilder<> at(call);
     // The engine reads them only in kernels with reducing barriers.
     if (reduces) {

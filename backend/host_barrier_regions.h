@@ -21,11 +21,16 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 
+#include <optional>
+
 namespace kiln::backend {
 
 /// Marks `call` as the barrier of KilnBarrierReduce `mode`: its operands are
 /// the thread, and for the reducing modes the mode and the predicate.
 void markBarrier(llvm::CallInst &call, uint32_t mode);
+
+/// The KilnBarrierReduce mode of `call` if markBarrier marked it.
+std::optional<uint32_t> barrierModeOf(const llvm::CallInst &call);
 
 /// A copy of kernel body `body` (thread, parameters...) -> void as a
 /// coroutine (thread, parameters...) -> handle that runs up to the first

@@ -4,6 +4,7 @@
 
 #include "backend/host_barrier_regions.h"
 #include "backend/host_half_conversions.h"
+#include "backend/host_region_loops.h"
 #include "backend/math_functions.h"
 #include "module/cpu_kernel_abi.h"
 
@@ -127,6 +128,15 @@ static void setIndexRange(llvm::LoadInst &load, I which, unsigned dimension) {
       llvm::LLVMContext::MD_range,
       llvm::MDBuilder(load.getContext())
           .createRange(llvm::APInt(32, lowest), llvm::APInt(32, uint64_t(highest) + 1)));
+}
+
+llvm::LoadInst *loadBlockDim(llvm::IRBuilder<> &builder, llvm::Value *thread, unsigned dimension) {
+  llvm::LoadInst *dim = builder.CreateAlignedLoad(
+      builder.getInt32Ty(),
+      threadFieldAddress(builder, thread, offsetof(KilnCpuThread, blockDim) + 4 * dimension),
+      llvm::Align(4));
+  setIndexRange(*dim, I::BlockDim, dimension);
+  return dim;
 }
 
 llvm::Value *HostTargetHooks::readIndex(HookSite &site, I which, unsigned dimension) {
@@ -386,7 +396,7 @@ static constexpr llvm::StringLiteral threadContextAttribute = "kiln-thread-conte
 /// blocks.
 static constexpr llvm::StringLiteral threadLoopProperty = "kiln.loop.threads";
 
-static void markThreadLoop(llvm::BranchInst &latch) {
+void markThreadLoop(llvm::BranchInst &latch) {
   llvm::LLVMContext &context = latch.getContext();
   llvm::MDNode *property =
       llvm::MDNode::get(context, llvm::MDString::get(context, threadLoopProperty));
@@ -554,13 +564,14 @@ static llvm::Function *specializeForThreadLoop(llvm::Function &body) {
   }
   llvm::Value *thread = loopBody->getArg(0);
   std::vector<llvm::LoadInst *> reads;
-  std::vector<llvm::CallBase *> calls;
+  std::vector<llvm::CallInst *> calls;
   for (llvm::Instruction &instruction : llvm::instructions(*loopBody)) {
     if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&instruction);
         load && load->getMetadata(threadIndexMarker))
       reads.push_back(load);
-    if (auto *call = llvm::dyn_cast<llvm::CallBase>(&instruction);
-        call && llvm::is_contained(call->args(), thread))
+    // A barrier needs no indices: region loops remove it.
+    if (auto *call = llvm::dyn_cast<llvm::CallInst>(&instruction);
+        call && llvm::is_contained(call->args(), thread) && !barrierModeOf(*call))
       calls.push_back(call);
   }
   for (llvm::LoadInst *read : reads) {
@@ -570,7 +581,7 @@ static llvm::Function *specializeForThreadLoop(llvm::Function &body) {
     read->replaceAllUsesWith(loopBody->getArg(1 + slot));
     read->eraseFromParent();
   }
-  for (llvm::CallBase *call : calls) {
+  for (llvm::CallInst *call : calls) {
     llvm::IRBuilder<> builder(call);
     for (unsigned slot = 0; slot <= laneSlot; ++slot) {
       size_t offset = slot == laneSlot ? offsetof(KilnCpuThread, laneId)
@@ -663,7 +674,45 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
   if (function.raises || waitsForOthers || usesWarpCollectives)
     return;
   if (function.synchronizes) {
-    // The block entry hands the engine the threads as barrier regions.
+    // The block entry runs the threads region by region where the kernel
+    // fits region loops.
+    llvm::DenseMap<llvm::Function *, llvm::Function *> regionLoops;
+    bool fitsRegionLoops = true;
+    for (llvm::Function *body : {&kernel, uncheckedKernel}) {
+      if (!body || !fitsRegionLoops)
+        continue;
+      // opt=0 keeps calls, which region loops cannot.
+      llvm::Function *loopBody = body->hasFnAttribute(llvm::Attribute::NoInline)
+                                     ? nullptr
+                                     : specializeForThreadLoop(*body);
+      llvm::Function *loops = loopBody ? makeRegionLoops(loopBody) : nullptr;
+      if (loops)
+        regionLoops[body] = loops;
+      else
+        fitsRegionLoops = false;
+    }
+    if (fitsRegionLoops) {
+      llvm::Function *block = llvm::Function::Create(entryType, llvm::GlobalValue::ExternalLinkage,
+                                                     blockEntryName(name), module);
+      block->addFnAttr(llvm::Attribute::NoUnwind);
+      block->addParamAttr(0, llvm::Attribute::get(context, threadContextAttribute));
+      llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", block));
+      std::vector<llvm::Value *> values = unpack(builder, *block);
+      llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "done", block);
+      withEachBody(builder, *block, done, [&](llvm::Function *body) {
+        llvm::Function *loops = regionLoops.lookup(body);
+        loops->addFnAttr(llvm::Attribute::AlwaysInline);
+        loops->addParamAttr(0, llvm::Attribute::get(context, threadContextAttribute));
+        builder.CreateCall(loops, values);
+      });
+      builder.SetInsertPoint(done);
+      builder.CreateRetVoid();
+      return;
+    }
+    for (auto &[body, loops] : regionLoops)
+      loops->eraseFromParent();
+
+    // Otherwise it hands the engine the threads as barrier regions.
     llvm::Function *regions = makeBarrierRegions(kernel, reducesAtBarriers);
     llvm::Function *uncheckedRegions = uncheckedKernel && regions
                                            ? makeBarrierRegions(*uncheckedKernel, reducesAtBarriers)
@@ -738,12 +787,8 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
   llvm::Type *i32 = builder.getInt32Ty();
   auto field = [&](size_t offset) { return threadFieldAddress(builder, thread0, offset); };
   llvm::Value *dims[3];
-  for (unsigned d = 0; d < 3; ++d) {
-    llvm::LoadInst *dim = builder.CreateAlignedLoad(
-        i32, field(offsetof(KilnCpuThread, blockDim) + 4 * d), llvm::Align(4));
-    setIndexRange(*dim, I::BlockDim, d);
-    dims[d] = dim;
-  }
+  for (unsigned d = 0; d < 3; ++d)
+    dims[d] = loadBlockDim(builder, thread0, d);
 
   // for z, for y, for x: nested loops over blockDim.
   llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "done", block);

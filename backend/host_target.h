@@ -131,6 +131,13 @@ llvm::Value *threadFieldAddress(llvm::IRBuilder<> &builder, llvm::Value *thread,
 llvm::CallInst *callHostService(llvm::IRBuilder<> &builder, llvm::Value *thread, size_t offset,
                                 llvm::Type *result, llvm::ArrayRef<llvm::Value *> arguments);
 
+/// Marks the loop whose latch is `latch` as a loop over a block's threads,
+/// which needs no interrupt polls: it ends after blockDim iterations.
+void markThreadLoop(llvm::BranchInst &latch);
+
+/// Loads blockDim[dimension] of the KilnCpuThread `thread`, with its range.
+llvm::LoadInst *loadBlockDim(llvm::IRBuilder<> &builder, llvm::Value *thread, unsigned dimension);
+
 /// Names of a kernel's host entry points.
 std::string threadEntryName(llvm::StringRef kernelName);
 std::string blockEntryName(llvm::StringRef kernelName);

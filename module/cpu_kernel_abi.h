@@ -13,12 +13,14 @@
  *       never waits for other threads: one after the other, updating
  *       thread->threadIdx and thread->laneId itself. For a kernel whose only
  *       waits are block barriers (syncthreads and its reducing variants):
- *       it hands the engine's runBarrierRegions service a function that
- *       runs one thread from its start to its first barrier or its end and
- *       leaves it resumable from there (KilnCpuRegionStart below), and one
- *       that resumes a list of threads to their next barrier in a loop
- *       (KilnCpuRegionRound). Kernels with warp collectives, or that may
- *       end a thread early, have no block entry.
+ *       either the same, region by region (a loop over the threads from
+ *       one barrier to the next, with KILN_THREAD_REGION_LOOPS set in
+ *       thread->flags), or it hands the engine's runBarrierRegions service
+ *       a function that runs one thread from its start to its first barrier
+ *       or its end and leaves it resumable from there (KilnCpuRegionStart
+ *       below), and one that resumes a list of threads to their next
+ *       barrier in a loop (KilnCpuRegionRound). Kernels with warp
+ *       collectives, or that may end a thread early, have no block entry.
  *
  * `args` points at one pointer per kernel parameter, each to the parameter's
  * value in the kernel ABI of docs/abi.md: exactly what cuLaunchKernel takes,
@@ -40,7 +42,7 @@ extern "C" {
 #endif
 
 /* Bumped on any change to the structures below. */
-#define KILN_CPU_ABI_VERSION 8
+#define KILN_CPU_ABI_VERSION 9
 
 typedef struct KilnCpuThread KilnCpuThread;
 
@@ -168,8 +170,8 @@ typedef struct KilnCpuServices {
    * and the array's `rank` extents in `shape`, and where (`location`,
    * "file:line", may be empty); then it ends the thread as raiseException
    * does, whatever debug= says. It never returns, except to barrier
-   * regions, which then end the thread themselves (their coroutine goes to
-   * its end). */
+   * regions and region loops (KILN_THREAD_REGION_LOOPS), which then end the
+   * thread themselves. */
   void (*raiseIndexError)(KilnCpuThread *thread, const char *array, const char *location,
                           int64_t index, uint32_t axis, uint32_t rank, const int64_t *shape);
   /* Generated code calls it on a loop back-edge once
@@ -241,8 +243,11 @@ struct KilnCpuThread {
  * compiled with index checks also carry a copy without them; the entry
  * points pick one by these bits and the kernel's own boundscheck= option. */
 enum KilnThreadFlags {
-  KILN_THREAD_SKIP_INDEX_CHECKS = 1, /* KILN_CPU_BOUNDSCHECK=0 or NUMBA_BOUNDSCHECK=0 */
-  KILN_THREAD_FORCE_INDEX_CHECKS = 2 /* ...=1: checked even where boundscheck=False */
+  KILN_THREAD_SKIP_INDEX_CHECKS = 1,  /* KILN_CPU_BOUNDSCHECK=0 or NUMBA_BOUNDSCHECK=0 */
+  KILN_THREAD_FORCE_INDEX_CHECKS = 2, /* ...=1: checked even where boundscheck=False */
+  /* Set by a block entry that runs its threads region by region, from
+   * barrier to barrier: an index error ends only the thread. */
+  KILN_THREAD_REGION_LOOPS = 4
 };
 
 typedef void (*KilnCpuKernelEntry)(KilnCpuThread *thread, void *const *args);

@@ -255,12 +255,12 @@ void blockRaise(KilnCpuThread *thread, const char *className, const char *messag
 }
 
 /// As a GPU ends the launch at a bad address, the block's remaining
-/// threads do not run. Barrier regions end just the thread, as fibers do:
-/// the others may be waiting for it at a barrier.
+/// threads do not run. Barrier regions and region loops end just the
+/// thread, as fibers do: the others may be waiting for it at a barrier.
 void blockIndexError(KilnCpuThread *thread, const char *array, const char *location, int64_t index,
                      uint32_t axis, uint32_t rank, const int64_t *shape) {
   recordIndexError(thread, array, location, index, axis, rank, shape);
-  if (!runnerOf(thread).barrierRegions().running())
+  if (!(thread->flags & KILN_THREAD_REGION_LOOPS) && !runnerOf(thread).barrierRegions().running())
     runnerOf(thread).abandonBlockEntry();
 }
 

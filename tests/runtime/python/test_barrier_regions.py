@@ -1,9 +1,12 @@
-"""Kernels whose threads wait only at block barriers run as barrier regions:
-each thread runs from barrier to barrier as a coroutine, with no stack of
-its own. Whatever the kernel does, the results are those of the fibers that
-run kernels with warp collectives: the same values, the same order of
-threads between barriers (which a racy kernel can see), the same barrier
-results, with threads that exit early, barriers in loops and in device
+"""Kernels whose threads wait only at block barriers run region by region:
+a loop over the block's threads from one barrier to the next, or, for
+kernels keeping much per thread across barriers (small_frames and
+large_frames here), each thread as a coroutine with no stack of its own.
+Whatever the kernel does, the results are those of the fibers that run
+kernels with warp collectives: the same values, the same order of threads
+between barriers (which a racy kernel can see), the same barrier results,
+the same errors, with threads that exit early or fail an index check,
+threads waiting at different barriers, barriers in loops and in device
 functions, local arrays live across barriers (of any size) and 2-D and 3-D
 blocks.
 
@@ -92,6 +95,37 @@ def rotate_locals(x, out):
     for k in range(4):
         total += local[k]
     out[i] = total
+    FIBERS_ONLY
+
+
+@cuda.jit
+def split_barriers(x, out):
+    # Even and odd threads wait at different barriers, which count as one.
+    shared = cuda.shared.array(128, float64)
+    tid = cuda.threadIdx.x
+    i = cuda.grid(1)
+    shared[tid] = x[i]
+    if tid % 2 == 0:
+        cuda.syncthreads()
+        out[i] = shared[(tid + 1) % cuda.blockDim.x]
+    else:
+        cuda.syncthreads()
+        out[i] = -shared[(tid + 1) % cuda.blockDim.x]
+    FIBERS_ONLY
+
+
+@cuda.jit
+def read_past_the_end(x, out, counter):
+    # The threads of a 2-D block take slots in the order they run; those
+    # whose slot reads past the end of x fail, the others go on through the
+    # next barrier. threadIdx.y is only in the error's message.
+    shared = cuda.shared.array(64, float64)
+    slot = cuda.atomic.add(counter, 0, 1)
+    shared[slot] = slot
+    cuda.syncthreads()
+    value = x[slot + 40]
+    cuda.syncthreads()
+    out[slot] = value + shared[(slot + 1) % 64]
     FIBERS_ONLY
 
 
@@ -208,6 +242,34 @@ def test_multi_dimensional_blocks_and_grids(kernels):
         out = np.zeros_like(x)
         kernel[(3, 2), (4, 8, 2)](x, out)
         assert out.tolist() == expected.tolist(), f"{kernel} reversed the blocks wrongly"
+
+
+def test_threads_waiting_at_different_barriers_meet_there(kernels):
+    x = np.random.default_rng(11).random(2 * 128)
+    following = np.roll(x.reshape(2, 128), -1, axis=1).ravel()
+    expected = np.where(np.arange(x.size) % 2 == 0, following, -following)
+    for kernel in (kernels.split_barriers, kernels.split_barriers_fibers):
+        out = np.zeros_like(x)
+        kernel[2, 128](x, out)
+        np.testing.assert_array_equal(out, expected, err_msg=f"{kernel} split the barrier")
+
+
+def test_a_thread_failing_an_index_check_ends_alone(kernels):
+    x = np.arange(100, dtype=np.float64)
+    results = []
+    for kernel in (kernels.read_past_the_end, kernels.read_past_the_end_fibers):
+        out = np.zeros(64)
+        with pytest.raises(IndexError) as error:
+            kernel[1, (8, 8)](x, out, np.zeros(1, np.int32))
+        # The message names the kernel and its line, which differ.
+        results.append((str(error.value).split(" (array")[0], out.tolist()))
+    (message, out), fibers = results
+    assert (message, out) == fibers, (
+        f"an index error between barriers must end its thread as it does on fibers:\n"
+        f"{message}\n{fibers[0]}")
+    assert message.startswith("tid=[0, 7, 4] ctaid=[0, 0, 0]: "), (
+        f"the lowest failing thread is (4, 7), slot 60: {message}")
+    assert out[:60] == [40 + s + (s + 1) for s in range(60)], "the other threads must finish"
 
 
 def test_barrier_kernels_get_a_block_entry_and_warp_collectives_do_not(kiln, tmp_path):

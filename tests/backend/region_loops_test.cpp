@@ -1,0 +1,142 @@
+//===- tests/backend/region_loops_test.cpp --------------------------------===//
+//
+// Kernel bodies with barriers, written by hand as the block entry's loop
+// takes them, turned into region loops: what is kept per thread across a
+// barrier, what is computed again, and which kernels are left to the
+// coroutines.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backend/host_barrier_regions.h"
+#include "backend/host_region_loops.h"
+#include "module/cpu_kernel_abi.h"
+
+#include <gtest/gtest.h>
+#include <llvm/AsmParser/Parser.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <cstddef>
+#include <string>
+
+namespace {
+
+/// What makeRegionLoops makes of the function @body in `source` (in which
+/// SHARED stands for the offset of KilnCpuThread::sharedMemory), as text;
+/// empty when it leaves the kernel to the coroutines.
+std::string regionLoopsOf(std::string source) {
+  for (size_t at; (at = source.find("SHARED")) != std::string::npos;)
+    source.replace(at, 6, std::to_string(offsetof(KilnCpuThread, sharedMemory)));
+  llvm::LLVMContext context;
+  llvm::SMDiagnostic error;
+  std::unique_ptr<llvm::Module> module = llvm::parseAssemblyString(source, error, context);
+  if (!module) {
+    ADD_FAILURE() << "the test's IR does not parse: " << error.getMessage().str();
+    return "";
+  }
+  llvm::Function *regions = kiln::backend::makeRegionLoops(module->getFunction("body"));
+  if (!regions)
+    return "";
+  std::string verifierMessage;
+  llvm::raw_string_ostream verifierStream(verifierMessage);
+  if (llvm::verifyModule(*module, &verifierStream)) {
+    ADD_FAILURE() << "region loops left invalid IR: " << verifierMessage;
+    return "";
+  }
+  std::string text;
+  llvm::raw_string_ostream out(text);
+  regions->print(out, nullptr);
+  return text;
+}
+
+bool contains(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
+
+// Each thread stores x[tid] + 1 in shared memory, waits, and stores its
+// neighbour's value and its own sum to out.
+constexpr const char *exchange = R"(
+declare void @syncthreads(ptr)
+
+define internal void @body(ptr %thread, i32 %tx, i32 %ty, i32 %tz, i32 %lane, ptr %x, ptr %out) {
+entry:
+  %shared.field = getelementptr inbounds i8, ptr %thread, i64 SHARED
+  %shared = load ptr, ptr %shared.field
+  %i = zext i32 %tx to i64
+  %slot = getelementptr inbounds float, ptr %shared, i64 %i
+  %x.i = getelementptr inbounds float, ptr %x, i64 %i
+  %value = load float, ptr %x.i
+  %sum = fadd float %value, 1.0
+  store float %sum, ptr %slot
+  call void @syncthreads(ptr %thread), !kiln.barrier !0
+  %j = add i64 %i, 1
+  %next = getelementptr inbounds float, ptr %shared, i64 %j
+  %neighbour = load float, ptr %next
+  %both = fadd float %neighbour, %sum
+  %out.i = getelementptr inbounds float, ptr %out, i64 %i
+  store float %both, ptr %out.i
+  ret void
+}
+
+!0 = !{i32 3}
+)";
+
+TEST(RegionLoops, AValueLiveAcrossABarrierIsKeptPerThread) {
+  std::string result = regionLoopsOf(exchange);
+  ASSERT_FALSE(result.empty()) << "the kernel must become region loops";
+  EXPECT_TRUE(contains(result, "define internal void @body.regions(ptr %0, ptr %1, ptr %2)"))
+      << result;
+  // %sum: one float per thread of the block.
+  EXPECT_TRUE(contains(result, "alloca float, i32 %")) << result;
+  EXPECT_FALSE(contains(result, "@syncthreads")) << "the barrier must be gone:\n" << result;
+}
+
+TEST(RegionLoops, WhatIsTheSameForTheWholeBlockIsComputedAgainNotKept) {
+  std::string result = regionLoopsOf(exchange);
+  ASSERT_FALSE(result.empty());
+  // The shared memory pointer and the thread's index are read again after
+  // the barrier; only %sum needs a slot.
+  EXPECT_FALSE(contains(result, "alloca ptr, i32 %")) << result;
+  EXPECT_FALSE(contains(result, "alloca i64, i32 %")) << result;
+}
+
+TEST(RegionLoops, AReducingBarrierReducesOverTheWaitingThreads) {
+  std::string source = exchange;
+  source.replace(source.find("declare void @syncthreads(ptr)"), 30,
+                 "declare i32 @syncthreads_count(ptr, i32, i32)");
+  source.replace(source.find("call void @syncthreads(ptr %thread), !kiln.barrier !0"), 53,
+                 "%count = call i32 @syncthreads_count(ptr %thread, i32 0, i32 %tx), "
+                 "!kiln.barrier !1\n  %count.f = sitofp i32 %count to float");
+  source.replace(source.find("fadd float %neighbour, %sum"), 27, "fadd float %neighbour, %count.f");
+  source += "!1 = !{i32 0}\n";
+  std::string result = regionLoopsOf(source);
+  ASSERT_FALSE(result.empty()) << "a reducing barrier must become region loops";
+  EXPECT_TRUE(contains(result, "reduce:")) << result;
+  EXPECT_FALSE(contains(result, "@syncthreads_count")) << result;
+}
+
+TEST(RegionLoops, LargePrivateArraysLiveAcrossABarrierStayCoroutines) {
+  std::string source = exchange;
+  // 64 floats per thread, written before the barrier and read after it.
+  source.replace(source.find("entry:\n"), 7,
+                 "entry:\n  %private = alloca [64 x float]\n"
+                 "  %p.i = getelementptr inbounds [64 x float], ptr %private, i64 0, i32 %tx\n"
+                 "  store volatile float 2.0, ptr %p.i\n");
+  source.replace(source.find("  ret void"), 0,
+                 "  %kept = load volatile float, ptr %p.i\n  store float %kept, ptr %x.i\n");
+  EXPECT_EQ(regionLoopsOf(source), "")
+      << "256 bytes per thread across a barrier are more than region loops keep";
+}
+
+TEST(RegionLoops, MoreBarriersThanTheMaskCountsStayCoroutines) {
+  std::string source = exchange;
+  std::string barriers;
+  for (int i = 0; i < 63; ++i)
+    barriers += "  call void @syncthreads(ptr %thread), !kiln.barrier !0\n";
+  source.replace(source.find("  ret void"), 0, barriers);
+  EXPECT_EQ(regionLoopsOf(source), "");
+}
+
+} // namespace
