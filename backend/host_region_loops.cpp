@@ -315,6 +315,9 @@ public:
   llvm::Function *write();
 
 private:
+  /// Bytes from one thread's element of an alloca's array to the next's:
+  /// its size, rounded up to its alignment.
+  uint64_t strideOf(const llvm::AllocaInst &alloca) const;
   void allocateArrays();
   /// A loop over the block's threads from thread `first` that runs region
   /// `k` for each thread whose state is `expected` (every thread when null)
@@ -338,7 +341,7 @@ private:
   llvm::Value *threadCount = nullptr;
   /// Per body alloca: its array (one element per thread) or, for uniform
   /// ones, its one variable.
-  llvm::DenseMap<const llvm::AllocaInst *, llvm::AllocaInst *> arrays;
+  llvm::DenseMap<const llvm::AllocaInst *, llvm::Value *> arrays;
   llvm::AllocaInst *states = nullptr;
   /// Bit k: some thread reached code k in the round that is running.
   llvm::AllocaInst *reached = nullptr;
@@ -351,21 +354,47 @@ private:
   const bool usesY, usesZ;
 };
 
+uint64_t RegionLoopWriter::strideOf(const llvm::AllocaInst &alloca) const {
+  uint64_t bytes = alloca.getAllocationSize(cut.body->getDataLayout())->getFixedValue();
+  return llvm::alignTo(bytes, alloca.getAlign());
+}
+
 void RegionLoopWriter::allocateArrays() {
+  // One piece of engine memory for the block holds the arrays, each at a
+  // multiple of 64 bytes.
   llvm::Type *i32 = builder.getInt32Ty();
+  llvm::Type *i64 = builder.getInt64Ty();
+  constexpr uint64_t alignment = 64;
+  llvm::Value *threads = builder.CreateZExt(threadCount, i64);
+  llvm::Value *total = builder.getInt64(0);
+  std::vector<std::pair<const llvm::AllocaInst *, llvm::Value *>> offsets;
   for (llvm::AllocaInst *alloca : cut.allocas) {
-    llvm::Value *count =
-        cut.isUniform(alloca)
-            ? nullptr
-            : builder.CreateNUWMul(threadCount,
-                                   builder.CreateZExtOrTrunc(alloca->getArraySize(), i32));
-    llvm::AllocaInst *array =
-        builder.CreateAlloca(alloca->getAllocatedType(), count, alloca->getName() + ".threads");
-    array->setAlignment(alloca->getAlign());
-    arrays[alloca] = array;
+    if (cut.isUniform(alloca)) {
+      llvm::AllocaInst *variable =
+          builder.CreateAlloca(alloca->getAllocatedType(), nullptr, alloca->getName() + ".block");
+      variable->setAlignment(alloca->getAlign());
+      arrays[alloca] = variable;
+      continue;
+    }
+    offsets.emplace_back(alloca, total);
+    llvm::Value *arrayBytes = builder.CreateNUWMul(threads, builder.getInt64(strideOf(*alloca)));
+    total = builder.CreateAnd(
+        builder.CreateNUWAdd(total,
+                             builder.CreateNUWAdd(arrayBytes, builder.getInt64(alignment - 1))),
+        builder.getInt64(~(alignment - 1)));
+  }
+  if (!offsets.empty()) {
+    llvm::CallInst *memory =
+        callHostService(builder, function->getArg(0), offsetof(KilnCpuServices, allocateFrame),
+                        builder.getPtrTy(), {total, builder.getInt64(alignment)});
+    // Memory nothing else of the kernel reaches, as malloc's.
+    memory->addRetAttr(llvm::Attribute::NoAlias);
+    for (auto [alloca, offset] : offsets)
+      arrays[alloca] = builder.CreateInBoundsGEP(builder.getInt8Ty(), memory, offset,
+                                                 alloca->getName() + ".threads");
   }
   states = builder.CreateAlloca(i32, threadCount, "thread.states");
-  reached = builder.CreateAlloca(builder.getInt64Ty(), nullptr, "reached");
+  reached = builder.CreateAlloca(i64, nullptr, "reached");
   lastRun = builder.CreateAlloca(i32, nullptr, "last.run");
 }
 
@@ -454,14 +483,12 @@ void RegionLoopWriter::emitRegion(unsigned k, llvm::Value *first, llvm::Value *e
   for (unsigned i = 5; i < body.arg_size(); ++i)
     map[body.getArg(i)] = function->getArg(i - 4);
   for (llvm::AllocaInst *alloca : cut.allocas) {
-    llvm::AllocaInst *array = arrays.lookup(alloca);
-    if (cut.isUniform(alloca)) {
-      map[alloca] = array;
-      continue;
-    }
-    llvm::Value *element =
-        builder.CreateNUWMul(wide, builder.CreateZExtOrTrunc(alloca->getArraySize(), i64));
-    map[alloca] = builder.CreateInBoundsGEP(alloca->getAllocatedType(), array, element);
+    llvm::Value *array = arrays.lookup(alloca);
+    map[alloca] = cut.isUniform(alloca)
+                      ? array
+                      : builder.CreateInBoundsGEP(
+                            builder.getInt8Ty(), array,
+                            builder.CreateNUWMul(wide, builder.getInt64(strideOf(*alloca))));
   }
   llvm::BasicBlock *dispatch = builder.GetInsertBlock();
 
@@ -534,7 +561,7 @@ void RegionLoopWriter::emitRegion(unsigned k, llvm::Value *first, llvm::Value *e
 
 void RegionLoopWriter::emitReductions(llvm::Value *parity) {
   llvm::Type *i32 = builder.getInt32Ty();
-  llvm::AllocaInst *predicates = arrays.lookup(cut.predicates);
+  llvm::Value *predicates = arrays.lookup(cut.predicates);
   llvm::BasicBlock *before = builder.GetInsertBlock();
   llvm::BasicBlock *loop = llvm::BasicBlock::Create(context, "reduce", function);
   llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "reduced", function);

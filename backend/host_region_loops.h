@@ -19,7 +19,7 @@
 // Kernels this does not take run as those coroutines: kernels compiled
 // with opt=0, with private memory whose size is not known when they are
 // compiled, with more than 62 barriers, or keeping more than
-// maxRegionLoopSlotBytes per thread across barriers.
+// maxRegionLoopSlotBytes per thread across barriers (large local arrays).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -30,10 +30,10 @@
 
 namespace kiln::backend {
 
-/// The most bytes a thread may keep across barriers in region loops: the
-/// arrays live on the stack of the thread that runs the block, which may
-/// be the launching thread (64 KiB for the 512 threads it runs at most).
-inline constexpr uint64_t maxRegionLoopSlotBytes = 128;
+/// The most bytes a thread may keep across barriers in region loops. The
+/// arrays come from the engine (KilnCpuServices::allocateFrame), once per
+/// block: 4 MiB for a block of 1024 threads at most.
+inline constexpr uint64_t maxRegionLoopSlotBytes = 4096;
 
 /// The block function of `loopBody`, a kernel body as the block entry's loop
 /// takes it ((thread, threadIdx.x, .y, .z, laneId, parameters...), every

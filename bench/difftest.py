@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/difftest.py --seed 1 --count 10000 --jobs 2
     .venv/bin/python bench/difftest.py --seed 1 --count 200 --reduce --out findings/
+    .venv/bin/python bench/difftest.py --seed 1 --count 300 --only barriers
 
 Generates COUNT programs from consecutive seeds (tests/differential/
 programs.py), judges them in batches on Kiln, Numba's simulator and Numba's
@@ -9,7 +10,10 @@ compiled semantics (tests/differential/oracles.py), and prints how many
 matched, how many the simulator could not judge, and every finding by
 class with its seed. With --reduce, each finding is shrunk to a minimal
 program and written to OUT as a regression test (a kernel and its njit
-reference). Every finding re-runs alone with `--seed S --count 1`.
+reference). Every finding re-runs alone with `--seed S --count 1`. With
+--only barriers, the campaign takes, from consecutive seeds, only programs
+whose kernel waits at block barriers and at no warp collective: those the
+CPU engine runs region by region rather than as fibers.
 """
 
 import argparse
@@ -24,6 +28,26 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "
 import oracles  # noqa: E402
 import programs  # noqa: E402
 import reduce  # noqa: E402
+
+
+WARP_COLLECTIVES = ("cuda.syncwarp", "cuda.shfl", "cuda.ballot_sync")
+
+
+def waits_only_at_block_barriers(program):
+    source = program.render("k")
+    return "cuda.syncthreads" in source and not any(name in source for name in WARP_COLLECTIVES)
+
+
+def chosen_seeds(first, count, only):
+    if only is None:
+        return list(range(first, first + count))
+    seeds = []
+    seed = first
+    while len(seeds) < count:
+        if waits_only_at_block_barriers(programs.generate(seed)):
+            seeds.append(seed)
+        seed += 1
+    return seeds
 
 
 def judge_batch(seeds):
@@ -44,11 +68,16 @@ def main():
                         help="also run njit where Kiln and the simulator agree")
     parser.add_argument("--reduce", action="store_true", help="shrink each finding to a minimal program")
     parser.add_argument("--out", default="difftest-findings", help="where reduced findings go")
+    parser.add_argument("--only", choices=["barriers"],
+                        help="barriers: only programs that wait at block barriers and at no warp collective")
     arguments = parser.parse_args()
     global CONFIRM
     CONFIRM = arguments.confirm_matches
 
-    seeds = list(range(arguments.seed, arguments.seed + arguments.count))
+    seeds = chosen_seeds(arguments.seed, arguments.count, arguments.only)
+    if arguments.only:
+        print(f"{len(seeds)} programs that wait only at block barriers among seeds {seeds[0]}-{seeds[-1]}",
+              flush=True)
     batches = [seeds[i:i + arguments.batch] for i in range(0, len(seeds), arguments.batch)]
     started = time.monotonic()
     outcomes = []

@@ -180,9 +180,9 @@ typedef struct KilnCpuServices {
    * wanted the thread to poll for an interrupt, it returns and the loop
    * goes on. */
   void (*interrupted)(KilnCpuThread *thread);
-  /* Memory for the calling thread's barrier-region state (`bytes` aligned
-   * to `alignment`, a power of two), kept until its block ends. Block
-   * entries only. */
+  /* Memory for the calling thread's barrier-region state, or for the
+   * arrays of a block entry's region loops (`bytes` aligned to `alignment`,
+   * a power of two), kept until its block ends. Block entries only. */
   void *(*allocateFrame)(KilnCpuThread *thread, uint64_t bytes, uint64_t alignment);
   /* Runs every thread of the calling block entry's block through its
    * barrier regions, in the order fibers would run them, and returns when

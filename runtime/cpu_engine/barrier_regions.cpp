@@ -26,8 +26,7 @@ void BarrierRegions::run(const KilnCpuThread &prototype, void *const *args,
                          KilnCpuRegionStart start, KilnCpuRegionRound round, uint32_t flags) {
   provideFrames(prepareThreads(prototype));
   uint32_t count = static_cast<uint32_t>(threads.size());
-  chunkInUse = 0;
-  bytesUsed = 0;
+  startBlock();
   // Every thread's start() stores its handle before anything reads it.
   handles.resize(count);
   order.resize(count);
@@ -133,7 +132,8 @@ void *BarrierRegions::allocate(uint64_t bytes, uint64_t alignment) {
   alignment = std::max<uint64_t>(alignment, alignof(std::max_align_t));
   if (alignment > minimumChunkBytes || bytes > (uint64_t(1) << 40))
     return nullptr;
-  if (alignment <= frameAlignment && bytes <= maximumProvidedFrame)
+  // Only coroutine frames are set aside per thread for the next blocks.
+  if (active && alignment <= frameAlignment && bytes <= maximumProvidedFrame)
     largestFrame = std::max(largestFrame, bytes);
   for (; chunkInUse < chunks.size(); ++chunkInUse, bytesUsed = 0) {
     Chunk &chunk = chunks[chunkInUse];

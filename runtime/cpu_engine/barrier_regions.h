@@ -41,10 +41,15 @@ public:
   /// After a longjmp out of run().
   void abandoned() { active = false; }
 
-  /// `bytes` of frame for a thread of the running block, aligned to
-  /// `alignment`; null when memory is exhausted. Freed when the next block
-  /// starts.
+  /// `bytes` of frame for a thread of the running block, or of arrays for
+  /// a block entry's region loops, aligned to `alignment`; null when memory
+  /// is exhausted. Freed when the next block starts (startBlock()).
   void *allocate(uint64_t bytes, uint64_t alignment);
+  /// A block entry starts: what allocate() gave is free again.
+  void startBlock() {
+    chunkInUse = 0;
+    bytesUsed = 0;
+  }
 
 private:
   /// Gives `threads` one KilnCpuThread per thread of the block `prototype`

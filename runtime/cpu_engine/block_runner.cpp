@@ -98,6 +98,7 @@ void BlockRunner::run(LaunchJob &job, uint64_t block, const Dim3 &blockIdx) {
   // localBytesPerThread.
   if (image.blockEntry && image.localBytesPerThread <= blockEntryLocalLimit) {
     thread.services = &blockEntryServices;
+    regions.startBlock();
     runBlockEntry(thread);
   } else {
     thread.services = &fiberServices;

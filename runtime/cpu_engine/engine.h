@@ -18,13 +18,16 @@
 // Threads of a block. A kernel that never waits for other threads has a
 // `<kernel>_block` entry that loops over the block's threads itself: one
 // call per block, no scheduling at all. A kernel whose threads wait only at
-// block barriers has a `<kernel>_block` entry too, which hands the engine
-// its threads as coroutines that return at each barrier
-// (barrier_regions.h): a call per thread and barrier, with what lives
-// across the barrier in a small frame. Every other kernel (warp
+// block barriers has a `<kernel>_block` entry too, which runs them region
+// by region itself: a loop over the threads from one barrier to the next,
+// with what lives across a barrier in an array per thread (memory from
+// allocateFrame, once per block). Where those arrays would be large, the
+// entry hands the engine its threads as coroutines that return at each
+// barrier instead (barrier_regions.h): a call per thread and barrier, with
+// what lives across the barrier in a small frame. Every other kernel (warp
 // collectives, activemask, nanosleep, a raise) runs each CUDA thread as a
-// fiber: its own mmap'd stack (guard page below, untouched pages
-// cost nothing) and a saved register set, switched by a few instructions of
+// fiber: its own mmap'd stack (guard page below, untouched pages cost
+// nothing) and a saved register set, switched by a few instructions of
 // assembly (fiber_context.h). A fiber runs until it must wait for other
 // threads (syncthreads, a warp collective) or ends; it then hands the worker
 // directly to the next runnable fiber of the block (fiber_scheduler.h).
@@ -33,8 +36,8 @@
 // one fiber of a block runs at a time, on one worker, so the block's
 // scheduling state needs no locks, and the order in which fibers run is a
 // function of the kernel alone: race-free kernels give the same results on
-// every run and with any number of workers. Barrier regions run their
-// threads in the order fibers would.
+// every run and with any number of workers. Region loops and barrier
+// regions run their threads in the order fibers would.
 //
 // Barriers follow sm_70+: syncthreads completes when every thread of the
 // block that has not exited has arrived (exited threads count as arrived).

@@ -55,6 +55,13 @@ bool contains(const std::string &text, const std::string &part) {
   return text.find(part) != std::string::npos;
 }
 
+size_t countOf(const std::string &text, const std::string &part) {
+  size_t count = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
+    ++count;
+  return count;
+}
+
 // Each thread stores x[tid] + 1 in shared memory, waits, and stores its
 // neighbour's value and its own sum to out.
 constexpr const char *exchange = R"(
@@ -88,8 +95,10 @@ TEST(RegionLoops, AValueLiveAcrossABarrierIsKeptPerThread) {
   ASSERT_FALSE(result.empty()) << "the kernel must become region loops";
   EXPECT_TRUE(contains(result, "define internal void @body.regions(ptr %0, ptr %1, ptr %2)"))
       << result;
-  // %sum: one float per thread of the block.
-  EXPECT_TRUE(contains(result, "alloca float, i32 %")) << result;
+  // %sum: one float per thread of the block, in memory from the engine.
+  EXPECT_TRUE(contains(result, "sum.reg2mem.threads = getelementptr inbounds i8, ptr")) << result;
+  EXPECT_TRUE(contains(result, "call noalias ptr")) << "the arrays come from allocateFrame:\n"
+                                                    << result;
   EXPECT_FALSE(contains(result, "@syncthreads")) << "the barrier must be gone:\n" << result;
 }
 
@@ -97,9 +106,8 @@ TEST(RegionLoops, WhatIsTheSameForTheWholeBlockIsComputedAgainNotKept) {
   std::string result = regionLoopsOf(exchange);
   ASSERT_FALSE(result.empty());
   // The shared memory pointer and the thread's index are read again after
-  // the barrier; only %sum needs a slot.
-  EXPECT_FALSE(contains(result, "alloca ptr, i32 %")) << result;
-  EXPECT_FALSE(contains(result, "alloca i64, i32 %")) << result;
+  // the barrier; only %sum needs an array.
+  EXPECT_EQ(countOf(result, ".threads = getelementptr"), 1u) << result;
 }
 
 TEST(RegionLoops, AReducingBarrierReducesOverTheWaitingThreads) {
@@ -117,17 +125,33 @@ TEST(RegionLoops, AReducingBarrierReducesOverTheWaitingThreads) {
   EXPECT_FALSE(contains(result, "@syncthreads_count")) << result;
 }
 
-TEST(RegionLoops, LargePrivateArraysLiveAcrossABarrierStayCoroutines) {
+/// `exchange` with a private array of `floats` floats per thread, written
+/// before the barrier and read after it.
+std::string withPrivateArray(unsigned floats) {
   std::string source = exchange;
-  // 64 floats per thread, written before the barrier and read after it.
+  std::string type = "[" + std::to_string(floats) + " x float]";
   source.replace(source.find("entry:\n"), 7,
-                 "entry:\n  %private = alloca [64 x float]\n"
-                 "  %p.i = getelementptr inbounds [64 x float], ptr %private, i64 0, i32 %tx\n"
-                 "  store volatile float 2.0, ptr %p.i\n");
+                 "entry:\n  %private = alloca " + type + ", align 16\n" +
+                     "  %p.i = getelementptr inbounds " + type +
+                     ", ptr %private, i64 0, i32 %tx\n"
+                     "  store volatile float 2.0, ptr %p.i\n");
   source.replace(source.find("  ret void"), 0,
                  "  %kept = load volatile float, ptr %p.i\n  store float %kept, ptr %x.i\n");
-  EXPECT_EQ(regionLoopsOf(source), "")
-      << "256 bytes per thread across a barrier are more than region loops keep";
+  return source;
+}
+
+TEST(RegionLoops, PrivateArraysLiveAcrossABarrierAreKeptPerThreadAtTheirAlignment) {
+  // 3 floats, aligned to 16: each thread's copy starts 16 bytes after the
+  // last one's.
+  std::string result = regionLoopsOf(withPrivateArray(3));
+  ASSERT_FALSE(result.empty()) << "a small private array must become region loops";
+  EXPECT_TRUE(contains(result, "private.threads = getelementptr inbounds i8, ptr")) << result;
+  EXPECT_TRUE(contains(result, ", 16\n")) << result;
+}
+
+TEST(RegionLoops, LargePrivateArraysLiveAcrossABarrierStayCoroutines) {
+  EXPECT_EQ(regionLoopsOf(withPrivateArray(2048)), "")
+      << "8 KiB per thread across a barrier are more than region loops keep";
 }
 
 TEST(RegionLoops, MoreBarriersThanTheMaskCountsStayCoroutines) {
