@@ -30,10 +30,14 @@
 
 namespace kiln::backend {
 
-/// The most bytes a thread may keep across barriers in region loops. The
+/// The most bytes a thread may keep across barriers in region loops. Larger
 /// arrays come from the engine (KilnCpuServices::allocateFrame), once per
 /// block: 4 MiB for a block of 1024 threads at most.
 inline constexpr uint64_t maxRegionLoopSlotBytes = 4096;
+/// Up to this many bytes per thread, the arrays are on the stack of the
+/// thread that runs the block, which may be the launching thread (64 KiB
+/// for the 512 threads it runs at most).
+inline constexpr uint64_t maxStackSlotBytes = 128;
 
 /// The block function of `loopBody`, a kernel body as the block entry's loop
 /// takes it ((thread, threadIdx.x, .y, .z, laneId, parameters...), every

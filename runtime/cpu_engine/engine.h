@@ -20,8 +20,8 @@
 // call per block, no scheduling at all. A kernel whose threads wait only at
 // block barriers has a `<kernel>_block` entry too, which runs them region
 // by region itself: a loop over the threads from one barrier to the next,
-// with what lives across a barrier in an array per thread (memory from
-// allocateFrame, once per block). Where those arrays would be large, the
+// with what lives across a barrier in an array per thread (on the stack,
+// or from allocateFrame once per block). Where those arrays would be large, the
 // entry hands the engine its threads as coroutines that return at each
 // barrier instead (barrier_regions.h): a call per thread and barrier, with
 // what lives across the barrier in a small frame. Every other kernel (warp

@@ -95,10 +95,8 @@ TEST(RegionLoops, AValueLiveAcrossABarrierIsKeptPerThread) {
   ASSERT_FALSE(result.empty()) << "the kernel must become region loops";
   EXPECT_TRUE(contains(result, "define internal void @body.regions(ptr %0, ptr %1, ptr %2)"))
       << result;
-  // %sum: one float per thread of the block, in memory from the engine.
-  EXPECT_TRUE(contains(result, "sum.reg2mem.threads = getelementptr inbounds i8, ptr")) << result;
-  EXPECT_TRUE(contains(result, "call noalias ptr")) << "the arrays come from allocateFrame:\n"
-                                                    << result;
+  // %sum: one float per thread of the block, on the stack.
+  EXPECT_TRUE(contains(result, "%sum.reg2mem.threads = alloca float, i32 %")) << result;
   EXPECT_FALSE(contains(result, "@syncthreads")) << "the barrier must be gone:\n" << result;
 }
 
@@ -107,7 +105,7 @@ TEST(RegionLoops, WhatIsTheSameForTheWholeBlockIsComputedAgainNotKept) {
   ASSERT_FALSE(result.empty());
   // The shared memory pointer and the thread's index are read again after
   // the barrier; only %sum needs an array.
-  EXPECT_EQ(countOf(result, ".threads = getelementptr"), 1u) << result;
+  EXPECT_EQ(countOf(result, ".threads = "), 1u) << result;
 }
 
 TEST(RegionLoops, AReducingBarrierReducesOverTheWaitingThreads) {
@@ -147,6 +145,16 @@ TEST(RegionLoops, PrivateArraysLiveAcrossABarrierAreKeptPerThreadAtTheirAlignmen
   ASSERT_FALSE(result.empty()) << "a small private array must become region loops";
   EXPECT_TRUE(contains(result, "private.threads = getelementptr inbounds i8, ptr")) << result;
   EXPECT_TRUE(contains(result, ", 16\n")) << result;
+}
+
+TEST(RegionLoops, ArraysOfMoreThanTheStackTakesComeFromTheEngine) {
+  // 64 floats per thread: 256 bytes, more than region loops keep on the
+  // stack.
+  std::string result = regionLoopsOf(withPrivateArray(64));
+  ASSERT_FALSE(result.empty()) << "a 256-byte private array must become region loops";
+  EXPECT_TRUE(contains(result, "call noalias ptr")) << "the arrays come from allocateFrame:\n"
+                                                    << result;
+  EXPECT_TRUE(contains(result, "private.threads = getelementptr inbounds i8, ptr")) << result;
 }
 
 TEST(RegionLoops, LargePrivateArraysLiveAcrossABarrierStayCoroutines) {
