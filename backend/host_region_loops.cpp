@@ -4,17 +4,14 @@
 
 #include "backend/host_barrier_regions.h"
 #include "backend/host_target.h"
+#include "backend/optimize.h"
 #include "module/cpu_kernel_abi.h"
 
-#include <llvm/Analysis/CGSCCPassManager.h>
-#include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/IntrinsicInst.h>
-#include <llvm/IR/PassManager.h>
 #include <llvm/IR/Verifier.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
@@ -68,20 +65,12 @@ struct CutBody {
 /// The kernel's variables in registers (SROA), its common loads merged: what
 /// stays in allocas, or lives across a barrier, costs a slot per thread.
 void promoteVariables(llvm::Function &function) {
-  llvm::LoopAnalysisManager loops;
-  llvm::FunctionAnalysisManager functions;
-  llvm::CGSCCAnalysisManager sccs;
-  llvm::ModuleAnalysisManager modules;
   llvm::PassBuilder builder;
-  builder.registerModuleAnalyses(modules);
-  builder.registerCGSCCAnalyses(sccs);
-  builder.registerFunctionAnalyses(functions);
-  builder.registerLoopAnalyses(loops);
-  builder.crossRegisterProxies(loops, functions, sccs, modules);
+  AnalysisManagers analyses(builder);
   llvm::FunctionPassManager passes;
   passes.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
   passes.addPass(llvm::EarlyCSEPass());
-  passes.run(function, functions);
+  passes.run(function, analyses.functions);
 }
 
 /// Leaves each barrier call of `cut.body` alone in a block and then removes
@@ -232,6 +221,13 @@ void recomputeAtUses(llvm::Instruction &value) {
   }
 }
 
+/// Bytes from one thread's element of a static alloca's array to the
+/// next's: its size, rounded up to its alignment.
+uint64_t strideOf(const llvm::AllocaInst &alloca) {
+  uint64_t bytes = alloca.getAllocationSize(alloca.getModule()->getDataLayout())->getFixedValue();
+  return llvm::alignTo(bytes, alloca.getAlign());
+}
+
 /// Moves every value that lives across a barrier to an alloca, gathers the
 /// allocas at the top of the entry block and splits the rest off. False
 /// when some alloca is not of a size known here.
@@ -254,12 +250,10 @@ bool gatherVariables(CutBody &cut) {
         return false;
       cut.allocas.push_back(alloca);
     }
-  const llvm::DataLayout &layout = body.getDataLayout();
   uint64_t slotBytes = 0;
   for (llvm::AllocaInst *alloca : cut.allocas) {
     if (!cut.isUniform(alloca))
-      slotBytes +=
-          alloca->getAllocationSize(layout).value_or(llvm::TypeSize::getFixed(0)).getFixedValue();
+      slotBytes += strideOf(*alloca);
     // The arrays replace them, per thread: what marks their lifetime goes.
     for (llvm::User *user : llvm::make_early_inc_range(alloca->users()))
       if (auto *intrinsic = llvm::dyn_cast<llvm::IntrinsicInst>(user);
@@ -315,9 +309,6 @@ public:
   llvm::Function *write();
 
 private:
-  /// Bytes from one thread's element of an alloca's array to the next's:
-  /// its size, rounded up to its alignment.
-  uint64_t strideOf(const llvm::AllocaInst &alloca) const;
   void allocateArrays();
   /// A loop over the block's threads from thread `first` that runs region
   /// `k` for each thread whose state is `expected` (every thread when null)
@@ -350,16 +341,15 @@ private:
   /// The last thread the round ran, times two, plus one if it reached a
   /// barrier.
   llvm::AllocaInst *lastRun = nullptr;
+  /// The thread each round starts at, and the parity of the states the
+  /// threads that wait have.
+  llvm::AllocaInst *roundStart = nullptr;
+  llvm::AllocaInst *waitingParity = nullptr;
   /// Whether the regions compute with threadIdx.y or .z: if not, the loops
   /// over threads need not count them, and the rare stores of them into the
   /// thread (before a service call) compute them from the linear index.
   const bool usesY, usesZ;
 };
-
-uint64_t RegionLoopWriter::strideOf(const llvm::AllocaInst &alloca) const {
-  uint64_t bytes = alloca.getAllocationSize(cut.body->getDataLayout())->getFixedValue();
-  return llvm::alignTo(bytes, alloca.getAlign());
-}
 
 void RegionLoopWriter::allocateArrays() {
   llvm::Type *i32 = builder.getInt32Ty();
@@ -367,6 +357,8 @@ void RegionLoopWriter::allocateArrays() {
   states = builder.CreateAlloca(i32, threadCount, "thread.states");
   reached = builder.CreateAlloca(i64, nullptr, "reached");
   lastRun = builder.CreateAlloca(i32, nullptr, "last.run");
+  roundStart = builder.CreateAlloca(i32, nullptr, "round.start");
+  waitingParity = builder.CreateAlloca(i32, nullptr, "waiting.parity");
 
   // Small arrays are allocas of the stack of the thread that runs the
   // block (measured: a barrier tree's step kept so runs about 10% faster
@@ -660,14 +652,12 @@ llvm::Function *RegionLoopWriter::write() {
   builder.CreateAlignedStore(builder.getInt64(0), reached, llvm::Align(8));
 
   // Round 0: every thread from its start; the states it leaves have parity 1.
-  llvm::AllocaInst *first = builder.CreateAlloca(i32, nullptr, "first");
-  builder.CreateAlignedStore(builder.getInt32(0), first, llvm::Align(4));
+  builder.CreateAlignedStore(builder.getInt32(0), roundStart, llvm::Align(4));
   emitRegion(0, builder.getInt32(0), nullptr, builder.getInt32(1));
-  llvm::AllocaInst *parity = builder.CreateAlloca(i32, nullptr, "parity");
   llvm::BasicBlock *round = llvm::BasicBlock::Create(context, "round", function);
   llvm::BasicBlock *rounds = llvm::BasicBlock::Create(context, "round.regions", function);
   llvm::BasicBlock *finished = llvm::BasicBlock::Create(context, "finished", function);
-  builder.CreateAlignedStore(builder.getInt32(1), parity, llvm::Align(4));
+  builder.CreateAlignedStore(builder.getInt32(1), waitingParity, llvm::Align(4));
   builder.CreateBr(round);
 
   // Each later round: the regions some thread waits at, in order.
@@ -677,30 +667,30 @@ llvm::Function *RegionLoopWriter::write() {
       builder.CreateICmpEQ(builder.CreateLShr(waitingAt, builder.getInt64(1)), builder.getInt64(0)),
       finished, rounds);
   builder.SetInsertPoint(rounds);
-  llvm::Value *waitingParity = builder.CreateAlignedLoad(i32, parity, llvm::Align(4));
-  llvm::Value *written = builder.CreateXor(waitingParity, builder.getInt32(1));
+  llvm::Value *parity = builder.CreateAlignedLoad(i32, waitingParity, llvm::Align(4));
+  llvm::Value *written = builder.CreateXor(parity, builder.getInt32(1));
   builder.CreateAlignedStore(builder.getInt64(0), reached, llvm::Align(8));
   // As fibers run them: the thread that completed the barrier (the last to
   // reach it, if it was the last the round ran) goes on first, then the
   // others in the order they reached it.
   llvm::Value *last = builder.CreateAlignedLoad(i32, lastRun, llvm::Align(4));
-  llvm::Value *start = builder.CreateSelect(builder.CreateTrunc(last, builder.getInt1Ty()),
-                                            builder.CreateLShr(last, 1),
-                                            builder.CreateAlignedLoad(i32, first, llvm::Align(4)));
-  builder.CreateAlignedStore(start, first, llvm::Align(4));
+  llvm::Value *start = builder.CreateSelect(
+      builder.CreateTrunc(last, builder.getInt1Ty()), builder.CreateLShr(last, 1),
+      builder.CreateAlignedLoad(i32, roundStart, llvm::Align(4)));
+  builder.CreateAlignedStore(start, roundStart, llvm::Align(4));
   if (cut.predicates)
-    emitReductions(waitingParity);
+    emitReductions(parity);
   for (unsigned k = 1; k <= cut.barriers.size(); ++k) {
     llvm::BasicBlock *runs = llvm::BasicBlock::Create(context, "round.region", function);
     llvm::BasicBlock *skip = llvm::BasicBlock::Create(context, "round.next", function);
     llvm::Value *bit = builder.CreateAnd(waitingAt, builder.getInt64(uint64_t(1) << k));
     builder.CreateCondBr(builder.CreateICmpNE(bit, builder.getInt64(0)), runs, skip);
     builder.SetInsertPoint(runs);
-    emitRegion(k, start, builder.CreateAdd(builder.getInt32(k * 2), waitingParity), written);
+    emitRegion(k, start, builder.CreateAdd(builder.getInt32(k * 2), parity), written);
     builder.CreateBr(skip);
     builder.SetInsertPoint(skip);
   }
-  builder.CreateAlignedStore(written, parity, llvm::Align(4));
+  builder.CreateAlignedStore(written, waitingParity, llvm::Align(4));
   builder.CreateBr(round);
 
   builder.SetInsertPoint(finished);

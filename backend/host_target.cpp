@@ -657,19 +657,23 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
     builder.CreateBr(done);
   };
 
-  llvm::Function *thread = llvm::Function::Create(entryType, llvm::GlobalValue::ExternalLinkage,
-                                                  threadEntryName(name), module);
-  thread->addFnAttr(llvm::Attribute::NoUnwind);
-  thread->addParamAttr(0, llvm::Attribute::get(context, threadContextAttribute));
-  {
-    llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", thread));
-    std::vector<llvm::Value *> values = unpack(builder, *thread);
-    llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "done", thread);
-    withEachBody(builder, *thread, done,
-                 [&](llvm::Function *body) { builder.CreateCall(body, values); });
+  // An entry point that calls, with the thread and the parameters, the
+  // function `callee` picks for the checked or the unchecked kernel body.
+  auto writeCallingEntry = [&](const std::string &entryName,
+                               llvm::function_ref<llvm::Function *(llvm::Function *)> callee) {
+    llvm::Function *entry =
+        llvm::Function::Create(entryType, llvm::GlobalValue::ExternalLinkage, entryName, module);
+    entry->addFnAttr(llvm::Attribute::NoUnwind);
+    entry->addParamAttr(0, llvm::Attribute::get(context, threadContextAttribute));
+    llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", entry));
+    std::vector<llvm::Value *> values = unpack(builder, *entry);
+    llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "done", entry);
+    withEachBody(builder, *entry, done,
+                 [&](llvm::Function *body) { builder.CreateCall(callee(body), values); });
     builder.SetInsertPoint(done);
     builder.CreateRetVoid();
-  }
+  };
+  writeCallingEntry(threadEntryName(name), [](llvm::Function *body) { return body; });
 
   if (function.raises || waitsForOthers || usesWarpCollectives)
     return;
@@ -692,21 +696,12 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
         fitsRegionLoops = false;
     }
     if (fitsRegionLoops) {
-      llvm::Function *block = llvm::Function::Create(entryType, llvm::GlobalValue::ExternalLinkage,
-                                                     blockEntryName(name), module);
-      block->addFnAttr(llvm::Attribute::NoUnwind);
-      block->addParamAttr(0, llvm::Attribute::get(context, threadContextAttribute));
-      llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", block));
-      std::vector<llvm::Value *> values = unpack(builder, *block);
-      llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "done", block);
-      withEachBody(builder, *block, done, [&](llvm::Function *body) {
-        llvm::Function *loops = regionLoops.lookup(body);
+      for (auto &[body, loops] : regionLoops) {
         loops->addFnAttr(llvm::Attribute::AlwaysInline);
         loops->addParamAttr(0, llvm::Attribute::get(context, threadContextAttribute));
-        builder.CreateCall(loops, values);
-      });
-      builder.SetInsertPoint(done);
-      builder.CreateRetVoid();
+      }
+      writeCallingEntry(blockEntryName(name),
+                        [&](llvm::Function *body) { return regionLoops.lookup(body); });
       return;
     }
     for (auto &[body, loops] : regionLoops)

@@ -4,8 +4,6 @@
 
 #include "backend/loop_guard_canonicalization.h"
 
-#include <llvm/Analysis/CGSCCPassManager.h>
-#include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/PassManager.h>
@@ -30,12 +28,16 @@ static void splitLoopsWithoutProfiles() {
   });
 }
 
+AnalysisManagers::AnalysisManagers(llvm::PassBuilder &builder) {
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(sccs);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, sccs, modules);
+}
+
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, bool optimize,
                     bool splitRangeChecks) {
-  llvm::LoopAnalysisManager loops;
-  llvm::FunctionAnalysisManager functions;
-  llvm::CGSCCAnalysisManager sccs;
-  llvm::ModuleAnalysisManager modules;
   llvm::PassBuilder builder(&machine);
   if (splitRangeChecks) {
     splitLoopsWithoutProfiles();
@@ -45,15 +47,12 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, bool opt
           passes.addPass(llvm::IRCEPass());
         });
   }
-  builder.registerModuleAnalyses(modules);
-  builder.registerCGSCCAnalyses(sccs);
-  builder.registerFunctionAnalyses(functions);
-  builder.registerLoopAnalyses(loops);
-  builder.crossRegisterProxies(loops, functions, sccs, modules);
+  // The callbacks above must be registered before the analyses.
+  AnalysisManagers analyses(builder);
   llvm::ModulePassManager passes =
       optimize ? builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
                : builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0);
-  passes.run(module, modules);
+  passes.run(module, analyses.modules);
 }
 
 void disableRuntimeUnrolling(llvm::Module &module) {

@@ -1,10 +1,25 @@
 //===- backend/optimize.h - LLVM's optimization pipeline --------*- C++ -*-===//
 #pragma once
 
+#include <llvm/Analysis/CGSCCPassManager.h>
+#include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/PassManager.h>
+#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Target/TargetMachine.h>
 
 namespace kiln::backend {
+
+/// LLVM's analysis managers with every analysis of `builder` registered and
+/// proxied to each other: what running any pass pipeline needs.
+struct AnalysisManagers {
+  explicit AnalysisManagers(llvm::PassBuilder &builder);
+
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager sccs;
+  llvm::ModuleAnalysisManager modules;
+};
 
 /// Runs LLVM's default -O3 pipeline (or -O0's, which still inlines
 /// always-inline functions) with the machine's own passes, which for NVPTX

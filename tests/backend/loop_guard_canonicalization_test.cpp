@@ -7,56 +7,33 @@
 //===----------------------------------------------------------------------===//
 
 #include "backend/loop_guard_canonicalization.h"
-
-#include <gtest/gtest.h>
-#include <llvm/AsmParser/Parser.h>
-#include <llvm/IR/Module.h>
-#include <llvm/IR/Verifier.h>
-#include <llvm/Passes/PassBuilder.h>
-#include <llvm/Support/SourceMgr.h>
-#include <llvm/Support/raw_ostream.h>
+#include "backend/optimize.h"
+#include "tests/backend/llvm_ir_testing.h"
 
 namespace {
+
+using kiln::testing::contains;
+using kiln::testing::isValidAfter;
+using kiln::testing::parseTestIR;
+using kiln::testing::textOf;
 
 /// `source` after the pass, as text; empty (and a test failure) when it
 /// does not parse or the result does not verify.
 std::string canonicalized(const char *source) {
   llvm::LLVMContext context;
-  llvm::SMDiagnostic error;
-  std::unique_ptr<llvm::Module> module = llvm::parseAssemblyString(source, error, context);
-  if (!module) {
-    ADD_FAILURE() << "the test's IR does not parse: " << error.getMessage().str();
+  std::unique_ptr<llvm::Module> module = parseTestIR(source, context);
+  if (!module)
     return "";
-  }
-  llvm::LoopAnalysisManager loops;
-  llvm::FunctionAnalysisManager functions;
-  llvm::CGSCCAnalysisManager sccs;
-  llvm::ModuleAnalysisManager modules;
   llvm::PassBuilder builder;
-  builder.registerModuleAnalyses(modules);
-  builder.registerCGSCCAnalyses(sccs);
-  builder.registerFunctionAnalyses(functions);
-  builder.registerLoopAnalyses(loops);
-  builder.crossRegisterProxies(loops, functions, sccs, modules);
+  kiln::backend::AnalysisManagers analyses(builder);
   llvm::FunctionPassManager passes;
   passes.addPass(kiln::backend::CanonicalizeLoopGuardsPass());
   for (llvm::Function &function : *module)
     if (!function.isDeclaration())
-      passes.run(function, functions);
-  std::string verifierMessage;
-  llvm::raw_string_ostream verifierStream(verifierMessage);
-  if (llvm::verifyModule(*module, &verifierStream)) {
-    ADD_FAILURE() << "the pass left invalid IR: " << verifierMessage;
+      passes.run(function, analyses.functions);
+  if (!isValidAfter(*module, "the pass"))
     return "";
-  }
-  std::string text;
-  llvm::raw_string_ostream out(text);
-  module->print(out, nullptr);
-  return text;
-}
-
-bool contains(const std::string &text, const std::string &part) {
-  return text.find(part) != std::string::npos;
+  return textOf(*module);
 }
 
 // A loop over i from 0 to n whose body runs where `%guard` holds.
