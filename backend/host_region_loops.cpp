@@ -12,8 +12,6 @@
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Verifier.h>
-#include <llvm/Transforms/Scalar/EarlyCSE.h>
-#include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/Local.h>
@@ -61,17 +59,6 @@ struct CutBody {
     return llvm::any_of(barriers, [&](const Barrier &barrier) { return barrier.result == alloca; });
   }
 };
-
-/// The kernel's variables in registers (SROA), its common loads merged: what
-/// stays in allocas, or lives across a barrier, costs a slot per thread.
-void promoteVariables(llvm::Function &function) {
-  llvm::PassBuilder builder;
-  AnalysisManagers analyses(builder);
-  llvm::FunctionPassManager passes;
-  passes.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
-  passes.addPass(llvm::EarlyCSEPass());
-  passes.run(function, analyses.functions);
-}
 
 /// Leaves each barrier call of `cut.body` alone in a block and then removes
 /// it: its predicate goes to cut.predicates first, its result is read from a

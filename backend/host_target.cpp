@@ -3,6 +3,7 @@
 #include "backend/host_target.h"
 
 #include "backend/host_barrier_regions.h"
+#include "backend/host_block_runs.h"
 #include "backend/host_half_conversions.h"
 #include "backend/host_region_loops.h"
 #include "backend/math_functions.h"
@@ -57,6 +58,17 @@ static llvm::Value *loadThreadField(HookSite &site, llvm::Type *type, size_t off
                                         llvm::Align(type->isPointerTy() ? 8 : 4));
 }
 
+/// Calls of engine services carry this mark, naming the service by its
+/// offset in KilnCpuServices.
+static constexpr llvm::StringLiteral serviceMarker = "kiln.service";
+
+std::optional<size_t> serviceOffsetOf(const llvm::CallInst &call) {
+  const llvm::MDNode *node = call.getMetadata(serviceMarker);
+  if (!node)
+    return std::nullopt;
+  return llvm::mdconst::extract<llvm::ConstantInt>(node->getOperand(0))->getZExtValue();
+}
+
 llvm::CallInst *callHostService(llvm::IRBuilder<> &builder, llvm::Value *thread, size_t offset,
                                 llvm::Type *result, llvm::ArrayRef<llvm::Value *> arguments) {
   llvm::Value *services = builder.CreateAlignedLoad(
@@ -71,6 +83,9 @@ llvm::CallInst *callHostService(llvm::IRBuilder<> &builder, llvm::Value *thread,
     parameterTypes.push_back(value->getType());
   auto *type = llvm::FunctionType::get(result, parameterTypes, false);
   llvm::CallInst *call = builder.CreateCall(type, function, values);
+  call->setMetadata(serviceMarker,
+                    llvm::MDNode::get(builder.getContext(),
+                                      llvm::ConstantAsMetadata::get(builder.getInt64(offset))));
   // Like their NVPTX counterparts: calls that other threads take part in
   // must not be merged across branches or hoisted out of them (activemask
   // tells its call sites apart).
@@ -90,6 +105,14 @@ static llvm::CallInst *callService(HookSite &site, size_t offset, llvm::Type *re
 /// passes them in registers instead (specializeForThreadLoop).
 static constexpr llvm::StringLiteral threadIndexMarker = "kiln.thread.index";
 static constexpr unsigned laneSlot = 3;
+
+/// Loads of blockIdx.x carry this mark: a block entry running a run of
+/// blocks passes it in a register too (host_block_runs.h).
+static constexpr llvm::StringLiteral blockIndexXMarker = "kiln.block.index.x";
+
+bool readsBlockIndexX(const llvm::LoadInst &load) {
+  return load.getMetadata(blockIndexXMarker) != nullptr;
+}
 
 static void markThreadIndex(llvm::LoadInst &load, unsigned slot) {
   llvm::LLVMContext &context = load.getContext();
@@ -166,6 +189,8 @@ llvm::Value *HostTargetHooks::readIndex(HookSite &site, I which, unsigned dimens
   setIndexRange(*load, which, dimension);
   if (which == I::ThreadIdx || which == I::LaneId)
     markThreadIndex(*load, which == I::LaneId ? laneSlot : dimension);
+  if (which == I::BlockIdx && dimension == 0)
+    load->setMetadata(blockIndexXMarker, llvm::MDNode::get(load->getContext(), {}));
   return load;
 }
 
@@ -766,14 +791,23 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
   // keep the indices in registers across the kernel's stores.
   block->addParamAttr(0, llvm::Attribute::NoAlias);
   // opt=0 keeps calls: the loop calls the body as it is.
+  // Kernels whose blocks are independent take runs of blocks.
   llvm::DenseMap<llvm::Function *, llvm::Function *> loopBodies;
+  llvm::DenseMap<llvm::Function *, BlockRunBody> runBodies;
   for (llvm::Function *body : {&kernel, uncheckedKernel})
     if (body && !body->hasFnAttribute(llvm::Attribute::NoInline)) {
       body->addFnAttr(llvm::Attribute::AlwaysInline);
-      if (llvm::Function *loopBody = specializeForThreadLoop(*body)) {
-        loopBody->addFnAttr(llvm::Attribute::AlwaysInline);
-        loopBodies[body] = loopBody;
+      llvm::Function *loopBody = specializeForThreadLoop(*body);
+      if (!loopBody)
+        continue;
+      if (std::optional<BlockRunBody> run = makeBlockRunBody(*loopBody)) {
+        run->function->addFnAttr(llvm::Attribute::AlwaysInline);
+        runBodies[body] = *run;
+        loopBody->eraseFromParent();
+        continue;
       }
+      loopBody->addFnAttr(llvm::Attribute::AlwaysInline);
+      loopBodies[body] = loopBody;
     }
   llvm::BasicBlock *entryBlock = llvm::BasicBlock::Create(context, "entry", block);
   llvm::IRBuilder<> builder(entryBlock);
@@ -788,6 +822,10 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
   // for z, for y, for x: nested loops over blockDim.
   llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "done", block);
   withEachBody(builder, *block, done, [&](llvm::Function *body) {
+    if (auto run = runBodies.find(body); run != runBodies.end()) {
+      emitBlockRunLoops(builder, thread0, run->second, llvm::ArrayRef(values).drop_front());
+      return;
+    }
     llvm::Function *loopBody = loopBodies.lookup(body);
     llvm::PHINode *indices[3];
     for (int d = 2; d >= 0; --d) {

@@ -38,6 +38,8 @@
 
 #include <llvm/Analysis/LoopInfo.h>
 
+#include <optional>
+
 namespace kiln::backend {
 
 class HostTargetHooks final : public TargetHooks {
@@ -130,6 +132,13 @@ llvm::Value *threadFieldAddress(llvm::IRBuilder<> &builder, llvm::Value *thread,
 /// `arguments`.
 llvm::CallInst *callHostService(llvm::IRBuilder<> &builder, llvm::Value *thread, size_t offset,
                                 llvm::Type *result, llvm::ArrayRef<llvm::Value *> arguments);
+
+/// The offset in KilnCpuServices of the service `call` calls, if it calls
+/// one.
+std::optional<size_t> serviceOffsetOf(const llvm::CallInst &call);
+
+/// Whether `load` reads blockIdx.x of the kernel's thread.
+bool readsBlockIndexX(const llvm::LoadInst &load);
 
 /// Marks the loop whose latch is `latch` as a loop over a block's threads,
 /// which needs no interrupt polls: it ends after blockDim iterations.

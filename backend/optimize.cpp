@@ -9,22 +9,35 @@
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/CommandLine.h>
+#include <llvm/Transforms/Scalar/EarlyCSE.h>
 #include <llvm/Transforms/Scalar/InductiveRangeCheckElimination.h>
+#include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Utils/LoopUtils.h>
 
 #include <mutex>
 
 namespace kiln::backend {
 
-/// LLVM's range check elimination splits only loops whose profile says the
-/// checks pass; kernels come without profiles, and the guards of a block's
-/// threads (`if i < n`) pass for all threads but those past the end.
-static void splitLoopsWithoutProfiles() {
+/// LLVM's pass options Kiln changes, once per process and for every
+/// target alike, so that what a kernel compiles to never depends on what the
+/// process compiled before.
+///
+/// Range check elimination splits only loops whose profile says the checks
+/// pass; kernels come without profiles, and the guards of a block's threads
+/// (`if i < n`) pass for all threads but those past the end.
+///
+/// Loop unswitching scales its size budget by the number of loops beside the
+/// one it unswitches, which in a loop nest over a run of blocks (one x loop
+/// per unswitched copy of a row's checks) leaves the last of a row's bounds
+/// checks in the x loop, where it keeps the loop from being vectorized.
+static void configurePasses() {
   static std::once_flag once;
   std::call_once(once, [] {
     llvm::StringMap<llvm::cl::Option *> &options = llvm::cl::getRegisteredOptions();
     if (llvm::cl::Option *option = options.lookup("irce-skip-profitability-checks"))
       option->addOccurrence(0, option->ArgStr, "true");
+    if (llvm::cl::Option *option = options.lookup("enable-unswitch-cost-multiplier"))
+      option->addOccurrence(0, option->ArgStr, "false");
   });
 }
 
@@ -38,9 +51,9 @@ AnalysisManagers::AnalysisManagers(llvm::PassBuilder &builder) {
 
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, bool optimize,
                     bool splitRangeChecks) {
+  configurePasses();
   llvm::PassBuilder builder(&machine);
   if (splitRangeChecks) {
-    splitLoopsWithoutProfiles();
     builder.registerScalarOptimizerLateEPCallback(
         [](llvm::FunctionPassManager &passes, llvm::OptimizationLevel) {
           passes.addPass(CanonicalizeLoopGuardsPass());
@@ -53,6 +66,15 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, bool opt
       optimize ? builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
                : builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0);
   passes.run(module, analyses.modules);
+}
+
+void promoteVariables(llvm::Function &function) {
+  llvm::PassBuilder builder;
+  AnalysisManagers analyses(builder);
+  llvm::FunctionPassManager passes;
+  passes.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
+  passes.addPass(llvm::EarlyCSEPass());
+  passes.run(function, analyses.functions);
 }
 
 void disableRuntimeUnrolling(llvm::Module &module) {

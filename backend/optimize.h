@@ -31,6 +31,10 @@ struct AnalysisManagers {
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, bool optimize,
                     bool splitRangeChecks = false);
 
+/// The function's variables in registers (SROA), its common loads merged:
+/// what the back end's own rewrites of a kernel body read most easily.
+void promoteVariables(llvm::Function &function);
+
 /// Asks LLVM not to unroll the module's loops by a run-time factor. NVPTX
 /// unrolls loops of unknown trip count by two at -O3; ptxas then keeps both
 /// iterations' loads in registers, costing occupancy in the grid-stride loops

@@ -11,7 +11,8 @@
  *   void <symbol>_block(KilnCpuThread *thread, void *const *args);
  *       Runs every thread of the block `thread` describes. For a kernel that
  *       never waits for other threads: one after the other, updating
- *       thread->threadIdx and thread->laneId itself. For a kernel whose only
+ *       thread->threadIdx and thread->laneId itself; such an entry may also
+ *       run a run of blocks at once (blockRunLimit below). For a kernel whose only
  *       waits are block barriers (syncthreads and its reducing variants):
  *       either the same, region by region (a loop over the threads from
  *       one barrier to the next, with KILN_THREAD_REGION_LOOPS set in
@@ -42,7 +43,7 @@ extern "C" {
 #endif
 
 /* Bumped on any change to the structures below. */
-#define KILN_CPU_ABI_VERSION 9
+#define KILN_CPU_ABI_VERSION 10
 
 typedef struct KilnCpuThread KilnCpuThread;
 
@@ -225,6 +226,22 @@ struct KilnCpuThread {
    * asks allocateFrame instead. */
   void *frame;
   uint64_t frameBytes;
+  /* Runs of blocks. The engine offers a block entry blockRunLimit >= 1
+   * consecutive blocks of one grid row, from blockIdx.x on, and presets
+   * blockRunLength to 1. An entry that takes the run sets blockRunLength to
+   * blockRunLimit before it runs any thread, and then runs the blocks' rows
+   * of threads (threadIdx.y, .z) one after the other, each row across every
+   * block of the run. Before it calls a service, such an entry stores the
+   * thread's threadIdx.y and .z and, in runGlobalX, its global x index
+   * (blockIdx.x * blockDim.x + threadIdx.x), from which the engine derives
+   * blockIdx.x and threadIdx.x (it presets runGlobalX to KILN_NO_GLOBAL_X
+   * for entries that store the indices themselves). The engine finishes the other blocks of a
+   * run an index error cut short by entering them one at a time (limit 1)
+   * from the row they stopped at: such an entry starts at row (threadIdx.y,
+   * threadIdx.z), which the engine otherwise sets to (0, 0). */
+  uint32_t blockRunLimit;
+  uint32_t blockRunLength;
+  uint64_t runGlobalX;
 };
 
 /* The launch limits the engine enforces, CUDA's. Generated code relies on
@@ -249,6 +266,9 @@ enum KilnThreadFlags {
    * barrier to barrier: an index error ends only the thread. */
   KILN_THREAD_REGION_LOOPS = 4
 };
+
+/* KilnCpuThread.runGlobalX before a run's entry stores it. */
+#define KILN_NO_GLOBAL_X UINT64_MAX
 
 typedef void (*KilnCpuKernelEntry)(KilnCpuThread *thread, void *const *args);
 

@@ -4,6 +4,7 @@
 
 #include "runtime/cpu_engine/services.h"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -43,14 +44,16 @@ void BlockRunner::runBlocks(LaunchJob &job, BlockRange range) {
   index.x = static_cast<uint32_t>(range.begin % grid.x);
   index.y = static_cast<uint32_t>(range.begin / grid.x % grid.y);
   index.z = static_cast<uint32_t>(range.begin / (uint64_t(grid.x) * grid.y));
-  for (uint64_t block = range.begin; block < range.end; ++block) {
+  for (uint64_t block = range.begin; block < range.end;) {
     // Blocks without loops never read the interrupt word themselves.
     if (*job.interruptWord())
       job.pollStop();
     if (!job.shouldRun(block))
       return;
-    run(job, block, index);
-    if (++index.x == grid.x) {
+    uint32_t ran = run(job, block, index, runLimitAt(job, index, range.end - block));
+    block += ran;
+    index.x += ran;
+    if (index.x == grid.x) {
       index.x = 0;
       if (++index.y == grid.y) {
         index.y = 0;
@@ -60,7 +63,18 @@ void BlockRunner::runBlocks(LaunchJob &job, BlockRange range) {
   }
 }
 
-void BlockRunner::run(LaunchJob &job, uint64_t block, const Dim3 &blockIdx) {
+uint32_t BlockRunner::runLimitAt(const LaunchJob &job, const Dim3 &blockIdx,
+                                 uint64_t blocksLeft) const {
+  // Blocks of a run share nothing but global memory: each block's shared
+  // memory must start zeroed and its own.
+  const KernelImage &image = job.image;
+  if (!image.blockEntry || image.localBytesPerThread > blockEntryLocalLimit ||
+      image.staticSharedBytes || job.config.dynamicSharedBytes)
+    return 1;
+  return static_cast<uint32_t>(std::min<uint64_t>(blocksLeft, job.config.grid.x - blockIdx.x));
+}
+
+uint32_t BlockRunner::run(LaunchJob &job, uint64_t block, const Dim3 &blockIdx, uint32_t runLimit) {
   currentJob = &job;
   currentBlock = block;
   const LaunchConfig &config = job.config;
@@ -98,22 +112,63 @@ void BlockRunner::run(LaunchJob &job, uint64_t block, const Dim3 &blockIdx) {
   // localBytesPerThread.
   if (image.blockEntry && image.localBytesPerThread <= blockEntryLocalLimit) {
     thread.services = &blockEntryServices;
+    thread.blockRunLimit = runLimit;
+    thread.blockRunLength = 1;
+    thread.runGlobalX = KILN_NO_GLOBAL_X;
     regions.startBlock();
-    runBlockEntry(thread);
-  } else {
-    thread.services = &fiberServices;
-    runFibers(thread);
+    bool finished = runBlockEntry(thread);
+    uint32_t length = thread.blockRunLength;
+    if (!finished && length > 1)
+      finishCutRun(thread, blockIdx.x, length);
+    return length;
   }
+  thread.services = &fiberServices;
+  runFibers(thread);
+  return 1;
 }
 
-void BlockRunner::runBlockEntry(KilnCpuThread &thread) {
+bool BlockRunner::runBlockEntry(KilnCpuThread &thread) {
   // A raise (or an ABI violation) in the block entry comes back here through
-  // abandonBlockEntry(). Generated code holds no resources to release, and
-  // nothing below reads `thread` after a return through longjmp.
-  if (_setjmp(blockEntryExit) == 0)
+  // abandonBlockEntry(). Generated code holds no resources to release.
+  // `thread` belongs to the caller, so its fields keep what the entry
+  // stored in them before it called the service that left.
+  if (_setjmp(blockEntryExit) == 0) {
     currentJob->image.blockEntry(&thread, currentJob->args);
-  else
-    regions.abandoned();
+    return true;
+  }
+  regions.abandoned();
+  return false;
+}
+
+void BlockRunner::finishCutRun(KilnCpuThread &thread, uint32_t firstX, uint32_t length) {
+  // The run went row by row across its blocks until a thread failed: blocks
+  // before the failing one have finished that row, the ones after it have
+  // not started it. Each goes on alone from there, as if the blocks had run
+  // one after the other; the failing block ends, as a block does.
+  const uint32_t failedX = thread.blockIdx[0];
+  const uint32_t failedRow = thread.threadIdx[1] + thread.blockDim[1] * thread.threadIdx[2];
+  const uint32_t rows = thread.blockDim[1] * thread.blockDim[2];
+  const Dim3 &grid = currentJob->config.grid;
+  for (uint32_t x = firstX; x < firstX + length; ++x) {
+    uint32_t row = x < failedX ? failedRow + 1 : failedRow;
+    if (x == failedX || row == rows)
+      continue;
+    uint64_t block =
+        x + uint64_t(grid.x) * (thread.blockIdx[1] + uint64_t(grid.y) * thread.blockIdx[2]);
+    if (!currentJob->shouldRun(block))
+      return;
+    thread.blockIdx[0] = x;
+    thread.threadIdx[0] = 0;
+    thread.threadIdx[1] = row % thread.blockDim[1];
+    thread.threadIdx[2] = row / thread.blockDim[1];
+    thread.laneId = 0;
+    thread.blockRunLimit = 1;
+    thread.blockRunLength = 1;
+    thread.runGlobalX = KILN_NO_GLOBAL_X;
+    currentBlock = block;
+    regions.startBlock();
+    runBlockEntry(thread);
+  }
 }
 
 void BlockRunner::abandonBlockEntry() {

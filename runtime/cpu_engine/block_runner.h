@@ -38,8 +38,14 @@ public:
   [[noreturn]] void abandonBlockEntry();
 
 private:
-  void run(LaunchJob &job, uint64_t block, const Dim3 &blockIdx);
-  void runBlockEntry(KilnCpuThread &thread);
+  /// Runs block `block` at `blockIdx`, or the run of up to `runLimit`
+  /// blocks from it along x that its block entry takes; returns how many ran.
+  uint32_t run(LaunchJob &job, uint64_t block, const Dim3 &blockIdx, uint32_t runLimit);
+  /// How many blocks from `blockIdx` the block entry may take at once.
+  uint32_t runLimitAt(const LaunchJob &job, const Dim3 &blockIdx, uint64_t blocksLeft) const;
+  /// False when the entry was left early (abandonBlockEntry).
+  bool runBlockEntry(KilnCpuThread &thread);
+  void finishCutRun(KilnCpuThread &thread, uint32_t firstX, uint32_t length);
   void runFibers(const KilnCpuThread &prototype);
 
   std::byte *sharedMemory;

@@ -13,7 +13,13 @@
 // on the thread that launches it instead, which saves waking a worker
 // (calling_thread.h); results are the same either way. Each block gets its
 // shared memory zeroed: static arrays at the start, dynamic ones after them
-// (16-byte aligned).
+// (16-byte aligned). A kernel without shared memory whose blocks are
+// independent (no barriers, atomics or prints) takes the consecutive blocks
+// of a grid row in its chunk as one run, and runs them row of threads by
+// row of threads across the run (host_block_runs.h), which reads the rows
+// of 2-D arrays from start to end; an index error ends its block alone,
+// and the engine finishes the run's other blocks from the rows they
+// stopped at, so that every block ends as it would alone.
 //
 // Threads of a block. A kernel that never waits for other threads has a
 // `<kernel>_block` entry that loops over the block's threads itself: one

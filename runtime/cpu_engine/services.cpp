@@ -36,9 +36,17 @@ void printLine(KilnCpuThread *thread, const KilnPrintItem *items, uint32_t count
   runnerOf(thread).job().output.writeLine(formatPrintLine(items, count));
 }
 
+/// From the thread's own blockIdx: a block entry running a run of blocks
+/// stores the failing thread's before it calls a service.
+uint64_t linearBlock(const KilnCpuThread &thread) {
+  return thread.blockIdx[0] +
+         uint64_t(thread.gridDim[0]) *
+             (thread.blockIdx[1] + uint64_t(thread.gridDim[1]) * thread.blockIdx[2]);
+}
+
 void recordException(KilnCpuThread *thread, const char *className, const char *message) {
-  BlockRunner &runner = runnerOf(thread);
-  runner.job().recordException(runner.block(), linearThread(*thread), *thread, className, message);
+  runnerOf(thread).job().recordException(linearBlock(*thread), linearThread(*thread), *thread,
+                                         className, message);
 }
 
 /// "index 10 is out of bounds for axis 0 with size 10 (array 'a' of shape
@@ -259,6 +267,11 @@ void blockRaise(KilnCpuThread *thread, const char *className, const char *messag
 /// thread, as fibers do: the others may be waiting for it at a barrier.
 void blockIndexError(KilnCpuThread *thread, const char *array, const char *location, int64_t index,
                      uint32_t axis, uint32_t rank, const int64_t *shape) {
+  // A run of blocks stores only the global x index.
+  if (thread->runGlobalX != KILN_NO_GLOBAL_X) {
+    thread->blockIdx[0] = static_cast<uint32_t>(thread->runGlobalX / thread->blockDim[0]);
+    thread->threadIdx[0] = static_cast<uint32_t>(thread->runGlobalX % thread->blockDim[0]);
+  }
   recordIndexError(thread, array, location, index, axis, rank, shape);
   if (!(thread->flags & KILN_THREAD_REGION_LOOPS) && !runnerOf(thread).barrierRegions().running())
     runnerOf(thread).abandonBlockEntry();

@@ -1,0 +1,273 @@
+//===- backend/host_block_runs.cpp - Runs of blocks as one loop nest ------===//
+
+#include "backend/host_block_runs.h"
+
+#include "backend/host_target.h"
+#include "backend/optimize.h"
+#include "module/cpu_kernel_abi.h"
+
+#include <llvm/Analysis/ValueTracking.h>
+#include <llvm/IR/ConstantRange.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/PatternMatch.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/Local.h>
+
+#include <cstddef>
+#include <vector>
+
+namespace kiln::backend {
+
+namespace {
+
+// The run body's parameters, after the thread.
+constexpr unsigned threadXArgument = 1;
+constexpr unsigned threadYArgument = 2;
+constexpr unsigned threadZArgument = 3;
+constexpr unsigned laneArgument = 4;
+constexpr unsigned blockXArgument = 5;
+constexpr unsigned globalXArgument = 6;
+constexpr unsigned firstParameter = 7;
+// The loop body's (specializeForThreadLoop): thread, the three thread
+// indices and laneId, then the kernel's parameters.
+constexpr unsigned loopBodyFirstParameter = 5;
+
+/// Whether the kernel's blocks may run interleaved: nothing in it depends
+/// on the order of threads of different blocks but what the kernel's own
+/// global memory accesses do, which CUDA leaves unordered too.
+bool blocksAreIndependent(llvm::Function &loopBody) {
+  const llvm::Value *thread = loopBody.getArg(0);
+  for (const llvm::Instruction &instruction : llvm::instructions(loopBody)) {
+    if (instruction.isAtomic() || instruction.isVolatile())
+      return false;
+    const auto *call = llvm::dyn_cast<llvm::CallInst>(&instruction);
+    if (!call || !llvm::is_contained(call->args(), thread))
+      continue;
+    std::optional<size_t> service = serviceOffsetOf(*call);
+    if (!service || *service != offsetof(KilnCpuServices, raiseIndexError))
+      return false;
+  }
+  return true;
+}
+
+/// Whether `value` is a load of the field at `offset` of `thread`.
+bool loadsThreadField(const llvm::Value *value, const llvm::Value *thread, size_t offset) {
+  const auto *load = llvm::dyn_cast<llvm::LoadInst>(value);
+  if (!load)
+    return false;
+  const llvm::DataLayout &layout = load->getModule()->getDataLayout();
+  llvm::APInt fieldOffset(layout.getIndexTypeSizeInBits(load->getPointerOperandType()), 0);
+  const llvm::Value *base =
+      load->getPointerOperand()->stripAndAccumulateConstantOffsets(layout, fieldOffset, false);
+  return base == thread && fieldOffset == offset;
+}
+
+/// Replaces blockIdx.x * blockDim.x + threadIdx.x, in 64 bits as cuda.grid
+/// and Numba's integer arithmetic compute it, by the global x index: the
+/// run's loop counts it, where the optimizer cannot see through the
+/// division that gives blockIdx.x.
+void foldGlobalX(llvm::Function &run) {
+  using namespace llvm::PatternMatch;
+  llvm::Value *thread = run.getArg(0);
+  llvm::Value *globalX = run.getArg(globalXArgument);
+  std::vector<llvm::Instruction *> sums;
+  for (llvm::Instruction &instruction : llvm::instructions(run))
+    if (instruction.getOpcode() == llvm::Instruction::Add &&
+        instruction.getType() == globalX->getType())
+      sums.push_back(&instruction);
+  for (llvm::Instruction *sum : sums) {
+    llvm::Value *first, *second, *threadX;
+    if (!match(sum, m_c_Add(m_c_Mul(m_ZExtOrSExt(m_Value(first)), m_ZExtOrSExt(m_Value(second))),
+                            m_ZExtOrSExt(m_Value(threadX)))))
+      continue;
+    if (second == run.getArg(blockXArgument))
+      std::swap(first, second);
+    if (threadX != run.getArg(threadXArgument) || first != run.getArg(blockXArgument) ||
+        !loadsThreadField(second, thread, offsetof(KilnCpuThread, blockDim)))
+      continue;
+    sum->replaceAllUsesWith(globalX);
+    llvm::RecursivelyDeleteTriviallyDeadInstructions(sum);
+  }
+}
+
+/// The stores of the loop's indices into the thread before a service call
+/// that a run does not make: the engine derives threadIdx.x and blockIdx.x
+/// from the global x index, which the run stores instead.
+void storeGlobalXForServices(llvm::Function &run) {
+  for (unsigned index : {threadXArgument, laneArgument})
+    for (llvm::User *user : llvm::make_early_inc_range(run.getArg(index)->users()))
+      if (auto *store = llvm::dyn_cast<llvm::StoreInst>(user);
+          store && store->getValueOperand() == run.getArg(index))
+        store->eraseFromParent();
+  for (llvm::Instruction &instruction : llvm::instructions(run))
+    if (auto *call = llvm::dyn_cast<llvm::CallInst>(&instruction); call && serviceOffsetOf(*call)) {
+      llvm::IRBuilder<> at(call);
+      at.CreateAlignedStore(
+          run.getArg(globalXArgument),
+          threadFieldAddress(at, run.getArg(0), offsetof(KilnCpuThread, runGlobalX)),
+          llvm::Align(8));
+    }
+}
+
+llvm::LoadInst *loadField(llvm::IRBuilder<> &builder, llvm::Value *thread, size_t offset,
+                          uint32_t lowest, uint32_t highest) {
+  llvm::LoadInst *load = builder.CreateAlignedLoad(
+      builder.getInt32Ty(), threadFieldAddress(builder, thread, offset), llvm::Align(4));
+  load->setMetadata(
+      llvm::LLVMContext::MD_range,
+      llvm::MDBuilder(builder.getContext())
+          .createRange(llvm::APInt(32, lowest), llvm::APInt(32, uint64_t(highest) + 1)));
+  return load;
+}
+
+/// Emits `for (i = start; i < end; ++i) emitBody(i)` for start < end, as a
+/// loop over threads (no interrupt polls: it ends after a run's threads).
+void emitThreadLoop(llvm::IRBuilder<> &builder, llvm::Value *start, llvm::Value *end,
+                    llvm::function_ref<void(llvm::Value *)> emitBody) {
+  llvm::Function *entry = builder.GetInsertBlock()->getParent();
+  llvm::LLVMContext &context = builder.getContext();
+  llvm::BasicBlock *before = builder.GetInsertBlock();
+  llvm::BasicBlock *header = llvm::BasicBlock::Create(context, "run.loop", entry);
+  builder.CreateBr(header);
+  builder.SetInsertPoint(header);
+  llvm::PHINode *index = builder.CreatePHI(start->getType(), 2);
+  index->addIncoming(start, before);
+  emitBody(index);
+  // At most `end`, which the launch limits keep far from wrapping.
+  llvm::Value *next =
+      builder.CreateAdd(index, llvm::ConstantInt::get(start->getType(), 1), "", true, true);
+  index->addIncoming(next, builder.GetInsertBlock());
+  llvm::BasicBlock *exit = llvm::BasicBlock::Create(context, "run.next", entry);
+  markThreadLoop(*builder.CreateCondBr(builder.CreateICmpULT(next, end), header, exit));
+  builder.SetInsertPoint(exit);
+}
+
+} // namespace
+
+std::optional<BlockRunBody> makeBlockRunBody(llvm::Function &loopBody) {
+  if (!blocksAreIndependent(loopBody))
+    return std::nullopt;
+  llvm::Module &module = *loopBody.getParent();
+  llvm::LLVMContext &context = module.getContext();
+  llvm::Type *i32 = llvm::Type::getInt32Ty(context);
+  llvm::FunctionType *loopType = loopBody.getFunctionType();
+  std::vector<llvm::Type *> parameters{loopType->getParamType(0),      i32, i32, i32, i32, i32,
+                                       llvm::Type::getInt64Ty(context)};
+  for (unsigned i = loopBodyFirstParameter; i < loopBody.arg_size(); ++i)
+    parameters.push_back(loopType->getParamType(i));
+  llvm::Function *run = llvm::Function::Create(
+      llvm::FunctionType::get(loopType->getReturnType(), parameters, false),
+      llvm::GlobalValue::InternalLinkage, loopBody.getName() + ".run", module);
+  llvm::ValueToValueMapTy map;
+  for (unsigned i = 0; i < loopBodyFirstParameter; ++i)
+    map[loopBody.getArg(i)] = run->getArg(i);
+  for (unsigned i = loopBodyFirstParameter; i < loopBody.arg_size(); ++i)
+    map[loopBody.getArg(i)] = run->getArg(i - loopBodyFirstParameter + firstParameter);
+  llvm::SmallVector<llvm::ReturnInst *, 4> returns;
+  llvm::CloneFunctionInto(run, &loopBody, map, llvm::CloneFunctionChangeType::GlobalChanges,
+                          returns);
+
+  // The optimizer simplifies the body before it inlines it into the loop
+  // nest: what it may assume of the indices rides on the parameters.
+  auto setRange = [&](unsigned argument, uint64_t highest) {
+    unsigned bits = parameters[argument]->getIntegerBitWidth();
+    run->addParamAttr(argument,
+                      llvm::Attribute::get(context, llvm::Attribute::Range,
+                                           llvm::ConstantRange(llvm::APInt(bits, 0),
+                                                               llvm::APInt(bits, highest + 1))));
+  };
+  setRange(threadXArgument, KILN_CPU_MAX_BLOCK_DIM_X - 1);
+  setRange(threadYArgument, KILN_CPU_MAX_BLOCK_DIM_Y - 1);
+  setRange(threadZArgument, KILN_CPU_MAX_BLOCK_DIM_Z - 1);
+  setRange(laneArgument, KILN_CPU_WARP_SIZE - 1);
+  setRange(blockXArgument, KILN_CPU_MAX_GRID_DIM_X - 1);
+  setRange(globalXArgument, uint64_t(KILN_CPU_MAX_GRID_DIM_X) * KILN_CPU_MAX_BLOCK_DIM_X - 1);
+  // Never poison (the loop nest passes poison only for the indices a body
+  // that takes the global x index alone does not use), so that the freezes
+  // of the body's divisions leave the index the loop's own.
+  for (unsigned argument : {threadYArgument, threadZArgument, globalXArgument})
+    run->addParamAttr(argument, llvm::Attribute::NoUndef);
+
+  llvm::Argument *blockX = run->getArg(blockXArgument);
+  std::vector<llvm::Instruction *> reads;
+  for (llvm::Instruction &instruction : llvm::instructions(*run))
+    if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&instruction); load && readsBlockIndexX(*load))
+      reads.push_back(load);
+  for (llvm::Instruction *read : reads) {
+    read->replaceAllUsesWith(blockX);
+    read->eraseFromParent();
+  }
+  // Its only service is the index error's, which other threads take no part
+  // in: the optimizer may duplicate it (unswitch the loop around it).
+  run->removeFnAttr(llvm::Attribute::Convergent);
+  for (llvm::Instruction &instruction : llvm::instructions(*run))
+    if (auto *call = llvm::dyn_cast<llvm::CallInst>(&instruction))
+      call->removeFnAttr(llvm::Attribute::Convergent);
+  promoteVariables(*run);
+  foldGlobalX(*run);
+  storeGlobalXForServices(*run);
+  return BlockRunBody{run, run->getArg(threadXArgument)->use_empty() &&
+                               run->getArg(laneArgument)->use_empty() && blockX->use_empty()};
+}
+
+void emitBlockRunLoops(llvm::IRBuilder<> &builder, llvm::Value *thread, const BlockRunBody &body,
+                       llvm::ArrayRef<llvm::Value *> parameters) {
+  llvm::Type *i32 = builder.getInt32Ty();
+  llvm::Type *i64 = builder.getInt64Ty();
+  llvm::Value *length = loadField(builder, thread, offsetof(KilnCpuThread, blockRunLimit), 1,
+                                  KILN_CPU_MAX_GRID_DIM_X);
+  builder.CreateAlignedStore(
+      length, threadFieldAddress(builder, thread, offsetof(KilnCpuThread, blockRunLength)),
+      llvm::Align(4));
+  llvm::Value *firstBlockX =
+      loadField(builder, thread, offsetof(KilnCpuThread, blockIdx), 0, KILN_CPU_MAX_GRID_DIM_X - 1);
+  llvm::Value *firstY = loadField(builder, thread, offsetof(KilnCpuThread, threadIdx) + 4, 0,
+                                  KILN_CPU_MAX_BLOCK_DIM_Y - 1);
+  llvm::Value *firstZ = loadField(builder, thread, offsetof(KilnCpuThread, threadIdx) + 8, 0,
+                                  KILN_CPU_MAX_BLOCK_DIM_Z - 1);
+  llvm::Value *dims[3];
+  for (unsigned d = 0; d < 3; ++d)
+    dims[d] = loadBlockDim(builder, thread, d);
+  llvm::Value *width = builder.CreateZExt(dims[0], i64);
+  llvm::Value *runStart =
+      builder.CreateMul(builder.CreateZExt(firstBlockX, i64), width, "", true, true);
+  llvm::Value *runWidth = builder.CreateMul(builder.CreateZExt(length, i64), width, "", true, true);
+  llvm::PoisonValue *none = llvm::PoisonValue::get(i32);
+  std::vector<llvm::CallInst *> calls;
+
+  auto call = [&](llvm::Value *threadX, llvm::Value *y, llvm::Value *z, llvm::Value *lane,
+                  llvm::Value *blockX, llvm::Value *globalX) {
+    std::vector<llvm::Value *> arguments{thread, threadX, y, z, lane, blockX, globalX};
+    arguments.insert(arguments.end(), parameters.begin(), parameters.end());
+    calls.push_back(builder.CreateCall(body.function, arguments));
+  };
+  emitThreadLoop(builder, firstZ, dims[2], [&](llvm::Value *z) {
+    // Rows from (firstY, firstZ) on: the engine finishes a block there.
+    llvm::Value *startY =
+        builder.CreateSelect(builder.CreateICmpEQ(z, firstZ), firstY, builder.getInt32(0));
+    emitThreadLoop(builder, startY, dims[1], [&](llvm::Value *y) {
+      if (body.globalXOnly) {
+        emitThreadLoop(builder, builder.getInt64(0), runWidth, [&](llvm::Value *x) {
+          call(none, y, z, none, none, builder.CreateAdd(runStart, x, "", true, true));
+        });
+        return;
+      }
+      llvm::Value *rowStart =
+          builder.CreateMul(dims[0], builder.CreateAdd(y, builder.CreateMul(dims[1], z)));
+      emitThreadLoop(builder, builder.getInt32(0), length, [&](llvm::Value *block) {
+        llvm::Value *blockX = builder.CreateAdd(firstBlockX, block, "", true, true);
+        llvm::Value *blockStart =
+            builder.CreateMul(builder.CreateZExt(blockX, i64), width, "", true, true);
+        emitThreadLoop(builder, builder.getInt32(0), dims[0], [&](llvm::Value *threadX) {
+          llvm::Value *lane = builder.CreateAnd(builder.CreateAdd(threadX, rowStart),
+                                                builder.getInt32(KILN_CPU_WARP_SIZE - 1));
+          call(threadX, y, z, lane, blockX,
+               builder.CreateAdd(blockStart, builder.CreateZExt(threadX, i64), "", true, true));
+        });
+      });
+    });
+  });
+}
+
+} // namespace kiln::backend
