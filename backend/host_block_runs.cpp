@@ -6,7 +6,6 @@
 #include "backend/optimize.h"
 #include "module/cpu_kernel_abi.h"
 
-#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/ConstantRange.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/MDBuilder.h>
@@ -184,8 +183,9 @@ std::optional<BlockRunBody> makeBlockRunBody(llvm::Function &loopBody) {
   setRange(blockXArgument, KILN_CPU_MAX_GRID_DIM_X - 1);
   setRange(globalXArgument, uint64_t(KILN_CPU_MAX_GRID_DIM_X) * KILN_CPU_MAX_BLOCK_DIM_X - 1);
   // Never poison (the loop nest passes poison only for the indices a body
-  // that takes the global x index alone does not use), so that the freezes
-  // of the body's divisions leave the index the loop's own.
+  // that takes the global x index alone does not use): the optimizer need
+  // not freeze the global index where the body uses it twice, which would
+  // hide from the loop's range check splitting that it is the loop's own.
   for (unsigned argument : {threadYArgument, threadZArgument, globalXArgument})
     run->addParamAttr(argument, llvm::Attribute::NoUndef);
 
@@ -234,13 +234,12 @@ void emitBlockRunLoops(llvm::IRBuilder<> &builder, llvm::Value *thread, const Bl
       builder.CreateMul(builder.CreateZExt(firstBlockX, i64), width, "", true, true);
   llvm::Value *runWidth = builder.CreateMul(builder.CreateZExt(length, i64), width, "", true, true);
   llvm::PoisonValue *none = llvm::PoisonValue::get(i32);
-  std::vector<llvm::CallInst *> calls;
 
   auto call = [&](llvm::Value *threadX, llvm::Value *y, llvm::Value *z, llvm::Value *lane,
                   llvm::Value *blockX, llvm::Value *globalX) {
     std::vector<llvm::Value *> arguments{thread, threadX, y, z, lane, blockX, globalX};
     arguments.insert(arguments.end(), parameters.begin(), parameters.end());
-    calls.push_back(builder.CreateCall(body.function, arguments));
+    builder.CreateCall(body.function, arguments);
   };
   emitThreadLoop(builder, firstZ, dims[2], [&](llvm::Value *z) {
     // Rows from (firstY, firstZ) on: the engine finishes a block there.

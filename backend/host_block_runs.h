@@ -48,8 +48,7 @@ std::optional<BlockRunBody> makeBlockRunBody(llvm::Function &loopBody);
 
 /// Emits, at `builder`, the loop nest that runs the run of blocks the
 /// engine offers the block entry whose KilnCpuThread is `thread`, calling
-/// `body` with `parameters`, after taking the run (blockRunLength). The
-/// calls are inlined, and `body.function` is erased.
+/// `body` with `parameters`, after taking the run (blockRunLength).
 void emitBlockRunLoops(llvm::IRBuilder<> &builder, llvm::Value *thread, const BlockRunBody &body,
                        llvm::ArrayRef<llvm::Value *> parameters);
 

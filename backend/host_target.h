@@ -17,7 +17,8 @@
 // call). Index loads carry the ranges the launch limits give them, and the
 // optimizer splits each loop at the range checks of its guards and index
 // checks (inductive range check elimination), so that the body of a typical
-// `if i < n:` kernel vectorizes across threads.
+// `if i < n:` kernel vectorizes across threads. A kernel whose blocks are
+// independent loops over runs of blocks instead (host_block_runs.h).
 //
 // Interrupts: once optimized, the loops of the kernel's code poll the
 // engine's interrupt word on every iteration (insertInterruptPolls); the

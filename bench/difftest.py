@@ -3,6 +3,7 @@
     .venv/bin/python bench/difftest.py --seed 1 --count 10000 --jobs 2
     .venv/bin/python bench/difftest.py --seed 1 --count 200 --reduce --out findings/
     .venv/bin/python bench/difftest.py --seed 1 --count 300 --only barriers
+    .venv/bin/python bench/difftest.py --seed 1 --count 300 --only runs
 
 Generates COUNT programs from consecutive seeds (tests/differential/
 programs.py), judges them in batches on Kiln, Numba's simulator and Numba's
@@ -13,7 +14,9 @@ program and written to OUT as a regression test (a kernel and its njit
 reference). Every finding re-runs alone with `--seed S --count 1`. With
 --only barriers, the campaign takes, from consecutive seeds, only programs
 whose kernel waits at block barriers and at no warp collective: those the
-CPU engine runs region by region rather than as fibers.
+CPU engine runs region by region rather than as fibers; with --only runs,
+those whose blocks it runs a grid row at a time (several blocks, and no
+barriers, atomics, prints or shared memory).
 """
 
 import argparse
@@ -38,13 +41,28 @@ def waits_only_at_block_barriers(program):
     return "cuda.syncthreads" in source and not any(name in source for name in WARP_COLLECTIVES)
 
 
+def takes_runs_of_blocks(program):
+    """Whether the CPU engine runs the kernel's blocks a grid row at a time:
+    more than one block, no barriers, atomics, prints or shared memory."""
+    source = program.render("k")
+    keeps_blocks_apart = ("cuda.syncthreads", "cuda.atomic", "print(", "cuda.shared", *WARP_COLLECTIVES)
+    return program.blocks != 1 and not any(name in source for name in keeps_blocks_apart)
+
+
+CHOICES = {
+    "barriers": (waits_only_at_block_barriers, "wait only at block barriers"),
+    "runs": (takes_runs_of_blocks, "run as runs of blocks"),
+}
+
+
 def chosen_seeds(first, count, only):
     if only is None:
         return list(range(first, first + count))
+    chosen, _ = CHOICES[only]
     seeds = []
     seed = first
     while len(seeds) < count:
-        if waits_only_at_block_barriers(programs.generate(seed)):
+        if chosen(programs.generate(seed)):
             seeds.append(seed)
         seed += 1
     return seeds
@@ -68,15 +86,16 @@ def main():
                         help="also run njit where Kiln and the simulator agree")
     parser.add_argument("--reduce", action="store_true", help="shrink each finding to a minimal program")
     parser.add_argument("--out", default="difftest-findings", help="where reduced findings go")
-    parser.add_argument("--only", choices=["barriers"],
-                        help="barriers: only programs that wait at block barriers and at no warp collective")
+    parser.add_argument("--only", choices=list(CHOICES),
+                        help="barriers: only programs that wait at block barriers and at no warp collective; "
+                             "runs: only programs whose blocks the CPU engine runs a grid row at a time")
     arguments = parser.parse_args()
     global CONFIRM
     CONFIRM = arguments.confirm_matches
 
     seeds = chosen_seeds(arguments.seed, arguments.count, arguments.only)
     if arguments.only:
-        print(f"{len(seeds)} programs that wait only at block barriers among seeds {seeds[0]}-{seeds[-1]}",
+        print(f"{len(seeds)} programs that {CHOICES[arguments.only][1]} among seeds {seeds[0]}-{seeds[-1]}",
               flush=True)
     batches = [seeds[i:i + arguments.batch] for i in range(0, len(seeds), arguments.batch)]
     started = time.monotonic()

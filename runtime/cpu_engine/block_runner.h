@@ -26,7 +26,8 @@ public:
   BlockRunner &operator=(const BlockRunner &) = delete;
 
   /// Runs blocks `range` (numbered x fastest, then y, z) of `job` in order,
-  /// until one is to be skipped (then so are all after it).
+  /// a grid row's blocks as one run where the kernel takes runs, until one
+  /// is to be skipped (then so are all after it).
   void runBlocks(LaunchJob &job, BlockRange range);
 
   LaunchJob &job() const { return *currentJob; }

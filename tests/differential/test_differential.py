@@ -4,7 +4,10 @@ Two hundred programs (tests/differential/programs.py) in five batches, each
 judged on Kiln's CPU engine and sm_80 PTX and on Numba's simulator, and
 against Numba's compiled semantics wherever the two disagree
 (tests/differential/oracles.py); one more batch of forty is confirmed
-against Numba's compiled semantics program by program. Any mismatch, compile
+against Numba's compiled semantics program by program. Two batches of forty
+take only programs the CPU engine runs its own ways: those that wait only
+at block barriers (region by region) and those whose blocks it runs a grid
+row at a time. Any mismatch, compile
 error, internal error, crash, hang or lost store fails the batch, with the
 seed, the program and what differed; `bench/difftest.py --seed S --count 1
 --reduce` shrinks it to a regression test. Long campaigns:
@@ -33,6 +36,9 @@ BATCH = 40
 # Programs whose kernels wait only at block barriers, which the CPU engine
 # runs region by region: about one in fifty, too few in the batches above.
 BARRIER_SEED = 2_000_000
+# Programs whose blocks the CPU engine runs a grid row at a time (several
+# blocks, no barriers, atomics, prints or shared memory): about one in ten.
+RUNS_SEED = 3_000_000
 
 
 # About five minutes: the full run has it, the edit loop (--quick) does not.
@@ -43,14 +49,23 @@ def test_random_programs_match_numba(batch):
     judge_and_report(seeds, confirm_matches=batch == BATCHES)
 
 
-@pytest.mark.slow
-def test_random_programs_that_wait_only_at_block_barriers_match_numba():
+def chosen_seeds(first, only):
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "bench"))
     try:
         import difftest
     finally:
         sys.path.pop(0)
-    judge_and_report(difftest.chosen_seeds(BARRIER_SEED, BATCH, "barriers"), confirm_matches=False)
+    return difftest.chosen_seeds(first, BATCH, only)
+
+
+@pytest.mark.slow
+def test_random_programs_that_wait_only_at_block_barriers_match_numba():
+    judge_and_report(chosen_seeds(BARRIER_SEED, "barriers"), confirm_matches=False)
+
+
+@pytest.mark.slow
+def test_random_programs_whose_blocks_run_a_grid_row_at_a_time_match_numba():
+    judge_and_report(chosen_seeds(RUNS_SEED, "runs"), confirm_matches=False)
 
 
 def judge_and_report(seeds, confirm_matches):

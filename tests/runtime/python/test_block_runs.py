@@ -42,6 +42,13 @@ def block_and_thread_index(out, fail, probe):
     y = cuda.blockIdx.y * cuda.blockDim.y + cuda.threadIdx.y
     out[y, x] = tx * 1000 + cuda.blockIdx.x * 100 + y + cuda.laneid + probe[fail[y, x]]
     ONE_BLOCK_AT_A_TIME
+
+
+@cuda.jit
+def three_dimensional(out, fail, probe):
+    x, y, z = cuda.grid(3)
+    out[z, y, x] = x * 1000 + y * 10 + z + probe[fail[z, y, x]]
+    ONE_BLOCK_AT_A_TIME
 '''
 
 BLOCK = (8, 4)
@@ -97,17 +104,39 @@ FAILURES = {
 @pytest.mark.parametrize("kernel", ["global_index_only", "block_and_thread_index"])
 def test_index_errors_end_their_block_alone_as_when_blocks_run_one_at_a_time(
         kernels, kernel, failures, grid):
-    shape = (grid[1] * BLOCK[1], grid[0] * BLOCK[0])
-    fail = np.zeros(shape, np.int64)
+    fail = np.zeros((grid[1] * BLOCK[1], grid[0] * BLOCK[0]), np.int64)
     for x, y in failures:
         fail[y, x] = 1
+    expect_the_twins_to_agree(kernels, kernel, grid, BLOCK, fail, failures)
+
+
+# Failing threads as (x, y, z) in a 4 x 2 grid of 8 x 2 x 2 blocks: rows of
+# a block are (y, z) pairs, y fastest.
+FAILURES_3D = {
+    "none": [],
+    "a later block failing in an earlier z": [(5, 1, 1), (27, 0, 0)],
+    "in the last row of a block": [(12, 1, 1)],
+}
+
+
+@pytest.mark.parametrize("failures", FAILURES_3D.values(), ids=FAILURES_3D.keys())
+def test_runs_of_blocks_with_three_dimensional_blocks_finish_as_blocks_one_at_a_time(
+        kernels, failures):
+    grid, block = (4, 2), (8, 2, 2)
+    fail = np.zeros((block[2], grid[1] * block[1], grid[0] * block[0]), np.int64)
+    for x, y, z in failures:
+        fail[z, y, x] = 1
+    expect_the_twins_to_agree(kernels, "three_dimensional", grid, block, fail, failures)
+
+
+def expect_the_twins_to_agree(kernels, kernel, grid, block, fail, failures):
     probe = np.zeros(1, np.int64)
     results = []
     for name in (kernel, kernel + "_one_at_a_time"):
-        out = np.full(shape, -1, np.int64)
+        out = np.full(fail.shape, -1, np.int64)
         message = None
         try:
-            getattr(kernels, name)[grid, BLOCK](out, fail, probe)
+            getattr(kernels, name)[grid, block](out, fail, probe)
         except IndexError as error:
             # The message names the kernel, which differs between the twins.
             message = str(error).split(" (array")[0]
