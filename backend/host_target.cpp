@@ -790,8 +790,8 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
   // services it is passed to), never through a kernel's arrays: LLVM may
   // keep the indices in registers across the kernel's stores.
   block->addParamAttr(0, llvm::Attribute::NoAlias);
-  // opt=0 keeps calls: the loop calls the body as it is.
-  // Kernels whose blocks are independent take runs of blocks.
+  // opt=0 keeps calls: the loop calls the body as it is. Kernels whose
+  // blocks are independent take runs of blocks.
   llvm::DenseMap<llvm::Function *, llvm::Function *> loopBodies;
   llvm::DenseMap<llvm::Function *, BlockRunBody> runBodies;
   for (llvm::Function *body : {&kernel, uncheckedKernel})

@@ -11,9 +11,9 @@
  *   void <symbol>_block(KilnCpuThread *thread, void *const *args);
  *       Runs every thread of the block `thread` describes. For a kernel that
  *       never waits for other threads: one after the other, updating
- *       thread->threadIdx and thread->laneId itself; such an entry may also
- *       run a run of blocks at once (blockRunLimit below). For a kernel whose only
- *       waits are block barriers (syncthreads and its reducing variants):
+ *       thread->threadIdx and thread->laneId itself (such an entry may take
+ *       a run of blocks at once: blockRunLimit below). For a kernel whose
+ *       only waits are block barriers (syncthreads and its reducing variants):
  *       either the same, region by region (a loop over the threads from
  *       one barrier to the next, with KILN_THREAD_REGION_LOOPS set in
  *       thread->flags), or it hands the engine's runBarrierRegions service
@@ -235,10 +235,11 @@ struct KilnCpuThread {
    * thread's threadIdx.y and .z and, in runGlobalX, its global x index
    * (blockIdx.x * blockDim.x + threadIdx.x), from which the engine derives
    * blockIdx.x and threadIdx.x (it presets runGlobalX to KILN_NO_GLOBAL_X
-   * for entries that store the indices themselves). The engine finishes the other blocks of a
-   * run an index error cut short by entering them one at a time (limit 1)
-   * from the row they stopped at: such an entry starts at row (threadIdx.y,
-   * threadIdx.z), which the engine otherwise sets to (0, 0). */
+   * for entries that store the indices themselves). The engine finishes
+   * the other blocks of a run an index error cut short by entering them one
+   * at a time (limit 1) from the row they stopped at: such an entry starts
+   * at row (threadIdx.y, threadIdx.z), which the engine otherwise sets to
+   * (0, 0). */
   uint32_t blockRunLimit;
   uint32_t blockRunLength;
   uint64_t runGlobalX;

@@ -36,8 +36,8 @@ void printLine(KilnCpuThread *thread, const KilnPrintItem *items, uint32_t count
   runnerOf(thread).job().output.writeLine(formatPrintLine(items, count));
 }
 
-/// From the thread's own blockIdx: a block entry running a run of blocks
-/// stores the failing thread's before it calls a service.
+/// From the thread's own blockIdx, not the block the runner entered: in a
+/// run of blocks, blockIndexError derives the failing thread's.
 uint64_t linearBlock(const KilnCpuThread &thread) {
   return thread.blockIdx[0] +
          uint64_t(thread.gridDim[0]) *
