@@ -109,17 +109,6 @@ void storeGlobalXForServices(llvm::Function &run) {
     }
 }
 
-llvm::LoadInst *loadField(llvm::IRBuilder<> &builder, llvm::Value *thread, size_t offset,
-                          uint32_t lowest, uint32_t highest) {
-  llvm::LoadInst *load = builder.CreateAlignedLoad(
-      builder.getInt32Ty(), threadFieldAddress(builder, thread, offset), llvm::Align(4));
-  load->setMetadata(
-      llvm::LLVMContext::MD_range,
-      llvm::MDBuilder(builder.getContext())
-          .createRange(llvm::APInt(32, lowest), llvm::APInt(32, uint64_t(highest) + 1)));
-  return load;
-}
-
 /// Emits `for (i = start; i < end; ++i) emitBody(i)` for start < end, as a
 /// loop over threads (no interrupt polls: it ends after a run's threads).
 void emitThreadLoop(llvm::IRBuilder<> &builder, llvm::Value *start, llvm::Value *end,
@@ -215,20 +204,23 @@ void emitBlockRunLoops(llvm::IRBuilder<> &builder, llvm::Value *thread, const Bl
                        llvm::ArrayRef<llvm::Value *> parameters) {
   llvm::Type *i32 = builder.getInt32Ty();
   llvm::Type *i64 = builder.getInt64Ty();
-  llvm::Value *length = loadField(builder, thread, offsetof(KilnCpuThread, blockRunLimit), 1,
-                                  KILN_CPU_MAX_GRID_DIM_X);
+  using I = ir::Intrinsic;
+  llvm::LoadInst *length = builder.CreateAlignedLoad(
+      i32, threadFieldAddress(builder, thread, offsetof(KilnCpuThread, blockRunLimit)),
+      llvm::Align(4));
+  length->setMetadata(
+      llvm::LLVMContext::MD_range,
+      llvm::MDBuilder(builder.getContext())
+          .createRange(llvm::APInt(32, 1), llvm::APInt(32, uint64_t(KILN_CPU_MAX_GRID_DIM_X) + 1)));
   builder.CreateAlignedStore(
       length, threadFieldAddress(builder, thread, offsetof(KilnCpuThread, blockRunLength)),
       llvm::Align(4));
-  llvm::Value *firstBlockX =
-      loadField(builder, thread, offsetof(KilnCpuThread, blockIdx), 0, KILN_CPU_MAX_GRID_DIM_X - 1);
-  llvm::Value *firstY = loadField(builder, thread, offsetof(KilnCpuThread, threadIdx) + 4, 0,
-                                  KILN_CPU_MAX_BLOCK_DIM_Y - 1);
-  llvm::Value *firstZ = loadField(builder, thread, offsetof(KilnCpuThread, threadIdx) + 8, 0,
-                                  KILN_CPU_MAX_BLOCK_DIM_Z - 1);
+  llvm::Value *firstBlockX = loadLaunchIndex(builder, thread, I::BlockIdx, 0);
+  llvm::Value *firstY = loadLaunchIndex(builder, thread, I::ThreadIdx, 1);
+  llvm::Value *firstZ = loadLaunchIndex(builder, thread, I::ThreadIdx, 2);
   llvm::Value *dims[3];
   for (unsigned d = 0; d < 3; ++d)
-    dims[d] = loadBlockDim(builder, thread, d);
+    dims[d] = loadLaunchIndex(builder, thread, I::BlockDim, d);
   llvm::Value *width = builder.CreateZExt(dims[0], i64);
   llvm::Value *runStart =
       builder.CreateMul(builder.CreateZExt(firstBlockX, i64), width, "", true, true);

@@ -49,6 +49,8 @@ struct CutBody {
   std::vector<llvm::AllocaInst *> allocas;
   /// Each thread's predicate at the barrier it waits at (reducing kernels).
   llvm::AllocaInst *predicates = nullptr;
+  /// What a thread keeps across barriers: the per-thread allocas' strides.
+  uint64_t slotBytes = 0;
   /// regions[0] starts the kernel; regions[k] goes on from barrier k.
   std::vector<std::vector<llvm::BasicBlock *>> regions;
 
@@ -237,17 +239,16 @@ bool gatherVariables(CutBody &cut) {
         return false;
       cut.allocas.push_back(alloca);
     }
-  uint64_t slotBytes = 0;
   for (llvm::AllocaInst *alloca : cut.allocas) {
     if (!cut.isUniform(alloca))
-      slotBytes += strideOf(*alloca);
+      cut.slotBytes += strideOf(*alloca);
     // The arrays replace them, per thread: what marks their lifetime goes.
     for (llvm::User *user : llvm::make_early_inc_range(alloca->users()))
       if (auto *intrinsic = llvm::dyn_cast<llvm::IntrinsicInst>(user);
           intrinsic && intrinsic->isLifetimeStartOrEnd())
         intrinsic->eraseFromParent();
   }
-  if (slotBytes > maxRegionLoopSlotBytes)
+  if (cut.slotBytes > maxRegionLoopSlotBytes)
     return false;
   for (llvm::AllocaInst *alloca : cut.allocas) {
     alloca->removeFromParent();
@@ -352,14 +353,10 @@ void RegionLoopWriter::allocateArrays() {
   // than in engine memory), where each thread's element is the alloca's
   // type, unpadded.
   const llvm::DataLayout &layout = cut.body->getDataLayout();
-  uint64_t slotBytes = 0;
-  slotsOnStack = true;
+  slotsOnStack = cut.slotBytes <= maxStackSlotBytes;
   for (llvm::AllocaInst *alloca : cut.allocas)
-    if (!cut.isUniform(alloca)) {
-      slotBytes += strideOf(*alloca);
+    if (!cut.isUniform(alloca))
       slotsOnStack &= strideOf(*alloca) == alloca->getAllocationSize(layout)->getFixedValue();
-    }
-  slotsOnStack &= slotBytes <= maxStackSlotBytes;
   for (llvm::AllocaInst *alloca : cut.allocas)
     if (cut.isUniform(alloca) || slotsOnStack) {
       llvm::Value *count =
@@ -629,7 +626,7 @@ llvm::Function *RegionLoopWriter::write() {
   llvm::Value *thread = function->getArg(0);
   builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", function));
   for (unsigned d = 0; d < 3; ++d)
-    dims[d] = loadBlockDim(builder, thread, d);
+    dims[d] = loadLaunchIndex(builder, thread, ir::Intrinsic::BlockDim, d);
   threadCount = builder.CreateNUWMul(dims[0], builder.CreateNUWMul(dims[1], dims[2]));
   llvm::Value *flags = threadFieldAddress(builder, thread, offsetof(KilnCpuThread, flags));
   builder.CreateAlignedStore(builder.CreateOr(builder.CreateAlignedLoad(i32, flags, llvm::Align(4)),

@@ -153,17 +153,8 @@ static void setIndexRange(llvm::LoadInst &load, I which, unsigned dimension) {
           .createRange(llvm::APInt(32, lowest), llvm::APInt(32, uint64_t(highest) + 1)));
 }
 
-llvm::LoadInst *loadBlockDim(llvm::IRBuilder<> &builder, llvm::Value *thread, unsigned dimension) {
-  llvm::LoadInst *dim = builder.CreateAlignedLoad(
-      builder.getInt32Ty(),
-      threadFieldAddress(builder, thread, offsetof(KilnCpuThread, blockDim) + 4 * dimension),
-      llvm::Align(4));
-  setIndexRange(*dim, I::BlockDim, dimension);
-  return dim;
-}
-
-llvm::Value *HostTargetHooks::readIndex(HookSite &site, I which, unsigned dimension) {
-  llvm::Type *i32 = site.builder.getInt32Ty();
+llvm::LoadInst *loadLaunchIndex(llvm::IRBuilder<> &builder, llvm::Value *thread, I which,
+                                unsigned dimension) {
   size_t offset;
   switch (which) {
   case I::ThreadIdx:
@@ -185,8 +176,14 @@ llvm::Value *HostTargetHooks::readIndex(HookSite &site, I which, unsigned dimens
     offset = offsetof(KilnCpuThread, warpSize);
     break;
   }
-  auto *load = llvm::cast<llvm::LoadInst>(loadThreadField(site, i32, offset));
+  llvm::LoadInst *load = builder.CreateAlignedLoad(
+      builder.getInt32Ty(), threadFieldAddress(builder, thread, offset), llvm::Align(4));
   setIndexRange(*load, which, dimension);
+  return load;
+}
+
+llvm::Value *HostTargetHooks::readIndex(HookSite &site, I which, unsigned dimension) {
+  llvm::LoadInst *load = loadLaunchIndex(site.builder, site.threadContext, which, dimension);
   if (which == I::ThreadIdx || which == I::LaneId)
     markThreadIndex(*load, which == I::LaneId ? laneSlot : dimension);
   if (which == I::BlockIdx && dimension == 0)
@@ -817,7 +814,7 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
   auto field = [&](size_t offset) { return threadFieldAddress(builder, thread0, offset); };
   llvm::Value *dims[3];
   for (unsigned d = 0; d < 3; ++d)
-    dims[d] = loadBlockDim(builder, thread0, d);
+    dims[d] = loadLaunchIndex(builder, thread0, I::BlockDim, d);
 
   // for z, for y, for x: nested loops over blockDim.
   llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "done", block);

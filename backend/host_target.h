@@ -145,8 +145,11 @@ bool readsBlockIndexX(const llvm::LoadInst &load);
 /// which needs no interrupt polls: it ends after blockDim iterations.
 void markThreadLoop(llvm::BranchInst &latch);
 
-/// Loads blockDim[dimension] of the KilnCpuThread `thread`, with its range.
-llvm::LoadInst *loadBlockDim(llvm::IRBuilder<> &builder, llvm::Value *thread, unsigned dimension);
+/// Loads launch index or dimension `which` (threadIdx, blockIdx, blockDim,
+/// gridDim, laneId, warpSize) of the KilnCpuThread `thread`, with the range
+/// the launch limits give it.
+llvm::LoadInst *loadLaunchIndex(llvm::IRBuilder<> &builder, llvm::Value *thread,
+                                ir::Intrinsic which, unsigned dimension);
 
 /// Names of a kernel's host entry points.
 std::string threadEntryName(llvm::StringRef kernelName);

@@ -67,9 +67,7 @@ uint32_t BlockRunner::runLimitAt(const LaunchJob &job, const Dim3 &blockIdx,
                                  uint64_t blocksLeft) const {
   // Blocks of a run share nothing but global memory: each block's shared
   // memory must start zeroed and its own.
-  const KernelImage &image = job.image;
-  if (!image.blockEntry || image.localBytesPerThread > blockEntryLocalLimit ||
-      image.staticSharedBytes || job.config.dynamicSharedBytes)
+  if (!runsBlockEntry(job.image) || job.image.staticSharedBytes || job.config.dynamicSharedBytes)
     return 1;
   return static_cast<uint32_t>(std::min<uint64_t>(blocksLeft, job.config.grid.x - blockIdx.x));
 }
@@ -110,7 +108,7 @@ uint32_t BlockRunner::run(LaunchJob &job, uint64_t block, const Dim3 &blockIdx, 
   // A block entry runs on the worker's stack; a kernel whose local arrays
   // would not fit there runs its threads as fibers, whose stacks grow with
   // localBytesPerThread.
-  if (image.blockEntry && image.localBytesPerThread <= blockEntryLocalLimit) {
+  if (runsBlockEntry(image)) {
     thread.services = &blockEntryServices;
     thread.blockRunLimit = runLimit;
     thread.blockRunLength = 1;

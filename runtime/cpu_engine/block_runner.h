@@ -42,6 +42,11 @@ private:
   /// Runs block `block` at `blockIdx`, or the run of up to `runLimit`
   /// blocks from it along x that its block entry takes; returns how many ran.
   uint32_t run(LaunchJob &job, uint64_t block, const Dim3 &blockIdx, uint32_t runLimit);
+  /// Whether the kernel's blocks run through its block entry: it has one,
+  /// and its local arrays fit the worker's stack.
+  bool runsBlockEntry(const KernelImage &image) const {
+    return image.blockEntry && image.localBytesPerThread <= blockEntryLocalLimit;
+  }
   /// How many blocks from `blockIdx` the block entry may take at once.
   uint32_t runLimitAt(const LaunchJob &job, const Dim3 &blockIdx, uint64_t blocksLeft) const;
   /// False when the entry was left early (abandonBlockEntry).

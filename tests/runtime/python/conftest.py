@@ -88,25 +88,40 @@ def example(import_built):
     return load
 
 
+def _source_loader(folder):
+    """load(name, source, **siblings), and the names it imported."""
+    imported = []
+
+    def load(name, source, **siblings):
+        for sibling, text in siblings.items():
+            (folder / f"{sibling}.py").write_text(textwrap.dedent(text))
+            imported.append(sibling)
+        (folder / f"{name}.py").write_text(textwrap.dedent(source))
+        sys.path.insert(0, str(folder))
+        try:
+            imported.append(name)
+            return importlib.import_module(name)
+        finally:
+            sys.path.remove(str(folder))
+
+    return load, imported
+
+
 @pytest.fixture
 def source_module(tmp_path):
     """source_module(name, source, **siblings) -> the module, imported from
     tmp_path as Python source (so that its kernels compile on demand), with
     sibling modules in the same folder if given; forgotten after the test."""
-    imported = []
+    load, imported = _source_loader(tmp_path)
+    yield load
+    for name in imported:
+        sys.modules.pop(name, None)
 
-    def load(name, source, **siblings):
-        for sibling, text in siblings.items():
-            (tmp_path / f"{sibling}.py").write_text(textwrap.dedent(text))
-            imported.append(sibling)
-        (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
-        sys.path.insert(0, str(tmp_path))
-        try:
-            imported.append(name)
-            return importlib.import_module(name)
-        finally:
-            sys.path.remove(str(tmp_path))
 
+@pytest.fixture(scope="module")
+def file_source_module(tmp_path_factory):
+    """source_module for a whole test file, whose kernels then compile once."""
+    load, imported = _source_loader(tmp_path_factory.mktemp("sources"))
     yield load
     for name in imported:
         sys.modules.pop(name, None)

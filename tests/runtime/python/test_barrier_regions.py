@@ -143,22 +143,12 @@ def block_transpose(x, out):
 
 
 @pytest.fixture(scope="module")
-def kernels(tmp_path_factory):
-    import importlib
-    import sys
-
-    folder = tmp_path_factory.mktemp("barrier_regions")
+def kernels(file_source_module):
     regions = KERNELS.replace("    FIBERS_ONLY\n", "")
     # The twins call the same device function, defined twice.
     fibers = re.sub(r"def (\w+)\(", r"def \1_fibers(", KERNELS).replace(
         "    FIBERS_ONLY\n", "    cuda.syncwarp()\n")
-    (folder / "barrier_region_kernels.py").write_text(regions + fibers)
-    sys.path.insert(0, str(folder))
-    try:
-        yield importlib.import_module("barrier_region_kernels")
-    finally:
-        sys.path.remove(str(folder))
-        sys.modules.pop("barrier_region_kernels", None)
+    return file_source_module("barrier_region_kernels", regions + fibers)
 
 
 @pytest.mark.parametrize("block", [(32, 1, 1), (100, 1, 1), (8, 4, 2), (1, 1, 1), (1024, 1, 1)])

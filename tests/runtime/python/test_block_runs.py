@@ -55,21 +55,11 @@ BLOCK = (8, 4)
 
 
 @pytest.fixture(scope="module")
-def kernels(tmp_path_factory):
-    import importlib
-    import sys
-
-    folder = tmp_path_factory.mktemp("block_runs")
+def kernels(file_source_module):
     runs = KERNELS.replace("    ONE_BLOCK_AT_A_TIME\n", "")
     one_at_a_time = re.sub(r"def (\w+)\(", r"def \1_one_at_a_time(", KERNELS).replace(
         "    ONE_BLOCK_AT_A_TIME\n", "    cuda.shared.array(1, int32)[0] = 0\n")
-    (folder / "block_run_kernels.py").write_text(runs + one_at_a_time)
-    sys.path.insert(0, str(folder))
-    try:
-        yield importlib.import_module("block_run_kernels")
-    finally:
-        sys.path.remove(str(folder))
-        sys.modules.pop("block_run_kernels", None)
+    return file_source_module("block_run_kernels", runs + one_at_a_time)
 
 
 def test_a_grid_row_of_blocks_runs_row_of_threads_by_row_of_threads(kernels):
