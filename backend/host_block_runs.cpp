@@ -14,6 +14,7 @@
 #include <llvm/Transforms/Utils/Local.h>
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 namespace kiln::backend {
@@ -50,16 +51,23 @@ bool blocksAreIndependent(llvm::Function &loopBody) {
   return true;
 }
 
+/// Whether `access` (a load or a store) reads or writes the field at
+/// `offset` of `thread`.
+bool accessesThreadField(const llvm::Instruction &access, const llvm::Value *thread,
+                         size_t offset) {
+  const llvm::Value *pointer = llvm::getLoadStorePointerOperand(&access);
+  if (!pointer)
+    return false;
+  const llvm::DataLayout &layout = access.getModule()->getDataLayout();
+  llvm::APInt fieldOffset(layout.getIndexTypeSizeInBits(pointer->getType()), 0);
+  const llvm::Value *base = pointer->stripAndAccumulateConstantOffsets(layout, fieldOffset, false);
+  return base == thread && fieldOffset == offset;
+}
+
 /// Whether `value` is a load of the field at `offset` of `thread`.
 bool loadsThreadField(const llvm::Value *value, const llvm::Value *thread, size_t offset) {
   const auto *load = llvm::dyn_cast<llvm::LoadInst>(value);
-  if (!load)
-    return false;
-  const llvm::DataLayout &layout = load->getModule()->getDataLayout();
-  llvm::APInt fieldOffset(layout.getIndexTypeSizeInBits(load->getPointerOperandType()), 0);
-  const llvm::Value *base =
-      load->getPointerOperand()->stripAndAccumulateConstantOffsets(layout, fieldOffset, false);
-  return base == thread && fieldOffset == offset;
+  return load && accessesThreadField(*load, thread, offset);
 }
 
 /// Replaces blockIdx.x * blockDim.x + threadIdx.x, in 64 bits as cuda.grid
@@ -92,12 +100,17 @@ void foldGlobalX(llvm::Function &run) {
 
 /// The stores of the loop's indices into the thread before a service call
 /// that a run does not make: the engine derives threadIdx.x and blockIdx.x
-/// from the global x index, which the run stores instead.
+/// from the global x index, which the run stores instead. Only stores into
+/// those fields of the thread go: the kernel's own stores of the same
+/// values (`a[i] = cuda.threadIdx.x` into an int32 array) stay.
 void storeGlobalXForServices(llvm::Function &run) {
-  for (unsigned index : {threadXArgument, laneArgument})
+  const llvm::Value *thread = run.getArg(0);
+  for (auto [index, offset] : {std::pair{threadXArgument, offsetof(KilnCpuThread, threadIdx)},
+                               std::pair{laneArgument, offsetof(KilnCpuThread, laneId)}})
     for (llvm::User *user : llvm::make_early_inc_range(run.getArg(index)->users()))
       if (auto *store = llvm::dyn_cast<llvm::StoreInst>(user);
-          store && store->getValueOperand() == run.getArg(index))
+          store && store->getValueOperand() == run.getArg(index) &&
+          accessesThreadField(*store, thread, offset))
         store->eraseFromParent();
   for (llvm::Instruction &instruction : llvm::instructions(run))
     if (auto *call = llvm::dyn_cast<llvm::CallInst>(&instruction); call && serviceOffsetOf(*call)) {

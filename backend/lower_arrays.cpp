@@ -103,6 +103,8 @@ llvm::Value *FunctionLowering::elementAddress(llvm::Value *array, const ArrayTyp
     checked.push_back({index, wrapped.back(), d});
   }
   checkIndices(array, type, checked, access);
+  if (rank == 0)
+    return data;
   uint64_t size = itemSize(type->elementType());
   llvm::Value *offset = nullptr;
   switch (type->arrayLayout()) {
@@ -134,8 +136,6 @@ llvm::Value *FunctionLowering::elementAddress(llvm::Value *array, const ArrayTyp
     }
     break;
   }
-  if (!offset)
-    return data; // zero-dimensional
   return builder.CreateInBoundsGEP(types.i8(), data, offset);
 }
 
