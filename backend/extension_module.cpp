@@ -153,8 +153,7 @@ llvm::Expected<std::string> createExtensionObject(llvm::StringRef moduleName,
   std::vector<llvm::Constant *> rows;
   for (const ExtensionEntry &entry : entries) {
     llvm::Constant *none = llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(context));
-    llvm::Constant *thread =
-        entry.hasThreadEntry ? hiddenEntry(module, entryType, entry.entryName + "_thread") : none;
+    llvm::Constant *thread = hiddenEntry(module, entryType, entry.entryName + "_thread");
     llvm::Constant *block =
         entry.hasBlockEntry ? hiddenEntry(module, entryType, entry.entryName + "_block") : none;
     rows.push_back(llvm::ConstantStruct::get(rowType, {thread, block}));

@@ -40,7 +40,6 @@ struct ExtensionEntry {
   /// The stem of the host entries: `<entryName>_thread`, `<entryName>_block`.
   std::string entryName;
   bool hasBlockEntry = false;
-  bool hasThreadEntry = true;
 };
 
 /// An ELF object for the host (position-independent) holding the host

@@ -100,25 +100,49 @@ static llvm::CallInst *callService(HookSite &site, size_t offset, llvm::Type *re
   return callHostService(site.builder, site.threadContext, offset, result, arguments);
 }
 
-/// Loads of the indices that differ between the threads of a block carry
-/// this mark, naming threadIdx.x, .y, .z or laneId: the block entry's loop
-/// passes them in registers instead (specializeForThreadLoop).
-static constexpr llvm::StringLiteral threadIndexMarker = "kiln.thread.index";
+/// Loads of launch indices and dimensions that the kernel's code reads carry
+/// this mark: !{i32 which, i32 dimension}, `which` an ir::Intrinsic. The
+/// plain thread entry reads them as they are; the fast paths take the
+/// thread's indices in registers (specializeForThreadLoop), a run of
+/// blocks blockIdx.x too (host_block_runs.h), and tell LLVM the ranges the
+/// launch limits give the rest (setLaunchIndexRanges).
+static constexpr llvm::StringLiteral launchIndexMarker = "kiln.launch.index";
 static constexpr unsigned laneSlot = 3;
 
-/// Loads of blockIdx.x carry this mark: a block entry running a run of
-/// blocks passes it in a register too (host_block_runs.h).
-static constexpr llvm::StringLiteral blockIndexXMarker = "kiln.block.index.x";
+namespace {
 
-bool readsBlockIndexX(const llvm::LoadInst &load) {
-  return load.getMetadata(blockIndexXMarker) != nullptr;
+/// What a marked load reads.
+struct LaunchIndexRead {
+  I which;
+  unsigned dimension;
+};
+
+} // namespace
+
+static std::optional<LaunchIndexRead> launchIndexOf(const llvm::LoadInst &load) {
+  const llvm::MDNode *node = load.getMetadata(launchIndexMarker);
+  if (!node)
+    return std::nullopt;
+  auto field = [&](unsigned i) {
+    return llvm::mdconst::extract<llvm::ConstantInt>(node->getOperand(i))->getZExtValue();
+  };
+  return LaunchIndexRead{static_cast<I>(field(0)), static_cast<unsigned>(field(1))};
 }
 
-static void markThreadIndex(llvm::LoadInst &load, unsigned slot) {
-  llvm::LLVMContext &context = load.getContext();
-  load.setMetadata(threadIndexMarker,
-                   llvm::MDNode::get(context, llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(
-                                                  llvm::Type::getInt32Ty(context), slot))));
+bool readsBlockIndexX(const llvm::LoadInst &load) {
+  std::optional<LaunchIndexRead> read = launchIndexOf(load);
+  return read && read->which == I::BlockIdx && read->dimension == 0;
+}
+
+/// The slot of specializeForThreadLoop's parameters that replaces `read`:
+/// threadIdx.x, .y, .z or laneId; nullopt for what all threads of a block
+/// share.
+static std::optional<unsigned> threadIndexSlot(const LaunchIndexRead &read) {
+  if (read.which == I::ThreadIdx)
+    return read.dimension;
+  if (read.which == I::LaneId)
+    return laneSlot;
+  return std::nullopt;
 }
 
 /// [lowest, highest] of a launch index or dimension, by the launch limits.
@@ -153,8 +177,16 @@ static void setIndexRange(llvm::LoadInst &load, I which, unsigned dimension) {
           .createRange(llvm::APInt(32, lowest), llvm::APInt(32, uint64_t(highest) + 1)));
 }
 
-llvm::LoadInst *loadLaunchIndex(llvm::IRBuilder<> &builder, llvm::Value *thread, I which,
-                                unsigned dimension) {
+void setLaunchIndexRanges(llvm::Function &fastPath) {
+  for (llvm::Instruction &instruction : llvm::instructions(fastPath))
+    if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&instruction))
+      if (std::optional<LaunchIndexRead> read = launchIndexOf(*load))
+        setIndexRange(*load, read->which, read->dimension);
+}
+
+/// A load of launch index or dimension `which` of `thread`, as it is.
+static llvm::LoadInst *loadLaunchField(llvm::IRBuilder<> &builder, llvm::Value *thread, I which,
+                                       unsigned dimension) {
   size_t offset;
   switch (which) {
   case I::ThreadIdx:
@@ -176,18 +208,26 @@ llvm::LoadInst *loadLaunchIndex(llvm::IRBuilder<> &builder, llvm::Value *thread,
     offset = offsetof(KilnCpuThread, warpSize);
     break;
   }
-  llvm::LoadInst *load = builder.CreateAlignedLoad(
-      builder.getInt32Ty(), threadFieldAddress(builder, thread, offset), llvm::Align(4));
+  return builder.CreateAlignedLoad(builder.getInt32Ty(),
+                                   threadFieldAddress(builder, thread, offset), llvm::Align(4));
+}
+
+llvm::LoadInst *loadLaunchIndex(llvm::IRBuilder<> &builder, llvm::Value *thread, I which,
+                                unsigned dimension) {
+  llvm::LoadInst *load = loadLaunchField(builder, thread, which, dimension);
   setIndexRange(*load, which, dimension);
   return load;
 }
 
 llvm::Value *HostTargetHooks::readIndex(HookSite &site, I which, unsigned dimension) {
-  llvm::LoadInst *load = loadLaunchIndex(site.builder, site.threadContext, which, dimension);
-  if (which == I::ThreadIdx || which == I::LaneId)
-    markThreadIndex(*load, which == I::LaneId ? laneSlot : dimension);
-  if (which == I::BlockIdx && dimension == 0)
-    load->setMetadata(blockIndexXMarker, llvm::MDNode::get(load->getContext(), {}));
+  llvm::LoadInst *load = loadLaunchField(site.builder, site.threadContext, which, dimension);
+  llvm::Type *i32 = site.builder.getInt32Ty();
+  load->setMetadata(
+      launchIndexMarker,
+      llvm::MDNode::get(
+          load->getContext(),
+          {llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(i32, static_cast<uint64_t>(which))),
+           llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(i32, dimension))}));
   return load;
 }
 
@@ -588,21 +628,20 @@ static llvm::Function *specializeForThreadLoop(llvm::Function &body) {
   std::vector<llvm::LoadInst *> reads;
   std::vector<llvm::CallInst *> calls;
   for (llvm::Instruction &instruction : llvm::instructions(*loopBody)) {
-    if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&instruction);
-        load && load->getMetadata(threadIndexMarker))
-      reads.push_back(load);
+    if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&instruction))
+      if (std::optional<LaunchIndexRead> read = launchIndexOf(*load);
+          read && threadIndexSlot(*read))
+        reads.push_back(load);
     // A barrier needs no indices: region loops remove it.
     if (auto *call = llvm::dyn_cast<llvm::CallInst>(&instruction);
         call && llvm::is_contained(call->args(), thread) && !barrierModeOf(*call))
       calls.push_back(call);
   }
   for (llvm::LoadInst *read : reads) {
-    auto slot = llvm::mdconst::extract<llvm::ConstantInt>(
-                    read->getMetadata(threadIndexMarker)->getOperand(0))
-                    ->getZExtValue();
-    read->replaceAllUsesWith(loopBody->getArg(1 + slot));
+    read->replaceAllUsesWith(loopBody->getArg(1 + *threadIndexSlot(*launchIndexOf(*read))));
     read->eraseFromParent();
   }
+  setLaunchIndexRanges(*loopBody);
   for (llvm::CallInst *call : calls) {
     llvm::IRBuilder<> builder(call);
     for (unsigned slot = 0; slot <= laneSlot; ++slot) {
@@ -744,6 +783,7 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
     // that waits at a barrier returns to the engine, which polls for it.
     for (llvm::Function *coroutine : {regions, uncheckedRegions})
       if (coroutine) {
+        setLaunchIndexRanges(*coroutine);
         coroutine->removeParamAttr(0, threadContextAttribute);
         insertInterruptPolls(*coroutine, [](const llvm::Loop &loop) { return !suspendsIn(loop); });
       }

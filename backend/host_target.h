@@ -14,11 +14,12 @@
 // a loop nest over the block's threads around a copy of the kernel's body
 // with every call inlined, in which threadIdx and laneId are the loops'
 // induction variables (written to the KilnCpuThread only before a service
-// call). Index loads carry the ranges the launch limits give them, and the
-// optimizer splits each loop at the range checks of its guards and index
-// checks (inductive range check elimination), so that the body of a typical
-// `if i < n:` kernel vectorizes across threads. A kernel whose blocks are
-// independent loops over runs of blocks instead (host_block_runs.h).
+// call). Index loads in that copy carry the ranges the launch limits give
+// them (those of the plain `_thread` entry do not: it is the reference the
+// fast paths are compared with), and the optimizer splits each loop at the range checks of its
+// guards and index checks (inductive range check elimination), so that the body of a typical `if i
+// < n:` kernel vectorizes across threads. A kernel whose blocks are independent loops over runs of
+// blocks instead (host_block_runs.h).
 //
 // Interrupts: once optimized, the loops of the kernel's code poll the
 // engine's interrupt word on every iteration (insertInterruptPolls); the
@@ -147,9 +148,15 @@ void markThreadLoop(llvm::BranchInst &latch);
 
 /// Loads launch index or dimension `which` (threadIdx, blockIdx, blockDim,
 /// gridDim, laneId, warpSize) of the KilnCpuThread `thread`, with the range
-/// the launch limits give it.
+/// the launch limits give it: for the loops of the fast paths.
 llvm::LoadInst *loadLaunchIndex(llvm::IRBuilder<> &builder, llvm::Value *thread,
                                 ir::Intrinsic which, unsigned dimension);
+
+/// Gives the launch indices `fastPath` reads from its thread the ranges the
+/// launch limits give them. The kernel's code itself reads them without
+/// (the plain thread entry, which the engine's reference mode runs): only
+/// copies of it that a fast path makes assume what the engine guarantees.
+void setLaunchIndexRanges(llvm::Function &fastPath);
 
 /// Names of a kernel's host entry points.
 std::string threadEntryName(llvm::StringRef kernelName);

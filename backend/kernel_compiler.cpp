@@ -196,13 +196,6 @@ llvm::Expected<CompiledCode> KernelCompiler::compileForHost(const ir::Function &
   KernelInterface interface = interfaceOf(*lowered, kernel);
   interface.hasBlockEntry =
       lowered->module->getFunction(blockEntryName(lowered->entryName)) != nullptr;
-  // The engine runs such a kernel by blocks on its worker stacks, whatever
-  // their size, so the thread entry would be code nobody calls: leaving it
-  // out roughly halves what LLVM optimizes and emits for the kernel.
-  if (interface.hasBlockEntry && lowered->localBytes == 0) {
-    lowered->module->getFunction(threadEntryName(lowered->entryName))->eraseFromParent();
-    interface.hasThreadEntry = false;
-  }
   // The block entry loops over a block's threads, whose bodies are mostly
   // guarded by `if i < n` and by index checks.
   optimizeModule(*lowered->module, **machine, kernel.options.optimize,

@@ -43,10 +43,6 @@ struct KernelInterface {
   /// Host code only: whether there is a `_block` entry that runs a whole
   /// block in a loop (kernels whose threads never wait for one another).
   bool hasBlockEntry = false;
-  /// Host code only: whether there is a `_thread` entry that runs one
-  /// thread. A kernel with a block entry and no local memory has none: the
-  /// engine always runs it by blocks.
-  bool hasThreadEntry = true;
 };
 
 struct CompiledCode {

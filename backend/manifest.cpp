@@ -217,7 +217,6 @@ void writeEntry(llvm::json::OStream &json, const ManifestEntry &entry) {
   json.attribute("synchronizes", interface.synchronizes);
   json.attribute("raises", interface.raises);
   json.attribute("block_entry", interface.hasBlockEntry);
-  json.attribute("thread_entry", interface.hasThreadEntry);
   json.attributeArray("cubins", [&] {
     for (unsigned arch : entry.cubinArchs)
       json.value(arch);

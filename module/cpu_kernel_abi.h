@@ -43,7 +43,7 @@ extern "C" {
 #endif
 
 /* Bumped on any change to the structures below. */
-#define KILN_CPU_ABI_VERSION 10
+#define KILN_CPU_ABI_VERSION 11
 
 typedef struct KilnCpuThread KilnCpuThread;
 

@@ -41,11 +41,10 @@ Value interfaceToJson(const backend::KernelInterface &interface) {
                                 {"size", parameter.size},
                                 {"alignment", parameter.alignment}});
   }
-  return Object{
-      {"entry", interface.entryName},           {"parameters", std::move(parameters)},
-      {"shared", interface.staticSharedBytes},  {"local", interface.localBytes},
-      {"synchronizes", interface.synchronizes}, {"raises", interface.raises},
-      {"block_entry", interface.hasBlockEntry}, {"thread_entry", interface.hasThreadEntry}};
+  return Object{{"entry", interface.entryName},           {"parameters", std::move(parameters)},
+                {"shared", interface.staticSharedBytes},  {"local", interface.localBytes},
+                {"synchronizes", interface.synchronizes}, {"raises", interface.raises},
+                {"block_entry", interface.hasBlockEntry}};
 }
 
 unsigned uintOf(const Object &object, llvm::StringRef name) {
@@ -80,7 +79,6 @@ std::optional<backend::KernelInterface> interfaceFromJson(const Value *value) {
   interface.synchronizes = object->getBoolean("synchronizes").value_or(false);
   interface.raises = object->getBoolean("raises").value_or(false);
   interface.hasBlockEntry = object->getBoolean("block_entry").value_or(false);
-  interface.hasThreadEntry = object->getBoolean("thread_entry").value_or(true);
   return interface;
 }
 

@@ -148,10 +148,8 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
   for (KernelArtifacts &build : kernels) {
     backend::ManifestEntry entry{build.kernel, build.interface(),     {}, {}, {},
                                  std::nullopt, build.entryResources()};
-    if (build.host) {
+    if (build.host)
       entry.interface.hasBlockEntry = build.host->interface.hasBlockEntry;
-      entry.interface.hasThreadEntry = build.host->interface.hasThreadEntry;
-    }
     const ImageArtifacts *image = build.image ? &images[*build.image] : nullptr;
     auto writeOwn = [&](const std::string &name, llvm::StringRef bytes) {
       write(name, bytes);
@@ -227,7 +225,7 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
       inputs.fatbins.push_back(std::move(image.fatbin));
     for (KernelArtifacts &build : kernels) {
       const backend::KernelInterface &host = build.host->interface;
-      inputs.entries.push_back({host.entryName, host.hasBlockEntry, host.hasThreadEntry});
+      inputs.entries.push_back({host.entryName, host.hasBlockEntry});
       inputs.hostObjects.push_back(std::move(build.host->bytes));
     }
     llvm::Expected<std::string> path =

@@ -42,6 +42,16 @@ uint32_t indexCheckFlagsFromEnvironment() {
   return 0;
 }
 
+/// KILN_CPU_REFERENCE=1 runs every launch in the engine's reference mode
+/// (runtime/cpu_engine/engine.h): one thread at a time through each
+/// kernel's plain thread entry, with none of the engine's fast paths.
+cpu::EngineOptions engineOptionsFromEnvironment() {
+  cpu::EngineOptions options;
+  const char *reference = std::getenv("KILN_CPU_REFERENCE");
+  options.reference = reference && std::strcmp(reference, "1") == 0;
+  return options;
+}
+
 Status badEvent(const char *what) {
   return Status::error(ErrorKind::InvalidValue, std::string("kiln: ") + what);
 }
@@ -216,7 +226,7 @@ private:
     return Status::error(ErrorKind::Internal, result.message());
   }
 
-  cpu::Engine engine;
+  cpu::Engine engine{engineOptionsFromEnvironment()};
   const uint32_t indexCheckFlags = indexCheckFlagsFromEnvironment();
   std::atomic<StreamHandle> nextStream{1};
 };

@@ -44,12 +44,19 @@ uint64_t currentForkGeneration() {
   return forkGeneration.load(std::memory_order_relaxed);
 }
 
+/// The options an engine runs with: a reference engine has one worker.
+EngineOptions effectiveOptions(EngineOptions options) {
+  if (options.reference)
+    options.workerCount = 1;
+  return options;
+}
+
 } // namespace
 
 struct Engine::State {
-  explicit State(const EngineOptions &options)
-      : options(options), output(options.printStream), pool(std::make_unique<WorkerPool>(options)),
-        workerCount(pool->size()) {}
+  explicit State(const EngineOptions &requested)
+      : options(effectiveOptions(requested)), output(options.printStream),
+        pool(std::make_unique<WorkerPool>(options)), workerCount(pool->size()) {}
 
   /// The pool, started. A child forked after the start gets a new pool; the
   /// parent's is leaked, as its locks may have been held by threads that do
@@ -104,11 +111,17 @@ unsigned Engine::workerCount() const {
   return state->workerCount;
 }
 
+bool Engine::reference() const {
+  return state->options.reference;
+}
+
 LaunchResult Engine::launch(const KernelImage &image, const LaunchConfig &config, void *const *args,
                             StopCheck stop) {
   LaunchResult result = validateLaunch(image, config);
   if (!result.ok())
     return result;
+  if (state->options.reference)
+    return launchAsReference(image, config, args, stop);
   if (runsOnCallingThread(image, config, state->workerCount))
     if (CallingThreadLaunches *here = state->startedCallingThread()) {
       LaunchJob job(image, config, args, state->output, state->workerCount);
@@ -120,6 +133,26 @@ LaunchResult Engine::launch(const KernelImage &image, const LaunchConfig &config
   if (!pool)
     return result;
   LaunchJob job(image, config, args, state->output, state->workerCount);
+  pool->run(job, stop);
+  state->output.flush();
+  return job.result();
+}
+
+LaunchResult Engine::launchAsReference(const KernelImage &image, const LaunchConfig &config,
+                                       void *const *args, StopCheck stop) {
+  if (!image.threadEntry)
+    return LaunchResult::failure(
+        LaunchErrorKind::InvalidConfiguration,
+        std::string("invalid launch of kernel '") + (image.name ? image.name : "<unnamed kernel>") +
+            "': the engine's reference mode runs threads through the kernel's thread entry, "
+            "and its image has none");
+  KernelImage plain = image;
+  plain.blockEntry = nullptr;
+  LaunchResult result;
+  WorkerPool *pool = state->startedPool(result);
+  if (!pool)
+    return result;
+  LaunchJob job(plain, config, args, state->output, state->workerCount);
   pool->run(job, stop);
   state->output.flush();
   return job.result();

@@ -89,6 +89,16 @@
 // (through the same word) to poll the StopCheck itself, and goes on unless
 // it says stop.
 //
+// Reference mode. An engine made with EngineOptions::reference runs each
+// launch on one worker, block after block, and each thread of a block as a
+// fiber through the kernel's plain `_thread` entry, in the order fibers
+// run: one thread at a time, to its end or its next barrier or warp
+// collective. It takes none of the fast paths above: no block entries (so
+// neither loops over a block's threads, runs of blocks, region loops nor
+// barrier regions), no launches on the calling thread, and the thread
+// entry's code assumes no ranges of launch indices. Every fast path must
+// give the results it gives; the differential tester compares them.
+//
 // Failures are reported deterministically: the launch reports the failure
 // of the lowest block (see launch_job.h), and the lowest thread in it.
 //
@@ -161,6 +171,10 @@ struct EngineOptions {
   size_t fiberStackBytes = size_t(256) << 10;
   /// Where print() writes; null means stdout.
   std::FILE *printStream = nullptr;
+  /// Runs every launch as the programming model defines it, with none of
+  /// the engine's fast paths (see "Reference mode"): the oracle the fast
+  /// paths are tested against.
+  bool reference = false;
 };
 
 /// Why a launch failed.
@@ -226,7 +240,13 @@ public:
   /// Worker threads blocks run on.
   unsigned workerCount() const;
 
+  /// Whether the engine runs launches in reference mode.
+  bool reference() const;
+
 private:
+  LaunchResult launchAsReference(const KernelImage &image, const LaunchConfig &config,
+                                 void *const *args, StopCheck stop);
+
   struct State;
   std::unique_ptr<State> state;
 };

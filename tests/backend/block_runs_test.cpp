@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "backend/host_block_runs.h"
+#include "ir/typed_ir.h"
 #include "module/cpu_kernel_abi.h"
 #include "tests/backend/llvm_ir_testing.h"
 
@@ -23,11 +24,12 @@ using kiln::testing::isValidAfter;
 using kiln::testing::parseTestIR;
 using kiln::testing::textOf;
 
-/// `source` with the KilnCpuThread and KilnCpuServices offsets it names in
-/// capitals filled in.
+/// `source` with the KilnCpuThread and KilnCpuServices offsets (and the
+/// launch index kinds) it names in capitals filled in.
 std::string withOffsets(std::string source) {
   const std::pair<const char *, size_t> offsets[] = {
       {"BLOCKDIM", offsetof(KilnCpuThread, blockDim)},
+      {"LAUNCH_BLOCKIDX", static_cast<size_t>(kiln::ir::Intrinsic::BlockIdx)},
       {"BLOCKIDX", offsetof(KilnCpuThread, blockIdx)},
       {"INDEX_ERROR", offsetof(KilnCpuServices, raiseIndexError)},
       {"PRINT", offsetof(KilnCpuServices, print)},
@@ -50,7 +52,7 @@ entry:
   %dim.field = getelementptr inbounds i8, ptr %thread, i64 BLOCKDIM
   %dim = load i32, ptr %dim.field
   %block.field = getelementptr inbounds i8, ptr %thread, i64 BLOCKIDX
-  %block = load i32, ptr %block.field, !kiln.block.index.x !0
+  %block = load i32, ptr %block.field, !kiln.launch.index !0
   %dim.64 = sext i32 %dim to i64
   %block.64 = sext i32 %block to i64
   %tx.64 = sext i32 %tx to i64
@@ -74,7 +76,7 @@ ok:
   ret void
 }
 
-!0 = !{}
+!0 = !{i32 LAUNCH_BLOCKIDX, i32 0}
 !1 = !{i64 SERVICE}
 )";
 
@@ -114,6 +116,24 @@ TEST(BlockRuns, AKernelUsingOnlyTheGlobalIndexTakesItAlone) {
   EXPECT_FALSE(contains(text, "store i32 %1, ptr %0")) << text;
   EXPECT_TRUE(contains(text, "getelementptr inbounds i8, ptr %0, i64 " +
                                  std::to_string(offsetof(KilnCpuThread, runGlobalX))))
+      << text;
+}
+
+TEST(BlockRuns, TheKernelsOwnStoresOfTheThreadIndexStay) {
+  // out32[i] = cuda.threadIdx.x into an int32 array stores the index as it
+  // is, the value the index error path stores into the thread.
+  std::string source =
+      variant(std::string(justTheSum) + "\n  %out.tx = getelementptr inbounds i32, ptr %out, i64 %i"
+                                        "\n  store i32 %tx, ptr %out.tx");
+  std::string text;
+  std::optional<bool> globalXOnly = globalXOnlyOf(source, &text);
+  ASSERT_TRUE(globalXOnly);
+  EXPECT_FALSE(*globalXOnly) << "threadIdx.x is stored apart from the global index";
+  EXPECT_TRUE(contains(text, "store i32 %1, ptr %out.tx"))
+      << "the kernel's store of threadIdx.x into its array is gone:\n"
+      << text;
+  EXPECT_FALSE(contains(text, "store i32 %1, ptr %0"))
+      << "the store of threadIdx.x into the thread before the service stays:\n"
       << text;
 }
 

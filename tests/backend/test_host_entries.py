@@ -1,9 +1,10 @@
 """The entries a kernel's host code gives the CPU engine, and that a kernel
-runs through whichever it has: a block entry alone for threads that never
-wait for one another, or wait only at block barriers (barrier regions), and
-need no local memory; a thread entry alone for threads that wait at warp
-collectives; both for local arrays (fibers when a block's arrays would not
-fit a worker's stack).
+runs through the one the engine picks: every kernel has a thread entry
+(the plain thread, which the engine's reference mode runs); threads that
+never wait for one another, or wait only at block barriers (barrier
+regions), have a block entry too, also with local arrays (which run as
+fibers when a block's arrays would not fit a worker's stack); threads that
+wait at warp collectives have the thread entry alone.
 """
 
 import numpy as np
@@ -56,37 +57,37 @@ def m(tmp_path_factory):
     return kiln_cpu.compile_module(path)
 
 
-def entries(kernel):
+def has_block_entry(kernel):
     [info] = kernel.info()
-    return {"block": info["block_entry"], "thread": info["thread_entry"]}
+    return info["block_entry"]
 
 
-def test_independent_threads_without_local_memory_have_a_block_entry_alone(m):
-    assert entries(m.independent) == {"block": True, "thread": False}
+def test_independent_threads_have_a_block_entry(m):
+    assert has_block_entry(m.independent)
     x = np.arange(1000, dtype=np.float64)
     out = np.zeros_like(x)
     m.independent[4, 256](x, out)
     np.testing.assert_array_equal(out, 2.0 * x + 1.0)
 
 
-def test_local_arrays_keep_the_thread_entry_beside_the_block_entry(m):
-    assert entries(m.with_local_array) == {"block": True, "thread": True}
+def test_local_arrays_keep_the_block_entry(m):
+    assert has_block_entry(m.with_local_array)
     x = np.arange(1000, dtype=np.float64)
     out = np.zeros_like(x)
     m.with_local_array[4, 256](x, out)
     np.testing.assert_array_equal(out, 6.0 * x)
 
 
-def test_threads_that_wait_at_block_barriers_have_a_block_entry_alone(m):
-    assert entries(m.waits_for_the_block) == {"block": True, "thread": False}
+def test_threads_that_wait_at_block_barriers_have_a_block_entry(m):
+    assert has_block_entry(m.waits_for_the_block)
     x = np.arange(256, dtype=np.float64)
     out = np.zeros_like(x)
     m.waits_for_the_block[4, 64](x, out)
     np.testing.assert_array_equal(out, x.reshape(4, 64)[:, ::-1].ravel())
 
 
-def test_threads_that_wait_at_warp_collectives_have_a_thread_entry_alone(m):
-    assert entries(m.waits_for_the_warp) == {"block": False, "thread": True}
+def test_threads_that_wait_at_warp_collectives_have_the_thread_entry_alone(m):
+    assert not has_block_entry(m.waits_for_the_warp)
     x = np.arange(64, dtype=np.float64)
     out = np.zeros_like(x)
     m.waits_for_the_warp[1, 64](x, out)

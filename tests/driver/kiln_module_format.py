@@ -8,7 +8,7 @@ BUNDLE_MAGIC = b"KILNBNDL"
 HEADER = struct.Struct("<8sIIQQQQQ")  # KilnBundleHeader, 56 bytes
 MODULE_FORMAT_VERSION = 2
 MANIFEST_FORMAT = 2
-CPU_ABI_VERSION = 10  # module/cpu_kernel_abi.h
+CPU_ABI_VERSION = 11  # module/cpu_kernel_abi.h
 BUNDLE_SECTION = ".kiln.bundle"
 
 ELF_HEADER = struct.Struct("<16sHHIQQQIHHHHHH")  # Elf64_Ehdr

@@ -129,7 +129,6 @@ class Kernel(_runtime.Dispatcher):
                 "synchronizes": entry.get("synchronizes", False),
                 "raises": entry.get("raises", False),
                 "block_entry": entry.get("block_entry", False),
-                "thread_entry": entry.get("thread_entry", True),
                 "fatbin_bytes": (entry.get("fatbin") or {}).get("size"),
             }
             for entry in self._entries
