@@ -1,15 +1,26 @@
 """A differential testing campaign: random kernels, Kiln against Numba.
 
+    .venv/bin/python bench/difftest.py --generator launch --seed 1 --count 10000 --jobs 2
     .venv/bin/python bench/difftest.py --seed 1 --count 10000 --jobs 2
     .venv/bin/python bench/difftest.py --seed 1 --count 200 --reduce --out findings/
     .venv/bin/python bench/difftest.py --seed 1 --count 300 --only barriers
     .venv/bin/python bench/difftest.py --seed 1 --count 300 --only runs
 
-Generates COUNT programs from consecutive seeds (tests/differential/
-programs.py), judges them in batches on Kiln, Numba's simulator and Numba's
-compiled semantics (tests/differential/oracles.py), and prints how many
-matched, how many the simulator could not judge, and every finding by
-class with its seed. With --reduce, each finding is shrunk to a minimal
+Generates COUNT programs from consecutive seeds, judges them in batches on
+Kiln's CPU engine, on the engine's reference mode (none of its fast
+paths), on Numba's simulator and on Numba's compiled semantics
+(tests/differential/oracles.py), and prints how many matched, how many the
+simulator could not judge, and every finding by class with its seed.
+
+Two generators: `random` (tests/differential/programs.py: control flow,
+arithmetic over every width, local arrays, device functions, barriers,
+warp collectives and atomics) and `launch` (tests/differential/
+launch_programs.py: every launch index intrinsic and form, as index, value
+and in arithmetic, into arrays of every dtype and layout, records, tuples,
+device functions, guards, 1-3-D launches), whose coverage table (launch
+index x dtype x layout x form) every campaign of it prints.
+
+With --reduce, each finding of the random generator is shrunk to a minimal
 program and written to OUT as a regression test (a kernel and its njit
 reference). Every finding re-runs alone with `--seed S --count 1`. With
 --only barriers, the campaign takes, from consecutive seeds, only programs
@@ -21,6 +32,7 @@ barriers, atomics, prints or shared memory).
 
 import argparse
 import collections
+import importlib
 import multiprocessing
 import pathlib
 import sys
@@ -31,6 +43,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "
 import oracles  # noqa: E402
 import programs  # noqa: E402
 import reduce  # noqa: E402
+
+GENERATORS = {"random": "programs", "launch": "launch_programs"}
 
 
 WARP_COLLECTIVES = ("cuda.syncwarp", "cuda.shfl", "cuda.ballot_sync")
@@ -69,11 +83,13 @@ def chosen_seeds(first, count, only):
 
 
 def judge_batch(seeds):
-    batch = [programs.generate(seed) for seed in seeds]
-    return oracles.judge(batch, confirm_matches=CONFIRM)
+    batch = [GENERATOR.generate(seed) for seed in seeds]
+    coverage = collections.Counter(cell for program in batch for cell in program.coverage())
+    return oracles.judge(batch, confirm_matches=CONFIRM), coverage
 
 
 CONFIRM = False
+GENERATOR = programs
 
 
 def main():
@@ -86,12 +102,17 @@ def main():
                         help="also run njit where Kiln and the simulator agree")
     parser.add_argument("--reduce", action="store_true", help="shrink each finding to a minimal program")
     parser.add_argument("--out", default="difftest-findings", help="where reduced findings go")
+    parser.add_argument("--generator", choices=list(GENERATORS), default="random",
+                        help="random: control flow and arithmetic; launch: launch indices into every dtype "
+                             "and layout")
     parser.add_argument("--only", choices=list(CHOICES),
                         help="barriers: only programs that wait at block barriers and at no warp collective; "
-                             "runs: only programs whose blocks the CPU engine runs a grid row at a time")
+                             "runs: only programs whose blocks the CPU engine runs a grid row at a time "
+                             "(random generator)")
     arguments = parser.parse_args()
-    global CONFIRM
-    CONFIRM = arguments.confirm_matches
+    if arguments.generator != "random" and (arguments.only or arguments.reduce):
+        parser.error("--only and --reduce take programs of the random generator")
+    _configure(arguments.confirm_matches, GENERATORS[arguments.generator])
 
     seeds = chosen_seeds(arguments.seed, arguments.count, arguments.only)
     if arguments.only:
@@ -100,9 +121,12 @@ def main():
     batches = [seeds[i:i + arguments.batch] for i in range(0, len(seeds), arguments.batch)]
     started = time.monotonic()
     outcomes = []
-    with multiprocessing.Pool(arguments.jobs, initializer=_configure, initargs=(CONFIRM,)) as pool:
-        for done, batch in enumerate(pool.imap_unordered(judge_batch, batches), 1):
+    coverage = collections.Counter()
+    with multiprocessing.Pool(arguments.jobs, initializer=_configure,
+                              initargs=(CONFIRM, GENERATORS[arguments.generator])) as pool:
+        for done, (batch, covered) in enumerate(pool.imap_unordered(judge_batch, batches), 1):
             outcomes.extend(batch)
+            coverage.update(covered)
             for outcome in batch:
                 if outcome.verdict in oracles.FINDINGS:
                     print(f"  seed {outcome.seed}: {outcome.verdict}: {outcome.detail[:300]}", flush=True)
@@ -116,10 +140,12 @@ def main():
           f"({len(outcomes) / elapsed:.1f} programs/s, {arguments.jobs} jobs)")
     for verdict in [oracles.MATCH, oracles.SIMULATOR_DIVERGENCE, oracles.INVALID, *oracles.FINDINGS]:
         print(f"  {verdict}: {counts.get(verdict, 0)}")
-    divergences = collections.Counter(o.detail.split(":")[0] for o in outcomes
+    divergences = collections.Counter(divergence_kind(o.detail) for o in outcomes
                                       if o.verdict == oracles.SIMULATOR_DIVERGENCE)
     if divergences:
         print("  simulator divergences by kind: " + ", ".join(f"{k} {n}" for k, n in divergences.most_common()))
+    if hasattr(GENERATOR, "coverage_report"):
+        print("\nCoverage (launch index x dtype x layout x form):\n" + GENERATOR.coverage_report(coverage))
     findings = sorted((o for o in outcomes if o.verdict in oracles.FINDINGS), key=lambda o: o.seed)
     for outcome in findings:
         print(f"\nseed {outcome.seed}: {outcome.verdict}\n  {outcome.detail[:1000]}")
@@ -130,9 +156,15 @@ def main():
     return 1 if findings else 0
 
 
-def _configure(confirm):
-    global CONFIRM
+def divergence_kind(detail):
+    """How the simulator diverged: the exception it raised, or values."""
+    return "values" if " differs at " in detail else detail.split(":")[0]
+
+
+def _configure(confirm, generator):
+    global CONFIRM, GENERATOR
     CONFIRM = confirm
+    GENERATOR = importlib.import_module(generator)
 
 
 if __name__ == "__main__":

@@ -1,37 +1,49 @@
-"""Running random programs three ways and judging the results.
+"""Running random programs on Kiln and on Numba, and judging the results.
 
-Each batch of programs runs
+Each batch of programs (of one generator: programs.py, or the launch
+index programs of launch_programs.py) runs
 
-  * on Kiln: the batch is one kernel module, built with `kiln build
-    --module` for sm_80 (so ptxas assembles every kernel) and run on the
-    CPU engine through the real runtime, in a child process, so that a
-    crash or a hang is an outcome rather than the end of the test; each
-    kernel's sm_80 PTX is also checked to keep a store to global memory;
+  * on Kiln twice: the batch is one kernel module, built with `kiln build
+    --module` for sm_80 (so ptxas assembles every kernel) and run through
+    the real runtime in a child process (so that a crash or a hang is an
+    outcome rather than the end of the test), once on the CPU engine as
+    users run it, with every fast path it has, and once in its reference
+    mode (KILN_CPU_REFERENCE=1: each thread in turn through the kernel's
+    plain thread entry, none of the fast paths); each kernel's sm_80 PTX is
+    also checked to keep a store to global memory;
   * on Numba's compiled semantics: the same program rendered as
-    `@numba.njit` functions (the kernel body becomes a function of the
-    thread index, run for every thread in turn; a synchronizing kernel, an
-    njit generator, runs every thread to each barrier in turn);
-  * on Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1), for programs
-    that run as one block.
+    `@numba.njit` functions, run for every thread of the grid by the
+    program's own `run_host`;
+  * on Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1), for programs whose
+    generator says the simulator judges them (`simulator_judges`).
 
-Numba's compiled semantics is the specification: Kiln must match njit bit
-for bit (the programs use no transcendental functions, so every float
-operation is IEEE-exact on both). The simulator runs kernels as Python on
-NumPy scalars, and NumPy 2's scalar rules (NEP 50) differ from Numba's: an
-int8 plus an int8 stays int8 and wraps, where Numba computes in int64; a
-Python int stays a Python int and never wraps; a float32 times a Python
-float stays float32. Where the simulator disagrees with njit the program is
-counted as a simulator divergence, not a finding; where the simulator and
-njit agree and Kiln does not, the finding is doubly confirmed. A program
-that Numba itself rejects (Numba's typing is stricter than the generator's
-idea of kinds, for example uint64 mixed with int64 is float64) is counted
-as invalid and skipped. The njit rendering cannot tell whether Numba
-accepts what only a kernel has (a shuffle's value, say, must be a 32- or
-64-bit number): where Kiln refuses a program, Numba's CUDA compiler
-(`numba.cuda.compile_ptx`) decides whether it is invalid or a finding.
+The two Kiln runs must agree bit for bit: a fast path that changes a result
+is a finding whatever Numba says. Numba's compiled semantics is the
+specification: Kiln must match njit bit for bit (the programs use no
+transcendental functions, so every float operation is IEEE-exact on both).
+The simulator runs kernels as Python on NumPy scalars, and NumPy 2's scalar
+rules (NEP 50) differ from Numba's: an int8 plus an int8 stays int8 and
+wraps, where Numba computes in int64; a Python int stays a Python int and
+never wraps; a float32 times a Python float stays float32. Where the
+simulator disagrees with njit the program is counted as a simulator
+divergence, not a finding; where the simulator and njit agree and Kiln does
+not, the finding is doubly confirmed. A program that Numba itself rejects
+(Numba's typing is stricter than a generator's idea of kinds, for example
+uint64 mixed with int64 is float64) is counted as invalid and skipped. The
+njit rendering cannot tell whether Numba accepts what only a kernel has (a
+shuffle's value, say, must be a 32- or 64-bit number): where Kiln refuses a
+program, Numba's CUDA compiler (`numba.cuda.compile_ptx`) decides whether
+it is invalid or a finding.
+
+A program, whatever its generator, offers the harness: `seed`,
+`signature`, `launch()`, `render(name, host=False)`, `arguments()` (fresh
+arguments, and the arrays the kernel writes by name), `run_host(function,
+arguments)`, `coverage()` and `simulator_judges`; its generator module
+offers `generate(seed)`, which the child processes call again.
 """
 
 import dataclasses
+import importlib
 import json
 import os
 import pathlib
@@ -42,8 +54,6 @@ import tempfile
 
 import numpy as np
 
-from programs import ARRAY_LENGTH, INPUTS, KERNEL_SIGNATURE, kernel_decorator, scratch_array_length
-
 REPO = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("KILN_BUILD_DIR", REPO / "build"))
 KILN = os.environ.get("KILN", str(BUILD / "driver" / "kiln"))
@@ -51,6 +61,7 @@ PYTHON = sys.executable
 
 MATCH = "match"
 MISMATCH = "mismatch"
+FAST_PATH_MISMATCH = "fast path differs from the reference engine"
 COMPILE_ERROR = "kiln compile error"
 INTERNAL_ERROR = "kiln internal error"
 CRASH = "kiln crash"
@@ -58,44 +69,44 @@ HANG = "kiln hang"
 LOST_STORES = "ptx lost its stores"
 INVALID = "invalid (numba rejects it)"
 SIMULATOR_DIVERGENCE = "simulator differs from compiled numba"
-FINDINGS = (MISMATCH, COMPILE_ERROR, INTERNAL_ERROR, CRASH, HANG, LOST_STORES)
+FINDINGS = (MISMATCH, FAST_PATH_MISMATCH, COMPILE_ERROR, INTERNAL_ERROR, CRASH, HANG, LOST_STORES)
 # Time the njit reference may take per program, several times what it needs.
 REFERENCE_SECONDS_PER_PROGRAM = 15
 
 
-def inputs(seed):
-    """The input arrays of a program: values of every magnitude, signs and
-    the ends of each type's range."""
-    rng = np.random.default_rng(seed)
-    arrays = {}
-    for name, dtype in INPUTS:
-        info = np.iinfo(dtype) if dtype.startswith(("int", "uint")) else None
-        if info is not None:
-            small = rng.integers(max(info.min, -20), min(info.max, 20), ARRAY_LENGTH, endpoint=True)
-            large = rng.integers(info.min, info.max, ARRAY_LENGTH, endpoint=True, dtype=dtype)
-            values = np.where(rng.random(ARRAY_LENGTH) < 0.6, small.astype(dtype), large)
-            values[0], values[1] = info.min, info.max
-        else:
-            values = (rng.standard_normal(ARRAY_LENGTH) * 10.0 ** rng.integers(-3, 6, ARRAY_LENGTH))
-            values[0], values[1] = 0.0, -0.0
-        arrays[name] = np.asarray(values, dtype=dtype)
-    return arrays
+def _canonical_nans(array):
+    """Makes every NaN in `array` (fields of records too) the one NaN."""
+    if array.dtype.names:
+        for name in array.dtype.names:
+            _canonical_nans(array[name])
+    elif array.dtype.kind in "fc":
+        parts = array.view(array.real.dtype) if array.dtype.kind == "c" else array
+        parts[np.isnan(parts)] = np.nan
 
 
-# Output arrays start as this bit pattern, so that the reference shows
-# whether a program stores anything at all (a kernel may return before it
-# does; then its PTX rightly has no store).
-SENTINEL = 0x5A5A5A5A5A5A5A5A
+def encode(array):
+    """An output array as the harness compares it: its dtype and its bytes
+    in hex, with every NaN made the one NaN (payloads are not semantics)."""
+    array = np.array(array, copy=True)
+    _canonical_nans(array)
+    return json.dumps([np.lib.format.dtype_to_descr(array.dtype), list(array.shape), array.tobytes().hex()])
 
 
-def output_arrays(program):
-    ints, floats = program.output_slots()
-    threads = program.threads * program.blocks
-    sizes = {"out_i": threads * max(len(ints), 1), "out_f": threads * max(len(floats), 1),
-             "s_i": scratch_array_length(program.blocks, program.threads),
-             "s_f": scratch_array_length(program.blocks, program.threads)}
-    return {name: np.full(size, SENTINEL, np.int64).view(np.float64 if name.endswith("f") else np.int64)
-            for name, size in sizes.items()}
+def decode(text):
+    descr, shape, data = json.loads(text)
+    descr = [tuple(field) for field in descr] if isinstance(descr, list) else descr
+    dtype = np.lib.format.descr_to_dtype(descr)
+    return np.frombuffer(bytes.fromhex(data), dtype=dtype).reshape(shape)
+
+
+def encoded_outputs(outputs):
+    return {name: encode(array) for name, array in outputs.items()}
+
+
+def generator_of(program):
+    """The name of the module that generated `program`, whose generate()
+    the child processes call."""
+    return type(program).__module__
 
 
 # What writes global memory in PTX: a store, or an atomic on any state space
@@ -108,8 +119,11 @@ def stores_to_global_memory(ptx):
     return GLOBAL_WRITE.search(ptx) is not None
 
 
-def stores_anything(outputs):
-    return any(value != SENTINEL for values in outputs.values() for value in values)
+def stores_anything(program, outputs):
+    """Whether the kernel wrote anything: its outputs differ from what it
+    was given (a kernel may return before it stores; then its PTX rightly
+    has no store)."""
+    return outputs != encoded_outputs(program.arguments()[1])
 
 
 HEADER = "import numpy as np\nfrom numba import cuda\n"
@@ -130,35 +144,26 @@ def module_source(programs, host=False):
 # outputs of each (or the error it raised) as JSON.
 RUN_KERNELS = r"""
 import importlib, json, sys, os
-import numpy as np
 sys.path.insert(0, sys.argv[1])
 sys.path.insert(0, sys.argv[2])
-from oracles import inputs, output_arrays, kernel_name
-from programs import generate, run_threads
-mode, module_name, seeds = sys.argv[3], sys.argv[4], json.loads(sys.argv[5])
-if mode == "simulator":
-    os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+from oracles import encoded_outputs, kernel_name
+generator = importlib.import_module(sys.argv[3])
+mode, module_name, seeds = sys.argv[4], sys.argv[5], json.loads(sys.argv[6])
 module = importlib.import_module(module_name)
-results = {}
 for seed in seeds:
-    program = generate(seed)
-    arrays = inputs(seed)
-    outputs = output_arrays(program)
-    arguments = list(arrays.values()) + list(outputs.values())
+    program = generator.generate(seed)
+    arguments, outputs = program.arguments()
     try:
         function = getattr(module, kernel_name(program))
         if mode == "host":
-            run_threads(function, program.threads, arguments, program.blocks)
+            program.run_host(function, arguments)
         else:
             grid, block = program.launch()
             function[grid, block](*arguments)
-        for name, array in outputs.items():
-            if array.dtype.kind == "f":
-                array[np.isnan(array)] = np.nan  # one NaN: payloads are not semantics
-        results[seed] = {"outputs": {k: v.view(np.int64).tolist() for k, v in outputs.items()}}
+        result = {"outputs": encoded_outputs(outputs)}
     except Exception as error:
-        results[seed] = {"error": type(error).__name__ + ": " + str(error).splitlines()[0][:300]}
-    print(json.dumps({str(seed): results[seed]}), flush=True)
+        result = {"error": type(error).__name__ + ": " + str(error).splitlines()[0][:300]}
+    print(json.dumps({str(seed): result}), flush=True)
 """
 
 
@@ -189,18 +194,24 @@ except numba.core.errors.NumbaError as error:
 """
 
 
+def undecorated_source(program):
+    """The program's module with its kernel undecorated: a kernel whose
+    signature is in its decorator compiles for the current device as it is
+    defined."""
+    name = kernel_name(program)
+    return re.sub(rf"^@cuda\.jit\(.*\)\n(def {name}\()", r"\1", module_source([program]), flags=re.M)
+
+
 def numba_cuda_refusal(program, directory, timeout):
     """Why Numba's CUDA compiler refuses `program`'s kernel, or None when
-    it compiles it. A kernel whose signature is in its decorator compiles
-    for the current device as it is defined, so the child gets the kernel
-    undecorated and its signature apart."""
-    undecorated = module_source([program]).replace(kernel_decorator() + "\n", "")
+    it compiles it. The child gets the kernel undecorated and its signature
+    apart."""
     directory = pathlib.Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / "undecorated.py").write_text(undecorated)
+    (directory / "undecorated.py").write_text(undecorated_source(program))
     try:
         done = subprocess.run([PYTHON, "-c", NUMBA_CUDA_COMPILE, str(directory), "undecorated",
-                               kernel_name(program), KERNEL_SIGNATURE],
+                               kernel_name(program), program.signature],
                               capture_output=True, text=True, timeout=timeout,
                               env=dict(os.environ, PYTHONWARNINGS="ignore"))
     except subprocess.TimeoutExpired:
@@ -215,12 +226,17 @@ class Outcome:
     detail: str = ""
 
 
-def _run_child(directory, mode, module, seeds, timeout):
-    env = dict(os.environ, PYTHONWARNINGS="ignore", KILN_TARGET="cpu")
+# The ways a batch runs: the Kiln runs (the CPU engine as users run it, and
+# its reference mode), and Numba's two.
+KILN_RUNS = {"kiln": {}, "reference": {"KILN_CPU_REFERENCE": "1"}}
+
+
+def _run_child(directory, mode, generator, module, seeds, timeout, environment=None):
+    env = dict(os.environ, PYTHONWARNINGS="ignore", KILN_TARGET="cpu", **(environment or {}))
     if mode == "simulator":
         env["NUMBA_ENABLE_CUDASIM"] = "1"
-    command = [PYTHON, "-c", RUN_KERNELS, str(pathlib.Path(__file__).parent), str(directory), mode,
-               module, json.dumps(seeds)]
+    command = [PYTHON, "-c", RUN_KERNELS, str(pathlib.Path(__file__).parent), str(directory), generator,
+               mode, module, json.dumps(seeds)]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired as expired:
@@ -259,47 +275,55 @@ def _build(directory, name, source, timeout):
     return ptx.returncode, ptx.stderr, texts
 
 
-def _same(kiln_outputs, reference_outputs):
-    return all(kiln_outputs[k] == reference_outputs[k] for k in reference_outputs)
+def _same(outputs, reference_outputs):
+    return all(outputs.get(name) == reference_outputs[name] for name in reference_outputs)
 
 
-def _difference(kiln_outputs, reference_outputs):
-    for key in reference_outputs:
-        got, want = kiln_outputs[key], reference_outputs[key]
-        if got != want:
-            as_type = np.float64 if key.endswith("f") else np.int64
-            got = np.array(got, np.int64).view(as_type).tolist()
-            want = np.array(want, np.int64).view(as_type).tolist()
-            return f"{key}: Kiln {got}, Numba {want}"
+def _difference(outputs, reference_outputs, ours="Kiln", theirs="Numba"):
+    """The first output that differs, and its first elements that do."""
+    for name in reference_outputs:
+        got, want = outputs.get(name), reference_outputs[name]
+        if got == want:
+            continue
+        if got is None:
+            return f"{name}: {ours} has no such output"
+        got, want = decode(got), decode(want)
+        if got.shape != want.shape:
+            return f"{name}: {ours} has shape {got.shape}, {theirs} {want.shape}"
+        got, want = got.reshape(-1), want.reshape(-1)
+        elements = lambda a: a.view(np.uint8).reshape(a.size, -1)  # noqa: E731
+        differ = np.flatnonzero(np.any(elements(got) != elements(want), axis=1))
+        shown = differ[:8].tolist()
+        return (f"{name} ({got.dtype}) differs at {len(differ)} of {got.size} elements, first at {shown}: "
+                f"{ours} {got[shown].tolist()}, {theirs} {want[shown].tolist()}")
     return ""
 
 
 def judge(programs, timeout=120, confirm_matches=True, simulator_too=True):
-    """Runs `programs` three ways; returns one Outcome per program.
+    """Runs `programs` (of one generator) on Kiln and on Numba; returns one
+    Outcome per program.
 
     With `confirm_matches` False, njit runs only for programs on which Kiln
-    and the simulator disagree (or the simulator fails): two independent
-    implementations agreeing bit for bit is taken as a match. Campaigns use
-    this to spend Numba's compile time where it decides something; the CI
-    batch confirms every program against njit.
+    and the simulator disagree (or the simulator fails or cannot judge):
+    two independent implementations agreeing bit for bit is taken as a
+    match. Campaigns use this to spend Numba's compile time where it
+    decides something; the CI batch confirms every program against njit.
     """
+    generator = generator_of(programs[0])
     with tempfile.TemporaryDirectory(prefix="kiln-difftest-") as work:
         work = pathlib.Path(work)
         # A cache of the batch's own: the PTX build reuses what the module
         # build compiled, and nothing comes from another compiler's build.
         os.environ["KILN_CACHE_DIR"] = str(work / "cache")
-        # The simulator runs a block's threads as Python threads, block after
-        # block: too slow for a grid of many blocks, which njit judges alone.
-        simulated = [p for p in programs if p.blocks == 1] if simulator_too else []
+        simulated = [p for p in programs if p.simulator_judges] if simulator_too else []
         simulator = {}
         if simulated:
             sim_dir = work / "sim"
             sim_dir.mkdir()
             (sim_dir / "sim_batch.py").write_text(module_source(simulated))
-            simulator = _run_child(sim_dir, "simulator", "sim_batch", [p.seed for p in simulated], timeout)[0]
-        kiln = {}
-        for seed, result in _run_on_kiln(programs, work, timeout):
-            kiln[seed] = result
+            simulator = _run_child(sim_dir, "simulator", generator, "sim_batch",
+                                   [p.seed for p in simulated], timeout)[0]
+        kiln = dict(_run_on_kiln(programs, generator, work, timeout))
 
         def agreed(p):
             return "outputs" in kiln[p.seed] and "outputs" in simulator.get(p.seed, {}) and \
@@ -315,7 +339,7 @@ def judge(programs, timeout=120, confirm_matches=True, simulator_too=True):
             # that): the reference's time-out grows with the batch, as a
             # Kiln hang is what the others' time-outs are there to catch.
             reference_timeout = max(timeout, REFERENCE_SECONDS_PER_PROGRAM * len(checked))
-            reference, _ = _run_child(host_dir, "host", "host_batch", [p.seed for p in checked],
+            reference, _ = _run_child(host_dir, "host", generator, "host_batch", [p.seed for p in checked],
                                       reference_timeout)
         outcomes = []
         for program in programs:
@@ -331,47 +355,63 @@ def judge(programs, timeout=120, confirm_matches=True, simulator_too=True):
                 refusal = numba_cuda_refusal(program, work / f"numba_cuda_{seed}", timeout)
                 if refusal:
                     outcome = Outcome(seed, INVALID, f"Numba's CUDA compiler refuses it too: {refusal}")
-            if outcome.verdict == MATCH and simulator_too and program.blocks == 1:
+            if outcome.verdict == MATCH and simulator_too and program.simulator_judges:
                 sim = simulator.get(seed, {}).get("outputs")
                 if sim is None or not _same(sim, expected["outputs"]):
                     outcome.verdict = SIMULATOR_DIVERGENCE
                     if sim is None:
                         outcome.detail = simulator.get(seed, {}).get("error", "no simulator result")
                     else:
-                        outcome.detail = _difference(sim, expected["outputs"]).replace("Kiln", "simulator")
+                        outcome.detail = _difference(sim, expected["outputs"], ours="simulator")
             outcomes.append(outcome)
         return outcomes
 
 
 def _verdict(program, result, expected):
+    """The optimized engine against its reference mode first: a fast path
+    that changes a result is wrong whatever Numba computes; then both
+    against Numba."""
     seed = program.seed
     if "verdict" in result:
         return Outcome(seed, result["verdict"], result["detail"])
-    if "error" in result:
-        return Outcome(seed, CRASH, result["error"])
-    if not _same(result["outputs"], expected["outputs"]):
-        return Outcome(seed, MISMATCH, _difference(result["outputs"], expected["outputs"]))
-    if stores_anything(expected["outputs"]) and not result["stores"]:
+    optimized, plain = result["kiln"], result["reference"]
+    if "error" in optimized or "error" in plain:
+        if optimized != plain:
+            return Outcome(seed, FAST_PATH_MISMATCH,
+                           f"the engine: {optimized.get('error', 'no error')}; "
+                           f"its reference mode: {plain.get('error', 'no error')}")
+        return Outcome(seed, CRASH, optimized["error"])
+    if not _same(optimized["outputs"], plain["outputs"]):
+        return Outcome(seed, FAST_PATH_MISMATCH,
+                       _difference(optimized["outputs"], plain["outputs"], ours="the engine",
+                                   theirs="its reference mode"))
+    if not _same(optimized["outputs"], expected["outputs"]):
+        return Outcome(seed, MISMATCH, _difference(optimized["outputs"], expected["outputs"]))
+    if stores_anything(program, expected["outputs"]) and not result["stores"]:
         return Outcome(seed, LOST_STORES, "no store to global memory (st.global, or an atomic) in the sm_80 PTX")
     return Outcome(seed, MATCH)
 
 
-def _run_on_kiln(programs, work, timeout, depth=0):
-    """Builds and runs `programs` as one module, yielding (seed, result);
-    on a build failure, crash or hang splits the batch until each culprit
-    stands alone."""
+def _run_on_kiln(programs, generator, work, timeout, depth=0):
+    """Builds and runs `programs` as one module, on the engine and in its
+    reference mode, yielding (seed, result); on a build failure, crash or
+    hang splits the batch until each culprit stands alone."""
     if not programs:
         return
     name = f"batch{depth}_{programs[0].seed}"
     directory = work / name
     directory.mkdir()
     status, stderr, ptx = _build(directory, name, module_source(programs), timeout)
-    results, failure = ({}, "build") if status != 0 else _run_child(directory, "kiln", name,
-                                                                     [p.seed for p in programs], timeout)
-    if (status != 0 or failure) and len(programs) > 1:
+    seeds = [p.seed for p in programs]
+    runs, failure = {}, "build" if status != 0 else None
+    if status == 0:
+        for run, environment in KILN_RUNS.items():
+            runs[run], ended = _run_child(directory, "kiln", generator, name, seeds, timeout, environment)
+            failure = failure or (ended and (run, ended))
+    if failure and len(programs) > 1:
         half = len(programs) // 2
-        yield from _run_on_kiln(programs[:half], work, timeout, depth + 1)
-        yield from _run_on_kiln(programs[half:], work, timeout, depth + 1)
+        yield from _run_on_kiln(programs[:half], generator, work, timeout, depth + 1)
+        yield from _run_on_kiln(programs[half:], generator, work, timeout, depth + 1)
         return
     for program in programs:
         seed = program.seed
@@ -381,11 +421,16 @@ def _run_on_kiln(programs, work, timeout, depth=0):
             internal = status == 3 or "internal error" in stderr
             yield seed, {"verdict": INTERNAL_ERROR if internal else COMPILE_ERROR,
                          "detail": stderr.strip()[-2000:]}
-        elif failure == "timeout" and seed not in results:
-            yield seed, {"verdict": HANG, "detail": "the kernel ran past the time-out"}
-        elif failure and seed not in results:
-            yield seed, {"verdict": CRASH, "detail": failure}
+        elif failure and any(seed not in runs[run] for run in KILN_RUNS):
+            run, ended = failure
+            where = "the engine" if run == "kiln" else "the engine's reference mode"
+            if ended == "timeout":
+                yield seed, {"verdict": HANG, "detail": f"the kernel ran past the time-out on {where}"}
+            else:
+                yield seed, {"verdict": CRASH, "detail": f"on {where}: {ended}"}
         else:
-            result = dict(results[seed])
-            result["stores"] = stores_to_global_memory(ptx.get(kernel_name(program), ""))
+            result = {"kiln": runs["kiln"][seed], "reference": runs["reference"][seed],
+                      "stores": stores_to_global_memory(ptx.get(kernel_name(program), ""))}
+            if "outputs" in result["kiln"]:
+                result["outputs"] = result["kiln"]["outputs"]
             yield seed, result

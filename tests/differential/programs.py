@@ -676,6 +676,32 @@ class Program:
         """The launch configuration, as `kernel[grid, block]` takes it."""
         return self.shape if self.shape else (self.blocks, self.threads)
 
+    # What the harness (oracles.py) asks of every generator's programs.
+
+    signature = KERNEL_SIGNATURE
+
+    @property
+    def simulator_judges(self):
+        """Numba's simulator runs a block's threads as Python threads,
+        block after block: too slow for a grid of many blocks, which njit
+        judges alone."""
+        return self.blocks == 1
+
+    def arguments(self):
+        """(the kernel's arguments, the arrays it writes by name): the
+        inputs of the seed, then out_i, out_f, s_i and s_f at the
+        sentinel."""
+        outputs = output_arrays(self)
+        return list(inputs(self.seed).values()) + list(outputs.values()), outputs
+
+    def run_host(self, function, arguments):
+        run_threads(function, self.threads, arguments, self.blocks)
+
+    def coverage(self):
+        """This generator's programs are not counted by launch index cells
+        (launch_programs.py's are)."""
+        return set()
+
     def output_slots(self):
         ints = [n for n, kind, _ in self.variables if kind != "float"]
         floats = [n for n, kind, _ in self.variables if kind == "float"]
@@ -727,6 +753,41 @@ class Program:
         for device in self.devices:
             text = re.sub(rf"\b{device.name}\(", f"{name}_{device.name}(", text)
         return text
+
+
+def inputs(seed):
+    """The input arrays of a program: values of every magnitude, signs and
+    the ends of each type's range."""
+    rng = np.random.default_rng(seed)
+    arrays = {}
+    for name, dtype in INPUTS:
+        info = np.iinfo(dtype) if dtype.startswith(("int", "uint")) else None
+        if info is not None:
+            small = rng.integers(max(info.min, -20), min(info.max, 20), ARRAY_LENGTH, endpoint=True)
+            large = rng.integers(info.min, info.max, ARRAY_LENGTH, endpoint=True, dtype=dtype)
+            values = np.where(rng.random(ARRAY_LENGTH) < 0.6, small.astype(dtype), large)
+            values[0], values[1] = info.min, info.max
+        else:
+            values = (rng.standard_normal(ARRAY_LENGTH) * 10.0 ** rng.integers(-3, 6, ARRAY_LENGTH))
+            values[0], values[1] = 0.0, -0.0
+        arrays[name] = np.asarray(values, dtype=dtype)
+    return arrays
+
+
+# Output arrays start as this bit pattern, so that the reference shows
+# whether a program stores anything at all (a kernel may return before it
+# does; then its PTX rightly has no store).
+SENTINEL = 0x5A5A5A5A5A5A5A5A
+
+
+def output_arrays(program):
+    ints, floats = program.output_slots()
+    threads = program.threads * program.blocks
+    sizes = {"out_i": threads * max(len(ints), 1), "out_f": threads * max(len(floats), 1),
+             "s_i": scratch_array_length(program.blocks, program.threads),
+             "s_f": scratch_array_length(program.blocks, program.threads)}
+    return {name: np.full(size, SENTINEL, np.int64).view(np.float64 if name.endswith("f") else np.int64)
+            for name, size in sizes.items()}
 
 
 def kernel_decorator():

@@ -15,8 +15,8 @@ import sys
 import numpy as np
 import pytest
 
-from oracles import KILN, SENTINEL, inputs
-from programs import INPUTS, THREADS, run_threads, scratch_array_length
+from oracles import KILN
+from programs import INPUTS, SENTINEL, THREADS, inputs, run_threads, scratch_array_length
 
 REGRESSIONS = pathlib.Path(__file__).parent / "regressions"
 CASES = sorted(p.stem for p in REGRESSIONS.glob("*.py") if not p.stem.endswith("_reference"))
