@@ -274,15 +274,6 @@ void finishRegionRounds(llvm::Module &module) {
   }
 }
 
-bool suspendsIn(const llvm::Loop &loop) {
-  for (const llvm::BasicBlock *block : loop.blocks())
-    for (const llvm::Instruction &instruction : *block)
-      if (const auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&instruction);
-          call && call->getIntrinsicID() == llvm::Intrinsic::coro_suspend)
-        return true;
-  return false;
-}
-
 llvm::Value *regionsDone(llvm::IRBuilder<> &builder, llvm::Value *handle) {
   return builder.CreateIntrinsic(llvm::Intrinsic::coro_done, {}, {handle});
 }

@@ -53,9 +53,6 @@ llvm::Function *makeRegionRound(llvm::Module &module, llvm::StringRef name,
 /// them: resuming a thread costs no call.
 void finishRegionRounds(llvm::Module &module);
 
-/// Whether `loop` of a barrier-regions coroutine waits at a barrier.
-bool suspendsIn(const llvm::Loop &loop);
-
 /// Whether the coroutine `handle` has reached its end.
 llvm::Value *regionsDone(llvm::IRBuilder<> &builder, llvm::Value *handle);
 

@@ -2,6 +2,7 @@
 
 #include "backend/host_block_runs.h"
 
+#include "backend/host_interrupt_polls.h"
 #include "backend/host_target.h"
 #include "backend/optimize.h"
 #include "module/cpu_kernel_abi.h"
@@ -122,8 +123,9 @@ void storeGlobalXForServices(llvm::Function &run) {
     }
 }
 
-/// Emits `for (i = start; i < end; ++i) emitBody(i)` for start < end, as a
-/// loop over threads (no interrupt polls: it ends after a run's threads).
+/// Emits `for (i = start; i < end; ++i) emitBody(i)` for start < end: a
+/// loop over the run's threads, which the launch limits and
+/// KILN_CPU_MAX_BLOCK_RUN bound (so that it needs no interrupt polls).
 void emitThreadLoop(llvm::IRBuilder<> &builder, llvm::Value *start, llvm::Value *end,
                     llvm::function_ref<void(llvm::Value *)> emitBody) {
   llvm::Function *entry = builder.GetInsertBlock()->getParent();
@@ -224,7 +226,7 @@ void emitBlockRunLoops(llvm::IRBuilder<> &builder, llvm::Value *thread, const Bl
   length->setMetadata(
       llvm::LLVMContext::MD_range,
       llvm::MDBuilder(builder.getContext())
-          .createRange(llvm::APInt(32, 1), llvm::APInt(32, uint64_t(KILN_CPU_MAX_GRID_DIM_X) + 1)));
+          .createRange(llvm::APInt(32, 1), llvm::APInt(32, uint64_t(KILN_CPU_MAX_BLOCK_RUN) + 1)));
   builder.CreateAlignedStore(
       length, threadFieldAddress(builder, thread, offsetof(KilnCpuThread, blockRunLength)),
       llvm::Align(4));

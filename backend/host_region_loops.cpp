@@ -3,6 +3,7 @@
 #include "backend/host_region_loops.h"
 
 #include "backend/host_barrier_regions.h"
+#include "backend/host_interrupt_polls.h"
 #include "backend/host_target.h"
 #include "backend/optimize.h"
 #include "module/cpu_kernel_abi.h"

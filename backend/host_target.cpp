@@ -5,6 +5,7 @@
 #include "backend/host_barrier_regions.h"
 #include "backend/host_block_runs.h"
 #include "backend/host_half_conversions.h"
+#include "backend/host_interrupt_polls.h"
 #include "backend/host_region_loops.h"
 #include "backend/math_functions.h"
 #include "module/cpu_kernel_abi.h"
@@ -449,77 +450,29 @@ void HostTargetHooks::raiseIndexError(HookSite &site, llvm::StringRef array, llv
 
 /// Marks the KilnCpuThread parameter (the first) of the entries and of every
 /// function the lowering made, not the helpers the back end adds (half
-/// conversions). On the parameter rather than the function: the optimizer
-/// may remove a parameter a function does not use, and the mark goes with it.
-static constexpr llvm::StringLiteral threadContextAttribute = "kiln-thread-context";
+/// conversions). On the parameter: the optimizer may remove a parameter a
+/// function does not use, and the mark goes with it; the function's own
+/// mark says that it took the thread.
+static constexpr llvm::StringLiteral threadParameterAttribute = "kiln-thread-context";
+static constexpr llvm::StringLiteral threadFunctionAttribute = "kiln-takes-thread";
 
-/// A property of the loops over a block's threads, which need no interrupt
-/// polls: they end after blockDim iterations, and the engine polls between
-/// blocks.
-static constexpr llvm::StringLiteral threadLoopProperty = "kiln.loop.threads";
-
-void markThreadLoop(llvm::BranchInst &latch) {
-  llvm::LLVMContext &context = latch.getContext();
-  llvm::MDNode *property =
-      llvm::MDNode::get(context, llvm::MDString::get(context, threadLoopProperty));
-  llvm::MDNode *id = llvm::makePostTransformationMetadata(context, nullptr, {}, {property});
-  latch.setMetadata(llvm::LLVMContext::MD_loop, id);
+void markTakesThread(llvm::Function &function) {
+  function.addParamAttr(0, llvm::Attribute::get(function.getContext(), threadParameterAttribute));
+  function.addFnAttr(threadFunctionAttribute);
 }
 
-static bool isThreadLoop(const llvm::Loop &loop) {
-  return llvm::findOptionMDForLoop(&loop, threadLoopProperty) != nullptr;
+void unmarkTakesThread(llvm::Function &function) {
+  function.removeParamAttr(0, threadParameterAttribute);
+  function.removeFnAttr(threadFunctionAttribute);
 }
 
-static bool takesThreadContext(const llvm::Function &function) {
+bool takesThread(const llvm::Function &function) {
   return function.arg_size() > 0 &&
-         function.getAttributes().hasParamAttr(0, threadContextAttribute);
+         function.getAttributes().hasParamAttr(0, threadParameterAttribute);
 }
 
-void insertInterruptPolls(llvm::Function &function,
-                          llvm::function_ref<bool(const llvm::Loop &)> polls) {
-  llvm::LLVMContext &context = function.getContext();
-  llvm::Type *i8 = llvm::Type::getInt8Ty(context);
-  llvm::Type *i32 = llvm::Type::getInt32Ty(context);
-  llvm::Type *pointer = llvm::PointerType::get(context, 0);
-  llvm::DominatorTree dominators(function);
-  llvm::LoopInfo loops(dominators);
-  llvm::SmallVector<llvm::BasicBlock *, 8> found;
-  for (llvm::Loop *loop : loops.getLoopsInPreorder())
-    if (polls(*loop))
-      loop->getLoopLatches(found);
-  llvm::SmallSetVector<llvm::BasicBlock *, 8> latches(found.begin(), found.end());
-  llvm::Value *thread = function.getArg(0);
-  for (llvm::BasicBlock *latch : latches) {
-    llvm::IRBuilder<> builder(latch->getTerminator());
-    llvm::Value *word = builder.CreateAlignedLoad(
-        pointer, threadFieldAddress(builder, thread, offsetof(KilnCpuThread, interrupt)),
-        llvm::Align(8));
-    llvm::LoadInst *pending = builder.CreateAlignedLoad(i32, word, llvm::Align(4),
-                                                        /*isVolatile=*/true);
-    // `interrupted` returns when the engine only wanted a poll: the loop
-    // goes on.
-    llvm::Instruction *stop = llvm::SplitBlockAndInsertIfThen(
-        builder.CreateICmpNE(pending, builder.getInt32(0)), latch->getTerminator(),
-        /*Unreachable=*/false, llvm::MDBuilder(context).createUnlikelyBranchWeights());
-    builder.SetInsertPoint(stop);
-    llvm::Value *services = builder.CreateAlignedLoad(
-        pointer, threadFieldAddress(builder, thread, offsetof(KilnCpuThread, services)),
-        llvm::Align(8));
-    llvm::Value *interrupted = builder.CreateAlignedLoad(
-        pointer,
-        builder.CreateConstInBoundsGEP1_64(i8, services, offsetof(KilnCpuServices, interrupted)),
-        llvm::Align(8));
-    builder.CreateCall(llvm::FunctionType::get(builder.getVoidTy(), {pointer}, false), interrupted,
-                       {thread});
-  }
-}
-
-void insertInterruptPolls(llvm::Module &module) {
-  for (llvm::Function &function : module)
-    // A function the optimizer left without the thread has no way to stop;
-    // only a device function LLVM did not inline can be such.
-    if (!function.isDeclaration() && takesThreadContext(function))
-      insertInterruptPolls(function, [](const llvm::Loop &loop) { return !isThreadLoop(loop); });
+bool tookThread(const llvm::Function &function) {
+  return function.hasFnAttribute(threadFunctionAttribute);
 }
 
 //===----------------------------------------------------------------------===//
@@ -660,7 +613,7 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
   llvm::Function *uncheckedKernel = splitIndexChecks(module, kernel);
   for (llvm::Function &lowered : module)
     if (!lowered.isDeclaration())
-      lowered.addParamAttr(0, llvm::Attribute::get(module.getContext(), threadContextAttribute));
+      markTakesThread(lowered);
   if (usesHalf(module)) {
     defineHalfConversions(module);
   }
@@ -725,7 +678,7 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
     llvm::Function *entry =
         llvm::Function::Create(entryType, llvm::GlobalValue::ExternalLinkage, entryName, module);
     entry->addFnAttr(llvm::Attribute::NoUnwind);
-    entry->addParamAttr(0, llvm::Attribute::get(context, threadContextAttribute));
+    markTakesThread(*entry);
     llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", entry));
     std::vector<llvm::Value *> values = unpack(builder, *entry);
     llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "done", entry);
@@ -759,7 +712,7 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
     if (fitsRegionLoops) {
       for (auto &[body, loops] : regionLoops) {
         loops->addFnAttr(llvm::Attribute::AlwaysInline);
-        loops->addParamAttr(0, llvm::Attribute::get(context, threadContextAttribute));
+        markTakesThread(*loops);
       }
       writeCallingEntry(blockEntryName(name),
                         [&](llvm::Function *body) { return regionLoops.lookup(body); });
@@ -779,13 +732,13 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
       return;
     }
     // Once LLVM has split a coroutine, its parts take the frame, not the
-    // thread: their loops poll for interrupts from before the split. A loop
-    // that waits at a barrier returns to the engine, which polls for it.
+    // thread: their loops poll for interrupts from before the split, those
+    // that wait at a barrier too (a barrier in a branch may never wait).
     for (llvm::Function *coroutine : {regions, uncheckedRegions})
       if (coroutine) {
         setLaunchIndexRanges(*coroutine);
-        coroutine->removeParamAttr(0, threadContextAttribute);
-        insertInterruptPolls(*coroutine, [](const llvm::Loop &loop) { return !suspendsIn(loop); });
+        insertInterruptPolls(*coroutine);
+        unmarkTakesThread(*coroutine);
       }
     llvm::Type *i32 = llvm::Type::getInt32Ty(context);
     auto *startType = llvm::FunctionType::get(i32, {pointer, pointer, pointer}, false);
@@ -822,7 +775,7 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
   llvm::Function *block = llvm::Function::Create(entryType, llvm::GlobalValue::ExternalLinkage,
                                                  blockEntryName(name), module);
   block->addFnAttr(llvm::Attribute::NoUnwind);
-  block->addParamAttr(0, llvm::Attribute::get(context, threadContextAttribute));
+  markTakesThread(*block);
   // The engine's KilnCpuThread is reached only through this pointer (and the
   // services it is passed to), never through a kernel's arrays: LLVM may
   // keep the indices in registers across the kernel's stores.
@@ -894,9 +847,8 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
       llvm::Value *next = builder.CreateAdd(indices[d], builder.getInt32(1));
       indices[d]->addIncoming(next, builder.GetInsertBlock());
       llvm::BasicBlock *exit = llvm::BasicBlock::Create(context, "next", block);
-      llvm::BranchInst *latch =
-          builder.CreateCondBr(builder.CreateICmpULT(next, dims[d]), indices[d]->getParent(), exit);
-      markThreadLoop(*latch);
+      markThreadLoop(*builder.CreateCondBr(builder.CreateICmpULT(next, dims[d]),
+                                           indices[d]->getParent(), exit));
       builder.SetInsertPoint(exit);
     }
   });

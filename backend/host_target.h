@@ -21,8 +21,8 @@
 // < n:` kernel vectorizes across threads. A kernel whose blocks are independent loops over runs of
 // blocks instead (host_block_runs.h).
 //
-// Interrupts: once optimized, the loops of the kernel's code poll the
-// engine's interrupt word on every iteration (insertInterruptPolls); the
+// Interrupts: once optimized, every loop of the kernel's code that can run
+// long polls the engine's interrupt word (host_interrupt_polls.h); the
 // loops of barrier regions, before LLVM splits them at their barriers.
 //
 // Index checks: the lowering guards every array access with a check whose
@@ -112,16 +112,16 @@ private:
   bool checksByDefault = true;
 };
 
-/// Makes every loop of the module's kernel code stop its thread once the
-/// launch is interrupted: a volatile read of KilnCpuThread::interrupt on
-/// each loop latch. Run after optimization, so that the polls cost a load
-/// and a branch per iteration and keep no loop from being vectorized,
-/// unrolled or otherwise transformed.
-void insertInterruptPolls(llvm::Module &module);
-/// The same for the loops of one function (whose first parameter is the
-/// thread) for which `polls` says so.
-void insertInterruptPolls(llvm::Function &function,
-                          llvm::function_ref<bool(const llvm::Loop &)> polls);
+/// Marks `function` as kernel code, whose first parameter is the
+/// KilnCpuThread: the lowered functions, the entries and their loops.
+void markTakesThread(llvm::Function &function);
+/// Removes the marks: a coroutine's parts take a frame instead.
+void unmarkTakesThread(llvm::Function &function);
+/// Whether `function` takes the thread as its first parameter.
+bool takesThread(const llvm::Function &function);
+/// Whether `function` was marked as taking the thread, which the optimizer
+/// may since have removed as unused.
+bool tookThread(const llvm::Function &function);
 
 /// Inlines every call of a function defined in the module into `function`,
 /// those of the inlined code too. False if that does not end (recursion).
@@ -141,10 +141,6 @@ std::optional<size_t> serviceOffsetOf(const llvm::CallInst &call);
 
 /// Whether `load` reads blockIdx.x of the kernel's thread.
 bool readsBlockIndexX(const llvm::LoadInst &load);
-
-/// Marks the loop whose latch is `latch` as a loop over a block's threads,
-/// which needs no interrupt polls: it ends after blockDim iterations.
-void markThreadLoop(llvm::BranchInst &latch);
 
 /// Loads launch index or dimension `which` (threadIdx, blockIdx, blockDim,
 /// gridDim, laneId, warpSize) of the KilnCpuThread `thread`, with the range

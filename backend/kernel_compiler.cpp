@@ -3,6 +3,7 @@
 #include "backend/kernel_compiler.h"
 
 #include "backend/host_barrier_regions.h"
+#include "backend/host_interrupt_polls.h"
 #include "backend/host_target.h"
 #include "backend/libdevice.h"
 #include "backend/lower_module.h"

@@ -256,6 +256,10 @@ struct KilnCpuThread {
 #define KILN_CPU_MAX_GRID_DIM_Y 65535u
 #define KILN_CPU_MAX_GRID_DIM_Z 65535u
 #define KILN_CPU_WARP_SIZE 32u
+/* The most blocks the engine offers a block entry as one run
+ * (blockRunLimit): generated code relies on it too, as on the limits
+ * above, to know how long a run's loops take. */
+#define KILN_CPU_MAX_BLOCK_RUN 64u
 
 /* KilnCpuThread.flags: which variant of a kernel's code to run. Kernels
  * compiled with index checks also carry a copy without them; the entry

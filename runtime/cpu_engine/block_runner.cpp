@@ -69,7 +69,8 @@ uint32_t BlockRunner::runLimitAt(const LaunchJob &job, const Dim3 &blockIdx,
   // memory must start zeroed and its own.
   if (!runsBlockEntry(job.image) || job.image.staticSharedBytes || job.config.dynamicSharedBytes)
     return 1;
-  return static_cast<uint32_t>(std::min<uint64_t>(blocksLeft, job.config.grid.x - blockIdx.x));
+  return static_cast<uint32_t>(
+      std::min<uint64_t>({blocksLeft, job.config.grid.x - blockIdx.x, KILN_CPU_MAX_BLOCK_RUN}));
 }
 
 uint32_t BlockRunner::run(LaunchJob &job, uint64_t block, const Dim3 &blockIdx, uint32_t runLimit) {
