@@ -226,8 +226,9 @@ struct KilnCpuThread {
    * asks allocateFrame instead. */
   void *frame;
   uint64_t frameBytes;
-  /* Runs of blocks. The engine offers a block entry blockRunLimit >= 1
-   * consecutive blocks of one grid row, from blockIdx.x on, and presets
+  /* Runs of blocks. The engine offers a block entry blockRunLimit
+   * consecutive blocks of one grid row (at least 1, at most
+   * KILN_CPU_MAX_BLOCK_RUN), from blockIdx.x on, and presets
    * blockRunLength to 1. An entry that takes the run sets blockRunLength to
    * blockRunLimit before it runs any thread, and then runs the blocks' rows
    * of threads (threadIdx.y, .z) one after the other, each row across every

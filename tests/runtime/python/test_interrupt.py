@@ -1,29 +1,33 @@
 """Ctrl-C stops a kernel on the CPU engine: SIGINT during a launch that
-would never end (an infinite loop, with or without barriers, or a legal
-grid of 2**31 - 1 blocks) makes the launch raise KeyboardInterrupt, and the
-next launch in the same process runs normally. Each case runs in a child
-process that the test interrupts; the bound on how long the child may take
-is generous, as this is a test that nothing hangs, not a timing test.
+would never end makes the launch raise KeyboardInterrupt within a second,
+and the next launch in the same process runs normally. Every kind of loop
+that can run forever is covered, on every way the engine runs a kernel: a
+`while` on data (on one thread, a warp and a grid of many blocks, whose
+blocks the engine runs in runs), with index checks on and off and in the
+engine's reference mode; a loop with barriers (region loops), a loop with a
+barrier in a branch in a kernel whose frame is too large for region loops
+(coroutines), a loop in a kernel that waits at a warp collective (fibers),
+a loop in a recursive device function (which the optimizer compiles
+without the thread it polls through), and a legal grid of 2**31 - 1
+blocks. Each case runs in a child process that the test interrupts.
 """
 
 import os
 import signal
 import subprocess
 import sys
-import textwrap
+import time
 
 import pytest
 
 KERNELS = '''
-from numba import cuda, int32, void
+from numba import cuda, int32, int64, void
 
 
 @cuda.jit(void(int32[::1]))
-def spin_forever(out):
-    i = 0
-    while out[0] == 0:
-        i += 1
-        out[1] = i
+def spin_on_data(x):
+    while x[0] >= 0:
+        x[1] += 1
 
 
 @cuda.jit(void(int32[::1]))
@@ -31,6 +35,44 @@ def spin_with_barriers(out):
     while out[0] == 0:
         cuda.syncthreads()
         out[1] = cuda.threadIdx.x
+
+
+@cuda.jit(void(int32[::1]))
+def spin_past_a_branch_barrier(out):
+    frame = cuda.local.array(2048, int64)
+    for k in range(2048):
+        frame[k] = k + out[2]
+    cuda.syncthreads()
+    while out[0] == 0:
+        if out[3] != 0:
+            cuda.syncthreads()
+        out[1] = frame[cuda.threadIdx.x]
+    cuda.syncthreads()
+    out[2] = frame[7]
+
+
+@cuda.jit(void(int32[::1]))
+def spin_after_a_shuffle(out):
+    first = cuda.shfl_sync(0xFFFFFFFF, out[0], 0)
+    while first == 0:
+        out[1] += 1
+
+
+@cuda.jit(device=True)
+def count_down(n, x):
+    if n > 0:
+        return count_down(n - 1, x)
+    total = 0
+    while x[0] >= 0:
+        total += 1
+        if total > 1000000:
+            total = 0
+    return total
+
+
+@cuda.jit(void(int32[::1]))
+def spin_in_a_recursive_function(x):
+    x[2] = count_down(3, x)
 
 
 @cuda.jit(void(int32[::1]))
@@ -47,6 +89,7 @@ def fill(out):
 CHILD = '''
 import signal
 import sys
+import time
 import numpy as np
 signal.signal(signal.SIGINT, signal.default_int_handler)
 sys.path.insert(0, {folder!r})
@@ -58,14 +101,30 @@ try:
     m.{kernel}[{grid}, {block}](out)
     print("finished", flush=True)
 except KeyboardInterrupt:
-    print("interrupted", flush=True)
+    print("interrupted", time.monotonic(), flush=True)
 out = np.zeros(4, np.int32)
 m.fill[1, 4](out)
 print("second launch", out.tolist(), flush=True)
 '''
 
+# What KeyboardInterrupt may take after SIGINT: the engine polls every few
+# milliseconds; a second is the promise.
+PROMPT_SECONDS = 1.0
 # Far beyond what any launch here needs to stop; only a hang reaches it.
 HANG_BOUND_SECONDS = 20
+
+# (kernel, grid, block, environment)
+CASES = [
+    *[("spin_on_data", grid, block, {"KILN_CPU_BOUNDSCHECK": checks})
+      for grid, block in [(1, 1), (1, 32), (64, 256)] for checks in ("1", "0")],
+    *[("spin_on_data", grid, block, {"KILN_CPU_REFERENCE": "1"}) for grid, block in [(1, 1), (64, 256)]],
+    ("spin_with_barriers", 4, 64, {}),
+    ("spin_past_a_branch_barrier", 2, 64, {}),
+    ("spin_after_a_shuffle", 2, 32, {}),
+    *[("spin_in_a_recursive_function", 1, 1, {"KILN_CPU_BOUNDSCHECK": checks}) for checks in ("1", "0")],
+    ("spin_in_a_recursive_function", 1, 1, {"KILN_CPU_REFERENCE": "1"}),
+    ("fill", 2**31 - 1, 1024, {}),
+]
 
 
 @pytest.fixture(scope="module")
@@ -75,18 +134,15 @@ def kernels_folder(build_module, tmp_path_factory):
     return build_module(source)
 
 
-@pytest.mark.parametrize("kernel, grid, block", [
-    ("spin_forever", 1, 1),
-    ("spin_forever", 64, 128),
-    ("spin_with_barriers", 4, 64),
-    ("fill", 2**31 - 1, 1024),
-])
-def test_sigint_stops_the_launch_and_the_engine_stays_usable(package_dir, kernels_folder, kernel,
-                                                             grid, block):
+@pytest.mark.parametrize("kernel, grid, block, environment", CASES,
+                         ids=[f"{k}[{g},{b}]{''.join(f'-{n}={v}' for n, v in e.items())}" for k, g, b, e in CASES])
+def test_sigint_stops_the_launch_within_a_second_and_the_engine_stays_usable(
+        package_dir, kernels_folder, kernel, grid, block, environment):
     code = CHILD.format(folder=str(kernels_folder), kernel=kernel, grid=grid, block=block)
-    env = dict(os.environ, KILN_TARGET="cpu", PYTHONPATH=str(package_dir))
+    env = dict(os.environ, KILN_TARGET="cpu", PYTHONPATH=str(package_dir), **environment)
     child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, env=env)
+    launch = f"{kernel}[{grid}, {block}] with {environment or 'the defaults'}"
     try:
         first = child.stdout.readline()
         assert first.strip() == "launching", f"the child did not start: {first}{child.stderr.read()}"
@@ -95,15 +151,19 @@ def test_sigint_stops_the_launch_and_the_engine_stays_usable(package_dir, kernel
             child.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
             pass
+        sent = time.monotonic()
         child.send_signal(signal.SIGINT)
         stdout, stderr = child.communicate(timeout=HANG_BOUND_SECONDS)
     except subprocess.TimeoutExpired:
         child.kill()
         child.communicate()
-        pytest.fail(f"{kernel}[{grid}, {block}] still ran {HANG_BOUND_SECONDS} s after SIGINT")
+        pytest.fail(f"{launch} still ran {HANG_BOUND_SECONDS} s after SIGINT")
     assert child.returncode == 0, f"the child failed ({child.returncode}):\n{stdout}\n{stderr}"
     lines = stdout.splitlines()
-    assert lines[0] == "interrupted", (
-        f"{kernel}[{grid}, {block}] must end with KeyboardInterrupt, got: {stdout}\n{stderr}")
+    assert lines[0].startswith("interrupted "), (
+        f"{launch} must end with KeyboardInterrupt, got: {stdout}\n{stderr}")
+    # CLOCK_MONOTONIC is one clock for every process of the machine.
+    took = float(lines[0].split()[1]) - sent
+    assert took < PROMPT_SECONDS, f"{launch} raised KeyboardInterrupt {took:.2f} s after SIGINT"
     assert lines[1] == "second launch [0, 1, 2, 3]", (
         f"a launch after the interrupted one must run normally, got: {stdout}\n{stderr}")
