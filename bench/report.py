@@ -22,6 +22,7 @@ TITLES = {
     "registers": "5. Generated code: registers, spills, shared and constant memory, Kiln against Numba's NVVM",
     "cpu": "6. CPU engine throughput against Numba's simulator and NumPy",
     "checks": "6b. Index checks on the CPU engine: checked against `KILN_CPU_BOUNDSCHECK=0`",
+    "polls": "6e. Interrupt polls on the CPU engine: loops that poll against the same loops bounded",
     "launch": "6c. CPU engine launch cost: one block from Python, 1-D against 2-D grids",
     "throughput": "6d. CPU engine throughput against NumPy, `@njit` and `@njit(parallel=True)`; barriers",
     "check": "7. `kiln check` on a 2,000-line module; peak memory of `kiln build`",
@@ -479,6 +480,24 @@ def render_checks(d, headline, behind):
     return "".join(out)
 
 
+def render_polls(d, headline, behind):
+    rows, ratios = [], []
+    for case, kept in d["best"].items():
+        polling, bounded = kept["fastest"]["polling"], kept["fastest"]["bounded"]
+        ratios.append(polling / bounded)
+        rows.append([case, kept["size"], ms(polling), ms(bounded), f"{polling / bounded:.2f}"])
+    out = [f"Fastest of {d['rounds']} rounds x {d['repeats']} launches of each kernel, the two of a pair "
+           "taking turns launch by launch:\n\n"]
+    out.append(table(["loop", "size", "polling (`range(k)`)", "bounded (`range(min(k, 4096))`)",
+                      "polling ÷ bounded"], rows, "llrrr"))
+    if ratios:
+        out.append(f"\npolling ÷ bounded: median {med(ratios):.2f}, range {min(ratios):.2f} – "
+                   f"{max(ratios):.2f}.\n")
+        headline.append(["6e. interrupt polls in loops that can run long (polling ÷ bounded, median)",
+                         "-", "-", f"{med(ratios):.2f}"])
+    return "".join(out)
+
+
 # --- 7. check -----------------------------------------------------------------
 
 def render_check(d, headline, behind):
@@ -684,6 +703,7 @@ def render_throughput(d, headline, behind):
 RENDER = {"compile": render_compile, "build": render_build, "scale": render_scale, "startup": render_startup,
           "firstcall": render_firstcall, "imports": render_imports,
           "dispatch": render_dispatch, "registers": render_registers, "cpu": render_cpu, "checks": render_checks,
+          "polls": render_polls,
           "launch": render_launch, "throughput": render_throughput, "check": render_check,
           "remote": render_remote,
           "storage": render_storage}

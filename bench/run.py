@@ -6,7 +6,7 @@
     python3 bench/run.py --only firstcall --update           # measure one figure, keep the others
 
 NAMEs (the figures, in order): compile, build, scale, startup, firstcall,
-imports, dispatch, registers, cpu, checks, launch, throughput, check, remote,
+imports, dispatch, registers, cpu, checks, launch, throughput, polls, check, remote,
 storage. --update measures the --only figures and
 keeps the others from the results of the last run (--results), saying so in
 the document. Each figure is one script of bench/, run in its own
@@ -44,7 +44,7 @@ import bench_common as bc  # noqa: E402
 import report  # noqa: E402
 
 FIGURES = ["compile", "build", "scale", "startup", "firstcall", "imports", "dispatch", "registers", "cpu",
-           "checks", "launch", "throughput", "check", "remote", "storage"]
+           "checks", "launch", "throughput", "polls", "check", "remote", "storage"]
 
 # name -> (script, full-run arguments, smoke arguments)
 ARGUMENTS = {
@@ -68,6 +68,8 @@ ARGUMENTS = {
             ["--repeats", "1", "--only", "vector_add", "--scale", "0.01", "--sim-scale", "0.05"]),
     "checks": ("cpu_engine_index_checks.py", ["--rounds", "5", "--repeats", "11"],
                ["--rounds", "1", "--repeats", "1", "--only", "vector_add"]),
+    "polls": ("cpu_interrupt_polls.py", ["--rounds", "5", "--repeats", "11"],
+              ["--rounds", "1", "--repeats", "1", "--scale", "0.01"]),
     "launch": ("cpu_launch_overhead.py", ["--calls", "20000", "--repeats", "11"],
                ["--calls", "200", "--repeats", "1"]),
     "throughput": ("cpu_engine_throughput.py", ["--repeats", "11"],
@@ -84,7 +86,7 @@ ARGUMENTS = {
 
 def kiln_arguments(name, build_dir):
     """How each script is told which Kiln to run."""
-    if name in ("startup", "firstcall", "imports", "dispatch", "cpu", "checks", "launch", "throughput"):
+    if name in ("startup", "firstcall", "imports", "dispatch", "cpu", "checks", "polls", "launch", "throughput"):
         return ["--build-dir", str(build_dir)]
     return ["--kiln", str(build_dir / "driver" / "kiln")]
 

@@ -31,6 +31,7 @@ FIGURES = {
     "6": "CPU engine throughput",
     "6c": "CPU engine launch cost",
     "6d": "CPU engine throughput against NumPy",
+    "6e": "Interrupt polls on the CPU engine",
     "7": "`kiln check`",
     "8": "Remote cache tier",
     "9": "Cache storage",
