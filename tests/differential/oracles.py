@@ -38,8 +38,9 @@ it is invalid or a finding.
 A program, whatever its generator, offers the harness: `seed`,
 `signature`, `launch()`, `render(name, host=False)`, `arguments()` (fresh
 arguments, and the arrays the kernel writes by name), `run_host(function,
-arguments)`, `coverage()` and `simulator_judges`; its generator module
-offers `generate(seed)`, which the child processes call again.
+arguments)`, `coverage()` and `simulator_judges`, and may name the module
+whose `generate(seed)` makes it again (`generator`), which the child
+processes call.
 """
 
 import dataclasses
@@ -79,15 +80,20 @@ def _canonical_nans(array):
     if array.dtype.names:
         for name in array.dtype.names:
             _canonical_nans(array[name])
-    elif array.dtype.kind in "fc":
-        parts = array.view(array.real.dtype) if array.dtype.kind == "c" else array
-        parts[np.isnan(parts)] = np.nan
+    elif array.dtype.kind == "c":
+        for part in (array.real, array.imag):
+            part[np.isnan(part)] = np.nan
+    elif array.dtype.kind == "f":
+        array[np.isnan(array)] = np.nan
 
 
 def encode(array):
     """An output array as the harness compares it: its dtype and its bytes
     in hex, with every NaN made the one NaN (payloads are not semantics)."""
-    array = np.array(array, copy=True)
+    # A copy of the bytes themselves: NumPy copies a record array field by
+    # field, and leaves the padding between fields as it finds it.
+    array = np.ascontiguousarray(array)
+    array = np.frombuffer(bytearray(array.tobytes()), dtype=array.dtype).reshape(array.shape)
     _canonical_nans(array)
     return json.dumps([np.lib.format.dtype_to_descr(array.dtype), list(array.shape), array.tobytes().hex()])
 
@@ -104,9 +110,10 @@ def encoded_outputs(outputs):
 
 
 def generator_of(program):
-    """The name of the module that generated `program`, whose generate()
-    the child processes call."""
-    return type(program).__module__
+    """The name of the module whose generate() makes `program` again, which
+    the child processes call: the program's `generator`, else the module
+    that defines its class."""
+    return getattr(program, "generator", type(program).__module__)
 
 
 # What writes global memory in PTX: a store, or an atomic on any state space
