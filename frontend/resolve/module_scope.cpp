@@ -1392,6 +1392,12 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const Module
     if (!closure)
       this->bind(name, std::move(value), range);
   };
+  // A kernel or device function of this module the name held before.
+  const FunctionDecl *earlier = nullptr;
+  if (const ModuleValue *value = closure ? nullptr : scope.lookup(def->name);
+      value && value->kind() == ModuleValue::Kind::Function &&
+      value->functionValue()->scope == &scope && value->functionValue()->def)
+    earlier = value->functionValue();
   bind(def->name, ModuleValue::invalid(), header);
   // In a module that stays Python, a function no Kiln decorator marks is
   // host code's, whatever else decorates it, unless host code calls Kiln's
@@ -1537,6 +1543,12 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const Module
                    {signature.returnType->str()});
       return;
     }
+  }
+  if (earlier) {
+    diags.report(DiagID::err_function_defined_again, def->nameRange,
+                 {decl->kindName(), def->name});
+    diags.report(DiagID::note_first_definition, earlier->range, {def->name});
+    return;
   }
   bind(def->name, ModuleValue::function(decl.get()), header);
   scope.decls.push_back(std::move(decl));
