@@ -414,6 +414,8 @@ private:
   void handleAssign(const Stmt *stmt, const Expr *target, const Expr *value);
   /// A decorated function: of the module, or, given `closure` (the scope of
   /// its free variables), a closure the build calls `closureName`.
+  void handleFunctionOrDefer(const FunctionDefStmt *def, const ModuleScope *closure = nullptr,
+                             llvm::StringRef closureName = {});
   void handleFunction(const FunctionDefStmt *def, const ModuleScope *closure = nullptr,
                       llvm::StringRef closureName = "");
   /// The closure a ClosureRequest asks for, as a function of the module.
@@ -578,7 +580,7 @@ void ModuleScopeBuilder::run(const Module &module,
       break;
     }
     case Stmt::Kind::FunctionDef:
-      handleFunction(cast<FunctionDefStmt>(stmt));
+      handleFunctionOrDefer(cast<FunctionDefStmt>(stmt));
       break;
     case Stmt::Kind::ClassDef:
       handleClassDef(cast<ClassDefStmt>(stmt));
@@ -692,7 +694,7 @@ void ModuleScopeBuilder::addClosure(const Module &module, const ClosureRequest &
     closure->bindings.insert_or_assign(
         variable, ModuleValue::computedAtImport(modulePath, request.name + "." + variable,
                                                 "a variable of '" + request.enclosing + "'"));
-  handleFunction(def, closure.get(), request.name);
+  handleFunctionOrDefer(def, closure.get(), request.name);
   scope.closureScopes.push_back(std::move(closure));
   // A device function it calls that is a closure too is compiled with it.
   for (const std::string &variable : request.freeVariables)
@@ -1383,6 +1385,32 @@ std::string ModuleScopeBuilder::unknownDecoratorName(const Expr *decorator) cons
   return "";
 }
 
+/// A function of the module, or a closure. A build asked for some
+/// functions only (in development, those called so far) compiles the others
+/// only as far as the ones asked for need them: problems of a function it
+/// was not asked for, such as a decorator host code called with types Kiln
+/// does not know, are not the build's; a module-level function's name then
+/// stands for why, for any function asked for that uses it.
+void ModuleScopeBuilder::handleFunctionOrDefer(const FunctionDefStmt *def,
+                                               const ModuleScope *closure,
+                                               llvm::StringRef closureName) {
+  llvm::StringRef name = closure ? closureName : def->name;
+  if (onlyFunctions.empty() || llvm::is_contained(onlyFunctions, name)) {
+    handleFunction(def, closure, closureName);
+    return;
+  }
+  std::string refused;
+  {
+    DiagnosticEngine::Deferral deferral(diags);
+    handleFunction(def, closure, closureName);
+    if (const Diagnostic *error = deferral.firstError())
+      refused = error->message;
+  }
+  if (!refused.empty() && !closure)
+    bind(def->name, ModuleValue::hostValue("a function Kiln refused (" + refused + ")"),
+         def->nameRange);
+}
+
 void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const ModuleScope *closure,
                                         llvm::StringRef closureName) {
   SourceRange header = def->nameRange;
@@ -1545,8 +1573,7 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const Module
     }
   }
   if (earlier) {
-    diags.report(DiagID::err_function_defined_again, def->nameRange,
-                 {decl->kindName(), def->name});
+    diags.report(DiagID::err_function_defined_again, def->nameRange, {decl->kindName(), def->name});
     diags.report(DiagID::note_first_definition, earlier->range, {def->name});
     return;
   }

@@ -162,6 +162,11 @@ void DiagnosticEngine::stopAtErrorLimit() {
 }
 
 DiagnosticBuilder DiagnosticEngine::reportDiagnostic(Diagnostic diagnostic) {
+  if (deferred) {
+    contextNotesAdded = 0;
+    deferred->push_back(std::move(diagnostic));
+    return DiagnosticBuilder(this, &deferred->back());
+  }
   if (diagnostic.severity == Severity::Error && errors >= errorLimit) {
     stopAtErrorLimit();
     return DiagnosticBuilder(this, nullptr);
@@ -187,6 +192,22 @@ DiagnosticBuilder &DiagnosticBuilder::note(DiagID id, SourceRange range,
     diagnostic->notes.insert(firstContext, engine->makeNote(id, range, args));
   }
   return *this;
+}
+
+DiagnosticEngine::Deferral::Deferral(DiagnosticEngine &engine)
+    : engine(engine), outer(engine.deferred) {
+  engine.deferred = &kept;
+}
+
+DiagnosticEngine::Deferral::~Deferral() {
+  engine.deferred = outer;
+}
+
+const Diagnostic *DiagnosticEngine::Deferral::firstError() const {
+  for (const Diagnostic &diagnostic : kept)
+    if (diagnostic.severity == Severity::Error)
+      return &diagnostic;
+  return nullptr;
 }
 
 DiagnosticEngine::ContextScope::ContextScope(DiagnosticEngine &engine, Diagnostic note)

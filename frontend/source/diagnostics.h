@@ -112,6 +112,24 @@ public:
   private:
     DiagnosticEngine &engine;
   };
+  /// While one is active, diagnostics are kept aside instead of reported,
+  /// for work whose problems matter only if something needs its result
+  /// (a function a build was not asked for).
+  class Deferral {
+  public:
+    explicit Deferral(DiagnosticEngine &engine);
+    ~Deferral();
+    Deferral(const Deferral &) = delete;
+    Deferral &operator=(const Deferral &) = delete;
+
+    /// The first error kept aside, if any.
+    const Diagnostic *firstError() const;
+
+  private:
+    DiagnosticEngine &engine;
+    std::deque<Diagnostic> kept;
+    std::deque<Diagnostic> *outer;
+  };
   Diagnostic makeNote(DiagID id, SourceRange range, std::initializer_list<DiagArg> args) const;
   /// Builds a diagnostic without reporting it, for passes that report only
   /// once they know a diagnostic is real (see type_inference.h).
@@ -140,7 +158,8 @@ private:
   unsigned warnings = 0;
   unsigned errorLimit = 50;
   bool limitNoticeGiven = false;
-  size_t contextNotesAdded = 0; // by the latest report, for DiagnosticBuilder::note
+  size_t contextNotesAdded = 0;               // by the latest report, for DiagnosticBuilder::note
+  std::deque<Diagnostic> *deferred = nullptr; // where an active Deferral keeps them
 };
 
 } // namespace kiln

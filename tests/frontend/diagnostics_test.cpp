@@ -210,6 +210,21 @@ TEST(DiagnosticLimitTest, UnsupportedConstructsStopAtTheLimitWithANotice) {
   EXPECT_EQ(checked->diags.diagnostics().back().message, "too many errors emitted, stopping now");
 }
 
+TEST(DiagnosticDeferralTest, DiagnosticsKeptAsideAreNotReported) {
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  {
+    DiagnosticEngine::Deferral deferral(diags);
+    diags.report(DiagID::err_duplicate_parameter, SourceRange(), {"x"});
+    ASSERT_NE(deferral.firstError(), nullptr);
+    EXPECT_EQ(deferral.firstError()->message, "duplicate parameter 'x' in function definition");
+  }
+  EXPECT_EQ(diags.errorCount(), 0u) << "an error kept aside counts for nothing";
+  EXPECT_TRUE(diags.diagnostics().empty());
+  diags.report(DiagID::err_duplicate_parameter, SourceRange(), {"y"});
+  EXPECT_EQ(diags.errorCount(), 1u) << "after the deferral, errors are reported again";
+}
+
 TEST(DiagnosticRenderingTest, RelativeImportWarningCoversTheDots) {
   FrontendOptions options;
   options.readPyproject = false;

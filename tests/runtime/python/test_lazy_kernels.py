@@ -171,6 +171,43 @@ def test_compile_errors_carry_kiln_diagnostics(tmp_path):
     assert "lazy_broken.py:7:14: error: name 'undefined_name' is not defined" in str(error.value)
 
 
+def test_a_kernel_kiln_refuses_fails_only_its_own_calls(tmp_path):
+    """Each build in development compiles the kernels called so far, with
+    every jit call host code made: a call Kiln refuses (a pointer type in a
+    signature) must fail that kernel alone, not every build after it."""
+    from kiln import _compiler
+
+    module = import_source(tmp_path, "lazy_refused", '''
+        from kiln import cuda
+        from numba import types
+
+
+        def make_refused():
+            @cuda.jit(types.void(types.CPointer(types.float32)))
+            def refused(pointer):
+                pass
+            return refused
+
+
+        def make_fine():
+            @cuda.jit
+            def fine(out):
+                out[0] = 1.5
+            return fine
+
+
+        @cuda.jit
+        def also_fine(out):
+            out[1] = 2.5
+    ''')
+    with pytest.raises(_compiler.CompileError, match="invalid syntax"):
+        module.make_refused()[1, 1](np.zeros(1, np.float32))
+    out = np.zeros(2)
+    module.make_fine()[1, 1](out)
+    module.also_fine[1, 1](out)
+    np.testing.assert_array_equal(out, [1.5, 2.5])
+
+
 def test_first_calls_from_many_threads_compile_once(kernels):
     x = np.arange(64, dtype=np.float32)
     outputs = [np.zeros_like(x) for _ in range(8)]
