@@ -1,12 +1,14 @@
-"""The launch-index generator (launch_programs.py) on its own, without
-Kiln: programs are the same for the same seed, parse, cover every cell of
-(intrinsic, dtype, layout, form) within CELL_ROTATION seeds, are race-free
-and in bounds over every thread of their launch, and take arguments their
-signatures accept; the typing tables and the float16 rounding the host
-rendering relies on agree with Numba's CUDA target and with NumPy."""
+"""The launch-index generator (launch_programs.py, and its parts in the
+package launch/) on its own, without Kiln: programs are the same for the
+same seed, parse, cover every cell of (intrinsic, dtype, layout, form)
+within CELL_ROTATION seeds, are race-free and in bounds over every thread
+of their launch, and take arguments their signatures accept; the typing
+tables and the float16 rounding the host rendering relies on agree with
+Numba's CUDA target and with NumPy."""
 
 import ast
 import collections
+import importlib
 import itertools
 import operator
 import os
@@ -20,6 +22,13 @@ import pytest
 from numba.core import sigutils, types
 
 import launch_programs
+import oracles
+from launch import numba_typing
+from launch.arrays import ArrayParam
+from launch.expressions import Const, Load, Read
+from launch.program import FLOAT16_HELPER
+from launch.statements import Guarded, Store, walk_statements
+from launch.tracer import StoreTracer
 
 # Enough consecutive seeds to go round every cell once (and then some).
 SEEDS = range(2000)
@@ -58,6 +67,16 @@ def test_a_seed_gives_the_same_program_in_another_process():
                           env=dict(os.environ, PYTHONHASHSEED="12345", PYTHONPATH=str(directory)))
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\0") == [launch_programs.generate(s).render("k", host=True) for s in seeds]
+
+
+def test_the_harness_makes_a_program_again_from_the_generator_it_names():
+    """The harness's child processes import the module a program names
+    (oracles.generator_of): the entry, whose generate() makes it again, not
+    the package module that defines Program."""
+    program = launch_programs.generate(11)
+    again = importlib.import_module(oracles.generator_of(program)).generate(11)
+    assert oracles.generator_of(program) == "launch_programs"
+    assert again.render("k", host=True) == program.render("k", host=True)
 
 
 def test_seeds_give_different_programs(programs):
@@ -111,15 +130,13 @@ def test_programs_are_race_free_and_in_bounds(programs):
 
 def test_the_tracer_finds_a_race_and_an_index_out_of_bounds():
     program = launch_programs.generate(3)
-    store = next(s for s in launch_programs.walk_statements(program.statements)
-                 if isinstance(s, launch_programs.Store) and s.owned and s.index)
+    store = next(s for s in walk_statements(program.statements) if isinstance(s, Store) and s.owned and s.index)
     launch = program.launch_shape
-    racy = launch_programs.Store(store.array, [launch_programs.Const("int64", 0)] * store.array.ndim,
-                                 launch_programs.Read(launch_programs.INTRINSICS["threadIdx.x"], launch), owned=True)
-    far = launch_programs.Store(store.array, [launch_programs.Const("int64", store.array.shape[0])]
-                                + [launch_programs.Const("int64", 0)] * (store.array.ndim - 1),
-                                launch_programs.Const("int64", 1), owned=False)
-    tracer = launch_programs.StoreTracer(launch)
+    racy = Store(store.array, [Const("int64", 0)] * store.array.ndim,
+                 Read(launch_programs.INTRINSICS["threadIdx.x"], launch), owned=True)
+    far = Store(store.array, [Const("int64", store.array.shape[0])] + [Const("int64", 0)] * (store.array.ndim - 1),
+                Const("int64", 1), owned=False)
+    tracer = StoreTracer(launch)
     tracer.run([racy, far])
     found = " ".join(tracer.problems())
     assert "two threads store into one element" in found and "out of bounds" in found
@@ -129,14 +146,13 @@ def test_stores_write_the_threads_they_should(programs):
     """Every store runs for some thread (no guard shuts all out), but those
     under a condition on data."""
     for p in programs[:300]:
-        tracer = launch_programs.StoreTracer(p.launch_shape)
+        tracer = StoreTracer(p.launch_shape)
         tracer.run(p.statements)
-        for statement in launch_programs.walk_statements(p.statements):
-            if isinstance(statement, launch_programs.Guarded) and any(
-                    isinstance(node, launch_programs.Load) for node in statement.test.walk()):
+        for statement in walk_statements(p.statements):
+            if isinstance(statement, Guarded) and any(isinstance(node, Load) for node in statement.test.walk()):
                 continue
-            for store in statement.body if isinstance(statement, launch_programs.Guarded) else [statement]:
-                if isinstance(store, launch_programs.Store):
+            for store in statement.body if isinstance(statement, Guarded) else [statement]:
+                if isinstance(store, Store):
                     assert tracer.runs(store) > 0, f"seed {p.seed}: a store no thread runs"
 
 
@@ -162,7 +178,7 @@ def test_outputs_are_whole_bases_that_start_as_the_sentinel(programs):
     for p in programs[:200]:
         arguments, outputs = p.arguments()
         written = [a for a, q in zip(arguments, p.parameters)
-                   if isinstance(q, launch_programs.ArrayParam) and q.output]
+                   if isinstance(q, ArrayParam) and q.output]
         assert len(written) == len(outputs)
         for argument, base in zip(written, outputs.values()):
             assert np.shares_memory(argument, base) and base.size >= argument.size
@@ -202,7 +218,7 @@ def cuda_typing():
 
 def _resolved(context, function, operands):
     try:
-        found = context.resolve_function_type(function, tuple(launch_programs._numba_type(o) for o in operands), {})
+        found = context.resolve_function_type(function, tuple(numba_typing._numba_type(o) for o in operands), {})
     except Exception:
         return None
     if found is None:
@@ -210,48 +226,48 @@ def _resolved(context, function, operands):
     converted = found.args
     if len(converted) == 1 and isinstance(converted[0], types.BaseTuple) and len(operands) > 1:
         converted = converted[0].types
-    return tuple(launch_programs._type_name(a) for a in converted), launch_programs._type_name(found.return_type)
+    return tuple(numba_typing._type_name(a) for a in converted), numba_typing._type_name(found.return_type)
 
 
 def test_the_float16_table_is_numba_cuda_typing(cuda_typing):
-    for op in ("+", "-", "*", "/", "//", "%") + launch_programs.COMPARISONS:
+    for op in ("+", "-", "*", "/", "//", "%") + numba_typing.COMPARISONS:
         for other in NUMBERS:
             for operands in (("float16", other), (other, "float16")):
-                want = _resolved(cuda_typing, launch_programs._OPERATORS[op], operands)
-                got = launch_programs.signature(op, *operands)
+                want = _resolved(cuda_typing, numba_typing.OPERATORS[op], operands)
+                got = numba_typing.signature(op, *operands)
                 if got is not None:
                     assert got == want, (op, operands, got, want)
     for name in ("min", "max"):
         want = _resolved(cuda_typing, cuda_typing.resolve_value_type({"min": min, "max": max}[name]),
                          ("float16", "float16"))
-        assert launch_programs.signature(name, "float16", "float16") == want
+        assert numba_typing.signature(name, "float16", "float16") == want
     for op, function in (("neg", operator.neg), ("abs", abs)):
         if op == "abs":
             function = cuda_typing.resolve_value_type(abs)
-        assert launch_programs.signature(op, "float16") == _resolved(cuda_typing, function, ("float16",))
+        assert numba_typing.signature(op, "float16") == _resolved(cuda_typing, function, ("float16",))
 
 
 def test_the_cpu_typing_the_generator_asks_is_numba_cuda_typing(cuda_typing):
     others = [n for n in NUMBERS if n != "float16"] + ["complex64", "complex128"]
-    for op in ("+", "-", "*", "/", "//", "%", "&", "|", "^", "<<", ">>") + launch_programs.COMPARISONS:
+    for op in ("+", "-", "*", "/", "//", "%", "&", "|", "^", "<<", ">>") + numba_typing.COMPARISONS:
         for operands in itertools.product(others, repeat=2):
-            got = launch_programs.signature(op, *operands)
+            got = numba_typing.signature(op, *operands)
             if got is not None:
-                assert got == _resolved(cuda_typing, launch_programs._OPERATORS[op], operands), (op, operands)
+                assert got == _resolved(cuda_typing, numba_typing.OPERATORS[op], operands), (op, operands)
     # Builtins compile an implementation per pair of types: a few pairs.
     pairs = [("int32", "int64"), ("int64", "int64"), ("uint8", "int32"), ("float32", "float64"), ("int64", "float64"),
              ("uint64", "int64"), ("bool", "int32")]
     for name in ("min", "max", "complex"):
         function = cuda_typing.resolve_value_type({"min": min, "max": max, "complex": complex}[name])
         for operands in pairs:
-            got = launch_programs.signature(name, *operands)
+            got = numba_typing.signature(name, *operands)
             if got is not None:
                 assert got == _resolved(cuda_typing, function, operands), (name, operands)
 
 
 def test_the_host_float16_rounding_is_numpys():
     namespace = {"np": np, "njit": numba.njit, "math": __import__("math")}
-    exec(launch_programs.FLOAT16_HELPER.format(name="k"), namespace)
+    exec(FLOAT16_HELPER.format(name="k"), namespace)
     rounding = namespace["k_f16"]
     rng = np.random.default_rng(5)
     values = np.concatenate([rng.standard_normal(3000) * 10.0 ** rng.integers(-9, 6, 3000),
