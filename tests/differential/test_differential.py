@@ -1,17 +1,22 @@
 """Random kernels from fixed seeds: Kiln must compute what Numba computes.
 
 Two hundred programs (tests/differential/programs.py) in five batches, each
-judged on Kiln's CPU engine and sm_80 PTX and on Numba's simulator, and
-against Numba's compiled semantics wherever the two disagree
-(tests/differential/oracles.py); one more batch of forty is confirmed
-against Numba's compiled semantics program by program. Two batches of forty
-take only programs the CPU engine runs its own ways: those that wait only
-at block barriers (region by region) and those whose blocks it runs a grid
-row at a time. Any mismatch, compile
-error, internal error, crash, hang or lost store fails the batch, with the
-seed, the program and what differed; `bench/difftest.py --seed S --count 1
---reduce` shrinks it to a regression test. Long campaigns:
-`bench/difftest.py --count 10000`.
+judged on Kiln's CPU engine and its reference mode (none of the engine's
+fast paths), on sm_80 PTX and on Numba's simulator, and against Numba's
+compiled semantics wherever the two disagree (tests/differential/
+oracles.py); one more batch of forty is confirmed against Numba's compiled
+semantics program by program. Two batches of forty take only programs the
+CPU engine runs its own ways: those that wait only at block barriers
+(region by region) and those whose blocks it runs a grid row at a time. A
+batch of forty programs of the launch index generator (launch_programs.py:
+launch indices into arrays of every dtype and layout) is confirmed program
+by program too. Any mismatch (with Numba, or between the engine and its
+reference mode), compile error, internal error, crash, hang or lost store
+fails the batch, with the seed, the program and what differed;
+`bench/difftest.py --seed S --count 1 --reduce` shrinks a finding of the
+first generator to a regression test. Long campaigns:
+`bench/difftest.py --count 10000` and `bench/difftest.py --generator launch
+--count 10000`.
 """
 
 import os
@@ -23,6 +28,7 @@ import sys
 import numba
 import pytest
 
+import launch_programs
 import oracles
 import programs
 import reduce
@@ -39,6 +45,8 @@ BARRIER_SEED = 2_000_000
 # Programs whose blocks the CPU engine runs a grid row at a time (several
 # blocks, no barriers, atomics, prints or shared memory): about one in ten.
 RUNS_SEED = 3_000_000
+# Programs of the launch index generator.
+LAUNCH_SEED = 4_000_000
 
 
 # About five minutes: the full run has it, the edit loop (--quick) does not.
@@ -68,13 +76,18 @@ def test_random_programs_whose_blocks_run_a_grid_row_at_a_time_match_numba():
     judge_and_report(chosen_seeds(RUNS_SEED, "runs"), confirm_matches=False)
 
 
-def judge_and_report(seeds, confirm_matches):
-    batch_programs = [programs.generate(seed) for seed in seeds]
+@pytest.mark.slow
+def test_launch_index_programs_match_numba():
+    judge_and_report(range(LAUNCH_SEED, LAUNCH_SEED + BATCH), confirm_matches=True, generator=launch_programs)
+
+
+def judge_and_report(seeds, confirm_matches, generator=programs):
+    batch_programs = [generator.generate(seed) for seed in seeds]
     outcomes = oracles.judge(batch_programs, confirm_matches=confirm_matches)
     findings = [o for o in outcomes if o.verdict in oracles.FINDINGS]
     report = []
     for outcome in findings:
-        program = programs.generate(outcome.seed)
+        program = generator.generate(outcome.seed)
         report.append(f"seed {outcome.seed}: {outcome.verdict}\n{outcome.detail[:2000]}\n"
                       f"{program.render(f'k{outcome.seed}')}")
     assert not findings, "\n\n".join(report)
