@@ -11,6 +11,24 @@ kernel then reads and writes in place.
 Kiln compiles from source, and some tests make their kernels with `exec`
 from a string: the text of each such string is kept in `linecache`, as
 IPython keeps a notebook cell's, where Kiln finds it.
+
+Two hooks let the tier watch what the tests do (run_module.py sets them):
+
+- `launch_hook(kernel, launch, args, given)`, if set, makes every launch in
+  place of Kiln's configured `launch` (a kiln._runtime.Launch, whose
+  griddim, blockdim and sharedmem it may read) of the stand-in `kernel` on
+  the host `args`; `given` are the arguments as the test gave them (the
+  simulator's device arrays still wrapped). The shadow check runs the
+  kernel on the simulator too (shadow_check.py); the sweep's discovery
+  runs it on the simulator alone (kernel_sweep.py).
+- `made_hook(made, signatures)`, if set, sees every kernel and device
+  function made, with the signatures it was given (none: `[]`); the sweep
+  builds those given some (kernel_sweep.py).
+
+The functions those hooks run on the simulator call the kernels and device
+functions the tests made, which are Kiln's: inside a kernel the simulator
+runs, calling one runs its Python function on the simulator, as Numba's
+simulator runs its own device functions.
 """
 
 import builtins
@@ -23,53 +41,117 @@ import sys
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _BUILD = os.environ.get("KILN_BUILD_DIR", os.path.join(_REPO, "build"))
 
+launch_hook = None
+made_hook = None
 
 # The simulator's device array class, known once install() has run.
 _FakeCUDAArray = None
+# kiln.dispatcher.DeviceFunction's subclass made by install(): Kiln treats
+# it as its own (host code passes it to the compiler by name), the
+# simulator can call it.
+_StandInDeviceFunction = None
 
 
-def _host_value(value):
+def is_device_array(value):
+    """Whether `value` is one of the simulator's device arrays."""
+    return _FakeCUDAArray is not None and isinstance(value, _FakeCUDAArray)
+
+
+def device_array(host_array):
+    """A simulated device array holding `host_array` (not a copy of it)."""
+    return _FakeCUDAArray(host_array)
+
+
+def host_value(value):
     """What Kiln's runtime receives for a value the simulator made."""
-    return value._ary if isinstance(value, _FakeCUDAArray) else value
+    return value._ary if is_device_array(value) else value
+
+
+def simulator_runs_a_kernel():
+    """Whether this call comes from a kernel Numba's simulator is running."""
+    from numba.cuda.simulator.kernel import _get_kernel_context
+
+    return _get_kernel_context() is not None
+
+
+def on_simulator(py_func, device=False, options=None):
+    """Numba's simulator's kernel (or device function) of `py_func`,
+    compiled with the options that change what the simulator does."""
+    from numba.cuda.simulator.kernel import FakeCUDAKernel
+
+    options = options or {}
+    return FakeCUDAKernel(py_func, device=device, fastmath=options.get("fastmath", False),
+                          debug=bool(options.get("debug", False)))
 
 
 class Launcher:
     """`kernel[grid, block, stream, shared]` of a stand-in kernel."""
 
-    def __init__(self, configured):
-        self._configured = configured
+    def __init__(self, kernel, launch):
+        self._kernel = kernel
+        self._launch = launch
 
     def __call__(self, *args):
-        return self._configured(*map(_host_value, args))
+        host_args = tuple(map(host_value, args))
+        if launch_hook is None:
+            return self._launch(*host_args)
+        return launch_hook(self._kernel, self._launch, host_args, args)
 
 
 class StandInKernel:
     """A Kiln kernel that takes the simulator's arrays."""
 
-    def __init__(self, kernel):
+    def __init__(self, kernel, py_func=None):
         self._kernel = kernel
-        functools.update_wrapper(self, kernel.py_func)
+        # A specialized kernel (Kiln's Kernel) has no Python function of its own.
+        self.py_func = py_func or kernel.py_func
+        functools.update_wrapper(self, self.py_func)
+
+    @property
+    def kiln_kernel(self):
+        """The Kiln dispatcher (kiln.dispatcher.LazyKernel) behind it."""
+        return self._kernel
+
+    @property
+    def options(self):
+        """The options its jit call gave (a specialized kernel keeps none)."""
+        return getattr(self._kernel, "options", {})
 
     def __getitem__(self, config):
         # Kiln's launches take streams of their own; the simulator's run
         # synchronously, as Kiln's CPU engine does: stream 0.
         if isinstance(config, tuple) and len(config) >= 3:
             config = (config[0], config[1], 0, *config[3:])
-        return Launcher(self._kernel[config])
+        return Launcher(self, self._kernel[config])
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
-        return Launcher(self._kernel.forall(ntasks, tpb, 0, sharedmem))
+        return Launcher(self, self._kernel.forall(ntasks, tpb, 0, sharedmem))
 
     def specialize(self, *args):
-        return StandInKernel(self._kernel.specialize(*map(_host_value, args)))
+        return StandInKernel(self._kernel.specialize(*map(host_value, args)), self.py_func)
 
     def __call__(self, *args, **kwargs):
+        if simulator_runs_a_kernel():  # a kernel called from a kernel the simulator runs
+            return on_simulator(self.py_func, options=self.options)(*args, **kwargs)
         return self._kernel(*args, **kwargs)
 
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
         return getattr(self._kernel, name)
+
+
+def _device_function_type(device_function):
+    """A subclass of Kiln's DeviceFunction that kernels on the simulator can
+    call; elsewhere, calling it is refused as Kiln refuses it."""
+
+    class StandInDeviceFunction(device_function):
+        def __call__(self, *args, **kwargs):
+            if simulator_runs_a_kernel():
+                return on_simulator(self.py_func, device=True)(*args, **kwargs)
+            return super().__call__(*args, **kwargs)
+
+    return StandInDeviceFunction
 
 
 def _keep_exec_sources():
@@ -91,6 +173,26 @@ def _keep_exec_sources():
     builtins.exec = exec_keeping_source
 
 
+def signatures_given(func_or_sig):
+    """The signatures a `cuda.jit(...)` call gives: [] for none."""
+    if func_or_sig is None or (callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple))):
+        return []
+    return list(func_or_sig) if isinstance(func_or_sig, list) else [func_or_sig]
+
+
+def _stand_in(made, signatures):
+    """The stand-in for what Kiln's jit made, shown to `made_hook`."""
+    from kiln import dispatcher
+
+    if isinstance(made, dispatcher.LazyKernel):
+        made = StandInKernel(made)
+    elif isinstance(made, dispatcher.DeviceFunction):
+        made = _StandInDeviceFunction(made.py_func, made.built_name)
+    if made_hook is not None:
+        made_hook(made, signatures)
+    return made
+
+
 def install():
     """Makes `numba.cuda.jit` Kiln's. Call before the tests import."""
     _keep_exec_sources()
@@ -100,22 +202,45 @@ def install():
     from numba import cuda
     from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
 
-    global _FakeCUDAArray
+    global _FakeCUDAArray, _StandInDeviceFunction
     _FakeCUDAArray = FakeCUDAArray
 
     from kiln import dispatcher
 
+    _StandInDeviceFunction = _device_function_type(dispatcher.DeviceFunction)
+
     def jit(func_or_sig=None, device=False, **options):
+        signatures = signatures_given(func_or_sig)
         made = dispatcher.jit(func_or_sig, device=device, **options)
-        if isinstance(made, dispatcher.LazyKernel):
-            return StandInKernel(made)
-        if isinstance(made, dispatcher.DeviceFunction):
-            return made
+        if isinstance(made, (dispatcher.LazyKernel, dispatcher.DeviceFunction)):
+            return _stand_in(made, signatures)
 
         def decorate(py_func):
-            built = made(py_func)
-            return StandInKernel(built) if isinstance(built, dispatcher.LazyKernel) else built
+            return _stand_in(made(py_func), signatures)
 
         return decorate
 
     cuda.jit = jit
+
+
+def first_error(error):
+    """The first line of an exception's message that says what went wrong:
+    of Kiln's diagnostics, the first error."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    errors = [line for line in lines if "error:" in line]
+    return ((errors or lines or [""])[0])[:300] or type(error).__name__
+
+
+def build_now(made, signature=None):
+    """Compiles a stand-in kernel or device function as its first launch
+    would, launching nothing: for the signatures its decorator gave, or,
+    with `signature` ("void(float32[::1])"), for that specialization.
+    Raises what Kiln raises (kiln._compiler.CompileError, ...)."""
+    from kiln import dispatcher
+
+    if isinstance(made, StandInKernel):
+        kernel = made.kiln_kernel
+        builds, name = kernel._builds, kernel.built_name
+    else:
+        builds, name = dispatcher._ModuleBuilds.of_function(made.py_func), made.built_name
+    builds.module_with(name, None if signature is None else f"{name}={signature}")
