@@ -100,7 +100,8 @@ def _array_type(value, where):
     dtype = _dtype_name(value.dtype, where)
     ndim = len(value.shape)
     if ndim == 0:
-        raise UntypableArgument(f"{where} is a 0-d array; pass a 1-element array or a scalar")
+        # No slice syntax for it: Numba's name of the type.
+        return f"Array({dtype}, 0, 'C')"
     c_contiguous = value.flags["C_CONTIGUOUS"]
     f_contiguous = value.flags["F_CONTIGUOUS"]
     dims = [":"] * ndim
@@ -123,10 +124,12 @@ def dispatch_descriptor(value, where="an argument"):
     if isinstance(value, tuple):
         return ("tuple", tuple(dispatch_descriptor(item, f"{where}[{i}]") for i, item in enumerate(value)))
     text = signature_type(value, where)
+    readonly = isinstance(value, np.ndarray) and not value.flags.writeable
+    if text.startswith("Array("):  # 0-d
+        return ("array", _element_descriptor(value.dtype, where), 0, "C", readonly)
     if text.endswith("]"):  # an array (a device array is never read-only)
         dims = text[text.rindex("["):]
         layout = "C" if dims.endswith("::1]") else "F" if dims.startswith("[::1,") else "A"
-        readonly = isinstance(value, np.ndarray) and not value.flags.writeable
         return ("array", _element_descriptor(value.dtype, where), dims.count(",") + 1, layout,
                 readonly)
     return _scalar_descriptor(text)

@@ -208,6 +208,25 @@ def test_a_kernel_kiln_refuses_fails_only_its_own_calls(tmp_path):
     np.testing.assert_array_equal(out, [1.5, 2.5])
 
 
+def test_zero_dimensional_arrays_specialize_as_numba_types_them(tmp_path):
+    module = import_source(tmp_path, "lazy_zero_dimensional", '''
+        from kiln import cuda
+
+
+        @cuda.jit
+        def add_two(r, x):
+            r[()] = x[()] + 2
+    ''')
+    result = np.zeros((), np.int64)
+    module.add_two[1, 1](result, np.array(40))
+    assert result[()] == 42
+    single = np.zeros((), np.float32)
+    module.add_two[1, 1](single, np.array(1.5, np.float32))
+    assert single[()] == 3.5
+    assert module.add_two.signatures == ["(array(int64, 0d, C), array(int64, 0d, C))",
+                                         "(array(float32, 0d, C), array(float32, 0d, C))"]
+
+
 def test_first_calls_from_many_threads_compile_once(kernels):
     x = np.arange(64, dtype=np.float32)
     outputs = [np.zeros_like(x) for _ in range(8)]
