@@ -120,8 +120,18 @@ LaunchResult Engine::launch(const KernelImage &image, const LaunchConfig &config
   LaunchResult result = validateLaunch(image, config);
   if (!result.ok())
     return result;
-  if (state->options.reference)
-    return launchAsReference(image, config, args, stop);
+  if (state->options.reference) {
+    if (!image.threadEntry)
+      return LaunchResult::failure(
+          LaunchErrorKind::InvalidConfiguration,
+          std::string("invalid launch of kernel '") +
+              (image.name ? image.name : "<unnamed kernel>") +
+              "': the engine's reference mode runs threads through the kernel's thread entry, "
+              "and its image has none");
+    KernelImage plain = image;
+    plain.blockEntry = nullptr;
+    return runOnPool(plain, config, args, stop);
+  }
   if (runsOnCallingThread(image, config, state->workerCount))
     if (CallingThreadLaunches *here = state->startedCallingThread()) {
       LaunchJob job(image, config, args, state->output, state->workerCount);
@@ -129,30 +139,16 @@ LaunchResult Engine::launch(const KernelImage &image, const LaunchConfig &config
       state->output.flush();
       return job.result();
     }
-  WorkerPool *pool = state->startedPool(result);
-  if (!pool)
-    return result;
-  LaunchJob job(image, config, args, state->output, state->workerCount);
-  pool->run(job, stop);
-  state->output.flush();
-  return job.result();
+  return runOnPool(image, config, args, stop);
 }
 
-LaunchResult Engine::launchAsReference(const KernelImage &image, const LaunchConfig &config,
-                                       void *const *args, StopCheck stop) {
-  if (!image.threadEntry)
-    return LaunchResult::failure(
-        LaunchErrorKind::InvalidConfiguration,
-        std::string("invalid launch of kernel '") + (image.name ? image.name : "<unnamed kernel>") +
-            "': the engine's reference mode runs threads through the kernel's thread entry, "
-            "and its image has none");
-  KernelImage plain = image;
-  plain.blockEntry = nullptr;
+LaunchResult Engine::runOnPool(const KernelImage &image, const LaunchConfig &config,
+                               void *const *args, StopCheck stop) {
   LaunchResult result;
   WorkerPool *pool = state->startedPool(result);
   if (!pool)
     return result;
-  LaunchJob job(plain, config, args, state->output, state->workerCount);
+  LaunchJob job(image, config, args, state->output, state->workerCount);
   pool->run(job, stop);
   state->output.flush();
   return job.result();

@@ -244,8 +244,8 @@ public:
   bool reference() const;
 
 private:
-  LaunchResult launchAsReference(const KernelImage &image, const LaunchConfig &config,
-                                 void *const *args, StopCheck stop);
+  LaunchResult runOnPool(const KernelImage &image, const LaunchConfig &config, void *const *args,
+                         StopCheck stop);
 
   struct State;
   std::unique_ptr<State> state;
