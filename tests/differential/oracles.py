@@ -424,6 +424,9 @@ def _run_on_kiln(programs, generator, work, timeout, depth=0):
         seed = program.seed
         if status is None:
             yield seed, {"verdict": HANG, "detail": stderr}
+        elif status < 0:
+            yield seed, {"verdict": INTERNAL_ERROR,
+                         "detail": f"kiln build ended by signal {-status}: {stderr.strip()[-2000:]}"}
         elif status != 0:
             internal = status == 3 or "internal error" in stderr
             yield seed, {"verdict": INTERNAL_ERROR if internal else COMPILE_ERROR,
