@@ -3,11 +3,11 @@ check copies and compares arguments and when it allows rounding, how a
 failed test is classified, how the sweep attributes a crash and finds
 signatures in source. Fast: no kernel is compiled."""
 
-import io
 import json
 import math
 import os
 import pathlib
+import subprocess
 import sys
 import textwrap
 import unittest
@@ -15,14 +15,12 @@ import unittest
 import numpy as np
 import pytest
 
-os.environ["NUMBA_ENABLE_CUDASIM"] = "1"  # the stand-in's helpers take the simulator's arrays
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import kernel_sweep  # noqa: E402
 import run_suite  # noqa: E402
-from numba import cuda  # noqa: E402
-from shadow_check import MATH_ULPS, AliasingCopier, ShadowCheck, first_difference, math_ulps  # noqa: E402
+from shadow_check import MATH_ULPS, AliasingCopier, first_difference, math_ulps  # noqa: E402
 
 
 def test_copies_keep_views_of_one_buffer_views_of_one_copy():
@@ -61,23 +59,31 @@ def test_records_compare_field_by_field():
         "recs.n[1]: Kiln np.int32(0), simulator np.int32(7) (1 of 2 elements differ)")
 
 
+# Run in a child process: the simulator's numba.cuda, once imported, would
+# stand in for the real one in every later test of this process.
+SHADOW_CHECK_OF_A_LAUNCH_STORING_NOTHING = """
+import io, sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+from numba import cuda
+from shadow_check import ShadowCheck
+
+
 def fill_threadidx(a):
     i = cuda.threadIdx.x
     a[i] = i
 
 
-class _Kernel:
-    """A stand-in kernel, as the shadow check sees one."""
-
+class Kernel:
+    # A stand-in kernel, as the shadow check sees one.
     py_func = staticmethod(fill_threadidx)
     options = {}
     kiln_kernel = None
 
 
-class _LaunchStoringNothing:
-    """A Kiln launch of four threads that stores nothing: what Kiln's CPU
-    engine did with `a[i] = i` into int32 arrays before commit f33f8a8."""
-
+class LaunchStoringNothing:
+    # A Kiln launch of four threads that stores nothing: what Kiln's CPU
+    # engine once did with `a[i] = i` into int32 arrays.
     griddim, blockdim, sharedmem = (1, 1, 1), (4, 1, 1), 0
 
     def __call__(self, *args):
@@ -87,11 +93,19 @@ class _LaunchStoringNothing:
         raise TypeError("no specialization")
 
 
+log = io.StringIO()
+a = np.zeros(4, np.int32)
+ShadowCheck(log).launch(Kernel, LaunchStoringNothing(), (a,), (a,))
+print(log.getvalue())
+"""
+
+
 def test_the_shadow_check_catches_a_kernel_that_stores_nothing():
-    log = io.StringIO()
-    a = np.zeros(4, np.int32)
-    ShadowCheck(log).launch(_Kernel, _LaunchStoringNothing(), (a,), (a,))
-    record = json.loads(log.getvalue())
+    done = subprocess.run([sys.executable, "-c", SHADOW_CHECK_OF_A_LAUNCH_STORING_NOTHING, str(HERE)],
+                          capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, NUMBA_ENABLE_CUDASIM="1"))
+    assert done.returncode == 0, done.stderr
+    record = json.loads(done.stdout)
     assert record["outcome"] == "differed", record
     assert record["detail"].startswith("a[1]: Kiln np.int32(0), simulator np.int32(1) (3 of 4 elements differ)")
 
