@@ -4,6 +4,8 @@
 
 #include "runtime/cpu_engine/engine.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -52,6 +54,44 @@ cpu::EngineOptions engineOptionsFromEnvironment() {
   return options;
 }
 
+/// sysconf(`name`) pages in bytes, or 0 when sysconf does not know.
+uint64_t pagesInBytes(int name) {
+  long pages = sysconf(name);
+  long pageSize = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return 0;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize);
+}
+
+/// The host's physical memory: the CPU target's "device" memory, as both
+/// device_info's total_memory and memory_info's total report it.
+uint64_t physicalMemoryBytes() {
+  return pagesInBytes(_SC_PHYS_PAGES);
+}
+
+/// MemAvailable of /proc/meminfo (what the kernel can give new allocations
+/// without swapping, page cache included), or 0 where there is none.
+uint64_t memAvailableBytes() {
+  std::FILE *file = std::fopen("/proc/meminfo", "r");
+  if (!file)
+    return 0;
+  unsigned long long kibibytes = 0;
+  char line[256];
+  while (std::fgets(line, sizeof line, file))
+    if (std::sscanf(line, "MemAvailable: %llu kB", &kibibytes) == 1)
+      break;
+  std::fclose(file);
+  return static_cast<uint64_t>(kibibytes) * 1024;
+}
+
+/// The host's memory available to new allocations: MemAvailable, else the
+/// free physical pages.
+uint64_t availableMemoryBytes() {
+  if (uint64_t available = memAvailableBytes())
+    return available;
+  return pagesInBytes(_SC_AVPHYS_PAGES);
+}
+
 Status badEvent(const char *what) {
   return Status::error(ErrorKind::InvalidValue, std::string("kiln: ") + what);
 }
@@ -74,11 +114,13 @@ public:
     info.warpSize = static_cast<int>(cpu::DeviceLimits::warpSize);
     info.maxThreadsPerBlock = static_cast<int>(cpu::DeviceLimits::maxThreadsPerBlock);
     info.maxSharedMemoryPerBlock = static_cast<int>(cpu::DeviceLimits::maxSharedBytesPerBlock);
-    long pages = sysconf(_SC_PHYS_PAGES);
-    long pageSize = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && pageSize > 0)
-      info.totalMemoryBytes = static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize);
+    info.totalMemoryBytes = physicalMemoryBytes();
     info.uuid = "CPU-00000000-0000-0000-0000-000000000000";
+    return Status::success();
+  }
+  /// No driver: the CPU engine runs without CUDA.
+  Status driverVersion(int &version) override {
+    version = 0;
     return Status::success();
   }
 
@@ -91,6 +133,23 @@ public:
   }
   void release(DevicePointer pointer) override {
     std::free(reinterpret_cast<void *>(static_cast<uintptr_t>(pointer)));
+  }
+  /// Host memory is what the engine's "device" memory is: managed memory is
+  /// an ordinary allocation.
+  Status allocateManaged(size_t bytes, DevicePointer &pointer) override {
+    return allocate(bytes, pointer);
+  }
+  Status memoryInfo(uint64_t &freeBytes, uint64_t &totalBytes) override {
+    totalBytes = physicalMemoryBytes();
+    if (totalBytes == 0) {
+      freeBytes = 0;
+      return Status::error(ErrorKind::Unavailable,
+                           "kiln: the host's memory size is unknown (sysconf(_SC_PHYS_PAGES) "
+                           "failed), so the CPU engine cannot report its memory");
+    }
+    // Free never exceeds total, whatever /proc/meminfo says.
+    freeBytes = std::min(availableMemoryBytes(), totalBytes);
+    return Status::success();
   }
   Status allocateHost(size_t bytes, bool, void *&host) override {
     return allocateAligned(bytes, host);

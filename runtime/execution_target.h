@@ -163,11 +163,22 @@ public:
   /// than run its host code (the CPU engine), which never reads one.
   virtual bool runsFatBinaries() const = 0;
   virtual Status deviceInfo(DeviceInfo &info) = 0;
+  /// The CUDA driver's version as cuDriverGetVersion gives it (1000 * major
+  /// + 10 * minor: 13000 for 13.0), or 0 where there is no driver (the CPU
+  /// engine).
+  virtual Status driverVersion(int &version) = 0;
 
   // Memory. Copies on a stream may return before they finish; the caller
   // keeps host buffers alive until the stream is synchronized.
   virtual Status allocate(size_t bytes, DevicePointer &pointer) = 0;
   virtual void release(DevicePointer pointer) = 0;
+  /// Managed (unified) memory, which the device and the host both address
+  /// (managed_array): its DevicePointer is a host address too. Released
+  /// with release(). Unavailable where the device has no managed memory.
+  virtual Status allocateManaged(size_t bytes, DevicePointer &pointer) = 0;
+  /// The device's free and total memory in bytes (get_memory_info()); on
+  /// the CPU target, the host's available and physical memory.
+  virtual Status memoryInfo(uint64_t &freeBytes, uint64_t &totalBytes) = 0;
   /// Page-locked host memory (pinned_array); `mapped` also maps it into the
   /// device's address space (mapped_array).
   virtual Status allocateHost(size_t bytes, bool mapped, void *&host) = 0;

@@ -74,6 +74,7 @@ inline constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 1
 inline constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY = 19;
 inline constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 inline constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+inline constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY = 83;
 inline constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
 
 /// cuda.h's `enum CUfunction_attribute_enum` (the values Kiln sets).
@@ -86,6 +87,8 @@ inline constexpr unsigned CU_EVENT_DEFAULT = 0x0;
 inline constexpr unsigned CU_EVENT_DISABLE_TIMING = 0x2;
 inline constexpr unsigned CU_MEMHOSTALLOC_PORTABLE = 0x01;
 inline constexpr unsigned CU_MEMHOSTALLOC_DEVICEMAP = 0x02;
+/// cuda.h's `enum CUmemAttach_flags_enum`: managed memory any stream may use.
+inline constexpr unsigned CU_MEM_ATTACH_GLOBAL = 0x1;
 /// The special stream handles (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD).
 inline constexpr uintptr_t CU_STREAM_LEGACY_HANDLE = 0x1;
 inline constexpr uintptr_t CU_STREAM_PER_THREAD_HANDLE = 0x2;
@@ -114,6 +117,9 @@ inline constexpr uintptr_t CU_STREAM_PER_THREAD_HANDLE = 0x2;
   X(cuCtxSynchronize, "cuCtxSynchronize", nullptr, ())                                             \
   X(cuMemAlloc, "cuMemAlloc_v2", nullptr, (CUdeviceptr * dptr, size_t bytesize))                   \
   X(cuMemFree, "cuMemFree_v2", nullptr, (CUdeviceptr dptr))                                        \
+  X(cuMemAllocManaged, "cuMemAllocManaged", nullptr,                                               \
+    (CUdeviceptr * dptr, size_t bytesize, unsigned int flags))                                     \
+  X(cuMemGetInfo, "cuMemGetInfo_v2", nullptr, (size_t *free, size_t *total))                       \
   X(cuMemHostAlloc, "cuMemHostAlloc", nullptr, (void **pp, size_t bytesize, unsigned int Flags))   \
   X(cuMemFreeHost, "cuMemFreeHost", nullptr, (void *p))                                            \
   X(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2", nullptr,                            \

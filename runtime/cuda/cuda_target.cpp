@@ -94,9 +94,12 @@ public:
     info = properties;
     return Status::success();
   }
+  Status driverVersion(int &version) override;
 
   Status allocate(size_t bytes, DevicePointer &pointer) override;
   void release(DevicePointer pointer) override;
+  Status allocateManaged(size_t bytes, DevicePointer &pointer) override;
+  Status memoryInfo(uint64_t &freeBytes, uint64_t &totalBytes) override;
   Status allocateHost(size_t bytes, bool mapped, void *&host) override;
   void releaseHost(void *host) override;
   Status mappedDevicePointer(void *host, DevicePointer &pointer) override;
@@ -143,6 +146,8 @@ private:
   uint32_t maxBlockDim[3] = {1024, 1024, 64};
   uint32_t maxGridDim[3] = {2147483647u, 65535, 65535};
   uint32_t maxSharedOptIn = kDefaultSharedLimit;
+  /// CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: whether cuMemAllocManaged works.
+  bool managedMemory = false;
 
   /// The fat binaries loaded so far, by address in their mapped modules.
   /// They stay loaded for the life of the process, as the functions cached
@@ -161,7 +166,7 @@ Status CudaTarget::readDeviceProperties() {
     CUdevice_attribute attribute;
     int *value;
   };
-  int major = 0, minor = 0, optIn = 0;
+  int major = 0, minor = 0, optIn = 0, managed = 0;
   int blockDim[3] = {}, gridDim[3] = {};
   const Query queries[] = {
       {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &major},
@@ -177,6 +182,7 @@ Status CudaTarget::readDeviceProperties() {
       {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, &gridDim[0]},
       {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, &gridDim[1]},
       {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &gridDim[2]},
+      {CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, &managed},
   };
   for (const Query &query : queries)
     if (CUresult result = driver.cuDeviceGetAttribute(query.value, query.attribute, device))
@@ -192,6 +198,7 @@ Status CudaTarget::readDeviceProperties() {
       maxGridDim[axis] = static_cast<uint32_t>(gridDim[axis]);
   }
   maxSharedOptIn = static_cast<uint32_t>(std::max(optIn, properties.maxSharedMemoryPerBlock));
+  managedMemory = managed != 0;
 
   char deviceName[256] = {};
   if (CUresult result = driver.cuDeviceGetName(deviceName, sizeof deviceName - 1, device))
@@ -217,6 +224,13 @@ Status CudaTarget::makeCurrent() {
   return Status::success();
 }
 
+Status CudaTarget::driverVersion(int &version) {
+  version = 0;
+  if (CUresult result = driver.cuDriverGetVersion(&version))
+    return failed("cuDriverGetVersion", result);
+  return Status::success();
+}
+
 // Memory.
 
 Status CudaTarget::allocate(size_t bytes, DevicePointer &pointer) {
@@ -236,6 +250,38 @@ void CudaTarget::release(DevicePointer pointer) {
   if (pointer == 0 || !makeCurrent().ok())
     return;
   (void)driver.cuMemFree(pointer);
+}
+
+Status CudaTarget::allocateManaged(size_t bytes, DevicePointer &pointer) {
+  pointer = 0;
+  if (!managedMemory)
+    return Status::error(ErrorKind::Unavailable,
+                         "managed memory is not supported on device 0 (" + properties.name +
+                             "): it reports CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY = 0; use device "
+                             "memory (device_array) or mapped host memory (mapped_array) "
+                             "instead");
+  if (bytes == 0)
+    return Status::success();
+  if (Status status = makeCurrent(); !status.ok())
+    return status;
+  CUdeviceptr address = 0;
+  if (CUresult result = driver.cuMemAllocManaged(&address, bytes, CU_MEM_ATTACH_GLOBAL))
+    return failed("cuMemAllocManaged", result,
+                  "allocating " + std::to_string(bytes) + " bytes of managed memory");
+  pointer = address;
+  return Status::success();
+}
+
+Status CudaTarget::memoryInfo(uint64_t &freeBytes, uint64_t &totalBytes) {
+  freeBytes = totalBytes = 0;
+  if (Status status = makeCurrent(); !status.ok())
+    return status;
+  size_t available = 0, total = 0;
+  if (CUresult result = driver.cuMemGetInfo(&available, &total))
+    return failed("cuMemGetInfo", result, "device 0");
+  freeBytes = available;
+  totalBytes = total;
+  return Status::success();
 }
 
 Status CudaTarget::allocateHost(size_t bytes, bool mapped, void *&host) {

@@ -5,7 +5,9 @@
 //
 //   DeviceArrayBase        its C fields
 //   numpy.ndarray          the buffer protocol (format, shape, strides,
-//                          readonly), held until the launch ends
+//                          readonly), held until the launch ends; mapped
+//                          and managed arrays (kiln.cuda's subclasses) as
+//                          the device arrays they are
 //   NumPy scalar           the buffer protocol, 0-d: its dtype
 //   bool/int/float/complex bool, int64 (uint64 above 2**63 - 1), float64,
 //                          complex128
@@ -131,6 +133,24 @@ struct Classifier {
     value.shape = array->shape;
     value.strides = array->strides;
     return true;
+  }
+
+  /// Whether `object`, a NumPy array, lies in memory kernels use in place
+  /// (kiln.cuda's mapped and managed arrays, which carry their mapping):
+  /// it then goes to the kernel as the device array its
+  /// __cuda_array_interface__ describes, not as a copy. Only subclasses of
+  /// ndarray are asked.
+  static bool inDeviceVisibleMemory(PyObject *object) {
+    if (std::strcmp(Py_TYPE(object)->tp_name, "numpy.ndarray") == 0)
+      return false;
+    PyObject *mapping = PyObject_GetAttrString(object, "_kiln_mapping");
+    if (!mapping) {
+      PyErr_Clear();
+      return false;
+    }
+    bool mapped = mapping != Py_None;
+    Py_DECREF(mapping);
+    return mapped;
   }
 
   bool numpyArray(PyObject *object) {
@@ -345,6 +365,8 @@ struct Classifier {
     }
     switch (numpyKind(type)) {
     case NumpyKind::Array:
+      if (inDeviceVisibleMemory(object))
+        return interop(object);
       return numpyArray(object);
     case NumpyKind::Scalar:
       return numpyScalar(object);

@@ -1,8 +1,12 @@
 //===- runtime/extension/device_buffer.cpp - DeviceBuffer -----------------===//
 //
-// DeviceBuffer(nbytes): one allocation in the target's memory, freed when
-// the object is collected. A zero-byte buffer allocates nothing and has
-// pointer 0, as a zero-size device array in Numba.
+// DeviceBuffer(nbytes, managed=False): one allocation in the target's
+// memory, freed when the object is collected. A zero-byte buffer allocates
+// nothing and has pointer 0, as a zero-size device array in Numba.
+//
+// managed=True allocates managed (unified) memory, for managed_array: on the
+// CUDA target its pointer is an address the host may read and write too;
+// on the CPU target all memory is host memory, and managed is ordinary.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,14 +21,16 @@ struct DeviceBufferObject {
   PyObject_HEAD ExecutionTarget *target;
   DevicePointer pointer;
   size_t nbytes;
+  bool managed;
 };
 
 int initialize(PyObject *self, PyObject *args, PyObject *kwargs) {
   auto *buffer = reinterpret_cast<DeviceBufferObject *>(self);
-  static const char *keywords[] = {"nbytes", nullptr};
+  static const char *keywords[] = {"nbytes", "managed", nullptr};
   PyObject *size;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O:DeviceBuffer", const_cast<char **>(keywords),
-                                   &size))
+  int managed = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$p:DeviceBuffer", const_cast<char **>(keywords),
+                                   &size, &managed))
     return -1;
   if (buffer->target) {
     PyErr_SetString(PyExc_RuntimeError, "kiln: DeviceBuffer is already initialized");
@@ -38,7 +44,9 @@ int initialize(PyObject *self, PyObject *args, PyObject *kwargs) {
     return -1;
   DevicePointer pointer = 0;
   if (nbytes) {
-    if (Status status = target->allocate(nbytes, pointer); !status.ok()) {
+    Status status =
+        managed ? target->allocateManaged(nbytes, pointer) : target->allocate(nbytes, pointer);
+    if (!status.ok()) {
       raiseStatus(status);
       return -1;
     }
@@ -46,6 +54,7 @@ int initialize(PyObject *self, PyObject *args, PyObject *kwargs) {
   buffer->target = target;
   buffer->pointer = pointer;
   buffer->nbytes = nbytes;
+  buffer->managed = managed != 0;
   return 0;
 }
 
@@ -68,8 +77,9 @@ PyObject *getSize(PyObject *self, void *) {
 
 PyObject *represent(PyObject *self) {
   auto *buffer = reinterpret_cast<DeviceBufferObject *>(self);
-  char text[96];
-  std::snprintf(text, sizeof text, "<kiln DeviceBuffer of %zu bytes at 0x%llx>", buffer->nbytes,
+  char text[128];
+  std::snprintf(text, sizeof text, "<kiln DeviceBuffer of %zu bytes%s at 0x%llx>", buffer->nbytes,
+                buffer->managed ? " of managed memory" : "",
                 static_cast<unsigned long long>(buffer->pointer));
   return PyUnicode_FromString(text);
 }
@@ -81,8 +91,10 @@ PyGetSetDef accessors[] = {
 };
 
 PyType_Slot slots[] = {
-    {Py_tp_doc, const_cast<char *>("DeviceBuffer(nbytes): an allocation in the target's memory, "
-                                   "freed when collected.")},
+    {Py_tp_doc,
+     const_cast<char *>("DeviceBuffer(nbytes, managed=False): an allocation in the target's "
+                        "memory, freed when collected; managed=True allocates managed (unified) "
+                        "memory, which the host may also read and write at `pointer`.")},
     {Py_tp_new, reinterpret_cast<void *>(PyType_GenericNew)},
     {Py_tp_init, reinterpret_cast<void *>(initialize)},
     {Py_tp_dealloc, reinterpret_cast<void *>(deallocate)},

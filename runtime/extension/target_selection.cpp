@@ -94,6 +94,29 @@ PyObject *deviceInfo(PyObject *, PyObject *) {
                        info.uuid.c_str());
 }
 
+PyObject *memoryInfo(PyObject *, PyObject *) {
+  ExecutionTarget *target = currentTarget();
+  if (!target)
+    return nullptr;
+  uint64_t freeBytes = 0, totalBytes = 0;
+  if (Status status = target->memoryInfo(freeBytes, totalBytes); !status.ok())
+    return raiseStatus(status);
+  return Py_BuildValue("(KK)", static_cast<unsigned long long>(freeBytes),
+                       static_cast<unsigned long long>(totalBytes));
+}
+
+PyObject *driverVersion(PyObject *, PyObject *) {
+  ExecutionTarget *target = currentTarget();
+  if (!target)
+    return nullptr;
+  int version = 0;
+  if (Status status = target->driverVersion(version); !status.ok())
+    return raiseStatus(status);
+  if (version == 0)
+    Py_RETURN_NONE;
+  return Py_BuildValue("(ii)", version / 1000, version % 1000 / 10);
+}
+
 PyObject *synchronize(PyObject *, PyObject *) {
   ExecutionTarget *target = currentTarget();
   if (!target)
@@ -113,6 +136,12 @@ PyMethodDef targetFunctions[] = {
      "device_info() -> dict: ordinal, name, compute_capability, total_memory, "
      "multiprocessor_count, warp_size, max_threads_per_block, max_shared_memory_per_block, "
      "uuid."},
+    {"memory_info", memoryInfo, METH_NOARGS,
+     "memory_info() -> (free, total): the device's free and total memory in bytes (on the CPU "
+     "target, the host's available and physical memory)."},
+    {"driver_version", driverVersion, METH_NOARGS,
+     "driver_version() -> (major, minor) of the CUDA driver (cuDriverGetVersion), or None on the "
+     "CPU target."},
     {"synchronize", synchronize, METH_NOARGS,
      "synchronize(): waits for all work on the device to finish."},
     {nullptr, nullptr, 0, nullptr},

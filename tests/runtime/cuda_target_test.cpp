@@ -135,6 +135,7 @@ void inChild(const Environment &environment, const std::function<void()> &body) 
     unsetenv("KILN_STAND_IN_FAIL");
     unsetenv("KILN_STAND_IN_COMPUTE_CAPABILITY");
     unsetenv("KILN_STAND_IN_DEVICE_COUNT");
+    unsetenv("KILN_STAND_IN_MANAGED_MEMORY");
     for (const auto &[name, value] : environment)
       setenv(name.c_str(), value.c_str(), 1);
     body();
@@ -418,6 +419,130 @@ TEST(CudaTarget, PinnedAndMappedHostMemory) {
   });
 }
 
+TEST(CudaTarget, MemoryInfoIsTheDevicesFreeAndTotalMemory) {
+  inChild({}, [] {
+    std::unique_ptr<ExecutionTarget> target = createTarget();
+    ASSERT_TRUE(target);
+    uint64_t freeBytes = 0, totalBytes = 0;
+    ASSERT_TRUE(target->memoryInfo(freeBytes, totalBytes).ok());
+    EXPECT_EQ(totalBytes, uint64_t(16) << 30);
+    EXPECT_GT(totalBytes, 0u);
+    EXPECT_LE(freeBytes, totalBytes);
+    // The stand-in counts what is allocated on the device.
+    DevicePointer pointer = 0;
+    ASSERT_TRUE(target->allocate(1 << 20, pointer).ok());
+    uint64_t freeAfter = 0, totalAfter = 0;
+    ASSERT_TRUE(target->memoryInfo(freeAfter, totalAfter).ok());
+    EXPECT_EQ(totalAfter, totalBytes);
+    EXPECT_EQ(freeAfter, freeBytes - (1 << 20));
+    target->release(pointer);
+
+    std::vector<LogLine> queries = callsOf("cuMemGetInfo_v2");
+    ASSERT_EQ(queries.size(), 2u);
+    EXPECT_EQ(queries[0].number("free"), freeBytes);
+    EXPECT_EQ(queries[0].number("total"), totalBytes);
+    for (const LogLine &line : readLog())
+      EXPECT_EQ(line.result(), "CUDA_SUCCESS") << line.text;
+  });
+}
+
+TEST(CudaTarget, MemoryInfoMakesTheContextCurrentFirst) {
+  inChild({}, [] {
+    std::unique_ptr<ExecutionTarget> target = createTarget();
+    ASSERT_TRUE(target);
+    uint64_t freeBytes = 0, totalBytes = 0;
+    std::thread other([&] { EXPECT_TRUE(target->memoryInfo(freeBytes, totalBytes).ok()); });
+    other.join();
+    EXPECT_GT(totalBytes, 0u);
+    std::vector<std::string> calls = names(mainCalls());
+    ASSERT_GE(calls.size(), 2u);
+    EXPECT_EQ(std::vector<std::string>(calls.end() - 2, calls.end()),
+              (std::vector<std::string>{"cuCtxSetCurrent", "cuMemGetInfo_v2"}));
+  });
+}
+
+TEST(CudaTarget, ManagedMemoryIsAllocatedGloballyAndReleased) {
+  inChild({}, [] {
+    std::unique_ptr<ExecutionTarget> target = createTarget();
+    ASSERT_TRUE(target);
+    uint64_t freeBefore = 0, total = 0;
+    ASSERT_TRUE(target->memoryInfo(freeBefore, total).ok());
+    DevicePointer managed = 0;
+    ASSERT_TRUE(target->allocateManaged(4096, managed).ok());
+    ASSERT_NE(managed, 0u);
+    std::vector<LogLine> allocations = callsOf("cuMemAllocManaged");
+    ASSERT_EQ(allocations.size(), 1u);
+    EXPECT_EQ(allocations[0].number("bytesize"), 4096u);
+    EXPECT_EQ(allocations[0].number("flags"), 1u); // CU_MEM_ATTACH_GLOBAL
+    EXPECT_EQ(allocations[0].number("dptr"), managed);
+    uint64_t freeDuring = 0;
+    ASSERT_TRUE(target->memoryInfo(freeDuring, total).ok());
+    EXPECT_EQ(freeDuring, freeBefore - 4096);
+
+    // The host writes it in place; the device's copies see the bytes.
+    std::memset(reinterpret_cast<void *>(static_cast<uintptr_t>(managed)), 0x3c, 4096);
+    std::vector<uint8_t> back(4096, 0);
+    ASSERT_TRUE(target->copyToHost(back.data(), managed, 4096, 0).ok());
+    EXPECT_EQ(back[0], 0x3c);
+    EXPECT_EQ(back[4095], 0x3c);
+
+    target->release(managed);
+    std::vector<LogLine> frees = callsOf("cuMemFree_v2");
+    ASSERT_EQ(frees.size(), 1u);
+    EXPECT_EQ(frees[0].number("dptr"), managed);
+    uint64_t freeAfter = 0;
+    ASSERT_TRUE(target->memoryInfo(freeAfter, total).ok());
+    EXPECT_EQ(freeAfter, freeBefore);
+
+    // Zero bytes need no driver call.
+    DevicePointer empty = 1;
+    ASSERT_TRUE(target->allocateManaged(0, empty).ok());
+    EXPECT_EQ(empty, 0u);
+    EXPECT_EQ(callsOf("cuMemAllocManaged").size(), 1u);
+    for (const LogLine &line : readLog())
+      EXPECT_EQ(line.result(), "CUDA_SUCCESS") << line.text;
+  });
+}
+
+TEST(CudaTarget, ManagedMemoryOnADeviceWithoutItIsUnavailable) {
+  inChild({{"KILN_STAND_IN_MANAGED_MEMORY", "0"}}, [] {
+    std::unique_ptr<ExecutionTarget> target = createTarget();
+    ASSERT_TRUE(target);
+    std::vector<LogLine> attributes = callsOf("cuDeviceGetAttribute");
+    bool asked = false;
+    for (const LogLine &line : attributes)
+      if (line.number("attrib") == 83) {
+        asked = true;
+        EXPECT_EQ(line.number("pi"), 0u);
+      }
+    EXPECT_TRUE(asked) << "CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY was never asked for";
+    DevicePointer pointer = 1;
+    Status status = target->allocateManaged(4096, pointer);
+    EXPECT_EQ(status.kind(), ErrorKind::Unavailable);
+    EXPECT_EQ(pointer, 0u);
+    EXPECT_EQ(status.message(),
+              "managed memory is not supported on device 0 (Kiln stand-in driver (not a GPU)): "
+              "it reports CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY = 0; use device memory "
+              "(device_array) or mapped host memory (mapped_array) instead");
+    // The driver is never asked.
+    EXPECT_TRUE(callsOf("cuMemAllocManaged").empty());
+    // Ordinary device memory still works.
+    ASSERT_TRUE(target->allocate(4096, pointer).ok());
+    target->release(pointer);
+  });
+}
+
+TEST(CudaTarget, DriverVersionIsCuDriverGetVersions) {
+  inChild({}, [] {
+    std::unique_ptr<ExecutionTarget> target = createTarget();
+    ASSERT_TRUE(target);
+    int version = 0;
+    ASSERT_TRUE(target->driverVersion(version).ok());
+    EXPECT_EQ(version, 13000);
+    EXPECT_EQ(callsOf("cuDriverGetVersion").size(), 1u);
+  });
+}
+
 TEST(CudaTarget, DriverErrorsCarryTheDriversNameAndWhatFailed) {
   inChild({{"KILN_STAND_IN_FAIL", "cuMemAlloc_v2=CUDA_ERROR_OUT_OF_MEMORY,cuStreamCreate=999"}},
           [] {
@@ -434,6 +559,33 @@ TEST(CudaTarget, DriverErrorsCarryTheDriversNameAndWhatFailed) {
             status = target->createStream(stream);
             EXPECT_EQ(status.cudaErrorCode(), 999);
             EXPECT_EQ(status.message(), "cuStreamCreate failed: CUDA_ERROR_UNKNOWN: unknown error");
+          });
+}
+
+TEST(CudaTarget, ManagedMemoryAndMemoryInfoErrorsCarryTheDriversName) {
+  inChild({{"KILN_STAND_IN_FAIL", "cuMemAllocManaged=CUDA_ERROR_OUT_OF_MEMORY,cuMemGetInfo_v2,"
+                                  "cuDriverGetVersion=CUDA_ERROR_NOT_INITIALIZED"}},
+          [] {
+            std::unique_ptr<ExecutionTarget> target = createTarget();
+            ASSERT_TRUE(target);
+            DevicePointer pointer = 1;
+            Status status = target->allocateManaged(4096, pointer);
+            EXPECT_EQ(status.kind(), ErrorKind::CudaError);
+            EXPECT_EQ(status.cudaErrorName(), "CUDA_ERROR_OUT_OF_MEMORY");
+            EXPECT_EQ(status.message(), "cuMemAllocManaged failed: CUDA_ERROR_OUT_OF_MEMORY: out "
+                                        "of memory (allocating 4096 bytes of managed memory)");
+            EXPECT_EQ(pointer, 0u);
+            uint64_t freeBytes = 1, totalBytes = 1;
+            status = target->memoryInfo(freeBytes, totalBytes);
+            EXPECT_EQ(status.kind(), ErrorKind::CudaError);
+            EXPECT_EQ(status.message(),
+                      "cuMemGetInfo failed: CUDA_ERROR_UNKNOWN: unknown error (device 0)");
+            EXPECT_EQ(freeBytes, 0u);
+            EXPECT_EQ(totalBytes, 0u);
+            int version = 1;
+            status = target->driverVersion(version);
+            EXPECT_EQ(status.cudaErrorName(), "CUDA_ERROR_NOT_INITIALIZED");
+            EXPECT_EQ(version, 0);
           });
 }
 

@@ -5,7 +5,7 @@ The compiler itself is the `kiln` command.
 
     import kiln
     kiln.target()        # 'cuda' or 'cpu' (KILN_TARGET=cuda|cpu|auto)
-    import kiln.cuda as cuda   # the numba.cuda host API subset
+    import kiln.cuda as cuda   # numba.cuda's host API
 """
 
 __version__ = "0.1.0"

@@ -307,6 +307,9 @@ def as_device_array(obj, stream_handle=0, sync=True):
 
     if isinstance(obj, DeviceNDArray):
         return obj
+    as_argument = getattr(obj, "_kiln_device_argument", None)  # cuda.In, cuda.Out, cuda.InOut
+    if as_argument is not None:
+        return as_argument(stream_handle)
     desc = getattr(obj, "__cuda_array_interface__", None)
     if desc is not None:
         return from_cuda_array_interface(desc, owner=obj, sync=sync, stream_handle=stream_handle)

@@ -759,6 +759,29 @@ def reduce(function):
     return BuiltOnFirstCall(function, "reduction")
 
 
+class DeclaredDeviceFunction:
+    """`cuda.declare_device(name, sig, link=None)`: a device function
+    implemented in CUDA C/C++ or PTX. The compiler reads the declaration
+    from the source and links the files `link=` names; here it is a name
+    only kernels can call."""
+
+    def __init__(self, name, sig, link=None):
+        self.name = name
+        self.sig = sig
+        self.link = link
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"{self.name!r} is a device function implemented in CUDA C/C++ or PTX "
+                        "(cuda.declare_device): only kernels and device functions can call it")
+
+    def __repr__(self):
+        return f"<declared device function {self.name!r} {self.sig}>"
+
+
+def declare_device(name, sig, link=None):
+    return DeclaredDeviceFunction(name, sig, link)
+
+
 def _command_line_program():
     """The program `python -c PROGRAM` runs, or "" if this process is not one."""
     arguments = getattr(sys, "orig_argv", [])

@@ -7,6 +7,9 @@
 // KILN_CUDA_DRIVER=<path of this library>. It simulates one device:
 //
 //   - device memory is host memory, so copies and fills really move bytes;
+//     managed memory too (cuMemAllocManaged), which the host then reads and
+//     writes in place as it would on a GPU; cuMemGetInfo_v2 reports 16 GiB
+//     less what is allocated on the device (device and managed memory);
 //   - streams and events complete at once (queries say "finished");
 //   - cuModuleLoadData reads the fat binary (backend/fatbin_reader.h), picks
 //     the image a driver would (a cubin sm_XY for compute capability X.y,
@@ -20,6 +23,10 @@
 // Environment, read at each call:
 //   KILN_STAND_IN_COMPUTE_CAPABILITY  "8.0" by default
 //   KILN_STAND_IN_DEVICE_COUNT        1 by default; 0 simulates no device
+//   KILN_STAND_IN_MANAGED_MEMORY      "0" simulates a device without managed
+//                                     memory (CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY
+//                                     is 0 and cuMemAllocManaged fails with
+//                                     CUDA_ERROR_NOT_SUPPORTED); 1 by default
 //   KILN_STAND_IN_FAIL                "cuMemAlloc_v2=CUDA_ERROR_OUT_OF_MEMORY,cuLaunchKernel":
 //                                     those calls fail with that error (by
 //                                     name or number; CUDA_ERROR_UNKNOWN if
@@ -55,11 +62,14 @@ namespace {
 
 constexpr uint32_t kFatbinMagic = 0xBA55ED50u;
 constexpr int kDefaultSharedLimit = 48 * 1024;
+/// The simulated device's memory: cuDeviceTotalMem_v2, cuMemGetInfo_v2.
+constexpr size_t kDeviceMemoryBytes = size_t(16) << 30;
 
 struct Config {
   int major = 8;
   int minor = 0;
   int deviceCount = 1;
+  bool managedMemory = true;
   int arch() const { return major * 10 + minor; }
   /// cudaDevAttrMaxSharedMemoryPerBlockOptin of real devices of this arch.
   int sharedOptIn() const {
@@ -90,6 +100,8 @@ Config readConfig() {
   }
   if (const char *text = std::getenv("KILN_STAND_IN_DEVICE_COUNT"))
     config.deviceCount = std::atoi(text);
+  if (const char *text = std::getenv("KILN_STAND_IN_MANAGED_MEMORY"))
+    config.managedMemory = std::strcmp(text, "0") != 0;
   return config;
 }
 
@@ -119,6 +131,8 @@ struct Allocation {
   uint64_t size = 0;
   bool host = false;
   unsigned flags = 0;
+  /// From cuMemAllocManaged: freed with cuMemFree_v2, as device memory is.
+  bool managed = false;
 };
 
 struct StandInStream {
@@ -445,6 +459,9 @@ STAND_IN_EXPORT CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib
   case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
     *pi = config.sharedOptIn();
     break;
+  case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY:
+    *pi = config.managedMemory ? 1 : 0;
+    break;
   default:
     *pi = 0;
     break;
@@ -471,7 +488,7 @@ STAND_IN_EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev) {
   call.log.signedNumber("dev", dev);
   if (CUresult result = call.check(true, false))
     return call.finish(result);
-  *bytes = size_t(16) << 30;
+  *bytes = kDeviceMemoryBytes;
   return call.finish(CUDA_SUCCESS);
 }
 
@@ -549,7 +566,7 @@ STAND_IN_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize) {
   if (!memory)
     return call.finish(CUDA_ERROR_OUT_OF_MEMORY);
   std::memset(memory, 0xa5, bytesize); // Device memory starts undefined.
-  state().allocations[reinterpret_cast<uintptr_t>(memory)] = {bytesize, false, 0};
+  state().allocations[reinterpret_cast<uintptr_t>(memory)] = {bytesize, false, 0, false};
   *dptr = reinterpret_cast<uintptr_t>(memory);
   call.log.number("dptr", *dptr);
   return call.finish(CUDA_SUCCESS);
@@ -568,6 +585,42 @@ STAND_IN_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr) {
   return call.finish(CUDA_SUCCESS);
 }
 
+STAND_IN_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags) {
+  Call call("cuMemAllocManaged");
+  call.log.number("bytesize", bytesize).number("flags", flags);
+  if (CUresult result = call.check(true, true))
+    return call.finish(result);
+  if (!readConfig().managedMemory)
+    return call.refuse(CUDA_ERROR_NOT_SUPPORTED, "KILN_STAND_IN_MANAGED_MEMORY=0");
+  constexpr unsigned kAttachHost = 0x2; // CU_MEM_ATTACH_HOST
+  if (bytesize == 0 || (flags != CU_MEM_ATTACH_GLOBAL && flags != kAttachHost))
+    return call.finish(CUDA_ERROR_INVALID_VALUE);
+  void *memory = std::aligned_alloc(4096, (bytesize + 4095) / 4096 * 4096);
+  if (!memory)
+    return call.finish(CUDA_ERROR_OUT_OF_MEMORY);
+  std::memset(memory, 0xa5, bytesize); // Starts undefined, as device memory does.
+  state().allocations[reinterpret_cast<uintptr_t>(memory)] = {bytesize, false, flags, true};
+  *dptr = reinterpret_cast<uintptr_t>(memory);
+  call.log.number("dptr", *dptr);
+  return call.finish(CUDA_SUCCESS);
+}
+
+STAND_IN_EXPORT CUresult cuMemGetInfo_v2(size_t *free, size_t *total) {
+  Call call("cuMemGetInfo_v2");
+  if (CUresult result = call.check(true, true))
+    return call.finish(result);
+  if (!free || !total)
+    return call.finish(CUDA_ERROR_INVALID_VALUE);
+  uint64_t used = 0;
+  for (const auto &[address, allocation] : state().allocations)
+    if (!allocation.host)
+      used += allocation.size;
+  *total = kDeviceMemoryBytes;
+  *free = kDeviceMemoryBytes - std::min<uint64_t>(used, kDeviceMemoryBytes);
+  call.log.number("free", *free).number("total", *total);
+  return call.finish(CUDA_SUCCESS);
+}
+
 STAND_IN_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags) {
   Call call("cuMemHostAlloc");
   call.log.number("bytesize", bytesize).number("Flags", Flags);
@@ -578,7 +631,7 @@ STAND_IN_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int
   void *memory = std::aligned_alloc(4096, (bytesize + 4095) / 4096 * 4096);
   if (!memory)
     return call.finish(CUDA_ERROR_OUT_OF_MEMORY);
-  state().allocations[reinterpret_cast<uintptr_t>(memory)] = {bytesize, true, Flags};
+  state().allocations[reinterpret_cast<uintptr_t>(memory)] = {bytesize, true, Flags, false};
   *pp = memory;
   call.log.number("p", handleNumber(memory));
   return call.finish(CUDA_SUCCESS);
@@ -953,6 +1006,8 @@ static_assert(std::is_same_v<decltype(&cuCtxSetCurrent), PFN_cuCtxSetCurrent>);
 static_assert(std::is_same_v<decltype(&cuCtxSynchronize), PFN_cuCtxSynchronize>);
 static_assert(std::is_same_v<decltype(&cuMemAlloc_v2), PFN_cuMemAlloc>);
 static_assert(std::is_same_v<decltype(&cuMemFree_v2), PFN_cuMemFree>);
+static_assert(std::is_same_v<decltype(&cuMemAllocManaged), PFN_cuMemAllocManaged>);
+static_assert(std::is_same_v<decltype(&cuMemGetInfo_v2), PFN_cuMemGetInfo>);
 static_assert(std::is_same_v<decltype(&cuMemHostAlloc), PFN_cuMemHostAlloc>);
 static_assert(std::is_same_v<decltype(&cuMemFreeHost), PFN_cuMemFreeHost>);
 static_assert(

@@ -12,34 +12,32 @@ one import::
     add_kernel[blocks, threads](d_x, d_out)
     out = d_out.copy_to_host()
 
-In a module that runs as Python source, `cuda.jit` kernels are specialized
-on demand by Kiln's compiler (kiln.dispatcher); a module built with `kiln
-build --module` holds its kernels precompiled. Ufuncs and reductions come
-from built modules, so `cuda.reduce` and `vectorize` are not here. On the
-CPU target (no GPU, or KILN_TARGET=cpu) "device" memory is host memory and
-everything works the same way; asynchronous operations may complete eagerly.
+In a module that runs as Python source, `cuda.jit` kernels (and
+`cuda.reduce` reductions, `vectorize` ufuncs) are built on demand by Kiln's
+compiler (kiln.dispatcher); a module built with `kiln build --module` holds
+them precompiled. Every public name of numba.cuda is here, or raises an
+AttributeError saying why Kiln has no such thing and what to use instead
+(kiln.cuda.unavailable). Kernels run on one device: GPU 0, or, with no GPU
+(or KILN_TARGET=cpu), Kiln's CPU engine, which is then device 0 and whose
+"device" memory is host memory; asynchronous operations may complete
+eagerly there.
 """
 
+import importlib as _importlib
+import importlib.util as _importlib_util
+
 from . import random
-from .devicearray import (
-    DeviceNDArray,
-    MappedNDArray,
-    as_cuda_array,
-    device_array,
-    device_array_like,
-    is_cuda_array,
-    mapped_array,
-    mapped_array_like,
-    pinned_array,
-    pinned_array_like,
-    to_device,
-)
 from .device import (
     Device,
+    cuda_error,
     defer_cleanup,
     detect,
     get_current_device,
     is_available,
+    is_bfloat16_supported,
+    is_float16_supported,
+    is_fp8_supported,
+    is_supported_version,
     list_devices,
     profile_start,
     profile_stop,
@@ -47,6 +45,25 @@ from .device import (
     select_device,
     synchronize,
 )
+from .devicearray import (
+    DeviceNDArray,
+    ManagedNDArray,
+    MappedNDArray,
+    as_cuda_array,
+    device_array,
+    device_array_like,
+    from_cuda_array_interface,
+    is_cuda_array,
+    managed_array,
+    mapped,
+    mapped_array,
+    mapped_array_like,
+    open_ipc_array,
+    pinned_array,
+    pinned_array_like,
+    to_device,
+)
+from .devicearray import _prepare as prepare_shape_strides_dtype
 from .streams import (
     Event,
     Stream,
@@ -58,43 +75,44 @@ from .streams import (
     per_thread_default_stream,
     stream,
 )
+# Names loaded at first use, by the module that defines them (and, failing
+# those, the kernel language's: _kernel_language_name): what a built
+# module's import needs is above, and importing kiln.cuda stays quick.
+_LAZY_MODULES = {"args", "config", "cudadrv", "errors"}
+_LAZY_NAMES = {
+    **dict.fromkeys(["In", "InOut", "Out"], "args"),
+    **dict.fromkeys(["close", "current_context", "gpus", "require_context"], "context"),
+    **dict.fromkeys(["CudaSupportError", "KernelRuntimeError"], "errors"),
+    **dict.fromkeys(["Archive", "CUSource", "Cubin", "Fatbin", "LinkableCode", "LTOIR", "Object", "PTXSource"],
+                    "cudadrv.linkable_code"),
+    "runtime": "cudadrv.runtime",
+    **dict.fromkeys(["BaseCUDAMemoryManager", "GetIpcHandleMixin", "HostOnlyCUDAMemoryManager",
+                     "set_memory_manager"], "memory_manager"),
+    **dict.fromkeys(["IpcHandle", "MappedMemory", "MemoryInfo", "MemoryPointer", "PinnedMemory"],
+                    "memory_pointers"),
+    "driver": "cudadrv",
+    "devices": "cudadrv",
+    **dict.fromkeys(["jit", "reduce", "Reduce", "vectorize", "declare_device"], "kiln.dispatcher"),
+}
 
-__all__ = [
-    "DeviceNDArray",
-    "MappedNDArray",
-    "Device",
-    "Event",
-    "Stream",
-    "as_cuda_array",
-    "default_stream",
-    "defer_cleanup",
-    "detect",
-    "device_array",
-    "device_array_like",
-    "event",
-    "event_elapsed_time",
-    "external_stream",
-    "get_current_device",
-    "is_available",
-    "is_cuda_array",
-    "jit",
-    "legacy_default_stream",
-    "list_devices",
-    "mapped_array",
-    "mapped_array_like",
-    "per_thread_default_stream",
-    "pinned",
-    "pinned_array",
-    "pinned_array_like",
-    "profile_start",
-    "profile_stop",
-    "profiling",
-    "random",
-    "select_device",
-    "stream",
-    "synchronize",
-    "to_device",
-]
+# Whether Numba itself is installed beside Kiln (numba-cuda's flag of the same name).
+HAS_NUMBA = _importlib_util.find_spec("numba") is not None
+# The lowest compute capability of the architectures `kiln build` compiles for by default.
+config_default_cc = (7, 5)
+numba_cuda_default_ptx_cc = (7, 5)
+
+__all__ = sorted({
+    "Device", "DeviceNDArray", "Event", "HAS_NUMBA", "ManagedNDArray", "MappedNDArray", "Stream",
+    "as_cuda_array", "config_default_cc", "cuda_error", "default_stream", "defer_cleanup", "detect",
+    "device_array", "device_array_like", "event", "event_elapsed_time", "external_stream",
+    "from_cuda_array_interface", "get_current_device", "is_available", "is_bfloat16_supported",
+    "is_cuda_array", "is_float16_supported", "is_fp8_supported", "is_supported_version",
+    "legacy_default_stream", "list_devices", "managed_array", "mapped", "mapped_array",
+    "mapped_array_like", "numba_cuda_default_ptx_cc", "open_ipc_array", "per_thread_default_stream",
+    "pinned", "pinned_array", "pinned_array_like", "prepare_shape_strides_dtype", "profile_start",
+    "profile_stop", "profiling", "random", "select_device", "stream", "synchronize", "to_device",
+    *_LAZY_MODULES, *_LAZY_NAMES,
+})
 
 
 import contextlib as _contextlib
@@ -107,27 +125,27 @@ def pinned(*arrays):
     yield
 
 
-_COMPILER_NAMES = {
-    "guvectorize": "@guvectorize ufuncs",
-    "declare_device": "declared device functions",
-    "compile_ptx": "PTX compilation",
-    "compile_ptx_for_current_device": "PTX compilation",
-    "compile": "compilation",
-}
-
-
 def __getattr__(name):
-    # kiln.dispatcher (and what it imports) loads only where kernels are
-    # defined in Python: importing a built module stays as quick as it was.
-    if name in ("jit", "reduce", "vectorize"):
-        from kiln import dispatcher
+    if name in _LAZY_MODULES:
+        value = _importlib.import_module(f"{__name__}.{name}")
+    elif name in _LAZY_NAMES:
+        where = _LAZY_NAMES[name]
+        module = _importlib.import_module(where if where.startswith("kiln.") else f"{__name__}.{where}")
+        value = getattr(module, name.lower() if name == "Reduce" else name)
+    else:
+        value = _kernel_language_name(name)
+    globals()[name] = value
+    return value
 
-        return getattr(dispatcher, name)
-    if name in _COMPILER_NAMES:
-        raise AttributeError(
-            f"kiln.cuda has no {name!r}: Kiln compiles ahead of time, so {_COMPILER_NAMES[name]} are not "
-            "built at run time. Keep the kernels in a module written for Numba, build it with "
-            "`kiln build kernels.py --module kernels -o DIR` and import the built module (from DIR) "
-            "to get its kernels, ufuncs and reductions."
-        )
-    raise AttributeError(f"module 'kiln.cuda' has no attribute {name!r}")
+
+def _kernel_language_name(name):
+    """`name` of the kernel language (threadIdx, syncthreads, ...) or its
+    types (float32, ...), whose modules load at the first such name; else
+    the AttributeError saying why kiln.cuda has no such name."""
+    for where in ("kernel_language", "numba_types"):
+        module = _importlib.import_module(f"{__name__}.{where}")
+        if name in module.__all__:
+            return getattr(module, name)
+    from .unavailable import explanation
+
+    raise AttributeError(explanation(name) or f"module 'kiln.cuda' has no attribute {name!r}")

@@ -1,15 +1,22 @@
-"""The device: `get_current_device()`, `is_available()`, `detect()`, `synchronize()`."""
+"""The device: `get_current_device()`, `is_available()`, `detect()`,
+`synchronize()`, and what the device supports."""
 
 import contextlib
+import functools
 
 from kiln import _runtime
 
 __all__ = [
     "Device",
+    "cuda_error",
     "get_current_device",
     "select_device",
     "list_devices",
     "is_available",
+    "is_bfloat16_supported",
+    "is_float16_supported",
+    "is_fp8_supported",
+    "is_supported_version",
     "detect",
     "synchronize",
     "defer_cleanup",
@@ -18,9 +25,26 @@ __all__ = [
     "profiling",
 ]
 
+# Limits every device Kiln builds for has (compute capability 7.0 and up),
+# by the names Numba gives device attributes (CU_DEVICE_ATTRIBUTE_*).
+ARCHITECTURE_LIMITS = {
+    "MAX_BLOCK_DIM_X": 1024,
+    "MAX_BLOCK_DIM_Y": 1024,
+    "MAX_BLOCK_DIM_Z": 64,
+    "MAX_GRID_DIM_X": 2**31 - 1,
+    "MAX_GRID_DIM_Y": 65535,
+    "MAX_GRID_DIM_Z": 65535,
+    "MAX_REGISTERS_PER_BLOCK": 65536,
+    "TOTAL_CONSTANT_MEMORY": 65536,
+    "UNIFIED_ADDRESSING": 1,
+    "CONCURRENT_KERNELS": 1,
+}
+
 
 class Device:
-    """What host code sees of the device (`numba.cuda.cudadrv.driver.Device`)."""
+    """What host code sees of the device (`numba.cuda.cudadrv.driver.Device`).
+    Its attributes in capitals are the device attributes Numba reads with
+    cuDeviceGetAttribute, as far as Kiln's runtime knows them."""
 
     def __init__(self, info):
         self._info = dict(info)
@@ -29,11 +53,26 @@ class Device:
         self.compute_capability = tuple(info.get("compute_capability", (0, 0)))
         self.uuid = info.get("uuid", "")
         self.total_memory = int(info.get("total_memory", 0))
+        self.COMPUTE_CAPABILITY_MAJOR, self.COMPUTE_CAPABILITY_MINOR = self.compute_capability
         self.MULTIPROCESSOR_COUNT = int(info.get("multiprocessor_count", 1))
         self.WARP_SIZE = int(info.get("warp_size", 32))
         self.MAX_THREADS_PER_BLOCK = int(info.get("max_threads_per_block", 1024))
         self.MAX_SHARED_MEMORY_PER_BLOCK = int(info.get("max_shared_memory_per_block", 48 * 1024))
         self.target = _runtime.target()
+        if self.target == "cpu":
+            self.KERNEL_EXEC_TIMEOUT = 0
+            self.PCI_DOMAIN_ID = self.PCI_BUS_ID = self.PCI_DEVICE_ID = 0
+
+    def __getattr__(self, name):
+        if name in ARCHITECTURE_LIMITS:
+            return ARCHITECTURE_LIMITS[name]
+        if name.isupper():
+            raise AttributeError(f"Kiln's runtime does not read the device attribute {name}: it knows "
+                                 f"{', '.join(sorted(self._known_attributes()))}")
+        raise AttributeError(f"'Device' object has no attribute {name!r}")
+
+    def _known_attributes(self):
+        return [key for key in vars(self) if key.isupper()] + list(ARCHITECTURE_LIMITS)
 
     @property
     def supports_float16(self):
@@ -43,13 +82,28 @@ class Device:
     def supports_bfloat16(self):
         return self.compute_capability >= (8, 0)
 
+    @property
+    def supports_fp8(self):
+        return self.compute_capability >= (8, 9)
+
+    def get_primary_context(self):
+        from .context import current_context
+
+        return current_context()
+
+    def release_primary_context(self):
+        """The runtime keeps the primary context for the process."""
+
     def reset(self):
-        synchronize()
+        from .context import current_context
+
+        current_context().reset()
 
     def __repr__(self):
         return f"<CUDA device {self.id} '{self.name}'>"
 
 
+@functools.cache
 def get_current_device():
     """The device kernels run on (on the CPU target, the CPU engine)."""
     return Device(_runtime.device_info())
@@ -64,7 +118,40 @@ def select_device(device_id):
 
 
 def list_devices():
-    return [get_current_device()]
+    """The devices kernels can run on: `cuda.gpus`."""
+    from .context import gpus
+
+    return gpus
+
+
+def is_float16_supported():
+    """float16 works on every device Kiln runs on."""
+    return True
+
+
+def is_bfloat16_supported():
+    """Whether the device has bfloat16 (compute capability 8.0 and up)."""
+    return get_current_device().supports_bfloat16
+
+
+def is_fp8_supported():
+    """Whether the device has FP8 (compute capability 8.9 and up)."""
+    return get_current_device().supports_fp8
+
+
+def is_supported_version():
+    """Whether kernels can run here: Kiln's modules carry their PTX and
+    cubins, so no CUDA toolkit version is required of the machine."""
+    return is_available()
+
+
+def cuda_error():
+    """None if the target started; else why it could not."""
+    try:
+        _runtime.target()
+    except Exception as error:  # noqa: BLE001 - whatever stopped the target is the answer
+        return str(error)
+    return None
 
 
 def is_available():

@@ -10,16 +10,20 @@ the strides (negative strides are allowed); `owner` keeps the allocation (or
 the foreign object) alive, and views share their base's owner.
 """
 
+import contextlib
+import ctypes
 import operator
 
 import numpy as np
 
 from kiln import _runtime
 
+from . import memory_manager
 from .streams import stream_handle
 
 __all__ = [
     "DeviceNDArray",
+    "ManagedNDArray",
     "MappedNDArray",
     "device_array",
     "device_array_like",
@@ -29,7 +33,11 @@ __all__ = [
     "pinned_array_like",
     "to_device",
     "as_cuda_array",
+    "from_cuda_array_interface",
     "is_cuda_array",
+    "managed_array",
+    "mapped",
+    "open_ipc_array",
 ]
 
 # PEP 3118 format strings, per dtype (DeviceArrayBase wants one).
@@ -181,6 +189,16 @@ def _host_bytes(array):
 # DeviceNDArray
 
 
+def _allocate_device_memory(nbytes):
+    """(address, owner) of `nbytes` of device memory: from the memory
+    manager plugin where one is set, else from Kiln's runtime."""
+    pointer = memory_manager.plugin_allocation(nbytes)
+    if pointer is not None:
+        return pointer.device_pointer.value, pointer
+    buffer = _runtime.DeviceBuffer(nbytes)
+    return buffer.pointer, buffer
+
+
 class DeviceNDArray(_runtime.DeviceArrayBase):
     """An array in device memory (`numba.cuda.cudadrv.devicearray.DeviceNDArray`).
 
@@ -199,8 +217,8 @@ class DeviceNDArray(_runtime.DeviceArrayBase):
         low, high = _extent(shape, strides, dtype.itemsize)
         if high - low <= 0:
             return cls._view(shape, strides, dtype, 0, None, stream)
-        buffer = _runtime.DeviceBuffer(high - low)
-        return cls._view(shape, strides, dtype, buffer.pointer - low, buffer, stream)
+        address, owner = _allocate_device_memory(high - low)
+        return cls._view(shape, strides, dtype, address - low, owner, stream)
 
     # --- NumPy-like attributes -----------------------------------------
 
@@ -276,6 +294,9 @@ class DeviceNDArray(_runtime.DeviceArrayBase):
     def _base_pointer(self):
         low, _ = _extent(self.shape, self.strides, self.itemsize)
         return self.device_pointer + low
+
+    def get_ipc_handle(self):
+        raise NotImplementedError(memory_manager.IPC_UNSUPPORTED)
 
     def copy_to_host(self, ary=None, stream=0):
         """Copy this array into `ary` (a NumPy array), or into a new one.
@@ -649,6 +670,53 @@ def mapped_array_like(ary, stream=0, portable=False, wc=False):
     return mapped_array(ary.shape, ary.dtype, _contiguous_strides_like(ary), _order_like(ary), stream)
 
 
+class ManagedNDArray(MappedNDArray):
+    """A NumPy array in managed (unified) memory, which the host and kernels
+    both use in place."""
+
+
+def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, attach_global=True):
+    """A NumPy array (a `ManagedNDArray`) in managed memory: on a GPU, memory
+    the driver migrates between host and device; on the CPU engine, host
+    memory, which is its device memory."""
+    shape, strides, dtype = _prepare(shape, strides, dtype, order)
+    low, high = _extent(shape, strides, dtype.itemsize)
+    mapping = (0, 0, 0, None)
+    if high - low > 0:
+        buffer = _runtime.DeviceBuffer(high - low, managed=True)
+        memory = (ctypes.c_byte * (high - low)).from_address(buffer.pointer)
+        array = np.ndarray(shape, dtype=dtype, buffer=memory, offset=-low, strides=strides)
+        mapping = (buffer.pointer, buffer.pointer, high - low, buffer)
+    else:
+        array = np.ndarray(shape, dtype=dtype, strides=strides)
+    view = array.view(ManagedNDArray)
+    view._kiln_mapping = mapping
+    view._kiln_stream = stream_handle(stream)
+    return view
+
+
+@contextlib.contextmanager
+def mapped(*arylist, stream=0):
+    """Device arrays of the host arrays `arylist` for the block: one array,
+    or a list of them. On the CPU engine they are the host arrays' memory;
+    on a GPU, Kiln's runtime cannot map pageable memory, so they are copies,
+    copied back into the host arrays when the block ends."""
+    handle = stream_handle(stream)
+    hosts = [np.asarray(array) for array in arylist]
+    if _runtime.shares_host_memory():
+        devices = [DeviceNDArray._view(host.shape, host.strides, host.dtype,
+                                       host.__array_interface__["data"][0], host, handle) for host in hosts]
+    else:
+        devices = [to_device(host, stream=handle) for host in hosts]
+    try:
+        yield devices[0] if len(devices) == 1 else devices
+    finally:
+        if not _runtime.shares_host_memory():
+            for host, device in zip(hosts, devices):
+                device.copy_to_host(host, stream=handle)
+            _runtime.synchronize()
+
+
 # ---------------------------------------------------------------------------
 # Device allocation
 
@@ -701,6 +769,20 @@ def as_cuda_array(obj, sync=True):
     if view is None:
         raise TypeError("*obj* doesn't implement the cuda array interface.")
     return view
+
+
+def from_cuda_array_interface(desc, owner=None, sync=True):
+    """A DeviceNDArray over the memory a `__cuda_array_interface__` dict
+    describes; `owner` is kept alive as long as the array."""
+    from kiln import _interop
+
+    return _interop.from_cuda_array_interface(desc, owner=owner, sync=sync)
+
+
+def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
+    """Numba opens another process's device array from an IPC handle; Kiln's
+    runtime does not share device memory across processes."""
+    raise NotImplementedError(memory_manager.IPC_UNSUPPORTED)
 
 
 def is_cuda_array(obj):
