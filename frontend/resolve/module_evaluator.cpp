@@ -285,6 +285,23 @@ std::optional<ModuleValue> ModuleEvaluator::evaluateAttribute(const AttributeExp
                  {module.displayName(), attr->attr});
     return std::nullopt;
   }
+  if (base->kind() == ModuleValue::Kind::Module) {
+    const ModuleValue *member = base->member(attr->attr);
+    if (!member) {
+      diags.report(DiagID::err_unknown_module_member, attr->attrRange,
+                   {base->moduleName(), attr->attr});
+      return std::nullopt;
+    }
+    if (member->kind() == ModuleValue::Kind::Invalid) {
+      std::string path = base->moduleName() + "." + attr->attr.str();
+      if (!member->ignoredImport().empty())
+        diags.report(DiagID::err_ignored_import_used, attr->range(), {path, member->ignoredImport()});
+      else if (!member->hostDescription().empty())
+        diags.report(DiagID::err_host_value_used, attr->range(), {path, member->hostDescription()});
+      return std::nullopt;
+    }
+    return *member;
+  }
   if (base->kind() == ModuleValue::Kind::Constant) {
     const ConstantValue &value = base->constantValue();
     if (value.kind() == ConstantValue::Kind::Complex &&

@@ -124,6 +124,31 @@ ModuleValue ModuleValue::array(std::shared_ptr<const ConstantArray> array) {
   return v;
 }
 
+ModuleValue ModuleValue::sourceModule(std::string name, const ModuleScope *scope) {
+  ModuleValue v(Kind::Module);
+  v.importPart = std::move(name);
+  v.modulePart = scope;
+  return v;
+}
+
+const ModuleValue *ModuleValue::member(llvm::StringRef name) const {
+  if (submodulesPart) {
+    auto found = submodulesPart->find(name.str());
+    if (found != submodulesPart->end())
+      return &found->second;
+  }
+  return modulePart ? modulePart->member(name) : nullptr;
+}
+
+ModuleValue ModuleValue::withSubmodule(llvm::StringRef name, ModuleValue submodule) const {
+  ModuleValue result = *this;
+  auto submodules = submodulesPart ? std::make_shared<std::map<std::string, ModuleValue>>(*submodulesPart)
+                                   : std::make_shared<std::map<std::string, ModuleValue>>();
+  submodules->insert_or_assign(name.str(), std::move(submodule));
+  result.submodulesPart = std::move(submodules);
+  return result;
+}
+
 std::string ModuleValue::describe() const {
   switch (valueKind) {
   case Kind::Constant:
@@ -162,6 +187,8 @@ std::string ModuleValue::describe() const {
       text += (i ? ", " : "") + std::to_string(arrayPart->shape[i]);
     return text + ") blake3:" + arrayPart->digest;
   }
+  case Kind::Module:
+    return "module '" + importPart + "'";
   case Kind::Invalid:
     if (!hostPart.empty())
       return hostPart;
@@ -193,6 +220,24 @@ const ModuleValue *ModuleScope::lookup(llvm::StringRef name) const {
   if (builtin != pythonBuiltins.end())
     return &builtin->second;
   return nullptr;
+}
+
+const ModuleValue *ModuleScope::member(llvm::StringRef name) const {
+  const ModuleValue *value = lookup(name);
+  auto builtin = pythonBuiltins.find(name);
+  bool isBuiltin = builtin != pythonBuiltins.end() && &builtin->second == value;
+  return isBuiltin ? nullptr : value;
+}
+
+const ModuleValue *ModuleScope::lookupPath(llvm::StringRef dottedPath) const {
+  auto [first, rest] = dottedPath.split('.');
+  const ModuleValue *value = lookup(first);
+  while (value && !rest.empty()) {
+    auto [name, tail] = rest.split('.');
+    value = value->kind() == ModuleValue::Kind::Module ? value->member(name) : nullptr;
+    rest = tail;
+  }
+  return value;
 }
 
 namespace {
@@ -405,7 +450,8 @@ private:
   }
   void handleImport(const ImportStmt *import);
   void handleImportFrom(const ImportFromStmt *import);
-  void bindImportedNames(const ImportFromStmt *import, const ModuleScope &source);
+  bool bindSourceImport(const ImportAlias &alias);
+  bool bindSourceImports(const ImportFromStmt *import);
   void handleClassDef(const ClassDefStmt *cls);
   std::optional<EnumDefinition> enumDefinition(const ClassDefStmt *cls);
   const Symbol *userException(const ClassDefStmt *cls);
@@ -805,6 +851,8 @@ void ModuleScopeBuilder::handleImport(const ImportStmt *import) {
   const BuiltinSymbols &builtins = BuiltinSymbols::get();
   for (const ImportAlias &alias : import->names) {
     const Symbol *module = builtins.lookup(alias.name);
+    if ((!module || module->kind != Symbol::Kind::Module) && bindSourceImport(alias))
+      continue;
     if (!module || module->kind != Symbol::Kind::Module) {
       // Host code's import, or `enum`, whose classes Kiln reads: no news.
       if (!moduleStaysPython && alias.name != "enum")
@@ -833,17 +881,87 @@ void ModuleScopeBuilder::handleImport(const ImportStmt *import) {
   }
 }
 
+/// `import pkg.sub as sub`, `import pkg.sub`, `import sibling`: a source
+/// module of the importer's own package. `import pkg.sub` binds `pkg`, with
+/// `sub` its attribute (and the submodules earlier imports bound). False if
+/// the name is no such module.
+bool ModuleScopeBuilder::bindSourceImport(const ImportAlias &alias) {
+  if (!scope.loader)
+    return false;
+  llvm::StringRef importer = sources.path(scope.fileId);
+  const ModuleScope *imported = scope.loader->loadSource(importer, 0, alias.name);
+  if (!imported)
+    return false;
+  ModuleValue value = ModuleValue::sourceModule(alias.name.str(), imported);
+  if (!alias.asName.empty()) {
+    bind(alias.asName, std::move(value), alias.range);
+    return true;
+  }
+  // From the innermost package out: each binds the next part.
+  llvm::SmallVector<llvm::StringRef, 4> parts;
+  alias.name.split(parts, '.');
+  for (size_t i = parts.size() - 1; i > 0; --i) {
+    std::string package = llvm::join(llvm::ArrayRef(parts).take_front(i), ".");
+    ModuleValue outer = ModuleValue::sourceModule(package, scope.loader->loadSource(importer, 0, package));
+    if (i == 1)
+      if (const ModuleValue *bound = scope.lookup(parts[0]);
+          bound && bound->kind() == ModuleValue::Kind::Module)
+        outer = *bound;
+    value = outer.withSubmodule(parts[i], std::move(value));
+  }
+  bind(parts[0], std::move(value), alias.range);
+  return true;
+}
+
+/// `from .helpers import clamp, TABLE`, `from . import config`, `from pkg
+/// import sub`: each name is what the source module binds it to (device
+/// functions, constants, what its own imports bring; what its host code
+/// computes stays host code's), or else, as Python looks next, its
+/// submodule of that name. False if neither the module nor any name is a
+/// source module of the importer's package.
+bool ModuleScopeBuilder::bindSourceImports(const ImportFromStmt *import) {
+  llvm::StringRef importer = sources.path(scope.fileId);
+  std::string moduleName = std::string(import->level, '.') + import->module.str();
+  const ModuleScope *source =
+      import->module.empty() ? nullptr
+                             : scope.loader->loadSource(importer, import->level, import->module);
+  llvm::SmallVector<const ModuleScope *, 4> submodules;
+  for (const ImportAlias &alias : import->names) {
+    const ModuleScope *submodule = nullptr;
+    if (!source || !source->moduleBindings().count(alias.name)) {
+      std::string path = import->module.empty() ? alias.name.str()
+                                                 : import->module.str() + "." + alias.name.str();
+      submodule = scope.loader->loadSource(importer, import->level, path);
+    }
+    submodules.push_back(submodule);
+  }
+  if (!source && llvm::all_of(submodules, [](const ModuleScope *s) { return !s; }))
+    return false;
+  for (auto [alias, submodule] : llvm::zip(import->names, submodules)) {
+    llvm::StringRef boundName = alias.asName.empty() ? alias.name : alias.asName;
+    std::string qualified = moduleName + (import->module.empty() ? "" : ".") + alias.name.str();
+    if (submodule) {
+      bind(boundName, ModuleValue::sourceModule(qualified, submodule), alias.range);
+      continue;
+    }
+    const ModuleValue *value = nullptr;
+    if (source)
+      if (auto found = source->moduleBindings().find(alias.name);
+          found != source->moduleBindings().end())
+        value = &found->getValue();
+    bind(boundName, value ? *value : ModuleValue::invalid(qualified), alias.range);
+  }
+  return true;
+}
+
 void ModuleScopeBuilder::handleImportFrom(const ImportFromStmt *import) {
   if (import->module == "__future__" && import->level == 0)
     return;
   const BuiltinSymbols &builtins = BuiltinSymbols::get();
   const Symbol *module = import->level == 0 ? builtins.lookup(import->module) : nullptr;
-  if ((!module || module->kind != Symbol::Kind::Module) && !import->isStar && scope.loader)
-    if (const ModuleScope *source =
-            scope.loader->loadSource(sources.path(scope.fileId), import->level, import->module)) {
-      bindImportedNames(import, *source);
-      return;
-    }
+  if ((!module || module->kind != Symbol::Kind::Module) && !import->isStar && scope.loader &&
+      bindSourceImports(import))
+    return;
   if (!module || module->kind != Symbol::Kind::Module) {
     std::string moduleName = std::string(import->level, '.') + import->module.str();
     if (!moduleStaysPython && moduleName != "enum")
@@ -875,22 +993,6 @@ void ModuleScopeBuilder::handleImportFrom(const ImportFromStmt *import) {
       continue;
     }
     bind(boundName, ModuleValue::symbol(member), alias.range);
-  }
-}
-
-/// `from .helpers import clamp, TABLE`: the names are what the sibling
-/// module binds them to (device functions, constants, what its own imports
-/// bring); what its host code computes stays host code's.
-void ModuleScopeBuilder::bindImportedNames(const ImportFromStmt *import,
-                                           const ModuleScope &source) {
-  std::string moduleName = std::string(import->level, '.') + import->module.str();
-  for (const ImportAlias &alias : import->names) {
-    llvm::StringRef boundName = alias.asName.empty() ? alias.name : alias.asName;
-    auto found = source.moduleBindings().find(alias.name);
-    if (found != source.moduleBindings().end())
-      bind(boundName, found->getValue(), alias.range);
-    else
-      bind(boundName, ModuleValue::invalid(moduleName + "." + alias.name.str()), alias.range);
   }
 }
 

@@ -122,6 +122,7 @@ public:
     Decorator, // cuda.jit(...), vectorize([...]): a decorator with its arguments
     Enum,      // class Color(IntEnum): ...
     Array,     // a NumPy array host code computed at import
+    Module,    // a Python source module of the package: `from . import config`
     Invalid,   // a name whose definition failed (and was reported), an import
                // Kiln ignored (importedModule names it), or a name host code
                // binds in a module that stays Python (hostValue describes it)
@@ -137,6 +138,10 @@ public:
   static ModuleValue enumeration(std::shared_ptr<const EnumDefinition> definition);
   static ModuleValue invalid(std::string importedModule = "");
   static ModuleValue array(std::shared_ptr<const ConstantArray> array);
+  /// The source module `name` (as the importer spelled it: "..config",
+  /// "pkg.sub") whose scope is `scope`; null for a package whose
+  /// __init__.py was not read, which then has only the submodules bound.
+  static ModuleValue sourceModule(std::string name, const ModuleScope *scope);
   /// What host code binds: "a function", "a class".
   static ModuleValue hostValue(std::string description);
   /// A value host code computes at import, bound to `name` in the module
@@ -162,6 +167,15 @@ public:
   const std::string &ignoredImport() const { return importPart; }
   /// For an Invalid value host code binds: what it is.
   const std::string &hostDescription() const { return hostPart; }
+
+  /// For a Module: its name as imported, and the attribute `name` of it (a
+  /// submodule `import pkg.sub` bound, else what the module binds `name`
+  /// to); null if it has no such attribute.
+  const std::string &moduleName() const { return importPart; }
+  const ModuleValue *member(llvm::StringRef name) const;
+  /// This module with `submodule` bound as its attribute `name`, as
+  /// `import pkg.sub` makes `pkg.sub` an attribute of `pkg`.
+  ModuleValue withSubmodule(llvm::StringRef name, ModuleValue submodule) const;
 
   /// What it is, for diagnostics: "constant 3", "function 'abs'", "type float32".
   std::string describe() const;
@@ -192,6 +206,8 @@ private:
   std::string hostPart;
   std::string hostFilePart;
   std::string hostNamePart;
+  const ModuleScope *modulePart = nullptr;
+  std::shared_ptr<const std::map<std::string, ModuleValue>> submodulesPart;
 };
 
 /// Signatures supplied outside the source: [tool.kiln.signatures] in
@@ -303,6 +319,13 @@ public:
   /// import is what the host values say it is, where they say. In a
   /// closure's scope, its free variables come first.
   const ModuleValue *lookup(llvm::StringRef name) const;
+  /// The module's attribute `name`, as another module reads it
+  /// (`config.THRESHOLD`): what lookup() gives, Python's builtins aside.
+  const ModuleValue *member(llvm::StringRef name) const;
+  /// What a dotted path of names denotes: `config.THRESHOLD` is the
+  /// attribute THRESHOLD of the source module this module binds `config`
+  /// to; null if a part is missing or a part before the last is no module.
+  const ModuleValue *lookupPath(llvm::StringRef dottedPath) const;
   /// Where `name` was bound at module level (invalid for Python builtins).
   SourceRange bindingRange(llvm::StringRef name) const;
 

@@ -312,12 +312,29 @@ private:
   //===--- Expressions ---===//
   Instr *buildExpr(const Expr *expr);
   Instr *buildName(const NameExpr *name);
+  /// A module-level value read as `path` (a global's name, or a dotted
+  /// path into source modules): a constant frozen into the kernel, else a
+  /// Global.
+  Instr *buildGlobal(const ModuleValue *global, llvm::StringRef path, SourceRange range);
+  /// The dotted path `expr` spells if it names a module-level value: a name
+  /// no local hides, or attributes of source modules from one (`config`,
+  /// `config.THRESHOLD`, `pkg.sub.clamp`); "" for anything else.
+  std::string modulePath(const Expr *expr) const {
+    if (const auto *name = dyn_cast<NameExpr>(expr))
+      return locals.contains(name->id) ? "" : name->id.str();
+    const auto *attr = dyn_cast<AttributeExpr>(expr);
+    if (!attr)
+      return "";
+    std::string base = modulePath(attr->value);
+    const ModuleValue *module = base.empty() ? nullptr : scope.lookupPath(base);
+    if (!module || module->kind() != ModuleValue::Kind::Module)
+      return "";
+    return base + "." + attr->attr.str();
+  }
   /// The module-level enum `expr` names, if it names one.
   const EnumDefinition *enumNamed(const Expr *expr) const {
-    const auto *name = dyn_cast<NameExpr>(expr);
-    if (!name || locals.contains(name->id))
-      return nullptr;
-    const ModuleValue *value = scope.lookup(name->id);
+    std::string path = modulePath(expr);
+    const ModuleValue *value = path.empty() ? nullptr : scope.lookupPath(path);
     return value && value->kind() == ModuleValue::Kind::Enum ? &value->enumValue() : nullptr;
   }
   /// `Color.RED`, or with `valueRange` `Color.RED.value`: the member's value,
@@ -1103,22 +1120,24 @@ Instr *SSABuilder::buildName(const NameExpr *name) {
       return unsupported(DiagID::err_unsupported_builtin, name->range(), {name->id});
     return unsupported(DiagID::err_undefined_name, name->range(), {name->id});
   }
+  return buildGlobal(global, name->id, name->range());
+}
+
+Instr *SSABuilder::buildGlobal(const ModuleValue *global, llvm::StringRef path, SourceRange range) {
   if (global->kind() == ModuleValue::Kind::Invalid) {
     if (!global->ignoredImport().empty())
-      return unsupported(DiagID::err_ignored_import_used, name->range(),
-                         {name->id, global->ignoredImport()});
+      return unsupported(DiagID::err_ignored_import_used, range, {path, global->ignoredImport()});
     if (!global->hostDescription().empty())
-      return unsupported(DiagID::err_host_value_used, name->range(),
-                         {name->id, global->hostDescription()});
+      return unsupported(DiagID::err_host_value_used, range, {path, global->hostDescription()});
     failed = true; // its definition was reported
     return nullptr;
   }
   // Module constants are frozen into the kernel, as Numba freezes globals.
   if (global->kind() == ModuleValue::Kind::Constant)
-    return emitConstant(global->constantValue(), name->range(), false);
-  Instr *instr = emit(Op::Global, name->range());
+    return emitConstant(global->constantValue(), range, false);
+  Instr *instr = emit(Op::Global, range);
   instr->global = global;
-  instr->name = name->id.str();
+  instr->name = path.str();
   return instr;
 }
 
@@ -1173,6 +1192,17 @@ Instr *SSABuilder::buildExpr(const Expr *expr) {
     if (const auto *byName = dyn_cast<SubscriptExpr>(attr->value); byName && attr->attr == "value")
       if (enumNamed(byName->value) && isa<StringLiteralExpr>(byName->index))
         return buildExpr(byName); // Color["RED"].value is the member's value
+    // `config.THRESHOLD`, `core.clamp`: an attribute of a source module is
+    // what that module binds, as a global of this one would be.
+    if (std::string base = modulePath(attr->value); !base.empty())
+      if (const ModuleValue *module = scope.lookupPath(base);
+          module && module->kind() == ModuleValue::Kind::Module) {
+        const ModuleValue *member = module->member(attr->attr);
+        if (!member)
+          return unsupported(DiagID::err_unknown_module_member, attr->attrRange,
+                             {module->moduleName(), attr->attr});
+        return buildGlobal(member, base + "." + attr->attr.str(), expr->range());
+      }
     Instr *object = buildExpr(attr->value);
     if (!object)
       return nullptr;

@@ -74,7 +74,7 @@ public:
             globals.insert(instr->name);
       collectGlobalConstants(decl, globals);
       for (const std::string &name : globals)
-        if (const ModuleValue *value = decl.scope->lookup(name))
+        if (const ModuleValue *value = decl.scope->lookupPath(name))
           os << "global " << name << " = " << value->describe() << '\n';
     }
     for (const auto &[callee, site] : spec.callees) {
@@ -96,16 +96,30 @@ public:
 
 private:
   /// Constants are frozen into the SSA form without their names; find the
-  /// names the function reads that are module constants.
+  /// names the function reads that are module constants, and the dotted
+  /// paths that reach constants of source modules (`config.THRESHOLD`).
   void collectGlobalConstants(const FunctionDecl &decl, std::set<std::string> &globals) {
     ast::forEachExpression(decl.def->body, [&](ast::Expr *e) {
-      if (const auto *name = llvm::dyn_cast<ast::NameExpr>(e)) {
-        const ModuleValue *value = decl.scope->lookup(name->id);
-        if (value && (value->kind() == ModuleValue::Kind::Constant ||
-                      value->kind() == ModuleValue::Kind::Enum))
-          globals.insert(name->id.str());
-      }
+      std::string path = dottedPath(e);
+      if (path.empty())
+        return;
+      const ModuleValue *value = decl.scope->lookupPath(path);
+      if (value && (value->kind() == ModuleValue::Kind::Constant ||
+                    value->kind() == ModuleValue::Kind::Enum))
+        globals.insert(path);
     });
+  }
+
+  /// `name`, `a.b.c`: the dotted path an expression of names and
+  /// attributes spells; "" for any other expression.
+  static std::string dottedPath(const ast::Expr *e) {
+    if (const auto *name = llvm::dyn_cast<ast::NameExpr>(e))
+      return name->id.str();
+    if (const auto *attr = llvm::dyn_cast<ast::AttributeExpr>(e)) {
+      std::string base = dottedPath(attr->value);
+      return base.empty() ? "" : base + "." + attr->attr.str();
+    }
+    return "";
   }
 
   const SourceManager &sources;
