@@ -352,6 +352,17 @@ std::shared_ptr<const ConstantArray> arrayOf(const HostValue &value, TypeContext
 
 } // namespace
 
+/// `numba.cuda.random.xoroshiro128p_next` (or kiln.cuda.random's): a
+/// function of a kernel module of Kiln's prelude, as host code holds it (a
+/// closure that imported it where it is defined); null for anything else.
+const FunctionDecl *ModuleScope::preludeFunction(llvm::StringRef qualifiedName) const {
+  auto [moduleName, name] = qualifiedName.rsplit('.');
+  const Symbol *module = BuiltinSymbols::get().lookup(moduleName);
+  if (!module || module->kind != Symbol::Kind::Module)
+    return nullptr;
+  return importedFunction(module->qualifiedName, name);
+}
+
 const ModuleValue *ModuleScope::hostValueOf(const ModuleValue &computed) const {
   if (!hostValues)
     return nullptr;
@@ -371,6 +382,8 @@ const ModuleValue *ModuleScope::hostValueOf(const ModuleValue &computed) const {
     } else if (value->kind == HostValue::Kind::Symbol) {
       if (const Symbol *symbol = BuiltinSymbols::get().lookup(value->text))
         slot = std::make_unique<ModuleValue>(ModuleValue::symbol(symbol));
+      else if (const FunctionDecl *function = preludeFunction(value->text))
+        slot = std::make_unique<ModuleValue>(ModuleValue::function(function));
     } else if (value->kind == HostValue::Kind::Enum) {
       // An enum class another module defines: its members, as constants.
       EnumDefinition definition;

@@ -341,6 +341,7 @@ public:
 private:
   friend class ModuleScopeBuilder;
   const ModuleValue *hostValueOf(const ModuleValue &computed) const;
+  const FunctionDecl *preludeFunction(llvm::StringRef qualifiedName) const;
   /// The function `name` of the module at `file` (a canonical path): this
   /// module, or a source module the loader reads.
   const FunctionDecl *functionAt(llvm::StringRef file, llvm::StringRef name) const;

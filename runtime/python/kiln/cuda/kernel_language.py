@@ -200,6 +200,12 @@ for _operation in ("add sub mul truediv floordiv mod pow lshift rshift and or xo
 del _operation
 
 
+def device_function(name):
+    """The host's stand-in for the device function `cuda.<name>` of a
+    module of the kernel language (`random.xoroshiro128p_next`)."""
+    return _KernelOnly(name, "function")
+
+
 def literal_unroll(container):
     """Inside a kernel, unrolls a loop over a heterogeneous tuple; on the
     host, as in Numba, it is the container itself."""

@@ -10,7 +10,9 @@ states [m, 2m) are J^m applied to states [0, m) with NumPy, byte-table at a
 time.
 
 The device functions (`xoroshiro128p_uniform_float32`, ...) are compiled
-into kernels by `kiln build`; only the host API lives here.
+into kernels by Kiln's compiler; here they are the kernel language's
+stand-ins, so that kernels (closures among them) name them as host code
+imported them, and calling one on the host says it runs only in kernels.
 """
 
 import numpy as np
@@ -18,11 +20,24 @@ import numpy as np
 from .devicearray import device_array
 from .streams import stream_handle
 
+from .kernel_language import device_function
+
 __all__ = [
     "xoroshiro128p_dtype",
     "create_xoroshiro128p_states",
     "init_xoroshiro128p_states",
+    "init_xoroshiro128p_states_cpu",
+    "TWO_PI_FLOAT32",
+    "TWO_PI_FLOAT64",
+    *(DEVICE_FUNCTIONS := (
+        "init_xoroshiro128p_state", "rotl", "uint64_to_unit_float32", "uint64_to_unit_float64",
+        "xoroshiro128p_jump", "xoroshiro128p_next", "xoroshiro128p_normal_float32",
+        "xoroshiro128p_normal_float64", "xoroshiro128p_uniform_float32", "xoroshiro128p_uniform_float64")),
 ]
+
+TWO_PI_FLOAT32 = np.float32(2 * np.pi)
+TWO_PI_FLOAT64 = np.float64(2 * np.pi)
+globals().update({name: device_function(f"random.{name}") for name in DEVICE_FUNCTIONS})
 
 xoroshiro128p_dtype = np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=True)
 
@@ -161,6 +176,14 @@ def init_xoroshiro128p_states(states, seed, subsequence_start=0, stream=0):
         from kiln import _runtime
 
         _runtime.Stream.wrap(handle).synchronize()
+
+
+def init_xoroshiro128p_states_cpu(states, seed, subsequence_start):
+    """Fill the host array `states` (of xoroshiro128p_dtype) as
+    `create_xoroshiro128p_states` would."""
+    host = _states(states.shape[0], seed, subsequence_start)
+    states["s0"] = host["s0"]
+    states["s1"] = host["s1"]
 
 
 def create_xoroshiro128p_states(n, seed, subsequence_start=0, stream=0):
