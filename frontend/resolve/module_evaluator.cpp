@@ -295,7 +295,8 @@ std::optional<ModuleValue> ModuleEvaluator::evaluateAttribute(const AttributeExp
     if (member->kind() == ModuleValue::Kind::Invalid) {
       std::string path = base->moduleName() + "." + attr->attr.str();
       if (!member->ignoredImport().empty())
-        diags.report(DiagID::err_ignored_import_used, attr->range(), {path, member->ignoredImport()});
+        diags.report(DiagID::err_ignored_import_used, attr->range(),
+                     {path, member->ignoredImport()});
       else if (!member->hostDescription().empty())
         diags.report(DiagID::err_host_value_used, attr->range(), {path, member->hostDescription()});
       return std::nullopt;

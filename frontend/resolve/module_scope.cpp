@@ -142,8 +142,9 @@ const ModuleValue *ModuleValue::member(llvm::StringRef name) const {
 
 ModuleValue ModuleValue::withSubmodule(llvm::StringRef name, ModuleValue submodule) const {
   ModuleValue result = *this;
-  auto submodules = submodulesPart ? std::make_shared<std::map<std::string, ModuleValue>>(*submodulesPart)
-                                   : std::make_shared<std::map<std::string, ModuleValue>>();
+  auto submodules = submodulesPart
+                        ? std::make_shared<std::map<std::string, ModuleValue>>(*submodulesPart)
+                        : std::make_shared<std::map<std::string, ModuleValue>>();
   submodules->insert_or_assign(name.str(), std::move(submodule));
   result.submodulesPart = std::move(submodules);
   return result;
@@ -915,7 +916,8 @@ bool ModuleScopeBuilder::bindSourceImport(const ImportAlias &alias) {
   alias.name.split(parts, '.');
   for (size_t i = parts.size() - 1; i > 0; --i) {
     std::string package = llvm::join(llvm::ArrayRef(parts).take_front(i), ".");
-    ModuleValue outer = ModuleValue::sourceModule(package, scope.loader->loadSource(importer, 0, package));
+    ModuleValue outer =
+        ModuleValue::sourceModule(package, scope.loader->loadSource(importer, 0, package));
     if (i == 1)
       if (const ModuleValue *bound = scope.lookup(parts[0]);
           bound && bound->kind() == ModuleValue::Kind::Module)
@@ -942,8 +944,8 @@ bool ModuleScopeBuilder::bindSourceImports(const ImportFromStmt *import) {
   for (const ImportAlias &alias : import->names) {
     const ModuleScope *submodule = nullptr;
     if (!source || !source->moduleBindings().count(alias.name)) {
-      std::string path = import->module.empty() ? alias.name.str()
-                                                 : import->module.str() + "." + alias.name.str();
+      std::string path =
+          import->module.empty() ? alias.name.str() : import->module.str() + "." + alias.name.str();
       submodule = scope.loader->loadSource(importer, import->level, path);
     }
     submodules.push_back(submodule);
