@@ -63,10 +63,14 @@ const Symbol *BuiltinSymbols::lookup(llvm::StringRef qualifiedName) const {
   if (const Symbol *found = byName.lookup(qualifiedName))
     return found;
   // Moving from Numba is one line, `from numba import cuda` becoming
-  // `from kiln import cuda`: the kiln package offers Numba's names.
-  llvm::StringRef rest = qualifiedName;
-  if (rest.consume_front("kiln") && (rest.empty() || rest.starts_with(".")))
-    return byName.lookup("numba" + rest.str());
+  // `from kiln import cuda`: the kiln package offers Numba's names. So does
+  // numba-cuda's successor, `from numba_cuda_mlir import cuda`, as far as
+  // its API is numba.cuda's.
+  for (llvm::StringRef alias : {"kiln", "numba_cuda_mlir"}) {
+    llvm::StringRef rest = qualifiedName;
+    if (rest.consume_front(alias) && (rest.empty() || rest.starts_with(".")))
+      return byName.lookup("numba" + rest.str());
+  }
   return nullptr;
 }
 
