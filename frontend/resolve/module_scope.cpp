@@ -6,6 +6,7 @@
 #include "frontend/resolve/constant_folding.h"
 #include "frontend/resolve/module_evaluator.h"
 
+#include <llvm/ADT/ScopeExit.h>
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/ADT/StringSet.h>
 #include <llvm/Support/BLAKE3.h>
@@ -459,8 +460,9 @@ public:
 
 private:
   void bind(llvm::StringRef name, ModuleValue value, SourceRange range) {
-    scope.bindings.insert_or_assign(name, std::move(value));
-    scope.bindingRanges[name] = range;
+    ModuleScope &target = bindingTarget ? *bindingTarget : scope;
+    target.bindings.insert_or_assign(name, std::move(value));
+    target.bindingRanges[name] = range;
   }
   void handleImport(const ImportStmt *import);
   void handleImportFrom(const ImportFromStmt *import);
@@ -485,7 +487,17 @@ private:
   bool addGlobalClosure(const Module &module, llvm::StringRef name);
   /// The function whose first line is `line`: defined inside another, or
   /// at the top level (a function jitted more than once in different ways).
-  const FunctionDefStmt *definitionAt(llvm::ArrayRef<Stmt *> body, uint32_t line) const;
+  /// The function definition whose first line is `line`, in `body` or
+  /// nested in it; with `imports`, also the import statements of the
+  /// functions it is nested in, outermost first.
+  const FunctionDefStmt *definitionAt(llvm::ArrayRef<Stmt *> body, uint32_t line,
+                                      std::vector<const Stmt *> *imports = nullptr) const;
+  /// Binds in `closure` what the imports of its enclosing functions bind
+  /// (`from numba import cuda` or `import numba` inside a test function),
+  /// which its decorators and body may name.
+  void bindEnclosingImports(ModuleScope &closure, llvm::ArrayRef<const Stmt *> imports);
+  /// Where bind() binds: the module's scope, or a closure's.
+  ModuleScope *bindingTarget = nullptr;
   /// The `jit(...)` call host code applied to the function the build calls
   /// `name`, parsed; null if there is none (or it does not parse, reported).
   const CallExpr *calledDecorator(llvm::StringRef name);
@@ -533,7 +545,7 @@ private:
   void attachExternalSignatures(llvm::ArrayRef<ExternalSignature> externalSignatures);
 
   ModuleScope &scope;
-  const SourceManager &sources;
+  SourceManager &sources;
   AstContext &astContext;
   DiagnosticEngine &diags;
   TypeContext &types;
@@ -542,6 +554,12 @@ private:
   /// evaluate, which then is no error.
   DiagnosticEngine hostDiags;
   ModuleEvaluator hostEvaluator;
+  /// What decorators, their arguments and default values are evaluated in:
+  /// the module's scope, or while a closure's definition is read, the
+  /// closure's (its free variables, its enclosing functions' imports).
+  const ModuleScope *activeScope = &scope;
+  ModuleEvaluator *activeEvaluator = &evaluator;
+  ModuleEvaluator *activeHostEvaluator = &hostEvaluator;
   /// See FrontendOptions::moduleStaysPython.
   bool moduleStaysPython;
   /// The module's canonical path, naming it in host values.
@@ -694,8 +712,8 @@ void ModuleScopeBuilder::run(const Module &module,
   attachExternalSignatures(externalSignatures);
 }
 
-const FunctionDefStmt *ModuleScopeBuilder::definitionAt(llvm::ArrayRef<Stmt *> body,
-                                                        uint32_t line) const {
+const FunctionDefStmt *ModuleScopeBuilder::definitionAt(llvm::ArrayRef<Stmt *> body, uint32_t line,
+                                                        std::vector<const Stmt *> *imports) const {
   for (const Stmt *stmt : body) {
     llvm::ArrayRef<Stmt *> inner;
     llvm::ArrayRef<Stmt *> orelse;
@@ -705,8 +723,16 @@ const FunctionDefStmt *ModuleScopeBuilder::definitionAt(llvm::ArrayRef<Stmt *> b
       SourceRange first = def->decorators.empty() ? def->range() : def->decorators[0]->range();
       if (sources.lineColumn(first.begin).line == line)
         return def;
-      inner = def->body;
-      break;
+      size_t outer = imports ? imports->size() : 0;
+      if (imports)
+        for (const Stmt *child : def->body)
+          if (child->kind() == Stmt::Kind::Import || child->kind() == Stmt::Kind::ImportFrom)
+            imports->push_back(child);
+      if (const FunctionDefStmt *found = definitionAt(def->body, line, imports))
+        return found;
+      if (imports)
+        imports->resize(outer);
+      continue;
     }
     case Stmt::Kind::ClassDef:
       inner = cast<ClassDefStmt>(stmt)->body;
@@ -730,16 +756,29 @@ const FunctionDefStmt *ModuleScopeBuilder::definitionAt(llvm::ArrayRef<Stmt *> b
     default:
       continue;
     }
-    if (const FunctionDefStmt *found = definitionAt(inner, line))
+    if (const FunctionDefStmt *found = definitionAt(inner, line, imports))
       return found;
-    if (const FunctionDefStmt *found = definitionAt(orelse, line))
+    if (const FunctionDefStmt *found = definitionAt(orelse, line, imports))
       return found;
   }
   return nullptr;
 }
 
+void ModuleScopeBuilder::bindEnclosingImports(ModuleScope &closure,
+                                              llvm::ArrayRef<const Stmt *> imports) {
+  bindingTarget = &closure;
+  for (const Stmt *import : imports) {
+    if (const auto *plain = dyn_cast<ImportStmt>(import))
+      handleImport(plain);
+    else
+      handleImportFrom(cast<ImportFromStmt>(import));
+  }
+  bindingTarget = nullptr;
+}
+
 void ModuleScopeBuilder::addClosure(const Module &module, const ClosureRequest &request) {
-  const FunctionDefStmt *def = definitionAt(module.body, request.line);
+  std::vector<const Stmt *> imports;
+  const FunctionDefStmt *def = definitionAt(module.body, request.line, &imports);
   if (!def) {
     diags.report(DiagID::err_closure_not_found, SourceRange(),
                  {request.name, std::to_string(request.line), request.enclosing});
@@ -750,6 +789,7 @@ void ModuleScopeBuilder::addClosure(const Module &module, const ClosureRequest &
   closure->loader = scope.loader;
   closure->types = &types;
   closure->parent = &scope;
+  bindEnclosingImports(*closure, imports);
   for (const std::string &variable : request.freeVariables)
     closure->bindings.insert_or_assign(
         variable, ModuleValue::computedAtImport(modulePath, request.name + "." + variable,
@@ -919,7 +959,7 @@ bool ModuleScopeBuilder::bindSourceImport(const ImportAlias &alias) {
     ModuleValue outer =
         ModuleValue::sourceModule(package, scope.loader->loadSource(importer, 0, package));
     if (i == 1)
-      if (const ModuleValue *bound = scope.lookup(parts[0]);
+      if (const ModuleValue *bound = (bindingTarget ? *bindingTarget : scope).lookup(parts[0]);
           bound && bound->kind() == ModuleValue::Kind::Module)
         outer = *bound;
     value = outer.withSubmodule(parts[i], std::move(value));
@@ -1164,7 +1204,7 @@ void ModuleScopeBuilder::handleDeclareDevice(const Stmt *stmt, llvm::StringRef n
         {"cuda.declare_device", countOf(2, "argument"), static_cast<unsigned>(call->args.size())});
     return;
   }
-  std::optional<ModuleValue> symbolName = evaluator.evaluate(call->args[0]);
+  std::optional<ModuleValue> symbolName = activeEvaluator->evaluate(call->args[0]);
   if (!symbolName)
     return;
   if (symbolName->kind() != ModuleValue::Kind::Constant ||
@@ -1172,7 +1212,7 @@ void ModuleScopeBuilder::handleDeclareDevice(const Stmt *stmt, llvm::StringRef n
     diags.report(DiagID::err_expected_string, call->args[0]->range(), {symbolName->describe()});
     return;
   }
-  std::optional<std::vector<Signature>> signatures = evaluator.signatures(call->args[1]);
+  std::optional<std::vector<Signature>> signatures = activeEvaluator->signatures(call->args[1]);
   if (!signatures)
     return;
   if (signatures->size() != 1 || !signatures->front().returnType) {
@@ -1211,7 +1251,7 @@ bool ModuleScopeBuilder::readJitDecorator(FunctionDecl &decl, const CallExpr *ca
     return false;
   }
   if (call->args.size() == 1) {
-    std::optional<std::vector<Signature>> signatures = evaluator.signatures(call->args[0]);
+    std::optional<std::vector<Signature>> signatures = activeEvaluator->signatures(call->args[0]);
     if (!signatures)
       return false;
     decl.signatures = std::move(*signatures);
@@ -1223,7 +1263,7 @@ bool ModuleScopeBuilder::readJitDecorator(FunctionDecl &decl, const CallExpr *ca
       ok = false;
       continue;
     }
-    std::optional<ModuleValue> value = evaluator.evaluate(keyword.value);
+    std::optional<ModuleValue> value = activeEvaluator->evaluate(keyword.value);
     if (!value) {
       ok = false;
       continue;
@@ -1388,13 +1428,13 @@ bool ModuleScopeBuilder::readVectorizeDecorator(FunctionDecl &decl, const CallEx
     diags.report(DiagID::err_jit_too_many_positional, call->args[1]->range());
     return false;
   }
-  std::optional<std::vector<Signature>> signatures = evaluator.signatures(call->args[0]);
+  std::optional<std::vector<Signature>> signatures = activeEvaluator->signatures(call->args[0]);
   if (!signatures)
     return false;
   decl.signatures = std::move(*signatures);
   bool sawTarget = false;
   for (const Keyword &keyword : call->keywords) {
-    std::optional<ModuleValue> value = evaluator.evaluate(keyword.value);
+    std::optional<ModuleValue> value = activeEvaluator->evaluate(keyword.value);
     if (!value)
       return false;
     if (keyword.name == "target") {
@@ -1460,7 +1500,7 @@ bool ModuleScopeBuilder::namesKilnDecorator(const Expr *decorator) {
     decorator = call->callee;
   if (!unknownDecoratorName(decorator).empty())
     return false;
-  std::optional<ModuleValue> value = hostEvaluator.evaluate(decorator);
+  std::optional<ModuleValue> value = activeHostEvaluator->evaluate(decorator);
   return value && isDecorator(*value);
 }
 
@@ -1485,7 +1525,7 @@ std::string ModuleScopeBuilder::unknownDecoratorName(const Expr *decorator) cons
     target = attr->value;
   }
   const auto *name = dyn_cast<NameExpr>(target);
-  const ModuleValue *value = name ? scope.lookup(name->id) : nullptr;
+  const ModuleValue *value = name ? activeScope->lookup(name->id) : nullptr;
   if (!value || value->kind() != ModuleValue::Kind::Symbol)
     return "";
   const Symbol *symbol = value->symbolValue();
@@ -1530,6 +1570,19 @@ void ModuleScopeBuilder::handleFunctionOrDefer(const FunctionDefStmt *def,
 
 void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const ModuleScope *closure,
                                         llvm::StringRef closureName) {
+  std::optional<ModuleEvaluator> closureEvaluator, closureHostEvaluator;
+  if (closure) {
+    closureEvaluator.emplace(*closure, sources, astContext, types, diags);
+    closureHostEvaluator.emplace(*closure, sources, astContext, types, hostDiags);
+    activeScope = closure;
+    activeEvaluator = &*closureEvaluator;
+    activeHostEvaluator = &*closureHostEvaluator;
+  }
+  auto restore = llvm::make_scope_exit([&] {
+    activeScope = &scope;
+    activeEvaluator = &evaluator;
+    activeHostEvaluator = &hostEvaluator;
+  });
   SourceRange header = def->nameRange;
   // The name exists even if the definition is rejected below, so that uses
   // of it do not add "not defined" errors. A closure is no module global.
@@ -1579,7 +1632,7 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const Module
   }
   std::optional<ModuleValue> value =
       calledBy ? ModuleValue::decorator(&BuiltinSymbols::get().symbol(BuiltinId::CudaJit), calledBy)
-               : evaluator.evaluate(decorator);
+               : activeEvaluator->evaluate(decorator);
   if (!value)
     return;
   const Symbol *symbol = value->symbolValue();
@@ -1665,7 +1718,7 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const Module
       decl->defaults.push_back(std::nullopt);
       continue;
     }
-    std::optional<ModuleValue> fallback = evaluator.evaluate(param.defaultValue);
+    std::optional<ModuleValue> fallback = activeEvaluator->evaluate(param.defaultValue);
     if (!fallback)
       return;
     if (fallback->kind() != ModuleValue::Kind::Constant) {

@@ -177,7 +177,9 @@ def encode_free_variables(name, function, path, found, closure_name):
         except ValueError:
             continue  # not bound: the compiler names it
         encoded = None
-        if isinstance(value, DeviceFunction):
+        if isinstance(value, DeviceFunction) or _is_numba_cpu_function(value):
+            # Kiln compiles a function jitted for the CPU (@numba.jit) as a
+            # device function when kernels call it, as Numba does.
             inner = value.py_func
             inner_path = function_file(inner)
             if not is_closure(inner):
@@ -190,6 +192,13 @@ def encode_free_variables(name, function, path, found, closure_name):
                 encoded = symbol(value)
         if encoded is not None:
             found[f"{name}.{variable}"] = encoded
+
+
+def _is_numba_cpu_function(value):
+    """Whether `value` is a function `@numba.jit` or `@numba.njit` made:
+    Numba's CPU dispatcher, told by its class's module (Numba itself is not
+    imported here)."""
+    return type(value).__module__ == "numba.core.registry" and hasattr(value, "py_func")
 
 
 def package_values(module):

@@ -595,6 +595,26 @@ def make_random(n):
     return out
 
 
+def run_cpu_compatible(x, y, z):
+    # numba-cuda's documentation example: one function for the CPU and, called
+    # from a kernel, the GPU.
+    import numba
+
+    @numba.jit
+    def business_logic(x, y, z):
+        return 4 * z * (2 * x - (4 * y) / 2 * 3.14159)
+
+    @cuda.jit
+    def apply(out, x, y, z):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = business_logic(x[i], y[i], z[i])
+
+    out = np.zeros_like(x)
+    apply[1, x.size](out, x, y, z)
+    return out, business_logic(x, y, z)
+
+
 def make_ufunc(k):
     @vectorize(["float64(float64)"], target="cuda")
     def add_k(x):
@@ -629,6 +649,14 @@ def test_a_closure_calls_device_functions_its_function_imported(tmp_path):
     # What Numba's simulator draws for seed 7, threads 0 to 3.
     np.testing.assert_array_equal(first[:4], np.float32([0.7796595096588135, 0.09631481021642685,
                                                          0.9711313843727112, 0.5329803824424744]))
+
+
+def test_a_closure_calls_a_cpu_jitted_function_of_its_function(tmp_path):
+    pytest.importorskip("numba")
+    module = import_source(tmp_path, "lazy_closure_cpu_jit", CLOSURES)
+    x = np.linspace(-3, 3, 16)
+    on_the_engine, on_the_cpu = module.run_cpu_compatible(x, 2 * x, x + 1)
+    np.testing.assert_allclose(on_the_engine, on_the_cpu, rtol=1e-15)
 
 
 def test_a_closure_over_what_kernels_cannot_read_names_the_variable(tmp_path):
