@@ -44,6 +44,7 @@ ir::Function *ModuleEmitter::functionFor(const Specialization *spec) {
     function->kind = ir::Function::Kind::External;
     function->symbol = spec->decl.externalSymbol;
     function->sourceName = spec->decl.name;
+    function->options.link = spec->decl.options.link;
     function->returnType = signature.returnType;
     for (size_t i = 0; i < signature.args.size(); ++i)
       function->addArgument(signature.args[i], "arg" + std::to_string(i));
@@ -110,7 +111,9 @@ std::unique_ptr<ir::Module> ModuleEmitter::run() {
                                   moduleName + "." + decl.name + ".__reduce__" + number);
     }
   }
-  // Whether each function synchronizes: directly, or through a callee.
+  // Whether each function synchronizes: directly, or through a callee; and
+  // the files it links: its own, and those of the declared device functions
+  // it calls, directly or not.
   bool changed = true;
   while (changed) {
     changed = false;
@@ -128,6 +131,12 @@ std::unique_ptr<ir::Module> ModuleEmitter::run() {
             function->raises |= raises;
             changed = true;
           }
+          if (instruction->opcode == ir::Opcode::Call)
+            for (const std::string &file : instruction->callee->options.link)
+              if (!llvm::is_contained(function->options.link, file)) {
+                function->options.link.push_back(file);
+                changed = true;
+              }
         }
   }
   return std::move(module);

@@ -508,6 +508,7 @@ private:
   bool readJitDecorator(FunctionDecl &decl, const CallExpr *call, bool isCudaJit);
   bool readVectorizeDecorator(FunctionDecl &decl, const CallExpr *call, bool isCudaVectorize);
   void handleDeclareDevice(const Stmt *stmt, llvm::StringRef name, const CallExpr *call);
+  bool readLinkFiles(const ModuleValue &value, SourceRange range, std::vector<std::string> &files);
   void reportTopLevel(const Stmt *stmt);
   /// A statement Kiln does not run, in a module that stays Python: what it
   /// binds (in nested blocks too: an `if` at module level assigns module
@@ -1196,12 +1197,29 @@ void ModuleScopeBuilder::handleAssign(const Stmt *stmt, const Expr *target, cons
   moduleStaysPython ? bindHostNames(stmt) : reportTopLevel(stmt);
 }
 
+/// `name = cuda.declare_device("symbol", "restype(argtypes)", link=[...])`,
+/// the signature given by position or as `sig=`: a device function in
+/// CUDA C/C++ or PTX, whose `link` files link into every kernel that calls
+/// it, as numba-cuda links them.
 void ModuleScopeBuilder::handleDeclareDevice(const Stmt *stmt, llvm::StringRef name,
                                              const CallExpr *call) {
-  if (call->args.size() != 2 || !call->keywords.empty()) {
-    diags.report(
-        DiagID::err_wrong_argument_count, call->range(),
-        {"cuda.declare_device", countOf(2, "argument"), static_cast<unsigned>(call->args.size())});
+  const Expr *signatureExpr = call->args.size() > 1 ? call->args[1] : nullptr;
+  const Expr *linkExpr = nullptr;
+  for (const Keyword &keyword : call->keywords) {
+    if (keyword.name == "sig" && !signatureExpr) {
+      signatureExpr = keyword.value;
+    } else if (keyword.name == "link") {
+      linkExpr = keyword.value;
+    } else if (keyword.name != "use_cooperative") {
+      diags.report(DiagID::err_unknown_decorator_option, keyword.nameRange,
+                   {keyword.name, "cuda.declare_device"});
+      return;
+    }
+  }
+  if (call->args.empty() || call->args.size() > 2 || !signatureExpr) {
+    diags.report(DiagID::err_wrong_argument_count, call->range(),
+                 {"cuda.declare_device", countOf(2, "argument"),
+                  static_cast<unsigned>(call->args.size() + call->keywords.size())});
     return;
   }
   std::optional<ModuleValue> symbolName = activeEvaluator->evaluate(call->args[0]);
@@ -1212,14 +1230,19 @@ void ModuleScopeBuilder::handleDeclareDevice(const Stmt *stmt, llvm::StringRef n
     diags.report(DiagID::err_expected_string, call->args[0]->range(), {symbolName->describe()});
     return;
   }
-  std::optional<std::vector<Signature>> signatures = activeEvaluator->signatures(call->args[1]);
+  std::optional<std::vector<Signature>> signatures = activeEvaluator->signatures(signatureExpr);
   if (!signatures)
     return;
   if (signatures->size() != 1 || !signatures->front().returnType) {
-    diags.report(DiagID::err_declare_device_signature, call->args[1]->range());
+    diags.report(DiagID::err_declare_device_signature, signatureExpr->range());
     return;
   }
   auto decl = std::make_unique<FunctionDecl>();
+  if (linkExpr) {
+    std::optional<ModuleValue> link = activeEvaluator->evaluate(linkExpr);
+    if (!link || !readLinkFiles(*link, linkExpr->range(), decl->options.link))
+      return;
+  }
   decl->name = name.str();
   decl->scope = &scope;
   decl->kind = FunctionDecl::Kind::External;
@@ -1228,6 +1251,39 @@ void ModuleScopeBuilder::handleDeclareDevice(const Stmt *stmt, llvm::StringRef n
   decl->externalSymbol = symbolName->constantValue().stringValue();
   bind(name, ModuleValue::function(decl.get()), stmt->range());
   scope.decls.push_back(std::move(decl));
+}
+
+/// The files `link=` names: a list or tuple of file names, or None for
+/// none. numba-cuda iterates over the value, so a lone string would link
+/// each of its characters: it is an error saying so.
+bool ModuleScopeBuilder::readLinkFiles(const ModuleValue &value, SourceRange range,
+                                       std::vector<std::string> &files) {
+  std::vector<ModuleValue> items;
+  const ConstantValue *constant =
+      value.kind() == ModuleValue::Kind::Constant ? &value.constantValue() : nullptr;
+  if (value.kind() == ModuleValue::Kind::List) {
+    items = value.items();
+  } else if (constant && constant->kind() == ConstantValue::Kind::Tuple) {
+    for (const ConstantValue &element : constant->elements())
+      items.push_back(ModuleValue::constant(element));
+  } else if (constant && constant->kind() == ConstantValue::Kind::String) {
+    diags.report(
+        DiagID::err_decorator_option_type, range,
+        {"link", "a list of file names, even for one file: link=[" + constant->repr() + "]"});
+    return false;
+  } else if (!constant || constant->kind() != ConstantValue::Kind::None) {
+    diags.report(DiagID::err_decorator_option_type, range, {"link", "a list of file names"});
+    return false;
+  }
+  for (const ModuleValue &item : items) {
+    if (item.kind() != ModuleValue::Kind::Constant ||
+        item.constantValue().kind() != ConstantValue::Kind::String) {
+      diags.report(DiagID::err_decorator_option_type, range, {"link", "a list of file names"});
+      return false;
+    }
+    files.push_back(item.constantValue().stringValue());
+  }
+  return true;
 }
 
 namespace {
@@ -1330,36 +1386,7 @@ bool ModuleScopeBuilder::readJitDecorator(FunctionDecl &decl, const CallExpr *ca
         ok = false;
       }
     } else if (name == "link") {
-      // numba-cuda iterates over the value, so a lone string would link
-      // each of its characters; None links nothing.
-      std::vector<ModuleValue> items;
-      const ConstantValue *constant =
-          value->kind() == ModuleValue::Kind::Constant ? &value->constantValue() : nullptr;
-      if (value->kind() == ModuleValue::Kind::List) {
-        items = value->items();
-      } else if (constant && constant->kind() == ConstantValue::Kind::Tuple) {
-        for (const ConstantValue &element : constant->elements())
-          items.push_back(ModuleValue::constant(element));
-      } else if (constant && constant->kind() == ConstantValue::Kind::String) {
-        diags.report(
-            DiagID::err_decorator_option_type, keyword.value->range(),
-            {name, "a list of file names, even for one file: link=[" + constant->repr() + "]"});
-        ok = false;
-      } else if (!constant || constant->kind() != ConstantValue::Kind::None) {
-        diags.report(DiagID::err_decorator_option_type, keyword.value->range(),
-                     {name, "a list of file names"});
-        ok = false;
-      }
-      for (const ModuleValue &item : items) {
-        if (item.kind() == ModuleValue::Kind::Constant &&
-            item.constantValue().kind() == ConstantValue::Kind::String) {
-          decl.options.link.push_back(item.constantValue().stringValue());
-        } else {
-          diags.report(DiagID::err_decorator_option_type, keyword.value->range(),
-                       {name, "a list of file names"});
-          ok = false;
-        }
-      }
+      ok &= readLinkFiles(*value, keyword.value->range(), decl.options.link);
     } else if (name == "launch_bounds") {
       const ConstantValue *constant =
           value->kind() == ModuleValue::Kind::Constant ? &value->constantValue() : nullptr;

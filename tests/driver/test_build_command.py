@@ -323,3 +323,57 @@ def test_outputs_and_their_folders_follow_the_umask(kiln, saxpy, tmp_path, umask
     for written in [*out.iterdir(), depfile, *blobs]:
         mode = stat.S_IMODE(written.stat().st_mode)
         assert mode == 0o666 & ~umask, f"{written} has mode {mode:o} under umask {umask:03o}"
+
+
+DECLARED_WITH_LINK = '''
+from numba import cuda
+
+mul = cuda.declare_device("mul_f32_f32", sig="float32(float32, float32)", link=["functions.cu"])
+
+
+@cuda.jit(device=True)
+def scaled(x):
+    return mul(x, 2.0)
+
+
+@cuda.jit("void(float32[::1])")
+def double(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = scaled(a[i])
+
+
+@cuda.jit("void(float32[::1])")
+def plain(a):
+    a[0] = 1.0
+'''
+
+FUNCTIONS_CU = '''
+extern "C" __device__ int mul_f32_f32(float *result, float a, float b) {
+  *result = a * b;
+  return 0;
+}
+'''
+
+
+def test_a_declared_device_function_links_its_files_into_the_kernels_that_call_it(kiln, tmp_path):
+    """numba-cuda's form: declare_device(name, sig=..., link=[...]); the
+    kernel calling it (through a device function) links the file, as if it
+    named it in its own link=, and the other kernel links nothing."""
+    (tmp_path / "declared.py").write_text(DECLARED_WITH_LINK)
+    (tmp_path / "functions.cu").write_text(FUNCTIONS_CU)
+    out = tmp_path / "out"
+    result = kiln("build", tmp_path / "declared.py", "--emit", "fatbin", "-o", out, "--arch", "80-real")
+    assert result.returncode == 0, result.stderr
+    manifest = json.loads((out / "declared.manifest.json").read_text())
+    files = {spec["name"]: spec["files"] for spec in manifest["specializations"]}
+    assert files["double"] != files["plain"], f"the kernel that links code has an image of its own: {files}"
+    [linked] = files["double"]
+    assert b"mul_f32_f32" in (out / linked).read_bytes(), "functions.cu must be linked into double's image"
+
+
+def test_declare_device_names_an_option_it_does_not_know(kiln, tmp_path):
+    (tmp_path / "declared.py").write_text(DECLARED_WITH_LINK.replace('link=["functions.cu"]', 'lnk=["f.cu"]'))
+    result = kiln("check", tmp_path / "declared.py")
+    assert result.returncode == 1
+    assert "unknown option 'lnk'" in result.stderr, result.stderr
