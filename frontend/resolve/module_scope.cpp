@@ -1684,6 +1684,8 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const Module
     break;
   case BuiltinId::NumbaJit:
   case BuiltinId::NumbaNjit:
+  case BuiltinId::NumbaRegisterJitable:
+  case BuiltinId::NumbaCoreRegisterJitable:
     // CPU-jitted functions are callable from kernels as device functions.
     decl->kind = FunctionDecl::Kind::Device;
     if (call)

@@ -708,3 +708,36 @@ def test_a_program_python_c_runs_has_its_kernels_compiled(tmp_path, package_dir)
                             env=environment, timeout=300, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[0.0, 2.0, 4.0, 6.0]"
+
+
+REGISTER_JITABLE = '''
+from numba.extending import register_jitable
+from kiln import cuda
+
+
+@register_jitable
+def clamp(x, lo, hi):
+    return min(max(x, lo), hi)
+
+
+@register_jitable(inline="always")
+def twice(x):
+    return 2 * x
+
+
+@cuda.jit
+def clamp_twice(out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = twice(clamp(x[i], -1.0, 1.0))
+'''
+
+
+def test_register_jitable_functions_are_device_functions_kernels_call(tmp_path):
+    pytest.importorskip("numba")
+    module = import_source(tmp_path, "lazy_register_jitable", REGISTER_JITABLE)
+    x = np.linspace(-2, 2, 9)
+    out = np.zeros_like(x)
+    module.clamp_twice[1, 16](out, x)
+    np.testing.assert_array_equal(out, 2 * np.clip(x, -1, 1))
+    assert module.clamp(3, 0, 1) == 1, "on the host it stays a Python function"
