@@ -427,14 +427,24 @@ def function_file(py_func):
 
 def _require_top_level(py_func, kind):
     """Ufuncs and reductions are compiled from the functions a module
-    defines at its top level; one defined inside a function or a class
-    cannot be found there."""
+    defines at its top level, or in its functions (closures); one defined in
+    a class cannot be found there."""
     if py_func.__qualname__ != py_func.__name__:
         where = host_values.enclosing_name(py_func)
         raise NotImplementedError(
             f"{kind} '{py_func.__name__}' is defined inside '{where}': Kiln compiles the {kind}s a "
-            "module defines at its top level (kernels and device functions may be closures). Move "
+            "module defines at its top level or inside its functions, not in classes. Move "
             f"it to the top level of {py_func.__module__}")
+
+
+def _closure_needs_the_compiler(kind, py_func):
+    """The error for a closure called where Kiln's compiler is not installed."""
+    where = host_values.enclosing_name(py_func)
+    return NoSpecializationError(
+        f"{kind} '{py_func.__name__}' is defined inside '{where}', and Kiln compiles such a closure when "
+        "it is first called, with the values it closes over: that needs Kiln's compiler, which is not "
+        f"installed. To precompile the {kind}, make it when {py_func.__module__} is imported (a module "
+        "global), or define it at the top level and pass those values as arguments")
 
 
 def _architecture():
@@ -667,13 +677,7 @@ class LazyKernel(Kernel):
         for the decorator's signatures)."""
         if not _compiler_available():
             if self._module_global_name() is None:
-                where = host_values.enclosing_name(self._py_func)
-                raise NoSpecializationError(
-                    f"kernel '{self.__name__}' is defined inside '{where}', and Kiln compiles such a "
-                    "closure when it is first called, with the values it closes over: that needs "
-                    "Kiln's compiler, which is not installed. To precompile the kernel, make it when "
-                    f"{self.__module__} is imported (a module global), or define it at the top level "
-                    "and pass those values as arguments")
+                raise _closure_needs_the_compiler("kernel", self._py_func)
             if self._builds.stale is not None:
                 raise self._builds.cannot_rebuild("kernel", self.__name__)
             if signature is None:
@@ -725,6 +729,14 @@ class BuiltOnFirstCall:
 
     def _target(self):
         if self._built is None:
+            if host_values.is_closure(self.py_func):
+                # Compiled on its first call, with what it closes over, as
+                # kernels defined inside functions are.
+                name = self._builds.closure_name(self.py_func)
+                if not _compiler_available():
+                    raise _closure_needs_the_compiler(self._kind, self.py_func)
+                self._built = getattr(self._builds.module_with(name), name)
+                return self._built
             _require_top_level(self.py_func, self._kind)
             built = self._builds.precompiled(self.__name__)
             if built is None:

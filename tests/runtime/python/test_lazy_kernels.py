@@ -615,6 +615,14 @@ def run_cpu_compatible(x, y, z):
     return out, business_logic(x, y, z)
 
 
+def make_reduction():
+    # numba-cuda's Monte Carlo example defines its reduction inside a function.
+    @cuda.reduce
+    def sum_reduce(a, b):
+        return a + b
+    return sum_reduce
+
+
 def make_ufunc(k):
     @vectorize(["float64(float64)"], target="cuda")
     def add_k(x):
@@ -668,11 +676,12 @@ def test_a_closure_over_what_kernels_cannot_read_names_the_variable(tmp_path):
     assert "'label' is a variable of 'make_labelled'" in str(error.value), str(error.value)
 
 
-def test_ufuncs_defined_inside_a_function_say_what_to_do(tmp_path):
+def test_ufuncs_and_reductions_defined_inside_a_function_compile_with_what_they_close_over(tmp_path):
     module = import_source(tmp_path, "lazy_closure_ufunc", CLOSURES)
-    with pytest.raises(NotImplementedError, match="ufunc 'add_k' is defined inside 'make_ufunc': Kiln "
-                                                  "compiles the ufuncs a module defines at its top level"):
-        module.make_ufunc(1.0)(np.ones(4))
+    for k in (1.0, 2.5):
+        np.testing.assert_array_equal(module.make_ufunc(k)(np.arange(4.0)), np.arange(4.0) + k)
+    x = np.arange(10, dtype=np.float32)
+    assert module.make_reduction()(x) == x.sum()
 
 
 def test_without_the_compiler_a_closure_says_why_it_cannot_run(tmp_path, package_dir):
