@@ -857,11 +857,22 @@ void ModuleScopeBuilder::bindHostNames(const Stmt *stmt) {
       bind(alias.asName.empty() ? alias.name.split('.').first : alias.asName,
            ModuleValue::hostValue("a module"), alias.range);
     break;
-  case Stmt::Kind::ImportFrom:
-    for (const ImportAlias &alias : cast<ImportFromStmt>(stmt)->names)
+  case Stmt::Kind::ImportFrom: {
+    // `if HAS_NUMBA: from numba import njit`: names of the modules Kiln
+    // knows mean what they do at the top level, so that decorators read
+    // before the host values are find them.
+    const auto *import = cast<ImportFromStmt>(stmt);
+    const Symbol *module =
+        import->level == 0 ? BuiltinSymbols::get().lookup(import->module) : nullptr;
+    if (module && module->kind == Symbol::Kind::Module && !import->isStar) {
+      handleImportFrom(import);
+      break;
+    }
+    for (const ImportAlias &alias : import->names)
       bind(alias.asName.empty() ? alias.name : alias.asName,
            computedAtImport(alias.asName.empty() ? alias.name : alias.asName), alias.range);
     break;
+  }
   case Stmt::Kind::For:
     bindHostTarget(cast<ForStmt>(stmt)->target);
     bindAll(cast<ForStmt>(stmt)->body);

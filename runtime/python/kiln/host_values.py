@@ -99,6 +99,12 @@ def symbol(value):
         # its own: kernels name them as numba.cuda exports them.
         if module in ("numba.cuda.stubs", "numba.cuda.simulator.vector_types"):
             module = "numba.cuda"
+        # Numba's functions live in private modules (numba.core.decorators.njit):
+        # kernels name them as Numba's public modules export them.
+        elif module and module.startswith("numba."):
+            module = next((public for public in ("numba", "numba.cuda")
+                           if getattr(sys.modules.get(public), getattr(value, "__name__", ""), None) is value),
+                          module)
         name = f"{module}.{getattr(value, '__name__', '')}"
     else:
         return None

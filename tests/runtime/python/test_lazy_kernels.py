@@ -750,3 +750,46 @@ def test_register_jitable_functions_are_device_functions_kernels_call(tmp_path):
     module.clamp_twice[1, 16](out, x)
     np.testing.assert_array_equal(out, 2 * np.clip(x, -1, 1))
     assert module.clamp(3, 0, 1) == 1, "on the host it stays a Python function"
+
+
+CONDITIONAL_IMPORT = '''
+import enum
+
+from kiln import cuda
+
+HAS_NUMBA = True
+if HAS_NUMBA:
+    from numba import njit
+
+
+class Color(enum.Enum):
+    red = 1
+    green = 2
+
+
+@njit
+def pick(pred):
+    return Color.red if pred else Color.green
+
+
+def make_kernel():
+    @njit
+    def inner(pred):
+        return Color.red if pred else Color.green
+
+    @cuda.jit
+    def kernel(pred, out):
+        out[0] = inner(pred) == Color.red
+        out[1] = pick(not pred) == Color.green
+    return kernel
+'''
+
+
+def test_decorators_imported_under_an_if_make_device_functions(tmp_path):
+    """numba-cuda's tests import njit under `if HAS_NUMBA:`; the functions
+    it decorates, at the top level or inside a test, are device functions."""
+    pytest.importorskip("numba")
+    module = import_source(tmp_path, "lazy_conditional_import", CONDITIONAL_IMPORT)
+    out = np.zeros(2, np.bool_)
+    module.make_kernel()[1, 1](True, out)
+    assert out.tolist() == [True, True]
