@@ -29,9 +29,6 @@ KNOWN_GAPS = [
     (r"test_enums\.EnumTest\.test_compare",
      "enum members as kernel arguments are not supported: Kiln reads an enum's members as their "
      "values, so members of different classes with one value would also compare identical"),
-    (r"test_enums\.EnumTest\.test_return_from_device_func",
-     "the device function is made with numba's own `njit` inside the test, a function of Numba's "
-     "CPU target that Kiln does not compile"),
     (r"test_make_function_to_jit_function\..*",
      "functions defined inside device functions and kernels called from device code (Numba's "
      "make_function-to-jit pass) are not supported, nor closures over functions other modules make"),
