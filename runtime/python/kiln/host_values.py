@@ -183,13 +183,16 @@ def encode_free_variables(name, function, path, found, closure_name):
         except ValueError:
             continue  # not bound: the compiler names it
         encoded = None
-        if isinstance(value, DeviceFunction) or _is_numba_cpu_function(value):
-            # Kiln compiles a function jitted for the CPU (@numba.jit) as a
-            # device function when kernels call it, as Numba does.
+        # Kiln compiles a function jitted for the CPU (@numba.jit) as a
+        # device function when kernels call it, as Numba does; Numba's own
+        # (numba.cuda.random's, in the simulator) are Kiln's prelude's.
+        cpu_function = _is_numba_cpu_function(value) and value.py_func.__module__ not in PRELUDE_MODULES
+        if isinstance(value, DeviceFunction) or cpu_function:
             inner = value.py_func
             inner_path = function_file(inner)
             if not is_closure(inner):
-                encoded = {"kind": "function", "file": inner_path, "name": value.built_name}
+                built_name = value.built_name if isinstance(value, DeviceFunction) else inner.__name__
+                encoded = {"kind": "function", "file": inner_path, "name": built_name}
             elif inner_path == path:
                 encoded = {"kind": "function", "file": path, "name": closure_name(inner, variable)}
         else:
@@ -198,6 +201,12 @@ def encode_free_variables(name, function, path, found, closure_name):
                 encoded = symbol(value)
         if encoded is not None:
             found[f"{name}.{variable}"] = encoded
+
+
+# Numba's modules of device functions that Kiln's compiler has in its
+# prelude (frontend/prelude): their functions are named, not compiled from
+# Numba's source.
+PRELUDE_MODULES = frozenset({"numba.cuda.random"})
 
 
 def _is_numba_cpu_function(value):

@@ -793,3 +793,40 @@ def test_decorators_imported_under_an_if_make_device_functions(tmp_path):
     out = np.zeros(2, np.bool_)
     module.make_kernel()[1, 1](True, out)
     assert out.tolist() == [True, True]
+
+
+MONTE_CARLO = '''
+import numpy as np
+
+
+class Integrator:
+    def integrate(self, n):
+        # As numba-cuda's Monte Carlo example: the imports, the kernel and the
+        # @numba.jit function it calls, defined after it, all inside a method.
+        import numba
+        from kiln import cuda
+
+        @cuda.jit
+        def evaluate(out):
+            i = cuda.grid(1)
+            if i < out.size:
+                out[i] = func(1.0 + i / out.size)
+
+        @cuda.reduce
+        def sum_reduce(a, b):
+            return a + b
+
+        @numba.jit
+        def func(x):
+            return 1.0 / x
+
+        out = np.zeros(n, np.float32)
+        evaluate.forall(n)(out)
+        return sum_reduce(out) / n
+'''
+
+
+def test_a_method_defines_a_kernel_a_reduction_and_the_cpu_function_they_use(tmp_path):
+    pytest.importorskip("numba")
+    module = import_source(tmp_path, "lazy_monte_carlo", MONTE_CARLO)
+    assert abs(module.Integrator().integrate(4096) - np.log(2)) < 1e-3
