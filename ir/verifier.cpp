@@ -365,8 +365,10 @@ private:
              std::to_string(instruction.shape.size());
     const Type *element = array->elementType();
     std::optional<uint64_t> itemBytes = scalarByteSize(element);
+    if (const auto *record = llvm::dyn_cast<RecordType>(element))
+      itemBytes = record->byteSize();
     if (!itemBytes)
-      return "a constant array holds numbers or booleans, not " + element->str();
+      return "a constant array holds numbers, booleans or records, not " + element->str();
     uint64_t count = 1;
     uint64_t bytes = 0;
     bool overflows = false;

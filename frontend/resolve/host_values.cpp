@@ -13,6 +13,29 @@ HostValueSource::~HostValueSource() = default;
 
 namespace {
 
+/// The fields of a record array's dtype: "fields", "itemsize", "aligned".
+bool readRecordFields(const llvm::json::Object &object, HostValue &value) {
+  const llvm::json::Array *fields = object.getArray("fields");
+  std::optional<int64_t> size = object.getInteger("itemsize");
+  std::optional<bool> aligned = object.getBoolean("aligned");
+  if (!fields || !size || *size <= 0 || *size > (1 << 30) || !aligned)
+    return false;
+  for (const llvm::json::Value &entry : *fields) {
+    const llvm::json::Array *field = entry.getAsArray();
+    if (!field || field->size() != 3)
+      return false;
+    std::optional<llvm::StringRef> fieldName = (*field)[0].getAsString();
+    std::optional<llvm::StringRef> dtype = (*field)[1].getAsString();
+    std::optional<int64_t> offset = (*field)[2].getAsInteger();
+    if (!fieldName || !dtype || !offset || *offset < 0 || *offset >= *size)
+      return false;
+    value.recordFields.push_back({fieldName->str(), dtype->str(), unsigned(*offset)});
+  }
+  value.recordSize = unsigned(*size);
+  value.recordAligned = *aligned;
+  return !value.recordFields.empty();
+}
+
 llvm::Error valueError(llvm::StringRef file, llvm::StringRef name, const llvm::Twine &problem) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                  "host value '" + name + "' of " + file + ": " + problem);
@@ -129,6 +152,10 @@ llvm::Expected<HostValue> readValue(const llvm::json::Value &json, llvm::StringR
     if (order && *order != "C" && *order != "F")
       return valueError(file, name, "an array's \"order\" is \"C\" or \"F\"");
     value.fortranOrder = order && *order == "F";
+    if (value.dtype == "record" && !readRecordFields(*object, value))
+      return valueError(file, name,
+                        "a record array needs \"fields\" ([name, dtype, offset] each), "
+                        "\"itemsize\" and \"aligned\"");
   }
   std::optional<llvm::StringRef> hex = object->getString("data");
   std::string bytes;

@@ -65,8 +65,17 @@ struct HostValue {
     Enum
   };
   Kind kind = Kind::Int;
-  /// NumPy's name of the element type, for Scalar and Array: "float32".
+  /// NumPy's name of the element type, for Scalar and Array: "float32";
+  /// "record" for an array of a structured dtype, whose fields follow.
   std::string dtype;
+  struct RecordField {
+    std::string name;
+    std::string dtype; ///< NumPy's name of its type: "float64"
+    unsigned offset = 0;
+  };
+  std::vector<RecordField> recordFields;
+  unsigned recordSize = 0;
+  bool recordAligned = false;
   std::vector<uint64_t> shape; // Array
   /// Array: the elements in Fortran order ("order": "F"), else C order.
   bool fortranOrder = false;

@@ -333,10 +333,33 @@ std::optional<ConstantValue> constantOf(const HostValue &value, TypeContext &typ
   return std::nullopt;
 }
 
-/// A NumPy array of numbers or booleans whose data fits its shape.
+/// The record type of a record array host code made: fields of numbers at
+/// their offsets, as Numba types the structured dtype.
+const RecordType *recordOf(const HostValue &value, TypeContext &types) {
+  std::vector<RecordType::Field> fields;
+  unsigned alignment = 1;
+  for (const HostValue::RecordField &field : value.recordFields) {
+    const Type *type = dtypeNamed(field.dtype, types);
+    std::optional<uint64_t> bytes = type ? scalarByteSize(type) : std::nullopt;
+    if (!bytes || field.offset + *bytes > value.recordSize)
+      return nullptr;
+    alignment = std::max(alignment, static_cast<unsigned>(itemAlignment(type)));
+    fields.push_back({field.name, type, field.offset, {}});
+  }
+  return types.record(std::move(fields), value.recordSize, value.recordAligned ? alignment : 1,
+                      value.recordAligned);
+}
+
+/// A NumPy array of numbers, booleans or records of them whose data fits
+/// its shape.
 std::shared_ptr<const ConstantArray> arrayOf(const HostValue &value, TypeContext &types) {
-  const Type *element = dtypeNamed(value.dtype, types);
-  std::optional<uint64_t> itemBytes = element ? scalarByteSize(element) : std::nullopt;
+  const Type *element =
+      value.dtype == "record" ? recordOf(value, types) : dtypeNamed(value.dtype, types);
+  std::optional<uint64_t> itemBytes;
+  if (const auto *record = llvm::dyn_cast_or_null<RecordType>(element))
+    itemBytes = record->byteSize();
+  else if (element)
+    itemBytes = scalarByteSize(element);
   if (!itemBytes)
     return nullptr;
   uint64_t bytes = *itemBytes;

@@ -21,9 +21,6 @@ KNOWN_GAPS = [
     (r"test_const_string\..*",
      "fixed-width byte and unicode strings (`S12` and `U12` arrays and record fields) are not "
      "supported"),
-    (r"test_constmem\.TestCudaConstantMemory\.test_const_record.*",
-     "structured (record) NumPy arrays as module-level constants are not supported yet: Kiln "
-     "freezes global arrays of numbers and booleans"),
     (r"test_datetime\..*",
      "`datetime64` and `timedelta64` values are not supported"),
     (r"test_enums\.EnumTest\.test_compare",

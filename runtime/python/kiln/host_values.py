@@ -67,15 +67,33 @@ def encode(value):
         native = value.astype(value.dtype.newbyteorder("="))
         return {"kind": "scalar", "dtype": native.dtype.name, "data": native.tobytes().hex()}
     if isinstance(value, numpy.ndarray):
-        if value.dtype.kind not in _NUMBER_KINDS or value.dtype.fields is not None:
+        fields = _record_fields(value.dtype)
+        if value.dtype.kind not in _NUMBER_KINDS and fields is None:
             return None
         # Numba types a Fortran-ordered global as F; anything else is copied
         # in C order.
         order = "F" if value.flags.f_contiguous and not value.flags.c_contiguous else "C"
         native = numpy.array(value, dtype=value.dtype.newbyteorder("="), order=order)
-        return {"kind": "array", "dtype": native.dtype.name, "shape": list(native.shape),
-                "order": order, "data": native.tobytes(order=order).hex()}
+        encoded = {"kind": "array", "dtype": native.dtype.name, "shape": list(native.shape),
+                   "order": order, "data": native.tobytes(order=order).hex()}
+        if fields is not None:
+            encoded.update(dtype="record", fields=fields, itemsize=value.dtype.itemsize,
+                           aligned=value.dtype.isalignedstruct)
+        return encoded
     return None
+
+
+def _record_fields(dtype):
+    """[[name, NumPy name of its type, offset], ...] of a structured dtype
+    whose fields are numbers; None for any other dtype."""
+    if dtype.fields is None:
+        return None
+    fields = []
+    for name, (field, offset, *_) in dtype.fields.items():
+        if field.kind not in _NUMBER_KINDS or field.subdtype is not None or field.fields is not None:
+            return None
+        fields.append([name, field.newbyteorder("=").name, offset])
+    return fields
 
 
 # Where the modules, types and functions kernels may name live.

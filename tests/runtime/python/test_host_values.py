@@ -195,6 +195,52 @@ def test_host_objects_kernels_cannot_read_are_named(import_module):
         assert "NumPy arrays of numbers" in str(error.value)
 
 
+RECORD_TABLES = '''
+import numpy as np
+from kiln import cuda
+
+PACKED = np.array([(1.0, 2), (3.0, 4)], dtype=[("x", np.float64), ("y", np.int64)])
+ALIGNED = np.array([(1, 2.5, 7), (3, 4.5, 9)],
+                   dtype=np.dtype([("a", np.uint8), ("b", np.float32), ("c", ">i2")], align=True))
+NESTED = np.zeros(2, dtype=[("v", np.float32, (3,))])
+
+
+@cuda.jit
+def read(out):
+    i = cuda.grid(1)
+    if i < PACKED.size:
+        rows = cuda.const.array_like(PACKED)
+        out[i, 0] = rows[i]["x"]
+        out[i, 1] = rows[i].y
+        out[i, 2] = ALIGNED[i]["a"] + ALIGNED[i].b + ALIGNED[i].c
+
+
+@cuda.jit
+def read_nested(out):
+    out[0] = NESTED[0].v[1]
+'''
+
+
+def test_record_arrays_computed_at_import_are_frozen_into_kernels(import_module):
+    """Structured arrays of numbers, packed or aligned, any byte order, as
+    Numba freezes them (numba-cuda's constant-memory tests read them with
+    cuda.const.array_like)."""
+    module = import_module("record_tables", RECORD_TABLES)
+    out = np.zeros((2, 3))
+    module.read[1, 2](out)
+    aligned = module.ALIGNED
+    expected = np.stack([module.PACKED["x"], module.PACKED["y"],
+                         aligned["a"] + aligned["b"] + aligned["c"]], axis=1)
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_a_record_array_with_array_fields_is_named(import_module):
+    module = import_module("record_tables_nested", RECORD_TABLES)
+    with pytest.raises(_compiler.CompileError) as error:
+        module.read_nested[1, 1](np.zeros(1))
+    assert "'NESTED' is a value computed at import" in str(error.value), str(error.value)
+
+
 CHANGING_TABLE = '''
 import os
 import numpy as np
