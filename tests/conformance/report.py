@@ -22,11 +22,34 @@ def file_names_only(text):
     return re.sub(r"(?:/[^\s:'\"]+)*/([^/\s:'\"]+\.py)", r"\1", text)
 
 
-def render(summary, files, specs, items, missed):
+def render(summary, files, specs, items, missed, docs=()):
     lines = (_introduction(summary) + _file_table(files) + _wrong_results(files) + _crashes(files)
-             + _shadow_check(summary, specs) + _build_sweep(summary, items, missed)
+             + _shadow_check(summary, specs) + _build_sweep(summary, items, missed) + _doc_examples(summary, docs)
              + _refusals(files) + _internals(files))
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _doc_examples(summary, docs):
+    if not docs:
+        return []
+    lines = [
+        "## The documentation's examples",
+        "",
+        "numba-cuda's documentation examples (`numba/cuda/tests/doc_examples/`: the programs its user guide "
+        "shows, which import `numba.cuda` inside the test and define their kernels, device functions, ufuncs "
+        "and reductions there) run with Kiln standing in, judged by their own assertions: Numba's simulator "
+        "skips every one of them (`doc_examples.py` says how they run). "
+        f"**{summary['doc_examples_passed']} of {summary['doc_examples']} pass on Kiln's CPU engine, "
+        f"{summary['doc_examples_skipped']} are skipped for a package this machine lacks, "
+        f"{summary['doc_examples_wrong']} give wrong results or crash.**",
+        "",
+        "| example | on Kiln | why |",
+        "| --- | --- | --- |",
+    ]
+    for entry in docs:
+        reason = entry["reason"].replace("|", "\\|").replace("\n", " ")
+        lines.append(f"| `{entry['test']}` | {entry['outcome']} | {reason} |")
+    return lines + [""]
 
 
 def _introduction(summary):

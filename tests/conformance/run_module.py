@@ -18,6 +18,9 @@ discovery mode, then every kernel found is built, one line per build.
 (a usecase module), or again after a build crashed the process: the
 module's tests all run in discovery mode, and what B.jsonl says was tried
 already is not built again.
+
+--doc-examples runs a module of `numba.cuda.tests.doc_examples`, the
+documentation's examples, instead (with --kiln; see doc_examples.py).
 """
 
 import argparse
@@ -32,6 +35,7 @@ import unittest
 os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
 HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE = "numba.cuda.tests.cudapy"
+DOC_EXAMPLES = "numba.cuda.tests.doc_examples"
 
 
 class RecordingResult(unittest.TestResult):
@@ -151,6 +155,10 @@ def load_tests(module_name, out):
     module may also skip itself at import, as pytest.importorskip does, with
     an exception that is no Exception)."""
     try:
+        if module_name.startswith(DOC_EXAMPLES):
+            import doc_examples
+
+            return doc_examples.load_tests(module_name)
         return unittest.defaultTestLoader.loadTestsFromName(module_name)
     except (KeyboardInterrupt, SystemExit):
         raise
@@ -208,8 +216,9 @@ def main():
     parser.add_argument("--launches", help="check every launch on the simulator, writing here")
     parser.add_argument("--builds", help="sweep the module's kernels, writing each build here")
     parser.add_argument("--sweep-only", action="store_true", help="the sweep alone, in discovery mode")
+    parser.add_argument("--doc-examples", action="store_true", help="a module of the documentation's examples")
     options = parser.parse_args()
-    module_name = f"{PACKAGE}.{options.name}"
+    module_name = f"{DOC_EXAMPLES if options.doc_examples else PACKAGE}.{options.name}"
     if not (options.kiln or options.sweep_only):
         run_on_simulator(module_name, options.tests)
         return
@@ -218,6 +227,10 @@ def main():
     import kernel_sweep
     import shadow_check
 
+    if options.doc_examples:
+        import doc_examples
+
+        doc_examples.prepare()
     with contextlib.ExitStack() as files:
         sweep = None
         if options.builds:

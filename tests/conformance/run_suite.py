@@ -46,6 +46,7 @@ import time
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import doc_examples  # noqa: E402
 from kernel_sweep import is_internal_failure, static_signature_definitions  # noqa: E402
 from numba_internals import internals_reason  # noqa: E402
 from report import file_names_only, render, short  # noqa: E402
@@ -56,9 +57,12 @@ TIMEOUT_S = 600
 SWEEP_RESTARTS = 5
 
 
-def suite_folder():
+DOC_EXAMPLES = "numba.cuda.tests.doc_examples"
+
+
+def suite_folder(package="numba.cuda.tests.cudapy"):
     os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
-    spec = importlib.util.find_spec("numba.cuda.tests.cudapy")
+    spec = importlib.util.find_spec(package)
     return pathlib.Path(spec.origin).parent
 
 
@@ -126,7 +130,14 @@ def run_sweep_job(name, scratch):
     return {"builds": sweep_outcomes(name, read_lines(builds), sweep_runs(name, builds, ended, scratch))}
 
 
-JOBS = {"simulator": run_simulator_job, "kiln": run_kiln_job, "sweep": run_sweep_job}
+def run_docs_job(name, scratch):
+    """A module of the documentation's examples, with Kiln standing in."""
+    out = pathlib.Path(scratch) / f"{name}.docs.jsonl"
+    ended = run_process([name, str(out), "--kiln", "--doc-examples"], scratch)
+    return {"tests": {record["id"]: record for record in read_lines(out)}, "ended": ended}
+
+
+JOBS = {"simulator": run_simulator_job, "kiln": run_kiln_job, "sweep": run_sweep_job, "docs": run_docs_job}
 
 
 def timed(kind, name, scratch):
@@ -139,7 +150,7 @@ def timed(kind, name, scratch):
 def longest_first(jobs, durations):
     """The jobs, those that took longest in the previous run first (those
     it did not run first of all, Kiln's before the simulator's)."""
-    rank = {"kiln": 0, "simulator": 1, "sweep": 2}
+    rank = {"kiln": 0, "simulator": 1, "sweep": 2, "docs": 3}
     return sorted(jobs, key=lambda job: (-durations.get(f"{job[0]} {job[1]}", 1e9), rank[job[0]], job[1]))
 
 
@@ -236,6 +247,26 @@ def file_entry(name, simulated, kiln):
     return entry
 
 
+def doc_example_entries(names, results):
+    """Each documentation example's outcome on Kiln ("passed", "skipped",
+    "refusal", "wrong result", "crash") and why, by test."""
+    entries = []
+    for name in names:
+        result = results[("docs", name)]
+        if not result["tests"]:
+            entries.append({"test": name, "outcome": "crash", "reason": result["ended"] or "no test reported"})
+        for test_id, record in sorted(result["tests"].items()):
+            test = test_id.removeprefix(f"{DOC_EXAMPLES}.")
+            if record["outcome"] == "skipped":
+                entries.append({"test": test, "outcome": "skipped", "reason": record.get("detail", "")})
+                continue
+            outcome = classify(record)
+            reason = "" if outcome == "passed" else (doc_examples.gap_reason(test) or reason_of(record))
+            entries.append({"test": test, "outcome": outcome, "reason": reason,
+                            "explained": outcome == "refusal" and doc_examples.gap_reason(test) is not None})
+    return entries
+
+
 def specializations(launches):
     """The launches grouped by specialization (kernel and the argument types
     Kiln launched it with), each with its verdict: "agreed", "explained",
@@ -290,7 +321,7 @@ def not_reached(folder, items, cannot_import):
             for line, name in static_signature_definitions(path) if (path.name, line) not in reached]
 
 
-def summarize(files, specs, items, missed, seconds):
+def summarize(files, specs, items, missed, seconds, docs=()):
     total = collections.Counter()
     for entry in files:
         total.update(entry["counts"])
@@ -309,7 +340,10 @@ def summarize(files, specs, items, missed, seconds):
         "launches_not_run_again": launches["not run again"],
         "swept": sum(outcomes[kind] for kind in ("built", "refused", "crashed")), "built": outcomes["built"],
         "build_refusals": outcomes["refused"], "build_crashes": outcomes["crashed"],
-        "sweep_stops": outcomes["stopped"], "not_reached": len(missed), "seconds": round(seconds, 1)}
+        "sweep_stops": outcomes["stopped"], "not_reached": len(missed), "seconds": round(seconds, 1),
+        "doc_examples": len(docs), "doc_examples_passed": sum(e["outcome"] == "passed" for e in docs),
+        "doc_examples_skipped": sum(e["outcome"] == "skipped" for e in docs),
+        "doc_examples_wrong": sum(e["outcome"] in ("wrong result", "crash") for e in docs)}
 
 
 def summary_line(summary):
@@ -320,7 +354,9 @@ def summary_line(summary):
             f"Shadow check: {summary['compared']} of {summary['specializations']} specializations compared, "
             f"{summary['agreed']} agreed, {summary['explained']} explained, {summary['wrong_values']} wrong "
             f"values. Build sweep: {summary['swept']} kernels and specializations, {summary['built']} built, "
-            f"{summary['build_refusals']} refused, {summary['build_crashes']} crashed. {summary['seconds']:.0f} s")
+            f"{summary['build_refusals']} refused, {summary['build_crashes']} crashed. Documentation examples: "
+            f"{summary['doc_examples_passed']} of {summary['doc_examples']} pass, {summary['doc_examples_skipped']} "
+            f"skipped, {summary['doc_examples_wrong']} wrong results or crashes. {summary['seconds']:.0f} s")
 
 
 def main():
@@ -339,7 +375,11 @@ def main():
         names = [name for name in names if name in wanted]
         usecases = [name for name in usecases if name in wanted]
     previous = json.loads(options.json.read_text()) if options.json and options.json.exists() else {}
-    jobs = [(kind, name) for name in names for kind in ("simulator", "kiln")] + [("sweep", name) for name in usecases]
+    docs = sorted(path.stem for path in suite_folder(DOC_EXAMPLES).glob("test_*.py"))
+    if options.only:
+        docs = [name for name in docs if name in wanted or "doc_examples" in wanted]
+    jobs = ([(kind, name) for name in names for kind in ("simulator", "kiln")] + [("sweep", name) for name in usecases]
+            + [("docs", name) for name in docs])
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="kiln-conformance-") as scratch:
         with concurrent.futures.ThreadPoolExecutor(max(1, options.jobs)) as pool:
@@ -352,16 +392,18 @@ def main():
     specs = specializations([launch for name in names for launch in results[("kiln", name)]["launches"]])
     items = [item for job, result in sorted(results.items()) for item in result.get("builds", {}).values()]
     missed = not_reached(folder, items, unimportable(names, results)) if not options.only else []
-    summary = summarize(files, specs, items, missed, seconds)
+    docs_entries = doc_example_entries(docs, results)
+    summary = summarize(files, specs, items, missed, seconds, docs_entries)
     durations = {f"{kind} {name}": result["seconds"] for (kind, name), result in results.items()}
     if options.json:
         options.json.parent.mkdir(parents=True, exist_ok=True)
         options.json.write_text(json.dumps({"summary": summary, "files": files, "specializations": specs,
-                                            "sweep": items, "not_reached": missed, "durations": durations},
+                                            "sweep": items, "not_reached": missed, "doc_examples": docs_entries,
+                                            "durations": durations},
                                            indent=1))
     if options.report:
         options.report.parent.mkdir(parents=True, exist_ok=True)
-        options.report.write_text(render(summary, files, specs, items, missed))
+        options.report.write_text(render(summary, files, specs, items, missed, docs_entries))
     print(summary_line(summary))
 
 

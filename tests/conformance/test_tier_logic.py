@@ -209,3 +209,26 @@ def test_lifted_markers_let_a_skipped_test_run():
     kernel_sweep.lift_skip_markers(test)
     test.run(unittest.TestResult())
     assert ran == [True]
+
+
+def test_documentation_examples_are_judged_by_their_own_assertions():
+    records = {
+        "numba.cuda.tests.doc_examples.test_x.T.test_passes": {"outcome": "passed"},
+        "numba.cuda.tests.doc_examples.test_x.T.test_asserts": {"outcome": "failed", "detail": "AssertionError"},
+        "numba.cuda.tests.doc_examples.test_x.T.test_needs_cffi": {"outcome": "skipped", "detail": "requires cffi"},
+        "numba.cuda.tests.doc_examples.test_laplace.TestLaplace.test_ex_laplace": {
+            "outcome": "error", "detail": "kiln._compiler.CompileError: x.py:1:1: error: no attribute 'cg'"},
+    }
+    entries = run_suite.doc_example_entries(["test_x"], {("docs", "test_x"): {"tests": records, "ended": None}})
+    outcomes = {entry["test"]: (entry["outcome"], entry.get("explained")) for entry in entries}
+    assert outcomes == {
+        "test_x.T.test_passes": ("passed", False),
+        "test_x.T.test_asserts": ("wrong result", False),
+        "test_x.T.test_needs_cffi": ("skipped", None),
+        "test_laplace.TestLaplace.test_ex_laplace": ("refusal", True),
+    }
+
+
+def test_a_documentation_module_that_reports_nothing_is_a_crash():
+    [entry] = run_suite.doc_example_entries(["test_y"], {("docs", "test_y"): {"tests": {}, "ended": "signal 11"}})
+    assert (entry["outcome"], entry["reason"]) == ("crash", "signal 11")
