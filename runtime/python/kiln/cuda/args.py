@@ -29,14 +29,13 @@ class ArgHint:
 
     def _kiln_device_argument(self, stream_handle):
         """The device array the launch passes for this argument."""
-        from .devicearray import DeviceNDArray, device_array_like, to_device
+        from .devicearray import DeviceNDArray, device_array_like, in_place_view, to_device
 
         if isinstance(self.value, DeviceNDArray):
             return self.value
         host = np.asarray(self.value)
         if _runtime.shares_host_memory():
-            return DeviceNDArray._view(host.shape, host.strides, host.dtype, host.__array_interface__["data"][0],
-                                       host, stream_handle)
+            return in_place_view(host, stream_handle)
         if self.copy_in:
             device = to_device(host, stream=stream_handle)
         else:

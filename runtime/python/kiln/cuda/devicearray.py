@@ -670,6 +670,14 @@ def mapped_array_like(ary, stream=0, portable=False, wc=False):
     return mapped_array(ary.shape, ary.dtype, _contiguous_strides_like(ary), _order_like(ary), stream)
 
 
+def in_place_view(host, handle=0):
+    """A DeviceNDArray over the NumPy array `host`'s own memory, which it
+    keeps alive: on the CPU engine, whose device memory is host memory, a
+    kernel uses it in place."""
+    return DeviceNDArray._view(host.shape, host.strides, host.dtype, host.__array_interface__["data"][0], host,
+                               handle)
+
+
 class ManagedNDArray(MappedNDArray):
     """A NumPy array in managed (unified) memory, which the host and kernels
     both use in place."""
@@ -704,8 +712,7 @@ def mapped(*arylist, stream=0):
     handle = stream_handle(stream)
     hosts = [np.asarray(array) for array in arylist]
     if _runtime.shares_host_memory():
-        devices = [DeviceNDArray._view(host.shape, host.strides, host.dtype,
-                                       host.__array_interface__["data"][0], host, handle) for host in hosts]
+        devices = [in_place_view(host, handle) for host in hosts]
     else:
         devices = [to_device(host, stream=handle) for host in hosts]
     try:
