@@ -875,15 +875,24 @@ void ModuleScopeBuilder::bindHostNames(const Stmt *stmt) {
     bind(cast<ClassDefStmt>(stmt)->name, ModuleValue::hostValue("a class"),
          cast<ClassDefStmt>(stmt)->nameRange);
     break;
-  case Stmt::Kind::Import:
-    for (const ImportAlias &alias : cast<ImportStmt>(stmt)->names)
+  // `if HAS_NUMBA: from numba import njit` (or `import numba`): names of
+  // the modules Kiln knows mean what they do at the top level, so that
+  // decorators read before the host values are find them.
+  case Stmt::Kind::Import: {
+    const auto *import = cast<ImportStmt>(stmt);
+    if (llvm::all_of(import->names, [](const ImportAlias &alias) {
+          const Symbol *module = BuiltinSymbols::get().lookup(alias.name);
+          return module && module->kind == Symbol::Kind::Module;
+        })) {
+      handleImport(import);
+      break;
+    }
+    for (const ImportAlias &alias : import->names)
       bind(alias.asName.empty() ? alias.name.split('.').first : alias.asName,
            ModuleValue::hostValue("a module"), alias.range);
     break;
+  }
   case Stmt::Kind::ImportFrom: {
-    // `if HAS_NUMBA: from numba import njit`: names of the modules Kiln
-    // knows mean what they do at the top level, so that decorators read
-    // before the host values are find them.
     const auto *import = cast<ImportFromStmt>(stmt);
     const Symbol *module =
         import->level == 0 ? BuiltinSymbols::get().lookup(import->module) : nullptr;

@@ -830,3 +830,29 @@ def test_a_method_defines_a_kernel_a_reduction_and_the_cpu_function_they_use(tmp
     pytest.importorskip("numba")
     module = import_source(tmp_path, "lazy_monte_carlo", MONTE_CARLO)
     assert abs(module.Integrator().integrate(4096) - np.log(2)) < 1e-3
+
+
+CONDITIONAL_MODULE_IMPORT = '''
+from kiln import cuda
+
+if True:
+    import numba as nb
+
+
+@nb.njit
+def twice(x):
+    return 2 * x
+
+
+@cuda.jit
+def kernel(out):
+    out[0] = twice(21)
+'''
+
+
+def test_a_module_imported_under_an_if_names_decorators_too(tmp_path):
+    pytest.importorskip("numba")
+    module = import_source(tmp_path, "lazy_conditional_module_import", CONDITIONAL_MODULE_IMPORT)
+    out = np.zeros(1)
+    module.kernel[1, 1](out)
+    assert out[0] == 42

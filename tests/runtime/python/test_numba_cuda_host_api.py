@@ -5,7 +5,6 @@ hinted (In/Out/InOut) memory, foreign arrays, external memory managers and
 the driver-level modules packages import. On the CPU engine (device 0)
 here, and on the GPU path against the stand-in driver."""
 
-import ctypes
 
 import numpy as np
 import pytest
@@ -171,24 +170,29 @@ def test_ipc_says_it_is_not_supported_and_what_to_do():
         cuda.to_device(np.ones(2)).get_ipc_handle()
 
 
-class _CountingPlugin(cuda.HostOnlyCUDAMemoryManager):
-    """A memory manager plugin that allocates with Kiln's runtime and counts."""
+# A memory manager plugin that allocates with Kiln's runtime and counts: the
+# tests define it here and in the processes they run on the GPU path.
+COUNTING_PLUGIN = """
+import ctypes
 
+import kiln.cuda as cuda
+from kiln import _runtime
+
+
+class CountingPlugin(cuda.HostOnlyCUDAMemoryManager):
     allocations = []
 
     def initialize(self):
         pass
 
     def memalloc(self, size):
-        from kiln import _runtime
-
         buffer = _runtime.DeviceBuffer(size)
         self.allocations.append(size)
         return cuda.MemoryPointer(self.context, ctypes.c_void_p(buffer.pointer), size,
                                   finalizer=lambda buffer=buffer: None)
 
     def get_memory_info(self):
-        return cuda.MemoryInfo(1, 2)
+        return cuda.MemoryInfo(5, 10)
 
     def get_ipc_handle(self, memory):
         raise NotImplementedError
@@ -196,6 +200,16 @@ class _CountingPlugin(cuda.HostOnlyCUDAMemoryManager):
     @property
     def interface_version(self):
         return 1
+"""
+
+
+def _counting_plugin():
+    namespace = {}
+    exec(COUNTING_PLUGIN, namespace)
+    return namespace["CountingPlugin"]
+
+
+_CountingPlugin = _counting_plugin()
 
 
 def test_a_memory_manager_of_another_interface_version_is_refused():
@@ -297,37 +311,13 @@ def test_argument_hints_choose_the_copies_on_a_gpu(build_module, tmp_path, gpu_k
 
 
 def test_a_memory_manager_allocates_device_arrays_on_a_gpu(build_module, tmp_path, gpu_kernels):
-    facts, log = run_ok(build_module, tmp_path, gpu_kernels, "hinted", """
-        import ctypes
-        from kiln import _runtime
-        sizes = []
-
-        class Plugin(cuda.HostOnlyCUDAMemoryManager):
-            def initialize(self):
-                pass
-
-            def memalloc(self, size):
-                buffer = _runtime.DeviceBuffer(size)
-                sizes.append(size)
-                return cuda.MemoryPointer(self.context, ctypes.c_void_p(buffer.pointer), size,
-                                          finalizer=lambda buffer=buffer: None)
-
-            def get_memory_info(self):
-                return cuda.MemoryInfo(5, 10)
-
-            def get_ipc_handle(self, memory):
-                raise NotImplementedError
-
-            @property
-            def interface_version(self):
-                return 1
-
-        cuda.set_memory_manager(Plugin)
-        array = device("array", cuda.to_device(np.ones(256)))
-        module.double[1, 256](array)
-        assert sizes == [2048], sizes
-        assert tuple(cuda.current_context().get_memory_info()) == (5, 10)
-    """)
+    facts, log = run_ok(build_module, tmp_path, gpu_kernels, "hinted", COUNTING_PLUGIN + """
+cuda.set_memory_manager(CountingPlugin)
+array = device("array", cuda.to_device(np.ones(256)))
+module.double[1, 256](array)
+assert CountingPlugin.allocations == [2048], CountingPlugin.allocations
+assert tuple(cuda.current_context().get_memory_info()) == (5, 10)
+""")
     launch = calls(log, "cuLaunchKernel")[-1]
     assert launch["params"][0]["hex"] == facts["array"]["pointer"].to_bytes(8, "little").hex(), (
         "the launch must pass the plugin's allocation")

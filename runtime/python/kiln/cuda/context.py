@@ -54,7 +54,6 @@ class Context:
     def __init__(self, device):
         self.device = device
         self.deallocations = PendingDeallocations()
-        self.allocations = {}
 
     @property
     def handle(self):

@@ -11,7 +11,6 @@ the foreign object) alive, and views share their base's owner.
 """
 
 import contextlib
-import ctypes
 import operator
 
 import numpy as np
@@ -691,6 +690,8 @@ def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, at
     low, high = _extent(shape, strides, dtype.itemsize)
     mapping = (0, 0, 0, None)
     if high - low > 0:
+        import ctypes  # here, not at import: importing kiln.cuda stays quick
+
         buffer = _runtime.DeviceBuffer(high - low, managed=True)
         memory = (ctypes.c_byte * (high - low)).from_address(buffer.pointer)
         array = np.ndarray(shape, dtype=dtype, buffer=memory, offset=-low, strides=strides)
