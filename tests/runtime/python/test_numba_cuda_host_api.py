@@ -5,7 +5,6 @@ hinted (In/Out/InOut) memory, foreign arrays, external memory managers and
 the driver-level modules packages import. On the CPU engine (device 0)
 here, and on the GPU path against the stand-in driver."""
 
-
 import numpy as np
 import pytest
 
