@@ -255,6 +255,11 @@ void HostTargetHooks::syncWarp(HookSite &site, llvm::Value *mask) {
   callService(site, offsetof(KilnCpuServices, syncwarp), site.builder.getVoidTy(), {mask});
 }
 
+void HostTargetHooks::gridSync(HookSite &site) {
+  waitsForOthers = true;
+  callService(site, offsetof(KilnCpuServices, syncGrid), site.builder.getVoidTy(), {});
+}
+
 void HostTargetHooks::fence(HookSite &site, I) {
   site.builder.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
 }

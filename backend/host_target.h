@@ -57,6 +57,7 @@ public:
   llvm::Value *syncThreadsReduce(HookSite &site, ir::Intrinsic which,
                                  llvm::Value *predicate) override;
   void syncWarp(HookSite &site, llvm::Value *mask) override;
+  void gridSync(HookSite &site) override;
   void fence(HookSite &site, ir::Intrinsic which) override;
   void nanosleep(HookSite &site, llvm::Value *nanoseconds) override;
 
@@ -92,12 +93,12 @@ public:
 private:
   std::string triple;
   std::string dataLayout;
-  /// Whether the kernel calls nanosleep or activemask, which wait for the
-  /// other threads of the block although the front end does not count them
-  /// as synchronizing: a thread that sleeps may be polling for another
-  /// thread, which a block entry would only run after it, and activemask
-  /// needs the lanes of its warp to have reached it. Such kernels run as
-  /// fibers.
+  /// Whether the kernel calls nanosleep or activemask, or syncs the grid,
+  /// which wait for other threads although the front end does not count
+  /// them as synchronizing: a thread that sleeps may be polling for another
+  /// thread, which a block entry would only run after it; activemask needs
+  /// the lanes of its warp to have reached it; a grid barrier needs every
+  /// block of the grid. Such kernels run as fibers.
   bool waitsForOthers = false;
   /// Whether the kernel uses a warp collective (syncwarp, shuffles, votes,
   /// match): those need the lanes of a warp to meet in one call, which

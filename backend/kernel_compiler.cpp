@@ -34,6 +34,7 @@ static KernelInterface interfaceOf(const LoweredKernel &lowered, const ir::Funct
   interface.localBytes = lowered.localBytes;
   interface.synchronizes = kernel.synchronizes;
   interface.raises = kernel.raises;
+  interface.cooperative = kernel.cooperative;
   return interface;
 }
 

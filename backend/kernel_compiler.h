@@ -40,6 +40,8 @@ struct KernelInterface {
   /// Whether threads wait for each other (barriers, warp collectives).
   bool synchronizes = false;
   bool raises = false;
+  /// Whether it syncs the grid: it needs a cooperative launch.
+  bool cooperative = false;
   /// Host code only: whether there is a `_block` entry that runs a whole
   /// block in a loop (kernels whose threads never wait for one another).
   bool hasBlockEntry = false;

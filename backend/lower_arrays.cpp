@@ -37,6 +37,8 @@ static std::string describeArray(const ir::Value *array) {
     return "a local array";
   case ir::Opcode::ConstArray:
     return "a constant array";
+  case ir::Opcode::ArrayAt:
+    return "a captured device array";
   case ir::Opcode::RecordGet:
     return "the array in record field '" + instruction->text + "'";
   case ir::Opcode::ArrayView:
@@ -466,6 +468,20 @@ llvm::Value *FunctionLowering::lowerArrayOperation(const ir::Instruction &instru
         instruction, std::max<uint64_t>(itemAlignment(arrayType->elementType()), 16));
     return contiguousArray(builder.CreateAddrSpaceCast(global, builder.getPtrTy()), shape,
                            arrayType);
+  }
+  case Op::ArrayAt: {
+    unsigned rank = llvm::cast<ArrayType>(type)->rank();
+    llvm::Value *result = llvm::PoisonValue::get(types.array(rank));
+    result = builder.CreateInsertValue(
+        result,
+        builder.CreateIntToPtr(i64(static_cast<int64_t>(instruction.address)), builder.getPtrTy()),
+        {0});
+    for (unsigned d = 0; d < rank; ++d) {
+      result = builder.CreateInsertValue(result, i64(static_cast<int64_t>(instruction.shape[d])),
+                                         {1, d});
+      result = builder.CreateInsertValue(result, i64(instruction.strides[d]), {2, d});
+    }
+    return result;
   }
   case Op::DynamicSharedArray: {
     const auto *arrayType = llvm::cast<ArrayType>(type);

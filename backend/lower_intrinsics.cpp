@@ -41,6 +41,9 @@ llvm::Value *FunctionLowering::lowerIntrinsic(const ir::Instruction &instruction
   case I::SyncWarp:
     hooks.syncWarp(here, operand(0));
     return nullptr;
+  case I::GridSync:
+    hooks.gridSync(here);
+    return nullptr;
   case I::ThreadFence:
   case I::ThreadFenceBlock:
   case I::ThreadFenceSystem:

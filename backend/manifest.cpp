@@ -216,6 +216,7 @@ void writeEntry(llvm::json::OStream &json, const ManifestEntry &entry) {
   json.attribute("local_bytes", interface.localBytes);
   json.attribute("synchronizes", interface.synchronizes);
   json.attribute("raises", interface.raises);
+  json.attribute("cooperative", interface.cooperative);
   json.attribute("block_entry", interface.hasBlockEntry);
   json.attributeArray("cubins", [&] {
     for (unsigned arch : entry.cubinArchs)

@@ -76,6 +76,76 @@ void NvptxTargetHooks::syncWarp(HookSite &site, llvm::Value *mask) {
   callIntrinsic(site, llvm::Intrinsic::nvvm_bar_warp_sync, {mask});
 }
 
+void NvptxTargetHooks::gridSync(HookSite &site) {
+  // The grid barrier of CUDA's cooperative groups. The driver gives each
+  // cooperative launch a workspace, whose address is in %envreg1 (high
+  // word) and %envreg2 (low word); its second 32-bit word counts arrivals.
+  // After a block barrier, each block's first thread adds 1, and block
+  // (0, 0, 0)'s adds 2^31 - (blocks - 1), so that the word's top bit flips
+  // exactly when the last block arrives: every first thread waits for the
+  // flip, then releases its block with a second block barrier. The word is
+  // never reset, and need not be: each round flips the bit once more.
+  using namespace llvm::Intrinsic;
+  llvm::IRBuilder<> &builder = site.builder;
+  llvm::LLVMContext &context = builder.getContext();
+  llvm::Function *function = builder.GetInsertBlock()->getParent();
+  llvm::Type *i32 = builder.getInt32Ty();
+  llvm::Type *i64 = builder.getInt64Ty();
+  auto anyNonZero = [&](ID x, ID y, ID z) {
+    return builder.CreateICmpNE(
+        builder.CreateOr(builder.CreateOr(callIntrinsic(site, x), callIntrinsic(site, y)),
+                         callIntrinsic(site, z)),
+        builder.getInt32(0));
+  };
+
+  callIntrinsic(site, nvvm_barrier0);
+  llvm::BasicBlock *arrive = llvm::BasicBlock::Create(context, "grid_sync.arrive", function);
+  llvm::BasicBlock *wait = llvm::BasicBlock::Create(context, "grid_sync.wait", function);
+  llvm::BasicBlock *leave = llvm::BasicBlock::Create(context, "grid_sync.leave", function);
+  llvm::BasicBlock *release = llvm::BasicBlock::Create(context, "grid_sync.release", function);
+  builder.CreateCondBr(
+      anyNonZero(nvvm_read_ptx_sreg_tid_x, nvvm_read_ptx_sreg_tid_y, nvvm_read_ptx_sreg_tid_z),
+      release, arrive);
+
+  builder.SetInsertPoint(arrive);
+  llvm::Value *workspace = builder.CreateOr(
+      builder.CreateShl(builder.CreateZExt(callIntrinsic(site, nvvm_read_ptx_sreg_envreg1), i64),
+                        32),
+      builder.CreateZExt(callIntrinsic(site, nvvm_read_ptx_sreg_envreg2), i64));
+  llvm::Value *arrivals = builder.CreateIntToPtr(builder.CreateAdd(workspace, builder.getInt64(4)),
+                                                 builder.getPtrTy(1));
+  llvm::Value *blocks =
+      builder.CreateMul(builder.CreateMul(callIntrinsic(site, nvvm_read_ptx_sreg_nctaid_x),
+                                          callIntrinsic(site, nvvm_read_ptx_sreg_nctaid_y)),
+                        callIntrinsic(site, nvvm_read_ptx_sreg_nctaid_z));
+  llvm::Value *firstBlockAdds = builder.CreateSub(builder.getInt32(0x80000000u),
+                                                  builder.CreateSub(blocks, builder.getInt32(1)));
+  llvm::Value *adds =
+      builder.CreateSelect(anyNonZero(nvvm_read_ptx_sreg_ctaid_x, nvvm_read_ptx_sreg_ctaid_y,
+                                      nvvm_read_ptx_sreg_ctaid_z),
+                           builder.getInt32(1), firstBlockAdds);
+  callIntrinsic(site, nvvm_membar_gl); // this block's writes before its arrival
+  llvm::Value *before =
+      builder.CreateAtomicRMW(llvm::AtomicRMWInst::Add, arrivals, adds, llvm::MaybeAlign(4),
+                              llvm::AtomicOrdering::Monotonic);
+  builder.CreateBr(wait);
+
+  builder.SetInsertPoint(wait);
+  llvm::LoadInst *now = builder.CreateAlignedLoad(i32, arrivals, llvm::MaybeAlign(4));
+  now->setVolatile(true);
+  llvm::Value *flipped = builder.CreateICmpNE(
+      builder.CreateAnd(builder.CreateXor(before, now), builder.getInt32(0x80000000u)),
+      builder.getInt32(0));
+  builder.CreateCondBr(flipped, leave, wait);
+
+  builder.SetInsertPoint(leave);
+  callIntrinsic(site, nvvm_membar_gl); // the other blocks' writes after their arrival
+  builder.CreateBr(release);
+
+  builder.SetInsertPoint(release);
+  callIntrinsic(site, nvvm_barrier0);
+}
+
 void NvptxTargetHooks::fence(HookSite &site, I which) {
   callIntrinsic(site, which == I::ThreadFenceBlock    ? llvm::Intrinsic::nvvm_membar_cta
                       : which == I::ThreadFenceSystem ? llvm::Intrinsic::nvvm_membar_sys

@@ -25,6 +25,7 @@ public:
   llvm::Value *syncThreadsReduce(HookSite &site, ir::Intrinsic which,
                                  llvm::Value *predicate) override;
   void syncWarp(HookSite &site, llvm::Value *mask) override;
+  void gridSync(HookSite &site) override;
   void fence(HookSite &site, ir::Intrinsic which) override;
   void nanosleep(HookSite &site, llvm::Value *nanoseconds) override;
 

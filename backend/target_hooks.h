@@ -80,6 +80,9 @@ public:
   virtual llvm::Value *syncThreadsReduce(HookSite &site, ir::Intrinsic which,
                                          llvm::Value *predicate) = 0;
   virtual void syncWarp(HookSite &site, llvm::Value *mask) = 0;
+  /// cuda.cg.this_grid().sync(): waits for every thread of the grid, and
+  /// makes the writes of each visible to all (a cooperative launch).
+  virtual void gridSync(HookSite &site) = 0;
   virtual void fence(HookSite &site, ir::Intrinsic which) = 0;
   virtual void nanosleep(HookSite &site, llvm::Value *nanoseconds) = 0;
 

@@ -130,7 +130,9 @@ void printText(const bundle::InspectedModule &module, llvm::StringRef path, llvm
           os << (i ? ", " : "") << (*args)[i].getAsString().value_or("?");
       os << ")\n";
       os << "    entry   " << spec->getString("entry").value_or("?")
-         << (spec->getBoolean("block_entry").value_or(false) ? " (with block entry)" : "") << '\n';
+         << (spec->getBoolean("block_entry").value_or(false) ? " (with block entry)" : "")
+         << (spec->getBoolean("cooperative").value_or(false) ? " (cooperative launch)" : "")
+         << '\n';
       os << "    archs   cubins " << archList(spec->getArray("cubins"), false) << "; PTX "
          << archList(spec->getArray("ptx"), true) << '\n';
       if (const llvm::json::Object *fatbin = spec->getObject("fatbin"))
@@ -188,7 +190,7 @@ void printJson(const bundle::InspectedModule &module, llvm::StringRef path, llvm
               json.object([&] {
                 for (llvm::StringRef key : {"symbol", "args", "entry", "block_entry", "cubins",
                                             "ptx", "fatbin", "static_shared_bytes", "local_bytes",
-                                            "synchronizes", "raises", "resources"}) {
+                                            "synchronizes", "raises", "cooperative", "resources"}) {
                   const llvm::json::Value *value = spec->get(key);
                   json.attribute(key, value ? *value : llvm::json::Value(nullptr));
                 }

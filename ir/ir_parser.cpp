@@ -619,6 +619,29 @@ private:
         instruction.shape.push_back(extent);
       } while (at.take(","));
       return expect(at, ")");
+    case Opcode::ArrayAt: {
+      // 140737488355328 (4, 4) strides (32, 8)
+      if (!number(at, instruction.address) || !expect(at, "("))
+        return false;
+      while (!at.take(")")) {
+        uint64_t extent = 0;
+        if ((!instruction.shape.empty() && !expect(at, ",")) || !number(at, extent))
+          return false;
+        instruction.shape.push_back(extent);
+      }
+      if (!expect(at, "strides") || !expect(at, "("))
+        return false;
+      while (!at.take(")")) {
+        if (!instruction.strides.empty() && !expect(at, ","))
+          return false;
+        bool negative = at.take("-");
+        uint64_t magnitude = 0;
+        if (!number(at, magnitude) || magnitude > uint64_t(INT64_MAX))
+          return magnitude > uint64_t(INT64_MAX) ? fail(at, "stride too large") : false;
+        instruction.strides.push_back(negative ? -int64_t(magnitude) : int64_t(magnitude));
+      }
+      return true;
+    }
     case Opcode::ConstArray: {
       // (4, 4) x"00ff...": a 0-d array has the shape ().
       if (!expect(at, "("))
@@ -845,6 +868,8 @@ private:
         function->synchronizes = true;
       } else if (at.take("raises")) {
         function->raises = true;
+      } else if (at.take("cooperative")) {
+        function->cooperative = true;
       } else if (at.take("origin(")) {
         Cursor originAt = at;
         llvm::StringRef origin = at.word();

@@ -89,6 +89,15 @@ void printOperationData(const Instruction &instruction, llvm::raw_ostream &os) {
       os << (i ? ", " : "") << instruction.shape[i];
     os << ") x\"" << llvm::toHex(*instruction.data, /*LowerCase=*/true) << '"';
     break;
+  case Opcode::ArrayAt:
+    os << ' ' << instruction.address << " (";
+    for (size_t i = 0; i < instruction.shape.size(); ++i)
+      os << (i ? ", " : "") << instruction.shape[i];
+    os << ") strides (";
+    for (size_t i = 0; i < instruction.strides.size(); ++i)
+      os << (i ? ", " : "") << instruction.strides[i];
+    os << ')';
+    break;
   default:
     break;
   }
@@ -229,6 +238,8 @@ void printHeader(const Function &function, llvm::raw_ostream &os) {
     os << " synchronizes";
   if (function.raises)
     os << " raises";
+  if (function.cooperative)
+    os << " cooperative";
   if (function.origin != Function::Origin::Source)
     os << " origin(" << originName(function.origin) << ')';
   if (!function.sourceName.empty())

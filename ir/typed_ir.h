@@ -151,8 +151,10 @@ public:
   std::vector<ViewItem> viewItems;         // ArrayView
   std::vector<Block *> incoming;           // Phi: incoming[i] sends operands[i]
   std::vector<PrintItem> printItems;       // Print
-  std::vector<uint64_t> shape;             // SharedArray, LocalArray, ConstArray
+  std::vector<uint64_t> shape;             // SharedArray, LocalArray, ConstArray, ArrayAt
   std::shared_ptr<const std::string> data; // ConstArray: the elements' bytes
+  std::vector<int64_t> strides;            // ArrayAt: in bytes
+  uint64_t address = 0;                    // ArrayAt
   std::string text;                        // RecordGet/Set field, Assert message
 
   static bool classof(const Value *v) { return v->kind() == Kind::Instruction; }
@@ -214,6 +216,11 @@ public:
   bool synchronizes = false;
   /// Whether it can raise (raise, or assert with debug=True).
   bool raises = false;
+  /// Whether the function, or one it calls, waits for the whole grid
+  /// (cuda.cg.this_grid().sync(), a device function declared with
+  /// use_cooperative=True): its kernels need a cooperative launch, in which
+  /// every block of the grid is resident at once.
+  bool cooperative = false;
 
   Block *entry() const { return blocks.front().get(); }
   /// Arguments and instructions are numbered in the order they are added,

@@ -352,6 +352,14 @@ private:
       return std::nullopt;
     case Opcode::ConstArray:
       return checkConstArray(instruction);
+    case Opcode::ArrayAt: {
+      const auto *array = llvm::dyn_cast_or_null<ArrayType>(instruction.type());
+      if (!array || array->isReadonly() || array->rank() != instruction.shape.size() ||
+          instruction.strides.size() != instruction.shape.size())
+        return std::string("an array at an address has a writable array type of the rank of its "
+                           "shape, and a stride per dimension");
+      return std::nullopt;
+    }
     default:
       return std::nullopt;
     }

@@ -43,7 +43,7 @@ extern "C" {
 #endif
 
 /* Bumped on any change to the structures below. */
-#define KILN_CPU_ABI_VERSION 11
+#define KILN_CPU_ABI_VERSION 12
 
 typedef struct KilnCpuThread KilnCpuThread;
 
@@ -190,6 +190,10 @@ typedef struct KilnCpuServices {
    * all have ended. Block entries only. */
   void (*runBarrierRegions)(KilnCpuThread *thread, void *const *args, KilnCpuRegionStart start,
                             KilnCpuRegionRound round, uint32_t flags);
+  /* cuda.cg.this_grid().sync(): returns when every thread of the grid that
+   * has not exited has arrived. Only kernels the manifest marks
+   * "cooperative" call it; the engine keeps all their blocks resident. */
+  void (*syncGrid)(KilnCpuThread *thread);
 } KilnCpuServices;
 
 /* The state of one thread of a launch, owned by the engine. Generated code

@@ -263,7 +263,7 @@ std::optional<std::string> specializationProblem(const JsonValue &spec, size_t i
     if (const JsonValue *value = spec.member(key);
         value && (!value->integer() || *value->integer() < 0))
       return what + " has a malformed '" + key + "'";
-  for (const char *key : {"synchronizes", "raises", "block_entry"})
+  for (const char *key : {"synchronizes", "raises", "cooperative", "block_entry"})
     if (const JsonValue *value = spec.member(key); value && !value->boolean())
       return what + " has a malformed '" + key + "'";
   for (const char *key : {"cubins", "ptx"})

@@ -44,7 +44,7 @@ Value interfaceToJson(const backend::KernelInterface &interface) {
   return Object{{"entry", interface.entryName},           {"parameters", std::move(parameters)},
                 {"shared", interface.staticSharedBytes},  {"local", interface.localBytes},
                 {"synchronizes", interface.synchronizes}, {"raises", interface.raises},
-                {"block_entry", interface.hasBlockEntry}};
+                {"cooperative", interface.cooperative},   {"block_entry", interface.hasBlockEntry}};
 }
 
 unsigned uintOf(const Object &object, llvm::StringRef name) {
@@ -78,6 +78,7 @@ std::optional<backend::KernelInterface> interfaceFromJson(const Value *value) {
   interface.localBytes = object->getInteger("local").value_or(0);
   interface.synchronizes = object->getBoolean("synchronizes").value_or(false);
   interface.raises = object->getBoolean("raises").value_or(false);
+  interface.cooperative = object->getBoolean("cooperative").value_or(false);
   interface.hasBlockEntry = object->getBoolean("block_entry").value_or(false);
   return interface;
 }

@@ -240,6 +240,7 @@ public:
     image.blockEntry = spec.hostEntries.block;
     image.staticSharedBytes = spec.staticSharedBytes;
     image.localBytesPerThread = spec.localBytes;
+    image.cooperative = spec.cooperative;
     image.name = spec.name.c_str();
     cpu::LaunchConfig config;
     config.grid = {dims.grid.x, dims.grid.y, dims.grid.z};
@@ -248,6 +249,14 @@ public:
     config.threadFlags = indexCheckFlags;
     return statusOf(
         engine.launch(image, config, args, {dims.interrupt.requested, dims.interrupt.context}));
+  }
+
+  Status maxCooperativeBlocks(KernelSpec &spec, uint32_t threadsPerBlock,
+                              uint32_t dynamicSharedBytes, uint32_t &blocks) override {
+    blocks = spec.staticSharedBytes + dynamicSharedBytes > cpu::DeviceLimits::maxSharedBytesPerBlock
+                 ? 0
+                 : cpu::maxCooperativeBlocks(threadsPerBlock);
+    return Status::success();
   }
 
 private:

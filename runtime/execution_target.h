@@ -121,6 +121,9 @@ struct KernelSpec {
   uint64_t staticSharedBytes = 0;
   uint64_t localBytes = 0;
   bool raises = false;
+  /// Whether it syncs the grid: every block must be resident at once, which
+  /// a cooperative launch guarantees (or refuses).
+  bool cooperative = false;
   /// Host code (CPU target).
   KilnHostEntries hostEntries = {nullptr, nullptr};
   /// The fat binary of its image (CUDA target), inside the module's bundle;
@@ -213,6 +216,12 @@ public:
   /// target only enqueues the launch on `stream`.
   virtual Status launch(KernelSpec &spec, const LaunchDims &dims, StreamHandle stream,
                         void **args) = 0;
+  /// How many blocks of `threadsPerBlock` threads, each with
+  /// `dynamicSharedBytes` of dynamic shared memory, a cooperative launch of
+  /// `spec` may have: as many as the device keeps resident at once
+  /// (max_cooperative_grid_blocks()).
+  virtual Status maxCooperativeBlocks(KernelSpec &spec, uint32_t threadsPerBlock,
+                                      uint32_t dynamicSharedBytes, uint32_t &blocks) = 0;
 };
 
 } // namespace kiln::runtime

@@ -237,8 +237,17 @@ void FunctionEmitter::emitOperation(const ssa::Instr *instr) {
       return;
     }
     case Op::Global: {
-      // A NumPy array of the module's globals, frozen in.
+      // A NumPy array of the module's globals, frozen in; or a device
+      // array, captured where it is.
       const ConstantArray &array = instr->global->arrayValue();
+      if (array.address) {
+        ir::Instruction *captured = emit(ir::Opcode::ArrayAt, plain(type), {});
+        captured->address = *array.address;
+        captured->shape = array.shape;
+        captured->strides = array.strides;
+        values[instr] = captured;
+        return;
+      }
       ir::Instruction *frozen = emit(ir::Opcode::ConstArray, plain(type), {});
       frozen->shape = array.shape;
       frozen->data = array.data;

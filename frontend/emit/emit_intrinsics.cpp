@@ -102,6 +102,12 @@ ir::Value *FunctionEmitter::emitCuda(const ssa::Instr *instr, BuiltinId id,
     return intrinsic(I::SyncWarp, nullptr,
                      {args.empty() ? constant(uint32, ConstantValue::integer(0xFFFFFFFF))
                                    : convert(args[0], uint32)});
+  case BuiltinId::CudaCgThisGrid:
+    return nullptr; // the grid group is known at compile time: it has no value
+  case BuiltinId::CudaGridGroupSync:
+    markSynchronizes();
+    function.cooperative = true;
+    return intrinsic(I::GridSync, nullptr, {});
   case BuiltinId::CudaThreadfence:
     return intrinsic(I::ThreadFence, nullptr, {});
   case BuiltinId::CudaThreadfenceBlock:

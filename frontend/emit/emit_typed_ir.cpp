@@ -111,9 +111,9 @@ std::unique_ptr<ir::Module> ModuleEmitter::run() {
                                   moduleName + "." + decl.name + ".__reduce__" + number);
     }
   }
-  // Whether each function synchronizes: directly, or through a callee; and
-  // the files it links: its own, and those of the declared device functions
-  // it calls, directly or not.
+  // Whether each function synchronizes, raises or waits for the grid:
+  // directly, or through a callee; and the files it links: its own, and
+  // those of the declared device functions it calls, directly or not.
   bool changed = true;
   while (changed) {
     changed = false;
@@ -122,13 +122,17 @@ std::unique_ptr<ir::Module> ModuleEmitter::run() {
         for (const ir::Instruction *instruction : block->instructions) {
           bool synchronizes = false;
           bool raises = false;
+          bool cooperative = false;
           if (instruction->opcode == ir::Opcode::Call) {
             synchronizes = instruction->callee->synchronizes;
             raises = instruction->callee->raises;
+            cooperative = instruction->callee->cooperative;
           }
-          if ((synchronizes && !function->synchronizes) || (raises && !function->raises)) {
+          if ((synchronizes && !function->synchronizes) || (raises && !function->raises) ||
+              (cooperative && !function->cooperative)) {
             function->synchronizes |= synchronizes;
             function->raises |= raises;
+            function->cooperative |= cooperative;
             changed = true;
           }
           if (instruction->opcode == ir::Opcode::Call)

@@ -75,7 +75,7 @@ const Symbol *BuiltinSymbols::lookup(llvm::StringRef qualifiedName) const {
 }
 
 const Symbol *BuiltinSymbols::member(const Symbol &module, llvm::StringRef name) const {
-  if (module.kind != Symbol::Kind::Module)
+  if (module.kind != Symbol::Kind::Module && module.kind != Symbol::Kind::Handle)
     return nullptr;
   // numba.core.types is the module numba.types re-exports: same members.
   if (module.is(BuiltinId::NumbaCoreTypesModule))

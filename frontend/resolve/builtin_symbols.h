@@ -31,7 +31,8 @@ struct Symbol {
     Decorator,
     TypeMaker,
     Exception,
-    HostOnly
+    HostOnly,
+    Handle
   };
 
   BuiltinId id;
@@ -65,7 +66,7 @@ public:
 
   /// A symbol by qualified name ("numpy.float32"), or null.
   const Symbol *lookup(llvm::StringRef qualifiedName) const;
-  /// A member of a module symbol, or null.
+  /// A member of a module symbol, or a method of a handle; null if none.
   const Symbol *member(const Symbol &module, llvm::StringRef name) const;
   /// A Python builtin ("abs", "range", "ValueError"), or null.
   const Symbol *pythonBuiltin(llvm::StringRef name) const;

@@ -124,6 +124,34 @@ llvm::Expected<HostValue> readValue(const llvm::json::Value &json, llvm::StringR
     }
     return value;
   }
+  if (*kind == "device_array") {
+    value.kind = HostValue::Kind::DeviceArray;
+    std::optional<llvm::StringRef> dtype = object->getString("dtype");
+    const llvm::json::Array *shape = object->getArray("shape");
+    const llvm::json::Array *strides = object->getArray("strides");
+    if (!dtype || !shape || !strides || shape->size() != strides->size())
+      return valueError(file, name,
+                        "a device array needs a \"dtype\", and a \"shape\" and \"strides\" of "
+                        "the same length");
+    value.dtype = dtype->str();
+    for (size_t d = 0; d < shape->size(); ++d) {
+      std::optional<int64_t> extent = (*shape)[d].getAsInteger();
+      std::optional<int64_t> stride = (*strides)[d].getAsInteger();
+      if (!extent || *extent < 0 || !stride)
+        return valueError(file, name,
+                          "a device array's shape holds non-negative integers, its strides "
+                          "integers");
+      value.shape.push_back(uint64_t(*extent));
+      value.strides.push_back(*stride);
+    }
+    if (const llvm::json::Value *address = object->get("address")) {
+      std::optional<uint64_t> where = address->getAsUINT64();
+      if (!where)
+        return valueError(file, name, "a device array's \"address\" is a non-negative integer");
+      value.address = *where;
+    }
+    return value;
+  }
   static const std::pair<llvm::StringLiteral, HostValue::Kind> kinds[] = {
       {"int", HostValue::Kind::Int},       {"float", HostValue::Kind::Float},
       {"bool", HostValue::Kind::Bool},     {"complex", HostValue::Kind::Complex},

@@ -28,7 +28,12 @@
 // would bind it: a module (`numba.cuda`), a type (`numba.float64`,
 // `numpy.int32`) or a function (`math.sin`, `numpy.sin`). An "enum" is an
 // enum.Enum or IntEnum class ("int" says which) whose "members" are
-// [name, value] pairs, values being numbers or tuples of them.
+// [name, value] pairs, values being numbers or tuples of them. A
+// "device_array" (an object with __cuda_array_interface__: a device array)
+// has a "dtype", "shape", byte "strides" and the "address" of its data in
+// the process that hands the values over, which kernels compiled there
+// capture it by; `kiln build` gets no address, as the process that made
+// the array is gone.
 //
 // A name the module's source does not bind, a host value of the module
 // still gives it: the globals of a function `exec` made from a string, or of
@@ -44,6 +49,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,7 +68,8 @@ struct HostValue {
     Closure,
     Symbol,
     String,
-    Enum
+    Enum,
+    DeviceArray
   };
   Kind kind = Kind::Int;
   /// NumPy's name of the element type, for Scalar and Array: "float32";
@@ -76,9 +83,13 @@ struct HostValue {
   std::vector<RecordField> recordFields;
   unsigned recordSize = 0;
   bool recordAligned = false;
-  std::vector<uint64_t> shape; // Array
+  std::vector<uint64_t> shape; // Array, DeviceArray
   /// Array: the elements in Fortran order ("order": "F"), else C order.
   bool fortranOrder = false;
+  /// DeviceArray: its byte strides, and where its data is in the running
+  /// process; no address where the build runs elsewhere (kiln build).
+  std::vector<int64_t> strides;
+  std::optional<uint64_t> address;
   /// The value's bytes (for an array, its elements in C order); shared, as
   /// every kernel reading a table refers to the one copy.
   std::shared_ptr<const std::string> data;

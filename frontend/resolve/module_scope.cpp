@@ -182,11 +182,19 @@ std::string ModuleValue::describe() const {
     return text + ")";
   }
   case Kind::Array: {
-    // The elements' hash, so that a semantic hash changes with the data.
-    std::string text = "readonly array " + arrayPart->elementType->str() + " " +
-                       layoutName(arrayPart->layout).str() + " (";
+    // The elements' hash, so that a semantic hash changes with the data; a
+    // device array's address and strides, the code depending on them.
+    std::string text = std::string(arrayPart->address ? "device array " : "readonly array ") +
+                       arrayPart->elementType->str() + " " + layoutName(arrayPart->layout).str() +
+                       " (";
     for (size_t i = 0; i < arrayPart->shape.size(); ++i)
       text += (i ? ", " : "") + std::to_string(arrayPart->shape[i]);
+    if (arrayPart->address) {
+      text += ") strides (";
+      for (size_t i = 0; i < arrayPart->strides.size(); ++i)
+        text += (i ? ", " : "") + std::to_string(arrayPart->strides[i]);
+      return text + ") at " + std::to_string(*arrayPart->address);
+    }
     return text + ") blake3:" + arrayPart->digest;
   }
   case Kind::Module:
@@ -328,6 +336,7 @@ std::optional<ConstantValue> constantOf(const HostValue &value, TypeContext &typ
   case HostValue::Kind::Closure:
   case HostValue::Kind::Symbol:
   case HostValue::Kind::Enum:
+  case HostValue::Kind::DeviceArray:
     break;
   }
   return std::nullopt;
@@ -371,8 +380,39 @@ std::shared_ptr<const ConstantArray> arrayOf(const HostValue &value, TypeContext
   llvm::BLAKE3 blake3;
   blake3.update(*value.data);
   return std::make_shared<const ConstantArray>(
-      ConstantArray{element, value.shape, value.fortranOrder ? ArrayLayout::F : ArrayLayout::C,
-                    value.data, llvm::toHex(blake3.final(), /*LowerCase=*/true)});
+      ConstantArray{element,
+                    value.shape,
+                    value.fortranOrder ? ArrayLayout::F : ArrayLayout::C,
+                    value.data,
+                    llvm::toHex(blake3.final(), /*LowerCase=*/true),
+                    std::nullopt,
+                    {}});
+}
+
+/// A device array of numbers the running process holds, captured where it
+/// is; its layout is Numba's typeof's: C or F where its strides are
+/// contiguous that way, else A.
+std::shared_ptr<const ConstantArray> deviceArrayOf(const HostValue &value, TypeContext &types) {
+  const Type *element = dtypeNamed(value.dtype, types);
+  std::optional<uint64_t> itemBytes = element ? scalarByteSize(element) : std::nullopt;
+  if (!itemBytes || !value.address)
+    return nullptr;
+  auto contiguous = [&](bool fortran) {
+    int64_t expected = int64_t(*itemBytes);
+    size_t rank = value.shape.size();
+    for (size_t k = 0; k < rank; ++k) {
+      size_t d = fortran ? k : rank - 1 - k;
+      if (value.shape[d] != 1 && value.strides[d] != expected)
+        return false;
+      expected *= int64_t(value.shape[d]);
+    }
+    return true;
+  };
+  ArrayLayout layout = contiguous(false)  ? ArrayLayout::C
+                       : contiguous(true) ? ArrayLayout::F
+                                          : ArrayLayout::A;
+  return std::make_shared<const ConstantArray>(
+      ConstantArray{element, value.shape, layout, nullptr, "", value.address, value.strides});
 }
 
 } // namespace
@@ -423,6 +463,13 @@ const ModuleValue *ModuleScope::hostValueOf(const ModuleValue &computed) const {
     } else if (value->kind == HostValue::Kind::Array) {
       if (std::shared_ptr<const ConstantArray> array = arrayOf(*value, *types))
         slot = std::make_unique<ModuleValue>(ModuleValue::array(std::move(array)));
+    } else if (value->kind == HostValue::Kind::DeviceArray) {
+      if (std::shared_ptr<const ConstantArray> array = deviceArrayOf(*value, *types))
+        slot = std::make_unique<ModuleValue>(ModuleValue::array(std::move(array)));
+      else if (!value->address)
+        slot = std::make_unique<ModuleValue>(ModuleValue::hostValue(
+            "a device array, which a kernel captures by its address in the process that made "
+            "it; a kernel built ahead of time cannot (pass the array as an argument instead)"));
     } else if (std::optional<ConstantValue> constant = constantOf(*value, *types)) {
       slot = std::make_unique<ModuleValue>(ModuleValue::constant(std::move(*constant)));
     }

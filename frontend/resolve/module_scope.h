@@ -107,6 +107,12 @@ struct ConstantArray {
   std::shared_ptr<const std::string> data;
   /// The BLAKE3 hash of `data` (hex), which semantic hashes name it by.
   std::string digest;
+  /// A device array the running process holds (captured by a kernel
+  /// compiled in that process): its data is at `address`, with these byte
+  /// strides, and is not copied (`data` is null), as Numba captures device
+  /// arrays by reference; kernels may write it.
+  std::optional<uint64_t> address;
+  std::vector<int64_t> strides;
 };
 
 /// What a module-level name, or a module-level expression, denotes.

@@ -136,6 +136,9 @@ Typing getAttribute(TypeContext &types, const Type *object, llvm::StringRef name
         return symbolValue(types, *member);
       return Typing::error(DiagID::err_unknown_module_member, {symbol->displayName(), name.str()});
     }
+    if (symbol->kind == Symbol::Kind::Handle)
+      if (const Symbol *method = BuiltinSymbols::get().member(*symbol, name))
+        return symbolValue(types, *method);
     if (symbol->kind == Symbol::Kind::Dim3) {
       if (name == "x" || name == "y" || name == "z") {
         Resolution resolution = Resolution::make(Resolution::Kind::Builtin, types.int32());

@@ -272,6 +272,16 @@ Typing callCuda(TypeContext &types, const Symbol &function, llvm::ArrayRef<const
   case BuiltinId::CudaThreadfenceSystem:
     cases.add(none, {});
     return fromCases(types, function, cases, args);
+  case BuiltinId::CudaCgThisGrid: {
+    if (!args.empty())
+      return noOverload(function, args);
+    const Symbol &group = BuiltinSymbols::get().symbol(BuiltinId::CudaGridGroup);
+    return builtin(function, types.entity(EntityType::EntityKind::Builtin, &group, group.detail),
+                   {});
+  }
+  case BuiltinId::CudaGridGroupSync:
+    cases.add(none, {});
+    return fromCases(types, function, cases, args);
   case BuiltinId::CudaSyncthreadsCount:
   case BuiltinId::CudaSyncthreadsAnd:
   case BuiltinId::CudaSyncthreadsOr:

@@ -464,7 +464,7 @@ Typing FunctionTyper::typeInstr(const Instr *instr) {
     case ModuleValue::Kind::Array: {
       const ConstantArray &array = value.arrayValue();
       return Resolution::value(types.array(array.elementType, unsigned(array.shape.size()),
-                                           array.layout, /*readonly=*/true));
+                                           array.layout, /*readonly=*/!array.address));
     }
     default:
       return Typing::error(DiagID::err_compile_time_value, {value.describe()});

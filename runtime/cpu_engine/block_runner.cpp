@@ -28,7 +28,7 @@ std::string blockName(const KilnCpuThread &thread) {
 BlockRunner::BlockRunner(const EngineOptions &options)
     : sharedMemory(static_cast<std::byte *>(
           ::operator new(sharedBufferBytes, std::align_val_t(sharedAlignment)))),
-      scheduler(options.fiberStackBytes),
+      fiberStackBytes(options.fiberStackBytes), scheduler(options.fiberStackBytes),
       blockEntryLocalLimit(
           options.workerStackBytes > stackReserve ? options.workerStackBytes - stackReserve : 0) {}
 
@@ -37,6 +37,10 @@ BlockRunner::~BlockRunner() {
 }
 
 void BlockRunner::runBlocks(LaunchJob &job, BlockRange range) {
+  if (job.image.cooperative) { // the whole grid: its chunk (see LaunchJob)
+    runCooperativeGrid(job);
+    return;
+  }
   // Divisions only for the first block: 64-bit ones cost tens of cycles
   // each, which adds up over grids of many small blocks.
   const Dim3 &grid = job.config.grid;
@@ -180,6 +184,11 @@ void BlockRunner::runFibers(const KilnCpuThread &prototype) {
   switch (scheduler.run(prototype, launch.image.threadEntry, launch.args,
                         launch.image.localBytesPerThread, problem)) {
   case FiberScheduler::Outcome::Completed:
+    return;
+  case FiberScheduler::Outcome::AtGridBarrier: // fiberSyncGrid refuses outside cooperative grids
+    launch.recordFailure(LaunchErrorKind::Internal, currentBlock,
+                         std::string("kernel '") + launch.kernelName() +
+                             "' waits at a grid barrier outside a cooperative launch");
     return;
   case FiberScheduler::Outcome::Deadlocked:
     launch.recordFailure(LaunchErrorKind::Deadlock, currentBlock,

@@ -32,7 +32,6 @@ public:
 
   LaunchJob &job() const { return *currentJob; }
   uint64_t block() const { return currentBlock; }
-  FiberScheduler &fibers() { return scheduler; }
   BarrierRegions &barrierRegions() { return regions; }
 
   /// Leaves the running block entry, skipping its remaining threads.
@@ -53,8 +52,11 @@ private:
   bool runBlockEntry(KilnCpuThread &thread);
   void finishCutRun(KilnCpuThread &thread, uint32_t firstX, uint32_t length);
   void runFibers(const KilnCpuThread &prototype);
+  /// Runs every block of a cooperative launch at once (cooperative_grid.cpp).
+  void runCooperativeGrid(LaunchJob &job);
 
   std::byte *sharedMemory;
+  const size_t fiberStackBytes;
   FiberScheduler scheduler;
   BarrierRegions regions;
   const size_t blockEntryLocalLimit; // larger local arrays run as fibers

@@ -60,6 +60,16 @@
 // the same call site; lanes in another branch call from elsewhere. A lane
 // that spins without waiting holds up its warp's activemask().
 //
+// Cooperative launches. A kernel that syncs the grid (cuda.cg.this_grid()
+// .sync()) needs every block of the grid resident until the last one has
+// arrived, so its launch runs all blocks on one worker, each block's
+// threads as fibers of the block's own scheduler with the block's own
+// shared memory: block after block up to the grid barrier (or the end),
+// then, once every block has arrived, round after round on from it. As at
+// syncthreads, exited threads count as arrived. Such a grid may hold at
+// most maxCooperativeBlocks() blocks (max_cooperative_grid_blocks()), as a
+// GPU refuses a cooperative launch larger than it can keep resident.
+//
 // Deadlocks. Waits only end when a fiber arrives or exits, and both events
 // check at once whether that completes a barrier or a warp group. So when
 // the fiber that is running must wait and no fiber is runnable, nothing can
@@ -132,6 +142,10 @@ struct KernelImage {
   /// Stack a thread needs for its local arrays: added to each fiber's stack.
   /// (A block entry that would not fit a worker's stack runs as fibers.)
   uint64_t localBytesPerThread = 0;
+  /// The kernel syncs the grid: all its blocks run at once (see
+  /// "Cooperative launches"), and the grid may hold at most
+  /// maxCooperativeBlocks() of them.
+  bool cooperative = false;
   const char *name = nullptr; ///< for messages
 };
 
@@ -160,7 +174,18 @@ struct DeviceLimits {
                                              KILN_CPU_MAX_GRID_DIM_Z};
   static constexpr uint32_t maxSharedBytesPerBlock = 48 * 1024;
   static constexpr uint32_t warpSize = KILN_CPU_WARP_SIZE;
+  /// The threads of a cooperative grid, all resident at once as fibers (a
+  /// fiber's stack takes two memory mappings, and Linux allows a process
+  /// about 65,000).
+  static constexpr uint32_t maxCooperativeThreads = 16384;
+  /// The blocks of a cooperative grid, as many as 8 SMs of a GPU of
+  /// compute capability 8.0 keep resident.
+  static constexpr uint32_t maxCooperativeBlocks = 8 * 32;
 };
+
+/// How many blocks of `threadsPerBlock` threads a cooperative launch may
+/// have (max_cooperative_grid_blocks()); 0 if the block is too large.
+uint32_t maxCooperativeBlocks(uint64_t threadsPerBlock);
 
 struct EngineOptions {
   /// Host threads that run blocks; 0 means std::thread::hardware_concurrency().

@@ -76,6 +76,7 @@ FiberScheduler::Outcome FiberScheduler::run(const KilnCpuThread &prototype,
   barrierWaiters.reserve(count);
   barrierTrue = 0;
   liveThreads = count;
+  gridWaiters = 0;
 
   for (uint32_t id = 0; id < count; ++id) {
     FiberThread &thread = threads[id];
@@ -95,10 +96,28 @@ FiberScheduler::Outcome FiberScheduler::run(const KilnCpuThread &prototype,
 
   uint32_t first = 0;
   popRunnable(first);
+  return runFrom(first, problem);
+}
+
+FiberScheduler::Outcome FiberScheduler::passGridBarrier(std::string &problem) {
+  for (FiberThread &thread : threads)
+    if (thread.wait == FiberThread::Wait::Grid) {
+      thread.wait = FiberThread::Wait::None;
+      pushRunnable(thread.linearId);
+    }
+  gridWaiters = 0;
+  uint32_t first = 0;
+  popRunnable(first); // AtGridBarrier: at least one thread waited
+  return runFrom(first, problem);
+}
+
+FiberScheduler::Outcome FiberScheduler::runFrom(uint32_t first, std::string &problem) {
   FiberContext::switchTo(workerContext, threads[first].context);
   // Back on the worker: no fiber is runnable.
   if (liveThreads == 0)
     return Outcome::Completed;
+  if (gridWaiters == liveThreads)
+    return Outcome::AtGridBarrier;
   problem = describeDeadlock();
   return Outcome::Deadlocked;
 }
@@ -269,7 +288,8 @@ uint32_t FiberScheduler::waitingLanes(uint32_t warp) const {
   uint32_t waiting = warps[warp].pending;
   for (uint32_t rest = warps[warp].live & ~waiting; rest; rest &= rest - 1) {
     uint32_t lane = static_cast<uint32_t>(std::countr_zero(rest));
-    if (threads[warp * 32 + lane].wait == FiberThread::Wait::Barrier)
+    if (threads[warp * 32 + lane].wait == FiberThread::Wait::Barrier ||
+        threads[warp * 32 + lane].wait == FiberThread::Wait::Grid)
       waiting |= laneBit(lane);
   }
   return waiting;
@@ -281,6 +301,13 @@ void FiberScheduler::retryWarp(uint32_t warp) {
     if (warps[warp].pending & laneBit(lane))
       tryCompleteGroup(warp, lane, nullptr);
   }
+}
+
+void FiberScheduler::gridSync(FiberThread &self) {
+  self.wait = FiberThread::Wait::Grid;
+  ++gridWaiters;
+  tryCompleteActiveMasks(self.linearId / 32, nullptr);
+  suspend(self);
 }
 
 bool FiberScheduler::yield(FiberThread &self) {
@@ -310,6 +337,9 @@ std::string FiberScheduler::describeWait(const FiberThread &thread) const {
     return std::string("wait in ") + barrierName(thread.barrierOp) + " (" +
            std::to_string(barrierWaiters.size()) + " of " + std::to_string(liveThreads) +
            " live threads arrived)";
+  if (thread.wait == FiberThread::Wait::Grid)
+    return "wait in this_grid().sync() (" + std::to_string(gridWaiters) + " of " +
+           std::to_string(liveThreads) + " live threads of the block arrived)";
   if (thread.wait != FiberThread::Wait::Warp)
     return "are runnable"; // cannot happen in a deadlock
   uint32_t warp = thread.linearId / 32;

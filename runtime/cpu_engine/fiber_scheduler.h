@@ -1,14 +1,17 @@
 //===- runtime/cpu_engine/fiber_scheduler.h - Threads as fibers -*- C++ -*-===//
 //
 // Runs the threads of one block as fibers on the calling worker, and
-// implements what makes them wait for each other: the block barrier and the
-// warp collectives (see the [Note] in engine.h).
+// implements what makes them wait for each other: the block barrier, the
+// warp collectives, and the block's part of a grid barrier (see the [Note]
+// in engine.h).
 //
 // Scheduling is a FIFO run queue of fiber ids. A fiber that must wait
 // switches straight to the next runnable fiber; when it completes a barrier
 // or a warp group, it marks the other members runnable and carries on
 // itself. The worker's own context is resumed only when the run queue is
-// empty: either every thread has exited, or the block is deadlocked.
+// empty: every thread has exited, every live thread waits at the grid
+// barrier (the caller resumes them once the other blocks have arrived too),
+// or the block is deadlocked.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -29,7 +32,7 @@ class FiberScheduler;
 /// One CUDA thread of the running block. Services receive &abi and cast
 /// back, so `abi` must stay the first member of a standard-layout struct.
 struct FiberThread {
-  enum class Wait : uint8_t { None, Barrier, Warp, Exited };
+  enum class Wait : uint8_t { None, Barrier, Warp, Grid, Exited };
 
   KilnCpuThread abi;
   FiberScheduler *scheduler = nullptr;
@@ -60,13 +63,18 @@ public:
   FiberScheduler(const FiberScheduler &) = delete;
   FiberScheduler &operator=(const FiberScheduler &) = delete;
 
-  enum class Outcome { Completed, Deadlocked, NoStacks };
+  enum class Outcome { Completed, AtGridBarrier, Deadlocked, NoStacks };
 
   /// Runs every thread of the block `prototype` describes (all fields but
-  /// threadIdx and laneId set) through `entry`. On Deadlocked, `problem`
-  /// says where each thread waits; on NoStacks, why stacks could not be had.
+  /// threadIdx and laneId set) through `entry`, until all have exited
+  /// (Completed) or every live one waits at the grid barrier
+  /// (AtGridBarrier). On Deadlocked, `problem` says where each thread waits;
+  /// on NoStacks, why stacks could not be had.
   Outcome run(const KilnCpuThread &prototype, KilnCpuKernelEntry entry, void *const *args,
               size_t localBytesPerThread, std::string &problem);
+  /// After AtGridBarrier, once the whole grid has arrived: lets the block's
+  /// threads go on from the grid barrier, as run() does from their start.
+  Outcome passGridBarrier(std::string &problem);
 
   // The operations below run on the stack of `self`, the running fiber.
 
@@ -78,6 +86,9 @@ public:
   /// a call site (`value`) the set of lanes waiting at that site, the lanes
   /// a GPU would run through that call together.
   void warpCollective(FiberThread &self);
+  /// cuda.cg.this_grid().sync(): waits until run() or passGridBarrier()
+  /// has returned AtGridBarrier and passGridBarrier() is called.
+  void gridSync(FiberThread &self);
   /// Lets the other runnable fibers run first; false if there were none.
   bool yield(FiberThread &self);
   /// Ends `self` as if its entry had returned.
@@ -90,6 +101,8 @@ private:
   };
 
   static void fiberMain(void *argument);
+  /// Runs the fiber `first` until no fiber is runnable, and says why.
+  Outcome runFrom(uint32_t first, std::string &problem);
 
   void suspend(FiberThread &self);
   void pushRunnable(uint32_t id);
@@ -112,6 +125,7 @@ private:
   std::vector<uint32_t> barrierWaiters; // in arrival order
   uint32_t barrierTrue = 0;
   uint32_t liveThreads = 0;
+  uint32_t gridWaiters = 0;
   KilnCpuKernelEntry entry = nullptr;
   void *const *args = nullptr;
   FiberContext workerContext;

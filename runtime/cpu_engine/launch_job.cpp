@@ -50,7 +50,8 @@ std::string indexList(const uint32_t (&index)[3]) {
 LaunchJob::LaunchJob(const KernelImage &image, const LaunchConfig &config, void *const *args,
                      PrintOutput &output, unsigned workerCount)
     : image(image), config(config), args(args), output(output), totalBlocks(blocksIn(config.grid)),
-      chunkSize(chunkSizeFor(totalBlocks, workerCount)) {}
+      // A cooperative grid runs on one worker, all its blocks at once.
+      chunkSize(image.cooperative ? totalBlocks : chunkSizeFor(totalBlocks, workerCount)) {}
 
 const char *LaunchJob::kernelName() const {
   return image.name && *image.name ? image.name : "<unnamed kernel>";

@@ -26,6 +26,15 @@ LaunchResult invalid(const KernelImage &image, const std::string &problem) {
 
 } // namespace
 
+uint32_t maxCooperativeBlocks(uint64_t threadsPerBlock) {
+  if (threadsPerBlock == 0 || threadsPerBlock > DeviceLimits::maxThreadsPerBlock)
+    return 0;
+  uint64_t byThreads = DeviceLimits::maxCooperativeThreads / threadsPerBlock;
+  return static_cast<uint32_t>(byThreads < DeviceLimits::maxCooperativeBlocks
+                                   ? byThreads
+                                   : DeviceLimits::maxCooperativeBlocks);
+}
+
 LaunchResult validateLaunch(const KernelImage &image, const LaunchConfig &config) {
   if (!image.threadEntry && !image.blockEntry)
     return invalid(image, "the kernel image has no entry point");
@@ -73,6 +82,14 @@ LaunchResult validateLaunch(const KernelImage &image, const LaunchConfig &config
                    std::to_string(config.dynamicSharedBytes) + " bytes of dynamic shared memory (" +
                    std::to_string(shared) + " bytes) are above the limit of " +
                    std::to_string(DeviceLimits::maxSharedBytesPerBlock) + " bytes per block");
+
+  uint64_t blocks = uint64_t(config.grid.x) * config.grid.y * config.grid.z;
+  if (image.cooperative && blocks > maxCooperativeBlocks(threads))
+    return invalid(image, "a cooperative grid of " + std::to_string(blocks) + " blocks of " +
+                              std::to_string(threads) + " threads is above the " +
+                              std::to_string(maxCooperativeBlocks(threads)) +
+                              " blocks that can be resident at once "
+                              "(max_cooperative_grid_blocks)");
   return LaunchResult::success();
 }
 

@@ -20,8 +20,10 @@ FiberThread &fiberOf(KilnCpuThread *thread) {
   return *reinterpret_cast<FiberThread *>(thread);
 }
 
+/// The fiber's own scheduler: the runner's, or in a cooperative launch the
+/// one of the fiber's block.
 FiberScheduler &schedulerOf(KilnCpuThread *thread) {
-  return runnerOf(thread).fibers();
+  return *fiberOf(thread).scheduler;
 }
 
 uint64_t linearThread(const KilnCpuThread &thread) {
@@ -192,6 +194,21 @@ void fiberRunBarrierRegions(KilnCpuThread *thread, void *const *, KilnCpuRegionS
                             KilnCpuRegionRound, uint32_t) {
   fiberMisuse(thread, "runBarrierRegions");
 }
+
+/// Only a cooperative launch keeps every block resident, so a kernel whose
+/// manifest does not say "cooperative" cannot wait for the grid.
+void fiberSyncGrid(KilnCpuThread *thread) {
+  BlockRunner &runner = runnerOf(thread);
+  if (runner.job().image.cooperative) {
+    schedulerOf(thread).gridSync(fiberOf(thread));
+    return;
+  }
+  runner.job().recordFailure(LaunchErrorKind::Internal, runner.block(),
+                             std::string("kernel '") + runner.job().kernelName() +
+                                 "' synchronized the grid, but its image does not declare it "
+                                 "cooperative");
+  schedulerOf(thread).exit(fiberOf(thread));
+}
 // Block entries.
 
 /// Out of line so that its strings are gone before the longjmp.
@@ -226,6 +243,10 @@ int32_t blockSyncthreadsReduce(KilnCpuThread *thread, uint32_t, int32_t) {
 
 void blockSyncwarp(KilnCpuThread *thread, uint32_t) {
   misuse(thread, "syncwarp");
+}
+
+void blockSyncGrid(KilnCpuThread *thread) {
+  misuse(thread, "syncGrid");
 }
 
 uint64_t blockShuffle(KilnCpuThread *thread, uint32_t, uint32_t, uint64_t, uint32_t, uint32_t) {
@@ -320,6 +341,7 @@ const KilnCpuServices fiberServices = {
     .interrupted = fiberInterrupted,
     .allocateFrame = fiberAllocateFrame,
     .runBarrierRegions = fiberRunBarrierRegions,
+    .syncGrid = fiberSyncGrid,
 };
 
 const KilnCpuServices blockEntryServices = {
@@ -341,6 +363,7 @@ const KilnCpuServices blockEntryServices = {
     .interrupted = blockInterrupted,
     .allocateFrame = blockAllocateFrame,
     .runBarrierRegions = blockRunBarrierRegions,
+    .syncGrid = blockSyncGrid,
 };
 
 void sleepNanoseconds(uint32_t nanoseconds) {

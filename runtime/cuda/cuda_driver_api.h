@@ -56,6 +56,7 @@ inline constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 inline constexpr CUresult CUDA_ERROR_ILLEGAL_ADDRESS = 700;
 inline constexpr CUresult CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701;
 inline constexpr CUresult CUDA_ERROR_LAUNCH_FAILED = 719;
+inline constexpr CUresult CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE = 720;
 inline constexpr CUresult CUDA_ERROR_NOT_SUPPORTED = 801;
 inline constexpr CUresult CUDA_ERROR_UNKNOWN = 999;
 
@@ -152,7 +153,13 @@ inline constexpr uintptr_t CU_STREAM_PER_THREAD_HANDLE = 0x2;
   X(cuLaunchKernel, "cuLaunchKernel", nullptr,                                                     \
     (CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,            \
      unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,                       \
-     unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra))
+     unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra))            \
+  X(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel", nullptr,                               \
+    (CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,            \
+     unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,                       \
+     unsigned int sharedMemBytes, CUstream hStream, void **kernelParams))                          \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor",    \
+    nullptr, (int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize))
 
 // PFN_cuInit, PFN_cuMemAlloc, ...: the type of each entry point.
 #define KILN_CUDA_DECLARE_PFN(member, symbol, fallback, parameters)                                \

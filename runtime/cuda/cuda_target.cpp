@@ -125,6 +125,8 @@ public:
 
   Status launch(KernelSpec &spec, const LaunchDims &dims, StreamHandle stream,
                 void **args) override;
+  Status maxCooperativeBlocks(KernelSpec &spec, uint32_t threadsPerBlock,
+                              uint32_t dynamicSharedBytes, uint32_t &blocks) override;
 
 private:
   /// Makes the primary context current on this thread, if it is not.
@@ -598,10 +600,41 @@ Status CudaTarget::launch(KernelSpec &spec, const LaunchDims &dims, StreamHandle
   if (uint64_t(spec.staticSharedBytes) + dims.dynamicSharedBytes > kDefaultSharedLimit)
     if (Status status = allowDynamicShared(spec, loaded, dims.dynamicSharedBytes); !status.ok())
       return status;
+  // A kernel that syncs the grid needs every block resident: the driver
+  // guarantees it for a cooperative launch (or refuses the launch), and
+  // gives the launch the workspace its grid barrier counts arrivals in.
+  if (spec.cooperative) {
+    if (CUresult result = driver.cuLaunchCooperativeKernel(
+            loaded, dims.grid.x, dims.grid.y, dims.grid.z, dims.block.x, dims.block.y, dims.block.z,
+            dims.dynamicSharedBytes, asStream(stream), args))
+      return failed("cuLaunchCooperativeKernel", result,
+                    "launching " + describeKernel(spec) +
+                        " (a cooperative launch: its grid may have at most "
+                        "max_cooperative_grid_blocks() blocks)");
+    return Status::success();
+  }
   if (CUresult result = driver.cuLaunchKernel(
           loaded, dims.grid.x, dims.grid.y, dims.grid.z, dims.block.x, dims.block.y, dims.block.z,
           dims.dynamicSharedBytes, asStream(stream), args, nullptr))
     return failed("cuLaunchKernel", result, "launching " + describeKernel(spec));
+  return Status::success();
+}
+
+Status CudaTarget::maxCooperativeBlocks(KernelSpec &spec, uint32_t threadsPerBlock,
+                                        uint32_t dynamicSharedBytes, uint32_t &blocks) {
+  blocks = 0;
+  if (Status status = makeCurrent(); !status.ok())
+    return status;
+  CUfunction loaded = nullptr;
+  if (Status status = function(spec, loaded); !status.ok())
+    return status;
+  int perMultiprocessor = 0;
+  if (CUresult result = driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+          &perMultiprocessor, loaded, static_cast<int>(threadsPerBlock), dynamicSharedBytes))
+    return failed("cuOccupancyMaxActiveBlocksPerMultiprocessor", result,
+                  "for " + describeKernel(spec));
+  blocks = static_cast<uint32_t>(perMultiprocessor) *
+           static_cast<uint32_t>(properties.multiprocessorCount);
   return Status::success();
 }
 

@@ -5,7 +5,7 @@
 // builds from the manifest:
 //
 //   (image, index, signature, entry, arg_types, params, static_shared_bytes,
-//    local_bytes, raises, cubins, ptx, fatbin)
+//    local_bytes, raises, cooperative, cubins, ptx, fatbin)
 //
 // where image is the module's ModuleImage (or None: no code, for tests),
 // index the specialization's row in it, arg_types kiln._types descriptors,
@@ -213,10 +213,10 @@ std::unique_ptr<Specialization> specializationOf(const std::string &name, PyObje
   const char *signature, *entry;
   // Memory sizes are 64-bit end to end: "I" would wrap 2**32 to 0.
   unsigned long long staticShared, localBytes;
-  int raises;
-  if (!PyArg_ParseTuple(tuple, "OnssOOKKpOOO:specialization", &image, &index, &signature, &entry,
-                        &argTypes, &params, &staticShared, &localBytes, &raises, &cubins, &ptx,
-                        &fatbin))
+  int raises, cooperative;
+  if (!PyArg_ParseTuple(tuple, "OnssOOKKppOOO:specialization", &image, &index, &signature, &entry,
+                        &argTypes, &params, &staticShared, &localBytes, &raises, &cooperative,
+                        &cubins, &ptx, &fatbin))
     return nullptr;
   auto specialization = std::make_unique<Specialization>();
   runtime::KernelSpec &kernel = specialization->kernel;
@@ -226,6 +226,7 @@ std::unique_ptr<Specialization> specializationOf(const std::string &name, PyObje
   kernel.staticSharedBytes = staticShared;
   kernel.localBytes = localBytes;
   kernel.raises = raises != 0;
+  kernel.cooperative = cooperative != 0;
   specialization->signature = signature;
   if (!archsOf(cubins, kernel.cubinArchs) || !archsOf(ptx, kernel.ptxArchs))
     return nullptr;
@@ -494,9 +495,49 @@ PyObject *replaceSpecializations(PyObject *self, PyObject *specializations) {
   Py_RETURN_NONE;
 }
 
+/// `_max_cooperative_grid_blocks(index, threads, dynamic_shared)`: how many
+/// blocks a cooperative launch of specialization `index` may have.
+PyObject *maxCooperativeGridBlocks(PyObject *self, PyObject *args) {
+  DispatcherObject *dispatcher = asDispatcher(self);
+  if (!initialized(dispatcher))
+    return nullptr;
+  Py_ssize_t index;
+  unsigned long long threads, dynamicShared;
+  if (!PyArg_ParseTuple(args, "nKK:_max_cooperative_grid_blocks", &index, &threads, &dynamicShared))
+    return nullptr;
+  DispatcherState &state = *dispatcher->state;
+  if (index < 0 || size_t(index) >= state.specializations.size()) {
+    PyErr_Format(PyExc_IndexError, "kernel '%s' has no specialization %zd", state.name.c_str(),
+                 index);
+    return nullptr;
+  }
+  if (threads == 0 || threads > 1024 || dynamicShared > UINT32_MAX) {
+    PyErr_Format(PyExc_ValueError,
+                 "max_cooperative_grid_blocks() of kernel '%s': a block of %llu threads with "
+                 "%llu bytes of dynamic shared memory cannot be launched",
+                 state.name.c_str(), threads, dynamicShared);
+    return nullptr;
+  }
+  runtime::ExecutionTarget *target = currentTarget();
+  if (!target)
+    return nullptr;
+  Specialization &chosen = *state.specializations[size_t(index)];
+  if (target->runsFatBinaries() && !fatBinaryIntact(chosen))
+    return nullptr;
+  uint32_t blocks = 0;
+  Status status;
+  Py_BEGIN_ALLOW_THREADS status = target->maxCooperativeBlocks(
+      chosen.kernel, static_cast<uint32_t>(threads), static_cast<uint32_t>(dynamicShared), blocks);
+  Py_END_ALLOW_THREADS if (!status.ok()) return raiseStatus(status);
+  return PyLong_FromUnsignedLong(blocks);
+}
+
 PyMethodDef dispatcherMethods[] = {
     {"_replace", replaceSpecializations, METH_O,
      "_replace(specializations): use these specializations from now on."},
+    {"_max_cooperative_grid_blocks", maxCooperativeGridBlocks, METH_VARARGS,
+     "_max_cooperative_grid_blocks(index, threads, dynamic_shared): how many blocks a "
+     "cooperative launch of specialization `index` may have."},
     {nullptr, nullptr, 0, nullptr},
 };
 

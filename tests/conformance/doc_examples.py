@@ -26,16 +26,11 @@ import re
 import unittest
 
 GAPS = [
-    (r"test_cg\..*|test_laplace\..*|test_sessionize\..*",
-     "cooperative groups: grid-wide synchronization (`cuda.cg.this_grid().sync()`) and "
-     "`max_cooperative_grid_blocks` are not supported yet"),
     (r"test_cpointer\..*",
      "`CPointer` kernel arguments (a raw pointer and a size) are not supported"),
     (r"test_ffi\.TestFFI\.test_ex_linking_cu|test_ffi\.TestFFI\.test_ex_extra_includes",
      "the device function is CUDA C++ (`declare_device` with `link=`): Kiln links it into the GPU "
      "build, but the CPU engine cannot run CUDA C++"),
-    (r"test_globals\.TestGlobals\.test_ex_globals_device_array_capture",
-     "a device array captured by a kernel (numba-cuda captures it by reference) is not supported yet"),
 ]
 
 

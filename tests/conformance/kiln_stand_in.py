@@ -204,6 +204,11 @@ def install():
 
     global _FakeCUDAArray, _StandInDeviceFunction
     _FakeCUDAArray = FakeCUDAArray
+    # A kernel captures a device array by the address of its data, which a
+    # simulated one holds in its NumPy array (the CPU engine reads host
+    # memory in place).
+    FakeCUDAArray.__cuda_array_interface__ = property(
+        lambda array: dict(array._ary.__array_interface__, version=3))
 
     from kiln import dispatcher
 

@@ -1,6 +1,8 @@
 """module/format.h in Python, for the tests of built modules."""
 
 import json
+import pathlib
+import re
 import struct
 
 MASK = (1 << 64) - 1
@@ -8,7 +10,9 @@ BUNDLE_MAGIC = b"KILNBNDL"
 HEADER = struct.Struct("<8sIIQQQQQ")  # KilnBundleHeader, 56 bytes
 MODULE_FORMAT_VERSION = 2
 MANIFEST_FORMAT = 2
-CPU_ABI_VERSION = 11  # module/cpu_kernel_abi.h
+CPU_ABI_VERSION = int(re.search(
+    r"#define KILN_CPU_ABI_VERSION (\d+)",
+    (pathlib.Path(__file__).resolve().parents[2] / "module" / "cpu_kernel_abi.h").read_text()).group(1))
 BUNDLE_SECTION = ".kiln.bundle"
 
 ELF_HEADER = struct.Struct("<16sHHIQQQIHHHHHH")  # Elf64_Ehdr

@@ -505,11 +505,6 @@ class LazyKernel(Kernel):
         """The name the module's build compiles the kernel under."""
         return self._built_name
 
-    @property
-    def overloads(self):
-        """Signature text -> the kernel object that launches it."""
-        return dict.fromkeys(self.signatures, self)
-
     specialized = False
 
     def specialize(self, *args):
@@ -610,8 +605,7 @@ class LazyKernel(Kernel):
             if self._declared:
                 if self._members:
                     return False  # the declared signatures are all there is
-                precompiled = self._precompiled()
-                self._adopt(precompiled if precompiled is not None else self._compile(None))
+                self._adopt_declared()
                 return True
             signature = self._signature_of(args)
             precompiled = self._precompiled()
@@ -626,6 +620,21 @@ class LazyKernel(Kernel):
         if name is not None:
             signature_file.record(f"{self._builds.module_name}.{name}", signature)
         return True
+
+    @property
+    def overloads(self):
+        """Signature -> a kernel object holding that specialization alone. A
+        kernel given signatures in its decorator has theirs from the first
+        time it is asked, as Numba compiles them when it decorates."""
+        with self._lock:
+            if self._declared and not self._members:
+                self._adopt_declared()
+        return super().overloads
+
+    def _adopt_declared(self):
+        """Adds the specializations of the decorator's signatures."""
+        precompiled = self._precompiled()
+        self._adopt(precompiled if precompiled is not None else self._compile(None))
 
     def _module_global_name(self):
         """The module global that names this kernel, as a build knows it: its

@@ -47,14 +47,15 @@ def encode(value):
         return {"kind": "str", "text": value}
     if isinstance(value, tuple):
         items = [encode(item) for item in value]
-        if any(item is None or item["kind"] == "array" for item in items):
+        if any(item is None or item["kind"] in ("array", "device_array") for item in items):
             return None
         return {"kind": "tuple", "items": items}
     if isinstance(value, type) and issubclass(value, enum.Enum) and value.__members__:
         # An Enum or IntEnum class: its members, whose values must be numbers
         # or tuples of them (aliases included, as in the class's source).
         members = [[name, encode(member.value)] for name, member in value.__members__.items()]
-        if any(encoded is None or encoded["kind"] in ("array", "str") for _, encoded in members):
+        if any(encoded is None or encoded["kind"] in ("array", "device_array", "str")
+               for _, encoded in members):
             return None
         return {"kind": "enum", "name": value.__name__, "int": issubclass(value, enum.IntEnum),
                 "members": members}
@@ -80,7 +81,32 @@ def encode(value):
             encoded.update(dtype="record", fields=fields, itemsize=value.dtype.itemsize,
                            aligned=value.dtype.isalignedstruct)
         return encoded
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if isinstance(interface, dict):
+        return _device_array(numpy, interface)
     return None
+
+
+def _device_array(numpy, interface):
+    """A device array (an object with `__cuda_array_interface__`) of
+    numbers: kernels capture it by the address of its data, as Numba does,
+    so that they read and write the array itself."""
+    try:
+        dtype = numpy.dtype(interface["typestr"])
+        shape = [int(extent) for extent in interface["shape"]]
+        address = int(interface["data"][0] or 0)
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+    if dtype.kind not in _NUMBER_KINDS or not dtype.isnative:
+        return None
+    strides = interface.get("strides")
+    if strides is None:  # C-contiguous
+        strides, step = [], dtype.itemsize
+        for extent in reversed(shape):
+            strides.insert(0, step)
+            step *= extent
+    return {"kind": "device_array", "dtype": dtype.name, "shape": shape,
+            "strides": [int(stride) for stride in strides], "address": address}
 
 
 def _record_fields(dtype):
@@ -313,7 +339,13 @@ def main(argv):
     except BaseException as error:  # the module's own failure, reported as such
         print(f"running {argv[0]} raised {type(error).__name__}: {error}", file=sys.stderr)
         return 1
-    json.dump(module_values(vars(module), path), output)
+    values = module_values(vars(module), path)
+    # A device array lives in this process, which ends here: the build
+    # learns what it is, not where.
+    for encoded in values.values():
+        if encoded.get("kind") == "device_array":
+            del encoded["address"]
+    json.dump(values, output)
     output.close()
     return 0
 

@@ -8,6 +8,7 @@ dispatcher:
     kernel[griddim, blockdim, stream, sharedmem](*args)
     kernel.forall(n)(*args)                             # one thread per element
     kernel.signatures                                   # ['(array(float32, 1d, C), ...)', ...]
+    kernel.overloads[(float32[:], int64)]               # one specialization alone
     kernel.info()                                       # per specialization
 """
 
@@ -23,6 +24,32 @@ FORALL_BLOCK = 128
 def entry_signature(entry):
     """'(array(float32, 1d, C), int64)': a manifest entry's argument types."""
     return _types.signature_text(entry["args"])
+
+
+def signature_key(key):
+    """The signature text a key of `overloads` names: the text itself, or a
+    tuple of Numba types (`(int32[:, ::1],)`), as Numba's dispatcher keys its
+    overloads."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, tuple):
+        return _types.signature_text([str(t) for t in key])
+    raise TypeError(f"overloads are keyed by argument types (a tuple of Numba types) or their "
+                    f"signature text, not {type(key).__name__}")
+
+
+class Overloads(dict):
+    """Signature text -> a kernel object holding that specialization alone
+    (Numba's `dispatcher.overloads`), also indexed by a tuple of types."""
+
+    def __getitem__(self, key):
+        return super().__getitem__(signature_key(key))
+
+    def __contains__(self, key):
+        return super().__contains__(signature_key(key))
+
+    def get(self, key, default=None):
+        return super().get(signature_key(key), default)
 
 
 def specialization_tuple(image, index, entry):
@@ -41,6 +68,7 @@ def specialization_tuple(image, index, entry):
         int(entry.get("static_shared_bytes", 0)),
         int(entry.get("local_bytes", 0)),
         bool(entry.get("raises", False)),
+        bool(entry.get("cooperative", False)),
         tuple(entry.get("cubins", ())),
         tuple(entry.get("ptx", ())),
         None if fatbin is None else (int(fatbin["offset"]), int(fatbin["size"]), int(fatbin["checksum"], 16)),
@@ -128,6 +156,7 @@ class Kernel(_runtime.Dispatcher):
                 "local_bytes": entry.get("local_bytes", 0),
                 "synchronizes": entry.get("synchronizes", False),
                 "raises": entry.get("raises", False),
+                "cooperative": entry.get("cooperative", False),
                 "block_entry": entry.get("block_entry", False),
                 "fatbin_bytes": (entry.get("fatbin") or {}).get("size"),
             }
@@ -138,6 +167,35 @@ class Kernel(_runtime.Dispatcher):
         """Prints each specialization's signature (Numba prints typed IR)."""
         for entry in self._entries:
             print(f"{self.__name__} {_types.signature_text(entry['args'])}")
+
+    @property
+    def overloads(self):
+        """Signature -> a kernel object holding that specialization alone."""
+        return Overloads({entry_signature(member[2]): self._alone(member) for member in self._members})
+
+    def _alone(self, member):
+        return Kernel(self.__name__, [member], member[2].get("arg_names"), self._module_name)
+
+    @property
+    def cooperative(self):
+        """Whether the kernel syncs the grid (cuda.cg.this_grid().sync()):
+        it is then launched cooperatively, every block of the grid resident
+        at once."""
+        return any(entry.get("cooperative", False) for entry in self._entries)
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
+        """The most blocks of `blockdim` threads (an int or a tuple), each
+        with `dynsmemsize` bytes of dynamic shared memory, that a cooperative
+        launch of the kernel may have: as many as the device keeps resident
+        at once. Asked of one specialization (`overloads[sig]`)."""
+        if len(self._members) != 1:
+            raise TypeError(f"kernel '{self.__name__}' has {len(self._members)} specializations; "
+                            "ask max_cooperative_grid_blocks() of one: kernel.overloads[signature]")
+        dims = tuple(blockdim) if isinstance(blockdim, (tuple, list)) else (blockdim,)
+        threads = 1
+        for dim in dims:
+            threads *= int(dim)
+        return self._max_cooperative_grid_blocks(0, threads, int(dynsmemsize))
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
         """A launch with at least `ntasks` threads: kernel.forall(n)(*args)."""

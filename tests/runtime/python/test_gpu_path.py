@@ -448,6 +448,59 @@ def test_launch_limits_hold_on_the_gpu_path(kiln, tmp_path):
     assert not calls(log, "cuLaunchKernel"), "a refused launch must not reach the driver"
 
 
+COOPERATIVE_SOURCE = """
+from numba import cuda
+
+
+@cuda.jit("void(int32[::1])")
+def rotate(x):
+    i = cuda.grid(1)
+    value = x[(i + 1) % x.size]
+    cuda.cg.this_grid().sync()
+    x[i] = value
+"""
+
+
+def test_a_kernel_that_syncs_the_grid_launches_cooperatively(build_module, tmp_path):
+    """Its launch goes through cuLaunchCooperativeKernel, which keeps every
+    block resident and gives the grid barrier its workspace, and
+    max_cooperative_grid_blocks() is the driver's occupancy times the SMs."""
+    source = tmp_path / "cooperative.py"
+    source.write_text(COOPERATIVE_SOURCE)
+    result, facts, log = run_host_code(build_module, tmp_path, source, "cooperative", """
+        x = host("x", np.arange(256, dtype=np.int32))
+        module.rotate[4, 64](x)
+        print("BLOCKS", module.rotate.max_cooperative_grid_blocks(64),
+              module.rotate.max_cooperative_grid_blocks((8, 8)), module.rotate.cooperative)
+    """)
+    assert result.returncode == 0, result.stderr
+    # The stand-in's device: 108 SMs, each keeping min(32, 2048 / 64) blocks.
+    assert "BLOCKS 3456 3456 True" in result.stdout, result.stdout
+    facts = facts["facts"]
+    assert not calls(log, "cuLaunchKernel"), "a cooperative kernel launched with cuLaunchKernel"
+    launches = calls(log, "cuLaunchCooperativeKernel")
+    assert len(launches) == 1 and launches[0]["function"] == entry_name("cooperative", "rotate")
+    assert launches[0]["grid"] == [4, 1, 1] and launches[0]["block"] == [64, 1, 1]
+    occupancy = calls(log, "cuOccupancyMaxActiveBlocksPerMultiprocessor")
+    assert [line["blockSize"] for line in occupancy] == [64, 64]
+    check_copies_back_and_frees(log, facts, device_pointers(log, facts, launches[0]), launches[0])
+
+
+def test_a_cooperative_grid_the_device_cannot_hold_fails_with_the_drivers_error(build_module, tmp_path):
+    source = tmp_path / "cooperative.py"
+    source.write_text(COOPERATIVE_SOURCE)
+    result, _, log = run_host_code(build_module, tmp_path, source, "cooperative", """
+        x = np.zeros(32 * 4000, dtype=np.int32)
+        try:
+            module.rotate[4000, 32](x)
+        except kiln._runtime.CudaError as error:
+            print("ERROR", error.name, error)
+    """)
+    assert result.returncode == 0, result.stderr
+    error = next(line for line in result.stdout.splitlines() if line.startswith("ERROR"))
+    assert "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE" in error and "max_cooperative_grid_blocks" in error, error
+
+
 # On a real GPU (skipped without one).
 
 def real_gpu_available():

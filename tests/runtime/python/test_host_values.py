@@ -471,3 +471,83 @@ def test_enums_and_numbers_imported_from_other_packages_are_read(tmp_path, impor
         sys.path.remove(str(library))
         sys.modules.pop("shape_names", None)
     np.testing.assert_array_equal(out, [507, 2, 0, 3.0])
+
+
+CAPTURES = '''
+import numpy as np
+from kiln import cuda
+
+PRICES = cuda.to_device(np.array([10.0, 25.0, 5.0, 15.0, 30.0], dtype=np.float32))
+
+
+@cuda.jit
+def priced(quantities, totals):
+    i = cuda.grid(1)
+    if i < totals.size:
+        totals[i] = quantities[i] * PRICES[i]
+
+
+def make_counter(counts):
+    @cuda.jit
+    def count(keys):
+        i = cuda.grid(1)
+        if i < keys.size:
+            cuda.atomic.add(counts, keys[i], 1)
+    return count
+
+
+def make_reader(table):
+    @cuda.jit
+    def read(out):
+        i, j = cuda.grid(2)
+        if i < table.shape[0] and j < table.shape[1]:
+            out[i, j] = table[i, j]
+    return read
+'''
+
+
+def test_device_arrays_are_captured_by_reference(import_module):
+    """As Numba captures them: the kernel reads the array as it is when it
+    runs, and its writes land in it."""
+    from kiln import cuda
+
+    module = import_module("captured_arrays", CAPTURES)
+    quantities = np.ones(5, dtype=np.float32)
+    totals = np.zeros(5, dtype=np.float32)
+    module.priced[1, 32](quantities, totals)
+    np.testing.assert_array_equal(totals, [10, 25, 5, 15, 30])
+    module.PRICES.copy_to_device(np.array([20, 50, 10, 30, 60], dtype=np.float32))
+    module.priced[1, 32](quantities, totals)
+    np.testing.assert_array_equal(totals, [20, 50, 10, 30, 60])
+
+    counts = cuda.to_device(np.zeros(4, dtype=np.int64))
+    module.make_counter(counts)[1, 64](np.arange(64, dtype=np.int64) % 4)
+    np.testing.assert_array_equal(counts.copy_to_host(), [16, 16, 16, 16])
+
+    # Strides as the array has them: every other column of a C array.
+    table = cuda.to_device(np.arange(24.0).reshape(4, 6))[:, ::2]
+    out = np.zeros((4, 3))
+    module.make_reader(table)[1, (8, 8)](out)
+    np.testing.assert_array_equal(out, np.arange(24.0).reshape(4, 6)[:, ::2])
+
+
+def test_kiln_build_says_a_device_array_cannot_be_captured_ahead_of_time(tmp_path, kiln,
+                                                                         package_dir):
+    source = tmp_path / "device_global.py"
+    source.write_text(textwrap.dedent('''
+        import numpy as np
+        from kiln import cuda
+
+        PRICES = cuda.to_device(np.arange(4.0))
+
+
+        @cuda.jit("void(float64[::1])")
+        def read(out):
+            out[0] = PRICES[0]
+    '''))
+    built = kiln("build", source, "--arch", "80", "--python", sys.executable, cwd=tmp_path,
+                 env=dict(os.environ, PYTHONPATH=str(package_dir), KILN_TARGET="cpu"))
+    assert built.returncode != 0
+    assert "'PRICES' is a device array, which a kernel captures by its address in the process " \
+           "that made it; a kernel built ahead of time cannot (pass the array as an argument " \
+           "instead)" in built.stderr, built.stderr

@@ -155,6 +155,9 @@ struct StandInModule {
   std::vector<PtxEntry> entries;
 };
 
+/// Multiprocessors of the stand-in device (CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).
+constexpr int kStandInMultiprocessors = 108;
+
 struct StandInFunction {
   uint64_t id = 0;
   StandInModule *module = nullptr;
@@ -445,7 +448,7 @@ STAND_IN_EXPORT CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib
     *pi = 32;
     break;
   case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
-    *pi = 108;
+    *pi = kStandInMultiprocessors;
     break;
   case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY:
     *pi = 1;
@@ -925,12 +928,18 @@ STAND_IN_EXPORT CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribu
   return call.finish(CUDA_SUCCESS);
 }
 
-STAND_IN_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
-                                        unsigned int gridDimZ, unsigned int blockDimX,
-                                        unsigned int blockDimY, unsigned int blockDimZ,
-                                        unsigned int sharedMemBytes, CUstream hStream,
-                                        void **kernelParams, void **extra) {
-  Call call("cuLaunchKernel");
+/// Resident blocks per multiprocessor, as on compute capability 8.0: at
+/// most 32 blocks and 2048 threads (registers and shared memory unlimited).
+static int residentBlocksPerMultiprocessor(unsigned threadsPerBlock) {
+  return threadsPerBlock ? std::min(32, int(2048 / threadsPerBlock)) : 0;
+}
+
+/// cuLaunchKernel and cuLaunchCooperativeKernel: the checks of a driver,
+/// then the log of every parameter.
+static CUresult launch(Call &call, CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                       unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                       unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+                       void **kernelParams, bool cooperative) {
   auto *function = reinterpret_cast<StandInFunction *>(f);
   bool known = state().functions.count(function);
   call.log.number("f", handleNumber(f))
@@ -945,8 +954,6 @@ STAND_IN_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, uns
     return call.finish(CUDA_ERROR_INVALID_HANDLE);
   if (!validStream(hStream))
     return call.refuse(CUDA_ERROR_INVALID_HANDLE, "unknown stream");
-  if (extra)
-    return call.refuse(CUDA_ERROR_NOT_SUPPORTED, "the stand-in reads kernelParams only");
   if (!gridDimX || !gridDimY || !gridDimZ || !blockDimX || !blockDimY || !blockDimZ)
     return call.refuse(CUDA_ERROR_INVALID_VALUE, "a zero dimension");
   if (uint64_t(blockDimX) * blockDimY * blockDimZ > 1024 || blockDimX > 1024 || blockDimY > 1024 ||
@@ -958,6 +965,11 @@ STAND_IN_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, uns
     return call.refuse(CUDA_ERROR_INVALID_VALUE,
                        "dynamic shared memory above the function's limit (" +
                            std::to_string(function->maxDynamicShared) + " bytes)");
+  if (cooperative && uint64_t(gridDimX) * gridDimY * gridDimZ >
+                         uint64_t(kStandInMultiprocessors) *
+                             residentBlocksPerMultiprocessor(blockDimX * blockDimY * blockDimZ))
+    return call.refuse(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
+                       "more blocks than can be resident at once");
 
   if (!function->entry) {
     call.log.null("params").string("note", "no PTX in the module: parameters not read");
@@ -984,6 +996,48 @@ STAND_IN_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, uns
     list += (i ? "," : "") + object.text();
   }
   call.log.raw("params", list + "]");
+  return call.finish(CUDA_SUCCESS);
+}
+
+STAND_IN_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                        unsigned int gridDimZ, unsigned int blockDimX,
+                                        unsigned int blockDimY, unsigned int blockDimZ,
+                                        unsigned int sharedMemBytes, CUstream hStream,
+                                        void **kernelParams, void **extra) {
+  Call call("cuLaunchKernel");
+  if (extra)
+    return call.refuse(CUDA_ERROR_NOT_SUPPORTED, "the stand-in reads kernelParams only");
+  return launch(call, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
+                sharedMemBytes, hStream, kernelParams, false);
+}
+
+STAND_IN_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
+                                                   unsigned int gridDimY, unsigned int gridDimZ,
+                                                   unsigned int blockDimX, unsigned int blockDimY,
+                                                   unsigned int blockDimZ,
+                                                   unsigned int sharedMemBytes, CUstream hStream,
+                                                   void **kernelParams) {
+  Call call("cuLaunchCooperativeKernel");
+  return launch(call, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
+                sharedMemBytes, hStream, kernelParams, true);
+}
+
+STAND_IN_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
+                                                                     CUfunction func, int blockSize,
+                                                                     size_t dynamicSMemSize) {
+  Call call("cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  call.log.number("func", handleNumber(func))
+      .number("blockSize", blockSize)
+      .number("dynamicSMemSize", dynamicSMemSize);
+  if (CUresult result = call.check(true, true))
+    return call.finish(result);
+  if (!numBlocks)
+    return call.finish(CUDA_ERROR_INVALID_VALUE);
+  if (!state().functions.count(reinterpret_cast<StandInFunction *>(func)))
+    return call.finish(CUDA_ERROR_INVALID_HANDLE);
+  if (blockSize <= 0 || blockSize > 1024)
+    return call.refuse(CUDA_ERROR_INVALID_VALUE, "block size out of range");
+  *numBlocks = residentBlocksPerMultiprocessor(unsigned(blockSize));
   return call.finish(CUDA_SUCCESS);
 }
 
@@ -1031,3 +1085,6 @@ static_assert(std::is_same_v<decltype(&cuModuleUnload), PFN_cuModuleUnload>);
 static_assert(std::is_same_v<decltype(&cuModuleGetFunction), PFN_cuModuleGetFunction>);
 static_assert(std::is_same_v<decltype(&cuFuncSetAttribute), PFN_cuFuncSetAttribute>);
 static_assert(std::is_same_v<decltype(&cuLaunchKernel), PFN_cuLaunchKernel>);
+static_assert(std::is_same_v<decltype(&cuLaunchCooperativeKernel), PFN_cuLaunchCooperativeKernel>);
+static_assert(std::is_same_v<decltype(&cuOccupancyMaxActiveBlocksPerMultiprocessor),
+                             PFN_cuOccupancyMaxActiveBlocksPerMultiprocessor>);
