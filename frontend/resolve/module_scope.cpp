@@ -1295,12 +1295,15 @@ void ModuleScopeBuilder::handleDeclareDevice(const Stmt *stmt, llvm::StringRef n
                                              const CallExpr *call) {
   const Expr *signatureExpr = call->args.size() > 1 ? call->args[1] : nullptr;
   const Expr *linkExpr = nullptr;
+  const Expr *cooperativeExpr = nullptr;
   for (const Keyword &keyword : call->keywords) {
     if (keyword.name == "sig" && !signatureExpr) {
       signatureExpr = keyword.value;
     } else if (keyword.name == "link") {
       linkExpr = keyword.value;
-    } else if (keyword.name != "use_cooperative") {
+    } else if (keyword.name == "use_cooperative") {
+      cooperativeExpr = keyword.value;
+    } else {
       diags.report(DiagID::err_unknown_decorator_option, keyword.nameRange,
                    {keyword.name, "cuda.declare_device"});
       return;
@@ -1332,6 +1335,18 @@ void ModuleScopeBuilder::handleDeclareDevice(const Stmt *stmt, llvm::StringRef n
     std::optional<ModuleValue> link = activeEvaluator->evaluate(linkExpr);
     if (!link || !readLinkFiles(*link, linkExpr->range(), decl->options.link))
       return;
+  }
+  if (cooperativeExpr) {
+    std::optional<ModuleValue> cooperative = activeEvaluator->evaluate(cooperativeExpr);
+    if (!cooperative)
+      return;
+    if (cooperative->kind() != ModuleValue::Kind::Constant ||
+        cooperative->constantValue().kind() != ConstantValue::Kind::Bool) {
+      diags.report(DiagID::err_decorator_option_type, cooperativeExpr->range(),
+                   {"use_cooperative", "True or False"});
+      return;
+    }
+    decl->externalCooperative = cooperative->constantValue().boolValue();
   }
   decl->name = name.str();
   decl->scope = &scope;

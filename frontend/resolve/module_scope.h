@@ -77,8 +77,11 @@ struct FunctionDecl {
   /// Whether the last parameter is `*args`: the arguments after the others,
   /// as a tuple (device functions only, as in Numba).
   bool variadic = false;
-  /// For External: the symbol name in the linked code.
+  /// For External: the symbol name in the linked code, and whether it
+  /// syncs the grid (declared with use_cooperative=True), which makes the
+  /// kernels that call it cooperative.
   std::string externalSymbol;
+  bool externalCooperative = false;
 
   llvm::StringRef kindName() const;
 };

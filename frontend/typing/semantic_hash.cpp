@@ -46,7 +46,10 @@ public:
       os << " shared_memory_carveout=" << *options.sharedMemoryCarveout;
     if (!options.boundscheck)
       os << " boundscheck=0";
-    os << " external=" << decl.externalSymbol << '\n';
+    os << " external=" << decl.externalSymbol;
+    if (decl.externalCooperative)
+      os << " use_cooperative";
+    os << '\n';
 
     if (decl.def) {
       llvm::ArrayRef<ast::Stmt *> body = decl.def->body;

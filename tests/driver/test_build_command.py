@@ -377,3 +377,23 @@ def test_declare_device_names_an_option_it_does_not_know(kiln, tmp_path):
     result = kiln("check", tmp_path / "declared.py")
     assert result.returncode == 1
     assert "unknown option 'lnk'" in result.stderr, result.stderr
+
+
+def test_a_device_function_declared_cooperative_makes_its_callers_cooperative(kiln, tmp_path):
+    """use_cooperative=True says the foreign function syncs the grid: the
+    kernels that call it, directly or not, need a cooperative launch."""
+    (tmp_path / "declared.py").write_text(
+        DECLARED_WITH_LINK.replace('link=["functions.cu"])', 'link=["functions.cu"], use_cooperative=True)'))
+    (tmp_path / "functions.cu").write_text(FUNCTIONS_CU)
+    out = tmp_path / "out"
+    result = kiln("build", tmp_path / "declared.py", "--emit", "fatbin", "-o", out, "--arch", "80-real")
+    assert result.returncode == 0, result.stderr
+    manifest = json.loads((out / "declared.manifest.json").read_text())
+    cooperative = {spec["name"]: spec["cooperative"] for spec in manifest["specializations"]}
+    assert cooperative == {"double": True, "plain": False}, cooperative
+
+    (tmp_path / "declared.py").write_text(
+        DECLARED_WITH_LINK.replace('link=["functions.cu"])', 'link=["functions.cu"], use_cooperative="yes")'))
+    result = kiln("check", tmp_path / "declared.py")
+    assert result.returncode == 1
+    assert "use_cooperative" in result.stderr and "True or False" in result.stderr, result.stderr
