@@ -216,8 +216,8 @@ public:
   bool synchronizes = false;
   /// Whether it can raise (raise, or assert with debug=True).
   bool raises = false;
-  /// Whether the function, or one it calls, waits for the whole grid
-  /// (cuda.cg.this_grid().sync(), a device function declared with
+  /// Whether the function, or one it calls, takes part in the grid group
+  /// (cuda.cg.this_grid() and its sync(), a device function declared with
   /// use_cooperative=True): its kernels need a cooperative launch, in which
   /// every block of the grid is resident at once.
   bool cooperative = false;

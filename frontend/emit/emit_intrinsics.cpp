@@ -103,7 +103,10 @@ ir::Value *FunctionEmitter::emitCuda(const ssa::Instr *instr, BuiltinId id,
                      {args.empty() ? constant(uint32, ConstantValue::integer(0xFFFFFFFF))
                                    : convert(args[0], uint32)});
   case BuiltinId::CudaCgThisGrid:
-    return nullptr; // the grid group is known at compile time: it has no value
+    // As in Numba, asking for the grid group makes a kernel cooperative;
+    // the group itself is known at compile time and has no value.
+    function.cooperative = true;
+    return nullptr;
   case BuiltinId::CudaGridGroupSync:
     markSynchronizes();
     function.cooperative = true;

@@ -22,10 +22,10 @@ def file_names_only(text):
     return re.sub(r"(?:/[^\s:'\"]+)*/([^/\s:'\"]+\.py)", r"\1", text)
 
 
-def render(summary, files, specs, items, missed, docs=()):
+def render(summary, files, specs, items, missed, docs=(), unskipped=()):
     lines = (_introduction(summary) + _file_table(files) + _wrong_results(files) + _crashes(files)
              + _shadow_check(summary, specs) + _build_sweep(summary, items, missed) + _doc_examples(summary, docs)
-             + _refusals(files) + _internals(files))
+             + _simulator_skips(summary, unskipped) + _refusals(files) + _internals(files))
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -49,6 +49,37 @@ def _doc_examples(summary, docs):
     for entry in docs:
         reason = entry["reason"].replace("|", "\\|").replace("\n", " ")
         lines.append(f"| `{entry['test']}` | {entry['outcome']} | {reason} |")
+    return lines + [""]
+
+
+def _simulator_skips(summary, entries):
+    if not entries:
+        return []
+    ran = summary["simulator_skips"] - summary["simulator_skips_skipped"]
+    lines = [
+        "## Tests the simulator skips",
+        "",
+        "The tests Numba's simulator skips for itself (`skip_on_cudasim`: grid barriers and cooperative "
+        "launches, libdevice, float16 and bfloat16 bindings, linking, PTX inspection, ...) run on Kiln "
+        "with that skip lifted, judged by their own assertions; tests skipped for another reason (a "
+        "package or a GPU this machine lacks) stay skipped. They are counted apart from the tests above. "
+        f"**{summary['simulator_skips_passed']} of the {ran} that run pass on Kiln's CPU engine** "
+        f"({summary['simulator_skips_wrong_result']} fail their assertions, {summary['simulator_skips_refusal']} "
+        f"end in another error, {summary['simulator_skips_crash']} crash; "
+        f"{summary['simulator_skips_skipped']} of the {summary['simulator_skips']} stay skipped).",
+        "",
+        "| file | simulator skips | pass on Kiln | fail their assertions | other errors | crashes | still skipped |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for entry in entries:
+        counts = entry["counts"]
+        lines.append(f"| {entry['file']} | {entry['tests']} | {counts.get('passed', 0)} | "
+                     f"{counts.get('wrong result', 0)} | {counts.get('refusal', 0)} | {counts.get('crash', 0)} | "
+                     f"{counts.get('skipped', 0)} |")
+    lines += ["", "Why the others fail, first error each:", ""]
+    for entry in entries:
+        for test, reason in entry["failures"]:
+            lines.append(f"- `{short(test)}`: {reason.replace(chr(10), ' ')}")
     return lines + [""]
 
 

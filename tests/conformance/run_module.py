@@ -21,6 +21,12 @@ already is not built again.
 
 --doc-examples runs a module of `numba.cuda.tests.doc_examples`, the
 documentation's examples, instead (with --kiln; see doc_examples.py).
+
+--simulator-skips IDS (with --kiln) runs the tests IDS lists (a file, one
+id a line: those the simulator skipped) with the simulator's own skip
+lifted: skip_on_cudasim marks nothing, so that Kiln runs what the simulator
+cannot (grid barriers, cooperative launches, ...); tests skipped for other
+reasons (a package this machine lacks) stay skipped.
 """
 
 import argparse
@@ -191,6 +197,25 @@ def sweep_only(module_name, sweep):
     sweep.build_all()
 
 
+def run_simulator_skips(module_name, ids_path, tests_path, kiln_stand_in):
+    """The tests of `ids_path` with skip_on_cudasim lifted, with Kiln."""
+    import numba.cuda.testing as testing
+
+    testing.skip_on_cudasim = lambda reason: (lambda test: test)
+    with open(ids_path) as listed:
+        wanted = {line.strip() for line in listed if line.strip()}
+    watch = Watch(None, None)
+    kiln_stand_in.launch_hook = watch.launch
+    with open(tests_path, "w") as out:
+        suite = load_tests(module_name, out)
+        if suite is None:
+            return
+        import kernel_sweep
+
+        chosen = unittest.TestSuite(test for test in kernel_sweep.tests_of(suite) if test.id() in wanted)
+        chosen.run(RecordingResult(out, watch))
+
+
 def run_on_kiln(module_name, tests_path, kiln_stand_in, check, sweep):
     """The tests with Kiln standing in, each launch watched; then, with a
     sweep, the tests the simulator's markers skip, in discovery mode, and
@@ -217,6 +242,7 @@ def main():
     parser.add_argument("--builds", help="sweep the module's kernels, writing each build here")
     parser.add_argument("--sweep-only", action="store_true", help="the sweep alone, in discovery mode")
     parser.add_argument("--doc-examples", action="store_true", help="a module of the documentation's examples")
+    parser.add_argument("--simulator-skips", help="run these tests (a file of ids) without the simulator's skips")
     options = parser.parse_args()
     module_name = f"{DOC_EXAMPLES if options.doc_examples else PACKAGE}.{options.name}"
     if not (options.kiln or options.sweep_only):
@@ -231,6 +257,9 @@ def main():
         import doc_examples
 
         doc_examples.prepare()
+    if options.simulator_skips:
+        run_simulator_skips(module_name, options.simulator_skips, options.tests, kiln_stand_in)
+        return
     with contextlib.ExitStack() as files:
         sweep = None
         if options.builds:

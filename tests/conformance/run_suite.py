@@ -19,6 +19,11 @@ checks that a pass count alone would hide:
   never runs, built by Kiln; a build that kills the process, ends in an
   internal error or hangs is a crash.
 
+The tests the simulator skips for itself (skip_on_cudasim: grid barriers,
+libdevice, float16 bindings, ...) run on Kiln too, with that skip lifted,
+and are counted apart: no simulator run judges them, their own assertions
+do.
+
     .venv/bin/python tests/conformance/run_suite.py [--jobs N] [--only test_array,...]
         [--report docs/conformance.md] [--json FILE]
 
@@ -120,8 +125,22 @@ def run_kiln_job(name, scratch):
     tests, launches, builds = (f"{base}.kiln.jsonl", f"{base}.launches.jsonl", f"{base}.builds.jsonl")
     ended = run_process([name, tests, "--kiln", "--launches", launches, "--builds", builds], scratch)
     runs = sweep_runs(name, builds, ended, scratch)
-    return {"tests": {record["id"]: record for record in read_lines(tests)}, "ended": ended,
-            "launches": read_lines(launches), "builds": sweep_outcomes(name, read_lines(builds), runs)}
+    records = {record["id"]: record for record in read_lines(tests)}
+    return {"tests": records, "ended": ended, "launches": read_lines(launches),
+            "builds": sweep_outcomes(name, read_lines(builds), runs),
+            "unskipped": run_simulator_skips(name, records, base, scratch)}
+
+
+def run_simulator_skips(name, records, base, scratch):
+    """The tests the run skipped, run again without the simulator's skips:
+    {"tests": {id: record}, "ended": how the process ended}."""
+    skipped = [test for test, record in records.items() if record["outcome"] == "skipped"]
+    if not skipped:
+        return {"tests": {}, "ended": None}
+    ids, out = pathlib.Path(f"{base}.skipped.txt"), f"{base}.unskipped.jsonl"
+    ids.write_text("\n".join(skipped) + "\n")
+    ended = run_process([name, out, "--kiln", "--simulator-skips", str(ids)], scratch)
+    return {"tests": {record["id"]: record for record in read_lines(out)}, "ended": ended}
 
 
 def run_sweep_job(name, scratch):
@@ -267,6 +286,36 @@ def doc_example_entries(names, results):
     return entries
 
 
+def simulator_skip_entries(names, results):
+    """Per test file, what the tests the simulator skips do on Kiln: each
+    test "passed", a "wrong result" (its own assertion failed), a
+    "refusal", a "crash", or "skipped" still (for another reason: a package
+    this machine lacks); a test that never reported is a crash."""
+    entries = []
+    for name in names:
+        result = results[("kiln", name)]
+        skipped = [test for test, record in result["tests"].items() if record["outcome"] == "skipped"]
+        if not skipped:
+            continue
+        unskipped = result["unskipped"]
+        counts = collections.Counter()
+        failures = []
+        for test in sorted(skipped):
+            record = unskipped["tests"].get(test)
+            if record is None:
+                outcome, reason = "crash", unskipped["ended"] or "the test never reported"
+            elif record["outcome"] == "skipped":
+                outcome, reason = "skipped", ""
+            else:
+                outcome = classify(record)
+                reason = "" if outcome == "passed" else reason_of(record)
+            counts[outcome] += 1
+            if reason:
+                failures.append((test, f"{outcome}: {reason}"))
+        entries.append({"file": name, "counts": dict(counts), "tests": len(skipped), "failures": failures})
+    return entries
+
+
 def specializations(launches):
     """The launches grouped by specialization (kernel and the argument types
     Kiln launched it with), each with its verdict: "agreed", "explained",
@@ -321,7 +370,7 @@ def not_reached(folder, items, cannot_import):
             for line, name in static_signature_definitions(path) if (path.name, line) not in reached]
 
 
-def summarize(files, specs, items, missed, seconds, docs=()):
+def summarize(files, specs, items, missed, seconds, docs=(), unskipped=()):
     total = collections.Counter()
     for entry in files:
         total.update(entry["counts"])
@@ -343,7 +392,10 @@ def summarize(files, specs, items, missed, seconds, docs=()):
         "sweep_stops": outcomes["stopped"], "not_reached": len(missed), "seconds": round(seconds, 1),
         "doc_examples": len(docs), "doc_examples_passed": sum(e["outcome"] == "passed" for e in docs),
         "doc_examples_skipped": sum(e["outcome"] == "skipped" for e in docs),
-        "doc_examples_wrong": sum(e["outcome"] in ("wrong result", "crash") for e in docs)}
+        "doc_examples_wrong": sum(e["outcome"] in ("wrong result", "crash") for e in docs),
+        "simulator_skips": sum(entry["tests"] for entry in unskipped),
+        **{f"simulator_skips_{outcome.replace(' ', '_')}": sum(entry["counts"].get(outcome, 0) for entry in unskipped)
+           for outcome in ("passed", "wrong result", "refusal", "crash", "skipped")}}
 
 
 def summary_line(summary):
@@ -356,7 +408,9 @@ def summary_line(summary):
             f"values. Build sweep: {summary['swept']} kernels and specializations, {summary['built']} built, "
             f"{summary['build_refusals']} refused, {summary['build_crashes']} crashed. Documentation examples: "
             f"{summary['doc_examples_passed']} of {summary['doc_examples']} pass, {summary['doc_examples_skipped']} "
-            f"skipped, {summary['doc_examples_wrong']} wrong results or crashes. {summary['seconds']:.0f} s")
+            f"skipped, {summary['doc_examples_wrong']} wrong results or crashes. Tests the simulator skips: "
+            f"{summary['simulator_skips_passed']} of {summary['simulator_skips']} pass on Kiln, "
+            f"{summary['simulator_skips_skipped']} still skipped. {summary['seconds']:.0f} s")
 
 
 def main():
@@ -393,17 +447,19 @@ def main():
     items = [item for job, result in sorted(results.items()) for item in result.get("builds", {}).values()]
     missed = not_reached(folder, items, unimportable(names, results)) if not options.only else []
     docs_entries = doc_example_entries(docs, results)
-    summary = summarize(files, specs, items, missed, seconds, docs_entries)
+    unskipped = simulator_skip_entries(names, results)
+    summary = summarize(files, specs, items, missed, seconds, docs_entries, unskipped)
     durations = {f"{kind} {name}": result["seconds"] for (kind, name), result in results.items()}
     if options.json:
         options.json.parent.mkdir(parents=True, exist_ok=True)
         options.json.write_text(json.dumps({"summary": summary, "files": files, "specializations": specs,
                                             "sweep": items, "not_reached": missed, "doc_examples": docs_entries,
+                                            "simulator_skips": unskipped,
                                             "durations": durations},
                                            indent=1))
     if options.report:
         options.report.parent.mkdir(parents=True, exist_ok=True)
-        options.report.write_text(render(summary, files, specs, items, missed, docs_entries))
+        options.report.write_text(render(summary, files, specs, items, missed, docs_entries, unskipped))
     print(summary_line(summary))
 
 

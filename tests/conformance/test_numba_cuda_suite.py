@@ -27,6 +27,9 @@ FLOOR_PERCENT = 95.5
 # How many of numba-cuda's documentation examples Kiln passed when it was
 # last raised.
 DOC_EXAMPLES_FLOOR = 8
+# How many of the tests the simulator skips for itself Kiln passed when it
+# was last raised.
+SIMULATOR_SKIPS_FLOOR = 8
 
 pytestmark = pytest.mark.slow
 
@@ -100,4 +103,18 @@ def test_documentation_examples_pass_as_often_as_before(report):
     passed = report["summary"]["doc_examples_passed"]
     assert passed >= DOC_EXAMPLES_FLOOR, (
         f"{passed} of numba-cuda's documentation examples pass on Kiln, fewer than the {DOC_EXAMPLES_FLOOR} "
+        "that passed before; see docs/conformance.md")
+
+
+def test_no_test_the_simulator_skips_crashes(report):
+    crashed = [f"{entry['file']}: {test} ({why})" for entry in report["simulator_skips"]
+               for test, why in entry["failures"] if why.startswith("crash")]
+    assert not crashed, ("tests the simulator skips crashed or ended in an internal error on Kiln:\n"
+                         + _listed(crashed))
+
+
+def test_tests_the_simulator_skips_pass_as_often_as_before(report):
+    passed = report["summary"]["simulator_skips_passed"]
+    assert passed >= SIMULATOR_SKIPS_FLOOR, (
+        f"{passed} of the tests Numba's simulator skips pass on Kiln, fewer than the {SIMULATOR_SKIPS_FLOOR} "
         "that passed before; see docs/conformance.md")
