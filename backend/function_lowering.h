@@ -68,6 +68,10 @@ private:
   std::map<std::string, llvm::DIFile *> debugFiles;
 };
 
+/// The LLVM fast-math flags of the floating-point operations of a function
+/// compiled with fastmath: the ones its decorator names, else all.
+llvm::FastMathFlags fastMathFlagsOf(const JitOptions &options);
+
 class FunctionLowering {
 public:
   FunctionLowering(ModuleLowering &module, const ir::Function &source, llvm::Function &target);

@@ -12,7 +12,30 @@ FunctionLowering::FunctionLowering(ModuleLowering &module, const ir::Function &s
     : module(module), types(module.types), hooks(module.hooks), source(source), lowered(target),
       builder(lowered.getContext()) {
   if (source.options.fastmath)
-    builder.setFastMathFlags(llvm::FastMathFlags::getFast());
+    builder.setFastMathFlags(fastMathFlagsOf(source.options));
+}
+
+llvm::FastMathFlags fastMathFlagsOf(const JitOptions &options) {
+  if (options.fastmathFlags.empty())
+    return llvm::FastMathFlags::getFast();
+  llvm::FastMathFlags flags;
+  for (const std::string &flag : options.fastmathFlags) {
+    if (flag == "nnan")
+      flags.setNoNaNs();
+    else if (flag == "ninf")
+      flags.setNoInfs();
+    else if (flag == "nsz")
+      flags.setNoSignedZeros();
+    else if (flag == "arcp")
+      flags.setAllowReciprocal();
+    else if (flag == "contract")
+      flags.setAllowContract();
+    else if (flag == "afn")
+      flags.setApproxFunc();
+    else if (flag == "reassoc")
+      flags.setAllowReassoc();
+  }
+  return flags;
 }
 
 HookSite FunctionLowering::site(ir::Location location) {

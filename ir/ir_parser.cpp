@@ -833,6 +833,14 @@ private:
         ok = expect(at, "=");
         result.lto = at.take("True");
         ok = ok && (*result.lto || expect(at, "False"));
+      } else if (name == "fastmath_flags") {
+        ok = expect(at, "=") && expect(at, "(");
+        while (ok && !at.take(")")) {
+          llvm::StringRef fastmathFlag = at.word();
+          ok = !fastmathFlag.empty() || fail(at, "expected a fast-math flag");
+          result.fastmathFlags.push_back(fastmathFlag.str());
+          at.take(",");
+        }
       } else if (name == "launch_bounds") {
         ok = expect(at, "=") && expect(at, "(");
         while (ok && !at.take(")")) {

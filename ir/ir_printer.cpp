@@ -196,6 +196,12 @@ void printOptions(const JitOptions &options, llvm::raw_ostream &os) {
   for (const JitFlag &flag : jitFlags)
     if (options.*flag.member == flag.whenWritten)
       items.push_back(flag.spelling);
+  if (!options.fastmathFlags.empty()) {
+    std::string flags = "fastmath_flags=(";
+    for (size_t i = 0; i < options.fastmathFlags.size(); ++i)
+      flags += (i ? ", " : "") + options.fastmathFlags[i];
+    items.push_back(flags + ")");
+  }
   if (options.maxRegisters)
     items.push_back("max_registers=" + std::to_string(*options.maxRegisters));
   if (options.lto)

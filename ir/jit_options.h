@@ -16,6 +16,13 @@ namespace kiln {
 /// Options of @cuda.jit and friends, with Numba's defaults.
 struct JitOptions {
   bool fastmath = false;
+  /// With fastmath, the LLVM fast-math flags its instructions get when the
+  /// decorator names them (`fastmath={"nsz", "arcp"}`: "nnan", "ninf",
+  /// "nsz", "arcp", "contract", "afn", "reassoc"), sorted; empty means all
+  /// of them (`fastmath=True`). The rest of fast math (flushing subnormals,
+  /// approximate division, square roots and math functions) comes with any
+  /// fastmath, as in numba-cuda, where a non-empty set turns NVVM's on.
+  std::vector<std::string> fastmathFlags;
   bool debug = false;
   bool optimize = true;
   bool lineinfo = false;

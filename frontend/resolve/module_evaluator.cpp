@@ -130,7 +130,8 @@ std::optional<ModuleValue> ModuleEvaluator::evaluate(const Expr *expr) {
     result = evaluateUnary(cast<UnaryExpr>(expr));
     break;
   case Expr::Kind::Tuple:
-  case Expr::Kind::List: {
+  case Expr::Kind::List:
+  case Expr::Kind::Set: {
     std::vector<ModuleValue> items;
     bool allConstants = true;
     for (const Expr *element : cast<SequenceExpr>(expr)->elements) {

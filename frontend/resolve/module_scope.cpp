@@ -913,11 +913,18 @@ void ModuleScopeBuilder::bindHostNames(const Stmt *stmt) {
   case Stmt::Kind::AnnAssign:
     bindHostTarget(cast<AnnAssignStmt>(stmt)->target);
     break;
-  case Stmt::Kind::FunctionDef:
-    bind(cast<FunctionDefStmt>(stmt)->name,
-         ModuleValue::hostValue("a function Kiln does not compile"),
-         cast<FunctionDefStmt>(stmt)->nameRange);
+  case Stmt::Kind::FunctionDef: {
+    // `if cuda.is_available(): @cuda.jit def kernel(...)`: a decorated
+    // function the module defines in a block is a global as one at the top
+    // level is. A plain one there is host code, and is no fallback that
+    // replaces a kernel of the same name another branch defines.
+    const auto *def = cast<FunctionDefStmt>(stmt);
+    if (!def->decorators.empty())
+      handleFunctionOrDefer(def);
+    else if (!scope.bindings.count(def->name))
+      bind(def->name, ModuleValue::hostValue("a function Kiln does not compile"), def->nameRange);
     break;
+  }
   case Stmt::Kind::ClassDef:
     bind(cast<ClassDefStmt>(stmt)->name, ModuleValue::hostValue("a class"),
          cast<ClassDefStmt>(stmt)->nameRange);
@@ -1403,6 +1410,52 @@ std::optional<bool> constantBool(const ModuleValue &value) {
   return std::nullopt;
 }
 
+/// fastmath= as Numba takes it: a bool, or a set (list, tuple) of the names
+/// of LLVM's fast-math flags, "fast" meaning all of them. False if it is
+/// neither.
+bool readFastmath(const ModuleValue &value, JitOptions &options) {
+  if (std::optional<bool> b = constantBool(value)) {
+    options.fastmath = *b;
+    options.fastmathFlags.clear();
+    return true;
+  }
+  std::vector<ModuleValue> items;
+  if (value.kind() == ModuleValue::Kind::List)
+    items = value.items();
+  else if (value.kind() == ModuleValue::Kind::Constant &&
+           value.constantValue().kind() == ConstantValue::Kind::Tuple)
+    for (const ConstantValue &element : value.constantValue().elements())
+      items.push_back(ModuleValue::constant(element));
+  else
+    return false;
+  static const llvm::StringLiteral known[] = {"nnan", "ninf", "nsz",    "arcp",
+                                              "contract", "afn", "reassoc"};
+  std::vector<std::string> flags;
+  bool all = false;
+  for (const ModuleValue &item : items) {
+    if (item.kind() != ModuleValue::Kind::Constant ||
+        item.constantValue().kind() != ConstantValue::Kind::String)
+      return false;
+    const std::string &flag = item.constantValue().stringValue();
+    if (flag == "fast")
+      all = true;
+    else if (llvm::is_contained(known, flag))
+      flags.push_back(flag);
+    else
+      return false;
+  }
+  llvm::sort(flags);
+  flags.erase(std::unique(flags.begin(), flags.end()), flags.end());
+  options.fastmath = all || !flags.empty();
+  options.fastmathFlags = all ? std::vector<std::string>() : std::move(flags);
+  return true;
+}
+
+/// What readFastmath() takes, for messages.
+constexpr const char *fastmathForms =
+    "a bool, or a set of LLVM fast-math flags ('nnan', 'ninf', 'nsz', 'arcp', 'contract', 'afn', "
+    "'reassoc', 'fast')";
+
 } // namespace
 
 bool ModuleScopeBuilder::readJitDecorator(FunctionDecl &decl, const CallExpr *call,
@@ -1444,7 +1497,11 @@ bool ModuleScopeBuilder::readJitDecorator(FunctionDecl &decl, const CallExpr *ca
       if (device)
         decl.kind = FunctionDecl::Kind::Device;
     } else if (name == "fastmath") {
-      requireBool(decl.options.fastmath);
+      if (!readFastmath(*value, decl.options)) {
+        diags.report(DiagID::err_decorator_option_type, keyword.value->range(),
+                     {name, fastmathForms});
+        ok = false;
+      }
     } else if (name == "debug") {
       requireBool(decl.options.debug);
     } else if (name == "lineinfo") {
@@ -1577,18 +1634,22 @@ bool ModuleScopeBuilder::readVectorizeDecorator(FunctionDecl &decl, const CallEx
         diags.report(DiagID::err_vectorize_target, keyword.value->range());
         return false;
       }
-    } else if (keyword.name == "fastmath" || keyword.name == "debug" || keyword.name == "opt" ||
-               keyword.name == "lineinfo") {
+    } else if (keyword.name == "fastmath") {
+      if (!readFastmath(*value, decl.options)) {
+        diags.report(DiagID::err_decorator_option_type, keyword.value->range(),
+                     {keyword.name, fastmathForms});
+        return false;
+      }
+    } else if (keyword.name == "debug" || keyword.name == "opt" || keyword.name == "lineinfo") {
       std::optional<bool> b = constantBool(*value);
       if (!b) {
         diags.report(DiagID::err_decorator_option_type, keyword.value->range(),
                      {keyword.name, "a bool"});
         return false;
       }
-      bool &field = keyword.name == "fastmath" ? decl.options.fastmath
-                    : keyword.name == "debug"  ? decl.options.debug
-                    : keyword.name == "opt"    ? decl.options.optimize
-                                               : decl.options.lineinfo;
+      bool &field = keyword.name == "debug" ? decl.options.debug
+                    : keyword.name == "opt" ? decl.options.optimize
+                                            : decl.options.lineinfo;
       field = *b;
     } else if (keyword.name == "identity" || keyword.name == "cache" ||
                keyword.name == "nopython") {

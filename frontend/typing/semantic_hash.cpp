@@ -31,7 +31,11 @@ public:
     os << decl.kindName() << ' ' << decl.name << spec.argumentList() << " -> "
        << (spec.returnType ? spec.returnType->str() : "?") << '\n';
     const JitOptions &options = decl.options;
-    os << "options fastmath=" << options.fastmath << " debug=" << options.debug
+    os << "options fastmath=" << options.fastmath;
+    // Only when given, so that the hashes of other kernels stay as they were.
+    for (const std::string &flag : options.fastmathFlags)
+      os << ',' << flag;
+    os << " debug=" << options.debug
        << " opt=" << options.optimize << " lineinfo=" << options.lineinfo
        << " max_registers=" << options.maxRegisters.value_or(0)
        << " forceinline=" << options.forceInline << " inline=" << options.inlineAlways

@@ -856,3 +856,61 @@ def test_a_module_imported_under_an_if_names_decorators_too(tmp_path):
     out = np.zeros(1)
     module.kernel[1, 1](out)
     assert out[0] == 42
+
+
+def test_kernels_defined_in_module_level_blocks_are_globals(source_module):
+    """`if cuda.is_available(): @cuda.jit def k(...)`, as packages guard
+    their GPU code: the kernel compiles as one at the top level does."""
+    module = source_module("guarded_kernels", '''
+        import numpy as np
+        from kiln import cuda
+
+        try:
+            FACTOR = 3
+        except ImportError:
+            FACTOR = 1
+
+        if cuda.is_available():
+
+            @cuda.jit(device=True)
+            def scaled(x):
+                return x * FACTOR
+
+            @cuda.jit("void(f8[:])")
+            def scale(a):
+                i = cuda.grid(1)
+                if i < a.size:
+                    a[i] = scaled(a[i])
+        else:
+            def scale(a):
+                raise RuntimeError("no CUDA")
+    ''')
+    a = np.arange(4.0)
+    module.scale[1, 4](a)
+    np.testing.assert_array_equal(a, [0.0, 3.0, 6.0, 9.0])
+
+
+def test_fastmath_flag_sets_from_a_sibling_module_compile(source_module):
+    """`fastmath=config.FLAGS` with a set of LLVM flag names, as stumpy
+    writes it, on kernels and on host-only @njit functions beside them."""
+    module = source_module("flagged", '''
+        import numpy as np
+        from numba import njit
+        from kiln import cuda
+        from flag_config import FLAGS
+
+
+        @njit(fastmath=FLAGS)
+        def host_only(x):
+            return x + 1
+
+
+        @cuda.jit(fastmath=FLAGS)
+        def halve(a):
+            i = cuda.grid(1)
+            if i < a.size:
+                a[i] = a[i] / 2.0
+    ''', flag_config='FLAGS = {"nsz", "arcp", "contract", "afn", "reassoc"}\n')
+    a = np.arange(4.0)
+    module.halve[1, 4](a)
+    np.testing.assert_array_equal(a, [0.0, 0.5, 1.0, 1.5])
