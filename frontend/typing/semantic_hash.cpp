@@ -35,9 +35,8 @@ public:
     // Only when given, so that the hashes of other kernels stay as they were.
     for (const std::string &flag : options.fastmathFlags)
       os << ',' << flag;
-    os << " debug=" << options.debug
-       << " opt=" << options.optimize << " lineinfo=" << options.lineinfo
-       << " max_registers=" << options.maxRegisters.value_or(0)
+    os << " debug=" << options.debug << " opt=" << options.optimize
+       << " lineinfo=" << options.lineinfo << " max_registers=" << options.maxRegisters.value_or(0)
        << " forceinline=" << options.forceInline << " inline=" << options.inlineAlways
        << " lto=" << (options.lto ? (*options.lto ? 1 : 0) : -1) << " launch_bounds=";
     for (unsigned bound : options.launchBounds)
