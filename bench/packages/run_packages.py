@@ -1,31 +1,39 @@
 """PyPI package campaign: packages that keep `@cuda.jit` kernels in ordinary
 modules beside their host code, migrated to Kiln with the one import line,
-and their own GPU tests run twice:
-
-  sim   the sdist as published, under Numba's CUDA simulator
-        (NUMBA_ENABLE_CUDASIM=1);
-  kiln  a copy where every `from numba import cuda` (and `import numba.cuda
-        as cuda`, `from numba.cuda import X`, `numba.cuda.X` in code) of the
-        package's modules and tests says `kiln` instead, on Kiln's CPU engine
-        (KILN_TARGET=cpu, a fresh KILN_CACHE_DIR: every kernel is compiled in
-        the timed run).
+and their own GPU tests run on Numba's simulator and on Kiln's CPU engine.
 
     .venv/bin/python bench/packages/run_packages.py [--packages stumpy,...]
-        [--modes sim,kiln] [--json report.json] [--cache DIR] [--work DIR]
-        [--venv DIR] [--timeout 1200] [--offline]
+        [--modes sim,kiln,warm[,probe]] [--json report.json] [--cache DIR]
+        [--work DIR] [--venv DIR] [--timeout 1200] [--offline]
+
+Modes (each test file runs once per mode, the modes taking turns file by file
+so that other load on the machine falls on all of them alike):
+
+  sim    the sdist as published, NUMBA_ENABLE_CUDASIM=1;
+  kiln   a copy where every `from numba import cuda` (and `import numba.cuda
+         as cuda`, `from numba.cuda import X`, `numba.cuda.X` in code) of the
+         package's modules and tests says `kiln` instead, on Kiln's CPU engine
+         (KILN_TARGET=cpu), Kiln's compile cache and Numba's own cache both
+         empty at the start: every kernel is compiled in the timed run;
+  warm   the kiln copy again right after, on the caches kiln filled;
+  probe  (diagnosis, not counted) the kiln copy plus the package's `probe`
+         hand edits, to see what fails once the first root cause is out of
+         the way.
 
 Each package's sdist is pinned (version and sha256) and downloaded once from
-PyPI into --cache. Its test dependencies are installed into a scratch venv
-(--venv, default /tmp/kiln-pkgvenv) that sees /work/main/.venv's packages
-(numba, numba-cuda, NumPy, pytest, and Kiln's runtime through the build's
-.pth) and is constrained to their versions, so /work/main/.venv itself is
-never changed. Each test file runs in a pytest process of its own, under
-`timeout`; outcomes come from --junitxml, or from pytest's -v lines where a
-process was killed or crashed before writing it.
+PyPI into --cache. Its test dependencies go into a scratch venv (--venv,
+default /tmp/kiln-pkgvenv) that sees /work/main/.venv's packages (numba,
+numba-cuda, NumPy, pytest, and Kiln's runtime through the build's .pth) and
+is constrained to their versions, so .venv itself is never changed. Each
+test file runs in a pytest process of its own, under `timeout`; outcomes come
+from --junitxml, or from pytest's -v lines where a process was killed or
+crashed before writing it.
 
-Prints a table (package, version, tests, passed sim, passed kiln, failed kiln,
-both-pass, kiln-only, sim-only, seconds) and, for every test that fails on
-Kiln, its first error, grouped by root cause. Stdlib only.
+Prints a table (package, version, tests, passed sim, passed kiln, failed
+kiln, both-pass, kiln-only, sim-only, wall and CPU seconds) and, for every
+test that fails on Kiln, its first error, grouped by root cause; exits 0
+when every package meets the bar (no test failing on Kiln, at least as many
+passing as on the simulator, less wall time cold). Stdlib only.
 """
 
 import argparse
@@ -38,6 +46,7 @@ import json
 import os
 import pathlib
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -434,10 +443,13 @@ def run_pytest(python, top, run, env, junit, log, timeout):
     if junit.exists():
         junit.unlink()
     started = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with open(log, "w") as out:
         done = subprocess.run(["timeout", "--kill-after=30", str(timeout), *args], cwd=top, env=env,
                               stdout=out, stderr=subprocess.STDOUT)
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     results = parse_junit(junit)
     ended = None
     if done.returncode in (124, 137):
@@ -458,7 +470,7 @@ def run_pytest(python, top, run, env, junit, log, timeout):
         tail = text.strip().splitlines()[-1:] or [""]
         ended = (ended or f"pytest ended with status {done.returncode}") + f" without junitxml: {tail[0][:300]}"
     return {"paths": run.paths, "k": run.k, "returncode": done.returncode, "seconds": round(seconds, 2),
-            "ended": ended, "log": str(log), "tests": results}
+            "cpu_seconds": round(cpu, 2), "ended": ended, "log": str(log), "tests": results}
 
 
 def base_env():
@@ -480,27 +492,45 @@ def apply_probe(root, probe):
     return changed
 
 
-def run_mode(pkg, mode, python, top, work, timeout, warm_cache):
+def mode_env(pkg, mode, top, work, warm_cache):
     env = base_env()
     env["PYTHONPATH"] = os.pathsep.join(str(top / p) for p in pkg.pythonpath)
-    env["NUMBA_CACHE_DIR"] = str(work / f"numba-cache-{mode}")
+    # Numba's own cache (the packages' @njit(cache=True) CPU code): fresh for
+    # each mode's first run, as Kiln's compile cache is; "warm" shares kiln's.
+    numba_cache = work / f"numba-cache-{'kiln' if mode == 'warm' else mode}"
+    if numba_cache.exists() and not warm_cache and mode != "warm":
+        shutil.rmtree(numba_cache)
+    env["NUMBA_CACHE_DIR"] = str(numba_cache)
     if mode == "sim":
         env["NUMBA_ENABLE_CUDASIM"] = "1"
     else:
         env["KILN_TARGET"] = "cpu"
-        cache = work / f"{mode}-cache"
-        if cache.exists() and not warm_cache:
+        # "warm" runs each file again right after "kiln", on the compile
+        # cache the "kiln" run just filled.
+        cache = work / ("kiln-cache" if mode == "warm" else f"{mode}-cache")
+        if cache.exists() and not warm_cache and mode != "warm":
             shutil.rmtree(cache)
         env["KILN_CACHE_DIR"] = str(cache)
-    runs = []
+    return env
+
+
+def run_modes(pkg, trees, python, work, timeout, warm_cache):
+    """{mode: [run]} for the modes of `trees` ({mode: source tree}). The modes
+    take turns file by file, so that a change in the machine's load (other
+    work on the same cores) falls on all of them alike."""
+    envs = {mode: mode_env(pkg, mode, top, work, warm_cache) for mode, top in trees.items()}
+    runs = {mode: [] for mode in trees}
     for i, run in enumerate(pkg.runs):
-        label = " ".join(run.paths) + (f" -k {run.k}" if run.k else "")
-        print(f"  [{mode}] {label} ...", end="", flush=True)
-        r = run_pytest(python, top, run, env, work / f"{mode}-{i}.xml", work / f"{mode}-{i}.log", timeout)
-        counts = collections.Counter(t["outcome"] for t in r["tests"].values())
-        print(f" {r['seconds']:.1f} s, " + ", ".join(f"{n} {o}" for o, n in sorted(counts.items())) +
-              (f" ({r['ended']})" if r["ended"] else ""), flush=True)
-        runs.append(r)
+        label = " ".join(run.paths) + (f" -k '{run.k}'" if run.k else "")
+        print(f"  {label}", flush=True)
+        for mode, top in trees.items():
+            r = run_pytest(python, top, run, envs[mode], work / f"{mode}-{i}.xml", work / f"{mode}-{i}.log",
+                           timeout)
+            counts = collections.Counter(t["outcome"] for t in r["tests"].values())
+            print(f"    {mode:5s} {r['seconds']:7.1f} s wall {r['cpu_seconds']:7.1f} s cpu  " +
+                  ", ".join(f"{n} {o}" for o, n in sorted(counts.items())) +
+                  (f" ({r['ended']})" if r["ended"] else ""), flush=True)
+            runs[mode].append(r)
     return runs
 
 
@@ -560,6 +590,8 @@ def summarize(pkg, sim_runs, kiln_runs, migration):
     row["sim_only"] = sum(outcome(sim, i) == "passed" and outcome(kiln, i) != "passed" for i in ids)
     row["sim_s"] = round(sum(r["seconds"] for r in sim_runs), 1) if sim_runs is not None else None
     row["kiln_s"] = round(sum(r["seconds"] for r in kiln_runs), 1) if kiln_runs is not None else None
+    row["sim_cpu_s"] = round(sum(r["cpu_seconds"] for r in sim_runs), 1) if sim_runs is not None else None
+    row["kiln_cpu_s"] = round(sum(r["cpu_seconds"] for r in kiln_runs), 1) if kiln_runs is not None else None
     row["lines_migrated"] = sum(len(f["changes"]) for f in migration.values())
     row["files_migrated"] = sum(1 for f in migration.values() if f["changes"])
     row["ok"] = (sim_runs is not None and kiln_runs is not None and row["failed_kiln"] == 0 and
@@ -581,7 +613,9 @@ def summarize(pkg, sim_runs, kiln_runs, migration):
 COLUMNS = [("package", "package"), ("version", "version"), ("tests", "tests"),
            ("passed_sim", "passed sim"), ("passed_kiln", "passed kiln"), ("failed_kiln", "failed kiln"),
            ("both_pass", "both-pass"), ("kiln_only", "kiln-only"), ("sim_only", "sim-only"),
-           ("sim_s", "sim s"), ("kiln_s", "kiln s"), ("ok", "meets bar")]
+           ("sim_s", "sim s"), ("kiln_s", "kiln s"), ("sim_cpu_s", "sim cpu s"), ("kiln_cpu_s", "kiln cpu s"),
+           ("warm_s", "kiln warm s"),
+           ("lines_migrated", "lines migrated"), ("ok", "meets bar")]
 
 
 def print_table(rows):
@@ -598,8 +632,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--packages", default=",".join(p.name for p in PACKAGES),
                         help="comma-separated names (default: all)")
-    parser.add_argument("--modes", default="sim,kiln",
-                        help="sim, kiln (default: both); add probe for the diagnostic run")
+    parser.add_argument("--modes", default="sim,kiln,warm",
+                        help="of sim, kiln (cold compile cache), warm (kiln again on the cache kiln "
+                             "filled) and probe (diagnosis); default sim,kiln,warm")
     parser.add_argument("--cache", type=pathlib.Path, default=pathlib.Path("/tmp/kiln-pkg-cache"),
                         help="where sdists are kept")
     parser.add_argument("--work", type=pathlib.Path, default=pathlib.Path("/tmp/kiln-pkg-work"),
@@ -611,6 +646,9 @@ def main():
     parser.add_argument("--warm-cache", action="store_true",
                         help="keep Kiln's compile cache from the previous run (default: compile afresh)")
     parser.add_argument("--json", type=pathlib.Path, help="write the full report here")
+    parser.add_argument("--summary", type=pathlib.Path,
+                        help="write the counts and root causes here (bench/packages/results.json, "
+                             "which docs/conformance.md shows)")
     args = parser.parse_args()
 
     wanted = [n.strip() for n in args.packages.split(",") if n.strip()]
@@ -633,28 +671,43 @@ def main():
         print(f"  migrated {n} lines in {sum(1 for f in migration.values() if f['changes'])} files"
               + "".join(f"; left {f}:{x['line']}: {x['text']}" for f, v in migration.items()
                         for x in v["left"]), flush=True)
-        sim_runs = run_mode(pkg, "sim", python, orig, work, args.timeout, args.warm_cache) \
-            if "sim" in modes else None
-        kiln_runs = run_mode(pkg, "kiln", python, migrated, work, args.timeout, args.warm_cache) \
-            if "kiln" in modes else None
+        trees = {}
+        if "sim" in modes:
+            trees["sim"] = orig
+        if "kiln" in modes:
+            trees["kiln"] = migrated
+            if "warm" in modes:
+                trees["warm"] = migrated
+        probe_edits = 0
+        if "probe" in modes and pkg.probe:
+            probed = unpack(archive, work / "probe")
+            migrate_tree(probed, pkg.migrate)
+            probe_edits = apply_probe(probed, pkg.probe)
+            print(f"  probe: {probe_edits} further edits by hand (not part of the migration)", flush=True)
+            trees["probe"] = probed
+        runs = run_modes(pkg, trees, python, work, args.timeout, args.warm_cache)
+        sim_runs, kiln_runs = runs.get("sim"), runs.get("kiln")
         row, failures, per_test = summarize(pkg, sim_runs, kiln_runs, migration)
+        if "warm" in runs:
+            warm = merge(runs["warm"])
+            row["passed_warm"] = sum(t["outcome"] == "passed" for t in warm.values())
+            row["warm_s"] = round(sum(r["seconds"] for r in runs["warm"]), 1)
+        else:
+            row["passed_warm"] = row["warm_s"] = None
         rows.append(row)
         entry = {
             **row, "why": pkg.why, "selection": pkg.note, "sdist": sdist_name(pkg), "sha256": pkg.sha256,
             "migration": migration, "failures": failures, "tests_by_id": per_test,
             "runs": {"sim": [{k: v for k, v in r.items() if k != "tests"} for r in sim_runs or []],
-                     "kiln": [{k: v for k, v in r.items() if k != "tests"} for r in kiln_runs or []]}}
-        if "probe" in modes and pkg.probe:
-            probed = unpack(archive, work / "probe")
-            migrate_tree(probed, pkg.migrate)
-            n = apply_probe(probed, pkg.probe)
-            print(f"  probe: {n} further edits by hand (not part of the migration)", flush=True)
-            probe_runs = run_mode(pkg, "probe", python, probed, work, args.timeout, args.warm_cache)
-            prow, pfailures, _ = summarize(pkg, sim_runs, probe_runs, migration)
+                     "kiln": [{k: v for k, v in r.items() if k != "tests"} for r in kiln_runs or []],
+                     "warm": [{k: v for k, v in r.items() if k != "tests"} for r in runs.get("warm", [])],
+                     "probe": [{k: v for k, v in r.items() if k != "tests"} for r in runs.get("probe", [])]}}
+        if "probe" in runs:
+            prow, pfailures, _ = summarize(pkg, sim_runs, runs["probe"], migration)
             prow["package"] = f"{pkg.name} (probe)"
-            prow["ok"] = None
+            prow["ok"] = prow["passed_warm"] = prow["warm_s"] = None
             probe_rows.append(prow)
-            entry["probe"] = {"edits": n, "patches": [list(x) for x in pkg.probe],
+            entry["probe"] = {"edits": probe_edits, "patches": [list(x) for x in pkg.probe],
                               "row": prow, "failures": pfailures}
         report["packages"].append(entry)
 
@@ -686,7 +739,29 @@ def main():
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report, indent=1))
         print(f"\nreport: {args.json}")
+    if args.summary:
+        write_summary(args.summary, rows, report, modes)
+        print(f"summary: {args.summary}")
     return 0 if rows and all(r["ok"] for r in rows) else 1
+
+
+def write_summary(path, rows, report, modes):
+    """The counts and root causes of the run, with the command and the
+    Kiln commit that made them."""
+    kiln = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                          cwd=pathlib.Path(__file__).resolve().parent).stdout.strip()
+    summary = {
+        "command": ".venv/bin/python bench/packages/run_packages.py --modes " + ",".join(modes)
+                   + " --summary bench/packages/results.json",
+        "when": f"Kiln at {kiln or 'an unknown commit'}, {time.strftime('%Y-%m-%d')}",
+        "packages": [{key: row[key] for key in ("package", "version", "tests", "passed_sim", "passed_kiln",
+                                                "failed_kiln", "sim_s", "kiln_s", "passed_warm", "warm_s",
+                                                "lines_migrated", "ok")} for row in rows],
+        "root_causes": [{"cause": cause["cause"], "count": cause["tests"], "example": cause["example"]}
+                        for cause in report.get("root_causes", [])],
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(summary, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -50,17 +50,27 @@ llvm::Expected<HostValue> readValue(const llvm::json::Value &json, llvm::StringR
   if (!kind)
     return valueError(file, name, "no \"kind\"");
   HostValue value;
-  if (*kind == "tuple") {
-    value.kind = HostValue::Kind::Tuple;
+  if (*kind == "tuple" || *kind == "set") {
+    value.kind = *kind == "set" ? HostValue::Kind::Set : HostValue::Kind::Tuple;
     const llvm::json::Array *items = object->getArray("items");
     if (!items)
-      return valueError(file, name, "a tuple needs \"items\"");
+      return valueError(file, name, "a " + kind->str() + " needs \"items\"");
     for (const llvm::json::Value &item : *items) {
       llvm::Expected<HostValue> element = readValue(item, file, name);
       if (!element)
         return element.takeError();
       value.items.push_back(std::move(*element));
     }
+    return value;
+  }
+  if (*kind == "module") {
+    value.kind = HostValue::Kind::Module;
+    std::optional<llvm::StringRef> moduleFile = object->getString("file");
+    std::optional<llvm::StringRef> moduleName = object->getString("name");
+    if (!moduleFile || !moduleName)
+      return valueError(file, name, "a module needs a \"file\" and a \"name\"");
+    value.functionFile = canonicalModulePath(*moduleFile);
+    value.text = moduleName->str();
     return value;
   }
   if (*kind == "function") {

@@ -33,7 +33,11 @@
 // has a "dtype", "shape", byte "strides" and the "address" of its data in
 // the process that hands the values over, which kernels compiled there
 // capture it by; `kiln build` gets no address, as the process that made
-// the array is gone.
+// the array is gone. A "set" of strings ("items", sorted) is for the
+// decorators that take one (`fastmath={"nsz", "arcp"}`), not for kernels.
+// A "module" is a module of Python source by its "name" and "file", which
+// kernels read as one of their own package (`from stumpy import core` in
+// the package's tests).
 //
 // A name the module's source does not bind, a host value of the module
 // still gives it: the globals of a function `exec` made from a string, or of
@@ -69,7 +73,9 @@ struct HostValue {
     Symbol,
     String,
     Enum,
-    DeviceArray
+    DeviceArray,
+    Set,
+    Module
   };
   Kind kind = Kind::Int;
   /// NumPy's name of the element type, for Scalar and Array: "float32";
@@ -93,8 +99,9 @@ struct HostValue {
   /// The value's bytes (for an array, its elements in C order); shared, as
   /// every kernel reading a table refers to the one copy.
   std::shared_ptr<const std::string> data;
-  std::vector<HostValue> items; // Tuple
+  std::vector<HostValue> items; // Tuple, Set
   /// Function: the module file (canonical path) and the name it has there.
+  /// Module: its file, and its name in `text`.
   std::string functionFile;
   std::string functionName;
   /// Closure: where it is defined, and what it closes over.

@@ -337,6 +337,8 @@ std::optional<ConstantValue> constantOf(const HostValue &value, TypeContext &typ
   case HostValue::Kind::Symbol:
   case HostValue::Kind::Enum:
   case HostValue::Kind::DeviceArray:
+  case HostValue::Kind::Set:
+  case HostValue::Kind::Module:
     break;
   }
   return std::nullopt;
@@ -463,6 +465,17 @@ const ModuleValue *ModuleScope::hostValueOf(const ModuleValue &computed) const {
     } else if (value->kind == HostValue::Kind::Array) {
       if (std::shared_ptr<const ConstantArray> array = arrayOf(*value, *types))
         slot = std::make_unique<ModuleValue>(ModuleValue::array(std::move(array)));
+    } else if (value->kind == HostValue::Kind::Module) {
+      if (const ModuleScope *module = loader ? loader->loadFile(value->functionFile) : nullptr)
+        slot = std::make_unique<ModuleValue>(ModuleValue::sourceModule(value->text, module));
+    } else if (value->kind == HostValue::Kind::Set) {
+      // What a decorator may take (a list of constants), not a kernel.
+      std::vector<ModuleValue> items;
+      for (const HostValue &item : value->items)
+        if (std::optional<ConstantValue> constant = constantOf(item, *types))
+          items.push_back(ModuleValue::constant(std::move(*constant)));
+      if (items.size() == value->items.size())
+        slot = std::make_unique<ModuleValue>(ModuleValue::list(std::move(items)));
     } else if (value->kind == HostValue::Kind::DeviceArray) {
       if (std::shared_ptr<const ConstantArray> array = deviceArrayOf(*value, *types))
         slot = std::make_unique<ModuleValue>(ModuleValue::array(std::move(array)));
@@ -1160,7 +1173,28 @@ void ModuleScopeBuilder::handleClassDef(const ClassDefStmt *cls) {
     bind(cls->name, ModuleValue::symbol(exception), cls->nameRange);
     return;
   }
-  moduleStaysPython ? bindHostNames(cls) : reportTopLevel(cls);
+  if (!moduleStaysPython) {
+    reportTopLevel(cls);
+    return;
+  }
+  bindHostNames(cls);
+  // `@staticmethod @njit def w(q)`: a function host code jits in a class,
+  // which a kernel may call through a value holding it (a kernel factory's
+  // argument); compiled under its qualified name, "CubicSpline.w". Methods
+  // see the module's globals, not the class's names.
+  for (const Stmt *stmt : cls->body) {
+    const auto *def = dyn_cast<FunctionDefStmt>(stmt);
+    if (!def || llvm::none_of(def->decorators,
+                              [&](const Expr *decorator) { return namesKilnDecorator(decorator); }))
+      continue;
+    auto method = std::unique_ptr<ModuleScope>(new ModuleScope());
+    method->fileId = scope.fileId;
+    method->loader = scope.loader;
+    method->types = &types;
+    method->parent = &scope;
+    handleFunctionOrDefer(def, method.get(), (cls->name + "." + def->name).str());
+    scope.closureScopes.push_back(std::move(method));
+  }
 }
 
 bool ModuleScopeBuilder::namesEnumModuleMember(const Expr *expr, llvm::StringRef name) {
@@ -1428,8 +1462,8 @@ bool readFastmath(const ModuleValue &value, JitOptions &options) {
       items.push_back(ModuleValue::constant(element));
   else
     return false;
-  static const llvm::StringLiteral known[] = {"nnan", "ninf", "nsz",    "arcp",
-                                              "contract", "afn", "reassoc"};
+  static const llvm::StringLiteral known[] = {"nnan",     "ninf", "nsz",    "arcp",
+                                              "contract", "afn",  "reassoc"};
   std::vector<std::string> flags;
   bool all = false;
   for (const ModuleValue &item : items) {
@@ -1470,6 +1504,13 @@ bool ModuleScopeBuilder::readJitDecorator(FunctionDecl &decl, const CallExpr *ca
       return false;
     decl.signatures = std::move(*signatures);
   }
+  // Options host code computes at import (`fastmath=config.FLAGS`, where
+  // config builds FLAGS) are read from the running module: a module's
+  // configuration holds still after its import.
+  HostValueSource *readBefore = scope.hostValues;
+  if (moduleStaysPython)
+    scope.hostValues = hostValues;
+  auto restoreHostValues = llvm::make_scope_exit([&] { scope.hostValues = readBefore; });
   bool ok = true;
   for (const Keyword &keyword : call->keywords) {
     if (keyword.name.empty()) {
@@ -1797,7 +1838,14 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const Module
   // (`@cuda.jit(debug=debug)`): the call the running code made says what
   // they were.
   const CallExpr *calledBy = closure ? calledDecorator(closureName) : nullptr;
-  if (!calledBy && moduleStaysPython && llvm::none_of(def->decorators, [&](const Expr *decorator) {
+  // `@staticmethod` over Kiln's decorator makes a plain function of a class.
+  std::vector<const Expr *> decorators;
+  for (const Expr *decorator : def->decorators)
+    if (const auto *name = dyn_cast<NameExpr>(decorator); !name || name->id != "staticmethod")
+      decorators.push_back(decorator);
+  if (decorators.empty())
+    decorators.assign(def->decorators.begin(), def->decorators.end());
+  if (!calledBy && moduleStaysPython && llvm::none_of(decorators, [&](const Expr *decorator) {
         return namesKilnDecorator(decorator);
       })) {
     calledBy = calledDecorator(closure ? closureName : def->name);
@@ -1806,19 +1854,19 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const Module
       return;
     }
   }
-  if (!calledBy && def->decorators.empty()) {
+  if (!calledBy && decorators.empty()) {
     diags.report(DiagID::err_undecorated_function, def->nameRange, {def->name});
     return;
   }
-  if (!calledBy && def->decorators.size() > 1) {
-    diags.report(DiagID::err_multiple_decorators, def->decorators[1]->range(), {def->name});
+  if (!calledBy && decorators.size() > 1) {
+    diags.report(DiagID::err_multiple_decorators, decorators[1]->range(), {def->name});
     return;
   }
   if (def->isAsync) {
     diags.report(DiagID::err_async_function, header, {def->name});
     return;
   }
-  const Expr *decorator = calledBy ? calledBy : def->decorators[0];
+  const Expr *decorator = calledBy ? calledBy : decorators[0];
   if (std::string unknown = calledBy ? "" : unknownDecoratorName(decorator); !unknown.empty()) {
     diags.report(DiagID::err_unknown_decorator, decorator->range(), {"'" + unknown + "'"});
     return;

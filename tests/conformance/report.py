@@ -5,6 +5,7 @@ results, crashes, wrong values, build crashes), the refusals and what was
 left out last."""
 
 import collections
+import json
 import pathlib
 import re
 
@@ -25,7 +26,7 @@ def file_names_only(text):
 def render(summary, files, specs, items, missed, docs=(), unskipped=()):
     lines = (_introduction(summary) + _file_table(files) + _wrong_results(files) + _crashes(files)
              + _shadow_check(summary, specs) + _build_sweep(summary, items, missed) + _doc_examples(summary, docs)
-             + _simulator_skips(summary, unskipped) + _refusals(files) + _internals(files))
+             + _simulator_skips(summary, unskipped) + _packages() + _refusals(files) + _internals(files))
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -49,6 +50,40 @@ def _doc_examples(summary, docs):
     for entry in docs:
         reason = entry["reason"].replace("|", "\\|").replace("\n", " ")
         lines.append(f"| `{entry['test']}` | {entry['outcome']} | {reason} |")
+    return lines + [""]
+
+
+# The last campaign over packages from PyPI (bench/packages/run_packages.py).
+PACKAGES_RESULTS = pathlib.Path(__file__).resolve().parents[2] / "bench" / "packages" / "results.json"
+
+
+def _packages():
+    if not PACKAGES_RESULTS.exists():
+        return []
+    campaign = json.loads(PACKAGES_RESULTS.read_text())
+    lines = [
+        "## Packages from PyPI",
+        "",
+        "Open-source packages that keep `@cuda.jit` kernels in ordinary modules beside their host code, "
+        "migrated with the one import line (`from numba import cuda` becomes `from kiln import cuda` in "
+        "their modules and tests), and their own GPU tests run as published on Numba's simulator and "
+        "migrated on Kiln's CPU engine (cold: Kiln's and Numba's caches empty). Recorded by "
+        f"`{campaign.get('command', '.venv/bin/python bench/packages/run_packages.py')}` "
+        f"({campaign.get('when', 'the last campaign')}); bench/packages/README.md says how the tests are chosen.",
+        "",
+        "| package | version | GPU tests | pass on the simulator | pass on Kiln | fail on Kiln | simulator s | "
+        "Kiln s (cold) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for package in campaign["packages"]:
+        lines.append(f"| {package['package']} | {package['version']} | {package['tests']} | "
+                     f"{package['passed_sim']} | {package['passed_kiln']} | {package['failed_kiln']} | "
+                     f"{package['sim_s']:.0f} | {package['kiln_s']:.0f} |")
+    causes = campaign.get("root_causes") or []
+    if causes:
+        lines += ["", "Why tests fail on Kiln, by first error:", ""]
+        for cause in causes:
+            lines.append(f"- {cause['count']} × {cause['cause']}".replace("\n", " "))
     return lines + [""]
 
 

@@ -47,14 +47,17 @@ def encode(value):
         return {"kind": "str", "text": value}
     if isinstance(value, tuple):
         items = [encode(item) for item in value]
-        if any(item is None or item["kind"] in ("array", "device_array") for item in items):
+        if any(item is None or item["kind"] in ("array", "device_array", "set") for item in items):
             return None
         return {"kind": "tuple", "items": items}
+    if isinstance(value, (set, frozenset)) and all(isinstance(item, str) for item in value):
+        # For the decorators that take one: fastmath={"nsz", "arcp"}.
+        return {"kind": "set", "items": [encode(item) for item in sorted(value)]}
     if isinstance(value, type) and issubclass(value, enum.Enum) and value.__members__:
         # An Enum or IntEnum class: its members, whose values must be numbers
         # or tuples of them (aliases included, as in the class's source).
         members = [[name, encode(member.value)] for name, member in value.__members__.items()]
-        if any(encoded is None or encoded["kind"] in ("array", "device_array", "str")
+        if any(encoded is None or encoded["kind"] in ("array", "device_array", "str", "set")
                for _, encoded in members):
             return None
         return {"kind": "enum", "name": value.__name__, "int": issubclass(value, enum.IntEnum),
@@ -153,8 +156,18 @@ def symbol(value):
     else:
         return None
     if name.partition(".")[0] not in _SYMBOL_PACKAGES:
-        return None
+        return _source_module(value)
     return {"kind": "symbol", "name": name}
+
+
+def _source_module(value):
+    """A module of Python source whatever imports it (`from stumpy import
+    core` in a package's tests): kernels use its device functions and
+    constants as those of a module of their own package."""
+    path = getattr(value, "__file__", None) if isinstance(value, types.ModuleType) else None
+    if not isinstance(path, str) or not path.endswith(".py"):
+        return None
+    return {"kind": "module", "name": value.__name__, "file": os.path.realpath(path)}
 
 
 def module_values(namespace, path=None):
@@ -235,7 +248,11 @@ def encode_free_variables(name, function, path, found, closure_name):
             inner = value.py_func
             inner_path = function_file(inner)
             if not is_closure(inner):
+                # A function of a class (`@staticmethod @njit def w`) is
+                # compiled under its qualified name, "CubicSpline.w".
                 built_name = value.built_name if isinstance(value, DeviceFunction) else inner.__name__
+                if "." in inner.__qualname__:
+                    built_name = inner.__qualname__
                 encoded = {"kind": "function", "file": inner_path, "name": built_name}
             elif inner_path == path:
                 encoded = {"kind": "function", "file": path, "name": closure_name(inner, variable)}

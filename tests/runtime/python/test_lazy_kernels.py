@@ -891,8 +891,9 @@ def test_kernels_defined_in_module_level_blocks_are_globals(source_module):
 
 
 def test_fastmath_flag_sets_from_a_sibling_module_compile(source_module):
-    """`fastmath=config.FLAGS` with a set of LLVM flag names, as stumpy
-    writes it, on kernels and on host-only @njit functions beside them."""
+    """`fastmath=config.FLAGS` with a set of LLVM flag names that the config
+    module computes at import, as stumpy writes it, on kernels and on
+    host-only @njit functions beside them."""
     module = source_module("flagged", '''
         import numpy as np
         from numba import njit
@@ -910,7 +911,89 @@ def test_fastmath_flag_sets_from_a_sibling_module_compile(source_module):
             i = cuda.grid(1)
             if i < a.size:
                 a[i] = a[i] / 2.0
-    ''', flag_config='FLAGS = {"nsz", "arcp", "contract", "afn", "reassoc"}\n')
+    ''', flag_config='DEFAULTS = {"FLAGS": {"nsz", "arcp", "contract", "afn", "reassoc"}}\n'
+                      'FLAGS = DEFAULTS["FLAGS"]\n')
     a = np.arange(4.0)
     module.halve[1, 4](a)
     np.testing.assert_array_equal(a, [0.0, 0.5, 1.0, 1.5])
+
+
+def test_a_kernel_factory_calls_a_static_method_jitted_in_another_module(source_module):
+    """`@staticmethod @njit` in a class of another module, handed to a
+    kernel factory and called by the kernel it makes, as a device function
+    (sarracen's interpolation kernels take their weight function so)."""
+    module = source_module("weighted", '''
+        import numpy as np
+        from kiln import cuda
+
+        import splines
+
+
+        def weigh(weight_function, a):
+            @cuda.jit
+            def kernel(a):
+                i = cuda.grid(1)
+                if i < a.size:
+                    a[i] = weight_function(a[i], 2)
+            kernel[1, a.size](a)
+            return a
+    ''', splines='''
+from numba import njit
+
+
+class Kernel:
+    @staticmethod
+    @njit(fastmath=True)
+    def w(q, n_dims):
+        return 1.0 - q * n_dims
+
+
+class Spline(Kernel):
+    @staticmethod
+    @njit
+    def w(q, n_dims):
+        return q * q + n_dims
+''')
+    a = module.weigh(module.splines.Kernel.w, np.linspace(0.0, 1.0, 4))
+    np.testing.assert_allclose(a, 1.0 - np.linspace(0.0, 1.0, 4) * 2)
+    b = module.weigh(module.splines.Spline.w, np.linspace(0.0, 1.0, 4))
+    np.testing.assert_allclose(b, np.linspace(0.0, 1.0, 4) ** 2 + 2)
+
+
+def test_kernels_read_modules_of_packages_their_module_imports(tmp_path, source_module):
+    """`from stumpy import core` in a package's tests: kernels call the
+    device functions and read the constants of a module of another
+    package, found where the running module imported it from."""
+    package = tmp_path / "elsewhere" / "clamps"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "core.py").write_text(textwrap.dedent('''
+        from kiln import cuda
+
+        LIMIT = 3
+
+
+        @cuda.jit(device=True)
+        def clamp(x):
+            return min(x, LIMIT)
+    '''))
+    sys.path.insert(0, str(tmp_path / "elsewhere"))
+    try:
+        module = source_module("uses_clamps", '''
+            from kiln import cuda
+            from clamps import core
+
+
+            @cuda.jit
+            def clamp_all(a):
+                i = cuda.grid(1)
+                if i < a.size:
+                    a[i] = core.clamp(a[i]) + core.LIMIT
+        ''')
+        a = np.arange(6.0)
+        module.clamp_all[1, 6](a)
+        np.testing.assert_array_equal(a, [3.0, 4.0, 5.0, 6.0, 6.0, 6.0])
+    finally:
+        sys.path.remove(str(tmp_path / "elsewhere"))
+        for name in ("clamps", "clamps.core"):
+            sys.modules.pop(name, None)
