@@ -68,7 +68,10 @@
 // then, once every block has arrived, round after round on from it. As at
 // syncthreads, exited threads count as arrived. Such a grid may hold at
 // most maxCooperativeBlocks() blocks (max_cooperative_grid_blocks()), as a
-// GPU refuses a cooperative launch larger than it can keep resident.
+// GPU refuses a cooperative launch larger than it can keep resident. Blocks
+// take turns between grid barriers, so a block that spins until another
+// block writes a flag, with no grid barrier between them, spins forever
+// here (until Ctrl-C), where a GPU would run both at once.
 //
 // Deadlocks. Waits only end when a fiber arrives or exits, and both events
 // check at once whether that completes a barrier or a warp group. So when

@@ -26,10 +26,10 @@ BUILD = pathlib.Path(os.environ.get("KILN_BUILD_DIR", REPO / "build"))
 FLOOR_PERCENT = 95.5
 # How many of numba-cuda's documentation examples Kiln passed when it was
 # last raised.
-DOC_EXAMPLES_FLOOR = 8
+DOC_EXAMPLES_FLOOR = 12
 # How many of the tests the simulator skips for itself Kiln passed when it
 # was last raised.
-SIMULATOR_SKIPS_FLOOR = 8
+SIMULATOR_SKIPS_FLOOR = 99
 
 pytestmark = pytest.mark.slow
 

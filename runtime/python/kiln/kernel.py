@@ -178,9 +178,9 @@ class Kernel(_runtime.Dispatcher):
 
     @property
     def cooperative(self):
-        """Whether the kernel syncs the grid (cuda.cg.this_grid().sync()):
-        it is then launched cooperatively, every block of the grid resident
-        at once."""
+        """Whether the kernel asks for the grid group (cuda.cg.this_grid(),
+        whose sync() waits for the whole grid): it is then launched
+        cooperatively, every block of the grid resident at once."""
         return any(entry.get("cooperative", False) for entry in self._entries)
 
     def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
