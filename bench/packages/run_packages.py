@@ -647,8 +647,9 @@ def main():
                         help="keep Kiln's compile cache from the previous run (default: compile afresh)")
     parser.add_argument("--json", type=pathlib.Path, help="write the full report here")
     parser.add_argument("--summary", type=pathlib.Path,
-                        help="write the counts and root causes here (bench/packages/results.json, "
-                             "which docs/conformance.md shows)")
+                        help="write each package's counts and root causes here "
+                             "(bench/packages/results.json, which docs/conformance.md shows), "
+                             "keeping the other packages the file holds")
     args = parser.parse_args()
 
     wanted = [n.strip() for n in args.packages.split(",") if n.strip()]
@@ -746,20 +747,32 @@ def main():
 
 
 def write_summary(path, rows, report, modes):
-    """The counts and root causes of the run, with the command and the
-    Kiln commit that made them."""
+    """Each package's counts and root causes, with the command and the Kiln
+    commit that made them; the packages this run left out keep theirs."""
     kiln = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                           cwd=pathlib.Path(__file__).resolve().parent).stdout.strip()
-    summary = {
-        "command": ".venv/bin/python bench/packages/run_packages.py --modes " + ",".join(modes)
-                   + " --summary bench/packages/results.json",
-        "when": f"Kiln at {kiln or 'an unknown commit'}, {time.strftime('%Y-%m-%d')}",
-        "packages": [{key: row[key] for key in ("package", "version", "tests", "passed_sim", "passed_kiln",
-                                                "failed_kiln", "sim_s", "kiln_s", "passed_warm", "warm_s",
-                                                "lines_migrated", "ok")} for row in rows],
-        "root_causes": [{"cause": cause["cause"], "count": cause["tests"], "example": cause["example"]}
-                        for cause in report.get("root_causes", [])],
-    }
+    summary = json.loads(path.read_text()) if path.exists() else {}
+    summary["command"] = (".venv/bin/python bench/packages/run_packages.py --modes " + ",".join(modes)
+                          + " --summary bench/packages/results.json")
+    ran = {}
+    for row, entry in zip(rows, report["packages"]):
+        causes = collections.Counter(failure["cause"] for failure in entry["failures"])
+        examples = {}
+        for failure in entry["failures"]:
+            examples.setdefault(failure["cause"], f"{failure['test']}: {failure['error'][:300]}")
+        ran[row["package"]] = {
+            **{key: row[key] for key in ("package", "version", "tests", "passed_sim", "passed_kiln",
+                                         "failed_kiln", "sim_s", "kiln_s", "passed_warm", "warm_s",
+                                         "lines_migrated", "ok")},
+            "when": f"Kiln at {kiln or 'an unknown commit'}, {time.strftime('%Y-%m-%d')}",
+            "root_causes": [{"cause": cause, "count": count, "example": examples[cause]}
+                            for cause, count in causes.most_common()]}
+    kept = [package for package in summary.get("packages", []) if package["package"] not in ran]
+    order = [package.name for package in PACKAGES]
+    summary["packages"] = sorted(kept + list(ran.values()),
+                                 key=lambda package: order.index(package["package"])
+                                 if package["package"] in order else len(order))
+    summary.pop("root_causes", None)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(summary, indent=1) + "\n")
 

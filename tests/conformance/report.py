@@ -68,22 +68,22 @@ def _packages():
         "migrated with the one import line (`from numba import cuda` becomes `from kiln import cuda` in "
         "their modules and tests), and their own GPU tests run as published on Numba's simulator and "
         "migrated on Kiln's CPU engine (cold: Kiln's and Numba's caches empty). Recorded by "
-        f"`{campaign.get('command', '.venv/bin/python bench/packages/run_packages.py')}` "
-        f"({campaign.get('when', 'the last campaign')}); bench/packages/README.md says how the tests are chosen.",
+        f"`{campaign['command']}`; bench/packages/README.md says how the tests are chosen.",
         "",
         "| package | version | GPU tests | pass on the simulator | pass on Kiln | fail on Kiln | simulator s | "
-        "Kiln s (cold) |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "Kiln s (cold) | recorded with |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for package in campaign["packages"]:
         lines.append(f"| {package['package']} | {package['version']} | {package['tests']} | "
                      f"{package['passed_sim']} | {package['passed_kiln']} | {package['failed_kiln']} | "
-                     f"{package['sim_s']:.0f} | {package['kiln_s']:.0f} |")
-    causes = campaign.get("root_causes") or []
+                     f"{package['sim_s']:.0f} | {package['kiln_s']:.0f} | {package['when']} |")
+    causes = [(package["package"], cause) for package in campaign["packages"] for cause in package["root_causes"]]
     if causes:
         lines += ["", "Why tests fail on Kiln, by first error:", ""]
-        for cause in causes:
-            lines.append(f"- {cause['count']} × {cause['cause']}".replace("\n", " "))
+        for name, cause in causes:
+            lines.append(f"- {name}, {cause['count']} × {cause['cause']}: e.g. `{cause['example'][:200]}`"
+                         .replace("\n", " "))
     return lines + [""]
 
 

@@ -289,11 +289,17 @@ def package_values(module):
     folder = os.path.dirname(os.path.abspath(path))
     in_package = os.path.exists(os.path.join(folder, "__init__.py")) and module.__name__ != "__main__"
     package = module.__name__.partition(".")[0]
+    # The packages of the other packages' modules it imports (`from stumpy
+    # import core` in a package's tests), whose kernels' globals it reads.
+    imported = {encoded["name"].partition(".")[0] for encoded in found[real].values()
+                if encoded.get("kind") == "module"}
     for name, other in list(sys.modules.items()):
         other_path = getattr(other, "__file__", None)
         if other is module or not isinstance(other_path, str) or not other_path.endswith(".py"):
             continue
-        if in_package:
+        if name.partition(".")[0] in imported:
+            related = True
+        elif in_package:
             related = name == package or name.startswith(package + ".")
         else:
             # The cheap test first: most of sys.modules lies elsewhere.

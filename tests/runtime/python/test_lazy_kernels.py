@@ -963,17 +963,21 @@ class Spline(Kernel):
 def test_kernels_read_modules_of_packages_their_module_imports(tmp_path, source_module):
     """`from stumpy import core` in a package's tests: kernels call the
     device functions and read the constants of a module of another
-    package, found where the running module imported it from."""
+    package, found where the running module imported it from, with the
+    values that package computes at import."""
     package = tmp_path / "elsewhere" / "clamps"
     package.mkdir(parents=True)
     (package / "__init__.py").write_text("")
+    (package / "config.py").write_text('DEFAULTS = {"FASTMATH": True}\nFASTMATH = DEFAULTS["FASTMATH"]\n')
     (package / "core.py").write_text(textwrap.dedent('''
         from kiln import cuda
+
+        from . import config
 
         LIMIT = 3
 
 
-        @cuda.jit(device=True)
+        @cuda.jit(device=True, fastmath=config.FASTMATH)
         def clamp(x):
             return min(x, LIMIT)
     '''))
@@ -995,5 +999,5 @@ def test_kernels_read_modules_of_packages_their_module_imports(tmp_path, source_
         np.testing.assert_array_equal(a, [3.0, 4.0, 5.0, 6.0, 6.0, 6.0])
     finally:
         sys.path.remove(str(tmp_path / "elsewhere"))
-        for name in ("clamps", "clamps.core"):
+        for name in ("clamps", "clamps.config", "clamps.core"):
             sys.modules.pop(name, None)
