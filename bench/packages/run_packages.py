@@ -652,6 +652,9 @@ def main():
                              "keeping the other packages the file holds")
     args = parser.parse_args()
 
+    # The Kiln the run tests: the commit checked out when it starts.
+    kiln_commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                 cwd=pathlib.Path(__file__).resolve().parent).stdout.strip()
     wanted = [n.strip() for n in args.packages.split(",") if n.strip()]
     unknown = set(wanted) - {p.name for p in PACKAGES}
     if unknown:
@@ -741,16 +744,14 @@ def main():
         args.json.write_text(json.dumps(report, indent=1))
         print(f"\nreport: {args.json}")
     if args.summary:
-        write_summary(args.summary, rows, report, modes)
+        write_summary(args.summary, rows, report, modes, kiln_commit)
         print(f"summary: {args.summary}")
     return 0 if rows and all(r["ok"] for r in rows) else 1
 
 
-def write_summary(path, rows, report, modes):
+def write_summary(path, rows, report, modes, kiln):
     """Each package's counts and root causes, with the command and the Kiln
     commit that made them; the packages this run left out keep theirs."""
-    kiln = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                          cwd=pathlib.Path(__file__).resolve().parent).stdout.strip()
     summary = json.loads(path.read_text()) if path.exists() else {}
     summary["command"] = (".venv/bin/python bench/packages/run_packages.py --modes " + ",".join(modes)
                           + " --summary bench/packages/results.json")
