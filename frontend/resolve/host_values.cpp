@@ -63,24 +63,17 @@ llvm::Expected<HostValue> readValue(const llvm::json::Value &json, llvm::StringR
     }
     return value;
   }
-  if (*kind == "module") {
-    value.kind = HostValue::Kind::Module;
-    std::optional<llvm::StringRef> moduleFile = object->getString("file");
-    std::optional<llvm::StringRef> moduleName = object->getString("name");
-    if (!moduleFile || !moduleName)
-      return valueError(file, name, "a module needs a \"file\" and a \"name\"");
-    value.functionFile = canonicalModulePath(*moduleFile);
-    value.text = moduleName->str();
-    return value;
-  }
-  if (*kind == "function") {
-    value.kind = HostValue::Kind::Function;
-    std::optional<llvm::StringRef> functionFile = object->getString("file");
-    std::optional<llvm::StringRef> functionName = object->getString("name");
-    if (!functionFile || !functionName)
-      return valueError(file, name, "a function needs a \"file\" and a \"name\"");
-    value.functionFile = canonicalModulePath(*functionFile);
-    value.functionName = functionName->str();
+  // The kinds that name a file: a function by the "name" it is compiled
+  // under there, a module by its own.
+  if (*kind == "function" || *kind == "module") {
+    bool isFunction = *kind == "function";
+    value.kind = isFunction ? HostValue::Kind::Function : HostValue::Kind::Module;
+    std::optional<llvm::StringRef> definedIn = object->getString("file");
+    std::optional<llvm::StringRef> named = object->getString("name");
+    if (!definedIn || !named)
+      return valueError(file, name, "a " + kind->str() + " needs a \"file\" and a \"name\"");
+    value.functionFile = canonicalModulePath(*definedIn);
+    (isFunction ? value.functionName : value.text) = named->str();
     return value;
   }
   // The kinds that are one string: a str's "text", a symbol's "name".

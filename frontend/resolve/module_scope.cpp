@@ -589,6 +589,27 @@ private:
   /// names one of Kiln's decorators; its arguments are not looked at.
   bool namesKilnDecorator(const Expr *decorator);
   bool readJitDecorator(FunctionDecl &decl, const CallExpr *call, bool isCudaJit);
+  /// A decorator option's value. One host code computes at import
+  /// (`fastmath=config.FLAGS`, where config builds FLAGS) is read from the
+  /// running module: a module's configuration holds still after its import.
+  std::optional<ModuleValue> evaluateOption(const Expr *option) {
+    HostValueSource *before = scope.hostValues;
+    if (moduleStaysPython)
+      scope.hostValues = hostValues;
+    std::optional<ModuleValue> value = activeEvaluator->evaluate(option);
+    scope.hostValues = before;
+    return value;
+  }
+  /// A scope for functions the module defines inside others or in classes:
+  /// they see the module's globals (and what the caller binds besides).
+  std::unique_ptr<ModuleScope> nestedScope() const {
+    auto nested = std::unique_ptr<ModuleScope>(new ModuleScope());
+    nested->fileId = scope.fileId;
+    nested->loader = scope.loader;
+    nested->types = &types;
+    nested->parent = &scope;
+    return nested;
+  }
   bool readVectorizeDecorator(FunctionDecl &decl, const CallExpr *call, bool isCudaVectorize);
   void handleDeclareDevice(const Stmt *stmt, llvm::StringRef name, const CallExpr *call);
   bool readLinkFiles(const ModuleValue &value, SourceRange range, std::vector<std::string> &files);
@@ -868,11 +889,7 @@ void ModuleScopeBuilder::addClosure(const Module &module, const ClosureRequest &
                  {request.name, std::to_string(request.line), request.enclosing});
     return;
   }
-  auto closure = std::unique_ptr<ModuleScope>(new ModuleScope());
-  closure->fileId = scope.fileId;
-  closure->loader = scope.loader;
-  closure->types = &types;
-  closure->parent = &scope;
+  std::unique_ptr<ModuleScope> closure = nestedScope();
   bindEnclosingImports(*closure, imports);
   for (const std::string &variable : request.freeVariables)
     closure->bindings.insert_or_assign(
@@ -1187,11 +1204,7 @@ void ModuleScopeBuilder::handleClassDef(const ClassDefStmt *cls) {
     if (!def || llvm::none_of(def->decorators,
                               [&](const Expr *decorator) { return namesKilnDecorator(decorator); }))
       continue;
-    auto method = std::unique_ptr<ModuleScope>(new ModuleScope());
-    method->fileId = scope.fileId;
-    method->loader = scope.loader;
-    method->types = &types;
-    method->parent = &scope;
+    std::unique_ptr<ModuleScope> method = nestedScope();
     handleFunctionOrDefer(def, method.get(), (cls->name + "." + def->name).str());
     scope.closureScopes.push_back(std::move(method));
   }
@@ -1504,13 +1517,6 @@ bool ModuleScopeBuilder::readJitDecorator(FunctionDecl &decl, const CallExpr *ca
       return false;
     decl.signatures = std::move(*signatures);
   }
-  // Options host code computes at import (`fastmath=config.FLAGS`, where
-  // config builds FLAGS) are read from the running module: a module's
-  // configuration holds still after its import.
-  HostValueSource *readBefore = scope.hostValues;
-  if (moduleStaysPython)
-    scope.hostValues = hostValues;
-  auto restoreHostValues = llvm::make_scope_exit([&] { scope.hostValues = readBefore; });
   bool ok = true;
   for (const Keyword &keyword : call->keywords) {
     if (keyword.name.empty()) {
@@ -1518,7 +1524,7 @@ bool ModuleScopeBuilder::readJitDecorator(FunctionDecl &decl, const CallExpr *ca
       ok = false;
       continue;
     }
-    std::optional<ModuleValue> value = activeEvaluator->evaluate(keyword.value);
+    std::optional<ModuleValue> value = evaluateOption(keyword.value);
     if (!value) {
       ok = false;
       continue;
@@ -1664,7 +1670,7 @@ bool ModuleScopeBuilder::readVectorizeDecorator(FunctionDecl &decl, const CallEx
   decl.signatures = std::move(*signatures);
   bool sawTarget = false;
   for (const Keyword &keyword : call->keywords) {
-    std::optional<ModuleValue> value = activeEvaluator->evaluate(keyword.value);
+    std::optional<ModuleValue> value = evaluateOption(keyword.value);
     if (!value)
       return false;
     if (keyword.name == "target") {
@@ -1838,7 +1844,8 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const Module
   // (`@cuda.jit(debug=debug)`): the call the running code made says what
   // they were.
   const CallExpr *calledBy = closure ? calledDecorator(closureName) : nullptr;
-  // `@staticmethod` over Kiln's decorator makes a plain function of a class.
+  // `@staticmethod` over Kiln's decorator makes a plain function of a class;
+  // alone, it is the decorator the checks below name.
   std::vector<const Expr *> decorators;
   for (const Expr *decorator : def->decorators)
     if (const auto *name = dyn_cast<NameExpr>(decorator); !name || name->id != "staticmethod")

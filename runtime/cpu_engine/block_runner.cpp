@@ -12,15 +12,14 @@ namespace kiln::cpu {
 
 namespace {
 
-constexpr size_t sharedAlignment = 16;
 // Static shared memory is padded to 16 bytes before the dynamic part.
 constexpr size_t sharedBufferBytes = DeviceLimits::maxSharedBytesPerBlock + sharedAlignment;
 // What a worker's stack keeps for everything but a kernel's local arrays.
 constexpr size_t stackReserve = size_t(1) << 20;
 
-std::string blockName(const KilnCpuThread &thread) {
-  return "(" + std::to_string(thread.blockIdx[0]) + ", " + std::to_string(thread.blockIdx[1]) +
-         ", " + std::to_string(thread.blockIdx[2]) + ")";
+std::string blockName(const Dim3 &index) {
+  return "(" + std::to_string(index.x) + ", " + std::to_string(index.y) + ", " +
+         std::to_string(index.z) + ")";
 }
 
 } // namespace
@@ -44,10 +43,7 @@ void BlockRunner::runBlocks(LaunchJob &job, BlockRange range) {
   // Divisions only for the first block: 64-bit ones cost tens of cycles
   // each, which adds up over grids of many small blocks.
   const Dim3 &grid = job.config.grid;
-  Dim3 index;
-  index.x = static_cast<uint32_t>(range.begin % grid.x);
-  index.y = static_cast<uint32_t>(range.begin / grid.x % grid.y);
-  index.z = static_cast<uint32_t>(range.begin / (uint64_t(grid.x) * grid.y));
+  Dim3 index = blockIndex(grid, range.begin);
   for (uint64_t block = range.begin; block < range.end;) {
     // Blocks without loops never read the interrupt word themselves.
     if (*job.interruptWord())
@@ -83,32 +79,20 @@ uint32_t BlockRunner::run(LaunchJob &job, uint64_t block, const Dim3 &blockIdx, 
   const LaunchConfig &config = job.config;
   const KernelImage &image = job.image;
 
-  KilnCpuThread thread{};
+  KilnCpuThread thread = launchThread(job);
   thread.blockIdx[0] = blockIdx.x;
   thread.blockIdx[1] = blockIdx.y;
   thread.blockIdx[2] = blockIdx.z;
-  thread.blockDim[0] = config.block.x;
-  thread.blockDim[1] = config.block.y;
-  thread.blockDim[2] = config.block.z;
-  thread.gridDim[0] = config.grid.x;
-  thread.gridDim[1] = config.grid.y;
-  thread.gridDim[2] = config.grid.z;
-  thread.warpSize = DeviceLimits::warpSize;
-  thread.flags = config.threadFlags;
-  thread.interrupt = job.interruptWord();
 
   // Zeroed, so that results never depend on what an earlier block left.
   // validateLaunch() bounds the static size by the buffer's, so this
   // cannot overflow.
-  size_t staticBytes =
-      (size_t(image.staticSharedBytes) + sharedAlignment - 1) / sharedAlignment * sharedAlignment;
+  size_t staticBytes = paddedStaticSharedBytes(image);
   size_t sharedBytes = staticBytes + config.dynamicSharedBytes;
   if (sharedBytes)
     std::memset(sharedMemory, 0, sharedBytes);
   thread.sharedMemory = sharedMemory;
   thread.dynamicSharedMemory = sharedMemory + staticBytes;
-  thread.dynamicSharedBytes = config.dynamicSharedBytes;
-  thread.engine = this;
 
   // A block entry runs on the worker's stack; a kernel whose local arrays
   // would not fit there runs its threads as fibers, whose stacks grow with
@@ -178,29 +162,57 @@ void BlockRunner::abandonBlockEntry() {
   _longjmp(blockEntryExit, 1);
 }
 
+KilnCpuThread BlockRunner::launchThread(const LaunchJob &job) {
+  const LaunchConfig &config = job.config;
+  KilnCpuThread thread{};
+  thread.blockDim[0] = config.block.x;
+  thread.blockDim[1] = config.block.y;
+  thread.blockDim[2] = config.block.z;
+  thread.gridDim[0] = config.grid.x;
+  thread.gridDim[1] = config.grid.y;
+  thread.gridDim[2] = config.grid.z;
+  thread.warpSize = DeviceLimits::warpSize;
+  thread.flags = config.threadFlags;
+  thread.interrupt = job.interruptWord();
+  thread.dynamicSharedBytes = config.dynamicSharedBytes;
+  thread.engine = this;
+  return thread;
+}
+
 void BlockRunner::runFibers(const KilnCpuThread &prototype) {
   LaunchJob &launch = *currentJob;
   std::string problem;
-  switch (scheduler.run(prototype, launch.image.threadEntry, launch.args,
-                        launch.image.localBytesPerThread, problem)) {
-  case FiberScheduler::Outcome::Completed:
-    return;
-  case FiberScheduler::Outcome::AtGridBarrier: // fiberSyncGrid refuses outside cooperative grids
+  FiberScheduler::Outcome outcome = scheduler.run(prototype, launch.image.threadEntry, launch.args,
+                                                  launch.image.localBytesPerThread, problem);
+  if (outcome == FiberScheduler::Outcome::AtGridBarrier) { // syncGrid refuses outside them
     launch.recordFailure(LaunchErrorKind::Internal, currentBlock,
                          std::string("kernel '") + launch.kernelName() +
                              "' waits at a grid barrier outside a cooperative launch");
     return;
+  }
+  fibersWentOn(outcome, {prototype.blockIdx[0], prototype.blockIdx[1], prototype.blockIdx[2]},
+               problem);
+}
+
+bool BlockRunner::fibersWentOn(FiberScheduler::Outcome outcome, const Dim3 &blockIdx,
+                               const std::string &problem) {
+  LaunchJob &launch = *currentJob;
+  switch (outcome) {
+  case FiberScheduler::Outcome::Completed:
+  case FiberScheduler::Outcome::AtGridBarrier:
+    return true;
   case FiberScheduler::Outcome::Deadlocked:
     launch.recordFailure(LaunchErrorKind::Deadlock, currentBlock,
                          std::string("deadlock in kernel '") + launch.kernelName() + "', block " +
-                             blockName(prototype) + ": " + problem);
-    return;
+                             blockName(blockIdx) + ": " + problem);
+    return false;
   case FiberScheduler::Outcome::NoStacks:
     launch.recordFailure(LaunchErrorKind::ResourceFailure, currentBlock,
                          std::string("cannot run kernel '") + launch.kernelName() +
                              "': " + problem);
-    return;
+    return false;
   }
+  return false;
 }
 
 } // namespace kiln::cpu

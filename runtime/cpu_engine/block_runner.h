@@ -18,6 +18,23 @@
 
 namespace kiln::cpu {
 
+/// Shared memory is 16-byte aligned, and so is the dynamic part after the
+/// static arrays.
+inline constexpr size_t sharedAlignment = 16;
+
+/// The bytes of `image`'s static shared arrays, padded to where the dynamic
+/// part starts.
+inline size_t paddedStaticSharedBytes(const KernelImage &image) {
+  return (size_t(image.staticSharedBytes) + sharedAlignment - 1) / sharedAlignment *
+         sharedAlignment;
+}
+
+/// blockIdx of block number `block` (x fastest, then y, z) of `grid`.
+inline Dim3 blockIndex(const Dim3 &grid, uint64_t block) {
+  return Dim3{static_cast<uint32_t>(block % grid.x), static_cast<uint32_t>(block / grid.x % grid.y),
+              static_cast<uint32_t>(block / (uint64_t(grid.x) * grid.y))};
+}
+
 class BlockRunner {
 public:
   explicit BlockRunner(const EngineOptions &options);
@@ -51,7 +68,15 @@ private:
   /// False when the entry was left early (abandonBlockEntry).
   bool runBlockEntry(KilnCpuThread &thread);
   void finishCutRun(KilnCpuThread &thread, uint32_t firstX, uint32_t length);
+  /// What every thread of `job`'s launch shares: its dimensions, flags,
+  /// interrupt word, dynamic shared size and this runner; the indices,
+  /// shared memory and services are the caller's to set.
+  KilnCpuThread launchThread(const LaunchJob &job);
   void runFibers(const KilnCpuThread &prototype);
+  /// Whether a block's fibers may go on after `outcome` (they completed, or
+  /// wait at the grid barrier); else records why not for the launch.
+  bool fibersWentOn(FiberScheduler::Outcome outcome, const Dim3 &blockIdx,
+                    const std::string &problem);
   /// Runs every block of a cooperative launch at once (cooperative_grid.cpp).
   void runCooperativeGrid(LaunchJob &job);
 

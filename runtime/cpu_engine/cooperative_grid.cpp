@@ -22,17 +22,12 @@ namespace kiln::cpu {
 
 namespace {
 
-constexpr size_t sharedAlignment = 16;
-
-size_t roundUp(size_t bytes) {
-  return (bytes + sharedAlignment - 1) / sharedAlignment * sharedAlignment;
-}
-
 /// The shared memory of every block of the grid, zeroed.
 class GridSharedMemory {
 public:
   GridSharedMemory(size_t blockBytes, uint64_t blocks)
-      : stride(roundUp(blockBytes)), bytes(stride * blocks),
+      : stride((blockBytes + sharedAlignment - 1) / sharedAlignment * sharedAlignment),
+        bytes(stride * blocks),
         base(bytes ? static_cast<std::byte *>(
                          ::operator new(bytes, std::align_val_t(sharedAlignment), std::nothrow))
                    : nullptr) {
@@ -54,11 +49,6 @@ private:
   std::byte *base;
 };
 
-std::string blockName(const Dim3 &index) {
-  return "(" + std::to_string(index.x) + ", " + std::to_string(index.y) + ", " +
-         std::to_string(index.z) + ")";
-}
-
 } // namespace
 
 void BlockRunner::runCooperativeGrid(LaunchJob &job) {
@@ -66,7 +56,7 @@ void BlockRunner::runCooperativeGrid(LaunchJob &job) {
   const LaunchConfig &config = job.config;
   const KernelImage &image = job.image;
   const uint64_t blocks = job.blockCount();
-  const size_t staticBytes = roundUp(size_t(image.staticSharedBytes));
+  const size_t staticBytes = paddedStaticSharedBytes(image);
   GridSharedMemory shared(staticBytes + config.dynamicSharedBytes, blocks);
   if (shared.failed()) {
     job.recordFailure(LaunchErrorKind::ResourceFailure, 0,
@@ -76,45 +66,11 @@ void BlockRunner::runCooperativeGrid(LaunchJob &job) {
     return;
   }
 
-  KilnCpuThread prototype{};
-  prototype.blockDim[0] = config.block.x;
-  prototype.blockDim[1] = config.block.y;
-  prototype.blockDim[2] = config.block.z;
-  prototype.gridDim[0] = config.grid.x;
-  prototype.gridDim[1] = config.grid.y;
-  prototype.gridDim[2] = config.grid.z;
-  prototype.warpSize = DeviceLimits::warpSize;
-  prototype.flags = config.threadFlags;
-  prototype.interrupt = job.interruptWord();
-  prototype.dynamicSharedBytes = config.dynamicSharedBytes;
+  KilnCpuThread prototype = launchThread(job);
   prototype.services = &fiberServices;
-  prototype.engine = this;
 
   std::vector<std::unique_ptr<FiberScheduler>> schedulers(blocks);
   std::vector<FiberScheduler::Outcome> outcomes(blocks, FiberScheduler::Outcome::Completed);
-  // Whether block `block` may go on; records why not.
-  auto settled = [&](uint64_t block, const Dim3 &index, const std::string &problem) {
-    switch (outcomes[block]) {
-    case FiberScheduler::Outcome::Completed:
-    case FiberScheduler::Outcome::AtGridBarrier:
-      return true;
-    case FiberScheduler::Outcome::Deadlocked:
-      job.recordFailure(LaunchErrorKind::Deadlock, block,
-                        std::string("deadlock in kernel '") + job.kernelName() + "', block " +
-                            blockName(index) + ": " + problem);
-      return false;
-    case FiberScheduler::Outcome::NoStacks:
-      job.recordFailure(LaunchErrorKind::ResourceFailure, block,
-                        std::string("cannot run kernel '") + job.kernelName() + "': " + problem);
-      return false;
-    }
-    return false;
-  };
-  auto indexOf = [&](uint64_t block) {
-    return Dim3{static_cast<uint32_t>(block % config.grid.x),
-                static_cast<uint32_t>(block / config.grid.x % config.grid.y),
-                static_cast<uint32_t>(block / (uint64_t(config.grid.x) * config.grid.y))};
-  };
   // A launch that failed or was interrupted ends here, its fibers
   // abandoned: they hold nothing but their stacks.
   auto stopped = [&] {
@@ -127,7 +83,7 @@ void BlockRunner::runCooperativeGrid(LaunchJob &job) {
   for (uint64_t block = 0; block < blocks; ++block) {
     if (stopped())
       return;
-    Dim3 index = indexOf(block);
+    Dim3 index = blockIndex(config.grid, block);
     KilnCpuThread thread = prototype;
     thread.blockIdx[0] = index.x;
     thread.blockIdx[1] = index.y;
@@ -139,7 +95,7 @@ void BlockRunner::runCooperativeGrid(LaunchJob &job) {
     std::string problem;
     outcomes[block] = schedulers[block]->run(thread, image.threadEntry, job.args,
                                              image.localBytesPerThread, problem);
-    if (!settled(block, index, problem))
+    if (!fibersWentOn(outcomes[block], index, problem))
       return;
     atBarrier |= outcomes[block] == FiberScheduler::Outcome::AtGridBarrier;
   }
@@ -153,7 +109,7 @@ void BlockRunner::runCooperativeGrid(LaunchJob &job) {
       currentBlock = block;
       std::string problem;
       outcomes[block] = schedulers[block]->passGridBarrier(problem);
-      if (!settled(block, indexOf(block), problem))
+      if (!fibersWentOn(outcomes[block], blockIndex(config.grid, block), problem))
         return;
       atBarrier |= outcomes[block] == FiberScheduler::Outcome::AtGridBarrier;
     }

@@ -356,16 +356,22 @@ extern "C" __device__ int mul_f32_f32(float *result, float a, float b) {
 '''
 
 
-def test_a_declared_device_function_links_its_files_into_the_kernels_that_call_it(kiln, tmp_path):
-    """numba-cuda's form: declare_device(name, sig=..., link=[...]); the
-    kernel calling it (through a device function) links the file, as if it
-    named it in its own link=, and the other kernel links nothing."""
-    (tmp_path / "declared.py").write_text(DECLARED_WITH_LINK)
+def build_declared(kiln, tmp_path, source):
+    """`source` (and functions.cu beside it) built to fat binaries: the
+    output folder and the manifest."""
+    (tmp_path / "declared.py").write_text(source)
     (tmp_path / "functions.cu").write_text(FUNCTIONS_CU)
     out = tmp_path / "out"
     result = kiln("build", tmp_path / "declared.py", "--emit", "fatbin", "-o", out, "--arch", "80-real")
     assert result.returncode == 0, result.stderr
-    manifest = json.loads((out / "declared.manifest.json").read_text())
+    return out, json.loads((out / "declared.manifest.json").read_text())
+
+
+def test_a_declared_device_function_links_its_files_into_the_kernels_that_call_it(kiln, tmp_path):
+    """numba-cuda's form: declare_device(name, sig=..., link=[...]); the
+    kernel calling it (through a device function) links the file, as if it
+    named it in its own link=, and the other kernel links nothing."""
+    out, manifest = build_declared(kiln, tmp_path, DECLARED_WITH_LINK)
     files = {spec["name"]: spec["files"] for spec in manifest["specializations"]}
     assert files["double"] != files["plain"], f"the kernel that links code has an image of its own: {files}"
     [linked] = files["double"]
@@ -382,13 +388,9 @@ def test_declare_device_names_an_option_it_does_not_know(kiln, tmp_path):
 def test_a_device_function_declared_cooperative_makes_its_callers_cooperative(kiln, tmp_path):
     """use_cooperative=True says the foreign function syncs the grid: the
     kernels that call it, directly or not, need a cooperative launch."""
-    (tmp_path / "declared.py").write_text(
+    _, manifest = build_declared(
+        kiln, tmp_path,
         DECLARED_WITH_LINK.replace('link=["functions.cu"])', 'link=["functions.cu"], use_cooperative=True)'))
-    (tmp_path / "functions.cu").write_text(FUNCTIONS_CU)
-    out = tmp_path / "out"
-    result = kiln("build", tmp_path / "declared.py", "--emit", "fatbin", "-o", out, "--arch", "80-real")
-    assert result.returncode == 0, result.stderr
-    manifest = json.loads((out / "declared.manifest.json").read_text())
     cooperative = {spec["name"]: spec["cooperative"] for spec in manifest["specializations"]}
     assert cooperative == {"double": True, "plain": False}, cooperative
 

@@ -142,7 +142,7 @@ def test_overloads_are_keyed_by_numba_types_and_know_their_grid_limit(kernels):
     from numba.cuda import int32
 
     overload = kernels.sequential_rows.overloads[(int32[:, ::1],)]
-    assert overload is not None and overload.cooperative
+    assert overload.cooperative
     assert "(array(int32, 2d, C))" in kernels.sequential_rows.overloads
     blocks = overload.max_cooperative_grid_blocks(256)
     assert blocks > 0

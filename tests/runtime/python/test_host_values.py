@@ -551,3 +551,43 @@ def test_kiln_build_says_a_device_array_cannot_be_captured_ahead_of_time(tmp_pat
     assert "'PRICES' is a device array, which a kernel captures by its address in the process " \
            "that made it; a kernel built ahead of time cannot (pass the array as an argument " \
            "instead)" in built.stderr, built.stderr
+
+
+def test_kiln_build_reads_decorator_options_the_package_computes_at_import(tmp_path, kiln, package_dir):
+    """`fastmath=config.FLAGS` where the package's config builds the set of
+    flags at import, as stumpy does: `kiln build` reads the value the
+    imported module holds, and the companion runs without the compiler."""
+    package = tmp_path / "flagpkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "config.py").write_text('DEFAULTS = {"FLAGS": {"nsz", "arcp", "contract"}}\n'
+                                       'FLAGS = DEFAULTS["FLAGS"]\n')
+    (package / "kernels.py").write_text(textwrap.dedent('''
+        from kiln import cuda
+
+        from . import config
+
+
+        @cuda.jit("void(float64[::1])", fastmath=config.FLAGS)
+        def halve(a):
+            i = cuda.grid(1)
+            if i < a.size:
+                a[i] = a[i] / 2.0
+    '''))
+    environment = dict(os.environ, PYTHONPATH=str(package_dir))
+    built = kiln("build", package / "kernels.py", "--arch", "80", "--python", sys.executable,
+                 cwd=tmp_path, env=environment)
+    assert built.returncode == 0, f"kiln build failed:\n{built.stderr}"
+    script = textwrap.dedent('''
+        import sys
+        sys.modules["kiln._compiler"] = None
+        import numpy as np
+        from flagpkg import kernels
+        a = np.arange(4.0)
+        kernels.halve[1, 4](a)
+        assert a.tolist() == [0.0, 0.5, 1.0, 1.5], a
+        print("ok")
+    ''')
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                            cwd=tmp_path, env=dict(environment, KILN_TARGET="cpu"))
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr

@@ -6,7 +6,8 @@ that can run forever is covered, on every way the engine runs a kernel: a
 blocks the engine runs in runs), with index checks on and off and in the
 engine's reference mode; a loop with barriers (region loops), a loop with a
 barrier in a branch in a kernel whose frame is too large for region loops
-(coroutines), a loop in a kernel that waits at a warp collective (fibers),
+(coroutines), a loop in a kernel that waits at a warp collective (fibers), a loop
+between grid barriers (a cooperative grid's blocks taking turns),
 a loop in a recursive device function (which the optimizer compiles
 without the thread it polls through), and a legal grid of 2**31 - 1
 blocks. Each case runs in a child process that the test interrupts.
@@ -56,6 +57,14 @@ def spin_after_a_shuffle(out):
     first = cuda.shfl_sync(0xFFFFFFFF, out[0], 0)
     while first == 0:
         out[1] += 1
+
+
+@cuda.jit(void(int32[::1]))
+def spin_between_grid_barriers(out):
+    g = cuda.cg.this_grid()
+    while out[0] == 0:
+        g.sync()
+        out[1] = cuda.grid(1)
 
 
 @cuda.jit(device=True)
@@ -121,6 +130,8 @@ CASES = [
     ("spin_with_barriers", 4, 64, {}),
     ("spin_past_a_branch_barrier", 2, 64, {}),
     ("spin_after_a_shuffle", 2, 32, {}),
+    ("spin_between_grid_barriers", 4, 64, {}),
+    ("spin_between_grid_barriers", 4, 64, {"KILN_CPU_REFERENCE": "1"}),
     *[("spin_in_a_recursive_function", 1, 1, {"KILN_CPU_BOUNDSCHECK": checks}) for checks in ("1", "0")],
     ("spin_in_a_recursive_function", 1, 1, {"KILN_CPU_REFERENCE": "1"}),
     ("fill", 2**31 - 1, 1024, {}),
