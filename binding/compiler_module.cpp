@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #define PY_SSIZE_T_CLEAN
+#include "frontend/resolve/host_values.h"
 #include "frontend/source/diagnostics.h"
 #include "pipeline/module_writer.h"
 #include "pipeline/pipeline.h"
@@ -109,8 +110,8 @@ bool appendItem(PyObject *list, PyObject *item) {
   return appended;
 }
 
-/// ClosureRequests from a sequence of (name, line, (free variables...),
-/// enclosing function); false with a TypeError otherwise.
+/// ClosureRequests from a sequence of (module path, name, line, (free
+/// variables...), enclosing function); false with a TypeError otherwise.
 bool toClosures(PyObject *sequence, std::vector<ClosureRequest> &out) {
   if (sequence == nullptr || sequence == Py_None)
     return true;
@@ -119,23 +120,27 @@ bool toClosures(PyObject *sequence, std::vector<ClosureRequest> &out) {
     return false;
   bool ok = true;
   for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(items); ++i) {
+    const char *path = nullptr;
     const char *name = nullptr;
     unsigned line = 0;
     PyObject *variables = nullptr;
     const char *enclosing = nullptr;
     PyObject *item = PySequence_Fast_GET_ITEM(items, i);
-    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 4 ||
-        !PyUnicode_Check(PyTuple_GET_ITEM(item, 0)) || !PyLong_Check(PyTuple_GET_ITEM(item, 1)) ||
-        !PyUnicode_Check(PyTuple_GET_ITEM(item, 3))) {
-      PyErr_SetString(PyExc_TypeError, "closures hold (name, line, free variables, enclosing "
-                                       "function) tuples of (str, int, list of str, str)");
+    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 5 ||
+        !PyUnicode_Check(PyTuple_GET_ITEM(item, 0)) ||
+        !PyUnicode_Check(PyTuple_GET_ITEM(item, 1)) || !PyLong_Check(PyTuple_GET_ITEM(item, 2)) ||
+        !PyUnicode_Check(PyTuple_GET_ITEM(item, 4))) {
+      PyErr_SetString(PyExc_TypeError,
+                      "closures hold (module path, name, line, free variables, enclosing "
+                      "function) tuples of (str, str, int, list of str, str)");
       ok = false;
       break;
     }
-    ok = PyArg_ParseTuple(item, "sIOs", &name, &line, &variables, &enclosing);
+    ok = PyArg_ParseTuple(item, "ssIOs", &path, &name, &line, &variables, &enclosing);
     ClosureRequest request;
     ok = ok && toStrings(variables, "a closure's free variables", request.freeVariables);
     if (ok) {
+      request.modulePath = canonicalModulePath(path);
       request.name = name;
       request.line = line;
       request.enclosing = enclosing;
@@ -415,10 +420,11 @@ PyMethodDef methods[] = {
      "With host_only=True, only host code for the CPU engine is built (no GPU code,\n"
      "no CUDA toolkit needed). host_values, JSON, gives the globals host code computed at\n"
      "import ({file: {name: value}}, as kiln.host_values makes it); without it, the\n"
-     "module is imported with python3 when a kernel reads one. closures, [(name, line,\n"
-     "(free variables...), enclosing function), ...], adds functions defined inside\n"
-     "functions (their first line), named `name`, their free variables given as host\n"
-     "values named 'name.variable'. decorator_calls, [(module path, function, call, line),\n"
+     "module is imported with python3 when a kernel reads one. closures, [(module path,\n"
+     "name, line, (free variables...), enclosing function), ...], adds functions defined\n"
+     "inside functions of the module or of a source module it reads (their first line),\n"
+     "named `name`, their free variables given as host values of that module named\n"
+     "'name.variable'. decorator_calls, [(module path, function, call, line),\n"
      "...], compiles functions that host code made kernels or device functions by calling\n"
      "cuda.jit on them, as if `call` (\"jit(device=True)\") decorated them; a closure's\n"
      "function is its name in closures; a line other than 0 compiles the top-level function\n"

@@ -43,8 +43,9 @@ bool isTopLevelModule(llvm::StringRef name, llvm::StringRef top) {
 class ImportedModuleLoader : public ModuleLoader {
 public:
   ImportedModuleLoader(CheckedModule &checked, HostValueSource *hostValues,
+                       llvm::ArrayRef<ClosureRequest> closures,
                        llvm::ArrayRef<DecoratorCall> decoratorCalls)
-      : checked(checked), siblings{hostValues, {}, decoratorCalls, {}} {}
+      : checked(checked), siblings{hostValues, closures, decoratorCalls, {}} {}
 
   const ModuleScope *load(llvm::StringRef moduleName) override {
     auto found = scopes.find(moduleName);
@@ -133,8 +134,8 @@ private:
 
   CheckedModule &checked;
   /// How the source modules it imports from are read: what host code
-  /// computed and made of their functions; they compile only what the
-  /// module's kernels call.
+  /// computed and made of their functions (closures their factories made
+  /// included); they compile only what the module's kernels call.
   PythonModuleContext siblings;
   llvm::StringMap<std::unique_ptr<ModuleScope>> scopes;
 };
@@ -278,8 +279,8 @@ std::unique_ptr<CheckedModule> checkSourceOnThisStack(llvm::StringRef path, std:
           {called.modulePath, called.function,
            checked->sources.addFile("<cuda.jit call of '" + called.function + "'>", called.call),
            called.line});
-  checked->loader =
-      std::make_unique<ImportedModuleLoader>(*checked, options.hostValues, checked->decoratorCalls);
+  checked->loader = std::make_unique<ImportedModuleLoader>(
+      *checked, options.hostValues, options.closures, checked->decoratorCalls);
   PythonModuleContext python{options.hostValues, options.closures, checked->decoratorCalls,
                              options.onlyFunctions};
   checked->scope = ModuleScope::build(

@@ -10,12 +10,10 @@ using ssa::Op;
 
 ir::Value *FunctionEmitter::emitCall(const ssa::Instr *instr, const Resolution &resolution) {
   const Type *result = resolution.result ? plain(resolution.result) : nullptr;
-  std::vector<ir::Value *> args;
-  for (size_t i = 1; i < instr->operands.size(); ++i)
-    args.push_back(operand(instr, i, resolution));
+  std::vector<ir::Value *> args = callArguments(instr, resolution);
   switch (resolution.kind) {
   case Resolution::Kind::Cast:
-    return convert(valueOf(instr->operands[1]), result);
+    return convert(args[0], result);
   case Resolution::Kind::DeviceCall: {
     ir::Function *callee = module.functionFor(resolution.callee);
     const std::vector<const Type *> &parameterTypes = resolution.callee->argTypes;

@@ -50,6 +50,43 @@ ir::Value *FunctionEmitter::operand(const ssa::Instr *instr, size_t i,
   return target ? convert(value, target) : value;
 }
 
+std::vector<ir::Value *> FunctionEmitter::callArguments(const ssa::Instr *call,
+                                                        const Resolution &resolution) {
+  std::vector<ir::Value *> args;
+  auto add = [&](ir::Value *value) {
+    // Conversions count arguments after the callee, operand 0.
+    size_t position = args.size() + 1;
+    const Type *target =
+        position < resolution.operandTypes.size() ? resolution.operandTypes[position] : nullptr;
+    args.push_back(target && value ? convert(value, target) : value);
+  };
+  for (size_t i = 1; i < call->operands.size(); ++i) {
+    const ssa::Instr *argument = call->operands[i];
+    if (!llvm::is_contained(call->starred, i)) {
+      add(valueOf(argument));
+      continue;
+    }
+    const auto *tuple = llvm::cast<TupleType>(typeOf(argument));
+    for (size_t k = 0; k < tuple->size(); ++k) {
+      const Type *element = plain(tuple->elementTypes()[k]);
+      if (argument->op == Op::BuildTuple) {
+        add(valueOf(argument->operands[k]));
+      } else if (!passesAtRunTime(element)) {
+        add(nullptr);
+      } else if (ir::Value *whole = valueOf(argument)) {
+        ir::Instruction *get = emit(ir::Opcode::TupleGet, element, {whole});
+        get->index = static_cast<unsigned>(k);
+        add(get);
+      } else if (argument->op == Op::Constant) {
+        add(constant(element, ConstantValue(argument->constant->elements()[k])));
+      } else {
+        add(nullptr);
+      }
+    }
+  }
+  return args;
+}
+
 std::vector<ir::Value *> FunctionEmitter::indexValues(const ssa::Instr *index) {
   std::vector<ir::Value *> result;
   const Type *type = typeOf(index);

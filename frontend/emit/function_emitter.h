@@ -89,6 +89,10 @@ private:
   ir::Value *convert(ir::Value *value, const Type *type, ir::Block *where = nullptr);
   /// The SSA operand `i` of `instr`, converted as the resolution says.
   ir::Value *operand(const ssa::Instr *instr, size_t i, const Resolution &resolution);
+  /// A call's arguments, converted as the resolution says: a starred
+  /// operand's tuple items in its place (`f(*t)`); null for an argument
+  /// with no run-time value.
+  std::vector<ir::Value *> callArguments(const ssa::Instr *call, const Resolution &resolution);
   /// The indices of a subscript, as int64 values.
   std::vector<ir::Value *> indexValues(const ssa::Instr *index);
 

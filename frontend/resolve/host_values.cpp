@@ -87,21 +87,27 @@ llvm::Expected<HostValue> readValue(const llvm::json::Value &json, llvm::StringR
     value.text = text->str();
     return value;
   }
-  if (*kind == "enum") {
-    value.kind = HostValue::Kind::Enum;
-    std::optional<llvm::StringRef> className = object->getString("name");
-    std::optional<bool> isIntEnum = object->getBoolean("int");
+  // The kinds with named members: an enum's, a namespace's attributes.
+  if (*kind == "enum" || *kind == "namespace") {
+    bool isEnum = *kind == "enum";
+    value.kind = isEnum ? HostValue::Kind::Enum : HostValue::Kind::Namespace;
+    std::optional<llvm::StringRef> ownName = object->getString("name");
+    std::optional<bool> isIntEnum = isEnum ? object->getBoolean("int") : std::optional(false);
     const llvm::json::Array *members = object->getArray("members");
-    if (!className || !isIntEnum || !members)
-      return valueError(file, name, "an enum needs a \"name\", \"int\" and \"members\"");
-    value.text = className->str();
+    if (!ownName || !isIntEnum || !members)
+      return valueError(file, name,
+                        isEnum ? "an enum needs a \"name\", \"int\" and \"members\""
+                               : "a namespace needs a \"name\" and \"members\"");
+    value.text = ownName->str();
     value.isIntEnum = *isIntEnum;
     for (const llvm::json::Value &member : *members) {
       const llvm::json::Array *pair = member.getAsArray();
       std::optional<llvm::StringRef> memberName =
           pair && pair->size() == 2 ? (*pair)[0].getAsString() : std::nullopt;
       if (!memberName)
-        return valueError(file, name, "an enum's members are [name, value] pairs");
+        return valueError(file, name,
+                          "a" + llvm::Twine(isEnum ? "n " : " ") + *kind +
+                              "'s members are [name, value] pairs");
       llvm::Expected<HostValue> memberValue = readValue((*pair)[1], file, name);
       if (!memberValue)
         return memberValue.takeError();

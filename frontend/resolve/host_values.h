@@ -37,7 +37,10 @@
 // decorators that take one (`fastmath={"nsz", "arcp"}`), not for kernels.
 // A "module" is a module of Python source by its "name" and "file", which
 // kernels read as one of their own package (`from stumpy import core` in
-// the package's tests).
+// the package's tests). A "namespace" is a module host code made with no
+// source (`types.ModuleType("mymod")`, then `mymod.add = add`): its "name"
+// and its "members", [name, value] pairs, which kernels read as its
+// attributes.
 //
 // A name the module's source does not bind, a host value of the module
 // still gives it: the globals of a function `exec` made from a string, or of
@@ -75,7 +78,8 @@ struct HostValue {
     Enum,
     DeviceArray,
     Set,
-    Module
+    Module,
+    Namespace
   };
   Kind kind = Kind::Int;
   /// NumPy's name of the element type, for Scalar and Array: "float32";
@@ -109,10 +113,10 @@ struct HostValue {
   std::string enclosing;
   std::vector<std::string> variables;
   /// String: its text. Symbol: its qualified name, "numba.cuda". Enum: the
-  /// class's name.
+  /// class's name. Namespace: the module's.
   std::string text;
-  /// Enum: whether it is an IntEnum, and its members' names (their values
-  /// are `items`, in the same order).
+  /// Enum: whether it is an IntEnum. Enum, Namespace: the members' names
+  /// (their values are `items`, in the same order).
   bool isIntEnum = false;
   std::vector<std::string> memberNames;
 };

@@ -339,6 +339,7 @@ std::optional<ConstantValue> constantOf(const HostValue &value, TypeContext &typ
   case HostValue::Kind::DeviceArray:
   case HostValue::Kind::Set:
   case HostValue::Kind::Module:
+  case HostValue::Kind::Namespace:
     break;
   }
   return std::nullopt;
@@ -438,56 +439,83 @@ const ModuleValue *ModuleScope::hostValueOf(const ModuleValue &computed) const {
   if (found != fromHost.end())
     return found->second.get();
   std::unique_ptr<ModuleValue> &slot = fromHost[key];
-  if (const HostValue *value = hostValues->lookup(key.first, key.second)) {
-    if (value->kind == HostValue::Kind::Function) {
-      if (const FunctionDecl *function = functionAt(value->functionFile, value->functionName))
-        slot = std::make_unique<ModuleValue>(ModuleValue::function(function));
-    } else if (value->kind == HostValue::Kind::Closure) {
-      // Compiled under the global's own name, if the build added it.
-      if (const FunctionDecl *function = functionAt(key.first, key.second))
-        slot = std::make_unique<ModuleValue>(ModuleValue::function(function));
-    } else if (value->kind == HostValue::Kind::Symbol) {
-      if (const Symbol *symbol = BuiltinSymbols::get().lookup(value->text))
-        slot = std::make_unique<ModuleValue>(ModuleValue::symbol(symbol));
-      else if (const FunctionDecl *function = preludeFunction(value->text))
-        slot = std::make_unique<ModuleValue>(ModuleValue::function(function));
-    } else if (value->kind == HostValue::Kind::Enum) {
-      // An enum class another module defines: its members, as constants.
-      EnumDefinition definition;
-      definition.name = value->text;
-      definition.isIntEnum = value->isIntEnum;
-      for (size_t i = 0; i < value->items.size(); ++i)
-        if (std::optional<ConstantValue> member = constantOf(value->items[i], *types))
-          definition.members.push_back({value->memberNames[i], std::move(*member)});
-      if (definition.members.size() == value->items.size())
-        slot = std::make_unique<ModuleValue>(
-            ModuleValue::enumeration(std::make_shared<EnumDefinition>(std::move(definition))));
-    } else if (value->kind == HostValue::Kind::Array) {
-      if (std::shared_ptr<const ConstantArray> array = arrayOf(*value, *types))
-        slot = std::make_unique<ModuleValue>(ModuleValue::array(std::move(array)));
-    } else if (value->kind == HostValue::Kind::Module) {
-      if (const ModuleScope *module = loader ? loader->loadFile(value->functionFile) : nullptr)
-        slot = std::make_unique<ModuleValue>(ModuleValue::sourceModule(value->text, module));
-    } else if (value->kind == HostValue::Kind::Set) {
-      // What a decorator may take (a list of constants), not a kernel.
-      std::vector<ModuleValue> items;
-      for (const HostValue &item : value->items)
-        if (std::optional<ConstantValue> constant = constantOf(item, *types))
-          items.push_back(ModuleValue::constant(std::move(*constant)));
-      if (items.size() == value->items.size())
-        slot = std::make_unique<ModuleValue>(ModuleValue::list(std::move(items)));
-    } else if (value->kind == HostValue::Kind::DeviceArray) {
-      if (std::shared_ptr<const ConstantArray> array = deviceArrayOf(*value, *types))
-        slot = std::make_unique<ModuleValue>(ModuleValue::array(std::move(array)));
-      else if (!value->address)
-        slot = std::make_unique<ModuleValue>(ModuleValue::hostValue(
-            "a device array, which a kernel captures by its address in the process that made "
-            "it; a kernel built ahead of time cannot (pass the array as an argument instead)"));
-    } else if (std::optional<ConstantValue> constant = constantOf(*value, *types)) {
-      slot = std::make_unique<ModuleValue>(ModuleValue::constant(std::move(*constant)));
-    }
-  }
+  if (const HostValue *value = hostValues->lookup(key.first, key.second))
+    if (std::optional<ModuleValue> converted = moduleValueOf(*value, key.first, key.second))
+      slot = std::make_unique<ModuleValue>(std::move(*converted));
   return slot.get();
+}
+
+std::optional<ModuleValue> ModuleScope::moduleValueOf(const HostValue &value, llvm::StringRef file,
+                                                      llvm::StringRef name) const {
+  switch (value.kind) {
+  case HostValue::Kind::Function:
+    if (const FunctionDecl *function = functionAt(value.functionFile, value.functionName))
+      return ModuleValue::function(function);
+    return std::nullopt;
+  case HostValue::Kind::Closure:
+    // Compiled under the global's own name, if the build added it.
+    if (const FunctionDecl *function = functionAt(file, name))
+      return ModuleValue::function(function);
+    return std::nullopt;
+  case HostValue::Kind::Symbol:
+    if (const Symbol *symbol = BuiltinSymbols::get().lookup(value.text))
+      return ModuleValue::symbol(symbol);
+    if (const FunctionDecl *function = preludeFunction(value.text))
+      return ModuleValue::function(function);
+    return std::nullopt;
+  case HostValue::Kind::Enum: {
+    // An enum class another module defines: its members, as constants.
+    EnumDefinition definition;
+    definition.name = value.text;
+    definition.isIntEnum = value.isIntEnum;
+    for (size_t i = 0; i < value.items.size(); ++i)
+      if (std::optional<ConstantValue> member = constantOf(value.items[i], *types))
+        definition.members.push_back({value.memberNames[i], std::move(*member)});
+    if (definition.members.size() != value.items.size())
+      return std::nullopt;
+    return ModuleValue::enumeration(std::make_shared<EnumDefinition>(std::move(definition)));
+  }
+  case HostValue::Kind::Namespace: {
+    // Its attributes are what kernels may read of them; the others stay
+    // unbound, and a kernel using one is told the attribute is missing.
+    ModuleValue namespaceValue = ModuleValue::sourceModule(value.text, nullptr);
+    for (size_t i = 0; i < value.items.size(); ++i)
+      if (std::optional<ModuleValue> member =
+              moduleValueOf(value.items[i], file, (name + "." + value.memberNames[i]).str()))
+        namespaceValue = namespaceValue.withSubmodule(value.memberNames[i], std::move(*member));
+    return namespaceValue;
+  }
+  case HostValue::Kind::Array:
+    if (std::shared_ptr<const ConstantArray> array = arrayOf(value, *types))
+      return ModuleValue::array(std::move(array));
+    return std::nullopt;
+  case HostValue::Kind::Module:
+    if (const ModuleScope *module = loader ? loader->loadFile(value.functionFile) : nullptr)
+      return ModuleValue::sourceModule(value.text, module);
+    return std::nullopt;
+  case HostValue::Kind::Set: {
+    // What a decorator may take (a list of constants), not a kernel.
+    std::vector<ModuleValue> items;
+    for (const HostValue &item : value.items)
+      if (std::optional<ConstantValue> constant = constantOf(item, *types))
+        items.push_back(ModuleValue::constant(std::move(*constant)));
+    if (items.size() != value.items.size())
+      return std::nullopt;
+    return ModuleValue::list(std::move(items));
+  }
+  case HostValue::Kind::DeviceArray:
+    if (std::shared_ptr<const ConstantArray> array = deviceArrayOf(value, *types))
+      return ModuleValue::array(std::move(array));
+    if (!value.address)
+      return ModuleValue::hostValue(
+          "a device array, which a kernel captures by its address in the process that made "
+          "it; a kernel built ahead of time cannot (pass the array as an argument instead)");
+    return std::nullopt;
+  default:
+    if (std::optional<ConstantValue> constant = constantOf(value, *types))
+      return ModuleValue::constant(std::move(*constant));
+    return std::nullopt;
+  }
 }
 
 const FunctionDecl *ModuleScope::functionAt(llvm::StringRef file, llvm::StringRef name) const {
@@ -783,10 +811,11 @@ void ModuleScopeBuilder::run(const Module &module,
     }
   }
   for (const ClosureRequest &closure : closures)
-    addClosure(module, closure);
+    if (closure.modulePath == modulePath)
+      addClosure(module, closure);
   for (const DecoratorCall &call : decoratorCalls)
     if (call.line && call.modulePath == modulePath && !scope.function(call.function))
-      addClosure(module, ClosureRequest{call.function, call.line, {}, call.function});
+      addClosure(module, ClosureRequest{modulePath, call.function, call.line, {}, call.function});
   // A signature for a module global a kernel factory made asks for that
   // closure.
   for (const ExternalSignature &external : externalSignatures) {
@@ -914,7 +943,8 @@ bool ModuleScopeBuilder::addGlobalClosure(const Module &module, llvm::StringRef 
   const HostValue *value = hostValues->lookup(modulePath, name);
   if (!value || value->kind != HostValue::Kind::Closure)
     return false;
-  addClosure(module, ClosureRequest{name.str(), value->line, value->variables, value->enclosing});
+  addClosure(module, ClosureRequest{modulePath, name.str(), value->line, value->variables,
+                                    value->enclosing});
   return scope.function(name) != nullptr;
 }
 

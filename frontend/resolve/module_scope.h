@@ -236,6 +236,9 @@ struct ExternalSignature {
 /// its free variables have (host values of the module named
 /// "<name>.<variable>"), as Numba freezes them.
 struct ClosureRequest {
+  /// The canonical path of the module that defines it: the module built, or
+  /// a source module it reads (a factory of another module made it).
+  std::string modulePath;
   /// What the build calls it: unique in the module, not a module global.
   std::string name;
   /// The line of its first decorator (Python's co_firstlineno).
@@ -350,6 +353,10 @@ public:
 private:
   friend class ModuleScopeBuilder;
   const ModuleValue *hostValueOf(const ModuleValue &computed) const;
+  /// What the host value of `name` in the module at `file` is to kernels;
+  /// nothing if they cannot use it.
+  std::optional<ModuleValue> moduleValueOf(const HostValue &value, llvm::StringRef file,
+                                           llvm::StringRef name) const;
   const FunctionDecl *preludeFunction(llvm::StringRef qualifiedName) const;
   /// The function `name` of the module at `file` (a canonical path): this
   /// module, or a source module the loader reads.

@@ -1468,11 +1468,13 @@ Instr *SSABuilder::buildCall(const CallExpr *call) {
   if (!callee)
     return nullptr;
   llvm::SmallVector<Instr *, 4> operands{callee};
+  llvm::SmallVector<unsigned, 1> starred;
   for (const Expr *arg : call->args) {
-    if (isa<StarredExpr>(arg))
-      return unsupported(DiagID::err_unsupported_expression_singular, arg->range(),
-                         {"argument unpacking with '*'"});
-    Instr *value = buildExpr(arg);
+    // `f(*t)`: t's items are arguments, as many as its type says.
+    const auto *star = dyn_cast<StarredExpr>(arg);
+    if (star)
+      starred.push_back(operands.size());
+    Instr *value = buildExpr(star ? star->value : arg);
     if (!value)
       return nullptr;
     operands.push_back(value);
@@ -1490,6 +1492,7 @@ Instr *SSABuilder::buildCall(const CallExpr *call) {
   }
   Instr *instr = emit(Op::Call, call->range(), operands);
   instr->keywordNames = std::move(keywordNames);
+  instr->starred = std::move(starred);
   instr->operandRanges.push_back(call->callee->range());
   for (const Expr *arg : call->args)
     instr->operandRanges.push_back(arg->range());

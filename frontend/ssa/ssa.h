@@ -45,7 +45,8 @@ enum class Op : uint8_t {
   SetAttr,   // operands[0].name = operands[1]
   GetItem,   // operands[0][operands[1]]
   SetItem,   // operands[0][operands[1]] = operands[2]
-  Call,      // operands[0](operands[1..]); the last keywordNames.size() are keywords
+  Call,      // operands[0](operands[1..]); the last keywordNames.size() are keywords;
+             // a starred operand (`f(*t)`) is a tuple whose items are arguments
   BuildTuple,
   BuildSlice, // slice(operands[0..2]); missing parts are None constants
   TupleGet,   // operands[0][index], for unpacking `a, b = t`
@@ -78,6 +79,7 @@ public:
   ast::CompareOp compareOp = ast::CompareOp::Eq;
   std::string name;                       // GetAttr / SetAttr / Undefined variable
   std::vector<std::string> keywordNames;  // Call
+  llvm::SmallVector<unsigned, 1> starred; // Call: the operands written `*t`, ascending
   unsigned index = 0;                     // Argument, TupleGet
   std::optional<ConstantValue> constant;  // Constant
   bool fromLiteral = false;               // Constant written as a literal in the source

@@ -115,6 +115,8 @@ void Function::print(llvm::raw_ostream &os) const {
       }
       for (size_t i = 0; i < instr->operands.size(); ++i) {
         os << (i ? ", " : " ");
+        if (llvm::is_contained(instr->starred, i))
+          os << '*';
         printValue(instr->operands[i], os);
         if (instr->op == Op::Phi)
           os << " from bb" << instr->incoming[i]->id;

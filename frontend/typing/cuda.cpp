@@ -17,6 +17,14 @@ bool isInteger(const Type *t) {
   return llvm::isa<IntegerType>(t) || llvm::isa<IntegerLiteralType>(t);
 }
 
+/// What an atomic operation takes as an index, or a tuple index's item:
+/// Numba's lowering casts each to intp, so a float truncates
+/// (`cuda.atomic.add(image, (j, math.floor(x)), v)`, math.floor being a
+/// float on the GPU) where indexing with `[]` refuses it.
+bool isAtomicIndex(const Type *t) {
+  return t->isScalar() && !llvm::isa<ComplexType>(t);
+}
+
 Resolution builtin(const Symbol &function, const Type *result,
                    std::vector<const Type *> operandTypes) {
   Resolution resolution = Resolution::make(Resolution::Kind::Builtin, result);
@@ -164,13 +172,13 @@ Typing atomic(TypeContext &types, const Symbol &function, llvm::ArrayRef<const T
   } else {
     const Type *index = args[1];
     if (array->rank() == 1) {
-      if (!isInteger(index))
+      if (!isAtomicIndex(index))
         return noOverload(function, args);
       index = types.int64();
     } else {
       const auto *tuple = llvm::dyn_cast<TupleType>(index);
       if (!tuple || tuple->size() != array->rank() ||
-          !llvm::all_of(tuple->elementTypes(), isInteger))
+          !llvm::all_of(tuple->elementTypes(), isAtomicIndex))
         return Typing::error(DiagID::err_bad_array_index, {array->str(), index->str()});
       index = nullptr;
     }

@@ -25,6 +25,20 @@ std::string Specialization::argumentList() const {
 
 namespace {
 
+/// Whether a call of `callee` may unpack a tuple into its arguments: a
+/// device function, a number type, or a builtin function of Python, math
+/// or cmath (print aside, which prints its operands as written). Numba's
+/// other calls read some arguments as written (shapes, atomic indices).
+bool acceptsStarredArguments(const Type *callee) {
+  if (typing::functionOf(callee) || llvm::isa<NumberClassType>(callee))
+    return true;
+  const Symbol *symbol = typing::builtinOf(callee);
+  if (!symbol || symbol->is(BuiltinId::PyPrint))
+    return false;
+  llvm::StringRef name = symbol->qualifiedName;
+  return name.starts_with("builtins.") || name.starts_with("math.") || name.starts_with("cmath.");
+}
+
 bool isOmitted(const Type *type) {
   const auto *entity = llvm::dyn_cast<EntityType>(type);
   return entity && entity->entityKindOf() == EntityType::EntityKind::Omitted;
@@ -87,6 +101,10 @@ private:
   Typing typeInstr(const Instr *instr);
   Typing typePhi(const Instr *phi);
   Typing typeCall(const Instr *call);
+  /// The types of a call's arguments, a starred operand's tuple items in
+  /// its place (`f(*t)`); `operandOf`, if given, gets each one's operand.
+  std::vector<const Type *> argumentTypes(const Instr *call,
+                                          std::vector<size_t> *operandOf = nullptr) const;
   Typing typeTupleSlice(const Instr *instr, const TupleType &tuple);
   Typing typeDeviceCall(const Instr *call, const FunctionDecl &callee,
                         llvm::ArrayRef<const Type *> args);
@@ -391,12 +409,35 @@ Typing FunctionTyper::typeTupleSlice(const Instr *instr, const TupleType &tuple)
   return resolution;
 }
 
+std::vector<const Type *> FunctionTyper::argumentTypes(const Instr *call,
+                                                       std::vector<size_t> *operandOf) const {
+  std::vector<const Type *> args;
+  for (size_t i = 1; i < call->operands.size(); ++i) {
+    const Type *type = typeOf(call->operands[i]);
+    const auto *tuple = llvm::dyn_cast_or_null<TupleType>(type);
+    size_t count = 1;
+    if (tuple && llvm::is_contained(call->starred, i)) {
+      args.insert(args.end(), tuple->elementTypes().begin(), tuple->elementTypes().end());
+      count = tuple->size();
+    } else {
+      args.push_back(type);
+    }
+    if (operandOf)
+      operandOf->insert(operandOf->end(), count, i);
+  }
+  return args;
+}
+
 Typing FunctionTyper::typeCall(const Instr *call) {
   const Type *callee = typeOf(call->operands[0]);
-  std::vector<const Type *> args;
-  for (size_t i = 1; i < call->operands.size(); ++i)
-    args.push_back(typeOf(call->operands[i]));
+  for (unsigned starred : call->starred)
+    if (!llvm::isa<TupleType>(typeOf(call->operands[starred])))
+      return Typing::error(DiagID::err_star_argument_not_tuple,
+                           {typeOf(call->operands[starred])->str()}, call->operandRanges[starred]);
+  std::vector<const Type *> args = argumentTypes(call);
   size_t positional = args.size() - call->keywordNames.size();
+  if (!call->starred.empty() && !acceptsStarredArguments(callee))
+    return Typing::error(DiagID::err_star_argument_callee, {callee->str()});
 
   if (const Symbol *symbol = typing::builtinOf(callee)) {
     Typing typed = typing::callBuiltin(types, *symbol, args, call->keywordNames);
@@ -744,8 +785,14 @@ void FunctionTyper::reportErrors(llvm::ArrayRef<ssa::Block *> order) {
       return;
     SourceRange range = error->range;
     if (!range.isValid() && error->operand >= 0) {
-      // Rules count call arguments from 0; the callee is operand 0 of a call.
-      size_t index = static_cast<size_t>(error->operand) + (instr->op == Op::Call ? 1 : 0);
+      // Rules count call arguments from 0 (a starred tuple's items each);
+      // the callee is operand 0 of a call.
+      size_t index = static_cast<size_t>(error->operand);
+      if (instr->op == Op::Call) {
+        std::vector<size_t> operandOf;
+        argumentTypes(instr, &operandOf);
+        index = index < operandOf.size() ? operandOf[index] : index + 1;
+      }
       if (index < instr->operandRanges.size())
         range = instr->operandRanges[index];
     }

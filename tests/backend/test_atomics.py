@@ -73,6 +73,8 @@ def shared_bits_ELT(values, start, out):
 """
 
 SOURCE = f'''
+import math
+
 from numba import cuda, float32, float64, int32, int64, uint32, uint64, void
 
 NBINS = 16
@@ -308,6 +310,16 @@ def index_types(arr, small, big):
     if i < small.size:
         cuda.atomic.add(arr, (small[i], big[i]), 1)
         cuda.atomic.add(arr, (-1, -small[i] - 1), 10)
+
+
+@cuda.jit(void(float64[::1], float64[:, ::1], float64[::1]))
+def float_and_bool_indices(flat, grid, x):
+    """Numba casts an atomic's indices to intp: floats truncate, booleans
+    are 0 and 1 (math.floor is a float on the GPU)."""
+    i = cuda.grid(1)
+    if i < x.size:
+        cuda.atomic.add(flat, x[i], 1.0)
+        cuda.atomic.add(grid, (x[i] > 0, math.floor(x[i])), 1.0)
 
 
 @cuda.jit(void(float32[::1], float32, float32, int32[::1]))
@@ -757,6 +769,18 @@ def test_index_types_and_negative_indices(m):
         expected[s_, b_] += 1
         expected[-1, -int(s_) - 1] += 10
     np.testing.assert_array_equal(arr, expected, err_msg="int32/uint64 and negative indices")
+
+
+def test_float_and_bool_indices_are_cast_to_integers(m):
+    x = np.array([0.5, 1.9, -1.5, 2.0, 3.7, -0.5])
+    flat, grid = np.zeros(5), np.zeros((2, 5))
+    m.float_and_bool_indices[1, 8](flat, grid, x)
+    expected_flat, expected_grid = np.zeros(5), np.zeros((2, 5))
+    for value in x:
+        expected_flat[int(value)] += 1  # truncated toward zero, then wrapped
+        expected_grid[int(value > 0), math.floor(value)] += 1
+    np.testing.assert_array_equal(flat, expected_flat, err_msg="float indices of a 1-D array")
+    np.testing.assert_array_equal(grid, expected_grid, err_msg="bool and float items of a tuple index")
 
 
 # --- shared memory ----------------------------------------------------------

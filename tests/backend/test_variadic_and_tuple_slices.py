@@ -1,7 +1,9 @@
-"""Device functions with `*args`, and slices of tuples, as Numba compiles
-them: the arguments after a function's others arrive as one tuple (of
-their types, literals dropped), which may be empty; `t[a:b:c]` with bounds
-known at compile time is the tuple of the elements Python's slice picks.
+"""Device functions with `*args`, calls that unpack tuples, and slices of
+tuples, as Numba compiles them: the arguments after a function's others
+arrive as one tuple (of their types, literals dropped), which may be empty;
+`f(*t)` passes t's items as arguments, wherever they stand among the
+others; `t[a:b:c]` with bounds known at compile time is the tuple of the
+elements Python's slice picks.
 Checked on the CPU engine against Python, and through ptxas for every
 default architecture."""
 
@@ -11,7 +13,9 @@ import pytest
 import kiln_cpu
 
 SOURCE = """\
-from numba import cuda, float64, int64, void
+import cmath
+
+from numba import complex128, cuda, float64, int64, void
 from numba.types import UniTuple
 
 
@@ -42,6 +46,29 @@ def variadic(out, x):
     out[4] = second(1, x, 3.5)
 
 
+@cuda.jit(device=True)
+def weigh(a, b, c=100.0):
+    return a + 10 * b + c
+
+
+@cuda.jit(device=True)
+def apply(func, *args):
+    return func(*args)
+
+
+@cuda.jit(void(float64[::1], complex128, UniTuple(int64, 2)))
+def unpacking(out, z, t):
+    out[0] = complex(*cmath.polar(z)).real
+    out[1] = complex(*cmath.polar(z)).imag
+    out[2] = weigh(*t)
+    out[3] = weigh(0.5, *t[1:])
+    out[4] = weigh(*t, *(2.0,))
+    out[5] = apply(weigh, *t)
+    out[6] = apply(weigh, 1.0, *t[:1], 3.0)
+    out[7] = max(*t, 5)
+    out[8] = total(*t, *t)
+
+
 @cuda.jit(void(float64[::1], UniTuple(int64, 5)))
 def slices(out, t):
     head = t[:2]
@@ -68,6 +95,20 @@ def test_star_args_gather_the_trailing_arguments(module):
     np.testing.assert_array_equal(out, [7.5, 4.5, 6.0, 0.0, 4.5])
 
 
+def test_starred_arguments_are_the_tuples_items(module):
+    z, t = 3 - 4j, (7, 9)
+    out = np.zeros(9)
+    module.unpacking[1, 1](out, z, t)
+
+    def weigh(a, b, c=100.0):
+        return a + 10 * b + c
+
+    r, phi = __import__("cmath").polar(z)
+    expected = [r, phi, weigh(*t), weigh(0.5, *t[1:]), weigh(*t, *(2.0,)), weigh(*t),
+                weigh(1.0, *t[:1], 3.0), max(*t, 5), float(sum(t + t))]
+    np.testing.assert_array_equal(out, expected)
+
+
 def test_tuple_slices_pick_as_python_does(module):
     t = (10, 20, 30, 40, 50)
     out = np.zeros(6)
@@ -77,4 +118,4 @@ def test_tuple_slices_pick_as_python_does(module):
 
 
 def test_variadic_and_slice_kernels_assemble_for_every_default_architecture(tmp_path, kiln):
-    assert len(kiln_cpu.fat_binaries_for_every_default_architecture(SOURCE, tmp_path, kiln)) == 2
+    assert len(kiln_cpu.fat_binaries_for_every_default_architecture(SOURCE, tmp_path, kiln)) == 3

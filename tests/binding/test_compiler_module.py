@@ -78,10 +78,14 @@ def test_diagnostics_are_those_kiln_build_prints(kiln, tmp_path):
      ValueError, "host value 'T' of /m.py: an array needs a \"shape\""),
     (dict(host_values='{"/m.py": {"T": {"kind": "dict"}}}'), ValueError, "unknown kind \"dict\""),
     (dict(host_values='{"/m.py": {"T": {"kind": "set"}}}'), ValueError, "a set needs \"items\""),
+    (dict(host_values='{"/m.py": {"T": {"kind": "namespace", "name": "m"}}}'), ValueError,
+     "a namespace needs a \"name\" and \"members\""),
+    (dict(host_values='{"/m.py": {"T": {"kind": "namespace", "name": "m", "members": [["x"]]}}}'),
+     ValueError, "a namespace's members are [name, value] pairs"),
     (dict(host_values='{"/m.py": {"T": {"kind": "float", "data": "xyz"}}}'), ValueError,
      "\"data\" must be hexadecimal digits"),
-    (dict(closures=[("k", "line", [], "f")]), TypeError, "closures hold (name, line, free variables"),
-    (dict(closures=[("k", 3, "x", "f")]), TypeError, "a closure's free variables must be a list of str"),
+    (dict(closures=[("m.py", "k", "line", [], "f")]), TypeError, "closures hold (module path, name, line"),
+    (dict(closures=[("m.py", "k", 3, "x", "f")]), TypeError, "a closure's free variables must be a list of str"),
 ])
 def test_bad_arguments_raise_clear_errors(tmp_path, arguments, error, message):
     call = dict(file=str(VECTOR_ADD), output_dir=str(tmp_path))

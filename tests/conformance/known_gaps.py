@@ -16,8 +16,6 @@ KNOWN_GAPS = [
      "(the test turns it on); Kiln's kernels do not allocate"),
     (r"test_array_args\.TestCudaArrayArg\.test_named(uni)?tuple",
      "named tuples (`collections.namedtuple` arguments and their fields) are not supported yet"),
-    (r"test_complex\.TestCMath\.test_polar",
-     "argument unpacking in calls, `complex(*cmath.polar(z))`, is not supported yet"),
     (r"test_const_string\..*",
      "fixed-width byte and unicode strings (`S12` and `U12` arrays and record fields) are not "
      "supported"),
@@ -28,10 +26,8 @@ KNOWN_GAPS = [
      "values, so members of different classes with one value would also compare identical"),
     (r"test_make_function_to_jit_function\..*",
      "functions defined inside device functions and kernels called from device code (Numba's "
-     "make_function-to-jit pass) are not supported, nor closures over functions other modules make"),
-    (r"test_recursion\.TestSelfRecursion\.test_inner_explicit_sig",
-     "the recursive function is a closure another module's factory makes "
-     "(`recursion_usecases.make_fib2`); Kiln compiles the closures of the kernel's own module"),
+     "make_function-to-jit pass) are not supported, nor calling a kernel (`cuda.jit(f)` without "
+     "`device=True`) from a kernel"),
     (r"test_sm\.TestSharedMemory\.test_shared_recarray",
      "the shared array's dtype is a Numba record type held in a closure variable; Kiln reads "
      "numbers, arrays, functions and symbols from closures, not Numba type objects"),

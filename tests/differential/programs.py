@@ -26,7 +26,8 @@ conditions), arithmetic, comparisons, shifts and bitwise operations over
 every integer width and float32/float64 (NumPy casts such as `np.int16(x)`
 set the widths; Numba's rules then type the mixes), `abs`, `min`, `max`,
 tuples (built, indexed, unpacked), `cuda.local.array` (filled, read,
-insertion-sorted), device functions with early returns, and integer
+insertion-sorted), device functions with early returns (some calls
+passing trailing arguments as an unpacked tuple, `f(a, *(b, c))`), and integer
 atomics on slots every thread of the grid updates (AtomicUpdate) or, in a
 synchronizing kernel, every thread of the block (SHARED_ATOMICS).
 
@@ -289,12 +290,19 @@ class IfExp(Expr):
 class Call(Expr):
     function: str
     arguments: list
+    # The arguments from this one on are passed as one unpacked tuple:
+    # `f(a, *(b, c,))`.
+    unpacked_from: int = None
 
     def children(self):
         return list(self.arguments)
 
     def render(self, host):
-        return f"{self.function}(" + ", ".join(a.render(host) for a in self.arguments) + ")"
+        rendered = [a.render(host) for a in self.arguments]
+        if self.unpacked_from is not None:
+            rest = rendered[self.unpacked_from:]
+            rendered = rendered[:self.unpacked_from] + ["*(" + "".join(f"{a}, " for a in rest) + ")"]
+        return f"{self.function}(" + ", ".join(rendered) + ")"
 
 
 @dataclasses.dataclass
@@ -1440,7 +1448,10 @@ class Generator:
         if not candidates:
             return None
         device = self.random.choice(candidates)
-        return Call(kind, device.name, [self.exact(k, depth - 1) for _, k in device.parameters])
+        arguments = [self.exact(k, depth - 1) for _, k in device.parameters]
+        # One call in four passes some trailing arguments as an unpacked tuple.
+        unpacked_from = self.random.randint(0, len(arguments)) if self.random.random() < 0.25 else None
+        return Call(kind, device.name, arguments, unpacked_from)
 
 
 def generate(seed):

@@ -2,8 +2,8 @@
 function of *another* module made (sarracen's
 `kernel.get_column_kernel_func(samples)` returns an `@njit def func(q, dim)`
 closing over a NumPy table; `GPUBackend._fast_2d(weight_function, ...)`
-builds kernels that call it). A closure of the kernel's own module works;
-one made by another module's function is refused.
+builds kernels that call it). Kiln compiles the closure from the other
+module's source with the values it closes over (it once refused it).
 
     KILN_TARGET=cpu .venv/bin/python bench/packages/repros/closure_from_another_module.py
 

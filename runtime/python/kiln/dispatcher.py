@@ -149,7 +149,7 @@ class _ModuleBuilds:
         # name -> function: the closures (functions defined inside
         # functions) compiled with the module, each under a name of its own.
         self.closures = {}
-        self._closure_names = {}  # id(function) -> name
+        self._closure_names = {}  # host_values.closure_key(function) -> name
         # name -> ("jit(...)", line): functions host code made kernels or
         # device functions by calling jit on them, compiled as if so
         # decorated; line, for a function jitted again in another way, where
@@ -235,13 +235,15 @@ class _ModuleBuilds:
             return module
 
     def closure_name(self, py_func):
-        """The name a closure of this module is compiled under: one per
-        function object, as Numba compiles each closure on its own."""
+        """The name a closure is compiled under in this module's builds: one
+        per code and values closed over (host_values.closure_key), as
+        Numba freezes each closure with its own values."""
+        key = host_values.closure_key(py_func)
         with self.lock:
-            name = self._closure_names.get(id(py_func))
+            name = self._closure_names.get(key)
             if name is None:
                 name = f"{py_func.__code__.co_name}__closure{len(self.closures)}"
-                self._closure_names[id(py_func)] = name
+                self._closure_names[key] = name
                 self.closures[name] = py_func
             return name
 
@@ -256,15 +258,18 @@ class _ModuleBuilds:
         else:
             module = sys.modules.get(self._imported_as)
             values = host_values.package_values(module) if module is not None else {}
-        own = values.setdefault(path, {})
         encoded = set()
-        # Encoding a closure may add the closures it calls.
+        # Encoding a closure may add the closures it calls. A closure a
+        # factory of another module made reads that module's values.
         while len(encoded) < len(self.closures):
             for name, py_func in list(self.closures.items()):
                 if name not in encoded:
                     encoded.add(name)
+                    closure_path = function_file(py_func)
                     host_values.encode_free_variables(
-                        name, py_func, path, own, lambda inner, _: self.closure_name(inner))
+                        name, py_func, closure_path, values.setdefault(closure_path, {}),
+                        lambda inner, _: self.closure_name(inner))
+        values.setdefault(path, {})
         return json.dumps(values)
 
     def called(self, py_func, call):
@@ -297,10 +302,11 @@ class _ModuleBuilds:
                       for builds in every for name, (call, line) in list(builds.called_decorators.items()))
 
     def closure_requests(self):
-        """(name, first line, free variables, enclosing function) of each
-        closure, as kiln._compiler takes them."""
-        return [(name, py_func.__code__.co_firstlineno, list(py_func.__code__.co_freevars),
-                 host_values.enclosing_name(py_func)) for name, py_func in self.closures.items()]
+        """(module path, name, first line, free variables, enclosing
+        function) of each closure, as kiln._compiler takes them."""
+        return [(function_file(py_func), name, py_func.__code__.co_firstlineno,
+                 list(py_func.__code__.co_freevars), host_values.enclosing_name(py_func))
+                for name, py_func in self.closures.items()]
 
     def _load_kept(self, folder):
         """The build an earlier process kept in `folder`, if it is there and

@@ -18,6 +18,7 @@ file's real path:
 """
 
 import enum
+import hashlib
 import importlib.util
 import json
 import os
@@ -201,6 +202,57 @@ def is_closure(function):
     return "<locals>" in function.__qualname__
 
 
+def closure_key(function, within=()):
+    """What makes two closures one kernel or device function: their code,
+    and the values they close over, compared as the compiler freezes them
+    (numbers by their bits, arrays by their contents, closures they call
+    by their own keys). A factory called again with the same values (a
+    kernel made at each call of a host function) then compiles once.
+    Another object is compared by identity; the closure the key was made
+    from holds it, so no other object takes its id while the key is kept.
+    (`within`: the closures whose keys are being made, which a recursive
+    closure refers to by depth.)"""
+    if function in within:
+        return ("recursive", within.index(function))
+    cells = function.__closure__ or ()
+    # Code objects of one text compare equal whatever file holds them.
+    return (function.__code__.co_filename, function.__code__,
+            tuple(_value_key(_cell_contents(cell), within + (function,)) for cell in cells))
+
+
+def _cell_contents(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return _UNBOUND
+
+
+_UNBOUND = object()
+
+
+def _value_key(value, within):
+    """See closure_key."""
+    from kiln.dispatcher import DeviceFunction
+
+    if isinstance(value, (bool, int, str, bytes, type(None))):
+        return (type(value), value)
+    if isinstance(value, float):
+        return (float, value.hex())  # -0.0 is not 0.0, and a NaN is itself
+    if isinstance(value, complex):
+        return (complex, value.real.hex(), value.imag.hex())
+    if isinstance(value, tuple):
+        return (tuple, tuple(_value_key(item, within) for item in value))
+    if isinstance(value, DeviceFunction) or _is_numba_cpu_function(value):
+        if is_closure(value.py_func):
+            return ("closure", type(value), closure_key(value.py_func, within))
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and isinstance(value, (numpy.ndarray, numpy.generic)) and value.dtype.kind in _NUMBER_KINDS:
+        contents = numpy.ascontiguousarray(value)
+        return (type(value), value.dtype.str, value.shape, value.strides if value.ndim else (),
+                hashlib.sha256(contents.tobytes()).digest())
+    return ("object", id(value))
+
+
 def enclosing_name(function):
     """The function or class `function` is defined in: "make_scaler"."""
     return function.__qualname__.rsplit(".", 1)[0].replace(".<locals>", "")
@@ -211,6 +263,8 @@ def _encode_closure(name, function, path, found, names=None):
     variables to `found`; a closure it calls is "name__variable", once
     (`names`: id of each closure encoded -> its name), so that recursive
     closures refer to themselves."""
+    from kiln.dispatcher import function_file
+
     names = {} if names is None else names
     names[id(function)] = name
     code = function.__code__
@@ -218,6 +272,8 @@ def _encode_closure(name, function, path, found, names=None):
                    "variables": list(code.co_freevars)}
 
     def compiled_as(inner, variable):
+        if function_file(inner) != path:
+            return None  # another module's: compiled when a kernel asks for it
         if id(inner) not in names:
             _encode_closure(f"{name}__{variable}", inner, path, found, names)
         return names[id(inner)]
@@ -228,40 +284,59 @@ def _encode_closure(name, function, path, found, names=None):
 def encode_free_variables(name, function, path, found, closure_name):
     """Adds to `found`, as "name.variable", the values the closure
     `function` (of the module at `path`, compiled as `name`) closes over:
-    what encode() encodes, and device functions by the name they are
-    compiled under: their own, at the top level of a module; for another
-    closure of the same module, closure_name(its function, the variable),
-    which has it compiled too."""
-    from kiln.dispatcher import DeviceFunction, function_file
-
+    what encode() encodes, device functions (see _encode_captured), and
+    modules host code made without source as namespaces of such values."""
     for variable, cell in zip(function.__code__.co_freevars, function.__closure__ or ()):
         try:
             value = cell.cell_contents
         except ValueError:
             continue  # not bound: the compiler names it
-        encoded = None
-        # Kiln compiles a function jitted for the CPU (@numba.jit) as a
-        # device function when kernels call it, as Numba does; Numba's own
-        # (numba.cuda.random's, in the simulator) are Kiln's prelude's.
-        cpu_function = _is_numba_cpu_function(value) and value.py_func.__module__ not in PRELUDE_MODULES
-        if isinstance(value, DeviceFunction) or cpu_function:
-            inner = value.py_func
-            inner_path = function_file(inner)
-            if not is_closure(inner):
-                # A function of a class (`@staticmethod @njit def w`) is
-                # compiled under its qualified name, "CubicSpline.w".
-                built_name = value.built_name if isinstance(value, DeviceFunction) else inner.__name__
-                if "." in inner.__qualname__:
-                    built_name = inner.__qualname__
-                encoded = {"kind": "function", "file": inner_path, "name": built_name}
-            elif inner_path == path:
-                encoded = {"kind": "function", "file": path, "name": closure_name(inner, variable)}
-        else:
-            encoded = encode(value)
-            if encoded is None:
-                encoded = symbol(value)
+        encoded = _encode_captured(value, variable, closure_name)
         if encoded is not None:
             found[f"{name}.{variable}"] = encoded
+
+
+def _encode_captured(value, variable, closure_name, within=()):
+    """The JSON form of `value`, which a closure holds in `variable`, or
+    None (`within`: the namespaces it is an attribute of, which it cannot
+    hold in turn). A device function is named by the name it is compiled under: its
+    own, at the top level of a module; for another closure (of this module,
+    or made by a factory of another), closure_name(its function, the
+    variable), which has it compiled too, or None where it cannot be."""
+    from kiln.dispatcher import DeviceFunction, function_file
+
+    # Kiln compiles a function jitted for the CPU (@numba.jit) as a device
+    # function when kernels call it, as Numba does; Numba's own
+    # (numba.cuda.random's, in the simulator) are Kiln's prelude's.
+    cpu_function = _is_numba_cpu_function(value) and value.py_func.__module__ not in PRELUDE_MODULES
+    if isinstance(value, DeviceFunction) or cpu_function:
+        inner = value.py_func
+        inner_path = function_file(inner)
+        if not is_closure(inner):
+            # A function of a class (`@staticmethod @njit def w`) is
+            # compiled under its qualified name, "CubicSpline.w".
+            built_name = value.built_name if isinstance(value, DeviceFunction) else inner.__name__
+            if "." in inner.__qualname__:
+                built_name = inner.__qualname__
+            return {"kind": "function", "file": inner_path, "name": built_name}
+        compiled_as = closure_name(inner, variable)
+        return None if compiled_as is None else {"kind": "function", "file": inner_path, "name": compiled_as}
+    encoded = encode(value)
+    if encoded is None:
+        encoded = symbol(value)
+    if (encoded is None and isinstance(value, types.ModuleType) and getattr(value, "__file__", None) is None
+            and value not in within):
+        # `mymod = ModuleType("mymod"); mymod.add = add`: kernels read its
+        # attributes, frozen as Numba freezes a module's globals.
+        members = []
+        for attribute, member in list(vars(value).items()):
+            if not (attribute.startswith("__") and attribute.endswith("__")):
+                encoded_member = _encode_captured(member, f"{variable}__{attribute}", closure_name,
+                                                  within + (value,))
+                if encoded_member is not None:
+                    members.append([attribute, encoded_member])
+        encoded = {"kind": "namespace", "name": value.__name__, "members": members}
+    return encoded
 
 
 # Numba's modules of device functions that Kiln's compiler has in its

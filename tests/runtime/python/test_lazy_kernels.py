@@ -1001,3 +1001,149 @@ def test_kernels_read_modules_of_packages_their_module_imports(tmp_path, source_
         sys.path.remove(str(tmp_path / "elsewhere"))
         for name in ("clamps", "clamps.config", "clamps.core"):
             sys.modules.pop(name, None)
+
+
+def test_kernels_call_closures_the_factories_of_other_modules_made(source_module):
+    """A kernel factory's kernel calls a function that a factory of another
+    module made (sarracen's `get_column_kernel_func(samples)` returns an
+    `@njit` closure over a table): each such closure is compiled with that
+    module's source and the values it closes over, including the closures
+    it calls in turn, and a recursive one calls itself."""
+    module = source_module("applies", '''
+        from kiln import cuda
+
+        import tables
+
+
+        def apply(weight_function, a):
+            @cuda.jit
+            def kernel(a):
+                i = cuda.grid(1)
+                if i < a.size:
+                    a[i] = weight_function(a[i])
+            kernel[1, a.size](a)
+            return a
+    ''', tables='''
+import numpy as np
+from numba import njit
+
+from kiln import cuda
+
+
+def make_lookup(samples):
+    table = np.linspace(0.0, 1.0, samples)
+
+    @njit
+    def lookup(q):
+        return table[int(q * (samples - 1))]
+    return lookup
+
+
+def make_shifted_lookup(samples, shift):
+    lookup = make_lookup(samples)
+
+    @cuda.jit(device=True)
+    def shifted(q):
+        return lookup(q) + shift
+    return shifted
+
+
+def make_fib():
+    @cuda.jit("float64(float64)", device=True)
+    def fib(n):
+        if n < 2:
+            return n
+        return fib(n - 1) + fib(n - 2)
+    return fib
+''')
+    tables = module.tables
+    q = np.linspace(0.0, 1.0, 4)
+    eleven, three = np.linspace(0.0, 1.0, 11), np.linspace(0.0, 1.0, 3)
+    np.testing.assert_array_equal(module.apply(tables.make_lookup(11), q.copy()), eleven[[0, 3, 6, 10]])
+    np.testing.assert_array_equal(module.apply(tables.make_lookup(3), q.copy()), three[[0, 0, 1, 2]])
+    np.testing.assert_array_equal(module.apply(tables.make_shifted_lookup(11, 10.0), q.copy()),
+                                  eleven[[0, 3, 6, 10]] + 10.0)
+    np.testing.assert_array_equal(module.apply(tables.make_fib(), np.arange(8.0)),
+                                  [0, 1, 1, 2, 3, 5, 8, 13])
+
+
+def test_a_factory_called_again_with_the_same_values_compiles_once(source_module):
+    """A host function that makes its kernel at every call (sarracen makes
+    one per interpolation) compiles it once per code and values closed
+    over: numbers compared by their bits, arrays by their contents, the
+    closures it calls by theirs."""
+    module = source_module("remade", '''
+        import numpy as np
+        from numba import njit
+        from kiln import cuda
+
+
+        def make_weight(table):
+            @njit
+            def weight(i):
+                return table[i % table.size]
+            return weight
+
+
+        def run(scale, table, a):
+            weight = make_weight(table)
+
+            @cuda.jit
+            def kernel(a):
+                i = cuda.grid(1)
+                if i < a.size:
+                    a[i] = weight(i) * (scale / a[i])
+            kernel[1, a.size](a)
+            return kernel, a
+    ''')
+    table = np.array([1.0, 2.0])
+    first, a = module.run(1.0, table, np.ones(4))
+    again, b = module.run(1.0, np.array([1.0, 2.0]), np.ones(4))
+    assert again.built_name == first.built_name, "equal values must reuse the compiled kernel"
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(a, [1.0, 2.0, 1.0, 2.0])
+    negative, c = module.run(-0.0, table, np.ones(4))
+    assert negative.built_name != first.built_name, "-0.0 is not 0.0 to a kernel"
+    assert np.signbit(c).all() and (c == 0).all(), c
+    table[:] = [5.0, 7.0]  # the same array, changed: frozen anew, as Numba freezes each closure
+    changed, d = module.run(1.0, table, np.ones(4))
+    assert changed.built_name != first.built_name
+    np.testing.assert_array_equal(d, [5.0, 7.0, 5.0, 7.0])
+
+
+def test_kernels_read_the_attributes_of_modules_host_code_made(source_module):
+    """`mymod = ModuleType("mymod"); mymod.add = add` in a function, then
+    `mymod.add(...)` in a kernel it defines (numba-cuda's device function
+    tests): the module's functions, numbers and modules, as Numba reads a
+    module's globals."""
+    module = source_module("made_modules", '''
+        from types import ModuleType
+
+        import numpy as np
+        from numba import jit
+        from kiln import cuda
+
+
+        def run():
+            @jit
+            def add(a, b):
+                return a + b
+
+            mymod = ModuleType(name="mymod")
+            mymod.add = add
+            mymod.K = 5
+            mymod.inner = ModuleType("inner")
+            mymod.inner.S = 2
+            mymod.inner.outer = mymod  # a cycle: encoded once
+            del add
+
+            @cuda.jit
+            def add_kernel(ary):
+                i = cuda.grid(1)
+                ary[i] = mymod.add(ary[i], mymod.K) * mymod.inner.S
+
+            ary = np.arange(10)
+            add_kernel[1, ary.size](ary)
+            return ary
+    ''')
+    np.testing.assert_array_equal(module.run(), (np.arange(10) + 5) * 2)
