@@ -31,7 +31,9 @@ std::string ModuleEmitter::symbolFor(const Specialization *spec) {
     owner = llvm::StringRef(owner).drop_front(7).drop_back(3).str();
     std::replace(owner.begin(), owner.end(), '/', '.');
   }
-  return owner + "." + spec->decl.name + "$" + std::to_string(number);
+  // A kernel called from device code is a device function beside it.
+  std::string suffix = spec->decl.kernelCalled ? "$device$" : "$";
+  return owner + "." + spec->decl.name + suffix + std::to_string(number);
 }
 
 ir::Function *ModuleEmitter::functionFor(const Specialization *spec) {

@@ -1973,8 +1973,15 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const Module
     return;
   if (decl->kind != FunctionDecl::Kind::Device && !onlyFunctions.empty() &&
       !llvm::is_contained(onlyFunctions, decl->name)) {
-    bind(def->name, ModuleValue::hostValue("a kernel this build does not compile"), header);
-    return;
+    if (decl->kind != FunctionDecl::Kind::Kernel) {
+      bind(def->name, ModuleValue::hostValue("a kernel this build does not compile"), header);
+      return;
+    }
+    // A kernel this build does not compile as one is what device code may
+    // call: a device function for each call's arguments, as Numba compiles
+    // a kernel a kernel calls.
+    decl->kind = FunctionDecl::Kind::Device;
+    decl->signatures.clear();
   }
 
   for (const Parameter &param : def->params) {

@@ -239,7 +239,7 @@ Typing FunctionTyper::typeDeviceCall(const Instr *call, const FunctionDecl &call
                                      llvm::ArrayRef<const Type *> args) {
   switch (callee.kind) {
   case FunctionDecl::Kind::Kernel:
-    return Typing::error(DiagID::err_call_kernel_in_device_code, {callee.name});
+    return typeDeviceCall(call, inference.deviceFunctionOf(callee), args);
   case FunctionDecl::Kind::Ufunc:
   case FunctionDecl::Kind::Reduction:
     return Typing::error(DiagID::err_call_ufunc_in_device_code,
@@ -855,6 +855,17 @@ const ssa::Block *Specialization::decidedSuccessor(const ssa::Block &block) cons
     condition = operand;
   }
   return nullptr;
+}
+
+const FunctionDecl &TypeInference::deviceFunctionOf(const FunctionDecl &kernel) {
+  std::unique_ptr<FunctionDecl> &device = kernelsAsDevice[&kernel];
+  if (!device) {
+    device = std::make_unique<FunctionDecl>(kernel);
+    device->kind = FunctionDecl::Kind::Device;
+    device->signatures.clear();
+    device->kernelCalled = &kernel;
+  }
+  return *device;
 }
 
 Specialization *TypeInference::specialize(const FunctionDecl &decl,

@@ -175,6 +175,10 @@ public:
   /// The specialization of `decl` for `argTypes`, typed on first request.
   /// `callSite` is where a caller asked for it (invalid for roots).
   Specialization *specialize(const FunctionDecl &decl, const std::vector<const Type *> &argTypes);
+  /// The device function `kernel` is where device code calls it, made on
+  /// first request: it specializes on its arguments, as a device function
+  /// without signatures does, and may return a value.
+  const FunctionDecl &deviceFunctionOf(const FunctionDecl &kernel);
   /// Whether the specialization exists already (typed, or being typed).
   bool hasSpecialization(const FunctionDecl &decl,
                          const std::vector<const Type *> &argTypes) const {
@@ -204,6 +208,8 @@ private:
   std::map<std::pair<const FunctionDecl *, std::vector<const Type *>>,
            std::unique_ptr<Specialization>>
       specializations;
+  /// See deviceFunctionOf(), by kernel.
+  std::map<const FunctionDecl *, std::unique_ptr<FunctionDecl>> kernelsAsDevice;
   /// Each function's SSA form, built once; null if building failed.
   std::map<const FunctionDecl *, std::unique_ptr<ssa::Function>> ssaFunctions;
   unsigned activeSpecializations = 0;

@@ -26,8 +26,7 @@ KNOWN_GAPS = [
      "values, so members of different classes with one value would also compare identical"),
     (r"test_make_function_to_jit_function\..*",
      "functions defined inside device functions and kernels called from device code (Numba's "
-     "make_function-to-jit pass) are not supported, nor calling a kernel (`cuda.jit(f)` without "
-     "`device=True`) from a kernel"),
+     "make_function-to-jit pass) are not supported"),
     (r"test_sm\.TestSharedMemory\.test_shared_recarray",
      "the shared array's dtype is a Numba record type held in a closure variable; Kiln reads "
      "numbers, arrays, functions and symbols from closures, not Numba type objects"),
@@ -35,8 +34,8 @@ KNOWN_GAPS = [
      "uses `numba.extending.overload` to give a Python function a jitted implementation; Kiln has "
      "no extension API"),
     (r"test_ssa\.TestSSA\.test_unhandled_undefined",
-     "calls a kernel (`@cuda.jit` without `device=True`) from another kernel and uses its result, "
-     "which is `None` on some paths (an optional value); Kiln supports neither"),
+     "the kernel it calls returns `None` on some paths and a number on others (an optional "
+     "value), which Kiln does not type"),
 ]
 
 

@@ -1449,9 +1449,22 @@ class Generator:
             return None
         device = self.random.choice(candidates)
         arguments = [self.exact(k, depth - 1) for _, k in device.parameters]
-        # One call in four passes some trailing arguments as an unpacked tuple.
+        # One call in four passes some trailing arguments as an unpacked
+        # tuple; Numba's bytecode front end refuses one whose arguments hold
+        # control flow (CALL_FUNCTION_EX), so those are passed as written.
         unpacked_from = self.random.randint(0, len(arguments)) if self.random.random() < 0.25 else None
+        if unpacked_from is not None and any(_branches(a) for a in arguments):
+            unpacked_from = None
         return Call(kind, device.name, arguments, unpacked_from)
+
+
+def _branches(expr):
+    """Whether `expr` compiles to jumps: a conditional, `and`/`or` (also as
+    the guards of a division), or a chained comparison."""
+    if isinstance(expr, Compare) and len(expr.ops) > 1:
+        return True
+    text = expr.render(host=True)
+    return " if " in text or " and " in text or " or " in text or any(_branches(c) for c in expr.children())
 
 
 def generate(seed):

@@ -234,11 +234,12 @@ class _ModuleBuilds:
             self.module = module
             return module
 
-    def closure_name(self, py_func):
+    def closure_name(self, py_func, variant=None):
         """The name a closure is compiled under in this module's builds: one
         per code and values closed over (host_values.closure_key), as
-        Numba freezes each closure with its own values."""
-        key = host_values.closure_key(py_func)
+        Numba freezes each closure with its own values, and `variant` (the
+        call of jit that made it a kernel or device function)."""
+        key = (host_values.closure_key(py_func), variant)
         with self.lock:
             name = self._closure_names.get(key)
             if name is None:
@@ -281,6 +282,8 @@ class _ModuleBuilds:
             line = 0
             if host_values.is_closure(py_func):
                 name = self.closure_name(py_func)
+                if self.called_decorators.get(name, (call, 0))[0] != call:
+                    name = self.closure_name(py_func, call)  # jitted again in another way
             else:
                 # The name its `def` gives it, which host code may have changed.
                 name = py_func.__code__.co_name

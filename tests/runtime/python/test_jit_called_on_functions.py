@@ -59,6 +59,15 @@ def make_kernel(offset):
     return cuda.jit(shift)
 
 
+def make_lazy_and_eager(offset):
+    def shift(out, x):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = x[i] + offset
+
+    return cuda.jit(shift), cuda.jit("void(float64[::1], float64[::1])")(shift)
+
+
 @cuda.jit
 def does_not_compile(out):
     out[0] = undefined_name
@@ -278,3 +287,14 @@ def test_empty_tuples_are_arguments_of_type_tuple_of_nothing(tmp_path, kiln):
     built = kiln("build", tmp_path / "empty_tuples.py", "--emit", "fatbin", "-o", tmp_path / "out",
                  "--no-cache")
     assert built.returncode == 0, built.stderr
+
+
+def test_a_closure_jitted_again_in_another_way_is_a_kernel_of_its_own(module):
+    x = np.arange(10.0)
+    lazy, eager = module.make_lazy_and_eager(2.0)
+    for kernel in (lazy, eager, lazy):
+        out = np.zeros_like(x)
+        kernel[1, 32](out, x)
+        np.testing.assert_array_equal(out, x + 2.0)
+    assert eager.signatures == ["(array(float64, 1d, C), array(float64, 1d, C))"]
+    assert lazy.built_name != eager.built_name, "each call of jit is a kernel of its own"

@@ -1147,3 +1147,34 @@ def test_kernels_read_the_attributes_of_modules_host_code_made(source_module):
             return ary
     ''')
     np.testing.assert_array_equal(module.run(), (np.arange(10) + 5) * 2)
+
+
+def test_kernels_call_kernels_as_device_functions(source_module):
+    """`@cuda.jit` kernels a kernel calls, at the top level or made by a
+    factory, compile as device functions for the call's arguments, as
+    Numba's do; the kernel called stays a kernel to launch."""
+    module = source_module("kernels_calling_kernels", '''
+        import numpy as np
+        from kiln import cuda
+
+
+        @cuda.jit
+        def twice(x):
+            return 2 * x
+
+
+        def run(offset, a):
+            @cuda.jit
+            def shifted(x):
+                return twice(x) + offset
+
+            @cuda.jit
+            def apply(a):
+                i = cuda.grid(1)
+                if i < a.size:
+                    a[i] = shifted(a[i])
+
+            apply[1, a.size](a)
+            return a
+    ''')
+    np.testing.assert_array_equal(module.run(0.5, np.arange(4.0)), 2 * np.arange(4.0) + 0.5)
