@@ -270,7 +270,6 @@ class _ModuleBuilds:
                     host_values.encode_free_variables(
                         name, py_func, closure_path, values.setdefault(closure_path, {}),
                         lambda inner, _: self.closure_name(inner))
-        values.setdefault(path, {})
         return json.dumps(values)
 
     def called(self, py_func, call):

@@ -232,8 +232,6 @@ _UNBOUND = object()
 
 def _value_key(value, within):
     """See closure_key."""
-    from kiln.dispatcher import DeviceFunction, LazyKernel
-
     if isinstance(value, (bool, int, str, bytes, type(None))):
         return (type(value), value)
     if isinstance(value, float):
@@ -242,9 +240,8 @@ def _value_key(value, within):
         return (complex, value.real.hex(), value.imag.hex())
     if isinstance(value, tuple):
         return (tuple, tuple(_value_key(item, within) for item in value))
-    if isinstance(value, (DeviceFunction, LazyKernel)) or _is_numba_cpu_function(value):
-        if is_closure(value.py_func):
-            return ("closure", type(value), closure_key(value.py_func, within))
+    if _device_callable(value) and is_closure(value.py_func):
+        return ("closure", type(value), closure_key(value.py_func, within))
     numpy = sys.modules.get("numpy")
     if numpy is not None and isinstance(value, (numpy.ndarray, numpy.generic)) and value.dtype.kind in _NUMBER_KINDS:
         contents = numpy.ascontiguousarray(value)
@@ -303,21 +300,16 @@ def _encode_captured(value, variable, closure_name, within=()):
     own, at the top level of a module; for another closure (of this module,
     or made by a factory of another), closure_name(its function, the
     variable), which has it compiled too, or None where it cannot be."""
-    from kiln.dispatcher import DeviceFunction, LazyKernel, function_file
+    from kiln.dispatcher import function_file
 
-    # Kiln compiles a function jitted for the CPU (@numba.jit) as a device
-    # function when kernels call it, as Numba does; Numba's own
-    # (numba.cuda.random's, in the simulator) are Kiln's prelude's. A kernel
-    # a kernel calls is a device function there too.
-    cpu_function = _is_numba_cpu_function(value) and value.py_func.__module__ not in PRELUDE_MODULES
-    kiln_function = isinstance(value, (DeviceFunction, LazyKernel))
-    if kiln_function or cpu_function:
+    if _device_callable(value):
         inner = value.py_func
         inner_path = function_file(inner)
         if not is_closure(inner):
+            # Kiln's own carry the name their build gave them.
+            built_name = getattr(value, "built_name", inner.__name__)
             # A function of a class (`@staticmethod @njit def w`) is
             # compiled under its qualified name, "CubicSpline.w".
-            built_name = value.built_name if kiln_function else inner.__name__
             if "." in inner.__qualname__:
                 built_name = inner.__qualname__
             return {"kind": "function", "file": inner_path, "name": built_name}
@@ -339,6 +331,19 @@ def _encode_captured(value, variable, closure_name, within=()):
                     members.append([attribute, encoded_member])
         encoded = {"kind": "namespace", "name": value.__name__, "members": members}
     return encoded
+
+
+def _device_callable(value):
+    """Whether kernels call `value` as a device function Kiln compiles: its
+    own kernels and device functions (a kernel a kernel calls is one there),
+    and functions jitted for the CPU (@numba.jit), as Numba compiles them;
+    Numba's own (numba.cuda.random's, in the simulator) are Kiln's
+    prelude's."""
+    from kiln.dispatcher import DeviceFunction, LazyKernel
+
+    if isinstance(value, (DeviceFunction, LazyKernel)):
+        return True
+    return _is_numba_cpu_function(value) and value.py_func.__module__ not in PRELUDE_MODULES
 
 
 # Numba's modules of device functions that Kiln's compiler has in its
