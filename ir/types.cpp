@@ -291,6 +291,17 @@ const EntityType *TypeContext::entity(EntityType::EntityKind kind, const void *e
   return intern<EntityType>(key, kind, entityPointer, nullptr, "", name.str());
 }
 
+const EntityType *TypeContext::closure(const void *function, const TupleType *captures,
+                                       llvm::StringRef name) {
+  std::string shown = "closure '" + name.str() + "'(";
+  for (size_t i = 0; i < captures->size(); ++i)
+    shown += (i ? ", " : "") + captures->elementTypes()[i]->str();
+  shown += ")";
+  return intern<EntityType>("closure:" + std::to_string(reinterpret_cast<uintptr_t>(function)) +
+                                ":" + captures->str(),
+                            EntityType::EntityKind::Closure, function, captures, "", shown);
+}
+
 const EntityType *TypeContext::method(const Type *receiver, llvm::StringRef methodName) {
   std::string name = "BoundFunction(" + receiver->str() + "." + methodName.str() + ")";
   return intern<EntityType>("method:" + name, EntityType::EntityKind::Method, nullptr, receiver,

@@ -288,13 +288,15 @@ private:
 };
 
 /// A compile-time entity: a builtin module or function (a Symbol), a
-/// function of the module being compiled (a FunctionDecl), a method bound
-/// to a value (`z.conjugate`), or an argument a call left out, which takes
-/// its parameter's default (Numba's `omitted(default=2)`; receiverType() is
-/// the default's type). The front end's tables own what it points to.
+/// function of the module being compiled (a FunctionDecl), a function
+/// defined inside one with what it captured (a FunctionDecl; receiverType()
+/// is the tuple of the captures' types), a method bound to a value
+/// (`z.conjugate`), or an argument a call left out, which takes its
+/// parameter's default (Numba's `omitted(default=2)`; receiverType() is the
+/// default's type). The front end's tables own what it points to.
 class EntityType : public Type {
 public:
-  enum class EntityKind : uint8_t { Builtin, Function, Method, Omitted };
+  enum class EntityKind : uint8_t { Builtin, Function, Closure, Method, Omitted };
   EntityType(EntityKind entityKind, const void *entity, const Type *receiver, std::string method,
              std::string name)
       : Type(Kind::Entity, std::move(name)), entityKind(entityKind), entity(entity),
@@ -381,6 +383,9 @@ public:
   const NumberClassType *numberClass(const Type *instance);
   const EntityType *entity(EntityType::EntityKind kind, const void *entity, llvm::StringRef name);
   const EntityType *method(const Type *receiver, llvm::StringRef method);
+  /// The function `function` defined inside another, having captured values
+  /// of `captures`' types: "closure 'inner'(Literal[int](10))".
+  const EntityType *closure(const void *function, const TupleType *captures, llvm::StringRef name);
   /// An omitted argument whose default has type `valueType` and Python repr
   /// `defaultRepr`: "omitted(default=2)".
   const EntityType *omitted(const Type *valueType, llvm::StringRef defaultRepr);

@@ -18,18 +18,24 @@ ir::Value *FunctionEmitter::emitCall(const ssa::Instr *instr, const Resolution &
     ir::Function *callee = module.functionFor(resolution.callee);
     const std::vector<const Type *> &parameterTypes = resolution.callee->argTypes;
     // Keyword arguments were matched to parameters during typing.
+    const FunctionDecl &decl = resolution.callee->decl;
     std::vector<ir::Value *> bySource(parameterTypes.size(), nullptr);
+    // A function defined inside another takes its captures after its own
+    // parameters.
+    size_t declared = parameterTypes.size() - decl.captures.size();
     size_t positional = args.size() - instr->keywordNames.size();
-    size_t fixed = resolution.callee->decl.variadic ? parameterTypes.size() - 1 : positional;
+    size_t fixed = decl.variadic ? declared - 1 : positional;
     for (size_t i = 0; i < std::min(positional, fixed); ++i)
       bySource[i] = args[i];
-    if (resolution.callee->decl.variadic) {
+    if (decl.variadic) {
       // `*args`: the arguments after the others, as a tuple.
-      const Type *packed = types.unliteral(parameterTypes.back());
+      const Type *packed = types.unliteral(parameterTypes[declared - 1]);
       if (passesAtRunTime(packed))
-        bySource.back() = emit(ir::Opcode::TupleMake, packed,
-                               llvm::ArrayRef(args).slice(fixed, positional - fixed));
+        bySource[declared - 1] = emit(ir::Opcode::TupleMake, packed,
+                                      llvm::ArrayRef(args).slice(fixed, positional - fixed));
     }
+    for (size_t k = 0; k < decl.captures.size(); ++k)
+      bySource[declared + k] = capturedValue(instr->operands[0], k, parameterTypes[declared + k]);
     if (const ast::FunctionDefStmt *def = resolution.callee->decl.def)
       for (size_t k = 0; k < instr->keywordNames.size(); ++k)
         for (size_t p = 0; p < def->params.size(); ++p)
@@ -38,7 +44,6 @@ ir::Value *FunctionEmitter::emitCall(const ssa::Instr *instr, const Resolution &
     // Arguments the call left out pass their parameter's default value;
     // None, which has no run-time value, passes as a constant none.
     // Compile-time values pass no value at all.
-    const FunctionDecl &decl = resolution.callee->decl;
     std::vector<ir::Value *> ordered;
     for (size_t i = 0; i < bySource.size(); ++i) {
       const Type *parameterType = types.unliteral(parameterTypes[i]);
@@ -69,6 +74,18 @@ ir::Value *FunctionEmitter::emitCall(const ssa::Instr *instr, const Resolution &
   default:
     return emitBuiltin(instr, resolution, args);
   }
+}
+
+ir::Value *FunctionEmitter::capturedValue(const ssa::Instr *closure, size_t k, const Type *type) {
+  // Where the function is defined: the variable's current value; passed
+  // on: the constant its type says (typing allowed nothing else).
+  if (closure->op == Op::Closure)
+    return valueOf(closure->operands[k]);
+  if (const auto *integer = llvm::dyn_cast<IntegerLiteralType>(type))
+    return constant(plain(type), ConstantValue::integer(integer->bits()));
+  if (const auto *boolean = llvm::dyn_cast<BooleanLiteralType>(type))
+    return constant(types.boolean(), ConstantValue::boolean(boolean->boolValue()));
+  return nullptr;
 }
 
 ir::Value *FunctionEmitter::emitPrint(const ssa::Instr *instr) {

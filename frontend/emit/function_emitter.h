@@ -120,6 +120,10 @@ private:
   ir::Value *compileTimeItem(const ssa::Instr *item);
   ir::Value *emitLoopOperation(const ssa::Instr *instr, const Resolution &resolution);
   ir::Value *emitPrint(const ssa::Instr *instr);
+  /// The value a call of `closure` (a function defined inside another)
+  /// passes for its capture `k`, whose parameter has type `type`; null for
+  /// a compile-time value.
+  ir::Value *capturedValue(const ssa::Instr *closure, size_t k, const Type *type);
   /// What one print() shows: its items, and the values they print.
   struct PrintLine {
     std::vector<ir::PrintItem> items;

@@ -5,6 +5,7 @@
 #include "frontend/parse/parser.h"
 #include "frontend/resolve/constant_folding.h"
 #include "frontend/resolve/module_evaluator.h"
+#include "frontend/resolve/nested_functions.h"
 
 #include <llvm/ADT/ScopeExit.h>
 #include <llvm/ADT/StringExtras.h>
@@ -617,6 +618,9 @@ private:
   /// names one of Kiln's decorators; its arguments are not looked at.
   bool namesKilnDecorator(const Expr *decorator);
   bool readJitDecorator(FunctionDecl &decl, const CallExpr *call, bool isCudaJit);
+  /// Checks `decl`'s parameters (positional, `*args` last for device
+  /// functions, defaults only for those) and reads their defaults.
+  bool readParameters(FunctionDecl &decl);
   /// A decorator option's value. One host code computes at import
   /// (`fastmath=config.FLAGS`, where config builds FLAGS) is read from the
   /// running module: a module's configuration holds still after its import.
@@ -1984,37 +1988,8 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const Module
     decl->signatures.clear();
   }
 
-  for (const Parameter &param : def->params) {
-    bool trailingVarArgs = param.form == Parameter::Form::VarArgs &&
-                           &param == &def->params.back() &&
-                           decl->kind == FunctionDecl::Kind::Device;
-    if (param.form != Parameter::Form::Positional && !trailingVarArgs) {
-      diags.report(DiagID::err_variadic_parameters, param.range, {def->name});
-      return;
-    }
-    decl->variadic = trailingVarArgs;
-    if (param.defaultValue && decl->kind != FunctionDecl::Kind::Device) {
-      diags.report(DiagID::err_kernel_default_argument, param.range, {param.name});
-      return;
-    }
-  }
-  // Defaults are evaluated when the function is defined, as in Python; a
-  // call that leaves the argument out passes the value.
-  for (const Parameter &param : def->params) {
-    if (!param.defaultValue) {
-      decl->defaults.push_back(std::nullopt);
-      continue;
-    }
-    std::optional<ModuleValue> fallback = activeEvaluator->evaluate(param.defaultValue);
-    if (!fallback)
-      return;
-    if (fallback->kind() != ModuleValue::Kind::Constant) {
-      diags.report(DiagID::err_expected_constant, param.defaultValue->range(),
-                   {fallback->describe()});
-      return;
-    }
-    decl->defaults.push_back(fallback->constantValue());
-  }
+  if (!readParameters(*decl))
+    return;
   for (const Signature &signature : decl->signatures) {
     if (signature.args.size() != def->params.size()) {
       diags.report(DiagID::err_signature_arity, signature.range,
@@ -2034,8 +2009,46 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const Module
     diags.report(DiagID::note_first_definition, earlier->range, {def->name});
     return;
   }
+  declareNestedFunctions(
+      *decl, [&](FunctionDecl &nested) { return readParameters(nested); }, diags,
+      scope.nestedDecls);
   bind(def->name, ModuleValue::function(decl.get()), header);
   scope.decls.push_back(std::move(decl));
+}
+
+bool ModuleScopeBuilder::readParameters(FunctionDecl &decl) {
+  for (const Parameter &param : decl.def->params) {
+    bool trailingVarArgs = param.form == Parameter::Form::VarArgs &&
+                           &param == &decl.def->params.back() &&
+                           decl.kind == FunctionDecl::Kind::Device;
+    if (param.form != Parameter::Form::Positional && !trailingVarArgs) {
+      diags.report(DiagID::err_variadic_parameters, param.range, {decl.def->name});
+      return false;
+    }
+    decl.variadic = trailingVarArgs;
+    if (param.defaultValue && decl.kind != FunctionDecl::Kind::Device) {
+      diags.report(DiagID::err_kernel_default_argument, param.range, {param.name});
+      return false;
+    }
+  }
+  // Defaults are evaluated when the function is defined, as in Python; a
+  // call that leaves the argument out passes the value.
+  for (const Parameter &param : decl.def->params) {
+    if (!param.defaultValue) {
+      decl.defaults.push_back(std::nullopt);
+      continue;
+    }
+    std::optional<ModuleValue> fallback = activeEvaluator->evaluate(param.defaultValue);
+    if (!fallback)
+      return false;
+    if (fallback->kind() != ModuleValue::Kind::Constant) {
+      diags.report(DiagID::err_expected_constant, param.defaultValue->range(),
+                   {fallback->describe()});
+      return false;
+    }
+    decl.defaults.push_back(fallback->constantValue());
+  }
+  return true;
 }
 
 void ModuleScopeBuilder::attachExternalSignatures(

@@ -85,6 +85,16 @@ struct FunctionDecl {
   /// For the device function a kernel is where device code calls it (Numba
   /// compiles a @cuda.jit kernel so, its signatures aside): that kernel.
   const FunctionDecl *kernelCalled = nullptr;
+  /// For a function defined inside another (`def inner(x): ...` in a
+  /// kernel): the enclosing function's variables it reads, which every call
+  /// passes after the arguments, in this order (closure conversion). A call
+  /// where the function is defined passes their current values, as Numba,
+  /// which inlines such calls, reads them; elsewhere (the function passed
+  /// as an argument) they are the constants it captured.
+  std::vector<std::string> captures;
+  /// The functions defined directly in its body, and the one it is defined in.
+  std::vector<const FunctionDecl *> nested;
+  const FunctionDecl *enclosing = nullptr;
 
   llvm::StringRef kindName() const;
 };
@@ -380,6 +390,8 @@ private:
   llvm::StringMap<SourceRange> bindingRanges;
   llvm::StringMap<ModuleValue> pythonBuiltins;
   std::vector<std::unique_ptr<FunctionDecl>> decls;
+  /// The functions defined inside them (FunctionDecl::nested).
+  std::vector<std::unique_ptr<FunctionDecl>> nestedDecls;
   /// The exception classes the module defines, and their names.
   std::deque<Symbol> userExceptions;
   std::deque<std::string> userExceptionNames;

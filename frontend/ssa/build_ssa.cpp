@@ -14,12 +14,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "frontend/parse/bound_names.h"
 #include "frontend/resolve/constant_folding.h"
 #include "frontend/ssa/ssa.h"
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/DenseSet.h>
 #include <llvm/ADT/STLExtras.h>
+#include <llvm/ADT/ScopeExit.h>
+#include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/ADT/StringSet.h>
 
 #include <functional>
@@ -73,38 +76,11 @@ bool isLiteral(const Instr *value, const Expr *expr) {
   return value->op == Op::Constant && value->fromLiteral && !isa<NameExpr>(expr);
 }
 
-/// Names a function assigns anywhere in its body are its local variables
-/// (Python's scoping rule); every other name is a global.
-void collectLocals(llvm::ArrayRef<Stmt *> body, llvm::StringSet<> &locals);
-
-void collectTargetNames(const Expr *target, llvm::StringSet<> &locals) {
-  if (const auto *name = dyn_cast<NameExpr>(target))
-    locals.insert(name->id);
-  else if (const auto *tuple = dyn_cast<SequenceExpr>(target))
-    for (const Expr *element : tuple->elements)
-      collectTargetNames(element, locals);
-  else if (const auto *starred = dyn_cast<StarredExpr>(target))
-    collectTargetNames(starred->value, locals);
-}
-
-void collectWalrusNames(const Expr *expr, llvm::StringSet<> &locals) {
-  if (!expr)
-    return;
-  if (const auto *named = dyn_cast<NamedExpr>(expr))
-    locals.insert(named->target->id);
-  if (isa<LambdaExpr>(expr) || isa<ComprehensionExpr>(expr))
-    return; // their own scopes
-  forEachChild(expr, [&](Expr *child) { collectWalrusNames(child, locals); });
-}
-
-/// Names bound by statements kernels cannot contain (nested functions,
-/// classes, imports): they are reported once, and their uses stay silent.
+/// Names bound by statements kernels cannot contain (classes, imports):
+/// they are reported once, and their uses stay silent.
 void collectUnsupportedBindings(llvm::ArrayRef<Stmt *> body, llvm::StringSet<> &names) {
   for (const Stmt *stmt : body) {
     switch (stmt->kind()) {
-    case Stmt::Kind::FunctionDef:
-      names.insert(cast<FunctionDefStmt>(stmt)->name);
-      break;
     case Stmt::Kind::ClassDef:
       names.insert(cast<ClassDefStmt>(stmt)->name);
       break;
@@ -131,60 +107,6 @@ void collectUnsupportedBindings(llvm::ArrayRef<Stmt *> body, llvm::StringSet<> &
     case Stmt::Kind::With:
     case Stmt::Kind::Try:
       collectUnsupportedBindings(cast<BlockStmt>(stmt)->body, names);
-      break;
-    default:
-      break;
-    }
-  }
-}
-
-void collectLocals(llvm::ArrayRef<Stmt *> body, llvm::StringSet<> &locals) {
-  for (const Stmt *stmt : body) {
-    switch (stmt->kind()) {
-    case Stmt::Kind::Assign:
-      for (const Expr *target : cast<AssignStmt>(stmt)->targets)
-        collectTargetNames(target, locals);
-      collectWalrusNames(cast<AssignStmt>(stmt)->value, locals);
-      break;
-    case Stmt::Kind::AugAssign:
-      collectTargetNames(cast<AugAssignStmt>(stmt)->target, locals);
-      collectWalrusNames(cast<AugAssignStmt>(stmt)->value, locals);
-      break;
-    case Stmt::Kind::AnnAssign:
-      if (cast<AnnAssignStmt>(stmt)->value)
-        collectTargetNames(cast<AnnAssignStmt>(stmt)->target, locals);
-      break;
-    case Stmt::Kind::For: {
-      const auto *loop = cast<ForStmt>(stmt);
-      collectTargetNames(loop->target, locals);
-      collectWalrusNames(loop->iter, locals);
-      collectLocals(loop->body, locals);
-      collectLocals(loop->orelse, locals);
-      break;
-    }
-    case Stmt::Kind::While: {
-      const auto *loop = cast<WhileStmt>(stmt);
-      collectWalrusNames(loop->test, locals);
-      collectLocals(loop->body, locals);
-      collectLocals(loop->orelse, locals);
-      break;
-    }
-    case Stmt::Kind::If: {
-      const auto *branch = cast<IfStmt>(stmt);
-      collectWalrusNames(branch->test, locals);
-      collectLocals(branch->body, locals);
-      collectLocals(branch->orelse, locals);
-      break;
-    }
-    case Stmt::Kind::Delete:
-      for (const Expr *target : cast<DeleteStmt>(stmt)->targets)
-        collectTargetNames(target, locals);
-      break;
-    case Stmt::Kind::ExprStmt:
-      collectWalrusNames(cast<ExprStmt>(stmt)->value, locals);
-      break;
-    case Stmt::Kind::Return:
-      collectWalrusNames(cast<ReturnStmt>(stmt)->value, locals);
       break;
     default:
       break;
@@ -316,6 +238,9 @@ private:
   /// path into source modules): a constant frozen into the kernel, else a
   /// Global.
   Instr *buildGlobal(const ModuleValue *global, llvm::StringRef path, SourceRange range);
+  /// The function `function`, defined in this one or captured by it, with
+  /// its captures' current values.
+  Instr *buildClosure(const FunctionDecl &function, SourceRange range);
   /// The dotted path `expr` spells if it names a module-level value: a name
   /// no local hides, or attributes of source modules from one (`config`,
   /// `config.THRESHOLD`, `pkg.sub.clamp`); "" for anything else.
@@ -369,6 +294,9 @@ private:
   Block *current = nullptr;
   llvm::StringSet<> locals;
   llvm::StringSet<> unsupportedBindings;
+  /// The functions defined in this one, by name.
+  llvm::StringMap<const FunctionDecl *> nestedFunctions;
+  llvm::SmallPtrSet<const FunctionDecl *, 4> closuresBeingBuilt;
   llvm::DenseMap<Block *, llvm::StringMap<Instr *>> currentDef;
   llvm::DenseSet<Block *> sealed;
   llvm::DenseMap<Block *, std::vector<std::pair<std::string, Instr *>>> incompletePhis;
@@ -519,9 +447,25 @@ void SSABuilder::sealBlock(Block *block) {
 
 bool SSABuilder::build() {
   const FunctionDefStmt *def = fn.decl->def;
+  // Names a function binds anywhere in its body are its local variables
+  // (Python's scoping rule); every other name is a global. A function
+  // defined inside another also reads the variables it captures.
   for (const Parameter &param : def->params)
     locals.insert(param.name);
-  collectLocals(def->body, locals);
+  for (const std::string &capture : fn.decl->captures)
+    locals.insert(capture);
+  collectAssignedNames(def->body, locals);
+  for (const FunctionDefStmt *inner : definedFunctions(def->body)) {
+    auto nested = llvm::find_if(fn.decl->nested,
+                                [&](const FunctionDecl *decl) { return decl->def == inner; });
+    // One that could not be declared was reported; its uses stay silent.
+    if (nested == fn.decl->nested.end()) {
+      unsupportedBindings.insert(inner->name);
+      continue;
+    }
+    locals.insert(inner->name);
+    nestedFunctions[inner->name] = *nested;
+  }
   collectUnsupportedBindings(def->body, unsupportedBindings);
 
   current = newBlock();
@@ -532,6 +476,13 @@ bool SSABuilder::build() {
     arg->name = def->params[i].name.str();
     fn.arguments.push_back(arg);
     assignVariable(def->params[i].name, arg, def->params[i].range);
+  }
+  for (size_t k = 0; k < fn.decl->captures.size(); ++k) {
+    Instr *capture = emit(Op::Argument, def->nameRange);
+    capture->index = static_cast<unsigned>(def->params.size() + k);
+    capture->name = fn.decl->captures[k];
+    fn.arguments.push_back(capture);
+    assignVariable(fn.decl->captures[k], capture, def->nameRange);
   }
 
   llvm::ArrayRef<Stmt *> body = def->body;
@@ -692,7 +643,8 @@ void SSABuilder::buildStmt(const Stmt *stmt) {
     }
     return;
   case Stmt::Kind::FunctionDef:
-    unsupported(DiagID::err_nested_function, cast<FunctionDefStmt>(stmt)->nameRange);
+    // Declared with the module (nested_functions.h); its name makes a
+    // closure wherever it is read.
     return;
   case Stmt::Kind::ClassDef:
     unsupported(DiagID::err_unsupported_statement, cast<ClassDefStmt>(stmt)->nameRange,
@@ -1106,6 +1058,8 @@ Instr *SSABuilder::buildName(const NameExpr *name) {
     failed = true; // the binding statement was reported
     return nullptr;
   }
+  if (const FunctionDecl *nested = nestedFunctions.lookup(name->id))
+    return buildClosure(*nested, name->range());
   if (locals.contains(name->id)) {
     ensureOpenBlock();
     Instr *value = readVariable(name->id, current, name->range());
@@ -1121,6 +1075,29 @@ Instr *SSABuilder::buildName(const NameExpr *name) {
     return unsupported(DiagID::err_undefined_name, name->range(), {name->id});
   }
   return buildGlobal(global, name->id, name->range());
+}
+
+Instr *SSABuilder::buildClosure(const FunctionDecl &function, SourceRange range) {
+  if (!closuresBeingBuilt.insert(&function).second)
+    return unsupported(DiagID::err_nested_function_recursive, range, {function.def->name});
+  auto done = llvm::make_scope_exit([&] { closuresBeingBuilt.erase(&function); });
+  llvm::SmallVector<Instr *, 4> captured;
+  for (const std::string &capture : function.captures) {
+    Instr *value = nullptr;
+    if (const FunctionDecl *nested = nestedFunctions.lookup(capture)) {
+      value = buildClosure(*nested, range);
+    } else {
+      ensureOpenBlock();
+      value = readVariable(capture, current, range);
+    }
+    if (!value)
+      return nullptr;
+    captured.push_back(value);
+  }
+  Instr *closure = emit(Op::Closure, range, captured);
+  closure->function = &function;
+  closure->name = function.def->name.str();
+  return closure;
 }
 
 Instr *SSABuilder::buildGlobal(const ModuleValue *global, llvm::StringRef path, SourceRange range) {

@@ -59,6 +59,8 @@ enum class Op : uint8_t {
   LoopNext,  // operand: the counter
   LoopTest,  // counter < count
   Assert,    // assert operands[0], operands[1] (message, optional)
+  Closure,   // function: a function defined in this one (or an enclosing
+             // one), with the current values of its captures as operands
 };
 
 class Instr {
@@ -85,6 +87,7 @@ public:
   bool fromLiteral = false;               // Constant written as a literal in the source
   bool deleted = false;                   // Undefined: unbound by `del`, not unassigned
   const ModuleValue *global = nullptr;    // Global
+  const FunctionDecl *function = nullptr; // Closure
   llvm::SmallVector<Block *, 2> incoming; // Phi
 
   bool isPhi() const { return op == Op::Phi; }

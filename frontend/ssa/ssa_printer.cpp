@@ -63,6 +63,8 @@ llvm::StringRef opName(Op op) {
     return "loop_test";
   case Op::Assert:
     return "assert";
+  case Op::Closure:
+    return "closure";
   }
   return "?";
 }
@@ -105,6 +107,9 @@ void Function::print(llvm::raw_ostream &os) const {
       case Op::GetAttr:
       case Op::SetAttr:
         os << ' ' << instr->name;
+        break;
+      case Op::Closure:
+        os << ' ' << instr->function->name;
         break;
       case Op::Argument:
       case Op::TupleGet:

@@ -21,9 +21,17 @@ const Symbol *builtinOf(const Type *type) {
 
 const FunctionDecl *functionOf(const Type *type) {
   const auto *entity = llvm::dyn_cast<EntityType>(type);
-  if (!entity || entity->entityKindOf() != EntityType::EntityKind::Function)
+  if (!entity || (entity->entityKindOf() != EntityType::EntityKind::Function &&
+                  entity->entityKindOf() != EntityType::EntityKind::Closure))
     return nullptr;
   return static_cast<const FunctionDecl *>(entity->entityPointer());
+}
+
+const TupleType *capturesOf(const Type *type) {
+  const auto *entity = llvm::dyn_cast<EntityType>(type);
+  if (!entity || entity->entityKindOf() != EntityType::EntityKind::Closure)
+    return nullptr;
+  return llvm::cast<TupleType>(entity->receiverType());
 }
 
 namespace {

@@ -25,6 +25,14 @@ std::string Specialization::argumentList() const {
 
 namespace {
 
+/// Whether a function passed on may have captured a value of type `type`:
+/// a constant its type says (a literal, a function, None), as Numba
+/// freezes what such a function captures.
+bool isConstantCapture(const Type *type) {
+  return type->isCompileTimeOnly() || llvm::isa<IntegerLiteralType>(type) ||
+         llvm::isa<BooleanLiteralType>(type);
+}
+
 /// Whether a call of `callee` may unpack a tuple into its arguments: a
 /// device function, a number type, or a builtin function of Python, math
 /// or cmath (print aside, which prints its operands as written). Numba's
@@ -106,8 +114,10 @@ private:
   std::vector<const Type *> argumentTypes(const Instr *call,
                                           std::vector<size_t> *operandOf = nullptr) const;
   Typing typeTupleSlice(const Instr *instr, const TupleType &tuple);
+  /// A call of a kernel or device function; of a function defined inside
+  /// another, given the types of what it `captures`.
   Typing typeDeviceCall(const Instr *call, const FunctionDecl &callee,
-                        llvm::ArrayRef<const Type *> args);
+                        llvm::ArrayRef<const Type *> args, const TupleType *captures = nullptr);
   void typeReturns();
   void reportErrors(llvm::ArrayRef<ssa::Block *> order);
   void addDiagnostic(DiagID id, SourceRange range, const std::vector<std::string> &args);
@@ -236,7 +246,7 @@ Typing FunctionTyper::typePhi(const Instr *phi) {
 }
 
 Typing FunctionTyper::typeDeviceCall(const Instr *call, const FunctionDecl &callee,
-                                     llvm::ArrayRef<const Type *> args) {
+                                     llvm::ArrayRef<const Type *> args, const TupleType *captures) {
   switch (callee.kind) {
   case FunctionDecl::Kind::Kernel:
     return typeDeviceCall(call, inference.deviceFunctionOf(callee), args);
@@ -298,6 +308,19 @@ Typing FunctionTyper::typeDeviceCall(const Instr *call, const FunctionDecl &call
       return Typing::error(DiagID::err_unexpected_keyword_argument,
                            {callee.name, call->keywordNames.front()});
     ordered.assign(args.begin(), args.end());
+  }
+  // A function defined inside another takes what it captured after the
+  // arguments: the values where it is defined; passed on, the constants.
+  if (captures) {
+    bool whereDefined = call->operands[0]->op == Op::Closure;
+    for (size_t k = 0; k < captures->size(); ++k) {
+      const Type *captured = captures->elementTypes()[k];
+      if (!whereDefined && !isConstantCapture(captured))
+        return Typing::error(DiagID::err_closure_captures_run_time_value,
+                             {callee.def->name.str(), callee.captures[k]},
+                             call->operandRanges.front());
+      ordered.push_back(captured);
+    }
   }
   // Compile-time values (functions, dtypes, strings) specialize the callee
   // on them, as in Numba; a method or a slice has no meaning there.
@@ -448,7 +471,7 @@ Typing FunctionTyper::typeCall(const Instr *call) {
     return typed;
   }
   if (const FunctionDecl *decl = typing::functionOf(callee))
-    return typeDeviceCall(call, *decl, args);
+    return typeDeviceCall(call, *decl, args, typing::capturesOf(callee));
   if (const auto *numberClass = llvm::dyn_cast<NumberClassType>(callee)) {
     if (positional != args.size())
       return Typing::error(DiagID::err_unexpected_keyword_argument,
@@ -515,6 +538,18 @@ Typing FunctionTyper::typeInstr(const Instr *instr) {
     return Typing::error(DiagID::err_undefined_variable, {instr->name});
   case Op::Phi:
     return typePhi(instr);
+  case Op::Closure: {
+    std::vector<const Type *> captured;
+    for (const Instr *operand : instr->operands) {
+      if (operand->op == Op::Undefined)
+        return Typing::error(DiagID::err_undefined_variable, {operand->name}, instr->range);
+      if (!typeOf(operand))
+        return Typing::cascade();
+      captured.push_back(typeOf(operand));
+    }
+    return Resolution::make(Resolution::Kind::CompileTime,
+                            types.closure(instr->function, types.tuple(captured), instr->name));
+  }
   default:
     break;
   }

@@ -62,7 +62,9 @@ std::string argumentList(llvm::ArrayRef<const Type *> args);
 
 /// The symbol of a Builtin entity type, or null.
 const Symbol *builtinOf(const Type *type);
-/// The function declaration of a Function entity type, or null.
+/// The function declaration of a Function or Closure entity type, or null.
 const FunctionDecl *functionOf(const Type *type);
+/// The types of what a Closure entity type captured; null for other types.
+const TupleType *capturesOf(const Type *type);
 
 } // namespace kiln::typing

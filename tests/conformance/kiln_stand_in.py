@@ -108,6 +108,13 @@ class StandInKernel:
         functools.update_wrapper(self, self.py_func)
 
     @property
+    def __class__(self):
+        # Kiln's runtime takes it for the dispatcher it wraps where a kernel
+        # captures it or a kernel calls it, as the simulator's own kernel
+        # is what numba-cuda's kernels capture.
+        return type(self._kernel)
+
+    @property
     def kiln_kernel(self):
         """The Kiln dispatcher (kiln.dispatcher.LazyKernel) behind it."""
         return self._kernel

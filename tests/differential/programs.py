@@ -27,7 +27,9 @@ every integer width and float32/float64 (NumPy casts such as `np.int16(x)`
 set the widths; Numba's rules then type the mixes), `abs`, `min`, `max`,
 tuples (built, indexed, unpacked), `cuda.local.array` (filled, read,
 insertion-sorted), device functions with early returns (some calls
-passing trailing arguments as an unpacked tuple, `f(a, *(b, c))`), and integer
+passing trailing arguments as an unpacked tuple, `f(a, *(b, c))`; some
+defined inside the kernel, reading its variables, arrays and thread index
+as they are at each call), and integer
 atomics on slots every thread of the grid updates (AtomicUpdate) or, in a
 synchronizing kernel, every thread of the block (SHARED_ATOMICS).
 
@@ -111,6 +113,9 @@ SHARED_ATOMICS = "sh_a"
 SHARED_ATOMIC_LOAD_SHARE = 0.1
 # The share of programs that synchronize.
 SYNCHRONIZING_SHARE = 0.3
+# Of the programs that do not synchronize, those whose kernel defines a
+# device function inside itself.
+NESTED_FUNCTION_SHARE = 0.5
 # Some programs run as a grid of this many blocks of THREADS threads: more
 # threads than the CPU engine runs on the calling thread, so that its
 # workers run them, a block after another in each worker's frames.
@@ -664,6 +669,15 @@ class Function:
     parameters: list  # (name, kind)
     body: list
     result_kind: str  # device functions: "int" or "float"; kernels: None
+    # Defined inside the kernel, after its variables and local arrays,
+    # which it reads (never assigns) along with the inputs and `t`.
+    nested: bool = False
+
+    def render(self, host, indent):
+        params = ", ".join(p for p, _ in self.parameters)
+        return [indent + ("@njit" if host else "@cuda.jit(device=True)"),
+                f"{indent}def {self.name}({params}):",
+                *render_body(self.body, host, indent + "    ")]
 
 
 @dataclasses.dataclass
@@ -721,11 +735,8 @@ class Program:
         functions whose kernel takes the thread index `t` first."""
         lines = []
         for device in self.devices:
-            params = ", ".join(p for p, _ in device.parameters)
-            lines.append("@njit" if host else "@cuda.jit(device=True)")
-            lines.append(f"def {device.name}({params}):")
-            lines += render_body(device.body, host, "    ")
-            lines.append("")
+            if not device.nested:
+                lines += device.render(host, "") + [""]
         ints, floats = self.output_slots()
         arrays = ", ".join(n for n, _ in INPUTS)
         outputs = "out_i, out_f, s_i, s_f"
@@ -753,6 +764,9 @@ class Program:
             lines.append(f"    {variable} = {initial.render(host)}")
         for array in self.local_arrays:
             lines += array.render(host, "    ")
+        for device in self.devices:
+            if device.nested:
+                lines += device.render(host, "    ")[1:]
         lines += render_body(self.kernel.body, host, "    ", allow_empty=True)
         lines += store_outputs(ints, floats, "    ")
         text = "\n".join(lines) + "\n"
@@ -960,8 +974,11 @@ class Generator:
         self.local_arrays = []
         self.devices = []
         # Device functions see only their parameters: no thread index, no
-        # arrays.
+        # arrays; one nested in the kernel also reads the kernel's
+        # variables (`captured`), arrays and thread index.
         self.in_device = False
+        self.nested = False
+        self.captured = []
         # In a synchronizing program's phase: (the buffer it writes, the
         # buffer it reads or None); no shared array is touched outside one.
         self.phase = None
@@ -985,12 +1002,23 @@ class Generator:
         # Decided by a stream of its own, so that the programs that do not
         # synchronize are what the same seeds gave before barriers existed.
         synchronizes = random.Random(f"synchronizes {self.seed}").random() < SYNCHRONIZING_SHARE
+        # A function defined inside the kernel, from a stream of its own
+        # too; not in a synchronizing kernel, whose njit rendering is a
+        # generator (Numba inlines no closure into one).
+        nested = random.Random(f"nested {self.seed}")
+        if not synchronizes and nested.random() < NESTED_FUNCTION_SHARE:
+            main, self.random = self.random, nested
+            self.devices.append(self.device_function(f"d{len(self.devices)}", nested=True))
+            self.random = main
         if synchronizes:
             body = self.phases()
         else:
             body = self.body(depth=0, loops=0, in_device=False, size=r.randint(3, 8))
         if self.local_arrays and r.random() < 0.5:
             body.insert(r.randint(0, len(body)), InsertionSort("loc", self.local_arrays[0].length))
+        # Numba compiles a nested function no call inlines as one that may
+        # escape, which must capture constants only: keep it only if called.
+        self.devices = [d for d in self.devices if not d.nested or _calls(body, d.name)]
         kernel = Function("kernel", [], body, None)
         return Program(self.seed, self.variables, kernel, self.devices, self.local_arrays, synchronizes,
                        self.blocks, self.shape, self.threads)
@@ -1069,20 +1097,23 @@ class Generator:
             return Cast("float", "float64", Cast("float", r.choice(FLOAT_TYPES), self.load("float")))
         return Compare("bool", ["<"], [self.load("int"), Lit("int", str(r.randint(-50, 50)))])
 
-    def device_function(self, name):
+    def device_function(self, name, nested=False):
         r = self.random
         parameters = [(f"p{i}", r.choice(["int", "float"])) for i in range(r.randint(1, 3))]
         result = r.choice(["int", "float"])
         saved = self.variables, self.local_arrays
+        if nested:
+            self.captured = [(n, kind) for n, kind, _ in self.variables] + [("t", "int")]
+        else:
+            self.local_arrays = []
         self.variables = [(p, kind, None) for p, kind in parameters]
-        self.local_arrays = []
         self.result_kind = result
-        self.in_device = True
+        self.in_device, self.nested = True, nested
         body = self.body(depth=0, loops=0, in_device=True, size=r.randint(2, 5))
         body.append(Return(self.exact(result, 2)))
-        self.in_device = False
+        self.in_device, self.nested, self.captured = False, False, []
         self.variables, self.local_arrays = saved
-        return Function(name, parameters, body, result)
+        return Function(name, parameters, body, result, nested)
 
     # Statements.
 
@@ -1212,7 +1243,7 @@ class Generator:
 
     def leaf(self, kind):
         r = self.random
-        names = [n for n, k, _ in self.variables if k == kind]
+        names = [n for n, k, _ in self.variables if k == kind] + [n for n, k in self.captured if k == kind]
         pick = r.random()
         if kind == "int":
             if names and pick < 0.5:
@@ -1234,7 +1265,7 @@ class Generator:
 
     def load(self, kind):
         r = self.random
-        if self.in_device:
+        if self.in_device and not self.nested:
             return Lit(kind, str(r.randint(-9, 9)) if kind == "int" else r.choice(["0.5", "-2.0"]))
         if kind == "int" and self.reads_shared_atomics() and \
                 self.atomics.random() < SHARED_ATOMIC_LOAD_SHARE:
@@ -1308,7 +1339,8 @@ class Generator:
     @property
     def types(self):
         exact = {"int": "int64", "float": "float64", "bool": "bool"}
-        return {name: exact[kind] for name, kind, _ in self.variables}
+        return {**{name: exact[kind] for name, kind in self.captured},
+                **{name: exact[kind] for name, kind, _ in self.variables}}
 
     @property
     def array_types(self):
@@ -1455,7 +1487,17 @@ class Generator:
         unpacked_from = self.random.randint(0, len(arguments)) if self.random.random() < 0.25 else None
         if unpacked_from is not None and any(_branches(a) for a in arguments):
             unpacked_from = None
+        # Numba inlines no call of a nested function that unpacks a tuple.
+        if device.nested:
+            unpacked_from = None
         return Call(kind, device.name, arguments, unpacked_from)
+
+
+def _calls(body, function):
+    """Whether the statements call `function`."""
+    def in_expr(expr):
+        return (isinstance(expr, Call) and expr.function == function) or any(map(in_expr, expr.children()))
+    return any(in_expr(e) for stmt in walk_statements(body) for e in stmt.exprs())
 
 
 def _branches(expr):

@@ -1,0 +1,32 @@
+//===- frontend/parse/bound_names.h ----------------------------*- C++ -*-===//
+//
+// Which names a function body binds, as Python's compiler decides a
+// function's local variables: assignment targets (also in `for`, `del`,
+// `:=`, augmented and annotated assignments) and the functions defined in
+// it, anywhere in its statements but not inside the functions it defines,
+// which have scopes of their own.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "frontend/parse/ast.h"
+
+#include <llvm/ADT/StringSet.h>
+
+#include <vector>
+
+namespace kiln::ast {
+
+/// Adds the names the statements assign to `names` (not the functions they
+/// define).
+void collectAssignedNames(llvm::ArrayRef<Stmt *> body, llvm::StringSet<> &names);
+
+/// The functions the statements define, directly or in their loops,
+/// branches, `with` and `try` blocks, in source order.
+std::vector<const FunctionDefStmt *> definedFunctions(llvm::ArrayRef<Stmt *> body);
+
+/// Adds every name the statements read or write to `names`, in the
+/// functions they define too.
+void collectUsedNames(llvm::ArrayRef<Stmt *> body, llvm::StringSet<> &names);
+
+} // namespace kiln::ast

@@ -1,0 +1,101 @@
+//===- frontend/resolve/nested_functions.cpp ------------------------------===//
+
+#include "frontend/resolve/nested_functions.h"
+
+#include "frontend/parse/bound_names.h"
+
+#include <llvm/ADT/StringSet.h>
+
+#include <algorithm>
+
+namespace kiln {
+
+namespace {
+
+/// The names `def` reads from the enclosing function, whose variables are
+/// `visible`, in a stable order: those it neither binds nor takes.
+std::vector<std::string> capturesOf(const ast::FunctionDefStmt &def,
+                                    const llvm::StringSet<> &visible) {
+  llvm::StringSet<> own;
+  for (const ast::Parameter &param : def.params)
+    own.insert(param.name);
+  ast::collectAssignedNames(def.body, own);
+  for (const ast::FunctionDefStmt *inner : ast::definedFunctions(def.body))
+    own.insert(inner->name);
+  llvm::StringSet<> used;
+  ast::collectUsedNames(def.body, used);
+  std::vector<std::string> captures;
+  for (const auto &entry : used)
+    if (!own.contains(entry.getKey()) && visible.contains(entry.getKey()))
+      captures.push_back(entry.getKey().str());
+  std::sort(captures.begin(), captures.end());
+  return captures;
+}
+
+} // namespace
+
+void declareNestedFunctions(FunctionDecl &enclosing,
+                            llvm::function_ref<bool(FunctionDecl &)> readParameters,
+                            DiagnosticEngine &diags,
+                            std::vector<std::unique_ptr<FunctionDecl>> &declared) {
+  const ast::FunctionDefStmt &def = *enclosing.def;
+  std::vector<const ast::FunctionDefStmt *> defined = ast::definedFunctions(def.body);
+  if (defined.empty())
+    return;
+  llvm::StringSet<> assigned;
+  ast::collectAssignedNames(def.body, assigned);
+  // What an inner function may capture: the enclosing function's variables.
+  llvm::StringSet<> visible = assigned;
+  for (const ast::Parameter &param : def.params)
+    visible.insert(param.name);
+  for (const std::string &capture : enclosing.captures)
+    visible.insert(capture);
+  for (const ast::FunctionDefStmt *inner : defined)
+    visible.insert(inner->name);
+
+  llvm::StringSet<> seen;
+  for (const ast::FunctionDefStmt *inner : defined) {
+    if (!inner->decorators.empty()) {
+      diags.report(DiagID::err_nested_function_decorated, inner->decorators.front()->range(),
+                   {inner->name});
+      continue;
+    }
+    if (inner->isAsync) {
+      diags.report(DiagID::err_async_function, inner->nameRange, {inner->name});
+      continue;
+    }
+    // Calls go to the function by its name, so the name must hold it alone.
+    if (assigned.contains(inner->name) || !seen.insert(inner->name).second) {
+      diags.report(DiagID::err_nested_function_rebound, inner->nameRange,
+                   {inner->name, enclosing.name});
+      continue;
+    }
+    auto decl = std::make_unique<FunctionDecl>();
+    decl->name = enclosing.name + "." + inner->name.str();
+    decl->kind = FunctionDecl::Kind::Device;
+    decl->scope = enclosing.scope;
+    decl->def = inner;
+    decl->range = inner->nameRange;
+    decl->enclosing = &enclosing;
+    // Numba compiles them with the enclosing function's flags.
+    decl->options.fastmath = enclosing.options.fastmath;
+    decl->options.fastmathFlags = enclosing.options.fastmathFlags;
+    decl->options.debug = enclosing.options.debug;
+    decl->options.optimize = enclosing.options.optimize;
+    decl->options.lineinfo = enclosing.options.lineinfo;
+    decl->options.boundscheck = enclosing.options.boundscheck;
+    decl->captures = capturesOf(*inner, visible);
+    if (llvm::is_contained(decl->captures, inner->name.str())) {
+      diags.report(DiagID::err_nested_function_recursive, inner->nameRange, {inner->name});
+      continue;
+    }
+    if (!readParameters(*decl))
+      continue;
+    FunctionDecl &nested = *decl;
+    enclosing.nested.push_back(&nested);
+    declared.push_back(std::move(decl));
+    declareNestedFunctions(nested, readParameters, diags, declared);
+  }
+}
+
+} // namespace kiln

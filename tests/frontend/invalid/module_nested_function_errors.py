@@ -1,0 +1,29 @@
+# Tests: a function defined inside a kernel or device function is compiled
+# by itself: no decorator, one name, no recursion.
+from numba import cuda
+
+
+@cuda.jit("void(float32[::1])")
+def decorated(x):
+    @cuda.jit(device=True)  # expect-error: 'sq' is defined inside a kernel or device function and decorated
+    def sq(v):
+        return v * v
+
+    x[0] = sq(x[0])
+
+
+@cuda.jit("void(float32[::1])")
+def rebound(x):
+    def half(v):  # expect-error: 'half' names a function defined inside 'rebound' and is bound again there
+        return v / 2
+
+    half = 3
+    x[0] = half
+
+
+@cuda.jit("void(float32[::1])")
+def recursive(x):
+    def countdown(n):  # expect-error: 'countdown' is defined inside a kernel or device function and calls itself
+        return 0 if n == 0 else countdown(n - 1)
+
+    x[0] = countdown(3)
