@@ -2,6 +2,7 @@
 
 #include "ir/types.h"
 
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/ADT/StringSwitch.h>
 
 #include <algorithm>
@@ -246,6 +247,25 @@ const TupleType *TypeContext::tuple(llvm::ArrayRef<const Type *> elements) {
   return intern<TupleType>(name, std::vector<const Type *>(elements.begin(), elements.end()), name);
 }
 
+const NamedTupleType *TypeContext::namedTuple(llvm::ArrayRef<const Type *> elements,
+                                              llvm::StringRef className,
+                                              llvm::ArrayRef<std::string> fields) {
+  // Numba's names: the class's, then the elements as the tuple's.
+  llvm::StringRef plain = tuple(elements)->str();
+  std::string name = className.str() + plain.substr(plain.find('(')).str();
+  std::string key = "namedtuple:" + name + ":" + llvm::join(fields, ",");
+  return intern<NamedTupleType>(key, std::vector<const Type *>(elements.begin(), elements.end()),
+                                name, className.str(),
+                                std::vector<std::string>(fields.begin(), fields.end()));
+}
+
+std::optional<size_t> NamedTupleType::fieldIndex(llvm::StringRef name) const {
+  for (size_t i = 0; i < fieldNames.size(); ++i)
+    if (fieldNames[i] == name)
+      return i;
+  return std::nullopt;
+}
+
 uint64_t RecordType::Field::byteSize() const {
   uint64_t bytes = itemSize(type);
   for (uint64_t extent : shape)
@@ -358,6 +378,8 @@ const Type *TypeContext::unliteral(const Type *type) {
     std::vector<const Type *> elements;
     for (const Type *element : tupleType->elementTypes())
       elements.push_back(unliteral(element));
+    if (const auto *named = llvm::dyn_cast<NamedTupleType>(type))
+      return namedTuple(elements, named->className(), named->fields());
     return tuple(elements);
   }
   return type;

@@ -224,10 +224,40 @@ public:
   size_t size() const { return elements.size(); }
   /// All elements have the same type (Numba's UniTuple).
   bool isHomogeneous() const;
+  /// Whether it is a NamedTupleType.
+  bool isNamed() const { return named; }
   static bool classof(const Type *t) { return t->kind() == Kind::Tuple; }
+
+protected:
+  bool named = false;
 
 private:
   std::vector<const Type *> elements;
+};
+
+/// A tuple of a `collections.namedtuple` or `typing.NamedTuple` class, whose
+/// elements are also its fields (Numba's NamedTuple and NamedUniTuple,
+/// printed as they are: "Point(int64, float64)", "Point(int64 x 2)"). It is
+/// a tuple everywhere else.
+class NamedTupleType : public TupleType {
+public:
+  NamedTupleType(std::vector<const Type *> elements, std::string name, std::string className,
+                 std::vector<std::string> fields)
+      : TupleType(std::move(elements), std::move(name)), cls(std::move(className)),
+        fieldNames(std::move(fields)) {
+    named = true;
+  }
+  llvm::StringRef className() const { return cls; }
+  llvm::ArrayRef<std::string> fields() const { return fieldNames; }
+  /// The index of field `name`, if the class has one.
+  std::optional<size_t> fieldIndex(llvm::StringRef name) const;
+  static bool classof(const Type *t) {
+    return t->kind() == Kind::Tuple && static_cast<const TupleType *>(t)->isNamed();
+  }
+
+private:
+  std::string cls;
+  std::vector<std::string> fieldNames;
 };
 
 /// A NumPy structured dtype, such as xoroshiro128p's {s0: uint64, s1: uint64}.
@@ -375,6 +405,9 @@ public:
   /// read-only flag (the type of a view of it).
   const ArrayType *arrayLike(const ArrayType *array, unsigned ndim, ArrayLayout layout);
   const TupleType *tuple(llvm::ArrayRef<const Type *> elements);
+  /// The tuple of the named tuple class `className` with these fields.
+  const NamedTupleType *namedTuple(llvm::ArrayRef<const Type *> elements, llvm::StringRef className,
+                                   llvm::ArrayRef<std::string> fields);
   const RecordType *record(std::vector<RecordType::Field> fields, unsigned size, unsigned alignment,
                            bool aligned);
   /// numba.cuda.random.xoroshiro128p_type: {s0: uint64, s1: uint64}, aligned.

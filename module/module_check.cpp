@@ -6,6 +6,7 @@
 #include "module/manifest_format.h"
 #include "module/manifest_json.h"
 
+#include <cctype>
 #include <cstring>
 #include <set>
 #include <tuple>
@@ -96,6 +97,34 @@ const char *scalarMachineType(std::string_view name) {
   return nullptr;
 }
 
+/// The element types of a tuple type as Numba prints it: "UniTuple(int64 x
+/// 2)", "Tuple(int64, float32)", a named tuple's "Point(int64, float64)" or
+/// "Point(int64 x 2)"; none for other types (and for the empty tuple).
+std::vector<std::string_view> tupleElements(std::string_view text) {
+  size_t paren = text.find('(');
+  if (paren == std::string_view::npos || paren == 0 || text.back() != ')')
+    return {};
+  std::string_view name = text.substr(0, paren);
+  for (std::string_view other :
+       {"array", "Record", "Array", "NestedArray", "nestedarray", "omitted", "BoundFunction"})
+    if (name == other)
+      return {};
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
+      return {};
+  std::string_view inner = trim(text.substr(paren + 1, text.size() - paren - 2));
+  if (inner.empty())
+    return {};
+  std::vector<std::string_view> parts = splitTopLevel(inner);
+  size_t times = parts.size() == 1 ? parts[0].rfind(" x ") : std::string_view::npos;
+  if (times == std::string_view::npos)
+    return parts;
+  int64_t count = 0;
+  for (char c : parts[0].substr(times + 3))
+    count = c >= '0' && c <= '9' && count < 4096 ? count * 10 + (c - '0') : 4096;
+  return std::vector<std::string_view>(size_t(count), parts[0].substr(0, times));
+}
+
 /// The parameters a kernel argument of type `text` (a manifest type string)
 /// takes: the kernel ABI of docs/abi.md, which the compiler applies to its
 /// own types. Types without a run-time value take none. Tuples nest at most
@@ -127,25 +156,8 @@ void expectedParameters(int64_t argument, std::string_view text, std::vector<int
       push("stride", d, "i64");
   } else if (startsWith(text, "Record(")) {
     push("record", 0, "ptr");
-  } else if (path.size() < ManifestNestingLimit && startsWith(text, "UniTuple(") &&
-             text.back() == ')') {
-    std::string_view inner = text.substr(9, text.size() - 10);
-    size_t times = inner.rfind(" x ");
-    int64_t count = 0;
-    if (times != std::string_view::npos)
-      for (char c : inner.substr(times + 3))
-        count = c >= '0' && c <= '9' && count < 4096 ? count * 10 + (c - '0') : 4096;
-    for (int64_t i = 0; i < count; ++i) {
-      path.push_back(i);
-      expectedParameters(argument, inner.substr(0, times), path, out);
-      path.pop_back();
-    }
-  } else if (path.size() < ManifestNestingLimit && startsWith(text, "Tuple(") &&
-             text.back() == ')') {
-    std::string_view inner = trim(text.substr(6, text.size() - 7));
-    if (inner.empty())
-      return;
-    std::vector<std::string_view> elements = splitTopLevel(inner);
+  } else if (path.size() < ManifestNestingLimit) {
+    std::vector<std::string_view> elements = tupleElements(text);
     for (size_t i = 0; i < elements.size(); ++i) {
       path.push_back(int64_t(i));
       expectedParameters(argument, elements[i], path, out);

@@ -707,6 +707,29 @@ std::optional<ModuleValue> ModuleEvaluator::callSymbol(const Symbol &symbol, con
       std::vector<const Type *> elements(static_cast<size_t>(count->intValue128()), element);
       return ModuleValue::type(types.tuple(elements));
     }
+    if (maker == "NamedTuple") {
+      if (!requireArgs(3))
+        return std::nullopt;
+      std::optional<ModuleValue> elements =
+          callSymbol(BuiltinSymbols::get().symbol(BuiltinId::NumbaTypesTuple), call, {args[0]});
+      std::optional<ConstantValue> className = constantOf(call->args[1], args[1]);
+      std::optional<ConstantValue> fieldNames = constantOf(call->args[2], args[2]);
+      if (!elements || !className || !fieldNames)
+        return std::nullopt;
+      const auto &tuple = llvm::cast<TupleType>(*elements->typeValue());
+      std::vector<std::string> fields;
+      if (fieldNames->kind() == ConstantValue::Kind::Tuple)
+        for (const ConstantValue &field : fieldNames->elements())
+          if (field.kind() == ConstantValue::Kind::String)
+            fields.push_back(field.stringValue());
+      if (className->kind() != ConstantValue::Kind::String ||
+          fieldNames->kind() != ConstantValue::Kind::Tuple || fields.size() != tuple.size()) {
+        diags.report(DiagID::err_named_tuple_signature, call->range());
+        return std::nullopt;
+      }
+      return ModuleValue::type(
+          types.namedTuple(tuple.elementTypes(), className->stringValue(), fields));
+    }
     if (maker == "Tuple") {
       if (!requireArgs(1))
         return std::nullopt;

@@ -92,9 +92,8 @@ struct FunctionDecl {
   /// which inlines such calls, reads them; elsewhere (the function passed
   /// as an argument) they are the constants it captured.
   std::vector<std::string> captures;
-  /// The functions defined directly in its body, and the one it is defined in.
+  /// The functions defined directly in its body.
   std::vector<const FunctionDecl *> nested;
-  const FunctionDecl *enclosing = nullptr;
 
   llvm::StringRef kindName() const;
 };

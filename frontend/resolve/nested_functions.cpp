@@ -7,6 +7,7 @@
 #include <llvm/ADT/StringSet.h>
 
 #include <algorithm>
+#include <functional>
 
 namespace kiln {
 
@@ -30,6 +31,22 @@ std::vector<std::string> capturesOf(const ast::FunctionDefStmt &def,
       captures.push_back(entry.getKey().str());
   std::sort(captures.begin(), captures.end());
   return captures;
+}
+
+/// A name of the enclosing function's variables (`visible`) that a default
+/// value of `def` reads; null if none does.
+const ast::NameExpr *variableInDefaults(const ast::FunctionDefStmt &def,
+                                        const llvm::StringSet<> &visible) {
+  const ast::NameExpr *found = nullptr;
+  std::function<void(const ast::Expr *)> visit = [&](const ast::Expr *e) {
+    if (const auto *name = llvm::dyn_cast<ast::NameExpr>(e); name && visible.contains(name->id))
+      found = found ? found : name;
+    ast::forEachChild(e, [&](ast::Expr *child) { visit(child); });
+  };
+  for (const ast::Parameter &param : def.params)
+    if (param.defaultValue)
+      visit(param.defaultValue);
+  return found;
 }
 
 } // namespace
@@ -65,7 +82,9 @@ void declareNestedFunctions(FunctionDecl &enclosing,
       continue;
     }
     // Calls go to the function by its name, so the name must hold it alone.
-    if (assigned.contains(inner->name) || !seen.insert(inner->name).second) {
+    bool isParameter = llvm::any_of(
+        def.params, [&](const ast::Parameter &param) { return param.name == inner->name; });
+    if (isParameter || assigned.contains(inner->name) || !seen.insert(inner->name).second) {
       diags.report(DiagID::err_nested_function_rebound, inner->nameRange,
                    {inner->name, enclosing.name});
       continue;
@@ -76,7 +95,6 @@ void declareNestedFunctions(FunctionDecl &enclosing,
     decl->scope = enclosing.scope;
     decl->def = inner;
     decl->range = inner->nameRange;
-    decl->enclosing = &enclosing;
     // Numba compiles them with the enclosing function's flags.
     decl->options.fastmath = enclosing.options.fastmath;
     decl->options.fastmathFlags = enclosing.options.fastmathFlags;
@@ -87,6 +105,13 @@ void declareNestedFunctions(FunctionDecl &enclosing,
     decl->captures = capturesOf(*inner, visible);
     if (llvm::is_contained(decl->captures, inner->name.str())) {
       diags.report(DiagID::err_nested_function_recursive, inner->nameRange, {inner->name});
+      continue;
+    }
+    // Defaults are evaluated as module constants, so none may read a
+    // variable of the enclosing function.
+    if (const ast::NameExpr *variable = variableInDefaults(*inner, visible)) {
+      diags.report(DiagID::err_nested_default_reads_variable, variable->range(),
+                   {variable->id, enclosing.name});
       continue;
     }
     if (!readParameters(*decl))

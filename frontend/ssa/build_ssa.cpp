@@ -294,8 +294,10 @@ private:
   Block *current = nullptr;
   llvm::StringSet<> locals;
   llvm::StringSet<> unsupportedBindings;
-  /// The functions defined in this one, by name.
+  /// The functions defined in this one, by name, and the names of those
+  /// whose definitions were reported.
   llvm::StringMap<const FunctionDecl *> nestedFunctions;
+  llvm::StringSet<> undeclaredFunctions;
   llvm::SmallPtrSet<const FunctionDecl *, 4> closuresBeingBuilt;
   llvm::DenseMap<Block *, llvm::StringMap<Instr *>> currentDef;
   llvm::DenseSet<Block *> sealed;
@@ -460,7 +462,7 @@ bool SSABuilder::build() {
                                 [&](const FunctionDecl *decl) { return decl->def == inner; });
     // One that could not be declared was reported; its uses stay silent.
     if (nested == fn.decl->nested.end()) {
-      unsupportedBindings.insert(inner->name);
+      undeclaredFunctions.insert(inner->name);
       continue;
     }
     locals.insert(inner->name);
@@ -1056,6 +1058,10 @@ void SSABuilder::buildRaise(const RaiseStmt *stmt) {
 Instr *SSABuilder::buildName(const NameExpr *name) {
   if (unsupportedBindings.contains(name->id) && !locals.contains(name->id)) {
     failed = true; // the binding statement was reported
+    return nullptr;
+  }
+  if (undeclaredFunctions.contains(name->id)) {
+    failed = true; // the definition was reported
     return nullptr;
   }
   if (const FunctionDecl *nested = nestedFunctions.lookup(name->id))

@@ -181,6 +181,13 @@ Typing getAttribute(TypeContext &types, const Type *object, llvm::StringRef name
       return resolution;
     }
   }
+  if (const auto *named = llvm::dyn_cast<NamedTupleType>(object))
+    if (std::optional<size_t> index = named->fieldIndex(name)) {
+      Resolution resolution =
+          Resolution::make(Resolution::Kind::TupleItem, named->elementTypes()[*index]);
+      resolution.index = static_cast<unsigned>(*index);
+      return resolution;
+    }
   if (object->isNumber()) { // Numba's bool is not a Number: no .real, .imag
     const Type *plain = types.unliteral(object);
     if (name == "real" || name == "imag") {

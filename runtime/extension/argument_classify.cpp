@@ -11,7 +11,9 @@
 //   NumPy scalar           the buffer protocol, 0-d: its dtype
 //   bool/int/float/complex bool, int64 (uint64 above 2**63 - 1), float64,
 //                          complex128
-//   tuple                  its elements, in order
+//   tuple                  its elements, in order; a named tuple (a tuple
+//                          subclass with _fields, as Numba's typeof
+//                          asks) also its class's name
 //   anything else          kiln._interop.as_device_array(obj, stream)
 //                          (__cuda_array_interface__, DLPack), else a
 //                          TypeError naming the argument
@@ -35,6 +37,29 @@ CallArguments::~CallArguments() {
 }
 
 namespace {
+
+/// The class id of a named tuple (internNamedTuple of its class's name); 0
+/// for a plain tuple. A small cache of the classes seen; the GIL guards it.
+ElementId namedTupleClassOf(PyObject *tuple) {
+  PyTypeObject *type = Py_TYPE(tuple);
+  if (type == &PyTuple_Type)
+    return 0;
+  struct Entry {
+    PyTypeObject *type;
+    ElementId id;
+  };
+  static Entry cache[16];
+  static unsigned next = 0;
+  for (const Entry &entry : cache)
+    if (entry.type == type)
+      return entry.id;
+  ElementId id = 0;
+  if (PyObject_HasAttrString(reinterpret_cast<PyObject *>(type), "_fields"))
+    id = internNamedTuple(type->tp_name);
+  cache[next] = {type, id};
+  next = (next + 1) % 16;
+  return id;
+}
 
 enum class NumpyKind : uint8_t { None, Array, Scalar };
 
@@ -384,6 +409,7 @@ struct Classifier {
         if (!classify(PyTuple_GET_ITEM(object, i), depth + 1))
           return false;
       call.nodes[index].kind = TypeKind::Tuple;
+      call.nodes[index].element = namedTupleClassOf(object);
       call.nodes[index].count = uint16_t(count);
       call.nodes[index].span = uint16_t(call.nodeCount - index);
       return true;

@@ -251,6 +251,17 @@ const std::string &recordKey(ElementId id) {
   return records()[id - scalarKindCount];
 }
 
+// Named tuple classes share the records' table, under a prefix of their own.
+constexpr std::string_view namedTuplePrefix = "namedtuple ";
+
+ElementId internNamedTuple(std::string_view className) {
+  return internRecord(std::string(namedTuplePrefix) + std::string(className));
+}
+
+std::string namedTupleClass(ElementId id) {
+  return recordKey(id).substr(namedTuplePrefix.size());
+}
+
 bool elementFromFormat(const char *format, size_t itemSize, ElementId &element) {
   if (!format)
     return false;
@@ -298,7 +309,8 @@ Conversion convertType(const TypeNode *from, const TypeNode *to) {
     return conversion;
   }
   case TypeKind::Tuple: {
-    if (from->count != to->count)
+    // A named tuple's class is part of its type.
+    if (from->count != to->count || from->element != to->element)
       return Conversion::None;
     Conversion worst = Conversion::Exact;
     const TypeNode *fromElement = from + 1;
@@ -360,7 +372,11 @@ void appendTypeName(std::string &out, const TypeNode *node) {
       uniform = uniform && name == first;
       names += ", " + name;
     }
-    if (uniform)
+    if (node->element != 0)
+      out +=
+          namedTupleClass(node->element) +
+          (uniform ? "(" + first + " x " + std::to_string(node->count) + ")" : "(" + names + ")");
+    else if (uniform)
       out += "UniTuple(" + first + " x " + std::to_string(node->count) + ")";
     else
       out += "Tuple(" + names + ")";

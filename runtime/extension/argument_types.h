@@ -64,6 +64,10 @@ inline bool isRecordElement(ElementId id) {
 ElementId internRecord(std::string_view key);
 /// The record's layout key.
 const std::string &recordKey(ElementId id);
+/// The id of the named tuple class `className` (interned as records are),
+/// and back; plain tuples have element 0.
+ElementId internNamedTuple(std::string_view className);
+std::string namedTupleClass(ElementId id);
 
 /// The element type a PEP 3118 format describes ("<f", "Zd", "T{<Q:s0:...}"),
 /// given the item size; false for formats dispatch cannot match (non-native
@@ -84,7 +88,7 @@ struct TypeNode {
   bool contiguousF = false;
   bool readonly = false;
   uint8_t ndim = 0;
-  ElementId element = 0; ///< scalars, arrays, records
+  ElementId element = 0; ///< scalars, arrays, records; a named tuple's class
   uint16_t span = 1;     ///< nodes of this type, itself included (tuples: > 1)
   uint16_t count = 0;    ///< tuples: direct elements
 };

@@ -105,9 +105,13 @@ bool appendDescriptor(PyObject *descriptor, std::vector<TypeNode> &nodes, bool &
     node.ndim = uint8_t(ndim);
     node.layout = layout == "C" ? Layout::C : layout == "F" ? Layout::F : Layout::A;
     node.readonly = PyObject_IsTrue(PyTuple_GET_ITEM(descriptor, 4)) == 1;
-  } else if (kind == "tuple" && size == 2 && PyTuple_Check(PyTuple_GET_ITEM(descriptor, 1))) {
-    PyObject *elements = PyTuple_GET_ITEM(descriptor, 1);
+  } else if ((kind == "tuple" && size == 2 && PyTuple_Check(PyTuple_GET_ITEM(descriptor, 1))) ||
+             (kind == "namedtuple" && size == 3 &&
+              PyTuple_Check(PyTuple_GET_ITEM(descriptor, 2)))) {
+    PyObject *elements = PyTuple_GET_ITEM(descriptor, size - 1);
     node.kind = TypeKind::Tuple;
+    if (kind == "namedtuple")
+      node.element = internNamedTuple(stringOf(PyTuple_GET_ITEM(descriptor, 1)));
     node.count = uint16_t(PyTuple_GET_SIZE(elements));
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(elements); ++i)
       if (!appendDescriptor(PyTuple_GET_ITEM(elements, i), nodes, usable, depth + 1))

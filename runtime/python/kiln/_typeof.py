@@ -122,7 +122,10 @@ def dispatch_descriptor(value, where="an argument"):
     if isinstance(value, np.void):
         return _element_descriptor(value.dtype, where)
     if isinstance(value, tuple):
-        return ("tuple", tuple(dispatch_descriptor(item, f"{where}[{i}]") for i, item in enumerate(value)))
+        elements = tuple(dispatch_descriptor(item, f"{where}[{i}]") for i, item in enumerate(value))
+        if is_named_tuple(value):
+            return ("namedtuple", type(value).__name__, elements)
+        return ("tuple", elements)
     text = signature_type(value, where)
     readonly = isinstance(value, np.ndarray) and not value.flags.writeable
     if text.startswith("Array("):  # 0-d
@@ -133,6 +136,13 @@ def dispatch_descriptor(value, where="an argument"):
         return ("array", _element_descriptor(value.dtype, where), dims.count(",") + 1, layout,
                 readonly)
     return _scalar_descriptor(text)
+
+
+def is_named_tuple(value):
+    """Whether `value` is a named tuple (collections.namedtuple,
+    typing.NamedTuple), as Numba's typeof tells one: a tuple whose class
+    has _fields."""
+    return isinstance(value, tuple) and type(value) is not tuple and hasattr(type(value), "_fields")
 
 
 def _scalar_descriptor(name):
@@ -153,6 +163,10 @@ def signature_type(value, where="an argument"):
         return "complex128"
     if isinstance(value, tuple):
         elements = [signature_type(item, f"{where}[{i}]") for i, item in enumerate(value)]
+        if is_named_tuple(value):
+            # Kiln's spelling: Numba's NamedTuple(types, cls) takes the class.
+            listed = "".join(f"{element}, " for element in elements)
+            return f"NamedTuple(({listed}), {type(value).__name__!r}, {tuple(type(value)._fields)!r})"
         if not elements:
             return "Tuple(())"
         if len(set(elements)) == 1:

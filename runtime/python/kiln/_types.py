@@ -10,6 +10,8 @@ them in C, as small tuples:
                                    ("record", "Record(s0[...],s1[...];16")
     "UniTuple(int64 x 2)"          ("tuple", (("scalar", "int64"), ("scalar", "int64")))
     "Tuple(int64, float32)"        ("tuple", (("scalar", "int64"), ("scalar", "float32")))
+    "Point(int64, float32)"        ("namedtuple", "Point", (("scalar", "int64"), ("scalar", "float32")))
+    "Point(int64 x 2)"             ("namedtuple", "Point", (("scalar", "int64"), ("scalar", "int64")))
     anything else                  ("unsupported", text)
 
 A record's key is its name without the alignment flag: dispatch matches
@@ -70,19 +72,35 @@ def descriptor(text):
             if element[0] != "unsupported" and parts[2] in ("C", "F", "A"):
                 return ("array", element, int(parts[1][:-1]), parts[2], readonly)
         return ("unsupported", text)
-    if text.startswith("UniTuple(") and text.endswith(")"):
-        element, sep, count = text[len("UniTuple(") : -1].rpartition(" x ")
-        if sep and count.strip().isdigit():
-            return ("tuple", tuple(descriptor(element) for _ in range(int(count))))
-        return ("unsupported", text)
-    if text.startswith("Tuple(") and text.endswith(")"):
-        inner = text[len("Tuple(") : -1]
-        return ("tuple", tuple(descriptor(part) for part in split_top_level(inner)) if inner.strip() else ())
     if text.startswith("Record("):
         return ("record", record_key(text))
     if text in SCALARS:
         return _element(text)
+    maker, paren, rest = text.partition("(")
+    if paren and maker.isidentifier() and maker not in _NOT_TUPLES and text.endswith(")"):
+        elements = _tuple_elements(rest[:-1])
+        if elements is None:
+            return ("unsupported", text)
+        if maker in ("UniTuple", "Tuple"):
+            return ("tuple", elements)
+        # Any other name is a named tuple's class, as Numba prints it.
+        return ("namedtuple", maker, elements)
     return ("unsupported", text)
+
+
+# Numba's printed types that take parentheses and are no tuples.
+_NOT_TUPLES = frozenset({"Array", "NestedArray", "nestedarray", "omitted", "BoundFunction"})
+
+
+def _tuple_elements(inner):
+    """The element descriptors of a tuple printed as "int64 x 2" or
+    "int64, float32"; None if it is neither."""
+    parts = split_top_level(inner)
+    if len(parts) == 1:
+        element, sep, count = parts[0].rpartition(" x ")
+        if sep and count.strip().isdigit():
+            return tuple(descriptor(element) for _ in range(int(count)))
+    return tuple(descriptor(part) for part in parts)
 
 
 def signature_text(args):

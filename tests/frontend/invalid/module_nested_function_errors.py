@@ -27,3 +27,19 @@ def recursive(x):
         return 0 if n == 0 else countdown(n - 1)
 
     x[0] = countdown(3)
+
+
+@cuda.jit("void(float32[::1], float32)")
+def shadows_parameter(x, scale):
+    def scale(v):  # expect-error: 'scale' names a function defined inside 'shadows_parameter' and is bound again there
+        return v
+
+    x[0] = scale(x[0])
+
+
+@cuda.jit("void(float32[::1], float32)")
+def default_reads_variable(x, offset):
+    def shift(v, by=offset):  # expect-error: a default value reads 'offset', a variable of 'default_reads_variable'
+        return v + by
+
+    x[0] = shift(x[0])
