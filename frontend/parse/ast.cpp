@@ -182,7 +182,8 @@ void visitTree(Expr *e, llvm::function_ref<void(Expr *)> visit) {
 
 } // namespace
 
-void forEachExpression(llvm::ArrayRef<Stmt *> body, llvm::function_ref<void(Expr *)> visit) {
+void forEachExpression(llvm::ArrayRef<Stmt *> body, llvm::function_ref<void(Expr *)> visit,
+                       FunctionBodies functionBodies) {
   auto one = [&](Expr *e) {
     if (e)
       visitTree(e, visit);
@@ -195,12 +196,13 @@ void forEachExpression(llvm::ArrayRef<Stmt *> body, llvm::function_ref<void(Expr
       all(def->decorators);
       for (const Parameter &param : def->params)
         one(param.defaultValue);
-      forEachExpression(def->body, visit);
+      if (functionBodies == FunctionBodies::Visit)
+        forEachExpression(def->body, visit);
       break;
     }
     case Stmt::Kind::ClassDef:
       all(llvm::cast<ClassDefStmt>(stmt)->bases);
-      forEachExpression(llvm::cast<ClassDefStmt>(stmt)->body, visit);
+      forEachExpression(llvm::cast<ClassDefStmt>(stmt)->body, visit, functionBodies);
       break;
     case Stmt::Kind::Return:
       one(llvm::cast<ReturnStmt>(stmt)->value);
@@ -222,27 +224,27 @@ void forEachExpression(llvm::ArrayRef<Stmt *> body, llvm::function_ref<void(Expr
       const auto *loop = llvm::cast<ForStmt>(stmt);
       one(loop->target);
       one(loop->iter);
-      forEachExpression(loop->body, visit);
-      forEachExpression(loop->orelse, visit);
+      forEachExpression(loop->body, visit, functionBodies);
+      forEachExpression(loop->orelse, visit, functionBodies);
       break;
     }
     case Stmt::Kind::While: {
       const auto *loop = llvm::cast<WhileStmt>(stmt);
       one(loop->test);
-      forEachExpression(loop->body, visit);
-      forEachExpression(loop->orelse, visit);
+      forEachExpression(loop->body, visit, functionBodies);
+      forEachExpression(loop->orelse, visit, functionBodies);
       break;
     }
     case Stmt::Kind::If: {
       const auto *branch = llvm::cast<IfStmt>(stmt);
       one(branch->test);
-      forEachExpression(branch->body, visit);
-      forEachExpression(branch->orelse, visit);
+      forEachExpression(branch->body, visit, functionBodies);
+      forEachExpression(branch->orelse, visit, functionBodies);
       break;
     }
     case Stmt::Kind::With:
     case Stmt::Kind::Try:
-      forEachExpression(llvm::cast<BlockStmt>(stmt)->body, visit);
+      forEachExpression(llvm::cast<BlockStmt>(stmt)->body, visit, functionBodies);
       break;
     case Stmt::Kind::Raise:
       one(llvm::cast<RaiseStmt>(stmt)->exception);

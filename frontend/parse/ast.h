@@ -609,11 +609,16 @@ public:
   KILN_STMT_CLASSOF(ExprStmt)
 };
 
+/// Whether forEachExpression goes into the bodies of the functions defined
+/// in the statements (their decorators and defaults it visits either way).
+enum class FunctionBodies : uint8_t { Visit, Skip };
+
 /// Calls `visit` on every expression of the statements in `body` and of the
 /// statements nested in them (bodies of loops, branches, `with`, `try`,
 /// functions and classes), each before the expressions inside it, in source
 /// order.
-void forEachExpression(llvm::ArrayRef<Stmt *> body, llvm::function_ref<void(Expr *)> visit);
+void forEachExpression(llvm::ArrayRef<Stmt *> body, llvm::function_ref<void(Expr *)> visit,
+                       FunctionBodies functionBodies = FunctionBodies::Visit);
 
 #undef KILN_STMT_CLASSOF
 

@@ -122,10 +122,13 @@ std::vector<const FunctionDefStmt *> definedFunctions(llvm::ArrayRef<Stmt *> bod
 }
 
 void collectUsedNames(llvm::ArrayRef<Stmt *> body, llvm::StringSet<> &names) {
-  forEachExpression(body, [&](Expr *e) {
-    if (const auto *name = dyn_cast<NameExpr>(e))
-      names.insert(name->id);
-  });
+  forEachExpression(
+      body,
+      [&](Expr *e) {
+        if (const auto *name = dyn_cast<NameExpr>(e))
+          names.insert(name->id);
+      },
+      FunctionBodies::Skip);
 }
 
 } // namespace kiln::ast

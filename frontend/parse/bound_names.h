@@ -25,8 +25,8 @@ void collectAssignedNames(llvm::ArrayRef<Stmt *> body, llvm::StringSet<> &names)
 /// branches, `with` and `try` blocks, in source order.
 std::vector<const FunctionDefStmt *> definedFunctions(llvm::ArrayRef<Stmt *> body);
 
-/// Adds every name the statements read or write to `names`, in the
-/// functions they define too.
+/// Adds every name the statements read or write to `names`; not those in
+/// the bodies of the functions they define.
 void collectUsedNames(llvm::ArrayRef<Stmt *> body, llvm::StringSet<> &names);
 
 } // namespace kiln::ast

@@ -13,21 +13,34 @@ namespace kiln {
 
 namespace {
 
-/// The names `def` reads from the enclosing function, whose variables are
-/// `visible`, in a stable order: those it neither binds nor takes.
-std::vector<std::string> capturesOf(const ast::FunctionDefStmt &def,
-                                    const llvm::StringSet<> &visible) {
+/// Adds to `free` the names `def` uses and does not bind (Python's free
+/// variables): those its body reads, and the free variables of the
+/// functions it defines that it does not bind either.
+void collectFreeNames(const ast::FunctionDefStmt &def, llvm::StringSet<> &free) {
   llvm::StringSet<> own;
   for (const ast::Parameter &param : def.params)
     own.insert(param.name);
   ast::collectAssignedNames(def.body, own);
-  for (const ast::FunctionDefStmt *inner : ast::definedFunctions(def.body))
-    own.insert(inner->name);
   llvm::StringSet<> used;
   ast::collectUsedNames(def.body, used);
-  std::vector<std::string> captures;
+  for (const ast::FunctionDefStmt *inner : ast::definedFunctions(def.body)) {
+    own.insert(inner->name);
+    collectFreeNames(*inner, used);
+  }
   for (const auto &entry : used)
-    if (!own.contains(entry.getKey()) && visible.contains(entry.getKey()))
+    if (!own.contains(entry.getKey()))
+      free.insert(entry.getKey());
+}
+
+/// The names `def` reads from the enclosing function, whose variables are
+/// `visible`, in a stable order.
+std::vector<std::string> capturesOf(const ast::FunctionDefStmt &def,
+                                    const llvm::StringSet<> &visible) {
+  llvm::StringSet<> free;
+  collectFreeNames(def, free);
+  std::vector<std::string> captures;
+  for (const auto &entry : free)
+    if (visible.contains(entry.getKey()))
       captures.push_back(entry.getKey().str());
   std::sort(captures.begin(), captures.end());
   return captures;

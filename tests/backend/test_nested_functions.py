@@ -103,6 +103,21 @@ def nested_and_siblings(out, x):
     out[0] = outer(x)
     out[1] = b(x)
     out[2] = total(x, 2, 3)
+
+
+@cuda.jit(void(int64[::1], int64))
+def captures_only_free_variables(out, x):
+    def outer(v):
+        def innermost(y):
+            return y + 1
+
+        return innermost(v)
+
+    # `y` is a variable here too, assigned after the call: innermost's
+    # parameter is not a capture of outer's.
+    out[0] = outer(x)
+    y = 5
+    out[1] = y
 """
 
 
@@ -154,5 +169,11 @@ def test_nested_functions_define_and_call_functions_of_their_own(module):
     np.testing.assert_array_equal(out, [(4 + 5) * 2, (4 + 1) * 3, 4 + 2 + 3])
 
 
+def test_functions_capture_only_the_names_they_read_and_do_not_bind(module):
+    out = np.zeros(2, dtype=np.int64)
+    module.captures_only_free_variables[1, 1](out, 4)
+    np.testing.assert_array_equal(out, [5, 5])
+
+
 def test_nested_function_kernels_assemble_for_every_default_architecture(tmp_path, kiln):
-    assert len(kiln_cpu.fat_binaries_for_every_default_architecture(SOURCE, tmp_path, kiln)) == 5
+    assert len(kiln_cpu.fat_binaries_for_every_default_architecture(SOURCE, tmp_path, kiln)) == 6
