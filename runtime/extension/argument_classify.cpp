@@ -38,43 +38,59 @@ CallArguments::~CallArguments() {
 
 namespace {
 
+/// What was found out about the last few Python types seen, by type: a
+/// small round-robin cache the GIL guards. It holds a reference to each
+/// type it keeps, so that a freed class's address, reused by another,
+/// cannot find the freed one's entry.
+template <typename Value, unsigned Size> class TypeCache {
+public:
+  const Value *find(PyTypeObject *type) const {
+    for (const Entry &entry : entries)
+      if (entry.type == type)
+        return &entry.value;
+    return nullptr;
+  }
+  void add(PyTypeObject *type, Value value) {
+    Entry &slot = entries[next];
+    next = (next + 1) % Size;
+    Py_XDECREF(reinterpret_cast<PyObject *>(slot.type));
+    Py_INCREF(reinterpret_cast<PyObject *>(type));
+    slot = {type, value};
+  }
+
+private:
+  struct Entry {
+    PyTypeObject *type = nullptr;
+    Value value{};
+  };
+  Entry entries[Size];
+  unsigned next = 0;
+};
+
 /// The class id of a named tuple (internNamedTuple of its class's name); 0
-/// for a plain tuple. A small cache of the classes seen; the GIL guards it.
+/// for a plain tuple.
 ElementId namedTupleClassOf(PyObject *tuple) {
   PyTypeObject *type = Py_TYPE(tuple);
   if (type == &PyTuple_Type)
     return 0;
-  struct Entry {
-    PyTypeObject *type;
-    ElementId id;
-  };
-  static Entry cache[16];
-  static unsigned next = 0;
-  for (const Entry &entry : cache)
-    if (entry.type == type)
-      return entry.id;
+  static TypeCache<ElementId, 16> cache;
+  if (const ElementId *known = cache.find(type))
+    return *known;
   ElementId id = 0;
   if (PyObject_HasAttrString(reinterpret_cast<PyObject *>(type), "_fields"))
     id = internNamedTuple(type->tp_name);
-  cache[next] = {type, id};
-  next = (next + 1) % 16;
+  cache.add(type, id);
   return id;
 }
 
 enum class NumpyKind : uint8_t { None, Array, Scalar };
 
-/// NumPy types by name, without importing NumPy: a small cache of the types
-/// seen, filled by walking each new type's MRO. The GIL guards it.
+/// NumPy types by name, without importing NumPy: each new type's MRO is
+/// walked once.
 NumpyKind numpyKind(PyTypeObject *type) {
-  struct Entry {
-    PyTypeObject *type;
-    NumpyKind kind;
-  };
-  static Entry cache[32];
-  static unsigned next = 0;
-  for (const Entry &entry : cache)
-    if (entry.type == type)
-      return entry.kind;
+  static TypeCache<NumpyKind, 32> cache;
+  if (const NumpyKind *known = cache.find(type))
+    return *known;
   NumpyKind kind = NumpyKind::None;
   PyObject *mro = type->tp_mro;
   Py_ssize_t count = mro && PyTuple_Check(mro) ? PyTuple_GET_SIZE(mro) : 0;
@@ -85,12 +101,7 @@ NumpyKind numpyKind(PyTypeObject *type) {
     else if (std::strcmp(name, "numpy.generic") == 0)
       kind = NumpyKind::Scalar;
   }
-  // Heap types may be freed and their address reused: cache only static
-  // (NumPy's) types.
-  if (!(type->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
-    cache[next] = {type, kind};
-    next = (next + 1) % 32;
-  }
+  cache.add(type, kind);
   return kind;
 }
 

@@ -5,6 +5,7 @@ device functions, and compile a specialization per class: a plain tuple, or
 another class with the same element types, is not the class a kernel was
 compiled for."""
 
+import gc
 import importlib
 import sys
 from collections import namedtuple
@@ -102,3 +103,17 @@ def test_a_plain_tuple_does_not_run_a_kernel_compiled_for_a_named_one(module):
     module.passed_on[1, 1](out, module.Pair(1, 2))
     with pytest.raises(Exception, match=r"UniTuple\(int64 x 2\) has no attribute 'first'"):
         module.passed_on[1, 1](out, (1, 2))
+
+
+def test_classes_made_and_dropped_one_after_another_keep_their_own_fields(module):
+    # A freed class's memory goes to the next one made: the dispatcher must
+    # not take the new class for the old.
+    out = np.zeros(4)
+    for i in range(12):
+        fields = ["x", "y", "z"] if i % 2 == 0 else ["z", "y", "x"]
+        made = namedtuple(f"Made{i}", fields)
+        module.fields[1, 1](out, made(1, 2, 3.0))
+        x, y, z = (1, 2, 3.0) if i % 2 == 0 else (3.0, 2, 1)
+        np.testing.assert_array_equal(out, [x + y * 10 + z * 100, 3.0, -1, 3], err_msg=f"class {i}")
+        del made
+        gc.collect()
