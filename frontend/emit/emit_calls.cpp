@@ -81,6 +81,10 @@ ir::Value *FunctionEmitter::capturedValue(const ssa::Instr *closure, size_t k, c
   // on: the constant its type says (typing allowed nothing else).
   if (closure->op == Op::Closure)
     return valueOf(closure->operands[k]);
+  return literalValue(type);
+}
+
+ir::Value *FunctionEmitter::literalValue(const Type *type) {
   if (const auto *integer = llvm::dyn_cast<IntegerLiteralType>(type))
     return constant(plain(type), ConstantValue::integer(integer->bits()));
   if (const auto *boolean = llvm::dyn_cast<BooleanLiteralType>(type))
@@ -141,15 +145,11 @@ void FunctionEmitter::addPrintItems(PrintLine &line, const Type *type, ir::Value
     text(count == 1 ? ",)" : ")", true);
     return;
   }
-  if (!value) {
-    // A literal inside a tuple with no run-time value ("a", 1).
-    if (const auto *integer = llvm::dyn_cast<IntegerLiteralType>(type))
-      value = constant(plain(type), ConstantValue::integer(integer->bits()));
-    else if (const auto *boolean = llvm::dyn_cast<BooleanLiteralType>(type))
-      value = constant(types.boolean(), ConstantValue::boolean(boolean->boolValue()));
-    else
-      return;
-  }
+  // A literal inside a tuple with no run-time value ("a", 1).
+  if (!value)
+    value = literalValue(type);
+  if (!value)
+    return;
   line.items.push_back({ir::PrintItem::Kind::Value, "", joined});
   line.values.push_back(convert(value, plain(type)));
 }

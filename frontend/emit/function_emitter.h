@@ -124,6 +124,8 @@ private:
   /// passes for its capture `k`, whose parameter has type `type`; null for
   /// a compile-time value.
   ir::Value *capturedValue(const ssa::Instr *closure, size_t k, const Type *type);
+  /// The constant a literal int or bool type stands for; null for others.
+  ir::Value *literalValue(const Type *type);
   /// What one print() shows: its items, and the values they print.
   struct PrintLine {
     std::vector<ir::PrintItem> items;

@@ -171,22 +171,43 @@ void forEachChild(const Expr *e, llvm::function_ref<void(Expr *)> visit) {
   }
 }
 
-namespace {
-
-/// `e` and every expression inside it, `e` first. The parser bounds the
-/// depth of expressions, and so the recursion.
-void visitTree(Expr *e, llvm::function_ref<void(Expr *)> visit) {
+void forEachSubexpression(Expr *e, llvm::function_ref<void(Expr *)> visit) {
+  // The parser bounds the depth of expressions, and so the recursion.
   visit(e);
-  forEachChild(e, [&](Expr *child) { visitTree(child, visit); });
+  forEachChild(e, [&](Expr *child) { forEachSubexpression(child, visit); });
 }
 
-} // namespace
+void forEachStatement(llvm::ArrayRef<Stmt *> body, llvm::function_ref<void(const Stmt *)> visit) {
+  for (const Stmt *stmt : body) {
+    visit(stmt);
+    switch (stmt->kind()) {
+    case Stmt::Kind::For:
+      forEachStatement(llvm::cast<ForStmt>(stmt)->body, visit);
+      forEachStatement(llvm::cast<ForStmt>(stmt)->orelse, visit);
+      break;
+    case Stmt::Kind::While:
+      forEachStatement(llvm::cast<WhileStmt>(stmt)->body, visit);
+      forEachStatement(llvm::cast<WhileStmt>(stmt)->orelse, visit);
+      break;
+    case Stmt::Kind::If:
+      forEachStatement(llvm::cast<IfStmt>(stmt)->body, visit);
+      forEachStatement(llvm::cast<IfStmt>(stmt)->orelse, visit);
+      break;
+    case Stmt::Kind::With:
+    case Stmt::Kind::Try:
+      forEachStatement(llvm::cast<BlockStmt>(stmt)->body, visit);
+      break;
+    default:
+      break;
+    }
+  }
+}
 
 void forEachExpression(llvm::ArrayRef<Stmt *> body, llvm::function_ref<void(Expr *)> visit,
                        FunctionBodies functionBodies) {
   auto one = [&](Expr *e) {
     if (e)
-      visitTree(e, visit);
+      forEachSubexpression(e, visit);
   };
   auto all = [&](llvm::ArrayRef<Expr *> exprs) { llvm::for_each(exprs, one); };
   for (const Stmt *stmt : body) {

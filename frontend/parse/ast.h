@@ -114,6 +114,8 @@ private:
 
 /// Calls `visit` on each direct child expression of `e`, in source order.
 void forEachChild(const Expr *e, llvm::function_ref<void(Expr *)> visit);
+/// Calls `visit` on `e` and every expression inside it, `e` first.
+void forEachSubexpression(Expr *e, llvm::function_ref<void(Expr *)> visit);
 
 #define KILN_EXPR_CLASSOF(KIND)                                                                    \
   static bool classof(const Expr *e) {                                                             \
@@ -608,6 +610,12 @@ public:
   Expr *value;
   KILN_STMT_CLASSOF(ExprStmt)
 };
+
+/// Calls `visit` on every statement in `body` and, after each compound
+/// statement, on those in its bodies (loops, branches, `with`, `try`), in
+/// source order; not on those of the functions and classes it defines,
+/// which have scopes of their own.
+void forEachStatement(llvm::ArrayRef<Stmt *> body, llvm::function_ref<void(const Stmt *)> visit);
 
 /// Whether forEachExpression goes into the bodies of the functions defined
 /// in the statements (their decorators and defaults it visits either way).

@@ -30,39 +30,10 @@ void collectWalrusNames(const Expr *expr, llvm::StringSet<> &names) {
   forEachChild(expr, [&](Expr *child) { collectWalrusNames(child, names); });
 }
 
-void collectDefinedFunctions(llvm::ArrayRef<Stmt *> body,
-                             std::vector<const FunctionDefStmt *> &functions) {
-  for (const Stmt *stmt : body) {
-    switch (stmt->kind()) {
-    case Stmt::Kind::FunctionDef:
-      functions.push_back(cast<FunctionDefStmt>(stmt));
-      break;
-    case Stmt::Kind::For:
-      collectDefinedFunctions(cast<ForStmt>(stmt)->body, functions);
-      collectDefinedFunctions(cast<ForStmt>(stmt)->orelse, functions);
-      break;
-    case Stmt::Kind::While:
-      collectDefinedFunctions(cast<WhileStmt>(stmt)->body, functions);
-      collectDefinedFunctions(cast<WhileStmt>(stmt)->orelse, functions);
-      break;
-    case Stmt::Kind::If:
-      collectDefinedFunctions(cast<IfStmt>(stmt)->body, functions);
-      collectDefinedFunctions(cast<IfStmt>(stmt)->orelse, functions);
-      break;
-    case Stmt::Kind::With:
-    case Stmt::Kind::Try:
-      collectDefinedFunctions(cast<BlockStmt>(stmt)->body, functions);
-      break;
-    default:
-      break;
-    }
-  }
-}
-
 } // namespace
 
 void collectAssignedNames(llvm::ArrayRef<Stmt *> body, llvm::StringSet<> &names) {
-  for (const Stmt *stmt : body) {
+  forEachStatement(body, [&](const Stmt *stmt) {
     switch (stmt->kind()) {
     case Stmt::Kind::Assign:
       for (const Expr *target : cast<AssignStmt>(stmt)->targets)
@@ -77,28 +48,16 @@ void collectAssignedNames(llvm::ArrayRef<Stmt *> body, llvm::StringSet<> &names)
       if (cast<AnnAssignStmt>(stmt)->value)
         collectTargetNames(cast<AnnAssignStmt>(stmt)->target, names);
       break;
-    case Stmt::Kind::For: {
-      const auto *loop = cast<ForStmt>(stmt);
-      collectTargetNames(loop->target, names);
-      collectWalrusNames(loop->iter, names);
-      collectAssignedNames(loop->body, names);
-      collectAssignedNames(loop->orelse, names);
+    case Stmt::Kind::For:
+      collectTargetNames(cast<ForStmt>(stmt)->target, names);
+      collectWalrusNames(cast<ForStmt>(stmt)->iter, names);
       break;
-    }
-    case Stmt::Kind::While: {
-      const auto *loop = cast<WhileStmt>(stmt);
-      collectWalrusNames(loop->test, names);
-      collectAssignedNames(loop->body, names);
-      collectAssignedNames(loop->orelse, names);
+    case Stmt::Kind::While:
+      collectWalrusNames(cast<WhileStmt>(stmt)->test, names);
       break;
-    }
-    case Stmt::Kind::If: {
-      const auto *branch = cast<IfStmt>(stmt);
-      collectWalrusNames(branch->test, names);
-      collectAssignedNames(branch->body, names);
-      collectAssignedNames(branch->orelse, names);
+    case Stmt::Kind::If:
+      collectWalrusNames(cast<IfStmt>(stmt)->test, names);
       break;
-    }
     case Stmt::Kind::Delete:
       for (const Expr *target : cast<DeleteStmt>(stmt)->targets)
         collectTargetNames(target, names);
@@ -112,12 +71,15 @@ void collectAssignedNames(llvm::ArrayRef<Stmt *> body, llvm::StringSet<> &names)
     default:
       break;
     }
-  }
+  });
 }
 
 std::vector<const FunctionDefStmt *> definedFunctions(llvm::ArrayRef<Stmt *> body) {
   std::vector<const FunctionDefStmt *> functions;
-  collectDefinedFunctions(body, functions);
+  forEachStatement(body, [&](const Stmt *stmt) {
+    if (const auto *def = dyn_cast<FunctionDefStmt>(stmt))
+      functions.push_back(def);
+  });
   return functions;
 }
 

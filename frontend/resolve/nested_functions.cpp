@@ -7,7 +7,6 @@
 #include <llvm/ADT/StringSet.h>
 
 #include <algorithm>
-#include <functional>
 
 namespace kiln {
 
@@ -51,14 +50,13 @@ std::vector<std::string> capturesOf(const ast::FunctionDefStmt &def,
 const ast::NameExpr *variableInDefaults(const ast::FunctionDefStmt &def,
                                         const llvm::StringSet<> &visible) {
   const ast::NameExpr *found = nullptr;
-  std::function<void(const ast::Expr *)> visit = [&](const ast::Expr *e) {
-    if (const auto *name = llvm::dyn_cast<ast::NameExpr>(e); name && visible.contains(name->id))
-      found = found ? found : name;
-    ast::forEachChild(e, [&](ast::Expr *child) { visit(child); });
-  };
   for (const ast::Parameter &param : def.params)
     if (param.defaultValue)
-      visit(param.defaultValue);
+      ast::forEachSubexpression(param.defaultValue, [&](ast::Expr *e) {
+        if (const auto *name = llvm::dyn_cast<ast::NameExpr>(e);
+            name && !found && visible.contains(name->id))
+          found = name;
+      });
   return found;
 }
 

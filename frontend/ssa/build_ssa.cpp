@@ -79,39 +79,16 @@ bool isLiteral(const Instr *value, const Expr *expr) {
 /// Names bound by statements kernels cannot contain (classes, imports):
 /// they are reported once, and their uses stay silent.
 void collectUnsupportedBindings(llvm::ArrayRef<Stmt *> body, llvm::StringSet<> &names) {
-  for (const Stmt *stmt : body) {
-    switch (stmt->kind()) {
-    case Stmt::Kind::ClassDef:
-      names.insert(cast<ClassDefStmt>(stmt)->name);
-      break;
-    case Stmt::Kind::Import:
-      for (const ImportAlias &alias : cast<ImportStmt>(stmt)->names)
+  forEachStatement(body, [&](const Stmt *stmt) {
+    if (const auto *cls = dyn_cast<ClassDefStmt>(stmt))
+      names.insert(cls->name);
+    else if (const auto *import = dyn_cast<ImportStmt>(stmt))
+      for (const ImportAlias &alias : import->names)
         names.insert(alias.asName.empty() ? alias.name.split('.').first : alias.asName);
-      break;
-    case Stmt::Kind::ImportFrom:
-      for (const ImportAlias &alias : cast<ImportFromStmt>(stmt)->names)
+    else if (const auto *importFrom = dyn_cast<ImportFromStmt>(stmt))
+      for (const ImportAlias &alias : importFrom->names)
         names.insert(alias.asName.empty() ? alias.name : alias.asName);
-      break;
-    case Stmt::Kind::For:
-      collectUnsupportedBindings(cast<ForStmt>(stmt)->body, names);
-      collectUnsupportedBindings(cast<ForStmt>(stmt)->orelse, names);
-      break;
-    case Stmt::Kind::While:
-      collectUnsupportedBindings(cast<WhileStmt>(stmt)->body, names);
-      collectUnsupportedBindings(cast<WhileStmt>(stmt)->orelse, names);
-      break;
-    case Stmt::Kind::If:
-      collectUnsupportedBindings(cast<IfStmt>(stmt)->body, names);
-      collectUnsupportedBindings(cast<IfStmt>(stmt)->orelse, names);
-      break;
-    case Stmt::Kind::With:
-    case Stmt::Kind::Try:
-      collectUnsupportedBindings(cast<BlockStmt>(stmt)->body, names);
-      break;
-    default:
-      break;
-    }
-  }
+  });
 }
 
 class SSABuilder {

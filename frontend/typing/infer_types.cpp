@@ -538,18 +538,6 @@ Typing FunctionTyper::typeInstr(const Instr *instr) {
     return Typing::error(DiagID::err_undefined_variable, {instr->name});
   case Op::Phi:
     return typePhi(instr);
-  case Op::Closure: {
-    std::vector<const Type *> captured;
-    for (const Instr *operand : instr->operands) {
-      if (operand->op == Op::Undefined)
-        return Typing::error(DiagID::err_undefined_variable, {operand->name}, instr->range);
-      if (!typeOf(operand))
-        return Typing::cascade();
-      captured.push_back(typeOf(operand));
-    }
-    return Resolution::make(Resolution::Kind::CompileTime,
-                            types.closure(instr->function, types.tuple(captured), instr->name));
-  }
   default:
     break;
   }
@@ -565,6 +553,13 @@ Typing FunctionTyper::typeInstr(const Instr *instr) {
   auto operandType = [&](size_t i) { return typeOf(instr->operands[i]); };
 
   switch (instr->op) {
+  case Op::Closure: {
+    std::vector<const Type *> captured;
+    for (const Instr *operand : instr->operands)
+      captured.push_back(typeOf(operand));
+    return Resolution::make(Resolution::Kind::CompileTime,
+                            types.closure(instr->function, types.tuple(captured), instr->name));
+  }
   case Op::Binary:
     return typing::binaryOperator(types, instr->binaryOp, operandType(0), operandType(1));
   case Op::Unary:

@@ -674,9 +674,11 @@ class Function:
     nested: bool = False
 
     def render(self, host, indent):
+        """A device function's definition; a nested one is undecorated, as
+        Numba compiles a function defined inside another."""
         params = ", ".join(p for p, _ in self.parameters)
-        return [indent + ("@njit" if host else "@cuda.jit(device=True)"),
-                f"{indent}def {self.name}({params}):",
+        decorator = [] if self.nested else [indent + ("@njit" if host else "@cuda.jit(device=True)")]
+        return [*decorator, f"{indent}def {self.name}({params}):",
                 *render_body(self.body, host, indent + "    ")]
 
 
@@ -766,7 +768,7 @@ class Program:
             lines += array.render(host, "    ")
         for device in self.devices:
             if device.nested:
-                lines += device.render(host, "    ")[1:]
+                lines += device.render(host, "    ")
         lines += render_body(self.kernel.body, host, "    ", allow_empty=True)
         lines += store_outputs(ints, floats, "    ")
         text = "\n".join(lines) + "\n"

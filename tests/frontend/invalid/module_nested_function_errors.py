@@ -43,3 +43,14 @@ def default_reads_variable(x, offset):
         return v + by
 
     x[0] = shift(x[0])
+
+
+@cuda.jit("void(float32[::1])")
+def mutually_recursive(x):
+    def ping(n):
+        return 0 if n == 0 else pong(n - 1)
+
+    def pong(n):
+        return 1 if n == 0 else ping(n - 1)
+
+    x[0] = ping(3)  # expect-error: 'ping' is defined inside a kernel or device function and calls itself
