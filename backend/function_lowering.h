@@ -139,6 +139,9 @@ public:
   llvm::Value *lowerAtomic(const ir::Instruction &instruction);
   llvm::Value *lowerWarpCollective(const ir::Instruction &instruction);
   llvm::Value *lowerMath(const ir::Instruction &instruction);
+  /// A call of libdevice's function: outputs through stack slots, the
+  /// returned values gathered as the instruction's result.
+  llvm::Value *lowerLibdeviceCall(const ir::Instruction &instruction);
   /// Calls the target's function for `which` on `bits`-bit floats; float16
   /// is computed in float32.
   llvm::Value *callMath(ir::Intrinsic which, llvm::ArrayRef<llvm::Value *> arguments,

@@ -3,7 +3,9 @@
 #include "backend/kernel_compiler.h"
 
 #include "backend/host_barrier_regions.h"
+#include "backend/host_half_conversions.h"
 #include "backend/host_interrupt_polls.h"
+#include "backend/host_libdevice.h"
 #include "backend/host_target.h"
 #include "backend/libdevice.h"
 #include "backend/lower_module.h"
@@ -117,7 +119,8 @@ llvm::Expected<CompiledCode> KernelCompiler::compileForGpu(const ir::Function &k
   if (!lowered)
     return lowered.takeError();
   llvm::Module &module = *lowered->module;
-  if (llvm::Error error = linkLibdevice(module, libdevicePath, lowered->entryName))
+  if (llvm::Error error =
+          linkLibdevice(module, libdevicePath, lowered->entryName, kernel.options.fastmath))
     return error;
   if (kernel.options.fastmath)
     // Inlining keeps "unsafe-fp-math" only where caller and callee both
@@ -195,6 +198,12 @@ llvm::Expected<CompiledCode> KernelCompiler::compileForHost(const ir::Function &
   llvm::Expected<LoweredKernel> lowered = lowerKernel(kernel, hooks, context);
   if (!lowered)
     return lowered.takeError();
+  if (llvm::Error error = linkLibdeviceFunctions(*lowered->module, libdevicePath))
+    return error;
+  if (llvm::Error error = adaptLibdeviceForHost(*lowered->module))
+    return error;
+  if (usesHalf(*lowered->module) && !lowered->module->getFunction("__extendhfsf2"))
+    defineHalfConversions(*lowered->module);
   KernelInterface interface = interfaceOf(*lowered, kernel);
   interface.hasBlockEntry =
       lowered->module->getFunction(blockEntryName(lowered->entryName)) != nullptr;

@@ -1,8 +1,11 @@
-//===- backend/libdevice.cpp - NVIDIA's math library for NVPTX ------------===//
+//===- backend/libdevice.cpp - NVIDIA's math library ----------------------===//
 
 #include "backend/libdevice.h"
 
+#include <llvm/ADT/StringSet.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Transforms/IPO/Internalize.h>
@@ -28,28 +31,68 @@ static llvm::Expected<llvm::MemoryBufferRef> libdeviceBytes(llvm::StringRef path
   return found->second->getMemBufferRef();
 }
 
-llvm::Error linkLibdevice(llvm::Module &module, llvm::StringRef libdevicePath,
-                          llvm::StringRef keep) {
-  bool needed = false;
+llvm::Error linkLibdeviceFunctions(llvm::Module &module, llvm::StringRef libdevicePath) {
+  std::string firstCalled;
   for (const llvm::Function &function : module)
-    if (function.isDeclaration() && function.getName().starts_with("__nv_"))
-      needed = true;
-  if (needed) {
-    llvm::Expected<llvm::MemoryBufferRef> bytes = libdeviceBytes(libdevicePath);
-    if (!bytes)
-      return bytes.takeError();
-    llvm::Expected<std::unique_ptr<llvm::Module>> library =
-        llvm::getLazyBitcodeModule(*bytes, module.getContext());
-    if (!library)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "'" + libdevicePath.str() + "' is not a libdevice: " +
-                                         llvm::toString(library.takeError()));
-    (*library)->setTargetTriple(module.getTargetTriple());
-    (*library)->setDataLayout(module.getDataLayout());
-    if (llvm::Linker::linkModules(module, std::move(*library), llvm::Linker::LinkOnlyNeeded))
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "cannot link libdevice from '" + libdevicePath.str() + "'");
+    if (function.isDeclaration() && function.getName().starts_with("__nv_")) {
+      firstCalled = function.getName().str();
+      break;
+    }
+  if (firstCalled.empty())
+    return llvm::Error::success();
+  if (libdevicePath.empty())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the kernel calls libdevice's '" + firstCalled +
+            "', and this build has no libdevice: install the CUDA toolkit (or the "
+            "nvidia-cuda-nvcc and nvidia-nvvm wheels) or set CUDA_HOME");
+  llvm::Expected<llvm::MemoryBufferRef> bytes = libdeviceBytes(libdevicePath);
+  if (!bytes)
+    return bytes.takeError();
+  llvm::Expected<std::unique_ptr<llvm::Module>> library =
+      llvm::getLazyBitcodeModule(*bytes, module.getContext());
+  if (!library)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "'" + libdevicePath.str() + "' is not a libdevice: " + llvm::toString(library.takeError()));
+  (*library)->setTargetTriple(module.getTargetTriple());
+  (*library)->setDataLayout(module.getDataLayout());
+  llvm::StringSet<> before;
+  for (const llvm::GlobalValue &value : module.global_values())
+    if (!value.isDeclaration())
+      before.insert(value.getName());
+  if (llvm::Linker::linkModules(module, std::move(*library), llvm::Linker::LinkOnlyNeeded))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot link libdevice from '" + libdevicePath.str() + "'");
+  for (llvm::GlobalValue &value : module.global_values())
+    if (!value.isDeclaration() && !before.contains(value.getName()))
+      value.setLinkage(llvm::GlobalValue::InternalLinkage);
+  return llvm::Error::success();
+}
+
+void answerReflectQuestion(llvm::Module &module, llvm::StringRef question, int answer) {
+  llvm::Function *reflect = module.getFunction("__nvvm_reflect");
+  if (!reflect)
+    return;
+  for (llvm::User *user : llvm::make_early_inc_range(reflect->users())) {
+    auto *call = llvm::dyn_cast<llvm::CallInst>(user);
+    llvm::StringRef asked;
+    if (!call || call->arg_size() != 1 ||
+        !llvm::getConstantStringInfo(call->getArgOperand(0), asked) || asked != question)
+      continue;
+    call->replaceAllUsesWith(llvm::ConstantInt::get(call->getType(), answer));
+    call->eraseFromParent();
   }
+}
+
+llvm::Error linkLibdevice(llvm::Module &module, llvm::StringRef libdevicePath, llvm::StringRef keep,
+                          bool fastmath) {
+  if (llvm::Error error = linkLibdeviceFunctions(module, libdevicePath))
+    return error;
+  // LLVM 19's NVVMReflect answers only __CUDA_FTZ and __CUDA_ARCH, and any
+  // other question with 0, which would make sqrtf, hypotf and norm3df use
+  // the approximate sqrt.approx.f32.
+  answerReflectQuestion(module, "__CUDA_PREC_SQRT", fastmath ? 0 : 1);
   llvm::internalizeModule(module, [&](const llvm::GlobalValue &value) {
     return value.getName() == keep || value.isDeclaration() ||
            value.getName() == "_kiln_dynamic_shared";

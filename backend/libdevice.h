@@ -1,10 +1,11 @@
-//===- backend/libdevice.h - NVIDIA's math library for NVPTX ----*- C++ -*-===//
+//===- backend/libdevice.h - NVIDIA's math library ---------------*- C++ -*-===//
 //
 // libdevice (nvvm/libdevice/libdevice.10.bc in the CUDA toolkit) defines the
-// `__nv_*` math functions in LLVM bitcode. Kiln links in the ones a kernel
-// calls and makes them internal, so they are optimized with the kernel and
-// never exported from the PTX; NVVMReflect then settles their
-// `__nvvm_reflect("__CUDA_FTZ")` and `("__CUDA_ARCH")` questions.
+// `__nv_*` math functions in LLVM bitcode. Kiln links in the ones a module
+// calls, as internal functions, so they are optimized with the kernel and
+// never exported. Their code asks `__nvvm_reflect("__CUDA_FTZ")`,
+// `("__CUDA_ARCH")` and `("__CUDA_PREC_SQRT")` how to compute; on NVPTX the
+// NVVMReflect pass answers the first two, and Kiln the third.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -14,9 +15,18 @@
 
 namespace kiln::backend {
 
-/// Links the libdevice functions `module` calls, if any, and internalizes
-/// everything but `keep`. The file is read once per process.
-llvm::Error linkLibdevice(llvm::Module &module, llvm::StringRef libdevicePath,
-                          llvm::StringRef keep);
+/// Links the libdevice functions `module` calls, if any, as internal
+/// definitions.
+llvm::Error linkLibdeviceFunctions(llvm::Module &module, llvm::StringRef libdevicePath);
+
+/// For NVPTX: links the libdevice functions `module` calls, answers
+/// `__CUDA_PREC_SQRT` (a correctly rounded square root unless `fastmath`,
+/// as Numba's NVVM options give), and internalizes everything but `keep`.
+llvm::Error linkLibdevice(llvm::Module &module, llvm::StringRef libdevicePath, llvm::StringRef keep,
+                          bool fastmath);
+
+/// Replaces each `__nvvm_reflect(question)` call in `module` with
+/// `answer`.
+void answerReflectQuestion(llvm::Module &module, llvm::StringRef question, int answer);
 
 } // namespace kiln::backend

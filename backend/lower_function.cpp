@@ -361,6 +361,8 @@ llvm::Value *FunctionLowering::lowerInstruction(const ir::Instruction &instructi
     return lowerCall(instruction);
   case Op::Intrinsic:
     return lowerIntrinsic(instruction);
+  case Op::LibdeviceCall:
+    return lowerLibdeviceCall(instruction);
   case Op::Print:
     lowerPrint(instruction);
     return nullptr;

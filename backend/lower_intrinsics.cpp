@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "backend/function_lowering.h"
+#include "ir/libdevice.h"
 
 #include <llvm/IR/Intrinsics.h>
 
@@ -413,6 +414,58 @@ llvm::Value *FunctionLowering::callMathFunction(I which, llvm::ArrayRef<llvm::Va
       declared->setDoesNotAccessMemory();
   }
   return builder.CreateCall(function, callArguments);
+}
+
+llvm::Value *FunctionLowering::lowerLibdeviceCall(const ir::Instruction &instruction) {
+  const ir::LibdeviceFunction &callee = *ir::findLibdeviceFunction(instruction.text);
+  auto llvmType = [&](ir::LibdeviceScalar scalar) -> llvm::Type * {
+    switch (scalar) {
+    case ir::LibdeviceScalar::Void:
+      return llvm::Type::getVoidTy(lowered.getContext());
+    case ir::LibdeviceScalar::Int16:
+      return builder.getInt16Ty();
+    case ir::LibdeviceScalar::Int32:
+      return builder.getInt32Ty();
+    case ir::LibdeviceScalar::Int64:
+      return builder.getInt64Ty();
+    case ir::LibdeviceScalar::Float32:
+      return builder.getFloatTy();
+    case ir::LibdeviceScalar::Float64:
+      return builder.getDoubleTy();
+    }
+    return nullptr;
+  };
+  std::vector<llvm::Type *> parameterTypes;
+  std::vector<llvm::Value *> arguments;
+  std::vector<std::pair<llvm::AllocaInst *, llvm::Type *>> outputs;
+  unsigned input = 0;
+  for (const ir::LibdeviceParameter &parameter : callee.parameters) {
+    if (parameter.isOutput) {
+      llvm::Type *type = llvmType(parameter.type);
+      llvm::AllocaInst *slot = entryAlloca(type, 8, "out");
+      outputs.emplace_back(slot, type);
+      parameterTypes.push_back(types.pointer());
+      arguments.push_back(slot);
+      continue;
+    }
+    llvm::Value *value = valueOf(instruction.operands[input++]);
+    parameterTypes.push_back(value->getType());
+    arguments.push_back(value);
+  }
+  llvm::FunctionCallee function = module.module->getOrInsertFunction(
+      callee.symbol(), llvm::FunctionType::get(llvmType(callee.result), parameterTypes, false));
+  llvm::CallInst *call = builder.CreateCall(function, arguments);
+  std::vector<llvm::Value *> returned;
+  if (callee.result != ir::LibdeviceScalar::Void)
+    returned.push_back(call);
+  for (auto [slot, type] : outputs)
+    returned.push_back(builder.CreateLoad(type, slot));
+  if (returned.size() == 1)
+    return returned.front();
+  llvm::Value *result = llvm::PoisonValue::get(types.value(instruction.type()));
+  for (unsigned i = 0; i < returned.size(); ++i)
+    result = builder.CreateInsertValue(result, returned[i], {i});
+  return result;
 }
 
 llvm::Value *FunctionLowering::callMath(I which, llvm::ArrayRef<llvm::Value *> arguments,

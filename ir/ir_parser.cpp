@@ -604,10 +604,11 @@ private:
       return unsignedValue(at, instruction.index);
     case Opcode::RecordGet:
     case Opcode::RecordSet:
+    case Opcode::LibdeviceCall:
       if (!expect(at, "."))
         return false;
       instruction.text = at.word().str();
-      return !instruction.text.empty() || fail(at, "expected a field name");
+      return !instruction.text.empty() || fail(at, "expected a name");
     case Opcode::SharedArray:
     case Opcode::LocalArray:
       if (!expect(at, "("))

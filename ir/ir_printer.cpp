@@ -74,6 +74,7 @@ void printOperationData(const Instruction &instruction, llvm::raw_ostream &os) {
     break;
   case Opcode::RecordGet:
   case Opcode::RecordSet:
+  case Opcode::LibdeviceCall:
     os << " ." << instruction.text;
     break;
   case Opcode::SharedArray:

@@ -1,5 +1,6 @@
 //===- ir/verifier.cpp - Checking the typed IR's invariants ---------------===//
 
+#include "ir/libdevice.h"
 #include "ir/typed_ir.h"
 
 #include <llvm/ADT/DenseMap.h>
@@ -319,6 +320,8 @@ private:
       return std::nullopt;
     case Opcode::Intrinsic:
       return checkIntrinsic(instruction);
+    case Opcode::LibdeviceCall:
+      return checkLibdeviceCall(instruction);
     case Opcode::Select:
       if (instruction.operands.size() != 3 || !llvm::isa<BooleanType>(operandType(0)) ||
           operandType(1) != instruction.type() || operandType(2) != instruction.type())
@@ -363,6 +366,35 @@ private:
     default:
       return std::nullopt;
     }
+  }
+
+  /// A libdevice call passes each input its parameter's type and gives the
+  /// function's returned values (ir/libdevice.h).
+  static std::optional<std::string> checkLibdeviceCall(const Instruction &instruction) {
+    const LibdeviceFunction *function = findLibdeviceFunction(instruction.text);
+    if (!function)
+      return "libdevice has no function '" + instruction.text + "'";
+    std::vector<LibdeviceScalar> inputs;
+    for (const LibdeviceParameter &parameter : function->parameters)
+      if (!parameter.isOutput)
+        inputs.push_back(parameter.type);
+    if (instruction.operands.size() != inputs.size())
+      return function->symbol() + " takes " + std::to_string(inputs.size()) + " inputs, not " +
+             std::to_string(instruction.operands.size());
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (!isLibdeviceType(instruction.operands[i]->type(), inputs[i]))
+        return "input " + std::to_string(i) + " of " + function->symbol() + " has the wrong type " +
+               instruction.operands[i]->type()->str();
+    std::vector<LibdeviceScalar> values = function->returnedValues();
+    const auto *tuple = llvm::dyn_cast_or_null<TupleType>(instruction.type());
+    bool matches = values.size() == 1 ? isLibdeviceType(instruction.type(), values.front())
+                                      : tuple && tuple->size() == values.size();
+    for (size_t i = 0; matches && values.size() > 1 && i < values.size(); ++i)
+      matches = isLibdeviceType(tuple->elementTypes()[i], values[i]);
+    if (!matches)
+      return function->symbol() + " cannot give " +
+             (instruction.type() ? instruction.type()->str() : std::string("no value"));
+    return std::nullopt;
   }
 
   static std::optional<std::string> checkConstArray(const Instruction &instruction) {

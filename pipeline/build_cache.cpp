@@ -7,6 +7,7 @@
 #include "backend/temporary_directory.h"
 #include "cache/cache_location.h"
 #include "cache/remote/tier_setup.h"
+#include "ir/libdevice.h"
 #include "module/cpu_kernel_abi.h"
 #include "pipeline/version.h"
 
@@ -303,7 +304,8 @@ std::string BuildCache::codeKey(const std::string &semantic, const ir::Function 
                                 llvm::StringRef kind, llvm::StringRef target) const {
   cache::KeyBuilder key;
   cache::CompilerIdentity forKind = identity;
-  if (kind == "host")
+  // Host code is the toolkit's only where it runs libdevice's.
+  if (kind == "host" && !ir::callsLibdevice(kernel))
     forKind.cuda.clear();
   forKind.addTo(key);
   key.add("kind", kind).add("target", target).add("symbol", kernel.symbol);

@@ -10,6 +10,7 @@
 #include "backend/temporary_directory.h"
 #include "frontend/emit/emit_typed_ir.h"
 #include "ir/ir_parser.h"
+#include "ir/libdevice.h"
 #include "pipeline/build_cache.h"
 #include "pipeline/cached_step.h"
 #include "pipeline/outputs.h"
@@ -191,6 +192,10 @@ public:
 
 private:
   llvm::Error findTools();
+  /// Host code needs the CUDA toolkit only where a kernel calls
+  /// cuda.libdevice, whose code is the toolkit's: its libdevice, or "" where
+  /// no kernel needs one or there is none.
+  std::string findLibdeviceForHost();
   void compileCode(size_t index, std::optional<unsigned> arch);
   void findImage(size_t index, unsigned arch);
   void linkImage(size_t index, unsigned arch);
@@ -236,9 +241,30 @@ private:
   ErrorLog errors;
 };
 
+std::string KernelBuilder::findLibdeviceForHost() {
+  bool needed = llvm::any_of(
+      kernels, [](const KernelArtifacts &build) { return ir::callsLibdevice(*build.kernel); });
+  if (!needed)
+    return "";
+  // The code generator says what is missing, and for which function, when
+  // a kernel needs it.
+  llvm::Expected<cuda::CudaToolkit> found = cuda::findCudaToolkit();
+  if (!found) {
+    llvm::consumeError(found.takeError());
+    return "";
+  }
+  llvm::Expected<std::string> path = found->require(cuda::ToolkitComponent::Libdevice);
+  if (!path) {
+    llvm::consumeError(path.takeError());
+    return "";
+  }
+  toolkit = std::move(*found);
+  return *path;
+}
+
 llvm::Error KernelBuilder::findTools() {
   if (options.emit == EmitKind::Object || options.hostOnly) {
-    compiler.emplace("");
+    compiler.emplace(findLibdeviceForHost());
     return llvm::Error::success();
   }
   llvm::Expected<cuda::CudaToolkit> found = cuda::findCudaToolkit();

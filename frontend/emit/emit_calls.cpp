@@ -161,6 +161,11 @@ ir::Value *FunctionEmitter::emitBuiltin(const ssa::Instr *instr, const Resolutio
   const Symbol &symbol = BuiltinSymbols::get().symbol(id);
   if (symbol.qualifiedName.starts_with("math.") || symbol.qualifiedName.starts_with("cmath."))
     return emitMath(id, result, args);
+  if (symbol.detail == "libdevice") {
+    ir::Instruction *call = emit(ir::Opcode::LibdeviceCall, result, args);
+    call->text = symbol.name().str();
+    return call;
+  }
   if (symbol.qualifiedName.starts_with("numba.cuda."))
     return emitCuda(instr, id, resolution, args);
   switch (id) {

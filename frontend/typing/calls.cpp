@@ -8,6 +8,7 @@
 
 #include "frontend/typing/overloads.h"
 #include "frontend/typing/typing_rules.h"
+#include "ir/libdevice.h"
 
 namespace kiln::typing {
 
@@ -223,6 +224,20 @@ Typing callOperator(TypeContext &types, const Symbol &function, llvm::ArrayRef<c
   return typed;
 }
 
+/// cuda.libdevice.<name>: libdevice's one signature, to which the arguments
+/// convert as to any of Numba's concrete signatures.
+Typing callLibdevice(TypeContext &types, const Symbol &function,
+                     llvm::ArrayRef<const Type *> args) {
+  const ir::LibdeviceFunction &callee = *ir::findLibdeviceFunction(function.name());
+  std::vector<const Type *> inputs;
+  for (const ir::LibdeviceParameter &parameter : callee.parameters)
+    if (!parameter.isOutput)
+      inputs.push_back(ir::libdeviceType(types, parameter.type));
+  CaseList cases(types);
+  cases.add(ir::libdeviceCallType(types, callee), inputs);
+  return fromCases(types, function, cases, args);
+}
+
 Typing callBuiltin(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args,
                    llvm::ArrayRef<std::string> keywords) {
   llvm::StringRef qualified = function.qualifiedName;
@@ -232,6 +247,10 @@ Typing callBuiltin(TypeContext &types, const Symbol &function, llvm::ArrayRef<co
                                             {function.displayName(), keywords.front()});
   if (qualified.starts_with("math.") || qualified.starts_with("cmath."))
     return keywords.empty() ? callMath(types, function, args)
+                            : Typing::error(DiagID::err_unexpected_keyword_argument,
+                                            {function.displayName(), keywords.front()});
+  if (function.detail == "libdevice")
+    return keywords.empty() ? callLibdevice(types, function, args)
                             : Typing::error(DiagID::err_unexpected_keyword_argument,
                                             {function.displayName(), keywords.front()});
   if (qualified.starts_with("numba.cuda."))

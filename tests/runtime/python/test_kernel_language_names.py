@@ -55,7 +55,7 @@ def numba_kernel_language_names(numba_cuda):
         value = getattr(numba_cuda, name)
         if ((isinstance(value, type) and issubclass(value, stubs.Stub)) or isinstance(value, _Intrinsic)
                 or getattr(value, "__module__", None) in ("numba.cuda.cache_hints", "numba.cuda.misc.special")
-                or any(value is getattr(numba_cuda, namespace, object()) for namespace in ("cg", "libdevice"))):
+                or value is getattr(numba_cuda, "cg", object())):
             names.add(name)
     return names
 

@@ -78,7 +78,7 @@ from .streams import (
 # Names loaded at first use, by the module that defines them (and, failing
 # those, the kernel language's: _kernel_language_name): what a built
 # module's import needs is above, and importing kiln.cuda stays quick.
-_LAZY_MODULES = {"args", "config", "cudadrv", "errors"}
+_LAZY_MODULES = {"args", "config", "cudadrv", "errors", "libdevice"}
 _LAZY_NAMES = {
     **dict.fromkeys(["In", "InOut", "Out"], "args"),
     **dict.fromkeys(["close", "current_context", "gpus", "require_context"], "context"),

@@ -80,7 +80,6 @@ __all__ = [
     "const",
     "cg",
     "fp16",
-    "libdevice",
     # Types of kernel-only values
     "dim3",
     "Dim3",
@@ -133,7 +132,7 @@ class _KernelOnly:
     raises when called, as module-level aliases such as
     `atomic_add = cuda.atomic.add` are read at import."""
 
-    def __init__(self, name, kind, *, values=(), functions=(), hint="", printed_as=None, every_member_a_function=False):
+    def __init__(self, name, kind, *, values=(), functions=(), hint="", printed_as=None):
         # kiln.host_values names a module's global by its __module__ and
         # __name__ for the compiler: `add = cuda.atomic.add` is the
         # compiler's kiln.cuda.atomic.add.
@@ -146,8 +145,6 @@ class _KernelOnly:
         self._functions = {member: _KernelOnly(f"{name}.{member}", "function", hint=hint) for member in functions}
         self._hint = hint
         self._printed_as = printed_as
-        # libdevice: its hundreds of functions, each a name of its own.
-        self._every_member_a_function = every_member_a_function
 
     def _refusal(self, spelling, cannot):
         hint = f"; {self._hint}" if self._hint else ""
@@ -168,8 +165,6 @@ class _KernelOnly:
             raise AttributeError(member)
         if member in self._functions:
             return self._functions[member]
-        if self._every_member_a_function:
-            return _KernelOnly(f"{self._name}.{member}", "function", hint=self._hint)
         if member in self._values:
             raise KernelLanguageError(self._refusal(f"cuda.{self._name}.{member}",
                                                     "it cannot be read in host code"))
@@ -244,7 +239,6 @@ _NAMES = {
                          hint="host code copies arrays to the device with cuda.to_device"),
     "cg": _KernelOnly("cg", "namespace", functions=("this_grid",)),
     "fp16": _KernelOnly("fp16", "namespace", functions=_FP16_FUNCTIONS),
-    "libdevice": _KernelOnly("libdevice", "namespace", every_member_a_function=True),
     "dim3": _KernelOnly("dim3", "type", printed_as="Dim3"),
     "Dim3": _KernelOnly("Dim3", "type"),
     "grid_group": _KernelOnly("grid_group", "type", printed_as="GridGroup"),
