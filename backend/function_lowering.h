@@ -137,6 +137,7 @@ public:
   //===--- Intrinsics (lower_intrinsics.cpp) ---===//
   llvm::Value *lowerIntrinsic(const ir::Instruction &instruction);
   llvm::Value *lowerAtomic(const ir::Instruction &instruction);
+  llvm::Value *lowerCacheHinted(const ir::Instruction &instruction);
   llvm::Value *lowerWarpCollective(const ir::Instruction &instruction);
   llvm::Value *lowerMath(const ir::Instruction &instruction);
   /// A call of libdevice's function: outputs through stack slots, the

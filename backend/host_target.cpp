@@ -340,6 +340,17 @@ llvm::Value *HostTargetHooks::sharedArray(HookSite &site, const SharedSlot &slot
   return site.builder.CreateConstInBoundsGEP1_64(site.builder.getInt8Ty(), base, slot.offset);
 }
 
+// The host has no cache operators: a plain load or store.
+llvm::Value *HostTargetHooks::cacheHintedLoad(HookSite &site, ir::Intrinsic, llvm::Value *address,
+                                              llvm::Type *type, llvm::Align alignment) {
+  return site.builder.CreateAlignedLoad(type, address, alignment);
+}
+
+void HostTargetHooks::cacheHintedStore(HookSite &site, ir::Intrinsic, llvm::Value *address,
+                                       llvm::Value *value, llvm::Align alignment) {
+  site.builder.CreateAlignedStore(value, address, alignment);
+}
+
 unsigned HostTargetHooks::constantDataAddressSpace() const {
   return 0;
 }

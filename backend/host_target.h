@@ -72,6 +72,10 @@ public:
   llvm::Value *lanemaskLt(HookSite &site) override;
 
   llvm::Value *sharedArray(HookSite &site, const SharedSlot &slot) override;
+  llvm::Value *cacheHintedLoad(HookSite &site, ir::Intrinsic which, llvm::Value *address,
+                               llvm::Type *type, llvm::Align alignment) override;
+  void cacheHintedStore(HookSite &site, ir::Intrinsic which, llvm::Value *address,
+                        llvm::Value *value, llvm::Align alignment) override;
   unsigned constantDataAddressSpace() const override;
   std::pair<llvm::Value *, llvm::Value *> dynamicSharedMemory(HookSite &site) override;
 

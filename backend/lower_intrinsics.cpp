@@ -68,6 +68,16 @@ llvm::Value *FunctionLowering::lowerIntrinsic(const ir::Instruction &instruction
   case I::AtomicNanMin:
   case I::AtomicCas:
     return lowerAtomic(instruction);
+  case I::LoadCa:
+  case I::LoadCg:
+  case I::LoadCs:
+  case I::LoadLu:
+  case I::LoadCv:
+  case I::StoreCg:
+  case I::StoreCs:
+  case I::StoreWb:
+  case I::StoreWt:
+    return lowerCacheHinted(instruction);
 
   case I::ShflIdx:
   case I::ShflUp:
@@ -166,6 +176,25 @@ static llvm::Value *floatMinMaxLoop(FunctionLowering &lowering, llvm::Value *add
   old->addIncoming(current, check);
   old->addIncoming(current, attempt);
   return old;
+}
+
+llvm::Value *FunctionLowering::lowerCacheHinted(const ir::Instruction &instruction) {
+  const auto *arrayType = llvm::cast<ArrayType>(instruction.operands[0]->type());
+  const Type *element = arrayType->elementType();
+  std::vector<llvm::Value *> indices;
+  for (unsigned i = 1; i <= instruction.index; ++i)
+    indices.push_back(valueOf(instruction.operands[i]));
+  llvm::Value *address =
+      elementAddress(valueOf(instruction.operands[0]), arrayType, indices, instruction);
+  llvm::Align alignment(itemAlignment(element));
+  HookSite here = site(instruction.location);
+  if (instruction.operands.size() == instruction.index + 2) {
+    hooks.cacheHintedStore(here, instruction.intrinsic, address,
+                           valueOf(instruction.operands.back()), alignment);
+    return nullptr;
+  }
+  return hooks.cacheHintedLoad(here, instruction.intrinsic, address, types.memory(element),
+                               alignment);
 }
 
 llvm::Value *FunctionLowering::lowerAtomic(const ir::Instruction &instruction) {

@@ -218,6 +218,63 @@ llvm::Value *NvptxTargetHooks::sharedArray(HookSite &site, const SharedSlot &slo
   return site.builder.CreateAddrSpaceCast(global, site.builder.getPtrTy());
 }
 
+/// PTX's cache operator for a cache-hinted load or store ("cg").
+static llvm::StringRef cacheOperator(ir::Intrinsic which) {
+  llvm::StringRef spelled = ir::spelling(which); // "ldcg", "stwb"
+  return spelled.drop_front(2);
+}
+
+/// The inline-assembly register constraint and width of an element of
+/// `type` moved as raw bits: PTX loads and stores bytes through 32-bit
+/// registers, and Kiln moves floats as integers of their width.
+static std::pair<llvm::StringRef, llvm::IntegerType *> bitsRegister(llvm::IRBuilder<> &builder,
+                                                                    llvm::Type *type) {
+  unsigned bits = type->getPrimitiveSizeInBits();
+  if (bits == 8)
+    return {"r", builder.getInt32Ty()};
+  if (bits == 16)
+    return {"h", builder.getInt16Ty()};
+  if (bits == 32)
+    return {"r", builder.getInt32Ty()};
+  return {"l", builder.getInt64Ty()};
+}
+
+// ld.global.<operator> and st.global.<operator> through inline PTX, as
+// Numba emits them; the element's generic address is converted to a global
+// one first.
+llvm::Value *NvptxTargetHooks::cacheHintedLoad(HookSite &site, ir::Intrinsic which,
+                                               llvm::Value *address, llvm::Type *type,
+                                               llvm::Align) {
+  llvm::IRBuilder<> &builder = site.builder;
+  llvm::Value *global = builder.CreateAddrSpaceCast(address, builder.getPtrTy(kGlobalAddressSpace));
+  auto [constraint, registerType] = bitsRegister(builder, type);
+  unsigned bits = type->getPrimitiveSizeInBits();
+  std::string text =
+      ("ld.global." + cacheOperator(which) + ".b" + llvm::Twine(bits) + " $0, [$1];").str();
+  auto *load =
+      llvm::InlineAsm::get(llvm::FunctionType::get(registerType, {global->getType()}, false), text,
+                           ("=" + constraint + ",l").str(), /*hasSideEffects=*/true);
+  llvm::Value *raw = builder.CreateCall(load, {global});
+  llvm::Value *narrowed = builder.CreateTrunc(raw, builder.getIntNTy(bits));
+  return builder.CreateBitCast(narrowed, type);
+}
+
+void NvptxTargetHooks::cacheHintedStore(HookSite &site, ir::Intrinsic which, llvm::Value *address,
+                                        llvm::Value *value, llvm::Align) {
+  llvm::IRBuilder<> &builder = site.builder;
+  llvm::Value *global = builder.CreateAddrSpaceCast(address, builder.getPtrTy(kGlobalAddressSpace));
+  unsigned bits = value->getType()->getPrimitiveSizeInBits();
+  auto [constraint, registerType] = bitsRegister(builder, value->getType());
+  llvm::Value *raw =
+      builder.CreateZExt(builder.CreateBitCast(value, builder.getIntNTy(bits)), registerType);
+  std::string text =
+      ("st.global." + cacheOperator(which) + ".b" + llvm::Twine(bits) + " [$0], $1;").str();
+  auto *store = llvm::InlineAsm::get(
+      llvm::FunctionType::get(builder.getVoidTy(), {global->getType(), registerType}, false), text,
+      ("l," + constraint + ",~{memory}").str(), /*hasSideEffects=*/true);
+  builder.CreateCall(store, {global, raw});
+}
+
 // Global rather than constant memory: constant memory holds 64 KiB per
 // module, and a table indexed by thread is read faster through the
 // read-only data cache than serialized through the constant cache.

@@ -107,6 +107,14 @@ public:
   virtual llvm::Value *sharedArray(HookSite &site, const SharedSlot &slot) = 0;
   /// The launch's dynamic shared memory: its address and size in bytes (i32).
   virtual std::pair<llvm::Value *, llvm::Value *> dynamicSharedMemory(HookSite &site) = 0;
+  /// A load of `type` at the array element `address` with the cache
+  /// operator of `which` (LoadCa ... LoadCv).
+  virtual llvm::Value *cacheHintedLoad(HookSite &site, ir::Intrinsic which, llvm::Value *address,
+                                       llvm::Type *type, llvm::Align alignment) = 0;
+  /// A store of `value` to the array element `address` with the cache
+  /// operator of `which` (StoreCg ... StoreWt).
+  virtual void cacheHintedStore(HookSite &site, ir::Intrinsic which, llvm::Value *address,
+                                llvm::Value *value, llvm::Align alignment) = 0;
   /// The address space of read-only data compiled into the code (constant
   /// arrays); its addresses are cast to generic ones.
   virtual unsigned constantDataAddressSpace() const = 0;

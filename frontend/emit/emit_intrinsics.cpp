@@ -169,6 +169,22 @@ ir::Value *FunctionEmitter::emitCuda(const ssa::Instr *instr, BuiltinId id,
   default:
     break;
   }
+  static const std::map<BuiltinId, I> cacheHints = {
+      {BuiltinId::CudaLdca, I::LoadCa},  {BuiltinId::CudaLdcg, I::LoadCg},
+      {BuiltinId::CudaLdcs, I::LoadCs},  {BuiltinId::CudaLdlu, I::LoadLu},
+      {BuiltinId::CudaLdcv, I::LoadCv},  {BuiltinId::CudaStcg, I::StoreCg},
+      {BuiltinId::CudaStcs, I::StoreCs}, {BuiltinId::CudaStwb, I::StoreWb},
+      {BuiltinId::CudaStwt, I::StoreWt}};
+  if (auto hinted = cacheHints.find(id); hinted != cacheHints.end()) {
+    const auto *arrayType = llvm::cast<ArrayType>(args[0]->type());
+    std::vector<ir::Value *> operands{args[0]};
+    for (ir::Value *index : indexValues(instr->operands[2]))
+      operands.push_back(index);
+    if (args.size() == 3)
+      operands.push_back(convert(args[2], arrayType->elementType()));
+    return intrinsic(hinted->second, args.size() == 3 ? nullptr : result, operands,
+                     arrayType->rank());
+  }
   if (BuiltinSymbols::get().symbol(id).qualifiedName.starts_with("numba.cuda.atomic.")) {
     static const std::map<BuiltinId, I> atomics = {
         {BuiltinId::CudaAtomicAdd, I::AtomicAdd},

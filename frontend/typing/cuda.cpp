@@ -192,6 +192,41 @@ Typing atomic(TypeContext &types, const Symbol &function, llvm::ArrayRef<const T
   return builtin(function, dtype, operands);
 }
 
+/// cuda.ldcg(array, i) and cuda.stcs(array, i, value), as Numba's cache
+/// hints: an array of integers or floats, indexed by an integer (one
+/// dimension) or a tuple of as many integers as it has dimensions.
+Typing cacheHinted(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args) {
+  bool isStore = function.name().starts_with("st");
+  size_t arity = isStore ? 3 : 2;
+  if (args.size() != arity)
+    return Typing::error(
+        DiagID::err_wrong_argument_count,
+        {function.displayName(), countOf(arity, "argument"), std::to_string(args.size())});
+  const auto *array = llvm::dyn_cast<ArrayType>(args[0]);
+  const Type *dtype = array ? array->elementType() : nullptr;
+  if (!array || !(llvm::isa<IntegerType>(dtype) || llvm::isa<FloatType>(dtype)))
+    return noOverload(function, args);
+  auto isInteger = [](const Type *type) {
+    return llvm::isa<IntegerType>(type) || llvm::isa<IntegerLiteralType>(type);
+  };
+  const Type *index = args[1];
+  const auto *tuple = llvm::dyn_cast<TupleType>(index);
+  if (array->rank() == 1 && isInteger(index))
+    index = types.int64();
+  else if (tuple && tuple->size() == array->rank() &&
+           llvm::all_of(tuple->elementTypes(), isInteger))
+    index = nullptr; // each item converts to int64 where the call is emitted
+  else
+    return Typing::error(DiagID::err_bad_array_index, {array->str(), index->str()});
+  if (!isStore)
+    return builtin(function, dtype, {nullptr, index});
+  if (array->isReadonly())
+    return Typing::error(DiagID::err_readonly_array_store, {array->str()});
+  if (!types.canConvert(args[2], dtype))
+    return noOverload(function, args);
+  return builtin(function, types.none(), {nullptr, index, dtype});
+}
+
 } // namespace
 
 namespace {
@@ -270,6 +305,18 @@ Typing callCuda(TypeContext &types, const Symbol &function, llvm::ArrayRef<const
     resolution.index = n;
     return resolution;
   }
+  case BuiltinId::CudaLdca:
+  case BuiltinId::CudaLdcg:
+  case BuiltinId::CudaLdcs:
+  case BuiltinId::CudaLdlu:
+  case BuiltinId::CudaLdcv:
+  case BuiltinId::CudaStcg:
+  case BuiltinId::CudaStcs:
+  case BuiltinId::CudaStwb:
+  case BuiltinId::CudaStwt:
+    return keywords.empty() ? cacheHinted(types, function, args)
+                            : Typing::error(DiagID::err_unexpected_keyword_argument,
+                                            {function.displayName(), keywords.front()});
   case BuiltinId::CudaConstArrayLike:
     if (args.size() != 1 || !llvm::isa<ArrayType>(args[0]))
       return noOverload(function, args);
