@@ -845,14 +845,15 @@ def _type_text(numba_type):
 def _signature_text(signature):
     """A signature as the compiler parses it: a string as given; Numba's
     signature objects (`void(float32[:])`) and tuples of argument types
-    written out."""
+    written out, the latter without a return type, which the compiler infers
+    as Numba does (`(float64, float64)` for a device function)."""
     if isinstance(signature, str):
         return signature
     if hasattr(signature, "args") and hasattr(signature, "return_type"):
         result = "void" if str(signature.return_type) == "none" else _type_text(signature.return_type)
         return f"{result}({', '.join(map(_type_text, signature.args))})"
     if isinstance(signature, tuple):
-        return f"void({', '.join(map(_type_text, signature))})"
+        return f"({', '.join(map(_type_text, signature))})"
     return _type_text(signature)
 
 

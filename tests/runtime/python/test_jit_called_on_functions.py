@@ -31,6 +31,21 @@ add = cuda.jit(device=True)(plain_add)
 halved = cuda.jit("float64(float64)", device=True)(halve)
 
 
+def fused(x, y, z):
+    return x * y + z
+
+
+# Argument types alone: the return type is inferred.
+fused_from_types = cuda.jit((cuda.float64, cuda.float64, cuda.float64), device=True)(fused)
+
+
+@cuda.jit
+def fuse_all(out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = fused_from_types(x[i], 2.0, 1.0)
+
+
 def scale(out, x, factor):
     i = cuda.grid(1)
     if i < x.size:
@@ -119,6 +134,13 @@ def test_a_device_function_of_a_sibling_module_jitted_by_a_call(module):
     np.testing.assert_array_equal(out, x / 2)
 
 
+def test_a_device_function_jitted_with_argument_types_alone_returns_what_it_computes(module):
+    x = np.arange(10.0)
+    out = np.zeros_like(x)
+    module.fuse_all[1, 32](out, x)
+    np.testing.assert_array_equal(out, 2 * x + 1)
+
+
 def test_a_closure_jitted_by_a_call_is_a_kernel(module):
     x = np.arange(10.0)
     for offset in (1.0, 5.0):
@@ -149,8 +171,9 @@ def test_numba_signature_objects_are_written_as_signature_strings():
     float32, int64, void = numba.float32, numba.int64, numba.void
     assert _decorator_call([void(float32[::1], int64[:, :], float32[::1, :])], False, {}) == (
         "jit(['void(float32[::1], int64[:, :], float32[::1, :])'])")
+    # A tuple of argument types leaves the return type to be inferred.
     assert _decorator_call([(float32[:],)], True, {"fastmath": True}) == (
-        "jit(['void(float32[:])'], device=True, fastmath=True)")
+        "jit(['(float32[:])'], device=True, fastmath=True)")
 
 
 RECURSIVE_CLOSURE = '''
