@@ -160,8 +160,13 @@ void forEachChild(const Expr *e, llvm::function_ref<void(Expr *)> visit) {
   }
   case Expr::Kind::Starred:
     return visitOne(llvm::cast<StarredExpr>(e)->value);
-  case Expr::Kind::Lambda:
-    return visitOne(llvm::cast<LambdaExpr>(e)->body);
+  case Expr::Kind::Lambda: {
+    const auto *lambda = llvm::cast<LambdaExpr>(e);
+    for (const Parameter &param : lambda->function->params)
+      if (param.defaultValue)
+        visitOne(param.defaultValue);
+    return visitOne(lambda->body);
+  }
   case Expr::Kind::Comprehension:
     return visitOne(llvm::cast<ComprehensionExpr>(e)->element);
   case Expr::Kind::Yield:
@@ -175,6 +180,17 @@ void forEachSubexpression(Expr *e, llvm::function_ref<void(Expr *)> visit) {
   // The parser bounds the depth of expressions, and so the recursion.
   visit(e);
   forEachChild(e, [&](Expr *child) { forEachSubexpression(child, visit); });
+}
+
+void forEachSubexpressionInScope(Expr *e, llvm::function_ref<void(Expr *)> visit) {
+  visit(e);
+  if (const auto *lambda = llvm::dyn_cast<LambdaExpr>(e)) {
+    for (const Parameter &param : lambda->function->params)
+      if (param.defaultValue)
+        forEachSubexpressionInScope(param.defaultValue, visit);
+    return;
+  }
+  forEachChild(e, [&](Expr *child) { forEachSubexpressionInScope(child, visit); });
 }
 
 void forEachStatement(llvm::ArrayRef<Stmt *> body, llvm::function_ref<void(const Stmt *)> visit) {
@@ -206,8 +222,12 @@ void forEachStatement(llvm::ArrayRef<Stmt *> body, llvm::function_ref<void(const
 void forEachExpression(llvm::ArrayRef<Stmt *> body, llvm::function_ref<void(Expr *)> visit,
                        FunctionBodies functionBodies) {
   auto one = [&](Expr *e) {
-    if (e)
+    if (!e)
+      return;
+    if (functionBodies == FunctionBodies::Visit)
       forEachSubexpression(e, visit);
+    else
+      forEachSubexpressionInScope(e, visit);
   };
   auto all = [&](llvm::ArrayRef<Expr *> exprs) { llvm::for_each(exprs, one); };
   for (const Stmt *stmt : body) {

@@ -116,6 +116,10 @@ private:
 void forEachChild(const Expr *e, llvm::function_ref<void(Expr *)> visit);
 /// Calls `visit` on `e` and every expression inside it, `e` first.
 void forEachSubexpression(Expr *e, llvm::function_ref<void(Expr *)> visit);
+/// As forEachSubexpression, but not into the bodies of lambdas (their
+/// default values it visits): the expressions a function's own scope
+/// evaluates.
+void forEachSubexpressionInScope(Expr *e, llvm::function_ref<void(Expr *)> visit);
 
 #define KILN_EXPR_CLASSOF(KIND)                                                                    \
   static bool classof(const Expr *e) {                                                             \
@@ -331,13 +335,21 @@ public:
   KILN_EXPR_CLASSOF(Starred)
 };
 
-/// Constructs that kernels cannot contain keep only what a diagnostic needs.
+class FunctionDefStmt;
+
+/// `lambda x: x + 1`: the function `<lambda>` it makes, whose body returns
+/// `body`. In a kernel or device function it compiles as a function defined
+/// there (frontend/resolve/nested_functions.h).
 class LambdaExpr : public Expr {
 public:
-  LambdaExpr(SourceRange range, Expr *body) : Expr(Kind::Lambda, range), body(body) {}
+  LambdaExpr(SourceRange range, Expr *body, FunctionDefStmt *function)
+      : Expr(Kind::Lambda, range), body(body), function(function) {}
   Expr *body;
+  FunctionDefStmt *function;
   KILN_EXPR_CLASSOF(Lambda)
 };
+
+/// Constructs that kernels cannot contain keep only what a diagnostic needs.
 
 class ComprehensionExpr : public Expr {
 public:
@@ -618,7 +630,8 @@ public:
 void forEachStatement(llvm::ArrayRef<Stmt *> body, llvm::function_ref<void(const Stmt *)> visit);
 
 /// Whether forEachExpression goes into the bodies of the functions defined
-/// in the statements (their decorators and defaults it visits either way).
+/// in the statements, lambdas' included (their decorators and defaults it
+/// visits either way).
 enum class FunctionBodies : uint8_t { Visit, Skip };
 
 /// Calls `visit` on every expression of the statements in `body` and of the

@@ -10,68 +10,74 @@ using llvm::isa;
 
 namespace {
 
-void collectTargetNames(const Expr *target, llvm::StringSet<> &names) {
+using Bind = llvm::function_ref<void(llvm::StringRef)>;
+
+void bindTargetNames(const Expr *target, Bind bind) {
   if (const auto *name = dyn_cast<NameExpr>(target))
-    names.insert(name->id);
+    bind(name->id);
   else if (const auto *tuple = dyn_cast<SequenceExpr>(target))
     for (const Expr *element : tuple->elements)
-      collectTargetNames(element, names);
+      bindTargetNames(element, bind);
   else if (const auto *starred = dyn_cast<StarredExpr>(target))
-    collectTargetNames(starred->value, names);
+    bindTargetNames(starred->value, bind);
 }
 
-void collectWalrusNames(const Expr *expr, llvm::StringSet<> &names) {
+void bindWalrusNames(const Expr *expr, Bind bind) {
   if (!expr)
     return;
   if (const auto *named = dyn_cast<NamedExpr>(expr))
-    names.insert(named->target->id);
+    bind(named->target->id);
   if (isa<LambdaExpr>(expr) || isa<ComprehensionExpr>(expr))
     return; // their own scopes
-  forEachChild(expr, [&](Expr *child) { collectWalrusNames(child, names); });
+  forEachChild(expr, [&](Expr *child) { bindWalrusNames(child, bind); });
 }
 
 } // namespace
 
-void collectAssignedNames(llvm::ArrayRef<Stmt *> body, llvm::StringSet<> &names) {
+void forEachAssignedName(llvm::ArrayRef<Stmt *> body, Bind bind) {
   forEachStatement(body, [&](const Stmt *stmt) {
     switch (stmt->kind()) {
     case Stmt::Kind::Assign:
       for (const Expr *target : cast<AssignStmt>(stmt)->targets)
-        collectTargetNames(target, names);
-      collectWalrusNames(cast<AssignStmt>(stmt)->value, names);
+        bindTargetNames(target, bind);
+      bindWalrusNames(cast<AssignStmt>(stmt)->value, bind);
       break;
     case Stmt::Kind::AugAssign:
-      collectTargetNames(cast<AugAssignStmt>(stmt)->target, names);
-      collectWalrusNames(cast<AugAssignStmt>(stmt)->value, names);
+      bindTargetNames(cast<AugAssignStmt>(stmt)->target, bind);
+      bindWalrusNames(cast<AugAssignStmt>(stmt)->value, bind);
       break;
     case Stmt::Kind::AnnAssign:
       if (cast<AnnAssignStmt>(stmt)->value)
-        collectTargetNames(cast<AnnAssignStmt>(stmt)->target, names);
+        bindTargetNames(cast<AnnAssignStmt>(stmt)->target, bind);
       break;
     case Stmt::Kind::For:
-      collectTargetNames(cast<ForStmt>(stmt)->target, names);
-      collectWalrusNames(cast<ForStmt>(stmt)->iter, names);
+      bindTargetNames(cast<ForStmt>(stmt)->target, bind);
+      bindWalrusNames(cast<ForStmt>(stmt)->iter, bind);
       break;
     case Stmt::Kind::While:
-      collectWalrusNames(cast<WhileStmt>(stmt)->test, names);
+      bindWalrusNames(cast<WhileStmt>(stmt)->test, bind);
       break;
     case Stmt::Kind::If:
-      collectWalrusNames(cast<IfStmt>(stmt)->test, names);
+      bindWalrusNames(cast<IfStmt>(stmt)->test, bind);
       break;
     case Stmt::Kind::Delete:
       for (const Expr *target : cast<DeleteStmt>(stmt)->targets)
-        collectTargetNames(target, names);
+        bindTargetNames(target, bind);
       break;
     case Stmt::Kind::ExprStmt:
-      collectWalrusNames(cast<ExprStmt>(stmt)->value, names);
+      bindWalrusNames(cast<ExprStmt>(stmt)->value, bind);
       break;
     case Stmt::Kind::Return:
-      collectWalrusNames(cast<ReturnStmt>(stmt)->value, names);
+      bindWalrusNames(cast<ReturnStmt>(stmt)->value, bind);
       break;
     default:
       break;
     }
   });
+}
+
+void collectAssignedNames(llvm::ArrayRef<Stmt *> body, llvm::StringSet<> &names) {
+  forEachAssignedName(body, [&](llvm::StringRef name) { names.insert(name); });
 }
 
 std::vector<const FunctionDefStmt *> definedFunctions(llvm::ArrayRef<Stmt *> body) {
@@ -80,6 +86,18 @@ std::vector<const FunctionDefStmt *> definedFunctions(llvm::ArrayRef<Stmt *> bod
     if (const auto *def = dyn_cast<FunctionDefStmt>(stmt))
       functions.push_back(def);
   });
+  return functions;
+}
+
+std::vector<const FunctionDefStmt *> definedLambdas(llvm::ArrayRef<Stmt *> body) {
+  std::vector<const FunctionDefStmt *> functions;
+  forEachExpression(
+      body,
+      [&](Expr *e) {
+        if (const auto *lambda = dyn_cast<LambdaExpr>(e))
+          functions.push_back(lambda->function);
+      },
+      FunctionBodies::Skip);
   return functions;
 }
 

@@ -122,7 +122,7 @@ Expr *Parser::parseTestNoCond() {
 }
 
 Expr *Parser::parseLambda() {
-  SourceLoc begin = consume().range.begin; // lambda
+  SourceRange keyword = consume().range; // lambda
   llvm::SmallVector<Parameter, 4> params;
   if (!parseParameters(TokenKind::Colon, /*allowAnnotations=*/false, params))
     return nullptr;
@@ -131,7 +131,11 @@ Expr *Parser::parseLambda() {
   Expr *body = parseTest();
   if (!body)
     return nullptr;
-  return make<LambdaExpr>(rangeFrom(begin), body);
+  llvm::SmallVector<Stmt *, 1> returned{context.create<ReturnStmt>(body->range(), body)};
+  auto *function = context.create<FunctionDefStmt>(rangeFrom(keyword.begin), "<lambda>", keyword,
+                                                   llvm::ArrayRef<Expr *>(), copy(params), nullptr,
+                                                   copy(returned), /*isAsync=*/false);
+  return make<LambdaExpr>(rangeFrom(keyword.begin), body, function);
 }
 
 Expr *Parser::parseOrTest() {

@@ -26,6 +26,8 @@ void collectFreeNames(const ast::FunctionDefStmt &def, llvm::StringSet<> &free) 
     own.insert(inner->name);
     collectFreeNames(*inner, used);
   }
+  for (const ast::FunctionDefStmt *lambda : ast::definedLambdas(def.body))
+    collectFreeNames(*lambda, used);
   for (const auto &entry : used)
     if (!own.contains(entry.getKey()))
       free.insert(entry.getKey());
@@ -68,7 +70,8 @@ void declareNestedFunctions(FunctionDecl &enclosing,
                             std::vector<std::unique_ptr<FunctionDecl>> &declared) {
   const ast::FunctionDefStmt &def = *enclosing.def;
   std::vector<const ast::FunctionDefStmt *> defined = ast::definedFunctions(def.body);
-  if (defined.empty())
+  std::vector<const ast::FunctionDefStmt *> lambdas = ast::definedLambdas(def.body);
+  if (defined.empty() && lambdas.empty())
     return;
   llvm::StringSet<> assigned;
   ast::collectAssignedNames(def.body, assigned);
@@ -80,6 +83,46 @@ void declareNestedFunctions(FunctionDecl &enclosing,
     visible.insert(capture);
   for (const ast::FunctionDefStmt *inner : defined)
     visible.insert(inner->name);
+
+  // Lambdas have no name of their own to be called by: each is named after
+  // its place among the enclosing function's, "<lambda>", "<lambda>2", ...
+  unsigned lambdaCount = 0;
+  auto declare = [&](const ast::FunctionDefStmt *inner, llvm::StringRef name) {
+    auto decl = std::make_unique<FunctionDecl>();
+    decl->name = enclosing.name + "." + name.str();
+    decl->kind = FunctionDecl::Kind::Device;
+    decl->scope = enclosing.scope;
+    decl->def = inner;
+    decl->range = inner->nameRange;
+    // Numba compiles them with the enclosing function's flags.
+    decl->options.fastmath = enclosing.options.fastmath;
+    decl->options.fastmathFlags = enclosing.options.fastmathFlags;
+    decl->options.debug = enclosing.options.debug;
+    decl->options.optimize = enclosing.options.optimize;
+    decl->options.lineinfo = enclosing.options.lineinfo;
+    decl->options.boundscheck = enclosing.options.boundscheck;
+    decl->captures = capturesOf(*inner, visible);
+    return decl;
+  };
+  auto add = [&](std::unique_ptr<FunctionDecl> decl) {
+    if (!readParameters(*decl))
+      return;
+    FunctionDecl &nested = *decl;
+    enclosing.nested.push_back(&nested);
+    declared.push_back(std::move(decl));
+    declareNestedFunctions(nested, readParameters, diags, declared);
+  };
+  for (const ast::FunctionDefStmt *lambda : lambdas) {
+    ++lambdaCount;
+    std::string name = lambdaCount == 1 ? "<lambda>" : "<lambda>" + std::to_string(lambdaCount);
+    std::unique_ptr<FunctionDecl> decl = declare(lambda, name);
+    if (const ast::NameExpr *variable = variableInDefaults(*lambda, visible)) {
+      diags.report(DiagID::err_nested_default_reads_variable, variable->range(),
+                   {variable->id, enclosing.name});
+      continue;
+    }
+    add(std::move(decl));
+  }
 
   llvm::StringSet<> seen;
   for (const ast::FunctionDefStmt *inner : defined) {
@@ -100,20 +143,7 @@ void declareNestedFunctions(FunctionDecl &enclosing,
                    {inner->name, enclosing.name});
       continue;
     }
-    auto decl = std::make_unique<FunctionDecl>();
-    decl->name = enclosing.name + "." + inner->name.str();
-    decl->kind = FunctionDecl::Kind::Device;
-    decl->scope = enclosing.scope;
-    decl->def = inner;
-    decl->range = inner->nameRange;
-    // Numba compiles them with the enclosing function's flags.
-    decl->options.fastmath = enclosing.options.fastmath;
-    decl->options.fastmathFlags = enclosing.options.fastmathFlags;
-    decl->options.debug = enclosing.options.debug;
-    decl->options.optimize = enclosing.options.optimize;
-    decl->options.lineinfo = enclosing.options.lineinfo;
-    decl->options.boundscheck = enclosing.options.boundscheck;
-    decl->captures = capturesOf(*inner, visible);
+    std::unique_ptr<FunctionDecl> decl = declare(inner, inner->name);
     if (llvm::is_contained(decl->captures, inner->name.str())) {
       diags.report(DiagID::err_nested_function_recursive, inner->nameRange, {inner->name});
       continue;
@@ -125,12 +155,7 @@ void declareNestedFunctions(FunctionDecl &enclosing,
                    {variable->id, enclosing.name});
       continue;
     }
-    if (!readParameters(*decl))
-      continue;
-    FunctionDecl &nested = *decl;
-    enclosing.nested.push_back(&nested);
-    declared.push_back(std::move(decl));
-    declareNestedFunctions(nested, readParameters, diags, declared);
+    add(std::move(decl));
   }
 }
 

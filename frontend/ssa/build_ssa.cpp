@@ -218,6 +218,9 @@ private:
   /// The function `function`, defined in this one or captured by it, with
   /// its captures' current values.
   Instr *buildClosure(const FunctionDecl &function, SourceRange range);
+  /// The function defined here that `value` (a lambda, or a name) makes.
+  const FunctionDecl *functionMadeBy(const Expr *value) const;
+  void findFunctionAliases(const FunctionDefStmt &def);
   /// The dotted path `expr` spells if it names a module-level value: a name
   /// no local hides, or attributes of source modules from one (`config`,
   /// `config.THRESHOLD`, `pkg.sub.clamp`); "" for anything else.
@@ -274,6 +277,13 @@ private:
   /// The functions defined in this one, by name, and the names of those
   /// whose definitions were reported.
   llvm::StringMap<const FunctionDecl *> nestedFunctions;
+  /// The functions the body's lambdas make, by their definitions.
+  llvm::DenseMap<const FunctionDefStmt *, const FunctionDecl *> lambdaFunctions;
+  /// Variables assigned once, and that a lambda or a function defined here
+  /// (`f = lambda v: v * k`, `g = inner`): reading one makes the function
+  /// anew, with what it captures as it is then, as the function's own name
+  /// does.
+  llvm::StringMap<const FunctionDecl *> functionAliases;
   llvm::StringSet<> undeclaredFunctions;
   llvm::SmallPtrSet<const FunctionDecl *, 4> closuresBeingBuilt;
   llvm::DenseMap<Block *, llvm::StringMap<Instr *>> currentDef;
@@ -445,6 +455,13 @@ bool SSABuilder::build() {
     locals.insert(inner->name);
     nestedFunctions[inner->name] = *nested;
   }
+  for (const FunctionDefStmt *lambda : definedLambdas(def->body)) {
+    auto nested = llvm::find_if(fn.decl->nested,
+                                [&](const FunctionDecl *decl) { return decl->def == lambda; });
+    if (nested != fn.decl->nested.end())
+      lambdaFunctions[lambda] = *nested;
+  }
+  findFunctionAliases(*def);
   collectUnsupportedBindings(def->body, unsupportedBindings);
 
   current = newBlock();
@@ -547,6 +564,14 @@ void SSABuilder::buildStmt(const Stmt *stmt) {
   switch (stmt->kind()) {
   case Stmt::Kind::Assign: {
     const auto *assign = cast<AssignStmt>(stmt);
+    // A variable that names a function (functionAliases) only records that
+    // it is assigned: its reads make the function.
+    if (const auto *target = dyn_cast<NameExpr>(assign->targets.front());
+        target && functionAliases.count(target->id)) {
+      assignVariable(target->id, emitConstant(ConstantValue::none(), stmt->range(), false),
+                     target->range());
+      return;
+    }
     Instr *value = buildExpr(assign->value);
     if (!value)
       return;
@@ -1043,6 +1068,13 @@ Instr *SSABuilder::buildName(const NameExpr *name) {
   }
   if (const FunctionDecl *nested = nestedFunctions.lookup(name->id))
     return buildClosure(*nested, name->range());
+  if (const FunctionDecl *aliased = functionAliases.lookup(name->id)) {
+    ensureOpenBlock();
+    Instr *assigned = readVariable(name->id, current, name->range());
+    if (assigned->op == Op::Undefined)
+      return undefined(name->id, name->range());
+    return buildClosure(*aliased, name->range());
+  }
   if (locals.contains(name->id)) {
     ensureOpenBlock();
     Instr *value = readVariable(name->id, current, name->range());
@@ -1060,6 +1092,36 @@ Instr *SSABuilder::buildName(const NameExpr *name) {
   return buildGlobal(global, name->id, name->range());
 }
 
+const FunctionDecl *SSABuilder::functionMadeBy(const Expr *value) const {
+  if (const auto *lambda = dyn_cast<LambdaExpr>(value))
+    return lambdaFunctions.lookup(lambda->function);
+  if (const auto *name = dyn_cast<NameExpr>(value))
+    return nestedFunctions.lookup(name->id);
+  return nullptr;
+}
+
+// A function's captures are read when it is called, as Numba's inlining
+// reads the enclosing variables: `f = lambda v: v * k; k = 2; f(x)` uses 2.
+// Through a variable assigned once, calls get that too.
+void SSABuilder::findFunctionAliases(const FunctionDefStmt &def) {
+  llvm::StringMap<unsigned> assignments;
+  forEachAssignedName(def.body, [&](llvm::StringRef name) { ++assignments[name]; });
+  for (const Parameter &param : def.params)
+    ++assignments[param.name];
+  for (const std::string &capture : fn.decl->captures)
+    ++assignments[capture];
+  forEachStatement(def.body, [&](const Stmt *stmt) {
+    const auto *assign = dyn_cast<AssignStmt>(stmt);
+    const auto *target = assign && assign->targets.size() == 1
+                             ? dyn_cast<NameExpr>(assign->targets.front())
+                             : nullptr;
+    if (!target || assignments.lookup(target->id) != 1)
+      return;
+    if (const FunctionDecl *function = functionMadeBy(assign->value))
+      functionAliases[target->id] = function;
+  });
+}
+
 Instr *SSABuilder::buildClosure(const FunctionDecl &function, SourceRange range) {
   if (!closuresBeingBuilt.insert(&function).second)
     return unsupported(DiagID::err_nested_function_recursive, range, {function.def->name});
@@ -1069,6 +1131,8 @@ Instr *SSABuilder::buildClosure(const FunctionDecl &function, SourceRange range)
     Instr *value = nullptr;
     if (const FunctionDecl *nested = nestedFunctions.lookup(capture)) {
       value = buildClosure(*nested, range);
+    } else if (const FunctionDecl *aliased = functionAliases.lookup(capture)) {
+      value = buildClosure(*aliased, range);
     } else {
       ensureOpenBlock();
       value = readVariable(capture, current, range);
@@ -1212,8 +1276,14 @@ Instr *SSABuilder::buildExpr(const Expr *expr) {
   }
   case Expr::Kind::Starred:
     return unsupported(DiagID::err_unsupported_expression, expr->range(), {"starred expressions"});
-  case Expr::Kind::Lambda:
-    return unsupported(DiagID::err_unsupported_expression, expr->range(), {"lambdas"});
+  case Expr::Kind::Lambda: {
+    const FunctionDecl *function = lambdaFunctions.lookup(cast<LambdaExpr>(expr)->function);
+    if (!function) {
+      failed = true; // its declaration was reported
+      return nullptr;
+    }
+    return buildClosure(*function, expr->range());
+  }
   case Expr::Kind::Comprehension: {
     static const char *forms[] = {"list comprehensions", "set comprehensions",
                                   "dict comprehensions", "generator expressions"};

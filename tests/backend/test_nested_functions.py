@@ -3,7 +3,8 @@ them: called where they are defined, they read the enclosing function's
 variables as they are at the call (arrays, arguments, loop variables), as
 Numba's inlining does; passed on as values (`consumer(inner, x)`), they
 carry the constants they captured; they take defaults, keywords and
-`*args`, define functions of their own and call each other.
+`*args`, define functions of their own and call each other. Lambdas are
+such functions too.
 Checked on the CPU engine against the same functions run by Python, and
 through ptxas for every default architecture."""
 
@@ -118,6 +119,44 @@ def captures_only_free_variables(out, x):
     out[0] = outer(x)
     y = 5
     out[1] = y
+
+
+@cuda.jit(void(float64[::1], float64[::1]))
+def lambdas(out, data):
+    i = cuda.grid(1)
+    if i < out.size:
+        scale = 3.0
+        triple = lambda v: v * scale  # noqa: E731
+        add = lambda a, b=1.0: a + b  # noqa: E731
+        out[i] = triple(data[i]) + add(data[i]) + add(data[i], b=0.5) + (lambda: 2.0)()
+
+
+@cuda.jit(void(int64[::1], int64))
+def lambdas_passed_on_and_nested(out, x):
+    y = 10
+    out[0] = consumer(lambda z: y + z, x)
+    out[1] = apply_twice(lambda z: 2 * z, x)
+    make = lambda a: (lambda b: a * b)(a + 1)  # noqa: E731
+    out[2] = make(x)
+    # A lambda reads the enclosing variables as they are when it is called,
+    # also through a variable, as does a function defined here.
+    count = 0
+    current = lambda: count  # noqa: E731
+    count = 7
+    out[3] = current()
+    scale = 1
+
+    def inner():
+        return scale
+
+    alias = inner
+    scale = 9
+    out[4] = alias()
+    acc = 0
+    add_acc = lambda v: v + acc  # noqa: E731
+    for j in range(3):
+        acc += j
+        out[5 + j] = add_acc(100)
 """
 
 
@@ -175,5 +214,20 @@ def test_functions_capture_only_the_names_they_read_and_do_not_bind(module):
     np.testing.assert_array_equal(out, [5, 5])
 
 
+def test_lambdas_are_functions_defined_where_they_are(module):
+    data = np.arange(6, dtype=np.float64) + 0.25
+    out = np.zeros(6)
+    module.lambdas[2, 4](out, data)
+    np.testing.assert_array_equal(out, [3 * v + (v + 1.0) + (v + 0.5) + 2.0 for v in data])
+    out = np.zeros(8, dtype=np.int64)
+    module.lambdas_passed_on_and_nested[1, 1](out, 5)
+
+    def make(a):
+        return (lambda b: a * b)(a + 1)
+
+    np.testing.assert_array_equal(
+        out, [consumer(lambda z: 10 + z, 5), apply_twice(lambda z: 2 * z, 5), make(5), 7, 9, 100, 101, 103])
+
+
 def test_nested_function_kernels_assemble_for_every_default_architecture(tmp_path, kiln):
-    assert len(kiln_cpu.fat_binaries_for_every_default_architecture(SOURCE, tmp_path, kiln)) == 6
+    assert len(kiln_cpu.fat_binaries_for_every_default_architecture(SOURCE, tmp_path, kiln)) == 8
