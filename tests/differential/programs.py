@@ -116,6 +116,10 @@ SYNCHRONIZING_SHARE = 0.3
 # Of the programs that do not synchronize, those whose kernel defines a
 # device function inside itself.
 NESTED_FUNCTION_SHARE = 0.5
+# Of those, the ones written as a lambda of one expression assigned to a
+# variable (`d1 = lambda p0: ...`), which calls read as the variables are
+# when called, as those of a `def`.
+LAMBDA_SHARE = 0.4
 # Some programs run as a grid of this many blocks of THREADS threads: more
 # threads than the CPU engine runs on the calling thread, so that its
 # workers run them, a block after another in each worker's frames.
@@ -672,11 +676,16 @@ class Function:
     # Defined inside the kernel, after its variables and local arrays,
     # which it reads (never assigns) along with the inputs and `t`.
     nested: bool = False
+    # A nested function written as `name = lambda ...: <its return value>`.
+    is_lambda: bool = False
 
     def render(self, host, indent):
         """A device function's definition; a nested one is undecorated, as
         Numba compiles a function defined inside another."""
         params = ", ".join(p for p, _ in self.parameters)
+        if self.is_lambda:
+            [returned] = self.body
+            return [f"{indent}{self.name} = lambda {params}: {returned.value.render(host)}"]
         decorator = [] if self.nested else [indent + ("@njit" if host else "@cuda.jit(device=True)")]
         return [*decorator, f"{indent}def {self.name}({params}):",
                 *render_body(self.body, host, indent + "    ")]
@@ -775,7 +784,7 @@ class Program:
         # Device functions are named after their kernel, so that the
         # programs of a batch share one module.
         for device in self.devices:
-            text = re.sub(rf"\b{device.name}\(", f"{name}_{device.name}(", text)
+            text = re.sub(rf"\b{device.name}(\(| = lambda)", rf"{name}_{device.name}\1", text)
         return text
 
 
@@ -1010,7 +1019,9 @@ class Generator:
         nested = random.Random(f"nested {self.seed}")
         if not synchronizes and nested.random() < NESTED_FUNCTION_SHARE:
             main, self.random = self.random, nested
-            self.devices.append(self.device_function(f"d{len(self.devices)}", nested=True))
+            as_lambda = random.Random(f"lambda {self.seed}").random() < LAMBDA_SHARE
+            self.devices.append(self.device_function(f"d{len(self.devices)}", nested=True,
+                                                     as_lambda=as_lambda))
             self.random = main
         if synchronizes:
             body = self.phases()
@@ -1099,7 +1110,7 @@ class Generator:
             return Cast("float", "float64", Cast("float", r.choice(FLOAT_TYPES), self.load("float")))
         return Compare("bool", ["<"], [self.load("int"), Lit("int", str(r.randint(-50, 50)))])
 
-    def device_function(self, name, nested=False):
+    def device_function(self, name, nested=False, as_lambda=False):
         r = self.random
         parameters = [(f"p{i}", r.choice(["int", "float"])) for i in range(r.randint(1, 3))]
         result = r.choice(["int", "float"])
@@ -1111,11 +1122,11 @@ class Generator:
         self.variables = [(p, kind, None) for p, kind in parameters]
         self.result_kind = result
         self.in_device, self.nested = True, nested
-        body = self.body(depth=0, loops=0, in_device=True, size=r.randint(2, 5))
+        body = [] if as_lambda else self.body(depth=0, loops=0, in_device=True, size=r.randint(2, 5))
         body.append(Return(self.exact(result, 2)))
         self.in_device, self.nested, self.captured = False, False, []
         self.variables, self.local_arrays = saved
-        return Function(name, parameters, body, result, nested)
+        return Function(name, parameters, body, result, nested, as_lambda)
 
     # Statements.
 

@@ -141,6 +141,18 @@ def test_some_programs_synchronize_through_shared_memory():
     assert "yield" in host and "cuda." not in host
 
 
+def test_some_programs_define_functions_inside_the_kernel_some_as_lambdas():
+    """Called where defined or through the variable a lambda is assigned
+    to, they read the kernel's variables as they are at the call."""
+    generated = [programs.generate(seed) for seed in range(1, 201)]
+    defining = [p for p in generated if any(d.nested for d in p.devices)]
+    lambdas = [p for p in defining if any(d.is_lambda for d in p.devices)]
+    assert 40 <= len(defining) <= 110, f"{len(defining)} of 200 programs define a function in the kernel"
+    assert 10 <= len(lambdas) <= 60, f"{len(lambdas)} of them write it as a lambda"
+    kernel, host = lambdas[0].render("k"), lambdas[0].render("k", host=True)
+    assert re.search(r"^    k_d\d+ = lambda ", kernel, re.M) and re.search(r"^    k_d\d+ = lambda ", host, re.M), kernel
+
+
 def test_a_regression_found_on_many_blocks_records_its_grid(tmp_path):
     """test_regressions.py launches a regression on the grid its file names."""
     program = next(p for p in map(programs.generate, range(1, 200)) if p.blocks > 1)
