@@ -198,7 +198,7 @@ llvm::Expected<CompiledCode> KernelCompiler::compileForHost(const ir::Function &
   llvm::Expected<LoweredKernel> lowered = lowerKernel(kernel, hooks, context);
   if (!lowered)
     return lowered.takeError();
-  if (llvm::Error error = linkLibdeviceFunctions(*lowered->module, libdevicePath))
+  if (llvm::Error error = linkLibdeviceFunctions(*lowered->module, libdevicePath, libdeviceMissing))
     return error;
   if (llvm::Error error = adaptLibdeviceForHost(*lowered->module))
     return error;

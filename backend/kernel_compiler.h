@@ -57,7 +57,10 @@ enum class CodeForm { LLVMIR, Assembly, Object };
 
 class KernelCompiler {
 public:
-  explicit KernelCompiler(std::string libdevicePath) : libdevicePath(std::move(libdevicePath)) {}
+  /// Where `libdevicePath` is empty, `libdeviceMissing` says why, for the
+  /// error of a kernel that calls libdevice.
+  explicit KernelCompiler(std::string libdevicePath, std::string libdeviceMissing = "")
+      : libdevicePath(std::move(libdevicePath)), libdeviceMissing(std::move(libdeviceMissing)) {}
 
   /// PTX (Assembly) or optimized LLVM IR for `.target sm_<arch>`.
   llvm::Expected<CompiledCode> compileForGpu(const ir::Function &kernel, unsigned arch,
@@ -73,6 +76,7 @@ public:
 
 private:
   std::string libdevicePath;
+  std::string libdeviceMissing;
 };
 
 } // namespace kiln::backend

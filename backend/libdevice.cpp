@@ -31,7 +31,8 @@ static llvm::Expected<llvm::MemoryBufferRef> libdeviceBytes(llvm::StringRef path
   return found->second->getMemBufferRef();
 }
 
-llvm::Error linkLibdeviceFunctions(llvm::Module &module, llvm::StringRef libdevicePath) {
+llvm::Error linkLibdeviceFunctions(llvm::Module &module, llvm::StringRef libdevicePath,
+                                   llvm::StringRef missing) {
   std::string firstCalled;
   for (const llvm::Function &function : module)
     if (function.isDeclaration() && function.getName().starts_with("__nv_")) {
@@ -43,9 +44,10 @@ llvm::Error linkLibdeviceFunctions(llvm::Module &module, llvm::StringRef libdevi
   if (libdevicePath.empty())
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        "the kernel calls libdevice's '" + firstCalled +
-            "', and this build has no libdevice: install the CUDA toolkit (or the "
-            "nvidia-cuda-nvcc and nvidia-nvvm wheels) or set CUDA_HOME");
+        "the kernel calls libdevice's '" + firstCalled + "', and this build has no libdevice: " +
+            (missing.empty() ? llvm::StringRef("install the CUDA toolkit (or the nvidia-cuda-nvcc "
+                                               "and nvidia-nvvm wheels) or set CUDA_HOME")
+                             : missing));
   llvm::Expected<llvm::MemoryBufferRef> bytes = libdeviceBytes(libdevicePath);
   if (!bytes)
     return bytes.takeError();

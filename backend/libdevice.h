@@ -16,8 +16,10 @@
 namespace kiln::backend {
 
 /// Links the libdevice functions `module` calls, if any, as internal
-/// definitions.
-llvm::Error linkLibdeviceFunctions(llvm::Module &module, llvm::StringRef libdevicePath);
+/// definitions. An empty `libdevicePath` means there is none, for the
+/// reason `missing` gives.
+llvm::Error linkLibdeviceFunctions(llvm::Module &module, llvm::StringRef libdevicePath,
+                                   llvm::StringRef missing = "");
 
 /// For NVPTX: links the libdevice functions `module` calls, answers
 /// `__CUDA_PREC_SQRT` (a correctly rounded square root unless `fastmath`,

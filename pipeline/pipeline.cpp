@@ -192,10 +192,9 @@ public:
 
 private:
   llvm::Error findTools();
-  /// Host code needs the CUDA toolkit only where a kernel calls
-  /// cuda.libdevice, whose code is the toolkit's: its libdevice, or "" where
-  /// no kernel needs one or there is none.
-  std::string findLibdeviceForHost();
+  /// Makes the compiler of host code, which needs the CUDA toolkit only
+  /// where a kernel calls cuda.libdevice (whose code is the toolkit's).
+  void useLibdeviceForHost();
   void compileCode(size_t index, std::optional<unsigned> arch);
   void findImage(size_t index, unsigned arch);
   void linkImage(size_t index, unsigned arch);
@@ -241,30 +240,31 @@ private:
   ErrorLog errors;
 };
 
-std::string KernelBuilder::findLibdeviceForHost() {
+void KernelBuilder::useLibdeviceForHost() {
   bool needed = llvm::any_of(
       kernels, [](const KernelArtifacts &build) { return ir::callsLibdevice(*build.kernel); });
-  if (!needed)
-    return "";
-  // The code generator says what is missing, and for which function, when
-  // a kernel needs it.
+  if (!needed) {
+    compiler.emplace("");
+    return;
+  }
+  // The code generator reports what is missing, for the call that needs it.
   llvm::Expected<cuda::CudaToolkit> found = cuda::findCudaToolkit();
   if (!found) {
-    llvm::consumeError(found.takeError());
-    return "";
+    compiler.emplace("", llvm::toString(found.takeError()));
+    return;
   }
   llvm::Expected<std::string> path = found->require(cuda::ToolkitComponent::Libdevice);
   if (!path) {
-    llvm::consumeError(path.takeError());
-    return "";
+    compiler.emplace("", llvm::toString(path.takeError()));
+    return;
   }
   toolkit = std::move(*found);
-  return *path;
+  compiler.emplace(*path);
 }
 
 llvm::Error KernelBuilder::findTools() {
   if (options.emit == EmitKind::Object || options.hostOnly) {
-    compiler.emplace(findLibdeviceForHost());
+    useLibdeviceForHost();
     return llvm::Error::success();
   }
   llvm::Expected<cuda::CudaToolkit> found = cuda::findCudaToolkit();

@@ -429,3 +429,20 @@ def test_host_code_that_runs_libdevice_is_cached_per_toolkit(tmp_path):
     entries = sqlite3.connect(cache / "index.sqlite").execute("select name from entries where kind = 'host'")
     names = sorted(name for (name,) in entries)
     assert names == ["calls.with_libdevice$0", "calls.with_libdevice$0", "calls.without$0"], names
+
+
+def test_a_build_without_libdevice_says_which_call_needs_it(tmp_path, monkeypatch):
+    from kiln import _compiler
+
+    source = tmp_path / "calls.py"
+    source.write_text("from numba import cuda\n"
+                      "from numba.cuda import libdevice\n\n\n"
+                      '@cuda.jit("void(float64[::1])")\n'
+                      "def sine(r):\n"
+                      "    r[0] = libdevice.sin(r[0])\n")
+    monkeypatch.setenv("CUDA_HOME", str(tmp_path / "no_toolkit_here"))
+    (tmp_path / "no_toolkit_here").mkdir()
+    with pytest.raises(_compiler.CompileError, match=r"calls libdevice's '__nv_sin', and this build has no "
+                                                     r"libdevice: \$CUDA_HOME is '.*no_toolkit_here', which holds no"):
+        _compiler.build_module(str(source), str(tmp_path / "out"), module_name="calls", no_cache=True,
+                               host_only=True)
