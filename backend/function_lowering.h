@@ -136,6 +136,9 @@ public:
 
   //===--- Intrinsics (lower_intrinsics.cpp) ---===//
   llvm::Value *lowerIntrinsic(const ir::Instruction &instruction);
+  /// The address of the element of array operand 0 at the `index` indices
+  /// after it (atomics, cache-hinted loads and stores).
+  llvm::Value *indexedElementAddress(const ir::Instruction &instruction);
   llvm::Value *lowerAtomic(const ir::Instruction &instruction);
   llvm::Value *lowerCacheHinted(const ir::Instruction &instruction);
   llvm::Value *lowerWarpCollective(const ir::Instruction &instruction);

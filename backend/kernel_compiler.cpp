@@ -12,6 +12,7 @@
 #include "backend/nvptx_target.h"
 #include "backend/optimize.h"
 #include "backend/target_machines.h"
+#include "ir/libdevice.h"
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/ADT/StringExtras.h>
@@ -198,12 +199,16 @@ llvm::Expected<CompiledCode> KernelCompiler::compileForHost(const ir::Function &
   llvm::Expected<LoweredKernel> lowered = lowerKernel(kernel, hooks, context);
   if (!lowered)
     return lowered.takeError();
-  if (llvm::Error error = linkLibdeviceFunctions(*lowered->module, libdevicePath, libdeviceMissing))
-    return error;
-  if (llvm::Error error = adaptLibdeviceForHost(*lowered->module))
-    return error;
-  if (usesHalf(*lowered->module) && !lowered->module->getFunction("__extendhfsf2"))
-    defineHalfConversions(*lowered->module);
+  if (ir::callsLibdevice(kernel)) {
+    if (llvm::Error error =
+            linkLibdeviceFunctions(*lowered->module, libdevicePath, libdeviceMissing))
+      return error;
+    if (llvm::Error error = adaptLibdeviceForHost(*lowered->module))
+      return error;
+    // half2float and float2half_rn convert through the host's half helpers.
+    if (usesHalf(*lowered->module) && !lowered->module->getFunction("__extendhfsf2"))
+      defineHalfConversions(*lowered->module);
+  }
   KernelInterface interface = interfaceOf(*lowered, kernel);
   interface.hasBlockEntry =
       lowered->module->getFunction(blockEntryName(lowered->entryName)) != nullptr;

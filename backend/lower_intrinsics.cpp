@@ -178,14 +178,17 @@ static llvm::Value *floatMinMaxLoop(FunctionLowering &lowering, llvm::Value *add
   return old;
 }
 
-llvm::Value *FunctionLowering::lowerCacheHinted(const ir::Instruction &instruction) {
+llvm::Value *FunctionLowering::indexedElementAddress(const ir::Instruction &instruction) {
   const auto *arrayType = llvm::cast<ArrayType>(instruction.operands[0]->type());
-  const Type *element = arrayType->elementType();
   std::vector<llvm::Value *> indices;
   for (unsigned i = 1; i <= instruction.index; ++i)
     indices.push_back(valueOf(instruction.operands[i]));
-  llvm::Value *address =
-      elementAddress(valueOf(instruction.operands[0]), arrayType, indices, instruction);
+  return elementAddress(valueOf(instruction.operands[0]), arrayType, indices, instruction);
+}
+
+llvm::Value *FunctionLowering::lowerCacheHinted(const ir::Instruction &instruction) {
+  const Type *element = llvm::cast<ArrayType>(instruction.operands[0]->type())->elementType();
+  llvm::Value *address = indexedElementAddress(instruction);
   llvm::Align alignment(itemAlignment(element));
   HookSite here = site(instruction.location);
   if (instruction.operands.size() == instruction.index + 2) {
@@ -198,13 +201,8 @@ llvm::Value *FunctionLowering::lowerCacheHinted(const ir::Instruction &instructi
 }
 
 llvm::Value *FunctionLowering::lowerAtomic(const ir::Instruction &instruction) {
-  const auto *arrayType = llvm::cast<ArrayType>(instruction.operands[0]->type());
-  const Type *element = arrayType->elementType();
-  std::vector<llvm::Value *> indices;
-  for (unsigned i = 1; i <= instruction.index; ++i)
-    indices.push_back(valueOf(instruction.operands[i]));
-  llvm::Value *address =
-      elementAddress(valueOf(instruction.operands[0]), arrayType, indices, instruction);
+  const Type *element = llvm::cast<ArrayType>(instruction.operands[0]->type())->elementType();
+  llvm::Value *address = indexedElementAddress(instruction);
   llvm::Value *value = valueOf(instruction.operands[instruction.index + 1]);
   llvm::Align alignment(itemAlignment(element));
   bool isFloat = llvm::isa<FloatType>(element);

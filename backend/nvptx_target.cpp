@@ -218,10 +218,12 @@ llvm::Value *NvptxTargetHooks::sharedArray(HookSite &site, const SharedSlot &slo
   return site.builder.CreateAddrSpaceCast(global, site.builder.getPtrTy());
 }
 
-/// PTX's cache operator for a cache-hinted load or store ("cg").
-static llvm::StringRef cacheOperator(ir::Intrinsic which) {
-  llvm::StringRef spelled = ir::spelling(which); // "ldcg", "stwb"
-  return spelled.drop_front(2);
+/// The PTX instruction of a cache-hinted load or store of `bits`-bit
+/// elements: "ld.global.cg.b32" for LoadCg, spelled "ldcg".
+static std::string cacheHintedInstruction(ir::Intrinsic which, unsigned bits) {
+  llvm::StringRef spelled = ir::spelling(which);
+  return (spelled.take_front(2) + ".global." + spelled.drop_front(2) + ".b" + llvm::Twine(bits))
+      .str();
 }
 
 /// The inline-assembly register constraint and width of an element of
@@ -249,8 +251,7 @@ llvm::Value *NvptxTargetHooks::cacheHintedLoad(HookSite &site, ir::Intrinsic whi
   llvm::Value *global = builder.CreateAddrSpaceCast(address, builder.getPtrTy(kGlobalAddressSpace));
   auto [constraint, registerType] = bitsRegister(builder, type);
   unsigned bits = type->getPrimitiveSizeInBits();
-  std::string text =
-      ("ld.global." + cacheOperator(which) + ".b" + llvm::Twine(bits) + " $0, [$1];").str();
+  std::string text = cacheHintedInstruction(which, bits) + " $0, [$1];";
   auto *load =
       llvm::InlineAsm::get(llvm::FunctionType::get(registerType, {global->getType()}, false), text,
                            ("=" + constraint + ",l").str(), /*hasSideEffects=*/true);
@@ -267,8 +268,7 @@ void NvptxTargetHooks::cacheHintedStore(HookSite &site, ir::Intrinsic which, llv
   auto [constraint, registerType] = bitsRegister(builder, value->getType());
   llvm::Value *raw =
       builder.CreateZExt(builder.CreateBitCast(value, builder.getIntNTy(bits)), registerType);
-  std::string text =
-      ("st.global." + cacheOperator(which) + ".b" + llvm::Twine(bits) + " [$0], $1;").str();
+  std::string text = cacheHintedInstruction(which, bits) + " [$0], $1;";
   auto *store = llvm::InlineAsm::get(
       llvm::FunctionType::get(builder.getVoidTy(), {global->getType(), registerType}, false), text,
       ("l," + constraint + ",~{memory}").str(), /*hasSideEffects=*/true);

@@ -43,9 +43,12 @@ std::vector<LibdeviceScalar> LibdeviceFunction::returnedValues() const {
   return values;
 }
 
-unsigned LibdeviceFunction::inputCount() const {
-  return llvm::count_if(parameters,
-                        [](const LibdeviceParameter &parameter) { return !parameter.isOutput; });
+std::vector<LibdeviceScalar> LibdeviceFunction::inputs() const {
+  std::vector<LibdeviceScalar> types;
+  for (const LibdeviceParameter &parameter : parameters)
+    if (!parameter.isOutput)
+      types.push_back(parameter.type);
+  return types;
 }
 
 static bool callsLibdevice(const Function &function,

@@ -42,7 +42,8 @@ struct LibdeviceFunction {
   /// What a call returns, in order: the result proper (unless void), then
   /// each output. One value is returned as itself, several as a tuple.
   std::vector<LibdeviceScalar> returnedValues() const;
-  unsigned inputCount() const;
+  /// The types of the parameters that are not outputs: the call's operands.
+  std::vector<LibdeviceScalar> inputs() const;
 };
 
 /// Every function of ir/libdevice_functions.def, sorted by name.

@@ -374,10 +374,7 @@ private:
     const LibdeviceFunction *function = findLibdeviceFunction(instruction.text);
     if (!function)
       return "libdevice has no function '" + instruction.text + "'";
-    std::vector<LibdeviceScalar> inputs;
-    for (const LibdeviceParameter &parameter : function->parameters)
-      if (!parameter.isOutput)
-        inputs.push_back(parameter.type);
+    std::vector<LibdeviceScalar> inputs = function->inputs();
     if (instruction.operands.size() != inputs.size())
       return function->symbol() + " takes " + std::to_string(inputs.size()) + " inputs, not " +
              std::to_string(instruction.operands.size());

@@ -277,8 +277,9 @@ private:
   /// The functions defined in this one, by name, and the names of those
   /// whose definitions were reported.
   llvm::StringMap<const FunctionDecl *> nestedFunctions;
-  /// The functions the body's lambdas make, by their definitions.
-  llvm::DenseMap<const FunctionDefStmt *, const FunctionDecl *> lambdaFunctions;
+  /// The functions defined in this one, by their definitions (a `def`'s,
+  /// or the one a lambda makes).
+  llvm::DenseMap<const FunctionDefStmt *, const FunctionDecl *> functionsByDefinition;
   /// Variables assigned once, and that a lambda or a function defined here
   /// (`f = lambda v: v * k`, `g = inner`): reading one makes the function
   /// anew, with what it captures as it is then, as the function's own name
@@ -444,22 +445,17 @@ bool SSABuilder::build() {
   for (const std::string &capture : fn.decl->captures)
     locals.insert(capture);
   collectAssignedNames(def->body, locals);
+  for (const FunctionDecl *nested : fn.decl->nested)
+    functionsByDefinition[nested->def] = nested;
   for (const FunctionDefStmt *inner : definedFunctions(def->body)) {
-    auto nested = llvm::find_if(fn.decl->nested,
-                                [&](const FunctionDecl *decl) { return decl->def == inner; });
+    const FunctionDecl *nested = functionsByDefinition.lookup(inner);
     // One that could not be declared was reported; its uses stay silent.
-    if (nested == fn.decl->nested.end()) {
+    if (!nested) {
       undeclaredFunctions.insert(inner->name);
       continue;
     }
     locals.insert(inner->name);
-    nestedFunctions[inner->name] = *nested;
-  }
-  for (const FunctionDefStmt *lambda : definedLambdas(def->body)) {
-    auto nested = llvm::find_if(fn.decl->nested,
-                                [&](const FunctionDecl *decl) { return decl->def == lambda; });
-    if (nested != fn.decl->nested.end())
-      lambdaFunctions[lambda] = *nested;
+    nestedFunctions[inner->name] = nested;
   }
   findFunctionAliases(*def);
   collectUnsupportedBindings(def->body, unsupportedBindings);
@@ -1094,7 +1090,7 @@ Instr *SSABuilder::buildName(const NameExpr *name) {
 
 const FunctionDecl *SSABuilder::functionMadeBy(const Expr *value) const {
   if (const auto *lambda = dyn_cast<LambdaExpr>(value))
-    return lambdaFunctions.lookup(lambda->function);
+    return functionsByDefinition.lookup(lambda->function);
   if (const auto *name = dyn_cast<NameExpr>(value))
     return nestedFunctions.lookup(name->id);
   return nullptr;
@@ -1277,7 +1273,7 @@ Instr *SSABuilder::buildExpr(const Expr *expr) {
   case Expr::Kind::Starred:
     return unsupported(DiagID::err_unsupported_expression, expr->range(), {"starred expressions"});
   case Expr::Kind::Lambda: {
-    const FunctionDecl *function = lambdaFunctions.lookup(cast<LambdaExpr>(expr)->function);
+    const FunctionDecl *function = functionsByDefinition.lookup(cast<LambdaExpr>(expr)->function);
     if (!function) {
       failed = true; // its declaration was reported
       return nullptr;

@@ -230,9 +230,8 @@ Typing callLibdevice(TypeContext &types, const Symbol &function,
                      llvm::ArrayRef<const Type *> args) {
   const ir::LibdeviceFunction &callee = *ir::findLibdeviceFunction(function.name());
   std::vector<const Type *> inputs;
-  for (const ir::LibdeviceParameter &parameter : callee.parameters)
-    if (!parameter.isOutput)
-      inputs.push_back(ir::libdeviceType(types, parameter.type));
+  for (ir::LibdeviceScalar input : callee.inputs())
+    inputs.push_back(ir::libdeviceType(types, input));
   CaseList cases(types);
   cases.add(ir::libdeviceCallType(types, callee), inputs);
   return fromCases(types, function, cases, args);

@@ -44,6 +44,9 @@ bb0:
   %20 = array.shape 1 %0 : int64
   %23 = array.reshape %0, 4:int64, -1:int64 : array(float32, 2d, C)
   %24 = tuple 1.0:float32, 2.0:float32 : float32x2
+  %25 = libdevice .sincos 0.5:float64 : UniTuple(float64 x 2)
+  %26 = intrinsic ldcg[2] %0, 0:int64, 1:int64 : float32
+  intrinsic stwt[2] %0, 0:int64, 1:int64, %26
   branch %18, bb1, bb2 loc(21:8)
 bb1:
   %21 = phi %1 from bb0, %22 from bb1 : int64
@@ -209,6 +212,40 @@ bb2:
   ASSERT_TRUE(problem);
   EXPECT_NE(problem->find("uses %1 where it is not defined on every path"), std::string::npos)
       << *problem;
+}
+
+TEST(IRTextTest, TheVerifierChecksLibdeviceCallsAgainstLibdevicesTable) {
+  const char *const calls = R"(module 'm'
+
+function @m.f$0(float32 %0 x) -> none {
+bb0:
+  %1 = libdevice .%2 %0 : %3
+  return
+}
+)";
+  struct Case {
+    const char *function, *type, *problem;
+  };
+  for (const Case &c :
+       {Case{"sinf", "float32", nullptr}, Case{"frexpf", "Tuple(float32, int32)", nullptr},
+        Case{"sin", "float64", "input 0 of __nv_sin has the wrong type float32"},
+        Case{"sinf", "float64", "__nv_sinf cannot give float64"},
+        Case{"atan2f", "float32", "__nv_atan2f takes 2 inputs, not 1"},
+        Case{"sine", "float32", "libdevice has no function 'sine'"}}) {
+    std::string text = calls;
+    text.replace(text.find("%2"), 2, c.function);
+    text.replace(text.find("%3"), 2, c.type);
+    TypeContext types;
+    std::unique_ptr<Module> module = parse(text, types);
+    ASSERT_TRUE(module) << text;
+    std::optional<std::string> problem = verify(*module);
+    if (!c.problem) {
+      EXPECT_FALSE(problem) << c.function << ": " << *problem;
+      continue;
+    }
+    ASSERT_TRUE(problem) << c.function << " returning " << c.type << " was accepted";
+    EXPECT_NE(problem->find(c.problem), std::string::npos) << *problem;
+  }
 }
 
 TEST(IRTextTest, DamagedTextNeverCrashesTheParserOrTheVerifier) {
