@@ -256,6 +256,10 @@ private:
   Instr *buildUnary(const UnaryExpr *unary);
   Instr *buildCompare(const CompareExpr *compare);
   Instr *buildBoolOp(const BoolOpExpr *boolOp);
+  /// Whether every path of the `and` (`or`) buildBoolOp built last ends on
+  /// a falsy (truthy) literal or short-circuits: CPython's compiler then
+  /// knows where it goes.
+  bool lastBoolOpShortCircuits = false;
   Instr *buildIfExp(const IfExpExpr *ifExp);
   Instr *buildCall(const CallExpr *call);
   Instr *buildSubscriptIndex(const Expr *index);
@@ -1434,19 +1438,27 @@ Instr *SSABuilder::buildBoolOp(const BoolOpExpr *boolOp) {
       (boolOp->op == BoolOpKind::And ? "$and" : "$or") + std::to_string(hiddenCounter++);
   Block *join = newBlock();
   bool isAnd = boolOp->op == BoolOpKind::And;
+  bool shortCircuits = false;
   for (size_t i = 0; i < boolOp->values.size(); ++i) {
-    Instr *value = buildExpr(boolOp->values[i]);
+    const Expr *operand = boolOp->values[i];
+    Instr *value = buildExpr(operand);
     if (!value)
       return nullptr;
     bool last = i + 1 == boolOp->values.size();
     // CPython's peephole optimizer decides a literal operand: `False and
     // y` is False and `y` is never compiled; `True and y` is `y`. (Other
     // constants are decided by type inference, below.)
-    bool constant = isLiteral(value, boolOp->values[i]);
+    bool constant = isLiteral(value, operand);
     if (constant && !last && value->constant->truthy() == isAnd)
       continue;
+    // It also threads the jumps of an operand of the same kind that always
+    // short-circuits, `(x and False)` in `a and (x and False) and y`, to
+    // the end: `y` is never compiled either.
+    const auto *nested = dyn_cast<BoolOpExpr>(operand);
+    shortCircuits = constant ? value->constant->truthy() != isAnd
+                             : nested && nested->op == boolOp->op && lastBoolOpShortCircuits;
     bindVariable(result, current, value);
-    if (last || constant) {
+    if (last || constant || shortCircuits) {
       jump(join, boolOp->range());
       break;
     }
@@ -1461,6 +1473,7 @@ Instr *SSABuilder::buildBoolOp(const BoolOpExpr *boolOp) {
   }
   sealBlock(join);
   current = join;
+  lastBoolOpShortCircuits = shortCircuits;
   return readVariable(result, join, boolOp->range());
 }
 
