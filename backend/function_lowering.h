@@ -84,6 +84,8 @@ public:
   llvm::Value *valueOf(const ir::Value *value);
   llvm::Value *lowerConstant(const Type *type, const ConstantValue &constant);
   llvm::Value *cast(llvm::Value *value, const Type *from, const Type *to);
+  /// A str or bytes constant as a fixed-width string: cut or zero-padded.
+  llvm::Constant *charSequenceConstant(const ConstantValue &text, const CharSequenceType *to);
   llvm::Value *truth(llvm::Value *value, const Type *type);
   /// An LLVM integer (i1 counts as unsigned) converted to `to`.
   llvm::Value *fromMachineInteger(llvm::Value *value, bool isSigned, const Type *to);

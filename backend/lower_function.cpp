@@ -4,6 +4,7 @@
 #include "backend/kernel_abi.h"
 
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/Support/ConvertUTF.h>
 
 namespace kiln::backend {
 
@@ -163,6 +164,8 @@ llvm::Value *FunctionLowering::lowerConstant(const Type *type, const ConstantVal
         {llvm::ConstantFP::get(part, isComplex ? constant.realPart() : constant.asDouble()),
          llvm::ConstantFP::get(part, isComplex ? constant.imagPart() : 0.0)});
   }
+  if (const auto *chars = llvm::dyn_cast<CharSequenceType>(type))
+    return charSequenceConstant(constant, chars);
   if (const auto *tuple = llvm::dyn_cast<TupleType>(type)) {
     std::vector<llvm::Constant *> elements;
     for (size_t i = 0; i < tuple->size(); ++i)
@@ -171,6 +174,30 @@ llvm::Value *FunctionLowering::lowerConstant(const Type *type, const ConstantVal
     return llvm::ConstantStruct::get(llvm::cast<llvm::StructType>(llvmType), elements);
   }
   return llvm::Constant::getNullValue(llvmType);
+}
+
+llvm::Constant *FunctionLowering::charSequenceConstant(const ConstantValue &text,
+                                                       const CharSequenceType *to) {
+  llvm::StringRef value = text.stringValue();
+  std::vector<uint32_t> units;
+  if (text.kind() == ConstantValue::Kind::Bytes) {
+    for (char byte : value)
+      units.push_back(static_cast<unsigned char>(byte));
+  } else {
+    // NumPy's U dtype holds UCS4 code points.
+    std::vector<llvm::UTF32> points(value.size());
+    const auto *in = reinterpret_cast<const llvm::UTF8 *>(value.data());
+    llvm::UTF32 *out = points.data();
+    llvm::ConvertUTF8toUTF32(&in, in + value.size(), &out, points.data() + points.size(),
+                             llvm::lenientConversion);
+    units.assign(points.data(), out);
+  }
+  units.resize(to->length(), 0);
+  llvm::LLVMContext &context = lowered.getContext();
+  if (to->isUnicode())
+    return llvm::ConstantDataArray::get(context, llvm::ArrayRef<uint32_t>(units));
+  std::vector<uint8_t> bytes(units.begin(), units.end());
+  return llvm::ConstantDataArray::get(context, llvm::ArrayRef<uint8_t>(bytes));
 }
 
 llvm::Value *FunctionLowering::truth(llvm::Value *value, const Type *type) {

@@ -46,6 +46,8 @@ std::string constantTypeName(const ConstantValue &value) {
     return "complex128";
   case ConstantValue::Kind::String:
     return "unicode_type";
+  case ConstantValue::Kind::Bytes:
+    return ""; // only kernels write bytes constants; the module has none
   case ConstantValue::Kind::Tuple: {
     std::vector<std::string> names;
     for (const ConstantValue &element : value.elements()) {
@@ -113,6 +115,8 @@ void writeConstantValue(llvm::json::OStream &json, const ConstantValue &value) {
   case ConstantValue::Kind::String:
     json.value(value.stringValue());
     return;
+  case ConstantValue::Kind::Bytes:
+    llvm_unreachable("isManifestConstant excludes bytes");
   case ConstantValue::Kind::Tuple:
     json.array([&] {
       for (const ConstantValue &element : value.elements())

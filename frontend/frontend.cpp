@@ -146,7 +146,8 @@ bool isKernelArgumentType(const Type *type) {
   if (type->isScalar() || llvm::isa<RecordType>(type))
     return true;
   if (const auto *array = llvm::dyn_cast<ArrayType>(type))
-    return array->elementType()->isScalar() || llvm::isa<RecordType>(array->elementType());
+    return array->elementType()->isScalar() ||
+           llvm::isa<RecordType, CharSequenceType>(array->elementType());
   if (const auto *tuple = llvm::dyn_cast<TupleType>(type))
     return llvm::all_of(tuple->elementTypes(), isKernelArgumentType);
   return false;

@@ -44,6 +44,12 @@ ConstantValue ConstantValue::string(std::string value) {
   return c;
 }
 
+ConstantValue ConstantValue::bytes(std::string value) {
+  ConstantValue c(Kind::Bytes);
+  c.text = std::move(value);
+  return c;
+}
+
 ConstantValue ConstantValue::tuple(std::vector<ConstantValue> elements) {
   ConstantValue c(Kind::Tuple);
   c.items = std::move(elements);
@@ -136,6 +142,7 @@ bool ConstantValue::truthy() const {
   case Kind::Complex:
     return real != 0 || imag != 0;
   case Kind::String:
+  case Kind::Bytes:
     return !text.empty();
   case Kind::Tuple:
     return !items.empty();
@@ -157,6 +164,8 @@ const Type *ConstantValue::literalType(TypeContext &types) const {
     return nullptr;
   case Kind::String:
     return types.stringLiteral(text);
+  case Kind::Bytes:
+    return types.bytesLiteral(text);
   default:
     return nullptr;
   }
@@ -184,6 +193,8 @@ const Type *ConstantValue::plainType(TypeContext &types) const {
   case Kind::String:
     // Numba's unicode_type; Kiln has only constant strings.
     return types.stringLiteral(text);
+  case Kind::Bytes:
+    return types.bytesLiteral(text);
   case Kind::Tuple: {
     std::vector<const Type *> elements;
     for (const ConstantValue &item : items) {
@@ -265,8 +276,12 @@ std::string floatRepr(double value) {
 
 } // namespace
 
-std::string quotedString(llvm::StringRef text) {
-  std::string result = "'";
+namespace {
+
+/// Python's repr() of a str (`bytes` false) or of a bytes value, which
+/// escapes every byte outside ASCII as well.
+std::string quoted(llvm::StringRef text, bool bytes) {
+  std::string result = bytes ? "b'" : "'";
   for (char c : text) {
     switch (c) {
     case '\\':
@@ -284,13 +299,20 @@ std::string quotedString(llvm::StringRef text) {
       result += "\\t";
       break;
     default:
-      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f ||
+          (bytes && static_cast<unsigned char>(c) >= 0x80))
         result += llvm::formatv("\\x{0:x-2}", static_cast<unsigned char>(c)).str();
       else
         result += c;
     }
   }
   return result + "'";
+}
+
+} // namespace
+
+std::string quotedString(llvm::StringRef text) {
+  return quoted(text, false);
 }
 
 std::string ConstantValue::repr() const {
@@ -323,6 +345,8 @@ std::string ConstantValue::repr() const {
   }
   case Kind::String:
     return quotedString(text);
+  case Kind::Bytes:
+    return quoted(text, true);
   case Kind::Tuple: {
     body = "(";
     for (size_t i = 0; i < items.size(); ++i)

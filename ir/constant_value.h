@@ -1,7 +1,7 @@
 //===- ir/constant_value.h - Python constants -------------------*- C++ -*-===//
 //
 // The value of a module-level constant or of a literal expression in a
-// kernel: None, a bool, an int, a float, a complex, a string or a tuple of
+// kernel: None, a bool, an int, a float, a complex, a str, a bytes or a tuple of
 // these, optionally a NumPy scalar of a fixed dtype (np.float32(0.5)).
 // The front end folds operators on them (frontend/resolve/constant_folding.h); the
 // typed IR carries them as the values of its constants.
@@ -45,7 +45,7 @@ std::string quotedString(llvm::StringRef text);
 
 class ConstantValue {
 public:
-  enum class Kind : uint8_t { None, Bool, Int, Float, Complex, String, Tuple };
+  enum class Kind : uint8_t { None, Bool, Int, Float, Complex, String, Bytes, Tuple };
 
   static ConstantValue none() { return ConstantValue(Kind::None); }
   static ConstantValue boolean(bool value);
@@ -53,6 +53,8 @@ public:
   static ConstantValue floating(double value);
   static ConstantValue complex(double real, double imag);
   static ConstantValue string(std::string value);
+  /// A bytes constant; stringValue() holds its raw bytes.
+  static ConstantValue bytes(std::string value);
   static ConstantValue tuple(std::vector<ConstantValue> elements);
   /// A NumPy scalar: `value` converted to `scalarType` (np.float32(x) rounds
   /// to single precision, np.int8(300) wraps).

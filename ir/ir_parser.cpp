@@ -228,6 +228,8 @@ private:
 
   bool type(Cursor &at, const Type *&result) {
     Cursor start = at;
+    if (at.take("["))
+      return charSequenceType(at, start, result);
     llvm::StringRef name = at.word();
     if (name == "none") {
       result = types.none();
@@ -258,6 +260,18 @@ private:
       result = types.scalarByName(name);
     }
     return result || fail(start, "unknown type '" + name + "'");
+  }
+
+  /// [char x 12] or [unichr x 12], after the "[".
+  bool charSequenceType(Cursor &at, Cursor start, const Type *&result) {
+    llvm::StringRef unit = at.word();
+    unsigned count = 0;
+    if (unit != "char" && unit != "unichr")
+      return fail(start, "expected '[char x N]' or '[unichr x N]'");
+    if (!expect(at, "x") || !unsignedValue(at, count) || !expect(at, "]"))
+      return false;
+    result = types.charSequence(count, unit == "unichr");
+    return true;
   }
 
   bool arrayType(Cursor &at, bool readonly, const Type *&result) {
@@ -421,6 +435,14 @@ private:
       result = ConstantValue::string(std::move(text));
       return true;
     }
+    if (at.peek("b'") || at.peek("b\"")) {
+      at.rest = at.rest.drop_front();
+      std::string bytes;
+      if (!quoted(at, bytes))
+        return false;
+      result = ConstantValue::bytes(std::move(bytes));
+      return true;
+    }
     if (at.take("np.")) {
       Cursor typeAt = at;
       llvm::StringRef name = at.word();
@@ -513,8 +535,13 @@ private:
       return fail(at, "expected ':' and the constant's type");
     if (!type(at, constantType))
       return false;
-    if (constant.kind() == ConstantValue::Kind::String)
-      return fail(start, "a string is not a run-time value");
+    bool isText = constant.kind() == ConstantValue::Kind::String ||
+                  constant.kind() == ConstantValue::Kind::Bytes;
+    const auto *chars = llvm::dyn_cast<CharSequenceType>(constantType);
+    if (isText &&
+        (!chars || chars->isUnicode() != (constant.kind() == ConstantValue::Kind::String)))
+      return fail(start, "a string is a run-time value only as a fixed-width string of its kind "
+                         "(a str as [unichr x N], a bytes as [char x N])");
     result = function->constant(constantType, std::move(constant));
     return true;
   }

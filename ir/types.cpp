@@ -190,7 +190,16 @@ const BooleanLiteralType *TypeContext::booleanLiteral(bool value) {
 }
 
 const StringLiteralType *TypeContext::stringLiteral(llvm::StringRef value) {
-  return intern<StringLiteralType>("str:" + value.str(), value.str());
+  return intern<StringLiteralType>("str:" + value.str(), value.str(), false);
+}
+
+const StringLiteralType *TypeContext::bytesLiteral(llvm::StringRef value) {
+  return intern<StringLiteralType>("bytes:" + value.str(), value.str(), true);
+}
+
+const CharSequenceType *TypeContext::charSequence(unsigned count, bool unicode) {
+  std::string name = (unicode ? "[unichr x " : "[char x ") + std::to_string(count) + "]";
+  return intern<CharSequenceType>(name, count, unicode);
 }
 
 std::optional<uint64_t> scalarByteSize(const Type *type) {
@@ -208,6 +217,8 @@ std::optional<uint64_t> scalarByteSize(const Type *type) {
 uint64_t itemSize(const Type *type) {
   if (const auto *record = llvm::dyn_cast<RecordType>(type))
     return record->byteSize();
+  if (const auto *chars = llvm::dyn_cast<CharSequenceType>(type))
+    return chars->byteSize();
   return scalarByteSize(type).value_or(1);
 }
 
@@ -216,6 +227,8 @@ uint64_t itemAlignment(const Type *type) {
     return complex->bitwidth() / 16;
   if (const auto *record = llvm::dyn_cast<RecordType>(type))
     return record->byteAlignment();
+  if (const auto *chars = llvm::dyn_cast<CharSequenceType>(type))
+    return chars->unitBytes();
   return itemSize(type);
 }
 
@@ -440,6 +453,12 @@ std::optional<Conversion> TypeContext::canConvert(const Type *from, const Type *
     }
     return worst;
   }
+  // A str constant fills a unicode string element, a bytes constant a byte
+  // string element (Numba's UnicodeCharSeq and CharSeq.can_convert_from).
+  if (const auto *text = llvm::dyn_cast<StringLiteralType>(from))
+    if (const auto *chars = llvm::dyn_cast<CharSequenceType>(to);
+        chars && chars->isUnicode() != text->isBytes())
+      return Conversion::Safe;
   return std::nullopt;
 }
 

@@ -54,6 +54,7 @@ public:
     Entity,
     Slice,
     Vector,
+    CharSequence,
   };
 
   Kind kind() const { return typeKind; }
@@ -172,15 +173,48 @@ private:
   bool value;
 };
 
+/// The type of a str constant, or of a bytes constant (`isBytes()`, whose
+/// value holds the raw bytes).
 class StringLiteralType : public Type {
 public:
-  explicit StringLiteralType(std::string value)
-      : Type(Kind::StringLiteral, "Literal[str](" + value + ")"), value(std::move(value)) {}
+  StringLiteralType(std::string value, bool bytes)
+      : Type(Kind::StringLiteral, (bytes ? "Literal[bytes](" : "Literal[str](") + value + ")"),
+        value(std::move(value)), bytes(bytes) {}
   const std::string &stringValue() const { return value; }
+  bool isBytes() const { return bytes; }
   static bool classof(const Type *t) { return t->kind() == Kind::StringLiteral; }
 
 private:
   std::string value;
+  bool bytes;
+};
+
+/// Whether `type` is the type of a str constant (not a bytes one).
+inline bool isStrLiteral(const Type *type) {
+  const auto *literal = llvm::dyn_cast<StringLiteralType>(type);
+  return literal && !literal->isBytes();
+}
+
+/// The element of a NumPy fixed-width string array or record field: `count`
+/// bytes of an `S<count>` dtype ("[char x 12]", Numba's CharSeq) or `count`
+/// UCS4 code points of a `U<count>` dtype ("[unichr x 12]", UnicodeCharSeq).
+/// A shorter string is padded with zeros; a longer one is cut.
+class CharSequenceType : public Type {
+public:
+  CharSequenceType(unsigned count, bool unicode)
+      : Type(Kind::CharSequence,
+             (unicode ? "[unichr x " : "[char x ") + std::to_string(count) + "]"),
+        count(count), unicode(unicode) {}
+  unsigned length() const { return count; }
+  bool isUnicode() const { return unicode; }
+  /// Bytes one character takes: 4 for code points, 1 for bytes.
+  unsigned unitBytes() const { return unicode ? 4 : 1; }
+  uint64_t byteSize() const { return uint64_t(count) * unitBytes(); }
+  static bool classof(const Type *t) { return t->kind() == Kind::CharSequence; }
+
+private:
+  unsigned count;
+  bool unicode;
 };
 
 enum class ArrayLayout : uint8_t { C, F, A };
@@ -190,7 +224,7 @@ llvm::StringRef layoutName(ArrayLayout layout);
 /// for a boolean; nothing for other types.
 std::optional<uint64_t> scalarByteSize(const Type *type);
 /// Bytes one element occupies in an array (NumPy's itemsize): a scalar's
-/// size, a record's; 1 for anything else.
+/// size, a record's, a fixed-width string's; 1 for anything else.
 uint64_t itemSize(const Type *type);
 /// The alignment NumPy gives such an element in an aligned struct.
 uint64_t itemAlignment(const Type *type);
@@ -399,6 +433,9 @@ public:
   const IntegerLiteralType *unsignedIntegerLiteral(uint64_t value);
   const BooleanLiteralType *booleanLiteral(bool value);
   const StringLiteralType *stringLiteral(llvm::StringRef value);
+  const StringLiteralType *bytesLiteral(llvm::StringRef value);
+  /// `S<count>` (unicode false) or `U<count>` elements.
+  const CharSequenceType *charSequence(unsigned count, bool unicode);
   const ArrayType *array(const Type *dtype, unsigned ndim, ArrayLayout layout,
                          bool readonly = false);
   /// `array` with another layout, keeping its element type, rank and

@@ -45,9 +45,18 @@ ir::Value *FunctionEmitter::convert(ir::Value *value, const Type *type, ir::Bloc
 
 ir::Value *FunctionEmitter::operand(const ssa::Instr *instr, size_t i,
                                     const Resolution &resolution) {
-  ir::Value *value = valueOf(instr->operands[i]);
   const Type *target = i < resolution.operandTypes.size() ? resolution.operandTypes[i] : nullptr;
-  return target ? convert(value, target) : value;
+  return target ? valueAs(instr->operands[i], target) : valueOf(instr->operands[i]);
+}
+
+ir::Value *FunctionEmitter::valueAs(const ssa::Instr *source, const Type *type) {
+  // A string constant has no run-time value until it fills a fixed-width
+  // string, which its type spells out.
+  if (const auto *text = llvm::dyn_cast<StringLiteralType>(typeOf(source));
+      text && type && llvm::isa<CharSequenceType>(type))
+    return constant(type, text->isBytes() ? ConstantValue::bytes(text->stringValue())
+                                          : ConstantValue::string(text->stringValue()));
+  return convert(valueOf(source), type);
 }
 
 std::vector<ir::Value *> FunctionEmitter::callArguments(const ssa::Instr *call,
@@ -329,7 +338,7 @@ void FunctionEmitter::emitOperation(const ssa::Instr *instr) {
     for (ir::Value *index : indexValues(instr->operands[1]))
       operands.push_back(index);
     const auto *arrayType = llvm::cast<ArrayType>(array->type());
-    operands.push_back(convert(valueOf(instr->operands[2]), arrayType->elementType()));
+    operands.push_back(valueAs(instr->operands[2], arrayType->elementType()));
     emit(ir::Opcode::ArrayStore, nullptr, operands);
     return;
   }
@@ -338,15 +347,15 @@ void FunctionEmitter::emitOperation(const ssa::Instr *instr) {
     return;
   case Resolution::Kind::RecordStore: {
     size_t valueIndex = instr->op == Op::SetItem ? 2 : 1;
-    ir::Value *value = valueOf(instr->operands[valueIndex]);
-    if (llvm::isa<ArrayType>(value->type())) {
-      emitNestedArrayStore(valueOf(instr->operands[0]), resolution.detail, value);
+    if (llvm::isa<ArrayType>(typeOf(instr->operands[valueIndex]))) {
+      emitNestedArrayStore(valueOf(instr->operands[0]), resolution.detail,
+                           valueOf(instr->operands[valueIndex]));
       return;
     }
     ir::Instruction *set =
         emit(ir::Opcode::RecordSet, nullptr,
              {valueOf(instr->operands[0]),
-              convert(valueOf(instr->operands[valueIndex]), resolution.operandTypes[valueIndex])});
+              valueAs(instr->operands[valueIndex], resolution.operandTypes[valueIndex])});
     set->text = resolution.detail;
     return;
   }

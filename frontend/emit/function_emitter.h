@@ -89,6 +89,9 @@ private:
   ir::Value *convert(ir::Value *value, const Type *type, ir::Block *where = nullptr);
   /// The SSA operand `i` of `instr`, converted as the resolution says.
   ir::Value *operand(const ssa::Instr *instr, size_t i, const Resolution &resolution);
+  /// The value of `source` converted to `type`; a string constant becomes
+  /// a fixed-width string constant.
+  ir::Value *valueAs(const ssa::Instr *source, const Type *type);
   /// A call's arguments, converted as the resolution says: a starred
   /// operand's tuple items in its place (`f(*t)`); null for an argument
   /// with no run-time value.

@@ -163,7 +163,8 @@ public:
 };
 
 /// A string literal after escape processing and concatenation of adjacent
-/// literals. Bytes and f-strings are flagged; kernels support neither.
+/// literals. Bytes (raw bytes in `value`) and f-strings are flagged;
+/// kernels support no f-strings.
 class StringLiteralExpr : public Expr {
 public:
   StringLiteralExpr(SourceRange range, llvm::StringRef value, bool isBytes, bool isFormatted)

@@ -422,7 +422,7 @@ std::optional<ModuleValue> ModuleEvaluator::evaluateSubscript(const SubscriptExp
     layout = ArrayLayout::F;
   else if (unitSteps.back())
     layout = ArrayLayout::C;
-  if (!dtype->isScalar() && !isa<RecordType>(dtype)) {
+  if (!dtype->isScalar() && !isa<RecordType, CharSequenceType>(dtype)) {
     diags.report(DiagID::err_bad_array_dtype, sub->value->range(), {dtype->str()});
     return std::nullopt;
   }
@@ -613,7 +613,8 @@ std::optional<ModuleValue> ModuleEvaluator::evaluateRecordType(const CallExpr *c
         hasOffset = true;
       }
     }
-    if (!field.type || !hasOffset || !(field.type->isScalar() || isa<RecordType>(field.type)))
+    if (!field.type || !hasOffset ||
+        !(field.type->isScalar() || isa<RecordType, CharSequenceType>(field.type)))
       return unsupported(properties);
     alignment = std::max(alignment, static_cast<unsigned>(itemAlignment(field.type)));
     fields.push_back(std::move(field));
@@ -750,6 +751,20 @@ std::optional<ModuleValue> ModuleEvaluator::callSymbol(const Symbol &symbol, con
         elements.push_back(element);
       }
       return ModuleValue::type(types.tuple(elements));
+    }
+    if (maker == "CharSeq" || maker == "UnicodeCharSeq") {
+      if (!requireArgs(1))
+        return std::nullopt;
+      std::optional<ConstantValue> count = constantOf(call->args[0], args[0]);
+      if (!count)
+        return std::nullopt;
+      if (count->kind() != ConstantValue::Kind::Int || count->intValue128() < 1 ||
+          count->intValue128() > (1 << 20)) {
+        diags.report(DiagID::err_expected_constant, call->args[0]->range(), {count->repr()});
+        return std::nullopt;
+      }
+      return ModuleValue::type(types.charSequence(static_cast<unsigned>(count->intValue128()),
+                                                  maker == "UnicodeCharSeq"));
     }
     if (maker == "Array") {
       if (!requireArgs(3))

@@ -1192,7 +1192,7 @@ Instr *SSABuilder::buildExpr(const Expr *expr) {
     if (literal->isFormatted)
       return unsupported(DiagID::err_unsupported_expression, expr->range(), {"f-strings"});
     if (literal->isBytes)
-      return unsupported(DiagID::err_unsupported_expression, expr->range(), {"bytes literals"});
+      return emitConstant(ConstantValue::bytes(literal->value.str()), expr->range(), true);
     return emitConstant(ConstantValue::string(literal->value.str()), expr->range(), true);
   }
   case Expr::Kind::EllipsisLiteral:

@@ -86,7 +86,7 @@ bool isPrintable(const Type *type) {
   }
   if (const Symbol *symbol = builtinOf(type))
     return symbol->kind == Symbol::Kind::Dim3;
-  return (type->isScalar() && !llvm::isa<ComplexType>(type)) || llvm::isa<StringLiteralType>(type);
+  return (type->isScalar() && !llvm::isa<ComplexType>(type)) || isStrLiteral(type);
 }
 
 Typing print(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args) {
@@ -268,14 +268,13 @@ Typing callBuiltin(TypeContext &types, const Symbol &function, llvm::ArrayRef<co
     // An exception instance: its message, if constant, is kept for the
     // host to report when the kernel raises it (debug=True).
     for (const Type *arg : args)
-      if (!llvm::isa<StringLiteralType>(arg) && !arg->isScalar())
+      if (!isStrLiteral(arg) && !arg->isScalar())
         return Typing::error(DiagID::err_bad_print_argument, {arg->str()});
     Resolution resolution = Resolution::make(
         Resolution::Kind::CompileTime,
         types.entity(EntityType::EntityKind::Builtin, &function, function.displayName()));
-    if (args.size() == 1)
-      if (const auto *message = llvm::dyn_cast<StringLiteralType>(args[0]))
-        resolution.detail = message->stringValue();
+    if (args.size() == 1 && isStrLiteral(args[0]))
+      resolution.detail = llvm::cast<StringLiteralType>(args[0])->stringValue();
     return resolution;
   }
   if (function.kind != Symbol::Kind::Function)

@@ -659,7 +659,7 @@ Typing FunctionTyper::typeInstr(const Instr *instr) {
     Typing test = typing::truth(types, operandType(0));
     if (!test)
       return test;
-    if (instr->operands.size() > 1 && !llvm::isa<StringLiteralType>(operandType(1)) &&
+    if (instr->operands.size() > 1 && !isStrLiteral(operandType(1)) &&
         operandType(1) != types.none())
       return Typing::error(DiagID::err_expected_string, {operandType(1)->str()},
                            instr->operands[1]->range);

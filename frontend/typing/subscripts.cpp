@@ -21,7 +21,8 @@ bool isIndexInteger(const Type *type) {
 /// The field a record's subscript names: r["x"], or r[0] by position.
 const RecordType::Field *recordFieldAt(const RecordType &record, const Type *index) {
   llvm::ArrayRef<RecordType::Field> fields = record.recordFields();
-  if (const auto *name = llvm::dyn_cast<StringLiteralType>(index)) {
+  if (isStrLiteral(index)) {
+    const auto *name = llvm::cast<StringLiteralType>(index);
     for (const RecordType::Field &field : fields)
       if (field.name == name->stringValue())
         return &field;
@@ -127,8 +128,8 @@ Typing getItem(TypeContext &types, const Type *object, const Type *index) {
   if (const auto *record = llvm::dyn_cast<RecordType>(object)) {
     if (const RecordType::Field *field = recordFieldAt(*record, index))
       return getAttribute(types, record, field->name);
-    if (const auto *name = llvm::dyn_cast<StringLiteralType>(index))
-      return getAttribute(types, record, name->stringValue()); // reports the missing field
+    if (isStrLiteral(index)) // reports the missing field
+      return getAttribute(types, record, llvm::cast<StringLiteralType>(index)->stringValue());
     return Typing::error(DiagID::err_bad_array_index, {record->str(), index->str()});
   }
   return Typing::error(DiagID::err_not_subscriptable, {object->str()});

@@ -139,6 +139,15 @@ bool nativeByteOrder(const char *&format) {
   return true;
 }
 
+/// A fixed-width string code after its count: "s" (bytes) or "w" (UCS4),
+/// named as Numba names the element ("[char x 12]", "[unichr x 12]").
+bool charSequenceFromCode(const char *&format, size_t count, std::string &name) {
+  if ((*format != 's' && *format != 'w') || count == 0)
+    return false;
+  name = (*format++ == 'w' ? "[unichr x " : "[char x ") + std::to_string(count) + "]";
+  return true;
+}
+
 bool recordFromFormat(const char *format, size_t itemSize, ElementId &element) {
   // T{<Q:s0:<Q:s1:} with padding as "4x" and array fields as "(3,2)<f:j:"
   std::string key = "Record(";
@@ -153,6 +162,23 @@ bool recordFromFormat(const char *format, size_t itemSize, ElementId &element) {
     }
     if (*format == 'x') {
       offset += counted ? repeat : 1;
+      ++format;
+      continue;
+    }
+    if (std::string charType; counted && charSequenceFromCode(format, repeat, charType)) {
+      // 12w:y: a fixed-width string field.
+      if (*format != ':')
+        return false;
+      const char *name = ++format;
+      while (*format && *format != ':')
+        ++format;
+      if (*format != ':')
+        return false;
+      key += first ? "" : ",";
+      key.append(name, size_t(format - name));
+      key += "[type=" + charType + ";offset=" + std::to_string(offset) + "]";
+      offset += repeat * (charType[1] == 'u' ? 4 : 1);
+      first = false;
       ++format;
       continue;
     }
@@ -239,6 +265,10 @@ Conversion scalarConversion(ScalarKind from, ScalarKind to) {
 }
 
 ElementId internRecord(std::string_view key) {
+  return internElementKey(key);
+}
+
+ElementId internElementKey(std::string_view key) {
   std::deque<std::string> &interned = records();
   for (size_t i = 0; i < interned.size(); ++i)
     if (interned[i] == key)
@@ -269,6 +299,16 @@ bool elementFromFormat(const char *format, size_t itemSize, ElementId &element) 
     return false;
   if (format[0] == 'T' && format[1] == '{')
     return recordFromFormat(format + 2, itemSize, element);
+  if (*format >= '1' && *format <= '9') {
+    size_t count = 0;
+    while (*format >= '0' && *format <= '9')
+      count = count * 10 + size_t(*format++ - '0');
+    std::string name;
+    if (!charSequenceFromCode(format, count, name) || *format != '\0')
+      return false;
+    element = internElementKey(name);
+    return true;
+  }
   ScalarKind kind;
   if (!scalarFromCode(format, kind) || *format != '\0' || scalarSize(kind) != itemSize)
     return false;
@@ -333,8 +373,10 @@ Conversion convertType(const TypeNode *from, const TypeNode *to) {
 namespace {
 
 void appendElementName(std::string &out, ElementId element) {
-  if (isRecordElement(element))
+  if (isRecordElement(element) && recordKey(element).starts_with("Record("))
     out += recordKey(element) + ")";
+  else if (isRecordElement(element))
+    out += recordKey(element); // a fixed-width string: "[unichr x 12]"
   else
     out += scalarName(ScalarKind(element));
 }

@@ -9,7 +9,8 @@
 //
 // Element types are numbered: the fourteen scalars first (ScalarKind), then
 // record types, interned by their layout key (Numba's record name without
-// the alignment flag: "Record(s0[type=uint64;offset=0],...;16").
+// the alignment flag: "Record(s0[type=uint64;offset=0],...;16"), and
+// fixed-width strings by their Numba name ("[unichr x 12]").
 //
 // Conversions follow Numba's casting rules (numba/core/typeconv/rules.py,
 // with numba-cuda's float16 edges): the same graph the compiler uses
@@ -54,7 +55,8 @@ bool isComplexKind(ScalarKind kind);
 enum class Conversion : uint8_t { Exact, Promote, Safe, Unsafe, None };
 Conversion scalarConversion(ScalarKind from, ScalarKind to);
 
-/// An element type: a ScalarKind below scalarKindCount, else a record.
+/// An element type: a ScalarKind below scalarKindCount, else a record or a
+/// fixed-width string, interned by key.
 using ElementId = uint16_t;
 inline bool isRecordElement(ElementId id) {
   return id >= scalarKindCount;
@@ -62,6 +64,9 @@ inline bool isRecordElement(ElementId id) {
 /// The id of the record type with this layout key (interned; the GIL
 /// serializes callers).
 ElementId internRecord(std::string_view key);
+/// The id of an element named by `key`: a record's layout key, or a
+/// fixed-width string's Numba name ("[char x 12]", "[unichr x 12]").
+ElementId internElementKey(std::string_view key);
 /// The record's layout key.
 const std::string &recordKey(ElementId id);
 /// The id of the named tuple class `className` (interned as records are),

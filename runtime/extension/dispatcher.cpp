@@ -55,7 +55,8 @@ std::string_view stringOf(PyObject *object) {
   return text ? std::string_view(text, size_t(size)) : std::string_view();
 }
 
-/// An element descriptor: ("scalar", name) or ("record", key).
+/// An element descriptor: ("scalar", name), ("record", key) or ("chars",
+/// name) for a fixed-width string.
 bool elementOf(PyObject *descriptor, ElementId &element, bool &known) {
   if (!PyTuple_Check(descriptor) || PyTuple_GET_SIZE(descriptor) < 2)
     return fail("a bad element descriptor");
@@ -67,8 +68,8 @@ bool elementOf(PyObject *descriptor, ElementId &element, bool &known) {
     element = ElementId(scalar);
     return true;
   }
-  if (kind == "record") {
-    element = internRecord(name);
+  if (kind == "record" || kind == "chars") {
+    element = internElementKey(name);
     known = true;
     return true;
   }

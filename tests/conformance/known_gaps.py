@@ -14,11 +14,6 @@ KNOWN_GAPS = [
     (r"test_array_methods\.TestCudaArrayMethods\.test_array_copy",
      "`arr.copy()` allocates an array inside the kernel, which needs Numba's NRT memory manager "
      "(the test turns it on); Kiln's kernels do not allocate"),
-    (r"test_array_args\.TestCudaArrayArg\.test_named(uni)?tuple",
-     "named tuples (`collections.namedtuple` arguments and their fields) are not supported yet"),
-    (r"test_const_string\..*",
-     "fixed-width byte and unicode strings (`S12` and `U12` arrays and record fields) are not "
-     "supported"),
     (r"test_datetime\..*",
      "`datetime64` and `timedelta64` values are not supported"),
     (r"test_enums\.EnumTest\.test_compare",

@@ -62,6 +62,15 @@ bb0:
   return %0 loc(30:5)
 }
 
+function @every.construct.strings$0(array([unichr x 4], 1d, C) %0 s, array([char x 2], 1d, A) %1 b) -> none name('strings') {
+bb0:
+  %2 = array.load %0, 1:int64 : [unichr x 4]
+  array.store %0, 0:int64, %2
+  array.store %0, 0:int64, 'hé!':[unichr x 4]
+  array.store %1, 0:int64, b'\xff\x00z':[char x 2]
+  return
+}
+
 declare @external_symbol(float32 %0 x) -> float32 name('external') options(link=('ext.cu'))
 
 )";
@@ -101,7 +110,7 @@ TEST(IRTextTest, ReadsValuesAttributesAndReferences) {
   TypeContext types;
   std::unique_ptr<Module> module = parse(everyConstruct, types);
   ASSERT_TRUE(module);
-  ASSERT_EQ(module->functions.size(), 3u);
+  ASSERT_EQ(module->functions.size(), 4u);
   const Function &kernel = *module->functions[0];
   EXPECT_EQ(kernel.kind, Function::Kind::Kernel);
   EXPECT_EQ(kernel.path, "dir/every construct.py");
@@ -111,7 +120,7 @@ TEST(IRTextTest, ReadsValuesAttributesAndReferences) {
   EXPECT_EQ(kernel.options.link[1], "it's.ptx");
   EXPECT_EQ(kernel.options.sharedMemoryCarveout, -1);
   EXPECT_EQ(module->functions[1]->origin, Function::Origin::ReductionLoop);
-  EXPECT_EQ(module->functions[2]->kind, Function::Kind::External);
+  EXPECT_EQ(module->functions[3]->kind, Function::Kind::External);
 
   // The call refers to the function defined after it.
   const Block &entry = *kernel.blocks[0];
@@ -168,7 +177,13 @@ TEST(IRTextTest, ErrorsNameTheLineAndColumn) {
       {"  %1 = add %0, 1:int6 : int64\n  return\n}\n", "test.typed:5:18: unknown type 'int6'"},
       {"  %1 = call @m.nowhere$0 %0 : int64\n  return\n}\n",
        "call of @m.nowhere$0, which is not in the module"},
-      {"  %1 = add %0, 'text':int64 : int64\n  return\n}\n", "a string is not a run-time value"},
+      {"  %1 = add %0, 'text':int64 : int64\n  return\n}\n",
+       "test.typed:5:16: a string is a run-time value only as a fixed-width string of its kind"},
+      {"  %1 = add %0, b'text':[unichr x 4] : int64\n  return\n}\n",
+       "a string is a run-time value only as a fixed-width string of its kind"},
+      {"  %1 = add %0, 1:[char x] : int64\n  return\n}\n", "test.typed:5:25: expected a number"},
+      {"  %1 = add %0, 1:[bytes x 2] : int64\n  return\n}\n",
+       "test.typed:5:18: expected '[char x N]' or '[unichr x N]'"},
       {"  %1 = intrinsic threadIdx.w : int32\n  return\n}\n",
        "test.typed:5:18: unknown intrinsic 'threadIdx.w'"},
       {"  raise ValueError('unterminated)\n}\n", "unterminated string"},

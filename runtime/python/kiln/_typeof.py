@@ -46,29 +46,45 @@ def _untypable_dtype(dtype, where):
                              "on demand; give the kernel a signature")
 
 
+def _char_sequence(dtype):
+    """(signature spelling, Numba name) of a fixed-width string dtype (S12:
+    CharSeq(12), [char x 12]; U12: UnicodeCharSeq(12), [unichr x 12]), or
+    None."""
+    if dtype.kind == "S" and dtype.itemsize:
+        return f"CharSeq({dtype.itemsize})", f"[char x {dtype.itemsize}]"
+    if dtype.kind == "U" and dtype.itemsize and dtype.isnative:
+        count = dtype.itemsize // 4
+        return f"UnicodeCharSeq({count})", f"[unichr x {count}]"
+    return None
+
+
 def _record_fields(dtype, where):
-    """[(name, scalar type name, shape, offset)] of a structured dtype whose
-    fields are scalars or arrays of scalars (shape () for a scalar)."""
+    """[(name, (signature spelling, Numba name), shape, offset)] of a
+    structured dtype whose fields are scalars, arrays of scalars (shape ()
+    for a scalar) or fixed-width strings."""
     fields = []
     for name in dtype.names:
         field_dtype, offset = dtype.fields[name][:2]
         shape = ()
         if field_dtype.subdtype is not None:
             field_dtype, shape = field_dtype.subdtype
+        chars = _char_sequence(field_dtype)
+        if chars is not None and not shape:
+            fields.append((name, chars, shape, offset))
+            continue
         scalar = _SCALAR_NAMES.get(field_dtype.name)
         if scalar is None or not field_dtype.isnative:
             raise _untypable_dtype(dtype, where)
-        fields.append((name, "bool" if scalar == "boolean" else scalar, shape, offset))
+        fields.append((name, (scalar, "bool" if scalar == "boolean" else scalar), shape, offset))
     return fields
 
 
-def _field_type(scalar, shape, signature):
+def _field_type(names, shape, signature):
     """A field's type as a signature spells it (NestedArray(int16, (3,))),
     or as Numba names it (nestedarray(int16, (3,)))."""
     if signature:
-        scalar = "boolean" if scalar == "bool" else scalar
-        return f"NestedArray({scalar}, {tuple(shape)})" if shape else scalar
-    return f"nestedarray({scalar}, {tuple(shape)})" if shape else scalar
+        return f"NestedArray({names[0]}, {tuple(shape)})" if shape else names[0]
+    return f"nestedarray({names[1]}, {tuple(shape)})" if shape else names[1]
 
 
 def _dtype_name(dtype, where):
@@ -76,10 +92,13 @@ def _dtype_name(dtype, where):
     numba.types.Record(...) for a structured dtype."""
     dtype = np.dtype(dtype)
     if dtype.names:
-        fields = ", ".join(f"({name!r}, {{'type': {_field_type(scalar, shape, True)}, "
+        fields = ", ".join(f"({name!r}, {{'type': {_field_type(names, shape, True)}, "
                            f"'offset': {offset}}})"
-                           for name, scalar, shape, offset in _record_fields(dtype, where))
+                           for name, names, shape, offset in _record_fields(dtype, where))
         return f"Record([{fields}], {dtype.itemsize}, {dtype.isalignedstruct})"
+    chars = _char_sequence(dtype)
+    if chars is not None:
+        return chars[0]
     name = _SCALAR_NAMES.get(dtype.name)
     if name is None:
         raise _untypable_dtype(dtype, where)
@@ -87,12 +106,16 @@ def _dtype_name(dtype, where):
 
 
 def _element_descriptor(dtype, where):
-    """("scalar", name), or ("record", key) as kiln._types keys records."""
+    """("scalar", name), ("record", key) as kiln._types keys records, or
+    ("chars", Numba's name) for a fixed-width string."""
     dtype = np.dtype(dtype)
     if dtype.names:
-        fields = ",".join(f"{name}[type={_field_type(scalar, shape, False)};offset={offset}]"
-                          for name, scalar, shape, offset in _record_fields(dtype, where))
+        fields = ",".join(f"{name}[type={_field_type(names, shape, False)};offset={offset}]"
+                          for name, names, shape, offset in _record_fields(dtype, where))
         return ("record", f"Record({fields};{dtype.itemsize}")
+    chars = _char_sequence(dtype)
+    if chars is not None:
+        return ("chars", chars[1])
     return _scalar_descriptor(_dtype_name(dtype, where))
 
 

@@ -5,6 +5,7 @@ them in C, as small tuples:
 
     "float32"                      ("scalar", "float32")
     "array(float32, 2d, C)"        ("array", ("scalar", "float32"), 2, "C", False)
+    "array([unichr x 12], 1d, C)"  ("array", ("chars", "[unichr x 12]"), 1, "C", False)
     "readonly array(int8, 1d, A)"  ("array", ("scalar", "int8"), 1, "A", True)
     "Record(s0[type=uint64;offset=0],s1[type=uint64;offset=8];16;True)"
                                    ("record", "Record(s0[...],s1[...];16")
@@ -56,6 +57,8 @@ def _element(text):
         return ("scalar", "bool" if text == "boolean" else text)
     if text.startswith("Record("):
         return ("record", record_key(text))
+    if text.startswith(("[char x ", "[unichr x ")) and text.endswith("]"):
+        return ("chars", text)
     return ("unsupported", text)
 
 

@@ -136,6 +136,6 @@ def test_assigning_an_array_to_a_nested_field_copies_it(kernels):
 
 
 def test_a_dtype_of_other_fields_is_named(kernels):
-    strings = np.zeros(2, [("name", "S8"), ("x", np.float64)])
-    with pytest.raises(TypeError, match=r"argument 1 has dtype .*S8.*which Kiln cannot specialize"):
-        kernels.scale_field[1, 2](strings, 2.0)
+    nested = np.zeros(2, [("inner", [("a", np.int32)]), ("x", np.float64)])
+    with pytest.raises(TypeError, match=r"argument 1 has dtype .*inner.*which Kiln cannot specialize"):
+        kernels.scale_field[1, 2](nested, 2.0)
