@@ -101,6 +101,24 @@ public:
   llvm::Value *lowerUnary(const ir::Instruction &instruction);
   llvm::Value *lowerBinary(const ir::Instruction &instruction);
   llvm::Value *lowerCompare(const ir::Instruction &instruction);
+
+  //===--- datetime64 and timedelta64 (lower_datetime.cpp) ---===//
+  /// An operator with a datetime64 or timedelta64 operand.
+  llvm::Value *lowerDateTimeOperation(const ir::Instruction &instruction);
+  /// Whether a datetime64 or timedelta64 value is not NaT.
+  llvm::Value *isTime(llvm::Value *value);
+  /// A timedelta (or a datetime of weeks or finer) in unit `to`.
+  llvm::Value *scaleDateTime(llvm::Value *value, DateTimeUnit from, DateTimeUnit to);
+  /// A datetime in unit `to`, years and months through the calendar.
+  llvm::Value *convertDatetime(llvm::Value *value, DateTimeUnit from, DateTimeUnit to);
+  /// Days from the epoch to the start of year 1970 + `year`, and of month
+  /// `months` after January 1970.
+  llvm::Value *daysBeforeYear(llvm::Value *year);
+  llvm::Value *daysBeforeMonth(llvm::Value *months);
+  /// Python's divmod of an int64 by a positive constant.
+  std::pair<llvm::Value *, llvm::Value *> floorDivModConstant(llvm::Value *value, int64_t divisor);
+  /// A float count of a unit as a timedelta: NaN is NaT.
+  llvm::Value *timedeltaFromFloat(llvm::Value *value);
   llvm::Value *floorDivide(llvm::Value *a, llvm::Value *b, const Type *type, bool wantQuotient);
   llvm::Value *power(llvm::Value *base, llvm::Value *exponent, const Type *baseType,
                      const Type *exponentType);

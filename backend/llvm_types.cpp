@@ -54,6 +54,8 @@ llvm::Type *LLVMTypes::value(const Type *type) {
     llvm::Type *element = value(llvm::cast<RangeType>(type)->elementType());
     return llvm::StructType::get(context, {element, element, element});
   }
+  case Type::Kind::DateTime:
+    return llvm::Type::getInt64Ty(context);
   case Type::Kind::CharSequence: {
     const auto *chars = llvm::cast<CharSequenceType>(type);
     return llvm::ArrayType::get(llvm::IntegerType::get(context, chars->unitBytes() * 8),

@@ -51,6 +51,8 @@ llvm::Value *FunctionLowering::lowerUnary(const ir::Instruction &instruction) {
 }
 
 llvm::Value *FunctionLowering::lowerCompare(const ir::Instruction &instruction) {
+  if (llvm::isa<DateTimeType>(instruction.operands[0]->type()))
+    return lowerDateTimeOperation(instruction);
   llvm::Value *a = valueOf(instruction.operands[0]);
   llvm::Value *b = valueOf(instruction.operands[1]);
   const Type *type = instruction.operands[0]->type();
@@ -135,6 +137,9 @@ static void raiseOnZeroDivisor(FunctionLowering &lowering, const ir::Instruction
 
 llvm::Value *FunctionLowering::lowerBinary(const ir::Instruction &instruction) {
   using Op = ir::Opcode;
+  if (llvm::isa<DateTimeType>(instruction.operands[0]->type()) ||
+      llvm::isa<DateTimeType>(instruction.operands[1]->type()))
+    return lowerDateTimeOperation(instruction);
   llvm::Value *a = valueOf(instruction.operands[0]);
   llvm::Value *b = valueOf(instruction.operands[1]);
   const Type *type = instruction.type();

@@ -143,11 +143,11 @@ private:
 /// Whether values of `type` can be passed to a kernel from the host.
 bool isKernelArgumentType(const Type *type) {
   // A record passes by reference: the kernel's stores reach the caller's.
-  if (type->isScalar() || llvm::isa<RecordType>(type))
+  if (type->isScalar() || llvm::isa<RecordType, DateTimeType>(type))
     return true;
   if (const auto *array = llvm::dyn_cast<ArrayType>(type))
     return array->elementType()->isScalar() ||
-           llvm::isa<RecordType, CharSequenceType>(array->elementType());
+           llvm::isa<RecordType, CharSequenceType, DateTimeType>(array->elementType());
   if (const auto *tuple = llvm::dyn_cast<TupleType>(type))
     return llvm::all_of(tuple->elementTypes(), isKernelArgumentType);
   return false;

@@ -246,6 +246,16 @@ private:
       return tupleType(at, name == "UniTuple", result);
     } else if (name == "Record") {
       return recordType(at, result);
+    } else if (name == "datetime64" || name == "timedelta64") {
+      if (!expect(at, "["))
+        return false;
+      Cursor unitAt = at;
+      llvm::StringRef unitName = at.word();
+      std::optional<DateTimeUnit> unit = dateTimeUnitNamed(unitName);
+      if (!unit)
+        return fail(unitAt, "unknown datetime64 unit '" + unitName + "'");
+      result = name == "datetime64" ? types.datetime(*unit) : types.timedelta(*unit);
+      return expect(at, "]");
     } else if (name.consume_front("range_state_")) {
       const auto *element = llvm::dyn_cast_or_null<IntegerType>(types.scalarByName(name));
       if (!element)

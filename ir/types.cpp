@@ -197,6 +197,14 @@ const StringLiteralType *TypeContext::bytesLiteral(llvm::StringRef value) {
   return intern<StringLiteralType>("bytes:" + value.str(), value.str(), true);
 }
 
+const DateTimeType *TypeContext::datetime(DateTimeUnit unit) {
+  return intern<DateTimeType>("datetime64[" + dateTimeUnitName(unit).str() + "]", true, unit);
+}
+
+const DateTimeType *TypeContext::timedelta(DateTimeUnit unit) {
+  return intern<DateTimeType>("timedelta64[" + dateTimeUnitName(unit).str() + "]", false, unit);
+}
+
 const CharSequenceType *TypeContext::charSequence(unsigned count, bool unicode) {
   std::string name = (unicode ? "[unichr x " : "[char x ") + std::to_string(count) + "]";
   return intern<CharSequenceType>(name, count, unicode);
@@ -211,6 +219,8 @@ std::optional<uint64_t> scalarByteSize(const Type *type) {
     return complex->bitwidth() / 8;
   if (llvm::isa<BooleanType>(type))
     return 1;
+  if (llvm::isa<DateTimeType>(type))
+    return 8;
   return std::nullopt;
 }
 

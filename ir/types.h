@@ -20,6 +20,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "ir/datetime_units.h"
+
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/StringMap.h>
 #include <llvm/ADT/StringRef.h>
@@ -55,6 +57,7 @@ public:
     Slice,
     Vector,
     CharSequence,
+    DateTime,
   };
 
   Kind kind() const { return typeKind; }
@@ -221,7 +224,8 @@ enum class ArrayLayout : uint8_t { C, F, A };
 llvm::StringRef layoutName(ArrayLayout layout);
 
 /// The bytes one element of `type` takes in an array: a number's width, one
-/// for a boolean; nothing for other types.
+/// for a boolean, eight for a datetime64 or timedelta64; nothing for other
+/// types.
 std::optional<uint64_t> scalarByteSize(const Type *type);
 /// Bytes one element occupies in an array (NumPy's itemsize): a scalar's
 /// size, a record's, a fixed-width string's; 1 for anything else.
@@ -379,6 +383,27 @@ private:
   std::string method;
 };
 
+/// NumPy's datetime64 (a point in time, "datetime64[D]") or timedelta64 (a
+/// duration, "timedelta64[s]"): an int64 count of `unit`s since the epoch
+/// or of the duration, whose most negative value is NaT, "not a time", which
+/// every operation passes on. Numba's NPDatetime and NPTimedelta; a value
+/// without a unit prints as "datetime64[]".
+class DateTimeType : public Type {
+public:
+  DateTimeType(bool isDatetime, DateTimeUnit unit)
+      : Type(Kind::DateTime, std::string(isDatetime ? "datetime64[" : "timedelta64[") +
+                                 dateTimeUnitName(unit).str() + "]"),
+        datetime(isDatetime), dateUnit(unit) {}
+  /// A datetime64; else a timedelta64.
+  bool isDatetime() const { return datetime; }
+  DateTimeUnit unit() const { return dateUnit; }
+  static bool classof(const Type *t) { return t->kind() == Kind::DateTime; }
+
+private:
+  bool datetime;
+  DateTimeUnit dateUnit;
+};
+
 /// The index `start:stop:step` in a subscript (Numba's slice2/slice3).
 /// A CUDA vector type of numba.cuda (float32x4, int8x2, ...): one to four
 /// elements of a scalar type, read as `.x`, `.y`, `.z`, `.w`.
@@ -436,6 +461,8 @@ public:
   const StringLiteralType *bytesLiteral(llvm::StringRef value);
   /// `S<count>` (unicode false) or `U<count>` elements.
   const CharSequenceType *charSequence(unsigned count, bool unicode);
+  const DateTimeType *datetime(DateTimeUnit unit);
+  const DateTimeType *timedelta(DateTimeUnit unit);
   const ArrayType *array(const Type *dtype, unsigned ndim, ArrayLayout layout,
                          bool readonly = false);
   /// `array` with another layout, keeping its element type, rank and

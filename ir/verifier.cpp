@@ -1,5 +1,6 @@
 //===- ir/verifier.cpp - Checking the typed IR's invariants ---------------===//
 
+#include "ir/datetime_operations.h"
 #include "ir/libdevice.h"
 #include "ir/typed_ir.h"
 
@@ -285,6 +286,23 @@ private:
     }
   }
 
+  static bool takesDateTime(const Instruction &instruction) {
+    return instruction.operands.size() == 2 &&
+           (llvm::isa<DateTimeType>(instruction.operands[0]->type()) ||
+            llvm::isa<DateTimeType>(instruction.operands[1]->type()));
+  }
+
+  std::optional<std::string> checkDateTimeOperation(const Instruction &instruction) {
+    std::optional<DateTimeOperationResult> result = dateTimeOperationResult(
+        instruction.opcode, instruction.operands[0]->type(), instruction.operands[1]->type());
+    if (!result)
+      return "no datetime64 operation takes " + describeOperandTypes(instruction);
+    if (!result->describes(instruction.type()))
+      return "this datetime64 operation gives another type than " + instruction.type()->str() +
+             " for " + describeOperandTypes(instruction);
+    return std::nullopt;
+  }
+
   std::optional<std::string> checkTypes(const Instruction &instruction) {
     auto operandType = [&](size_t i) { return instruction.operands[i]->type(); };
     switch (instruction.opcode) {
@@ -299,6 +317,8 @@ private:
     case Opcode::And:
     case Opcode::Or:
     case Opcode::Xor:
+      if (takesDateTime(instruction))
+        return checkDateTimeOperation(instruction);
       if (instruction.operands.size() != 2 || operandType(0) != instruction.type() ||
           operandType(1) != instruction.type())
         return "operands must have the result type " + instruction.type()->str() + ", not " +
@@ -314,6 +334,8 @@ private:
     case Opcode::Le:
     case Opcode::Gt:
     case Opcode::Ge:
+      if (takesDateTime(instruction))
+        return checkDateTimeOperation(instruction);
       if (instruction.operands.size() != 2 || operandType(0) != operandType(1) ||
           !llvm::isa<BooleanType>(instruction.type()))
         return std::string("comparisons take two operands of one type and give bool");

@@ -60,11 +60,15 @@ ir::Value *FunctionEmitter::emitOperator(const ssa::Instr *instr, const Resoluti
   }
   // Numba's implementations cast both operands to the result type (an
   // int64 - uint64 case computes in int64, int / int in float64); only the
-  // exponent of a power keeps its own type.
+  // exponent of a power keeps its own type, and datetime operands their
+  // units, which the operation converts.
   ast::BinaryOp op = called ? ast::BinaryOp(resolution.index) : instr->binaryOp;
-  ir::Value *lhs = convert(operand(instr, first, resolution), result);
+  bool keepsOperandTypes = op == ast::BinaryOp::Pow || resolution.detail == "datetime";
+  ir::Value *lhs = operand(instr, first, resolution);
   ir::Value *rhs = operand(instr, first + 1, resolution);
-  if (op != ast::BinaryOp::Pow)
+  if (resolution.detail != "datetime")
+    lhs = convert(lhs, result);
+  if (!keepsOperandTypes)
     rhs = convert(rhs, result);
   static const std::map<ast::BinaryOp, ir::Opcode> arithmetic = {
       {ast::BinaryOp::Add, ir::Opcode::Add},

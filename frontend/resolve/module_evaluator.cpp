@@ -422,7 +422,7 @@ std::optional<ModuleValue> ModuleEvaluator::evaluateSubscript(const SubscriptExp
     layout = ArrayLayout::F;
   else if (unitSteps.back())
     layout = ArrayLayout::C;
-  if (!dtype->isScalar() && !isa<RecordType, CharSequenceType>(dtype)) {
+  if (!dtype->isScalar() && !isa<RecordType, CharSequenceType, DateTimeType>(dtype)) {
     diags.report(DiagID::err_bad_array_dtype, sub->value->range(), {dtype->str()});
     return std::nullopt;
   }
@@ -751,6 +751,22 @@ std::optional<ModuleValue> ModuleEvaluator::callSymbol(const Symbol &symbol, con
         elements.push_back(element);
       }
       return ModuleValue::type(types.tuple(elements));
+    }
+    if (maker == "NPDatetime" || maker == "NPTimedelta") {
+      if (!requireArgs(1))
+        return std::nullopt;
+      std::optional<ConstantValue> unitName = constantOf(call->args[0], args[0]);
+      if (!unitName)
+        return std::nullopt;
+      std::optional<DateTimeUnit> unit = unitName->kind() == ConstantValue::Kind::String
+                                             ? dateTimeUnitNamed(unitName->stringValue())
+                                             : std::nullopt;
+      if (!unit) {
+        diags.report(DiagID::err_datetime_unit, call->args[0]->range(), {unitName->repr()});
+        return std::nullopt;
+      }
+      return ModuleValue::type(maker == "NPDatetime" ? types.datetime(*unit)
+                                                     : types.timedelta(*unit));
     }
     if (maker == "CharSeq" || maker == "UnicodeCharSeq") {
       if (!requireArgs(1))

@@ -75,6 +75,8 @@ std::vector<OverloadCase> binaryCases(TypeContext &types, BinaryOp op, bool &all
 } // namespace
 
 Typing binaryOperator(TypeContext &types, BinaryOp op, const Type *lhs, const Type *rhs) {
+  if (involvesDateTime(lhs, rhs))
+    return dateTimeBinary(types, op, lhs, rhs);
   if (lhs->isScalar() && rhs->isScalar()) {
     bool allowUnsafe;
     std::vector<OverloadCase> cases = binaryCases(types, op, allowUnsafe);
@@ -101,6 +103,8 @@ Typing binaryOperator(TypeContext &types, BinaryOp op, const Type *lhs, const Ty
 }
 
 Typing unaryOperator(TypeContext &types, UnaryOp op, const Type *operand) {
+  if (involvesDateTime(operand))
+    return dateTimeUnary(types, op, operand);
   CaseList cases(types);
   bool allowUnsafe = true;
   switch (op) {
@@ -139,6 +143,8 @@ Typing unaryOperator(TypeContext &types, UnaryOp op, const Type *operand) {
 }
 
 Typing compareOperator(TypeContext &types, CompareOp op, const Type *lhs, const Type *rhs) {
+  if (op != CompareOp::Is && op != CompareOp::IsNot && involvesDateTime(lhs, rhs))
+    return dateTimeCompare(types, op, lhs, rhs);
   if (op == CompareOp::Is || op == CompareOp::IsNot) {
     // Identity with None is known at compile time.
     bool lhsNone = lhs == types.none();

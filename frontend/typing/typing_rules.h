@@ -25,6 +25,12 @@ Typing unaryOperator(TypeContext &types, ast::UnaryOp op, const Type *operand);
 Typing compareOperator(TypeContext &types, ast::CompareOp op, const Type *lhs, const Type *rhs);
 Typing truth(TypeContext &types, const Type *operand);
 
+// datetime_operators.cpp: operators on datetime64 and timedelta64 values.
+bool involvesDateTime(const Type *lhs, const Type *rhs = nullptr);
+Typing dateTimeBinary(TypeContext &types, ast::BinaryOp op, const Type *lhs, const Type *rhs);
+Typing dateTimeUnary(TypeContext &types, ast::UnaryOp op, const Type *operand);
+Typing dateTimeCompare(TypeContext &types, ast::CompareOp op, const Type *lhs, const Type *rhs);
+
 // attributes.cpp: `object.name` for values and entities.
 Typing getAttribute(TypeContext &types, const Type *object, llvm::StringRef name);
 Typing setAttribute(TypeContext &types, const Type *object, llvm::StringRef name,

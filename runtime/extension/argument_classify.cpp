@@ -23,7 +23,9 @@
 #include "runtime/extension/device_array.h"
 #include "runtime/extension/dispatcher.h"
 
+#include <cctype>
 #include <cstring>
+#include <optional>
 
 namespace kiln::python {
 
@@ -194,14 +196,17 @@ struct Classifier {
     if (!newBuffer(bufferIndex) || !newNode(index))
       return false;
     Py_buffer &view = call.buffers[bufferIndex];
-    if (PyObject_GetBuffer(object, &view, PyBUF_RECORDS_RO) < 0)
+    DateTimeElement dateTime;
+    if (!getBuffer(object, view, dateTime))
       return false;
     ++call.bufferCount;
     if (view.ndim > 0 && (!view.shape || !view.strides))
       return fail(PyExc_TypeError, describeArgument(state, argument) +
                                        " is an array that does not give its shape and strides");
-    ElementId element = 0;
-    bool known = elementFromFormat(view.format, size_t(view.itemsize), element);
+    ElementId element = dateTime.element.value_or(0);
+    bool known = dateTime.isDateTime
+                     ? dateTime.element.has_value()
+                     : elementFromFormat(view.format, size_t(view.itemsize), element);
     bool contiguousC, contiguousF;
     const auto *shape = reinterpret_cast<const int64_t *>(view.shape);
     const auto *strides = reinterpret_cast<const int64_t *>(view.strides);
@@ -221,12 +226,21 @@ struct Classifier {
     if (!newBuffer(bufferIndex) || !newNode(index))
       return false;
     Py_buffer &view = call.buffers[bufferIndex];
-    if (PyObject_GetBuffer(object, &view, PyBUF_RECORDS_RO) < 0)
+    DateTimeElement dateTime;
+    if (!getBuffer(object, view, dateTime))
       return false;
-    ElementId element = 0;
-    bool known = view.ndim == 0 && elementFromFormat(view.format, size_t(view.itemsize), element);
     TypeNode &node = call.nodes[index];
     ArgumentValue &value = call.values[index];
+    if (dateTime.isDateTime) {
+      // A datetime64 or timedelta64: its int64 count.
+      std::memcpy(&value.i, view.buf, sizeof value.i);
+      PyBuffer_Release(&view);
+      node.kind = dateTime.element ? TypeKind::Scalar : TypeKind::Unsupported;
+      node.element = dateTime.element.value_or(0);
+      return true;
+    }
+    ElementId element = 0;
+    bool known = view.ndim == 0 && elementFromFormat(view.format, size_t(view.itemsize), element);
     if (known && isRecordElement(element)) {
       ++call.bufferCount; // held: the kernel gets a pointer to its bytes
       node.kind = TypeKind::Record;
@@ -241,6 +255,78 @@ struct Classifier {
     node.kind = known ? TypeKind::Scalar : TypeKind::Unsupported;
     node.element = element;
     return true;
+  }
+
+  /// Whether a buffer holds datetime64 or timedelta64 values, and their
+  /// element type if Numba has one for them.
+  struct DateTimeElement {
+    bool isDateTime = false;
+    std::optional<ElementId> element;
+  };
+
+  /// The buffer of a NumPy array or scalar. datetime64 and timedelta64
+  /// values have none; the buffer is then their int64 view's, which shares
+  /// their data.
+  bool getBuffer(PyObject *object, Py_buffer &view, DateTimeElement &dateTime) {
+    // A datetime64 array refuses to give a buffer; a datetime64 scalar
+    // gives one whose format says nothing.
+    const char *typeName = Py_TYPE(object)->tp_name;
+    bool scalar = std::strcmp(typeName, "numpy.datetime64") == 0 ||
+                  std::strcmp(typeName, "numpy.timedelta64") == 0;
+    std::string code;
+    if (!scalar) {
+      if (PyObject_GetBuffer(object, &view, PyBUF_RECORDS_RO) == 0)
+        return true;
+      PyObject *type, *error, *traceback;
+      PyErr_Fetch(&type, &error, &traceback);
+      code = dtypeCode(object);
+      if (code.size() < 2 || (code[1] != 'M' && code[1] != 'm')) {
+        PyErr_Restore(type, error, traceback);
+        return false;
+      }
+      Py_XDECREF(type);
+      Py_XDECREF(error);
+      Py_XDECREF(traceback);
+    } else {
+      code = dtypeCode(object);
+    }
+    dateTime.isDateTime = true;
+    PyObject *counts = PyObject_CallMethod(object, "view", "s", "i8");
+    if (!counts)
+      return false;
+    int got = PyObject_GetBuffer(counts, &view, PyBUF_RECORDS_RO);
+    Py_DECREF(counts); // the buffer holds the view
+    if (got < 0)
+      return false;
+    if (std::string name = dateTimeTypeName(code); !name.empty())
+      dateTime.element = internElementKey(name);
+    return true;
+  }
+
+  /// NumPy's dtype.str of the value: "<f8", "<M8[D]"; empty if it has none.
+  static std::string dtypeCode(PyObject *object) {
+    PyObject *dtype = PyObject_GetAttrString(object, "dtype");
+    PyObject *text = dtype ? PyObject_GetAttrString(dtype, "str") : nullptr;
+    Py_XDECREF(dtype);
+    const char *spelled = text ? PyUnicode_AsUTF8(text) : nullptr;
+    std::string code = spelled ? spelled : "";
+    Py_XDECREF(text);
+    PyErr_Clear();
+    return code;
+  }
+
+  /// "datetime64[D]" for dtype code "<M8[D]", "timedelta64[]" for "<m8";
+  /// empty for what Numba has no type for (multiples of a unit, "<m8[10s]";
+  /// another byte order).
+  static std::string dateTimeTypeName(const std::string &code) {
+    if (code.size() < 3 || (code[0] != '<' && code[0] != '=') || code[2] != '8' ||
+        (code.size() > 3 && (code[3] != '[' || code.back() != ']')))
+      return "";
+    std::string unit = code.size() > 3 ? code.substr(4, code.size() - 5) : "";
+    for (char c : unit)
+      if (!std::isalpha(static_cast<unsigned char>(c)))
+        return "";
+    return (code[1] == 'M' ? "datetime64[" : "timedelta64[") + unit + "]";
   }
 
   static void readScalar(ScalarKind kind, const void *data, ArgumentValue &value) {

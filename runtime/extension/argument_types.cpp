@@ -321,6 +321,9 @@ Conversion convertType(const TypeNode *from, const TypeNode *to) {
     return Conversion::None;
   switch (to->kind) {
   case TypeKind::Scalar:
+    // datetime64 and timedelta64 (interned) convert to nothing else.
+    if (isRecordElement(from->element) || isRecordElement(to->element))
+      return from->element == to->element ? Conversion::Exact : Conversion::None;
     return scalarConversion(ScalarKind(from->element), ScalarKind(to->element));
   case TypeKind::Record:
     return from->element == to->element ? Conversion::Exact : Conversion::None;

@@ -55,8 +55,9 @@ std::string_view stringOf(PyObject *object) {
   return text ? std::string_view(text, size_t(size)) : std::string_view();
 }
 
-/// An element descriptor: ("scalar", name), ("record", key) or ("chars",
-/// name) for a fixed-width string.
+/// An element descriptor: ("scalar", name), ("record", key), ("chars",
+/// name) for a fixed-width string or ("datetime", name) for a datetime64 or
+/// timedelta64 ("datetime64[D]").
 bool elementOf(PyObject *descriptor, ElementId &element, bool &known) {
   if (!PyTuple_Check(descriptor) || PyTuple_GET_SIZE(descriptor) < 2)
     return fail("a bad element descriptor");
@@ -68,7 +69,7 @@ bool elementOf(PyObject *descriptor, ElementId &element, bool &known) {
     element = ElementId(scalar);
     return true;
   }
-  if (kind == "record" || kind == "chars") {
+  if (kind == "record" || kind == "chars" || kind == "datetime") {
     element = internElementKey(name);
     known = true;
     return true;
@@ -87,12 +88,12 @@ bool appendDescriptor(PyObject *descriptor, std::vector<TypeNode> &nodes, bool &
   TypeNode node;
   Py_ssize_t size = PyTuple_GET_SIZE(descriptor);
   bool known = true;
-  if (kind == "scalar" || kind == "record") {
+  if (kind == "scalar" || kind == "record" || kind == "datetime") {
     if (!elementOf(descriptor, node.element, known))
       return false;
     node.kind = !known             ? TypeKind::Unsupported
-                : kind == "scalar" ? TypeKind::Scalar
-                                   : TypeKind::Record;
+                : kind == "record" ? TypeKind::Record
+                                   : TypeKind::Scalar;
   } else if (kind == "array" && size == 5) {
     if (!elementOf(PyTuple_GET_ITEM(descriptor, 1), node.element, known))
       return false;

@@ -48,6 +48,13 @@ struct Number {
 Number numberOf(const TypeNode &node, const ArgumentValue &value) {
   Number number{};
   auto kind = ScalarKind(node.element);
+  if (isRecordElement(node.element)) {
+    // A datetime64 or timedelta64: its int64 count.
+    number.integer = number.isSigned = true;
+    number.i = value.i;
+    number.u = value.u;
+    return number;
+  }
   if (kind == ScalarKind::Bool || isIntegerKind(kind)) {
     number.integer = true;
     number.isSigned = kind == ScalarKind::Bool || kind <= ScalarKind::I64;

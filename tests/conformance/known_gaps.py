@@ -14,8 +14,6 @@ KNOWN_GAPS = [
     (r"test_array_methods\.TestCudaArrayMethods\.test_array_copy",
      "`arr.copy()` allocates an array inside the kernel, which needs Numba's NRT memory manager "
      "(the test turns it on); Kiln's kernels do not allocate"),
-    (r"test_datetime\..*",
-     "`datetime64` and `timedelta64` values are not supported"),
     (r"test_enums\.EnumTest\.test_compare",
      "enum members as kernel arguments are not supported: Kiln reads an enum's members as their "
      "values, so members of different classes with one value would also compare identical"),

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
 
 namespace kiln::ir {
@@ -259,6 +260,61 @@ bb0:
       continue;
     }
     ASSERT_TRUE(problem) << c.function << " returning " << c.type << " was accepted";
+    EXPECT_NE(problem->find(c.problem), std::string::npos) << *problem;
+  }
+}
+
+TEST(IRTextTest, TheVerifierChecksDateTimeOperationsAgainstNumbasRules) {
+  const char *const operation = R"(module 'm'
+
+function @m.f$0(%1 %0 a, %2 %1 b) -> none {
+bb0:
+  %2 = %3 %0, %1 : %4
+  return
+}
+)";
+  struct Case {
+    const char *lhs, *rhs, *opcode, *result, *problem;
+  };
+  const char *const noOperation = "no datetime64 operation takes";
+  for (const Case &c : {
+           Case{"datetime64[M]", "datetime64[D]", "sub", "timedelta64[D]", nullptr},
+           Case{"datetime64[Y]", "timedelta64[M]", "add", "datetime64[M]", nullptr},
+           Case{"timedelta64[D]", "datetime64[W]", "add", "datetime64[D]", nullptr},
+           Case{"timedelta64[M]", "datetime64[W]", "add", "datetime64[W]", noOperation},
+           Case{"timedelta64[s]", "timedelta64[ms]", "add", "timedelta64[ms]", nullptr},
+           Case{"timedelta64[s]", "int64", "mul", "timedelta64[s]", nullptr},
+           Case{"float32", "timedelta64[s]", "mul", "timedelta64[s]", nullptr},
+           Case{"timedelta64[h]", "timedelta64[D]", "truediv", "float64", nullptr},
+           Case{"timedelta64[h]", "float64", "floordiv", "timedelta64[h]", nullptr},
+           Case{"datetime64[Y]", "datetime64[ns]", "lt", "bool", nullptr},
+           Case{"datetime64[D]", "datetime64[D]", "add", "datetime64[D]", noOperation},
+           Case{"datetime64[D]", "timedelta64[M]", "add", "datetime64[D]", noOperation},
+           Case{"timedelta64[D]", "timedelta64[M]", "lt", "bool", noOperation},
+           Case{"timedelta64[D]", "timedelta64[D]", "floordiv", "float64", noOperation},
+           Case{"timedelta64[D]", "timedelta64[D]", "mod", "timedelta64[D]", noOperation},
+           Case{"timedelta64[D]", "int32", "mul", "timedelta64[D]", noOperation},
+           Case{"timedelta64[D]", "datetime64[D]", "eq", "bool", noOperation},
+           Case{"datetime64[M]", "datetime64[D]", "sub", "timedelta64[M]",
+                "this datetime64 operation gives another type than timedelta64[M]"},
+       }) {
+    std::string text = operation;
+    auto fill = [&](const char *hole, const char *value) {
+      text.replace(text.find(hole), std::strlen(hole), value);
+    };
+    fill("%1 %0 a", (std::string(c.lhs) + " %0 a").c_str());
+    fill("%2 %1 b", (std::string(c.rhs) + " %1 b").c_str());
+    fill("%3 %0", (std::string(c.opcode) + " %0").c_str());
+    fill(": %4", (std::string(": ") + c.result).c_str());
+    TypeContext types;
+    std::unique_ptr<Module> module = parse(text, types);
+    ASSERT_TRUE(module) << text;
+    std::optional<std::string> problem = verify(*module);
+    if (!c.problem) {
+      EXPECT_FALSE(problem) << text << *problem;
+      continue;
+    }
+    ASSERT_TRUE(problem) << text << "was accepted";
     EXPECT_NE(problem->find(c.problem), std::string::npos) << *problem;
   }
 }

@@ -58,6 +58,19 @@ def _char_sequence(dtype):
     return None
 
 
+def _datetime(dtype):
+    """(signature spelling, Numba name) of a datetime64 or timedelta64 dtype
+    of one unit (M8[D]: NPDatetime('D'), datetime64[D]), or None."""
+    if dtype.kind not in "Mm" or not dtype.isnative:
+        return None
+    unit, count = np.datetime_data(dtype)
+    if count != 1:
+        return None
+    unit = "" if unit == "generic" else unit
+    maker, name = ("NPDatetime", "datetime64") if dtype.kind == "M" else ("NPTimedelta", "timedelta64")
+    return f"{maker}({unit!r})", f"{name}[{unit}]"
+
+
 def _record_fields(dtype, where):
     """[(name, (signature spelling, Numba name), shape, offset)] of a
     structured dtype whose fields are scalars, arrays of scalars (shape ()
@@ -96,9 +109,9 @@ def _dtype_name(dtype, where):
                            f"'offset': {offset}}})"
                            for name, names, shape, offset in _record_fields(dtype, where))
         return f"Record([{fields}], {dtype.itemsize}, {dtype.isalignedstruct})"
-    chars = _char_sequence(dtype)
-    if chars is not None:
-        return chars[0]
+    special = _char_sequence(dtype) or _datetime(dtype)
+    if special is not None:
+        return special[0]
     name = _SCALAR_NAMES.get(dtype.name)
     if name is None:
         raise _untypable_dtype(dtype, where)
@@ -116,6 +129,9 @@ def _element_descriptor(dtype, where):
     chars = _char_sequence(dtype)
     if chars is not None:
         return ("chars", chars[1])
+    datetime = _datetime(dtype)
+    if datetime is not None:
+        return ("datetime", datetime[1])
     return _scalar_descriptor(_dtype_name(dtype, where))
 
 
@@ -142,7 +158,7 @@ def dispatch_descriptor(value, where="an argument"):
     ("tuple", (...)). UntypableArgument if none."""
     if isinstance(value, (bool, np.bool_)):
         return ("scalar", "bool")
-    if isinstance(value, np.void):
+    if isinstance(value, (np.void, np.datetime64, np.timedelta64)):
         return _element_descriptor(value.dtype, where)
     if isinstance(value, tuple):
         elements = tuple(dispatch_descriptor(item, f"{where}[{i}]") for i, item in enumerate(value))

@@ -6,6 +6,7 @@ them in C, as small tuples:
     "float32"                      ("scalar", "float32")
     "array(float32, 2d, C)"        ("array", ("scalar", "float32"), 2, "C", False)
     "array([unichr x 12], 1d, C)"  ("array", ("chars", "[unichr x 12]"), 1, "C", False)
+    "datetime64[D]"                ("datetime", "datetime64[D]")
     "readonly array(int8, 1d, A)"  ("array", ("scalar", "int8"), 1, "A", True)
     "Record(s0[type=uint64;offset=0],s1[type=uint64;offset=8];16;True)"
                                    ("record", "Record(s0[...],s1[...];16")
@@ -59,6 +60,8 @@ def _element(text):
         return ("record", record_key(text))
     if text.startswith(("[char x ", "[unichr x ")) and text.endswith("]"):
         return ("chars", text)
+    if text.startswith(("datetime64[", "timedelta64[")) and text.endswith("]"):
+        return ("datetime", text)
     return ("unsupported", text)
 
 
@@ -77,7 +80,7 @@ def descriptor(text):
         return ("unsupported", text)
     if text.startswith("Record("):
         return ("record", record_key(text))
-    if text in SCALARS:
+    if text in SCALARS or text.startswith(("datetime64[", "timedelta64[")):
         return _element(text)
     maker, paren, rest = text.partition("(")
     if paren and maker.isidentifier() and maker not in _NOT_TUPLES and text.endswith(")"):
