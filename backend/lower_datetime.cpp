@@ -74,8 +74,8 @@ llvm::Value *FunctionLowering::daysBeforeMonth(llvm::Value *months) {
       builder.CreateICmpEQ(builder.CreateAnd(actual, i64(3)), i64(0)),
       builder.CreateOr(builder.CreateICmpNE(builder.CreateSRem(actual, i64(100)), i64(0)),
                        builder.CreateICmpEQ(builder.CreateSRem(actual, i64(400)), i64(0))));
-  llvm::Value *leapDay =
-      builder.CreateZExt(builder.CreateAnd(leap, builder.CreateICmpSGE(month, i64(2))), types.i64());
+  llvm::Value *leapDay = builder.CreateZExt(
+      builder.CreateAnd(leap, builder.CreateICmpSGE(month, i64(2))), types.i64());
   return builder.CreateAdd(daysBeforeYear(year), builder.CreateAdd(inYear, leapDay));
 }
 
@@ -119,17 +119,17 @@ llvm::Value *FunctionLowering::lowerDateTimeOperation(const ir::Instruction &ins
     llvm::Value *y = bTime->isDatetime() ? convertDatetime(b, bTime->unit(), unit)
                                          : scaleDateTime(b, bTime->unit(), unit);
     static const std::map<Op, llvm::CmpInst::Predicate> predicates = {
-        {Op::Eq, llvm::CmpInst::ICMP_EQ},   {Op::Ne, llvm::CmpInst::ICMP_NE},
-        {Op::Lt, llvm::CmpInst::ICMP_SLT},  {Op::Le, llvm::CmpInst::ICMP_SLE},
-        {Op::Gt, llvm::CmpInst::ICMP_SGT},  {Op::Ge, llvm::CmpInst::ICMP_SGE}};
+        {Op::Eq, llvm::CmpInst::ICMP_EQ},  {Op::Ne, llvm::CmpInst::ICMP_NE},
+        {Op::Lt, llvm::CmpInst::ICMP_SLT}, {Op::Le, llvm::CmpInst::ICMP_SLE},
+        {Op::Gt, llvm::CmpInst::ICMP_SGT}, {Op::Ge, llvm::CmpInst::ICMP_SGE}};
     llvm::Value *compared = builder.CreateICmp(predicates.at(op), x, y);
     return builder.CreateSelect(builder.CreateAnd(isTime(a), isTime(b)), compared,
                                 builder.getInt1(op == Op::Ne));
   }
 
   if (aTime && bTime && op == Op::TrueDiv) {
-    DateTimeUnit unit = canCastTimedeltaUnits(aTime->unit(), bTime->unit()) ? bTime->unit()
-                                                                            : aTime->unit();
+    DateTimeUnit unit =
+        canCastTimedeltaUnits(aTime->unit(), bTime->unit()) ? bTime->unit() : aTime->unit();
     llvm::Type *f64 = builder.getDoubleTy();
     llvm::Value *quotient =
         builder.CreateFDiv(builder.CreateSIToFP(scaleDateTime(a, aTime->unit(), unit), f64),
@@ -159,10 +159,9 @@ llvm::Value *FunctionLowering::lowerDateTimeOperation(const ir::Instruction &ins
   const Type *numberType = deltaFirst ? bType : aType;
   bool real = llvm::isa<FloatType>(numberType);
   if (op == Op::Mul) {
-    llvm::Value *product =
-        real ? timedeltaFromFloat(builder.CreateFMul(
-                   builder.CreateSIToFP(delta, number->getType()), number))
-             : builder.CreateMul(delta, number);
+    llvm::Value *product = real ? timedeltaFromFloat(builder.CreateFMul(
+                                      builder.CreateSIToFP(delta, number->getType()), number))
+                                : builder.CreateMul(delta, number);
     return builder.CreateSelect(isTime(delta), product, nat);
   }
   // Division by a number: NaT where the divisor is zero or NaN; integers

@@ -20,8 +20,7 @@ const DateTimeType *datetimeOf(const Type *type) {
 
 /// Either unit converts to the other.
 bool compatibleUnits(const DateTimeType *a, const DateTimeType *b) {
-  return canCastTimedeltaUnits(a->unit(), b->unit()) ||
-         canCastTimedeltaUnits(b->unit(), a->unit());
+  return canCastTimedeltaUnits(a->unit(), b->unit()) || canCastTimedeltaUnits(b->unit(), a->unit());
 }
 
 /// A number a timedelta scales by: int64, or a float.
@@ -75,7 +74,8 @@ std::optional<DateTimeOperationResult> dateTimeOperationResult(Opcode op, const 
       return std::nullopt;
     }
     if (op == Opcode::Sub && leftTime && rightTime)
-      return Result{Result::Kind::Timedelta, finerDateTimeUnit(leftTime->unit(), rightTime->unit())};
+      return Result{Result::Kind::Timedelta,
+                    finerDateTimeUnit(leftTime->unit(), rightTime->unit())};
     // datetime + timedelta, timedelta + datetime, datetime - timedelta
     if (const DateTimeType *time = leftTime ? leftTime : op == Opcode::Add ? rightTime : nullptr)
       if (const DateTimeType *delta = leftTime ? rightDelta : leftDelta)

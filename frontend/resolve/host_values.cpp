@@ -22,14 +22,27 @@ bool readRecordFields(const llvm::json::Object &object, HostValue &value) {
     return false;
   for (const llvm::json::Value &entry : *fields) {
     const llvm::json::Array *field = entry.getAsArray();
-    if (!field || field->size() != 3)
+    if (!field || (field->size() != 3 && field->size() != 4))
       return false;
     std::optional<llvm::StringRef> fieldName = (*field)[0].getAsString();
     std::optional<llvm::StringRef> dtype = (*field)[1].getAsString();
     std::optional<int64_t> offset = (*field)[2].getAsInteger();
     if (!fieldName || !dtype || !offset || *offset < 0 || *offset >= *size)
       return false;
-    value.recordFields.push_back({fieldName->str(), dtype->str(), unsigned(*offset)});
+    std::vector<uint64_t> shape;
+    if (field->size() == 4) {
+      const llvm::json::Array *extents = (*field)[3].getAsArray();
+      if (!extents || extents->empty())
+        return false;
+      for (const llvm::json::Value &extent : *extents) {
+        std::optional<int64_t> number = extent.getAsInteger();
+        if (!number || *number < 1 || *number > (1 << 30))
+          return false;
+        shape.push_back(uint64_t(*number));
+      }
+    }
+    value.recordFields.push_back(
+        {fieldName->str(), dtype->str(), unsigned(*offset), std::move(shape)});
   }
   value.recordSize = unsigned(*size);
   value.recordAligned = *aligned;
@@ -85,6 +98,15 @@ llvm::Expected<HostValue> readValue(const llvm::json::Value &json, llvm::StringR
     if (!text)
       return valueError(file, name, "a " + *kind + " needs a \"" + field + "\"");
     value.text = text->str();
+    return value;
+  }
+  // A structured dtype used as a type (cuda.shared.array(n, dtype=dt)).
+  if (*kind == "record_type") {
+    value.kind = HostValue::Kind::RecordType;
+    if (!readRecordFields(*object, value))
+      return valueError(file, name,
+                        "a record type needs \"fields\" ([name, dtype, offset] or [name, dtype, "
+                        "offset, shape] each), \"itemsize\" and \"aligned\"");
     return value;
   }
   // The kinds with named members: an enum's, a namespace's attributes.

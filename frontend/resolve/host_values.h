@@ -35,7 +35,10 @@
 // capture it by; `kiln build` gets no address, as the process that made
 // the array is gone. A "set" of strings ("items", sorted) is for the
 // decorators that take one (`fastmath={"nsz", "arcp"}`), not for kernels.
-// A "module" is a module of Python source by its "name" and "file", which
+// A "record_type" is a structured dtype used as a type (a NumPy dtype, or
+// the Numba Record type numba.from_dtype makes of one): its "fields",
+// "itemsize" and "aligned" flag, as a record array's. A "module" is a
+// module of Python source by its "name" and "file", which
 // kernels read as one of their own package (`from stumpy import core` in
 // the package's tests). A "namespace" is a module host code made with no
 // source (`types.ModuleType("mymod")`, then `mymod.add = add`): its "name"
@@ -79,7 +82,8 @@ struct HostValue {
     DeviceArray,
     Set,
     Module,
-    Namespace
+    Namespace,
+    RecordType,
   };
   Kind kind = Kind::Int;
   /// NumPy's name of the element type, for Scalar and Array: "float32";
@@ -89,6 +93,7 @@ struct HostValue {
     std::string name;
     std::string dtype; ///< NumPy's name of its type: "float64"
     unsigned offset = 0;
+    std::vector<uint64_t> shape; ///< a field holding an array: its extents
   };
   std::vector<RecordField> recordFields;
   unsigned recordSize = 0;

@@ -341,23 +341,28 @@ std::optional<ConstantValue> constantOf(const HostValue &value, TypeContext &typ
   case HostValue::Kind::Set:
   case HostValue::Kind::Module:
   case HostValue::Kind::Namespace:
+  case HostValue::Kind::RecordType:
     break;
   }
   return std::nullopt;
 }
 
-/// The record type of a record array host code made: fields of numbers at
-/// their offsets, as Numba types the structured dtype.
+/// The record type of a record array or a dtype host code made: fields of
+/// numbers, or arrays of them, at their offsets, as Numba types the
+/// structured dtype.
 const RecordType *recordOf(const HostValue &value, TypeContext &types) {
   std::vector<RecordType::Field> fields;
   unsigned alignment = 1;
   for (const HostValue::RecordField &field : value.recordFields) {
     const Type *type = dtypeNamed(field.dtype, types);
     std::optional<uint64_t> bytes = type ? scalarByteSize(type) : std::nullopt;
+    for (uint64_t extent : field.shape)
+      if (bytes)
+        *bytes *= extent;
     if (!bytes || field.offset + *bytes > value.recordSize)
       return nullptr;
     alignment = std::max(alignment, static_cast<unsigned>(itemAlignment(type)));
-    fields.push_back({field.name, type, field.offset, {}});
+    fields.push_back({field.name, type, field.offset, field.shape});
   }
   return types.record(std::move(fields), value.recordSize, value.recordAligned ? alignment : 1,
                       value.recordAligned);
@@ -489,6 +494,10 @@ std::optional<ModuleValue> ModuleScope::moduleValueOf(const HostValue &value, ll
   case HostValue::Kind::Array:
     if (std::shared_ptr<const ConstantArray> array = arrayOf(value, *types))
       return ModuleValue::array(std::move(array));
+    return std::nullopt;
+  case HostValue::Kind::RecordType:
+    if (const RecordType *record = recordOf(value, *types))
+      return ModuleValue::type(record);
     return std::nullopt;
   case HostValue::Kind::Module:
     if (const ModuleScope *module = loader ? loader->loadFile(value.functionFile) : nullptr)

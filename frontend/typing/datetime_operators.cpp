@@ -72,8 +72,7 @@ Typing dateTimeBinary(TypeContext &types, ast::BinaryOp op, const Type *lhs, con
 
 Typing dateTimeUnary(TypeContext &, ast::UnaryOp op, const Type *operand) {
   const auto *value = llvm::dyn_cast<DateTimeType>(operand);
-  if (value && !value->isDatetime() &&
-      (op == ast::UnaryOp::Negate || op == ast::UnaryOp::Plus)) {
+  if (value && !value->isDatetime() && (op == ast::UnaryOp::Negate || op == ast::UnaryOp::Plus)) {
     Resolution resolution = Resolution::make(Resolution::Kind::Operator, operand);
     resolution.operandTypes = {operand};
     return resolution;

@@ -525,6 +525,10 @@ Typing FunctionTyper::typeInstr(const Instr *instr) {
                               types.entity(EntityType::EntityKind::Function, decl,
                                            decl->kindName().str() + " '" + decl->name + "'"));
     }
+    case ModuleValue::Kind::Type:
+      // A type made at module level or captured (a record type for
+      // cuda.shared.array(n, dtype=dt)), used as a dtype.
+      return Resolution::make(Resolution::Kind::CompileTime, types.numberClass(value.typeValue()));
     case ModuleValue::Kind::Array: {
       const ConstantArray &array = value.arrayValue();
       return Resolution::value(types.array(array.elementType, unsigned(array.shape.size()),

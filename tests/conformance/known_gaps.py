@@ -20,9 +20,6 @@ KNOWN_GAPS = [
     (r"test_make_function_to_jit_function\..*",
      "functions defined inside device functions and kernels called from device code (Numba's "
      "make_function-to-jit pass) are not supported"),
-    (r"test_sm\.TestSharedMemory\.test_shared_recarray",
-     "the shared array's dtype is a Numba record type held in a closure variable; Kiln reads "
-     "numbers, arrays, functions and symbols from closures, not Numba type objects"),
     (r"test_ssa\.TestReportedSSAIssues\.test_issue(3976|5219)",
      "uses `numba.extending.overload` to give a Python function a jitted implementation; Kiln has "
      "no extension API"),

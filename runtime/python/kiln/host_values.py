@@ -66,6 +66,9 @@ def encode(value):
     numpy = sys.modules.get("numpy")
     if numpy is None:
         return None
+    record_type = _record_type(numpy, value)
+    if record_type is not None:
+        return record_type
     if isinstance(value, numpy.generic):
         if value.dtype.kind not in _NUMBER_KINDS:
             return None
@@ -115,15 +118,34 @@ def _device_array(numpy, interface):
 
 def _record_fields(dtype):
     """[[name, NumPy name of its type, offset], ...] of a structured dtype
-    whose fields are numbers; None for any other dtype."""
+    whose fields are numbers, with the field's shape after the offset for a
+    field that holds an array of them; None for any other dtype."""
     if dtype.fields is None:
         return None
     fields = []
     for name, (field, offset, *_) in dtype.fields.items():
-        if field.kind not in _NUMBER_KINDS or field.subdtype is not None or field.fields is not None:
+        shape = ()
+        if field.subdtype is not None:
+            field, shape = field.subdtype
+        if field.kind not in _NUMBER_KINDS or field.fields is not None:
             return None
-        fields.append([name, field.newbyteorder("=").name, offset])
+        fields.append([name, field.newbyteorder("=").name, offset] + ([list(shape)] if shape else []))
     return fields
+
+
+def _record_type(numpy, value):
+    """A structured dtype used as a type, as kernels take one for
+    cuda.shared.array(n, dtype=dt): a NumPy dtype, or the Numba Record type
+    numba.from_dtype makes of it; None for anything else."""
+    if type(value).__name__ == "Record" and type(value).__module__.startswith("numba."):
+        value = getattr(value, "dtype", None)
+    if not isinstance(value, numpy.dtype) or value.names is None:
+        return None
+    fields = _record_fields(value)
+    if fields is None:
+        return None
+    return {"kind": "record_type", "fields": fields, "itemsize": value.itemsize,
+            "aligned": value.isalignedstruct}
 
 
 # Where the modules, types and functions kernels may name live.
