@@ -245,6 +245,9 @@ llvm::Value *FunctionLowering::fromMachineInteger(llvm::Value *value, bool isSig
 llvm::Value *FunctionLowering::cast(llvm::Value *value, const Type *from, const Type *to) {
   if (from == to || !value)
     return value;
+  // A datetime64 or timedelta64 is its int64 count.
+  if (llvm::isa<DateTimeType>(from) && llvm::isa<IntegerType>(to))
+    return value;
   if (llvm::isa<BooleanType>(to))
     return truth(value, from);
   llvm::Type *target = types.value(to);

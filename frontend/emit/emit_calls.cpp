@@ -3,6 +3,7 @@
 #include "frontend/emit/function_emitter.h"
 
 #include <cmath>
+#include <limits>
 
 namespace kiln::emit {
 
@@ -169,8 +170,20 @@ ir::Value *FunctionEmitter::emitBuiltin(const ssa::Instr *instr, const Resolutio
   if (symbol.qualifiedName.starts_with("numba.cuda."))
     return emitCuda(instr, id, resolution, args);
   switch (id) {
+  case BuiltinId::NumpyIsnat: {
+    ir::Value *count = convert(args[0], types.int64());
+    return emit(ir::Opcode::Eq, types.boolean(),
+                {count, intConstant(types.int64(), std::numeric_limits<int64_t>::min())});
+  }
   case BuiltinId::PyAbs: {
     ir::Value *x = args[0];
+    if (llvm::isa<DateTimeType>(x->type())) {
+      // NaT, the most negative count, stays NaT.
+      ir::Value *count = convert(x, types.int64());
+      ir::Value *negative =
+          emit(ir::Opcode::Lt, types.boolean(), {count, intConstant(types.int64(), 0)});
+      return emit(ir::Opcode::Select, result, {negative, emit(ir::Opcode::Neg, result, {x}), x});
+    }
     if (const auto *complex = llvm::dyn_cast<ComplexType>(x->type())) {
       const Type *part = complex->elementType();
       return intrinsic(

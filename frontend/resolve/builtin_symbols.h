@@ -53,7 +53,9 @@ struct Symbol {
   /// derives from.
   bool isUserException() const { return kind == Kind::Exception && detail == "user"; }
   /// A NumPy ufunc (np.sin, np.greater, ...): `detail` lists its loops.
-  bool isUfunc() const { return kind == Kind::Function && qualifiedName.starts_with("numpy."); }
+  bool isUfunc() const {
+    return kind == Kind::Function && qualifiedName.starts_with("numpy.") && !detail.empty();
+  }
 };
 
 /// Whether `name` is one of Python's builtins (str, list, sum, ...), which

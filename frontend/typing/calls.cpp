@@ -145,6 +145,13 @@ Typing callNumberClass(TypeContext &, const Type *dtype, llvm::ArrayRef<const Ty
   if (args.size() != 1 || !dtype->isScalar())
     return Typing::error(DiagID::err_no_call_overload, {dtype->str(), argumentList(args)});
   const Type *arg = args[0];
+  // A datetime64 or timedelta64 is its int64 count, to 64-bit integers only.
+  if (llvm::isa<DateTimeType>(arg)) {
+    const auto *integer = llvm::dyn_cast<IntegerType>(dtype);
+    if (!integer || integer->bitwidth() != 64)
+      return Typing::error(DiagID::err_no_call_overload, {dtype->str(), argumentList(args)});
+    return Resolution::make(Resolution::Kind::Cast, dtype);
+  }
   if (!arg->isScalar())
     return Typing::error(DiagID::err_no_call_overload, {dtype->str(), argumentList(args)});
   if (llvm::isa<ComplexType>(arg) && !llvm::isa<ComplexType>(dtype) &&
@@ -286,6 +293,9 @@ Typing callBuiltin(TypeContext &types, const Symbol &function, llvm::ArrayRef<co
   CaseList cases(types);
   switch (function.id) {
   case BuiltinId::PyAbs:
+    if (args.size() == 1 && llvm::isa<DateTimeType>(args[0]) &&
+        !llvm::cast<DateTimeType>(args[0])->isDatetime())
+      return builtinResult(function, args[0], {});
     for (const Type *t : cases.signedDomain())
       cases.add(t, {t});
     for (const Type *t : cases.unsignedDomain())
@@ -299,6 +309,10 @@ Typing callBuiltin(TypeContext &types, const Symbol &function, llvm::ArrayRef<co
   case BuiltinId::PyMin:
   case BuiltinId::PyMax:
     return minMax(types, function, args);
+  case BuiltinId::NumpyIsnat:
+    if (args.size() != 1 || !llvm::isa<DateTimeType>(args[0]))
+      return noOverload(function, args);
+    return builtinResult(function, types.boolean(), {});
   case BuiltinId::PyLen: {
     if (args.size() != 1)
       return noOverload(function, args);

@@ -13,6 +13,7 @@ import pytest
 from kiln import _compiler
 
 KERNELS = '''
+import numpy as np
 from kiln import cuda
 
 
@@ -50,6 +51,14 @@ def floor_divide(a, b, out):
 def negate(a, out):
     for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
         out[i] = -a[i]
+
+
+@cuda.jit
+def inspect(a, absolute, nat, counts):
+    for i in range(cuda.grid(1), a.size, cuda.gridsize(1)):
+        absolute[i] = abs(a[i])
+        nat[i] = np.isnat(a[i])
+        counts[i] = np.int64(a[i])
 
 
 @cuda.jit
@@ -176,6 +185,18 @@ def test_timedeltas_scale_and_divide_by_numbers(kernels, number_dtype):
     for kernel in (kernels.divide, kernels.floor_divide):
         kernel[2, 32](deltas, numbers, out)
         same(out, quotient, f"m8[s] / {np.dtype(number_dtype)}")
+
+
+def test_abs_isnat_and_the_int64_count(kernels):
+    deltas = values("m8[us]")
+    absolute, nat, counts = np.zeros(N, "m8[us]"), np.zeros(N, np.bool_), np.zeros(N, np.int64)
+    kernels.inspect[2, 32](deltas, absolute, nat, counts)
+    same(absolute, np.abs(deltas), "abs(m8[us])")
+    np.testing.assert_array_equal(nat, np.isnat(deltas))
+    np.testing.assert_array_equal(counts, deltas.view(np.int64))
+    dates = values("M8[D]")
+    with pytest.raises(_compiler.CompileError, match=r"no implementation of 'abs' accepts \(datetime64\[D\]\)"):
+        kernels.inspect[1, 1](dates, np.zeros(N, "M8[D]"), nat, counts)
 
 
 def test_negation_keeps_nat(kernels):
