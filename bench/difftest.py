@@ -1,6 +1,7 @@
 """A differential testing campaign: random kernels, Kiln against Numba.
 
     .venv/bin/python bench/difftest.py --generator launch --seed 1 --count 10000 --jobs 2
+    .venv/bin/python bench/difftest.py --generator datetime --seed 1 --count 1000 --jobs 2
     .venv/bin/python bench/difftest.py --seed 1 --count 10000 --jobs 2
     .venv/bin/python bench/difftest.py --seed 1 --count 200 --reduce --out findings/
     .venv/bin/python bench/difftest.py --seed 1 --count 300 --only barriers
@@ -12,13 +13,16 @@ paths), on Numba's simulator and on Numba's compiled semantics
 (tests/differential/oracles.py), and prints how many matched, how many the
 simulator could not judge, and every finding by class with its seed.
 
-Two generators: `random` (tests/differential/programs.py: control flow,
+Three generators: `random` (tests/differential/programs.py: control flow,
 arithmetic over every width, local arrays, device functions, barriers,
 warp collectives and atomics) and `launch` (tests/differential/
 launch_programs.py: every launch index intrinsic and form, as index, value
 and in arithmetic, into arrays of every dtype and layout, records, tuples,
 device functions, guards, 1-3-D launches), whose coverage table (launch
-index x dtype x layout x form) every campaign of it prints.
+index x dtype x layout x form) every campaign of it prints, and `datetime`
+(tests/differential/datetime_programs.py: every datetime64 and timedelta64
+operation Numba types, over units that meet through the calendar, with
+NaT, NaN and zero divisors among the values).
 
 With --reduce, each finding of the random generator is shrunk to a minimal
 program and written to OUT as a regression test (a kernel and its njit
@@ -44,7 +48,7 @@ import oracles  # noqa: E402
 import programs  # noqa: E402
 import reduce  # noqa: E402
 
-GENERATORS = {"random": "programs", "launch": "launch_programs"}
+GENERATORS = {"random": "programs", "launch": "launch_programs", "datetime": "datetime_programs"}
 
 
 WARP_COLLECTIVES = ("cuda.syncwarp", "cuda.shfl", "cuda.ballot_sync")
@@ -104,7 +108,7 @@ def main():
     parser.add_argument("--out", default="difftest-findings", help="where reduced findings go")
     parser.add_argument("--generator", choices=list(GENERATORS), default="random",
                         help="random: control flow and arithmetic; launch: launch indices into every dtype "
-                             "and layout")
+                             "and layout; datetime: datetime64 and timedelta64 arithmetic")
     parser.add_argument("--only", choices=list(CHOICES),
                         help="barriers: only programs that wait at block barriers and at no warp collective; "
                              "runs: only programs whose blocks the CPU engine runs a grid row at a time "

@@ -26,8 +26,10 @@ import subprocess
 import sys
 
 import numba
+import numpy as np
 import pytest
 
+import datetime_programs
 import launch_programs
 import oracles
 import programs
@@ -47,6 +49,8 @@ BARRIER_SEED = 2_000_000
 RUNS_SEED = 3_000_000
 # Programs of the launch index generator.
 LAUNCH_SEED = 4_000_000
+# Programs of the datetime64 generator.
+DATETIME_SEED = 5_000_000
 
 
 # About five minutes: the full run has it, the edit loop (--quick) does not.
@@ -79,6 +83,26 @@ def test_random_programs_whose_blocks_run_a_grid_row_at_a_time_match_numba():
 @pytest.mark.slow
 def test_launch_index_programs_match_numba():
     judge_and_report(range(LAUNCH_SEED, LAUNCH_SEED + BATCH), confirm_matches=True, generator=launch_programs)
+
+
+@pytest.mark.slow
+def test_datetime_programs_match_numba():
+    judge_and_report(range(DATETIME_SEED, DATETIME_SEED + BATCH), confirm_matches=True,
+                     generator=datetime_programs)
+
+
+def test_datetime_programs_are_typed_by_numbas_rules_and_reproducible():
+    """Every expression of a datetime program compiles under numba.njit
+    (its types and units are Numba's), and a seed gives one program."""
+    for seed in range(DATETIME_SEED, DATETIME_SEED + 10):
+        program = datetime_programs.generate(seed)
+        assert program.render("k") == datetime_programs.generate(seed).render("k")
+        namespace = {}
+        exec(oracles.HOST_HEADER + program.render("k", host=True), namespace)
+        arguments, outputs = program.arguments()
+        program.run_host(namespace["k"], arguments)
+        for name, out in outputs.items():
+            assert (out.view(np.uint8) != 0x5A).any(), f"seed {seed}: {name} was never stored"
 
 
 def judge_and_report(seeds, confirm_matches, generator=programs):
