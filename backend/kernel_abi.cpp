@@ -45,6 +45,8 @@ public:
       push(argument, Role::Value, 0, path, "i8", 1);
     } else if (llvm::isa<DateTimeType>(type)) {
       push(argument, Role::Value, 0, path, "i64", 8);
+    } else if (llvm::isa<PointerType>(type)) {
+      push(argument, Role::Value, 0, path, "ptr", 8);
     } else if (const auto *complex = llvm::dyn_cast<ComplexType>(type)) {
       unsigned bits = complex->elementType()->bitwidth();
       push(argument, Role::Real, 0, path, "f" + std::to_string(bits), bits / 8);

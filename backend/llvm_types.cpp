@@ -56,6 +56,8 @@ llvm::Type *LLVMTypes::value(const Type *type) {
   }
   case Type::Kind::DateTime:
     return llvm::Type::getInt64Ty(context);
+  case Type::Kind::Pointer:
+    return pointer();
   case Type::Kind::CharSequence: {
     const auto *chars = llvm::cast<CharSequenceType>(type);
     return llvm::ArrayType::get(llvm::IntegerType::get(context, chars->unitBytes() * 8),

@@ -246,6 +246,15 @@ llvm::Value *FunctionLowering::lowerArrayOperation(const ir::Instruction &instru
       storeElement(address, value, element);
     return nullptr;
   }
+  case Op::PointerLoad:
+  case Op::PointerStore: {
+    const Type *pointee = llvm::cast<PointerType>(instruction.operands[0]->type())->pointeeType();
+    llvm::Value *address = builder.CreateGEP(types.memory(pointee), operand(0), {operand(1)});
+    if (instruction.opcode == Op::PointerLoad)
+      return loadElement(address, pointee);
+    storeElement(address, operand(2), pointee);
+    return nullptr;
+  }
   case Op::ArrayView: {
     const auto *from = llvm::cast<ArrayType>(instruction.operands[0]->type());
     const auto *to = llvm::cast<ArrayType>(type);

@@ -86,7 +86,7 @@ void FunctionLowering::bindKernelArguments() {
   std::function<llvm::Value *(const Type *)> build = [&](const Type *type) -> llvm::Value * {
     if (llvm::isa<BooleanType>(type))
       return builder.CreateICmpNE(take(), builder.getInt8(0));
-    if (llvm::isa<IntegerType, FloatType, RecordType, DateTimeType>(type))
+    if (llvm::isa<IntegerType, FloatType, RecordType, DateTimeType, PointerType>(type))
       return take();
     if (llvm::isa<ComplexType>(type)) {
       llvm::Value *real = take();

@@ -143,7 +143,7 @@ private:
 /// Whether values of `type` can be passed to a kernel from the host.
 bool isKernelArgumentType(const Type *type) {
   // A record passes by reference: the kernel's stores reach the caller's.
-  if (type->isScalar() || llvm::isa<RecordType, DateTimeType>(type))
+  if (type->isScalar() || llvm::isa<RecordType, DateTimeType, PointerType>(type))
     return true;
   if (const auto *array = llvm::dyn_cast<ArrayType>(type))
     return array->elementType()->isScalar() ||

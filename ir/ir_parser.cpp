@@ -227,6 +227,14 @@ private:
   //===--- Types ----------------------------------------------------------===//
 
   bool type(Cursor &at, const Type *&result) {
+    if (!baseType(at, result))
+      return false;
+    while (at.take("*")) // uint8*: a pointer to uint8 values
+      result = types.pointer(result);
+    return true;
+  }
+
+  bool baseType(Cursor &at, const Type *&result) {
     Cursor start = at;
     if (at.take("["))
       return charSequenceType(at, start, result);

@@ -197,6 +197,10 @@ const StringLiteralType *TypeContext::bytesLiteral(llvm::StringRef value) {
   return intern<StringLiteralType>("bytes:" + value.str(), value.str(), true);
 }
 
+const PointerType *TypeContext::pointer(const Type *pointee) {
+  return intern<PointerType>("pointer:" + pointee->str(), pointee);
+}
+
 const DateTimeType *TypeContext::datetime(DateTimeUnit unit) {
   return intern<DateTimeType>("datetime64[" + dateTimeUnitName(unit).str() + "]", true, unit);
 }

@@ -58,6 +58,7 @@ public:
     Vector,
     CharSequence,
     DateTime,
+    Pointer,
   };
 
   Kind kind() const { return typeKind; }
@@ -404,6 +405,19 @@ private:
   DateTimeUnit dateUnit;
 };
 
+/// Numba's CPointer: the address of `pointee` values ("uint8*"), a kernel
+/// argument passed as an integer address, indexed as `p[i]`.
+class PointerType : public Type {
+public:
+  explicit PointerType(const Type *pointee)
+      : Type(Kind::Pointer, pointee->str() + "*"), pointee(pointee) {}
+  const Type *pointeeType() const { return pointee; }
+  static bool classof(const Type *t) { return t->kind() == Kind::Pointer; }
+
+private:
+  const Type *pointee;
+};
+
 /// The index `start:stop:step` in a subscript (Numba's slice2/slice3).
 /// A CUDA vector type of numba.cuda (float32x4, int8x2, ...): one to four
 /// elements of a scalar type, read as `.x`, `.y`, `.z`, `.w`.
@@ -462,6 +476,7 @@ public:
   /// `S<count>` (unicode false) or `U<count>` elements.
   const CharSequenceType *charSequence(unsigned count, bool unicode);
   const DateTimeType *datetime(DateTimeUnit unit);
+  const PointerType *pointer(const Type *pointee);
   const DateTimeType *timedelta(DateTimeUnit unit);
   const ArrayType *array(const Type *dtype, unsigned ndim, ArrayLayout layout,
                          bool readonly = false);

@@ -219,8 +219,9 @@ private:
 
   /// Operations that only have an effect may have no result.
   static bool needsResult(Opcode opcode) {
-    return opcode != Opcode::ArrayStore && opcode != Opcode::RecordSet && opcode != Opcode::Print &&
-           opcode != Opcode::Assert && opcode != Opcode::Call && opcode != Opcode::Intrinsic;
+    return opcode != Opcode::ArrayStore && opcode != Opcode::PointerStore &&
+           opcode != Opcode::RecordSet && opcode != Opcode::Print && opcode != Opcode::Assert &&
+           opcode != Opcode::Call && opcode != Opcode::Intrinsic;
   }
 
   /// Whether `value` is defined on every path to position `position` of
@@ -375,6 +376,20 @@ private:
       if (instruction.operands.empty() || !llvm::isa<ArrayType>(operandType(0)))
         return std::string("the first operand must be an array");
       return std::nullopt;
+    case Opcode::PointerLoad:
+    case Opcode::PointerStore: {
+      const auto *pointer =
+          instruction.operands.empty() ? nullptr : llvm::dyn_cast<PointerType>(operandType(0));
+      bool load = instruction.opcode == Opcode::PointerLoad;
+      const auto *index =
+          instruction.operands.size() > 1 ? llvm::dyn_cast<IntegerType>(operandType(1)) : nullptr;
+      if (!pointer || instruction.operands.size() != (load ? 2u : 3u) || !index ||
+          index->bitwidth() != 64 || !index->signedness() ||
+          (load ? instruction.type() : operandType(2)) != pointer->pointeeType())
+        return std::string("a pointer load takes a pointer and an int64 index and gives the "
+                           "pointee; a store takes the pointee too");
+      return std::nullopt;
+    }
     case Opcode::ConstArray:
       return checkConstArray(instruction);
     case Opcode::ArrayAt: {

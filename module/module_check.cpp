@@ -94,6 +94,9 @@ const char *scalarMachineType(std::string_view name) {
   for (const auto &scalar : scalars)
     if (name == scalar.name)
       return scalar.machine;
+  // uint8*: an address.
+  if (!name.empty() && name.back() == '*')
+    return "ptr";
   // datetime64[D], timedelta64[s]: int64 counts of their unit.
   if ((startsWith(name, "datetime64[") || startsWith(name, "timedelta64[")) && name.back() == ']')
     return "i64";

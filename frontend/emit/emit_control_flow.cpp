@@ -345,6 +345,15 @@ void FunctionEmitter::emitOperation(const ssa::Instr *instr) {
   case Resolution::Kind::ArraySliceStore:
     emitSliceStore(instr, resolution);
     return;
+  case Resolution::Kind::PointerItem:
+    values[instr] = emit(ir::Opcode::PointerLoad, plain(resolution.result),
+                         {valueOf(instr->operands[0]), operand(instr, 1, resolution)});
+    return;
+  case Resolution::Kind::PointerStore:
+    emit(ir::Opcode::PointerStore, nullptr,
+         {valueOf(instr->operands[0]), operand(instr, 1, resolution),
+          operand(instr, 2, resolution)});
+    return;
   case Resolution::Kind::RecordStore: {
     size_t valueIndex = instr->op == Op::SetItem ? 2 : 1;
     if (llvm::isa<ArrayType>(typeOf(instr->operands[valueIndex]))) {

@@ -752,6 +752,18 @@ std::optional<ModuleValue> ModuleEvaluator::callSymbol(const Symbol &symbol, con
       }
       return ModuleValue::type(types.tuple(elements));
     }
+    if (maker == "CPointer") {
+      if (!requireArgs(1))
+        return std::nullopt;
+      const Type *pointee = asType(args[0], call->args[0]->range());
+      if (!pointee)
+        return std::nullopt;
+      if (!pointee->isScalar()) {
+        diags.report(DiagID::err_pointer_type, call->args[0]->range(), {pointee->str()});
+        return std::nullopt;
+      }
+      return ModuleValue::type(types.pointer(types.unliteral(pointee)));
+    }
     if (maker == "NPDatetime" || maker == "NPTimedelta") {
       if (!requireArgs(1))
         return std::nullopt;

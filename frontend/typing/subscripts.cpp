@@ -60,6 +60,13 @@ bool checkContiguity(llvm::ArrayRef<const Type *> outerToInner) {
 } // namespace
 
 Typing getItem(TypeContext &types, const Type *object, const Type *index) {
+  if (const auto *pointer = llvm::dyn_cast<PointerType>(object)) {
+    if (!isIndexInteger(index))
+      return Typing::error(DiagID::err_bad_array_index, {pointer->str(), index->str()});
+    Resolution resolution = Resolution::make(Resolution::Kind::PointerItem, pointer->pointeeType());
+    resolution.operandTypes = {nullptr, types.int64()};
+    return resolution;
+  }
   if (const auto *array = llvm::dyn_cast<ArrayType>(object)) {
     std::vector<const Type *> items = indexItems(index);
     unsigned integers = 0;
@@ -136,6 +143,15 @@ Typing getItem(TypeContext &types, const Type *object, const Type *index) {
 }
 
 Typing setItem(TypeContext &types, const Type *object, const Type *index, const Type *value) {
+  if (const auto *pointer = llvm::dyn_cast<PointerType>(object)) {
+    if (!isIndexInteger(index))
+      return Typing::error(DiagID::err_bad_array_index, {pointer->str(), index->str()});
+    if (!types.canConvert(value, pointer->pointeeType()))
+      return Typing::error(DiagID::err_array_store, {value->str(), pointer->str()});
+    Resolution resolution = Resolution::make(Resolution::Kind::PointerStore, types.none());
+    resolution.operandTypes = {nullptr, types.int64(), pointer->pointeeType()};
+    return resolution;
+  }
   if (const auto *array = llvm::dyn_cast<ArrayType>(object)) {
     Typing target = getItem(types, object, index);
     if (!target)

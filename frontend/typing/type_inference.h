@@ -56,6 +56,8 @@ struct Resolution {
     ArrayView,        // a[i, :] gives a view
     ArrayStore,       // a[i, j] = v
     ArraySliceStore,  // a[i, :] = v into the view operandTypes[0], v broadcast onto it
+    PointerItem,      // p[i] of a CPointer
+    PointerStore,     // p[i] = v
     TupleItem,        // t[k], k constant (index)
     TupleDynamicItem, // t[i] of a homogeneous tuple
     TupleSlice,       // t[a:b:c] (constant: the indices of the elements taken)

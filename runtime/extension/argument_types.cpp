@@ -317,6 +317,10 @@ bool elementFromFormat(const char *format, size_t itemSize, ElementId &element) 
 }
 
 Conversion convertType(const TypeNode *from, const TypeNode *to) {
+  // An address is an integer: Numba passes a Python int as a CPointer.
+  if (to->kind == TypeKind::Pointer && from->kind == TypeKind::Scalar &&
+      !isRecordElement(from->element) && isIntegerKind(ScalarKind(from->element)))
+    return Conversion::Safe;
   if (from->kind != to->kind)
     return Conversion::None;
   switch (to->kind) {
@@ -326,6 +330,8 @@ Conversion convertType(const TypeNode *from, const TypeNode *to) {
       return from->element == to->element ? Conversion::Exact : Conversion::None;
     return scalarConversion(ScalarKind(from->element), ScalarKind(to->element));
   case TypeKind::Record:
+    return from->element == to->element ? Conversion::Exact : Conversion::None;
+  case TypeKind::Pointer:
     return from->element == to->element ? Conversion::Exact : Conversion::None;
   case TypeKind::Array: {
     if (from->ndim != to->ndim || from->element != to->element)
@@ -391,6 +397,10 @@ void appendTypeName(std::string &out, const TypeNode *node) {
   case TypeKind::Scalar:
   case TypeKind::Record:
     appendElementName(out, node->element);
+    return;
+  case TypeKind::Pointer:
+    appendElementName(out, node->element);
+    out += "*";
     return;
   case TypeKind::Array:
     if (node->readonly)

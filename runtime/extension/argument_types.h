@@ -79,7 +79,9 @@ std::string namedTupleClass(ElementId id);
 /// byte order, nested records, sub-arrays).
 bool elementFromFormat(const char *format, size_t itemSize, ElementId &element);
 
-enum class TypeKind : uint8_t { Scalar, Array, Record, Tuple, Unsupported };
+/// Pointer: a CPointer parameter (`element` the pointee's scalar kind),
+/// which takes an integer address.
+enum class TypeKind : uint8_t { Scalar, Array, Record, Tuple, Pointer, Unsupported };
 enum class Layout : uint8_t { C, F, A };
 
 struct TypeNode {

@@ -94,6 +94,11 @@ bool appendDescriptor(PyObject *descriptor, std::vector<TypeNode> &nodes, bool &
     node.kind = !known             ? TypeKind::Unsupported
                 : kind == "record" ? TypeKind::Record
                                    : TypeKind::Scalar;
+  } else if (kind == "pointer") {
+    // ("pointer", ("scalar", "uint8")): a CPointer parameter.
+    if (size != 2 || !elementOf(PyTuple_GET_ITEM(descriptor, 1), node.element, known))
+      return fail("a bad pointer descriptor");
+    node.kind = known ? TypeKind::Pointer : TypeKind::Unsupported;
   } else if (kind == "array" && size == 5) {
     if (!elementOf(PyTuple_GET_ITEM(descriptor, 1), node.element, known))
       return false;

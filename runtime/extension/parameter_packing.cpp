@@ -108,7 +108,8 @@ void storeNumber(uint64_t &cell, MachineType type, bool toBool, double part, con
   case MachineType::F64:
     return store(cell, part);
   case MachineType::Pointer:
-    return store(cell, uint64_t(0));
+    // A CPointer's address, from the integer passed.
+    return store(cell, number.integer ? number.u : uint64_t(0));
   }
 }
 

@@ -26,8 +26,6 @@ import re
 import unittest
 
 GAPS = [
-    (r"test_cpointer\..*",
-     "`CPointer` kernel arguments (a raw pointer and a size) are not supported"),
     (r"test_ffi\.TestFFI\.test_ex_from_buffer",
      "cffi's `ffi.from_buffer` in a kernel (a raw pointer to an array for a CUDA C++ device "
      "function) is not supported"),

@@ -216,8 +216,8 @@ def test_documentation_examples_are_judged_by_their_own_assertions():
         "numba.cuda.tests.doc_examples.test_x.T.test_passes": {"outcome": "passed"},
         "numba.cuda.tests.doc_examples.test_x.T.test_asserts": {"outcome": "failed", "detail": "AssertionError"},
         "numba.cuda.tests.doc_examples.test_x.T.test_needs_cffi": {"outcome": "skipped", "detail": "requires cffi"},
-        "numba.cuda.tests.doc_examples.test_cpointer.TestCPointer.test_ex_cpointer": {
-            "outcome": "error", "detail": "kiln._compiler.CompileError: x.py:1:1: error: CPointer"},
+        "numba.cuda.tests.doc_examples.test_ffi.TestFFI.test_ex_linking_cu": {
+            "outcome": "error", "detail": "kiln._compiler.CompileError: x.py:1:1: error: CUDA C++"},
     }
     entries = run_suite.doc_example_entries(["test_x"], {("docs", "test_x"): {"tests": records, "ended": None}})
     outcomes = {entry["test"]: (entry["outcome"], entry.get("explained")) for entry in entries}
@@ -225,7 +225,7 @@ def test_documentation_examples_are_judged_by_their_own_assertions():
         "test_x.T.test_passes": ("passed", False),
         "test_x.T.test_asserts": ("wrong result", False),
         "test_x.T.test_needs_cffi": ("skipped", None),
-        "test_cpointer.TestCPointer.test_ex_cpointer": ("refusal", True),
+        "test_ffi.TestFFI.test_ex_linking_cu": ("refusal", True),
     }
 
 

@@ -7,6 +7,7 @@ them in C, as small tuples:
     "array(float32, 2d, C)"        ("array", ("scalar", "float32"), 2, "C", False)
     "array([unichr x 12], 1d, C)"  ("array", ("chars", "[unichr x 12]"), 1, "C", False)
     "datetime64[D]"                ("datetime", "datetime64[D]")
+    "uint8*"                       ("pointer", ("scalar", "uint8"))
     "readonly array(int8, 1d, A)"  ("array", ("scalar", "int8"), 1, "A", True)
     "Record(s0[type=uint64;offset=0],s1[type=uint64;offset=8];16;True)"
                                    ("record", "Record(s0[...],s1[...];16")
@@ -82,6 +83,8 @@ def descriptor(text):
         return ("record", record_key(text))
     if text in SCALARS or text.startswith(("datetime64[", "timedelta64[")):
         return _element(text)
+    if text.endswith("*") and text[:-1].strip() in SCALARS:
+        return ("pointer", _element(text[:-1]))
     maker, paren, rest = text.partition("(")
     if paren and maker.isidentifier() and maker not in _NOT_TUPLES and text.endswith(")"):
         elements = _tuple_elements(rest[:-1])

@@ -834,6 +834,10 @@ def _type_text(numba_type):
         return f"NestedArray({_type_text(numba_type.dtype)}, {tuple(numba_type.shape)})"
     if type(numba_type).__name__ in ("CharSeq", "UnicodeCharSeq"):
         return f"{type(numba_type).__name__}({numba_type.count})"
+    if type(numba_type).__name__ == "UniTuple":
+        return f"UniTuple({_type_text(numba_type.dtype)}, {numba_type.count})"
+    if type(numba_type).__name__ == "CPointer":
+        return f"CPointer({_type_text(numba_type.dtype)})"
     if type(numba_type).__name__ in ("NPDatetime", "NPTimedelta"):
         return f"{type(numba_type).__name__}({numba_type.unit!r})"
     if all(hasattr(numba_type, field) for field in ("dtype", "ndim", "layout")):
