@@ -165,8 +165,8 @@ bool recordFromFormat(const char *format, size_t itemSize, ElementId &element) {
       ++format;
       continue;
     }
-    if (std::string charType; counted && charSequenceFromCode(format, repeat, charType)) {
-      // 12w:y: a fixed-width string field.
+    // ":name:" after a field's type, appended to the key.
+    auto fieldName = [&]() {
       if (*format != ':')
         return false;
       const char *name = ++format;
@@ -176,10 +176,16 @@ bool recordFromFormat(const char *format, size_t itemSize, ElementId &element) {
         return false;
       key += first ? "" : ",";
       key.append(name, size_t(format - name));
+      ++format;
+      first = false;
+      return true;
+    };
+    if (std::string charType; counted && charSequenceFromCode(format, repeat, charType)) {
+      // 12w:y: a fixed-width string field.
+      if (!fieldName())
+        return false;
       key += "[type=" + charType + ";offset=" + std::to_string(offset) + "]";
       offset += repeat * (charType[1] == 'u' ? 4 : 1);
-      first = false;
-      ++format;
       continue;
     }
     if (counted && repeat != 1)
@@ -199,15 +205,8 @@ bool recordFromFormat(const char *format, size_t itemSize, ElementId &element) {
         return false;
     }
     ScalarKind kind;
-    if (!nativeByteOrder(format) || !scalarFromCode(format, kind) || *format != ':')
+    if (!nativeByteOrder(format) || !scalarFromCode(format, kind) || !fieldName())
       return false;
-    const char *name = ++format;
-    while (*format && *format != ':')
-      ++format;
-    if (*format != ':')
-      return false;
-    key += first ? "" : ",";
-    key.append(name, size_t(format - name));
     // Numba's names: float32, nestedarray(float32, (3, 2)), nestedarray(int16, (3,)).
     std::string type = scalarName(kind);
     size_t bytes = scalarSize(kind);
@@ -221,8 +220,6 @@ bool recordFromFormat(const char *format, size_t itemSize, ElementId &element) {
     }
     key += "[type=" + type + ";offset=" + std::to_string(offset) + "]";
     offset += bytes;
-    first = false;
-    ++format;
   }
   if (*format != '}' || first)
     return false;

@@ -4,10 +4,6 @@ years and months converted through the calendar, NaT passed on by every
 operation, and kernels specialized on demand for each unit as Numba's
 typeof makes them (NPDatetime('D'), NPTimedelta('s'))."""
 
-import importlib
-import sys
-import textwrap
-
 import numpy as np
 import pytest
 from kiln import _compiler
@@ -83,14 +79,8 @@ rng = np.random.default_rng(7)
 
 
 @pytest.fixture(scope="module")
-def kernels(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("datetime")
-    (folder / "datetime_kernels.py").write_text(textwrap.dedent(KERNELS))
-    sys.path.insert(0, str(folder))
-    try:
-        return importlib.import_module("datetime_kernels")
-    finally:
-        sys.path.remove(str(folder))
+def kernels(file_source_module):
+    return file_source_module("datetime_kernels", KERNELS)
 
 
 def values(dtype, low=-(10**6), high=10**6):

@@ -3,10 +3,6 @@
 Numba's typeof makes it (UnicodeCharSeq(n), CharSeq(n)), and dispatch tells
 them apart by the array's buffer format."""
 
-import importlib
-import sys
-import textwrap
-
 import numpy as np
 import pytest
 from kiln import _compiler
@@ -36,14 +32,8 @@ def copy_field(a):
 
 
 @pytest.fixture(scope="module")
-def kernels(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("fixed_width_strings")
-    (folder / "fixed_width_string_kernels.py").write_text(textwrap.dedent(KERNELS))
-    sys.path.insert(0, str(folder))
-    try:
-        return importlib.import_module("fixed_width_string_kernels")
-    finally:
-        sys.path.remove(str(folder))
+def kernels(file_source_module):
+    return file_source_module("fixed_width_string_kernels", KERNELS)
 
 
 def test_each_width_and_kind_is_a_specialization_of_its_own(kernels):

@@ -4,10 +4,6 @@ numba.from_dtype makes of it, held in a closure or computed by the module
 at import, frozen when the kernel compiles, as Numba does; fields that hold
 arrays included."""
 
-import importlib
-import sys
-import textwrap
-
 import numpy as np
 import pytest
 from numba import from_dtype
@@ -55,14 +51,8 @@ def make_copier(dtype):
 
 
 @pytest.fixture(scope="module")
-def kernels(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("record_dtypes")
-    (folder / "record_dtype_kernels.py").write_text(textwrap.dedent(KERNELS))
-    sys.path.insert(0, str(folder))
-    try:
-        return importlib.import_module("record_dtype_kernels")
-    finally:
-        sys.path.remove(str(folder))
+def kernels(file_source_module):
+    return file_source_module("record_dtype_kernels", KERNELS)
 
 
 def test_a_structured_array_constant_keeps_its_array_fields(kernels):
