@@ -44,6 +44,14 @@ ConstantValue ConstantValue::string(std::string value) {
   return c;
 }
 
+ConstantValue ConstantValue::namedTuple(std::vector<ConstantValue> elements, std::string className,
+                                        std::vector<std::string> fields) {
+  ConstantValue c = tuple(std::move(elements));
+  c.className = std::move(className);
+  c.fields = std::move(fields);
+  return c;
+}
+
 ConstantValue ConstantValue::bytes(std::string value) {
   ConstantValue c(Kind::Bytes);
   c.text = std::move(value);
@@ -203,6 +211,8 @@ const Type *ConstantValue::plainType(TypeContext &types) const {
         return nullptr;
       elements.push_back(elementType);
     }
+    if (!className.empty())
+      return types.namedTuple(elements, className, fields);
     return types.tuple(elements);
   }
   }
@@ -210,6 +220,8 @@ const Type *ConstantValue::plainType(TypeContext &types) const {
 }
 
 const Type *ConstantValue::type(TypeContext &types, ConstantRole role) const {
+  if (valueKind == Kind::Tuple && !className.empty())
+    return plainType(types);
   if (valueKind == Kind::Tuple && !dtype) {
     std::vector<const Type *> elements;
     switch (role) {
@@ -348,6 +360,12 @@ std::string ConstantValue::repr() const {
   case Kind::Bytes:
     return quoted(text, true);
   case Kind::Tuple: {
+    if (!className.empty()) { // Point(x=1, y=2.5)
+      body = className + "(";
+      for (size_t i = 0; i < items.size(); ++i)
+        body += (i ? ", " : "") + (i < fields.size() ? fields[i] + "=" : "") + items[i].repr();
+      return body + ")";
+    }
     body = "(";
     for (size_t i = 0; i < items.size(); ++i)
       body += (i ? ", " : "") + items[i].repr();
@@ -365,7 +383,8 @@ bool ConstantValue::operator==(const ConstantValue &other) const {
   return valueKind == other.valueKind && dtype == other.dtype && intValue == other.intValue &&
          (real == other.real || (std::isnan(real) && std::isnan(other.real))) &&
          (imag == other.imag || (std::isnan(imag) && std::isnan(other.imag))) &&
-         text == other.text && items == other.items;
+         text == other.text && items == other.items && className == other.className &&
+         fields == other.fields;
 }
 
 } // namespace kiln

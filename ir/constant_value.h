@@ -56,6 +56,11 @@ public:
   /// A bytes constant; stringValue() holds its raw bytes.
   static ConstantValue bytes(std::string value);
   static ConstantValue tuple(std::vector<ConstantValue> elements);
+  /// An instance of the named tuple class `className` (collections.namedtuple,
+  /// typing.NamedTuple) with these fields: its type is the class's, its
+  /// elements typed as values, as Numba's typeof does.
+  static ConstantValue namedTuple(std::vector<ConstantValue> elements, std::string className,
+                                  std::vector<std::string> fields);
   /// A NumPy scalar: `value` converted to `scalarType` (np.float32(x) rounds
   /// to single precision, np.int8(300) wraps).
   static ConstantValue numpyScalar(const ConstantValue &value, const Type *scalarType);
@@ -75,6 +80,8 @@ public:
   double imagPart() const { return imag; }
   const std::string &stringValue() const { return text; }
   const std::vector<ConstantValue> &elements() const { return items; }
+  /// A named tuple's class; empty for plain tuples.
+  const std::string &tupleClass() const { return className; }
 
   /// The value as a double, for Bool, Int and Float.
   double asDouble() const;
@@ -108,6 +115,8 @@ private:
   double imag = 0;
   std::string text;
   std::vector<ConstantValue> items;
+  std::string className;           // named tuples
+  std::vector<std::string> fields; // named tuples
 };
 
 } // namespace kiln

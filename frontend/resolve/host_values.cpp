@@ -74,6 +74,19 @@ llvm::Expected<HostValue> readValue(const llvm::json::Value &json, llvm::StringR
         return element.takeError();
       value.items.push_back(std::move(*element));
     }
+    // A named tuple: its "class" and its "fields", one an item.
+    if (std::optional<llvm::StringRef> className = object->getString("class")) {
+      const llvm::json::Array *fields = object->getArray("fields");
+      if (!fields || fields->size() != value.items.size())
+        return valueError(file, name, "a named tuple needs \"fields\", one for each item");
+      for (const llvm::json::Value &field : *fields) {
+        std::optional<llvm::StringRef> fieldName = field.getAsString();
+        if (!fieldName)
+          return valueError(file, name, "a named tuple's fields are strings");
+        value.memberNames.push_back(fieldName->str());
+      }
+      value.text = className->str();
+    }
     return value;
   }
   // The kinds that name a file: a function by the "name" it is compiled

@@ -17,7 +17,8 @@
 //
 // Scalars and array elements are in the machine's byte order; "int",
 // "float", "bool" and "complex" are Python's (int within int64), "scalar"
-// is a NumPy scalar of "dtype", "tuple" holds "items", and "function" names
+// is a NumPy scalar of "dtype", "tuple" holds "items" (a named tuple's also
+// its "class" and "fields"), and "function" names
 // a device function by the "file" and "name" it is compiled under. The free
 // variables of a closure the build compiles (ClosureRequest) are host values
 // of its module named "<closure name>.<variable>". A module global that is a

@@ -328,6 +328,8 @@ std::optional<ConstantValue> constantOf(const HostValue &value, TypeContext &typ
         return std::nullopt;
       elements.push_back(std::move(*element));
     }
+    if (!value.text.empty())
+      return ConstantValue::namedTuple(std::move(elements), value.text, value.memberNames);
     return ConstantValue::tuple(std::move(elements));
   }
   case HostValue::Kind::Array:

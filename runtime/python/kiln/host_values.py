@@ -50,6 +50,10 @@ def encode(value):
         items = [encode(item) for item in value]
         if any(item is None or item["kind"] in ("array", "device_array", "set") for item in items):
             return None
+        if type(value) is not tuple and hasattr(type(value), "_fields"):
+            # A named tuple (collections.namedtuple, typing.NamedTuple).
+            return {"kind": "tuple", "items": items, "class": type(value).__name__,
+                    "fields": list(type(value)._fields)}
         return {"kind": "tuple", "items": items}
     if isinstance(value, (set, frozenset)) and all(isinstance(item, str) for item in value):
         # For the decorators that take one: fastmath={"nsz", "arcp"}.

@@ -109,6 +109,39 @@ def test_numbers_numpy_scalars_and_tuples_computed_at_import_are_constants(impor
     np.testing.assert_allclose(out, [np.sqrt(2.0) * 3, 24, np.float32(1e-3), 1, 6, 1], rtol=1e-15)
 
 
+NAMED_TUPLES = '''
+import typing
+from collections import namedtuple
+from kiln import cuda
+
+Params = namedtuple("Params", ["scale", "offset"])
+PARAMS = Params(2.5, 1)
+
+
+class Window(typing.NamedTuple):
+    low: int
+    high: float
+
+
+WINDOW = Window(-3, 7.5)
+
+
+@cuda.jit
+def read_named(out):
+    out[0] = PARAMS.scale * 2 + PARAMS.offset
+    out[1] = PARAMS[1]
+    low, high = WINDOW
+    out[2] = high - low + WINDOW.high
+'''
+
+
+def test_named_tuples_computed_at_import_keep_their_fields(import_module):
+    module = import_module("frozen_named_tuples", NAMED_TUPLES)
+    out = np.zeros(3)
+    module.read_named[1, 1](out)
+    np.testing.assert_array_equal(out, [6.0, 1, 18.0])
+
+
 def test_tables_come_from_sibling_modules_too(import_module):
     tables = '''
         import numpy as np
