@@ -55,6 +55,19 @@ bool involvesDateTime(const Type *lhs, const Type *rhs) {
   return llvm::isa<DateTimeType>(lhs) || (rhs && llvm::isa<DateTimeType>(rhs));
 }
 
+/// The datetime operation of the opcode `table` gives for `op`, or Numba's
+/// "no overload" error.
+template <typename Op, size_t N>
+static Typing typedByTable(TypeContext &types, const std::pair<Op, ir::Opcode> (&table)[N], Op op,
+                           const Type *lhs, const Type *rhs) {
+  for (const auto &[astOp, opcode] : table)
+    if (astOp == op)
+      if (std::optional<Resolution> resolution = dateTimeOperation(types, opcode, lhs, rhs))
+        return *resolution;
+  return Typing::error(DiagID::err_no_binary_overload,
+                       {ast::spelling(op).str(), lhs->str(), rhs->str()});
+}
+
 Typing dateTimeBinary(TypeContext &types, ast::BinaryOp op, const Type *lhs, const Type *rhs) {
   static const std::pair<ast::BinaryOp, ir::Opcode> opcodes[] = {
       {ast::BinaryOp::Add, ir::Opcode::Add},
@@ -62,12 +75,7 @@ Typing dateTimeBinary(TypeContext &types, ast::BinaryOp op, const Type *lhs, con
       {ast::BinaryOp::Mul, ir::Opcode::Mul},
       {ast::BinaryOp::TrueDiv, ir::Opcode::TrueDiv},
       {ast::BinaryOp::FloorDiv, ir::Opcode::FloorDiv}};
-  for (const auto &[binary, opcode] : opcodes)
-    if (binary == op)
-      if (std::optional<Resolution> resolution = dateTimeOperation(types, opcode, lhs, rhs))
-        return *resolution;
-  return Typing::error(DiagID::err_no_binary_overload,
-                       {ast::spelling(op).str(), lhs->str(), rhs->str()});
+  return typedByTable(types, opcodes, op, lhs, rhs);
 }
 
 Typing dateTimeUnary(TypeContext &, ast::UnaryOp op, const Type *operand) {
@@ -85,12 +93,7 @@ Typing dateTimeCompare(TypeContext &types, ast::CompareOp op, const Type *lhs, c
       {ast::CompareOp::Eq, ir::Opcode::Eq}, {ast::CompareOp::NotEq, ir::Opcode::Ne},
       {ast::CompareOp::Lt, ir::Opcode::Lt}, {ast::CompareOp::LtE, ir::Opcode::Le},
       {ast::CompareOp::Gt, ir::Opcode::Gt}, {ast::CompareOp::GtE, ir::Opcode::Ge}};
-  for (const auto &[compare, opcode] : opcodes)
-    if (compare == op)
-      if (std::optional<Resolution> resolution = dateTimeOperation(types, opcode, lhs, rhs))
-        return *resolution;
-  return Typing::error(DiagID::err_no_binary_overload,
-                       {ast::spelling(op).str(), lhs->str(), rhs->str()});
+  return typedByTable(types, opcodes, op, lhs, rhs);
 }
 
 } // namespace kiln::typing
