@@ -1,6 +1,7 @@
 //===- frontend/emit/emit_arrays.cpp - Arrays and tuples ------------------===//
 
 #include "frontend/emit/function_emitter.h"
+#include "frontend/typing/compile_time_shape.h"
 
 namespace kiln::emit {
 
@@ -155,6 +156,24 @@ ir::Value *FunctionEmitter::emitReshape(const ssa::Instr *instr, const Resolutio
 ir::Value *FunctionEmitter::emitViewAs(const ssa::Instr *instr, const Resolution &resolution) {
   function.raises = true; // an array the new dtype does not fit
   return emit(ir::Opcode::ArrayViewAs, plain(resolution.result), {methodReceiver(instr)});
+}
+
+ir::Value *FunctionEmitter::emitArrayCopy(const ssa::Instr *instr, const Resolution &resolution) {
+  ir::Value *source = methodReceiver(instr);
+  std::optional<std::vector<uint64_t>> shape = typing::compileTimeShape(
+      instr->operands[0]->operands[0], [&](const ssa::Instr *operand) { return typeOf(operand); });
+  ir::Instruction *copy = emit(ir::Opcode::LocalArray, plain(resolution.result), {});
+  copy->shape = std::move(*shape);
+  const Type *elementType = llvm::cast<ArrayType>(source->type())->elementType();
+  emitLoopNest(copy, [&](llvm::ArrayRef<ir::Value *> index) {
+    std::vector<ir::Value *> load{source};
+    load.insert(load.end(), index.begin(), index.end());
+    std::vector<ir::Value *> store{copy};
+    store.insert(store.end(), index.begin(), index.end());
+    store.push_back(emit(ir::Opcode::ArrayLoad, elementType, load));
+    emit(ir::Opcode::ArrayStore, nullptr, store);
+  });
+  return copy;
 }
 
 void FunctionEmitter::emitNestedArrayStore(ir::Value *record, llvm::StringRef field,

@@ -375,8 +375,9 @@ void FunctionEmitter::emitOperation(const ssa::Instr *instr) {
     values[instr] = emitUfunc(instr, resolution);
     return;
   case Resolution::Kind::ArrayMethod:
-    values[instr] = resolution.detail == "view" ? emitViewAs(instr, resolution)
-                                                : emitReshape(instr, resolution);
+    values[instr] = resolution.detail == "view"   ? emitViewAs(instr, resolution)
+                    : resolution.detail == "copy" ? emitArrayCopy(instr, resolution)
+                                                  : emitReshape(instr, resolution);
     return;
   case Resolution::Kind::Assertion: {
     ir::Instruction *assertion =

@@ -1,6 +1,7 @@
 //===- frontend/emit/emit_intrinsics.cpp - CUDA intrinsics ----------------===//
 
 #include "frontend/emit/function_emitter.h"
+#include "frontend/typing/compile_time_shape.h"
 
 namespace kiln::emit {
 
@@ -64,24 +65,16 @@ ir::Value *FunctionEmitter::emitCuda(const ssa::Instr *instr, BuiltinId id,
   }
   case BuiltinId::CudaSharedArray:
   case BuiltinId::CudaLocalArray: {
-    // The shape is a constant: an integer literal or a tuple of them.
-    const ssa::Instr *shapeArgument = instr->operands[1];
-    for (size_t i = 0; i < instr->keywordNames.size(); ++i)
-      if (instr->keywordNames[i] == "shape")
-        shapeArgument = instr->operands[instr->operands.size() - instr->keywordNames.size() + i];
-    std::vector<uint64_t> shape;
-    const Type *shapeType = typeOf(shapeArgument);
-    if (const auto *literal = llvm::dyn_cast<IntegerLiteralType>(shapeType))
-      shape.push_back(static_cast<uint64_t>(literal->bits()));
-    else
-      for (const Type *dim : llvm::cast<TupleType>(shapeType)->elementTypes())
-        shape.push_back(static_cast<uint64_t>(llvm::cast<IntegerLiteralType>(dim)->bits()));
-    bool dynamic = id == BuiltinId::CudaSharedArray && shape.size() == 1 && shape[0] == 0;
-    ir::Instruction *array = emit(dynamic ? ir::Opcode::DynamicSharedArray
+    // The shape is a constant: an integer literal or a tuple of them; none
+    // for the dynamic shared memory the launch sizes.
+    std::optional<std::vector<uint64_t>> shape =
+        typing::compileTimeShape(instr, [&](const ssa::Instr *operand) { return typeOf(operand); });
+    ir::Instruction *array = emit(!shape ? ir::Opcode::DynamicSharedArray
                                   : id == BuiltinId::CudaSharedArray ? ir::Opcode::SharedArray
                                                                      : ir::Opcode::LocalArray,
                                   result, {});
-    array->shape = std::move(shape);
+    if (shape)
+      array->shape = std::move(*shape);
     return array;
   }
   case BuiltinId::CudaConstArrayLike:

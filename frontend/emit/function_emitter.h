@@ -139,6 +139,8 @@ private:
   ir::Value *emitArrayAttribute(const ssa::Instr *instr, const Resolution &resolution);
   ir::Value *emitReshape(const ssa::Instr *instr, const Resolution &resolution);
   ir::Value *emitViewAs(const ssa::Instr *instr, const Resolution &resolution);
+  /// arr.copy(): a local array of the receiver's compile-time shape.
+  ir::Value *emitArrayCopy(const ssa::Instr *instr, const Resolution &resolution);
   /// record.field = array, for a nested array field: copies the elements.
   void emitNestedArrayStore(ir::Value *record, llvm::StringRef field, ir::Value *source);
 

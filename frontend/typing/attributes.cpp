@@ -119,7 +119,7 @@ Typing arrayAttribute(TypeContext &types, const ArrayType *array, llvm::StringRe
     resolution.detail = "self";
     return resolution;
   }
-  if (name == "reshape" || name == "view")
+  if (name == "reshape" || name == "view" || name == "copy")
     return Resolution::make(Resolution::Kind::CompileTime, types.method(array, name));
   if (name == "T") {
     ArrayLayout layout = array->arrayLayout() == ArrayLayout::C   ? ArrayLayout::F

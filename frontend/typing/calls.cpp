@@ -98,8 +98,9 @@ Typing print(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Ty
   return builtinResult(function, types.none(), std::vector<const Type *>(args.size(), nullptr));
 }
 
-/// arr.reshape(n), arr.reshape(n, m), arr.reshape((n, m)), as Numba's
-/// array_reshape: contiguous arrays only, keeping their layout.
+/// arr.view(dtype); arr.copy(); arr.reshape(n), arr.reshape(n, m),
+/// arr.reshape((n, m)), as Numba's array_reshape: contiguous arrays only,
+/// keeping their layout.
 Typing callArrayMethod(TypeContext &types, const ArrayType &array, llvm::StringRef name,
                        llvm::ArrayRef<const Type *> args) {
   std::string spelling = array.str() + "." + name.str();
@@ -112,6 +113,17 @@ Typing callArrayMethod(TypeContext &types, const ArrayType &array, llvm::StringR
         Resolution::Kind::ArrayMethod,
         types.array(dtype->instanceType(), array.rank(), array.arrayLayout(), array.isReadonly()));
     resolution.detail = "view";
+    return resolution;
+  }
+  if (name == "copy") {
+    // A new C-contiguous array of the same elements, writable; where it can
+    // live is checked against the receiver (see compile_time_shape.h).
+    if (!args.empty())
+      return Typing::error(DiagID::err_no_call_overload, {spelling, argumentList(args)});
+    Resolution resolution = Resolution::make(
+        Resolution::Kind::ArrayMethod,
+        types.array(array.elementType(), array.rank(), ArrayLayout::C, /*readonly=*/false));
+    resolution.detail = "copy";
     return resolution;
   }
   std::vector<const Type *> extents(args.begin(), args.end());

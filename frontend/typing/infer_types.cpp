@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/resolve/constant_folding.h"
+#include "frontend/typing/compile_time_shape.h"
 #include "frontend/typing/overloads.h"
 #include "frontend/typing/type_inference.h"
 #include "frontend/typing/typing_rules.h"
@@ -479,8 +480,14 @@ Typing FunctionTyper::typeCall(const Instr *call) {
     return typing::callNumberClass(types, numberClass->instanceType(), args);
   }
   if (const auto *entity = llvm::dyn_cast<EntityType>(callee);
-      entity && entity->entityKindOf() == EntityType::EntityKind::Method)
-    return typing::callMethod(types, *entity, args);
+      entity && entity->entityKindOf() == EntityType::EntityKind::Method) {
+    Typing typed = typing::callMethod(types, *entity, args);
+    if (typed && typed->kind == Resolution::Kind::ArrayMethod && typed->detail == "copy" &&
+        !typing::compileTimeShape(call->operands[0]->operands[0],
+                                  [&](const Instr *operand) { return typeOf(operand); }))
+      return Typing::error(DiagID::err_array_copy_shape_unknown, {entity->receiverType()->str()});
+    return typed;
+  }
   return Typing::error(DiagID::err_not_callable, {callee->str()});
 }
 
