@@ -59,6 +59,11 @@ public:
         push(argument, Role::Stride, d, path, "i64", 8);
     } else if (llvm::isa<RecordType>(type)) {
       push(argument, Role::Record, 0, path, "ptr", 8);
+    } else if (const auto *member = llvm::dyn_cast<EnumMemberType>(type)) {
+      // The member's value, its only part.
+      std::vector<unsigned> inner = path;
+      inner.push_back(0);
+      add(argument, member->valueType(), std::move(inner));
     } else if (const auto *tuple = llvm::dyn_cast<TupleType>(type)) {
       for (size_t i = 0; i < tuple->size(); ++i) {
         std::vector<unsigned> inner = path;

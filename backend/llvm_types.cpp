@@ -58,6 +58,8 @@ llvm::Type *LLVMTypes::value(const Type *type) {
     return llvm::Type::getInt64Ty(context);
   case Type::Kind::Pointer:
     return pointer();
+  case Type::Kind::EnumMember:
+    return value(llvm::cast<EnumMemberType>(type)->valueType());
   case Type::Kind::CharSequence: {
     const auto *chars = llvm::cast<CharSequenceType>(type);
     return llvm::ArrayType::get(llvm::IntegerType::get(context, chars->unitBytes() * 8),

@@ -101,6 +101,10 @@ void FunctionLowering::bindKernelArguments() {
         result = builder.CreateInsertValue(result, take(), {2, d});
       return result;
     }
+    // An enum member is its value, which the launch passes as the
+    // member's only part.
+    if (const auto *member = llvm::dyn_cast<EnumMemberType>(type))
+      return build(member->valueType());
     if (const auto *tuple = llvm::dyn_cast<TupleType>(type)) {
       llvm::Value *result = llvm::PoisonValue::get(types.value(type));
       for (size_t i = 0; i < tuple->size(); ++i)
@@ -141,6 +145,8 @@ llvm::Value *FunctionLowering::valueOf(const ir::Value *value) {
 }
 
 llvm::Value *FunctionLowering::lowerConstant(const Type *type, const ConstantValue &constant) {
+  if (const auto *member = llvm::dyn_cast<EnumMemberType>(type))
+    return lowerConstant(member->valueType(), constant);
   llvm::Type *llvmType = types.value(type);
   if (!llvmType)
     return nullptr;
@@ -245,6 +251,8 @@ llvm::Value *FunctionLowering::fromMachineInteger(llvm::Value *value, bool isSig
 llvm::Value *FunctionLowering::cast(llvm::Value *value, const Type *from, const Type *to) {
   if (from == to || !value)
     return value;
+  if (const auto *member = llvm::dyn_cast<EnumMemberType>(from))
+    return cast(value, member->valueType(), to);
   // A datetime64 or timedelta64 is its int64 count.
   if (llvm::isa<DateTimeType>(from) && llvm::isa<IntegerType>(to))
     return value;

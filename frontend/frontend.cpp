@@ -150,6 +150,8 @@ bool isKernelArgumentType(const Type *type) {
            llvm::isa<RecordType, CharSequenceType, DateTimeType>(array->elementType());
   if (const auto *tuple = llvm::dyn_cast<TupleType>(type))
     return llvm::all_of(tuple->elementTypes(), isKernelArgumentType);
+  if (const auto *member = llvm::dyn_cast<EnumMemberType>(type))
+    return isKernelArgumentType(member->valueType());
   return false;
 }
 

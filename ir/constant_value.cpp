@@ -52,6 +52,22 @@ ConstantValue ConstantValue::namedTuple(std::vector<ConstantValue> elements, std
   return c;
 }
 
+ConstantValue ConstantValue::enumMember(ConstantValue value, std::string className,
+                                        std::string memberName, bool isInt) {
+  value.enumClassName = std::move(className);
+  value.enumMemberName = std::move(memberName);
+  value.intEnum = isInt;
+  return value;
+}
+
+ConstantValue ConstantValue::memberValue() const {
+  ConstantValue value = *this;
+  value.enumClassName.clear();
+  value.enumMemberName.clear();
+  value.intEnum = false;
+  return value;
+}
+
 ConstantValue ConstantValue::bytes(std::string value) {
   ConstantValue c(Kind::Bytes);
   c.text = std::move(value);
@@ -159,8 +175,8 @@ bool ConstantValue::truthy() const {
 }
 
 const Type *ConstantValue::literalType(TypeContext &types) const {
-  if (dtype)
-    return nullptr; // NumPy scalars are never literals
+  if (dtype || !enumClassName.empty())
+    return nullptr; // NumPy scalars and enum members are never literals
   switch (valueKind) {
   case Kind::Bool:
     return types.booleanLiteral(intValue != 0);
@@ -182,6 +198,10 @@ const Type *ConstantValue::literalType(TypeContext &types) const {
 const Type *ConstantValue::plainType(TypeContext &types) const {
   if (dtype)
     return dtype;
+  if (!enumClassName.empty()) {
+    const Type *valueType = memberValue().plainType(types);
+    return valueType ? types.enumMember(enumClassName, valueType, intEnum) : nullptr;
+  }
   switch (valueKind) {
   case Kind::None:
     return types.none();
@@ -220,6 +240,8 @@ const Type *ConstantValue::plainType(TypeContext &types) const {
 }
 
 const Type *ConstantValue::type(TypeContext &types, ConstantRole role) const {
+  if (!enumClassName.empty())
+    return plainType(types);
   if (valueKind == Kind::Tuple && !className.empty())
     return plainType(types);
   if (valueKind == Kind::Tuple && !dtype) {
@@ -328,6 +350,8 @@ std::string quotedString(llvm::StringRef text) {
 }
 
 std::string ConstantValue::repr() const {
+  if (!enumClassName.empty())
+    return enumClassName + "." + enumMemberName;
   std::string body;
   switch (valueKind) {
   case Kind::None:
@@ -384,7 +408,8 @@ bool ConstantValue::operator==(const ConstantValue &other) const {
          (real == other.real || (std::isnan(real) && std::isnan(other.real))) &&
          (imag == other.imag || (std::isnan(imag) && std::isnan(other.imag))) &&
          text == other.text && items == other.items && className == other.className &&
-         fields == other.fields;
+         fields == other.fields && enumClassName == other.enumClassName &&
+         enumMemberName == other.enumMemberName && intEnum == other.intEnum;
 }
 
 } // namespace kiln

@@ -61,6 +61,11 @@ public:
   /// elements typed as values, as Numba's typeof does.
   static ConstantValue namedTuple(std::vector<ConstantValue> elements, std::string className,
                                   std::vector<std::string> fields);
+  /// The member `memberName` of the enum class `className` (an IntEnum's if
+  /// `isInt`), whose value is `value`: typed as the class's members are
+  /// (Numba's EnumMember, IntEnumMember), never as a literal.
+  static ConstantValue enumMember(ConstantValue value, std::string className,
+                                  std::string memberName, bool isInt);
   /// A NumPy scalar: `value` converted to `scalarType` (np.float32(x) rounds
   /// to single precision, np.int8(300) wraps).
   static ConstantValue numpyScalar(const ConstantValue &value, const Type *scalarType);
@@ -82,6 +87,10 @@ public:
   const std::vector<ConstantValue> &elements() const { return items; }
   /// A named tuple's class; empty for plain tuples.
   const std::string &tupleClass() const { return className; }
+  /// An enum member's class; empty for other values.
+  const std::string &enumClass() const { return enumClassName; }
+  /// An enum member's value (any other value itself), as a plain constant.
+  ConstantValue memberValue() const;
 
   /// The value as a double, for Bool, Int and Float.
   double asDouble() const;
@@ -117,6 +126,9 @@ private:
   std::vector<ConstantValue> items;
   std::string className;           // named tuples
   std::vector<std::string> fields; // named tuples
+  std::string enumClassName;       // enum members: the class, the member,
+  std::string enumMemberName;      // and whether the class is an IntEnum
+  bool intEnum = false;
 };
 
 } // namespace kiln

@@ -201,6 +201,13 @@ const PointerType *TypeContext::pointer(const Type *pointee) {
   return intern<PointerType>("pointer:" + pointee->str(), pointee);
 }
 
+const EnumMemberType *TypeContext::enumMember(llvm::StringRef className, const Type *value,
+                                              bool isInt) {
+  std::string key =
+      std::string(isInt ? "IntEnum<" : "Enum<") + value->str() + ">(" + className.str() + ")";
+  return intern<EnumMemberType>(key, className.str(), value, isInt);
+}
+
 const DateTimeType *TypeContext::datetime(DateTimeUnit unit) {
   return intern<DateTimeType>("datetime64[" + dateTimeUnitName(unit).str() + "]", true, unit);
 }
@@ -439,6 +446,14 @@ std::optional<Conversion> TypeContext::canConvert(const Type *from, const Type *
   if (llvm::isa<BooleanLiteralType>(from)) {
     if (std::optional<Conversion> conversion = canConvert(boolean(), to))
       return std::max(*conversion, Conversion::Promote);
+    return std::nullopt;
+  }
+  // An IntEnum member is an integer to integers, never better than a safe
+  // conversion (Numba's IntEnumMember.can_convert_to).
+  if (const auto *member = llvm::dyn_cast<EnumMemberType>(from);
+      member && member->isIntEnum() && llvm::isa<IntegerType>(to)) {
+    if (std::optional<Conversion> conversion = canConvert(member->valueType(), to))
+      return std::max(*conversion, Conversion::Safe);
     return std::nullopt;
   }
   if (const auto *fromArray = llvm::dyn_cast<ArrayType>(from)) {

@@ -59,6 +59,7 @@ public:
     CharSequence,
     DateTime,
     Pointer,
+    EnumMember,
   };
 
   Kind kind() const { return typeKind; }
@@ -418,6 +419,28 @@ private:
   const Type *pointee;
 };
 
+/// A member of an enum.Enum class (Numba's EnumMember, "Enum<int64>(Color)")
+/// or of an enum.IntEnum class (IntEnumMember, "IntEnum<int64>(Shape)"),
+/// held as its value. The class is part of the type: members compare with
+/// members of their own class, and an IntEnum member is also an integer.
+class EnumMemberType : public Type {
+public:
+  EnumMemberType(std::string className, const Type *value, bool isInt)
+      : Type(Kind::EnumMember,
+             std::string(isInt ? "IntEnum<" : "Enum<") + value->str() + ">(" + className + ")"),
+        enumClass(std::move(className)), value(value), intEnum(isInt) {}
+  llvm::StringRef className() const { return enumClass; }
+  /// The type of the members' values (int64, UniTuple(float64 x 2), ...).
+  const Type *valueType() const { return value; }
+  bool isIntEnum() const { return intEnum; }
+  static bool classof(const Type *t) { return t->kind() == Kind::EnumMember; }
+
+private:
+  std::string enumClass;
+  const Type *value;
+  bool intEnum;
+};
+
 /// The index `start:stop:step` in a subscript (Numba's slice2/slice3).
 /// A CUDA vector type of numba.cuda (float32x4, int8x2, ...): one to four
 /// elements of a scalar type, read as `.x`, `.y`, `.z`, `.w`.
@@ -477,6 +500,7 @@ public:
   const CharSequenceType *charSequence(unsigned count, bool unicode);
   const DateTimeType *datetime(DateTimeUnit unit);
   const PointerType *pointer(const Type *pointee);
+  const EnumMemberType *enumMember(llvm::StringRef className, const Type *value, bool isInt);
   const DateTimeType *timedelta(DateTimeUnit unit);
   const ArrayType *array(const Type *dtype, unsigned ndim, ArrayLayout layout,
                          bool readonly = false);

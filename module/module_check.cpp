@@ -162,6 +162,13 @@ void expectedParameters(int64_t argument, std::string_view text, std::vector<int
       push("stride", d, "i64");
   } else if (startsWith(text, "Record(")) {
     push("record", 0, "ptr");
+  } else if ((startsWith(text, "Enum<") || startsWith(text, "IntEnum<")) && text.back() == ')' &&
+             text.rfind(">(") != std::string_view::npos && path.size() < ManifestNestingLimit) {
+    // Enum<int64>(Color): the member's value, its only part.
+    size_t open = text.find('<') + 1;
+    path.push_back(0);
+    expectedParameters(argument, text.substr(open, text.rfind(">(") - open), path, out);
+    path.pop_back();
   } else if (path.size() < ManifestNestingLimit) {
     std::vector<std::string_view> elements = tupleElements(text);
     for (size_t i = 0; i < elements.size(); ++i) {

@@ -39,7 +39,7 @@ ir::Value *FunctionEmitter::convert(ir::Value *value, const Type *type, ir::Bloc
   // conversion's meaning (np.uint16(70000) is 4464, not 70000).
   if (const auto *known = llvm::dyn_cast<ir::Constant>(value))
     if (type->isScalar() && known->value.isNumber() && representableExactly(known->value, type))
-      return constant(type, known->value);
+      return constant(type, known->value.memberValue());
   return emit(ir::Opcode::Cast, type, {value}, where);
 }
 
@@ -311,6 +311,10 @@ void FunctionEmitter::emitOperation(const ssa::Instr *instr) {
   case Resolution::Kind::Cast:
   case Resolution::Kind::DeviceCall:
   case Resolution::Kind::RangeValue:
+    if (resolution.kind == Resolution::Kind::Cast && instr->op == Op::GetAttr) {
+      values[instr] = convert(valueOf(instr->operands[0]), plain(resolution.result)); // e.value
+      return;
+    }
     if (instr->op == Op::Call) {
       values[instr] = emitCall(instr, resolution);
       return;

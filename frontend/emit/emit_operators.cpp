@@ -31,9 +31,13 @@ ir::Value *FunctionEmitter::emitOperator(const ssa::Instr *instr, const Resoluti
     }
   }
   if (instr->op == Op::Compare || (called && resolution.detail == "compare")) {
-    if (resolution.detail == "tuple_compare")
-      return emitTupleCompare(instr->compareOp, valueOf(instr->operands[0]),
-                              valueOf(instr->operands[1]));
+    if (resolution.detail == "tuple_compare") {
+      // Members of an enum of tuples compare their values, identity too.
+      ast::CompareOp op = instr->compareOp == ast::CompareOp::Is      ? ast::CompareOp::Eq
+                          : instr->compareOp == ast::CompareOp::IsNot ? ast::CompareOp::NotEq
+                                                                      : instr->compareOp;
+      return emitTupleCompare(op, operand(instr, 0, resolution), operand(instr, 1, resolution));
+    }
     ast::CompareOp op = called ? ast::CompareOp(resolution.index) : instr->compareOp;
     ir::Value *lhs = operand(instr, first, resolution);
     ir::Value *rhs = operand(instr, first + 1, resolution);

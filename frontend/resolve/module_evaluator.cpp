@@ -731,6 +731,20 @@ std::optional<ModuleValue> ModuleEvaluator::callSymbol(const Symbol &symbol, con
       return ModuleValue::type(
           types.namedTuple(tuple.elementTypes(), className->stringValue(), fields));
     }
+    if (maker == "EnumMember" || maker == "IntEnumMember") {
+      if (!requireArgs(2))
+        return std::nullopt;
+      std::optional<ConstantValue> className = constantOf(call->args[0], args[0]);
+      const Type *value = asType(args[1], call->args[1]->range());
+      if (!className || !value)
+        return std::nullopt;
+      if (className->kind() != ConstantValue::Kind::String) {
+        diags.report(DiagID::err_enum_member_signature, call->range(), {maker.str()});
+        return std::nullopt;
+      }
+      return ModuleValue::type(types.enumMember(className->stringValue(), types.unliteral(value),
+                                                maker == "IntEnumMember"));
+    }
     if (maker == "Tuple") {
       if (!requireArgs(1))
         return std::nullopt;

@@ -1294,6 +1294,18 @@ const Symbol *ModuleScopeBuilder::userException(const ClassDefStmt *cls) {
   return &scope.userExceptions.back();
 }
 
+namespace {
+
+/// What an enum member's value may be: a number, or a tuple of numbers
+/// (`EARTH = (5.976e24, 6.37814e6)`).
+bool isNumberOrTupleOfNumbers(const ConstantValue &value) {
+  if (value.kind() == ConstantValue::Kind::Tuple)
+    return llvm::all_of(value.elements(), isNumberOrTupleOfNumbers);
+  return value.isNumber();
+}
+
+} // namespace
+
 /// `class Color(IntEnum)` (or `enum.Enum`) whose body assigns its members
 /// constants or `auto()`; nothing for any other class, which stays host
 /// code's (or, in a kernel module, an error).
@@ -1331,7 +1343,7 @@ std::optional<EnumDefinition> ModuleScopeBuilder::enumDefinition(const ClassDefS
       value = ConstantValue::integer(next);
     } else if (std::optional<ModuleValue> evaluated = evaluateAssigned(assign->value);
                evaluated && evaluated->kind() == ModuleValue::Kind::Constant &&
-               evaluated->constantValue().isNumber()) {
+               isNumberOrTupleOfNumbers(evaluated->constantValue())) {
       value = evaluated->constantValue();
     }
     if (!value || (definition.isIntEnum && value->kind() != ConstantValue::Kind::Int))

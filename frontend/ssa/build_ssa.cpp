@@ -250,7 +250,12 @@ private:
     if (!value)
       return unsupported(DiagID::err_enum_has_no_member, member->range(),
                          {enumeration.name, member->attr});
-    return emitConstant(*value, valueRange.value_or(member->range()), false);
+    // `Color.RED.value` is the value; `Color.RED` the member, of its class.
+    if (valueRange)
+      return emitConstant(*value, *valueRange, false);
+    return emitConstant(ConstantValue::enumMember(*value, enumeration.name, member->attr.str(),
+                                                  enumeration.isIntEnum),
+                        member->range(), false);
   }
   Instr *buildBinary(const BinaryExpr *binary);
   Instr *buildUnary(const UnaryExpr *unary);
@@ -1213,9 +1218,16 @@ Instr *SSABuilder::buildExpr(const Expr *expr) {
     if (const auto *member = dyn_cast<AttributeExpr>(attr->value); member && attr->attr == "value")
       if (const EnumDefinition *enumeration = enumNamed(member->value))
         return buildEnumMember(*enumeration, member, attr->range());
+    // Color["RED"].value is the member's value, as Color.RED.value is.
     if (const auto *byName = dyn_cast<SubscriptExpr>(attr->value); byName && attr->attr == "value")
-      if (enumNamed(byName->value) && isa<StringLiteralExpr>(byName->index))
-        return buildExpr(byName); // Color["RED"].value is the member's value
+      if (const EnumDefinition *enumeration = enumNamed(byName->value))
+        if (const auto *name = dyn_cast<StringLiteralExpr>(byName->index)) {
+          const ConstantValue *value = enumeration->member(name->value);
+          if (!value)
+            return unsupported(DiagID::err_enum_has_no_member, byName->index->range(),
+                               {enumeration->name, name->value});
+          return emitConstant(*value, attr->range(), false);
+        }
     // `config.THRESHOLD`, `core.clamp`: an attribute of a source module is
     // what that module binds, as a global of this one would be.
     if (std::string base = modulePath(attr->value); !base.empty())
@@ -1243,7 +1255,9 @@ Instr *SSABuilder::buildExpr(const Expr *expr) {
         if (!value)
           return unsupported(DiagID::err_enum_has_no_member, sub->index->range(),
                              {enumeration->name, name->value});
-        return emitConstant(*value, expr->range(), false);
+        return emitConstant(ConstantValue::enumMember(*value, enumeration->name, name->value.str(),
+                                                      enumeration->isIntEnum),
+                            expr->range(), false);
       }
     Instr *object = buildExpr(sub->value);
     Instr *index = object ? buildSubscriptIndex(sub->index) : nullptr;

@@ -138,6 +138,13 @@ Typing arrayAttribute(TypeContext &types, const ArrayType *array, llvm::StringRe
 } // namespace
 
 Typing getAttribute(TypeContext &types, const Type *object, llvm::StringRef name) {
+  // An enum member's value (Numba's EnumAttribute); its name is a string,
+  // which kernels have no run-time value for.
+  if (const auto *member = llvm::dyn_cast<EnumMemberType>(object)) {
+    if (name == "value")
+      return Resolution::make(Resolution::Kind::Cast, member->valueType());
+    return Typing::error(DiagID::err_no_attribute, {object->str(), name.str()});
+  }
   if (const Symbol *symbol = builtinOf(object)) {
     if (symbol->kind == Symbol::Kind::Module) {
       if (const Symbol *member = BuiltinSymbols::get().member(*symbol, name))

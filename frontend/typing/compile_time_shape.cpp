@@ -24,8 +24,7 @@ compileTimeShape(const ssa::Instr *array,
   if (array->op != ssa::Op::Call)
     return std::nullopt;
   const Symbol *callee = builtinOf(typeOf(array->operands[0]));
-  if (!callee ||
-      !(callee->is(BuiltinId::CudaLocalArray) || callee->is(BuiltinId::CudaSharedArray)))
+  if (!callee || !(callee->is(BuiltinId::CudaLocalArray) || callee->is(BuiltinId::CudaSharedArray)))
     return std::nullopt;
   const ssa::Instr *shapeArgument = array->operands[1];
   size_t firstKeyword = array->operands.size() - array->keywordNames.size();

@@ -464,10 +464,20 @@ Typing FunctionTyper::typeCall(const Instr *call) {
     return Typing::error(DiagID::err_star_argument_callee, {callee->str()});
 
   if (const Symbol *symbol = typing::builtinOf(callee)) {
-    Typing typed = typing::callBuiltin(types, *symbol, args, call->keywordNames);
+    // Builtins take IntEnum members as the integers they are.
+    std::vector<const Type *> integers = args;
+    if (call->starred.empty())
+      llvm::transform(args, integers.begin(), typing::integerOfIntEnum);
+    Typing typed = typing::callBuiltin(types, *symbol, integers, call->keywordNames);
     if (typed && !typed->operandTypes.empty()) {
       // Rules list conversions for the arguments; the callee has none.
       typed->operandTypes.insert(typed->operandTypes.begin(), nullptr);
+    }
+    if (typed && integers != args) {
+      typed->operandTypes.resize(call->operands.size(), nullptr);
+      for (size_t i = 0; i < args.size(); ++i)
+        if (integers[i] != args[i] && !typed->operandTypes[i + 1])
+          typed->operandTypes[i + 1] = integers[i];
     }
     return typed;
   }
@@ -614,9 +624,10 @@ Typing FunctionTyper::typeInstr(const Instr *instr) {
     if (const auto *tuple = llvm::dyn_cast<TupleType>(operandType(0));
         tuple && instr->operands[1]->op == Op::BuildSlice)
       return typeTupleSlice(instr, *tuple);
-    return typing::getItem(types, operandType(0), operandType(1));
+    return typing::getItem(types, operandType(0), typing::integerOfIntEnum(operandType(1)));
   case Op::SetItem:
-    return typing::setItem(types, operandType(0), operandType(1), operandType(2));
+    return typing::setItem(types, operandType(0), typing::integerOfIntEnum(operandType(1)),
+                           operandType(2));
   case Op::Call:
     return typeCall(instr);
   case Op::BuildTuple: {

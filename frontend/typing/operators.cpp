@@ -72,9 +72,49 @@ std::vector<OverloadCase> binaryCases(TypeContext &types, BinaryOp op, bool &all
   return std::vector<OverloadCase>(cases.list().begin(), cases.list().end());
 }
 
+/// `a == b`, `a != b`, `a is b`, `a is not b` between enum members (Numba's
+/// EnumCompare and generic `is`): members of one class compare their
+/// values; `is` is False across classes. Other comparisons of an Enum
+/// member, and `==` across classes, are no overload; IntEnum members not
+/// compared by identity are integers (see integerOfIntEnum).
+std::optional<Typing> compareEnumMembers(TypeContext &types, CompareOp op, const Type *lhs,
+                                         const Type *rhs) {
+  const auto *left = llvm::dyn_cast<EnumMemberType>(lhs);
+  const auto *right = llvm::dyn_cast<EnumMemberType>(rhs);
+  if (!left && !right)
+    return std::nullopt;
+  bool identity = op == CompareOp::Is || op == CompareOp::IsNot;
+  if (identity && lhs != rhs) {
+    Resolution resolution = Resolution::make(Resolution::Kind::Constant, types.boolean());
+    resolution.constant = ConstantValue::boolean(op == CompareOp::IsNot);
+    return Typing(std::move(resolution));
+  }
+  if (!identity && ((left && left->isIntEnum()) || (right && right->isIntEnum())))
+    return compareOperator(types, op, integerOfIntEnum(lhs), integerOfIntEnum(rhs));
+  if (lhs != rhs || !(identity || op == CompareOp::Eq || op == CompareOp::NotEq))
+    return Typing::error(DiagID::err_no_binary_overload,
+                         {ast::spelling(op).str(), lhs->str(), rhs->str()});
+  const Type *value = left->valueType();
+  CompareOp byValue = op == CompareOp::Is      ? CompareOp::Eq
+                      : op == CompareOp::IsNot ? CompareOp::NotEq
+                                               : op;
+  Typing typed = compareOperator(types, byValue, value, value);
+  if (typed && typed->operandTypes.empty())
+    typed->operandTypes = {value, value};
+  return typed;
+}
+
 } // namespace
 
+const Type *integerOfIntEnum(const Type *type) {
+  if (const auto *member = llvm::dyn_cast<EnumMemberType>(type); member && member->isIntEnum())
+    return member->valueType();
+  return type;
+}
+
 Typing binaryOperator(TypeContext &types, BinaryOp op, const Type *lhs, const Type *rhs) {
+  if (integerOfIntEnum(lhs) != lhs || integerOfIntEnum(rhs) != rhs)
+    return binaryOperator(types, op, integerOfIntEnum(lhs), integerOfIntEnum(rhs));
   if (involvesDateTime(lhs, rhs))
     return dateTimeBinary(types, op, lhs, rhs);
   if (lhs->isScalar() && rhs->isScalar()) {
@@ -103,6 +143,8 @@ Typing binaryOperator(TypeContext &types, BinaryOp op, const Type *lhs, const Ty
 }
 
 Typing unaryOperator(TypeContext &types, UnaryOp op, const Type *operand) {
+  if (integerOfIntEnum(operand) != operand)
+    return unaryOperator(types, op, integerOfIntEnum(operand));
   if (involvesDateTime(operand))
     return dateTimeUnary(types, op, operand);
   CaseList cases(types);
@@ -143,6 +185,8 @@ Typing unaryOperator(TypeContext &types, UnaryOp op, const Type *operand) {
 }
 
 Typing compareOperator(TypeContext &types, CompareOp op, const Type *lhs, const Type *rhs) {
+  if (std::optional<Typing> members = compareEnumMembers(types, op, lhs, rhs))
+    return std::move(*members);
   if (op != CompareOp::Is && op != CompareOp::IsNot && involvesDateTime(lhs, rhs))
     return dateTimeCompare(types, op, lhs, rhs);
   if (op == CompareOp::Is || op == CompareOp::IsNot) {
@@ -221,6 +265,7 @@ Typing compareOperator(TypeContext &types, CompareOp op, const Type *lhs, const 
 }
 
 Typing truth(TypeContext &types, const Type *operand) {
+  operand = integerOfIntEnum(operand);
   if (operand->isScalar())
     return Resolution::make(Resolution::Kind::Truth, types.boolean());
   if (operand == types.none()) {

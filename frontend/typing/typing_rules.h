@@ -23,6 +23,10 @@ namespace kiln::typing {
 Typing binaryOperator(TypeContext &types, ast::BinaryOp op, const Type *lhs, const Type *rhs);
 Typing unaryOperator(TypeContext &types, ast::UnaryOp op, const Type *operand);
 Typing compareOperator(TypeContext &types, ast::CompareOp op, const Type *lhs, const Type *rhs);
+/// An IntEnum member is an integer to everything but `is` (Numba's
+/// IntEnumMember converts to its value's integer type): the member's
+/// integer type for one, any other type itself.
+const Type *integerOfIntEnum(const Type *type);
 Typing truth(TypeContext &types, const Type *operand);
 
 // datetime_operators.cpp: operators on datetime64 and timedelta64 values.

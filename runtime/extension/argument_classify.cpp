@@ -85,6 +85,40 @@ ElementId namedTupleClassOf(PyObject *tuple) {
   return id;
 }
 
+/// The class id of an enum.Enum member's class (internEnumClass); 0 for any
+/// other object. enum is imported once, at the first object of a new type
+/// that is not a number, array or tuple.
+ElementId enumClassOf(PyTypeObject *type) {
+  static TypeCache<ElementId, 16> cache;
+  if (const ElementId *known = cache.find(type))
+    return *known;
+  static PyObject *enumBase = nullptr;
+  static PyObject *intEnumBase = nullptr;
+  if (!enumBase) {
+    if (PyObject *module = PyImport_ImportModule("enum")) {
+      enumBase = PyObject_GetAttrString(module, "Enum");
+      intEnumBase = PyObject_GetAttrString(module, "IntEnum");
+      Py_DECREF(module);
+    }
+    if (!enumBase || !intEnumBase) {
+      PyErr_Clear();
+      return 0;
+    }
+  }
+  ElementId id = 0;
+  auto *object = reinterpret_cast<PyObject *>(type);
+  if (PyType_IsSubtype(type, reinterpret_cast<PyTypeObject *>(enumBase)))
+    if (PyObject *name = PyObject_GetAttrString(object, "__name__")) {
+      if (const char *text = PyUnicode_AsUTF8(name))
+        id = internEnumClass(text,
+                             PyType_IsSubtype(type, reinterpret_cast<PyTypeObject *>(intEnumBase)));
+      Py_DECREF(name);
+    }
+  PyErr_Clear();
+  cache.add(type, id);
+  return id;
+}
+
 enum class NumpyKind : uint8_t { None, Array, Scalar };
 
 /// NumPy types by name, without importing NumPy: each new type's MRO is
@@ -447,6 +481,28 @@ struct Classifier {
     return deviceArray(array);
   }
 
+  /// An enum member: its class, then its value.
+  bool enumMember(PyObject *object, ElementId enumClass, unsigned depth) {
+    if (depth > 8)
+      return fail(PyExc_TypeError, describeArgument(state, argument) + " nests values too deeply");
+    unsigned index = 0;
+    if (!newNode(index))
+      return false;
+    PyObject *value = PyObject_GetAttrString(object, "_value_");
+    if (!value)
+      return false;
+    bool classified = classify(value, depth + 1);
+    // The member holds its value for as long as the call needs it.
+    Py_DECREF(value);
+    if (!classified)
+      return false;
+    call.nodes[index].kind = TypeKind::Enum;
+    call.nodes[index].element = enumClass;
+    call.nodes[index].count = 1;
+    call.nodes[index].span = uint16_t(call.nodeCount - index);
+    return true;
+  }
+
   bool unsupported(PyObject *object) {
     std::string what = describeArgument(state, argument);
     if (object == Py_None)
@@ -470,8 +526,13 @@ struct Classifier {
       call.values[index].i = object == Py_True;
       return true;
     }
-    if (PyLong_Check(object))
+    if (PyLong_Check(object)) {
+      // An IntEnum member is an int of its class.
+      if (!PyLong_CheckExact(object))
+        if (ElementId enumClass = enumClassOf(type))
+          return enumMember(object, enumClass, depth);
       return pythonInt(object);
+    }
     if (PyFloat_Check(object)) {
       if (!scalar(ScalarKind::F64, index))
         return false;
@@ -495,6 +556,8 @@ struct Classifier {
     case NumpyKind::None:
       break;
     }
+    if (ElementId enumClass = enumClassOf(type))
+      return enumMember(object, enumClass, depth);
     if (PyTuple_Check(object)) {
       if (depth > 8)
         return fail(PyExc_TypeError,

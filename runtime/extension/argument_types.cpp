@@ -289,6 +289,22 @@ std::string namedTupleClass(ElementId id) {
   return recordKey(id).substr(namedTuplePrefix.size());
 }
 
+// Enum classes too, under one prefix per kind of enum.
+constexpr std::string_view enumPrefix = "enum ";
+constexpr std::string_view intEnumPrefix = "intenum ";
+
+ElementId internEnumClass(std::string_view className, bool isInt) {
+  return internRecord(std::string(isInt ? intEnumPrefix : enumPrefix) + std::string(className));
+}
+
+bool isIntEnumClass(ElementId id) {
+  return recordKey(id).starts_with(intEnumPrefix);
+}
+
+std::string enumClassName(ElementId id) {
+  return recordKey(id).substr(isIntEnumClass(id) ? intEnumPrefix.size() : enumPrefix.size());
+}
+
 bool elementFromFormat(const char *format, size_t itemSize, ElementId &element) {
   if (!format)
     return false;
@@ -318,6 +334,12 @@ Conversion convertType(const TypeNode *from, const TypeNode *to) {
   if (to->kind == TypeKind::Pointer && from->kind == TypeKind::Scalar &&
       !isRecordElement(from->element) && isIntegerKind(ScalarKind(from->element)))
     return Conversion::Safe;
+  // An IntEnum member is an integer to integers, never better than a safe
+  // conversion (Numba's IntEnumMember.can_convert_to).
+  if (from->kind == TypeKind::Enum && isIntEnumClass(from->element) &&
+      to->kind == TypeKind::Scalar && !isRecordElement(to->element) &&
+      isIntegerKind(ScalarKind(to->element)))
+    return std::max(convertType(from + 1, to), Conversion::Safe);
   if (from->kind != to->kind)
     return Conversion::None;
   switch (to->kind) {
@@ -330,6 +352,8 @@ Conversion convertType(const TypeNode *from, const TypeNode *to) {
     return from->element == to->element ? Conversion::Exact : Conversion::None;
   case TypeKind::Pointer:
     return from->element == to->element ? Conversion::Exact : Conversion::None;
+  case TypeKind::Enum:
+    return from->element == to->element ? convertType(from + 1, to + 1) : Conversion::None;
   case TypeKind::Array: {
     if (from->ndim != to->ndim || from->element != to->element)
       return Conversion::None;
@@ -398,6 +422,11 @@ void appendTypeName(std::string &out, const TypeNode *node) {
   case TypeKind::Pointer:
     appendElementName(out, node->element);
     out += "*";
+    return;
+  case TypeKind::Enum: // IntEnum<int64>(Shape), as Numba prints it
+    out += isIntEnumClass(node->element) ? "IntEnum<" : "Enum<";
+    appendTypeName(out, node + 1);
+    out += ">(" + enumClassName(node->element) + ")";
     return;
   case TypeKind::Array:
     if (node->readonly)

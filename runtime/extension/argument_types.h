@@ -73,6 +73,11 @@ const std::string &recordKey(ElementId id);
 /// and back; plain tuples have element 0.
 ElementId internNamedTuple(std::string_view className);
 std::string namedTupleClass(ElementId id);
+/// The id of the enum class `className` (an IntEnum if `isInt`), interned
+/// as named tuple classes are, and back.
+ElementId internEnumClass(std::string_view className, bool isInt);
+std::string enumClassName(ElementId id);
+bool isIntEnumClass(ElementId id);
 
 /// The element type a PEP 3118 format describes ("<f", "Zd", "T{<Q:s0:...}"),
 /// given the item size; false for formats dispatch cannot match (non-native
@@ -80,8 +85,9 @@ std::string namedTupleClass(ElementId id);
 bool elementFromFormat(const char *format, size_t itemSize, ElementId &element);
 
 /// Pointer: a CPointer parameter (`element` the pointee's scalar kind),
-/// which takes an integer address.
-enum class TypeKind : uint8_t { Scalar, Array, Record, Tuple, Pointer, Unsupported };
+/// which takes an integer address. Enum: a member of the enum class
+/// `element`, followed by the node(s) of its value.
+enum class TypeKind : uint8_t { Scalar, Array, Record, Tuple, Pointer, Enum, Unsupported };
 enum class Layout : uint8_t { C, F, A };
 
 struct TypeNode {

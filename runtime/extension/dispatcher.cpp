@@ -112,6 +112,15 @@ bool appendDescriptor(PyObject *descriptor, std::vector<TypeNode> &nodes, bool &
     node.ndim = uint8_t(ndim);
     node.layout = layout == "C" ? Layout::C : layout == "F" ? Layout::F : Layout::A;
     node.readonly = PyObject_IsTrue(PyTuple_GET_ITEM(descriptor, 4)) == 1;
+  } else if (kind == "enum" && size == 4) {
+    // ("enum", "Shape", True, ("scalar", "int64")): an (Int)Enum member.
+    node.kind = TypeKind::Enum;
+    node.element = internEnumClass(stringOf(PyTuple_GET_ITEM(descriptor, 1)),
+                                   PyObject_IsTrue(PyTuple_GET_ITEM(descriptor, 2)) == 1);
+    node.count = 1;
+    if (!appendDescriptor(PyTuple_GET_ITEM(descriptor, 3), nodes, usable, depth + 1))
+      return false;
+    node.span = uint16_t(nodes.size() - index);
   } else if ((kind == "tuple" && size == 2 && PyTuple_Check(PyTuple_GET_ITEM(descriptor, 1))) ||
              (kind == "namedtuple" && size == 3 &&
               PyTuple_Check(PyTuple_GET_ITEM(descriptor, 2)))) {
@@ -178,7 +187,8 @@ bool parameterOf(PyObject *tuple, Specialization &specialization, ParameterSlot 
   for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(path); ++i) {
     long step = PyLong_AsLong(PyTuple_GET_ITEM(path, i));
     const TypeNode &parent = specialization.nodes[node];
-    if (parent.kind != TypeKind::Tuple || step < 0 || step >= parent.count) {
+    bool steps = parent.kind == TypeKind::Tuple || parent.kind == TypeKind::Enum;
+    if (!steps || step < 0 || step >= parent.count) {
       PyErr_Clear();
       return fail("a bad parameter path in the manifest of '" + specialization.kernel.name + "'");
     }

@@ -237,6 +237,10 @@ bool launchSpecialization(Specialization &chosen, CallArguments &call, const Lau
   for (size_t p = 0; p < count; ++p) {
     const ParameterSlot &slot = chosen.parameters[p];
     unsigned nodeIndex = call.argumentStart[slot.argument] + slot.node;
+    // An IntEnum member passed for an integer: its value.
+    if (call.nodes[nodeIndex].kind == TypeKind::Enum &&
+        chosen.nodes[chosen.argumentStart[slot.argument] + slot.node].kind != TypeKind::Enum)
+      ++nodeIndex;
     const TypeNode &node = call.nodes[nodeIndex];
     const ArgumentValue &value = call.values[nodeIndex];
     const TypeNode &wanted = chosen.nodes[chosen.argumentStart[slot.argument] + slot.node];

@@ -11,15 +11,11 @@ KNOWN_GAPS = [
      "the test passes a uint32 array to a kernel declared `void(int32[:,:])`: Numba's CUDA "
      "dispatcher refuses that call as Kiln does; only the simulator, which ignores signatures, "
      "runs it"),
-    (r"test_array_methods\.TestCudaArrayMethods\.test_array_copy",
-     "`arr.copy()` allocates an array inside the kernel, which needs Numba's NRT memory manager "
-     "(the test turns it on); Kiln's kernels do not allocate"),
-    (r"test_enums\.EnumTest\.test_compare",
-     "enum members as kernel arguments are not supported: Kiln reads an enum's members as their "
-     "values, so members of different classes with one value would also compare identical"),
-    (r"test_make_function_to_jit_function\..*",
-     "functions defined inside device functions and kernels called from device code (Numba's "
-     "make_function-to-jit pass) are not supported"),
+    (r"test_make_function_to_jit_function\.TestMakeFunctionToJITFunction\."
+     r"test_(basic_apply_like_case|with_overload)",
+     "uses `numba.extending.overload` to give a Python function a jitted implementation, chosen "
+     "by a Python function run on Numba's types while the kernel is typed; Kiln's compiler runs "
+     "no Python while it types"),
     (r"test_ssa\.TestReportedSSAIssues\.test_issue(3976|5219)",
      "uses `numba.extending.overload` to give a Python function a jitted implementation; Kiln has "
      "no extension API"),

@@ -23,13 +23,13 @@ BUILD = pathlib.Path(os.environ.get("KILN_BUILD_DIR", REPO / "build"))
 
 # Kiln's share of the tests the simulator passes, in percent, as measured
 # when it was last raised: a change that loses tests fails here.
-FLOOR_PERCENT = 97.5
+FLOOR_PERCENT = 99.0
 # How many of numba-cuda's documentation examples Kiln passed when it was
 # last raised.
-DOC_EXAMPLES_FLOOR = 12
+DOC_EXAMPLES_FLOOR = 13
 # How many of the tests the simulator skips for itself Kiln passed when it
 # was last raised.
-SIMULATOR_SKIPS_FLOOR = 99
+SIMULATOR_SKIPS_FLOOR = 103
 
 pytestmark = pytest.mark.slow
 

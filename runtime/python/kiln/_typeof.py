@@ -7,14 +7,18 @@ spelled as signature strings spell it:
     7, 2.5, 1j, True                 int64, float64, complex128, boolean
     np.float32(2)                    float32
     (1, 2), (1, 2.5)                 UniTuple(int64, 2), Tuple(int64, float64)
+    Color.RED, Shape.CIRCLE          EnumMember('Color', int64), IntEnumMember('Shape', int64)
     np.zeros(4, [("x", "f8"), ("n", "i4")])
                                      Record([("x", {"type": float64, "offset": 0}),
                                              ("n", {"type": int32, "offset": 8})], 12, False)[::1]
 
 A structured dtype is spelled with numba.types.Record, as numba.from_dtype
-makes it; a structured scalar (np.void, np.record) is the record itself.
+makes it; a structured scalar (np.void, np.record) is the record itself. An
+enum member's type names its class, as Kiln's signatures spell it (Numba's
+EnumMember takes the class itself).
 """
 
+import enum
 import numbers
 
 import numpy as np
@@ -156,6 +160,9 @@ def dispatch_descriptor(value, where="an argument"):
     that a call's types compare with a built kernel's:
     ("array", ("scalar", "float32"), 1, "C", False), ("scalar", "int64"),
     ("tuple", (...)). UntypableArgument if none."""
+    if isinstance(value, enum.Enum):
+        return ("enum", type(value).__name__, isinstance(value, enum.IntEnum),
+                dispatch_descriptor(value.value, f"{where}.value"))
     if isinstance(value, (bool, np.bool_)):
         return ("scalar", "bool")
     if isinstance(value, (np.void, np.datetime64, np.timedelta64)):
@@ -190,6 +197,9 @@ def _scalar_descriptor(name):
 
 def signature_type(value, where="an argument"):
     """The signature type string of `value`; UntypableArgument if none."""
+    if isinstance(value, enum.Enum):
+        maker = "IntEnumMember" if isinstance(value, enum.IntEnum) else "EnumMember"
+        return f"{maker}({type(value).__name__!r}, {signature_type(value.value, f'{where}.value')})"
     if isinstance(value, (bool, np.bool_)):
         return "boolean"
     if isinstance(value, np.generic):  # a NumPy scalar, or a structured one

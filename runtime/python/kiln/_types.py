@@ -15,6 +15,8 @@ them in C, as small tuples:
     "Tuple(int64, float32)"        ("tuple", (("scalar", "int64"), ("scalar", "float32")))
     "Point(int64, float32)"        ("namedtuple", "Point", (("scalar", "int64"), ("scalar", "float32")))
     "Point(int64 x 2)"             ("namedtuple", "Point", (("scalar", "int64"), ("scalar", "int64")))
+    "Enum<int64>(Color)"           ("enum", "Color", False, ("scalar", "int64"))
+    "IntEnum<int64>(Shape)"        ("enum", "Shape", True, ("scalar", "int64"))
     anything else                  ("unsupported", text)
 
 A record's key is its name without the alignment flag: dispatch matches
@@ -85,6 +87,9 @@ def descriptor(text):
         return _element(text)
     if text.endswith("*") and text[:-1].strip() in SCALARS:
         return ("pointer", _element(text[:-1]))
+    if text.startswith(("Enum<", "IntEnum<")) and text.endswith(")") and ">(" in text:
+        value, _, class_name = text[text.index("<") + 1 : -1].rpartition(">(")
+        return ("enum", class_name, text.startswith("IntEnum<"), descriptor(value))
     maker, paren, rest = text.partition("(")
     if paren and maker.isidentifier() and maker not in _NOT_TUPLES and text.endswith(")"):
         elements = _tuple_elements(rest[:-1])
