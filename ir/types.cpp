@@ -293,6 +293,11 @@ const NamedTupleType *TypeContext::namedTuple(llvm::ArrayRef<const Type *> eleme
                                 std::vector<std::string>(fields.begin(), fields.end()));
 }
 
+const NamedTupleType *TypeContext::namedTupleClass(llvm::StringRef className,
+                                                   llvm::ArrayRef<std::string> fields) {
+  return namedTuple(std::vector<const Type *>(fields.size(), none()), className, fields);
+}
+
 std::optional<size_t> NamedTupleType::fieldIndex(llvm::StringRef name) const {
   for (size_t i = 0; i < fieldNames.size(); ++i)
     if (fieldNames[i] == name)

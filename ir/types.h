@@ -518,6 +518,11 @@ public:
   const RangeType *range(const IntegerType *element);
   const NumberClassType *numberClass(const Type *instance);
   const EntityType *entity(EntityType::EntityKind kind, const void *entity, llvm::StringRef name);
+  /// A named tuple class as kernels call it (`Point(1, 2)`): the named tuple
+  /// type of its fields with no types yet (`none` each), whose NumberClass
+  /// the class's name is typed as.
+  const NamedTupleType *namedTupleClass(llvm::StringRef className,
+                                        llvm::ArrayRef<std::string> fields);
   const EntityType *method(const Type *receiver, llvm::StringRef method);
   /// The function `function` defined inside another, having captured values
   /// of `captures`' types: "closure 'inner'(Literal[int](10))".

@@ -9,11 +9,25 @@ namespace kiln::emit {
 
 using ssa::Op;
 
+ir::Value *FunctionEmitter::emitNamedTuple(const ssa::Instr *call, const NamedTupleType *tuple,
+                                           llvm::ArrayRef<ir::Value *> args) {
+  // Positional arguments in order, then keywords by their fields.
+  std::vector<ir::Value *> elements(tuple->size(), nullptr);
+  size_t positional = args.size() - call->keywordNames.size();
+  for (size_t i = 0; i < args.size(); ++i)
+    elements[i < positional ? i : *tuple->fieldIndex(call->keywordNames[i - positional])] = args[i];
+  for (size_t i = 0; i < elements.size(); ++i)
+    elements[i] = convert(elements[i], tuple->elementTypes()[i]);
+  return emit(ir::Opcode::TupleMake, tuple, elements);
+}
+
 ir::Value *FunctionEmitter::emitCall(const ssa::Instr *instr, const Resolution &resolution) {
   const Type *result = resolution.result ? plain(resolution.result) : nullptr;
   std::vector<ir::Value *> args = callArguments(instr, resolution);
   switch (resolution.kind) {
   case Resolution::Kind::Cast:
+    if (resolution.detail == "namedtuple")
+      return emitNamedTuple(instr, llvm::cast<NamedTupleType>(result), args);
     return convert(args[0], result);
   case Resolution::Kind::DeviceCall: {
     ir::Function *callee = module.functionFor(resolution.callee);

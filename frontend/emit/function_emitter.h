@@ -107,6 +107,8 @@ private:
   ir::Value *emitOperator(const ssa::Instr *instr, const Resolution &resolution);
   ir::Value *emitTupleCompare(ast::CompareOp op, ir::Value *lhs, ir::Value *rhs);
   ir::Value *emitCall(const ssa::Instr *instr, const Resolution &resolution);
+  ir::Value *emitNamedTuple(const ssa::Instr *call, const NamedTupleType *tuple,
+                            llvm::ArrayRef<ir::Value *> args);
   ir::Value *emitBuiltin(const ssa::Instr *instr, const Resolution &resolution,
                          llvm::ArrayRef<ir::Value *> args);
   ir::Value *emitMath(BuiltinId id, const Type *result, llvm::ArrayRef<ir::Value *> args);

@@ -114,6 +114,21 @@ llvm::Expected<HostValue> readValue(const llvm::json::Value &json, llvm::StringR
     return value;
   }
   // A structured dtype used as a type (cuda.shared.array(n, dtype=dt)).
+  if (*kind == "namedtuple_class") {
+    value.kind = HostValue::Kind::NamedTupleClass;
+    std::optional<llvm::StringRef> className = object->getString("name");
+    const llvm::json::Array *fields = object->getArray("fields");
+    if (!className || !fields)
+      return valueError(file, name, "a named tuple class needs a \"name\" and \"fields\"");
+    for (const llvm::json::Value &field : *fields) {
+      std::optional<llvm::StringRef> fieldName = field.getAsString();
+      if (!fieldName)
+        return valueError(file, name, "a named tuple class's fields are strings");
+      value.memberNames.push_back(fieldName->str());
+    }
+    value.text = className->str();
+    return value;
+  }
   if (*kind == "record_type") {
     value.kind = HostValue::Kind::RecordType;
     if (!readRecordFields(*object, value))

@@ -36,6 +36,8 @@
 // capture it by; `kiln build` gets no address, as the process that made
 // the array is gone. A "set" of strings ("items", sorted) is for the
 // decorators that take one (`fastmath={"nsz", "arcp"}`), not for kernels.
+// A "namedtuple_class" is a named tuple class (collections.namedtuple,
+// typing.NamedTuple) kernels call to make one: its "name" and "fields".
 // A "record_type" is a structured dtype used as a type (a NumPy dtype, or
 // the Numba Record type numba.from_dtype makes of one): its "fields",
 // "itemsize" and "aligned" flag, as a record array's. A "module" is a
@@ -85,6 +87,7 @@ struct HostValue {
     Module,
     Namespace,
     RecordType,
+    NamedTupleClass,
   };
   Kind kind = Kind::Int;
   /// NumPy's name of the element type, for Scalar and Array: "float32";
@@ -118,11 +121,12 @@ struct HostValue {
   uint32_t line = 0;
   std::string enclosing;
   std::vector<std::string> variables;
-  /// String: its text. Symbol: its qualified name, "numba.cuda". Enum: the
-  /// class's name. Namespace: the module's.
+  /// String: its text. Symbol: its qualified name, "numba.cuda". Enum,
+  /// NamedTupleClass: the class's name. Namespace: the module's.
   std::string text;
   /// Enum: whether it is an IntEnum. Enum, Namespace: the members' names
-  /// (their values are `items`, in the same order).
+  /// (their values are `items`, in the same order). A named tuple, its
+  /// class: the fields.
   bool isIntEnum = false;
   std::vector<std::string> memberNames;
 };

@@ -344,6 +344,7 @@ std::optional<ConstantValue> constantOf(const HostValue &value, TypeContext &typ
   case HostValue::Kind::Module:
   case HostValue::Kind::Namespace:
   case HostValue::Kind::RecordType:
+  case HostValue::Kind::NamedTupleClass:
     break;
   }
   return std::nullopt;
@@ -501,6 +502,8 @@ std::optional<ModuleValue> ModuleScope::moduleValueOf(const HostValue &value, ll
     if (const RecordType *record = recordOf(value, *types))
       return ModuleValue::type(record);
     return std::nullopt;
+  case HostValue::Kind::NamedTupleClass:
+    return ModuleValue::type(types->namedTupleClass(value.text, value.memberNames));
   case HostValue::Kind::Module:
     if (const ModuleScope *module = loader ? loader->loadFile(value.functionFile) : nullptr)
       return ModuleValue::sourceModule(value.text, module);
@@ -1001,7 +1004,10 @@ void ModuleScopeBuilder::bindHostNames(const Stmt *stmt) {
     break;
   }
   case Stmt::Kind::ClassDef:
-    bind(cast<ClassDefStmt>(stmt)->name, ModuleValue::hostValue("a class"),
+    // A class host code defines, which host values may say more of (a
+    // named tuple class kernels call).
+    bind(cast<ClassDefStmt>(stmt)->name,
+         ModuleValue::computedAtImport(modulePath, cast<ClassDefStmt>(stmt)->name.str(), "a class"),
          cast<ClassDefStmt>(stmt)->nameRange);
     break;
   // `if HAS_NUMBA: from numba import njit` (or `import numba`): names of

@@ -110,6 +110,10 @@ private:
   Typing typeInstr(const Instr *instr);
   Typing typePhi(const Instr *phi);
   Typing typeCall(const Instr *call);
+  /// `Point(1, 2)`, `Point(x=1, y=2)`: a named tuple of the class `cls`
+  /// (see TypeContext::namedTupleClass), its elements typed as values.
+  Typing typeNamedTupleCall(const Instr *call, const NamedTupleType &cls,
+                            llvm::ArrayRef<const Type *> args);
   /// The types of a call's arguments, a starred operand's tuple items in
   /// its place (`f(*t)`); `operandOf`, if given, gets each one's operand.
   std::vector<const Type *> argumentTypes(const Instr *call,
@@ -452,6 +456,36 @@ std::vector<const Type *> FunctionTyper::argumentTypes(const Instr *call,
   return args;
 }
 
+Typing FunctionTyper::typeNamedTupleCall(const Instr *call, const NamedTupleType &cls,
+                                         llvm::ArrayRef<const Type *> args) {
+  std::string spelling = cls.className().str();
+  size_t positional = args.size() - call->keywordNames.size();
+  if (!call->starred.empty() || positional > cls.size())
+    return Typing::error(DiagID::err_wrong_argument_count,
+                         {spelling, countOf(cls.size(), "argument"), std::to_string(args.size())});
+  std::vector<const Type *> elements(cls.size(), nullptr);
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::optional<size_t> field = i;
+    if (i >= positional) {
+      field = cls.fieldIndex(call->keywordNames[i - positional]);
+      if (!field || elements[*field])
+        return Typing::error(DiagID::err_unexpected_keyword_argument,
+                             {spelling, call->keywordNames[i - positional]});
+    }
+    if (args[i]->isCompileTimeOnly())
+      return Typing::error(DiagID::err_compile_time_value, {args[i]->str()},
+                           call->operandRanges[i + 1]);
+    elements[*field] = types.unliteral(args[i]);
+  }
+  for (size_t i = 0; i < elements.size(); ++i)
+    if (!elements[i])
+      return Typing::error(DiagID::err_missing_argument, {spelling, cls.fields()[i]});
+  Resolution resolution = Resolution::make(
+      Resolution::Kind::Cast, types.namedTuple(elements, cls.className(), cls.fields()));
+  resolution.detail = "namedtuple";
+  return resolution;
+}
+
 Typing FunctionTyper::typeCall(const Instr *call) {
   const Type *callee = typeOf(call->operands[0]);
   for (unsigned starred : call->starred)
@@ -484,6 +518,8 @@ Typing FunctionTyper::typeCall(const Instr *call) {
   if (const FunctionDecl *decl = typing::functionOf(callee))
     return typeDeviceCall(call, *decl, args, typing::capturesOf(callee));
   if (const auto *numberClass = llvm::dyn_cast<NumberClassType>(callee)) {
+    if (const auto *cls = llvm::dyn_cast<NamedTupleType>(numberClass->instanceType()))
+      return typeNamedTupleCall(call, *cls, args);
     if (positional != args.size())
       return Typing::error(DiagID::err_unexpected_keyword_argument,
                            {numberClass->str(), call->keywordNames.front()});

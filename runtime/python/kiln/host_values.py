@@ -67,6 +67,10 @@ def encode(value):
             return None
         return {"kind": "enum", "name": value.__name__, "int": issubclass(value, enum.IntEnum),
                 "members": members}
+    if isinstance(value, type) and issubclass(value, tuple) and isinstance(getattr(value, "_fields", None), tuple):
+        # A named tuple class (collections.namedtuple, typing.NamedTuple),
+        # which kernels call to make one: Point(1, 2), Point(x=1, y=2).
+        return {"kind": "namedtuple_class", "name": value.__name__, "fields": list(value._fields)}
     numpy = sys.modules.get("numpy")
     if numpy is None:
         return None
