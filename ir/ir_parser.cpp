@@ -254,6 +254,17 @@ private:
       return tupleType(at, name == "UniTuple", result);
     } else if (name == "Record") {
       return recordType(at, result);
+    } else if (name == "Enum" || name == "IntEnum") {
+      // Enum<int64>(Color): a member of the class Color, holding int64 values.
+      const Type *value;
+      if (!expect(at, "<") || !type(at, value) || !expect(at, ">") || !expect(at, "("))
+        return false;
+      Cursor classAt = at;
+      llvm::StringRef className = at.word();
+      if (className.empty())
+        return fail(classAt, "expected the enum's class name");
+      result = types.enumMember(className, value, name == "IntEnum");
+      return expect(at, ")");
     } else if (name == "datetime64" || name == "timedelta64") {
       if (!expect(at, "["))
         return false;
@@ -553,6 +564,9 @@ private:
       return fail(at, "expected ':' and the constant's type");
     if (!type(at, constantType))
       return false;
+    if (const auto *member = llvm::dyn_cast<EnumMemberType>(constantType))
+      constant = ConstantValue::enumMember(std::move(constant), member->className().str(), "",
+                                           member->isIntEnum());
     bool isText = constant.kind() == ConstantValue::Kind::String ||
                   constant.kind() == ConstantValue::Kind::Bytes;
     const auto *chars = llvm::dyn_cast<CharSequenceType>(constantType);

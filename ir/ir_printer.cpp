@@ -37,7 +37,8 @@ bool isDimensionIntrinsic(Intrinsic intrinsic) {
 
 void printValue(const Value *value, llvm::raw_ostream &os) {
   if (const auto *constant = llvm::dyn_cast<Constant>(value)) {
-    os << constant->value.repr() << ':' << constant->type()->str();
+    // An enum member is its value, of the member's type: 1:Enum<int64>(Color).
+    os << constant->value.memberValue().repr() << ':' << constant->type()->str();
     return;
   }
   if (const auto *undefined = llvm::dyn_cast<Undefined>(value)) {

@@ -72,6 +72,13 @@ bb0:
   return
 }
 
+function @every.construct.members$0(Enum<UniTuple(float64 x 2)>(Planet) %0 p, IntEnum<int64>(Shape) %1 s) -> bool name('members') {
+bb0:
+  %2 = cast %0 : UniTuple(float64 x 2)
+  %3 = eq %1, 2:IntEnum<int64>(Shape) : bool
+  return %3
+}
+
 declare @external_symbol(float32 %0 x) -> float32 name('external') options(link=('ext.cu'))
 
 )";
@@ -111,7 +118,7 @@ TEST(IRTextTest, ReadsValuesAttributesAndReferences) {
   TypeContext types;
   std::unique_ptr<Module> module = parse(everyConstruct, types);
   ASSERT_TRUE(module);
-  ASSERT_EQ(module->functions.size(), 4u);
+  ASSERT_EQ(module->functions.size(), 5u);
   const Function &kernel = *module->functions[0];
   EXPECT_EQ(kernel.kind, Function::Kind::Kernel);
   EXPECT_EQ(kernel.path, "dir/every construct.py");
@@ -121,7 +128,16 @@ TEST(IRTextTest, ReadsValuesAttributesAndReferences) {
   EXPECT_EQ(kernel.options.link[1], "it's.ptx");
   EXPECT_EQ(kernel.options.sharedMemoryCarveout, -1);
   EXPECT_EQ(module->functions[1]->origin, Function::Origin::ReductionLoop);
-  EXPECT_EQ(module->functions[3]->kind, Function::Kind::External);
+  EXPECT_EQ(module->functions[4]->kind, Function::Kind::External);
+
+  // An enum member's constant is its value, of the member's type.
+  const Function &members = *module->functions[3];
+  const auto *shape = llvm::cast<EnumMemberType>(members.arguments[1]->type());
+  EXPECT_EQ(shape->className(), "Shape");
+  EXPECT_TRUE(shape->isIntEnum());
+  const auto *two = llvm::cast<Constant>(members.blocks[0]->instructions[1]->operands[1]);
+  EXPECT_EQ(two->value.intValue128(), 2);
+  EXPECT_EQ(two->value.enumClass(), "Shape");
 
   // The call refers to the function defined after it.
   const Block &entry = *kernel.blocks[0];
