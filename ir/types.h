@@ -366,7 +366,9 @@ private:
 /// default's type). The front end's tables own what it points to.
 class EntityType : public Type {
 public:
-  enum class EntityKind : uint8_t { Builtin, Function, Closure, Method, Omitted };
+  /// Overload: a Python function with numba.extending.overload
+  /// implementations (an OverloadSet of the front end).
+  enum class EntityKind : uint8_t { Builtin, Function, Closure, Method, Omitted, Overload };
   EntityType(EntityKind entityKind, const void *entity, const Type *receiver, std::string method,
              std::string name)
       : Type(Kind::Entity, std::move(name)), entityKind(entityKind), entity(entity),

@@ -11,6 +11,17 @@ namespace kiln {
 
 HostValueSource::~HostValueSource() = default;
 
+void HostValueSource::requestOverload(OverloadRequest request) {
+  std::lock_guard<std::mutex> lock(requestsMutex);
+  if (!llvm::is_contained(requests, request))
+    requests.push_back(std::move(request));
+}
+
+std::vector<OverloadRequest> HostValueSource::overloadRequests() const {
+  std::lock_guard<std::mutex> lock(requestsMutex);
+  return requests;
+}
+
 namespace {
 
 /// The fields of a record array's dtype: "fields", "itemsize", "aligned".
@@ -114,6 +125,29 @@ llvm::Expected<HostValue> readValue(const llvm::json::Value &json, llvm::StringR
     return value;
   }
   // A structured dtype used as a type (cuda.shared.array(n, dtype=dt)).
+  if (*kind == "overload") {
+    value.kind = HostValue::Kind::Overload;
+    std::optional<llvm::StringRef> ownName = object->getString("name");
+    std::optional<llvm::StringRef> key = object->getString("key");
+    const llvm::json::Array *resolved = object->getArray("resolved");
+    if (!ownName || !key || !resolved)
+      return valueError(file, name, "an overload needs a \"name\", a \"key\" and \"resolved\"");
+    value.text = ownName->str();
+    value.functionName = key->str();
+    for (const llvm::json::Value &entry : *resolved) {
+      const llvm::json::Array *triple = entry.getAsArray();
+      bool fits = triple && triple->size() == 3;
+      std::optional<llvm::StringRef> types = fits ? (*triple)[0].getAsString() : std::nullopt;
+      std::optional<llvm::StringRef> module = fits ? (*triple)[1].getAsString() : std::nullopt;
+      std::optional<llvm::StringRef> function = fits ? (*triple)[2].getAsString() : std::nullopt;
+      if (!types || !module || !function)
+        return valueError(file, name,
+                          "an overload's \"resolved\" holds [argument types, module file, "
+                          "function] triples");
+      value.resolved.push_back({types->str(), module->str(), function->str()});
+    }
+    return value;
+  }
   if (*kind == "namedtuple_class") {
     value.kind = HostValue::Kind::NamedTupleClass;
     std::optional<llvm::StringRef> className = object->getString("name");

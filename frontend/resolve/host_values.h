@@ -36,6 +36,14 @@
 // capture it by; `kiln build` gets no address, as the process that made
 // the array is gone. A "set" of strings ("items", sorted) is for the
 // decorators that take one (`fastmath={"nsz", "arcp"}`), not for kernels.
+// An "overload" is a Python function given a jitted implementation with
+// numba.extending.overload, whose typing function runs on Numba's types: by
+// its "name", the "key" host code knows it by, and the implementations
+// "resolved" so far, [argument types, module file, name of the function
+// compiled for them] triples. Kiln's compiler runs no Python while it types a kernel: a
+// call for argument types not yet resolved is a compile error, and a
+// request to the host value source (requestOverload), which host code may
+// answer by resolving it and building again.
 // A "namedtuple_class" is a named tuple class (collections.namedtuple,
 // typing.NamedTuple) kernels call to make one: its "name" and "fields".
 // A "record_type" is a structured dtype used as a type (a NumPy dtype, or
@@ -62,6 +70,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -88,6 +97,7 @@ struct HostValue {
     Namespace,
     RecordType,
     NamedTupleClass,
+    Overload,
   };
   Kind kind = Kind::Int;
   /// NumPy's name of the element type, for Scalar and Array: "float32";
@@ -129,6 +139,28 @@ struct HostValue {
   /// class: the fields.
   bool isIntEnum = false;
   std::vector<std::string> memberNames;
+  /// Overload: the implementations resolved so far, by argument types
+  /// ("(int64, UniTuple(int64 x 1))"), each a function compiled for them,
+  /// by its module's file and name; its key is `functionName`, its name
+  /// `text`.
+  struct Implementation {
+    std::string argumentTypes;
+    std::string file;
+    std::string function;
+  };
+  std::vector<Implementation> resolved;
+};
+
+/// A call of an overloaded function (HostValue::Kind::Overload) for
+/// argument types it has no implementation for yet.
+struct OverloadRequest {
+  std::string file;
+  std::string key;
+  std::string argumentTypes; // "(int64, float32)", as `resolved` keys them
+  std::vector<std::string> arguments;
+  bool operator==(const OverloadRequest &other) const {
+    return file == other.file && key == other.key && argumentTypes == other.argumentTypes;
+  }
 };
 
 /// Where the values of module globals computed at import come from.
@@ -139,6 +171,15 @@ public:
   /// path with symbolic links resolved), or null if it has none Kiln can
   /// use (host code's objects: functions, classes, strings, lists).
   virtual const HostValue *lookup(llvm::StringRef file, llvm::StringRef name) = 0;
+  /// Notes that a kernel calls an overloaded function for argument types it
+  /// has no implementation for; thread-safe. What asked may resolve them
+  /// (overloadRequests()) and build again.
+  void requestOverload(OverloadRequest request);
+  std::vector<OverloadRequest> overloadRequests() const;
+
+private:
+  mutable std::mutex requestsMutex;
+  std::vector<OverloadRequest> requests;
 };
 
 /// Host values given up front, as JSON.

@@ -126,6 +126,12 @@ ModuleValue ModuleValue::array(std::shared_ptr<const ConstantArray> array) {
   return v;
 }
 
+ModuleValue ModuleValue::overload(std::shared_ptr<const OverloadSet> overloads) {
+  ModuleValue v(Kind::Overload);
+  v.overloadPart = std::move(overloads);
+  return v;
+}
+
 ModuleValue ModuleValue::sourceModule(std::string name, const ModuleScope *scope) {
   ModuleValue v(Kind::Module);
   v.importPart = std::move(name);
@@ -200,6 +206,13 @@ std::string ModuleValue::describe() const {
   }
   case Kind::Module:
     return "module '" + importPart + "'";
+  case Kind::Overload: {
+    // The implementations resolved, so that a semantic hash changes with them.
+    std::string text = "overloaded function '" + overloadPart->name + "' (";
+    for (const auto &[argumentTypes, implementation] : overloadPart->implementations)
+      text += argumentTypes + " -> " + implementation->name + "; ";
+    return text + ")";
+  }
   case Kind::Invalid:
     if (!hostPart.empty())
       return hostPart;
@@ -345,6 +358,7 @@ std::optional<ConstantValue> constantOf(const HostValue &value, TypeContext &typ
   case HostValue::Kind::Namespace:
   case HostValue::Kind::RecordType:
   case HostValue::Kind::NamedTupleClass:
+  case HostValue::Kind::Overload:
     break;
   }
   return std::nullopt;
@@ -504,6 +518,17 @@ std::optional<ModuleValue> ModuleScope::moduleValueOf(const HostValue &value, ll
     return std::nullopt;
   case HostValue::Kind::NamedTupleClass:
     return ModuleValue::type(types->namedTupleClass(value.text, value.memberNames));
+  case HostValue::Kind::Overload: {
+    auto overloads = std::make_shared<OverloadSet>();
+    overloads->name = value.text;
+    overloads->file = file.str();
+    overloads->key = value.functionName;
+    overloads->source = hostValues;
+    for (const HostValue::Implementation &implementation : value.resolved)
+      if (const FunctionDecl *function = functionAt(implementation.file, implementation.function))
+        overloads->implementations[implementation.argumentTypes] = function;
+    return ModuleValue::overload(std::move(overloads));
+  }
   case HostValue::Kind::Module:
     if (const ModuleScope *module = loader ? loader->loadFile(value.functionFile) : nullptr)
       return ModuleValue::sourceModule(value.text, module);
@@ -1000,7 +1025,10 @@ void ModuleScopeBuilder::bindHostNames(const Stmt *stmt) {
     if (!def->decorators.empty())
       handleFunctionOrDefer(def);
     else if (!scope.bindings.count(def->name))
-      bind(def->name, ModuleValue::hostValue("a function Kiln does not compile"), def->nameRange);
+      bind(def->name,
+           ModuleValue::computedAtImport(modulePath, def->name.str(),
+                                         "a function Kiln does not compile"),
+           def->nameRange);
     break;
   }
   case Stmt::Kind::ClassDef:
@@ -1920,7 +1948,13 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const Module
       })) {
     calledBy = calledDecorator(closure ? closureName : def->name);
     if (!calledBy) {
-      bind(def->name, ModuleValue::hostValue("a function Kiln does not compile"), header);
+      // A function of the module host values may say more of (one
+      // numba.extending.overload implements).
+      bind(def->name,
+           closure ? ModuleValue::hostValue("a function Kiln does not compile")
+                   : ModuleValue::computedAtImport(modulePath, def->name.str(),
+                                                   "a function Kiln does not compile"),
+           header);
       return;
     }
   }

@@ -130,6 +130,17 @@ struct ConstantArray {
   std::vector<int64_t> strides;
 };
 
+/// A Python function given jitted implementations with
+/// numba.extending.overload (see HostValue::Kind::Overload): those resolved
+/// so far, by argument types, and the host value source to ask for others.
+struct OverloadSet {
+  std::string name;
+  std::string file;
+  std::string key;
+  std::map<std::string, const FunctionDecl *> implementations;
+  HostValueSource *source = nullptr;
+};
+
 /// What a module-level name, or a module-level expression, denotes.
 class ModuleValue {
 public:
@@ -144,6 +155,7 @@ public:
     Enum,      // class Color(IntEnum): ...
     Array,     // a NumPy array host code computed at import
     Module,    // a Python source module of the package: `from . import config`
+    Overload,  // a Python function with numba.extending.overload implementations
     Invalid,   // a name whose definition failed (and was reported), an import
                // Kiln ignored (importedModule names it), or a name host code
                // binds in a module that stays Python (hostValue describes it)
@@ -159,6 +171,7 @@ public:
   static ModuleValue enumeration(std::shared_ptr<const EnumDefinition> definition);
   static ModuleValue invalid(std::string importedModule = "");
   static ModuleValue array(std::shared_ptr<const ConstantArray> array);
+  static ModuleValue overload(std::shared_ptr<const OverloadSet> overloads);
   /// The source module `name` (as the importer spelled it: "..config",
   /// "pkg.sub") whose scope is `scope`; null for a package whose
   /// __init__.py was not read, which then has only the submodules bound.
@@ -180,6 +193,7 @@ public:
   const ast::CallExpr *decoratorCall() const { return callPart; }
   const EnumDefinition &enumValue() const { return *enumPart; }
   const ConstantArray &arrayValue() const { return *arrayPart; }
+  const OverloadSet &overloadValue() const { return *overloadPart; }
   /// For a value computed at import: the module file and name that bind it.
   bool isComputedAtImport() const { return !hostFilePart.empty(); }
   const std::string &hostFile() const { return hostFilePart; }
@@ -223,6 +237,7 @@ private:
   const ast::CallExpr *callPart = nullptr;
   std::shared_ptr<const EnumDefinition> enumPart;
   std::shared_ptr<const ConstantArray> arrayPart;
+  std::shared_ptr<const OverloadSet> overloadPart;
   std::string importPart;
   std::string hostPart;
   std::string hostFilePart;

@@ -11,6 +11,7 @@
 #include "frontend/typing/typing_rules.h"
 
 #include <llvm/ADT/DenseSet.h>
+#include <llvm/ADT/StringExtras.h>
 
 namespace kiln {
 
@@ -114,6 +115,11 @@ private:
   /// (see TypeContext::namedTupleClass), its elements typed as values.
   Typing typeNamedTupleCall(const Instr *call, const NamedTupleType &cls,
                             llvm::ArrayRef<const Type *> args);
+  /// A call of a function numba.extending.overload implements: the
+  /// implementation resolved for the arguments' types, called as a device
+  /// function; else a request to the host (see OverloadSet).
+  Typing typeOverloadCall(const Instr *call, const OverloadSet &overloads,
+                          llvm::ArrayRef<const Type *> args);
   /// The types of a call's arguments, a starred operand's tuple items in
   /// its place (`f(*t)`); `operandOf`, if given, gets each one's operand.
   std::vector<const Type *> argumentTypes(const Instr *call,
@@ -486,6 +492,23 @@ Typing FunctionTyper::typeNamedTupleCall(const Instr *call, const NamedTupleType
   return resolution;
 }
 
+Typing FunctionTyper::typeOverloadCall(const Instr *call, const OverloadSet &overloads,
+                                       llvm::ArrayRef<const Type *> args) {
+  if (!call->keywordNames.empty() || !call->starred.empty())
+    return Typing::error(DiagID::err_overload_keywords, {overloads.name});
+  // Numba's typing functions see plain types first (prefer_literal=False).
+  std::vector<std::string> arguments;
+  for (const Type *arg : args)
+    arguments.push_back(types.unliteral(arg)->str());
+  std::string key = "(" + llvm::join(arguments, ", ") + ")";
+  auto found = overloads.implementations.find(key);
+  if (found != overloads.implementations.end())
+    return typeDeviceCall(call, *found->second, args, nullptr);
+  if (overloads.source)
+    overloads.source->requestOverload({overloads.file, overloads.key, key, arguments});
+  return Typing::error(DiagID::err_overload_unresolved, {overloads.name, key});
+}
+
 Typing FunctionTyper::typeCall(const Instr *call) {
   const Type *callee = typeOf(call->operands[0]);
   for (unsigned starred : call->starred)
@@ -517,6 +540,9 @@ Typing FunctionTyper::typeCall(const Instr *call) {
   }
   if (const FunctionDecl *decl = typing::functionOf(callee))
     return typeDeviceCall(call, *decl, args, typing::capturesOf(callee));
+  if (const auto *entity = llvm::dyn_cast<EntityType>(callee);
+      entity && entity->entityKindOf() == EntityType::EntityKind::Overload)
+    return typeOverloadCall(call, *static_cast<const OverloadSet *>(entity->entityPointer()), args);
   if (const auto *numberClass = llvm::dyn_cast<NumberClassType>(callee)) {
     if (const auto *cls = llvm::dyn_cast<NamedTupleType>(numberClass->instanceType()))
       return typeNamedTupleCall(call, *cls, args);
@@ -578,6 +604,12 @@ Typing FunctionTyper::typeInstr(const Instr *instr) {
                               types.entity(EntityType::EntityKind::Function, decl,
                                            decl->kindName().str() + " '" + decl->name + "'"));
     }
+    case ModuleValue::Kind::Overload: {
+      const OverloadSet &overloads = value.overloadValue();
+      return Resolution::make(Resolution::Kind::CompileTime,
+                              types.entity(EntityType::EntityKind::Overload, &overloads,
+                                           "overloaded function '" + overloads.name + "'"));
+    }
     case ModuleValue::Kind::Type:
       // A type made at module level or captured (a record type for
       // cuda.shared.array(n, dtype=dt)), used as a dtype.
@@ -626,11 +658,20 @@ Typing FunctionTyper::typeInstr(const Instr *instr) {
     // Numba's dead-branch pruning evaluates a comparison of constants
     // (literals, module constants, locals whose reaching assignment is one)
     // before typing: a branch on one is decided (decidedSuccessor).
-    if (typed && typed->kind == Resolution::Kind::Operator &&
-        instr->operands[0]->op == Op::Constant && instr->operands[1]->op == Op::Constant)
-      if (FoldResult folded = foldCompare(instr->compareOp, *instr->operands[0]->constant,
-                                          *instr->operands[1]->constant);
-          folded.value) {
+    // So is one of values typing decided (`len(args) == 2` in a function
+    // of `*args`).
+    auto known = [&](const Instr *operand) -> const ConstantValue * {
+      if (operand->op == Op::Constant)
+        return &*operand->constant;
+      const Resolution &resolution = spec.resolutions[operand->id];
+      bool decided = resolution.kind == Resolution::Kind::Constant && resolution.constant &&
+                     resolution.constant->isNumber();
+      return decided ? &*resolution.constant : nullptr;
+    };
+    const ConstantValue *lhs = known(instr->operands[0]);
+    const ConstantValue *rhs = known(instr->operands[1]);
+    if (typed && typed->kind == Resolution::Kind::Operator && lhs && rhs)
+      if (FoldResult folded = foldCompare(instr->compareOp, *lhs, *rhs); folded.value) {
         Resolution decided = Resolution::make(Resolution::Kind::Constant, types.boolean());
         decided.constant = std::move(*folded.value);
         return decided;

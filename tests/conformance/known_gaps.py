@@ -11,14 +11,9 @@ KNOWN_GAPS = [
      "the test passes a uint32 array to a kernel declared `void(int32[:,:])`: Numba's CUDA "
      "dispatcher refuses that call as Kiln does; only the simulator, which ignores signatures, "
      "runs it"),
-    (r"test_make_function_to_jit_function\.TestMakeFunctionToJITFunction\."
-     r"test_(basic_apply_like_case|with_overload)",
-     "uses `numba.extending.overload` to give a Python function a jitted implementation, chosen "
-     "by a Python function run on Numba's types while the kernel is typed; Kiln's compiler runs "
-     "no Python while it types"),
-    (r"test_ssa\.TestReportedSSAIssues\.test_issue(3976|5219)",
-     "uses `numba.extending.overload` to give a Python function a jitted implementation; Kiln has "
-     "no extension API"),
+    (r"test_make_function_to_jit_function\.TestMakeFunctionToJITFunction\.test_basic_apply_like_case",
+     "the `numba.extending.overload` typing function returns a lambda; Kiln compiles functions it "
+     "finds by their `def` in the source"),
     (r"test_ssa\.TestSSA\.test_unhandled_undefined",
      "the kernel it calls returns `None` on some paths and a number on others (an optional "
      "value), which Kiln does not type"),

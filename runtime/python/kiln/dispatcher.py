@@ -221,18 +221,50 @@ class _ModuleBuilds:
             signatures = self.signatures + ([signature] if signature else [])
             functions = sorted(self.functions | {name})
             arch = _architecture()
-            values = self.live_host_values()
-            closures = self.closure_requests()
-            calls = self.decorator_calls()
-            kept = _KeptBuilds.folder(self, signatures, arch,
-                                      values + repr(closures) + repr(calls) + repr(functions))
-            module = self._load_kept(kept) if kept else None
-            if module is None:
-                module = self._build(signatures, functions, arch, kept, values, closures, calls)
+            # What resolving overloads adds, taken back if no build comes of it.
+            added = (dict(self.closures), dict(self._closure_names), dict(self.called_decorators))
+            for round_number in range(_OVERLOAD_ROUNDS):
+                values = self.live_host_values()
+                closures = self.closure_requests()
+                calls = self.decorator_calls()
+                kept = _KeptBuilds.folder(self, signatures, arch,
+                                          values + repr(closures) + repr(calls) + repr(functions))
+                module = self._load_kept(kept) if kept else None
+                if module is not None:
+                    break
+                try:
+                    module = self._build(signatures, functions, arch, kept, values, closures, calls)
+                    break
+                except Exception as error:
+                    # Calls of overloaded functions the build could not
+                    # resolve: resolved here, then built again.
+                    requests = getattr(error, "overload_requests", ())
+                    resolved = False
+                    try:
+                        resolved = round_number + 1 < _OVERLOAD_ROUNDS and self._resolve_overloads(requests)
+                    finally:
+                        if not resolved:
+                            self.closures, self._closure_names, self.called_decorators = added
+                    if not resolved:
+                        raise
             self.signatures = signatures
             self.functions.add(name)
             self.module = module
             return module
+
+    def _resolve_overloads(self, requests):
+        """Resolves each (module path, key, argument types, [types]) a build
+        asked for (see kiln._overloads): the overload's typing function
+        chooses the implementation, which is compiled as a device function.
+        Whether any was resolved."""
+        from kiln import _overloads
+
+        for _path, key, argument_types, arguments in requests:
+            chosen = _overloads.implementation(key, argument_types, arguments)
+            builds = self if host_values.is_closure(chosen) else _ModuleBuilds.of_function(chosen)
+            name = builds.called(chosen, "jit(device=True)")
+            _overloads.resolved(key, argument_types, function_file(chosen), name)
+        return bool(requests)
 
     def closure_name(self, py_func, variant=None):
         """The name a closure is compiled under in this module's builds: one
@@ -345,6 +377,11 @@ class _ModuleBuilds:
         if kept:
             _KeptBuilds.keep(extension, kept)
         return module
+
+
+# How many times a build is made again for the overloads the one before
+# could not resolve: an implementation may call overloaded functions too.
+_OVERLOAD_ROUNDS = 8
 
 
 class _KeptBuilds:

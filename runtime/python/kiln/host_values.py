@@ -55,6 +55,11 @@ def encode(value):
             return {"kind": "tuple", "items": items, "class": type(value).__name__,
                     "fields": list(type(value)._fields)}
         return {"kind": "tuple", "items": items}
+    if isinstance(value, types.FunctionType):
+        # A function numba.extending.overload implements (else host code's).
+        from kiln import _overloads
+
+        return _overloads.encode(value)
     if isinstance(value, (set, frozenset)) and all(isinstance(item, str) for item in value):
         # For the decorators that take one: fastmath={"nsz", "arcp"}.
         return {"kind": "set", "items": [encode(item) for item in sorted(value)]}

@@ -1,0 +1,122 @@
+"""Functions given jitted implementations with numba.extending.overload (or
+numba.cuda.extending.overload), as kernels call them.
+
+Numba chooses an implementation by calling the overload's typing function
+with the Numba types of a call's arguments; the function it returns is
+compiled in place of the call. Kiln's compiler runs no Python while it
+types a kernel, so the dispatcher does this part: a kernel's build names
+the calls it could not resolve (CompileError.overload_requests), resolve()
+calls the typing function for each, and the dispatcher builds again with
+the implementation compiled as a device function.
+
+Overloaded functions travel to the compiler as host values by a key of
+their own (encode()), with the implementations resolved so far."""
+
+import sys
+import types
+
+from kiln._types import split_top_level
+
+# key -> the overloaded Python function, for the process's lifetime (the
+# function objects are the registry's, which Numba keeps alive too).
+_FUNCTIONS = {}
+# key -> {argument types: (module path, name the implementation is compiled under)}
+_RESOLVED = {}
+_REGISTRIES = ("numba.cuda.typing.templates", "numba.core.typing.templates")
+
+
+# Per registry: (how many globals it had, {id of a function: its typing
+# function}), read again when the registry grows.
+_INDEXES = {}
+
+
+def typing_function(function):
+    """The typing function numba.extending.overload registered for
+    `function`, or None."""
+    for module_name in _REGISTRIES:
+        registry = getattr(sys.modules.get(module_name), "builtin_registry", None)
+        registered = list(getattr(registry, "globals", ()))
+        size, index = _INDEXES.get(module_name, (-1, {}))
+        if size != len(registered):
+            index = {}
+            for candidate, numba_type in registered:
+                for template in getattr(numba_type, "templates", ()):
+                    overload = getattr(template, "_overload_func", None)
+                    if overload is not None:
+                        index[id(candidate)] = (candidate, overload)
+            _INDEXES[module_name] = (len(registered), index)
+        found = index.get(id(function))
+        if found is not None and found[0] is function:
+            return found[1]
+    return None
+
+
+def key_of(function):
+    return f"{function.__module__}.{function.__qualname__}@{id(function):x}"
+
+
+def encode(value):
+    """The host value of an overloaded Python function, or None for any
+    other value."""
+    if not isinstance(value, types.FunctionType) or typing_function(value) is None:
+        return None
+    key = key_of(value)
+    _FUNCTIONS[key] = value
+    return {"kind": "overload", "name": value.__name__, "key": key,
+            "resolved": [[argument_types, path, name]
+                         for argument_types, (path, name) in sorted(_RESOLVED.get(key, {}).items())]}
+
+
+class UnresolvableOverload(TypeError):
+    """An overload's typing function gave no implementation for a call."""
+
+
+def implementation(key, argument_types, arguments):
+    """The Python function the overload of `key` gives for arguments of
+    Kiln's types `arguments` (its typing function called with their Numba
+    types); UnresolvableOverload if it gives none."""
+    function = _FUNCTIONS[key]
+    numba_types = [numba_type(text) for text in arguments]
+    chosen = typing_function(function)(*numba_types)
+    if isinstance(chosen, tuple) and len(chosen) == 2:  # (signature, implementation)
+        chosen = chosen[1]
+    if not isinstance(chosen, types.FunctionType):
+        raise UnresolvableOverload(
+            f"the overload of '{function.__name__}' has no implementation for {argument_types}")
+    if chosen.__name__ == "<lambda>":
+        # Kiln finds a function it compiles by its definition in the source.
+        raise UnresolvableOverload(
+            f"the overload of '{function.__name__}' implements it for {argument_types} with a "
+            "lambda, which Kiln cannot compile as a device function; define the implementation "
+            "with def")
+    return chosen
+
+
+def resolved(key, argument_types, path, name):
+    """Records that the implementation for `argument_types` is compiled as
+    `name` of the module at `path`."""
+    _RESOLVED.setdefault(key, {})[argument_types] = (path, name)
+
+
+def numba_type(text):
+    """The Numba type a Kiln type string names ("int64", "array(float32, 1d,
+    C)", "UniTuple(int64 x 2)"); an opaque type named by the text for the
+    types Numba has no spelling of here (functions passed as arguments)."""
+    from numba.cuda import types as numba_types
+
+    text = text.strip()
+    readonly = text.startswith("readonly ")
+    if readonly:
+        text = text[len("readonly "):].strip()
+    scalar = getattr(numba_types, "boolean" if text == "bool" else text, None)
+    if isinstance(scalar, numba_types.Type):
+        return scalar
+    if text.startswith("array(") and text.endswith(")"):
+        element, rank, layout = split_top_level(text[len("array("):-1])
+        return numba_types.Array(numba_type(element), int(rank.rstrip("d")), layout, readonly=readonly)
+    if text.startswith("UniTuple(") and text.endswith(")"):
+        element, _, count = text[len("UniTuple("):-1].rpartition(" x ")
+        return numba_types.UniTuple(numba_type(element), int(count))
+    if text.startswith("Tuple(") and text.endswith(")"):
+        return numba_types.Tuple([numba_type(part) for part in split_top_level(text[len("Tuple("):-1])])
+    return numba_types.Opaque(text)
