@@ -23,7 +23,7 @@ BUILD = pathlib.Path(os.environ.get("KILN_BUILD_DIR", REPO / "build"))
 
 # Kiln's share of the tests the simulator passes, in percent, as measured
 # when it was last raised: a change that loses tests fails here.
-FLOOR_PERCENT = 99.0
+FLOOR_PERCENT = 99.3
 # How many of numba-cuda's documentation examples Kiln passed when it was
 # last raised.
 DOC_EXAMPLES_FLOOR = 13
