@@ -179,43 +179,38 @@ bool toCalledDecorators(PyObject *sequence, std::vector<CalledDecorator> &out) {
   return ok;
 }
 
-/// Raises CompileError with `message`, and as its `overload_requests` the
-/// calls of overloaded functions the build could not resolve: (module path,
-/// key, argument types as one string, [each argument's type]) tuples, which
+/// The calls of overloaded functions a build could not resolve, as
+/// (module path, key, argument types as one string, [each argument's type])
+/// tuples; null with a Python error if memory ran out.
+PyObject *overloadRequests(const HostValueSource *hostValues) {
+  PyObject *requests = PyList_New(0);
+  if (!requests || !hostValues)
+    return requests;
+  for (const OverloadRequest &request : hostValues->overloadRequests()) {
+    PyObject *arguments = PyList_New(0);
+    for (const std::string &argument : request.arguments)
+      if (arguments && !appendItem(arguments, PyUnicode_FromString(argument.c_str())))
+        Py_CLEAR(arguments);
+    PyObject *item = arguments ? Py_BuildValue("(sssN)", request.file.c_str(), request.key.c_str(),
+                                               request.argumentTypes.c_str(), arguments)
+                               : nullptr;
+    if (!appendItem(requests, item)) {
+      Py_DECREF(requests);
+      return nullptr;
+    }
+  }
+  return requests;
+}
+
+/// Raises CompileError with `message`, its `overload_requests` the calls
 /// the caller may resolve and build again with.
 void raiseCompileError(const std::string &message, const HostValueSource *hostValues) {
   PyObject *error = PyObject_CallFunction(compileErrorType, "s", message.c_str());
-  if (!error)
-    return;
-  PyObject *requests = PyList_New(0);
-  if (requests && hostValues)
-    for (const OverloadRequest &request : hostValues->overloadRequests()) {
-      PyObject *arguments = PyList_New(0);
-      for (const std::string &argument : request.arguments) {
-        PyObject *text = arguments ? PyUnicode_FromString(argument.c_str()) : nullptr;
-        if (!text || PyList_Append(arguments, text) < 0)
-          Py_CLEAR(arguments);
-        Py_XDECREF(text);
-      }
-      PyObject *item = arguments
-                           ? Py_BuildValue("(sssO)", request.file.c_str(), request.key.c_str(),
-                                           request.argumentTypes.c_str(), arguments)
-                           : nullptr;
-      Py_XDECREF(arguments);
-      if (!item || PyList_Append(requests, item) < 0)
-        Py_CLEAR(requests);
-      Py_XDECREF(item);
-      if (!requests)
-        break;
-    }
-  if (!requests || PyObject_SetAttrString(error, "overload_requests", requests) < 0) {
-    Py_XDECREF(requests);
-    Py_DECREF(error);
-    return;
-  }
-  Py_DECREF(requests);
-  PyErr_SetObject(compileErrorType, error);
-  Py_DECREF(error);
+  PyObject *requests = error ? overloadRequests(hostValues) : nullptr;
+  if (requests && PyObject_SetAttrString(error, "overload_requests", requests) == 0)
+    PyErr_SetObject(compileErrorType, error);
+  Py_XDECREF(requests);
+  Py_XDECREF(error);
 }
 
 /// Runs the pipeline without the GIL; on failure, raises CompileError with

@@ -306,6 +306,19 @@ FoldResult foldUnary(UnaryOp op, const ConstantValue &operand, TypeContext &type
 }
 
 FoldResult foldCompare(CompareOp op, const ConstantValue &lhs, const ConstantValue &rhs) {
+  // Identity is decidable for Python's singletons, True, False and None
+  // (`if IS_TUPLE is True:`, the branch then pruned as Numba prunes it).
+  if (op == CompareOp::Is || op == CompareOp::IsNot) {
+    auto singleton = [](const ConstantValue &value) {
+      return (value.kind() == ConstantValue::Kind::Bool ||
+              value.kind() == ConstantValue::Kind::None) &&
+             !value.numpyType() && value.enumClass().empty();
+    };
+    if (!singleton(lhs) || !singleton(rhs))
+      return fail(FoldError::Unsupported);
+    bool same = lhs.kind() == rhs.kind() && lhs.boolValue() == rhs.boolValue();
+    return ok(ConstantValue::boolean(op == CompareOp::Is ? same : !same));
+  }
   if (op == CompareOp::Eq || op == CompareOp::NotEq) {
     bool equal;
     if (lhs.isNumber() && rhs.isNumber())

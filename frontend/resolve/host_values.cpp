@@ -24,6 +24,17 @@ std::vector<OverloadRequest> HostValueSource::overloadRequests() const {
 
 namespace {
 
+/// Appends the strings of `array` to `out`; false if an item is no string.
+bool readStrings(const llvm::json::Array &array, std::vector<std::string> &out) {
+  for (const llvm::json::Value &item : array) {
+    std::optional<llvm::StringRef> text = item.getAsString();
+    if (!text)
+      return false;
+    out.push_back(text->str());
+  }
+  return true;
+}
+
 /// The fields of a record array's dtype: "fields", "itemsize", "aligned".
 bool readRecordFields(const llvm::json::Object &object, HostValue &value) {
   const llvm::json::Array *fields = object.getArray("fields");
@@ -90,12 +101,8 @@ llvm::Expected<HostValue> readValue(const llvm::json::Value &json, llvm::StringR
       const llvm::json::Array *fields = object->getArray("fields");
       if (!fields || fields->size() != value.items.size())
         return valueError(file, name, "a named tuple needs \"fields\", one for each item");
-      for (const llvm::json::Value &field : *fields) {
-        std::optional<llvm::StringRef> fieldName = field.getAsString();
-        if (!fieldName)
-          return valueError(file, name, "a named tuple's fields are strings");
-        value.memberNames.push_back(fieldName->str());
-      }
+      if (!readStrings(*fields, value.memberNames))
+        return valueError(file, name, "a named tuple's fields are strings");
       value.text = className->str();
     }
     return value;
@@ -136,15 +143,12 @@ llvm::Expected<HostValue> readValue(const llvm::json::Value &json, llvm::StringR
     value.functionName = key->str();
     for (const llvm::json::Value &entry : *resolved) {
       const llvm::json::Array *triple = entry.getAsArray();
-      bool fits = triple && triple->size() == 3;
-      std::optional<llvm::StringRef> types = fits ? (*triple)[0].getAsString() : std::nullopt;
-      std::optional<llvm::StringRef> module = fits ? (*triple)[1].getAsString() : std::nullopt;
-      std::optional<llvm::StringRef> function = fits ? (*triple)[2].getAsString() : std::nullopt;
-      if (!types || !module || !function)
+      std::vector<std::string> parts;
+      if (!triple || !readStrings(*triple, parts) || parts.size() != 3)
         return valueError(file, name,
                           "an overload's \"resolved\" holds [argument types, module file, "
                           "function] triples");
-      value.resolved.push_back({types->str(), module->str(), function->str()});
+      value.resolved.push_back({parts[0], parts[1], parts[2]});
     }
     return value;
   }
@@ -154,12 +158,8 @@ llvm::Expected<HostValue> readValue(const llvm::json::Value &json, llvm::StringR
     const llvm::json::Array *fields = object->getArray("fields");
     if (!className || !fields)
       return valueError(file, name, "a named tuple class needs a \"name\" and \"fields\"");
-    for (const llvm::json::Value &field : *fields) {
-      std::optional<llvm::StringRef> fieldName = field.getAsString();
-      if (!fieldName)
-        return valueError(file, name, "a named tuple class's fields are strings");
-      value.memberNames.push_back(fieldName->str());
-    }
+    if (!readStrings(*fields, value.memberNames))
+      return valueError(file, name, "a named tuple class's fields are strings");
     value.text = className->str();
     return value;
   }
@@ -209,12 +209,8 @@ llvm::Expected<HostValue> readValue(const llvm::json::Value &json, llvm::StringR
       return valueError(file, name, "a closure needs a \"line\", \"enclosing\" and \"variables\"");
     value.line = uint32_t(*line);
     value.enclosing = enclosing->str();
-    for (const llvm::json::Value &variable : *variables) {
-      std::optional<llvm::StringRef> text = variable.getAsString();
-      if (!text)
-        return valueError(file, name, "a closure's variables are strings");
-      value.variables.push_back(text->str());
-    }
+    if (!readStrings(*variables, value.variables))
+      return valueError(file, name, "a closure's variables are strings");
     return value;
   }
   if (*kind == "device_array") {

@@ -242,20 +242,36 @@ private:
     const ModuleValue *value = path.empty() ? nullptr : scope.lookupPath(path);
     return value && value->kind() == ModuleValue::Kind::Enum ? &value->enumValue() : nullptr;
   }
-  /// `Color.RED`, or with `valueRange` `Color.RED.value`: the member's value,
-  /// frozen into the kernel like a module constant.
-  Instr *buildEnumMember(const EnumDefinition &enumeration, const AttributeExpr *member,
-                         std::optional<SourceRange> valueRange = std::nullopt) {
-    const ConstantValue *value = enumeration.member(member->attr);
+  /// A member of an enum the module defines, as written: `Color.RED` or
+  /// `Color["RED"]`, and where a missing member is reported.
+  struct EnumMemberRef {
+    const EnumDefinition *enumeration;
+    llvm::StringRef name;
+    SourceRange nameRange;
+  };
+  std::optional<EnumMemberRef> enumMemberRef(const Expr *expr) {
+    if (const auto *attr = dyn_cast<AttributeExpr>(expr))
+      if (const EnumDefinition *enumeration = enumNamed(attr->value))
+        return EnumMemberRef{enumeration, attr->attr, attr->range()};
+    if (const auto *sub = dyn_cast<SubscriptExpr>(expr))
+      if (const EnumDefinition *enumeration = enumNamed(sub->value))
+        if (const auto *name = dyn_cast<StringLiteralExpr>(sub->index))
+          return EnumMemberRef{enumeration, name->value, sub->index->range()};
+    return std::nullopt;
+  }
+  /// The member (`Color.RED`), or its value (`Color.RED.value`), frozen into
+  /// the kernel like a module constant.
+  Instr *buildEnumMember(const EnumMemberRef &member, SourceRange range, bool valueOnly) {
+    const EnumDefinition &enumeration = *member.enumeration;
+    const ConstantValue *value = enumeration.member(member.name);
     if (!value)
-      return unsupported(DiagID::err_enum_has_no_member, member->range(),
-                         {enumeration.name, member->attr});
-    // `Color.RED.value` is the value; `Color.RED` the member, of its class.
-    if (valueRange)
-      return emitConstant(*value, *valueRange, false);
-    return emitConstant(ConstantValue::enumMember(*value, enumeration.name, member->attr.str(),
+      return unsupported(DiagID::err_enum_has_no_member, member.nameRange,
+                         {enumeration.name, member.name});
+    if (valueOnly)
+      return emitConstant(*value, range, false);
+    return emitConstant(ConstantValue::enumMember(*value, enumeration.name, member.name.str(),
                                                   enumeration.isIntEnum),
-                        member->range(), false);
+                        range, false);
   }
   Instr *buildBinary(const BinaryExpr *binary);
   Instr *buildUnary(const UnaryExpr *unary);
@@ -1213,21 +1229,11 @@ Instr *SSABuilder::buildExpr(const Expr *expr) {
                        {expr->kind() == Expr::Kind::Set ? "sets" : "dictionaries"});
   case Expr::Kind::Attribute: {
     const auto *attr = cast<AttributeExpr>(expr);
-    if (const EnumDefinition *enumeration = enumNamed(attr->value))
-      return buildEnumMember(*enumeration, attr);
-    if (const auto *member = dyn_cast<AttributeExpr>(attr->value); member && attr->attr == "value")
-      if (const EnumDefinition *enumeration = enumNamed(member->value))
-        return buildEnumMember(*enumeration, member, attr->range());
-    // Color["RED"].value is the member's value, as Color.RED.value is.
-    if (const auto *byName = dyn_cast<SubscriptExpr>(attr->value); byName && attr->attr == "value")
-      if (const EnumDefinition *enumeration = enumNamed(byName->value))
-        if (const auto *name = dyn_cast<StringLiteralExpr>(byName->index)) {
-          const ConstantValue *value = enumeration->member(name->value);
-          if (!value)
-            return unsupported(DiagID::err_enum_has_no_member, byName->index->range(),
-                               {enumeration->name, name->value});
-          return emitConstant(*value, attr->range(), false);
-        }
+    if (std::optional<EnumMemberRef> member = enumMemberRef(expr))
+      return buildEnumMember(*member, expr->range(), /*valueOnly=*/false);
+    if (attr->attr == "value")
+      if (std::optional<EnumMemberRef> member = enumMemberRef(attr->value))
+        return buildEnumMember(*member, expr->range(), /*valueOnly=*/true);
     // `config.THRESHOLD`, `core.clamp`: an attribute of a source module is
     // what that module binds, as a global of this one would be.
     if (std::string base = modulePath(attr->value); !base.empty())
@@ -1249,16 +1255,8 @@ Instr *SSABuilder::buildExpr(const Expr *expr) {
   case Expr::Kind::Subscript: {
     const auto *sub = cast<SubscriptExpr>(expr);
     // Color["RED"]: a member by its name.
-    if (const EnumDefinition *enumeration = enumNamed(sub->value))
-      if (const auto *name = dyn_cast<StringLiteralExpr>(sub->index)) {
-        const ConstantValue *value = enumeration->member(name->value);
-        if (!value)
-          return unsupported(DiagID::err_enum_has_no_member, sub->index->range(),
-                             {enumeration->name, name->value});
-        return emitConstant(ConstantValue::enumMember(*value, enumeration->name, name->value.str(),
-                                                      enumeration->isIntEnum),
-                            expr->range(), false);
-      }
+    if (std::optional<EnumMemberRef> member = enumMemberRef(expr))
+      return buildEnumMember(*member, expr->range(), /*valueOnly=*/false);
     Instr *object = buildExpr(sub->value);
     Instr *index = object ? buildSubscriptIndex(sub->index) : nullptr;
     if (!index)

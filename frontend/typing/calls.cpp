@@ -157,9 +157,6 @@ Typing callNumberClass(TypeContext &, const Type *dtype, llvm::ArrayRef<const Ty
   if (args.size() != 1 || !dtype->isScalar())
     return Typing::error(DiagID::err_no_call_overload, {dtype->str(), argumentList(args)});
   const Type *arg = args[0];
-  // An IntEnum member converts as its integer value does.
-  if (const auto *member = llvm::dyn_cast<EnumMemberType>(arg); member && member->isIntEnum())
-    arg = member->valueType();
   // A datetime64 or timedelta64 is its int64 count, to 64-bit integers only.
   if (llvm::isa<DateTimeType>(arg)) {
     const auto *integer = llvm::dyn_cast<IntegerType>(dtype);

@@ -520,11 +520,11 @@ Typing FunctionTyper::typeCall(const Instr *call) {
   if (!call->starred.empty() && !acceptsStarredArguments(callee))
     return Typing::error(DiagID::err_star_argument_callee, {callee->str()});
 
+  // Builtins and dtypes take IntEnum members as the integers they are.
+  std::vector<const Type *> integers = args;
+  if (call->starred.empty())
+    llvm::transform(args, integers.begin(), typing::integerOfIntEnum);
   if (const Symbol *symbol = typing::builtinOf(callee)) {
-    // Builtins take IntEnum members as the integers they are.
-    std::vector<const Type *> integers = args;
-    if (call->starred.empty())
-      llvm::transform(args, integers.begin(), typing::integerOfIntEnum);
     Typing typed = typing::callBuiltin(types, *symbol, integers, call->keywordNames);
     if (typed && !typed->operandTypes.empty()) {
       // Rules list conversions for the arguments; the callee has none.
@@ -549,7 +549,7 @@ Typing FunctionTyper::typeCall(const Instr *call) {
     if (positional != args.size())
       return Typing::error(DiagID::err_unexpected_keyword_argument,
                            {numberClass->str(), call->keywordNames.front()});
-    return typing::callNumberClass(types, numberClass->instanceType(), args);
+    return typing::callNumberClass(types, numberClass->instanceType(), integers);
   }
   if (const auto *entity = llvm::dyn_cast<EntityType>(callee);
       entity && entity->entityKindOf() == EntityType::EntityKind::Method) {

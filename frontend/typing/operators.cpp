@@ -205,16 +205,6 @@ Typing compareOperator(TypeContext &types, CompareOp op, const Type *lhs, const 
     auto isBoolean = [](const Type *t) {
       return llvm::isa<BooleanType>(t) || llvm::isa<BooleanLiteralType>(t);
     };
-    // Two known booleans: decided here, so that the branch it tests is
-    // pruned (`if IS_TUPLE is True:` with a frozen global), as in Numba.
-    const auto *leftKnown = llvm::dyn_cast<BooleanLiteralType>(lhs);
-    const auto *rightKnown = llvm::dyn_cast<BooleanLiteralType>(rhs);
-    if (leftKnown && rightKnown) {
-      Resolution resolution = Resolution::make(Resolution::Kind::Constant, types.boolean());
-      bool same = leftKnown->boolValue() == rightKnown->boolValue();
-      resolution.constant = ConstantValue::boolean(op == CompareOp::Is ? same : !same);
-      return resolution;
-    }
     if (lhs->isScalar() && rhs->isScalar()) {
       bool booleans = isBoolean(lhs) && isBoolean(rhs);
       if (booleans || lhs == rhs) {
@@ -229,27 +219,6 @@ Typing compareOperator(TypeContext &types, CompareOp op, const Type *lhs, const 
     }
     return Typing::error(DiagID::err_no_binary_overload,
                          {ast::spelling(op).str(), lhs->str(), rhs->str()});
-  }
-  // Two known integers (a constant, `len(t)` of a tuple): decided here, so
-  // that the branch it tests is pruned (`if len(args) == 2:` in a function
-  // of `*args`), as in Numba.
-  const auto *leftInteger = llvm::dyn_cast<IntegerLiteralType>(lhs);
-  const auto *rightInteger = llvm::dyn_cast<IntegerLiteralType>(rhs);
-  if (leftInteger && rightInteger) {
-    auto value = [](const IntegerLiteralType *literal) {
-      return literal->isUnsigned() ? Int128(static_cast<uint64_t>(literal->bits()))
-                                   : Int128(literal->bits());
-    };
-    Int128 a = value(leftInteger), b = value(rightInteger);
-    bool holds = op == CompareOp::Eq      ? a == b
-                 : op == CompareOp::NotEq ? a != b
-                 : op == CompareOp::Lt    ? a < b
-                 : op == CompareOp::LtE   ? a <= b
-                 : op == CompareOp::Gt    ? a > b
-                                          : a >= b;
-    Resolution resolution = Resolution::make(Resolution::Kind::Constant, types.boolean());
-    resolution.constant = ConstantValue::boolean(holds);
-    return resolution;
   }
   const auto *lhsTuple = llvm::dyn_cast<TupleType>(lhs);
   const auto *rhsTuple = llvm::dyn_cast<TupleType>(rhs);

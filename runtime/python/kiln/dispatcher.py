@@ -220,10 +220,19 @@ class _ModuleBuilds:
                 return self.module
             signatures = self.signatures + ([signature] if signature else [])
             functions = sorted(self.functions | {name})
-            arch = _architecture()
-            # What resolving overloads adds, taken back if no build comes of it.
-            added = (dict(self.closures), dict(self._closure_names), dict(self.called_decorators))
-            for round_number in range(_OVERLOAD_ROUNDS):
+            module = self._kept_or_built(signatures, functions, _architecture())
+            self.signatures = signatures
+            self.functions.add(name)
+            self.module = module
+            return module
+
+    def _kept_or_built(self, signatures, functions, arch):
+        """The build of `signatures` and `functions`: kept from an earlier
+        process, or made now. A build that names calls of overloaded
+        functions it could not resolve is made again once they are."""
+        before = None  # what resolving overloads adds, taken back if no build comes of it
+        try:
+            for round_number in range(1, _OVERLOAD_ROUNDS + 1):
                 values = self.live_host_values()
                 closures = self.closure_requests()
                 calls = self.decorator_calls()
@@ -231,32 +240,25 @@ class _ModuleBuilds:
                                           values + repr(closures) + repr(calls) + repr(functions))
                 module = self._load_kept(kept) if kept else None
                 if module is not None:
-                    break
+                    return module
                 try:
-                    module = self._build(signatures, functions, arch, kept, values, closures, calls)
-                    break
+                    return self._build(signatures, functions, arch, kept, values, closures, calls)
                 except Exception as error:
-                    # Calls of overloaded functions the build could not
-                    # resolve: resolved here, then built again.
                     requests = getattr(error, "overload_requests", ())
-                    resolved = False
-                    try:
-                        resolved = round_number + 1 < _OVERLOAD_ROUNDS and self._resolve_overloads(requests)
-                    finally:
-                        if not resolved:
-                            self.closures, self._closure_names, self.called_decorators = added
-                    if not resolved:
+                    if not requests or round_number == _OVERLOAD_ROUNDS:
                         raise
-            self.signatures = signatures
-            self.functions.add(name)
-            self.module = module
-            return module
+                if before is None:
+                    before = (dict(self.closures), dict(self._closure_names), dict(self.called_decorators))
+                self._resolve_overloads(requests)
+        except BaseException:
+            if before is not None:
+                self.closures, self._closure_names, self.called_decorators = before
+            raise
 
     def _resolve_overloads(self, requests):
         """Resolves each (module path, key, argument types, [types]) a build
         asked for (see kiln._overloads): the overload's typing function
-        chooses the implementation, which is compiled as a device function.
-        Whether any was resolved."""
+        chooses the implementation, which is compiled as a device function."""
         from kiln import _overloads
 
         for _path, key, argument_types, arguments in requests:
@@ -264,7 +266,6 @@ class _ModuleBuilds:
             builds = self if host_values.is_closure(chosen) else _ModuleBuilds.of_function(chosen)
             name = builds.called(chosen, "jit(device=True)")
             _overloads.resolved(key, argument_types, function_file(chosen), name)
-        return bool(requests)
 
     def closure_name(self, py_func, variant=None):
         """The name a closure is compiled under in this module's builds: one

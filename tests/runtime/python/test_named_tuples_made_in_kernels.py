@@ -4,7 +4,12 @@ with positional or keyword arguments, and gets a value of the class's type
 with each element typed as a value (`Point(1, 2.5)` is Point(int64,
 float64)), read by field, index and unpacking, and passed to device
 functions. A call that does not fit the fields is refused, naming the
-class. Checked on the CPU engine against Python."""
+class. Checked on the CPU engine against Python, and through ptxas for
+every default architecture."""
+
+import json
+import os
+import sys
 
 import numpy as np
 import pytest
@@ -68,3 +73,15 @@ def test_a_call_that_does_not_fit_the_fields_is_refused(source_module, call, mes
     kernel = source_module("misfit_named_tuples", source).k
     with pytest.raises(CompileError, match=message):
         kernel[1, 1](np.zeros(1))
+
+
+def test_named_tuples_made_in_kernels_assemble_for_every_default_architecture(tmp_path, kiln):
+    (tmp_path / "made.py").write_text(KERNELS.replace(
+        "@cuda.jit\ndef made", '@cuda.jit("void(float64[::1], float64[::1])")\ndef made'))
+    built = kiln("build", "made.py", "--emit", "fatbin", "-o", "out", "--no-cache",
+                 "--python", sys.executable, cwd=tmp_path, env=dict(os.environ))
+    assert built.returncode == 0, built.stderr
+    manifest = json.loads((tmp_path / "out" / "made.manifest.json").read_text())
+    [spec] = manifest["specializations"]
+    [name] = spec["files"]
+    assert (tmp_path / "out" / name).read_bytes()[:4] == bytes.fromhex("50ed55ba")
