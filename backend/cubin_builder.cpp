@@ -32,8 +32,10 @@ llvm::Expected<cuda::LinkInput> CubinBuilder::linkInput(const JitOptions &option
     entry = slot;
   }
   std::call_once(entry->once, [&] {
-    llvm::Expected<cuda::LinkInput> compiled = cuda::compileCudaSource(
-        toolkit, path, arch, cuda::CudaSourceOutput::Ptx, cudaSourceOptionsFor(options));
+    cuda::CudaSourceOptions sourceOptions = cudaSourceOptionsFor(options);
+    sourceOptions.includeDirectories = includeDirectories;
+    llvm::Expected<cuda::LinkInput> compiled =
+        cuda::compileCudaSource(toolkit, path, arch, cuda::CudaSourceOutput::Ptx, sourceOptions);
     if (compiled)
       entry->input = std::move(*compiled);
     else

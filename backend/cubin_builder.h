@@ -32,8 +32,11 @@ struct BuiltCubin {
 
 class CubinBuilder {
 public:
-  CubinBuilder(const cuda::CudaToolkit &toolkit, std::vector<std::string> extraPtxasFlags = {})
-      : toolkit(toolkit), extraPtxasFlags(std::move(extraPtxasFlags)) {}
+  /// `includeDirectories`: searched for `#include <...>` in .cu link files.
+  CubinBuilder(const cuda::CudaToolkit &toolkit, std::vector<std::string> extraPtxasFlags = {},
+               std::vector<std::string> includeDirectories = {})
+      : toolkit(toolkit), extraPtxasFlags(std::move(extraPtxasFlags)),
+        includeDirectories(std::move(includeDirectories)) {}
 
   /// `ptx` (named `ptxName` in tool messages) of a kernel compiled with
   /// `options`, as a cubin for sm_<arch>, linked with `linkFiles` (paths).
@@ -51,6 +54,7 @@ private:
   struct CompiledSource;
   const cuda::CudaToolkit &toolkit;
   std::vector<std::string> extraPtxasFlags;
+  std::vector<std::string> includeDirectories;
   std::mutex mutex;
   std::map<std::tuple<std::string, unsigned, bool, bool, bool>, std::shared_ptr<CompiledSource>>
       sources;

@@ -368,6 +368,12 @@ std::optional<std::string> HostTargetHooks::mathFunction(I which, unsigned bits,
   return mathBaseName(which).str() + (bits == 32 ? "f" : "");
 }
 
+std::optional<std::string> HostTargetHooks::externalCallProblem(llvm::StringRef symbol) const {
+  if (!cudaCode)
+    return std::string("it is defined in PTX or device code, which only a GPU runs");
+  return cudaCode->callProblem(symbol);
+}
+
 static llvm::Value *constantString(HookSite &site, llvm::StringRef text) {
   return site.builder.CreateGlobalStringPtr(text, "str", 0,
                                             site.builder.GetInsertBlock()->getModule());

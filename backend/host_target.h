@@ -36,6 +36,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "backend/host_cuda_source.h"
 #include "backend/target_hooks.h"
 
 #include <llvm/Analysis/LoopInfo.h>
@@ -46,8 +47,10 @@ namespace kiln::backend {
 
 class HostTargetHooks final : public TargetHooks {
 public:
-  HostTargetHooks(std::string triple, std::string dataLayout)
-      : triple(std::move(triple)), dataLayout(std::move(dataLayout)) {}
+  /// `cudaCode`: the kernel's link files compiled for the host, if any.
+  HostTargetHooks(std::string triple, std::string dataLayout,
+                  const HostCudaCode *cudaCode = nullptr)
+      : triple(std::move(triple)), dataLayout(std::move(dataLayout)), cudaCode(cudaCode) {}
 
   void configureModule(llvm::Module &module, const ir::Function &kernel) override;
   bool passesThreadContext() const override { return true; }
@@ -81,7 +84,7 @@ public:
 
   std::optional<std::string> mathFunction(ir::Intrinsic which, unsigned bits,
                                           bool fastmath) override;
-  bool canCallExternalFunctions() const override { return false; }
+  std::optional<std::string> externalCallProblem(llvm::StringRef symbol) const override;
 
   void print(HookSite &site, llvm::ArrayRef<PrintArgument> arguments) override;
   void raise(HookSite &site, llvm::StringRef exceptionClass, llvm::StringRef message) override;
@@ -97,6 +100,7 @@ public:
 private:
   std::string triple;
   std::string dataLayout;
+  const HostCudaCode *cudaCode;
   /// Whether the kernel calls nanosleep or activemask, or syncs the grid,
   /// which wait for other threads although the front end does not count
   /// them as synchronizing: a thread that sleeps may be polling for another

@@ -189,16 +189,21 @@ llvm::Expected<std::string> KernelCompiler::linkForGpu(llvm::ArrayRef<llvm::Stri
   return renumberCallSequences(*ptx);
 }
 
-llvm::Expected<CompiledCode> KernelCompiler::compileForHost(const ir::Function &kernel,
-                                                            CodeForm form) const {
+llvm::Expected<CompiledCode>
+KernelCompiler::compileForHost(const ir::Function &kernel, CodeForm form,
+                               llvm::ArrayRef<std::string> linkFiles) const {
   llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine = createHostMachine(kernel.options);
   if (!machine)
     return machine.takeError();
   llvm::LLVMContext context;
-  HostTargetHooks hooks(hostTriple(), (*machine)->createDataLayout().getStringRepresentation());
+  HostCudaCode cudaCode = HostCudaCode::compile(linkFiles, hostCudaOptions, hostTriple(), context);
+  HostTargetHooks hooks(hostTriple(), (*machine)->createDataLayout().getStringRepresentation(),
+                        &cudaCode);
   llvm::Expected<LoweredKernel> lowered = lowerKernel(kernel, hooks, context);
   if (!lowered)
     return lowered.takeError();
+  if (llvm::Error error = cudaCode.linkInto(*lowered->module))
+    return error;
   if (ir::callsLibdevice(kernel)) {
     if (llvm::Error error =
             linkLibdeviceFunctions(*lowered->module, libdevicePath, libdeviceMissing))

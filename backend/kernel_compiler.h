@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "backend/host_cuda_source.h"
 #include "backend/kernel_abi.h"
 #include "ir/typed_ir.h"
 
@@ -66,13 +67,19 @@ public:
   llvm::Expected<CompiledCode> compileForGpu(const ir::Function &kernel, unsigned arch,
                                              CodeForm form) const;
   /// A host object (Object), or optimized LLVM IR, for the CPU engine.
-  llvm::Expected<CompiledCode> compileForHost(const ir::Function &kernel, CodeForm form) const;
+  /// `linkFiles` are the kernel's `link=` files (paths): the functions of
+  /// those in CUDA C/C++ that the kernel calls become part of its host code.
+  llvm::Expected<CompiledCode> compileForHost(const ir::Function &kernel, CodeForm form,
+                                              llvm::ArrayRef<std::string> linkFiles = {}) const;
   /// The PTX for `.target sm_<arch>` of one module holding every kernel of
   /// `optimizedIR` (what compileForGpu gives as LLVMIR for that arch), all
   /// compiled with `options`. Internal symbols that clash, such as the
   /// libdevice helpers each kernel carries, are renamed apart.
   llvm::Expected<std::string> linkForGpu(llvm::ArrayRef<llvm::StringRef> optimizedIR, unsigned arch,
                                          const JitOptions &options) const;
+
+  /// How CUDA C/C++ link files compile for the host.
+  HostCudaSourceOptions hostCudaOptions;
 
 private:
   std::string libdevicePath;

@@ -303,8 +303,10 @@ llvm::Value *FunctionLowering::cast(llvm::Value *value, const Type *from, const 
     const Type *part = llvm::cast<ComplexType>(from)->elementType();
     return cast(builder.CreateExtractValue(value, {0}), part, to);
   }
+  // An array becomes a CPointer (cffi's from_buffer) as the address of its
+  // data; to another array, only its layout changes.
   if (llvm::isa<ArrayType>(from))
-    return value; // only the layout changes
+    return llvm::isa<PointerType>(to) ? builder.CreateExtractValue(value, {0}) : value;
   if (const auto *fromTuple = llvm::dyn_cast<TupleType>(from)) {
     const auto *toTuple = llvm::cast<TupleType>(to);
     llvm::Value *result = llvm::PoisonValue::get(target);
@@ -430,13 +432,11 @@ llvm::Value *FunctionLowering::lowerCall(const ir::Instruction &instruction) {
 llvm::Value *FunctionLowering::lowerExternalCall(const ir::Instruction &instruction) {
   const ir::Function &callee = *instruction.callee;
   llvm::Type *resultType = types.value(callee.returnType);
-  if (!hooks.canCallExternalFunctions()) {
-    // CUDA C/C++ cannot run on the host; the kernel still runs there until
-    // it reaches the call.
+  if (std::optional<std::string> problem = hooks.externalCallProblem(callee.symbol)) {
+    // The kernel still runs until it reaches the call.
     HookSite here = site(instruction.location);
-    hooks.raiseUnsupported(here,
-                           "'" + callee.sourceName + "' ('" + callee.symbol +
-                               "') is CUDA C/C++ or PTX code, which the CPU engine cannot run");
+    hooks.raiseUnsupported(here, "'" + callee.sourceName + "' ('" + callee.symbol +
+                                     "') cannot run on the CPU engine: " + *problem);
     // Code after the call is unreachable; it goes on in a fresh block.
     builder.SetInsertPoint(
         llvm::BasicBlock::Create(lowered.getContext(), "after_unsupported", &lowered));

@@ -49,7 +49,9 @@ public:
 
   std::optional<std::string> mathFunction(ir::Intrinsic which, unsigned bits,
                                           bool fastmath) override;
-  bool canCallExternalFunctions() const override { return true; }
+  std::optional<std::string> externalCallProblem(llvm::StringRef) const override {
+    return std::nullopt;
+  }
 
   void print(HookSite &site, llvm::ArrayRef<PrintArgument> arguments) override;
   void raise(HookSite &site, llvm::StringRef exceptionClass, llvm::StringRef message) override;

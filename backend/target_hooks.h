@@ -126,9 +126,10 @@ public:
   virtual std::optional<std::string> mathFunction(ir::Intrinsic which, unsigned bits,
                                                   bool fastmath) = 0;
 
-  /// Whether kernels can call functions defined in CUDA C/C++ or PTX
-  /// (cuda.declare_device); where not, such calls raise.
-  virtual bool canCallExternalFunctions() const = 0;
+  /// Why this kernel cannot call `symbol`, a function defined in CUDA
+  /// C/C++ or PTX (cuda.declare_device), or nothing when it can; calls it
+  /// cannot make raise when they run.
+  virtual std::optional<std::string> externalCallProblem(llvm::StringRef symbol) const = 0;
 
   //===--- Output and errors ---===//
   virtual void print(HookSite &site, llvm::ArrayRef<PrintArgument> arguments) = 0;

@@ -264,6 +264,7 @@ struct CommonArguments {
   PyObject *closures = nullptr;
   PyObject *decoratorCalls = nullptr;
   PyObject *functions = nullptr;
+  PyObject *linkIncludeDirectories = nullptr;
   /// The globals host code computed, when the caller gave them.
   std::unique_ptr<HostValueTable> hostValues;
 
@@ -291,7 +292,8 @@ struct CommonArguments {
     return toStrings(signatures, "signatures", options.signatures) &&
            toClosures(closures, options.closures) &&
            toCalledDecorators(decoratorCalls, options.calledDecorators) &&
-           toStrings(functions, "functions", options.onlyFunctions);
+           toStrings(functions, "functions", options.onlyFunctions) &&
+           toStrings(linkIncludeDirectories, "link_include_dirs", options.linkIncludeDirectories);
   }
 };
 
@@ -303,17 +305,19 @@ PyObject *buildModule(PyObject *, PyObject *args, PyObject *kwargs) {
                                    "cache_dir",   "no_cache",
                                    "host_only",   "host_values",
                                    "closures",    "decorator_calls",
-                                   "functions",   nullptr};
+                                   "functions",   "link_include_dirs",
+                                   nullptr};
   CommonArguments common;
   const char *extensionSuffix = nullptr;
   unsigned jobs = 0;
   int hostOnly = 0;
-  if (!PyArg_ParseTupleAndKeywords(
-          args, kwargs, "ss|$zzOpzIzppzOOO:build_module", const_cast<char **>(keywords),
-          &common.file, &common.outputDirectory, &common.moduleName, &common.arch,
-          &common.signatures, &common.moduleStaysPython, &extensionSuffix, &jobs,
-          &common.cacheDirectory, &common.noCache, &hostOnly, &common.hostValuesJson,
-          &common.closures, &common.decoratorCalls, &common.functions))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ss|$zzOpzIzppzOOOO:build_module",
+                                   const_cast<char **>(keywords), &common.file,
+                                   &common.outputDirectory, &common.moduleName, &common.arch,
+                                   &common.signatures, &common.moduleStaysPython, &extensionSuffix,
+                                   &jobs, &common.cacheDirectory, &common.noCache, &hostOnly,
+                                   &common.hostValuesJson, &common.closures, &common.decoratorCalls,
+                                   &common.functions, &common.linkIncludeDirectories))
     return nullptr;
 
   pipeline::BuildOptions options;

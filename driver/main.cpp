@@ -256,6 +256,9 @@ int main(int argc, char **argv) {
       "order; default: $KILN_REMOTE_CACHE; see docs/cache.md)");
   buildCommand->add_flag("--no-remote-cache", build.remoteCache.disabled,
                          "Use no remote cache, whatever $KILN_REMOTE_CACHE says");
+  buildCommand->add_option("--link-include", build.linkIncludeDirectories,
+                           "A folder searched for #include <...> in the CUDA C/C++ files kernels "
+                           "link (link=, cuda.declare_device); repeatable");
   std::vector<std::string> ptxasFlagsHelp;
   buildCommand->add_option("--Xptxas", ptxasFlagsHelp,
                            "-Xptxas FLAG[,FLAG...]: pass options to ptxas, as nvcc does "

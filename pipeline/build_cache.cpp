@@ -3,16 +3,19 @@
 #include "pipeline/build_cache.h"
 
 #include "backend/cuda_toolkit.h"
+#include "backend/host_cuda_source.h"
 #include "backend/target_machines.h"
 #include "backend/temporary_directory.h"
 #include "cache/cache_location.h"
 #include "cache/remote/tier_setup.h"
 #include "ir/libdevice.h"
 #include "module/cpu_kernel_abi.h"
+#include "pipeline/outputs.h"
 #include "pipeline/version.h"
 
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/JSON.h>
+#include <llvm/Support/Path.h>
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -316,9 +319,38 @@ std::string BuildCache::codeKey(const std::string &semantic, const ir::Function 
   addOptions(key, kernel.options);
   if (kernel.options.debug || kernel.options.lineinfo)
     key.add("source", kernel.path);
-  if (kind == "host")
+  if (kind == "host") {
     key.add("positions", cache::digestOf(sourcePositions(kernel)));
+    addHostLinkFiles(key, kernel);
+  }
   return key.finish();
+}
+
+void BuildCache::addHostLinkFiles(cache::KeyBuilder &key, const ir::Function &kernel) const {
+  // The CUDA C/C++ files a kernel links are part of its host code, compiled
+  // by clang with the build's include folders.
+  bool compilesCuda = false;
+  for (const std::string &file : linkFiles(kernel, options.file)) {
+    if (llvm::sys::path::extension(file) != ".cu")
+      continue;
+    compilesCuda = true;
+    llvm::Expected<std::string> bytes = cuda::readFileBytes(file);
+    key.add("link", file);
+    if (bytes)
+      key.add("link-digest", cache::digestOf(*bytes));
+    else
+      key.add("link-unreadable", llvm::toString(bytes.takeError()));
+  }
+  if (!compilesCuda)
+    return;
+  for (const std::string &directory : options.linkIncludeDirectories)
+    key.add("link-include", directory);
+  llvm::Expected<std::string> clang = backend::findHostClang();
+  key.add("host-clang", clang ? *clang : llvm::toString(clang.takeError()));
+  // Its headers (cuRAND's, ...) are the toolkit's, whose version the
+  // identity of host code leaves out.
+  key.add("host-cuda-include", backend::hostToolkitIncludeDirectory().value_or(""));
+  key.add("cuda", identity.cuda);
 }
 
 std::string BuildCache::linkedCodeKey(llvm::ArrayRef<std::string> memberKeys,
@@ -349,6 +381,9 @@ std::optional<std::string> BuildCache::cubinKey(llvm::StringRef name, const JitO
     }
     key.add("link", file).add("link-digest", cache::digestOf(*bytes));
   }
+  if (!linkFiles.empty())
+    for (const std::string &directory : options.linkIncludeDirectories)
+      key.add("link-include", directory);
   return key.finish();
 }
 

@@ -117,6 +117,9 @@ private:
   BuildCache(std::unique_ptr<cache::Cache> cache, const BuildOptions &options,
              std::string cudaVersion);
 
+  /// What of the CUDA C/C++ files `kernel` links its host code depends on.
+  void addHostLinkFiles(cache::KeyBuilder &key, const ir::Function &kernel) const;
+
   /// The entry of `key`: the local cache's, else a remote's (then kept
   /// locally).
   std::optional<cache::CachedEntry> find(const std::string &key, StepSource &source,

@@ -69,6 +69,9 @@ struct BuildOptions {
   std::optional<unsigned> opt;
   std::optional<unsigned> maxRegisters;
   std::vector<std::string> ptxasFlags;
+  /// Folders searched for `#include <...>` in the CUDA C/C++ files kernels
+  /// link (--link-include; Numba's CUDA_NVRTC_EXTRA_SEARCH_PATHS).
+  std::vector<std::string> linkIncludeDirectories;
 };
 
 } // namespace kiln::pipeline

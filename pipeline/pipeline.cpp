@@ -312,7 +312,8 @@ void KernelBuilder::compileCode(size_t index, std::optional<unsigned> arch) {
       [&](const std::string &k) { return cache->lookupCode(k); },
       [&] {
         return arch ? compiler->compileForGpu(*build.kernel, *arch, form)
-                    : compiler->compileForHost(*build.kernel, form);
+                    : compiler->compileForHost(*build.kernel, form,
+                                               linkFiles(*build.kernel, options.file));
       },
       [&](const std::string &k, const backend::CompiledCode &c) {
         cache->storeCode(k, build.kernel->symbol, kind, target, c);
@@ -481,6 +482,7 @@ void KernelBuilder::shareImageResults() {
 llvm::Error KernelBuilder::run() {
   if (llvm::Error error = findTools())
     return error;
+  compiler->hostCudaOptions.includeDirectories = options.linkIncludeDirectories;
   cache = BuildCache::open(options, toolkit ? toolkit->version.str() : std::string(), reporter);
   semantic.resize(kernels.size());
   if (cache)
@@ -533,7 +535,7 @@ llvm::Error KernelBuilder::run() {
     pool.wait();
   }
   if (errors.empty() && !images.empty()) {
-    backend::CubinBuilder cubins(*toolkit, options.ptxasFlags);
+    backend::CubinBuilder cubins(*toolkit, options.ptxasFlags, options.linkIncludeDirectories);
     for (size_t i = 0; i < images.size(); ++i)
       for (unsigned arch : archs->archs.cubins)
         pool.async([this, i, arch, &cubins] { buildCubin(i, arch, cubins); });

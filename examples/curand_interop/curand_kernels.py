@@ -13,8 +13,8 @@ What it shows:
 The course passes the generator states with a custom argument handler
 (``extensions=[...]``); here they are a plain byte array of
 ``n * sizeof(curandState)`` bytes (48 each), which the shim indexes as
-``curandState *``. cuRAND runs only on a GPU: on the CPU engine these kernels
-raise NotImplementedError when they reach the foreign call.
+``curandState *``. cuRAND's device API compiles as host C++ too, so on the
+CPU engine the same shim runs, compiled by clang with the toolkit's headers.
 
 Host side: ``states = cuda.device_array(n * 48, dtype=np.uint8)``,
 ``init_states[blocks, threads](states, 1234)``, then

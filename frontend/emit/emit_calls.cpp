@@ -214,6 +214,8 @@ ir::Value *FunctionEmitter::emitBuiltin(const ssa::Instr *instr, const Resolutio
   case BuiltinId::PyMin:
   case BuiltinId::PyMax:
     return emitMinMax(id == BuiltinId::PyMin, result, args);
+  case BuiltinId::CffiFromBuffer:
+    return emit(ir::Opcode::Cast, result, {args[0]});
   case BuiltinId::PyLen: {
     if (llvm::isa<RangeType>(args[0]->type()))
       return convert(emit(ir::Opcode::RangeLength,

@@ -152,6 +152,21 @@ llvm::Expected<HostValue> readValue(const llvm::json::Value &json, llvm::StringR
     }
     return value;
   }
+  if (*kind == "declared_device") {
+    value.kind = HostValue::Kind::DeclaredDevice;
+    std::optional<llvm::StringRef> symbol = object->getString("symbol");
+    std::optional<llvm::StringRef> signature = object->getString("signature");
+    const llvm::json::Array *link = object->getArray("link");
+    std::optional<bool> cooperative = object->getBoolean("cooperative");
+    if (!symbol || !signature || !link || !cooperative || !readStrings(*link, value.linkFiles))
+      return valueError(file, name,
+                        "a declared device function needs a \"symbol\", a \"signature\", "
+                        "\"link\" (file names) and \"cooperative\"");
+    value.text = symbol->str();
+    value.signature = signature->str();
+    value.cooperative = *cooperative;
+    return value;
+  }
   if (*kind == "namedtuple_class") {
     value.kind = HostValue::Kind::NamedTupleClass;
     std::optional<llvm::StringRef> className = object->getString("name");

@@ -98,6 +98,7 @@ struct HostValue {
     RecordType,
     NamedTupleClass,
     Overload,
+    DeclaredDevice,
   };
   Kind kind = Kind::Int;
   /// NumPy's name of the element type, for Scalar and Array: "float32";
@@ -149,6 +150,12 @@ struct HostValue {
     std::string function;
   };
   std::vector<Implementation> resolved;
+  /// DeclaredDevice (cuda.declare_device): its link name is `text`, its
+  /// signature the Numba signature string `signature`, and the files it
+  /// links (absolute paths) `linkFiles`.
+  std::string signature;
+  std::vector<std::string> linkFiles;
+  bool cooperative = false;
 };
 
 /// A call of an overloaded function (HostValue::Kind::Overload) for

@@ -688,6 +688,8 @@ std::optional<ModuleValue> ModuleEvaluator::callSymbol(const Symbol &symbol, con
   };
   if (symbol.kind == Symbol::Kind::DType)
     return callType(dtypeOfSymbol(symbol, types), call, args);
+  if (symbol.is(BuiltinId::CffiFfi))
+    return requireArgs(0) ? std::optional(ModuleValue::symbol(&symbol)) : std::nullopt;
 
   if (symbol.kind == Symbol::Kind::TypeMaker) {
     llvm::StringRef maker = symbol.detail;

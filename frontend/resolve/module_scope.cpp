@@ -359,6 +359,7 @@ std::optional<ConstantValue> constantOf(const HostValue &value, TypeContext &typ
   case HostValue::Kind::RecordType:
   case HostValue::Kind::NamedTupleClass:
   case HostValue::Kind::Overload:
+  case HostValue::Kind::DeclaredDevice:
     break;
   }
   return std::nullopt;
@@ -442,6 +443,40 @@ std::shared_ptr<const ConstantArray> deviceArrayOf(const HostValue &value, TypeC
 }
 
 } // namespace
+
+/// A function host code declared with cuda.declare_device, where the
+/// source cannot say what (a closure's `mul = cuda.declare_device(...,
+/// link=path)`, its path computed when the test runs): the declaration as
+/// the statement would make it. Its signature string is parsed as a file of
+/// its own, which the diagnostics of a bad one name.
+const FunctionDecl *ModuleScope::declaredDeviceFunction(const HostValue &value,
+                                                        llvm::StringRef name) const {
+  if (!evaluation)
+    return nullptr;
+  uint32_t signatureFile = evaluation->sources.addFile(
+      name.str() + " (signature of cuda.declare_device)", value.signature);
+  ModuleEvaluator evaluator(*this, evaluation->sources, evaluation->astContext, *types,
+                            evaluation->diags);
+  std::optional<Signature> signature =
+      evaluator.signatureFromText(signatureFile, 0, static_cast<uint32_t>(value.signature.size()));
+  if (!signature)
+    return nullptr;
+  if (!signature->returnType) {
+    evaluation->diags.report(DiagID::err_declare_device_signature,
+                             SourceRange(SourceLoc{signatureFile, 0}));
+    return nullptr;
+  }
+  auto decl = std::make_unique<FunctionDecl>();
+  decl->name = name.rsplit('.').second.empty() ? name.str() : name.rsplit('.').second.str();
+  decl->scope = this;
+  decl->kind = FunctionDecl::Kind::External;
+  decl->signatures = {std::move(*signature)};
+  decl->externalSymbol = value.text;
+  decl->externalCooperative = value.cooperative;
+  decl->options.link = value.linkFiles;
+  hostDecls.push_back(std::move(decl));
+  return hostDecls.back().get();
+}
 
 /// `numba.cuda.random.xoroshiro128p_next` (or kiln.cuda.random's): a
 /// function of a kernel module of Kiln's prelude, as host code holds it (a
@@ -529,6 +564,10 @@ std::optional<ModuleValue> ModuleScope::moduleValueOf(const HostValue &value, ll
         overloads->implementations[implementation.argumentTypes] = function;
     return ModuleValue::overload(std::move(overloads));
   }
+  case HostValue::Kind::DeclaredDevice:
+    if (const FunctionDecl *declared = declaredDeviceFunction(value, name))
+      return ModuleValue::function(declared);
+    return std::nullopt;
   case HostValue::Kind::Module:
     if (const ModuleScope *module = loader ? loader->loadFile(value.functionFile) : nullptr)
       return ModuleValue::sourceModule(value.text, module);
@@ -764,8 +803,11 @@ ModuleScope::build(const Module &module, SourceManager &sources, AstContext &ast
   // Only now: while the module's statements are read in order, a name's
   // final value (what host values give) is not yet the value it has.
   scope->hostValues = context.hostValues;
-  for (const std::unique_ptr<ModuleScope> &closure : scope->closureScopes)
+  scope->evaluation.emplace(ModuleScope::Evaluation{sources, astContext, diags});
+  for (const std::unique_ptr<ModuleScope> &closure : scope->closureScopes) {
     closure->hostValues = context.hostValues;
+    closure->evaluation.emplace(ModuleScope::Evaluation{sources, astContext, diags});
+  }
   return scope;
 }
 
@@ -1478,7 +1520,13 @@ void ModuleScopeBuilder::handleDeclareDevice(const Stmt *stmt, llvm::StringRef n
   auto decl = std::make_unique<FunctionDecl>();
   if (linkExpr) {
     std::optional<ModuleValue> link = activeEvaluator->evaluate(linkExpr);
-    if (!link || !readLinkFiles(*link, linkExpr->range(), decl->options.link))
+    if (!link)
+      return;
+    // declare_device, unlike cuda.jit, takes one file name as a string too.
+    if (link->kind() == ModuleValue::Kind::Constant &&
+        link->constantValue().kind() == ConstantValue::Kind::String)
+      link = ModuleValue::list({*link});
+    if (!readLinkFiles(*link, linkExpr->range(), decl->options.link))
       return;
   }
   if (cooperativeExpr) {

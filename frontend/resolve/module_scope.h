@@ -385,6 +385,7 @@ private:
   std::optional<ModuleValue> moduleValueOf(const HostValue &value, llvm::StringRef file,
                                            llvm::StringRef name) const;
   const FunctionDecl *preludeFunction(llvm::StringRef qualifiedName) const;
+  const FunctionDecl *declaredDeviceFunction(const HostValue &value, llvm::StringRef name) const;
   /// The function `name` of the module at `file` (a canonical path): this
   /// module, or a source module the loader reads.
   const FunctionDecl *functionAt(llvm::StringRef file, llvm::StringRef name) const;
@@ -398,6 +399,16 @@ private:
   std::vector<std::unique_ptr<ModuleScope>> closureScopes;
   HostValueSource *hostValues = nullptr;
   TypeContext *types = nullptr;
+  /// What evaluating a host value's text takes (a declared device
+  /// function's signature string), while the module is typed.
+  struct Evaluation {
+    SourceManager &sources;
+    ast::AstContext &astContext;
+    DiagnosticEngine &diags;
+  };
+  std::optional<Evaluation> evaluation;
+  /// The functions host values declared (declaredDeviceFunction).
+  mutable std::vector<std::unique_ptr<FunctionDecl>> hostDecls;
   /// Values computed at import that host values have given, by file and name.
   mutable std::map<std::pair<std::string, std::string>, std::unique_ptr<ModuleValue>> fromHost;
   llvm::StringMap<ModuleValue> bindings;

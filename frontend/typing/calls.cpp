@@ -325,6 +325,14 @@ Typing callBuiltin(TypeContext &types, const Symbol &function, llvm::ArrayRef<co
     if (args.size() != 1 || !llvm::isa<DateTimeType>(args[0]))
       return noOverload(function, args);
     return builtinResult(function, types.boolean(), {});
+  case BuiltinId::CffiFromBuffer: {
+    const auto *array = args.size() == 1 ? llvm::dyn_cast<ArrayType>(args[0]) : nullptr;
+    if (!array)
+      return noOverload(function, args);
+    if (array->arrayLayout() == ArrayLayout::A)
+      return Typing::error(DiagID::err_from_buffer_not_contiguous, {array->str()});
+    return builtinResult(function, types.pointer(array->elementType()), {nullptr});
+  }
   case BuiltinId::PyLen: {
     if (args.size() != 1)
       return noOverload(function, args);

@@ -220,6 +220,13 @@ def install():
     from kiln import dispatcher
 
     _StandInDeviceFunction = _device_function_type(dispatcher.DeviceFunction)
+    # The tests set Numba's settings, which Kiln's builds read in place of
+    # kiln.cuda.config's.
+    numba_config = sys.modules["numba.cuda"].config
+    if not hasattr(numba_config, "CUDA_NVRTC_EXTRA_SEARCH_PATHS"):
+        numba_config.CUDA_NVRTC_EXTRA_SEARCH_PATHS = ""  # Numba's default; the simulator has none
+    dispatcher.link_include_dirs = lambda: [
+        folder for folder in numba_config.CUDA_NVRTC_EXTRA_SEARCH_PATHS.split(":") if folder]
 
     def jit(func_or_sig=None, device=False, **options):
         signatures = signatures_given(func_or_sig)
@@ -233,6 +240,7 @@ def install():
         return decorate
 
     cuda.jit = jit
+    cuda.declare_device = dispatcher.declare_device
 
 
 def first_error(error):

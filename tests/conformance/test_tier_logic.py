@@ -211,13 +211,17 @@ def test_lifted_markers_let_a_skipped_test_run():
     assert ran == [True]
 
 
-def test_documentation_examples_are_judged_by_their_own_assertions():
+def test_documentation_examples_are_judged_by_their_own_assertions(monkeypatch):
+    monkeypatch.setattr(run_suite.doc_examples, "GAPS",
+                        [(r"test_ffi\.TestFFI\.test_ex_linking_cu", "CUDA C++ is not supported")])
     records = {
         "numba.cuda.tests.doc_examples.test_x.T.test_passes": {"outcome": "passed"},
         "numba.cuda.tests.doc_examples.test_x.T.test_asserts": {"outcome": "failed", "detail": "AssertionError"},
         "numba.cuda.tests.doc_examples.test_x.T.test_needs_cffi": {"outcome": "skipped", "detail": "requires cffi"},
         "numba.cuda.tests.doc_examples.test_ffi.TestFFI.test_ex_linking_cu": {
             "outcome": "error", "detail": "kiln._compiler.CompileError: x.py:1:1: error: CUDA C++"},
+        "numba.cuda.tests.doc_examples.test_ffi.TestFFI.test_ex_from_buffer": {
+            "outcome": "error", "detail": "kiln._compiler.CompileError: x.py:1:1: error: cffi"},
     }
     entries = run_suite.doc_example_entries(["test_x"], {("docs", "test_x"): {"tests": records, "ended": None}})
     outcomes = {entry["test"]: (entry["outcome"], entry.get("explained")) for entry in entries}
@@ -226,6 +230,7 @@ def test_documentation_examples_are_judged_by_their_own_assertions():
         "test_x.T.test_asserts": ("wrong result", False),
         "test_x.T.test_needs_cffi": ("skipped", None),
         "test_ffi.TestFFI.test_ex_linking_cu": ("refusal", True),
+        "test_ffi.TestFFI.test_ex_from_buffer": ("refusal", False),
     }
 
 

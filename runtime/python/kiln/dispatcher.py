@@ -236,13 +236,16 @@ class _ModuleBuilds:
                 values = self.live_host_values()
                 closures = self.closure_requests()
                 calls = self.decorator_calls()
+                include_dirs = link_include_dirs()
                 kept = _KeptBuilds.folder(self, signatures, arch,
-                                          values + repr(closures) + repr(calls) + repr(functions))
+                                          values + repr(closures) + repr(calls) + repr(functions)
+                                          + repr(include_dirs))
                 module = self._load_kept(kept) if kept else None
                 if module is not None:
                     return module
                 try:
-                    return self._build(signatures, functions, arch, kept, values, closures, calls)
+                    return self._build(signatures, functions, arch, kept, values, closures, calls,
+                                       include_dirs)
                 except Exception as error:
                     requests = getattr(error, "overload_requests", ())
                     if not requests or round_number == _OVERLOAD_ROUNDS:
@@ -358,7 +361,7 @@ class _ModuleBuilds:
             _KeptBuilds.used(folder)
         return module
 
-    def _build(self, signatures, functions, arch, kept, values, closures, calls):
+    def _build(self, signatures, functions, arch, kept, values, closures, calls, include_dirs):
         """A build made now, for `arch` (None: the CPU engine)."""
         from kiln import _compiler
 
@@ -373,11 +376,21 @@ class _ModuleBuilds:
         [extension] = _compiler.build_module(
             self.path, output, module_name=self.module_name, arch=arch, host_only=arch is None,
             signatures=signatures, module_stays_python=True, host_values=values,
-            closures=closures, decorator_calls=calls, functions=functions)
+            closures=closures, decorator_calls=calls, functions=functions,
+            link_include_dirs=include_dirs)
         module = _load_extension(companion_names(self.module_name)[0], extension)
         if kept:
             _KeptBuilds.keep(extension, kept)
         return module
+
+
+def link_include_dirs():
+    """The folders searched for `#include <...>` in the CUDA C/C++ files
+    kernels link: `kiln.cuda.config.CUDA_NVRTC_EXTRA_SEARCH_PATHS`, a
+    colon-separated list, as Numba's setting of that name."""
+    from kiln.cuda import config
+
+    return [folder for folder in config.CUDA_NVRTC_EXTRA_SEARCH_PATHS.split(":") if folder]
 
 
 # How many times a build is made again for the overloads the one before
@@ -832,10 +845,11 @@ class DeclaredDeviceFunction:
     from the source and links the files `link=` names; here it is a name
     only kernels can call."""
 
-    def __init__(self, name, sig, link=None):
+    def __init__(self, name, sig, link=None, use_cooperative=False):
         self.name = name
         self.sig = sig
         self.link = link
+        self.use_cooperative = use_cooperative
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"{self.name!r} is a device function implemented in CUDA C/C++ or PTX "
@@ -845,8 +859,8 @@ class DeclaredDeviceFunction:
         return f"<declared device function {self.name!r} {self.sig}>"
 
 
-def declare_device(name, sig, link=None):
-    return DeclaredDeviceFunction(name, sig, link)
+def declare_device(name, sig, link=None, use_cooperative=False):
+    return DeclaredDeviceFunction(name, sig, link, use_cooperative)
 
 
 def _command_line_program():

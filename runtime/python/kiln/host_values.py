@@ -162,7 +162,7 @@ def _record_type(numpy, value):
 
 
 # Where the modules, types and functions kernels may name live.
-_SYMBOL_PACKAGES = ("math", "cmath", "numpy", "numba", "kiln", "operator")
+_SYMBOL_PACKAGES = ("math", "cmath", "numpy", "numba", "kiln", "operator", "cffi")
 
 
 def symbol(value):
@@ -171,6 +171,8 @@ def symbol(value):
     `math.sin`), or None."""
     if isinstance(value, types.ModuleType):
         name = value.__name__
+    elif (type(value).__module__, type(value).__name__) == ("cffi.api", "FFI"):
+        name = "cffi.FFI"  # an FFI object, whose from_buffer kernels call
     elif type(value).__module__.startswith("numba.") and type(value).__module__.endswith(".scalars"):
         name = f"numba.{value}"  # Numba's scalar types print as their names
     elif isinstance(value, type) or callable(value):
@@ -194,6 +196,22 @@ def symbol(value):
     if name.partition(".")[0] not in _SYMBOL_PACKAGES:
         return _source_module(value)
     return {"kind": "symbol", "name": name}
+
+
+def declared_device(value):
+    """The JSON form of what `cuda.declare_device(name, sig, link=...)`
+    returned (kiln.dispatcher.DeclaredDeviceFunction), or None: a function
+    in CUDA C/C++ or PTX, its link files made absolute as Numba opens them,
+    from the folder the process runs in."""
+    if (type(value).__module__, type(value).__name__) != ("kiln.dispatcher", "DeclaredDeviceFunction"):
+        return None
+    link = value.link or ()
+    if isinstance(link, (str, os.PathLike)):
+        link = (link,)
+    if not isinstance(value.sig, str) or not all(isinstance(file, (str, os.PathLike)) for file in link):
+        return None
+    return {"kind": "declared_device", "symbol": value.name, "signature": value.sig,
+            "link": [os.path.abspath(file) for file in link], "cooperative": bool(value.use_cooperative)}
 
 
 def _source_module(value):
@@ -224,9 +242,7 @@ def module_values(namespace, path=None):
             elif function_path == path:
                 _encode_closure(name, value.py_func, path, found)
             continue
-        encoded = encode(value)
-        if encoded is None:
-            encoded = symbol(value)
+        encoded = encode(value) or declared_device(value) or symbol(value)
         if encoded is not None:
             found[name] = encoded
     return found
@@ -350,9 +366,7 @@ def _encode_captured(value, variable, closure_name, within=()):
             return {"kind": "function", "file": inner_path, "name": built_name}
         compiled_as = closure_name(inner, variable)
         return None if compiled_as is None else {"kind": "function", "file": inner_path, "name": compiled_as}
-    encoded = encode(value)
-    if encoded is None:
-        encoded = symbol(value)
+    encoded = encode(value) or declared_device(value) or symbol(value)
     if (encoded is None and isinstance(value, types.ModuleType) and getattr(value, "__file__", None) is None
             and value not in within):
         # `mymod = ModuleType("mymod"); mymod.add = add`: kernels read its

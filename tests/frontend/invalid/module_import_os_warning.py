@@ -1,5 +1,5 @@
 # Tests: 'import os' is only a warning; the list display in the kernel makes the module invalid.
-import os  # expect-warning: import of 'os' is ignored: kernels can use only math, cmath, numpy, numba and kiln
+import os  # expect-warning: import of 'os' is ignored: kernels can use only math, cmath, numpy, numba, kiln and cffi
 
 from numba import cuda
 

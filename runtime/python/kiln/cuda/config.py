@@ -18,6 +18,10 @@ CUDA_ENABLE_NRT = 0
 CUDA_LOW_OCCUPANCY_WARNINGS = 0
 CUDA_WARN_ON_IMPLICIT_COPY = 0
 CUDA_PER_THREAD_DEFAULT_STREAM = 0
+# Folders (colon-separated) searched for `#include <...>` in the CUDA C/C++
+# files kernels link, read when a kernel compiles in process; `kiln build`
+# takes them as --link-include.
+CUDA_NVRTC_EXTRA_SEARCH_PATHS = os.environ.get("NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS", "")
 
 
 def __getattr__(name):

@@ -1,0 +1,201 @@
+//===- backend/host_cuda_source.cpp - CUDA C/C++ link files on the CPU ----===//
+
+#include "backend/host_cuda_source.h"
+
+#include "backend/cuda_toolkit.h"
+#include "backend/temporary_directory.h"
+#include "backend/tool_runner.h"
+
+#include <llvm/ADT/STLExtras.h>
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/Program.h>
+
+#include <cstdlib>
+
+namespace kiln::backend {
+
+namespace {
+
+/// Defines CUDA's qualifiers away, so that a file of device functions is
+/// host C++ (a __forceinline__ function is still emitted, as nvcc emits
+/// it, for kernels to call), and includes what nvcc includes in every file (size_t, the
+/// fixed-width integers, the math functions). __CUDA_ARCH__ stays
+/// undefined: code that tests it takes its host path.
+constexpr llvm::StringLiteral kPrelude = R"(#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#define __device__
+#define __host__
+#define __global__
+#define __shared__
+#define __constant__
+#define __managed__
+#define __forceinline__ inline __attribute__((always_inline, used))
+#define __noinline__ __attribute__((noinline))
+#define __restrict__ __restrict
+#define __launch_bounds__(...)
+)";
+
+constexpr unsigned kClangTimeoutSeconds = 300;
+
+/// The first of clang's error lines, without the scratch folder's name.
+std::string firstError(const cuda::ToolOutput &output, llvm::StringRef scratch) {
+  std::string text = cuda::indentedToolOutput(output, scratch);
+  llvm::SmallVector<llvm::StringRef, 16> lines;
+  llvm::StringRef(text).split(lines, '\n', -1, false);
+  for (llvm::StringRef line : lines)
+    if (line.contains("error:"))
+      return line.trim().str();
+  return lines.empty() ? "clang exited with status " + std::to_string(output.exitCode)
+                       : lines.front().trim().str();
+}
+
+} // namespace
+
+llvm::Expected<std::string> findHostClang() {
+  if (const char *chosen = std::getenv("KILN_CLANG"); chosen && *chosen) {
+    llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName(chosen);
+    if (!found)
+      return llvm::createStringError("KILN_CLANG names '%s', which is not a program", chosen);
+    return *found;
+  }
+  for (std::string name : {"clang++-" + std::to_string(LLVM_VERSION_MAJOR), std::string("clang++")})
+    if (llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName(name))
+      return *found;
+  return llvm::createStringError("no clang++ on PATH (set KILN_CLANG to one of LLVM %d or older) "
+                                 "to compile CUDA C/C++ for the CPU engine",
+                                 LLVM_VERSION_MAJOR);
+}
+
+std::optional<std::string> hostToolkitIncludeDirectory() {
+  llvm::Expected<cuda::CudaToolkit> toolkit = cuda::findCudaToolkit();
+  if (!toolkit) {
+    llvm::consumeError(toolkit.takeError());
+    return std::nullopt;
+  }
+  llvm::SmallString<256> include(toolkit->root);
+  llvm::sys::path::append(include, "include");
+  if (!llvm::sys::fs::is_directory(include))
+    return std::nullopt;
+  return include.str().str();
+}
+
+HostCudaCode HostCudaCode::compile(llvm::ArrayRef<std::string> linkFiles,
+                                   const HostCudaSourceOptions &options, llvm::StringRef triple,
+                                   llvm::LLVMContext &context) {
+  HostCudaCode code;
+  std::optional<std::string> clang;
+  std::string clangMissing;
+  std::optional<std::string> toolkitIncludes;
+  for (const std::string &path : linkFiles) {
+    if (llvm::sys::path::extension(path) != ".cu")
+      continue;
+    std::string name = llvm::sys::path::filename(path).str();
+    code.fileNames.push_back(name);
+    auto fail = [&](const std::string &why) {
+      code.problems.push_back("'" + name + "' does not compile for the CPU engine: " + why);
+    };
+    if (!clang && clangMissing.empty()) {
+      llvm::Expected<std::string> found = findHostClang();
+      if (found)
+        clang = *found;
+      else
+        clangMissing = llvm::toString(found.takeError());
+      toolkitIncludes = hostToolkitIncludeDirectory();
+    }
+    if (!clang) {
+      fail(clangMissing);
+      continue;
+    }
+    llvm::Expected<cuda::TemporaryDirectory> scratch =
+        cuda::TemporaryDirectory::create("kiln-host-cu");
+    if (!scratch) {
+      fail(llvm::toString(scratch.takeError()));
+      continue;
+    }
+    if (llvm::Error error = scratch->write("cuda_prelude.h", kPrelude)) {
+      fail(llvm::toString(std::move(error)));
+      continue;
+    }
+    // -w: clang's warnings about code written for nvcc mean nothing here.
+    std::vector<std::string> arguments = {
+        "-x", "c++", "-std=c++17", "-O2", "-fPIC", "-fno-exceptions", "-w"};
+    arguments.insert(arguments.end(), {"-target", triple.str(), "-emit-llvm", "-c"});
+    arguments.insert(arguments.end(), {"-include", scratch->file("cuda_prelude.h")});
+    for (const std::string &directory : options.includeDirectories)
+      arguments.push_back("-I" + directory);
+    if (toolkitIncludes)
+      arguments.insert(arguments.end(), {"-isystem", *toolkitIncludes});
+    arguments.insert(arguments.end(), {path, "-o", scratch->file("host.bc")});
+    llvm::Expected<cuda::ToolOutput> ran = cuda::runTool(*clang, arguments, kClangTimeoutSeconds);
+    if (!ran) {
+      fail(llvm::toString(ran.takeError()));
+      continue;
+    }
+    if (ran->exitCode != 0) {
+      fail(firstError(*ran, scratch->path()));
+      continue;
+    }
+    llvm::Expected<std::string> bitcode = scratch->read("host.bc");
+    if (!bitcode) {
+      fail(llvm::toString(bitcode.takeError()));
+      continue;
+    }
+    llvm::Expected<std::unique_ptr<llvm::Module>> module =
+        llvm::parseBitcodeFile(llvm::MemoryBufferRef(*bitcode, name), context);
+    if (!module) {
+      fail("the LLVM IR of " + *clang + " is not LLVM " + std::to_string(LLVM_VERSION_MAJOR) +
+           "'s (" + llvm::toString(module.takeError()) + "); set KILN_CLANG to an older clang");
+      continue;
+    }
+    // `used` only made clang emit the inline functions (__forceinline__):
+    // the kernel's module keeps those it calls, not all of them.
+    for (llvm::StringRef keeper : {"llvm.used", "llvm.compiler.used"})
+      if (llvm::GlobalVariable *list = (*module)->getNamedGlobal(keeper))
+        list->eraseFromParent();
+    for (const llvm::Function &function : **module)
+      if (!function.isDeclaration() && !function.hasLocalLinkage())
+        code.definedIn.try_emplace(function.getName(), name);
+    code.modules.push_back(std::move(*module));
+  }
+  return code;
+}
+
+std::optional<std::string> HostCudaCode::callProblem(llvm::StringRef symbol) const {
+  if (definedIn.count(symbol))
+    return std::nullopt;
+  if (!problems.empty())
+    return llvm::join(problems, "; ");
+  if (fileNames.empty())
+    return std::string("it is defined in PTX or device code, which only a GPU runs");
+  return "none of " + llvm::join(fileNames, ", ") + " defines it";
+}
+
+llvm::Error HostCudaCode::linkInto(llvm::Module &module) {
+  std::vector<std::string> linked;
+  for (std::unique_ptr<llvm::Module> &source : modules) {
+    source->setTargetTriple(module.getTargetTriple());
+    source->setDataLayout(module.getDataLayout());
+    for (const llvm::GlobalValue &global : source->global_values())
+      if (!global.isDeclaration() && !global.hasLocalLinkage())
+        linked.push_back(global.getName().str());
+    if (llvm::Linker::linkModules(module, std::move(source), llvm::Linker::Flags::LinkOnlyNeeded))
+      return llvm::createStringError("cannot link the host code of %s into the kernel's",
+                                     llvm::join(fileNames, ", ").c_str());
+  }
+  modules.clear();
+  // Each kernel carries its own copy: internal, so that two kernels of one
+  // module that call the same file link together.
+  for (const std::string &name : linked)
+    if (llvm::GlobalValue *global = module.getNamedValue(name); global && !global->isDeclaration())
+      global->setLinkage(llvm::GlobalValue::InternalLinkage);
+  return llvm::Error::success();
+}
+
+} // namespace kiln::backend

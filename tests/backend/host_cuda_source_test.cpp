@@ -1,0 +1,122 @@
+//===- tests/backend/host_cuda_source_test.cpp ----------------------------===//
+//
+// CUDA C/C++ link files compiled for the CPU engine with the real clang:
+// the functions a file defines become callable and link into a kernel's
+// module, internal to it; a file that does not compile, or a function no
+// file defines, is a reason the call gives when it runs, never an error of
+// the build.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backend/host_cuda_source.h"
+#include "backend/target_machines.h"
+#include "backend/temporary_directory.h"
+#include "tests/backend/llvm_ir_testing.h"
+
+#include <llvm/IR/Function.h>
+
+#include <string>
+
+namespace {
+
+using kiln::backend::HostCudaCode;
+using kiln::backend::HostCudaSourceOptions;
+using kiln::testing::contains;
+using kiln::testing::isValidAfter;
+using kiln::testing::parseTestIR;
+
+constexpr const char *functionsCu = R"(
+#include <helpers.cuh>
+extern "C" __device__ __forceinline__ int twice(float *result, float x) {
+  *result = scale(x);
+  return 0;
+}
+extern "C" __device__ int unused(int *result) {
+  *result = (int)sizeof(size_t);
+  return 0;
+}
+)";
+
+constexpr const char *gpuOnlyCu = R"(
+extern "C" __device__ int lane(int *result) {
+  *result = threadIdx.x;
+  return 0;
+}
+)";
+
+constexpr const char *kernel = R"(
+declare i32 @twice(ptr, float)
+
+define float @kernel(float %x) {
+  %slot = alloca float
+  %status = call i32 @twice(ptr %slot, float %x)
+  %value = load float, ptr %slot
+  ret float %value
+}
+)";
+
+class HostCudaSource : public ::testing::Test {
+protected:
+  void SetUp() override {
+    llvm::Expected<kiln::cuda::TemporaryDirectory> made =
+        kiln::cuda::TemporaryDirectory::create("kiln-host-cu-test");
+    ASSERT_TRUE(bool(made)) << llvm::toString(made.takeError());
+    folder.emplace(std::move(*made));
+    ASSERT_FALSE(bool(folder->write("functions.cu", functionsCu)));
+    ASSERT_FALSE(bool(folder->write("gpu_only.cu", gpuOnlyCu)));
+    ASSERT_FALSE(bool(
+        folder->write("helpers.cuh", "__device__ inline float scale(float x) { return 2 * x; }")));
+    withHeaders.includeDirectories = {folder->path()};
+  }
+
+  std::optional<kiln::cuda::TemporaryDirectory> folder;
+  HostCudaSourceOptions withHeaders;
+  llvm::LLVMContext context;
+};
+
+TEST_F(HostCudaSource, DefinedFunctionsAreCallableAndLinkInternalToTheKernel) {
+  HostCudaCode code = HostCudaCode::compile({folder->file("functions.cu")}, withHeaders,
+                                            kiln::backend::hostTriple(), context);
+  EXPECT_EQ(code.callProblem("twice"), std::nullopt);
+  std::optional<std::string> missing = code.callProblem("thrice");
+  ASSERT_TRUE(missing.has_value()) << "a function no file defines cannot be called";
+  EXPECT_TRUE(contains(*missing, "none of functions.cu defines it")) << *missing;
+
+  std::unique_ptr<llvm::Module> module = parseTestIR(kernel, context);
+  ASSERT_TRUE(module);
+  ASSERT_FALSE(bool(code.linkInto(*module)));
+  ASSERT_TRUE(isValidAfter(*module, "linking the host code of functions.cu"));
+  const llvm::Function *twice = module->getFunction("twice");
+  ASSERT_TRUE(twice && !twice->isDeclaration()) << "the kernel must take in the function it calls";
+  EXPECT_TRUE(twice->hasInternalLinkage())
+      << "each kernel's copy is internal, so that kernels calling one file link together";
+  EXPECT_EQ(module->getFunction("unused"), nullptr) << "only what the kernel calls is linked";
+}
+
+TEST_F(HostCudaSource, AFileThatDoesNotCompileForTheHostIsTheReasonItsCallsGive) {
+  HostCudaCode code =
+      HostCudaCode::compile({folder->file("gpu_only.cu"), folder->file("device.ptx")}, {},
+                            kiln::backend::hostTriple(), context);
+  std::optional<std::string> problem = code.callProblem("lane");
+  ASSERT_TRUE(problem.has_value());
+  EXPECT_TRUE(contains(*problem, "'gpu_only.cu' does not compile for the CPU engine")) << *problem;
+  EXPECT_TRUE(contains(*problem, "threadIdx")) << "clang's first error says why: " << *problem;
+}
+
+TEST_F(HostCudaSource, AMissingHeaderIsNamedWithoutItsIncludeFolder) {
+  HostCudaCode code = HostCudaCode::compile({folder->file("functions.cu")}, {},
+                                            kiln::backend::hostTriple(), context);
+  std::optional<std::string> problem = code.callProblem("twice");
+  ASSERT_TRUE(problem.has_value());
+  EXPECT_TRUE(contains(*problem, "helpers.cuh")) << *problem;
+}
+
+TEST_F(HostCudaSource, FilesOfGpuCodeOnlyLeaveTheirFunctionsToTheGpu) {
+  HostCudaCode code =
+      HostCudaCode::compile({folder->file("device.ptx")}, {}, kiln::backend::hostTriple(), context);
+  std::optional<std::string> problem = code.callProblem("f");
+  ASSERT_TRUE(problem.has_value());
+  EXPECT_TRUE(contains(*problem, "only a GPU runs")) << *problem;
+}
+
+} // namespace
