@@ -178,6 +178,9 @@ std::optional<std::string> HostCudaCode::callProblem(llvm::StringRef symbol) con
 }
 
 llvm::Error HostCudaCode::linkInto(llvm::Module &module) {
+  // The files first, whole, as their functions may call one another; then
+  // what the kernel calls of them.
+  std::unique_ptr<llvm::Module> files;
   std::vector<std::string> linked;
   for (std::unique_ptr<llvm::Module> &source : modules) {
     source->setTargetTriple(module.getTargetTriple());
@@ -185,11 +188,18 @@ llvm::Error HostCudaCode::linkInto(llvm::Module &module) {
     for (const llvm::GlobalValue &global : source->global_values())
       if (!global.isDeclaration() && !global.hasLocalLinkage())
         linked.push_back(global.getName().str());
-    if (llvm::Linker::linkModules(module, std::move(source), llvm::Linker::Flags::LinkOnlyNeeded))
-      return llvm::createStringError("cannot link the host code of %s into the kernel's",
+    if (!files)
+      files = std::move(source);
+    else if (llvm::Linker::linkModules(*files, std::move(source)))
+      return llvm::createStringError("%s define the same function twice",
                                      llvm::join(fileNames, ", ").c_str());
   }
   modules.clear();
+  if (!files)
+    return llvm::Error::success();
+  if (llvm::Linker::linkModules(module, std::move(files), llvm::Linker::Flags::LinkOnlyNeeded))
+    return llvm::createStringError("cannot link the host code of %s into the kernel's",
+                                   llvm::join(fileNames, ", ").c_str());
   // Each kernel carries its own copy: internal, so that two kernels of one
   // module that call the same file link together.
   for (const std::string &name : linked)

@@ -443,12 +443,16 @@ llvm::Value *FunctionLowering::lowerExternalCall(const ir::Instruction &instruct
     return resultType ? llvm::Constant::getNullValue(resultType) : nullptr;
   }
   // Numba's ABI for foreign device functions: `int f(T *result, args...)`,
-  // scalars by value, arrays and records as pointers to their data.
-  std::vector<llvm::Type *> parameterTypes{types.pointer()};
+  // scalars by value, arrays and records as pointers to their data. The C
+  // ABI (abi="c") returns the value itself: `T f(args...)`.
+  std::vector<llvm::Type *> parameterTypes;
   std::vector<llvm::Value *> arguments;
-  llvm::AllocaInst *result =
-      entryAlloca(resultType ? types.memory(callee.returnType) : types.i8(), 8, "result");
-  arguments.push_back(result);
+  llvm::AllocaInst *result = nullptr;
+  if (!callee.cAbi) {
+    result = entryAlloca(resultType ? types.memory(callee.returnType) : types.i8(), 8, "result");
+    parameterTypes.push_back(types.pointer());
+    arguments.push_back(result);
+  }
   for (size_t i = 0; i < instruction.operands.size(); ++i) {
     const Type *type = callee.arguments[i]->type();
     llvm::Value *value = valueOf(instruction.operands[i]);
@@ -460,6 +464,13 @@ llvm::Value *FunctionLowering::lowerExternalCall(const ir::Instruction &instruct
       continue;
     parameterTypes.push_back(value->getType());
     arguments.push_back(value);
+  }
+  if (callee.cAbi) {
+    llvm::Type *returned = resultType ? resultType : builder.getVoidTy();
+    llvm::FunctionCallee function = module.module->getOrInsertFunction(
+        callee.symbol, llvm::FunctionType::get(returned, parameterTypes, false));
+    llvm::CallInst *call = builder.CreateCall(function, arguments);
+    return resultType ? call : nullptr;
   }
   llvm::FunctionCallee function = module.module->getOrInsertFunction(
       callee.symbol, llvm::FunctionType::get(types.i32(), parameterTypes, false));

@@ -938,6 +938,8 @@ private:
         function->raises = true;
       } else if (at.take("cooperative")) {
         function->cooperative = true;
+      } else if (at.take("abi(c)")) {
+        function->cAbi = true;
       } else if (at.take("origin(")) {
         Cursor originAt = at;
         llvm::StringRef origin = at.word();

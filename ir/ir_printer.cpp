@@ -248,6 +248,8 @@ void printHeader(const Function &function, llvm::raw_ostream &os) {
     os << " raises";
   if (function.cooperative)
     os << " cooperative";
+  if (function.cAbi)
+    os << " abi(c)";
   if (function.origin != Function::Origin::Source)
     os << " origin(" << originName(function.origin) << ')';
   if (!function.sourceName.empty())

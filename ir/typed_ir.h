@@ -221,6 +221,10 @@ public:
   /// use_cooperative=True): its kernels need a cooperative launch, in which
   /// every block of the grid is resident at once.
   bool cooperative = false;
+  /// An external function only: whether it returns its value as C does
+  /// (declare_device(..., abi="c")), not through a pointer with an int
+  /// status (Numba's ABI).
+  bool cAbi = false;
 
   Block *entry() const { return blocks.front().get(); }
   /// Arguments and instructions are numbered in the order they are added,

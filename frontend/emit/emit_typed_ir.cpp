@@ -48,6 +48,7 @@ ir::Function *ModuleEmitter::functionFor(const Specialization *spec) {
     function->sourceName = spec->decl.name;
     function->options.link = spec->decl.options.link;
     function->cooperative = function->synchronizes = spec->decl.externalCooperative;
+    function->cAbi = spec->decl.externalCAbi;
     function->returnType = signature.returnType;
     for (size_t i = 0; i < signature.args.size(); ++i)
       function->addArgument(signature.args[i], "arg" + std::to_string(i));

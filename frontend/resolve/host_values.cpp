@@ -158,10 +158,13 @@ llvm::Expected<HostValue> readValue(const llvm::json::Value &json, llvm::StringR
     std::optional<llvm::StringRef> signature = object->getString("signature");
     const llvm::json::Array *link = object->getArray("link");
     std::optional<bool> cooperative = object->getBoolean("cooperative");
-    if (!symbol || !signature || !link || !cooperative || !readStrings(*link, value.linkFiles))
+    std::optional<llvm::StringRef> abi = object->getString("abi");
+    if (!symbol || !signature || !link || !cooperative || !readStrings(*link, value.linkFiles) ||
+        !abi || (*abi != "numba" && *abi != "c"))
       return valueError(file, name,
                         "a declared device function needs a \"symbol\", a \"signature\", "
-                        "\"link\" (file names) and \"cooperative\"");
+                        "\"link\" (file names), \"cooperative\" and \"abi\" (numba or c)");
+    value.cAbi = *abi == "c";
     value.text = symbol->str();
     value.signature = signature->str();
     value.cooperative = *cooperative;

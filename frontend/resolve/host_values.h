@@ -156,6 +156,7 @@ struct HostValue {
   std::string signature;
   std::vector<std::string> linkFiles;
   bool cooperative = false;
+  bool cAbi = false; ///< declared with abi="c"
 };
 
 /// A call of an overloaded function (HostValue::Kind::Overload) for

@@ -473,6 +473,7 @@ const FunctionDecl *ModuleScope::declaredDeviceFunction(const HostValue &value,
   decl->signatures = {std::move(*signature)};
   decl->externalSymbol = value.text;
   decl->externalCooperative = value.cooperative;
+  decl->externalCAbi = value.cAbi;
   decl->options.link = value.linkFiles;
   hostDecls.push_back(std::move(decl));
   return hostDecls.back().get();
@@ -1483,6 +1484,7 @@ void ModuleScopeBuilder::handleDeclareDevice(const Stmt *stmt, llvm::StringRef n
   const Expr *signatureExpr = call->args.size() > 1 ? call->args[1] : nullptr;
   const Expr *linkExpr = nullptr;
   const Expr *cooperativeExpr = nullptr;
+  const Expr *abiExpr = nullptr;
   for (const Keyword &keyword : call->keywords) {
     if (keyword.name == "sig" && !signatureExpr) {
       signatureExpr = keyword.value;
@@ -1490,6 +1492,8 @@ void ModuleScopeBuilder::handleDeclareDevice(const Stmt *stmt, llvm::StringRef n
       linkExpr = keyword.value;
     } else if (keyword.name == "use_cooperative") {
       cooperativeExpr = keyword.value;
+    } else if (keyword.name == "abi") {
+      abiExpr = keyword.value;
     } else {
       diags.report(DiagID::err_unknown_decorator_option, keyword.nameRange,
                    {keyword.name, "cuda.declare_device"});
@@ -1540,6 +1544,19 @@ void ModuleScopeBuilder::handleDeclareDevice(const Stmt *stmt, llvm::StringRef n
       return;
     }
     decl->externalCooperative = cooperative->constantValue().boolValue();
+  }
+  if (abiExpr) {
+    std::optional<ModuleValue> abi = activeEvaluator->evaluate(abiExpr);
+    if (!abi)
+      return;
+    bool isString = abi->kind() == ModuleValue::Kind::Constant &&
+                    abi->constantValue().kind() == ConstantValue::Kind::String;
+    llvm::StringRef abiName = isString ? llvm::StringRef(abi->constantValue().stringValue()) : "";
+    if (abiName != "numba" && abiName != "c") {
+      diags.report(DiagID::err_decorator_option_type, abiExpr->range(), {"abi", "'numba' or 'c'"});
+      return;
+    }
+    decl->externalCAbi = abiName == "c";
   }
   decl->name = name.str();
   decl->scope = &scope;

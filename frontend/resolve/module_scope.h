@@ -82,6 +82,9 @@ struct FunctionDecl {
   /// kernels that call it cooperative.
   std::string externalSymbol;
   bool externalCooperative = false;
+  /// Whether it returns its value as C does (abi="c"), not through a
+  /// pointer with an int status (Numba's ABI).
+  bool externalCAbi = false;
   /// For the device function a kernel is where device code calls it (Numba
   /// compiles a @cuda.jit kernel so, its signatures aside): that kernel.
   const FunctionDecl *kernelCalled = nullptr;

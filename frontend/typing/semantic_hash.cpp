@@ -52,6 +52,8 @@ public:
     os << " external=" << decl.externalSymbol;
     if (decl.externalCooperative)
       os << " use_cooperative";
+    if (decl.externalCAbi)
+      os << " abi=c";
     os << '\n';
 
     if (decl.def) {

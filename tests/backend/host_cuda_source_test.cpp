@@ -93,6 +93,35 @@ TEST_F(HostCudaSource, DefinedFunctionsAreCallableAndLinkInternalToTheKernel) {
   EXPECT_EQ(module->getFunction("unused"), nullptr) << "only what the kernel calls is linked";
 }
 
+TEST_F(HostCudaSource, AFunctionOfOneFileCallsOneOfAnother) {
+  ASSERT_FALSE(bool(folder->write("times4.cu", R"(
+extern "C" __device__ int twice(float *result, float x);
+extern "C" __device__ int times4(float *result, float x) {
+  float doubled;
+  twice(&doubled, x);
+  *result = 2 * doubled;
+  return 0;
+})")));
+  HostCudaCode code =
+      HostCudaCode::compile({folder->file("times4.cu"), folder->file("functions.cu")}, withHeaders,
+                            kiln::backend::hostTriple(), context);
+  std::unique_ptr<llvm::Module> module = parseTestIR(R"(
+declare i32 @times4(ptr, float)
+
+define i32 @kernel(ptr %out, float %x) {
+  %status = call i32 @times4(ptr %out, float %x)
+  ret i32 %status
+}
+)",
+                                                     context);
+  ASSERT_TRUE(module);
+  ASSERT_FALSE(bool(code.linkInto(*module)));
+  ASSERT_TRUE(isValidAfter(*module, "linking two files"));
+  const llvm::Function *twice = module->getFunction("twice");
+  EXPECT_TRUE(twice && !twice->isDeclaration())
+      << "the function times4 calls, from the other file, comes along";
+}
+
 TEST_F(HostCudaSource, AFileThatDoesNotCompileForTheHostIsTheReasonItsCallsGive) {
   HostCudaCode code =
       HostCudaCode::compile({folder->file("gpu_only.cu"), folder->file("device.ptx")}, {},

@@ -81,6 +81,8 @@ bb0:
 
 declare @external_symbol(float32 %0 x) -> float32 name('external') options(link=('ext.cu'))
 
+declare @c_symbol(int32 %0 x) -> int32 abi(c) name('c_function') options(link=('c.cu'))
+
 )";
 
 std::unique_ptr<Module> parse(llvm::StringRef text, TypeContext &types) {
@@ -118,7 +120,7 @@ TEST(IRTextTest, ReadsValuesAttributesAndReferences) {
   TypeContext types;
   std::unique_ptr<Module> module = parse(everyConstruct, types);
   ASSERT_TRUE(module);
-  ASSERT_EQ(module->functions.size(), 5u);
+  ASSERT_EQ(module->functions.size(), 6u);
   const Function &kernel = *module->functions[0];
   EXPECT_EQ(kernel.kind, Function::Kind::Kernel);
   EXPECT_EQ(kernel.path, "dir/every construct.py");
@@ -129,6 +131,8 @@ TEST(IRTextTest, ReadsValuesAttributesAndReferences) {
   EXPECT_EQ(kernel.options.sharedMemoryCarveout, -1);
   EXPECT_EQ(module->functions[1]->origin, Function::Origin::ReductionLoop);
   EXPECT_EQ(module->functions[4]->kind, Function::Kind::External);
+  EXPECT_FALSE(module->functions[4]->cAbi);
+  EXPECT_TRUE(module->functions[5]->cAbi) << "abi(c): the function returns its value as C does";
 
   // An enum member's constant is its value, of the member's type.
   const Function &members = *module->functions[3];

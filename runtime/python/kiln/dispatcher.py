@@ -845,11 +845,18 @@ class DeclaredDeviceFunction:
     from the source and links the files `link=` names; here it is a name
     only kernels can call."""
 
-    def __init__(self, name, sig, link=None, use_cooperative=False):
+    def __init__(self, name, sig, link=None, use_cooperative=False, abi="numba"):
+        if abi not in ("numba", "c"):
+            raise NotImplementedError(f"Unsupported ABI: {abi}")
+        text = _signature_text(sig)
+        if text.startswith("("):
+            raise TypeError("Return type must be provided for device declarations")
         self.name = name
         self.sig = sig
+        self.signature_text = text
         self.link = link
         self.use_cooperative = use_cooperative
+        self.abi = abi
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"{self.name!r} is a device function implemented in CUDA C/C++ or PTX "
@@ -859,8 +866,8 @@ class DeclaredDeviceFunction:
         return f"<declared device function {self.name!r} {self.sig}>"
 
 
-def declare_device(name, sig, link=None, use_cooperative=False):
-    return DeclaredDeviceFunction(name, sig, link, use_cooperative)
+def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
+    return DeclaredDeviceFunction(name, sig, link, use_cooperative, abi)
 
 
 def _command_line_program():

@@ -24,6 +24,7 @@ import json
 import os
 import struct
 import sys
+import tempfile
 import types
 
 _INT64 = (-(1 << 63), (1 << 63) - 1)
@@ -202,16 +203,52 @@ def declared_device(value):
     """The JSON form of what `cuda.declare_device(name, sig, link=...)`
     returned (kiln.dispatcher.DeclaredDeviceFunction), or None: a function
     in CUDA C/C++ or PTX, its link files made absolute as Numba opens them,
-    from the folder the process runs in."""
+    from the folder the process runs in; code held in memory (`cuda.CUSource`)
+    is written to a file named by its content."""
     if (type(value).__module__, type(value).__name__) != ("kiln.dispatcher", "DeclaredDeviceFunction"):
         return None
     link = value.link or ()
-    if isinstance(link, (str, os.PathLike)):
+    if isinstance(link, (str, os.PathLike)) or hasattr(link, "data"):
         link = (link,)
-    if not isinstance(value.sig, str) or not all(isinstance(file, (str, os.PathLike)) for file in link):
-        return None
-    return {"kind": "declared_device", "symbol": value.name, "signature": value.sig,
-            "link": [os.path.abspath(file) for file in link], "cooperative": bool(value.use_cooperative)}
+    files = []
+    for item in link:
+        if isinstance(item, (str, os.PathLike)):
+            files.append(os.path.abspath(item))
+        elif hasattr(item, "data") and _linkable_kind(item):
+            files.append(_linked_code_file(item))
+        else:
+            return None
+    return {"kind": "declared_device", "symbol": value.name, "signature": value.signature_text,
+            "link": files, "cooperative": bool(value.use_cooperative), "abi": value.abi}
+
+
+# The file extension of each kind of LinkableCode, by class name: Numba's
+# classes say it as `kind`, its simulator's do not.
+_LINKABLE_KINDS = {"CUSource": "cu", "PTXSource": "ptx", "Cubin": "cubin", "Fatbin": "fatbin",
+                   "Object": "o", "Archive": "a", "LTOIR": "ltoir"}
+
+
+def _linkable_kind(code):
+    kind = getattr(code, "kind", None)
+    return kind if isinstance(kind, str) else _LINKABLE_KINDS.get(type(code).__name__)
+
+
+def _linked_code_file(code):
+    """The file holding the code of a LinkableCode (`cuda.CUSource(text)`,
+    Kiln's or Numba's), under a name its content gives, so that the same
+    code is the same file in every process."""
+    data = code.data.encode() if isinstance(code.data, str) else bytes(code.data)
+    folder = os.path.join(tempfile.gettempdir(), f"kiln-linked-{os.getuid()}")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    if os.lstat(folder).st_uid != os.getuid():  # another user's: not ours to trust
+        folder = tempfile.mkdtemp(prefix="kiln-linked-")
+    path = os.path.join(folder, f"{hashlib.sha256(data).hexdigest()[:32]}.{_linkable_kind(code)}")
+    if not os.path.exists(path):
+        partial = f"{path}.{os.getpid()}.partial"
+        with open(partial, "wb") as file:
+            file.write(data)
+        os.replace(partial, path)
+    return path
 
 
 def _source_module(value):

@@ -238,12 +238,13 @@ import cffi
 from numba import cuda
 
 sum_reduce = cuda.declare_device("sum_reduce", "float32(CPointer(float32), int32)", link="functions.cu")
+add2 = cuda.declare_device("add2", "int32(int32, int32)", link=["c_abi.cu"], abi="c")
 ffi = cffi.FFI()
 
 
 @cuda.jit("void(float32[::1], float32[::1])")
 def total(result, array):
-    result[0] = sum_reduce(ffi.from_buffer(array), len(array))
+    result[0] = sum_reduce(ffi.from_buffer(array), len(array)) + add2(1, 2)
 '''
 
 RUN_TOTAL = '''
@@ -257,8 +258,10 @@ print(result[0])
 
 def test_a_module_built_ahead_of_time_passes_array_data_with_from_buffer(kiln, tmp_path, package_dir):
     """`ffi = cffi.FFI()` read from the source: the GPU build links the
-    file's PTX with the kernel's (nvJitLink), the CPU engine its host code."""
+    files' PTX with the kernel's (nvJitLink), the CPU engine their host
+    code; one function of Numba's ABI, one of the C ABI."""
     (tmp_path / "functions.cu").write_text(FUNCTIONS_CU)
+    (tmp_path / "c_abi.cu").write_text(C_ABI_CU)
     (tmp_path / "totals.py").write_text(AHEAD_OF_TIME)
     out = tmp_path / "out"
     result = kiln("build", tmp_path / "totals.py", "--module", "totals", "-o", out, "--arch", TEST_ARCH,
@@ -267,4 +270,76 @@ def test_a_module_built_ahead_of_time_passes_array_data_with_from_buffer(kiln, t
     ran = subprocess.run([sys.executable, "-c", RUN_TOTAL], capture_output=True, text=True,
                          env=dict(os.environ, PYTHONPATH=f"{out}{os.pathsep}{package_dir}", KILN_TARGET="cpu"))
     assert ran.returncode == 0, ran.stderr
-    assert ran.stdout.strip() == "45.0"
+    assert ran.stdout.strip() == "48.0"
+
+
+C_ABI = '''
+import numpy as np
+from kiln import cuda
+
+add2 = cuda.declare_device("add2", "int32(int32, int32)", link=["c_abi.cu"], abi="c")
+
+
+@cuda.jit
+def added(r, x):
+    i = cuda.grid(1)
+    if i < r.size:
+        r[i] = add2(x[i], i)
+
+
+def in_memory():
+    """Code held in memory, declared with a signature object; one file's
+    function calls the other's."""
+    from numba.cuda import types
+
+    times2_cu = cuda.CUSource(\'\'\'
+extern "C" __device__ int times2(int a) { return a * 2; }
+\'\'\')
+    times4_cu = cuda.CUSource(\'\'\'
+extern "C" __device__ int times2(int a);
+extern "C" __device__ int times4(int a) { return times2(times2(a)); }
+\'\'\')
+    times4 = cuda.declare_device("times4", types.int32(types.int32), link=(times2_cu, times4_cu), abi="c")
+
+    @cuda.jit
+    def quadrupled(r, x):
+        i = cuda.grid(1)
+        if i < r.size:
+            r[i] = times4(x[i])
+
+    return quadrupled
+'''
+
+C_ABI_CU = '''
+extern "C" __device__ int add2(int a, int b) { return a + b; }
+'''
+
+
+def test_the_c_abi_returns_the_value_itself(source_module, tmp_path):
+    (tmp_path / "c_abi.cu").write_text(C_ABI_CU)
+    module = source_module("c_abi_kernels", C_ABI)
+    x = np.arange(10, dtype=np.int32)
+    r = np.zeros_like(x)
+    module.added[1, 16](r, x)
+    np.testing.assert_array_equal(r, 2 * x)
+
+    pytest.importorskip("numba.cuda.types")
+    r = np.zeros_like(x)
+    module.in_memory()[1, 16](r, x)
+    np.testing.assert_array_equal(r, 4 * x)
+
+
+def test_declarations_numba_refuses_are_refused_as_numba_does():
+    from kiln import cuda
+
+    with pytest.raises(NotImplementedError, match="Unsupported ABI: fortran"):
+        cuda.declare_device("f", "int32(int32)", abi="fortran")
+    with pytest.raises(TypeError, match="Return type must be provided"):
+        cuda.declare_device("f", "(float32[:],)")
+
+
+def test_an_abi_kiln_does_not_know_is_an_error_of_the_module(kiln, tmp_path):
+    (tmp_path / "bad_abi.py").write_text(
+        'from numba import cuda\nf = cuda.declare_device("f", "int32(int32)", abi="pascal")\n')
+    result = kiln("check", tmp_path / "bad_abi.py")
+    assert result.returncode == 1 and "abi" in result.stderr and "'numba' or 'c'" in result.stderr, result.stderr
