@@ -852,7 +852,7 @@ class DeclaredDeviceFunction:
         if text.startswith("("):
             raise TypeError("Return type must be provided for device declarations")
         self.name = name
-        self.sig = sig
+        self.sig = _numba_signature(sig)
         self.signature_text = text
         self.link = link
         self.use_cooperative = use_cooperative
@@ -864,6 +864,21 @@ class DeclaredDeviceFunction:
 
     def __repr__(self):
         return f"<declared device function {self.name!r} {self.sig}>"
+
+
+def _numba_signature(signature):
+    """Numba's Signature object of a signature string, as numba-cuda's
+    declarations hold it (`decl.sig.args`), where the process has imported
+    Numba; the string itself elsewhere."""
+    if not isinstance(signature, str) or "numba" not in sys.modules:
+        return signature
+    try:
+        from numba.core import sigutils
+
+        args, return_type = sigutils.normalize_signature(signature)
+    except Exception:  # Numba's errors about a signature Kiln reads itself
+        return signature
+    return return_type(*args)
 
 
 def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
