@@ -221,6 +221,10 @@ void writeEntry(llvm::json::OStream &json, const ManifestEntry &entry) {
   json.attribute("synchronizes", interface.synchronizes);
   json.attribute("raises", interface.raises);
   json.attribute("cooperative", interface.cooperative);
+  // launch_bounds' first bound: a launch of larger blocks fails, as a GPU
+  // driver refuses it.
+  if (!kernel.options.launchBounds.empty())
+    json.attribute("max_threads_per_block", kernel.options.launchBounds.front());
   json.attribute("block_entry", interface.hasBlockEntry);
   json.attributeArray("cubins", [&] {
     for (unsigned arch : entry.cubinArchs)

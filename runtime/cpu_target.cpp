@@ -241,6 +241,7 @@ public:
     image.staticSharedBytes = spec.staticSharedBytes;
     image.localBytesPerThread = spec.localBytes;
     image.cooperative = spec.cooperative;
+    image.maxThreadsPerBlock = spec.maxThreadsPerBlock;
     image.name = spec.name.c_str();
     cpu::LaunchConfig config;
     config.grid = {dims.grid.x, dims.grid.y, dims.grid.z};

@@ -124,6 +124,8 @@ struct KernelSpec {
   /// Whether it syncs the grid: every block must be resident at once, which
   /// a cooperative launch guarantees (or refuses).
   bool cooperative = false;
+  /// Its launch_bounds' most threads per block; 0 where it has none.
+  uint32_t maxThreadsPerBlock = 0;
   /// Host code (CPU target).
   KilnHostEntries hostEntries = {nullptr, nullptr};
   /// The fat binary of its image (CUDA target), inside the module's bundle;

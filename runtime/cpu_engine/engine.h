@@ -149,6 +149,9 @@ struct KernelImage {
   /// "Cooperative launches"), and the grid may hold at most
   /// maxCooperativeBlocks() of them.
   bool cooperative = false;
+  /// The kernel's launch_bounds: a larger block is refused, as a GPU
+  /// refuses it (CUDA_ERROR_INVALID_VALUE); 0 where it has none.
+  uint32_t maxThreadsPerBlock = 0;
   const char *name = nullptr; ///< for messages
 };
 

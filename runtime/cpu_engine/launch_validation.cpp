@@ -66,6 +66,11 @@ LaunchResult validateLaunch(const KernelImage &image, const LaunchConfig &config
                        std::to_string(config.block.y) + " x " + std::to_string(config.block.z) +
                        " = " + std::to_string(threads) + " threads is above the limit of " +
                        std::to_string(DeviceLimits::maxThreadsPerBlock) + " threads per block");
+  if (image.maxThreadsPerBlock && threads > image.maxThreadsPerBlock)
+    return invalid(image, "a block of " + std::to_string(threads) +
+                              " threads is above the kernel's launch_bounds of " +
+                              std::to_string(image.maxThreadsPerBlock) +
+                              " threads per block (a GPU refuses it: CUDA_ERROR_INVALID_VALUE)");
 
   for (int axis = 0; axis < 3; ++axis) {
     uint32_t value = component(config.grid, axis);

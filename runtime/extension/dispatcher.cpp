@@ -5,11 +5,13 @@
 // builds from the manifest:
 //
 //   (image, index, signature, entry, arg_types, params, static_shared_bytes,
-//    local_bytes, raises, cooperative, cubins, ptx, fatbin)
+//    local_bytes, raises, cooperative, max_threads_per_block, cubins, ptx,
+//    fatbin)
 //
 // where image is the module's ModuleImage (or None: no code, for tests),
 // index the specialization's row in it, arg_types kiln._types descriptors,
-// params tuples (argument, role, dimension, path, type) and fatbin None or
+// params tuples (argument, role, dimension, path, type), max_threads_per_block
+// the kernel's launch bound (0: none) and fatbin None or
 // (offset, size, checksum) in the payload. Instead of the sequence of
 // specializations, the dispatcher may be given a callable that returns
 // (specializations, arg_names): kiln._loader makes every kernel of a module
@@ -235,9 +237,10 @@ std::unique_ptr<Specialization> specializationOf(const std::string &name, PyObje
   // Memory sizes are 64-bit end to end: "I" would wrap 2**32 to 0.
   unsigned long long staticShared, localBytes;
   int raises, cooperative;
-  if (!PyArg_ParseTuple(tuple, "OnssOOKKppOOO:specialization", &image, &index, &signature, &entry,
+  unsigned int maxThreadsPerBlock;
+  if (!PyArg_ParseTuple(tuple, "OnssOOKKppIOOO:specialization", &image, &index, &signature, &entry,
                         &argTypes, &params, &staticShared, &localBytes, &raises, &cooperative,
-                        &cubins, &ptx, &fatbin))
+                        &maxThreadsPerBlock, &cubins, &ptx, &fatbin))
     return nullptr;
   auto specialization = std::make_unique<Specialization>();
   runtime::KernelSpec &kernel = specialization->kernel;
@@ -248,6 +251,7 @@ std::unique_ptr<Specialization> specializationOf(const std::string &name, PyObje
   kernel.localBytes = localBytes;
   kernel.raises = raises != 0;
   kernel.cooperative = cooperative != 0;
+  kernel.maxThreadsPerBlock = maxThreadsPerBlock;
   specialization->signature = signature;
   if (!archsOf(cubins, kernel.cubinArchs) || !archsOf(ptx, kernel.ptxArchs))
     return nullptr;

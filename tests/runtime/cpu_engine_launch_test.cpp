@@ -369,6 +369,14 @@ TEST(LaunchValidation, RejectsOversizedBlocks) {
             "limit of 1024 threads per block");
 }
 
+TEST(LaunchValidation, RejectsBlocksAboveTheKernelsLaunchBounds) {
+  KernelImage image = threadKernel(vectorAddThread, "k");
+  image.maxThreadsPerBlock = 128;
+  EXPECT_EQ(rejection(image, {1, 1, 1}, {16, 16, 1}),
+            "invalid launch of kernel 'k': a block of 256 threads is above the kernel's "
+            "launch_bounds of 128 threads per block (a GPU refuses it: CUDA_ERROR_INVALID_VALUE)");
+}
+
 TEST(LaunchValidation, RejectsOversizedGrids) {
   KernelImage image = threadKernel(vectorAddThread, "k");
   EXPECT_EQ(rejection(image, {0x80000000u, 1, 1}, {1, 1, 1}),

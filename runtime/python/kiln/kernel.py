@@ -69,6 +69,7 @@ def specialization_tuple(image, index, entry):
         int(entry.get("local_bytes", 0)),
         bool(entry.get("raises", False)),
         bool(entry.get("cooperative", False)),
+        int(entry.get("max_threads_per_block", 0)),
         tuple(entry.get("cubins", ())),
         tuple(entry.get("ptx", ())),
         None if fatbin is None else (int(fatbin["offset"]), int(fatbin["size"]), int(fatbin["checksum"], 16)),
