@@ -240,6 +240,8 @@ KILN_RUNS = {"kiln": {}, "reference": {"KILN_CPU_REFERENCE": "1"}}
 
 def _run_child(directory, mode, generator, module, seeds, timeout, environment=None):
     env = dict(os.environ, PYTHONWARNINGS="ignore", KILN_TARGET="cpu", **(environment or {}))
+    # The built modules import kiln: the build's, whatever the caller's path.
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(BUILD / "python"), env.get("PYTHONPATH")]))
     if mode == "simulator":
         env["NUMBA_ENABLE_CUDASIM"] = "1"
     command = [PYTHON, "-c", RUN_KERNELS, str(pathlib.Path(__file__).parent), str(directory), generator,
