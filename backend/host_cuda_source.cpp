@@ -56,8 +56,6 @@ std::string firstError(const cuda::ToolOutput &output, llvm::StringRef scratch) 
                        : lines.front().trim().str();
 }
 
-} // namespace
-
 llvm::Expected<std::string> findHostClang() {
   if (const char *chosen = std::getenv("KILN_CLANG"); chosen && *chosen) {
     llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName(chosen);
@@ -73,7 +71,7 @@ llvm::Expected<std::string> findHostClang() {
                                  LLVM_VERSION_MAJOR);
 }
 
-std::optional<std::string> hostToolkitIncludeDirectory() {
+std::optional<std::string> toolkitIncludeDirectory() {
   llvm::Expected<cuda::CudaToolkit> toolkit = cuda::findCudaToolkit();
   if (!toolkit) {
     llvm::consumeError(toolkit.takeError());
@@ -86,13 +84,24 @@ std::optional<std::string> hostToolkitIncludeDirectory() {
   return include.str().str();
 }
 
+} // namespace
+
+HostCudaSourceOptions findHostCudaTools(std::vector<std::string> includeDirectories) {
+  HostCudaSourceOptions tools;
+  tools.includeDirectories = std::move(includeDirectories);
+  llvm::Expected<std::string> clang = findHostClang();
+  if (clang)
+    tools.clang = std::move(*clang);
+  else
+    tools.clangMissing = llvm::toString(clang.takeError());
+  tools.toolkitIncludeDirectory = toolkitIncludeDirectory();
+  return tools;
+}
+
 HostCudaCode HostCudaCode::compile(llvm::ArrayRef<std::string> linkFiles,
                                    const HostCudaSourceOptions &options, llvm::StringRef triple,
                                    llvm::LLVMContext &context) {
   HostCudaCode code;
-  std::optional<std::string> clang;
-  std::string clangMissing;
-  std::optional<std::string> toolkitIncludes;
   for (const std::string &path : linkFiles) {
     if (llvm::sys::path::extension(path) != ".cu")
       continue;
@@ -101,16 +110,8 @@ HostCudaCode HostCudaCode::compile(llvm::ArrayRef<std::string> linkFiles,
     auto fail = [&](const std::string &why) {
       code.problems.push_back("'" + name + "' does not compile for the CPU engine: " + why);
     };
-    if (!clang && clangMissing.empty()) {
-      llvm::Expected<std::string> found = findHostClang();
-      if (found)
-        clang = *found;
-      else
-        clangMissing = llvm::toString(found.takeError());
-      toolkitIncludes = hostToolkitIncludeDirectory();
-    }
-    if (!clang) {
-      fail(clangMissing);
+    if (options.clang.empty()) {
+      fail(options.clangMissing);
       continue;
     }
     llvm::Expected<cuda::TemporaryDirectory> scratch =
@@ -130,10 +131,11 @@ HostCudaCode HostCudaCode::compile(llvm::ArrayRef<std::string> linkFiles,
     arguments.insert(arguments.end(), {"-include", scratch->file("cuda_prelude.h")});
     for (const std::string &directory : options.includeDirectories)
       arguments.push_back("-I" + directory);
-    if (toolkitIncludes)
-      arguments.insert(arguments.end(), {"-isystem", *toolkitIncludes});
+    if (options.toolkitIncludeDirectory)
+      arguments.insert(arguments.end(), {"-isystem", *options.toolkitIncludeDirectory});
     arguments.insert(arguments.end(), {path, "-o", scratch->file("host.bc")});
-    llvm::Expected<cuda::ToolOutput> ran = cuda::runTool(*clang, arguments, kClangTimeoutSeconds);
+    llvm::Expected<cuda::ToolOutput> ran =
+        cuda::runTool(options.clang, arguments, kClangTimeoutSeconds);
     if (!ran) {
       fail(llvm::toString(ran.takeError()));
       continue;
@@ -150,8 +152,9 @@ HostCudaCode HostCudaCode::compile(llvm::ArrayRef<std::string> linkFiles,
     llvm::Expected<std::unique_ptr<llvm::Module>> module =
         llvm::parseBitcodeFile(llvm::MemoryBufferRef(*bitcode, name), context);
     if (!module) {
-      fail("the LLVM IR of " + *clang + " is not LLVM " + std::to_string(LLVM_VERSION_MAJOR) +
-           "'s (" + llvm::toString(module.takeError()) + "); set KILN_CLANG to an older clang");
+      fail("the LLVM IR of " + options.clang + " is not LLVM " +
+           std::to_string(LLVM_VERSION_MAJOR) + "'s (" + llvm::toString(module.takeError()) +
+           "); set KILN_CLANG to an older clang");
       continue;
     }
     // `used` only made clang emit the inline functions (__forceinline__):

@@ -31,12 +31,25 @@
 
 namespace kiln::backend {
 
-/// What compiles the link files of a kernel for the host.
+/// What compiles the link files of a kernel for the host, found once per
+/// build (findHostCudaTools) for every kernel's code and cache key.
 struct HostCudaSourceOptions {
   /// -I directories, searched for `#include <...>` after the file's own
   /// folder (Numba's CUDA_NVRTC_EXTRA_SEARCH_PATHS).
   std::vector<std::string> includeDirectories;
+  /// The clang; where none is found, why (`clangMissing`).
+  std::string clang;
+  std::string clangMissing;
+  /// The CUDA toolkit's include folder, searched after the include folders
+  /// given, as nvcc searches it (cuRAND's device API, cuda_fp16.h, ...);
+  /// none where no toolkit is found.
+  std::optional<std::string> toolkitIncludeDirectory;
 };
+
+/// The clang (KILN_CLANG where set, else the clang of this Kiln's LLVM
+/// version, else `clang++` on PATH) and the toolkit's headers that compile
+/// CUDA C/C++ for the host, with `includeDirectories`.
+HostCudaSourceOptions findHostCudaTools(std::vector<std::string> includeDirectories);
 
 /// The link files of one kernel, compiled for the host in one LLVMContext.
 class HostCudaCode {
@@ -63,14 +76,5 @@ private:
   std::vector<std::string> problems;
   std::vector<std::string> fileNames;
 };
-
-/// The CUDA toolkit's include folder, searched after the include folders
-/// given, as nvcc searches it (cuRAND's device API, cuda_fp16.h, ...); none
-/// where no toolkit is found.
-std::optional<std::string> hostToolkitIncludeDirectory();
-
-/// The clang that compiles CUDA C/C++ for the host: KILN_CLANG where set,
-/// else the clang of this Kiln's LLVM version, else `clang++` on PATH.
-llvm::Expected<std::string> findHostClang();
 
 } // namespace kiln::backend

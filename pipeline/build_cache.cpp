@@ -3,7 +3,6 @@
 #include "pipeline/build_cache.h"
 
 #include "backend/cuda_toolkit.h"
-#include "backend/host_cuda_source.h"
 #include "backend/target_machines.h"
 #include "backend/temporary_directory.h"
 #include "cache/cache_location.h"
@@ -343,13 +342,13 @@ void BuildCache::addHostLinkFiles(cache::KeyBuilder &key, const ir::Function &ke
   }
   if (!compilesCuda)
     return;
-  for (const std::string &directory : options.linkIncludeDirectories)
+  for (const std::string &directory : hostCudaTools.includeDirectories)
     key.add("link-include", directory);
-  llvm::Expected<std::string> clang = backend::findHostClang();
-  key.add("host-clang", clang ? *clang : llvm::toString(clang.takeError()));
+  key.add("host-clang",
+          hostCudaTools.clang.empty() ? hostCudaTools.clangMissing : hostCudaTools.clang);
   // Its headers (cuRAND's, ...) are the toolkit's, whose version the
   // identity of host code leaves out.
-  key.add("host-cuda-include", backend::hostToolkitIncludeDirectory().value_or(""));
+  key.add("host-cuda-include", hostCudaTools.toolkitIncludeDirectory.value_or(""));
   key.add("cuda", identity.cuda);
 }
 

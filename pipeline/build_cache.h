@@ -32,6 +32,7 @@
 #include "backend/cubin_builder.h"
 #include "backend/cuda_archs.h"
 #include "backend/fatbinary.h"
+#include "backend/host_cuda_source.h"
 #include "backend/kernel_compiler.h"
 #include "cache/cache.h"
 #include "cache/remote/remote_tier.h"
@@ -113,6 +114,10 @@ public:
   /// statistics and what `note` gathered.
   void finish(BuildReporter &reporter);
 
+  /// The tools that compile the CUDA C/C++ files kernels link for the
+  /// host, which the keys of their host code name.
+  void setHostCudaTools(backend::HostCudaSourceOptions tools) { hostCudaTools = std::move(tools); }
+
 private:
   BuildCache(std::unique_ptr<cache::Cache> cache, const BuildOptions &options,
              std::string cudaVersion);
@@ -157,6 +162,7 @@ private:
   static constexpr std::chrono::milliseconds kStoreBatchAge{1000};
   std::chrono::steady_clock::time_point lastStore = std::chrono::steady_clock::now();
   unsigned localHits = 0, remoteHits = 0, compiled = 0;
+  backend::HostCudaSourceOptions hostCudaTools;
 };
 
 } // namespace kiln::pipeline

@@ -482,8 +482,18 @@ void KernelBuilder::shareImageResults() {
 llvm::Error KernelBuilder::run() {
   if (llvm::Error error = findTools())
     return error;
-  compiler->hostCudaOptions.includeDirectories = options.linkIncludeDirectories;
+  // The tools that compile CUDA C/C++ for the host, found once for the
+  // code and the cache keys of every kernel that links some.
+  bool linksCudaSource = llvm::any_of(kernels, [](const KernelArtifacts &build) {
+    return llvm::any_of(build.kernel->options.link, [](const std::string &file) {
+      return llvm::sys::path::extension(file) == ".cu";
+    });
+  });
+  if (linksCudaSource)
+    compiler->hostCudaOptions = backend::findHostCudaTools(options.linkIncludeDirectories);
   cache = BuildCache::open(options, toolkit ? toolkit->version.str() : std::string(), reporter);
+  if (cache)
+    cache->setHostCudaTools(compiler->hostCudaOptions);
   semantic.resize(kernels.size());
   if (cache)
     for (size_t i = 0; i < kernels.size(); ++i)

@@ -467,7 +467,7 @@ const FunctionDecl *ModuleScope::declaredDeviceFunction(const HostValue &value,
     return nullptr;
   }
   auto decl = std::make_unique<FunctionDecl>();
-  decl->name = name.rsplit('.').second.empty() ? name.str() : name.rsplit('.').second.str();
+  decl->name = name.substr(name.rfind('.') + 1).str(); // npos + 1 is 0: the whole name
   decl->scope = this;
   decl->kind = FunctionDecl::Kind::External;
   decl->signatures = {std::move(*signature)};

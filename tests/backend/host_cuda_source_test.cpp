@@ -66,11 +66,13 @@ protected:
     ASSERT_FALSE(bool(folder->write("gpu_only.cu", gpuOnlyCu)));
     ASSERT_FALSE(bool(
         folder->write("helpers.cuh", "__device__ inline float scale(float x) { return 2 * x; }")));
-    withHeaders.includeDirectories = {folder->path()};
+    withHeaders = kiln::backend::findHostCudaTools({folder->path()});
+    withoutHeaders = kiln::backend::findHostCudaTools({});
   }
 
   std::optional<kiln::cuda::TemporaryDirectory> folder;
   HostCudaSourceOptions withHeaders;
+  HostCudaSourceOptions withoutHeaders;
   llvm::LLVMContext context;
 };
 
@@ -124,8 +126,8 @@ define i32 @kernel(ptr %out, float %x) {
 
 TEST_F(HostCudaSource, AFileThatDoesNotCompileForTheHostIsTheReasonItsCallsGive) {
   HostCudaCode code =
-      HostCudaCode::compile({folder->file("gpu_only.cu"), folder->file("device.ptx")}, {},
-                            kiln::backend::hostTriple(), context);
+      HostCudaCode::compile({folder->file("gpu_only.cu"), folder->file("device.ptx")},
+                            withoutHeaders, kiln::backend::hostTriple(), context);
   std::optional<std::string> problem = code.callProblem("lane");
   ASSERT_TRUE(problem.has_value());
   EXPECT_TRUE(contains(*problem, "'gpu_only.cu' does not compile for the CPU engine")) << *problem;
@@ -133,7 +135,7 @@ TEST_F(HostCudaSource, AFileThatDoesNotCompileForTheHostIsTheReasonItsCallsGive)
 }
 
 TEST_F(HostCudaSource, AMissingHeaderIsNamedWithoutItsIncludeFolder) {
-  HostCudaCode code = HostCudaCode::compile({folder->file("functions.cu")}, {},
+  HostCudaCode code = HostCudaCode::compile({folder->file("functions.cu")}, withoutHeaders,
                                             kiln::backend::hostTriple(), context);
   std::optional<std::string> problem = code.callProblem("twice");
   ASSERT_TRUE(problem.has_value());
@@ -141,8 +143,8 @@ TEST_F(HostCudaSource, AMissingHeaderIsNamedWithoutItsIncludeFolder) {
 }
 
 TEST_F(HostCudaSource, FilesOfGpuCodeOnlyLeaveTheirFunctionsToTheGpu) {
-  HostCudaCode code =
-      HostCudaCode::compile({folder->file("device.ptx")}, {}, kiln::backend::hostTriple(), context);
+  HostCudaCode code = HostCudaCode::compile({folder->file("device.ptx")}, withoutHeaders,
+                                            kiln::backend::hostTriple(), context);
   std::optional<std::string> problem = code.callProblem("f");
   ASSERT_TRUE(problem.has_value());
   EXPECT_TRUE(contains(*problem, "only a GPU runs")) << *problem;
