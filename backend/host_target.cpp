@@ -4,8 +4,8 @@
 
 #include "backend/host_barrier_regions.h"
 #include "backend/host_block_runs.h"
-#include "backend/host_half_conversions.h"
 #include "backend/host_interrupt_polls.h"
+#include "backend/host_narrow_float_conversions.h"
 #include "backend/host_region_loops.h"
 #include "backend/math_functions.h"
 #include "module/cpu_kernel_abi.h"
@@ -636,9 +636,10 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
   for (llvm::Function &lowered : module)
     if (!lowered.isDeclaration())
       markTakesThread(lowered);
-  if (usesHalf(module)) {
+  if (usesHalf(module))
     defineHalfConversions(module);
-  }
+  if (usesBFloat16(module))
+    defineBFloat16Conversions(module);
   llvm::LLVMContext &context = module.getContext();
   llvm::Type *pointer = llvm::PointerType::get(context, 0);
   auto *entryType =

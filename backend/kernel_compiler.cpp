@@ -3,9 +3,9 @@
 #include "backend/kernel_compiler.h"
 
 #include "backend/host_barrier_regions.h"
-#include "backend/host_half_conversions.h"
 #include "backend/host_interrupt_polls.h"
 #include "backend/host_libdevice.h"
+#include "backend/host_narrow_float_conversions.h"
 #include "backend/host_target.h"
 #include "backend/libdevice.h"
 #include "backend/lower_module.h"
@@ -204,6 +204,10 @@ KernelCompiler::compileForHost(const ir::Function &kernel, CodeForm form,
     return lowered.takeError();
   if (llvm::Error error = cudaCode.linkInto(*lowered->module))
     return error;
+  // CUDA C/C++ compiled for the host rounds to bfloat16 (cuda_bf16.h)
+  // through the same helpers as kernels.
+  if (usesBFloat16(*lowered->module) && !lowered->module->getFunction("__truncsfbf2"))
+    defineBFloat16Conversions(*lowered->module);
   if (ir::callsLibdevice(kernel)) {
     if (llvm::Error error =
             linkLibdeviceFunctions(*lowered->module, libdevicePath, libdeviceMissing))

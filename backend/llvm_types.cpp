@@ -30,6 +30,8 @@ llvm::Type *LLVMTypes::value(const Type *type) {
   case Type::Kind::IntegerLiteral:
     return i64();
   case Type::Kind::Float:
+    if (llvm::cast<FloatType>(type)->isBFloat16())
+      return llvm::Type::getBFloatTy(context);
     return floatType(context, llvm::cast<FloatType>(type)->bitwidth());
   case Type::Kind::Complex: {
     llvm::Type *part = value(llvm::cast<ComplexType>(type)->elementType());

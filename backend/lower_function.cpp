@@ -273,8 +273,14 @@ llvm::Value *FunctionLowering::cast(llvm::Value *value, const Type *from, const 
     bool isSigned = integer->signedness();
     if (llvm::isa<IntegerType>(to))
       return builder.CreateIntCast(value, target, isSigned);
-    if (llvm::isa<FloatType>(to))
-      return isSigned ? builder.CreateSIToFP(value, target) : builder.CreateUIToFP(value, target);
+    if (llvm::isa<FloatType>(to)) {
+      // To bfloat16 through float64, which holds 32-bit integers exactly:
+      // one rounding, as cvt.rn.bf16.s32, where float32 would round twice.
+      llvm::Type *exact = target->isBFloatTy() ? builder.getDoubleTy() : target;
+      llvm::Value *converted =
+          isSigned ? builder.CreateSIToFP(value, exact) : builder.CreateUIToFP(value, exact);
+      return builder.CreateFPTrunc(converted, target);
+    }
     if (const auto *complex = llvm::dyn_cast<ComplexType>(to))
       return makeComplex(cast(value, from, complex->elementType()),
                          llvm::ConstantFP::get(types.value(complex->elementType()), 0.0));
@@ -286,8 +292,13 @@ llvm::Value *FunctionLowering::cast(llvm::Value *value, const Type *from, const 
           integer->signedness() ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
       return builder.CreateIntrinsic(id, {target, value->getType()}, {value});
     }
-    if (llvm::isa<FloatType>(to))
+    if (llvm::isa<FloatType>(to)) {
+      // float16 and bfloat16 have one width and different formats: convert
+      // through float32, which holds both exactly.
+      if (value->getType()->getPrimitiveSizeInBits() == target->getPrimitiveSizeInBits())
+        return builder.CreateFPTrunc(builder.CreateFPExt(value, builder.getFloatTy()), target);
       return builder.CreateFPCast(value, target);
+    }
     if (const auto *complex = llvm::dyn_cast<ComplexType>(to))
       return makeComplex(builder.CreateFPCast(value, types.value(complex->elementType())),
                          llvm::ConstantFP::get(types.value(complex->elementType()), 0.0));

@@ -498,13 +498,14 @@ llvm::Value *FunctionLowering::lowerLibdeviceCall(const ir::Instruction &instruc
 llvm::Value *FunctionLowering::callMath(I which, llvm::ArrayRef<llvm::Value *> arguments,
                                         unsigned bits) {
   if (bits == 16) {
-    // No half-precision math library: compute in float32 and round.
+    // No float16 or bfloat16 math library: compute in float32 and round.
+    llvm::Type *narrow = arguments[0]->getType();
     std::vector<llvm::Value *> widened;
     for (llvm::Value *argument : arguments)
-      widened.push_back(argument->getType()->isHalfTy()
+      widened.push_back(argument->getType() == narrow
                             ? builder.CreateFPExt(argument, builder.getFloatTy())
                             : argument);
-    return builder.CreateFPTrunc(callMath(which, widened, 32), builder.getHalfTy());
+    return builder.CreateFPTrunc(callMath(which, widened, 32), narrow);
   }
   if (std::optional<llvm::Intrinsic::ID> id = llvmIntrinsicFor(which)) {
     llvm::Function *intrinsic =
@@ -548,9 +549,9 @@ llvm::Value *FunctionLowering::lowerMath(const ir::Instruction &instruction) {
     llvm::Value *first = callMathFunction(instruction.intrinsic, {input, slot}, callBits);
     llvm::Value *second = builder.CreateLoad(slotType, slot);
     if (bits == 16) {
-      first = builder.CreateFPTrunc(first, builder.getHalfTy());
+      first = builder.CreateFPTrunc(first, x->getType());
       if (!isFrexp)
-        second = builder.CreateFPTrunc(second, builder.getHalfTy());
+        second = builder.CreateFPTrunc(second, x->getType());
     }
     const auto *tuple = llvm::cast<TupleType>(instruction.type());
     llvm::Value *result = llvm::PoisonValue::get(types.value(tuple));

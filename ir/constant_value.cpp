@@ -4,6 +4,7 @@
 
 #include "ir/types.h"
 
+#include <llvm/ADT/APFloat.h>
 #include <llvm/Support/Format.h>
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/raw_ostream.h>
@@ -104,6 +105,16 @@ Int128 truncateToInteger(double value) {
   return static_cast<Int128>(truncated);
 }
 
+/// `value` rounded to the nearest bfloat16, ties to even, as
+/// __double2bfloat16 rounds.
+double roundToBFloat16(double value) {
+  llvm::APFloat rounded(value);
+  bool losesInfo = false;
+  rounded.convert(llvm::APFloat::BFloat(), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  rounded.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  return rounded.convertToDouble();
+}
+
 } // namespace
 
 ConstantValue ConstantValue::numpyScalar(const ConstantValue &value, const Type *scalarType) {
@@ -123,6 +134,8 @@ ConstantValue ConstantValue::numpyScalar(const ConstantValue &value, const Type 
     double d = value.kind() == Kind::Complex ? value.real : value.asDouble();
     if (floatType->bitwidth() == 32)
       d = static_cast<double>(static_cast<float>(d));
+    else if (floatType->isBFloat16())
+      d = roundToBFloat16(d);
     else if (floatType->bitwidth() == 16)
       d = static_cast<double>(static_cast<_Float16>(d));
     c.real = d;

@@ -75,6 +75,7 @@ enum ScalarIndex : unsigned {
   F64,
   C64,
   C128,
+  BF16,
   NumScalars
 };
 
@@ -119,6 +120,7 @@ TypeContext::TypeContext() {
   scalars[F64] = own(new FloatType(64));
   scalars[C64] = own(new ComplexType(64, llvm::cast<FloatType>(scalars[F32])));
   scalars[C128] = own(new ComplexType(128, llvm::cast<FloatType>(scalars[F64])));
+  scalars[BF16] = own(new FloatType(FloatType::BFloat16Tag{}));
 
   // Close the casting graph: the conversion along a path is its worst edge,
   // and the conversion between two types is the best path.
@@ -142,6 +144,25 @@ TypeContext::TypeContext() {
         if (!best || path < *best)
           best = path;
       }
+  addBFloat16Conversions();
+}
+
+void TypeContext::addBFloat16Conversions() {
+  // numba-cuda's Bfloat16.can_convert_from/can_convert_to: direct rules, not
+  // edges of the casting graph, so nothing converts through bfloat16.
+  auto &from = scalarConversions[BF16];
+  for (unsigned other = 0; other < NumScalars; ++other)
+    if (other != BF16)
+      from[other] = scalarConversions[other][BF16] = std::nullopt;
+  from[F32] = from[F64] = Conversion::Safe;
+  from[F16] = Conversion::Unsafe;
+  for (unsigned integer = I8; integer <= U64; ++integer) {
+    from[integer] = Conversion::Unsafe;
+    bool eightBits = integer == I8 || integer == U8;
+    scalarConversions[integer][BF16] = eightBits ? Conversion::Safe : Conversion::Unsafe;
+  }
+  for (unsigned real : {F16, F32, F64})
+    scalarConversions[real][BF16] = Conversion::Unsafe;
 }
 
 TypeContext::~TypeContext() = default;
@@ -166,6 +187,10 @@ const IntegerType *TypeContext::integer(unsigned bits, bool isSigned) const {
 const FloatType *TypeContext::floating(unsigned bits) const {
   assert((bits == 16 || bits == 32 || bits == 64) && "no such float type");
   return llvm::cast<FloatType>(scalars[bits == 16 ? F16 : bits == 32 ? F32 : F64]);
+}
+
+const FloatType *TypeContext::bfloat16() const {
+  return llvm::cast<FloatType>(scalars[BF16]);
 }
 
 const ComplexType *TypeContext::complex(unsigned bits) const {
@@ -399,6 +424,7 @@ const Type *TypeContext::scalarByName(llvm::StringRef name) const {
                   .Cases("float64", "f8", "double", F64)
                   .Cases("complex64", "c8", "csingle", C64)
                   .Cases("complex128", "c16", "cdouble", C128)
+                  .Case("bfloat16", BF16)
                   .Default(-1);
   if (index < 0)
     return nullptr;
@@ -548,8 +574,15 @@ const Type *TypeContext::promoteNumbers(const Type *a, const Type *b) {
 const Type *TypeContext::unify(const Type *a, const Type *b) {
   if (a == b)
     return a;
-  if (a->isNumber() && b->isNumber())
+  if (a->isNumber() && b->isNumber()) {
+    // numba-cuda's bfloat16 unifies with no other number.
+    auto isBFloat16 = [](const Type *t) {
+      return llvm::isa<FloatType>(t) && llvm::cast<FloatType>(t)->isBFloat16();
+    };
+    if (isBFloat16(a) || isBFloat16(b))
+      return nullptr;
     return promoteNumbers(a, b);
+  }
   if (const auto *arrayA = llvm::dyn_cast<ArrayType>(a)) {
     if (const auto *arrayB = llvm::dyn_cast<ArrayType>(b)) {
       if (arrayA->rank() == arrayB->rank() && arrayA->elementType() == arrayB->elementType())

@@ -119,15 +119,23 @@ private:
   bool isSigned;
 };
 
+/// IEEE binary16/32/64, and bfloat16: float32's range in 16 bits (8
+/// exponent bits, 7 significand bits), which numba-cuda types as a number
+/// of its own with its own conversions (see TypeContext's casting graph).
 class FloatType : public Type {
 public:
   explicit FloatType(unsigned bits)
-      : Type(Kind::Float, "float" + std::to_string(bits)), bits(bits) {}
+      : Type(Kind::Float, "float" + std::to_string(bits)), bits(bits), brain(false) {}
+  struct BFloat16Tag {};
+  explicit FloatType(BFloat16Tag) : Type(Kind::Float, "bfloat16"), bits(16), brain(true) {}
   unsigned bitwidth() const { return bits; }
+  /// bfloat16 rather than IEEE's binary16 (float16).
+  bool isBFloat16() const { return brain; }
   static bool classof(const Type *t) { return t->kind() == Kind::Float; }
 
 private:
   unsigned bits;
+  bool brain;
 };
 
 /// complex64 holds two float32s, complex128 two float64s.
@@ -490,6 +498,7 @@ public:
   const FloatType *floating(unsigned bits) const;
   const FloatType *float64() const { return floating(64); }
   const FloatType *float32() const { return floating(32); }
+  const FloatType *bfloat16() const;
   const ComplexType *complex(unsigned bits) const;
 
   const IntegerLiteralType *integerLiteral(int64_t value);
@@ -556,6 +565,7 @@ private:
   template <typename T, typename... Args> const T *intern(const std::string &key, Args &&...args);
   std::optional<Conversion> scalarConversion(const Type *from, const Type *to) const;
   const Type *promoteNumbers(const Type *a, const Type *b);
+  void addBFloat16Conversions();
 
   std::vector<std::unique_ptr<Type>> owned;
   llvm::StringMap<const Type *> interned;

@@ -181,6 +181,8 @@ ir::Value *FunctionEmitter::emitBuiltin(const ssa::Instr *instr, const Resolutio
     call->text = symbol.name().str();
     return call;
   }
+  if (typing::isBFloat16Binding(symbol))
+    return emitBFloat16(symbol, result, args);
   if (symbol.qualifiedName.starts_with("numba.cuda."))
     return emitCuda(instr, id, resolution, args);
   switch (id) {

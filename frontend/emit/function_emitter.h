@@ -117,6 +117,9 @@ private:
   ir::Value *methodReceiver(const ssa::Instr *call) {
     return valueOf(call->operands[0]->operands[0]);
   }
+  /// A call of one of numba-cuda's bfloat16 bindings.
+  ir::Value *emitBFloat16(const Symbol &binding, const Type *result,
+                          llvm::ArrayRef<ir::Value *> args);
   ir::Value *emitCuda(const ssa::Instr *instr, BuiltinId id, const Resolution &resolution,
                       llvm::ArrayRef<ir::Value *> args);
   ir::Value *emitMinMax(bool isMin, const Type *result, llvm::ArrayRef<ir::Value *> args);

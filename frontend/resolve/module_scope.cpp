@@ -297,7 +297,7 @@ std::optional<ConstantValue> scalarFromBytes(const Type *type, llvm::StringRef b
       value = read(double());
     else if (real->bitwidth() == 32)
       value = read(float());
-    else if (real->bitwidth() == 16)
+    else if (real->bitwidth() == 16 && !real->isBFloat16())
       value = read(_Float16());
     return value ? std::optional(ConstantValue::floating(*value)) : std::nullopt;
   }

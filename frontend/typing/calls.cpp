@@ -98,6 +98,63 @@ Typing print(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Ty
   return builtinResult(function, types.none(), std::vector<const Type *>(args.size(), nullptr));
 }
 
+/// Whether a value of `valueType` is an instance of the class `classType`
+/// stands for, as Numba's ol_isinstance decides it: a number class is its
+/// type exactly, Python's int, float, complex and bool are int64, float64,
+/// complex128 and bool, `tuple` and `range` any tuple or range; nothing for
+/// a class Kiln cannot judge.
+std::optional<bool> isInstanceOfClass(TypeContext &types, const Type *valueType,
+                                      const Type *classType) {
+  if (const auto *numberClass = llvm::dyn_cast<NumberClassType>(classType))
+    return valueType == numberClass->instanceType();
+  const Symbol *symbol = builtinOf(classType);
+  if (!symbol)
+    return std::nullopt;
+  switch (symbol->id) {
+  case BuiltinId::PyInt:
+    return valueType == types.int64();
+  case BuiltinId::PyFloat:
+    return valueType == types.float64();
+  case BuiltinId::PyComplex:
+    return valueType == types.complex(128);
+  case BuiltinId::PyBool:
+    return valueType == types.boolean();
+  case BuiltinId::PyTuple:
+    return llvm::isa<TupleType>(valueType);
+  case BuiltinId::PyRange:
+    return llvm::isa<RangeType>(valueType);
+  default:
+    return std::nullopt;
+  }
+}
+
+/// isinstance(value, cls) and isinstance(value, (cls, ...)): a constant.
+Typing isInstance(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args) {
+  if (args.size() != 2)
+    return noOverload(function, args);
+  const Type *valueType = types.unliteral(args[0]);
+  bool judged = valueType->isScalar() || llvm::isa<TupleType>(valueType) ||
+                llvm::isa<ArrayType>(valueType) || llvm::isa<RangeType>(valueType) ||
+                llvm::isa<DateTimeType>(valueType) || valueType == types.none();
+  if (!judged)
+    return Typing::errorAt(0, DiagID::err_no_call_overload,
+                           {function.displayName(), argumentList(args)});
+  std::vector<const Type *> classes{args[1]};
+  if (const auto *tuple = llvm::dyn_cast<TupleType>(args[1]))
+    classes.assign(tuple->elementTypes().begin(), tuple->elementTypes().end());
+  bool instance = false;
+  for (const Type *classType : classes) {
+    std::optional<bool> matches = isInstanceOfClass(types, valueType, classType);
+    if (!matches)
+      return Typing::errorAt(1, DiagID::err_no_call_overload,
+                             {function.displayName(), argumentList(args)});
+    instance = instance || *matches;
+  }
+  Resolution resolution = Resolution::make(Resolution::Kind::Constant, types.boolean());
+  resolution.constant = ConstantValue::boolean(instance);
+  return resolution;
+}
+
 /// arr.view(dtype); arr.copy(); arr.reshape(n), arr.reshape(n, m),
 /// arr.reshape((n, m)), as Numba's array_reshape: contiguous arrays only,
 /// keeping their layout.
@@ -415,6 +472,8 @@ Typing callBuiltin(TypeContext &types, const Symbol &function, llvm::ArrayRef<co
   }
   case BuiltinId::PyPrint:
     return print(types, function, args);
+  case BuiltinId::PyIsinstance:
+    return isInstance(types, function, args);
   case BuiltinId::PyTuple: {
     // tuple() is the empty tuple; tuple(t) of a tuple is t itself.
     if (args.empty()) {

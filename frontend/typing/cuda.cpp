@@ -430,6 +430,8 @@ Typing callCuda(TypeContext &types, const Symbol &function, llvm::ArrayRef<const
   }
   if (function.qualifiedName.starts_with("numba.cuda.atomic."))
     return atomic(types, function, args);
+  if (isBFloat16Binding(function))
+    return callBFloat16(types, function, args);
   if (function.qualifiedName.starts_with("numba.cuda.fp16.")) {
     llvm::StringRef name = function.name();
     if (name == "hadd" || name == "hsub" || name == "hmul" || name == "hdiv" || name == "hmax" ||

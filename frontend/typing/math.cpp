@@ -2,8 +2,8 @@
 //
 // The math functions Numba-CUDA supports, with the case lists of
 // numba/cuda/cudamath.py (which take precedence over the CPU ones in
-// typing/mathdecl.py) and of typing/cmathdecl.py. float16 keeps its type for
-// the functions CUDA implements in half precision.
+// typing/mathdecl.py) and of typing/cmathdecl.py. float16 and bfloat16 keep
+// their types for the functions CUDA implements in their precision.
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,6 +93,13 @@ Typing callMath(TypeContext &types, const Symbol &function, llvm::ArrayRef<const
     // are a separate template, not a case that other types convert to.
     if (args.size() == 1 && args[0] == f16)
       cases.add(f16, {f16});
+    // numba.cuda.bf16 overloads these for bfloat16 with its bindings.
+    if (args.size() == 1 && args[0] == types.bfloat16() &&
+        llvm::is_contained({"math.trunc", "math.ceil", "math.floor", "math.sqrt", "math.log",
+                            "math.log10", "math.cos", "math.sin", "math.tanh", "math.exp",
+                            "math.exp2"},
+                           function.qualifiedName))
+      cases.add(args[0], {args[0]});
     [[fallthrough]];
   case MathGroup::Unary:
     cases.add(f64, {i64}).add(f64, {u64}).add(f32, {f32}).add(f64, {f64});

@@ -1,9 +1,10 @@
 //===- frontend/typing/operators.cpp - Typing of Python operators ---------===//
 //
 // Numba's templates for operators (numba/cuda/typing/builtins.py), as case
-// lists resolved by overload rating. float16 joins +, -, *, / and the
-// comparisons through the CUDA fp16 bindings, which add (float16, float16)
-// cases to the same operators.
+// lists resolved by overload rating. float16 and bfloat16 join +, -, *, /,
+// unary + and - and the comparisons through numba-cuda's fp16 and bf16
+// bindings, which add (float16, float16) and (bfloat16, bfloat16) cases to
+// the same operators.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,13 +22,14 @@ namespace {
 std::vector<OverloadCase> binaryCases(TypeContext &types, BinaryOp op, bool &allowUnsafe) {
   CaseList cases(types);
   const Type *f16 = types.floating(16);
+  const Type *bf16 = types.bfloat16();
   allowUnsafe = true;
   switch (op) {
   case BinaryOp::Add:
   case BinaryOp::Sub:
   case BinaryOp::Mul:
     cases.integerBinary()
-        .sameType({f16})
+        .sameType({f16, bf16})
         .sameType(cases.realDomain())
         .sameType(cases.complexDomain());
     break;
@@ -35,7 +37,7 @@ std::vector<OverloadCase> binaryCases(TypeContext &types, BinaryOp op, bool &all
     for (const Type *a : {types.int64(), types.uint64()})
       for (const Type *b : {types.int64(), types.uint64()})
         cases.add(types.float64(), {a, b});
-    cases.sameType({f16}).sameType(cases.realDomain()).sameType(cases.complexDomain());
+    cases.sameType({f16, bf16}).sameType(cases.realDomain()).sameType(cases.complexDomain());
     break;
   case BinaryOp::FloorDiv:
   case BinaryOp::Mod:
@@ -157,6 +159,7 @@ Typing unaryOperator(TypeContext &types, UnaryOp op, const Type *operand) {
     for (const Type *t : cases.signedDomain())
       cases.add(types.int64(), {t});
     cases.add(types.floating(16), {types.floating(16)});
+    cases.add(types.bfloat16(), {types.bfloat16()});
     for (const Type *t : cases.realDomain())
       cases.add(t, {t});
     for (const Type *t : cases.complexDomain())
@@ -241,7 +244,7 @@ Typing compareOperator(TypeContext &types, CompareOp op, const Type *lhs, const 
   cases.add(types.boolean(), {types.boolean(), types.boolean()});
   cases.sameTypeTo(cases.signedDomain(), types.boolean());
   cases.sameTypeTo(cases.unsignedDomain(), types.boolean());
-  cases.sameTypeTo({types.floating(16)}, types.boolean());
+  cases.sameTypeTo({types.floating(16), types.bfloat16()}, types.boolean());
   cases.sameTypeTo(cases.realDomain(), types.boolean());
   bool equality = op == CompareOp::Eq || op == CompareOp::NotEq;
   if (equality)

@@ -63,6 +63,10 @@ Typing callUfunc(TypeContext &types, const Symbol &ufunc, llvm::ArrayRef<const T
 bool ufuncCastsSafely(const Type *from, const Type *to);
 bool ufuncCastsWithinKind(const Type *from, const Type *to);
 
+// bfloat16.cpp: numba-cuda's bfloat16 bindings (numba.cuda.bf16, cuda_bf16.h).
+bool isBFloat16Binding(const Symbol &function);
+Typing callBFloat16(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args);
+
 // cuda.cpp: numba.cuda intrinsics.
 Typing callCuda(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args,
                 llvm::ArrayRef<std::string> keywords);

@@ -241,6 +241,11 @@ def install():
 
     cuda.jit = jit
     cuda.declare_device = dispatcher.declare_device
+    # Whether kernels may use bfloat16 is a question about the device that
+    # runs them: Kiln's CPU engine, not the simulator's fake GPU.
+    from kiln import cuda as kiln_cuda
+
+    cuda.is_bfloat16_supported = kiln_cuda.is_bfloat16_supported
 
 
 def first_error(error):

@@ -20,9 +20,9 @@ from kiln.dispatcher import _signature_text
 # threadIdx and that of a cooperative grid group.
 KERNEL_VALUE_TYPES = {"Dim3", "GridGroup", "dim3", "grid_group"}
 # Names here that numba.cuda does not export: Kiln's compiler takes
-# numba.cuda.float16 and numba.cuda.fp16 (`from numba.cuda import fp16`
-# imports the submodule), and the error host use raises.
-KILN_ONLY = {"float16", "fp16", "KernelLanguageError"}
+# numba.cuda.float16, numba.cuda.fp16 and numba.cuda.bf16 (`from numba.cuda
+# import fp16` imports the submodule), and the error host use raises.
+KILN_ONLY = {"float16", "fp16", "bf16", "KernelLanguageError"}
 HOST_USABLE = {"KernelLanguageError", "literal_unroll"}
 # Numba's types of CFFI objects: Kiln kernels cannot call CFFI functions, and
 # kiln.cuda says so where they are asked for.
@@ -111,6 +111,7 @@ def test_no_name_is_made_up(numba_cuda):
 
 def test_namespaces_have_numba_cudas_members(numba_cuda):
     fp16 = importlib.import_module("numba.cuda.fp16")
+    bf16 = importlib.import_module("numba.cuda.bf16")
     expected = {
         "atomic": public_members(numba_cuda.atomic),
         "shared": public_members(numba_cuda.shared),
@@ -118,6 +119,7 @@ def test_namespaces_have_numba_cudas_members(numba_cuda):
         "const": public_members(numba_cuda.const),
         "cg": {"this_grid"} & public_members(numba_cuda.cg),
         "fp16": {name for name in public_members(fp16) if name.startswith("h") and callable(getattr(fp16, name))},
+        "bf16": set(bf16.__all__),
     }
     assert expected["atomic"] >= {"add", "cas", "compare_and_swap", "nanmax"} and expected["cg"] == {"this_grid"}
     missing = {namespace: sorted(members - public_members(getattr(kernel_language, namespace)))

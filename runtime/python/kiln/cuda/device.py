@@ -80,7 +80,9 @@ class Device:
 
     @property
     def supports_bfloat16(self):
-        return self.compute_capability >= (8, 0)
+        """GPUs of compute capability 8.0 and up; the CPU engine computes
+        bfloat16 in float32 and rounds, as older GPUs' bindings do."""
+        return self.target == "cpu" or self.compute_capability >= (8, 0)
 
     @property
     def supports_fp8(self):
@@ -130,7 +132,8 @@ def is_float16_supported():
 
 
 def is_bfloat16_supported():
-    """Whether the device has bfloat16 (compute capability 8.0 and up)."""
+    """Whether kernels can use bfloat16 here: on a GPU of compute capability
+    8.0 and up, or on the CPU engine."""
     return get_current_device().supports_bfloat16
 
 

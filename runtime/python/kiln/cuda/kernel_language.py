@@ -80,6 +80,7 @@ __all__ = [
     "const",
     "cg",
     "fp16",
+    "bf16",
     # Types of kernel-only values
     "dim3",
     "Dim3",
@@ -212,6 +213,33 @@ _ATOMIC_FUNCTIONS = ("add", "sub", "and_", "or_", "xor", "inc", "dec", "exch", "
 _FP16_FUNCTIONS = ("habs", "hadd", "hceil", "hcos", "hdiv", "heq", "hexp", "hexp10", "hexp2", "hfloor", "hfma",
                    "hge", "hgt", "hle", "hlog", "hlog10", "hlog2", "hlt", "hmax", "hmin", "hmul", "hne", "hneg",
                    "hrcp", "hrint", "hrsqrt", "hsin", "hsqrt", "hsub", "htanh", "htanh_approx", "htrunc")
+# numba.cuda.bf16's functions (cuda_bf16.h's bindings and their NumPy-style names).
+_BF16_FUNCTIONS = ("bfloat16_as_int16", "bfloat16_as_uint16", "bfloat16_to_float32", "bfloat16_to_int16_rd",
+                   "bfloat16_to_int16_rn", "bfloat16_to_int16_ru", "bfloat16_to_int16_rz",
+                   "bfloat16_to_int32_rd", "bfloat16_to_int32_rn", "bfloat16_to_int32_ru",
+                   "bfloat16_to_int32_rz", "bfloat16_to_int64_rd", "bfloat16_to_int64_rn",
+                   "bfloat16_to_int64_ru", "bfloat16_to_int64_rz", "bfloat16_to_int8_rz",
+                   "bfloat16_to_uint16_rd", "bfloat16_to_uint16_rn", "bfloat16_to_uint16_ru",
+                   "bfloat16_to_uint16_rz", "bfloat16_to_uint32_rd", "bfloat16_to_uint32_rn",
+                   "bfloat16_to_uint32_ru", "bfloat16_to_uint32_rz", "bfloat16_to_uint64_rd",
+                   "bfloat16_to_uint64_rn", "bfloat16_to_uint64_ru", "bfloat16_to_uint64_rz",
+                   "bfloat16_to_uint8_rz", "float32_to_bfloat16", "float32_to_bfloat16_rd",
+                   "float32_to_bfloat16_rn", "float32_to_bfloat16_ru", "float32_to_bfloat16_rz",
+                   "float64_to_bfloat16", "habs", "hadd", "hadd_rn", "hadd_sat", "hceil", "hcos", "hdiv",
+                   "heq", "hequ", "hexp", "hexp10", "hexp2", "hfloor", "hfma", "hfma_relu", "hfma_sat",
+                   "hge", "hgeu", "hgt", "hgtu", "hisinf", "hisnan", "hle", "hleu", "hlog", "hlog10",
+                   "hlog2", "hlt", "hltu", "hmax", "hmax_nan", "hmin", "hmin_nan", "hmul", "hmul_rn",
+                   "hmul_sat", "hne", "hneg", "hneu", "hrcp", "hrint", "hrsqrt", "hsin", "hsqrt", "hsub",
+                   "hsub_rn", "hsub_sat", "htanh", "htanh_approx", "htrunc", "int16_as_bfloat16",
+                   "int16_to_bfloat16_rd", "int16_to_bfloat16_rn", "int16_to_bfloat16_ru",
+                   "int16_to_bfloat16_rz", "int32_to_bfloat16_rd", "int32_to_bfloat16_rn",
+                   "int32_to_bfloat16_ru", "int32_to_bfloat16_rz", "int64_to_bfloat16_rd",
+                   "int64_to_bfloat16_rn", "int64_to_bfloat16_ru", "int64_to_bfloat16_rz",
+                   "target_registry", "typing_registry", "uint16_as_bfloat16", "uint16_to_bfloat16_rd",
+                   "uint16_to_bfloat16_rn", "uint16_to_bfloat16_ru", "uint16_to_bfloat16_rz",
+                   "uint32_to_bfloat16_rd", "uint32_to_bfloat16_rn", "uint32_to_bfloat16_ru",
+                   "uint32_to_bfloat16_rz", "uint64_to_bfloat16_rd", "uint64_to_bfloat16_rn",
+                   "uint64_to_bfloat16_ru", "uint64_to_bfloat16_rz")
 _VECTOR_FIELDS = ("x", "y", "z", "w")
 # Element type of each CUDA vector type, and the C names numba.cuda also
 # gives it (float32x4 is float4).
@@ -239,6 +267,7 @@ _NAMES = {
                          hint="host code copies arrays to the device with cuda.to_device"),
     "cg": _KernelOnly("cg", "namespace", functions=("this_grid",)),
     "fp16": _KernelOnly("fp16", "namespace", functions=_FP16_FUNCTIONS),
+    "bf16": _KernelOnly("bf16", "namespace", functions=("bfloat16",) + _BF16_FUNCTIONS),
     "dim3": _KernelOnly("dim3", "type", printed_as="Dim3"),
     "Dim3": _KernelOnly("Dim3", "type"),
     "grid_group": _KernelOnly("grid_group", "type", printed_as="GridGroup"),

@@ -1,0 +1,104 @@
+//===- frontend/emit/emit_bfloat16.cpp - The bfloat16 bindings -------------===//
+//
+// cuda_bf16.h's functions as typed IR on bfloat16 values: arithmetic and
+// comparisons as operators, math as the intrinsics float16 uses (computed
+// in float32 and rounded, as cuda_bf16.h does on GPUs without bfloat16
+// math), conversions as casts. The rest follows the header:
+//   - `_sat` saturates to [0, 1], NaN to 0;
+//   - `hmax`/`hmin` return the other operand where one is NaN, the `_nan`
+//     forms NaN;
+//   - the unordered comparisons (`hequ`, ...) are true where one operand
+//     is NaN, and `hne` is false there, unlike Python's `!=`;
+//   - bfloat16 to integer conversions round as their suffix says, then
+//     saturate, NaN to 0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/emit/function_emitter.h"
+
+namespace kiln::emit {
+
+ir::Value *FunctionEmitter::emitBFloat16(const Symbol &binding, const Type *result,
+                                         llvm::ArrayRef<ir::Value *> args) {
+  using I = ir::Intrinsic;
+  using Op = ir::Opcode;
+  llvm::StringRef name = binding.detail;
+  const Type *boolean = types.boolean();
+  auto bf16Constant = [&](double value) {
+    return constant(types.bfloat16(), ConstantValue::floating(value));
+  };
+  auto isNan = [&](ir::Value *x) { return intrinsic(I::IsNan, boolean, {x}); };
+  // The NaN operand where there is one, else `value`.
+  auto nanPropagating = [&](ir::Value *value, ir::Value *a, ir::Value *b) {
+    ir::Value *unlessB = emit(Op::Select, result, {isNan(b), b, value});
+    return emit(Op::Select, result, {isNan(a), a, unlessB});
+  };
+  auto saturate = [&](ir::Value *x) {
+    ir::Value *atLeastZero = intrinsic(I::Fmax, result, {x, bf16Constant(0.0)});
+    return intrinsic(I::Fmin, result, {atLeastZero, bf16Constant(1.0)});
+  };
+
+  static const std::map<llvm::StringRef, Op> operators = {
+      {"hadd", Op::Add},    {"hsub", Op::Sub},    {"hmul", Op::Mul},    {"hdiv", Op::TrueDiv},
+      {"hadd_rn", Op::Add}, {"hsub_rn", Op::Sub}, {"hmul_rn", Op::Mul}, {"heq", Op::Eq},
+      {"hneu", Op::Ne},     {"hgt", Op::Gt},      {"hge", Op::Ge},      {"hlt", Op::Lt},
+      {"hle", Op::Le},      {"hneg", Op::Neg}};
+  if (auto op = operators.find(name); op != operators.end())
+    return emit(op->second, result, args);
+  // Unordered comparisons: the negation of the opposite ordered one.
+  static const std::map<llvm::StringRef, Op> unordered = {
+      {"hgtu", Op::Le}, {"hgeu", Op::Lt}, {"hltu", Op::Ge}, {"hleu", Op::Gt}};
+  if (auto op = unordered.find(name); op != unordered.end())
+    return emit(Op::Not, boolean, {emit(op->second, boolean, args)});
+  if (name == "hne" || name == "hequ") {
+    ir::Value *ordered =
+        emit(Op::Or, boolean, {emit(Op::Lt, boolean, args), emit(Op::Gt, boolean, args)});
+    return name == "hne" ? ordered : emit(Op::Not, boolean, {ordered});
+  }
+  static const std::map<llvm::StringRef, I> math = {
+      {"habs", I::Fabs},    {"hfma", I::Fma},     {"hmax", I::Fmax},    {"hmin", I::Fmin},
+      {"htrunc", I::Trunc}, {"hceil", I::Ceil},   {"hfloor", I::Floor}, {"hrint", I::Rint},
+      {"hsqrt", I::Sqrt},   {"hrsqrt", I::Rsqrt}, {"hlog", I::Log},     {"hlog2", I::Log2},
+      {"hlog10", I::Log10}, {"hcos", I::Cos},     {"hsin", I::Sin},     {"hexp", I::Exp},
+      {"hexp2", I::Exp2},   {"hexp10", I::Exp10}, {"htanh", I::Tanh},   {"htanh_approx", I::Tanh},
+      {"hisnan", I::IsNan}};
+  if (auto op = math.find(name); op != math.end())
+    return intrinsic(op->second, result, args);
+  if (name == "hrcp")
+    return emit(Op::TrueDiv, result, {bf16Constant(1.0), args[0]});
+  if (name == "hmax_nan" || name == "hmin_nan")
+    return nanPropagating(intrinsic(name == "hmax_nan" ? I::Fmax : I::Fmin, result, args), args[0],
+                          args[1]);
+  if (name.consume_back("_sat")) {
+    Op op = name == "hadd" ? Op::Add : name == "hsub" ? Op::Sub : Op::Mul;
+    ir::Value *value = name == "hfma" ? intrinsic(I::Fma, result, args) : emit(op, result, args);
+    return saturate(value);
+  }
+  if (name == "hfma_relu") {
+    ir::Value *value = intrinsic(I::Fma, result, args);
+    return emit(Op::Select, result,
+                {isNan(value), value, intrinsic(I::Fmax, result, {value, bf16Constant(0.0)})});
+  }
+  if (name == "hisinf") {
+    // -1 for -inf, 1 for +inf, else 0.
+    const Type *int32 = types.int32();
+    ir::Value *sign = emit(Op::Select, int32,
+                           {emit(Op::Lt, boolean, {args[0], bf16Constant(0.0)}),
+                            intConstant(int32, -1), intConstant(int32, 1)});
+    return emit(Op::Select, int32,
+                {intrinsic(I::IsInf, boolean, {args[0]}), sign, intConstant(int32, 0)});
+  }
+  // bfloat162<int>_<rounding>: round to an integral bfloat16 first.
+  if (name.starts_with("bfloat162") && !name.ends_with("float")) {
+    static const std::map<llvm::StringRef, I> roundings = {
+        {"rn", I::Rint}, {"rd", I::Floor}, {"ru", I::Ceil}};
+    ir::Value *value = args[0];
+    if (auto rounding = roundings.find(name.rsplit('_').second); rounding != roundings.end())
+      value = intrinsic(rounding->second, value->type(), {value});
+    return convert(value, result);
+  }
+  // The other conversions round to nearest even, as casts do.
+  return convert(args[0], result);
+}
+
+} // namespace kiln::emit
