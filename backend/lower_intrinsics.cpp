@@ -564,6 +564,24 @@ llvm::Value *FunctionLowering::lowerMath(const ir::Instruction &instruction) {
     return callMath(I::Ldexp, {x, builder.CreateIntCast(arguments[1], types.i32(), true)}, bits);
   case I::RoundDigits:
     return roundDigits(x, arguments[1]);
+  case I::Fmax:
+  case I::Fmin: {
+    // IEEE 754-2019's maximumNumber and minimumNumber, as PTX's max and min:
+    // NaN only where both are, and -0 below +0, where LLVM's maxnum leaves
+    // the sign of a zero result to the target. Equal operands differ only
+    // in the sign of zero, and the AND (max) or OR (min) of their bits picks
+    // the zero wanted.
+    llvm::Value *number = callMath(instruction.intrinsic, arguments, bits);
+    llvm::IRBuilder<>::FastMathFlagGuard guard(builder);
+    builder.clearFastMathFlags();
+    llvm::Type *word = builder.getIntNTy(x->getType()->getPrimitiveSizeInBits());
+    llvm::Value *a = builder.CreateBitCast(x, word);
+    llvm::Value *b = builder.CreateBitCast(arguments[1], word);
+    llvm::Value *zero = builder.CreateBitCast(
+        instruction.intrinsic == I::Fmax ? builder.CreateAnd(a, b) : builder.CreateOr(a, b),
+        x->getType());
+    return builder.CreateSelect(builder.CreateFCmpOEQ(x, arguments[1]), zero, number);
+  }
   default:
     return callMath(instruction.intrinsic, arguments, bits);
   }

@@ -215,6 +215,9 @@ ir::Value *FunctionEmitter::emitBuiltin(const ssa::Instr *instr, const Resolutio
   }
   case BuiltinId::PyMin:
   case BuiltinId::PyMax:
+    if (resolution.detail == "ieee_number")
+      return intrinsic(id == BuiltinId::PyMin ? ir::Intrinsic::Fmin : ir::Intrinsic::Fmax, result,
+                       args);
     return emitMinMax(id == BuiltinId::PyMin, result, args);
   case BuiltinId::CffiFromBuffer:
     return emit(ir::Opcode::Cast, result, {args[0]});

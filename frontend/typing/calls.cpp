@@ -62,11 +62,22 @@ Typing minMax(TypeContext &types, const Symbol &function, llvm::ArrayRef<const T
     return noOverload(function, args);
   const Type *result = candidates[0];
   for (const Type *candidate : llvm::ArrayRef(candidates).drop_front())
-    result = types.unify(result, candidate);
+    if (result)
+      result = types.unify(result, candidate);
+  if (!result)
+    return noOverload(function, args);
   result = types.unliteral(result);
-  return builtinResult(function, result,
-                       args.size() == 1 ? std::vector<const Type *>{nullptr}
-                                        : std::vector<const Type *>(args.size(), result));
+  Typing typed = builtinResult(function, result,
+                               args.size() == 1 ? std::vector<const Type *>{nullptr}
+                                                : std::vector<const Type *>(args.size(), result));
+  // numba-cuda lowers min and max of two float32 or float64 values to
+  // libdevice's fmin and fmax (cudaimpl.py): a NaN operand gives the other.
+  auto isSingleOrDouble = [&](const Type *t) {
+    return types.unliteral(t) == types.float32() || types.unliteral(t) == types.float64();
+  };
+  if (args.size() == 2 && llvm::all_of(args, isSingleOrDouble))
+    typed->detail = "ieee_number";
+  return typed;
 }
 
 /// What numba-cuda's print_item can show: integers, floats, bools, constant

@@ -134,7 +134,64 @@ def stores_anything(program, outputs):
 
 
 HEADER = "import numpy as np\nfrom numba import cuda\n"
-HOST_HEADER = "import numpy as np\nfrom numba import njit\n"
+# numba-cuda lowers min and max of two float32 or float64 values to
+# libdevice's fmin and fmax (PTX's min and max: IEEE 754-2019's
+# minimumNumber and maximumNumber), where njit follows Python: a NaN
+# operand gives the other, and -0.0 is below 0.0. The njit rendering calls
+# cuda_min and cuda_max, which compute that for two floats and are Python's
+# min and max otherwise.
+HOST_HEADER = """import math
+import numpy as np
+from numba import njit, types as _numba_types
+from numba.extending import overload
+
+
+def cuda_min(a, b):
+    return min(a, b)
+
+
+def cuda_max(a, b):
+    return max(a, b)
+
+
+def _float_cast(a, b):
+    \"\"\"The float type numba-cuda's fmin and fmax of a and b compute in, or None.\"\"\"
+    if not all(isinstance(t, _numba_types.Float) and t.bitwidth in (32, 64) for t in (a, b)):
+        return None
+    return np.float32 if a.bitwidth == b.bitwidth == 32 else np.float64
+
+
+@overload(cuda_min)
+def _cuda_min(a, b):
+    cast = _float_cast(a, b)
+    if cast is None:
+        return lambda a, b: min(a, b)
+
+    def minimum_number(a, b):
+        x, y = cast(a), cast(b)
+        if x != x:
+            return y
+        if y != y or x < y or (x == y and math.copysign(1.0, x) < 0):
+            return x
+        return y
+    return minimum_number
+
+
+@overload(cuda_max)
+def _cuda_max(a, b):
+    cast = _float_cast(a, b)
+    if cast is None:
+        return lambda a, b: max(a, b)
+
+    def maximum_number(a, b):
+        x, y = cast(a), cast(b)
+        if x != x:
+            return y
+        if y != y or x > y or (x == y and math.copysign(1.0, x) > 0):
+            return x
+        return y
+    return maximum_number
+"""
 
 
 def kernel_name(program):

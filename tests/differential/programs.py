@@ -311,7 +311,10 @@ class Call(Expr):
         if self.unpacked_from is not None:
             rest = rendered[self.unpacked_from:]
             rendered = rendered[:self.unpacked_from] + ["*(" + "".join(f"{a}, " for a in rest) + ")"]
-        return f"{self.function}(" + ", ".join(rendered) + ")"
+        # njit's min and max of floats are Python's; the CUDA target's are
+        # oracles.HOST_HEADER's cuda_min and cuda_max.
+        function = f"cuda_{self.function}" if host and self.function in ("min", "max") else self.function
+        return f"{function}(" + ", ".join(rendered) + ")"
 
 
 @dataclasses.dataclass

@@ -51,6 +51,10 @@ class Renderer:
     def float16(self, text):
         return f"{self.name}_f16({text})"
 
+    def ieee_number(self, function):
+        """The host helper for `function` ("min" or "max") of two floats."""
+        return f"{self.name}_f{function}"
+
     def device(self, function):
         return f"{self.name}_{function.suffix}"
 
@@ -481,7 +485,10 @@ class Call(Expr):
                 arguments = [r.launch_arguments()] + arguments
             return f"{r.device(self.function)}({', '.join(arguments)})"
         arguments = [_host_convert(r, a, t) for a, t in zip(self.arguments, self.operand_types)]
-        text = f"{self.function}({', '.join(arguments)})"
+        function = self.function
+        if r.host and function in ("min", "max") and set(self.operand_types) <= {"float32", "float64"}:
+            function = r.ieee_number(function)
+        text = f"{function}({', '.join(arguments)})"
         return r.float16(text) if r.host and self.type == "float16" else text
 
     def evaluate(self, env):
