@@ -9,6 +9,7 @@
 #include "cache/remote/tier_setup.h"
 #include "ir/libdevice.h"
 #include "module/cpu_kernel_abi.h"
+#include "pipeline/cuda_includes.h"
 #include "pipeline/outputs.h"
 #include "pipeline/version.h"
 
@@ -339,6 +340,7 @@ void BuildCache::addHostLinkFiles(cache::KeyBuilder &key, const ir::Function &ke
       key.add("link-digest", cache::digestOf(*bytes));
     else
       key.add("link-unreadable", llvm::toString(bytes.takeError()));
+    addIncludedFiles(key, file, hostCudaTools.includeDirectories);
   }
   if (!compilesCuda)
     return;
@@ -350,6 +352,21 @@ void BuildCache::addHostLinkFiles(cache::KeyBuilder &key, const ir::Function &ke
   // identity of host code leaves out.
   key.add("host-cuda-include", hostCudaTools.toolkitIncludeDirectory.value_or(""));
   key.add("cuda", identity.cuda);
+}
+
+bool BuildCache::addIncludedFiles(cache::KeyBuilder &key, llvm::StringRef file,
+                                  llvm::ArrayRef<std::string> includeDirectories) {
+  if (llvm::sys::path::extension(file) != ".cu")
+    return true;
+  for (const std::string &header : includedFiles(file, includeDirectories)) {
+    llvm::Expected<std::string> bytes = cuda::readFileBytes(header);
+    if (!bytes) {
+      llvm::consumeError(bytes.takeError());
+      return false;
+    }
+    key.add("link-header", header).add("link-header-digest", cache::digestOf(*bytes));
+  }
+  return true;
 }
 
 std::string BuildCache::linkedCodeKey(llvm::ArrayRef<std::string> memberKeys,
@@ -379,6 +396,8 @@ std::optional<std::string> BuildCache::cubinKey(llvm::StringRef name, const JitO
       return std::nullopt;
     }
     key.add("link", file).add("link-digest", cache::digestOf(*bytes));
+    if (!addIncludedFiles(key, file, options.linkIncludeDirectories))
+      return std::nullopt;
   }
   if (!linkFiles.empty())
     for (const std::string &directory : options.linkIncludeDirectories)

@@ -124,6 +124,10 @@ private:
 
   /// What of the CUDA C/C++ files `kernel` links its host code depends on.
   void addHostLinkFiles(cache::KeyBuilder &key, const ir::Function &kernel) const;
+  /// The headers a CUDA C/C++ link file includes, with their digests; false
+  /// where one cannot be read (then nothing compiled from it is cached).
+  static bool addIncludedFiles(cache::KeyBuilder &key, llvm::StringRef file,
+                               llvm::ArrayRef<std::string> includeDirectories);
 
   /// The entry of `key`: the local cache's, else a remote's (then kept
   /// locally).

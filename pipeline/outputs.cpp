@@ -7,6 +7,7 @@
 #include "backend/temporary_directory.h"
 #include "module/bundle_writer.h"
 #include "module/format.h"
+#include "pipeline/cuda_includes.h"
 #include "pipeline/depfile.h"
 #include "pipeline/module_writer.h"
 #include "pipeline/output_file.h"
@@ -243,8 +244,12 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
     if (module)
       read = module->importedFiles;
     for (const KernelArtifacts &build : kernels)
-      for (std::string &file : linkFiles(*build.kernel, options.file))
+      for (std::string &file : linkFiles(*build.kernel, options.file)) {
+        if (llvm::sys::path::extension(file) == ".cu")
+          for (std::string &header : includedFiles(file, options.linkIncludeDirectories))
+            read.push_back(std::move(header));
         read.push_back(std::move(file));
+      }
     failure = writeDepfile(options.depfile, written, buildInputs(options.file, read));
   }
   if (failure) {

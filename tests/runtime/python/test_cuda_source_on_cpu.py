@@ -226,11 +226,26 @@ def test_kiln_build_takes_include_folders_and_compiles_an_edited_file_again(kiln
     assert build_and_run() == "[0.0, 2.0, 4.0]"
     (tmp_path / "including.cu").write_text(INCLUDING_CU.replace("x * FACTOR", "x * FACTOR + 1"))
     assert build_and_run() == "[1.0, 3.0, 5.0]", "an edited .cu file must be compiled again"
+    (headers / "factor.cuh").write_text("#define FACTOR 3\n")
+    assert build_and_run() == "[1.0, 4.0, 7.0]", "a .cu file whose header changed must be compiled again"
 
     result = kiln("build", tmp_path / "including_kernels.py", "--module", "including_kernels",
                   "-o", tmp_path / "out2", "--arch", TEST_ARCH, "--python", sys.executable, "--no-cache")
     assert result.returncode != 0 and "factor.cuh" in result.stderr, \
         "without --link-include nvcc cannot find the header, and says which"
+
+
+def test_the_depfile_lists_the_headers_a_cu_file_includes(kiln, tmp_path):
+    headers = write_including(tmp_path, 2)
+    (tmp_path / "including_kernels.py").write_text(
+        INCLUDING.replace("from kiln import", "from numba import").replace("@cuda.jit", '@cuda.jit("void(float64[::1], float64[::1])")'))
+    depfile = tmp_path / "including.d"
+    result = kiln("build", tmp_path / "including_kernels.py", "--emit", "ptx", "-o", tmp_path / "out",
+                  "--arch", TEST_ARCH, "--link-include", headers, "--depfile", depfile, "--no-cache")
+    assert result.returncode == 0, result.stderr
+    listed = depfile.read_text()
+    assert str((headers / "factor.cuh").resolve()) in listed and str(tmp_path / "including.cu") in listed, \
+        f"a build system must rerun kiln when the .cu file or a header it includes changes: {listed}"
 
 
 AHEAD_OF_TIME = '''
