@@ -95,8 +95,68 @@ HostCudaSourceOptions findHostCudaTools(std::vector<std::string> includeDirector
   else
     tools.clangMissing = llvm::toString(clang.takeError());
   tools.toolkitIncludeDirectory = toolkitIncludeDirectory();
+  tools.compiled = std::make_shared<HostCudaBitcode>();
   return tools;
 }
+
+llvm::Expected<std::string>
+HostCudaBitcode::get(const std::string &path,
+                     llvm::function_ref<llvm::Expected<std::string>(const std::string &)> compile) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto found = compiled.find(path); found != compiled.end()) {
+      if (found->second.first)
+        return found->second.second;
+      return llvm::createStringError(found->second.second);
+    }
+  }
+  // Compiled unlocked, so that kernels linking other files go on meanwhile.
+  llvm::Expected<std::string> bitcode = compile(path);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (bitcode) {
+    compiled.try_emplace(path, true, *bitcode);
+    return bitcode;
+  }
+  std::string why = llvm::toString(bitcode.takeError());
+  compiled.try_emplace(path, false, why);
+  return llvm::createStringError(why);
+}
+
+namespace {
+
+/// The LLVM bitcode clang makes of the .cu file at `path` for `triple`, or
+/// why it makes none.
+llvm::Expected<std::string> compileToBitcode(const std::string &path,
+                                             const HostCudaSourceOptions &options,
+                                             llvm::StringRef triple) {
+  if (options.clang.empty())
+    return llvm::createStringError(options.clangMissing);
+  llvm::Expected<cuda::TemporaryDirectory> scratch =
+      cuda::TemporaryDirectory::create("kiln-host-cu");
+  if (!scratch)
+    return scratch.takeError();
+  if (llvm::Error error = scratch->write("cuda_prelude.h", kPrelude))
+    return error;
+  // -w: clang's warnings about code written for nvcc mean nothing here.
+  std::vector<std::string> arguments = {
+      "-x", "c++", "-std=c++17", "-O2", "-fPIC", "-fno-exceptions", "-w"};
+  arguments.insert(arguments.end(), {"-target", triple.str(), "-emit-llvm", "-c"});
+  arguments.insert(arguments.end(), {"-include", scratch->file("cuda_prelude.h")});
+  for (const std::string &directory : options.includeDirectories)
+    arguments.push_back("-I" + directory);
+  if (options.toolkitIncludeDirectory)
+    arguments.insert(arguments.end(), {"-isystem", *options.toolkitIncludeDirectory});
+  arguments.insert(arguments.end(), {path, "-o", scratch->file("host.bc")});
+  llvm::Expected<cuda::ToolOutput> ran =
+      cuda::runTool(options.clang, arguments, kClangTimeoutSeconds);
+  if (!ran)
+    return ran.takeError();
+  if (ran->exitCode != 0)
+    return llvm::createStringError(firstError(*ran, scratch->path()));
+  return scratch->read("host.bc");
+}
+
+} // namespace
 
 HostCudaCode HostCudaCode::compile(llvm::ArrayRef<std::string> linkFiles,
                                    const HostCudaSourceOptions &options, llvm::StringRef triple,
@@ -110,41 +170,11 @@ HostCudaCode HostCudaCode::compile(llvm::ArrayRef<std::string> linkFiles,
     auto fail = [&](const std::string &why) {
       code.problems.push_back("'" + name + "' does not compile for the CPU engine: " + why);
     };
-    if (options.clang.empty()) {
-      fail(options.clangMissing);
-      continue;
-    }
-    llvm::Expected<cuda::TemporaryDirectory> scratch =
-        cuda::TemporaryDirectory::create("kiln-host-cu");
-    if (!scratch) {
-      fail(llvm::toString(scratch.takeError()));
-      continue;
-    }
-    if (llvm::Error error = scratch->write("cuda_prelude.h", kPrelude)) {
-      fail(llvm::toString(std::move(error)));
-      continue;
-    }
-    // -w: clang's warnings about code written for nvcc mean nothing here.
-    std::vector<std::string> arguments = {
-        "-x", "c++", "-std=c++17", "-O2", "-fPIC", "-fno-exceptions", "-w"};
-    arguments.insert(arguments.end(), {"-target", triple.str(), "-emit-llvm", "-c"});
-    arguments.insert(arguments.end(), {"-include", scratch->file("cuda_prelude.h")});
-    for (const std::string &directory : options.includeDirectories)
-      arguments.push_back("-I" + directory);
-    if (options.toolkitIncludeDirectory)
-      arguments.insert(arguments.end(), {"-isystem", *options.toolkitIncludeDirectory});
-    arguments.insert(arguments.end(), {path, "-o", scratch->file("host.bc")});
-    llvm::Expected<cuda::ToolOutput> ran =
-        cuda::runTool(options.clang, arguments, kClangTimeoutSeconds);
-    if (!ran) {
-      fail(llvm::toString(ran.takeError()));
-      continue;
-    }
-    if (ran->exitCode != 0) {
-      fail(firstError(*ran, scratch->path()));
-      continue;
-    }
-    llvm::Expected<std::string> bitcode = scratch->read("host.bc");
+    auto compileFile = [&](const std::string &file) {
+      return compileToBitcode(file, options, triple);
+    };
+    llvm::Expected<std::string> bitcode =
+        options.compiled ? options.compiled->get(path, compileFile) : compileFile(path);
     if (!bitcode) {
       fail(llvm::toString(bitcode.takeError()));
       continue;

@@ -18,18 +18,37 @@
 #pragma once
 
 #include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/STLFunctionalExtras.h>
 #include <llvm/ADT/StringMap.h>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/Error.h>
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace kiln::backend {
+
+/// The bitcode (or why there is none) of each .cu file compiled for the
+/// host in one build, which every kernel linking the file shares: the
+/// files do not change while a build runs.
+class HostCudaBitcode {
+public:
+  /// `path` compiled by `compile` the first time it is asked for.
+  llvm::Expected<std::string>
+  get(const std::string &path,
+      llvm::function_ref<llvm::Expected<std::string>(const std::string &)> compile);
+
+private:
+  std::mutex mutex;
+  /// The bitcode of each file, or the message of its failure.
+  std::map<std::string, std::pair<bool, std::string>> compiled;
+};
 
 /// What compiles the link files of a kernel for the host, found once per
 /// build (findHostCudaTools) for every kernel's code and cache key.
@@ -44,6 +63,8 @@ struct HostCudaSourceOptions {
   /// given, as nvcc searches it (cuRAND's device API, cuda_fp16.h, ...);
   /// none where no toolkit is found.
   std::optional<std::string> toolkitIncludeDirectory;
+  /// The build's files compiled so far; none compiles each file per kernel.
+  std::shared_ptr<HostCudaBitcode> compiled;
 };
 
 /// The clang (KILN_CLANG where set, else the clang of this Kiln's LLVM

@@ -151,3 +151,29 @@ TEST_F(HostCudaSource, FilesOfGpuCodeOnlyLeaveTheirFunctionsToTheGpu) {
 }
 
 } // namespace
+
+TEST_F(HostCudaSource, EachFileIsCompiledOncePerBuildForEveryKernelThatLinksIt) {
+  // Two kernels' modules, each in its own context, as a build compiles them.
+  llvm::LLVMContext otherContext;
+  HostCudaCode first = HostCudaCode::compile({folder->file("functions.cu")}, withHeaders,
+                                             kiln::backend::hostTriple(), context);
+  ASSERT_FALSE(bool(folder->write("functions.cu", "this is not C++")));
+  HostCudaCode second = HostCudaCode::compile({folder->file("functions.cu")}, withHeaders,
+                                              kiln::backend::hostTriple(), otherContext);
+  EXPECT_EQ(second.callProblem("twice"), std::nullopt)
+      << "the second kernel must reuse the bitcode the build already made of the file";
+
+  unsigned compiled = 0;
+  kiln::backend::HostCudaBitcode bitcode;
+  auto failing = [&](const std::string &) -> llvm::Expected<std::string> {
+    ++compiled;
+    return llvm::createStringError("no clang");
+  };
+  for (int i = 0; i < 2; ++i) {
+    llvm::Expected<std::string> made = bitcode.get("some.cu", failing);
+    ASSERT_FALSE(bool(made));
+    EXPECT_EQ(llvm::toString(made.takeError()), "no clang")
+        << "a failure is remembered with its reason";
+  }
+  EXPECT_EQ(compiled, 1u) << "a file that failed once is not compiled again in the same build";
+}
