@@ -105,6 +105,8 @@ llvm::Value *FunctionLowering::lowerIntrinsic(const ir::Instruction &instruction
             : builder.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, x, builder.getFalse());
     return resultOf(count, from->signedness());
   }
+  case I::Bitcast:
+    return builder.CreateBitCast(operand(0), types.value(instruction.type()));
   case I::Brev:
     return cast(builder.CreateUnaryIntrinsic(llvm::Intrinsic::bitreverse, operand(0)),
                 instruction.operands[0]->type(), instruction.type());

@@ -10,7 +10,11 @@
 //   - the unordered comparisons (`hequ`, ...) are true where one operand
 //     is NaN, and `hne` is false there, unlike Python's `!=`;
 //   - bfloat16 to integer conversions round as their suffix says, then
-//     saturate, NaN to 0.
+//     saturate, NaN to 0;
+//   - conversions to bfloat16 that round toward zero (`_rz`), down (`_rd`)
+//     or up (`_ru`) start from the nearest bfloat16 and step to the
+//     neighbour on the wanted side where it is on the other; integers are
+//     compared through float64, exactly up to 2**53.
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,6 +92,12 @@ ir::Value *FunctionEmitter::emitBFloat16(const Symbol &binding, const Type *resu
     return emit(Op::Select, int32,
                 {intrinsic(I::IsInf, boolean, {args[0]}), sign, intConstant(int32, 0)});
   }
+  if (name.contains("_as_"))
+    return intrinsic(I::Bitcast, result, args);
+  // Conversions to bfloat16 that round toward zero, down or up.
+  if (auto [conversion, rounding] = name.rsplit('_');
+      conversion.ends_with("2bfloat16") && llvm::is_contained({"rz", "rd", "ru"}, rounding))
+    return roundToBFloat16(args[0], rounding);
   // bfloat162<int>_<rounding>: round to an integral bfloat16 first.
   if (name.starts_with("bfloat162") && !name.ends_with("float")) {
     static const std::map<llvm::StringRef, I> roundings = {
@@ -99,6 +109,45 @@ ir::Value *FunctionEmitter::emitBFloat16(const Symbol &binding, const Type *resu
   }
   // The other conversions round to nearest even, as casts do.
   return convert(args[0], result);
+}
+
+ir::Value *FunctionEmitter::roundToBFloat16(ir::Value *value, llvm::StringRef rounding) {
+  using Op = ir::Opcode;
+  const Type *bf16 = types.bfloat16();
+  const Type *float64 = types.float64();
+  const Type *boolean = types.boolean();
+  const Type *bits16 = types.integer(16, false);
+  ir::Value *exact = convert(value, float64);
+  ir::Value *nearest = convert(exact, bf16);
+  ir::Value *back = convert(nearest, float64);
+  // The neighbours of `nearest` through its bits: a bfloat16's magnitude
+  // grows with its bits, and the zeros' neighbours are the smallest
+  // subnormals.
+  ir::Value *bits = intrinsic(ir::Intrinsic::Bitcast, bits16, {nearest});
+  ir::Value *zero = constant(bf16, ConstantValue::floating(0.0));
+  ir::Value *isZero = emit(Op::Eq, boolean, {nearest, zero});
+  ir::Value *isPositive = emit(Op::Gt, boolean, {nearest, zero});
+  ir::Value *larger = emit(Op::Add, bits16, {bits, intConstant(bits16, 1)});
+  ir::Value *smaller = emit(Op::Sub, bits16, {bits, intConstant(bits16, 1)});
+  auto neighbour = [&](bool up) {
+    ir::Value *away =
+        emit(Op::Select, bits16, {isPositive, up ? larger : smaller, up ? smaller : larger});
+    ir::Value *fromZero = intConstant(bits16, up ? 0x0001 : 0x8001);
+    return intrinsic(ir::Intrinsic::Bitcast, bf16,
+                     {emit(Op::Select, bits16, {isZero, fromZero, away})});
+  };
+  ir::Value *roundedUp =
+      emit(Op::Select, bf16, {emit(Op::Lt, boolean, {back, exact}), neighbour(true), nearest});
+  ir::Value *roundedDown =
+      emit(Op::Select, bf16, {emit(Op::Gt, boolean, {back, exact}), neighbour(false), nearest});
+  if (rounding == "ru")
+    return roundedUp;
+  if (rounding == "rd")
+    return roundedDown;
+  // Toward zero: down from above zero, up from below.
+  ir::Value *nonNegative =
+      emit(Op::Ge, boolean, {exact, constant(float64, ConstantValue::floating(0.0))});
+  return emit(Op::Select, bf16, {nonNegative, roundedDown, roundedUp});
 }
 
 } // namespace kiln::emit

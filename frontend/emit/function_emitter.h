@@ -120,6 +120,9 @@ private:
   /// A call of one of numba-cuda's bfloat16 bindings.
   ir::Value *emitBFloat16(const Symbol &binding, const Type *result,
                           llvm::ArrayRef<ir::Value *> args);
+  /// `value` (a real number) rounded to a bfloat16 toward zero ("rz"),
+  /// down ("rd") or up ("ru").
+  ir::Value *roundToBFloat16(ir::Value *value, llvm::StringRef rounding);
   ir::Value *emitCuda(const ssa::Instr *instr, BuiltinId id, const Resolution &resolution,
                       llvm::ArrayRef<ir::Value *> args);
   ir::Value *emitMinMax(bool isMin, const Type *result, llvm::ArrayRef<ir::Value *> args);

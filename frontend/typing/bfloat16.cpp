@@ -59,20 +59,26 @@ std::optional<OverloadCase> bindingSignature(TypeContext &types, llvm::StringRef
     return OverloadCase{bf16, {bf16}};
   if (name == "bfloat162float")
     return OverloadCase{types.float32(), {bf16}};
-  if (name == "float2bfloat16" || name == "float2bfloat16_rn")
-    return OverloadCase{bf16, {types.float32()}};
+  if (name.consume_front("float2bfloat16"))
+    return llvm::is_contained({"", "_rn", "_rz", "_rd", "_ru"}, name)
+               ? std::optional(OverloadCase{bf16, {types.float32()}})
+               : std::nullopt;
+  if (name == "bfloat16_as_short" || name == "bfloat16_as_ushort")
+    return OverloadCase{integerOfCName(types, name.drop_front(12)), {bf16}};
+  if (name == "short_as_bfloat16" || name == "ushort_as_bfloat16")
+    return OverloadCase{bf16, {integerOfCName(types, name.drop_back(12))}};
   if (name == "double2bfloat16")
     return OverloadCase{bf16, {types.float64()}};
-  // <int>2bfloat16_rn and bfloat162<int>_<rounding>.
-  if (name.consume_back("2bfloat16_rn"))
-    if (const Type *integer = integerOfCName(types, name))
+  // <int>2bfloat16_<rounding> and bfloat162<int>_<rounding>.
+  auto [conversion, rounding] = name.rsplit('_');
+  if (!llvm::is_contained({"rn", "rz", "rd", "ru"}, rounding))
+    return std::nullopt;
+  if (conversion.consume_back("2bfloat16"))
+    if (const Type *integer = integerOfCName(types, conversion))
       return OverloadCase{bf16, {integer}};
-  if (name.consume_front("bfloat162")) {
-    auto [cName, rounding] = name.split('_');
-    const Type *integer = integerOfCName(types, cName);
-    if (integer && llvm::is_contained({"rn", "rz", "rd", "ru"}, rounding))
+  if (conversion.consume_front("bfloat162"))
+    if (const Type *integer = integerOfCName(types, conversion))
       return OverloadCase{integer, {bf16}};
-  }
   return std::nullopt;
 }
 

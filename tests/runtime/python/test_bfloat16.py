@@ -12,11 +12,13 @@ import pytest
 BF16_KERNELS = '''
 import math
 from kiln import cuda
-from numba.cuda import float32, float64, int32, int64, uint8
+from numba.cuda import float32, float64, int32, int64, uint8, uint16
 from numba.cuda.bf16 import (bfloat16, hadd_sat, hdiv, hequ, hfma, hfma_relu, hisinf, hisnan,
                              hltu, hmax, hmax_nan, hmin, hne, hrcp, hsqrt, float64_to_bfloat16,
                              bfloat16_to_int32_rd, bfloat16_to_int32_rn, bfloat16_to_int32_ru,
-                             bfloat16_to_uint8_rz)
+                             bfloat16_to_uint8_rz, float2bfloat16_rz, float2bfloat16_rd, float2bfloat16_ru,
+                             int2bfloat16_rz, int32_to_bfloat16_rd, ll2bfloat16_ru, bfloat16_as_short,
+                             ushort_as_bfloat16)
 from numba.cuda._internal.cuda_bf16 import nv_bfloat16
 
 
@@ -82,6 +84,20 @@ def nan_rules(x, y, flags, values):
         values[i, 5] = float32(hisinf(a))
 
 
+@cuda.jit
+def directed(x, n, out, bits, back):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i, 0] = float32(float2bfloat16_rz(x[i]))
+        out[i, 1] = float32(float2bfloat16_rd(x[i]))
+        out[i, 2] = float32(float2bfloat16_ru(x[i]))
+        out[i, 3] = float32(int2bfloat16_rz(n[i]))
+        out[i, 4] = float32(int32_to_bfloat16_rd(n[i]))
+        out[i, 5] = float32(ll2bfloat16_ru(int64(n[i])))
+        bits[i] = bfloat16_as_short(bfloat16(x[i]))
+        back[i] = float32(ushort_as_bfloat16(uint16(bits[i])))
+
+
 @cuda.jit(device=True)
 def mean(a, b):
     return (a + b) / bfloat16(2)
@@ -112,7 +128,7 @@ def bf16(value):
     if math.isnan(value) or math.isinf(value) or value == 0:
         return value
     if abs(value) < 2.0**-126:  # subnormal: multiples of 2**-133
-        return round(value / 2.0**-133) * 2.0**-133
+        return math.copysign(round(value / 2.0**-133) * 2.0**-133, value)
     mantissa, exponent = math.frexp(value)
     rounded = math.ldexp(round(mantissa * 256), exponent - 8)
     return math.copysign(math.inf, value) if abs(rounded) >= 2.0**128 else rounded
@@ -205,6 +221,41 @@ def test_nan_saturation_and_unordered_comparisons_follow_cuda_bf16(kernels):
     ], np.float32))
 
 
+def directed_reference(value):
+    """(toward zero, down, up) of a value float32 holds exactly, from its
+    bits: a bfloat16 is a float32's top half."""
+    word = int(np.array([value], np.float32).view(np.uint32)[0])
+    if math.isnan(value):
+        return (value, value, value)
+    toward_zero = np.array([(word >> 16) << 16], np.uint32).view(np.float32)[0].item()
+    if toward_zero == value:
+        return (value, value, value)
+    away = np.array([((word >> 16) + 1) << 16], np.uint32).view(np.float32)[0].item()
+    return (toward_zero, toward_zero, away) if value > 0 else (toward_zero, away, toward_zero)
+
+
+def test_conversions_that_round_toward_zero_down_or_up(kernels):
+    x = np.concatenate([sample_values(200, 3), [np.nan, np.inf, -np.inf, 3.4e38, -3.4e38, 1e-41, -1e-41]])
+    x = x.astype(np.float32)
+    n = np.random.default_rng(4).integers(-(2**24), 2**24, x.size).astype(np.int32)
+    n[:6] = [0, 1, -1, 257, -257, 2**24 - 1]
+    out = np.zeros((x.size, 6), np.float32)
+    bits = np.zeros(x.size, np.int64)
+    back = np.zeros(x.size, np.float32)
+    kernels.directed[2, 128](x, n, out, bits, back)
+    for i in range(x.size):
+        want = directed_reference(x[i].item()) + (directed_reference(float(n[i]))[0],
+                                                 directed_reference(float(n[i]))[1],
+                                                 directed_reference(float(n[i]))[2])
+        np.testing.assert_array_equal(out[i], np.array(want, np.float32),
+                                      err_msg=f"directed conversions of {x[i]!r} and {n[i]}")
+    nearest = np.array([bf16(v) for v in x.astype(float)], np.float32)
+    np.testing.assert_array_equal(bits, (nearest.view(np.uint32) >> 16).astype(np.int16),
+                                  err_msg="bfloat16_as_short gives the bfloat16's bits")
+    np.testing.assert_array_equal(back.view(np.uint32), nearest.view(np.uint32),
+                                  err_msg="ushort_as_bfloat16 makes the bfloat16 of the bits back")
+
+
 def test_device_functions_math_overloads_and_isinstance_see_bfloat16(kernels):
     out = np.zeros(3, np.float32)
     flags = np.zeros(3, np.bool_)
@@ -221,8 +272,14 @@ def test_a_variable_that_is_bfloat16_and_float32_is_refused(kernels):
 
 def test_bfloat16_kernels_assemble_for_every_default_architecture(tmp_path, kiln):
     source = tmp_path / "bf16_signed.py"
-    source.write_text(BF16_KERNELS.replace("@cuda.jit\ndef arithmetic",
-                                           '@cuda.jit("void(float32[:], float32[:], float32[:, :])")\ndef arithmetic'))
+    signatures = {"arithmetic": "void(float32[:], float32[:], float32[:, :])",
+                  "directed": "void(float32[:], int32[:], float32[:, :], int64[:], float32[:])",
+                  "nan_rules": "void(float32[:], float32[:], boolean[:, :], float32[:, :])",
+                  "to_integers": "void(float32[:], int64[:, :])"}
+    text = BF16_KERNELS
+    for kernel, signature in signatures.items():
+        text = text.replace(f"@cuda.jit\ndef {kernel}(", f'@cuda.jit("{signature}")\ndef {kernel}(')
+    source.write_text(text)
     done = kiln("build", source, "--emit", "fatbin", "-o", tmp_path / "out")
     assert done.returncode == 0, f"bfloat16 kernels did not build for every architecture: {done.stderr}"
     assert (tmp_path / "out" / "bf16_signed.fatbin").stat().st_size > 0
