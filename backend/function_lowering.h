@@ -172,6 +172,9 @@ public:
                         unsigned bits);
   llvm::Value *callMathFunction(ir::Intrinsic which, llvm::ArrayRef<llvm::Value *> arguments,
                                 unsigned bits);
+  /// min or max of two floats as IEEE 754-2019's minimumNumber and
+  /// maximumNumber (numba-cuda's fmin and fmax).
+  llvm::Value *minMaxNumber(bool isMax, llvm::Value *a, llvm::Value *b, unsigned bits);
   llvm::Value *roundDigits(llvm::Value *x, llvm::Value *digits);
   void lowerPrint(const ir::Instruction &instruction);
   llvm::Value *reshape(const ir::Instruction &instruction);

@@ -84,6 +84,7 @@ public:
 
   std::optional<std::string> mathFunction(ir::Intrinsic which, unsigned bits,
                                           bool fastmath) override;
+  bool minMaxOrdersSignedZeros() const override { return false; }
   std::optional<std::string> externalCallProblem(llvm::StringRef symbol) const override;
 
   void print(HookSite &site, llvm::ArrayRef<PrintArgument> arguments) override;

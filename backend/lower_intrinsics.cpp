@@ -567,26 +567,40 @@ llvm::Value *FunctionLowering::lowerMath(const ir::Instruction &instruction) {
   case I::RoundDigits:
     return roundDigits(x, arguments[1]);
   case I::Fmax:
-  case I::Fmin: {
-    // IEEE 754-2019's maximumNumber and minimumNumber, as PTX's max and min:
-    // NaN only where both are, and -0 below +0, where LLVM's maxnum leaves
-    // the sign of a zero result to the target. Equal operands differ only
-    // in the sign of zero, and the AND (max) or OR (min) of their bits picks
-    // the zero wanted.
-    llvm::Value *number = callMath(instruction.intrinsic, arguments, bits);
-    llvm::IRBuilder<>::FastMathFlagGuard guard(builder);
-    builder.clearFastMathFlags();
-    llvm::Type *word = builder.getIntNTy(x->getType()->getPrimitiveSizeInBits());
-    llvm::Value *a = builder.CreateBitCast(x, word);
-    llvm::Value *b = builder.CreateBitCast(arguments[1], word);
-    llvm::Value *zero = builder.CreateBitCast(
-        instruction.intrinsic == I::Fmax ? builder.CreateAnd(a, b) : builder.CreateOr(a, b),
-        x->getType());
-    return builder.CreateSelect(builder.CreateFCmpOEQ(x, arguments[1]), zero, number);
-  }
+  case I::Fmin:
+    return minMaxNumber(instruction.intrinsic == I::Fmax, x, arguments[1], bits);
   default:
     return callMath(instruction.intrinsic, arguments, bits);
   }
+}
+
+llvm::Value *FunctionLowering::minMaxNumber(bool isMax, llvm::Value *a, llvm::Value *b,
+                                            unsigned bits) {
+  // IEEE 754-2019's maximumNumber and minimumNumber, as PTX's max and min:
+  // NaN only where both are, and -0 below +0.
+  I which = isMax ? I::Fmax : I::Fmin;
+  if (hooks.minMaxOrdersSignedZeros())
+    return callMath(which, {a, b}, bits);
+  if (bits == 16) {
+    llvm::Type *narrow = a->getType();
+    llvm::Value *wide = minMaxNumber(isMax, builder.CreateFPExt(a, builder.getFloatTy()),
+                                     builder.CreateFPExt(b, builder.getFloatTy()), 32);
+    return builder.CreateFPTrunc(wide, narrow);
+  }
+  llvm::IRBuilder<>::FastMathFlagGuard guard(builder);
+  builder.clearFastMathFlags();
+  // Equal operands that compare neither way are equal numbers, and the AND
+  // (max) or OR (min) of their bits is the one wanted where they are zeros.
+  llvm::Type *word = builder.getIntNTy(bits);
+  llvm::Value *aBits = builder.CreateBitCast(a, word);
+  llvm::Value *bBits = builder.CreateBitCast(b, word);
+  llvm::Value *equal = builder.CreateBitCast(
+      isMax ? builder.CreateAnd(aBits, bBits) : builder.CreateOr(aBits, bBits), a->getType());
+  llvm::Value *aWins = isMax ? builder.CreateFCmpOGT(a, b) : builder.CreateFCmpOLT(a, b);
+  llvm::Value *bWins = isMax ? builder.CreateFCmpOLT(a, b) : builder.CreateFCmpOGT(a, b);
+  llvm::Value *number = builder.CreateSelect(aWins, a, builder.CreateSelect(bWins, b, equal));
+  llvm::Value *unlessB = builder.CreateSelect(builder.CreateFCmpUNO(b, b), a, number);
+  return builder.CreateSelect(builder.CreateFCmpUNO(a, a), b, unlessB);
 }
 
 llvm::Value *FunctionLowering::roundDigits(llvm::Value *x, llvm::Value *digits) {

@@ -49,6 +49,7 @@ public:
 
   std::optional<std::string> mathFunction(ir::Intrinsic which, unsigned bits,
                                           bool fastmath) override;
+  bool minMaxOrdersSignedZeros() const override { return true; }
   std::optional<std::string> externalCallProblem(llvm::StringRef) const override {
     return std::nullopt;
   }

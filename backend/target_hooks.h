@@ -125,6 +125,11 @@ public:
   /// should expand it itself.
   virtual std::optional<std::string> mathFunction(ir::Intrinsic which, unsigned bits,
                                                   bool fastmath) = 0;
+  /// Whether LLVM's maxnum and minnum become instructions that order -0
+  /// below +0 (PTX's max and min). Elsewhere LLVM leaves the sign of a zero
+  /// result open, and may fold code that depends on it, so the lowering
+  /// compares instead.
+  virtual bool minMaxOrdersSignedZeros() const = 0;
 
   /// Why this kernel cannot call `symbol`, a function defined in CUDA
   /// C/C++ or PTX (cuda.declare_device), or nothing when it can; calls it

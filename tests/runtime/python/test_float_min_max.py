@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 KERNELS = '''
+import numpy as np
 from kiln import cuda
 
 
@@ -20,6 +21,17 @@ def two_floats(a, b, low, high):
     if i < a.size:
         low[i] = min(a[i], b[i])
         high[i] = max(a[i], b[i])
+
+
+@cuda.jit
+def zeros_of_both_signs(high, low):
+    # The operands differ only in their sign, one of them a constant, and
+    # the whole block runs at once: nothing may pick the zero by operand order.
+    i = cuda.grid(1)
+    if i < high.size:
+        y = np.float64(cuda.threadIdx.y)
+        high[i] = max(-0.0, y)
+        low[i] = min(0.0, -y)
 
 
 @cuda.jit
@@ -71,6 +83,13 @@ def test_two_floats_ignore_nan_and_order_signed_zeros(kernels, left, right):
     want_high = np.array([maximum_number(float(x), float(y)) for x, y in zip(a, b)], result)
     assert bits(low) == bits(want_low), f"min of {list(zip(a, b))}: {low.tolist()}, wanted {want_low.tolist()}"
     assert bits(high) == bits(want_high), f"max of {list(zip(a, b))}: {high.tolist()}, wanted {want_high.tolist()}"
+
+
+def test_a_constant_zero_against_the_other_zero_in_a_whole_block(kernels):
+    high, low = np.ones(256), np.ones(256)
+    kernels.zeros_of_both_signs[2, 128](high, low)
+    assert not np.signbit(high).any(), "max(-0.0, 0.0) is 0.0 in every thread"
+    assert np.signbit(low).all(), "min(0.0, -0.0) is -0.0 in every thread"
 
 
 def test_more_than_two_floats_keep_pythons_rule(kernels):
