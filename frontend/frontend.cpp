@@ -144,16 +144,13 @@ private:
 bool isKernelArgumentType(const Type *type) {
   // Host code has no bfloat16 values or arrays to pass (NumPy has no such
   // dtype); kernels make them from float32 and float64.
-  if (const auto *real = llvm::dyn_cast<FloatType>(type); real && real->isBFloat16())
+  const auto *array = llvm::dyn_cast<ArrayType>(type);
+  if (isBFloat16(type) || (array && isBFloat16(array->elementType())))
     return false;
-  if (const auto *array = llvm::dyn_cast<ArrayType>(type))
-    if (const auto *real = llvm::dyn_cast<FloatType>(array->elementType());
-        real && real->isBFloat16())
-      return false;
   // A record passes by reference: the kernel's stores reach the caller's.
   if (type->isScalar() || llvm::isa<RecordType, DateTimeType, PointerType>(type))
     return true;
-  if (const auto *array = llvm::dyn_cast<ArrayType>(type))
+  if (array)
     return array->elementType()->isScalar() ||
            llvm::isa<RecordType, CharSequenceType, DateTimeType>(array->elementType());
   if (const auto *tuple = llvm::dyn_cast<TupleType>(type))

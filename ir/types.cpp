@@ -576,9 +576,6 @@ const Type *TypeContext::unify(const Type *a, const Type *b) {
     return a;
   if (a->isNumber() && b->isNumber()) {
     // numba-cuda's bfloat16 unifies with no other number.
-    auto isBFloat16 = [](const Type *t) {
-      return llvm::isa<FloatType>(t) && llvm::cast<FloatType>(t)->isBFloat16();
-    };
     if (isBFloat16(a) || isBFloat16(b))
       return nullptr;
     return promoteNumbers(a, b);

@@ -138,6 +138,12 @@ private:
   bool brain;
 };
 
+/// Whether `type` is bfloat16.
+inline bool isBFloat16(const Type *type) {
+  const auto *real = llvm::dyn_cast<FloatType>(type);
+  return real && real->isBFloat16();
+}
+
 /// complex64 holds two float32s, complex128 two float64s.
 class ComplexType : public Type {
 public:

@@ -334,13 +334,12 @@ void BuildCache::addHostLinkFiles(cache::KeyBuilder &key, const ir::Function &ke
     if (llvm::sys::path::extension(file) != ".cu")
       continue;
     compilesCuda = true;
-    llvm::Expected<std::string> bytes = cuda::readFileBytes(file);
+    llvm::Expected<std::string> digest = linkFileDigest(file, hostCudaTools.includeDirectories);
     key.add("link", file);
-    if (bytes)
-      key.add("link-digest", cache::digestOf(*bytes));
+    if (digest)
+      key.add("link-digest", *digest);
     else
-      key.add("link-unreadable", llvm::toString(bytes.takeError()));
-    addIncludedFiles(key, file, hostCudaTools.includeDirectories);
+      key.add("link-unreadable", llvm::toString(digest.takeError()));
   }
   if (!compilesCuda)
     return;
@@ -354,19 +353,31 @@ void BuildCache::addHostLinkFiles(cache::KeyBuilder &key, const ir::Function &ke
   key.add("cuda", identity.cuda);
 }
 
-bool BuildCache::addIncludedFiles(cache::KeyBuilder &key, llvm::StringRef file,
-                                  llvm::ArrayRef<std::string> includeDirectories) {
-  if (llvm::sys::path::extension(file) != ".cu")
-    return true;
-  for (const std::string &header : includedFiles(file, includeDirectories)) {
-    llvm::Expected<std::string> bytes = cuda::readFileBytes(header);
-    if (!bytes) {
-      llvm::consumeError(bytes.takeError());
-      return false;
-    }
-    key.add("link-header", header).add("link-header-digest", cache::digestOf(*bytes));
+llvm::Expected<std::string>
+BuildCache::linkFileDigest(const std::string &file,
+                           llvm::ArrayRef<std::string> includeDirectories) const {
+  std::string memoKey = file;
+  for (const std::string &directory : includeDirectories)
+    memoKey += "\n" + directory;
+  {
+    std::lock_guard<std::mutex> lock(linkDigestsMutex);
+    if (auto found = linkDigests.find(memoKey); found != linkDigests.end())
+      return found->second;
   }
-  return true;
+  llvm::Expected<std::string> bytes = cuda::readFileBytes(file);
+  if (!bytes)
+    return bytes.takeError();
+  cache::KeyBuilder digest;
+  digest.add("file", cache::digestOf(*bytes));
+  if (llvm::sys::path::extension(file) == ".cu")
+    for (const std::string &header : includedFiles(file, includeDirectories)) {
+      llvm::Expected<std::string> headerBytes = cuda::readFileBytes(header);
+      if (!headerBytes)
+        return headerBytes.takeError();
+      digest.add("header", header).add("header-digest", cache::digestOf(*headerBytes));
+    }
+  std::lock_guard<std::mutex> lock(linkDigestsMutex);
+  return linkDigests.try_emplace(memoKey, digest.finish()).first->second;
 }
 
 std::string BuildCache::linkedCodeKey(llvm::ArrayRef<std::string> memberKeys,
@@ -390,14 +401,12 @@ std::optional<std::string> BuildCache::cubinKey(llvm::StringRef name, const JitO
   for (const std::string &flag : options.ptxasFlags)
     key.add("ptxas-flag", flag);
   for (const std::string &file : linkFiles) {
-    llvm::Expected<std::string> bytes = cuda::readFileBytes(file);
-    if (!bytes) {
-      llvm::consumeError(bytes.takeError());
+    llvm::Expected<std::string> digest = linkFileDigest(file, options.linkIncludeDirectories);
+    if (!digest) {
+      llvm::consumeError(digest.takeError());
       return std::nullopt;
     }
-    key.add("link", file).add("link-digest", cache::digestOf(*bytes));
-    if (!addIncludedFiles(key, file, options.linkIncludeDirectories))
-      return std::nullopt;
+    key.add("link", file).add("link-digest", *digest);
   }
   if (!linkFiles.empty())
     for (const std::string &directory : options.linkIncludeDirectories)

@@ -43,6 +43,7 @@
 #include <llvm/Support/JSON.h>
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -124,10 +125,11 @@ private:
 
   /// What of the CUDA C/C++ files `kernel` links its host code depends on.
   void addHostLinkFiles(cache::KeyBuilder &key, const ir::Function &kernel) const;
-  /// The headers a CUDA C/C++ link file includes, with their digests; false
-  /// where one cannot be read (then nothing compiled from it is cached).
-  static bool addIncludedFiles(cache::KeyBuilder &key, llvm::StringRef file,
-                               llvm::ArrayRef<std::string> includeDirectories);
+  /// The digest of a link file and, for a CUDA C/C++ one, of the headers
+  /// it includes, read once per build: kernels and architectures share
+  /// their link files. An error where one cannot be read.
+  llvm::Expected<std::string> linkFileDigest(const std::string &file,
+                                             llvm::ArrayRef<std::string> includeDirectories) const;
 
   /// The entry of `key`: the local cache's, else a remote's (then kept
   /// locally).
@@ -167,6 +169,9 @@ private:
   std::chrono::steady_clock::time_point lastStore = std::chrono::steady_clock::now();
   unsigned localHits = 0, remoteHits = 0, compiled = 0;
   backend::HostCudaSourceOptions hostCudaTools;
+  /// linkFileDigest's answers, by file and include folders.
+  mutable std::mutex linkDigestsMutex;
+  mutable std::map<std::string, std::string> linkDigests;
 };
 
 } // namespace kiln::pipeline

@@ -94,15 +94,7 @@ Typing callBFloat16(TypeContext &types, const Symbol &function, llvm::ArrayRef<c
   std::optional<OverloadCase> signature = bindingSignature(types, function.detail);
   if (!signature)
     return Typing::error(DiagID::err_unsupported_builtin, {function.displayName()});
-  CaseList cases(types);
-  cases.add(signature->result, signature->args);
-  if (const OverloadCase *chosen = resolveOverload(types, cases, args)) {
-    Resolution resolution = Resolution::make(Resolution::Kind::Builtin, chosen->result);
-    resolution.builtin = function.id;
-    resolution.operandTypes = chosen->args;
-    return resolution;
-  }
-  return Typing::error(DiagID::err_no_call_overload, {function.displayName(), argumentList(args)});
+  return fromCases(types, function, *signature, args);
 }
 
 } // namespace kiln::typing

@@ -12,14 +12,12 @@
 
 namespace kiln::typing {
 
-namespace {
-
 Typing noOverload(const Symbol &function, llvm::ArrayRef<const Type *> args) {
   return Typing::error(DiagID::err_no_call_overload, {function.displayName(), argumentList(args)});
 }
 
 Typing fromCases(TypeContext &types, const Symbol &function, llvm::ArrayRef<OverloadCase> cases,
-                 llvm::ArrayRef<const Type *> args, bool allowUnsafe = true) {
+                 llvm::ArrayRef<const Type *> args, bool allowUnsafe) {
   if (const OverloadCase *chosen = resolveOverload(types, cases, args, allowUnsafe)) {
     Resolution resolution = Resolution::make(Resolution::Kind::Builtin, chosen->result);
     resolution.builtin = function.id;
@@ -28,6 +26,42 @@ Typing fromCases(TypeContext &types, const Symbol &function, llvm::ArrayRef<Over
   }
   return noOverload(function, args);
 }
+
+/// Whether a value of `valueType` is an instance of the class `classType`
+/// stands for, as Numba's ol_isinstance decides it: a number class is its
+/// type exactly, Python's int, float, complex and bool are int64, float64,
+/// complex128 and bool, `tuple` and `range` any tuple or range; nothing for
+/// a class Kiln cannot judge.
+std::optional<bool> isInstanceOfClass(TypeContext &types, const Type *valueType,
+                                      const Type *classType) {
+  if (const auto *numberClass = llvm::dyn_cast<NumberClassType>(classType))
+    return valueType == numberClass->instanceType();
+  const Symbol *symbol = builtinOf(classType);
+  if (!symbol)
+    return std::nullopt;
+  switch (symbol->id) {
+  case BuiltinId::PyInt:
+    return valueType == types.int64();
+  case BuiltinId::PyFloat:
+    return valueType == types.float64();
+  case BuiltinId::PyComplex:
+    return valueType == types.complex(128);
+  case BuiltinId::PyBool:
+    return valueType == types.boolean();
+  case BuiltinId::PyTuple:
+    return llvm::isa<TupleType>(valueType);
+  case BuiltinId::PyRange:
+    return llvm::isa<RangeType>(valueType);
+  default:
+    return std::nullopt;
+  }
+}
+
+bool isClass(TypeContext &types, const Type *type) {
+  return isInstanceOfClass(types, types.none(), type).has_value();
+}
+
+namespace {
 
 Typing builtinResult(const Symbol &function, const Type *result,
                      std::vector<const Type *> operandTypes) {
@@ -107,36 +141,6 @@ Typing print(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Ty
       return Typing::errorAt(static_cast<int>(i), DiagID::err_bad_print_argument, {arg->str()});
   }
   return builtinResult(function, types.none(), std::vector<const Type *>(args.size(), nullptr));
-}
-
-/// Whether a value of `valueType` is an instance of the class `classType`
-/// stands for, as Numba's ol_isinstance decides it: a number class is its
-/// type exactly, Python's int, float, complex and bool are int64, float64,
-/// complex128 and bool, `tuple` and `range` any tuple or range; nothing for
-/// a class Kiln cannot judge.
-std::optional<bool> isInstanceOfClass(TypeContext &types, const Type *valueType,
-                                      const Type *classType) {
-  if (const auto *numberClass = llvm::dyn_cast<NumberClassType>(classType))
-    return valueType == numberClass->instanceType();
-  const Symbol *symbol = builtinOf(classType);
-  if (!symbol)
-    return std::nullopt;
-  switch (symbol->id) {
-  case BuiltinId::PyInt:
-    return valueType == types.int64();
-  case BuiltinId::PyFloat:
-    return valueType == types.float64();
-  case BuiltinId::PyComplex:
-    return valueType == types.complex(128);
-  case BuiltinId::PyBool:
-    return valueType == types.boolean();
-  case BuiltinId::PyTuple:
-    return llvm::isa<TupleType>(valueType);
-  case BuiltinId::PyRange:
-    return llvm::isa<RangeType>(valueType);
-  default:
-    return std::nullopt;
-  }
 }
 
 /// isinstance(value, cls) and isinstance(value, (cls, ...)): a constant.

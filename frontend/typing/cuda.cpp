@@ -33,17 +33,6 @@ Resolution builtin(const Symbol &function, const Type *result,
   return resolution;
 }
 
-Typing noOverload(const Symbol &function, llvm::ArrayRef<const Type *> args) {
-  return Typing::error(DiagID::err_no_call_overload, {function.displayName(), argumentList(args)});
-}
-
-Typing fromCases(TypeContext &types, const Symbol &function, const CaseList &cases,
-                 llvm::ArrayRef<const Type *> args) {
-  if (const OverloadCase *chosen = resolveOverload(types, cases, args))
-    return builtin(function, chosen->result, chosen->args);
-  return noOverload(function, args);
-}
-
 /// cuda.shared.array / cuda.local.array: the shape must be an integer
 /// constant or a tuple of them, the dtype a type.
 Typing arrayDeclaration(TypeContext &types, const Symbol &function,

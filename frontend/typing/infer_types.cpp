@@ -710,17 +710,9 @@ Typing FunctionTyper::typeInstr(const Instr *instr) {
   case Op::BuildTuple: {
     // A tuple of classes (`isinstance(x, (int, float32))`) exists only
     // while typing.
-    auto isClass = [](const Type *t) {
-      const Symbol *symbol = typing::builtinOf(t);
-      return llvm::isa<NumberClassType>(t) ||
-             (symbol &&
-              llvm::is_contained({BuiltinId::PyInt, BuiltinId::PyFloat, BuiltinId::PyComplex,
-                                  BuiltinId::PyBool, BuiltinId::PyTuple, BuiltinId::PyRange},
-                                 symbol->id));
-    };
     std::vector<const Type *> classes;
     for (size_t i = 0; i < instr->operands.size(); ++i)
-      if (isClass(operandType(i)))
+      if (typing::isClass(types, operandType(i)))
         classes.push_back(operandType(i));
     if (!classes.empty() && classes.size() == instr->operands.size())
       return Resolution::make(Resolution::Kind::CompileTime, types.tuple(classes));

@@ -161,15 +161,9 @@ Typing callMath(TypeContext &types, const Symbol &function, llvm::ArrayRef<const
     break;
   }
   // These cmath functions are written for complex arguments only.
-  bool admissible =
-      !complexOnly || llvm::all_of(args, [](const Type *t) { return llvm::isa<ComplexType>(t); });
-  if (const OverloadCase *chosen = admissible ? resolveOverload(types, cases, args) : nullptr) {
-    Resolution resolution = Resolution::make(Resolution::Kind::Builtin, chosen->result);
-    resolution.builtin = function.id;
-    resolution.operandTypes = chosen->args;
-    return resolution;
-  }
-  return Typing::error(DiagID::err_no_call_overload, {function.displayName(), argumentList(args)});
+  if (complexOnly && !llvm::all_of(args, [](const Type *t) { return llvm::isa<ComplexType>(t); }))
+    return noOverload(function, args);
+  return fromCases(types, function, cases, args);
 }
 
 } // namespace kiln::typing

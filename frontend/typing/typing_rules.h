@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "frontend/typing/overloads.h"
 #include "frontend/typing/type_inference.h"
 
 #include <llvm/ADT/ArrayRef.h>
@@ -70,6 +71,21 @@ Typing callBFloat16(TypeContext &types, const Symbol &function, llvm::ArrayRef<c
 // cuda.cpp: numba.cuda intrinsics.
 Typing callCuda(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args,
                 llvm::ArrayRef<std::string> keywords);
+
+/// The call of builtin `function` that `cases` (Numba's template) resolve
+/// for `args`, or the error that none accepts them.
+Typing fromCases(TypeContext &types, const Symbol &function, llvm::ArrayRef<OverloadCase> cases,
+                 llvm::ArrayRef<const Type *> args, bool allowUnsafe = true);
+/// "no implementation of 'f' accepts (args)".
+Typing noOverload(const Symbol &function, llvm::ArrayRef<const Type *> args);
+
+/// Whether a value of `valueType` is an instance of the class `classType`
+/// stands for, as Numba's ol_isinstance decides it; nothing for a class
+/// Kiln cannot judge.
+std::optional<bool> isInstanceOfClass(TypeContext &types, const Type *valueType,
+                                      const Type *classType);
+/// Whether `type` is a class isinstance can test against.
+bool isClass(TypeContext &types, const Type *type);
 
 /// "float32, array(int64, 1d, C)": argument types as diagnostics list them.
 std::string argumentList(llvm::ArrayRef<const Type *> args);

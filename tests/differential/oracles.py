@@ -161,36 +161,28 @@ def _float_cast(a, b):
     return np.float32 if a.bitwidth == b.bitwidth == 32 else np.float64
 
 
-@overload(cuda_min)
-def _cuda_min(a, b):
-    cast = _float_cast(a, b)
-    if cast is None:
-        return lambda a, b: min(a, b)
+def _overload_as_cuda(python_function, first_wins):
+    \"\"\"The typing function of cuda_min or cuda_max: for two floats, the
+    first operand where `first_wins`, the NaN-ignoring answer otherwise;
+    Python's function for anything else.\"\"\"
+    def typer(a, b):
+        cast = _float_cast(a, b)
+        if cast is None:
+            return lambda a, b: python_function(a, b)
 
-    def minimum_number(a, b):
-        x, y = cast(a), cast(b)
-        if x != x:
+        def ieee_number(a, b):
+            x, y = cast(a), cast(b)
+            if x != x:
+                return y
+            if y != y or first_wins(x, y):
+                return x
             return y
-        if y != y or x < y or (x == y and math.copysign(1.0, x) < 0):
-            return x
-        return y
-    return minimum_number
+        return ieee_number
+    return typer
 
 
-@overload(cuda_max)
-def _cuda_max(a, b):
-    cast = _float_cast(a, b)
-    if cast is None:
-        return lambda a, b: max(a, b)
-
-    def maximum_number(a, b):
-        x, y = cast(a), cast(b)
-        if x != x:
-            return y
-        if y != y or x > y or (x == y and math.copysign(1.0, x) > 0):
-            return x
-        return y
-    return maximum_number
+overload(cuda_min)(_overload_as_cuda(min, njit(lambda x, y: x < y or (x == y and math.copysign(1.0, x) < 0))))
+overload(cuda_max)(_overload_as_cuda(max, njit(lambda x, y: x > y or (x == y and math.copysign(1.0, x) > 0))))
 """
 
 

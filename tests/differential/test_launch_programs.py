@@ -288,7 +288,7 @@ def test_the_host_rendering_runs_and_stores(programs):
                            p.blocks * p.threads <= 256))
     for p in chosen:
         namespace = {}
-        exec(compile("import numpy as np\nfrom numba import njit\n" + p.render(f"k{p.seed}", host=True),
+        exec(compile(oracles.HOST_HEADER + p.render(f"k{p.seed}", host=True),
                      f"<host {p.seed}>", "exec"), namespace)
         arguments, outputs = p.arguments()
         p.run_host(namespace[f"k{p.seed}"], arguments)

@@ -51,10 +51,6 @@ class Renderer:
     def float16(self, text):
         return f"{self.name}_f16({text})"
 
-    def ieee_number(self, function):
-        """The host helper for `function` ("min" or "max") of two floats."""
-        return f"{self.name}_f{function}"
-
     def device(self, function):
         return f"{self.name}_{function.suffix}"
 
@@ -485,9 +481,9 @@ class Call(Expr):
                 arguments = [r.launch_arguments()] + arguments
             return f"{r.device(self.function)}({', '.join(arguments)})"
         arguments = [_host_convert(r, a, t) for a, t in zip(self.arguments, self.operand_types)]
-        function = self.function
-        if r.host and function in ("min", "max") and set(self.operand_types) <= {"float32", "float64"}:
-            function = r.ieee_number(function)
+        # njit's min and max of floats are Python's; the CUDA target's are
+        # oracles.HOST_HEADER's cuda_min and cuda_max.
+        function = f"cuda_{self.function}" if r.host and self.function in ("min", "max") else self.function
         text = f"{function}({', '.join(arguments)})"
         return r.float16(text) if r.host and self.type == "float16" else text
 

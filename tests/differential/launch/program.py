@@ -34,29 +34,6 @@ def {name}_f16(x):
     return math.copysign(whole * ulp, x)
 '''
 
-# min and max of two float32 or float64 values as numba-cuda's CUDA target
-# computes them (libdevice's fmin and fmax, PTX's min and max: IEEE
-# 754-2019's minimumNumber and maximumNumber), where njit follows Python: a
-# NaN operand gives the other, and -0.0 is below 0.0.
-IEEE_NUMBER_HELPERS = '''\
-@njit
-def {name}_fmin(x, y):
-    if x != x:
-        return y
-    if y != y or x < y or (x == y and math.copysign(1.0, x) < 0):
-        return x
-    return y
-
-
-@njit
-def {name}_fmax(x, y):
-    if x != x:
-        return y
-    if y != y or x > y or (x == y and math.copysign(1.0, x) > 0):
-        return x
-    return y
-'''
-
 # What the simulator computes as compiled Numba does: Python ints and
 # floats, and NumPy scalars of these types (NumPy 2 keeps narrower types
 # narrow, and float32 with a Python float float32).
@@ -107,8 +84,6 @@ class Program:
         text = "\n".join(lines) + "\n"
         if host:
             helper = FLOAT16_HELPER.format(name=name) + "\n" if f"{name}_f16(" in text else ""
-            if f"{name}_fmin(" in text or f"{name}_fmax(" in text:
-                helper += IEEE_NUMBER_HELPERS.format(name=name) + "\n"
             text = "import math\n\n" + helper + text
         return text
 
