@@ -182,7 +182,7 @@ ir::Value *FunctionEmitter::emitBuiltin(const ssa::Instr *instr, const Resolutio
     return call;
   }
   if (typing::isBFloat16Binding(symbol))
-    return emitBFloat16(symbol, result, args);
+    return emitHalfBinding(symbol.detail, result, args);
   if (symbol.qualifiedName.starts_with("numba.cuda."))
     return emitCuda(instr, id, resolution, args);
   switch (id) {

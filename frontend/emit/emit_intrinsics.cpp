@@ -208,29 +208,8 @@ ir::Value *FunctionEmitter::emitCuda(const ssa::Instr *instr, BuiltinId id,
       operands.push_back(convert(args[i], arrayType->elementType()));
     return intrinsic(atomics.at(id), result, operands, arrayType->rank());
   }
-  // cuda.fp16
-  llvm::StringRef name = BuiltinSymbols::get().symbol(id).name();
-  static const std::map<llvm::StringRef, ir::Opcode> fp16Operators = {
-      {"hadd", ir::Opcode::Add},     {"hsub", ir::Opcode::Sub}, {"hmul", ir::Opcode::Mul},
-      {"hdiv", ir::Opcode::TrueDiv}, {"heq", ir::Opcode::Eq},   {"hne", ir::Opcode::Ne},
-      {"hgt", ir::Opcode::Gt},       {"hge", ir::Opcode::Ge},   {"hlt", ir::Opcode::Lt},
-      {"hle", ir::Opcode::Le}};
-  static const std::map<llvm::StringRef, I> fp16Intrinsics = {
-      {"habs", I::Fabs},    {"hfma", I::Fma},     {"hmax", I::Fmax},    {"hmin", I::Fmin},
-      {"hsin", I::Sin},     {"hcos", I::Cos},     {"hlog", I::Log},     {"hlog10", I::Log10},
-      {"hlog2", I::Log2},   {"hexp", I::Exp},     {"hexp10", I::Exp10}, {"hexp2", I::Exp2},
-      {"hsqrt", I::Sqrt},   {"hrsqrt", I::Rsqrt}, {"hceil", I::Ceil},   {"hfloor", I::Floor},
-      {"htrunc", I::Trunc}, {"hrint", I::Rint}};
-  if (auto op = fp16Operators.find(name); op != fp16Operators.end())
-    return emit(op->second, result, args);
-  if (auto op = fp16Intrinsics.find(name); op != fp16Intrinsics.end())
-    return intrinsic(op->second, result, args);
-  if (name == "hneg")
-    return emit(ir::Opcode::Neg, result, args);
-  if (name == "hrcp")
-    return emit(ir::Opcode::TrueDiv, result,
-                {constant(result, ConstantValue::floating(1.0)), args[0]});
-  return nullptr;
+  // cuda.fp16: cuda_fp16.h's functions, as cuda_bf16.h's of the same names.
+  return emitHalfBinding(BuiltinSymbols::get().symbol(id).name(), result, args);
 }
 
 } // namespace kiln::emit

@@ -117,9 +117,10 @@ private:
   ir::Value *methodReceiver(const ssa::Instr *call) {
     return valueOf(call->operands[0]->operands[0]);
   }
-  /// A call of one of numba-cuda's bfloat16 bindings.
-  ir::Value *emitBFloat16(const Symbol &binding, const Type *result,
-                          llvm::ArrayRef<ir::Value *> args);
+  /// A call of one of numba-cuda's float16 or bfloat16 bindings, by its
+  /// name in cuda_fp16.h or cuda_bf16.h without leading underscores.
+  ir::Value *emitHalfBinding(llvm::StringRef name, const Type *result,
+                             llvm::ArrayRef<ir::Value *> args);
   /// `value` (a real number) rounded to a bfloat16 toward zero ("rz"),
   /// down ("rd") or up ("ru").
   ir::Value *roundToBFloat16(ir::Value *value, llvm::StringRef rounding);

@@ -1,9 +1,10 @@
-//===- frontend/emit/emit_bfloat16.cpp - The bfloat16 bindings -------------===//
+//===- frontend/emit/emit_half_bindings.cpp - The float16 and bfloat16 bindings ===//
 //
-// cuda_bf16.h's functions as typed IR on bfloat16 values: arithmetic and
-// comparisons as operators, math as the intrinsics float16 uses (computed
-// in float32 and rounded, as cuda_bf16.h does on GPUs without bfloat16
-// math), conversions as casts. The rest follows the header:
+// The functions of cuda_fp16.h and cuda_bf16.h that numba-cuda binds
+// (numba.cuda.fp16, numba.cuda.bf16), as typed IR on float16 and bfloat16
+// values: arithmetic and comparisons as operators, math as intrinsics
+// (computed in float32 and rounded, as the headers do on GPUs without
+// half-precision math), conversions as casts. The rest follows the headers:
 //   - `_sat` saturates to [0, 1], NaN to 0;
 //   - `hmax`/`hmin` return the other operand where one is NaN, the `_nan`
 //     forms NaN;
@@ -22,14 +23,14 @@
 
 namespace kiln::emit {
 
-ir::Value *FunctionEmitter::emitBFloat16(const Symbol &binding, const Type *result,
-                                         llvm::ArrayRef<ir::Value *> args) {
+ir::Value *FunctionEmitter::emitHalfBinding(llvm::StringRef name, const Type *result,
+                                            llvm::ArrayRef<ir::Value *> args) {
   using I = ir::Intrinsic;
   using Op = ir::Opcode;
-  llvm::StringRef name = binding.detail;
   const Type *boolean = types.boolean();
-  auto bf16Constant = [&](double value) {
-    return constant(types.bfloat16(), ConstantValue::floating(value));
+  // A constant of the operands' type (float16 or bfloat16).
+  auto halfConstant = [&](double value) {
+    return constant(args[0]->type(), ConstantValue::floating(value));
   };
   auto isNan = [&](ir::Value *x) { return intrinsic(I::IsNan, boolean, {x}); };
   // The NaN operand where there is one, else `value`.
@@ -38,8 +39,8 @@ ir::Value *FunctionEmitter::emitBFloat16(const Symbol &binding, const Type *resu
     return emit(Op::Select, result, {isNan(a), a, unlessB});
   };
   auto saturate = [&](ir::Value *x) {
-    ir::Value *atLeastZero = intrinsic(I::Fmax, result, {x, bf16Constant(0.0)});
-    return intrinsic(I::Fmin, result, {atLeastZero, bf16Constant(1.0)});
+    ir::Value *atLeastZero = intrinsic(I::Fmax, result, {x, halfConstant(0.0)});
+    return intrinsic(I::Fmin, result, {atLeastZero, halfConstant(1.0)});
   };
 
   static const std::map<llvm::StringRef, Op> operators = {
@@ -69,7 +70,7 @@ ir::Value *FunctionEmitter::emitBFloat16(const Symbol &binding, const Type *resu
   if (auto op = math.find(name); op != math.end())
     return intrinsic(op->second, result, args);
   if (name == "hrcp")
-    return emit(Op::TrueDiv, result, {bf16Constant(1.0), args[0]});
+    return emit(Op::TrueDiv, result, {halfConstant(1.0), args[0]});
   if (name == "hmax_nan" || name == "hmin_nan")
     return nanPropagating(intrinsic(name == "hmax_nan" ? I::Fmax : I::Fmin, result, args), args[0],
                           args[1]);
@@ -81,13 +82,13 @@ ir::Value *FunctionEmitter::emitBFloat16(const Symbol &binding, const Type *resu
   if (name == "hfma_relu") {
     ir::Value *value = intrinsic(I::Fma, result, args);
     return emit(Op::Select, result,
-                {isNan(value), value, intrinsic(I::Fmax, result, {value, bf16Constant(0.0)})});
+                {isNan(value), value, intrinsic(I::Fmax, result, {value, halfConstant(0.0)})});
   }
   if (name == "hisinf") {
     // -1 for -inf, 1 for +inf, else 0.
     const Type *int32 = types.int32();
     ir::Value *sign = emit(Op::Select, int32,
-                           {emit(Op::Lt, boolean, {args[0], bf16Constant(0.0)}),
+                           {emit(Op::Lt, boolean, {args[0], halfConstant(0.0)}),
                             intConstant(int32, -1), intConstant(int32, 1)});
     return emit(Op::Select, int32,
                 {intrinsic(I::IsInf, boolean, {args[0]}), sign, intConstant(int32, 0)});
