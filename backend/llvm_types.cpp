@@ -58,6 +58,8 @@ llvm::Type *LLVMTypes::value(const Type *type) {
   }
   case Type::Kind::DateTime:
     return llvm::Type::getInt64Ty(context);
+  case Type::Kind::Fp8:
+    return i8();
   case Type::Kind::Pointer:
     return pointer();
   case Type::Kind::EnumMember:

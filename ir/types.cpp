@@ -4,6 +4,7 @@
 
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/ADT/StringSwitch.h>
+#include <llvm/Support/ErrorHandling.h>
 
 #include <algorithm>
 #include <cassert>
@@ -145,6 +146,20 @@ TypeContext::TypeContext() {
           best = path;
       }
   addBFloat16Conversions();
+  for (auto format : {Fp8Type::Format::E4M3, Fp8Type::Format::E5M2, Fp8Type::Format::E8M0})
+    fp8Types.push_back(llvm::cast<Fp8Type>(own(new Fp8Type(format))));
+}
+
+std::string Fp8Type::formatName(Format format) {
+  switch (format) {
+  case Format::E4M3:
+    return "fp8_e4m3";
+  case Format::E5M2:
+    return "fp8_e5m2";
+  case Format::E8M0:
+    return "fp8_e8m0";
+  }
+  llvm_unreachable("unknown FP8 format");
 }
 
 void TypeContext::addBFloat16Conversions() {
@@ -191,6 +206,10 @@ const FloatType *TypeContext::floating(unsigned bits) const {
 
 const FloatType *TypeContext::bfloat16() const {
   return llvm::cast<FloatType>(scalars[BF16]);
+}
+
+const Fp8Type *TypeContext::fp8(Fp8Type::Format format) const {
+  return fp8Types[static_cast<unsigned>(format)];
 }
 
 const ComplexType *TypeContext::complex(unsigned bits) const {
@@ -426,8 +445,12 @@ const Type *TypeContext::scalarByName(llvm::StringRef name) const {
                   .Cases("complex128", "c16", "cdouble", C128)
                   .Case("bfloat16", BF16)
                   .Default(-1);
-  if (index < 0)
+  if (index < 0) {
+    for (const Fp8Type *fp8 : fp8Types)
+      if (fp8->str() == name)
+        return fp8;
     return nullptr;
+  }
   return scalars[static_cast<unsigned>(index)];
 }
 

@@ -60,6 +60,7 @@ public:
     DateTime,
     Pointer,
     EnumMember,
+    Fp8,
   };
 
   Kind kind() const { return typeKind; }
@@ -143,6 +144,23 @@ inline bool isBFloat16(const Type *type) {
   const auto *real = llvm::dyn_cast<FloatType>(type);
   return real && real->isBFloat16();
 }
+
+/// One of numba-cuda's 8-bit floating-point storage types (cuda_fp8.h):
+/// fp8_e4m3 (4 exponent bits, 3 significand bits, no infinity, one NaN),
+/// fp8_e5m2 (IEEE-like, with infinities and NaNs) and fp8_e8m0 (a power of
+/// two, 2^-127 to 2^127, and NaN). They have no arithmetic: kernels make
+/// them from numbers and convert them back, explicitly.
+class Fp8Type : public Type {
+public:
+  enum class Format : uint8_t { E4M3, E5M2, E8M0 };
+  explicit Fp8Type(Format format) : Type(Kind::Fp8, formatName(format)), fp8Format(format) {}
+  Format format() const { return fp8Format; }
+  static std::string formatName(Format format);
+  static bool classof(const Type *t) { return t->kind() == Kind::Fp8; }
+
+private:
+  Format fp8Format;
+};
 
 /// complex64 holds two float32s, complex128 two float64s.
 class ComplexType : public Type {
@@ -506,6 +524,7 @@ public:
   const FloatType *float32() const { return floating(32); }
   const FloatType *bfloat16() const;
   const ComplexType *complex(unsigned bits) const;
+  const Fp8Type *fp8(Fp8Type::Format format) const;
 
   const IntegerLiteralType *integerLiteral(int64_t value);
   /// A literal above INT64_MAX has type Literal[int] over uint64.
@@ -552,7 +571,8 @@ public:
   const VectorType *vector(const Type *element, unsigned count);
 
   /// Looks up a Numba scalar type name ("float32", "f4", "intp", "boolean",
-  /// "complex128", ...). Returns null for unknown names.
+  /// "complex128", ...), or an FP8 type's ("fp8_e4m3"). Returns null for
+  /// unknown names.
   const Type *scalarByName(llvm::StringRef name) const;
   /// The NumPy dtype `char` code of a scalar type ('f', 'd', 'i', 'q', ...).
   /// All scalar types, in Numba's order (bool, ints, uints, floats, complex).
@@ -578,6 +598,7 @@ private:
   const NoneType *noneType;
   const BooleanType *booleanType;
   std::vector<const Type *> scalars;
+  std::vector<const Fp8Type *> fp8Types;
   /// scalarConversions[i][j]: conversion from scalars[i] to scalars[j].
   std::vector<std::vector<std::optional<Conversion>>> scalarConversions;
 };

@@ -34,6 +34,10 @@ static bool representableExactly(const ConstantValue &value, const Type *type) {
 ir::Value *FunctionEmitter::convert(ir::Value *value, const Type *type, ir::Block *where) {
   if (!value || !type || value->type() == type)
     return value;
+  if (const auto *fp8 = llvm::dyn_cast<Fp8Type>(type))
+    return convertToFp8(value, fp8);
+  if (llvm::isa<Fp8Type>(value->type()))
+    return convertFromFp8(value, type);
   // A constant the target type holds exactly is retyped; any other goes
   // through a Cast, whose wrapping, rounding and saturation are the
   // conversion's meaning (np.uint16(70000) is 4464, not 70000).

@@ -121,6 +121,11 @@ private:
   /// name in cuda_fp16.h or cuda_bf16.h without leading underscores.
   ir::Value *emitHalfBinding(llvm::StringRef name, const Type *result,
                              llvm::ArrayRef<ir::Value *> args);
+  /// A number converted to one of numba-cuda's FP8 types, and back.
+  ir::Value *convertToFp8(ir::Value *value, const Fp8Type *type);
+  ir::Value *convertFromFp8(ir::Value *value, const Type *type);
+  /// A call of a function of Kiln's numba.cuda._internal.cuda_fp8.
+  ir::Value *callFp8Prelude(llvm::StringRef name, llvm::ArrayRef<ir::Value *> args);
   /// `value` (a real number) rounded to a bfloat16 toward zero ("rz"),
   /// down ("rd") or up ("ru").
   ir::Value *roundToBFloat16(ir::Value *value, llvm::StringRef rounding);

@@ -621,6 +621,13 @@ const FunctionDecl *ModuleScope::importedFunction(llvm::StringRef moduleName,
   return module ? module->function(name) : nullptr;
 }
 
+const ModuleValue *ModuleScope::importedEnum(llvm::StringRef moduleName,
+                                             llvm::StringRef name) const {
+  const ModuleScope *module = loader ? loader->load(moduleName) : nullptr;
+  const ModuleValue *value = module ? module->member(name) : nullptr;
+  return value && value->kind() == ModuleValue::Kind::Enum ? value : nullptr;
+}
+
 const FunctionDecl *ModuleScope::function(llvm::StringRef name) const {
   for (const auto &decl : decls)
     if (decl->name == name)
@@ -1288,6 +1295,10 @@ void ModuleScopeBuilder::handleImportFrom(const ImportFromStmt *import) {
       if (const FunctionDecl *imported =
               scope.importedFunction(module->qualifiedName, alias.name)) {
         bind(boundName, ModuleValue::function(imported), alias.range);
+        continue;
+      }
+      if (const ModuleValue *enumeration = scope.importedEnum(module->qualifiedName, alias.name)) {
+        bind(boundName, *enumeration, alias.range);
         continue;
       }
       if (!moduleStaysPython)

@@ -355,6 +355,9 @@ public:
   /// A function defined by the kernel module `moduleName` (loaded on first
   /// use), as in `cuda.random.xoroshiro128p_next`; null if there is none.
   const FunctionDecl *importedFunction(llvm::StringRef moduleName, llvm::StringRef name) const;
+  /// An enum class defined by the kernel module `moduleName`, as in
+  /// numba.cuda._internal.cuda_fp8's saturation_t; null if there is none.
+  const ModuleValue *importedEnum(llvm::StringRef moduleName, llvm::StringRef name) const;
 
   /// The module-level binding of `name`, or, failing that, the Python builtin
   /// of that name; null if neither exists. A value host code computes at

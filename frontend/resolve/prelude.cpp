@@ -11,6 +11,10 @@ std::optional<llvm::StringRef> preludeSource(llvm::StringRef moduleName) {
     return llvm::StringRef(numbaCudaRandomSource);
   if (moduleName == "kiln.cmath")
     return llvm::StringRef(kilnCmathSource);
+  if (moduleName == "numba.cuda._internal.cuda_fp8")
+    return llvm::StringRef(numbaCudaFp8Source);
+  if (moduleName == "cuda.bindings.runtime")
+    return llvm::StringRef(cudaBindingsRuntimeSource);
   return std::nullopt;
 }
 

@@ -10,6 +10,11 @@
 #include "frontend/typing/typing_rules.h"
 #include "ir/libdevice.h"
 
+#include <llvm/ADT/StringExtras.h>
+
+#include <cmath>
+#include <cstdlib>
+
 namespace kiln::typing {
 
 Typing noOverload(const Symbol &function, llvm::ArrayRef<const Type *> args) {
@@ -62,6 +67,48 @@ bool isClass(TypeContext &types, const Type *type) {
 }
 
 namespace {
+
+/// Python's float(text) of a constant string: a decimal number, "inf",
+/// "infinity" or "nan" in any case, signed or not, with surrounding
+/// whitespace and underscores between digits.
+std::optional<double> floatFromString(llvm::StringRef text) {
+  text = text.trim();
+  llvm::StringRef unsignedText = text;
+  bool negative = unsignedText.consume_front("-");
+  if (!negative)
+    unsignedText.consume_front("+");
+  std::string lower = unsignedText.lower();
+  if (lower == "inf" || lower == "infinity")
+    return negative ? -HUGE_VAL : HUGE_VAL;
+  if (lower == "nan")
+    return negative ? -NAN : NAN;
+  std::string digits;
+  bool sawDigit = false;
+  bool sawExponent = false;
+  for (size_t i = 0; i < unsignedText.size(); ++i) {
+    char c = unsignedText[i];
+    bool betweenDigits = i > 0 && i + 1 < unsignedText.size() &&
+                         llvm::isDigit(unsignedText[i - 1]) && llvm::isDigit(unsignedText[i + 1]);
+    if (c == '_' && betweenDigits)
+      continue;
+    if (llvm::isDigit(c)) {
+      sawDigit = true;
+    } else if ((c == 'e' || c == 'E') && sawDigit && !sawExponent) {
+      sawExponent = true;
+    } else if (!((c == '+' || c == '-') && i > 0 && (unsignedText[i - 1] | 0x20) == 'e') &&
+               c != '.') {
+      return std::nullopt;
+    }
+    digits += c;
+  }
+  if (!sawDigit)
+    return std::nullopt;
+  char *end = nullptr;
+  double value = std::strtod(digits.c_str(), &end);
+  if (end != digits.c_str() + digits.size())
+    return std::nullopt;
+  return negative ? -value : value;
+}
 
 Typing builtinResult(const Symbol &function, const Type *result,
                      std::vector<const Type *> operandTypes) {
@@ -225,7 +272,21 @@ std::string argumentList(llvm::ArrayRef<const Type *> args) {
   return text;
 }
 
+/// numba-cuda's FP8 types (cuda_fp8.h): made from any integer or float,
+/// converted to any integer, float or bool; never to or from each other.
+static Typing callFp8Conversion(const Type *dtype, const Type *arg) {
+  const Type *number = llvm::isa<Fp8Type>(dtype) ? arg : dtype;
+  bool convertible = llvm::isa<IntegerType, FloatType>(number) ||
+                     (number == arg && llvm::isa<IntegerLiteralType>(number)) ||
+                     (number == dtype && llvm::isa<BooleanType>(number));
+  if (!convertible)
+    return Typing::error(DiagID::err_no_call_overload, {dtype->str(), arg->str()});
+  return Resolution::make(Resolution::Kind::Cast, dtype);
+}
+
 Typing callNumberClass(TypeContext &, const Type *dtype, llvm::ArrayRef<const Type *> args) {
+  if (args.size() == 1 && (llvm::isa<Fp8Type>(dtype) || llvm::isa<Fp8Type>(args[0])))
+    return callFp8Conversion(dtype, args[0]);
   if (args.size() != 1 || !dtype->isScalar())
     return Typing::error(DiagID::err_no_call_overload, {dtype->str(), argumentList(args)});
   const Type *arg = args[0];
@@ -438,6 +499,15 @@ Typing callBuiltin(TypeContext &types, const Symbol &function, llvm::ArrayRef<co
     return resolution;
   }
   case BuiltinId::PyFloat: {
+    if (const auto *text =
+            args.size() == 1 ? llvm::dyn_cast<StringLiteralType>(args[0]) : nullptr) {
+      std::optional<double> value = floatFromString(text->stringValue());
+      if (!value)
+        return Typing::error(DiagID::err_float_from_string, {text->stringValue()});
+      Resolution resolution = Resolution::make(Resolution::Kind::Constant, types.float64());
+      resolution.constant = ConstantValue::floating(*value);
+      return resolution;
+    }
     if (args.size() != 1 || !isRealNumber(args[0]))
       return noOverload(function, args);
     const Type *result = llvm::isa<FloatType>(args[0]) ? args[0] : types.float64();

@@ -269,7 +269,7 @@ Typing compareOperator(TypeContext &types, CompareOp op, const Type *lhs, const 
 
 Typing truth(TypeContext &types, const Type *operand) {
   operand = integerOfIntEnum(operand);
-  if (operand->isScalar())
+  if (operand->isScalar() || llvm::isa<Fp8Type>(operand))
     return Resolution::make(Resolution::Kind::Truth, types.boolean());
   if (operand == types.none()) {
     Resolution resolution = Resolution::make(Resolution::Kind::Constant, types.boolean());

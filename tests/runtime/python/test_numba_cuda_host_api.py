@@ -111,7 +111,8 @@ def test_what_the_device_supports():
     device = cuda.get_current_device()
     assert cuda.is_bfloat16_supported() == (device.target == "cpu" or device.compute_capability >= (8, 0)), \
         "the CPU engine runs bfloat16 kernels whatever compute capability it reports"
-    assert cuda.is_fp8_supported() == (cuda.get_current_device().compute_capability >= (8, 9))
+    assert cuda.is_fp8_supported() == (device.target == "cpu" or device.compute_capability >= (8, 9)), \
+        "the CPU engine runs FP8 kernels whatever compute capability it reports"
     assert cuda.is_available() and cuda.is_supported_version() and cuda.cuda_error() is None
     assert cuda.runtime.get_version() == (-1, -1), "the CPU engine has no CUDA version, as the simulator"
     assert cuda.driver.driver.get_device_count() == 1 and cuda.driver.driver.is_available

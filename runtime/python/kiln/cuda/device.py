@@ -86,7 +86,9 @@ class Device:
 
     @property
     def supports_fp8(self):
-        return self.compute_capability >= (8, 9)
+        """GPUs of compute capability 8.9 and up, as numba-cuda says; the CPU
+        engine, whose FP8 conversions are cuda_fp8.h's portable ones."""
+        return self.target == "cpu" or self.compute_capability >= (8, 9)
 
     def get_primary_context(self):
         from .context import current_context
@@ -138,7 +140,8 @@ def is_bfloat16_supported():
 
 
 def is_fp8_supported():
-    """Whether the device has FP8 (compute capability 8.9 and up)."""
+    """Whether kernels can use the FP8 types here: on a GPU of compute
+    capability 8.9 and up, or on the CPU engine."""
     return get_current_device().supports_fp8
 
 
