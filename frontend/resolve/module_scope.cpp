@@ -2,6 +2,7 @@
 
 #include "frontend/resolve/module_scope.h"
 
+#include "frontend/parse/bound_names.h"
 #include "frontend/parse/parser.h"
 #include "frontend/resolve/constant_folding.h"
 #include "frontend/resolve/module_evaluator.h"
@@ -957,6 +958,10 @@ const FunctionDefStmt *ModuleScopeBuilder::definitionAt(llvm::ArrayRef<Stmt *> b
             imports->push_back(child);
       if (const FunctionDefStmt *found = definitionAt(def->body, line, imports))
         return found;
+      // A lambda the function makes (an overload's implementation).
+      for (const FunctionDefStmt *lambda : ast::definedLambdas(def->body))
+        if (sources.lineColumn(lambda->range().begin).line == line)
+          return lambda;
       if (imports)
         imports->resize(outer);
       continue;

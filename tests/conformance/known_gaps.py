@@ -11,9 +11,6 @@ KNOWN_GAPS = [
      "the test passes a uint32 array to a kernel declared `void(int32[:,:])`: Numba's CUDA "
      "dispatcher refuses that call as Kiln does; only the simulator, which ignores signatures, "
      "runs it"),
-    (r"test_make_function_to_jit_function\.TestMakeFunctionToJITFunction\.test_basic_apply_like_case",
-     "the `numba.extending.overload` typing function returns a lambda; Kiln compiles functions it "
-     "finds by their `def` in the source"),
     (r"test_ssa\.TestSSA\.test_unhandled_undefined",
      "the kernel it calls returns `None` on some paths and a number on others (an optional "
      "value), which Kiln does not type"),

@@ -83,12 +83,6 @@ def implementation(key, argument_types, arguments):
     if not isinstance(chosen, types.FunctionType):
         raise UnresolvableOverload(
             f"the overload of '{function.__name__}' has no implementation for {argument_types}")
-    if chosen.__name__ == "<lambda>":
-        # Kiln finds a function it compiles by its definition in the source.
-        raise UnresolvableOverload(
-            f"the overload of '{function.__name__}' implements it for {argument_types} with a "
-            "lambda, which Kiln cannot compile as a device function; define the implementation "
-            "with def")
     return chosen
 
 
