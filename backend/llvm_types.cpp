@@ -60,6 +60,10 @@ llvm::Type *LLVMTypes::value(const Type *type) {
     return llvm::Type::getInt64Ty(context);
   case Type::Kind::Fp8:
     return i8();
+  case Type::Kind::Optional: {
+    llvm::Type *held = value(llvm::cast<OptionalType>(type)->valueType());
+    return llvm::StructType::get(context, {held, i1()});
+  }
   case Type::Kind::Pointer:
     return pointer();
   case Type::Kind::EnumMember:

@@ -370,6 +370,9 @@ llvm::Value *FunctionLowering::lowerArrayOperation(const ir::Instruction &instru
                               builder.CreateInBoundsGEP(arrayType, slots, {i64(0), index}));
   }
 
+  case Op::IsNone:
+    return builder.CreateNot(builder.CreateExtractValue(operand(0), {1}));
+
   case Op::ComplexMake:
     return makeComplex(operand(0), operand(1));
   case Op::ComplexReal:

@@ -249,7 +249,26 @@ llvm::Value *FunctionLowering::fromMachineInteger(llvm::Value *value, bool isSig
 }
 
 llvm::Value *FunctionLowering::cast(llvm::Value *value, const Type *from, const Type *to) {
-  if (from == to || !value)
+  if (from == to)
+    return value;
+  if (const auto *optional = llvm::dyn_cast<OptionalType>(to)) {
+    // None is no value and a false flag; a value is itself and a true one.
+    llvm::Type *target = types.value(to);
+    if (llvm::isa<NoneType>(from))
+      return llvm::Constant::getNullValue(target);
+    const auto *fromOptional = llvm::dyn_cast<OptionalType>(from);
+    llvm::Value *held = fromOptional ? builder.CreateExtractValue(value, {0}) : value;
+    held = cast(held, fromOptional ? fromOptional->valueType() : from, optional->valueType());
+    llvm::Value *present =
+        fromOptional ? builder.CreateExtractValue(value, {1}) : builder.getTrue();
+    llvm::Value *result = llvm::PoisonValue::get(target);
+    if (held)
+      result = builder.CreateInsertValue(result, held, {0});
+    return builder.CreateInsertValue(result, present, {1});
+  }
+  if (const auto *optional = llvm::dyn_cast<OptionalType>(from))
+    return cast(builder.CreateExtractValue(value, {0}), optional->valueType(), to);
+  if (!value)
     return value;
   if (const auto *member = llvm::dyn_cast<EnumMemberType>(from))
     return cast(value, member->valueType(), to);
@@ -378,9 +397,16 @@ llvm::Value *FunctionLowering::lowerInstruction(const ir::Instruction &instructi
   switch (instruction.opcode) {
   case Op::Phi:
     return nullptr;
-  case Op::Cast:
-    return cast(valueOf(instruction.operands[0]), instruction.operands[0]->type(),
-                instruction.type());
+  case Op::Cast: {
+    // An optional value that is None has no value to convert: Numba's
+    // optional_to_any raises TypeError.
+    const Type *from = instruction.operands[0]->type();
+    if (const auto *optional = llvm::dyn_cast<OptionalType>(from);
+        optional && !llvm::isa<OptionalType>(instruction.type()))
+      raiseUnless(builder.CreateExtractValue(valueOf(instruction.operands[0]), {1}), "TypeError",
+                  "expected " + optional->valueType()->str() + ", got None", instruction.location);
+    return cast(valueOf(instruction.operands[0]), from, instruction.type());
+  }
   case Op::Neg:
   case Op::Not:
   case Op::Invert:

@@ -254,6 +254,13 @@ private:
       return tupleType(at, name == "UniTuple", result);
     } else if (name == "Record") {
       return recordType(at, result);
+    } else if (name == "OptionalType") {
+      // OptionalType(int64): an int64 or None.
+      const Type *value;
+      if (!expect(at, "(") || !type(at, value) || !expect(at, ")"))
+        return false;
+      result = types.optional(value);
+      return true;
     } else if (name == "Enum" || name == "IntEnum") {
       // Enum<int64>(Color): a member of the class Color, holding int64 values.
       const Type *value;

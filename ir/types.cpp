@@ -490,6 +490,24 @@ std::optional<Conversion> TypeContext::canConvert(const Type *from, const Type *
     return Conversion::Exact;
   if (std::optional<Conversion> direct = scalarConversion(from, to))
     return direct;
+  // Numba's Optional.can_convert_from/to: None and values become optional
+  // by promotion; an optional value converts as its value, at best safely
+  // (the conversion raises TypeError on None).
+  if (const auto *toOptional = llvm::dyn_cast<OptionalType>(to)) {
+    if (from == none())
+      return Conversion::Promote;
+    const auto *fromOptional = llvm::dyn_cast<OptionalType>(from);
+    std::optional<Conversion> conversion =
+        canConvert(fromOptional ? fromOptional->valueType() : from, toOptional->valueType());
+    if (!conversion || fromOptional)
+      return conversion;
+    return std::max(*conversion, Conversion::Promote);
+  }
+  if (const auto *fromOptional = llvm::dyn_cast<OptionalType>(from)) {
+    if (std::optional<Conversion> conversion = canConvert(fromOptional->valueType(), to))
+      return std::max(*conversion, Conversion::Safe);
+    return std::nullopt;
+  }
   // A literal converts as its value's type would, but never better than a
   // promotion (Numba's Literal.can_convert_to).
   if (const auto *literal = llvm::dyn_cast<IntegerLiteralType>(from)) {
@@ -594,9 +612,30 @@ const Type *TypeContext::promoteNumbers(const Type *a, const Type *b) {
   return ca->bitwidth() >= cb->bitwidth() ? ca : cb;
 }
 
+const Type *TypeContext::optional(const Type *value) {
+  value = unliteral(value);
+  if (value == none() || llvm::isa<OptionalType>(value))
+    return value;
+  return intern<OptionalType>("optional:" + value->str(), value);
+}
+
 const Type *TypeContext::unify(const Type *a, const Type *b) {
   if (a == b)
     return a;
+  // None and a value unify to an optional value (Numba's NoneType.unify
+  // and Optional.unify), unless the value exists at compile time only.
+  const auto *optionalA = llvm::dyn_cast<OptionalType>(a);
+  const auto *optionalB = llvm::dyn_cast<OptionalType>(b);
+  if (a == none() || b == none() || optionalA || optionalB) {
+    const Type *valueA = optionalA ? optionalA->valueType() : a;
+    const Type *valueB = optionalB ? optionalB->valueType() : b;
+    const Type *value = valueA == none()   ? valueB
+                        : valueB == none() ? valueA
+                                           : unify(valueA, valueB);
+    if (!value || value->isCompileTimeOnly())
+      return nullptr;
+    return optional(value);
+  }
   if (a->isNumber() && b->isNumber()) {
     // numba-cuda's bfloat16 unifies with no other number.
     if (isBFloat16(a) || isBFloat16(b))

@@ -61,6 +61,7 @@ public:
     Pointer,
     EnumMember,
     Fp8,
+    Optional,
   };
 
   Kind kind() const { return typeKind; }
@@ -160,6 +161,20 @@ public:
 
 private:
   Format fp8Format;
+};
+
+/// A value of `valueType` or None (Numba's Optional, "OptionalType(int64)"):
+/// what a variable or a function's result is where some paths give None
+/// and others a value. Held as the value and whether there is one.
+class OptionalType : public Type {
+public:
+  explicit OptionalType(const Type *value)
+      : Type(Kind::Optional, "OptionalType(" + value->str() + ")"), value(value) {}
+  const Type *valueType() const { return value; }
+  static bool classof(const Type *t) { return t->kind() == Kind::Optional; }
+
+private:
+  const Type *value;
 };
 
 /// complex64 holds two float32s, complex128 two float64s.
@@ -537,6 +552,8 @@ public:
   const DateTimeType *datetime(DateTimeUnit unit);
   const PointerType *pointer(const Type *pointee);
   const EnumMemberType *enumMember(llvm::StringRef className, const Type *value, bool isInt);
+  /// `value` or None; `value` itself where it is None or already optional.
+  const Type *optional(const Type *value);
   const DateTimeType *timedelta(DateTimeUnit unit);
   const ArrayType *array(const Type *dtype, unsigned ndim, ArrayLayout layout,
                          bool readonly = false);

@@ -34,6 +34,9 @@ static bool representableExactly(const ConstantValue &value, const Type *type) {
 ir::Value *FunctionEmitter::convert(ir::Value *value, const Type *type, ir::Block *where) {
   if (!value || !type || value->type() == type)
     return value;
+  // Unwrapping an optional value raises TypeError where it is None.
+  if (llvm::isa<OptionalType>(value->type()) && !llvm::isa<OptionalType>(type))
+    function.raises = true;
   if (const auto *fp8 = llvm::dyn_cast<Fp8Type>(type))
     return convertToFp8(value, fp8);
   if (llvm::isa<Fp8Type>(value->type()))
@@ -136,6 +139,16 @@ void FunctionEmitter::run() {
     if (passesAtRunTime(types.unliteral(spec.argTypes[argument->index])))
       values[argument] = function.arguments[next++];
 
+  // Reads of numbers no assignment reaches, which typing accepts where
+  // Numba does: Numba reads whatever the variable's slot holds; Kiln zero.
+  for (const ssa::Instr *unassigned : ssa.undefinedValues)
+    if (const Type *type = typeOf(unassigned))
+      values[unassigned] =
+          constant(type, llvm::isa<ComplexType>(type)   ? ConstantValue::complex(0, 0)
+                         : llvm::isa<FloatType>(type)   ? ConstantValue::floating(0)
+                         : llvm::isa<BooleanType>(type) ? ConstantValue::boolean(false)
+                                                        : ConstantValue::integer(0));
+
   // Blocks that a decided branch cuts off are neither typed nor compiled.
   std::vector<ssa::Block *> order;
   for (ssa::Block *block : ssa.reversePostOrder())
@@ -184,7 +197,7 @@ void FunctionEmitter::run() {
         value = function.undefined(instruction->type(), incoming->name,
                                    incoming->deleted ? ir::Undefined::Cause::Deleted
                                                      : ir::Undefined::Cause::Unassigned);
-      else if (ir::Value *defined = valueOf(incoming))
+      else if (ir::Value *defined = valueOrNone(incoming))
         value = convert(defined, instruction->type(), predecessor);
       // A value that was never emitted stays null, which the verifier
       // reports: silently reading it as undefined would miscompile.
@@ -218,11 +231,17 @@ void FunctionEmitter::emitTerminator(const ssa::Block *block) {
     out.target = blocks[t.target];
     out.falseTarget = blocks[t.falseTarget];
     return;
-  case ssa::Terminator::Kind::Return:
+  case ssa::Terminator::Kind::Return: {
     out.kind = ir::Terminator::Kind::Return;
-    if (!llvm::isa<NoneType>(function.returnType))
-      out.value = convert(valueOf(t.value), function.returnType);
+    if (llvm::isa<NoneType>(function.returnType))
+      return;
+    ir::Value *value = t.value ? valueOrNone(t.value) : nullptr;
+    // A bare `return` in a function that returns an optional value.
+    if (!value && llvm::isa<OptionalType>(function.returnType))
+      value = constant(types.none(), ConstantValue::none());
+    out.value = convert(value, function.returnType);
     return;
+  }
   case ssa::Terminator::Kind::Raise: {
     out.kind = ir::Terminator::Kind::Raise;
     const Symbol *exception = typing::builtinOf(typeOf(t.value));
@@ -238,6 +257,8 @@ void FunctionEmitter::emitTerminator(const ssa::Block *block) {
   }
   case ssa::Terminator::Kind::None:
     out.kind = ir::Terminator::Kind::Return;
+    if (llvm::isa<OptionalType>(function.returnType))
+      out.value = convert(constant(types.none(), ConstantValue::none()), function.returnType);
     return;
   }
 }

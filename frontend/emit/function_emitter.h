@@ -51,6 +51,14 @@ private:
     return found == values.end() ? nullptr : found->second;
   }
   const Type *typeOf(const ssa::Instr *instr) const { return spec.typeOf(instr); }
+  /// The instruction's value; None where it is None, which becomes a
+  /// value when it converts to an optional one.
+  ir::Value *valueOrNone(const ssa::Instr *instr) {
+    ir::Value *value = valueOf(instr);
+    if (!value && llvm::isa_and_nonnull<NoneType>(typeOf(instr)))
+      return constant(types.none(), ConstantValue::none());
+    return value;
+  }
   const Type *plain(const Type *type) const { return types.unliteral(type); }
   ir::Value *constant(const Type *type, ConstantValue value) {
     return function.constant(type, std::move(value));

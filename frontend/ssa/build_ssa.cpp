@@ -1100,8 +1100,11 @@ Instr *SSABuilder::buildName(const NameExpr *name) {
     ensureOpenBlock();
     Instr *value = readVariable(name->id, current, name->range());
     // After `del x`, a read is undefined; the error points at the read.
-    if (value->op == Op::Undefined && value->range.begin.offset != name->range().begin.offset)
+    if (value->op == Op::Undefined && value->range.begin.offset != name->range().begin.offset) {
+      bool deleted = value->deleted;
       value = undefined(name->id, name->range());
+      value->deleted = deleted;
+    }
     return value;
   }
   const ModuleValue *global = scope.lookup(name->id);

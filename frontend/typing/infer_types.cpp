@@ -92,7 +92,16 @@ public:
   void run();
 
 private:
-  const Type *typeOf(const Instr *instr) const { return spec.valueTypes[instr->id]; }
+  bool unwrappingOptionals = false;
+  /// An instruction's type; while an operation is typed again with its
+  /// optional operands unwrapped, their value types.
+  const Type *typeOf(const Instr *instr) const {
+    const Type *type = spec.valueTypes[instr->id];
+    if (const auto *optional =
+            unwrappingOptionals ? llvm::dyn_cast_or_null<OptionalType>(type) : nullptr)
+      return optional->valueType();
+    return type;
+  }
   /// Updates an instruction's typing; returns whether its type changed.
   bool record(const Instr *instr, Typing typing);
   /// The type of an instruction's value, given its latest typing. Numba's
@@ -109,6 +118,11 @@ private:
   /// Whether control can pass from `from` to `to`, as far as typing knows.
   bool edgeCanRun(const ssa::Block &from, const ssa::Block &to) const;
   Typing typeInstr(const Instr *instr);
+  Typing typeOperation(const Instr *instr);
+  /// Numba's templates: an operator or builtin that takes no optional
+  /// operand is typed again with their values, which the operation then
+  /// unwraps (raising TypeError on None).
+  Typing typeWithOptionalsUnwrapped(const Instr *instr);
   Typing typePhi(const Instr *phi);
   Typing typeCall(const Instr *call);
   /// `Point(1, 2)`, `Point(x=1, y=2)`: a named tuple of the class `cls`
@@ -125,6 +139,9 @@ private:
   std::vector<const Type *> argumentTypes(const Instr *call,
                                           std::vector<size_t> *operandOf = nullptr) const;
   Typing typeTupleSlice(const Instr *instr, const TupleType &tuple);
+  /// Types `read`, an Undefined operand, where Numba compiles it: false for
+  /// a read before any assignment of the variable in the source.
+  bool typeUnassignedRead(const Instr *read);
   /// A call of a kernel or device function; of a function defined inside
   /// another, given the types of what it `captures`.
   Typing typeDeviceCall(const Instr *call, const FunctionDecl &callee,
@@ -254,6 +271,31 @@ Typing FunctionTyper::typePhi(const Instr *phi) {
     return Typing::cascade();
   }
   return Resolution::value(unified);
+}
+
+bool FunctionTyper::typeUnassignedRead(const Instr *read) {
+  // Numba compiles a read that no assignment reaches where the variable is
+  // assigned earlier in the source (in another branch): the read has that
+  // assignment's type, and its value is undefined. Kiln's is zero, for
+  // numbers and bools; reads of other values stay errors.
+  if (read->deleted)
+    return false;
+  for (const ssa::VariableDef &variable : spec.ssa->variables) {
+    if (variable.name != read->name || variable.value->isPhi() ||
+        variable.value->op == Op::Undefined ||
+        variable.range.begin.file != read->range.begin.file ||
+        variable.range.begin.offset >= read->range.begin.offset)
+      continue;
+    const Type *type = typeOf(variable.value);
+    if (!type)
+      return true; // typed once the assignment is
+    type = types.unliteral(type);
+    if (!type->isScalar() || isBFloat16(type))
+      return false;
+    spec.valueTypes[read->id] = type;
+    return true;
+  }
+  return false;
 }
 
 Typing FunctionTyper::typeDeviceCall(const Instr *call, const FunctionDecl &callee,
@@ -564,6 +606,54 @@ Typing FunctionTyper::typeCall(const Instr *call) {
 }
 
 Typing FunctionTyper::typeInstr(const Instr *instr) {
+  Typing typed = typeOperation(instr);
+  if (typed)
+    return typed;
+  Typing unwrapped = typeWithOptionalsUnwrapped(instr);
+  return unwrapped ? std::move(unwrapped) : std::move(typed);
+}
+
+Typing FunctionTyper::typeWithOptionalsUnwrapped(const Instr *instr) {
+  auto isOptional = [&](const Instr *operand) {
+    return llvm::isa_and_nonnull<OptionalType>(spec.valueTypes[operand->id]);
+  };
+  bool unwraps = false;
+  switch (instr->op) {
+  case Op::Binary:
+  case Op::Unary:
+  case Op::Truth:
+  case Op::GetItem:
+  case Op::SetItem:
+    unwraps = true;
+    break;
+  case Op::Compare:
+    unwraps = instr->compareOp != ast::CompareOp::Is && instr->compareOp != ast::CompareOp::IsNot;
+    break;
+  case Op::Call:
+    // Builtins, not device functions: those are specialized for optional
+    // arguments as for any other.
+    unwraps = typing::builtinOf(typeOf(instr->operands[0])) != nullptr;
+    break;
+  default:
+    break;
+  }
+  if (!unwraps || llvm::none_of(instr->operands, isOptional))
+    return Typing::cascade();
+  unwrappingOptionals = true;
+  Typing typed = typeOperation(instr);
+  unwrappingOptionals = false;
+  if (!typed)
+    return typed;
+  std::vector<const Type *> &operandTypes = typed->operandTypes;
+  operandTypes.resize(std::max(operandTypes.size(), instr->operands.size()), nullptr);
+  for (size_t i = 0; i < instr->operands.size(); ++i)
+    if (isOptional(instr->operands[i]) && !operandTypes[i])
+      operandTypes[i] =
+          llvm::cast<OptionalType>(spec.valueTypes[instr->operands[i]->id])->valueType();
+  return typed;
+}
+
+Typing FunctionTyper::typeOperation(const Instr *instr) {
   switch (instr->op) {
   case Op::Argument: {
     // An omitted argument has its default's type (Numba's ArgConstraint).
@@ -634,7 +724,7 @@ Typing FunctionTyper::typeInstr(const Instr *instr) {
   // Everything else needs typed operands; an Undefined operand is a read of
   // a variable before its assignment.
   for (const Instr *operand : instr->operands) {
-    if (operand->op == Op::Undefined)
+    if (operand->op == Op::Undefined && !typeUnassignedRead(operand))
       return Typing::error(DiagID::err_undefined_variable, {operand->name}, operand->range);
     if (!typeOf(operand))
       return Typing::cascade();
@@ -799,6 +889,13 @@ void FunctionTyper::typeReturns() {
     }
     if (terminator.kind != ssa::Terminator::Kind::Return)
       continue;
+    if (terminator.value && terminator.value->op == Op::Undefined &&
+        !typeUnassignedRead(terminator.value)) {
+      if (!returnError)
+        returnError = TypingError{
+            DiagID::err_undefined_variable, {terminator.value->name}, terminator.value->range};
+      continue;
+    }
     const Type *type = typeOf(terminator.value);
     if (!type)
       continue;

@@ -193,9 +193,15 @@ Typing compareOperator(TypeContext &types, CompareOp op, const Type *lhs, const 
   if (op != CompareOp::Is && op != CompareOp::IsNot && involvesDateTime(lhs, rhs))
     return dateTimeCompare(types, op, lhs, rhs);
   if (op == CompareOp::Is || op == CompareOp::IsNot) {
-    // Identity with None is known at compile time.
+    // Identity with None is known at compile time, except of an optional
+    // value, which holds whether it is None.
     bool lhsNone = lhs == types.none();
     bool rhsNone = rhs == types.none();
+    if ((lhsNone && llvm::isa<OptionalType>(rhs)) || (rhsNone && llvm::isa<OptionalType>(lhs))) {
+      Resolution resolution = Resolution::make(Resolution::Kind::Operator, types.boolean());
+      resolution.detail = "optional is None";
+      return resolution;
+    }
     if (lhsNone || rhsNone) {
       Resolution resolution = Resolution::make(Resolution::Kind::Constant, types.boolean());
       bool same = lhsNone && rhsNone;

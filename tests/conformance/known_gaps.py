@@ -11,9 +11,6 @@ KNOWN_GAPS = [
      "the test passes a uint32 array to a kernel declared `void(int32[:,:])`: Numba's CUDA "
      "dispatcher refuses that call as Kiln does; only the simulator, which ignores signatures, "
      "runs it"),
-    (r"test_ssa\.TestSSA\.test_unhandled_undefined",
-     "the kernel it calls returns `None` on some paths and a number on others (an optional "
-     "value), which Kiln does not type"),
 ]
 
 
