@@ -32,14 +32,18 @@ static bool representableExactly(const ConstantValue &value, const Type *type) {
 }
 
 ir::Value *FunctionEmitter::convert(ir::Value *value, const Type *type, ir::Block *where) {
+  // The result of a call that returns None, passed on as None.
+  if (value && !value->type() &&
+      (llvm::isa_and_nonnull<NoneType>(type) || llvm::isa_and_nonnull<OptionalType>(type)))
+    value = constant(types.none(), ConstantValue::none());
   if (!value || !type || value->type() == type)
     return value;
   // Unwrapping an optional value raises TypeError where it is None.
-  if (llvm::isa<OptionalType>(value->type()) && !llvm::isa<OptionalType>(type))
+  if (llvm::isa_and_nonnull<OptionalType>(value->type()) && !llvm::isa<OptionalType>(type))
     function.raises = true;
   if (const auto *fp8 = llvm::dyn_cast<Fp8Type>(type))
     return convertToFp8(value, fp8);
-  if (llvm::isa<Fp8Type>(value->type()))
+  if (llvm::isa_and_nonnull<Fp8Type>(value->type()))
     return convertFromFp8(value, type);
   // A constant the target type holds exactly is retyped; any other goes
   // through a Cast, whose wrapping, rounding and saturation are the

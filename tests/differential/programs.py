@@ -120,6 +120,18 @@ NESTED_FUNCTION_SHARE = 0.5
 # variable (`d1 = lambda p0: ...`), which calls read as the variables are
 # when called, as those of a `def`.
 LAMBDA_SHARE = 0.4
+# The device functions defined beside the kernel that may return None early
+# (a bare `return` under a condition): their result is optional
+# (OptionalType), which callers pass through OR_DEFAULT.
+OPTIONAL_RESULT_SHARE = 0.3
+# The device function that gives an optional result's value, or a default
+# where it is None; defined once in a program that needs it.
+OR_DEFAULT = '''{decorator}
+def or_default(value, default):
+    if value is None:
+        return default
+    return value
+'''
 # Some programs run as a grid of this many blocks of THREADS threads: more
 # threads than the CPU engine runs on the calling thread, so that its
 # workers run them, a block after another in each worker's frames.
@@ -681,6 +693,8 @@ class Function:
     nested: bool = False
     # A nested function written as `name = lambda ...: <its return value>`.
     is_lambda: bool = False
+    # Returns None on some paths: callers read it through OR_DEFAULT.
+    optional: bool = False
 
     def render(self, host, indent):
         """A device function's definition; a nested one is undecorated, as
@@ -748,6 +762,9 @@ class Program:
         `name` (and `name_dN`): a CUDA kernel, or with `host` njit
         functions whose kernel takes the thread index `t` first."""
         lines = []
+        if any(device.optional for device in self.devices):
+            lines += OR_DEFAULT.format(decorator="@njit" if host else "@cuda.jit(device=True)").splitlines()
+            lines.append("")
         for device in self.devices:
             if not device.nested:
                 lines += device.render(host, "") + [""]
@@ -788,7 +805,7 @@ class Program:
         # programs of a batch share one module.
         for device in self.devices:
             text = re.sub(rf"\b{device.name}(\(| = lambda)", rf"{name}_{device.name}\1", text)
-        return text
+        return re.sub(r"\bor_default\(", f"{name}_or_default(", text)
 
 
 def inputs(seed):
@@ -1127,9 +1144,19 @@ class Generator:
         self.in_device, self.nested = True, nested
         body = [] if as_lambda else self.body(depth=0, loops=0, in_device=True, size=r.randint(2, 5))
         body.append(Return(self.exact(result, 2)))
+        # From a stream of its own, so that the other programs are what the
+        # same seeds gave before optional results.
+        early = random.Random(f"optional {self.seed} {name}")
+        optional = not nested and early.random() < OPTIONAL_RESULT_SHARE
+        if optional:
+            main, self.random = self.random, early
+            body_variables, self.variables = self.variables, [(p, kind, None) for p, kind in parameters]
+            test = self.expr("bool", 2)
+            self.variables, self.random = body_variables, main
+            body.insert(early.randint(0, len(body) - 1), If(test, [Return()], []))
         self.in_device, self.nested, self.captured = False, False, []
         self.variables, self.local_arrays = saved
-        return Function(name, parameters, body, result, nested, as_lambda)
+        return Function(name, parameters, body, result, nested, as_lambda, optional)
 
     # Statements.
 
@@ -1422,6 +1449,10 @@ class Generator:
         if isinstance(e, Call):
             if e.function in ("abs", "min", "max"):
                 return numba_types.result(e.function, *[self.type_of(a) for a in e.arguments])
+            if e.function == "or_default":
+                # OptionalType of the two, whose value operations take.
+                result, default = (self.type_of(a) for a in e.arguments)
+                return numba_types.unify(result, default)
             device = next(d for d in self.devices if d.name == e.function)
             return {"int": "int64", "float": "float64"}[device.result_kind]
         if isinstance(e, TupleGet):
@@ -1506,7 +1537,10 @@ class Generator:
         # Numba inlines no call of a nested function that unpacks a tuple.
         if device.nested:
             unpacked_from = None
-        return Call(kind, device.name, arguments, unpacked_from)
+        call = Call(kind, device.name, arguments, unpacked_from)
+        if device.optional:
+            return Call(kind, "or_default", [call, self.exact(kind, depth - 1)])
+        return call
 
 
 def _calls(body, function):
