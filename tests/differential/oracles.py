@@ -155,7 +155,9 @@ def cuda_max(a, b):
 
 
 def _float_cast(a, b):
-    \"\"\"The float type numba-cuda's fmin and fmax of a and b compute in, or None.\"\"\"
+    \"\"\"The float type numba-cuda's fmin and fmax of a and b compute in, or None.
+    An optional operand counts as its value, which Numba's templates unwrap.\"\"\"
+    a, b = (t.type if isinstance(t, _numba_types.Optional) else t for t in (a, b))
     if not all(isinstance(t, _numba_types.Float) and t.bitwidth in (32, 64) for t in (a, b)):
         return None
     return np.float32 if a.bitwidth == b.bitwidth == 32 else np.float64
@@ -171,7 +173,8 @@ def _overload_as_cuda(python_function, first_wins):
             return lambda a, b: python_function(a, b)
 
         def ieee_number(a, b):
-            x, y = cast(a), cast(b)
+            # `* 1.0` (exact) takes an optional operand's value.
+            x, y = cast(a * 1.0), cast(b * 1.0)
             if x != x:
                 return y
             if y != y or first_wins(x, y):
