@@ -617,6 +617,8 @@ Typing FunctionTyper::typeWithOptionalsUnwrapped(const Instr *instr) {
   auto isOptional = [&](const Instr *operand) {
     return llvm::isa_and_nonnull<OptionalType>(spec.valueTypes[operand->id]);
   };
+  if (llvm::none_of(instr->operands, isOptional))
+    return Typing::cascade();
   bool unwraps = false;
   switch (instr->op) {
   case Op::Binary:
@@ -632,12 +634,13 @@ Typing FunctionTyper::typeWithOptionalsUnwrapped(const Instr *instr) {
   case Op::Call:
     // Builtins, not device functions: those are specialized for optional
     // arguments as for any other.
-    unwraps = typing::builtinOf(typeOf(instr->operands[0])) != nullptr;
+    if (const Type *callee = typeOf(instr->operands[0]))
+      unwraps = typing::builtinOf(callee) != nullptr;
     break;
   default:
     break;
   }
-  if (!unwraps || llvm::none_of(instr->operands, isOptional))
+  if (!unwraps)
     return Typing::cascade();
   unwrappingOptionals = true;
   Typing typed = typeOperation(instr);
