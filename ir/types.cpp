@@ -208,10 +208,6 @@ const FloatType *TypeContext::bfloat16() const {
   return llvm::cast<FloatType>(scalars[BF16]);
 }
 
-const Fp8Type *TypeContext::fp8(Fp8Type::Format format) const {
-  return fp8Types[static_cast<unsigned>(format)];
-}
-
 const ComplexType *TypeContext::complex(unsigned bits) const {
   assert((bits == 64 || bits == 128) && "no such complex type");
   return llvm::cast<ComplexType>(scalars[bits == 64 ? C64 : C128]);

@@ -539,7 +539,6 @@ public:
   const FloatType *float32() const { return floating(32); }
   const FloatType *bfloat16() const;
   const ComplexType *complex(unsigned bits) const;
-  const Fp8Type *fp8(Fp8Type::Format format) const;
 
   const IntegerLiteralType *integerLiteral(int64_t value);
   /// A literal above INT64_MAX has type Literal[int] over uint64.

@@ -354,19 +354,24 @@ ir::Value *FunctionEmitter::emitMath(BuiltinId id, const Type *result,
   }
   // cmath: Kiln's prelude implements each function in Python.
   const Symbol &symbol = BuiltinSymbols::get().symbol(id);
-  std::vector<const Type *> argTypes;
-  for (ir::Value *arg : args)
-    argTypes.push_back(arg->type());
   // cmath.log(z, base) is log_base: a default base would need the call to
   // be typed with an omitted argument.
   llvm::StringRef name =
       id == BuiltinId::Cmath_log && args.size() == 2 ? llvm::StringRef("log_base") : symbol.name();
-  ir::Function *implementation = module.preludeFunction("kiln.cmath", name, argTypes);
+  return convert(callPrelude("kiln.cmath", name, args), result);
+}
+
+ir::Value *FunctionEmitter::callPrelude(llvm::StringRef preludeModule, llvm::StringRef name,
+                                        llvm::ArrayRef<ir::Value *> args) {
+  std::vector<const Type *> argTypes;
+  for (ir::Value *arg : args)
+    argTypes.push_back(arg->type());
+  ir::Function *implementation = module.preludeFunction(preludeModule, name, argTypes);
   if (!implementation)
     return nullptr;
   ir::Instruction *call = emit(ir::Opcode::Call, implementation->returnType, args);
   call->callee = implementation;
-  return convert(call, result);
+  return call;
 }
 
 } // namespace kiln::emit

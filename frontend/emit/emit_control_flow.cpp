@@ -35,7 +35,7 @@ ir::Value *FunctionEmitter::convert(ir::Value *value, const Type *type, ir::Bloc
   // The result of a call that returns None, passed on as None.
   if (value && !value->type() &&
       (llvm::isa_and_nonnull<NoneType>(type) || llvm::isa_and_nonnull<OptionalType>(type)))
-    value = constant(types.none(), ConstantValue::none());
+    value = noneConstant();
   if (!value || !type || value->type() == type)
     return value;
   // Unwrapping an optional value raises TypeError where it is None.
@@ -239,11 +239,8 @@ void FunctionEmitter::emitTerminator(const ssa::Block *block) {
     out.kind = ir::Terminator::Kind::Return;
     if (llvm::isa<NoneType>(function.returnType))
       return;
-    ir::Value *value = t.value ? valueOrNone(t.value) : nullptr;
-    // A bare `return` in a function that returns an optional value.
-    if (!value && llvm::isa<OptionalType>(function.returnType))
-      value = constant(types.none(), ConstantValue::none());
-    out.value = convert(value, function.returnType);
+    // A bare `return` returns None.
+    out.value = convert(t.value ? valueOrNone(t.value) : noneConstant(), function.returnType);
     return;
   }
   case ssa::Terminator::Kind::Raise: {
@@ -262,7 +259,7 @@ void FunctionEmitter::emitTerminator(const ssa::Block *block) {
   case ssa::Terminator::Kind::None:
     out.kind = ir::Terminator::Kind::Return;
     if (llvm::isa<OptionalType>(function.returnType))
-      out.value = convert(constant(types.none(), ConstantValue::none()), function.returnType);
+      out.value = convert(noneConstant(), function.returnType);
     return;
   }
 }

@@ -19,8 +19,6 @@
 
 #include "frontend/emit/function_emitter.h"
 
-#include <limits>
-
 namespace kiln::emit {
 
 namespace {
@@ -38,28 +36,18 @@ int64_t interpretationOf(const Fp8Type *type) {
 } // namespace
 
 ir::Value *FunctionEmitter::callFp8Prelude(llvm::StringRef name, llvm::ArrayRef<ir::Value *> args) {
-  std::vector<const Type *> argTypes;
-  for (ir::Value *arg : args)
-    argTypes.push_back(arg->type());
-  ir::Function *implementation = module.preludeFunction(fp8Module, name, argTypes);
-  if (!implementation)
-    return nullptr;
-  ir::Instruction *call = emit(ir::Opcode::Call, implementation->returnType, args);
-  call->callee = implementation;
-  return call;
+  return callPrelude(fp8Module, name, args);
 }
 
 ir::Value *FunctionEmitter::convertToFp8(ir::Value *value, const Fp8Type *type) {
-  auto integerConstant = [&](int64_t number) {
-    return constant(types.int64(), ConstantValue::integer(number));
-  };
+  const Type *int64 = types.int64();
   const Type *source = types.unliteral(value->type());
   value = convert(value, source);
   ir::Value *bits = nullptr;
   if (type->format() != Fp8Type::Format::E8M0) {
     bits = callFp8Prelude("cvt_double_to_fp8",
-                          {convert(value, types.float64()), integerConstant(saturateFinite),
-                           integerConstant(interpretationOf(type))});
+                          {convert(value, types.float64()), intConstant(int64, saturateFinite),
+                           intConstant(int64, interpretationOf(type))});
   } else if (llvm::isa<IntegerType>(source)) {
     bits = callFp8Prelude("integer_to_e8m0", {value});
   } else {
@@ -67,7 +55,7 @@ ir::Value *FunctionEmitter::convertToFp8(ir::Value *value, const Fp8Type *type) 
     bool isDouble = real->bitwidth() == 64;
     bits = callFp8Prelude(isDouble ? "cvt_double_to_e8m0" : "cvt_float_to_e8m0",
                           {convert(value, isDouble ? types.float64() : types.float32()),
-                           integerConstant(saturateFinite), integerConstant(roundUp)});
+                           intConstant(int64, saturateFinite), intConstant(int64, roundUp)});
   }
   if (!bits)
     return nullptr;
@@ -83,11 +71,10 @@ ir::Value *FunctionEmitter::convertFromFp8(ir::Value *value, const Type *type) {
       return constant(type, ConstantValue::boolean(true));
     return callFp8Prelude("fp8_is_nonzero", {bits});
   }
-  ir::Value *real =
-      isE8M0 ? callFp8Prelude("e8m0_to_float32", {bits})
-             : callFp8Prelude(
-                   "fp8_to_float32",
-                   {bits, constant(types.int64(), ConstantValue::integer(interpretationOf(fp8)))});
+  ir::Value *real = isE8M0
+                        ? callFp8Prelude("e8m0_to_float32", {bits})
+                        : callFp8Prelude("fp8_to_float32",
+                                         {bits, intConstant(types.int64(), interpretationOf(fp8))});
   if (!real)
     return nullptr;
   const auto *integer = llvm::dyn_cast<IntegerType>(type);
@@ -97,9 +84,8 @@ ir::Value *FunctionEmitter::convertFromFp8(ir::Value *value, const Type *type) {
   ir::Value *saturated = nullptr;
   if (integer->signedness()) {
     Int128 high = (static_cast<Int128>(1) << (bitwidth - 1)) - 1;
-    saturated = callFp8Prelude("to_signed",
-                               {real, constant(types.int64(), ConstantValue::integer(-high - 1)),
-                                constant(types.int64(), ConstantValue::integer(high))});
+    saturated = callFp8Prelude("to_signed", {real, intConstant(types.int64(), int64_t(-high - 1)),
+                                             intConstant(types.int64(), int64_t(high))});
   } else {
     Int128 high = (static_cast<Int128>(1) << bitwidth) - 1;
     saturated = callFp8Prelude("to_unsigned",

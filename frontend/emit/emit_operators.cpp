@@ -30,16 +30,16 @@ ir::Value *FunctionEmitter::emitOperator(const ssa::Instr *instr, const Resoluti
       return emit(ir::Opcode::Not, result, {convert(value, types.boolean())});
     }
   }
+  if (resolution.detail == "optional is None") {
+    // `x is None` of an optional x (operator.is_ is typed as no overload).
+    const ssa::Instr *tested =
+        instr->operands[llvm::isa<OptionalType>(typeOf(instr->operands[0])) ? 0 : 1];
+    ir::Value *isNone = emit(ir::Opcode::IsNone, types.boolean(), {valueOf(tested)});
+    return instr->compareOp == ast::CompareOp::IsNot
+               ? emit(ir::Opcode::Not, types.boolean(), {isNone})
+               : isNone;
+  }
   if (instr->op == Op::Compare || (called && resolution.detail == "compare")) {
-    if (resolution.detail == "optional is None") {
-      const ssa::Instr *tested = instr->operands[first];
-      if (!llvm::isa<OptionalType>(typeOf(tested)))
-        tested = instr->operands[first + 1];
-      ir::Value *isNone = emit(ir::Opcode::IsNone, types.boolean(), {valueOf(tested)});
-      bool negated =
-          (called ? ast::CompareOp(resolution.index) : instr->compareOp) == ast::CompareOp::IsNot;
-      return negated ? emit(ir::Opcode::Not, types.boolean(), {isNone}) : isNone;
-    }
     if (resolution.detail == "tuple_compare") {
       // Members of an enum of tuples compare their values, identity too.
       ast::CompareOp op = instr->compareOp == ast::CompareOp::Is      ? ast::CompareOp::Eq

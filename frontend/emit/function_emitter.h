@@ -56,9 +56,10 @@ private:
   ir::Value *valueOrNone(const ssa::Instr *instr) {
     ir::Value *value = valueOf(instr);
     if (!value && llvm::isa_and_nonnull<NoneType>(typeOf(instr)))
-      return constant(types.none(), ConstantValue::none());
+      return noneConstant();
     return value;
   }
+  ir::Value *noneConstant() { return constant(types.none(), ConstantValue::none()); }
   const Type *plain(const Type *type) const { return types.unliteral(type); }
   ir::Value *constant(const Type *type, ConstantValue value) {
     return function.constant(type, std::move(value));
@@ -134,6 +135,10 @@ private:
   ir::Value *convertFromFp8(ir::Value *value, const Type *type);
   /// A call of a function of Kiln's numba.cuda._internal.cuda_fp8.
   ir::Value *callFp8Prelude(llvm::StringRef name, llvm::ArrayRef<ir::Value *> args);
+  /// A call of the function `name` of Kiln's prelude module `preludeModule`
+  /// (kiln.cmath, ...), specialized for the arguments; null if it has none.
+  ir::Value *callPrelude(llvm::StringRef preludeModule, llvm::StringRef name,
+                         llvm::ArrayRef<ir::Value *> args);
   /// `value` (a real number) rounded to a bfloat16 toward zero ("rz"),
   /// down ("rd") or up ("ru").
   ir::Value *roundToBFloat16(ir::Value *value, llvm::StringRef rounding);

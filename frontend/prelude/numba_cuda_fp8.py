@@ -150,16 +150,12 @@ def cvt_float_to_e8m0(x, saturate, rounding):
     """Through the bfloat16 rounded toward zero, or up from |x|."""
     bits = uint32(libdevice.float_as_int(float32(x)))
     magnitude = bits & uint32(0x7FFFFFFF)
-    if rounding == ROUND_ZERO:
+    if magnitude > 0x7F800000:
+        high = uint32(0x7FFF)  # NaN
+    elif rounding == ROUND_ZERO:
         high = bits >> uint32(16)
-        if magnitude > 0x7F800000:
-            high = uint32(0x7FFF)
     else:
-        high = magnitude >> uint32(16)
-        if magnitude > 0x7F800000:
-            high = uint32(0x7FFF)
-        elif (magnitude & uint32(0xFFFF)) != 0:
-            high += uint32(1)
+        high = (magnitude >> uint32(16)) + uint32((magnitude & uint32(0xFFFF)) != 0)
     return bfloat16_bits_to_e8m0(high, saturate, rounding)
 
 

@@ -290,7 +290,7 @@ bool FunctionTyper::typeUnassignedRead(const Instr *read) {
     if (!type)
       return true; // typed once the assignment is
     type = types.unliteral(type);
-    if (!type->isScalar() || isBFloat16(type))
+    if (!type->isScalar())
       return false;
     spec.valueTypes[read->id] = type;
     return true;
