@@ -407,6 +407,14 @@ const EntityType *TypeContext::method(const Type *receiver, llvm::StringRef meth
                             methodName.str(), name);
 }
 
+const EntityType *TypeContext::overloadedMethod(const void *overloads, const Type *receiver,
+                                                llvm::StringRef methodName) {
+  std::string name = "BoundFunction(" + receiver->str() + "." + methodName.str() + ")";
+  return intern<EntityType>(
+      "overloaded method:" + std::to_string(reinterpret_cast<uintptr_t>(overloads)) + ":" + name,
+      EntityType::EntityKind::OverloadedMethod, overloads, receiver, methodName.str(), name);
+}
+
 const EntityType *TypeContext::omitted(const Type *valueType, llvm::StringRef defaultRepr) {
   std::string name = "omitted(default=" + defaultRepr.str() + ")";
   return intern<EntityType>("omitted:" + name + ":" + valueType->str(),

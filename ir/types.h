@@ -414,8 +414,18 @@ private:
 class EntityType : public Type {
 public:
   /// Overload: a Python function with numba.extending.overload
-  /// implementations (an OverloadSet of the front end).
-  enum class EntityKind : uint8_t { Builtin, Function, Closure, Method, Omitted, Overload };
+  /// implementations (an OverloadSet of the front end); OverloadedMethod:
+  /// a method numba.extending.overload_method implements, bound to its
+  /// receiver (also an OverloadSet).
+  enum class EntityKind : uint8_t {
+    Builtin,
+    Function,
+    Closure,
+    Method,
+    Omitted,
+    Overload,
+    OverloadedMethod
+  };
   EntityType(EntityKind entityKind, const void *entity, const Type *receiver, std::string method,
              std::string name)
       : Type(Kind::Entity, std::move(name)), entityKind(entityKind), entity(entity),
@@ -570,6 +580,9 @@ public:
   const RangeType *range(const IntegerType *element);
   const NumberClassType *numberClass(const Type *instance);
   const EntityType *entity(EntityType::EntityKind kind, const void *entity, llvm::StringRef name);
+  /// `receiver.method` where overload_method implements it (`overloads`).
+  const EntityType *overloadedMethod(const void *overloads, const Type *receiver,
+                                     llvm::StringRef method);
   /// A named tuple class as kernels call it (`Point(1, 2)`): the named tuple
   /// type of its fields with no types yet (`none` each), whose NumberClass
   /// the class's name is typed as.

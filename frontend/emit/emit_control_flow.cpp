@@ -80,6 +80,11 @@ std::vector<ir::Value *> FunctionEmitter::callArguments(const ssa::Instr *call,
         position < resolution.operandTypes.size() ? resolution.operandTypes[position] : nullptr;
     args.push_back(target && value ? convert(value, target) : value);
   };
+  // A method overload_method implements takes its receiver first.
+  const ssa::Instr *callee = call->operands[0];
+  if (const auto *method = llvm::dyn_cast_or_null<EntityType>(typeOf(callee));
+      method && method->entityKindOf() == EntityType::EntityKind::OverloadedMethod)
+    add(valueOf(callee->operands[0]));
   for (size_t i = 1; i < call->operands.size(); ++i) {
     const ssa::Instr *argument = call->operands[i];
     if (!llvm::is_contained(call->starred, i)) {

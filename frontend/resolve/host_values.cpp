@@ -17,6 +17,10 @@ void HostValueSource::requestOverload(OverloadRequest request) {
     requests.push_back(std::move(request));
 }
 
+const HostValue *HostValueSource::lookupMethod(llvm::StringRef, llvm::StringRef) {
+  return nullptr;
+}
+
 std::vector<OverloadRequest> HostValueSource::overloadRequests() const {
   std::lock_guard<std::mutex> lock(requestsMutex);
   return requests;
@@ -314,7 +318,9 @@ llvm::Expected<std::unique_ptr<HostValueTable>> HostValueTable::fromJson(llvm::S
                                    "host values must be a JSON object of module files");
   auto table = std::make_unique<HostValueTable>();
   for (const auto &[file, names] : *files)
-    if (llvm::Error error = table->addModule(file.str(), names))
+    if (llvm::Error error = llvm::StringRef(file) == methodOverloadsKey
+                                ? table->addMethods(names)
+                                : table->addModule(file.str(), names))
       return error;
   return table;
 }
@@ -340,6 +346,27 @@ llvm::Error HostValueTable::addModule(llvm::StringRef file, const llvm::json::Va
     module[name.str()] = std::move(*read);
   }
   return llvm::Error::success();
+}
+
+llvm::Error HostValueTable::addMethods(const llvm::json::Value &json) {
+  const llvm::json::Object *overloads = json.getAsObject();
+  if (!overloads)
+    return valueError(methodOverloadsKey, "", "expected an object of \"receiver.method\" names");
+  for (const auto &[name, value] : *overloads) {
+    llvm::Expected<HostValue> read = readValue(value, methodOverloadsKey, name.str());
+    if (!read)
+      return read.takeError();
+    if (read->kind != HostValue::Kind::Overload || !llvm::StringRef(name).contains('.'))
+      return valueError(methodOverloadsKey, name.str(),
+                        "an overloaded method is an overload named \"receiver.method\"");
+    methods[name.str()] = std::move(*read);
+  }
+  return llvm::Error::success();
+}
+
+const HostValue *HostValueTable::lookupMethod(llvm::StringRef receiver, llvm::StringRef method) {
+  auto found = methods.find((receiver + "." + method).str());
+  return found == methods.end() ? nullptr : &found->second;
 }
 
 const HostValue *HostValueTable::lookup(llvm::StringRef file, llvm::StringRef name) {

@@ -43,7 +43,12 @@
 // compiled for them] triples. Kiln's compiler runs no Python while it types a kernel: a
 // call for argument types not yet resolved is a compile error, and a
 // request to the host value source (requestOverload), which host code may
-// answer by resolving it and building again.
+// answer by resolving it and building again. Methods numba.extending's
+// overload_method gives types are overloads too, under the key "@methods",
+// which is no file: {"@methods": {"Array.norm2": {"kind": "overload", ...}}}
+// names each by the receiver, a Numba type's name ("float64") or its class's
+// ("Array"), and the method; the typing function takes the receiver's type
+// first.
 // A "namedtuple_class" is a named tuple class (collections.namedtuple,
 // typing.NamedTuple) kernels call to make one: its "name" and "fields".
 // A "record_type" is a structured dtype used as a type (a NumPy dtype, or
@@ -76,6 +81,9 @@
 #include <vector>
 
 namespace kiln {
+
+/// The key of the host values' overloaded methods (see [Note: host values]).
+inline constexpr llvm::StringLiteral methodOverloadsKey = "@methods";
 
 struct HostValue {
   enum class Kind : uint8_t {
@@ -179,6 +187,10 @@ public:
   /// path with symbolic links resolved), or null if it has none Kiln can
   /// use (host code's objects: functions, classes, strings, lists).
   virtual const HostValue *lookup(llvm::StringRef file, llvm::StringRef name) = 0;
+  /// The overload numba.extending.overload_method registered for method
+  /// `method` of `receiver` (a Numba type's name, "float64", or the name of
+  /// a class of them, "Array"); null if there is none.
+  virtual const HostValue *lookupMethod(llvm::StringRef receiver, llvm::StringRef method);
   /// Notes that a kernel calls an overloaded function for argument types it
   /// has no implementation for; thread-safe. What asked may resolve them
   /// (overloadRequests()) and build again.
@@ -200,10 +212,14 @@ public:
   llvm::Error addModuleJson(llvm::StringRef file, llvm::StringRef json);
 
   const HostValue *lookup(llvm::StringRef file, llvm::StringRef name) override;
+  const HostValue *lookupMethod(llvm::StringRef receiver, llvm::StringRef method) override;
 
 private:
   llvm::Error addModule(llvm::StringRef file, const llvm::json::Value &names);
+  llvm::Error addMethods(const llvm::json::Value &methods);
   llvm::StringMap<llvm::StringMap<HostValue>> modules;
+  /// Overloaded methods, by "receiver.method".
+  llvm::StringMap<HostValue> methods;
 };
 
 /// `path` made absolute, with symbolic links resolved, as host values name

@@ -629,6 +629,26 @@ const ModuleValue *ModuleScope::importedEnum(llvm::StringRef moduleName,
   return value && value->kind() == ModuleValue::Kind::Enum ? value : nullptr;
 }
 
+const OverloadSet *ModuleScope::overloadedMethod(llvm::ArrayRef<std::string> receiverNames,
+                                                 llvm::StringRef method) const {
+  if (!hostValues)
+    return nullptr;
+  for (const std::string &receiver : receiverNames) {
+    std::string name = receiver + "." + method.str();
+    auto found = methodsFromHost.find(name);
+    if (found == methodsFromHost.end()) {
+      std::unique_ptr<ModuleValue> &slot = methodsFromHost[name];
+      if (const HostValue *value = hostValues->lookupMethod(receiver, method))
+        if (std::optional<ModuleValue> converted = moduleValueOf(*value, methodOverloadsKey, name))
+          slot = std::make_unique<ModuleValue>(std::move(*converted));
+      found = methodsFromHost.find(name);
+    }
+    if (found->second && found->second->kind() == ModuleValue::Kind::Overload)
+      return &found->second->overloadValue();
+  }
+  return nullptr;
+}
+
 const FunctionDecl *ModuleScope::function(llvm::StringRef name) const {
   for (const auto &decl : decls)
     if (decl->name == name)

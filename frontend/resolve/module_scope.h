@@ -358,6 +358,11 @@ public:
   /// An enum class defined by the kernel module `moduleName`, as in
   /// numba.cuda._internal.cuda_fp8's saturation_t; null if there is none.
   const ModuleValue *importedEnum(llvm::StringRef moduleName, llvm::StringRef name) const;
+  /// The method `method` numba.extending.overload_method gives a receiver
+  /// known by `receiverNames` (its type's name first, then its classes'
+  /// from the most specific); null if host values give none.
+  const OverloadSet *overloadedMethod(llvm::ArrayRef<std::string> receiverNames,
+                                      llvm::StringRef method) const;
 
   /// The module-level binding of `name`, or, failing that, the Python builtin
   /// of that name; null if neither exists. A value host code computes at
@@ -417,6 +422,8 @@ private:
   mutable std::vector<std::unique_ptr<FunctionDecl>> hostDecls;
   /// Values computed at import that host values have given, by file and name.
   mutable std::map<std::pair<std::string, std::string>, std::unique_ptr<ModuleValue>> fromHost;
+  /// Overloaded methods host values have given, by "receiver.method".
+  mutable std::map<std::string, std::unique_ptr<ModuleValue>> methodsFromHost;
   llvm::StringMap<ModuleValue> bindings;
   llvm::StringMap<SourceRange> bindingRanges;
   llvm::StringMap<ModuleValue> pythonBuiltins;

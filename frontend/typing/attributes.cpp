@@ -215,6 +215,33 @@ Typing getAttribute(TypeContext &types, const Type *object, llvm::StringRef name
   return Typing::error(DiagID::err_no_attribute, {object->str(), name.str()});
 }
 
+std::vector<std::string> numbaTypeNames(const Type *type) {
+  std::vector<std::string> names{type->str()};
+  auto add = [&](std::initializer_list<const char *> classes) {
+    names.insert(names.end(), classes.begin(), classes.end());
+  };
+  if (llvm::isa<ArrayType>(type))
+    add({"Array", "Buffer", "ArrayCompatible"});
+  else if (llvm::isa<IntegerType>(type))
+    add({"Integer", "Number"});
+  else if (llvm::isa<FloatType>(type) && !isBFloat16(type))
+    add({"Float", "Number"});
+  else if (llvm::isa<ComplexType>(type))
+    add({"Complex", "Number"});
+  else if (llvm::isa<BooleanType>(type))
+    add({"Boolean"});
+  else if (llvm::isa<RecordType>(type))
+    add({"Record"});
+  else if (const auto *named = llvm::dyn_cast<NamedTupleType>(type))
+    add({named->isHomogeneous() ? "NamedUniTuple" : "NamedTuple", "BaseNamedTuple", "BaseTuple"});
+  else if (const auto *tuple = llvm::dyn_cast<TupleType>(type))
+    add({tuple->isHomogeneous() && tuple->size() ? "UniTuple" : "Tuple", "BaseAnonymousTuple",
+         "BaseTuple"});
+  else if (const auto *dateTime = llvm::dyn_cast<DateTimeType>(type))
+    add({dateTime->isDatetime() ? "NPDatetime" : "NPTimedelta"});
+  return names;
+}
+
 Typing setAttribute(TypeContext &types, const Type *object, llvm::StringRef name,
                     const Type *value) {
   if (const auto *record = llvm::dyn_cast<RecordType>(object)) {

@@ -42,6 +42,10 @@ bool isConstantCapture(const Type *type) {
 bool acceptsStarredArguments(const Type *callee) {
   if (typing::functionOf(callee) || llvm::isa<NumberClassType>(callee))
     return true;
+  if (const auto *entity = llvm::dyn_cast<EntityType>(callee))
+    if (entity->entityKindOf() == EntityType::EntityKind::Overload ||
+        entity->entityKindOf() == EntityType::EntityKind::OverloadedMethod)
+      return true;
   const Symbol *symbol = typing::builtinOf(callee);
   if (!symbol || symbol->is(BuiltinId::PyPrint))
     return false;
@@ -536,12 +540,13 @@ Typing FunctionTyper::typeNamedTupleCall(const Instr *call, const NamedTupleType
 
 Typing FunctionTyper::typeOverloadCall(const Instr *call, const OverloadSet &overloads,
                                        llvm::ArrayRef<const Type *> args) {
-  if (!call->keywordNames.empty() || !call->starred.empty())
-    return Typing::error(DiagID::err_overload_keywords, {overloads.name});
-  // Numba's typing functions see plain types first (prefer_literal=False).
+  // Numba's typing functions see plain types first (prefer_literal=False);
+  // keyword arguments as keywords ("z=int64").
   std::vector<std::string> arguments;
-  for (const Type *arg : args)
-    arguments.push_back(types.unliteral(arg)->str());
+  size_t positional = args.size() - call->keywordNames.size();
+  for (size_t i = 0; i < args.size(); ++i)
+    arguments.push_back((i < positional ? "" : call->keywordNames[i - positional] + "=") +
+                        types.unliteral(args[i])->str());
   std::string key = "(" + llvm::join(arguments, ", ") + ")";
   auto found = overloads.implementations.find(key);
   if (found != overloads.implementations.end())
@@ -585,6 +590,14 @@ Typing FunctionTyper::typeCall(const Instr *call) {
   if (const auto *entity = llvm::dyn_cast<EntityType>(callee);
       entity && entity->entityKindOf() == EntityType::EntityKind::Overload)
     return typeOverloadCall(call, *static_cast<const OverloadSet *>(entity->entityPointer()), args);
+  if (const auto *entity = llvm::dyn_cast<EntityType>(callee);
+      entity && entity->entityKindOf() == EntityType::EntityKind::OverloadedMethod) {
+    // The implementation takes the receiver first (see callArguments).
+    std::vector<const Type *> withReceiver{entity->receiverType()};
+    withReceiver.insert(withReceiver.end(), args.begin(), args.end());
+    return typeOverloadCall(call, *static_cast<const OverloadSet *>(entity->entityPointer()),
+                            withReceiver);
+  }
   if (const auto *numberClass = llvm::dyn_cast<NumberClassType>(callee)) {
     if (const auto *cls = llvm::dyn_cast<NamedTupleType>(numberClass->instanceType()))
       return typeNamedTupleCall(call, *cls, args);
@@ -786,6 +799,15 @@ Typing FunctionTyper::typeOperation(const Instr *instr) {
     Typing typed = typing::getAttribute(types, operandType(0), instr->name);
     if (typed && typed->operandTypes.empty())
       typed->operandTypes = {nullptr};
+    // Methods numba.extending.overload_method gives the receiver's type,
+    // where Numba's own attributes have none of that name.
+    if (!typed && !typed.error().silent && spec.decl.scope) {
+      const Type *receiver = types.unliteral(operandType(0));
+      if (const OverloadSet *overloads =
+              spec.decl.scope->overloadedMethod(typing::numbaTypeNames(receiver), instr->name))
+        return Resolution::make(Resolution::Kind::CompileTime,
+                                types.overloadedMethod(overloads, receiver, instr->name));
+    }
     return typed;
   }
   case Op::SetAttr:

@@ -40,6 +40,10 @@ Typing dateTimeCompare(TypeContext &types, ast::CompareOp op, const Type *lhs, c
 Typing getAttribute(TypeContext &types, const Type *object, llvm::StringRef name);
 Typing setAttribute(TypeContext &types, const Type *object, llvm::StringRef name,
                     const Type *value);
+/// The names a Numba type is known by where methods are registered for it
+/// (numba.extending.overload_method): its own ("float64"), then its Numba
+/// type classes' from the most specific ("Float", "Number").
+std::vector<std::string> numbaTypeNames(const Type *type);
 
 // subscripts.cpp: `object[index]` and `object[index] = value`.
 Typing getItem(TypeContext &types, const Type *object, const Type *index);

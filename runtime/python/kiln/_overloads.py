@@ -1,5 +1,6 @@
 """Functions given jitted implementations with numba.extending.overload (or
-numba.cuda.extending.overload), as kernels call them.
+numba.cuda.extending.overload), and methods given them with
+overload_method, as kernels call them.
 
 Numba chooses an implementation by calling the overload's typing function
 with the Numba types of a call's arguments; the function it returns is
@@ -12,14 +13,16 @@ the implementation compiled as a device function.
 Overloaded functions travel to the compiler as host values by a key of
 their own (encode()), with the implementations resolved so far."""
 
+import re
 import sys
 import types
 
 from kiln._types import split_top_level
 
-# key -> the overloaded Python function, for the process's lifetime (the
-# function objects are the registry's, which Numba keeps alive too).
-_FUNCTIONS = {}
+# key -> (the overloaded function's or method's name, its typing function),
+# for the process's lifetime (the function objects are the registry's,
+# which Numba keeps alive too).
+_TYPING = {}
 # key -> {argument types: (module path, name the implementation is compiled under)}
 _RESOLVED = {}
 _REGISTRIES = ("numba.cuda.typing.templates", "numba.core.typing.templates")
@@ -51,6 +54,43 @@ def typing_function(function):
     return None
 
 
+def method_values():
+    """The host values of the methods numba.extending.overload_method
+    registered (the compiler's "@methods"): {"receiver.method": an
+    overload}, the receiver a Numba type's name or its class's."""
+    methods = {}
+    for module_name in _REGISTRIES:
+        for name, key, method, typing in _method_templates(module_name):
+            if name not in methods:  # a method registered with both registries
+                _TYPING[key] = (method, typing)
+                methods[name] = _value(method, key)
+    return methods
+
+
+# Per registry: (how many attribute templates it had, [(receiver.method,
+# key, method, typing function)]), read again when the registry grows.
+_METHOD_INDEXES = {}
+
+
+def _method_templates(module_name):
+    module = sys.modules.get(module_name)
+    registered = list(getattr(getattr(module, "builtin_registry", None), "attributes", ()))
+    size, found = _METHOD_INDEXES.get(module_name, (-1, []))
+    if size == len(registered):
+        return found
+    method_template = getattr(module, "_OverloadMethodTemplate", None)
+    found = []
+    for template in registered:
+        if method_template is None or not (isinstance(template, type)
+                                           and issubclass(template, method_template)):
+            continue
+        receiver = template.key.__name__ if isinstance(template.key, type) else str(template.key)
+        name = f"{receiver}.{template._attr}"
+        found.append((name, f"{name}@{id(template):x}", template._attr, template._overload_func))
+    _METHOD_INDEXES[module_name] = (len(registered), found)
+    return found
+
+
 def key_of(function):
     return f"{function.__module__}.{function.__qualname__}@{id(function):x}"
 
@@ -58,13 +98,22 @@ def key_of(function):
 def encode(value):
     """The host value of an overloaded Python function, or None for any
     other value."""
-    if not isinstance(value, types.FunctionType) or typing_function(value) is None:
+    typing = typing_function(value) if isinstance(value, types.FunctionType) else None
+    if typing is None:
         return None
     key = key_of(value)
-    _FUNCTIONS[key] = value
-    return {"kind": "overload", "name": value.__name__, "key": key,
-            "resolved": [[argument_types, path, name]
-                         for argument_types, (path, name) in sorted(_RESOLVED.get(key, {}).items())]}
+    _TYPING[key] = (value.__name__, typing)
+    return _value(value.__name__, key)
+
+
+def _value(name, key):
+    return {"kind": "overload", "name": name, "key": key,
+            "resolved": [[argument_types, path, compiled_as]
+                         for argument_types, (path, compiled_as) in sorted(_RESOLVED.get(key, {}).items())]}
+
+
+# A keyword argument's type: "z=int64".
+_KEYWORD = re.compile(r"([A-Za-z_]\w*)=")
 
 
 class UnresolvableOverload(TypeError):
@@ -73,16 +122,23 @@ class UnresolvableOverload(TypeError):
 
 def implementation(key, argument_types, arguments):
     """The Python function the overload of `key` gives for arguments of
-    Kiln's types `arguments` (its typing function called with their Numba
-    types); UnresolvableOverload if it gives none."""
-    function = _FUNCTIONS[key]
-    numba_types = [numba_type(text) for text in arguments]
-    chosen = typing_function(function)(*numba_types)
+    Kiln's types `arguments` ("int64", or "name=int64" for a keyword
+    argument): its typing function called with their Numba types;
+    UnresolvableOverload if it gives none."""
+    name, typing = _TYPING[key]
+    positional, keywords = [], {}
+    for text in arguments:
+        keyword = _KEYWORD.match(text)
+        if keyword:
+            keywords[keyword.group(1)] = numba_type(text[keyword.end():])
+        else:
+            positional.append(numba_type(text))
+    chosen = typing(*positional, **keywords)
     if isinstance(chosen, tuple) and len(chosen) == 2:  # (signature, implementation)
         chosen = chosen[1]
     if not isinstance(chosen, types.FunctionType):
         raise UnresolvableOverload(
-            f"the overload of '{function.__name__}' has no implementation for {argument_types}")
+            f"the overload of '{name}' has no implementation for {argument_types}")
     return chosen
 
 

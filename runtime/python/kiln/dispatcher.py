@@ -35,7 +35,7 @@ import sys
 import tempfile
 import threading
 
-from kiln import host_values, signature_file
+from kiln import _overloads, host_values, signature_file
 from kiln._types import descriptor
 from kiln._typeof import UntypableArgument, dispatch_descriptor, signature_type
 from kiln.kernel import Kernel, entry_signature, specialization_tuple
@@ -262,8 +262,6 @@ class _ModuleBuilds:
         """Resolves each (module path, key, argument types, [types]) a build
         asked for (see kiln._overloads): the overload's typing function
         chooses the implementation, which is compiled as a device function."""
-        from kiln import _overloads
-
         for _path, key, argument_types, arguments in requests:
             chosen = _overloads.implementation(key, argument_types, arguments)
             builds = self if host_values.is_closure(chosen) else _ModuleBuilds.of_function(chosen)
@@ -306,6 +304,9 @@ class _ModuleBuilds:
                     host_values.encode_free_variables(
                         name, py_func, closure_path, values.setdefault(closure_path, {}),
                         lambda inner, _: self.closure_name(inner))
+        methods = _overloads.method_values()
+        if methods:
+            values["@methods"] = methods
         return json.dumps(values)
 
     def called(self, py_func, call):

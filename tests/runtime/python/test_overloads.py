@@ -109,6 +109,27 @@ def with_keywords(out, x):
     out[0] = clamp(x, low=1, high=2)
 
 
+def with_defaults():
+    pass
+
+
+@overload(with_defaults)
+def with_defaults_overload(out, x, y=5, z=6):
+    def impl(out, x, y=5, z=6):
+        out[0], out[1] = x + y, z
+    return impl
+
+
+@cuda.jit
+def defaults_and_keywords(out, a, b):
+    with_defaults(out, a, z=b)
+
+
+@cuda.jit
+def starred(out, t):
+    with_defaults(out, *t, z=t[1] * 2)
+
+
 @cuda.jit
 def plain(out):
     out[0] = 7
@@ -149,12 +170,17 @@ def test_an_implementation_written_as_a_lambda_compiles_as_a_device_function(ker
     assert out[0] == 7
 
 
-def test_calls_with_keywords_are_refused(kernels):
-    from kiln._compiler import CompileError
-
-    with pytest.raises(CompileError, match=r"'clamp' is implemented with numba.extending.overload; "
-                                           r"kernels call it with positional arguments only"):
-        kernels.with_keywords[1, 1](np.zeros(1), 1.5)
+def test_keyword_and_starred_arguments_reach_the_typing_function_as_keywords(kernels):
+    out = np.zeros(1)
+    kernels.with_keywords[1, 1](out, 1.5)
+    assert out[0] == min(max(1.5, 1), 2) + 0.5, "clamp(x, low=1, high=2) chose the wrong implementation"
+    kernels.with_keywords[1, 1](out, 7.0)
+    assert out[0] == 2.5
+    ints = np.zeros(2, np.int64)
+    kernels.defaults_and_keywords[1, 1](ints, 1, 2)
+    np.testing.assert_array_equal(ints, [6, 2], err_msg="a left-out argument must take its default")
+    kernels.starred[1, 1](ints, (4, 3))
+    np.testing.assert_array_equal(ints, [7, 6], err_msg="f(out, *t) must pass t's items")
 
 
 def test_a_module_built_ahead_of_time_names_the_call_it_cannot_resolve(tmp_path, kiln):
