@@ -21,7 +21,7 @@ import tempfile
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "backend"))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "kernels"))
 import kiln_cpu  # noqa: E402
 
 KERNELS = '''

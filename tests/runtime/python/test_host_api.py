@@ -386,13 +386,22 @@ def test_events():
     untimed.wait(s)
 
 
-def test_synchronize_and_defer_cleanup():
-    cuda.synchronize()
+def test_synchronize_and_defer_cleanup_keep_arrays_made_inside():
+    assert cuda.synchronize() is None
+    ran = []
     with cuda.defer_cleanup():
         with cuda.defer_cleanup():
-            cuda.to_device(np.arange(3))
-    with cuda.pinned(np.zeros(3)):
-        pass
+            dropped = cuda.to_device(np.arange(3))
+            kept = cuda.to_device(np.arange(4))
+            del dropped
+            ran.append(True)
+    assert ran, "the body of nested defer_cleanup() blocks did not run"
+    np.testing.assert_array_equal(kept.copy_to_host(), np.arange(4))
+    host = np.zeros(3)
+    with cuda.pinned(host):
+        host[:] = 7
+        np.testing.assert_array_equal(cuda.to_device(host).copy_to_host(), [7, 7, 7])
+    np.testing.assert_array_equal(host, [7, 7, 7])
 
 
 # --- the device ------------------------------------------------------------------------

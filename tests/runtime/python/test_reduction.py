@@ -18,7 +18,6 @@ import pytest
 import kiln.cuda as cuda
 from kiln.cuda.devicearray import _extent
 from kiln.reduction import Reduction
-from test_ufunc import require_module_builds
 
 
 def host_view(device):
@@ -177,9 +176,8 @@ def test_repr(sum_reduce):
 
 
 @pytest.fixture(scope="module")
-def reductions(request):
-    require_module_builds(request)
-    return request.getfixturevalue("example")("reductions")
+def reductions(example):
+    return example("reductions")
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64"])

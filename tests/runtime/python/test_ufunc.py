@@ -253,23 +253,8 @@ def test_inputs_untouched(add):
 
 
 @pytest.fixture(scope="module")
-def ufuncs(request):
-    require_module_builds(request)
-    return request.getfixturevalue("example")(EXAMPLES_UFUNCS)
-
-
-def require_module_builds(request):
-    """Skip unless the kiln driver exists and can write modules (`--emit module`)."""
-    import os
-    import re
-
-    build = request.getfixturevalue("build_dir")
-    binary = os.environ.get("KILN", str(build / "driver" / "kiln"))
-    if not os.access(binary, os.X_OK):
-        pytest.skip(f"the kiln driver is not built at {binary}")
-    help_text = request.getfixturevalue("kiln")("build", "--help").stdout
-    if not re.search(r"--emit[^\n]*module", help_text):
-        pytest.skip("this kiln driver cannot build modules yet (no --emit module)")
+def ufuncs(example):
+    return example(EXAMPLES_UFUNCS)
 
 
 def test_built_ufuncs(ufuncs):
