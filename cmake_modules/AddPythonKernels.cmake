@@ -29,7 +29,7 @@
 # of KILN_PYTHON_EXECUTABLE, else Python3_EXECUTABLE, else Python_EXECUTABLE,
 # else python3 on PATH; KILN_PYTHON_EXT_SUFFIX overrides it. The same Python
 # imports a module that stays Python when its kernels read NumPy arrays or
-# other values its host code computes at import (kiln.host_values).
+# other values its host code computes at import (kiln.import_host_values).
 #
 # Architectures: ARCHITECTURES, else the CUDA_ARCHITECTURES property of
 # <target> (set it after the call to change it), which starts as

@@ -20,7 +20,7 @@ llvm::Error PythonHostValues::importModule(llvm::StringRef file) {
                                        why + " (name the interpreter with --python)");
   };
   llvm::Expected<cuda::ToolOutput> output =
-      runPython(python, {"-m", "kiln.host_values", file.str()});
+      runPython(python, {"-m", "kiln.import_host_values", file.str()});
   if (!output)
     return failure(llvm::toString(output.takeError()));
   if (output->exitCode != 0)

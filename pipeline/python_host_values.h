@@ -2,7 +2,7 @@
 //
 // Host values (see [Note: host values]) for `kiln build`: the first time a
 // kernel reads a global that host code computes, a Python interpreter
-// imports that module (`python -m kiln.host_values FILE`) and says what its
+// imports that module (`python -m kiln.import_host_values FILE`) and says what its
 // globals are. Nothing runs for modules whose kernels read no such global.
 //
 //===----------------------------------------------------------------------===//

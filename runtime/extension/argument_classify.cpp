@@ -14,7 +14,7 @@
 //   tuple                  its elements, in order; a named tuple (a tuple
 //                          subclass with _fields, as Numba's typeof
 //                          asks) also its class's name
-//   anything else          kiln._interop.as_device_array(obj, stream)
+//   anything else          kiln.cuda.devicearray.as_device_array(obj, stream)
 //                          (__cuda_array_interface__, DLPack), else a
 //                          TypeError naming the argument
 //
@@ -454,7 +454,7 @@ struct Classifier {
     static bool looked = false;
     if (!looked) {
       looked = true;
-      PyObject *module = PyImport_ImportModule("kiln._interop");
+      PyObject *module = PyImport_ImportModule("kiln.cuda.devicearray");
       if (module) {
         asDeviceArray = PyObject_GetAttrString(module, "as_device_array");
         Py_DECREF(module);
@@ -474,8 +474,9 @@ struct Classifier {
     }
     if (!isDeviceArray(array) || call.interopCount == maxArguments) {
       Py_DECREF(array);
-      return fail(PyExc_TypeError, "kiln._interop.as_device_array gave no device array for " +
-                                       describeArgument(state, argument));
+      return fail(PyExc_TypeError,
+                  "kiln.cuda.devicearray.as_device_array gave no device array for " +
+                      describeArgument(state, argument));
     }
     call.interopArrays[call.interopCount++] = array;
     return deviceArray(array);

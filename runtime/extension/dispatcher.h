@@ -123,7 +123,7 @@ struct CallArguments {
   ArgumentValue values[maxTypeNodes];
   Py_buffer buffers[maxHostBuffers];
   unsigned bufferCount = 0;
-  /// Device arrays made by kiln._interop for foreign objects.
+  /// Device arrays kiln.cuda.devicearray made of foreign objects.
   PyObject *interopArrays[maxArguments];
   unsigned interopCount = 0;
 

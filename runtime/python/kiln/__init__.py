@@ -8,14 +8,8 @@ The compiler itself is the `kiln` command.
     import kiln.cuda as cuda   # numba.cuda's host API
 """
 
-__version__ = "0.1.0"
-
-
-class StaleModuleWarning(UserWarning):
-    """A built kernel module was imported while the source file it was built
-    from, beside it, has changed since: the module runs the kernels as they
-    were when it was built."""
-
+from kiln._version import VERSION as __version__
+from kiln._warnings import StaleModuleWarning
 
 
 def __getattr__(name):

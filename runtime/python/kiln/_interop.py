@@ -1,9 +1,10 @@
 """Zero-copy views of other libraries' arrays: CUDA Array Interface and DLPack.
 
-`as_device_array(obj, stream_handle)` is what dispatch calls for an argument
-it does not know (and what `kiln.cuda.as_cuda_array` uses). It returns a
-`kiln.cuda.DeviceNDArray` view that keeps `obj` alive, or None if `obj`
-exports neither interface.
+`foreign_array(obj, stream_handle)` describes the device memory of an
+object that exports either interface as a ForeignArray, or gives None if
+`obj` exports neither; kiln.cuda's device arrays make their views of it
+(`kiln.cuda.devicearray.as_device_array`, which dispatch calls for an
+argument it does not know). The record's `owner` keeps `obj` alive.
 
 - `__cuda_array_interface__` (versions 0-3): shape, typestr (descr for
   structured types), data, strides (None: C-contiguous), mask (must be
@@ -19,12 +20,25 @@ exports neither interface.
 """
 
 import ctypes
+from typing import NamedTuple
 
 import numpy as np
 
 from kiln import _runtime
+from kiln._strides import contiguous_strides
 
-__all__ = ["as_device_array", "is_dlpack", "from_cuda_array_interface", "from_dlpack"]
+__all__ = ["ForeignArray", "foreign_array", "is_dlpack", "from_cuda_array_interface", "from_dlpack"]
+
+
+class ForeignArray(NamedTuple):
+    """Another library's device array: where its elements are, how they
+    are laid out, what keeps them alive, and the stream they are used on."""
+    shape: tuple
+    strides: tuple
+    dtype: np.dtype
+    pointer: int
+    owner: object
+    stream: int = 0
 
 # DLDeviceType
 KDL_CPU = 1
@@ -38,12 +52,6 @@ _DEVICE_NAMES = {1: "kDLCPU", 2: "kDLCUDA", 3: "kDLCUDAHost", 4: "kDLOpenCL", 7:
 
 def _target():
     return _runtime.target()
-
-
-def _device_array_class():
-    from kiln.cuda.devicearray import DeviceNDArray
-
-    return DeviceNDArray
 
 
 # ---------------------------------------------------------------------------
@@ -68,7 +76,7 @@ def _synchronize_stream(handle):
 
 
 def from_cuda_array_interface(desc, owner=None, sync=True, stream_handle=0):
-    """A DeviceNDArray over the memory `desc` (a `__cuda_array_interface__` dict) describes."""
+    """The ForeignArray `desc` (a `__cuda_array_interface__` dict) describes."""
     if not isinstance(desc, dict):
         raise TypeError(f"__cuda_array_interface__ must be a dict, not {type(desc).__name__}")
     try:
@@ -86,9 +94,7 @@ def from_cuda_array_interface(desc, owner=None, sync=True, stream_handle=0):
         pointer = int(data[0])
     strides = desc.get("strides")
     if strides is None:
-        from kiln.cuda.devicearray import _contiguous_strides
-
-        strides = _contiguous_strides(shape, dtype.itemsize)
+        strides = contiguous_strides(shape, dtype.itemsize)
     else:
         strides = tuple(int(s) for s in strides)
         if len(strides) != len(shape):
@@ -111,7 +117,7 @@ def from_cuda_array_interface(desc, owner=None, sync=True, stream_handle=0):
         if sync:
             _synchronize_stream(stream)
         array_stream = stream
-    return _device_array_class()._view(shape, strides, dtype, pointer, owner, array_stream)
+    return ForeignArray(shape, strides, dtype, pointer, owner, array_stream)
 
 
 # ---------------------------------------------------------------------------
@@ -238,7 +244,7 @@ def _accepts_device(device_type):
 
 
 def from_dlpack(obj, stream_handle=0):
-    """A DeviceNDArray view of a DLPack capsule or `__dlpack__` exporter."""
+    """The ForeignArray of a DLPack capsule or `__dlpack__` exporter."""
     producer = obj
     if not _is_capsule(obj):
         if not is_dlpack(obj):
@@ -284,16 +290,14 @@ def from_dlpack(obj, stream_handle=0):
     if tensor.strides:
         strides = tuple(tensor.strides[i] * dtype.itemsize for i in range(ndim))
     else:
-        from kiln.cuda.devicearray import _contiguous_strides
-
-        strides = _contiguous_strides(shape, dtype.itemsize)
+        strides = contiguous_strides(shape, dtype.itemsize)
     data = (tensor.data or 0) + tensor.byte_offset
     # From here on the tensor is ours: rename the capsule so that its
     # destructor leaves the deleter to us.
     if _pythonapi.PyCapsule_SetName(capsule, ctypes.addressof(used_name)) != 0:
         raise RuntimeError("could not mark the DLPack capsule as used")
     owner = _DLPackOwner(pointer, managed.deleter, producer)
-    view = _device_array_class()._view(shape, strides, dtype, data, owner, 0)
+    view = ForeignArray(shape, strides, dtype, data, owner, 0)
     del readonly  # device arrays are writable; a read-only tensor is the caller's to respect
     return view
 
@@ -301,21 +305,14 @@ def from_dlpack(obj, stream_handle=0):
 # ---------------------------------------------------------------------------
 
 
-def as_device_array(obj, stream_handle=0, sync=True):
-    """A DeviceNDArray view of `obj`, or None if it is not a foreign device array."""
-    from kiln.cuda.devicearray import DeviceNDArray
-
-    if isinstance(obj, DeviceNDArray):
-        return obj
-    as_argument = getattr(obj, "_kiln_device_argument", None)  # cuda.In, cuda.Out, cuda.InOut
-    if as_argument is not None:
-        return as_argument(stream_handle)
+def foreign_array(obj, stream_handle=0, sync=True):
+    """The ForeignArray of `obj`, or None if it exports neither interface
+    (or is a NumPy array, a host array dispatch handles itself)."""
     desc = getattr(obj, "__cuda_array_interface__", None)
     if desc is not None:
         return from_cuda_array_interface(desc, owner=obj, sync=sync, stream_handle=stream_handle)
     if is_dlpack(obj):
         if isinstance(obj, np.ndarray):
-            # NumPy arrays are host arrays: dispatch handles them itself.
             return None
         return from_dlpack(obj, stream_handle)
     return None

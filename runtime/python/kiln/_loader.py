@@ -100,14 +100,14 @@ def _warn_if_stale(image):
     import os
     import warnings
 
-    import kiln
+    from kiln._warnings import StaleModuleWarning
 
     source = os.path.basename(changed)
     warnings.warn(
         f"{changed} has changed since module '{image.name}' was built from it: the module runs "
         f"the kernels as they were then. Rebuild it (in its folder: kiln build {source} "
         f"--module {image.name}, or your package's build, such as pip install -e .)",
-        kiln.StaleModuleWarning,
+        StaleModuleWarning,
         # Past create_module to the statement that imported the module (the
         # warnings module skips the import system's own frames).
         stacklevel=3)

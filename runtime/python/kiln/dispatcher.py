@@ -36,7 +36,9 @@ import tempfile
 import threading
 
 from kiln import _overloads, host_values, signature_file
+from kiln._sources import CompiledFromSource, function_file, function_source
 from kiln._types import descriptor
+from kiln._version import VERSION
 from kiln._typeof import UntypableArgument, dispatch_descriptor, signature_type
 from kiln.kernel import Kernel, entry_signature, specialization_tuple
 
@@ -104,35 +106,16 @@ class _ModuleBuilds:
 
     @classmethod
     def of_function(cls, py_func):
-        """The builds of the module `py_func` is defined in: its source file;
-        for a function with no file, whose text linecache keeps (a notebook
-        cell, code exec ran that registered its text) or that `python -c`
-        ran, that text written to a file for the compiler, with the
-        function's globals as the module's."""
-        filename = py_func.__code__.co_filename
-        if os.path.exists(filename):
-            return cls.of(os.path.abspath(filename), py_func.__module__)
-        import linecache  # its tokenize would cost every import of Kiln milliseconds
-
-        source = "".join(linecache.getlines(filename, py_func.__globals__))
-        if not source and filename == "<string>" and py_func.__module__ == "__main__":
-            source = _command_line_program()
-        if not source:
-            return cls.of(os.path.abspath(filename), py_func.__module__)
-        # One module per text and globals: the same text may run with others.
-        key = hashlib.sha256(f"{source}\0{id(py_func.__globals__)}".encode()).hexdigest()[:16]
-        folder = os.path.join(tempfile.gettempdir(), f"kiln-sources-{os.getuid()}")
-        path = os.path.join(folder, f"kiln_source_{key}.py")
+        """The builds of the module `py_func` is defined in (see
+        kiln._sources: a source file, or a text written out as one)."""
+        source = function_source(py_func)
+        if source.written_globals is None:
+            return cls.of(source.path, source.module_name)
         with cls._registry_lock:
-            builds = cls._by_file.get(path)
+            builds = cls._by_file.get(source.path)
             if builds is None:
-                os.makedirs(folder, exist_ok=True)
-                if not os.path.exists(path) or pathlib.Path(path).read_text() != source:
-                    scratch = f"{path}.{os.getpid()}.tmp"
-                    pathlib.Path(scratch).write_text(source)
-                    os.replace(scratch, path)
-                builds = cls._by_file[path] = cls(path, f"kiln_source_{key}")
-                builds.globals = py_func.__globals__
+                builds = cls._by_file[source.path] = cls(source.path, source.module_name)
+                builds.globals = source.written_globals
             return builds
 
     def __init__(self, path, module_name):
@@ -429,10 +412,8 @@ class _KeptBuilds:
         spec = importlib.util.find_spec("kiln._compiler")
         if root is None or spec is None or spec.origin is None:
             return None
-        from kiln import __version__
-
         compiler = os.stat(spec.origin)
-        key = "\0".join([__version__, spec.origin, str(compiler.st_size), str(compiler.st_mtime_ns),
+        key = "\0".join([VERSION, spec.origin, str(compiler.st_size), str(compiler.st_mtime_ns),
                           builds.path, builds.module_name, arch or "host",
                           hashlib.sha256(values.encode()).hexdigest(), *sorted(signatures)])
         return os.path.join(root, hashlib.sha256(key.encode()).hexdigest()[:32])
@@ -480,11 +461,6 @@ class _KeptBuilds:
             shutil.rmtree(entry.path, ignore_errors=True)
 
 
-def function_file(py_func):
-    """The real path of the file Kiln compiles `py_func` from."""
-    return os.path.realpath(_ModuleBuilds.of_function(py_func).path)
-
-
 def _require_top_level(py_func, kind):
     """Ufuncs and reductions are compiled from the functions a module
     defines at its top level, or in its functions (closures); one defined in
@@ -526,7 +502,7 @@ def _compiler_available():
         return False
 
 
-class LazyKernel(Kernel):
+class LazyKernel(Kernel, CompiledFromSource):
     """A @cuda.jit kernel of a module that stays Python: a kernel object
     (kiln.kernel.Kernel, the C dispatcher) whose specializations grow on
     demand. A launch whose argument types none of them takes exactly asks
@@ -762,7 +738,7 @@ class LazyKernel(Kernel):
         return getattr(self._builds.module_with(self._built_name, request), self._built_name)
 
 
-class DeviceFunction:
+class DeviceFunction(CompiledFromSource):
     """A @cuda.jit(device=True) function: kernels of its module call it; Python
     cannot (as with Numba's CUDA target)."""
 
@@ -884,17 +860,6 @@ def _numba_signature(signature):
 
 def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
     return DeclaredDeviceFunction(name, sig, link, use_cooperative, abi)
-
-
-def _command_line_program():
-    """The program `python -c PROGRAM` runs, or "" if this process is not one."""
-    arguments = getattr(sys, "orig_argv", [])
-    for i, argument in enumerate(arguments[1:-1], start=1):
-        if argument == "-c":
-            return arguments[i + 1]
-        if not argument.startswith("-") or argument == "-m":
-            break
-    return ""
 
 
 def _type_text(numba_type):

@@ -5,13 +5,8 @@ a number or a tuple of them that the module computed when it ran
 value in, as Numba does (an array becomes a read-only constant array).
 
 The dispatcher hands the running program's values to the compiler; `kiln
-build` runs
-
-    python -m kiln.host_values pkg/kernels.py
-
-which runs the module (as `pkg.kernels`, from the folder above its package,
-without running the package's __init__.py) and prints its values as JSON. Values are keyed by the module
-file's real path:
+build` runs kiln.import_host_values, which runs the module and prints its
+values as JSON. Values are keyed by the module file's real path:
 
     {"/abs/pkg/kernels.py": {"TABLE": {"kind": "array", "dtype": "float64",
                                         "shape": [64], "data": "<hex>"}}}
@@ -19,13 +14,14 @@ file's real path:
 
 import enum
 import hashlib
-import importlib.util
-import json
 import os
 import struct
 import sys
 import tempfile
 import types
+
+from kiln import _overloads
+from kiln._sources import CompiledFromSource, function_file
 
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 # NumPy's kinds of the dtypes Kiln compiles: bool, signed, unsigned, float, complex.
@@ -58,8 +54,6 @@ def encode(value):
         return {"kind": "tuple", "items": items}
     if isinstance(value, types.FunctionType):
         # A function numba.extending.overload implements (else host code's).
-        from kiln import _overloads
-
         return _overloads.encode(value)
     if isinstance(value, (set, frozenset)) and all(isinstance(item, str) for item in value):
         # For the decorators that take one: fastmath={"nsz", "arcp"}.
@@ -265,13 +259,11 @@ def module_values(namespace, path=None):
     """{name: JSON form} of the globals in `namespace` a kernel can read,
     and of the kernels and device functions kernel factories of the module
     at `path` made at import (closures), with what they close over."""
-    from kiln.dispatcher import DeviceFunction, LazyKernel, function_file  # which imports this module
-
     found = {}
     for name, value in list(namespace.items()):
         if name.startswith("__") and name.endswith("__"):
             continue
-        if isinstance(value, (DeviceFunction, LazyKernel)):
+        if isinstance(value, CompiledFromSource):
             function_path = function_file(value.py_func)
             if not is_closure(value.py_func):
                 # `add = cuda.jit(device=True)(plain_add)`: the function compiled.
@@ -348,8 +340,6 @@ def _encode_closure(name, function, path, found, names=None):
     variables to `found`; a closure it calls is "name__variable", once
     (`names`: id of each closure encoded -> its name), so that recursive
     closures refer to themselves."""
-    from kiln.dispatcher import function_file
-
     names = {} if names is None else names
     names[id(function)] = name
     code = function.__code__
@@ -388,8 +378,6 @@ def _encode_captured(value, variable, closure_name, within=()):
     own, at the top level of a module; for another closure (of this module,
     or made by a factory of another), closure_name(its function, the
     variable), which has it compiled too, or None where it cannot be."""
-    from kiln.dispatcher import function_file
-
     if _device_callable(value):
         inner = value.py_func
         inner_path = function_file(inner)
@@ -425,9 +413,7 @@ def _device_callable(value):
     and functions jitted for the CPU (@numba.jit), as Numba compiles them;
     Numba's own (numba.cuda.random's, in the simulator) are Kiln's
     prelude's."""
-    from kiln.dispatcher import DeviceFunction, LazyKernel
-
-    if isinstance(value, (DeviceFunction, LazyKernel)):
+    if isinstance(value, CompiledFromSource):
         return True
     return _is_numba_cpu_function(value) and value.py_func.__module__ not in PRELUDE_MODULES
 
@@ -477,69 +463,3 @@ def package_values(module):
             other_real = os.path.realpath(other_path)
             found[other_real] = module_values(vars(other), other_real)
     return found
-
-
-def _module_name(path):
-    """(the folder to import from, the dotted name) of the source at `path`:
-    the folders above it that hold an __init__.py are its package."""
-    folder, file = os.path.split(os.path.abspath(path))
-    parts = [os.path.splitext(file)[0]]
-    while os.path.exists(os.path.join(folder, "__init__.py")):
-        folder, package = os.path.split(folder)
-        parts.insert(0, package)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return folder, ".".join(parts)
-
-
-def _import_alone(path):
-    """Runs the module at `path` under its dotted name, as `import` would,
-    but without running its packages' __init__.py: at build time they may
-    import what is not built yet (the package's other kernel modules). Its
-    packages are stand-ins whose __path__ finds their modules, so that
-    relative imports of sibling modules work."""
-    folder, name = _module_name(path)
-    sys.path.insert(0, folder)
-    parts = name.split(".")
-    for depth in range(1, len(parts)):
-        package = ".".join(parts[:depth])
-        if package not in sys.modules:
-            stand_in = types.ModuleType(package)
-            stand_in.__path__ = [os.path.join(folder, *parts[:depth])]
-            stand_in.__package__ = package
-            sys.modules[package] = stand_in
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def main(argv):
-    if len(argv) != 1:
-        print("usage: python -m kiln.host_values FILE.py", file=sys.stderr)
-        return 2
-    path = os.path.realpath(argv[0])
-    # Standard output carries the values alone: what the module prints, from
-    # Python or from C, goes to standard error.
-    sys.stdout.flush()
-    output = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)
-    try:
-        module = _import_alone(path)
-    except BaseException as error:  # the module's own failure, reported as such
-        print(f"running {argv[0]} raised {type(error).__name__}: {error}", file=sys.stderr)
-        return 1
-    values = module_values(vars(module), path)
-    # A device array lives in this process, which ends here: the build
-    # learns what it is, not where.
-    for encoded in values.values():
-        if encoded.get("kind") == "device_array":
-            del encoded["address"]
-    json.dump(values, output)
-    output.close()
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -10,6 +10,7 @@ import pytest
 
 import kiln.cuda as cuda
 from kiln import _interop, _runtime
+from kiln.cuda.devicearray import as_device_array
 
 pytestmark = pytest.mark.skipif(
     _runtime.target() != "cpu", reason="NumPy memory stands in for device memory on the CPU target only"
@@ -42,7 +43,7 @@ class HostCAI:
 def test_cai_view_is_zero_copy():
     host = np.arange(12, dtype=np.float32)
     producer = HostCAI(host)
-    view = _interop.as_device_array(producer, 0)
+    view = as_device_array(producer, 0)
     assert isinstance(view, cuda.DeviceNDArray)
     assert view.device_pointer == host.__array_interface__["data"][0]
     assert view.owner is producer
@@ -93,10 +94,10 @@ def test_cai_stream_is_synchronized(monkeypatch):
 
     monkeypatch.setattr(_interop, "_synchronize_stream", lambda h: Recorder(h).synchronize())
     host = np.arange(4.0)
-    view = _interop.as_device_array(HostCAI(host, stream=s.handle), 0)
+    view = as_device_array(HostCAI(host, stream=s.handle), 0)
     assert synced == [s.handle]
     assert view.stream_handle == s.handle
-    _interop.as_device_array(HostCAI(host, stream=1), 0)
+    as_device_array(HostCAI(host, stream=1), 0)
     assert synced[-1] == 1
     cuda.as_cuda_array(HostCAI(host, stream=s.handle), sync=False)
     assert len(synced) == 2
@@ -119,8 +120,8 @@ def test_cai_errors():
         cuda.as_cuda_array(np.zeros(3))
     with pytest.raises(TypeError, match="cuda array interface"):
         cuda.as_cuda_array([1, 2])
-    assert _interop.as_device_array(object(), 0) is None
-    assert _interop.as_device_array(np.zeros(2), 0) is None
+    assert as_device_array(object(), 0) is None
+    assert as_device_array(np.zeros(2), 0) is None
 
 
 def test_cai_of_kiln_arrays_round_trips():
@@ -155,7 +156,7 @@ def test_producer_stays_alive():
 def test_dlpack_capsule_from_numpy():
     host = np.arange(12, dtype=np.float32).reshape(3, 4)
     capsule = host.__dlpack__()
-    view = _interop.as_device_array(capsule, 0)
+    view = as_device_array(capsule, 0)
     assert view.shape == (3, 4) and view.dtype == np.float32
     assert view.device_pointer == host.__array_interface__["data"][0]
     np.testing.assert_array_equal(view.copy_to_host(), host)
@@ -163,13 +164,13 @@ def test_dlpack_capsule_from_numpy():
     assert host[0, 0] == 42
     # A capsule is used once.
     with pytest.raises(ValueError, match="already consumed"):
-        _interop.as_device_array(capsule, 0)
+        as_device_array(capsule, 0)
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int64, np.float16, np.float64, np.complex64, np.bool_])
 def test_dlpack_dtypes(dtype):
     host = (np.arange(6) % 2).astype(dtype)
-    view = _interop.as_device_array(host.__dlpack__(), 0)
+    view = as_device_array(host.__dlpack__(), 0)
     assert view.dtype == np.dtype(dtype)
     np.testing.assert_array_equal(view.copy_to_host(), host)
 
@@ -177,7 +178,7 @@ def test_dlpack_dtypes(dtype):
 def test_dlpack_strided_and_offset():
     base = np.arange(30, dtype=np.int32).reshape(5, 6)
     strided = base[1:, ::-2]
-    view = _interop.as_device_array(strided.__dlpack__(), 0)
+    view = as_device_array(strided.__dlpack__(), 0)
     assert view.strides == strided.strides
     np.testing.assert_array_equal(view.copy_to_host(), strided)
 
@@ -201,7 +202,7 @@ class DLPackProducer:
 def test_dlpack_protocol_object():
     host = np.arange(5, dtype=np.float64)
     producer = DLPackProducer(host)
-    view = _interop.as_device_array(producer, 0)
+    view = as_device_array(producer, 0)
     np.testing.assert_array_equal(view.copy_to_host(), host)
     assert producer.calls == [None]
     assert cuda.as_cuda_array(producer).shape == (5,)
@@ -210,7 +211,7 @@ def test_dlpack_protocol_object():
 def test_dlpack_deleter_runs_when_view_dies():
     host = np.arange(5, dtype=np.float64)
     base_refs = _refcount(host)
-    view = _interop.as_device_array(host.__dlpack__(), 0)
+    view = as_device_array(host.__dlpack__(), 0)
     assert _refcount(host) > base_refs  # the exported tensor holds the array
     del view
     gc.collect()
@@ -229,16 +230,16 @@ def test_dlpack_unused_capsule_cleans_up():
 def test_dlpack_cuda_tensor_rejected_on_cpu_target():
     producer = DLPackProducer(np.zeros(3), device=(2, 0))
     with pytest.raises(TypeError, match="CPU target"):
-        _interop.as_device_array(producer, 0)
+        as_device_array(producer, 0)
     assert producer.calls == []
 
 
 def test_dlpack_cpu_tensor_rejected_on_cuda_target(monkeypatch):
     monkeypatch.setattr(_interop, "_target", lambda: "cuda")
     with pytest.raises(TypeError, match="NumPy array"):
-        _interop.as_device_array(DLPackProducer(np.zeros(3)), 0)
+        as_device_array(DLPackProducer(np.zeros(3)), 0)
     with pytest.raises(TypeError, match="NumPy array"):
-        _interop.as_device_array(np.zeros(3).__dlpack__(), 0)
+        as_device_array(np.zeros(3).__dlpack__(), 0)
 
 
 def test_not_a_capsule():

@@ -27,22 +27,19 @@ import importlib as _importlib
 import importlib.util as _importlib_util
 
 from . import random
+from .context import Device, get_current_device, list_devices, select_device
 from .device import (
-    Device,
     cuda_error,
     defer_cleanup,
     detect,
-    get_current_device,
     is_available,
     is_bfloat16_supported,
     is_float16_supported,
     is_fp8_supported,
     is_supported_version,
-    list_devices,
     profile_start,
     profile_stop,
     profiling,
-    select_device,
     synchronize,
 )
 from .devicearray import (

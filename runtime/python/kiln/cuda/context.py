@@ -1,5 +1,5 @@
-"""Devices and contexts as numba.cuda shows them: `cuda.gpus`,
-`current_context()`, `require_context`, `close()`.
+"""Devices and contexts as numba.cuda shows them: `get_current_device()`,
+`cuda.gpus`, `current_context()`, `require_context`, `close()`.
 
 Kiln's runtime runs kernels on one device, for the whole process: GPU 0
 through its primary context, or the CPU engine, which is then device 0 (as
@@ -16,11 +16,106 @@ import functools
 from kiln import _runtime
 
 from . import memory_manager, memory_pointers
-from .device import get_current_device, synchronize
-from .memory_manager import IPC_UNSUPPORTED
-from .memory_pointers import MemoryInfo, MemoryPointer
+from .memory_pointers import IPC_UNSUPPORTED, MemoryInfo, MemoryPointer
 
-__all__ = ["Context", "close", "current_context", "gpus", "require_context"]
+__all__ = ["Context", "Device", "close", "current_context", "get_current_device", "gpus", "list_devices",
+           "require_context", "select_device"]
+
+# Limits every device Kiln builds for has (compute capability 7.0 and up),
+# by the names Numba gives device attributes (CU_DEVICE_ATTRIBUTE_*).
+ARCHITECTURE_LIMITS = {
+    "MAX_BLOCK_DIM_X": 1024,
+    "MAX_BLOCK_DIM_Y": 1024,
+    "MAX_BLOCK_DIM_Z": 64,
+    "MAX_GRID_DIM_X": 2**31 - 1,
+    "MAX_GRID_DIM_Y": 65535,
+    "MAX_GRID_DIM_Z": 65535,
+    "MAX_REGISTERS_PER_BLOCK": 65536,
+    "TOTAL_CONSTANT_MEMORY": 65536,
+    "UNIFIED_ADDRESSING": 1,
+    "CONCURRENT_KERNELS": 1,
+}
+
+
+class Device:
+    """What host code sees of the device (`numba.cuda.cudadrv.driver.Device`).
+    Its attributes in capitals are the device attributes Numba reads with
+    cuDeviceGetAttribute, as far as Kiln's runtime knows them."""
+
+    def __init__(self, info):
+        self._info = dict(info)
+        self.id = int(info.get("ordinal", 0))
+        self.name = info.get("name", "")
+        self.compute_capability = tuple(info.get("compute_capability", (0, 0)))
+        self.uuid = info.get("uuid", "")
+        self.total_memory = int(info.get("total_memory", 0))
+        self.COMPUTE_CAPABILITY_MAJOR, self.COMPUTE_CAPABILITY_MINOR = self.compute_capability
+        self.MULTIPROCESSOR_COUNT = int(info.get("multiprocessor_count", 1))
+        self.WARP_SIZE = int(info.get("warp_size", 32))
+        self.MAX_THREADS_PER_BLOCK = int(info.get("max_threads_per_block", 1024))
+        self.MAX_SHARED_MEMORY_PER_BLOCK = int(info.get("max_shared_memory_per_block", 48 * 1024))
+        self.target = _runtime.target()
+        if self.target == "cpu":
+            self.KERNEL_EXEC_TIMEOUT = 0
+            self.PCI_DOMAIN_ID = self.PCI_BUS_ID = self.PCI_DEVICE_ID = 0
+
+    def __getattr__(self, name):
+        if name in ARCHITECTURE_LIMITS:
+            return ARCHITECTURE_LIMITS[name]
+        if name.isupper():
+            raise AttributeError(f"Kiln's runtime does not read the device attribute {name}: it knows "
+                                 f"{', '.join(sorted(self._known_attributes()))}")
+        raise AttributeError(f"'Device' object has no attribute {name!r}")
+
+    def _known_attributes(self):
+        return [key for key in vars(self) if key.isupper()] + list(ARCHITECTURE_LIMITS)
+
+    @property
+    def supports_float16(self):
+        return True
+
+    @property
+    def supports_bfloat16(self):
+        """GPUs of compute capability 8.0 and up; the CPU engine computes
+        bfloat16 in float32 and rounds, as older GPUs' bindings do."""
+        return self.target == "cpu" or self.compute_capability >= (8, 0)
+
+    @property
+    def supports_fp8(self):
+        """GPUs of compute capability 8.9 and up, as numba-cuda says; the CPU
+        engine, whose FP8 conversions are cuda_fp8.h's portable ones."""
+        return self.target == "cpu" or self.compute_capability >= (8, 9)
+
+    def get_primary_context(self):
+        return current_context()
+
+    def release_primary_context(self):
+        """The runtime keeps the primary context for the process."""
+
+    def reset(self):
+        current_context().reset()
+
+    def __repr__(self):
+        return f"<CUDA device {self.id} '{self.name}'>"
+
+
+@functools.cache
+def get_current_device():
+    """The device kernels run on (on the CPU target, the CPU engine)."""
+    return Device(_runtime.device_info())
+
+
+def select_device(device_id):
+    """Kiln uses one device (ordinal 0, or the CPU engine)."""
+    device = get_current_device()
+    if device_id != device.id:
+        raise ValueError(f"Kiln runs on device {device.id} only; cannot select device {device_id}")
+    return device
+
+
+def list_devices():
+    """The devices kernels can run on: `cuda.gpus`."""
+    return gpus
 
 
 class PendingDeallocations:
@@ -97,11 +192,11 @@ class Context:
         return plugin.defer_cleanup() if plugin is not None else contextlib.nullcontext()
 
     def synchronize(self):
-        synchronize()
+        _runtime.synchronize()
 
     def reset(self):
         """Waits for the device; a memory manager plugin frees what it holds."""
-        synchronize()
+        _runtime.synchronize()
         memory_manager.reset_plugin()
 
     def push(self):

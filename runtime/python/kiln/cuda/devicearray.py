@@ -15,9 +15,12 @@ import operator
 
 import numpy as np
 
-from kiln import _runtime
+from kiln import _interop, _runtime
+from kiln._strides import contiguous_strides
 
 from . import memory_manager
+from .context import current_context
+from .memory_pointers import IPC_UNSUPPORTED
 from .streams import stream_handle
 
 __all__ = [
@@ -69,23 +72,13 @@ def _normalize_shape(shape):
     return tuple(result)
 
 
-def _contiguous_strides(shape, itemsize, order="C"):
-    strides = [0] * len(shape)
-    stride = itemsize
-    dims = range(len(shape) - 1, -1, -1) if order == "C" else range(len(shape))
-    for dim in dims:
-        strides[dim] = stride
-        stride *= max(shape[dim], 1)
-    return tuple(strides)
-
-
 def _prepare(shape, strides, dtype, order):
     dtype = np.dtype(dtype)
     shape = _normalize_shape(shape)
     if strides is None:
         if order not in ("C", "F"):
             raise ValueError(f"order must be 'C' or 'F', not {order!r}")
-        strides = _contiguous_strides(shape, dtype.itemsize, order)
+        strides = contiguous_strides(shape, dtype.itemsize, order)
     else:
         if isinstance(strides, (int, np.integer)):
             strides = (strides,)
@@ -191,7 +184,7 @@ def _host_bytes(array):
 def _allocate_device_memory(nbytes):
     """(address, owner) of `nbytes` of device memory: from the memory
     manager plugin where one is set, else from Kiln's runtime."""
-    pointer = memory_manager.plugin_allocation(nbytes)
+    pointer = memory_manager.plugin_allocation(current_context(), nbytes)
     if pointer is not None:
         return pointer.device_pointer.value, pointer
     buffer = _runtime.DeviceBuffer(nbytes)
@@ -295,7 +288,7 @@ class DeviceNDArray(_runtime.DeviceArrayBase):
         return self.device_pointer + low
 
     def get_ipc_handle(self):
-        raise NotImplementedError(memory_manager.IPC_UNSUPPORTED)
+        raise NotImplementedError(IPC_UNSUPPORTED)
 
     def copy_to_host(self, ary=None, stream=0):
         """Copy this array into `ary` (a NumPy array), or into a new one.
@@ -479,7 +472,7 @@ class DeviceNDArray(_runtime.DeviceArrayBase):
             order = "F" if self.is_f_contiguous() and not self.is_c_contiguous() else "C"
         if (order == "C" and not self.is_c_contiguous()) or (order == "F" and not self.is_f_contiguous()):
             raise NotImplementedError("operation requires copying")
-        strides = _contiguous_strides(newshape, self.itemsize, order)
+        strides = contiguous_strides(newshape, self.itemsize, order)
         return self._view(newshape, strides, self.dtype, self._base_pointer(), self.owner, self.stream_handle)
 
     def ravel(self, order="C", stream=0):
@@ -572,9 +565,22 @@ def _device_view(obj, handle=0):
         return None
     if isinstance(obj, (int, float, complex, bool, np.generic, list, tuple)) or obj is None:
         return None
-    from kiln import _interop
+    return as_device_array(obj, handle)
 
-    return _interop.as_device_array(obj, handle)
+
+def as_device_array(obj, handle=0, sync=True):
+    """A DeviceNDArray view of `obj` (itself if it is one), or None if it
+    is no device array: what dispatch calls for an argument it does not
+    know. Other libraries' arrays (CUDA Array Interface, DLPack) are viewed
+    without a copy; `cuda.In`, `cuda.Out` and `cuda.InOut` give the device
+    array they stand for."""
+    if isinstance(obj, DeviceNDArray):
+        return obj
+    as_argument = getattr(obj, "_kiln_device_argument", None)
+    if as_argument is not None:
+        return as_argument(handle)
+    foreign = _interop.foreign_array(obj, handle, sync)
+    return None if foreign is None else DeviceNDArray._view(*foreign)
 
 
 # ---------------------------------------------------------------------------
@@ -769,11 +775,9 @@ def as_cuda_array(obj, sync=True):
     (or DLPack); `sync` synchronizes the exporter's stream first, as Numba."""
     if isinstance(obj, DeviceNDArray):
         return obj
-    from kiln import _interop
-
     if getattr(obj, "__cuda_array_interface__", None) is None and not _interop.is_dlpack(obj):
         raise TypeError("*obj* doesn't implement the cuda array interface.")
-    view = _interop.as_device_array(obj, 0, sync=sync)
+    view = as_device_array(obj, 0, sync=sync)
     if view is None:
         raise TypeError("*obj* doesn't implement the cuda array interface.")
     return view
@@ -782,15 +786,13 @@ def as_cuda_array(obj, sync=True):
 def from_cuda_array_interface(desc, owner=None, sync=True):
     """A DeviceNDArray over the memory a `__cuda_array_interface__` dict
     describes; `owner` is kept alive as long as the array."""
-    from kiln import _interop
-
-    return _interop.from_cuda_array_interface(desc, owner=owner, sync=sync)
+    return DeviceNDArray._view(*_interop.from_cuda_array_interface(desc, owner=owner, sync=sync))
 
 
 def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
     """Numba opens another process's device array from an IPC handle; Kiln's
     runtime does not share device memory across processes."""
-    raise NotImplementedError(memory_manager.IPC_UNSUPPORTED)
+    raise NotImplementedError(IPC_UNSUPPORTED)
 
 
 def is_cuda_array(obj):

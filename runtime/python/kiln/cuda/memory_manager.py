@@ -21,17 +21,12 @@ from abc import ABCMeta, abstractmethod
 
 from kiln import _runtime
 
+from .memory_pointers import IPC_UNSUPPORTED, allocate_host, pin
+
 __all__ = ["BaseCUDAMemoryManager", "GetIpcHandleMixin", "HostOnlyCUDAMemoryManager", "set_memory_manager"]
 
 # The version of Numba's EMM plugin interface Kiln implements.
 SUPPORTED_INTERFACE_VERSION = 1
-
-IPC_UNSUPPORTED = (
-    "CUDA IPC is not supported by Kiln's runtime: it does not export or open device memory "
-    "across processes. Share the data through host memory instead (copy_to_host, then "
-    "multiprocessing.shared_memory or a file), and copy it to the device in the other process."
-)
-
 
 class BaseCUDAMemoryManager(metaclass=ABCMeta):
     """Numba's interface for External Memory Management (EMM) plugins."""
@@ -84,13 +79,9 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
     (pinned, mapped) stays Kiln's own."""
 
     def memhostalloc(self, size, mapped=False, portable=False, wc=False):
-        from .memory_pointers import allocate_host
-
         return allocate_host(self.context, size, mapped)
 
     def mempin(self, owner, pointer, size, mapped=False):
-        from .memory_pointers import pin
-
         return pin(self.context, owner, pointer, size, mapped)
 
     def reset(self):
@@ -142,14 +133,12 @@ def active_plugin(context):
     return _plugin
 
 
-def plugin_allocation(nbytes):
-    """`nbytes` of device memory from the plugin, as its MemoryPointer;
-    None where Kiln allocates."""
+def plugin_allocation(context, nbytes):
+    """`nbytes` of device memory from the plugin of `context`, as its
+    MemoryPointer; None where Kiln allocates."""
     if _plugin_class is None:
         return None
-    from .context import current_context
-
-    plugin = active_plugin(current_context())
+    plugin = active_plugin(context)
     return plugin.memalloc(nbytes) if plugin is not None else None
 
 

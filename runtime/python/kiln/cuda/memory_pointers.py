@@ -9,11 +9,15 @@ import weakref
 
 from kiln import _runtime
 
-from .memory_manager import IPC_UNSUPPORTED
-
 __all__ = ["IpcHandle", "MappedMemory", "MemoryInfo", "MemoryPointer", "PinnedMemory"]
 
 MemoryInfo = collections.namedtuple("MemoryInfo", "free, total")
+
+IPC_UNSUPPORTED = (
+    "CUDA IPC is not supported by Kiln's runtime: it does not export or open device memory "
+    "across processes. Share the data through host memory instead (copy_to_host, then "
+    "multiprocessing.shared_memory or a file), and copy it to the device in the other process."
+)
 
 
 class DevicePointer(ctypes.c_uint64):

@@ -5,7 +5,8 @@ driver object: whether a device is there, how many, which version."""
 from kiln import _runtime
 
 from ..context import Context
-from ..device import Device, get_current_device
+from ..context import Device, get_current_device
+from ..device import cuda_error
 from ..errors import CudaDriverError, CudaSupportError
 from ..memory_manager import BaseCUDAMemoryManager, GetIpcHandleMixin, HostOnlyCUDAMemoryManager, set_memory_manager
 from ..memory_pointers import IpcHandle, MappedMemory, MemoryInfo, MemoryPointer, PinnedMemory
@@ -33,8 +34,6 @@ class Driver:
 
     @property
     def initialization_error(self):
-        from ..device import cuda_error
-
         return cuda_error()
 
     def get_device_count(self):
