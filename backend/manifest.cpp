@@ -2,7 +2,7 @@
 
 #include "backend/manifest.h"
 
-#include "backend/cuda_archs.h"
+#include "backend/cuda_tools/cuda_archs.h"
 #include "ir/types.h"
 
 #include <llvm/Support/Format.h>

@@ -13,8 +13,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "backend/kernel_compiler.h"
-#include "backend/ptxas_log.h"
+#include "backend/codegen/kernel_compiler.h"
+#include "backend/cuda_tools/ptxas_log.h"
 #include "ir/constant_value.h"
 #include "ir/typed_ir.h"
 #include "module/manifest_format.h"

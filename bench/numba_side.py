@@ -186,7 +186,7 @@ def _compile_options(options):
 
 
 def ptxas_flags(options):
-    """The ptxas flags Kiln passes for these options (backend/ptxas.cpp)."""
+    """The ptxas flags Kiln passes for these options (backend/cuda_tools/ptxas.cpp)."""
     debug = bool(options.get("debug", False))
     opt = options.get("opt", True)
     flags = ["-m64", "-O" + ("0" if debug or not opt else "3")]

@@ -95,7 +95,7 @@ find_package(tomlplusplus CONFIG REQUIRED)
 find_package(Python3 COMPONENTS Interpreter REQUIRED)
 
 # The CUDA toolkit: CUDA_HOME, then CUDA_PATH, then /usr/local/cuda. The driver
-# repeats this search at run time (backend/cuda_toolkit.h) so that an installed
+# repeats this search at run time (backend/cuda_tools/cuda_toolkit.h) so that an installed
 # kiln follows the user's toolkit, not the one it was built with.
 if(NOT CUDAToolkit_ROOT)
   if(DEFINED ENV{CUDA_HOME})

@@ -2,7 +2,7 @@
 
 #include "driver/arch_option.h"
 
-#include "backend/arch_list.h"
+#include "backend/cuda_tools/arch_list.h"
 
 namespace kiln::driver {
 

@@ -28,8 +28,8 @@
 
 #include "driver/audit_command.h"
 
-#include "backend/arch_list.h"
-#include "backend/cuda_archs.h"
+#include "backend/cuda_tools/arch_list.h"
+#include "backend/cuda_tools/cuda_archs.h"
 #include "backend/manifest.h"
 #include "frontend/resolve/build_config.h"
 #include "frontend/source/source_file.h"
@@ -38,6 +38,7 @@
 #include "module/module_check.h"
 #include "module/module_reader.h"
 #include "pipeline/signature_file.h"
+#include "support/nearest_file.h"
 
 #include <llvm/ADT/ScopeExit.h>
 #include <llvm/ADT/StringExtras.h>
@@ -776,7 +777,7 @@ int runAudit(const AuditOptions &options) {
       checkRequired(module, *required);
   report.signatureFile = options.signatures;
   if (report.signatureFile.empty() && !options.signaturesGiven)
-    report.signatureFile = findNearestFile("", "kiln-signatures.toml");
+    report.signatureFile = support::findNearestFile("", "kiln-signatures.toml");
   pipeline::SignatureTable recorded;
   if (!report.signatureFile.empty()) {
     llvm::Expected<pipeline::SignatureTable> table =

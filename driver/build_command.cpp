@@ -14,7 +14,7 @@
 
 #include "driver/build_command.h"
 
-#include "backend/cuda_archs.h"
+#include "backend/cuda_tools/cuda_archs.h"
 #include "driver/progress.h"
 #include "frontend/frontend.h"
 #include "frontend/source/diagnostics.h"

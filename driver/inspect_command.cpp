@@ -25,11 +25,11 @@
 
 #include "driver/inspect_command.h"
 
-#include "backend/cuda_archs.h"
+#include "backend/cuda_tools/cuda_archs.h"
 #include "backend/manifest.h"
-#include "backend/temporary_directory.h"
 #include "module/bundle_reader.h"
 #include "module/module_reader.h"
+#include "support/temporary_directory.h"
 
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/WithColor.h>
@@ -205,7 +205,7 @@ void printJson(const bundle::InspectedModule &module, llvm::StringRef path, llvm
 } // namespace
 
 int runInspect(const InspectOptions &options) {
-  llvm::Expected<std::string> bytes = cuda::readFileBytes(options.path);
+  llvm::Expected<std::string> bytes = support::readFileBytes(options.path);
   if (!bytes) {
     llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(bytes.takeError()) << '\n';
     return 1;

@@ -19,6 +19,7 @@
 #include "frontend/frontend.h"
 #include "frontend/resolve/build_config.h"
 #include "pipeline/signature_file.h"
+#include "support/nearest_file.h"
 
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/Support/FileSystem.h>
@@ -44,10 +45,11 @@ int fail(const llvm::Twine &message) {
 std::string signatureFile(const SignaturesOptions &options) {
   if (!llvm::sys::fs::is_directory(options.path))
     return options.path;
-  if (std::string found = findNearestFile(options.path, SignatureFileName); !found.empty())
+  if (std::string found = support::findNearestFile(options.path, SignatureFileName); !found.empty())
     return found;
   llvm::SmallString<256> file(options.path);
-  if (std::string pyproject = findNearestFile(options.path, "pyproject.toml"); !pyproject.empty())
+  if (std::string pyproject = support::findNearestFile(options.path, "pyproject.toml");
+      !pyproject.empty())
     file = llvm::sys::path::parent_path(pyproject);
   llvm::sys::path::append(file, SignatureFileName);
   return file.str().str();
@@ -70,7 +72,8 @@ int list(const SignaturesOptions &options) {
   llvm::StringRef folder = llvm::sys::fs::is_directory(options.path)
                                ? llvm::StringRef(options.path)
                                : llvm::sys::path::parent_path(options.path);
-  if (std::string pyproject = findNearestFile(folder, "pyproject.toml"); !pyproject.empty()) {
+  if (std::string pyproject = support::findNearestFile(folder, "pyproject.toml");
+      !pyproject.empty()) {
     table = pipeline::readSignatureTable(pyproject, {"tool", "kiln", "signatures"});
     if (!table)
       return fail(llvm::toString(table.takeError()));

@@ -2,8 +2,8 @@
 
 #include "driver/stop_signals.h"
 
-#include "backend/child_processes.h"
-#include "backend/process_scratch.h"
+#include "support/child_processes.h"
+#include "support/process_scratch.h"
 
 #include <atomic>
 #include <signal.h>
@@ -23,9 +23,9 @@ void onStopSignal(int signal) {
   if (stopping.exchange(true))
     while (true)
       ::pause();
-  cuda::killChildProcesses();
-  cuda::removeUnfinishedFiles();
-  cuda::removeProcessScratchDirectory();
+  support::killChildProcesses();
+  support::removeUnfinishedFiles();
+  support::removeProcessScratchDirectory();
   // End as the signal ends a program, so that the parent sees which.
   ::signal(signal, SIG_DFL);
   sigset_t unblock;

@@ -17,11 +17,11 @@
 
 #include "driver/targets_command.h"
 
-#include "backend/arch_list.h"
-#include "backend/cuda_archs.h"
-#include "backend/cuda_toolkit.h"
-#include "backend/native_gpu.h"
-#include "backend/nvjitlink.h"
+#include "backend/cuda_tools/arch_list.h"
+#include "backend/cuda_tools/cuda_archs.h"
+#include "backend/cuda_tools/cuda_toolkit.h"
+#include "backend/cuda_tools/native_gpu.h"
+#include "backend/cuda_tools/nvjitlink.h"
 #include "driver/arch_option.h"
 #include "pipeline/project_settings.h"
 

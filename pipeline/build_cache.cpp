@@ -2,9 +2,8 @@
 
 #include "pipeline/build_cache.h"
 
-#include "backend/cuda_toolkit.h"
-#include "backend/target_machines.h"
-#include "backend/temporary_directory.h"
+#include "backend/codegen/target_machines.h"
+#include "backend/cuda_tools/cuda_toolkit.h"
 #include "cache/cache_location.h"
 #include "cache/remote/tier_setup.h"
 #include "ir/libdevice.h"
@@ -12,6 +11,7 @@
 #include "pipeline/cuda_includes.h"
 #include "pipeline/outputs.h"
 #include "pipeline/version.h"
+#include "support/temporary_directory.h"
 
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/JSON.h>
@@ -364,14 +364,14 @@ BuildCache::linkFileDigest(const std::string &file,
     if (auto found = linkDigests.find(memoKey); found != linkDigests.end())
       return found->second;
   }
-  llvm::Expected<std::string> bytes = cuda::readFileBytes(file);
+  llvm::Expected<std::string> bytes = support::readFileBytes(file);
   if (!bytes)
     return bytes.takeError();
   cache::KeyBuilder digest;
   digest.add("file", cache::digestOf(*bytes));
   if (llvm::sys::path::extension(file) == ".cu")
     for (const std::string &header : includedFiles(file, includeDirectories)) {
-      llvm::Expected<std::string> headerBytes = cuda::readFileBytes(header);
+      llvm::Expected<std::string> headerBytes = support::readFileBytes(header);
       if (!headerBytes)
         return headerBytes.takeError();
       digest.add("header", header).add("header-digest", cache::digestOf(*headerBytes));

@@ -29,11 +29,11 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "backend/cubin_builder.h"
-#include "backend/cuda_archs.h"
-#include "backend/fatbinary.h"
-#include "backend/host_cuda_source.h"
-#include "backend/kernel_compiler.h"
+#include "backend/codegen/kernel_compiler.h"
+#include "backend/cuda_tools/cuda_archs.h"
+#include "backend/cuda_tools/fatbinary.h"
+#include "backend/host/host_cuda_source.h"
+#include "backend/nvptx/cubin_builder.h"
 #include "cache/cache.h"
 #include "cache/remote/remote_tier.h"
 #include "ir/typed_ir.h"

@@ -4,6 +4,7 @@
 
 #include "frontend/resolve/build_config.h"
 #include "pipeline/output_file.h"
+#include "support/nearest_file.h"
 
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/SmallString.h>
@@ -43,7 +44,7 @@ std::vector<std::string> buildInputs(llvm::StringRef modulePath,
   std::vector<std::string> inputs{absolute(modulePath)};
   for (llvm::StringRef config : {"pyproject.toml", "kiln-signatures.toml"})
     if (std::string path =
-            findNearestFile(llvm::sys::path::parent_path(absolute(modulePath)), config);
+            support::findNearestFile(llvm::sys::path::parent_path(absolute(modulePath)), config);
         !path.empty())
       inputs.push_back(path);
   for (const std::string &file : otherFiles)

@@ -2,10 +2,10 @@
 
 #include "pipeline/module_writer.h"
 
-#include "backend/host_library.h"
-#include "backend/temporary_directory.h"
+#include "backend/host/host_library.h"
 #include "module/bundle_writer.h"
 #include "pipeline/output_file.h"
+#include "support/temporary_directory.h"
 
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/StringExtras.h>
@@ -53,8 +53,8 @@ llvm::Expected<std::string> writeExtensionModule(const ExtensionModuleInputs &in
 
   // Objects get fixed names in a scratch folder: LLD records none of them
   // in the output, but fixed names keep even its diagnostics stable.
-  llvm::Expected<cuda::TemporaryDirectory> scratch =
-      cuda::TemporaryDirectory::create("kiln-module");
+  llvm::Expected<support::TemporaryDirectory> scratch =
+      support::TemporaryDirectory::create("kiln-module");
   if (!scratch)
     return scratch.takeError();
   std::vector<std::string> objects;

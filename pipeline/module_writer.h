@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "backend/extension_module.h"
+#include "backend/host/extension_module.h"
 
 #include <llvm/Support/Error.h>
 

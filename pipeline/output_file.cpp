@@ -2,7 +2,7 @@
 
 #include "pipeline/output_file.h"
 
-#include "backend/process_scratch.h"
+#include "support/process_scratch.h"
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Support/FileSystem.h>
@@ -64,13 +64,13 @@ llvm::Error writeOutputFile(llvm::StringRef path, llvm::StringRef bytes, bool ex
                                                               llvm::sys::fs::OF_None, mode))
     return pathError(path, error.value());
   // Interrupted, the build leaves no half-written file beside its outputs.
-  cuda::recordUnfinishedFile(temporary);
+  support::recordUnfinishedFile(temporary);
   int error = writeAndClose(descriptor, bytes);
   if (!error && ::rename(temporary.c_str(), path.str().c_str()) != 0)
     error = errno;
   if (error)
     ::unlink(temporary.c_str());
-  cuda::forgetUnfinishedFile(temporary);
+  support::forgetUnfinishedFile(temporary);
   if (error)
     return pathError(path, error);
   return llvm::Error::success();

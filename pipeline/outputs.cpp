@@ -2,9 +2,8 @@
 
 #include "pipeline/outputs.h"
 
-#include "backend/cuda_toolkit.h"
+#include "backend/cuda_tools/cuda_toolkit.h"
 #include "backend/manifest.h"
-#include "backend/temporary_directory.h"
 #include "module/bundle_writer.h"
 #include "module/format.h"
 #include "pipeline/cuda_includes.h"
@@ -12,6 +11,7 @@
 #include "pipeline/module_writer.h"
 #include "pipeline/output_file.h"
 #include "pipeline/version.h"
+#include "support/temporary_directory.h"
 
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FileSystem.h>
@@ -77,7 +77,7 @@ std::string relativePath(llvm::StringRef path, llvm::StringRef folder) {
 llvm::Expected<backend::ManifestModule>
 describeModule(const BuildOptions &options, const CheckedModule *module, llvm::StringRef moduleName,
                llvm::StringRef companionOf, llvm::ArrayRef<backend::ManifestEntry> entries) {
-  llvm::Expected<std::string> source = cuda::readFileBytes(options.file);
+  llvm::Expected<std::string> source = support::readFileBytes(options.file);
   if (!source)
     return source.takeError();
   backend::ManifestModule description;
@@ -98,7 +98,7 @@ describeModule(const BuildOptions &options, const CheckedModule *module, llvm::S
     description.sources.push_back({description.sourceFile, sha256Hex(*source)});
     if (module)
       for (const std::string &path : module->importedFiles) {
-        llvm::Expected<std::string> imported = cuda::readFileBytes(path);
+        llvm::Expected<std::string> imported = support::readFileBytes(path);
         if (!imported)
           return imported.takeError();
         description.sources.push_back(

@@ -8,8 +8,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "backend/arch_list.h"
-#include "backend/cuda_archs.h"
+#include "backend/cuda_tools/arch_list.h"
+#include "backend/cuda_tools/cuda_archs.h"
 #include "frontend/frontend.h"
 #include "ir/typed_ir.h"
 #include "pipeline/pipeline.h"

@@ -2,12 +2,11 @@
 
 #include "pipeline/pipeline.h"
 
-#include "backend/arch_list.h"
-#include "backend/cuda_archs.h"
-#include "backend/cuda_toolkit.h"
-#include "backend/fatbinary.h"
-#include "backend/target_machines.h"
-#include "backend/temporary_directory.h"
+#include "backend/codegen/target_machines.h"
+#include "backend/cuda_tools/arch_list.h"
+#include "backend/cuda_tools/cuda_archs.h"
+#include "backend/cuda_tools/cuda_toolkit.h"
+#include "backend/cuda_tools/fatbinary.h"
 #include "frontend/emit/emit_typed_ir.h"
 #include "ir/ir_parser.h"
 #include "ir/libdevice.h"
@@ -16,6 +15,7 @@
 #include "pipeline/outputs.h"
 #include "pipeline/python_config.h"
 #include "pipeline/python_host_values.h"
+#include "support/temporary_directory.h"
 
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/ScopeExit.h>
@@ -578,7 +578,7 @@ llvm::Error KernelBuilder::run() {
 /// Reads the typed IR of a `.typed` file (what `--emit typed` writes), for
 /// building IR written or edited by hand.
 llvm::Error readTypedIR(const BuildOptions &options, BuildResult &result) {
-  llvm::Expected<std::string> text = cuda::readFileBytes(options.file);
+  llvm::Expected<std::string> text = support::readFileBytes(options.file);
   if (!text)
     return text.takeError();
   result.types = std::make_unique<TypeContext>();

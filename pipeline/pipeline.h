@@ -17,8 +17,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "backend/cubin_builder.h"
-#include "backend/kernel_compiler.h"
+#include "backend/codegen/kernel_compiler.h"
+#include "backend/nvptx/cubin_builder.h"
 #include "frontend/frontend.h"
 #include "ir/typed_ir.h"
 #include "pipeline/build_options.h"

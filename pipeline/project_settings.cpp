@@ -2,10 +2,11 @@
 
 #include "pipeline/project_settings.h"
 
-#include "backend/arch_list.h"
+#include "backend/cuda_tools/arch_list.h"
 #include "cache/cache_location.h"
 #include "frontend/resolve/build_config.h"
 #include "frontend/source/source_file.h"
+#include "support/nearest_file.h"
 
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FormatVariadic.h>
@@ -147,7 +148,7 @@ std::string ProjectSettings::origin() const {
 llvm::Expected<ProjectSettings> readProjectSettings(llvm::StringRef folder,
                                                     llvm::StringRef moduleName) {
   ProjectSettings settings;
-  std::string path = findNearestFile(folder, "pyproject.toml");
+  std::string path = support::findNearestFile(folder, "pyproject.toml");
   if (path.empty())
     return settings;
   llvm::ErrorOr<std::string> contents = readSourceFile(path);

@@ -7,8 +7,8 @@
 
 namespace kiln::pipeline {
 
-llvm::Expected<cuda::ToolOutput> runPython(llvm::StringRef python,
-                                           llvm::ArrayRef<std::string> arguments) {
+llvm::Expected<support::ToolOutput> runPython(llvm::StringRef python,
+                                              llvm::ArrayRef<std::string> arguments) {
   std::string program = python.empty() ? "python3" : python.str();
   std::string path = program;
   if (program.find('/') == std::string::npos) {
@@ -25,7 +25,7 @@ llvm::Expected<cuda::ToolOutput> runPython(llvm::StringRef python,
                                      "KILN_PYTHON_TIMEOUT must be a whole number of seconds "
                                      "above 0, not '" +
                                          *setting + "'");
-  return cuda::runTool(path, arguments, timeout);
+  return support::runTool(path, arguments, timeout);
 }
 
 llvm::Expected<std::string> extensionSuffix(llvm::StringRef python) {
@@ -36,7 +36,7 @@ llvm::Expected<std::string> extensionSuffix(llvm::StringRef python) {
                                        "' for its extension module suffix: " + why +
                                        " (name the interpreter with --python)");
   };
-  llvm::Expected<cuda::ToolOutput> output =
+  llvm::Expected<support::ToolOutput> output =
       runPython(python, {"-c", "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))"});
   if (!output)
     return failure(llvm::toString(output.takeError()));

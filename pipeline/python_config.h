@@ -1,7 +1,7 @@
 //===- pipeline/python_config.h - What the target Python expects --*- C++ -*-===//
 #pragma once
 
-#include "backend/tool_runner.h"
+#include "support/tool_runner.h"
 
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/StringRef.h>
@@ -21,8 +21,8 @@ constexpr unsigned defaultPythonTimeout = 120;
 /// that has not finished after $KILN_PYTHON_TIMEOUT seconds (default
 /// defaultPythonTimeout) is stopped, and that is an error too: an
 /// interpreter that never answers must not hang the build.
-llvm::Expected<cuda::ToolOutput> runPython(llvm::StringRef python,
-                                           llvm::ArrayRef<std::string> arguments);
+llvm::Expected<support::ToolOutput> runPython(llvm::StringRef python,
+                                              llvm::ArrayRef<std::string> arguments);
 
 /// The file name suffix of extension modules for `python` (a path or a
 /// name on $PATH; empty for `python3`): sysconfig's EXT_SUFFIX, such as

@@ -19,7 +19,7 @@ llvm::Error PythonHostValues::importModule(llvm::StringRef file) {
                                    "cannot read the globals " + file + " computes at import: " +
                                        why + " (name the interpreter with --python)");
   };
-  llvm::Expected<cuda::ToolOutput> output =
+  llvm::Expected<support::ToolOutput> output =
       runPython(python, {"-m", "kiln.import_host_values", file.str()});
   if (!output)
     return failure(llvm::toString(output.takeError()));

@@ -3,6 +3,7 @@
 #include "frontend/resolve/build_config.h"
 
 #include "frontend/source/source_file.h"
+#include "support/nearest_file.h"
 
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FileSystem.h>
@@ -109,22 +110,6 @@ void readSignatureTable(const std::string &path, llvm::ArrayRef<llvm::StringRef>
 
 } // namespace
 
-std::string findNearestFile(llvm::StringRef folder, llvm::StringRef name) {
-  llvm::SmallString<256> directory(folder.empty() ? "." : folder);
-  llvm::sys::fs::make_absolute(directory);
-  llvm::sys::path::remove_dots(directory, /*remove_dot_dot=*/true);
-  for (;;) {
-    llvm::SmallString<256> candidate(directory);
-    llvm::sys::path::append(candidate, name);
-    if (llvm::sys::fs::is_regular_file(candidate))
-      return candidate.str().str();
-    llvm::StringRef parent = llvm::sys::path::parent_path(directory);
-    if (parent.empty() || parent == directory)
-      return "";
-    directory = parent;
-  }
-}
-
 std::vector<ExternalSignature> readBuildSignatures(llvm::StringRef modulePath,
                                                    llvm::StringRef moduleName,
                                                    SourceManager &sources,
@@ -134,9 +119,11 @@ std::vector<ExternalSignature> readBuildSignatures(llvm::StringRef modulePath,
   std::string name =
       moduleName.empty() ? llvm::sys::path::stem(modulePath).str() : moduleName.str();
   llvm::StringRef folder = llvm::sys::path::parent_path(modulePath);
-  if (std::string pyproject = findNearestFile(folder, "pyproject.toml"); !pyproject.empty())
+  if (std::string pyproject = support::findNearestFile(folder, "pyproject.toml");
+      !pyproject.empty())
     readSignatureTable(pyproject, {"tool", "kiln", "signatures"}, name, sources, diags, result);
-  if (std::string recorded = findNearestFile(folder, "kiln-signatures.toml"); !recorded.empty())
+  if (std::string recorded = support::findNearestFile(folder, "kiln-signatures.toml");
+      !recorded.empty())
     readSignatureTable(recorded, {"signatures"}, name, sources, diags, result);
   return result;
 }

@@ -26,11 +26,6 @@
 
 namespace kiln {
 
-/// The file `name` in `folder` (default: the current folder) or the nearest
-/// folder above it, absolute; empty when there is none. Where pyproject.toml
-/// and kiln-signatures.toml are looked for.
-std::string findNearestFile(llvm::StringRef folder, llvm::StringRef name);
-
 /// Reads [tool.kiln.signatures] from the pyproject.toml nearest to
 /// `modulePath` and [signatures] from the nearest kiln-signatures.toml (the
 /// file recorded runs write; both searched upwards), keeping unqualified

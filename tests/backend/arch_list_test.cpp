@@ -1,13 +1,13 @@
 //===- tests/backend/arch_list_test.cpp - Architecture lists --------------===//
 //
-// Every grammar of backend/arch_list.h, CUDAARCHS, `native` without a GPU,
+// Every grammar of backend/cuda_tools/arch_list.h, CUDAARCHS, `native` without a GPU,
 // the canonical form, and the errors.
 //
 //===----------------------------------------------------------------------===//
 
-#include "backend/arch_list.h"
-#include "backend/cuda_archs.h"
-#include "backend/native_gpu.h"
+#include "backend/cuda_tools/arch_list.h"
+#include "backend/cuda_tools/cuda_archs.h"
+#include "backend/cuda_tools/native_gpu.h"
 #include "tests/backend/test_support.h"
 
 #include <gtest/gtest.h>

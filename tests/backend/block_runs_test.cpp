@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "backend/host_block_runs.h"
+#include "backend/host/host_block_runs.h"
 #include "ir/typed_ir.h"
 #include "module/cpu_kernel_abi.h"
 #include "tests/backend/llvm_ir_testing.h"

@@ -1,12 +1,12 @@
 //===- tests/backend/cuda_toolkit_test.cpp - Finding the CUDA toolkit -----===//
 //
-// The search order of backend/cuda_toolkit.h, checked on the installed
+// The search order of backend/cuda_tools/cuda_toolkit.h, checked on the installed
 // toolkit and on fake ones built in temporary directories.
 //
 //===----------------------------------------------------------------------===//
 
-#include "backend/cuda_toolkit.h"
-#include "backend/temporary_directory.h"
+#include "backend/cuda_tools/cuda_toolkit.h"
+#include "support/temporary_directory.h"
 #include "tests/backend/test_support.h"
 
 #include <gtest/gtest.h>
@@ -25,10 +25,11 @@ bool contains(const std::string &text, llvm::StringRef part) {
 /// A directory that looks like a toolkit: bin/ptxas is a shell script
 /// printing `ptxasVersionOutput`.
 struct FakeToolkit {
-  TemporaryDirectory directory;
+  support::TemporaryDirectory directory;
 
   static FakeToolkit create(llvm::StringRef ptxasVersionOutput) {
-    llvm::Expected<TemporaryDirectory> directory = TemporaryDirectory::create("kiln-fake-cuda");
+    llvm::Expected<support::TemporaryDirectory> directory =
+        support::TemporaryDirectory::create("kiln-fake-cuda");
     if (!directory) {
       ADD_FAILURE() << llvm::toString(directory.takeError());
       std::abort();
@@ -113,7 +114,8 @@ TEST(CudaToolkit, CudaHomeNamingNoDirectoryIsAnErrorWithoutFallback) {
 }
 
 TEST(CudaToolkit, CudaPathWithoutPtxasIsAnError) {
-  llvm::Expected<TemporaryDirectory> empty = TemporaryDirectory::create("kiln-empty-cuda");
+  llvm::Expected<support::TemporaryDirectory> empty =
+      support::TemporaryDirectory::create("kiln-empty-cuda");
   KILN_ASSERT_OK(empty);
   ToolkitSearchEnvironment environment = emptyEnvironment();
   environment.cudaPath = empty->path();

@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "backend/fatbin_reader.h"
-#include "backend/fatbinary.h"
-#include "backend/ptxas.h"
+#include "backend/cuda_tools/fatbin_reader.h"
+#include "backend/cuda_tools/fatbinary.h"
+#include "backend/cuda_tools/ptxas.h"
 #include "tests/backend/test_support.h"
 
 #include <gtest/gtest.h>

@@ -1,14 +1,14 @@
 //===- tests/backend/fatbin_test.cpp - Building and reading fat binaries --===//
 //
 // Fat binaries made by the toolkit's fatbinary from Kiln's cubins and PTX,
-// read back by backend/fatbin_reader.h.
+// read back by backend/cuda_tools/fatbin_reader.h.
 //
 //===----------------------------------------------------------------------===//
 
-#include "backend/fatbin_reader.h"
-#include "backend/fatbinary.h"
-#include "backend/ptxas.h"
-#include "backend/tool_runner.h"
+#include "backend/cuda_tools/fatbin_reader.h"
+#include "backend/cuda_tools/fatbinary.h"
+#include "backend/cuda_tools/ptxas.h"
+#include "support/tool_runner.h"
 #include "tests/backend/test_support.h"
 
 #include <gtest/gtest.h>
@@ -195,11 +195,12 @@ TEST(Fatbinary, BadImagesAreRefused) {
 
 TEST(FatbinReader, ReadsWhatNvccMakes) {
   // A third-party producer: nvcc's default fat binary (compressed PTX).
-  llvm::Expected<TemporaryDirectory> directory = TemporaryDirectory::create("kiln-test-nvcc");
+  llvm::Expected<support::TemporaryDirectory> directory =
+      support::TemporaryDirectory::create("kiln-test-nvcc");
   KILN_ASSERT_OK(directory);
   llvm::Expected<std::string> nvcc = toolkit().require(ToolkitComponent::Nvcc);
   KILN_ASSERT_OK(nvcc);
-  llvm::Expected<ToolOutput> output = runTool(
+  llvm::Expected<support::ToolOutput> output = support::runTool(
       *nvcc, {"-fatbin", "-rdc=true", "-gencode", "arch=compute_80,code=[sm_80,compute_80]",
               "-gencode", "arch=compute_100,code=sm_100", testing::dataPath("scale_helper.cu"),
               "-o", directory->file("helper.fatbin")});

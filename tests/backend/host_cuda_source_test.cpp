@@ -8,9 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "backend/host_cuda_source.h"
-#include "backend/target_machines.h"
-#include "backend/temporary_directory.h"
+#include "backend/codegen/target_machines.h"
+#include "backend/host/host_cuda_source.h"
+#include "support/temporary_directory.h"
 #include "tests/backend/llvm_ir_testing.h"
 
 #include <llvm/IR/Function.h>
@@ -58,8 +58,8 @@ define float @kernel(float %x) {
 class HostCudaSource : public ::testing::Test {
 protected:
   void SetUp() override {
-    llvm::Expected<kiln::cuda::TemporaryDirectory> made =
-        kiln::cuda::TemporaryDirectory::create("kiln-host-cu-test");
+    llvm::Expected<kiln::support::TemporaryDirectory> made =
+        kiln::support::TemporaryDirectory::create("kiln-host-cu-test");
     ASSERT_TRUE(bool(made)) << llvm::toString(made.takeError());
     folder.emplace(std::move(*made));
     ASSERT_FALSE(bool(folder->write("functions.cu", functionsCu)));
@@ -70,7 +70,7 @@ protected:
     withoutHeaders = kiln::backend::findHostCudaTools({});
   }
 
-  std::optional<kiln::cuda::TemporaryDirectory> folder;
+  std::optional<kiln::support::TemporaryDirectory> folder;
   HostCudaSourceOptions withHeaders;
   HostCudaSourceOptions withoutHeaders;
   llvm::LLVMContext context;

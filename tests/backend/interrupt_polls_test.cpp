@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "backend/host_interrupt_polls.h"
+#include "backend/host/host_interrupt_polls.h"
 #include "tests/backend/llvm_ir_testing.h"
 
 #include <string>

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "backend/loop_guard_canonicalization.h"
-#include "backend/optimize.h"
+#include "backend/codegen/loop_guard_canonicalization.h"
+#include "backend/codegen/optimize.h"
 #include "tests/backend/llvm_ir_testing.h"
 
 namespace {

@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "backend/cuda_archs.h"
-#include "backend/cuda_source.h"
-#include "backend/nvjitlink.h"
+#include "backend/cuda_tools/cuda_archs.h"
+#include "backend/cuda_tools/cuda_source.h"
+#include "backend/cuda_tools/nvjitlink.h"
 #include "tests/backend/test_support.h"
 
 #include <gtest/gtest.h>

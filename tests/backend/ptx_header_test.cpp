@@ -1,6 +1,6 @@
 //===- tests/backend/ptx_header_test.cpp - .version and .target of PTX ----===//
 
-#include "backend/ptx_header.h"
+#include "backend/cuda_tools/ptx_header.h"
 #include "tests/backend/test_support.h"
 
 #include <gtest/gtest.h>

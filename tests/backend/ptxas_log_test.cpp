@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "backend/ptxas_log.h"
+#include "backend/cuda_tools/ptxas_log.h"
 
 #include <gtest/gtest.h>
 

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "backend/host_barrier_regions.h"
-#include "backend/host_region_loops.h"
+#include "backend/host/host_barrier_regions.h"
+#include "backend/host/host_region_loops.h"
 #include "module/cpu_kernel_abi.h"
 #include "tests/backend/llvm_ir_testing.h"
 

@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "backend/cuda_toolkit.h"
-#include "backend/temporary_directory.h"
+#include "backend/cuda_tools/cuda_toolkit.h"
+#include "support/temporary_directory.h"
 
 #include <gtest/gtest.h>
 #include <llvm/ADT/StringRef.h>
@@ -52,7 +52,7 @@ inline std::string dataPath(llvm::StringRef name) {
 
 /// A file of tests/backend/data.
 inline std::string readData(llvm::StringRef name) {
-  llvm::Expected<std::string> bytes = readFileBytes(dataPath(name));
+  llvm::Expected<std::string> bytes = support::readFileBytes(dataPath(name));
   if (!bytes) {
     ADD_FAILURE() << llvm::toString(bytes.takeError());
     return "";

@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "backend/process_scratch.h"
-#include "backend/temporary_directory.h"
-#include "backend/tool_runner.h"
+#include "support/process_scratch.h"
+#include "support/temporary_directory.h"
+#include "support/tool_runner.h"
 
 #include <gtest/gtest.h>
 #include <llvm/Support/FileSystem.h>
@@ -25,12 +25,13 @@ std::string messageOf(llvm::Error error) {
 }
 
 TEST(ToolRunner, AToolPastItsTimeoutIsStoppedWithWhatItStarted) {
-  llvm::Expected<TemporaryDirectory> scratch = TemporaryDirectory::create("kiln-runner-test");
+  llvm::Expected<support::TemporaryDirectory> scratch =
+      support::TemporaryDirectory::create("kiln-runner-test");
   ASSERT_TRUE(static_cast<bool>(scratch)) << messageOf(scratch.takeError());
   std::string pidFile = scratch->file("sleeper.pid");
   // The shell's child records its pid, then both wait.
-  llvm::Expected<ToolOutput> output =
-      runTool("/bin/sh", {"-c", "sleep 1000 & echo $! > '" + pidFile + "'; wait"}, 1);
+  llvm::Expected<support::ToolOutput> output =
+      support::runTool("/bin/sh", {"-c", "sleep 1000 & echo $! > '" + pidFile + "'; wait"}, 1);
   ASSERT_FALSE(static_cast<bool>(output)) << "a tool that never ends should be an error";
   std::string message = messageOf(output.takeError());
   EXPECT_NE(message.find("sh did not finish within 1 seconds and was stopped"), std::string::npos)
@@ -43,7 +44,7 @@ TEST(ToolRunner, AToolPastItsTimeoutIsStoppedWithWhatItStarted) {
   if (running) {
     std::string stat;
     if (llvm::Expected<std::string> text =
-            readFileBytes("/proc/" + std::to_string(sleeper) + "/stat"))
+            support::readFileBytes("/proc/" + std::to_string(sleeper) + "/stat"))
       stat = *text;
     else
       llvm::consumeError(text.takeError());
@@ -53,7 +54,8 @@ TEST(ToolRunner, AToolPastItsTimeoutIsStoppedWithWhatItStarted) {
 }
 
 TEST(ToolRunner, AToolKilledBySignalIsAnErrorNamingTheSignal) {
-  llvm::Expected<ToolOutput> output = runTool("/bin/sh", {"-c", "echo oops >&2; kill -SEGV $$"});
+  llvm::Expected<support::ToolOutput> output =
+      support::runTool("/bin/sh", {"-c", "echo oops >&2; kill -SEGV $$"});
   ASSERT_FALSE(static_cast<bool>(output));
   std::string message = messageOf(output.takeError());
   EXPECT_NE(message.find("sh did not finish: it was killed by signal 11"), std::string::npos)
@@ -62,18 +64,20 @@ TEST(ToolRunner, AToolKilledBySignalIsAnErrorNamingTheSignal) {
 }
 
 TEST(ToolRunner, AToolThatCannotStartIsNamed) {
-  llvm::Expected<ToolOutput> output = runTool("/nonexistent/ptxas", {"--version"});
+  llvm::Expected<support::ToolOutput> output =
+      support::runTool("/nonexistent/ptxas", {"--version"});
   ASSERT_FALSE(static_cast<bool>(output));
   std::string message = messageOf(output.takeError());
   EXPECT_EQ(message, "cannot run ptxas (/nonexistent/ptxas): No such file or directory");
 }
 
 TEST(ToolRunner, ToolRunsLeaveNothingInTheProcessFolder) {
-  llvm::Expected<ToolOutput> output = runTool("/bin/sh", {"-c", "echo out; echo err >&2"});
+  llvm::Expected<support::ToolOutput> output =
+      support::runTool("/bin/sh", {"-c", "echo out; echo err >&2"});
   ASSERT_TRUE(static_cast<bool>(output)) << messageOf(output.takeError());
   EXPECT_EQ(output->standardOutput, "out\n");
   EXPECT_EQ(output->standardError, "err\n");
-  llvm::Expected<std::string> folder = processScratchDirectory();
+  llvm::Expected<std::string> folder = support::processScratchDirectory();
   ASSERT_TRUE(static_cast<bool>(folder)) << messageOf(folder.takeError());
   std::error_code error;
   llvm::sys::fs::directory_iterator entry(*folder, error);
@@ -82,12 +86,13 @@ TEST(ToolRunner, ToolRunsLeaveNothingInTheProcessFolder) {
 }
 
 TEST(ReadFileBytes, RefusesWhatIsNotARegularFile) {
-  llvm::Expected<TemporaryDirectory> scratch = TemporaryDirectory::create("kiln-runner-test");
+  llvm::Expected<support::TemporaryDirectory> scratch =
+      support::TemporaryDirectory::create("kiln-runner-test");
   ASSERT_TRUE(static_cast<bool>(scratch)) << messageOf(scratch.takeError());
   std::string fifo = scratch->file("pipe");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   for (const std::string &path : {fifo, std::string("/dev/zero")}) {
-    llvm::Expected<std::string> bytes = readFileBytes(path);
+    llvm::Expected<std::string> bytes = support::readFileBytes(path);
     ASSERT_FALSE(static_cast<bool>(bytes)) << path << " was read";
     EXPECT_EQ(messageOf(bytes.takeError()), "cannot read '" + path + "': not a regular file");
   }

@@ -11,9 +11,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "backend/cuda_toolkit.h"
-#include "backend/fatbinary.h"
-#include "backend/ptxas.h"
+#include "backend/cuda_tools/cuda_toolkit.h"
+#include "backend/cuda_tools/fatbinary.h"
+#include "backend/cuda_tools/ptxas.h"
 #include "runtime/cuda/cuda_target.h"
 
 #include <gtest/gtest.h>

@@ -11,7 +11,7 @@
 //     writes in place as it would on a GPU; cuMemGetInfo_v2 reports 16 GiB
 //     less what is allocated on the device (device and managed memory);
 //   - streams and events complete at once (queries say "finished");
-//   - cuModuleLoadData reads the fat binary (backend/fatbin_reader.h), picks
+//   - cuModuleLoadData reads the fat binary (backend/cuda_tools/fatbin_reader.h), picks
 //     the image a driver would (a cubin sm_XY for compute capability X.y,
 //     y >= Y, else PTX compute_XY for X.Y or later, else
 //     CUDA_ERROR_NO_BINARY_FOR_GPU) and keeps the PTX's .entry lists;
@@ -35,7 +35,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "backend/fatbin_reader.h"
+#include "backend/cuda_tools/fatbin_reader.h"
 #include "runtime/cuda/cuda_driver_api.h"
 #include "tests/runtime/stand_in_driver/ptx_params.h"
 #include "tests/runtime/stand_in_driver/stand_in_errors.h"
