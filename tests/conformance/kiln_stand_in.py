@@ -217,7 +217,7 @@ def install():
     FakeCUDAArray.__cuda_array_interface__ = property(
         lambda array: dict(array._ary.__array_interface__, version=3))
 
-    from kiln import dispatcher
+    from kiln import _module_builds, decorators, dispatcher
 
     _StandInDeviceFunction = _device_function_type(dispatcher.DeviceFunction)
     # The tests set Numba's settings, which Kiln's builds read in place of
@@ -225,12 +225,12 @@ def install():
     numba_config = sys.modules["numba.cuda"].config
     if not hasattr(numba_config, "CUDA_NVRTC_EXTRA_SEARCH_PATHS"):
         numba_config.CUDA_NVRTC_EXTRA_SEARCH_PATHS = ""  # Numba's default; the simulator has none
-    dispatcher.link_include_dirs = lambda: [
+    _module_builds.link_include_dirs = lambda: [
         folder for folder in numba_config.CUDA_NVRTC_EXTRA_SEARCH_PATHS.split(":") if folder]
 
     def jit(func_or_sig=None, device=False, **options):
         signatures = signatures_given(func_or_sig)
-        made = dispatcher.jit(func_or_sig, device=device, **options)
+        made = decorators.jit(func_or_sig, device=device, **options)
         if isinstance(made, (dispatcher.LazyKernel, dispatcher.DeviceFunction)):
             return _stand_in(made, signatures)
 
@@ -240,7 +240,7 @@ def install():
         return decorate
 
     cuda.jit = jit
-    cuda.declare_device = dispatcher.declare_device
+    cuda.declare_device = decorators.declare_device
     # Whether kernels may use bfloat16 is a question about the device that
     # runs them: Kiln's CPU engine, not the simulator's fake GPU.
     from kiln import cuda as kiln_cuda
@@ -261,11 +261,11 @@ def build_now(made, signature=None):
     would, launching nothing: for the signatures its decorator gave, or,
     with `signature` ("void(float32[::1])"), for that specialization.
     Raises what Kiln raises (kiln._compiler.CompileError, ...)."""
-    from kiln import dispatcher
+    from kiln._module_builds import ModuleBuilds
 
     if isinstance(made, StandInKernel):
         kernel = made.kiln_kernel
         builds, name = kernel._builds, kernel.built_name
     else:
-        builds, name = dispatcher._ModuleBuilds.of_function(made.py_func), made.built_name
+        builds, name = ModuleBuilds.of_function(made.py_func), made.built_name
     builds.module_with(name, None if signature is None else f"{name}={signature}")

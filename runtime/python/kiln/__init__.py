@@ -21,7 +21,7 @@ def __getattr__(name):
 
         return CudaError
     if name == "vectorize":  # `from kiln import vectorize`, as from numba
-        from kiln.dispatcher import vectorize
+        from kiln.decorators import vectorize
 
         return vectorize
     raise AttributeError(f"module 'kiln' has no attribute {name!r}")

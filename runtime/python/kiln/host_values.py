@@ -195,11 +195,11 @@ def symbol(value):
 
 def declared_device(value):
     """The JSON form of what `cuda.declare_device(name, sig, link=...)`
-    returned (kiln.dispatcher.DeclaredDeviceFunction), or None: a function
+    returned (kiln.decorators.DeclaredDeviceFunction), or None: a function
     in CUDA C/C++ or PTX, its link files made absolute as Numba opens them,
     from the folder the process runs in; code held in memory (`cuda.CUSource`)
     is written to a file named by its content."""
-    if (type(value).__module__, type(value).__name__) != ("kiln.dispatcher", "DeclaredDeviceFunction"):
+    if (type(value).__module__, type(value).__name__) != ("kiln.decorators", "DeclaredDeviceFunction"):
         return None
     link = value.link or ()
     if isinstance(link, (str, os.PathLike)) or hasattr(link, "data"):

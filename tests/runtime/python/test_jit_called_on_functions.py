@@ -166,7 +166,7 @@ def test_a_kernel_that_does_not_compile_fails_only_its_own_calls(module):
 
 def test_numba_signature_objects_are_written_as_signature_strings():
     numba = pytest.importorskip("numba")
-    from kiln.dispatcher import _decorator_call
+    from kiln.decorators import _decorator_call
 
     float32, int64, void = numba.float32, numba.int64, numba.void
     assert _decorator_call([void(float32[::1], int64[:, :], float32[::1, :])], False, {}) == (

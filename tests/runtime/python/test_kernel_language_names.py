@@ -14,7 +14,7 @@ import kiln.cuda as cuda
 from kiln import host_values
 from kiln.cuda import kernel_language, numba_types
 from kiln.cuda.kernel_language import KernelLanguageError
-from kiln.dispatcher import _signature_text
+from kiln.decorators import _signature_text
 
 # numba.cuda.types names whose values exist only in kernels: the type of
 # threadIdx and that of a cooperative grid group.
@@ -301,7 +301,7 @@ SIGNATURES = [
 @pytest.mark.parametrize("make", SIGNATURES, ids=range(len(SIGNATURES)))
 def test_a_signature_of_kiln_types_is_written_out_as_numbas_is(numba_cuda, make):
     ours, numbas = make(numba_types), make(numba_cuda)
-    assert _signature_text(ours) == _signature_text(numbas), f"{numbas}: kiln.dispatcher writes it out differently"
+    assert _signature_text(ours) == _signature_text(numbas), f"{numbas}: kiln.decorators writes it out differently"
     assert str(ours) == str(numbas), f"{numbas}: prints unlike Numba's"
     if hasattr(numbas, "args"):
         assert [str(arg) for arg in ours.args] == [str(arg) for arg in numbas.args]

@@ -89,7 +89,7 @@ _LAZY_NAMES = {
                     "memory_pointers"),
     "driver": "cudadrv",
     "devices": "cudadrv",
-    **dict.fromkeys(["jit", "reduce", "Reduce", "vectorize", "declare_device"], "kiln.dispatcher"),
+    **dict.fromkeys(["jit", "reduce", "Reduce", "vectorize", "declare_device"], "kiln.decorators"),
 }
 
 # Whether Numba itself is installed beside Kiln (numba-cuda's flag of the same name).
