@@ -40,6 +40,7 @@
 #include "pipeline/signature_file.h"
 #include "support/nearest_file.h"
 
+#include <CLI/CLI.hpp>
 #include <llvm/ADT/ScopeExit.h>
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Object/ELF.h>
@@ -822,6 +823,30 @@ int runAudit(const AuditOptions &options) {
   for (const std::string &error : errors)
     llvm::WithColor::error(llvm::errs(), "kiln") << error << '\n';
   return errors.empty() ? 0 : 1;
+}
+
+CLI::App *addAuditCommand(CLI::App &app, AuditOptions &audit) {
+  CLI::App *auditCommand = app.add_subcommand(
+      "audit", "List the Kiln modules in a wheel, conda package or folder, and check their "
+               "architectures");
+  auditCommand
+      ->add_option("path", audit.path,
+                   "A wheel, a .conda or .tar.bz2 package, a folder, or a built module")
+      ->required();
+  auditCommand->add_option_function<std::string>(
+      "--require-arch", [&](const std::string &list) { audit.requireArch = list; },
+      "Architectures every specialization must have, as for --arch (e.g. '7.5 8.0 9.0+PTX' "
+      "requires those cubins and compute_90 PTX); fail naming what is missing");
+  auditCommand->add_option_function<std::string>(
+      "--signatures",
+      [&](const std::string &file) {
+        audit.signatures = file;
+        audit.signaturesGiven = true;
+      },
+      "The recorded signatures every companion must hold (default: the nearest "
+      "kiln-signatures.toml; '' for none)");
+  auditCommand->add_flag("--json", audit.json, "Print the result as JSON");
+  return auditCommand;
 }
 
 } // namespace kiln::driver

@@ -4,6 +4,10 @@
 #include <optional>
 #include <string>
 
+namespace CLI {
+class App;
+} // namespace CLI
+
 namespace kiln::driver {
 
 struct AuditOptions {
@@ -33,5 +37,8 @@ struct AuditOptions {
 /// not match its source or a recorded signature is not precompiled (each
 /// named); 2 when the --require-arch list is invalid.
 int runAudit(const AuditOptions &options);
+
+/// Declares `kiln audit` and its options on `app`; parsing fills `audit`.
+CLI::App *addAuditCommand(CLI::App &app, AuditOptions &audit);
 
 } // namespace kiln::driver

@@ -15,12 +15,14 @@
 #include "driver/build_command.h"
 
 #include "backend/cuda_tools/cuda_archs.h"
+#include "driver/command_line.h"
 #include "driver/progress.h"
 #include "frontend/frontend.h"
 #include "frontend/source/diagnostics.h"
 #include "pipeline/module_writer.h"
 #include "pipeline/pipeline.h"
 
+#include <CLI/CLI.hpp>
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/WithColor.h>
@@ -302,6 +304,113 @@ int runBuild(BuildOptions options) {
       if (!kernel.resources.empty())
         printUsage(kernel, llvm::outs());
   return 0;
+}
+
+CLI::App *addBuildCommand(CLI::App &app, BuildOptions &build) {
+  CLI::App *buildCommand = app.add_subcommand(
+      "build",
+      "Compile a kernel module's specializations to PTX, cubins, fat binaries or host code");
+  buildCommand->add_option("file", build.file, "Kernel module (.py)")->required();
+  const std::map<std::string, EmitKind> emitKinds = {
+      {"typed", EmitKind::Typed},  {"llvm", EmitKind::LLVM},     {"ptx", EmitKind::Ptx},
+      {"cubin", EmitKind::Cubin},  {"fatbin", EmitKind::Fatbin}, {"object", EmitKind::Object},
+      {"module", EmitKind::Module}};
+  CLI::Option *emitOption =
+      buildCommand
+          ->add_option("--emit", build.emit,
+                       "What to write: typed, llvm, ptx, cubin, fatbin, object, module "
+                       "(default with --module, or for a module that imports kiln: module, "
+                       "a Python extension module)")
+          ->transform(CLI::CheckedTransformer(emitKinds, CLI::ignore_case));
+  CLI::Option *outputOption =
+      buildCommand->add_option("-o,--output", build.outputDirectory,
+                               "Folder to write into (default: the current folder; for a module "
+                               "that imports kiln, the module's folder)");
+  buildCommand->add_option("--depfile", build.depfile,
+                           "Also write FILE: the files written and the files the build read, in "
+                           "Makefile syntax, for Ninja, Make and CMake's DEPFILE");
+  buildCommand
+      ->add_option_function<std::string>(
+          "--arch", [&](const std::string &list) { build.arch = list; },
+          "Architectures, as for `kiln targets --arch`; default: $CUDAARCHS, else Kiln's default")
+      ->check(archListValidator());
+  CLI::Option *jobsOption = buildCommand->add_option(
+      "-j,--jobs", build.jobs,
+      "Parallel jobs (default: jobs in pyproject.toml, else one per core)");
+  buildCommand->add_flag("-v,--verbose", build.verbose,
+                         "Print ptxas's resource usage per specialization and architecture, "
+                         "and (when stderr is not a terminal) a line per finished task");
+  buildCommand->add_flag("-q,--quiet", build.quiet,
+                         "Print neither progress nor the files written; only errors");
+  buildCommand->add_flag("--json", build.json,
+                         "Print the result as JSON: the files written and, per specialization, "
+                         "each step's cache outcome and time and each cubin's resources");
+  buildCommand->add_option("--module", build.moduleName, "Dotted module name (pkg.kernels)");
+  buildCommand->add_option("--python", build.python,
+                           "The Python the module is for, whose EXT_SUFFIX names it "
+                           "(default: python3 on $PATH)");
+  buildCommand->add_option_function<std::string>(
+      "--ext-suffix", [&](const std::string &suffix) { build.extensionSuffix = suffix; },
+      "The module's file name suffix (e.g. .cpython-312-x86_64-linux-gnu.so), instead of "
+      "asking Python");
+  buildCommand->add_option("--signature", build.signatures,
+                           "Signature for a kernel without one, as NAME=SIGNATURE; repeatable");
+  CLI::Option *fastmathOption =
+      buildCommand->add_flag("--fastmath,!--no-fastmath", build.fastmath,
+                             "Compile every kernel with fastmath=True (--no-fastmath: as each "
+                             "kernel says, whatever pyproject.toml says)");
+  buildCommand->add_flag("--debug", build.debug,
+                         "Compile every kernel with debug=True (implies --opt 0)");
+  CLI::Option *lineinfoOption = buildCommand->add_flag(
+      "--lineinfo,!--no-lineinfo", build.lineinfo,
+      "Compile every kernel with lineinfo=True (--no-lineinfo: as each kernel says)");
+  buildCommand
+      ->add_option_function<unsigned>(
+          "--opt", [&](const unsigned &level) { build.opt = level; },
+          "Optimization: 0 or 3 (default: each kernel's opt=)")
+      ->check(CLI::IsMember({0, 3}));
+  buildCommand->add_option_function<unsigned>(
+      "--max-registers", [&](const unsigned &count) { build.maxRegisters = count; },
+      "Register limit for every kernel, as max_registers=");
+  // -Xptxas values start with '-', which CLI11 would take for options of
+  // its own: takePtxasFlags() removes them from the command line first. The
+  // option is declared for --help.
+  buildCommand->add_option_function<std::string>(
+      "--cache-dir", [&](const std::string &dir) { build.cache.directory = dir; },
+      "The specialization cache's folder (default: $KILN_CACHE_DIR, else "
+      "$XDG_CACHE_HOME/kiln, else ~/.cache/kiln)");
+  buildCommand->add_flag("--no-cache", build.cache.disabled,
+                         "Compile everything, neither reading nor filling the cache (as "
+                         "KILN_CACHE=0)");
+  buildCommand
+      ->add_option_function<std::string>(
+          "--max-size", [&](const std::string &size) { build.cache.maxSize = size; },
+          "The cache's size limit, such as 500M or 4G (default: $KILN_CACHE_MAX_SIZE, else 2G)")
+      ->check(sizeValidator());
+  buildCommand->add_option(
+      "--remote-cache", build.remoteCache.urls,
+      "A remote cache behind the local one: redis://HOST[:PORT][/DB], redis+unix://PATH, "
+      "http(s)://HOST/PATH, each optionally followed by |attribute=value (repeatable, tried in "
+      "order; default: $KILN_REMOTE_CACHE; see docs/cache.md)");
+  buildCommand->add_flag("--no-remote-cache", build.remoteCache.disabled,
+                         "Use no remote cache, whatever $KILN_REMOTE_CACHE says");
+  buildCommand->add_option("--link-include", build.linkIncludeDirectories,
+                           "A folder searched for #include <...> in the CUDA C/C++ files kernels "
+                           "link (link=, cuda.declare_device); repeatable");
+  buildCommand->add_option_function<std::vector<std::string>>(
+      "--Xptxas", [](const std::vector<std::string> &) {},
+      "-Xptxas FLAG[,FLAG...]: pass options to ptxas, as nvcc does "
+      "(e.g. -Xptxas --warn-on-spills); repeatable");
+  // Whether an option was given at all, which a default cannot say.
+  buildCommand->callback(
+      [&build, emitOption, outputOption, jobsOption, fastmathOption, lineinfoOption] {
+        build.emitGiven = emitOption->count() != 0;
+        build.outputGiven = outputOption->count() != 0;
+        build.jobsGiven = jobsOption->count() != 0;
+        build.fastmathGiven = fastmathOption->count() != 0;
+        build.lineinfoGiven = lineinfoOption->count() != 0;
+      });
+  return buildCommand;
 }
 
 } // namespace kiln::driver

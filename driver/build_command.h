@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+} // namespace CLI
+
 namespace kiln::driver {
 
 using pipeline::EmitKind;
@@ -43,5 +47,8 @@ std::optional<std::string> takePtxasFlags(std::vector<std::string> &arguments,
 /// status: 0; 1 when anything failed; 2 for a module name Python cannot
 /// import or a kernel module built without --emit or --module.
 int runBuild(BuildOptions options);
+
+/// Declares `kiln build` and its options on `app`; parsing fills `build`.
+CLI::App *addBuildCommand(CLI::App &app, BuildOptions &build);
 
 } // namespace kiln::driver

@@ -18,9 +18,11 @@
 #include "cache/key_location.h"
 #include "cache/signing_keys.h"
 #include "cache/trusted_keys.h"
+#include "driver/command_line.h"
 #include "driver/json_output.h"
 #include "pipeline/project_settings.h"
 
+#include <CLI/CLI.hpp>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/JSON.h>
@@ -422,6 +424,94 @@ int runCacheCommand(const CacheCommandOptions &options) {
   }
   }
   return 0;
+}
+
+CLI::App *addCacheCommand(CLI::App &app, CacheCommandOptions &cacheOptions) {
+  CLI::App *cacheCommand = app.add_subcommand(
+      "cache", "Inspect and manage the specialization cache that `kiln build` fills");
+  cacheCommand->require_subcommand(1);
+  cacheCommand->add_option_function<std::string>(
+      "--cache-dir", [&](const std::string &dir) { cacheOptions.flags.directory = dir; },
+      "The cache's folder (default: $KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else "
+      "~/.cache/kiln)");
+  auto cacheAction = [&](const char *name, const char *help, CacheAction action) {
+    CLI::App *command = cacheCommand->add_subcommand(name, help);
+    command->callback([&cacheOptions, action] { cacheOptions.action = action; });
+    command->add_option_function<std::string>(
+        "--cache-dir", [&](const std::string &dir) { cacheOptions.flags.directory = dir; },
+        "The cache's folder");
+    return command;
+  };
+  cacheAction("stats", "Entries, size, hits, misses, corrupt reads, evictions, per architecture",
+              CacheAction::Stats)
+      ->add_flag("--json", cacheOptions.json, "Print the result as JSON");
+  cacheAction("list", "Every entry, most recently used first", CacheAction::List)
+      ->add_flag("--json", cacheOptions.json, "Print the result as JSON");
+  CLI::App *pruneCommand = cacheAction(
+      "prune", "Drop least recently used entries beyond a size or age", CacheAction::Prune);
+  pruneCommand
+      ->add_option_function<std::string>(
+          "--max-size", [&](const std::string &size) { cacheOptions.flags.maxSize = size; },
+          "Shrink to this size, such as 500M (default: the cache's limit)")
+      ->check(sizeValidator());
+  pruneCommand
+      ->add_option_function<std::string>(
+          "--older-than", [&](const std::string &age) { cacheOptions.olderThan = age; },
+          "Drop entries not used for this long, such as 30d, 12h or 45m")
+      ->check(ageValidator());
+  pruneCommand->add_flag("--json", cacheOptions.json, "Print the result as JSON");
+  cacheAction("clear", "Drop every entry", CacheAction::Clear)
+      ->add_flag("--json", cacheOptions.json, "Print the result as JSON");
+  CLI::App *limitCommand =
+      cacheAction("limit",
+                  "Show the size limit and where it comes from, or keep SIZE as the cache's limit "
+                  "for later builds and commands",
+                  CacheAction::Limit);
+  limitCommand->add_option_function<std::string>(
+      "size", [&](const std::string &size) { cacheOptions.newLimit = size; },
+      "The new limit, such as 500M or 4G");
+  limitCommand->add_flag("--json", cacheOptions.json, "Print the result as JSON");
+  CLI::App *verifyCommand = cacheAction(
+      "verify", "Check that index and blobs agree and every blob is intact", CacheAction::Verify);
+  verifyCommand->add_flag("--repair", cacheOptions.repair,
+                          "Drop damaged entries, re-index intact ones, delete blobs of no entry");
+  verifyCommand->add_flag("--json", cacheOptions.json, "Print the result as JSON");
+  CLI::App *exportCommand = cacheAction(
+      "export",
+      "Write every intact entry to a tar archive (.tar, .tar.zst, .tar.gz), signed by your key",
+      CacheAction::Export);
+  exportCommand->add_option("file", cacheOptions.file, "The archive to write")->required();
+  exportCommand->add_flag("--json", cacheOptions.json, "Print the result as JSON");
+  CLI::Option *signWith = exportCommand->add_option_function<std::string>(
+      "--sign-with", [&](const std::string &key) { cacheOptions.signWith = key; },
+      "The signing key: a name from `kiln cache key list`, or a key file (default: "
+      "$KILN_SIGNING_KEY, else your only key)");
+  exportCommand
+      ->add_flag("--unsigned", cacheOptions.unsignedExport,
+                 "Write an unsigned archive, which imports only with --insecure-skip-signature")
+      ->excludes(signWith);
+  CLI::App *importCommand =
+      cacheAction("import",
+                  "Add the entries of an archive from `kiln cache export`, checking "
+                  "every one; a bad archive imports nothing",
+                  CacheAction::Import);
+  importCommand->add_option("file", cacheOptions.file, "The archive to read")->required();
+  importCommand->add_flag("--json", cacheOptions.json, "Print the result as JSON");
+  importCommand
+      ->add_option_function<std::string>(
+          "--max-size", [&](const std::string &size) { cacheOptions.flags.maxSize = size; },
+          "The cache's size limit, which also bounds what the archive may expand to")
+      ->check(sizeValidator());
+  CLI::Option *trustedKeys = importCommand->add_option_function<std::string>(
+      "--trusted-keys", [&](const std::string &file) { cacheOptions.trustedKeys = file; },
+      "The file of public keys whose archives to accept (default: $KILN_TRUSTED_KEYS, "
+      "else trusted-keys in Kiln's configuration folder)");
+  importCommand
+      ->add_flag("--insecure-skip-signature", cacheOptions.skipSignature,
+                 "Accept the archive whoever made it, unsigned or not: its entries are used "
+                 "as if compiled here")
+      ->excludes(trustedKeys);
+  return cacheCommand;
 }
 
 } // namespace kiln::driver

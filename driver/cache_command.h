@@ -6,6 +6,10 @@
 #include <optional>
 #include <string>
 
+namespace CLI {
+class App;
+} // namespace CLI
+
 namespace kiln::driver {
 
 enum class CacheAction { Stats, List, Prune, Clear, Limit, Verify, Export, Import };
@@ -34,5 +38,8 @@ struct CacheCommandOptions {
 
 /// Runs one `kiln cache` subcommand; returns the exit status.
 int runCacheCommand(const CacheCommandOptions &options);
+
+/// Declares `kiln cache` and its options on `app`; parsing fills `cacheOptions`.
+CLI::App *addCacheCommand(CLI::App &app, CacheCommandOptions &cacheOptions);
 
 } // namespace kiln::driver

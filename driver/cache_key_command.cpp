@@ -14,6 +14,7 @@
 #include "cache/trusted_keys.h"
 #include "driver/json_output.h"
 
+#include <CLI/CLI.hpp>
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/FormatVariadic.h>
@@ -216,6 +217,59 @@ int runCacheKeyCommand(const CacheKeyOptions &options) {
     return untrust(options, *location);
   }
   return 0;
+}
+
+CLI::App *addCacheKeyCommand(CLI::App &cacheCommand, CacheKeyOptions &keyOptions) {
+  CLI::App *keyCommand = cacheCommand.add_subcommand(
+      "key", "Make signing keys for exports, and choose whose archives imports accept");
+  keyCommand->require_subcommand(1);
+  auto keyAction = [&](const char *name, const char *help, CacheKeyAction action) {
+    CLI::App *command = keyCommand->add_subcommand(name, help);
+    command->callback([&keyOptions, action] { keyOptions.action = action; });
+    command->add_flag("--json", keyOptions.json, "Print the result as JSON");
+    return command;
+  };
+  auto trustedKeysOption = [&](CLI::App *command) {
+    command->add_option_function<std::string>(
+        "--trusted-keys", [&](const std::string &file) { keyOptions.trustedKeys = file; },
+        "The trusted-keys file (default: $KILN_TRUSTED_KEYS, else trusted-keys in Kiln's "
+        "configuration folder)");
+  };
+  CLI::App *generateCommand = keyAction(
+      "generate", "Create an Ed25519 signing key (mode 0600) in Kiln's configuration folder",
+      CacheKeyAction::Generate);
+  generateCommand->add_option_function<std::string>(
+      "--name", [&](const std::string &name) { keyOptions.name = name; },
+      "The key's name (default: user@host)");
+  generateCommand->add_option_function<std::string>(
+      "--file", [&](const std::string &file) { keyOptions.file = file; },
+      "Write the private key to this new file instead (to hand to CI as a secret)");
+  trustedKeysOption(
+      keyAction("list", "Your signing keys and the keys you trust", CacheKeyAction::List));
+  keyAction("export-public", "Print a signing key's public key line, to trust elsewhere",
+            CacheKeyAction::ExportPublic)
+      ->add_option_function<std::string>(
+          "key", [&](const std::string &key) { keyOptions.argument = key; },
+          "A key name or key file (default: $KILN_SIGNING_KEY, else your only key)");
+  CLI::App *trustCommand =
+      keyAction("trust", "Accept archives this key signed (adds it to the trusted keys)",
+                CacheKeyAction::Trust);
+  trustCommand
+      ->add_option_function<std::string>(
+          "key", [&](const std::string &key) { keyOptions.argument = key; },
+          "A public key line ('kiln-ed25519 <base64> <name>'), a file of them, or - for "
+          "standard input")
+      ->required();
+  trustedKeysOption(trustCommand);
+  CLI::App *untrustCommand =
+      keyAction("untrust", "Stop accepting archives a key signed", CacheKeyAction::Untrust);
+  untrustCommand
+      ->add_option_function<std::string>(
+          "key", [&](const std::string &key) { keyOptions.argument = key; },
+          "The key's name or fingerprint (SHA256:...)")
+      ->required();
+  trustedKeysOption(untrustCommand);
+  return keyCommand;
 }
 
 } // namespace kiln::driver

@@ -4,6 +4,10 @@
 #include <optional>
 #include <string>
 
+namespace CLI {
+class App;
+} // namespace CLI
+
 namespace kiln::driver {
 
 enum class CacheKeyAction { Generate, List, ExportPublic, Trust, Untrust };
@@ -26,5 +30,8 @@ struct CacheKeyOptions {
 
 /// Runs one `kiln cache key` subcommand; returns the exit status.
 int runCacheKeyCommand(const CacheKeyOptions &options);
+
+/// Declares `kiln cache key` and its options on `cacheCommand`; parsing fills `keyOptions`.
+CLI::App *addCacheKeyCommand(CLI::App &cacheCommand, CacheKeyOptions &keyOptions);
 
 } // namespace kiln::driver

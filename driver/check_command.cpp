@@ -14,6 +14,7 @@
 #include "frontend/frontend.h"
 #include "pipeline/python_host_values.h"
 
+#include <CLI/CLI.hpp>
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
@@ -159,6 +160,25 @@ int runCheck(const CheckOptions &options) {
     llvm::outs() << '\n';
   }
   return failed ? 1 : 0;
+}
+
+CLI::App *addCheckCommand(CLI::App &app, CheckOptions &check) {
+  CLI::App *checkCommand =
+      app.add_subcommand("check", "Parse and type-check kernel modules, listing what they define");
+  checkCommand->add_option("files", check.files, "Kernel modules (.py) to check")->required();
+  checkCommand->add_option("--module", check.moduleName,
+                           "Dotted module name, for [tool.kiln.signatures] keys such as "
+                           "'pkg.kernels.add'");
+  checkCommand->add_option("--signature", check.signatures,
+                           "Signature for a kernel without one, as NAME=SIGNATURE "
+                           "(e.g. 'add=void(float32[:], float32[:])'); repeatable");
+  checkCommand->add_option("--python", check.python,
+                           "The Python that imports a module to read the globals its host code "
+                           "computes, where kernels read them (default: python3 on $PATH)");
+  checkCommand->add_flag("--json", check.json, "Print the result as JSON");
+  checkCommand->add_flag("-v,--verbose", check.verbose,
+                         "Also print each local variable's types and each semantic hash");
+  return checkCommand;
 }
 
 } // namespace kiln::driver

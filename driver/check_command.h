@@ -4,6 +4,10 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+} // namespace CLI
+
 namespace kiln::driver {
 
 struct CheckOptions {
@@ -22,5 +26,8 @@ struct CheckOptions {
 /// Returns the process exit status: 0 if every file checked clean, 1 if any
 /// had errors.
 int runCheck(const CheckOptions &options);
+
+/// Declares `kiln check` and its options on `app`; parsing fills `check`.
+CLI::App *addCheckCommand(CLI::App &app, CheckOptions &check);
 
 } // namespace kiln::driver

@@ -31,6 +31,7 @@
 #include "module/module_reader.h"
 #include "support/temporary_directory.h"
 
+#include <CLI/CLI.hpp>
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
@@ -221,6 +222,15 @@ int runInspect(const InspectOptions &options) {
   else
     printText(*module, options.path, llvm::outs());
   return 0;
+}
+
+CLI::App *addInspectCommand(CLI::App &app, InspectOptions &inspect) {
+  CLI::App *inspectCommand = app.add_subcommand(
+      "inspect", "Show what a module built by `kiln build --module` holds, without importing it");
+  inspectCommand->add_option("module", inspect.path, "Built module (kernels.cpython-*.so)")
+      ->required();
+  inspectCommand->add_flag("--json", inspect.json, "Print the result as JSON");
+  return inspectCommand;
 }
 
 } // namespace kiln::driver

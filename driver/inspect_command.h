@@ -3,6 +3,10 @@
 
 #include <string>
 
+namespace CLI {
+class App;
+} // namespace CLI
+
 namespace kiln::driver {
 
 struct InspectOptions {
@@ -16,5 +20,8 @@ struct InspectOptions {
 /// the options and the Kiln that built it. Returns the exit status: 0, or 1
 /// when the file cannot be read or is damaged (the message says where).
 int runInspect(const InspectOptions &options);
+
+/// Declares `kiln inspect` and its options on `app`; parsing fills `inspect`.
+CLI::App *addInspectCommand(CLI::App &app, InspectOptions &inspect);
 
 } // namespace kiln::driver

@@ -21,6 +21,7 @@
 #include "pipeline/signature_file.h"
 #include "support/nearest_file.h"
 
+#include <CLI/CLI.hpp>
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/JSON.h>
@@ -222,6 +223,42 @@ int runSignatures(const SignaturesOptions &options) {
     return prune(options);
   }
   return 1;
+}
+
+CLI::App *addSignaturesCommand(CLI::App &app, SignaturesOptions &signatures) {
+  using SignaturesAction = SignaturesOptions::Action;
+  CLI::App *signaturesCommand = app.add_subcommand(
+      "signatures", "Show, add to and clean the signatures a project's build compiles "
+                    "(kiln-signatures.toml, [tool.kiln.signatures])");
+  signaturesCommand->require_subcommand(1);
+  CLI::App *signaturesList = signaturesCommand->add_subcommand(
+      "list", "Every kernel's signatures, from kiln-signatures.toml and pyproject.toml");
+  signaturesList->callback([&] { signatures.action = SignaturesAction::List; });
+  signaturesList->add_option("path", signatures.path,
+                             "The signatures file, or a folder to look upwards from (default: .)");
+  signaturesList->add_flag("--json", signatures.json, "Print the result as JSON");
+  CLI::App *signaturesAdd = signaturesCommand->add_subcommand(
+      "add", "Add signatures of a kernel to kiln-signatures.toml (created beside the nearest "
+             "pyproject.toml if there is none)");
+  signaturesAdd->callback([&] { signatures.action = SignaturesAction::Add; });
+  signaturesAdd
+      ->add_option("kernel", signatures.kernel, "Module-qualified kernel: pkg.kernels.scale")
+      ->required();
+  signaturesAdd
+      ->add_option("signatures", signatures.signatures,
+                   "Numba signatures: 'void(float32[::1], float32)'")
+      ->required();
+  signaturesAdd->add_option("--file", signatures.path,
+                            "The signatures file, or a folder to look upwards from (default: .)");
+  CLI::App *signaturesPrune = signaturesCommand->add_subcommand(
+      "prune", "Remove the entries of kiln-signatures.toml whose kernel no longer exists");
+  signaturesPrune->callback([&] { signatures.action = SignaturesAction::Prune; });
+  signaturesPrune->add_option("path", signatures.path,
+                              "The signatures file, or a folder to look upwards from (default: .)");
+  signaturesPrune->add_flag("--dry-run", signatures.dryRun, "Show what would go; change nothing");
+  signaturesPrune->add_flag("--json", signatures.json, "Print the result as JSON");
+  signaturesAdd->add_flag("--json", signatures.json, "Print the result as JSON");
+  return signaturesCommand;
 }
 
 } // namespace kiln::driver

@@ -4,6 +4,10 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+} // namespace CLI
+
 namespace kiln::driver {
 
 struct SignaturesOptions {
@@ -25,5 +29,8 @@ struct SignaturesOptions {
 /// its entries whose kernel no longer exists. Returns the exit status: 0,
 /// or 1 with a message on stderr.
 int runSignatures(const SignaturesOptions &options);
+
+/// Declares `kiln signatures` and its options on `app`; parsing fills `signatures`.
+CLI::App *addSignaturesCommand(CLI::App &app, SignaturesOptions &signatures);
 
 } // namespace kiln::driver

@@ -25,6 +25,7 @@
 #include "driver/arch_option.h"
 #include "pipeline/project_settings.h"
 
+#include <CLI/CLI.hpp>
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/Process.h>
 #include <llvm/Support/WithColor.h>
@@ -267,6 +268,18 @@ int runTargets(const TargetsOptions &options) {
   if (!findings.selection && options.arch && archListSyntaxProblem(*options.arch))
     return 2;
   return findings.failed() ? 1 : 0;
+}
+
+CLI::App *addTargetsCommand(CLI::App &app, TargetsOptions &targets) {
+  CLI::App *targetsCommand = app.add_subcommand(
+      "targets", "Show the CUDA toolkit and the GPU architectures Kiln builds for");
+  targetsCommand->add_option_function<std::string>(
+      "--arch", [&](const std::string &list) { targets.arch = list; },
+      "Architecture list to check and expand, as CMake (75;80-real;90-virtual, all), "
+      "TORCH_CUDA_ARCH_LIST (7.5 8.0 9.0+PTX) or nvcc (sm_80) write it; default: $CUDAARCHS, "
+      "else Kiln's default");
+  targetsCommand->add_flag("--json", targets.json, "Print the result as JSON");
+  return targetsCommand;
 }
 
 } // namespace kiln::driver

@@ -4,6 +4,10 @@
 #include <optional>
 #include <string>
 
+namespace CLI {
+class App;
+} // namespace CLI
+
 namespace kiln::driver {
 
 struct TargetsOptions {
@@ -17,5 +21,8 @@ struct TargetsOptions {
 /// the process exit status: 0, or 1 when there is no usable toolkit or the
 /// selected architecture list is invalid.
 int runTargets(const TargetsOptions &options);
+
+/// Declares `kiln targets` and its options on `app`; parsing fills `targets`.
+CLI::App *addTargetsCommand(CLI::App &app, TargetsOptions &targets);
 
 } // namespace kiln::driver
