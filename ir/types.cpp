@@ -60,43 +60,30 @@ bool TupleType::isHomogeneous() const {
 
 namespace {
 
-/// Index of each scalar in TypeContext::scalars.
+/// Index of each scalar in TypeContext::scalars: Numba's scalars, then
+/// bfloat16, which numba-cuda converts by rules of its own.
 enum ScalarIndex : unsigned {
-  Bool,
-  I8,
-  I16,
-  I32,
-  I64,
-  U8,
-  U16,
-  U32,
-  U64,
-  F16,
-  F32,
-  F64,
-  C64,
-  C128,
+#define NUMBA_SCALAR(Id, name, size) Id,
+#include "module/numba_scalars.def"
   BF16,
   NumScalars
 };
 
-/// Numba's casting rules (numba/cuda/typeconv/rules.py): the direct edges of
-/// the casting graph. Every other conversion follows by closure.
+/// A direct edge of Numba's casting graph; every other conversion follows
+/// by closure.
 struct CastingEdge {
   ScalarIndex from;
   ScalarIndex to;
   Conversion forward;
   std::optional<Conversion> backward;
 };
-constexpr Conversion P = Conversion::Promote;
-constexpr Conversion S = Conversion::Safe;
-constexpr Conversion U = Conversion::Unsafe;
+constexpr Conversion Promote = Conversion::Promote;
+constexpr Conversion Safe = Conversion::Safe;
+constexpr Conversion Unsafe = Conversion::Unsafe;
+constexpr std::nullopt_t None = std::nullopt;
 const CastingEdge castingEdges[] = {
-    {Bool, I8, S, U},  {Bool, U8, S, U},   {I8, I16, P, U},   {U8, U16, P, U},  {I16, I32, P, U},
-    {U16, U32, P, U},  {I32, I64, P, U},   {U32, U64, P, U},  {U8, I16, S, U},  {U16, I32, S, U},
-    {U32, I64, S, U},  {I8, F16, S, U},    {I16, F32, S, U},  {I32, F64, S, U}, {I16, F16, U, U},
-    {I32, F32, U, U},  {I64, F64, S, U},   {U64, F64, S, U},  {F16, F32, P, U}, {F32, F64, P, U},
-    {F32, C64, S, {}}, {F64, C128, S, {}}, {C64, C128, P, U},
+#define NUMBA_CAST(From, To, forward, backward) {From, To, forward, backward},
+#include "module/numba_scalars.def"
 };
 
 } // namespace

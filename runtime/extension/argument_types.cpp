@@ -17,29 +17,21 @@ struct ScalarInfo {
 };
 
 constexpr ScalarInfo scalarInfo[scalarKindCount] = {
-    {"bool", 1},    {"int8", 1},    {"int16", 2},     {"int32", 4},       {"int64", 8},
-    {"uint8", 1},   {"uint16", 2},  {"uint32", 4},    {"uint64", 8},      {"float16", 2},
-    {"float32", 4}, {"float64", 8}, {"complex64", 8}, {"complex128", 16},
+#define NUMBA_SCALAR(Id, name, size) {name, size},
+#include "module/numba_scalars.def"
 };
 
-/// The direct edges of Numba's casting graph (numba/core/typeconv/rules.py
-/// and numba-cuda's float16 additions), as frontend/types.cpp lists them.
+/// A direct edge of Numba's casting graph.
 struct CastingEdge {
   ScalarKind from, to;
   Conversion forward, backward;
 };
 using K = ScalarKind;
-constexpr Conversion P = Conversion::Promote, S = Conversion::Safe, U = Conversion::Unsafe,
-                     N = Conversion::None;
+constexpr Conversion Promote = Conversion::Promote, Safe = Conversion::Safe,
+                     Unsafe = Conversion::Unsafe, None = Conversion::None;
 constexpr CastingEdge castingEdges[] = {
-    {K::Bool, K::I8, S, U},  {K::Bool, K::U8, S, U},  {K::I8, K::I16, P, U},
-    {K::U8, K::U16, P, U},   {K::I16, K::I32, P, U},  {K::U16, K::U32, P, U},
-    {K::I32, K::I64, P, U},  {K::U32, K::U64, P, U},  {K::U8, K::I16, S, U},
-    {K::U16, K::I32, S, U},  {K::U32, K::I64, S, U},  {K::I8, K::F16, S, U},
-    {K::I16, K::F32, S, U},  {K::I32, K::F64, S, U},  {K::I16, K::F16, U, U},
-    {K::I32, K::F32, U, U},  {K::I64, K::F64, S, U},  {K::U64, K::F64, S, U},
-    {K::F16, K::F32, P, U},  {K::F32, K::F64, P, U},  {K::F32, K::C64, S, N},
-    {K::F64, K::C128, S, N}, {K::C64, K::C128, P, U},
+#define NUMBA_CAST(From, To, forward, backward) {K::From, K::To, forward, backward},
+#include "module/numba_scalars.def"
 };
 
 /// The closure of the graph: a path converts as its worst edge, and two
@@ -53,14 +45,14 @@ struct ConversionTable {
       table[i][i] = Conversion::Exact;
     for (const CastingEdge &edge : castingEdges) {
       table[unsigned(edge.from)][unsigned(edge.to)] = edge.forward;
-      if (edge.backward != N)
+      if (edge.backward != None)
         table[unsigned(edge.to)][unsigned(edge.from)] = edge.backward;
     }
     for (unsigned via = 0; via < scalarKindCount; ++via)
       for (unsigned from = 0; from < scalarKindCount; ++from)
         for (unsigned to = 0; to < scalarKindCount; ++to) {
           Conversion first = table[from][via], second = table[via][to];
-          if (first == N || second == N || from == to)
+          if (first == None || second == None || from == to)
             continue;
           Conversion path = std::max(first, second);
           if (path < table[from][to])

@@ -12,9 +12,8 @@
 // the alignment flag: "Record(s0[type=uint64;offset=0],...;16"), and
 // fixed-width strings by their Numba name ("[unichr x 12]").
 //
-// Conversions follow Numba's casting rules (numba/core/typeconv/rules.py,
-// with numba-cuda's float16 edges): the same graph the compiler uses
-// (frontend/types.cpp), closed the same way.
+// Conversions follow Numba's casting rules: the graph the compiler uses
+// (module/numba_scalars.def), closed the same way.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -26,23 +25,12 @@
 
 namespace kiln::python {
 
+/// Numba's scalars, in module/numba_scalars.def's order.
 enum class ScalarKind : uint8_t {
-  Bool,
-  I8,
-  I16,
-  I32,
-  I64,
-  U8,
-  U16,
-  U32,
-  U64,
-  F16,
-  F32,
-  F64,
-  C64,
-  C128,
+#define NUMBA_SCALAR(Id, name, size) Id,
+#include "module/numba_scalars.def"
 };
-constexpr unsigned scalarKindCount = 14;
+constexpr unsigned scalarKindCount = unsigned(ScalarKind::C128) + 1;
 
 /// Numba's name: "int64", "float32", "bool".
 const char *scalarName(ScalarKind kind);

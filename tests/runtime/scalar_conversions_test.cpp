@@ -1,9 +1,10 @@
 //===- tests/runtime/scalar_conversions_test.cpp --------------------------===//
 //
-// The runtime picks specializations by Numba's scalar conversion rules with
-// its own copy of Numba's casting graph (it cannot link the compiler). The
-// front end's copy is checked against Numba's typing tables; this proves the
-// runtime's agrees with it for every pair of scalar types.
+// The runtime picks specializations by Numba's scalar conversion rules, and
+// closes Numba's casting graph (module/numba_scalars.def) itself, since it
+// cannot link the compiler. The compiler's closure is checked against
+// Numba's typing tables; this proves the runtime's agrees with it for every
+// pair of scalar types.
 //
 //===----------------------------------------------------------------------===//
 
