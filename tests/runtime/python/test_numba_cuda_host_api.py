@@ -151,6 +151,19 @@ def test_mapped_gives_device_views_of_host_arrays():
 
 
 @pytest.mark.parametrize("hint", ["In", "Out", "InOut"])
+def test_a_kernels_first_call_takes_an_argument_hint(hint):
+    @cuda.jit
+    def negate(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = -a[i]
+
+    host = np.arange(4, dtype=np.int32)
+    negate[1, 4](getattr(cuda, hint)(host))
+    np.testing.assert_array_equal(host, -np.arange(4), err_msg="the hint's array must type the kernel's first call")
+
+
+@pytest.mark.parametrize("hint", ["In", "Out", "InOut"])
 def test_argument_hints_pass_host_arrays_in_place_on_the_cpu_engine(hint):
     host = np.ones(4)
     double[1, 4](getattr(cuda, hint)(host))
