@@ -33,6 +33,7 @@
 #include "backend/manifest.h"
 #include "frontend/resolve/build_config.h"
 #include "frontend/source/source_file.h"
+#include "module/elf_section_reader.h"
 #include "module/format.h"
 #include "module/manifest_format.h"
 #include "module/module_check.h"
@@ -43,7 +44,6 @@
 #include <CLI/CLI.hpp>
 #include <llvm/ADT/ScopeExit.h>
 #include <llvm/ADT/StringExtras.h>
-#include <llvm/Object/ELF.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/JSON.h>
@@ -232,29 +232,6 @@ bool plausibleBundle(llvm::StringRef bytes, size_t at) {
   return version >= 1 && version < 1000 && headerSize >= 16 && headerSize <= 4096;
 }
 
-/// Whether the ELF file `bytes` has a section named .kiln.bundle (when its
-/// section headers can be read).
-bool hasBundleSection(llvm::StringRef bytes) {
-  llvm::Expected<llvm::object::ELF64LEFile> elf = llvm::object::ELF64LEFile::create(bytes);
-  if (!elf) {
-    llvm::consumeError(elf.takeError());
-    return false;
-  }
-  llvm::Expected<llvm::object::ELF64LEFile::Elf_Shdr_Range> sections = elf->sections();
-  if (!sections) {
-    llvm::consumeError(sections.takeError());
-    return false;
-  }
-  for (const auto &section : *sections) {
-    llvm::Expected<llvm::StringRef> name = elf->getSectionName(section);
-    if (name && *name == KILN_BUNDLE_SECTION)
-      return true;
-    if (!name)
-      llvm::consumeError(name.takeError());
-  }
-  return false;
-}
-
 /// Returns the module `bytes` holds, or nothing when they are not a Kiln
 /// module.
 std::optional<AuditedModule> auditFile(const std::string &location, llvm::StringRef bytes) {
@@ -267,7 +244,9 @@ std::optional<AuditedModule> auditFile(const std::string &location, llvm::String
   size_t magicAt = bytes.find(magic);
   while (magicAt != llvm::StringRef::npos && !plausibleBundle(bytes, magicAt))
     magicAt = bytes.find(magic, magicAt + 1);
-  if (magicAt == llvm::StringRef::npos && !hasBundleSection(bytes))
+  if (magicAt == llvm::StringRef::npos &&
+      !bundle::hasElfSection(bundle::MemoryByteSource({bytes.data(), bytes.size()}),
+                             KILN_BUNDLE_SECTION))
     return std::nullopt;
   readModuleFile(bytes, module);
   return module;

@@ -156,6 +156,28 @@ bool readSectionHeaders(const ByteSource &file, std::vector<SectionHeader> &sect
 
 } // namespace
 
+namespace {
+
+/// The section header named `name`, or null.
+const SectionHeader *sectionNamed(const std::vector<SectionHeader> &sections,
+                                  const std::string &names, const char *name) {
+  const size_t nameSize = std::strlen(name);
+  for (const SectionHeader &candidate : sections)
+    if (candidate.sh_name < names.size() &&
+        names.compare(candidate.sh_name, nameSize + 1, name, nameSize + 1) == 0)
+      return &candidate;
+  return nullptr;
+}
+
+} // namespace
+
+bool hasElfSection(const ByteSource &file, const char *name) {
+  std::vector<SectionHeader> sections;
+  std::string names, problem;
+  return readSectionHeaders(file, sections, names, problem) &&
+         sectionNamed(sections, names, name) != nullptr;
+}
+
 bool locateElfSection(const ByteSource &file, const char *name, const char *contents,
                       uint64_t expectedSize, SectionLocation &section, std::string &problem) {
   std::vector<SectionHeader> sections;
@@ -164,14 +186,7 @@ bool locateElfSection(const ByteSource &file, const char *name, const char *cont
     return false;
   const uint64_t fileSize = file.size();
   uint64_t end;
-  const SectionHeader *found = nullptr;
-  const size_t nameSize = std::strlen(name);
-  for (const SectionHeader &candidate : sections)
-    if (candidate.sh_name < names.size() &&
-        names.compare(candidate.sh_name, nameSize + 1, name, nameSize + 1) == 0) {
-      found = &candidate;
-      break;
-    }
+  const SectionHeader *found = sectionNamed(sections, names, name);
   if (!found) {
     problem = std::string("its file has no section ") + name;
     return false;

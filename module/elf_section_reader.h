@@ -57,6 +57,11 @@ struct SectionLocation {
   uint64_t size = 0;
 };
 
+/// Whether the ELF file `file` (of this machine's class and byte order) has
+/// a section named `name`; false also when its section headers cannot be
+/// read.
+bool hasElfSection(const ByteSource &file, const char *name);
+
 /// Finds the section `name` of the ELF file `file` (of this machine's class
 /// and byte order) and checks that it lies in the file and holds
 /// `expectedSize` (> 0) bytes. On failure returns false and sets `problem`
