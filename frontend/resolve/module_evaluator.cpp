@@ -255,13 +255,15 @@ std::optional<ModuleValue> ModuleEvaluator::evaluateName(const NameExpr *name) {
   if (const ModuleValue *value = scope.lookup(name->id)) {
     if (value->kind() == ModuleValue::Kind::Symbol)
       return valueOfSymbol(value->symbolValue());
+    if (value->kind() == ModuleValue::Kind::HostValue) {
+      diags.report(DiagID::err_host_value_used, name->range(),
+                   {name->id, value->hostDescription()});
+      return std::nullopt;
+    }
     if (value->kind() == ModuleValue::Kind::Invalid) {
       if (!value->ignoredImport().empty())
         diags.report(DiagID::err_ignored_import_used, name->range(),
                      {name->id, value->ignoredImport()});
-      else if (!value->hostDescription().empty())
-        diags.report(DiagID::err_host_value_used, name->range(),
-                     {name->id, value->hostDescription()});
       return std::nullopt; // otherwise its definition was reported
     }
     return *value;
@@ -293,13 +295,15 @@ std::optional<ModuleValue> ModuleEvaluator::evaluateAttribute(const AttributeExp
                    {base->moduleName(), attr->attr});
       return std::nullopt;
     }
+    std::string path = base->moduleName() + "." + attr->attr.str();
+    if (member->kind() == ModuleValue::Kind::HostValue) {
+      diags.report(DiagID::err_host_value_used, attr->range(), {path, member->hostDescription()});
+      return std::nullopt;
+    }
     if (member->kind() == ModuleValue::Kind::Invalid) {
-      std::string path = base->moduleName() + "." + attr->attr.str();
       if (!member->ignoredImport().empty())
         diags.report(DiagID::err_ignored_import_used, attr->range(),
                      {path, member->ignoredImport()});
-      else if (!member->hostDescription().empty())
-        diags.report(DiagID::err_host_value_used, attr->range(), {path, member->hostDescription()});
       return std::nullopt;
     }
     return *member;

@@ -11,10 +11,12 @@
 //   def scale(x): ...
 //
 // Decorator arguments and signatures are evaluated here, so that everything
-// after this stage sees kernels with concrete signatures and options. Any
-// other top-level statement gets a diagnostic: the built extension module
-// replaces the source module, so code that would only run at import time
-// would silently disappear.
+// after this stage sees kernels with concrete signatures and options. In a
+// kernel module, any other top-level statement gets a diagnostic: the built
+// extension module replaces the source module, so code that would only run
+// at import time would silently disappear. In a module that stays Python
+// (it imports kiln), such statements are host code's: the names they bind
+// are what the running module's host values say.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -159,9 +161,10 @@ public:
     Array,     // a NumPy array host code computed at import
     Module,    // a Python source module of the package: `from . import config`
     Overload,  // a Python function with numba.extending.overload implementations
-    Invalid,   // a name whose definition failed (and was reported), an import
-               // Kiln ignored (importedModule names it), or a name host code
-               // binds in a module that stays Python (hostValue describes it)
+    HostValue, // a name host code binds in a module that stays Python
+               // (hostDescription says what; host values may say more)
+    Invalid,   // a name whose definition failed (and was reported), or an
+               // import Kiln ignored (ignoredImport names it)
   };
 
   static ModuleValue constant(ConstantValue value);
@@ -203,7 +206,7 @@ public:
   const std::string &hostName() const { return hostNamePart; }
   /// For an Invalid value from an ignored import: the module's name.
   const std::string &ignoredImport() const { return importPart; }
-  /// For an Invalid value host code binds: what it is.
+  /// For a HostValue: what it is ("a function", "a class").
   const std::string &hostDescription() const { return hostPart; }
 
   /// For a Module: its name as imported, and the attribute `name` of it (a

@@ -94,7 +94,7 @@ const ConstantValue *EnumDefinition::member(llvm::StringRef memberName) const {
 }
 
 ModuleValue ModuleValue::hostValue(std::string description) {
-  ModuleValue v(Kind::Invalid);
+  ModuleValue v(Kind::HostValue);
   v.hostPart = std::move(description);
   return v;
 }
@@ -200,9 +200,9 @@ std::string ModuleValue::describe() const {
       text += argumentTypes + " -> " + implementation->name + "; ";
     return text + ")";
   }
+  case Kind::HostValue:
+    return hostPart;
   case Kind::Invalid:
-    if (!hostPart.empty())
-      return hostPart;
     return importPart.empty() ? "an invalid definition" : "module '" + importPart + "'";
   }
   return "value";

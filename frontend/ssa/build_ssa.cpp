@@ -1172,11 +1172,11 @@ Instr *SSABuilder::buildClosure(const FunctionDecl &function, SourceRange range)
 }
 
 Instr *SSABuilder::buildGlobal(const ModuleValue *global, llvm::StringRef path, SourceRange range) {
+  if (global->kind() == ModuleValue::Kind::HostValue)
+    return unsupported(DiagID::err_host_value_used, range, {path, global->hostDescription()});
   if (global->kind() == ModuleValue::Kind::Invalid) {
     if (!global->ignoredImport().empty())
       return unsupported(DiagID::err_ignored_import_used, range, {path, global->ignoredImport()});
-    if (!global->hostDescription().empty())
-      return unsupported(DiagID::err_host_value_used, range, {path, global->hostDescription()});
     failed = true; // its definition was reported
     return nullptr;
   }

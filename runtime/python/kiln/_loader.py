@@ -34,21 +34,15 @@ def _constant(entry):
         if isinstance(value, str) and kind != "unicode_type" and value in ("nan", "inf", "-inf"):
             return float(value)
         if kind.startswith("complex") and isinstance(value, list) and len(value) == 2:
-            return complex(_float(value[0]), _float(value[1]))
+            return complex(float(value[0]), float(value[1]))
         if kind.startswith("float") and isinstance(value, (int, float, str)):
-            return _float(value)
+            return float(value)  # also "nan", "inf", "-inf", as the manifest writes them
         if isinstance(value, list):
             elements = _tuple_element_types(kind, len(value))
             return tuple(convert(v, k) for v, k in zip(value, elements))
         return value
 
     return convert(value, kind)
-
-
-def _float(value):
-    if isinstance(value, str):
-        return float(value)
-    return float(value)
 
 
 def _tuple_element_types(kind, count):
