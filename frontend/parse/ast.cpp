@@ -193,29 +193,27 @@ void forEachSubexpressionInScope(Expr *e, llvm::function_ref<void(Expr *)> visit
   forEachChild(e, [&](Expr *child) { forEachSubexpressionInScope(child, visit); });
 }
 
+llvm::SmallVector<llvm::ArrayRef<Stmt *>, 2> nestedBodies(const Stmt *stmt) {
+  switch (stmt->kind()) {
+  case Stmt::Kind::For:
+    return {llvm::cast<ForStmt>(stmt)->body, llvm::cast<ForStmt>(stmt)->orelse};
+  case Stmt::Kind::While:
+    return {llvm::cast<WhileStmt>(stmt)->body, llvm::cast<WhileStmt>(stmt)->orelse};
+  case Stmt::Kind::If:
+    return {llvm::cast<IfStmt>(stmt)->body, llvm::cast<IfStmt>(stmt)->orelse};
+  case Stmt::Kind::With:
+  case Stmt::Kind::Try:
+    return {llvm::cast<BlockStmt>(stmt)->body};
+  default:
+    return {};
+  }
+}
+
 void forEachStatement(llvm::ArrayRef<Stmt *> body, llvm::function_ref<void(const Stmt *)> visit) {
   for (const Stmt *stmt : body) {
     visit(stmt);
-    switch (stmt->kind()) {
-    case Stmt::Kind::For:
-      forEachStatement(llvm::cast<ForStmt>(stmt)->body, visit);
-      forEachStatement(llvm::cast<ForStmt>(stmt)->orelse, visit);
-      break;
-    case Stmt::Kind::While:
-      forEachStatement(llvm::cast<WhileStmt>(stmt)->body, visit);
-      forEachStatement(llvm::cast<WhileStmt>(stmt)->orelse, visit);
-      break;
-    case Stmt::Kind::If:
-      forEachStatement(llvm::cast<IfStmt>(stmt)->body, visit);
-      forEachStatement(llvm::cast<IfStmt>(stmt)->orelse, visit);
-      break;
-    case Stmt::Kind::With:
-    case Stmt::Kind::Try:
-      forEachStatement(llvm::cast<BlockStmt>(stmt)->body, visit);
-      break;
-    default:
-      break;
-    }
+    for (llvm::ArrayRef<Stmt *> nested : nestedBodies(stmt))
+      forEachStatement(nested, visit);
   }
 }
 
@@ -261,31 +259,15 @@ void forEachExpression(llvm::ArrayRef<Stmt *> body, llvm::function_ref<void(Expr
       one(llvm::cast<AnnAssignStmt>(stmt)->annotation);
       one(llvm::cast<AnnAssignStmt>(stmt)->value);
       break;
-    case Stmt::Kind::For: {
-      const auto *loop = llvm::cast<ForStmt>(stmt);
-      one(loop->target);
-      one(loop->iter);
-      forEachExpression(loop->body, visit, functionBodies);
-      forEachExpression(loop->orelse, visit, functionBodies);
+    case Stmt::Kind::For:
+      one(llvm::cast<ForStmt>(stmt)->target);
+      one(llvm::cast<ForStmt>(stmt)->iter);
       break;
-    }
-    case Stmt::Kind::While: {
-      const auto *loop = llvm::cast<WhileStmt>(stmt);
-      one(loop->test);
-      forEachExpression(loop->body, visit, functionBodies);
-      forEachExpression(loop->orelse, visit, functionBodies);
+    case Stmt::Kind::While:
+      one(llvm::cast<WhileStmt>(stmt)->test);
       break;
-    }
-    case Stmt::Kind::If: {
-      const auto *branch = llvm::cast<IfStmt>(stmt);
-      one(branch->test);
-      forEachExpression(branch->body, visit, functionBodies);
-      forEachExpression(branch->orelse, visit, functionBodies);
-      break;
-    }
-    case Stmt::Kind::With:
-    case Stmt::Kind::Try:
-      forEachExpression(llvm::cast<BlockStmt>(stmt)->body, visit, functionBodies);
+    case Stmt::Kind::If:
+      one(llvm::cast<IfStmt>(stmt)->test);
       break;
     case Stmt::Kind::Raise:
       one(llvm::cast<RaiseStmt>(stmt)->exception);
@@ -304,6 +286,8 @@ void forEachExpression(llvm::ArrayRef<Stmt *> body, llvm::function_ref<void(Expr
     default:
       break;
     }
+    for (llvm::ArrayRef<Stmt *> nested : nestedBodies(stmt))
+      forEachExpression(nested, visit, functionBodies);
   }
 }
 

@@ -624,6 +624,12 @@ public:
   KILN_STMT_CLASSOF(ExprStmt)
 };
 
+/// The statement lists a compound statement runs in its own scope: a loop's
+/// body and `else`, a branch's body and `else`, the body of `with` and
+/// `try`; none for other statements (functions and classes have scopes of
+/// their own).
+llvm::SmallVector<llvm::ArrayRef<Stmt *>, 2> nestedBodies(const Stmt *stmt);
+
 /// Calls `visit` on every statement in `body` and, after each compound
 /// statement, on those in its bodies (loops, branches, `with`, `try`), in
 /// source order; not on those of the functions and classes it defines,

@@ -163,11 +163,7 @@ void ModuleScopeBuilder::run(const Module &module,
 const FunctionDefStmt *ModuleScopeBuilder::definitionAt(llvm::ArrayRef<Stmt *> body, uint32_t line,
                                                         std::vector<const Stmt *> *imports) const {
   for (const Stmt *stmt : body) {
-    llvm::ArrayRef<Stmt *> inner;
-    llvm::ArrayRef<Stmt *> orelse;
-    switch (stmt->kind()) {
-    case Stmt::Kind::FunctionDef: {
-      const auto *def = cast<FunctionDefStmt>(stmt);
+    if (const auto *def = dyn_cast<FunctionDefStmt>(stmt)) {
       SourceRange first = def->decorators.empty() ? def->range() : def->decorators[0]->range();
       if (sources.lineColumn(first.begin).line == line)
         return def;
@@ -186,32 +182,12 @@ const FunctionDefStmt *ModuleScopeBuilder::definitionAt(llvm::ArrayRef<Stmt *> b
         imports->resize(outer);
       continue;
     }
-    case Stmt::Kind::ClassDef:
-      inner = cast<ClassDefStmt>(stmt)->body;
-      break;
-    case Stmt::Kind::If:
-      inner = cast<IfStmt>(stmt)->body;
-      orelse = cast<IfStmt>(stmt)->orelse;
-      break;
-    case Stmt::Kind::For:
-      inner = cast<ForStmt>(stmt)->body;
-      orelse = cast<ForStmt>(stmt)->orelse;
-      break;
-    case Stmt::Kind::While:
-      inner = cast<WhileStmt>(stmt)->body;
-      orelse = cast<WhileStmt>(stmt)->orelse;
-      break;
-    case Stmt::Kind::With:
-    case Stmt::Kind::Try:
-      inner = cast<BlockStmt>(stmt)->body;
-      break;
-    default:
-      continue;
-    }
-    if (const FunctionDefStmt *found = definitionAt(inner, line, imports))
-      return found;
-    if (const FunctionDefStmt *found = definitionAt(orelse, line, imports))
-      return found;
+    llvm::SmallVector<llvm::ArrayRef<Stmt *>, 2> nested = ast::nestedBodies(stmt);
+    if (const auto *cls = dyn_cast<ClassDefStmt>(stmt))
+      nested.push_back(cls->body);
+    for (llvm::ArrayRef<Stmt *> inner : nested)
+      if (const FunctionDefStmt *found = definitionAt(inner, line, imports))
+        return found;
   }
   return nullptr;
 }
@@ -345,24 +321,12 @@ void ModuleScopeBuilder::bindHostNames(const Stmt *stmt) {
   }
   case Stmt::Kind::For:
     bindHostTarget(cast<ForStmt>(stmt)->target);
-    bindAll(cast<ForStmt>(stmt)->body);
-    bindAll(cast<ForStmt>(stmt)->orelse);
-    break;
-  case Stmt::Kind::While:
-    bindAll(cast<WhileStmt>(stmt)->body);
-    bindAll(cast<WhileStmt>(stmt)->orelse);
-    break;
-  case Stmt::Kind::If:
-    bindAll(cast<IfStmt>(stmt)->body);
-    bindAll(cast<IfStmt>(stmt)->orelse);
-    break;
-  case Stmt::Kind::With:
-  case Stmt::Kind::Try:
-    bindAll(cast<BlockStmt>(stmt)->body);
     break;
   default:
     break;
   }
+  for (llvm::ArrayRef<Stmt *> nested : ast::nestedBodies(stmt))
+    bindAll(nested);
 }
 
 void ModuleScopeBuilder::reportTopLevel(const Stmt *stmt) {
