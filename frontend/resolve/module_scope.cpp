@@ -5,9 +5,6 @@
 namespace kiln {
 
 using namespace ast;
-using llvm::cast;
-using llvm::dyn_cast;
-using llvm::isa;
 
 //===----------------------------------------------------------------------===//
 // ModuleScope

@@ -7,10 +7,8 @@
 
 namespace kiln {
 
-using namespace ast;
 using llvm::cast;
 using llvm::dyn_cast;
-using llvm::isa;
 
 //===----------------------------------------------------------------------===//
 // Building the scope

@@ -5,10 +5,7 @@
 
 namespace kiln {
 
-using namespace ast;
-using llvm::cast;
 using llvm::dyn_cast;
-using llvm::isa;
 
 namespace {
 

@@ -9,10 +9,7 @@
 
 namespace kiln {
 
-using namespace ast;
-using llvm::cast;
 using llvm::dyn_cast;
-using llvm::isa;
 
 void ModuleScopeBuilder::handleFunctionOrDefer(const FunctionDefStmt *def,
                                                const ModuleScope *closure,

@@ -12,9 +12,6 @@
 namespace kiln {
 
 using namespace ast;
-using llvm::cast;
-using llvm::dyn_cast;
-using llvm::isa;
 
 namespace {
 

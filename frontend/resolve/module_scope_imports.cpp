@@ -6,11 +6,6 @@
 
 namespace kiln {
 
-using namespace ast;
-using llvm::cast;
-using llvm::dyn_cast;
-using llvm::isa;
-
 void ModuleScopeBuilder::handleImport(const ImportStmt *import) {
   const BuiltinSymbols &builtins = BuiltinSymbols::get();
   for (const ImportAlias &alias : import->names) {
