@@ -5,6 +5,7 @@ for tests that prove no tool outlives kiln."""
 import os
 import pathlib
 import signal
+import time
 import uuid
 
 MARKER_VARIABLE = "KILN_TEST_PROCESS_MARKER"
@@ -40,6 +41,20 @@ def live_processes(marker):
         if state != "Z":
             found.append((int(entry.name), name))
     return found
+
+
+def surviving_processes(marker, grace_seconds=10.0):
+    """live_processes(marker) once they have had `grace_seconds` to go.
+    Killing a tool's process group delivers SIGKILL to each of its
+    processes on its own time: a grandchild may still be listed for a
+    moment after kiln returns, on a busy machine. A process that outlives
+    kiln is still listed when the grace is over."""
+    deadline = time.monotonic() + grace_seconds
+    while True:
+        found = live_processes(marker)
+        if not found or time.monotonic() >= deadline:
+            return found
+        time.sleep(0.05)
 
 
 def default_stop_signals():

@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from process_census import default_stop_signals, live_processes, marked_environment, new_marker
+from process_census import (default_stop_signals, live_processes, marked_environment, new_marker,
+                            surviving_processes)
 
 KERNEL_COUNT = 16
 
@@ -65,7 +66,7 @@ def interrupted_build(kiln, tmp_path, stop):
         process.stderr.close()
     leftover_files = sorted(str(p.relative_to(private_tmp)) for p in private_tmp.rglob("*"))
     outputs = sorted(p.name for p in out.iterdir()) if out.exists() else []
-    return status, leftover_files, live_processes(marker), outputs
+    return status, leftover_files, surviving_processes(marker), outputs
 
 
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP],

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from process_census import live_processes, marked_environment, new_marker
+from process_census import marked_environment, new_marker, surviving_processes
 
 KERNEL = """\
 from numba import cuda, float32, void
@@ -60,7 +60,7 @@ def test_a_python_that_never_answers_is_stopped(kiln, tmp_path, stuck_python):
                  env=marked_environment(marker, KILN_PYTHON_TIMEOUT="2", KILN_CACHE="0"))
     assert result.returncode == 1, result.stderr
     assert "stuck-python did not finish within 2 seconds" in result.stderr, result.stderr
-    assert live_processes(marker) == [], "the interpreter's processes outlived kiln"
+    assert surviving_processes(marker) == [], "the interpreter's processes outlived kiln"
 
 
 def test_host_values_from_a_python_that_never_answers_are_a_warning(kiln, tmp_path, stuck_python):
@@ -70,7 +70,7 @@ def test_host_values_from_a_python_that_never_answers_are_a_warning(kiln, tmp_pa
     result = run(kiln, "check", module, "--python", stuck_python,
                  env=marked_environment(marker, KILN_PYTHON_TIMEOUT="2"))
     assert "did not finish within 2 seconds" in result.stderr, result.stderr
-    assert live_processes(marker) == [], "the interpreter's processes outlived kiln"
+    assert surviving_processes(marker) == [], "the interpreter's processes outlived kiln"
 
 
 def test_a_bad_python_timeout_is_an_error(kiln, tmp_path):

@@ -24,7 +24,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "driver"))
 
 from process_census import (default_stop_signals, live_processes,  # noqa: E402
-                            marked_environment, new_marker)
+                            marked_environment, new_marker, surviving_processes)
 from test_deep_programs import device_chain, kernel_returning  # noqa: E402
 from test_full_disk import KERNELS  # noqa: E402
 from test_stop_signals import many_kernels, wait_for_ptxas  # noqa: E402
@@ -148,7 +148,7 @@ class Attack:
         result = self.run("build", work / "kernels.py", "--module", "kernels", "-o", work / "out",
                           "--python", stuck,
                           env=marked_environment(marker, KILN_PYTHON_TIMEOUT="3", KILN_CACHE="0"))
-        survivors = live_processes(marker)
+        survivors = surviving_processes(marker)
         self.report("build --python <never answers>, KILN_PYTHON_TIMEOUT=3",
                     f"{self.describe(result)}; processes left: {len(survivors)}",
                     "exit 1 after 3 s, none left",
