@@ -77,6 +77,14 @@ def test_diagnostics_are_those_kiln_build_prints(kiln, tmp_path):
     (dict(host_values='{"/m.py": {"T": {"kind": "array", "dtype": "float64", "data": "00"}}}'),
      ValueError, "host value 'T' of /m.py: an array needs a \"shape\""),
     (dict(host_values='{"/m.py": {"T": {"kind": "dict"}}}'), ValueError, "unknown kind \"dict\""),
+    (dict(host_values='{"@methods": []}'), ValueError,
+     "host value '' of @methods: expected an object of \"receiver.method\" names"),
+    (dict(host_values='{"@methods": {"norm": {"kind": "overload", "name": "norm", "key": "k", '
+                      '"resolved": []}}}'),
+     ValueError, "host value 'norm' of @methods: an overloaded method is an overload named "
+                 "\"receiver.method\""),
+    (dict(host_values='{"@methods": {"Array.norm": {"kind": "int", "data": "0000000000000000"}}}'), ValueError,
+     "an overloaded method is an overload named"),
     (dict(host_values='{"/m.py": {"T": {"kind": "set"}}}'), ValueError, "a set needs \"items\""),
     (dict(host_values='{"/m.py": {"T": {"kind": "namespace", "name": "m"}}}'), ValueError,
      "a namespace needs a \"name\" and \"members\""),

@@ -55,9 +55,13 @@ def typing_function(function):
 
 
 def method_values():
-    """The host values of the methods numba.extending.overload_method
-    registered (the compiler's "@methods"): {"receiver.method": an
-    overload}, the receiver a Numba type's name or its class's."""
+    """The host values of the methods user code registered with
+    numba.extending.overload_method (the compiler's "@methods"):
+    {"receiver.method": an overload}, the receiver a Numba type's name or
+    its class's. Numba's own (`Array.sum`, `CharSeq.upper`, ... once
+    numba.np is imported) are implementations for Numba's targets, which
+    Kiln's compiler has its own of where it supports them: they are left
+    out, so that kernels get Kiln's answer and builds do not carry them."""
     methods = {}
     for module_name in _REGISTRIES:
         for name, key, method, typing in _method_templates(module_name):
@@ -84,11 +88,18 @@ def _method_templates(module_name):
         if method_template is None or not (isinstance(template, type)
                                            and issubclass(template, method_template)):
             continue
+        if _is_numbas(template._overload_func):
+            continue
         receiver = template.key.__name__ if isinstance(template.key, type) else str(template.key)
         name = f"{receiver}.{template._attr}"
         found.append((name, f"{name}@{id(template):x}", template._attr, template._overload_func))
     _METHOD_INDEXES[module_name] = (len(registered), found)
     return found
+
+
+def _is_numbas(function):
+    module = getattr(function, "__module__", None) or ""
+    return module == "numba" or module.startswith(("numba.", "numba_cuda"))
 
 
 def key_of(function):

@@ -172,9 +172,7 @@ def dispatch_descriptor(value, where="an argument"):
         if is_named_tuple(value):
             return ("namedtuple", type(value).__name__, elements)
         return ("tuple", elements)
-    if hasattr(value, "_kiln_device_argument"):  # cuda.In, cuda.Out, cuda.InOut
-        held = value.value
-        value = held if hasattr(held, "__cuda_array_interface__") else np.asarray(held)
+    value = _hinted_array(value)
     text = signature_type(value, where)
     readonly = isinstance(value, np.ndarray) and not value.flags.writeable
     if text.startswith("Array("):  # 0-d
@@ -198,11 +196,18 @@ def _scalar_descriptor(name):
     return ("scalar", "bool" if name == "boolean" else name)
 
 
+def _hinted_array(value):
+    """The array `cuda.In`, `cuda.Out` or `cuda.InOut` holds, which types
+    the argument; any other value itself."""
+    if not hasattr(value, "_kiln_device_argument"):
+        return value
+    held = value.value
+    return held if hasattr(held, "__cuda_array_interface__") else np.asarray(held)
+
+
 def signature_type(value, where="an argument"):
     """The signature type string of `value`; UntypableArgument if none."""
-    if hasattr(value, "_kiln_device_argument"):  # cuda.In, cuda.Out, cuda.InOut: the array they hold
-        held = value.value
-        return signature_type(held if hasattr(held, "__cuda_array_interface__") else np.asarray(held), where)
+    value = _hinted_array(value)
     if isinstance(value, enum.Enum):
         maker = "IntEnumMember" if isinstance(value, enum.IntEnum) else "EnumMember"
         return f"{maker}({type(value).__name__!r}, {signature_type(value.value, f'{where}.value')})"

@@ -164,3 +164,13 @@ def test_a_typing_function_that_chooses_nothing_is_an_error(kernels):
     with pytest.raises(TypeError, match=r"the overload of 'chooses_nothing' has no implementation "
                                         r"for \(array\(float64, 1d, C\), float64\)"):
         kernels.refused[1, 1](np.zeros(1), 1.5)
+
+
+def test_only_the_methods_user_code_overloads_reach_the_compiler(kernels):
+    pytest.importorskip("numba.np.arraymath")  # registers Numba's own Array.sum, Array.take, ...
+    from kiln import _overloads
+
+    names = set(_overloads.method_values())
+    assert {"Array.head_total", "Float.scaled", "Integer.scaled", "float32.halved"} <= names
+    numbas = {"Array.sum", "Array.take", "Array.argmax"}
+    assert not names & numbas, f"Numba's own methods went to the compiler: {sorted(names & numbas)}"
