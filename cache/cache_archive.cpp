@@ -86,6 +86,190 @@ checkSignedManifest(const TrustPolicy &trust, const std::optional<std::string> &
   return SignedManifest{std::move(*signer), std::move(*entries)};
 }
 
+/// The members of an archive being imported, in memory: its blobs by
+/// digest (each one hashes to its name), its manifest and its signature.
+struct ArchiveMembers {
+  std::map<HexDigest, std::string> blobs;
+  std::optional<std::string> manifestText, signatureText;
+};
+
+/// Whether the member `name` is a file to read: false for a folder of the
+/// cache's layout (there is nothing to read), an error for anything that
+/// could lead out of the cache or is no regular file.
+llvm::Expected<bool> isMemberFile(archive_entry *entry, llvm::StringRef name,
+                                  const std::string &shown) {
+  if (name.starts_with("/"))
+    return failure(shown + " is an absolute path");
+  llvm::SmallVector<llvm::StringRef, 8> parts;
+  name.split(parts, '/');
+  if (llvm::is_contained(parts, ".."))
+    return failure(shown + " leads out of the cache with '..'");
+  if (archive_entry_hardlink(entry))
+    return failure(shown + " is a hard link");
+  mode_t type = archive_entry_filetype(entry);
+  if (type == AE_IFLNK)
+    return failure(shown + " is a symbolic link");
+  if (type == AE_IFDIR) {
+    llvm::StringRef folder = name.rtrim('/');
+    if (folder == "objects" ||
+        (folder.starts_with("objects/") && folder.size() == 10 &&
+         llvm::all_of(folder.drop_front(8), [](char c) { return llvm::isHexDigit(c); })))
+      return false;
+    return failure(shown + " is not a folder of a cache");
+  }
+  if (type != AE_IFREG)
+    return failure(shown + " is a device, pipe or socket, not a regular file");
+  return true;
+}
+
+/// The bytes of the current member, read while the member stays within
+/// `limits` and the archive so far (`total`, which this advances) neither
+/// outgrows the cache nor expands far beyond its compressed size.
+llvm::Expected<std::string> readMemberBytes(archive *reader, archive_entry *entry,
+                                            const std::string &shown, const ImportLimits &limits,
+                                            uint64_t &total) {
+  std::string bytes;
+  char buffer[64 * 1024];
+  while (true) {
+    la_ssize_t got = archive_read_data(reader, buffer, sizeof buffer);
+    if (got < 0)
+      return failure(shown + " cannot be read (" +
+                     (archive_error_string(reader) ? archive_error_string(reader) : "?") + ")");
+    if (got == 0)
+      break;
+    bytes.append(buffer, static_cast<size_t>(got));
+    total += static_cast<uint64_t>(got);
+    if (bytes.size() > limits.maxMemberBytes)
+      return failure(shown + llvm::formatv(" is larger than {0} bytes", limits.maxMemberBytes));
+    if (total > limits.maxTotalBytes)
+      return failure(llvm::formatv("it expands to more than {0} bytes, the cache's size limit "
+                                   "(a decompression bomb?)",
+                                   limits.maxTotalBytes));
+    uint64_t compressed =
+        static_cast<uint64_t>(std::max<la_int64_t>(1, archive_filter_bytes(reader, -1)));
+    if (total > limits.ratioThreshold && total / compressed > limits.maxRatio)
+      return failure(
+          llvm::formatv("it expands more than {0} times (a decompression bomb)", limits.maxRatio));
+  }
+  if (archive_entry_size_is_set(entry) &&
+      static_cast<uint64_t>(archive_entry_size(entry)) != bytes.size())
+    return failure(shown + " is not as long as its header says");
+  return bytes;
+}
+
+/// Every member of the opened archive, verified, in memory up to the
+/// limits; else why the archive is rejected.
+llvm::Expected<ArchiveMembers> readMembers(archive *reader, const ImportLimits &limits) {
+  ArchiveMembers read;
+  std::map<HexDigest, std::string> &members = read.blobs;
+  uint64_t total = 0;
+  while (true) {
+    archive_entry *entry = nullptr;
+    int status = archive_read_next_header(reader, &entry);
+    if (status == ARCHIVE_EOF)
+      break;
+    if (status != ARCHIVE_OK)
+      return failure(llvm::Twine("not a readable tar archive (") +
+                     (archive_error_string(reader) ? archive_error_string(reader) : "?") + ")");
+    const char *rawName = archive_entry_pathname(entry);
+    llvm::StringRef name = rawName ? rawName : "";
+    std::string shown = "'" + name.str() + "'";
+    llvm::Expected<bool> file = isMemberFile(entry, name, shown);
+    if (!file)
+      return file.takeError();
+    if (!*file)
+      continue;
+    llvm::StringRef path = name.starts_with("./") ? name.drop_front(2) : name;
+    if (archive_entry_size_is_set(entry) &&
+        static_cast<uint64_t>(archive_entry_size(entry)) > limits.maxMemberBytes)
+      return failure(shown + llvm::formatv(" is larger than {0} bytes", limits.maxMemberBytes));
+    std::optional<std::string> *special = path == kManifestMember            ? &read.manifestText
+                                          : path == kManifestSignatureMember ? &read.signatureText
+                                                                             : nullptr;
+    std::string digest;
+    if (special) {
+      if (*special)
+        return failure(shown + " comes twice");
+    } else {
+      digest = digestOfPath(path);
+      if (digest.empty())
+        return failure(shown + " is not a cache blob (objects/ab/cdef...)");
+      if (members.count(digest))
+        return failure(shown + " comes twice");
+    }
+    llvm::Expected<std::string> bytes = readMemberBytes(reader, entry, shown, limits, total);
+    if (!bytes)
+      return bytes.takeError();
+    if (special) {
+      *special = std::move(*bytes);
+      continue;
+    }
+    if (digestOf(*bytes) != digest)
+      return failure(shown + " does not match its digest");
+    members.emplace(std::move(digest), std::move(*bytes));
+  }
+  return read;
+}
+
+/// The entries `members` make: every metadata blob, complete; every member
+/// part of one; with a signed manifest, exactly the entries it lists.
+llvm::Expected<std::vector<EntryContents>>
+collectEntries(const std::map<HexDigest, std::string> &members,
+               const SignedManifest *signedManifest) {
+  std::map<HexDigest, const ManifestEntry *> listedByMetadata;
+  if (signedManifest)
+    for (const ManifestEntry &entry : signedManifest->entries)
+      listedByMetadata[entry.metadata] = &entry;
+  std::vector<EntryContents> entries;
+  std::set<HexDigest> claimed;
+  for (const auto &[digest, bytes] : members) {
+    if (!looksLikeMetadata(bytes))
+      continue;
+    llvm::Expected<EntryMetadata> metadata = parseMetadata(bytes);
+    if (!metadata)
+      return failure("blob " + digest.substr(0, 16) + ": " + llvm::toString(metadata.takeError()));
+    if (signedManifest) {
+      auto listed = listedByMetadata.find(digest);
+      std::vector<HexDigest> blobs;
+      for (const BlobPart &blob : storedBlobs(*metadata))
+        blobs.push_back(blob.digest);
+      if (listed == listedByMetadata.end() || listed->second->key != metadata->key ||
+          listed->second->blobs != blobs)
+        return failure("entry " + metadata->key.substr(0, 16) +
+                       " is not the one the signed manifest lists");
+      listedByMetadata.erase(listed);
+    }
+    claimed.insert(digest);
+    EntryContents contents{metadata->key,  metadata->kind, metadata->target,
+                           metadata->name, metadata->info, {}};
+    for (const BlobPart &stored : storedBlobs(*metadata)) {
+      auto member = members.find(stored.digest);
+      if (member == members.end() || member->second.size() != stored.size)
+        return failure("entry " + metadata->key.substr(0, 16) + " lacks its blob " +
+                       stored.digest.substr(0, 16));
+      claimed.insert(stored.digest);
+    }
+    for (const EntryBlob &blob : metadata->blobs) {
+      if (blob.parts.empty()) {
+        contents.blobs.push_back({blob.role, members.at(blob.digest)});
+        continue;
+      }
+      for (const BlobPart &part : blob.parts)
+        if (!part.implied)
+          contents.partBytes[part.digest] = members.at(part.digest);
+      contents.parted.push_back(blob);
+    }
+    entries.push_back(std::move(contents));
+  }
+  for (const auto &[digest, bytes] : members)
+    if (!claimed.count(digest))
+      return failure("blob " + digest.substr(0, 16) + " belongs to no entry");
+  if (!listedByMetadata.empty())
+    return failure("blob " + listedByMetadata.begin()->first.substr(0, 16) +
+                   ", which the signed manifest lists as an entry's metadata, is none");
+  return entries;
+}
+
 } // namespace
 
 llvm::Expected<ExportReport> exportCache(Cache &cache, llvm::StringRef file,
@@ -208,159 +392,27 @@ llvm::Expected<CheckedArchive> readArchive(llvm::StringRef file, const ImportLim
     return failure("rejected '" + file + "', importing nothing: " + why);
   };
 
-  // Members, verified, in memory up to the limits.
-  std::map<HexDigest, std::string> members;
-  std::optional<std::string> manifestText, signatureText;
-  uint64_t total = 0;
-  while (true) {
-    archive_entry *entry = nullptr;
-    int status = archive_read_next_header(reader, &entry);
-    if (status == ARCHIVE_EOF)
-      break;
-    if (status != ARCHIVE_OK)
-      return reject(llvm::Twine("not a readable tar archive (") +
-                    (archive_error_string(reader) ? archive_error_string(reader) : "?") + ")");
-    const char *rawName = archive_entry_pathname(entry);
-    llvm::StringRef name = rawName ? rawName : "";
-    std::string shown = "'" + name.str() + "'";
-    if (name.starts_with("/"))
-      return reject(shown + " is an absolute path");
-    llvm::SmallVector<llvm::StringRef, 8> parts;
-    name.split(parts, '/');
-    if (llvm::is_contained(parts, ".."))
-      return reject(shown + " leads out of the cache with '..'");
-    if (archive_entry_hardlink(entry))
-      return reject(shown + " is a hard link");
-    mode_t type = archive_entry_filetype(entry);
-    if (type == AE_IFLNK)
-      return reject(shown + " is a symbolic link");
-    if (type == AE_IFDIR) {
-      llvm::StringRef folder = name.rtrim('/');
-      if (folder == "objects" ||
-          (folder.starts_with("objects/") && folder.size() == 10 &&
-           llvm::all_of(folder.drop_front(8), [](char c) { return llvm::isHexDigit(c); })))
-        continue;
-      return reject(shown + " is not a folder of a cache");
-    }
-    if (type != AE_IFREG)
-      return reject(shown + " is a device, pipe or socket, not a regular file");
-    llvm::StringRef path = name.starts_with("./") ? name.drop_front(2) : name;
-    if (archive_entry_size_is_set(entry) &&
-        static_cast<uint64_t>(archive_entry_size(entry)) > limits.maxMemberBytes)
-      return reject(shown + llvm::formatv(" is larger than {0} bytes", limits.maxMemberBytes));
-    std::optional<std::string> *special = path == kManifestMember            ? &manifestText
-                                          : path == kManifestSignatureMember ? &signatureText
-                                                                             : nullptr;
-    std::string digest;
-    if (special) {
-      if (*special)
-        return reject(shown + " comes twice");
-    } else {
-      digest = digestOfPath(path);
-      if (digest.empty())
-        return reject(shown + " is not a cache blob (objects/ab/cdef...)");
-      if (members.count(digest))
-        return reject(shown + " comes twice");
-    }
-    std::string bytes;
-    char buffer[64 * 1024];
-    while (true) {
-      la_ssize_t got = archive_read_data(reader, buffer, sizeof buffer);
-      if (got < 0)
-        return reject(shown + " cannot be read (" +
-                      (archive_error_string(reader) ? archive_error_string(reader) : "?") + ")");
-      if (got == 0)
-        break;
-      bytes.append(buffer, static_cast<size_t>(got));
-      total += static_cast<uint64_t>(got);
-      if (bytes.size() > limits.maxMemberBytes)
-        return reject(shown + llvm::formatv(" is larger than {0} bytes", limits.maxMemberBytes));
-      if (total > limits.maxTotalBytes)
-        return reject(llvm::formatv("it expands to more than {0} bytes, the cache's size limit "
-                                    "(a decompression bomb?)",
-                                    limits.maxTotalBytes));
-      uint64_t compressed =
-          static_cast<uint64_t>(std::max<la_int64_t>(1, archive_filter_bytes(reader, -1)));
-      if (total > limits.ratioThreshold && total / compressed > limits.maxRatio)
-        return reject(llvm::formatv("it expands more than {0} times (a decompression bomb)",
-                                    limits.maxRatio));
-    }
-    if (archive_entry_size_is_set(entry) &&
-        static_cast<uint64_t>(archive_entry_size(entry)) != bytes.size())
-      return reject(shown + " is not as long as its header says");
-    if (special) {
-      *special = std::move(bytes);
-      continue;
-    }
-    if (digestOf(bytes) != digest)
-      return reject(shown + " does not match its digest");
-    members.emplace(std::move(digest), std::move(bytes));
-  }
+  llvm::Expected<ArchiveMembers> members = readMembers(reader, limits);
+  if (!members)
+    return reject(llvm::toString(members.takeError()));
 
   // Who made the entries, before anything in them is believed.
   CheckedArchive checked;
-  std::map<HexDigest, const ManifestEntry *> listedByMetadata;
   std::optional<SignedManifest> signedManifest;
   if (!trust.skipSignature) {
     llvm::Expected<SignedManifest> manifest =
-        checkSignedManifest(trust, manifestText, signatureText, members);
+        checkSignedManifest(trust, members->manifestText, members->signatureText, members->blobs);
     if (!manifest)
       return reject(llvm::toString(manifest.takeError()));
     signedManifest = std::move(*manifest);
-    for (const ManifestEntry &entry : signedManifest->entries)
-      listedByMetadata[entry.metadata] = &entry;
     checked.signer = signedManifest->signer;
   }
 
-  // Entries: every metadata blob, complete; every member part of one.
-  std::vector<EntryContents> &entries = checked.entries;
-  std::set<HexDigest> claimed;
-  for (const auto &[digest, bytes] : members) {
-    if (!looksLikeMetadata(bytes))
-      continue;
-    llvm::Expected<EntryMetadata> metadata = parseMetadata(bytes);
-    if (!metadata)
-      return reject("blob " + digest.substr(0, 16) + ": " + llvm::toString(metadata.takeError()));
-    if (checked.signer) {
-      auto listed = listedByMetadata.find(digest);
-      std::vector<HexDigest> blobs;
-      for (const BlobPart &blob : storedBlobs(*metadata))
-        blobs.push_back(blob.digest);
-      if (listed == listedByMetadata.end() || listed->second->key != metadata->key ||
-          listed->second->blobs != blobs)
-        return reject("entry " + metadata->key.substr(0, 16) +
-                      " is not the one the signed manifest lists");
-      listedByMetadata.erase(listed);
-    }
-    claimed.insert(digest);
-    EntryContents contents{metadata->key,  metadata->kind, metadata->target,
-                           metadata->name, metadata->info, {}};
-    for (const BlobPart &stored : storedBlobs(*metadata)) {
-      auto member = members.find(stored.digest);
-      if (member == members.end() || member->second.size() != stored.size)
-        return reject("entry " + metadata->key.substr(0, 16) + " lacks its blob " +
-                      stored.digest.substr(0, 16));
-      claimed.insert(stored.digest);
-    }
-    for (const EntryBlob &blob : metadata->blobs) {
-      if (blob.parts.empty()) {
-        contents.blobs.push_back({blob.role, members.at(blob.digest)});
-        continue;
-      }
-      for (const BlobPart &part : blob.parts)
-        if (!part.implied)
-          contents.partBytes[part.digest] = members.at(part.digest);
-      contents.parted.push_back(blob);
-    }
-    entries.push_back(std::move(contents));
-  }
-  for (const auto &[digest, bytes] : members)
-    if (!claimed.count(digest))
-      return reject("blob " + digest.substr(0, 16) + " belongs to no entry");
-  if (!listedByMetadata.empty())
-    return reject("blob " + listedByMetadata.begin()->first.substr(0, 16) +
-                  ", which the signed manifest lists as an entry's metadata, is none");
-
+  llvm::Expected<std::vector<EntryContents>> entries =
+      collectEntries(members->blobs, signedManifest ? &*signedManifest : nullptr);
+  if (!entries)
+    return reject(llvm::toString(entries.takeError()));
+  checked.entries = std::move(*entries);
   return checked;
 }
 

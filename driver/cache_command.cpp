@@ -215,213 +215,266 @@ llvm::Expected<cache::CheckedArchive> readImport(const CacheCommandOptions &opti
   return cache::readArchive(options.file, limits, trust);
 }
 
-} // namespace
+void warn(llvm::StringRef message) {
+  llvm::WithColor::warning(llvm::errs(), "kiln") << message << '\n';
+}
 
-int runCacheCommand(const CacheCommandOptions &options) {
+int prune(cache::Cache &store, const CacheCommandOptions &options) {
+  std::optional<int64_t> usedBefore;
+  if (options.olderThan) {
+    llvm::Expected<uint64_t> age = cache::parseAge(*options.olderThan);
+    if (!age)
+      return fail(age.takeError());
+    usedBefore = cache::unixNow() - static_cast<int64_t>(*age);
+  }
+  // With --older-than alone, only age counts.
+  std::optional<uint64_t> maxBytes;
+  if (options.flags.maxSize || !options.olderThan)
+    maxBytes = store.maxSize();
+  llvm::Expected<cache::CacheIndex::Eviction> evicted =
+      store.index().evict(maxBytes, usedBefore, store.blobs());
+  if (!evicted)
+    return fail(evicted.takeError());
+  if (llvm::Error error = store.index().releaseFreePages())
+    return fail(std::move(error));
+  llvm::Expected<uint64_t> total = store.index().totalBytes();
+  if (!total)
+    return fail(total.takeError());
+  if (options.json)
+    return printJson(llvm::json::Object{{"pruned", evicted->dropped}, {"bytes", *total}});
+  llvm::outs() << llvm::formatv("pruned {0} entries; the cache holds {1}\n", evicted->dropped,
+                                cache::formatSize(*total));
+  return 0;
+}
+
+/// Shows the limit in force, or keeps `newLimit` as the cache's own.
+int limit(cache::Cache &store, const cache::CacheLocation &location,
+          std::optional<uint64_t> newLimit, bool json) {
+  if (newLimit) {
+    if (llvm::Error error = store.index().storeMaxSize(*newLimit))
+      return fail(std::move(error));
+    if (json)
+      printJson(llvm::json::Object{{"limit", *newLimit},
+                                   {"source", sizeSourceName(cache::SizeSource::Stored)},
+                                   {"stored_in", cache::indexPath(store.directory())}});
+    else
+      llvm::outs() << "the cache limit is now " << cache::formatSize(*newLimit) << " (stored in "
+                   << cache::indexPath(store.directory()) << ")\n";
+    if (location.givenMaxSize())
+      warn((llvm::Twine(location.maxSizeSource == cache::SizeSource::Flag ? "--max-size"
+                        : location.maxSizeSource == cache::SizeSource::Environment
+                            ? "KILN_CACHE_MAX_SIZE"
+                            : "cache-max-size in pyproject.toml") +
+            " overrides it while it is given")
+               .str());
+    return 0;
+  }
+  if (json)
+    return printJson(llvm::json::Object{{"limit", store.maxSize()},
+                                        {"source", sizeSourceName(limitSource(store, location))}});
+  llvm::outs() << "the cache limit is " << cache::formatSize(store.maxSize()) << " ("
+               << sizeSourceName(limitSource(store, location)) << ")\n";
+  return 0;
+}
+
+int clear(cache::Cache &store, bool json) {
+  if (llvm::Error error = store.index().clear(store.blobs()))
+    return fail(std::move(error));
+  if (llvm::Error error = store.index().releaseFreePages())
+    return fail(std::move(error));
+  // The builds kernels of modules that stay Python made in development.
+  llvm::SmallString<256> kept(store.directory());
+  llvm::sys::path::append(kept, "modules");
+  if (std::error_code error = llvm::sys::fs::remove_directories(kept))
+    return fail(llvm::createStringError(error, "cannot remove '" + kept.str().str() +
+                                                   "': " + error.message()));
+  if (json)
+    return printJson(llvm::json::Object{{"cleared", store.directory()}});
+  llvm::outs() << "cleared " << store.directory() << '\n';
+  return 0;
+}
+
+int verify(cache::Cache &store, const CacheCommandOptions &options) {
+  llvm::Expected<cache::VerifyReport> report = cache::verifyCache(store, options.repair);
+  if (!report)
+    return fail(report.takeError());
+  bool repaired = options.repair && (report->problems.size() || report->leftovers.size());
+  int status = report->problems.empty() || options.repair ? 0 : 1;
+  if (options.json) {
+    printJson(llvm::json::Object{{"entries", report->entries},
+                                 {"blobs", report->blobs},
+                                 {"problems", llvm::json::Array(report->problems)},
+                                 {"leftovers", llvm::json::Array(report->leftovers)},
+                                 {"repairs", llvm::json::Array(report->repairs)},
+                                 {"repaired", repaired}});
+    return status;
+  }
+  for (const std::string &problem : report->problems)
+    llvm::outs() << "problem: " << problem << '\n';
+  for (const std::string &leftover : report->leftovers)
+    llvm::outs() << "leftover: " << leftover << '\n';
+  for (const std::string &repair : report->repairs)
+    llvm::outs() << "repaired: " << repair << '\n';
+  llvm::outs() << llvm::formatv("{0} entries, {1} blobs, {2} problems, {3} leftovers{4}\n",
+                                report->entries, report->blobs, report->problems.size(),
+                                report->leftovers.size(), repaired ? " (repaired)" : "");
+  if (!options.repair && report->problems.empty() && !report->leftovers.empty())
+    llvm::outs() << "leftovers are harmless (what interrupted builds leave); "
+                    "`kiln cache verify --repair` deletes them\n";
+  return status;
+}
+
+int exportEntries(cache::Cache &store, const CacheCommandOptions &options,
+                  const std::optional<cache::SigningKey> &signer) {
+  llvm::Expected<cache::ExportReport> report =
+      cache::exportCache(store, options.file, signer ? &*signer : nullptr);
+  if (!report)
+    return fail(report.takeError());
+  if (options.json)
+    printJson(llvm::json::Object{
+        {"file", options.file},
+        {"entries", report->entries},
+        {"blobs", report->blobs},
+        {"bytes", report->bytes},
+        {"skipped", report->skipped},
+        {"signer", report->signer ? llvm::json::Value(report->signer->describe()) : nullptr}});
+  else
+    llvm::outs() << llvm::formatv(
+        "exported {0} entries ({1} blobs, {2}) to {3}, {4}\n", report->entries, report->blobs,
+        cache::formatSize(report->bytes), options.file,
+        report->signer ? "signed by " + report->signer->describe() : std::string("unsigned"));
+  if (!report->signer)
+    warn("the archive is unsigned: `kiln cache import` accepts it only with "
+         "--insecure-skip-signature");
+  if (report->skipped)
+    llvm::WithColor::warning(llvm::errs(), "kiln")
+        << report->skipped << " damaged entries left out; run `kiln cache verify --repair`\n";
+  return 0;
+}
+
+int importEntries(cache::Cache &store, const CacheCommandOptions &options,
+                  const cache::CheckedArchive &archive) {
+  llvm::Expected<cache::ImportReport> report = cache::importArchive(store, archive);
+  if (!report)
+    return fail(report.takeError());
+  if (options.json)
+    printJson(llvm::json::Object{
+        {"file", options.file},
+        {"entries", report->entries},
+        {"bytes", report->bytes},
+        {"signer", report->signer ? llvm::json::Value(report->signer->describe()) : nullptr}});
+  else
+    llvm::outs() << llvm::formatv("imported {0} entries ({1}) from {2}, {3}\n", report->entries,
+                                  cache::formatSize(report->bytes), options.file,
+                                  report->signer ? "signed by " + report->signer->describe()
+                                                 : std::string("signature not checked"));
+  if (!report->signer)
+    warn("imported '" + options.file +
+         "' without checking who made it (--insecure-skip-signature): builds will use its "
+         "entries as if Kiln had compiled them here");
+  return 0;
+}
+
+/// The cache `kiln cache` works on: inside a project, its cache.
+llvm::Expected<cache::CacheLocation> cacheLocation(const CacheCommandOptions &options) {
   cache::CacheFlags flags = options.flags;
   flags.disabled = false; // `kiln cache` works on the cache even when builds skip it
   cache::CacheEnvironment environment = cache::CacheEnvironment::fromProcess();
   environment.cache.reset();
-  // Inside a project, its cache is the one to work on.
   llvm::Expected<pipeline::ProjectSettings> project = pipeline::readProjectSettings(".", "");
   if (!project)
-    return fail(project.takeError());
-  llvm::Expected<cache::CacheLocation> location = cache::resolveCacheLocation(
+    return project.takeError();
+  return cache::resolveCacheLocation(
       flags, environment, {project->cacheDirectory, project->cacheMaxSize, project->origin()});
-  if (!location)
-    return fail(location.takeError());
-  auto warn = [](llvm::StringRef message) {
-    llvm::WithColor::warning(llvm::errs(), "kiln") << message << '\n';
-  };
-  // The signing key, and the archive to import, before the cache is
-  // opened, so that a mistake or a rejected archive leaves it untouched.
+}
+
+/// What a subcommand needs settled before the cache is opened, so that a
+/// mistake or a rejected archive leaves it untouched: the signing key of an
+/// export, the archive to import, a new limit.
+struct Settled {
   std::optional<cache::SigningKey> signer;
   std::optional<cache::CheckedArchive> archive;
+  std::optional<uint64_t> newLimit;
+};
+
+llvm::Expected<Settled> settleBeforeOpening(const CacheCommandOptions &options,
+                                            const cache::CacheLocation &location) {
+  Settled settled;
   if (options.action == CacheAction::Export) {
     llvm::Expected<std::optional<cache::SigningKey>> chosen = exportSigner(options);
     if (!chosen)
-      return fail(chosen.takeError());
-    signer = std::move(*chosen);
+      return chosen.takeError();
+    settled.signer = std::move(*chosen);
   }
   if (options.action == CacheAction::Import) {
-    llvm::Expected<cache::CheckedArchive> checked = readImport(options, *location);
+    llvm::Expected<cache::CheckedArchive> checked = readImport(options, location);
     if (!checked)
-      return fail(checked.takeError());
-    archive = std::move(*checked);
+      return checked.takeError();
+    settled.archive = std::move(*checked);
   }
-  std::optional<uint64_t> newLimit;
   if (options.newLimit) {
     llvm::Expected<uint64_t> bytes = cache::parseSize(*options.newLimit);
     if (!bytes)
-      return fail(llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                          "kiln cache limit '" + *options.newLimit +
-                                              "': " + llvm::toString(bytes.takeError())));
-    newLimit = *bytes;
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "kiln cache limit '" + *options.newLimit +
+                                         "': " + llvm::toString(bytes.takeError()));
+    settled.newLimit = *bytes;
   }
-  cache::CacheOptions cacheOptions{location->directory, location->givenMaxSize()};
+  return settled;
+}
+
+/// Opens the cache at `location`; an error when the subcommand changes the
+/// cache and its folder is read-only.
+llvm::Expected<std::unique_ptr<cache::Cache>> openCache(const CacheCommandOptions &options,
+                                                        const cache::CacheLocation &location,
+                                                        bool setsLimit) {
+  cache::CacheOptions cacheOptions{location.directory, location.givenMaxSize()};
   llvm::Expected<std::unique_ptr<cache::Cache>> opened = cache::Cache::open(cacheOptions, warn);
+  if (!opened)
+    return opened.takeError();
+  cache::Cache &store = **opened;
+  bool writes = options.action == CacheAction::Prune || options.action == CacheAction::Clear ||
+                setsLimit || options.action == CacheAction::Import ||
+                (options.action == CacheAction::Verify && options.repair);
+  if (writes && store.isReadOnly())
+    return llvm::createStringError(std::make_error_code(std::errc::read_only_file_system),
+                                   "the cache folder '" + store.directory() +
+                                       "' is read-only; this command changes it");
+  return opened;
+}
+
+} // namespace
+
+int runCacheCommand(const CacheCommandOptions &options) {
+  llvm::Expected<cache::CacheLocation> location = cacheLocation(options);
+  if (!location)
+    return fail(location.takeError());
+  llvm::Expected<Settled> settled = settleBeforeOpening(options, *location);
+  if (!settled)
+    return fail(settled.takeError());
+  llvm::Expected<std::unique_ptr<cache::Cache>> opened =
+      openCache(options, *location, settled->newLimit.has_value());
   if (!opened)
     return fail(opened.takeError());
   cache::Cache &store = **opened;
-  bool writes = options.action == CacheAction::Prune || options.action == CacheAction::Clear ||
-                newLimit || options.action == CacheAction::Import ||
-                (options.action == CacheAction::Verify && options.repair);
-  if (writes && store.isReadOnly())
-    return fail(llvm::createStringError(std::make_error_code(std::errc::read_only_file_system),
-                                        "the cache folder '" + store.directory() +
-                                            "' is read-only; this command changes it"));
 
   switch (options.action) {
   case CacheAction::Stats:
     return stats(store, *location, options.json);
   case CacheAction::List:
     return list(store, options.json);
-  case CacheAction::Prune: {
-    std::optional<int64_t> usedBefore;
-    if (options.olderThan) {
-      llvm::Expected<uint64_t> age = cache::parseAge(*options.olderThan);
-      if (!age)
-        return fail(age.takeError());
-      usedBefore = cache::unixNow() - static_cast<int64_t>(*age);
-    }
-    // With --older-than alone, only age counts.
-    std::optional<uint64_t> maxBytes;
-    if (flags.maxSize || !options.olderThan)
-      maxBytes = store.maxSize();
-    llvm::Expected<cache::CacheIndex::Eviction> evicted =
-        store.index().evict(maxBytes, usedBefore, store.blobs());
-    if (!evicted)
-      return fail(evicted.takeError());
-    if (llvm::Error error = store.index().releaseFreePages())
-      return fail(std::move(error));
-    llvm::Expected<uint64_t> total = store.index().totalBytes();
-    if (!total)
-      return fail(total.takeError());
-    if (options.json)
-      return printJson(llvm::json::Object{{"pruned", evicted->dropped}, {"bytes", *total}});
-    llvm::outs() << llvm::formatv("pruned {0} entries; the cache holds {1}\n", evicted->dropped,
-                                  cache::formatSize(*total));
-    return 0;
-  }
-  case CacheAction::Limit: {
-    if (newLimit) {
-      if (llvm::Error error = store.index().storeMaxSize(*newLimit))
-        return fail(std::move(error));
-      if (options.json)
-        printJson(llvm::json::Object{{"limit", *newLimit},
-                                     {"source", sizeSourceName(cache::SizeSource::Stored)},
-                                     {"stored_in", cache::indexPath(store.directory())}});
-      else
-        llvm::outs() << "the cache limit is now " << cache::formatSize(*newLimit) << " (stored in "
-                     << cache::indexPath(store.directory()) << ")\n";
-      if (location->givenMaxSize())
-        warn((llvm::Twine(location->maxSizeSource == cache::SizeSource::Flag ? "--max-size"
-                          : location->maxSizeSource == cache::SizeSource::Environment
-                              ? "KILN_CACHE_MAX_SIZE"
-                              : "cache-max-size in pyproject.toml") +
-              " overrides it while it is given")
-                 .str());
-      return 0;
-    }
-    if (options.json)
-      return printJson(llvm::json::Object{
-          {"limit", store.maxSize()}, {"source", sizeSourceName(limitSource(store, *location))}});
-    llvm::outs() << "the cache limit is " << cache::formatSize(store.maxSize()) << " ("
-                 << sizeSourceName(limitSource(store, *location)) << ")\n";
-    return 0;
-  }
-  case CacheAction::Clear: {
-    if (llvm::Error error = store.index().clear(store.blobs()))
-      return fail(std::move(error));
-    if (llvm::Error error = store.index().releaseFreePages())
-      return fail(std::move(error));
-    // The builds kernels of modules that stay Python made in development.
-    llvm::SmallString<256> kept(store.directory());
-    llvm::sys::path::append(kept, "modules");
-    if (std::error_code error = llvm::sys::fs::remove_directories(kept))
-      return fail(llvm::createStringError(error, "cannot remove '" + kept.str().str() +
-                                                     "': " + error.message()));
-    if (options.json)
-      return printJson(llvm::json::Object{{"cleared", store.directory()}});
-    llvm::outs() << "cleared " << store.directory() << '\n';
-    return 0;
-  }
-  case CacheAction::Verify: {
-    llvm::Expected<cache::VerifyReport> report = cache::verifyCache(store, options.repair);
-    if (!report)
-      return fail(report.takeError());
-    bool repaired = options.repair && (report->problems.size() || report->leftovers.size());
-    int status = report->problems.empty() || options.repair ? 0 : 1;
-    if (options.json) {
-      printJson(llvm::json::Object{{"entries", report->entries},
-                                   {"blobs", report->blobs},
-                                   {"problems", llvm::json::Array(report->problems)},
-                                   {"leftovers", llvm::json::Array(report->leftovers)},
-                                   {"repairs", llvm::json::Array(report->repairs)},
-                                   {"repaired", repaired}});
-      return status;
-    }
-    for (const std::string &problem : report->problems)
-      llvm::outs() << "problem: " << problem << '\n';
-    for (const std::string &leftover : report->leftovers)
-      llvm::outs() << "leftover: " << leftover << '\n';
-    for (const std::string &repair : report->repairs)
-      llvm::outs() << "repaired: " << repair << '\n';
-    llvm::outs() << llvm::formatv("{0} entries, {1} blobs, {2} problems, {3} leftovers{4}\n",
-                                  report->entries, report->blobs, report->problems.size(),
-                                  report->leftovers.size(), repaired ? " (repaired)" : "");
-    if (!options.repair && report->problems.empty() && !report->leftovers.empty())
-      llvm::outs() << "leftovers are harmless (what interrupted builds leave); "
-                      "`kiln cache verify --repair` deletes them\n";
-    return status;
-  }
-  case CacheAction::Export: {
-    llvm::Expected<cache::ExportReport> report =
-        cache::exportCache(store, options.file, signer ? &*signer : nullptr);
-    if (!report)
-      return fail(report.takeError());
-    if (options.json)
-      printJson(llvm::json::Object{
-          {"file", options.file},
-          {"entries", report->entries},
-          {"blobs", report->blobs},
-          {"bytes", report->bytes},
-          {"skipped", report->skipped},
-          {"signer", report->signer ? llvm::json::Value(report->signer->describe()) : nullptr}});
-    else
-      llvm::outs() << llvm::formatv(
-          "exported {0} entries ({1} blobs, {2}) to {3}, {4}\n", report->entries, report->blobs,
-          cache::formatSize(report->bytes), options.file,
-          report->signer ? "signed by " + report->signer->describe() : std::string("unsigned"));
-    if (!report->signer)
-      warn("the archive is unsigned: `kiln cache import` accepts it only with "
-           "--insecure-skip-signature");
-    if (report->skipped)
-      llvm::WithColor::warning(llvm::errs(), "kiln")
-          << report->skipped << " damaged entries left out; run `kiln cache verify --repair`\n";
-    return 0;
-  }
-  case CacheAction::Import: {
-    llvm::Expected<cache::ImportReport> report = cache::importArchive(store, *archive);
-    if (!report)
-      return fail(report.takeError());
-    if (options.json)
-      printJson(llvm::json::Object{
-          {"file", options.file},
-          {"entries", report->entries},
-          {"bytes", report->bytes},
-          {"signer", report->signer ? llvm::json::Value(report->signer->describe()) : nullptr}});
-    else
-      llvm::outs() << llvm::formatv("imported {0} entries ({1}) from {2}, {3}\n", report->entries,
-                                    cache::formatSize(report->bytes), options.file,
-                                    report->signer ? "signed by " + report->signer->describe()
-                                                   : std::string("signature not checked"));
-    if (!report->signer)
-      warn("imported '" + options.file +
-           "' without checking who made it (--insecure-skip-signature): builds will use its "
-           "entries as if Kiln had compiled them here");
-    return 0;
-  }
+  case CacheAction::Prune:
+    return prune(store, options);
+  case CacheAction::Limit:
+    return limit(store, *location, settled->newLimit, options.json);
+  case CacheAction::Clear:
+    return clear(store, options.json);
+  case CacheAction::Verify:
+    return verify(store, options);
+  case CacheAction::Export:
+    return exportEntries(store, options, settled->signer);
+  case CacheAction::Import:
+    return importEntries(store, options, *settled->archive);
   }
   return 0;
 }

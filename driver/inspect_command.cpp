@@ -19,183 +19,273 @@
 // The JSON form (--json) holds the same: "file", "module", "kiln_version",
 // "manifest_format", "bundle", "source", for a companion "companion_of" and
 // "sources", "options", "archs", "constants" and "kernels" (each with
-// "name", "kind" and "specializations").
+// "name", "kind" and "specializations"). Its keys that are the manifest's
+// are spelled through the manifest's schema (module/manifest_keys.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "driver/inspect_command.h"
 
 #include "backend/cuda_tools/cuda_archs.h"
-#include "backend/manifest.h"
 #include "module/bundle_reader.h"
+#include "module/manifest_format.h"
+#include "module/manifest_keys.h"
 #include "module/module_reader.h"
 #include "support/temporary_directory.h"
 
 #include <CLI/CLI.hpp>
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace kiln::driver {
 
 namespace {
 
-std::string archList(const llvm::json::Array *archs, bool ptx) {
+using module::InspectedModule;
+using module::ManifestModule;
+using module::ManifestSpecialization;
+namespace keys = module::keys;
+
+std::string archList(const std::set<unsigned> &archs, bool ptx) {
   std::string text;
-  if (archs)
-    for (const llvm::json::Value &arch : *archs)
-      if (std::optional<int64_t> number = arch.getAsInteger())
-        text += std::string(text.empty() ? "" : " ") + (ptx ? "compute_" : "sm_") +
-                std::to_string(*number);
+  for (unsigned arch : archs)
+    text +=
+        std::string(text.empty() ? "" : " ") + (ptx ? "compute_" : "sm_") + std::to_string(arch);
   return text.empty() ? "none" : text;
 }
 
-std::string scalarText(const llvm::json::Value *value) {
-  if (!value)
-    return "?";
+std::string scalarText(const llvm::json::Value &value) {
   std::string text;
   llvm::raw_string_ostream stream(text);
-  stream << *value;
+  stream << value;
   return text;
 }
 
+// The manifest's objects as the manifest spells them, for --json (which
+// prints an object's keys sorted, as it always has) and for the text's
+// options.
+
+using Members = std::vector<std::pair<std::string_view, llvm::json::Value>>;
+
+llvm::json::Object manifestObject(Members members) {
+  llvm::json::Object result;
+  for (auto &[key, value] : members)
+    result[llvm::StringRef(key)] = std::move(value);
+  return result;
+}
+
+llvm::json::Value sourceValue(const ManifestModule &module) {
+  if (module.sourceFile.empty())
+    return nullptr;
+  return manifestObject({{keys::Source::File, module.sourceFile},
+                         {keys::Source::Checksum, module::checksumText(module.sourceChecksum)}});
+}
+
+llvm::json::Array sourcesArray(const ManifestModule &module) {
+  llvm::json::Array sources;
+  for (const module::ManifestSource &source : module.sources)
+    sources.push_back(manifestObject({{keys::CompanionSource::File, source.file},
+                                      {keys::CompanionSource::Sha256, source.sha256}}));
+  return sources;
+}
+
+/// A string the manifest may lack (written empty here): null then.
+llvm::json::Value textOrNull(const std::string &text) {
+  return text.empty() ? llvm::json::Value(nullptr) : llvm::json::Value(text);
+}
+
+template <typename T> llvm::json::Value optionalValue(const std::optional<T> &value) {
+  return value ? llvm::json::Value(*value) : llvm::json::Value(nullptr);
+}
+
+/// The options, in the manifest's order.
+Members optionEntries(const module::ManifestOptions &options) {
+  namespace key = keys::Options;
+  return {{key::Fastmath, options.fastmath},
+          {key::Debug, options.debug},
+          {key::Lineinfo, options.lineinfo},
+          {key::Opt, optionalValue(options.opt)},
+          {key::MaxRegisters, optionalValue(options.maxRegisters)},
+          {key::PtxasFlags, llvm::json::Array(options.ptxasFlags)}};
+}
+
+llvm::json::Object optionsObject(const module::ManifestOptions &options) {
+  return manifestObject(optionEntries(options));
+}
+
+llvm::json::Object archsObject(const ManifestModule &module) {
+  return manifestObject({{keys::Archs::Cubins, llvm::json::Array(module.cubinArchs)},
+                         {keys::Archs::Ptx, llvm::json::Array(module.ptxArchs)}});
+}
+
+llvm::json::Array constantsArray(const ManifestModule &module) {
+  llvm::json::Array constants;
+  for (const module::ManifestConstant &constant : module.constants)
+    constants.push_back(manifestObject({{keys::Constant::Name, constant.name},
+                                        {keys::Constant::Type, constant.type},
+                                        {keys::Constant::Value, constant.value}}));
+  return constants;
+}
+
+llvm::json::Value fatbinValue(const ManifestSpecialization &spec) {
+  if (!spec.fatbin)
+    return nullptr;
+  return manifestObject({{keys::Fatbin::Offset, spec.fatbin->offset},
+                         {keys::Fatbin::Size, spec.fatbin->size},
+                         {keys::Fatbin::Checksum, module::checksumText(spec.fatbin->checksum)}});
+}
+
+llvm::json::Value resourcesValue(const ManifestSpecialization &spec) {
+  if (spec.resources.empty())
+    return nullptr;
+  namespace key = keys::Resources;
+  llvm::json::Object byArch;
+  for (const auto &[arch, usage] : spec.resources)
+    byArch[arch] = manifestObject({{key::Registers, usage.registers},
+                                   {key::Stack, usage.stackBytes},
+                                   {key::SpillStores, usage.spillStoreBytes},
+                                   {key::SpillLoads, usage.spillLoadBytes},
+                                   {key::Shared, usage.sharedBytes},
+                                   {key::Local, usage.localBytes}});
+  return byArch;
+}
+
 /// What ptxas reported per cubin, in `kiln build -v`'s words, sorted by arch.
-void printResources(const llvm::json::Object &resources, llvm::raw_ostream &os) {
-  std::map<unsigned, const llvm::json::Object *> byArch;
-  for (const auto &[name, value] : resources) {
+void printResources(const ManifestSpecialization &spec, llvm::raw_ostream &os) {
+  std::map<unsigned, const module::ManifestResources *> byArch;
+  for (const auto &[name, usage] : spec.resources) {
     unsigned arch = 0;
     llvm::StringRef text = name;
     if (text.consume_front("sm_") && !text.getAsInteger(10, arch))
-      byArch[arch] = value.getAsObject();
+      byArch[arch] = &usage;
   }
-  for (const auto &[arch, usage] : byArch) {
-    if (!usage)
-      continue;
-    auto bytes = [&](llvm::StringRef key) { return usage->getInteger(key).value_or(0); };
-    os << "    " << cuda::smName(arch) << "   " << bytes("registers") << " registers, "
-       << bytes("stack") << " bytes stack, " << bytes("spill_stores") << " bytes spill stores, "
-       << bytes("spill_loads") << " bytes spill loads, " << bytes("shared") << " bytes shared, "
-       << bytes("local") << " bytes local\n";
-  }
+  for (const auto &[arch, usage] : byArch)
+    os << "    " << cuda::smName(arch) << "   " << usage->registers << " registers, "
+       << usage->stackBytes << " bytes stack, " << usage->spillStoreBytes << " bytes spill stores, "
+       << usage->spillLoadBytes << " bytes spill loads, " << usage->sharedBytes << " bytes shared, "
+       << usage->localBytes << " bytes local\n";
 }
 
-void printText(const bundle::InspectedModule &module, llvm::StringRef path, llvm::raw_ostream &os) {
-  const llvm::json::Object &root = *module.manifest.getAsObject();
-  const KilnBundleHeader &header = module.bundle.header;
-  os << "module " << root.getString("module").value_or("?") << '\n';
+void printModuleText(const InspectedModule &inspected, llvm::StringRef path,
+                     llvm::raw_ostream &os) {
+  const ManifestModule &module = inspected.manifest.module;
+  const KilnBundleHeader &header = inspected.bundle.header;
+  os << "module " << module.name << '\n';
   os << "  file        " << path << '\n';
-  os << "  built by    Kiln " << root.getString("kiln_version").value_or("?")
-     << " (manifest format " << bundle::ManifestFormat << ", bundle format " << header.formatVersion
+  os << "  built by    Kiln " << (module.kilnVersion.empty() ? "?" : module.kilnVersion)
+     << " (manifest format " << module::ManifestFormat << ", bundle format " << header.formatVersion
      << ")\n";
-  if (const llvm::json::Object *source = root.getObject("source"))
-    os << "  source      " << source->getString("file").value_or("?") << " (checksum "
-       << source->getString("checksum").value_or("?") << ")\n";
-  if (std::optional<llvm::StringRef> companionOf = root.getString("companion_of")) {
-    os << "  companion   of " << *companionOf << ", built from";
-    if (const llvm::json::Array *sources = root.getArray("sources"))
-      for (const llvm::json::Value &value : *sources)
-        if (const llvm::json::Object *source = value.getAsObject())
-          os << ' ' << source->getString("file").value_or("?");
+  if (!module.sourceFile.empty())
+    os << "  source      " << module.sourceFile << " (checksum "
+       << module::checksumText(module.sourceChecksum) << ")\n";
+  if (!module.companionOf.empty()) {
+    os << "  companion   of " << module.companionOf << ", built from";
+    for (const module::ManifestSource &source : module.sources)
+      os << ' ' << source.file;
     os << '\n';
   }
-  if (const llvm::json::Object *options = root.getObject("options")) {
-    os << "  options    ";
-    for (llvm::StringRef key :
-         {"fastmath", "debug", "lineinfo", "opt", "max_registers", "ptxas_flags"})
-      os << ' ' << key << '=' << scalarText(options->get(key));
-    os << '\n';
-  }
-  if (const llvm::json::Object *archs = root.getObject("archs"))
-    os << "  archs       cubins " << archList(archs->getArray("cubins"), false) << "; PTX "
-       << archList(archs->getArray("ptx"), true) << '\n';
+  os << "  options    ";
+  for (const auto &[key, value] : optionEntries(module.options))
+    os << ' ' << key << '=' << scalarText(value);
+  os << '\n';
+  os << "  archs       cubins " << archList(module.cubinArchs, false) << "; PTX "
+     << archList(module.ptxArchs, true) << '\n';
   os << "  bundle      " << header.payloadOffset + header.payloadSize << " bytes at file offset "
-     << module.bundle.fileOffset << ": manifest " << header.manifestSize << " bytes (checksum "
-     << bundle::checksumText(header.manifestChecksum) << "), payload " << header.payloadSize
+     << inspected.bundle.fileOffset << ": manifest " << header.manifestSize << " bytes (checksum "
+     << module::checksumText(header.manifestChecksum) << "), payload " << header.payloadSize
      << " bytes\n";
-  if (const llvm::json::Array *constants = root.getArray("constants")) {
-    os << (constants->empty() ? "  constants   none" : "  constants") << '\n';
-    for (const llvm::json::Value &value : *constants)
-      if (const llvm::json::Object *constant = value.getAsObject())
-        os << "    " << constant->getString("name").value_or("?") << ": "
-           << constant->getString("type").value_or("?") << " = "
-           << scalarText(constant->get("value")) << '\n';
-  }
-  for (const bundle::KernelGroup &kernel : module.kernels) {
+  os << (module.constants.empty() ? "  constants   none" : "  constants") << '\n';
+  for (const module::ManifestConstant &constant : module.constants)
+    os << "    " << constant.name << ": " << constant.type << " = " << scalarText(constant.value)
+       << '\n';
+}
+
+void printSpecializationText(const ManifestSpecialization &spec, llvm::raw_ostream &os) {
+  os << "  (" << llvm::join(spec.argumentTypes, ", ") << ")\n";
+  os << "    entry   " << spec.entry << (spec.blockEntry ? " (with block entry)" : "")
+     << (spec.cooperative ? " (cooperative launch)" : "") << '\n';
+  os << "    archs   cubins " << archList(spec.cubinArchs, false) << "; PTX "
+     << archList(spec.ptxArchs, true) << '\n';
+  if (spec.fatbin)
+    os << "    fatbin  " << spec.fatbin->size << " bytes at payload offset " << spec.fatbin->offset
+       << " (checksum " << module::checksumText(spec.fatbin->checksum) << ")\n";
+  else
+    os << "    fatbin  none (the CPU engine only)\n";
+  os << "    memory  " << spec.staticSharedBytes << " bytes static shared, " << spec.localBytes
+     << " bytes local\n";
+  printResources(spec, os);
+}
+
+void printText(const InspectedModule &module, llvm::StringRef path, llvm::raw_ostream &os) {
+  printModuleText(module, path, os);
+  for (const module::KernelGroup &kernel : module.kernels) {
     os << kernel.kind << ' ' << kernel.name << '\n';
-    for (const llvm::json::Object *spec : kernel.specializations) {
-      os << "  (";
-      if (const llvm::json::Array *args = spec->getArray("args"))
-        for (size_t i = 0; i < args->size(); ++i)
-          os << (i ? ", " : "") << (*args)[i].getAsString().value_or("?");
-      os << ")\n";
-      os << "    entry   " << spec->getString("entry").value_or("?")
-         << (spec->getBoolean("block_entry").value_or(false) ? " (with block entry)" : "")
-         << (spec->getBoolean("cooperative").value_or(false) ? " (cooperative launch)" : "")
-         << '\n';
-      os << "    archs   cubins " << archList(spec->getArray("cubins"), false) << "; PTX "
-         << archList(spec->getArray("ptx"), true) << '\n';
-      if (const llvm::json::Object *fatbin = spec->getObject("fatbin"))
-        os << "    fatbin  " << fatbin->getInteger("size").value_or(0)
-           << " bytes at payload offset " << fatbin->getInteger("offset").value_or(0)
-           << " (checksum " << fatbin->getString("checksum").value_or("?") << ")\n";
-      else
-        os << "    fatbin  none (the CPU engine only)\n";
-      os << "    memory  " << spec->getInteger("static_shared_bytes").value_or(0)
-         << " bytes static shared, " << spec->getInteger("local_bytes").value_or(0)
-         << " bytes local\n";
-      if (const llvm::json::Object *resources = spec->getObject("resources"))
-        printResources(*resources, os);
-    }
+    for (size_t index : kernel.specializations)
+      printSpecializationText(module.specialization(index), os);
   }
 }
 
-void printJson(const bundle::InspectedModule &module, llvm::StringRef path, llvm::raw_ostream &os) {
-  const llvm::json::Object &root = *module.manifest.getAsObject();
-  const KilnBundleHeader &header = module.bundle.header;
+/// A specialization's keys, as the manifest spells them.
+void printSpecializationJson(const ManifestSpecialization &spec, llvm::json::OStream &json) {
+  namespace key = keys::Specialization;
+  json.attribute(key::Symbol, textOrNull(spec.symbol));
+  json.attribute(key::Args, llvm::json::Array(spec.argumentTypes));
+  json.attribute(key::Entry, spec.entry);
+  json.attribute(key::BlockEntry, spec.blockEntry);
+  json.attribute(key::Cubins, llvm::json::Array(spec.cubinArchs));
+  json.attribute(key::Ptx, llvm::json::Array(spec.ptxArchs));
+  json.attribute(key::Fatbin, fatbinValue(spec));
+  json.attribute(key::StaticSharedBytes, spec.staticSharedBytes);
+  json.attribute(key::LocalBytes, spec.localBytes);
+  json.attribute(key::Synchronizes, spec.synchronizes);
+  json.attribute(key::Raises, spec.raises);
+  json.attribute(key::Cooperative, spec.cooperative);
+  json.attribute(key::Resources, resourcesValue(spec));
+}
+
+void printJson(const InspectedModule &inspected, llvm::StringRef path, llvm::raw_ostream &os) {
+  const ManifestModule &module = inspected.manifest.module;
+  const KilnBundleHeader &header = inspected.bundle.header;
   llvm::json::OStream json(os, 2);
-  auto copy = [&](llvm::StringRef key) {
-    const llvm::json::Value *value = root.get(key);
-    json.attribute(key, value ? *value : llvm::json::Value(nullptr));
-  };
   json.object([&] {
     json.attribute("file", path);
-    copy("module");
-    copy("kiln_version");
-    json.attribute("manifest_format", bundle::ManifestFormat);
+    json.attribute(keys::Manifest::Module, module.name);
+    json.attribute(keys::Manifest::KilnVersion, textOrNull(module.kilnVersion));
+    json.attribute("manifest_format", module::ManifestFormat);
     json.attributeObject("bundle", [&] {
       json.attribute("format", header.formatVersion);
-      json.attribute("file_offset", module.bundle.fileOffset);
+      json.attribute("file_offset", inspected.bundle.fileOffset);
       json.attribute("size", header.payloadOffset + header.payloadSize);
       json.attribute("manifest_size", header.manifestSize);
-      json.attribute("manifest_checksum", bundle::checksumText(header.manifestChecksum));
+      json.attribute("manifest_checksum", module::checksumText(header.manifestChecksum));
       json.attribute("payload_offset", header.payloadOffset);
       json.attribute("payload_size", header.payloadSize);
     });
-    copy("source");
-    if (root.get("companion_of")) {
-      copy("companion_of");
-      copy("sources");
+    json.attribute(keys::Manifest::Source, sourceValue(module));
+    if (!module.companionOf.empty()) {
+      json.attribute(keys::Manifest::CompanionOf, module.companionOf);
+      json.attribute(keys::Manifest::Sources, sourcesArray(module));
     }
-    copy("options");
-    copy("archs");
-    copy("constants");
+    json.attribute(keys::Manifest::Options, optionsObject(module.options));
+    json.attribute(keys::Manifest::Archs, archsObject(module));
+    json.attribute(keys::Manifest::Constants, constantsArray(module));
     json.attributeArray("kernels", [&] {
-      for (const bundle::KernelGroup &kernel : module.kernels)
+      for (const module::KernelGroup &kernel : inspected.kernels)
         json.object([&] {
           json.attribute("name", kernel.name);
           json.attribute("kind", kernel.kind);
           json.attributeArray("specializations", [&] {
-            for (const llvm::json::Object *spec : kernel.specializations)
-              json.object([&] {
-                for (llvm::StringRef key : {"symbol", "args", "entry", "block_entry", "cubins",
-                                            "ptx", "fatbin", "static_shared_bytes", "local_bytes",
-                                            "synchronizes", "raises", "cooperative", "resources"}) {
-                  const llvm::json::Value *value = spec->get(key);
-                  json.attribute(key, value ? *value : llvm::json::Value(nullptr));
-                }
-              });
+            for (size_t index : kernel.specializations)
+              json.object([&] { printSpecializationJson(inspected.specialization(index), json); });
           });
         });
     });
@@ -211,7 +301,7 @@ int runInspect(const InspectOptions &options) {
     llvm::WithColor::error(llvm::errs(), "kiln") << llvm::toString(bytes.takeError()) << '\n';
     return 1;
   }
-  llvm::Expected<bundle::InspectedModule> module = bundle::readModule(*bytes);
+  llvm::Expected<module::InspectedModule> module = module::readModule(*bytes);
   if (!module) {
     llvm::WithColor::error(llvm::errs(), "kiln")
         << "'" << options.path << "': " << llvm::toString(module.takeError()) << '\n';

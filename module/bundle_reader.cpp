@@ -8,7 +8,7 @@
 
 #include <cstring>
 
-namespace kiln::bundle {
+namespace kiln::module {
 
 static llvm::Error damaged(const llvm::Twine &what) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), what);
@@ -47,9 +47,9 @@ llvm::Expected<BundleView> findBundle(llvm::StringRef file) {
   view.payload = bundle.substr(header.payloadOffset, header.payloadSize);
   uint64_t checksum = kilnChecksum(view.manifest.data(), view.manifest.size());
   if (checksum != header.manifestChecksum)
-    return damaged("the manifest is damaged: its checksum is " + bundle::checksumText(checksum) +
-                   ", the bundle header says " + bundle::checksumText(header.manifestChecksum));
+    return damaged("the manifest is damaged: its checksum is " + module::checksumText(checksum) +
+                   ", the bundle header says " + module::checksumText(header.manifestChecksum));
   return view;
 }
 
-} // namespace kiln::bundle
+} // namespace kiln::module

@@ -17,7 +17,7 @@
 
 #include <cstdint>
 
-namespace kiln::bundle {
+namespace kiln::module {
 
 struct BundleView {
   /// Where the bundle starts in the file.
@@ -31,4 +31,4 @@ struct BundleView {
 /// point into `file`.
 llvm::Expected<BundleView> findBundle(llvm::StringRef file);
 
-} // namespace kiln::bundle
+} // namespace kiln::module

@@ -9,7 +9,7 @@
 
 #include <cstring>
 
-namespace kiln::bundle {
+namespace kiln::module {
 
 static constexpr uint64_t BlobAlignment = 16;
 static_assert(sizeof(KilnBundleHeader) == 56, "docs/abi.md documents a 56-byte header");
@@ -54,4 +54,4 @@ std::string writeBundle(llvm::StringRef manifest, llvm::ArrayRef<std::string> bl
   return bundle;
 }
 
-} // namespace kiln::bundle
+} // namespace kiln::module

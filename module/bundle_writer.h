@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::bundle {
+namespace kiln::module {
 
 /// Where blobs of `sizes` go in the payload, from its start.
 std::vector<uint64_t> payloadOffsets(llvm::ArrayRef<uint64_t> sizes);
@@ -31,4 +31,4 @@ std::vector<uint64_t> payloadOffsets(llvm::ArrayRef<uint64_t> sizes);
 /// The bundle of `manifest` and `blobs` (placed at payloadOffsets()).
 std::string writeBundle(llvm::StringRef manifest, llvm::ArrayRef<std::string> blobs);
 
-} // namespace kiln::bundle
+} // namespace kiln::module

@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <vector>
 
-namespace kiln::bundle {
+namespace kiln::module {
 
 namespace {
 
@@ -254,4 +254,4 @@ bool findExportedSymbol(const ByteSource &file, std::string_view prefix, std::st
   return false;
 }
 
-} // namespace kiln::bundle
+} // namespace kiln::module

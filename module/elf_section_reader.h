@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-namespace kiln::bundle {
+namespace kiln::module {
 
 /// Where a file's bytes come from: a descriptor or bytes in memory.
 class ByteSource {
@@ -77,4 +77,4 @@ bool locateElfSection(const ByteSource &file, const char *name, const char *cont
 bool findExportedSymbol(const ByteSource &file, std::string_view prefix, std::string &symbol,
                         std::string &problem);
 
-} // namespace kiln::bundle
+} // namespace kiln::module

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-namespace kiln::bundle {
+namespace kiln::module {
 
 std::string checksumText(uint64_t checksum) {
   char text[17];
@@ -12,4 +12,4 @@ std::string checksumText(uint64_t checksum) {
   return text;
 }
 
-} // namespace kiln::bundle
+} // namespace kiln::module

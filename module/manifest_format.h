@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-namespace kiln::bundle {
+namespace kiln::module {
 
 /// Manifests say "format": this. Bumped whenever a key changes meaning or
 /// a reader would need to know of a new one.
@@ -18,4 +18,4 @@ constexpr unsigned ManifestFormat = 2;
 /// A checksum as manifests write it: 16 lowercase hex digits.
 std::string checksumText(uint64_t checksum);
 
-} // namespace kiln::bundle
+} // namespace kiln::module

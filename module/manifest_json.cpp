@@ -10,7 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 
-namespace kiln::bundle {
+namespace kiln::module {
 
 std::optional<int64_t> JsonValue::integer() const {
   if (kind_ == Kind::Integer)
@@ -355,4 +355,4 @@ std::optional<JsonValue> parseOutline(std::string_view text, unsigned nestingLim
   return JsonParser(text, nestingLimit, &outline).parseDocument(problem);
 }
 
-} // namespace kiln::bundle
+} // namespace kiln::module

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-namespace kiln::bundle {
+namespace kiln::module {
 
 /// A parsed JSON value. Numbers written without a fraction or exponent that
 /// fit in int64 are integers; other numbers are doubles.
@@ -81,4 +81,4 @@ struct JsonOutline {
 std::optional<JsonValue> parseOutline(std::string_view text, unsigned nestingLimit,
                                       const JsonOutline &outline, std::string &problem);
 
-} // namespace kiln::bundle
+} // namespace kiln::module

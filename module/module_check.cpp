@@ -5,6 +5,7 @@
 #include "module/elf_section_reader.h"
 #include "module/manifest_format.h"
 #include "module/manifest_json.h"
+#include "module/manifest_keys.h"
 
 #include <cctype>
 #include <cstring>
@@ -12,7 +13,7 @@
 #include <tuple>
 #include <vector>
 
-namespace kiln::bundle {
+namespace kiln::module {
 
 namespace {
 
@@ -48,6 +49,11 @@ struct Parameter {
            path == other.path && type == other.type;
   }
 };
+
+/// A manifest key as messages quote it: 'kind'.
+std::string quoted(std::string_view key) {
+  return "'" + std::string(key) + "'";
+}
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && text.front() == ' ')
@@ -181,21 +187,22 @@ void expectedParameters(int64_t argument, std::string_view text, std::vector<int
 
 /// Reads the manifest's parameter `value`; false when it is malformed.
 bool readParameter(const JsonValue &value, Parameter &parameter) {
-  const JsonValue *argument = value.member("argument");
-  const JsonValue *role = value.member("role");
-  const JsonValue *type = value.member("type");
+  namespace key = keys::Parameter;
+  const JsonValue *argument = value.member(key::Argument);
+  const JsonValue *role = value.member(key::Role);
+  const JsonValue *type = value.member(key::Type);
   if (!argument || !argument->integer() || !role || !role->string() || !type || !type->string())
     return false;
   parameter.argument = *argument->integer();
   parameter.role = *role->string();
   parameter.type = *type->string();
   parameter.dimension = 0;
-  if (const JsonValue *dimension = value.member("dimension")) {
+  if (const JsonValue *dimension = value.member(key::Dimension)) {
     if (!dimension->integer())
       return false;
     parameter.dimension = *dimension->integer();
   }
-  if (const JsonValue *path = value.member("path")) {
+  if (const JsonValue *path = value.member(key::Path)) {
     if (!path->array())
       return false;
     for (const JsonValue &step : *path->array()) {
@@ -240,12 +247,12 @@ std::optional<std::string> outlineProblem(const JsonValue &spec, size_t index) {
   std::string what = "the manifest entry of specialization " + std::to_string(index);
   if (!spec.isObject())
     return what + " is not an object";
-  const JsonValue *name = spec.member("name");
+  const JsonValue *name = spec.member(keys::Specialization::Name);
   if (!name || !name->string() || name->string()->empty())
     return what + " has no name";
-  if (const JsonValue *kind = spec.member("kind"); kind && !kind->string())
+  if (const JsonValue *kind = spec.member(keys::Specialization::Kind); kind && !kind->string())
     return "the manifest entry of '" + *name->string() + "' (specialization " +
-           std::to_string(index) + ") has a malformed 'kind'";
+           std::to_string(index) + ") has a malformed " + quoted(keys::Specialization::Kind);
   return std::nullopt;
 }
 
@@ -267,35 +274,36 @@ using IntactFatBinaries = std::set<std::tuple<uint64_t, uint64_t, uint64_t>>;
 std::optional<std::string> specializationProblem(const JsonValue &spec, size_t index,
                                                  std::string_view payload,
                                                  IntactFatBinaries *intact) {
+  namespace key = keys::Specialization;
   if (std::optional<std::string> problem = outlineProblem(spec, index))
     return problem;
-  const JsonValue *name = spec.member("name");
+  const JsonValue *name = spec.member(key::Name);
   std::string what = "the manifest entry of '" + *name->string() + "' (specialization " +
                      std::to_string(index) + ")";
-  const JsonValue *entry = spec.member("entry");
+  const JsonValue *entry = spec.member(key::Entry);
   if (!entry || !entry->string())
     return what + " has no entry point";
-  if (const JsonValue *symbol = spec.member("symbol"); symbol && !symbol->string())
-    return what + " has a malformed 'symbol'";
-  const JsonValue *args = spec.member("args");
+  if (const JsonValue *symbol = spec.member(key::Symbol); symbol && !symbol->string())
+    return what + " has a malformed " + quoted(key::Symbol);
+  const JsonValue *args = spec.member(key::Args);
   if (!isStringArray(args))
     return what + " has no list of argument types";
   size_t arity = args->array()->size();
-  if (const JsonValue *names = spec.member("arg_names");
+  if (const JsonValue *names = spec.member(key::ArgNames);
       names && (!isStringArray(names) || names->array()->size() != arity))
     return what + " has argument names that do not match its arguments";
-  for (const char *key : {"static_shared_bytes", "local_bytes"})
-    if (const JsonValue *value = spec.member(key);
+  for (std::string_view bytes : {key::StaticSharedBytes, key::LocalBytes})
+    if (const JsonValue *value = spec.member(bytes);
         value && (!value->integer() || *value->integer() < 0))
-      return what + " has a malformed '" + key + "'";
-  for (const char *key : {"synchronizes", "raises", "cooperative", "block_entry"})
-    if (const JsonValue *value = spec.member(key); value && !value->boolean())
-      return what + " has a malformed '" + key + "'";
-  for (const char *key : {"cubins", "ptx"})
-    if (const JsonValue *value = spec.member(key); value && !isIntegerArray(*value))
-      return what + " has a malformed '" + key + "'";
+      return what + " has a malformed " + quoted(bytes);
+  for (std::string_view flag : {key::Synchronizes, key::Raises, key::Cooperative, key::BlockEntry})
+    if (const JsonValue *value = spec.member(flag); value && !value->boolean())
+      return what + " has a malformed " + quoted(flag);
+  for (std::string_view archs : {key::Cubins, key::Ptx})
+    if (const JsonValue *value = spec.member(archs); value && !isIntegerArray(*value))
+      return what + " has a malformed " + quoted(archs);
 
-  const JsonValue *params = spec.member("params");
+  const JsonValue *params = spec.member(key::Params);
   if (!params || !params->array())
     return what + " has no parameter layout";
   std::vector<Parameter> expected;
@@ -314,11 +322,11 @@ std::optional<std::string> specializationProblem(const JsonValue &spec, size_t i
            " parameters) that is not the one its argument types take (" +
            std::to_string(expected.size()) + " parameters)";
 
-  if (const JsonValue *fatbin = spec.member("fatbin");
+  if (const JsonValue *fatbin = spec.member(key::Fatbin);
       fatbin && fatbin->kind() != JsonValue::Kind::Null) {
-    const JsonValue *offset = fatbin->member("offset");
-    const JsonValue *size = fatbin->member("size");
-    const JsonValue *checksum = fatbin->member("checksum");
+    const JsonValue *offset = fatbin->member(keys::Fatbin::Offset);
+    const JsonValue *size = fatbin->member(keys::Fatbin::Size);
+    const JsonValue *checksum = fatbin->member(keys::Fatbin::Checksum);
     if (!offset || !offset->integer() || *offset->integer() < 0 || !size || !size->integer() ||
         *size->integer() < 0 || !checksum || !checksum->string() ||
         !isChecksumText(*checksum->string()))
@@ -405,7 +413,10 @@ ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle, CheckS
   // lists (levels 1 and 2), and of the entries and constants (level 3) the
   // keys checked at import.
   bool everything = scope == CheckScope::Everything;
-  static const JsonOutline outline{3, {"name", "kind", "value", "type"}};
+  static const JsonOutline outline{3,
+                                   {keys::Specialization::Name, keys::Specialization::Kind,
+                                    keys::Constant::Name, keys::Constant::Type,
+                                    keys::Constant::Value}};
   std::optional<JsonValue> manifest =
       everything ? parseJson(manifestText, ManifestNestingLimit, problem)
                  : parseOutline(manifestText, ManifestNestingLimit, outline, problem);
@@ -414,11 +425,13 @@ ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle, CheckS
   if (!manifest->isObject())
     return damaged("its manifest is not a JSON object");
   ModuleCheck identity;
-  if (const JsonValue *module = manifest->member("module"); module && module->string())
+  if (const JsonValue *module = manifest->member(keys::Manifest::Module);
+      module && module->string())
     identity.moduleName = *module->string();
-  if (const JsonValue *version = manifest->member("kiln_version"); version && version->string())
+  if (const JsonValue *version = manifest->member(keys::Manifest::KilnVersion);
+      version && version->string())
     identity.kilnVersion = *version->string();
-  if (const JsonValue *format = manifest->member("format"))
+  if (const JsonValue *format = manifest->member(keys::Manifest::Format))
     identity.manifestFormat = format->integer();
   auto failed = [&](ModuleCheck check) {
     check.moduleName = identity.moduleName;
@@ -431,12 +444,12 @@ ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle, CheckS
         "manifest format " +
         (identity.manifestFormat ? std::to_string(*identity.manifestFormat) : std::string("none")) +
         ", this Kiln reads format " + std::to_string(ManifestFormat)));
-  const JsonValue *module = manifest->member("module");
+  const JsonValue *module = manifest->member(keys::Manifest::Module);
   if (!module || !module->string())
     return failed(damaged("its manifest names no module"));
   if (!image.moduleName.empty() && *module->string() != image.moduleName)
     return failed(damaged("its manifest describes module '" + *module->string() + "'"));
-  const JsonValue *specializations = manifest->member("specializations");
+  const JsonValue *specializations = manifest->member(keys::Manifest::Specializations);
   if (!specializations || !specializations->array())
     return failed(damaged("its manifest lists no specializations"));
   const std::vector<JsonValue> &listed = *specializations->array();
@@ -450,14 +463,14 @@ ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle, CheckS
             everything ? specializationProblem(listed[i], i, payload, &intact)
                        : outlineProblem(listed[i], i))
       return failed(damaged(*entryProblem));
-  if (const JsonValue *constants = manifest->member("constants")) {
+  if (const JsonValue *constants = manifest->member(keys::Manifest::Constants)) {
     if (!constants->array())
       return failed(damaged("its manifest's constants are not a list"));
     for (const JsonValue &constant : *constants->array()) {
-      const JsonValue *name = constant.member("name");
-      if (!name || !name->string() || !constant.member("value"))
+      const JsonValue *name = constant.member(keys::Constant::Name);
+      if (!name || !name->string() || !constant.member(keys::Constant::Value))
         return failed(damaged("its manifest has a malformed constant"));
-      if (const JsonValue *type = constant.member("type"); type && !type->string())
+      if (const JsonValue *type = constant.member(keys::Constant::Type); type && !type->string())
         return failed(damaged("its manifest has a malformed constant"));
     }
     if (index) {
@@ -465,9 +478,9 @@ ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle, CheckS
       index->constantsEnd = constants->sourceEnd();
     }
   }
-  if (const JsonValue *source = manifest->member("source"); index && source) {
-    const JsonValue *file = source->member("file");
-    const JsonValue *checksum = source->member("checksum");
+  if (const JsonValue *source = manifest->member(keys::Manifest::Source); index && source) {
+    const JsonValue *file = source->member(keys::Source::File);
+    const JsonValue *checksum = source->member(keys::Source::Checksum);
     if (file && file->string() && checksum && checksum->string() &&
         isChecksumText(*checksum->string())) {
       index->sourceFile = *file->string();
@@ -476,8 +489,8 @@ ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle, CheckS
   }
   if (index)
     for (const JsonValue &spec : listed) {
-      const JsonValue *kind = spec.member("kind");
-      index->specializations.push_back({*spec.member("name")->string(),
+      const JsonValue *kind = spec.member(keys::Specialization::Kind);
+      index->specializations.push_back({*spec.member(keys::Specialization::Name)->string(),
                                         kind ? *kind->string() : std::string("kernel"),
                                         spec.sourceBegin(), spec.sourceEnd()});
     }
@@ -545,4 +558,4 @@ ModuleCheck checkModuleFile(std::string_view file, std::string_view &bundle) {
   return check;
 }
 
-} // namespace kiln::bundle
+} // namespace kiln::module

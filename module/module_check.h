@@ -30,7 +30,7 @@
 #include <string_view>
 #include <vector>
 
-namespace kiln::bundle {
+namespace kiln::module {
 
 /// What the code of a module says of itself (its KilnModuleImage).
 struct ImageFacts {
@@ -126,4 +126,4 @@ std::optional<ImageFacts> findImage(std::string_view file, uint64_t manifestChec
 /// image's name instead).
 ModuleCheck checkModuleFile(std::string_view file, std::string_view &bundle);
 
-} // namespace kiln::bundle
+} // namespace kiln::module

@@ -42,7 +42,7 @@ std::string companionFileStem(llvm::StringRef moduleName) {
 llvm::Expected<std::string> writeExtensionModule(const ExtensionModuleInputs &inputs,
                                                  llvm::StringRef directory,
                                                  llvm::StringRef extensionSuffix) {
-  std::string bundle = bundle::writeBundle(inputs.manifest, inputs.fatbins);
+  std::string bundle = module::writeBundle(inputs.manifest, inputs.fatbins);
   llvm::Expected<std::string> object =
       backend::createExtensionObject(inputs.moduleName, bundle, inputs.entries);
   if (!object)

@@ -3,11 +3,12 @@
 #include "pipeline/outputs.h"
 
 #include "backend/cuda_tools/cuda_toolkit.h"
-#include "backend/manifest.h"
 #include "module/bundle_writer.h"
 #include "module/format.h"
+#include "module/manifest_writer.h"
 #include "pipeline/cuda_includes.h"
 #include "pipeline/depfile.h"
+#include "pipeline/manifest_records.h"
 #include "pipeline/module_writer.h"
 #include "pipeline/output_file.h"
 #include "pipeline/version.h"
@@ -37,15 +38,14 @@ llvm::Error writeFile(llvm::StringRef directory, llvm::StringRef name, llvm::Str
 
 /// The module's top-level names bound to constants a manifest can hold,
 /// sorted by name.
-std::vector<backend::ManifestConstant> moduleConstants(const ModuleScope &scope) {
-  std::vector<backend::ManifestConstant> constants;
+std::vector<module::ManifestConstant> moduleConstants(const ModuleScope &scope) {
+  std::vector<module::ManifestConstant> constants;
   for (const auto &binding : scope.moduleBindings()) {
     const ModuleValue &value = binding.getValue();
-    if (value.kind() == ModuleValue::Kind::Constant &&
-        backend::isManifestConstant(value.constantValue()))
-      constants.push_back({binding.getKey().str(), value.constantValue()});
+    if (value.kind() == ModuleValue::Kind::Constant && isManifestConstant(value.constantValue()))
+      constants.push_back(manifestConstant(binding.getKey().str(), value.constantValue()));
   }
-  llvm::sort(constants, [](const backend::ManifestConstant &a, const backend::ManifestConstant &b) {
+  llvm::sort(constants, [](const module::ManifestConstant &a, const module::ManifestConstant &b) {
     return a.name < b.name;
   });
   return constants;
@@ -74,20 +74,21 @@ std::string relativePath(llvm::StringRef path, llvm::StringRef folder) {
   return result;
 }
 
-llvm::Expected<backend::ManifestModule>
+llvm::Expected<module::ManifestModule>
 describeModule(const BuildOptions &options, const CheckedModule *module, llvm::StringRef moduleName,
-               llvm::StringRef companionOf, llvm::ArrayRef<backend::ManifestEntry> entries) {
+               llvm::StringRef companionOf,
+               llvm::ArrayRef<module::ManifestSpecialization> entries) {
   llvm::Expected<std::string> source = support::readFileBytes(options.file);
   if (!source)
     return source.takeError();
-  backend::ManifestModule description;
+  module::ManifestModule description;
   description.name = moduleName.str();
   description.kilnVersion = versionNumber();
   description.sourceFile = llvm::sys::path::filename(options.file).str();
   description.sourceChecksum = kilnChecksum(source->data(), source->size());
   description.options = {options.fastmath, options.debug,        options.lineinfo,
                          options.opt,      options.maxRegisters, options.ptxasFlags};
-  for (const backend::ManifestEntry &entry : entries) {
+  for (const module::ManifestSpecialization &entry : entries) {
     description.cubinArchs.insert(entry.cubinArchs.begin(), entry.cubinArchs.end());
     description.ptxArchs.insert(entry.ptxArchs.begin(), entry.ptxArchs.end());
   }
@@ -145,12 +146,13 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
   if (options.emit == EmitKind::Fatbin)
     for (const ImageArtifacts &image : images)
       write(image.stem + ".fatbin", image.fatbin);
-  std::vector<backend::ManifestEntry> manifest;
+  std::vector<module::ManifestSpecialization> manifest;
   for (KernelArtifacts &build : kernels) {
-    backend::ManifestEntry entry{build.kernel, build.interface(),     {}, {}, {},
-                                 std::nullopt, build.entryResources()};
+    backend::KernelInterface interface = build.interface();
     if (build.host)
-      entry.interface.hasBlockEntry = build.host->interface.hasBlockEntry;
+      interface.hasBlockEntry = build.host->interface.hasBlockEntry;
+    module::ManifestSpecialization entry =
+        manifestSpecialization(*build.kernel, interface, build.entryResources());
     const ImageArtifacts *image = build.image ? &images[*build.image] : nullptr;
     auto writeOwn = [&](const std::string &name, llvm::StringRef bytes) {
       write(name, bytes);
@@ -197,24 +199,24 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
     std::vector<uint64_t> sizes;
     for (const ImageArtifacts &image : images)
       sizes.push_back(image.fatbin.size());
-    std::vector<uint64_t> offsets = bundle::payloadOffsets(sizes);
+    std::vector<uint64_t> offsets = module::payloadOffsets(sizes);
     for (size_t i = 0; i < kernels.size(); ++i) {
       size_t at = *kernels[i].image;
-      manifest[i].fatbin = backend::ManifestBlob{
+      manifest[i].fatbin = module::ManifestBlob{
           offsets[at], sizes[at], kilnChecksum(images[at].fatbin.data(), images[at].fatbin.size())};
     }
   }
   // A module that stays Python gets a companion, which its manifest names.
   bool companion = options.emit == EmitKind::Module && options.moduleStaysPython;
   std::string builtName = companion ? companionModuleName(moduleName) : moduleName.str();
-  llvm::Expected<backend::ManifestModule> description = describeModule(
+  llvm::Expected<module::ManifestModule> description = describeModule(
       options, module, builtName, companion ? moduleName : llvm::StringRef(), manifest);
   if (!description)
     failure = llvm::joinErrors(std::move(failure), description.takeError());
   std::string manifestText;
   if (!failure) {
     llvm::raw_string_ostream stream(manifestText);
-    backend::writeManifest(stream, *description, manifest);
+    module::writeManifest(stream, *description, manifest);
   }
   if (!failure && options.emit == EmitKind::Module) {
     ExtensionModuleInputs inputs;

@@ -2,6 +2,7 @@
 
 #include "pipeline/signature_file.h"
 
+#include "frontend/resolve/signature_table.h"
 #include "frontend/source/source_file.h"
 
 #include <llvm/ADT/ScopeExit.h>
@@ -10,10 +11,6 @@
 #include <llvm/Support/Format.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/raw_ostream.h>
-
-#define TOML_EXCEPTIONS 0
-#define TOML_HEADER_ONLY 1
-#include <toml++/toml.h>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -105,44 +102,23 @@ llvm::Expected<SignatureTable> readSignatureTable(llvm::StringRef path,
     return llvm::createStringError(text.getError(), "cannot read '%s': %s", path.str().c_str(),
                                    readErrorMessage(text.getError()).c_str());
   }
-  toml::parse_result parsed = toml::parse(std::string_view(*text), path.str());
-  if (!parsed) {
-    const toml::source_region &where = parsed.error().source();
-    return llvm::createStringError(std::errc::invalid_argument, "%s:%u:%u: %s", path.str().c_str(),
-                                   where.begin.line, where.begin.column,
-                                   std::string(parsed.error().description()).c_str());
-  }
-  const toml::node *node = &parsed.table();
-  for (llvm::StringRef key : tablePath) {
-    const toml::table *parent = node->as_table();
-    node = parent ? parent->get(std::string_view(key.data(), key.size())) : nullptr;
-    if (!node)
-      return table;
-  }
-  const toml::table *signatures = node->as_table();
-  if (!signatures)
+  llvm::Expected<SignatureTableContents> contents = readSignatureTableText(*text, path, tablePath);
+  if (!contents)
+    return llvm::createStringError(std::errc::invalid_argument, "%s:%s", path.str().c_str(),
+                                   llvm::toString(contents.takeError()).c_str());
+  if (!contents->isTable)
     return llvm::createStringError(std::errc::invalid_argument, "%s: [%s] is not a table",
                                    path.str().c_str(), llvm::join(tablePath, ".").c_str());
-  for (const auto &[key, value] : *signatures) {
-    std::set<std::string> &entry = table[std::string(key.str())];
-    auto add = [&](const toml::node &item) {
-      if (const auto *signature = item.as_string()) {
-        entry.insert(signature->get());
-        return true;
-      }
-      return false;
-    };
-    bool wellFormed = add(value);
-    if (const toml::array *list = value.as_array()) {
-      wellFormed = true;
-      for (const toml::node &item : *list)
-        wellFormed &= add(item);
+  for (const SignatureTableRow &row : contents->rows) {
+    std::set<std::string> &entry = table[row.key];
+    for (const WrittenSignature &written : row.signatures) {
+      if (!written.text)
+        return llvm::createStringError(std::errc::invalid_argument,
+                                       "%s: the signatures of '%s' must be a string or a list of "
+                                       "strings",
+                                       path.str().c_str(), row.key.c_str());
+      entry.insert(*written.text);
     }
-    if (!wellFormed)
-      return llvm::createStringError(std::errc::invalid_argument,
-                                     "%s: the signatures of '%s' must be a string or a list of "
-                                     "strings",
-                                     path.str().c_str(), std::string(key.str()).c_str());
   }
   return table;
 }

@@ -12,7 +12,8 @@
 // Recording runs (kiln/signature_file.py) and `kiln signatures` write it in
 // this one form, sorted and without duplicates, under an flock on the file
 // itself, which is replaced rather than rewritten; `kiln build` reads it
-// (frontend/resolve/build_config.h).
+// (frontend/resolve/build_config.h); both read it through
+// frontend/resolve/signature_table.h.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -66,3 +66,4 @@ def kiln_check_json(kiln):
         return result.returncode, json.loads(result.stdout)[0]
 
     return check
+

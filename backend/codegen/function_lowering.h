@@ -133,6 +133,28 @@ public:
 
   //===--- Arrays and aggregates (lower_arrays.cpp) ---===//
   llvm::Value *lowerArrayOperation(const ir::Instruction &instruction);
+  /// An element of an array read or written at its indices.
+  llvm::Value *lowerArrayAccess(const ir::Instruction &instruction);
+  /// An element read or written through a pointer at an offset.
+  llvm::Value *lowerPointerAccess(const ir::Instruction &instruction);
+  /// The view of an array that indices and slices select.
+  llvm::Value *arrayView(const ir::Instruction &instruction);
+  llvm::Value *transpose(const ir::Instruction &instruction);
+  llvm::Value *reshape(const ir::Instruction &instruction);
+  llvm::Value *viewAs(const ir::Instruction &instruction);
+  /// The view of a complex array's real or imaginary parts.
+  llvm::Value *complexPartView(const ir::Instruction &instruction);
+  llvm::Value *lowerTupleOperation(const ir::Instruction &instruction);
+  /// A tuple's item at an index known only at run time.
+  llvm::Value *tupleItemAt(const ir::Instruction &instruction);
+  /// A record's field read or written.
+  llvm::Value *lowerRecordField(const ir::Instruction &instruction);
+  llvm::Value *lowerRangeOperation(const ir::Instruction &instruction);
+  /// How many items the range struct `range` yields, as len(range(...)).
+  llvm::Value *rangeLength(llvm::Value *range, bool isSigned);
+  /// Shared, local, constant and captured arrays, and the dynamic shared
+  /// array.
+  llvm::Value *lowerArrayCreation(const ir::Instruction &instruction);
   /// Address of the element of `array` at `indices` (int64, may be
   /// negative), for `access` (which reads operand 0), checked where the
   /// target checks indices.
@@ -177,8 +199,6 @@ public:
   llvm::Value *minMaxNumber(bool isMax, llvm::Value *a, llvm::Value *b, unsigned bits);
   llvm::Value *roundDigits(llvm::Value *x, llvm::Value *digits);
   void lowerPrint(const ir::Instruction &instruction);
-  llvm::Value *reshape(const ir::Instruction &instruction);
-  llvm::Value *viewAs(const ir::Instruction &instruction);
   void lowerAssert(const ir::Instruction &instruction);
   /// Raises and continues in a fresh block (for asserts); the raise ends
   /// the thread, so the fresh block is only reached when it does not.

@@ -174,6 +174,113 @@ llvm::Value *FunctionLowering::contiguousArray(llvm::Value *data,
   return result;
 }
 
+llvm::Value *FunctionLowering::lowerArrayOperation(const ir::Instruction &instruction) {
+  using Op = ir::Opcode;
+  auto operand = [&](size_t i) { return valueOf(instruction.operands[i]); };
+  switch (instruction.opcode) {
+  case Op::ArrayLoad:
+  case Op::ArrayStore:
+    return lowerArrayAccess(instruction);
+  case Op::PointerLoad:
+  case Op::PointerStore:
+    return lowerPointerAccess(instruction);
+
+  case Op::ArrayView:
+    return arrayView(instruction);
+  case Op::ArrayTranspose:
+    return transpose(instruction);
+  case Op::ArrayReshape:
+    return reshape(instruction);
+  case Op::ArrayViewAs:
+    return viewAs(instruction);
+  case Op::ArrayComplexPart:
+    return complexPartView(instruction);
+  case Op::ArrayShape:
+    return builder.CreateExtractValue(operand(0), {1, instruction.index});
+  case Op::ArrayStride:
+    return builder.CreateExtractValue(operand(0), {2, instruction.index});
+  case Op::ArraySize: {
+    unsigned rank = llvm::cast<ArrayType>(instruction.operands[0]->type())->rank();
+    llvm::Value *size = i64(1);
+    for (unsigned d = 0; d < rank; ++d)
+      size = builder.CreateMul(size, builder.CreateExtractValue(operand(0), {1, d}));
+    return size;
+  }
+
+  case Op::TupleMake:
+  case Op::TupleGet:
+  case Op::TupleGetDynamic:
+    return lowerTupleOperation(instruction);
+
+  case Op::IsNone:
+    return builder.CreateNot(builder.CreateExtractValue(operand(0), {1}));
+
+  case Op::ComplexMake:
+    return makeComplex(operand(0), operand(1));
+  case Op::ComplexReal:
+    return builder.CreateExtractValue(operand(0), {0});
+  case Op::ComplexImag:
+    return builder.CreateExtractValue(operand(0), {1});
+
+  case Op::RecordGet:
+  case Op::RecordSet:
+    return lowerRecordField(instruction);
+
+  case Op::RangeMake:
+  case Op::RangeLength:
+  case Op::RangeItem:
+    return lowerRangeOperation(instruction);
+
+  case Op::SharedArray:
+  case Op::LocalArray:
+  case Op::ConstArray:
+  case Op::ArrayAt:
+  case Op::DynamicSharedArray:
+    return lowerArrayCreation(instruction);
+  default:
+    return nullptr;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Loads and stores
+//===----------------------------------------------------------------------===//
+
+llvm::Value *FunctionLowering::lowerArrayAccess(const ir::Instruction &instruction) {
+  auto operand = [&](size_t i) { return valueOf(instruction.operands[i]); };
+  const auto *arrayType = llvm::cast<ArrayType>(instruction.operands[0]->type());
+  size_t indexCount = arrayType->rank();
+  std::vector<llvm::Value *> indices;
+  for (size_t i = 1; i <= indexCount; ++i)
+    indices.push_back(operand(i));
+  llvm::Value *address = elementAddress(operand(0), arrayType, indices, instruction);
+  const Type *element = arrayType->elementType();
+  if (instruction.opcode == ir::Opcode::ArrayLoad)
+    // A record element is a reference into the array.
+    return llvm::isa<RecordType>(element) ? address : loadElement(address, element);
+  llvm::Value *value = operand(indexCount + 1);
+  if (const auto *record = llvm::dyn_cast<RecordType>(element))
+    builder.CreateMemCpy(address, llvm::Align(record->byteAlignment()), value,
+                         llvm::Align(record->byteAlignment()), record->byteSize());
+  else
+    storeElement(address, value, element);
+  return nullptr;
+}
+
+llvm::Value *FunctionLowering::lowerPointerAccess(const ir::Instruction &instruction) {
+  auto operand = [&](size_t i) { return valueOf(instruction.operands[i]); };
+  const Type *pointee = llvm::cast<PointerType>(instruction.operands[0]->type())->pointeeType();
+  llvm::Value *address = builder.CreateGEP(types.memory(pointee), operand(0), {operand(1)});
+  if (instruction.opcode == ir::Opcode::PointerLoad)
+    return loadElement(address, pointee);
+  storeElement(address, operand(2), pointee);
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Views
+//===----------------------------------------------------------------------===//
+
 namespace {
 
 /// Python's slice.indices() for one dimension of `length` items.
@@ -221,292 +328,75 @@ static SliceBounds sliceBounds(llvm::IRBuilder<> &builder, llvm::Value *start, l
   return {first, count, step};
 }
 
-llvm::Value *FunctionLowering::lowerArrayOperation(const ir::Instruction &instruction) {
-  using Op = ir::Opcode;
-  const Type *type = instruction.type();
+llvm::Value *FunctionLowering::arrayView(const ir::Instruction &instruction) {
   auto operand = [&](size_t i) { return valueOf(instruction.operands[i]); };
-  switch (instruction.opcode) {
-  case Op::ArrayLoad:
-  case Op::ArrayStore: {
-    const auto *arrayType = llvm::cast<ArrayType>(instruction.operands[0]->type());
-    size_t indexCount = arrayType->rank();
-    std::vector<llvm::Value *> indices;
-    for (size_t i = 1; i <= indexCount; ++i)
-      indices.push_back(operand(i));
-    llvm::Value *address = elementAddress(operand(0), arrayType, indices, instruction);
-    const Type *element = arrayType->elementType();
-    if (instruction.opcode == Op::ArrayLoad)
-      // A record element is a reference into the array.
-      return llvm::isa<RecordType>(element) ? address : loadElement(address, element);
-    llvm::Value *value = operand(indexCount + 1);
-    if (const auto *record = llvm::dyn_cast<RecordType>(element))
-      builder.CreateMemCpy(address, llvm::Align(record->byteAlignment()), value,
-                           llvm::Align(record->byteAlignment()), record->byteSize());
-    else
-      storeElement(address, value, element);
-    return nullptr;
-  }
-  case Op::PointerLoad:
-  case Op::PointerStore: {
-    const Type *pointee = llvm::cast<PointerType>(instruction.operands[0]->type())->pointeeType();
-    llvm::Value *address = builder.CreateGEP(types.memory(pointee), operand(0), {operand(1)});
-    if (instruction.opcode == Op::PointerLoad)
-      return loadElement(address, pointee);
-    storeElement(address, operand(2), pointee);
-    return nullptr;
-  }
-  case Op::ArrayView: {
-    const auto *from = llvm::cast<ArrayType>(instruction.operands[0]->type());
-    const auto *to = llvm::cast<ArrayType>(type);
-    llvm::Value *array = operand(0);
-    llvm::Value *data = builder.CreateExtractValue(array, {0});
-    llvm::Value *offset = i64(0);
-    std::vector<llvm::Value *> shape, strides;
-    std::vector<CheckedIndex> checked;
-    size_t next = 1;
-    unsigned dimension = 0;
-    for (const ir::ViewItem &item : instruction.viewItems) {
-      llvm::Value *extent = builder.CreateExtractValue(array, {1, dimension});
-      llvm::Value *stride = builder.CreateExtractValue(array, {2, dimension});
-      ++dimension;
-      if (!item.isSlice) {
-        llvm::Value *index = operand(next++);
-        llvm::Value *wrapped = builder.CreateSelect(builder.CreateICmpSLT(index, i64(0)),
-                                                    builder.CreateAdd(index, extent), index);
-        checked.push_back({index, wrapped, dimension - 1});
-        offset = builder.CreateAdd(offset, builder.CreateMul(wrapped, stride));
-        continue;
-      }
-      llvm::Value *start = item.hasStart ? operand(next++) : nullptr;
-      llvm::Value *stop = item.hasStop ? operand(next++) : nullptr;
-      llvm::Value *step = item.hasStep ? operand(next++) : nullptr;
-      SliceBounds bounds = sliceBounds(builder, start, stop, step, extent);
-      offset = builder.CreateAdd(offset, builder.CreateMul(bounds.start, stride));
-      shape.push_back(bounds.length);
-      strides.push_back(builder.CreateMul(stride, bounds.step));
+  const auto *from = llvm::cast<ArrayType>(instruction.operands[0]->type());
+  const auto *to = llvm::cast<ArrayType>(instruction.type());
+  llvm::Value *array = operand(0);
+  llvm::Value *data = builder.CreateExtractValue(array, {0});
+  llvm::Value *offset = i64(0);
+  std::vector<llvm::Value *> shape, strides;
+  std::vector<CheckedIndex> checked;
+  size_t next = 1;
+  unsigned dimension = 0;
+  for (const ir::ViewItem &item : instruction.viewItems) {
+    llvm::Value *extent = builder.CreateExtractValue(array, {1, dimension});
+    llvm::Value *stride = builder.CreateExtractValue(array, {2, dimension});
+    ++dimension;
+    if (!item.isSlice) {
+      llvm::Value *index = operand(next++);
+      llvm::Value *wrapped = builder.CreateSelect(builder.CreateICmpSLT(index, i64(0)),
+                                                  builder.CreateAdd(index, extent), index);
+      checked.push_back({index, wrapped, dimension - 1});
+      offset = builder.CreateAdd(offset, builder.CreateMul(wrapped, stride));
+      continue;
     }
-    for (; dimension < from->rank(); ++dimension) {
-      shape.push_back(builder.CreateExtractValue(array, {1, dimension}));
-      strides.push_back(builder.CreateExtractValue(array, {2, dimension}));
-    }
-    checkIndices(array, from, checked, instruction);
-    llvm::Value *result = llvm::PoisonValue::get(types.array(to->rank()));
-    result = builder.CreateInsertValue(result, builder.CreateGEP(types.i8(), data, offset), {0});
-    for (unsigned d = 0; d < to->rank(); ++d) {
-      result = builder.CreateInsertValue(result, shape[d], {1, d});
-      result = builder.CreateInsertValue(result, strides[d], {2, d});
-    }
-    return result;
+    llvm::Value *start = item.hasStart ? operand(next++) : nullptr;
+    llvm::Value *stop = item.hasStop ? operand(next++) : nullptr;
+    llvm::Value *step = item.hasStep ? operand(next++) : nullptr;
+    SliceBounds bounds = sliceBounds(builder, start, stop, step, extent);
+    offset = builder.CreateAdd(offset, builder.CreateMul(bounds.start, stride));
+    shape.push_back(bounds.length);
+    strides.push_back(builder.CreateMul(stride, bounds.step));
   }
-  case Op::ArrayTranspose: {
-    unsigned rank = llvm::cast<ArrayType>(type)->rank();
-    llvm::Value *array = operand(0);
-    llvm::Value *result = builder.CreateInsertValue(llvm::PoisonValue::get(types.array(rank)),
-                                                    builder.CreateExtractValue(array, {0}), {0});
-    for (unsigned d = 0; d < rank; ++d) {
-      result = builder.CreateInsertValue(result, builder.CreateExtractValue(array, {1, d}),
-                                         {1, rank - 1 - d});
-      result = builder.CreateInsertValue(result, builder.CreateExtractValue(array, {2, d}),
-                                         {2, rank - 1 - d});
-    }
-    return result;
+  for (; dimension < from->rank(); ++dimension) {
+    shape.push_back(builder.CreateExtractValue(array, {1, dimension}));
+    strides.push_back(builder.CreateExtractValue(array, {2, dimension}));
   }
-  case Op::ArrayReshape:
-    return reshape(instruction);
-  case Op::ArrayViewAs:
-    return viewAs(instruction);
-  case Op::ArrayComplexPart: {
-    // The same shape and strides, from the element's real or imaginary part.
-    const auto *parts = llvm::cast<ArrayType>(type);
-    llvm::Value *array = operand(0);
-    auto offset = static_cast<int64_t>(instruction.index * itemSize(parts->elementType()));
-    return builder.CreateInsertValue(
-        array,
-        builder.CreateConstInBoundsGEP1_64(types.i8(), builder.CreateExtractValue(array, {0}),
-                                           static_cast<uint64_t>(offset)),
-        {0});
+  checkIndices(array, from, checked, instruction);
+  llvm::Value *result = llvm::PoisonValue::get(types.array(to->rank()));
+  result = builder.CreateInsertValue(result, builder.CreateGEP(types.i8(), data, offset), {0});
+  for (unsigned d = 0; d < to->rank(); ++d) {
+    result = builder.CreateInsertValue(result, shape[d], {1, d});
+    result = builder.CreateInsertValue(result, strides[d], {2, d});
   }
-  case Op::ArrayShape:
-    return builder.CreateExtractValue(operand(0), {1, instruction.index});
-  case Op::ArrayStride:
-    return builder.CreateExtractValue(operand(0), {2, instruction.index});
-  case Op::ArraySize: {
-    unsigned rank = llvm::cast<ArrayType>(instruction.operands[0]->type())->rank();
-    llvm::Value *size = i64(1);
-    for (unsigned d = 0; d < rank; ++d)
-      size = builder.CreateMul(size, builder.CreateExtractValue(operand(0), {1, d}));
-    return size;
-  }
+  return result;
+}
 
-  case Op::TupleMake: {
-    llvm::Value *result = llvm::PoisonValue::get(types.value(type));
-    for (unsigned i = 0; i < instruction.operands.size(); ++i)
-      if (llvm::Value *element = operand(i))
-        result = builder.CreateInsertValue(result, element, {i});
-    return result;
+llvm::Value *FunctionLowering::transpose(const ir::Instruction &instruction) {
+  unsigned rank = llvm::cast<ArrayType>(instruction.type())->rank();
+  llvm::Value *array = valueOf(instruction.operands[0]);
+  llvm::Value *result = builder.CreateInsertValue(llvm::PoisonValue::get(types.array(rank)),
+                                                  builder.CreateExtractValue(array, {0}), {0});
+  for (unsigned d = 0; d < rank; ++d) {
+    result = builder.CreateInsertValue(result, builder.CreateExtractValue(array, {1, d}),
+                                       {1, rank - 1 - d});
+    result = builder.CreateInsertValue(result, builder.CreateExtractValue(array, {2, d}),
+                                       {2, rank - 1 - d});
   }
-  case Op::TupleGet:
-    if (!types.value(type))
-      return nullptr;
-    return builder.CreateExtractValue(operand(0), {instruction.index});
-  case Op::TupleGetDynamic: {
-    const auto *tuple = llvm::cast<TupleType>(instruction.operands[0]->type());
-    llvm::Type *element = types.value(tuple->elementTypes()[0]);
-    auto *arrayType = llvm::ArrayType::get(element, tuple->size());
-    llvm::AllocaInst *slots = entryAlloca(arrayType, 8, "tuple");
-    llvm::Value *value = operand(0);
-    for (unsigned i = 0; i < tuple->size(); ++i)
-      builder.CreateStore(builder.CreateExtractValue(value, {i}),
-                          builder.CreateConstInBoundsGEP2_64(arrayType, slots, 0, i));
-    llvm::Value *index = operand(1);
-    auto size = static_cast<int64_t>(tuple->size());
-    raiseUnless(builder.CreateAnd(builder.CreateICmpSGE(index, i64(-size)),
-                                  builder.CreateICmpSLT(index, i64(size))),
-                "IndexError", "tuple index out of range", instruction.location);
-    index = builder.CreateSelect(builder.CreateICmpSLT(index, i64(0)),
-                                 builder.CreateAdd(index, i64(static_cast<int64_t>(tuple->size()))),
-                                 index);
-    return builder.CreateLoad(element,
-                              builder.CreateInBoundsGEP(arrayType, slots, {i64(0), index}));
-  }
+  return result;
+}
 
-  case Op::IsNone:
-    return builder.CreateNot(builder.CreateExtractValue(operand(0), {1}));
-
-  case Op::ComplexMake:
-    return makeComplex(operand(0), operand(1));
-  case Op::ComplexReal:
-    return builder.CreateExtractValue(operand(0), {0});
-  case Op::ComplexImag:
-    return builder.CreateExtractValue(operand(0), {1});
-
-  case Op::RecordGet:
-  case Op::RecordSet: {
-    const auto *record = llvm::cast<RecordType>(instruction.operands[0]->type());
-    const RecordType::Field *field = nullptr;
-    for (const RecordType::Field &candidate : record->recordFields())
-      if (candidate.name == instruction.text)
-        field = &candidate;
-    llvm::Value *address =
-        builder.CreateConstInBoundsGEP1_64(types.i8(), operand(0), field->offset);
-    if (instruction.opcode == Op::RecordGet && field->isNestedArray()) {
-      // A C array over the field's bytes.
-      auto rank = static_cast<unsigned>(field->shape.size());
-      llvm::Value *view = llvm::PoisonValue::get(types.array(rank));
-      view = builder.CreateInsertValue(view, address, {0});
-      auto stride = static_cast<int64_t>(itemSize(field->type));
-      for (unsigned d = rank; d-- > 0;) {
-        view = builder.CreateInsertValue(view, i64(static_cast<int64_t>(field->shape[d])), {1, d});
-        view = builder.CreateInsertValue(view, i64(stride), {2, d});
-        stride *= static_cast<int64_t>(field->shape[d]);
-      }
-      return view;
-    }
-    if (instruction.opcode == Op::RecordGet)
-      return llvm::isa<RecordType>(field->type) ? address : loadElement(address, field->type);
-    storeElement(address, operand(1), field->type);
-    return nullptr;
-  }
-
-  case Op::RangeMake:
-    return builder.CreateInsertValue(
-        builder.CreateInsertValue(
-            builder.CreateInsertValue(llvm::PoisonValue::get(types.value(type)), operand(0), {0}),
-            operand(1), {1}),
-        operand(2), {2});
-  case Op::RangeLength: {
-    // Unsigned arithmetic on the distance, so that ranges spanning more
-    // than half the integer type still count right.
-    llvm::Value *range = operand(0);
-    llvm::Value *start = builder.CreateExtractValue(range, {0});
-    llvm::Value *stop = builder.CreateExtractValue(range, {1});
-    llvm::Value *step = builder.CreateExtractValue(range, {2});
-    llvm::Type *intType = start->getType();
-    llvm::Value *zero = llvm::ConstantInt::get(intType, 0);
-    llvm::Value *one = llvm::ConstantInt::get(intType, 1);
-    bool isSigned = llvm::cast<IntegerType>(type)->signedness();
-    llvm::Value *forward =
-        isSigned ? builder.CreateICmpSGT(step, zero) : builder.CreateICmpNE(step, zero);
-    llvm::Value *nonEmpty = builder.CreateSelect(
-        forward, isSigned ? builder.CreateICmpSLT(start, stop) : builder.CreateICmpULT(start, stop),
-        builder.CreateICmpSGT(start, stop));
-    nonEmpty = builder.CreateAnd(nonEmpty, builder.CreateICmpNE(step, zero));
-    llvm::Value *distance = builder.CreateSelect(forward, builder.CreateSub(stop, start),
-                                                 builder.CreateSub(start, stop));
-    llvm::Value *magnitude = builder.CreateSelect(forward, step, builder.CreateNeg(step));
-    magnitude = builder.CreateSelect(builder.CreateICmpEQ(magnitude, zero), one, magnitude);
-    llvm::Value *count =
-        builder.CreateAdd(builder.CreateUDiv(builder.CreateSub(distance, one), magnitude), one);
-    return builder.CreateSelect(nonEmpty, count, zero);
-  }
-  case Op::RangeItem: {
-    llvm::Value *range = operand(0);
-    llvm::Value *start = builder.CreateExtractValue(range, {0});
-    llvm::Value *step = builder.CreateExtractValue(range, {2});
-    llvm::Value *counter = builder.CreateIntCast(operand(1), start->getType(), true);
-    return builder.CreateAdd(start, builder.CreateMul(counter, step));
-  }
-
-  case Op::SharedArray:
-  case Op::LocalArray: {
-    const auto *arrayType = llvm::cast<ArrayType>(type);
-    const Type *element = arrayType->elementType();
-    uint64_t count = 1;
-    std::vector<llvm::Value *> shape;
-    for (uint64_t extent : instruction.shape) {
-      count *= extent;
-      shape.push_back(i64(static_cast<int64_t>(extent)));
-    }
-    uint64_t bytes = count * itemSize(element);
-    uint64_t alignment = std::max<uint64_t>(itemAlignment(element), 16);
-    llvm::Value *data;
-    if (instruction.opcode == Op::SharedArray) {
-      const SharedSlot &slot = module.sharedSlot(instruction, lowered.getName(),
-                                                 std::max<uint64_t>(bytes, 1), alignment);
-      HookSite here = site(instruction.location);
-      data = hooks.sharedArray(here, slot);
-    } else {
-      data = entryAlloca(llvm::ArrayType::get(types.i8(), std::max<uint64_t>(bytes, 1)), alignment,
-                         "local");
-    }
-    return contiguousArray(data, shape, arrayType);
-  }
-  case Op::ConstArray: {
-    const auto *arrayType = llvm::cast<ArrayType>(type);
-    std::vector<llvm::Value *> shape;
-    for (uint64_t extent : instruction.shape)
-      shape.push_back(i64(static_cast<int64_t>(extent)));
-    llvm::GlobalVariable *global = module.constantArray(
-        instruction, std::max<uint64_t>(itemAlignment(arrayType->elementType()), 16));
-    return contiguousArray(builder.CreateAddrSpaceCast(global, builder.getPtrTy()), shape,
-                           arrayType);
-  }
-  case Op::ArrayAt: {
-    unsigned rank = llvm::cast<ArrayType>(type)->rank();
-    llvm::Value *result = llvm::PoisonValue::get(types.array(rank));
-    result = builder.CreateInsertValue(
-        result,
-        builder.CreateIntToPtr(i64(static_cast<int64_t>(instruction.address)), builder.getPtrTy()),
-        {0});
-    for (unsigned d = 0; d < rank; ++d) {
-      result = builder.CreateInsertValue(result, i64(static_cast<int64_t>(instruction.shape[d])),
-                                         {1, d});
-      result = builder.CreateInsertValue(result, i64(instruction.strides[d]), {2, d});
-    }
-    return result;
-  }
-  case Op::DynamicSharedArray: {
-    const auto *arrayType = llvm::cast<ArrayType>(type);
-    HookSite here = site(instruction.location);
-    auto [data, bytes] = hooks.dynamicSharedMemory(here);
-    llvm::Value *count =
-        builder.CreateUDiv(builder.CreateZExt(bytes, types.i64()),
-                           i64(static_cast<int64_t>(itemSize(arrayType->elementType()))));
-    return contiguousArray(data, {count}, arrayType);
-  }
-  default:
-    return nullptr;
-  }
+llvm::Value *FunctionLowering::complexPartView(const ir::Instruction &instruction) {
+  // The same shape and strides, from the element's real or imaginary part.
+  const auto *parts = llvm::cast<ArrayType>(instruction.type());
+  llvm::Value *array = valueOf(instruction.operands[0]);
+  auto offset = static_cast<int64_t>(instruction.index * itemSize(parts->elementType()));
+  return builder.CreateInsertValue(
+      array,
+      builder.CreateConstInBoundsGEP1_64(types.i8(), builder.CreateExtractValue(array, {0}),
+                                         static_cast<uint64_t>(offset)),
+      {0});
 }
 
 llvm::Value *FunctionLowering::reshape(const ir::Instruction &instruction) {
@@ -610,6 +500,197 @@ llvm::Value *FunctionLowering::viewAs(const ir::Instruction &instruction) {
     update(0, builder.CreateNot(useLast));
   }
   return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Tuples, records and ranges
+//===----------------------------------------------------------------------===//
+
+llvm::Value *FunctionLowering::lowerTupleOperation(const ir::Instruction &instruction) {
+  using Op = ir::Opcode;
+  const Type *type = instruction.type();
+  auto operand = [&](size_t i) { return valueOf(instruction.operands[i]); };
+  switch (instruction.opcode) {
+  case Op::TupleMake: {
+    llvm::Value *result = llvm::PoisonValue::get(types.value(type));
+    for (unsigned i = 0; i < instruction.operands.size(); ++i)
+      if (llvm::Value *element = operand(i))
+        result = builder.CreateInsertValue(result, element, {i});
+    return result;
+  }
+  case Op::TupleGet:
+    if (!types.value(type))
+      return nullptr;
+    return builder.CreateExtractValue(operand(0), {instruction.index});
+  case Op::TupleGetDynamic:
+    return tupleItemAt(instruction);
+  default:
+    return nullptr;
+  }
+}
+
+llvm::Value *FunctionLowering::tupleItemAt(const ir::Instruction &instruction) {
+  const auto *tuple = llvm::cast<TupleType>(instruction.operands[0]->type());
+  llvm::Type *element = types.value(tuple->elementTypes()[0]);
+  auto *arrayType = llvm::ArrayType::get(element, tuple->size());
+  llvm::AllocaInst *slots = entryAlloca(arrayType, 8, "tuple");
+  llvm::Value *value = valueOf(instruction.operands[0]);
+  for (unsigned i = 0; i < tuple->size(); ++i)
+    builder.CreateStore(builder.CreateExtractValue(value, {i}),
+                        builder.CreateConstInBoundsGEP2_64(arrayType, slots, 0, i));
+  llvm::Value *index = valueOf(instruction.operands[1]);
+  auto size = static_cast<int64_t>(tuple->size());
+  raiseUnless(builder.CreateAnd(builder.CreateICmpSGE(index, i64(-size)),
+                                builder.CreateICmpSLT(index, i64(size))),
+              "IndexError", "tuple index out of range", instruction.location);
+  index = builder.CreateSelect(builder.CreateICmpSLT(index, i64(0)),
+                               builder.CreateAdd(index, i64(static_cast<int64_t>(tuple->size()))),
+                               index);
+  return builder.CreateLoad(element, builder.CreateInBoundsGEP(arrayType, slots, {i64(0), index}));
+}
+
+llvm::Value *FunctionLowering::lowerRecordField(const ir::Instruction &instruction) {
+  using Op = ir::Opcode;
+  auto operand = [&](size_t i) { return valueOf(instruction.operands[i]); };
+  const auto *record = llvm::cast<RecordType>(instruction.operands[0]->type());
+  const RecordType::Field *field = nullptr;
+  for (const RecordType::Field &candidate : record->recordFields())
+    if (candidate.name == instruction.text)
+      field = &candidate;
+  llvm::Value *address = builder.CreateConstInBoundsGEP1_64(types.i8(), operand(0), field->offset);
+  if (instruction.opcode == Op::RecordGet && field->isNestedArray()) {
+    // A C array over the field's bytes.
+    auto rank = static_cast<unsigned>(field->shape.size());
+    llvm::Value *view = llvm::PoisonValue::get(types.array(rank));
+    view = builder.CreateInsertValue(view, address, {0});
+    auto stride = static_cast<int64_t>(itemSize(field->type));
+    for (unsigned d = rank; d-- > 0;) {
+      view = builder.CreateInsertValue(view, i64(static_cast<int64_t>(field->shape[d])), {1, d});
+      view = builder.CreateInsertValue(view, i64(stride), {2, d});
+      stride *= static_cast<int64_t>(field->shape[d]);
+    }
+    return view;
+  }
+  if (instruction.opcode == Op::RecordGet)
+    return llvm::isa<RecordType>(field->type) ? address : loadElement(address, field->type);
+  storeElement(address, operand(1), field->type);
+  return nullptr;
+}
+
+llvm::Value *FunctionLowering::lowerRangeOperation(const ir::Instruction &instruction) {
+  using Op = ir::Opcode;
+  const Type *type = instruction.type();
+  auto operand = [&](size_t i) { return valueOf(instruction.operands[i]); };
+  switch (instruction.opcode) {
+  case Op::RangeMake:
+    return builder.CreateInsertValue(
+        builder.CreateInsertValue(
+            builder.CreateInsertValue(llvm::PoisonValue::get(types.value(type)), operand(0), {0}),
+            operand(1), {1}),
+        operand(2), {2});
+  case Op::RangeLength:
+    return rangeLength(operand(0), llvm::cast<IntegerType>(type)->signedness());
+  case Op::RangeItem: {
+    llvm::Value *range = operand(0);
+    llvm::Value *start = builder.CreateExtractValue(range, {0});
+    llvm::Value *step = builder.CreateExtractValue(range, {2});
+    llvm::Value *counter = builder.CreateIntCast(operand(1), start->getType(), true);
+    return builder.CreateAdd(start, builder.CreateMul(counter, step));
+  }
+  default:
+    return nullptr;
+  }
+}
+
+llvm::Value *FunctionLowering::rangeLength(llvm::Value *range, bool isSigned) {
+  // Unsigned arithmetic on the distance, so that ranges spanning more
+  // than half the integer type still count right.
+  llvm::Value *start = builder.CreateExtractValue(range, {0});
+  llvm::Value *stop = builder.CreateExtractValue(range, {1});
+  llvm::Value *step = builder.CreateExtractValue(range, {2});
+  llvm::Type *intType = start->getType();
+  llvm::Value *zero = llvm::ConstantInt::get(intType, 0);
+  llvm::Value *one = llvm::ConstantInt::get(intType, 1);
+  llvm::Value *forward =
+      isSigned ? builder.CreateICmpSGT(step, zero) : builder.CreateICmpNE(step, zero);
+  llvm::Value *nonEmpty = builder.CreateSelect(
+      forward, isSigned ? builder.CreateICmpSLT(start, stop) : builder.CreateICmpULT(start, stop),
+      builder.CreateICmpSGT(start, stop));
+  nonEmpty = builder.CreateAnd(nonEmpty, builder.CreateICmpNE(step, zero));
+  llvm::Value *distance =
+      builder.CreateSelect(forward, builder.CreateSub(stop, start), builder.CreateSub(start, stop));
+  llvm::Value *magnitude = builder.CreateSelect(forward, step, builder.CreateNeg(step));
+  magnitude = builder.CreateSelect(builder.CreateICmpEQ(magnitude, zero), one, magnitude);
+  llvm::Value *count =
+      builder.CreateAdd(builder.CreateUDiv(builder.CreateSub(distance, one), magnitude), one);
+  return builder.CreateSelect(nonEmpty, count, zero);
+}
+
+//===----------------------------------------------------------------------===//
+// Arrays the kernel makes
+//===----------------------------------------------------------------------===//
+
+llvm::Value *FunctionLowering::lowerArrayCreation(const ir::Instruction &instruction) {
+  using Op = ir::Opcode;
+  const auto *arrayType = llvm::cast<ArrayType>(instruction.type());
+  switch (instruction.opcode) {
+  case Op::SharedArray:
+  case Op::LocalArray: {
+    const Type *element = arrayType->elementType();
+    uint64_t count = 1;
+    std::vector<llvm::Value *> shape;
+    for (uint64_t extent : instruction.shape) {
+      count *= extent;
+      shape.push_back(i64(static_cast<int64_t>(extent)));
+    }
+    uint64_t bytes = count * itemSize(element);
+    uint64_t alignment = std::max<uint64_t>(itemAlignment(element), 16);
+    llvm::Value *data;
+    if (instruction.opcode == Op::SharedArray) {
+      const SharedSlot &slot = module.sharedSlot(instruction, lowered.getName(),
+                                                 std::max<uint64_t>(bytes, 1), alignment);
+      HookSite here = site(instruction.location);
+      data = hooks.sharedArray(here, slot);
+    } else {
+      data = entryAlloca(llvm::ArrayType::get(types.i8(), std::max<uint64_t>(bytes, 1)), alignment,
+                         "local");
+    }
+    return contiguousArray(data, shape, arrayType);
+  }
+  case Op::ConstArray: {
+    std::vector<llvm::Value *> shape;
+    for (uint64_t extent : instruction.shape)
+      shape.push_back(i64(static_cast<int64_t>(extent)));
+    llvm::GlobalVariable *global = module.constantArray(
+        instruction, std::max<uint64_t>(itemAlignment(arrayType->elementType()), 16));
+    return contiguousArray(builder.CreateAddrSpaceCast(global, builder.getPtrTy()), shape,
+                           arrayType);
+  }
+  case Op::ArrayAt: {
+    unsigned rank = arrayType->rank();
+    llvm::Value *result = llvm::PoisonValue::get(types.array(rank));
+    result = builder.CreateInsertValue(
+        result,
+        builder.CreateIntToPtr(i64(static_cast<int64_t>(instruction.address)), builder.getPtrTy()),
+        {0});
+    for (unsigned d = 0; d < rank; ++d) {
+      result = builder.CreateInsertValue(result, i64(static_cast<int64_t>(instruction.shape[d])),
+                                         {1, d});
+      result = builder.CreateInsertValue(result, i64(instruction.strides[d]), {2, d});
+    }
+    return result;
+  }
+  case Op::DynamicSharedArray: {
+    HookSite here = site(instruction.location);
+    auto [data, bytes] = hooks.dynamicSharedMemory(here);
+    llvm::Value *count =
+        builder.CreateUDiv(builder.CreateZExt(bytes, types.i64()),
+                           i64(static_cast<int64_t>(itemSize(arrayType->elementType()))));
+    return contiguousArray(data, {count}, arrayType);
+  }
+  default:
+    return nullptr;
+  }
 }
 
 } // namespace kiln::backend

@@ -1,13 +1,17 @@
 //===- backend/host/host_target.cpp - Target hooks for the CPU engine ----------===//
+//
+// The hooks the lowering calls, the marks they leave (services, launch
+// indices, index checks, the thread parameter), and the copies of a kernel
+// body the entry points call (host_kernel_entries.h writes those).
+//
+//===----------------------------------------------------------------------===//
 
 #include "backend/host/host_target.h"
 
 #include "backend/codegen/math_functions.h"
 #include "backend/host/host_barrier_regions.h"
-#include "backend/host/host_block_runs.h"
-#include "backend/host/host_interrupt_polls.h"
+#include "backend/host/host_kernel_entries.h"
 #include "backend/host/host_narrow_float_conversions.h"
-#include "backend/host/host_region_loops.h"
 #include "module/cpu_kernel_abi.h"
 
 #include <llvm/ADT/SetVector.h>
@@ -21,7 +25,6 @@
 #include <llvm/Transforms/Utils/LoopUtils.h>
 
 #include <cstddef>
-#include <functional>
 
 namespace kiln::backend {
 
@@ -498,7 +501,7 @@ bool tookThread(const llvm::Function &function) {
 }
 
 //===----------------------------------------------------------------------===//
-// Entry points
+// The kernel's bodies for its entry points
 //===----------------------------------------------------------------------===//
 
 /// Gives every function of `module` an unchecked copy when any has index
@@ -570,14 +573,7 @@ bool inlineAllCalls(llvm::Function &function) {
   return false;
 }
 
-/// A copy of kernel body `body` (thread, parameters...) for the block
-/// entry's loop: (thread, threadIdx.x, .y, .z, laneId, parameters...), with
-/// every function it calls inlined and the thread's indices read from those
-/// parameters. The thread's fields get them only before a call that takes
-/// the thread (a service), so that the loop over the block's threads keeps
-/// them in registers and stores nothing per thread. Null when a call cannot
-/// be inlined.
-static llvm::Function *specializeForThreadLoop(llvm::Function &body) {
+llvm::Function *specializeForThreadLoop(llvm::Function &body) {
   llvm::Module &module = *body.getParent();
   llvm::LLVMContext &context = module.getContext();
   llvm::Type *i32 = llvm::Type::getInt32Ty(context);
@@ -640,243 +636,12 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
     defineHalfConversions(module);
   if (usesBFloat16(module))
     defineBFloat16Conversions(module);
-  llvm::LLVMContext &context = module.getContext();
-  llvm::Type *pointer = llvm::PointerType::get(context, 0);
-  auto *entryType =
-      llvm::FunctionType::get(llvm::Type::getVoidTy(context), {pointer, pointer}, false);
-  std::string name = kernel.getName().str();
-  kernel.setName(name + "_body");
-  kernel.setLinkage(llvm::GlobalValue::InternalLinkage);
-
-  // Both entries unpack `args`: one pointer per flat parameter.
-  auto unpack = [&](llvm::IRBuilder<> &builder, llvm::Function &entry) {
-    std::vector<llvm::Value *> values{entry.getArg(0)};
-    for (unsigned i = 0; i < parameters.size(); ++i) {
-      llvm::Value *slot = builder.CreateConstInBoundsGEP1_64(pointer, entry.getArg(1), i);
-      llvm::Value *address = builder.CreateAlignedLoad(pointer, slot, llvm::Align(8));
-      llvm::Type *type = kernel.getFunctionType()->getParamType(i + 1);
-      values.push_back(
-          builder.CreateAlignedLoad(type, address, llvm::Align(parameters[i].alignment)));
-    }
-    return values;
-  };
-  // Whether the launch runs the checked copy: the kernel's boundscheck=
-  // unless the engine's flags (the environment) say otherwise.
-  auto runsChecked = [&](llvm::IRBuilder<> &builder, llvm::Value *thread) -> llvm::Value * {
-    llvm::Value *flags =
-        builder.CreateAlignedLoad(builder.getInt32Ty(),
-                                  builder.CreateConstInBoundsGEP1_64(
-                                      builder.getInt8Ty(), thread, offsetof(KilnCpuThread, flags)),
-                                  llvm::Align(4));
-    uint32_t overriding =
-        checksByDefault ? KILN_THREAD_SKIP_INDEX_CHECKS : KILN_THREAD_FORCE_INDEX_CHECKS;
-    llvm::Value *overridden =
-        builder.CreateICmpNE(builder.CreateAnd(flags, overriding), builder.getInt32(0));
-    return checksByDefault ? builder.CreateNot(overridden) : overridden;
-  };
-  // Emits, from `start`, code that runs `emit(body)` with the checked
-  // kernel body or the unchecked one, then goes on at `done`.
-  auto withEachBody = [&](llvm::IRBuilder<> &builder, llvm::Function &entry, llvm::BasicBlock *done,
-                          const std::function<void(llvm::Function *)> &emit) {
-    if (!uncheckedKernel) {
-      emit(&kernel);
-      builder.CreateBr(done);
-      return;
-    }
-    llvm::BasicBlock *checked = llvm::BasicBlock::Create(context, "checked", &entry);
-    llvm::BasicBlock *unchecked = llvm::BasicBlock::Create(context, "unchecked", &entry);
-    builder.CreateCondBr(runsChecked(builder, entry.getArg(0)), checked, unchecked);
-    builder.SetInsertPoint(checked);
-    emit(&kernel);
-    builder.CreateBr(done);
-    builder.SetInsertPoint(unchecked);
-    emit(uncheckedKernel);
-    builder.CreateBr(done);
-  };
-
-  // An entry point that calls, with the thread and the parameters, the
-  // function `callee` picks for the checked or the unchecked kernel body.
-  auto writeCallingEntry = [&](const std::string &entryName,
-                               llvm::function_ref<llvm::Function *(llvm::Function *)> callee) {
-    llvm::Function *entry =
-        llvm::Function::Create(entryType, llvm::GlobalValue::ExternalLinkage, entryName, module);
-    entry->addFnAttr(llvm::Attribute::NoUnwind);
-    markTakesThread(*entry);
-    llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", entry));
-    std::vector<llvm::Value *> values = unpack(builder, *entry);
-    llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "done", entry);
-    withEachBody(builder, *entry, done,
-                 [&](llvm::Function *body) { builder.CreateCall(callee(body), values); });
-    builder.SetInsertPoint(done);
-    builder.CreateRetVoid();
-  };
-  writeCallingEntry(threadEntryName(name), [](llvm::Function *body) { return body; });
-
-  if (function.raises || waitsForOthers || usesWarpCollectives)
-    return;
-  if (function.synchronizes) {
-    // The block entry runs the threads region by region where the kernel
-    // fits region loops.
-    llvm::DenseMap<llvm::Function *, llvm::Function *> regionLoops;
-    bool fitsRegionLoops = true;
-    for (llvm::Function *body : {&kernel, uncheckedKernel}) {
-      if (!body || !fitsRegionLoops)
-        continue;
-      // opt=0 keeps calls, which region loops cannot.
-      llvm::Function *loopBody = body->hasFnAttribute(llvm::Attribute::NoInline)
-                                     ? nullptr
-                                     : specializeForThreadLoop(*body);
-      llvm::Function *loops = loopBody ? makeRegionLoops(loopBody) : nullptr;
-      if (loops)
-        regionLoops[body] = loops;
-      else
-        fitsRegionLoops = false;
-    }
-    if (fitsRegionLoops) {
-      for (auto &[body, loops] : regionLoops) {
-        loops->addFnAttr(llvm::Attribute::AlwaysInline);
-        markTakesThread(*loops);
-      }
-      writeCallingEntry(blockEntryName(name),
-                        [&](llvm::Function *body) { return regionLoops.lookup(body); });
-      return;
-    }
-    for (auto &[body, loops] : regionLoops)
-      loops->eraseFromParent();
-
-    // Otherwise it hands the engine the threads as barrier regions.
-    llvm::Function *regions = makeBarrierRegions(kernel, reducesAtBarriers);
-    llvm::Function *uncheckedRegions = uncheckedKernel && regions
-                                           ? makeBarrierRegions(*uncheckedKernel, reducesAtBarriers)
-                                           : nullptr;
-    if (!regions || (uncheckedKernel && !uncheckedRegions)) {
-      if (regions)
-        regions->eraseFromParent();
-      return;
-    }
-    // Once LLVM has split a coroutine, its parts take the frame, not the
-    // thread: their loops poll for interrupts from before the split, those
-    // that wait at a barrier too (a barrier in a branch may never wait).
-    for (llvm::Function *coroutine : {regions, uncheckedRegions})
-      if (coroutine) {
-        setLaunchIndexRanges(*coroutine);
-        insertInterruptPolls(*coroutine);
-        unmarkTakesThread(*coroutine);
-      }
-    llvm::Type *i32 = llvm::Type::getInt32Ty(context);
-    auto *startType = llvm::FunctionType::get(i32, {pointer, pointer, pointer}, false);
-    llvm::Function *start = llvm::Function::Create(startType, llvm::GlobalValue::InternalLinkage,
-                                                   name + "_regions_start", module);
-    start->addFnAttr(llvm::Attribute::NoUnwind);
-    llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", start));
-    std::vector<llvm::Value *> values = unpack(builder, *start);
-    llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "done", start);
-    withEachBody(builder, *start, done, [&](llvm::Function *body) {
-      llvm::Function *coroutine = body == &kernel ? regions : uncheckedRegions;
-      builder.CreateAlignedStore(builder.CreateCall(coroutine, values), start->getArg(2),
-                                 llvm::Align(8));
-    });
-    builder.SetInsertPoint(done);
-    llvm::Value *handle = builder.CreateAlignedLoad(pointer, start->getArg(2), llvm::Align(8));
-    builder.CreateRet(builder.CreateZExt(regionsDone(builder, handle), i32));
-
-    llvm::Function *block = llvm::Function::Create(entryType, llvm::GlobalValue::ExternalLinkage,
-                                                   blockEntryName(name), module);
-    block->addFnAttr(llvm::Attribute::NoUnwind);
-    builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", block));
-    llvm::Function *round =
-        makeRegionRound(module, name + "_regions_round", {regions, uncheckedRegions});
-    callHostService(builder, block->getArg(0), offsetof(KilnCpuServices, runBarrierRegions),
-                    builder.getVoidTy(),
-                    {block->getArg(1), start, round,
-                     builder.getInt32(reducesAtBarriers ? KILN_REGIONS_REDUCE : 0)});
-    builder.CreateRetVoid();
-    return;
-  }
-  // The block entry: threads one after the other, x fastest, with laneId
-  // the position in the warp of the linear thread index.
-  llvm::Function *block = llvm::Function::Create(entryType, llvm::GlobalValue::ExternalLinkage,
-                                                 blockEntryName(name), module);
-  block->addFnAttr(llvm::Attribute::NoUnwind);
-  markTakesThread(*block);
-  // The engine's KilnCpuThread is reached only through this pointer (and the
-  // services it is passed to), never through a kernel's arrays: LLVM may
-  // keep the indices in registers across the kernel's stores.
-  block->addParamAttr(0, llvm::Attribute::NoAlias);
-  // opt=0 keeps calls: the loop calls the body as it is. Kernels whose
-  // blocks are independent take runs of blocks.
-  llvm::DenseMap<llvm::Function *, llvm::Function *> loopBodies;
-  llvm::DenseMap<llvm::Function *, BlockRunBody> runBodies;
-  for (llvm::Function *body : {&kernel, uncheckedKernel})
-    if (body && !body->hasFnAttribute(llvm::Attribute::NoInline)) {
-      body->addFnAttr(llvm::Attribute::AlwaysInline);
-      llvm::Function *loopBody = specializeForThreadLoop(*body);
-      if (!loopBody)
-        continue;
-      if (std::optional<BlockRunBody> run = makeBlockRunBody(*loopBody)) {
-        run->function->addFnAttr(llvm::Attribute::AlwaysInline);
-        runBodies[body] = *run;
-        loopBody->eraseFromParent();
-        continue;
-      }
-      loopBody->addFnAttr(llvm::Attribute::AlwaysInline);
-      loopBodies[body] = loopBody;
-    }
-  llvm::BasicBlock *entryBlock = llvm::BasicBlock::Create(context, "entry", block);
-  llvm::IRBuilder<> builder(entryBlock);
-  std::vector<llvm::Value *> values = unpack(builder, *block);
-  llvm::Value *thread0 = block->getArg(0);
-  llvm::Type *i32 = builder.getInt32Ty();
-  auto field = [&](size_t offset) { return threadFieldAddress(builder, thread0, offset); };
-  llvm::Value *dims[3];
-  for (unsigned d = 0; d < 3; ++d)
-    dims[d] = loadLaunchIndex(builder, thread0, I::BlockDim, d);
-
-  // for z, for y, for x: nested loops over blockDim.
-  llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "done", block);
-  withEachBody(builder, *block, done, [&](llvm::Function *body) {
-    if (auto run = runBodies.find(body); run != runBodies.end()) {
-      emitBlockRunLoops(builder, thread0, run->second, llvm::ArrayRef(values).drop_front());
-      return;
-    }
-    llvm::Function *loopBody = loopBodies.lookup(body);
-    llvm::PHINode *indices[3];
-    for (int d = 2; d >= 0; --d) {
-      llvm::BasicBlock *header = llvm::BasicBlock::Create(context, "loop", block);
-      llvm::BasicBlock *from = builder.GetInsertBlock();
-      builder.CreateBr(header);
-      builder.SetInsertPoint(header);
-      indices[d] = builder.CreatePHI(i32, 2);
-      indices[d]->addIncoming(builder.getInt32(0), from);
-      if (!loopBody)
-        builder.CreateAlignedStore(indices[d], field(offsetof(KilnCpuThread, threadIdx) + 4 * d),
-                                   llvm::Align(4));
-    }
-    llvm::Value *linear = builder.CreateAdd(
-        indices[0],
-        builder.CreateMul(dims[0],
-                          builder.CreateAdd(indices[1], builder.CreateMul(dims[1], indices[2]))));
-    // Warps are 32 threads on every GPU Kiln targets, and on the engine.
-    llvm::Value *lane = builder.CreateAnd(linear, builder.getInt32(KILN_CPU_WARP_SIZE - 1));
-    if (loopBody) {
-      std::vector<llvm::Value *> arguments{values[0], indices[0], indices[1], indices[2], lane};
-      arguments.insert(arguments.end(), values.begin() + 1, values.end());
-      builder.CreateCall(loopBody, arguments);
-    } else {
-      builder.CreateAlignedStore(lane, field(offsetof(KilnCpuThread, laneId)), llvm::Align(4));
-      builder.CreateCall(body, values);
-    }
-    for (unsigned d = 0; d < 3; ++d) {
-      llvm::Value *next = builder.CreateAdd(indices[d], builder.getInt32(1));
-      indices[d]->addIncoming(next, builder.GetInsertBlock());
-      llvm::BasicBlock *exit = llvm::BasicBlock::Create(context, "next", block);
-      markThreadLoop(*builder.CreateCondBr(builder.CreateICmpULT(next, dims[d]),
-                                           indices[d]->getParent(), exit));
-      builder.SetInsertPoint(exit);
-    }
-  });
-  builder.SetInsertPoint(done);
-  builder.CreateRetVoid();
+  KernelEntryNeeds needs;
+  needs.hasBlockEntry = !function.raises && !waitsForOthers && !usesWarpCollectives;
+  needs.synchronizes = function.synchronizes;
+  needs.reducesAtBarriers = reducesAtBarriers;
+  needs.checksByDefault = checksByDefault;
+  writeKernelEntries(kernel, uncheckedKernel, parameters, needs);
 }
 
 } // namespace kiln::backend

@@ -8,7 +8,7 @@
 // and, when its threads never wait for each other, a `_block` entry that
 // runs the whole block in a loop; when they wait only at block barriers, a
 // `_block` entry that runs them as barrier regions
-// (backend/host/host_barrier_regions.h).
+// (backend/host/host_barrier_regions.h). host_kernel_entries.h writes them.
 //
 // Block loops: the `_block` entry of a kernel whose threads never wait runs
 // a loop nest over the block's threads around a copy of the kernel's body
@@ -136,6 +136,15 @@ bool tookThread(const llvm::Function &function);
 /// Inlines every call of a function defined in the module into `function`,
 /// those of the inlined code too. False if that does not end (recursion).
 bool inlineAllCalls(llvm::Function &function);
+
+/// A copy of kernel body `body` (thread, parameters...) for the block
+/// entry's loop: (thread, threadIdx.x, .y, .z, laneId, parameters...), with
+/// every function it calls inlined and the thread's indices read from those
+/// parameters. The thread's fields get them only before a call that takes
+/// the thread (a service), so that the loop over the block's threads keeps
+/// them in registers and stores nothing per thread. Null when a call cannot
+/// be inlined.
+llvm::Function *specializeForThreadLoop(llvm::Function &body);
 
 /// The address of the field at `offset` of the KilnCpuThread `thread`.
 llvm::Value *threadFieldAddress(llvm::IRBuilder<> &builder, llvm::Value *thread, size_t offset);

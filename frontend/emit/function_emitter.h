@@ -144,6 +144,17 @@ private:
   ir::Value *roundToBFloat16(ir::Value *value, llvm::StringRef rounding);
   ir::Value *emitCuda(const ssa::Instr *instr, BuiltinId id, const Resolution &resolution,
                       llvm::ArrayRef<ir::Value *> args);
+  /// A vector type's constructor (float32x4(...)): its arguments'
+  /// elements, in order.
+  ir::Value *emitVectorConstructor(const VectorType *vector, llvm::ArrayRef<ir::Value *> args);
+  /// cuda.grid(n) or cuda.gridsize(n), for `dimensions` dimensions.
+  ir::Value *emitGridPosition(BuiltinId id, unsigned dimensions, const Type *result);
+  /// A load or store of an array element with the cache hint `hint`.
+  ir::Value *emitCacheHintedAccess(const ssa::Instr *instr, ir::Intrinsic hint, const Type *result,
+                                   llvm::ArrayRef<ir::Value *> args);
+  /// An operation of numba.cuda.atomic on an array element.
+  ir::Value *emitAtomic(const ssa::Instr *instr, BuiltinId id, const Type *result,
+                        llvm::ArrayRef<ir::Value *> args);
   ir::Value *emitMinMax(bool isMin, const Type *result, llvm::ArrayRef<ir::Value *> args);
   ir::Value *emitGetItem(const ssa::Instr *instr, const Resolution &resolution);
   /// The element an item of a tuple without a run-time value refers to.

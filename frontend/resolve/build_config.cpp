@@ -2,6 +2,7 @@
 
 #include "frontend/resolve/build_config.h"
 
+#include "frontend/resolve/signature_table.h"
 #include "frontend/source/source_file.h"
 #include "support/nearest_file.h"
 
@@ -9,9 +10,7 @@
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 
-#define TOML_EXCEPTIONS 0
-#define TOML_HEADER_ONLY 1
-#include <toml++/toml.h>
+#include <map>
 
 namespace kiln {
 
@@ -30,35 +29,26 @@ void readSignatureTable(const std::string &path, llvm::ArrayRef<llvm::StringRef>
   }
   uint32_t file = sources.addFile(path, std::move(*read));
   llvm::StringRef contents = sources.contents(file);
-  std::string tableName = llvm::join(tablePath, ".");
-  toml::parse_result parsed = toml::parse(std::string_view(contents.data(), contents.size()), path);
-  if (!parsed) {
-    const toml::parse_error &error = parsed.error();
-    uint32_t line = std::max<uint32_t>(1, static_cast<uint32_t>(error.source().begin.line));
-    uint32_t column = std::max<uint32_t>(1, static_cast<uint32_t>(error.source().begin.column));
-    SourceLoc at{file, sources.lineStart(file, line) + column - 1};
-    diags.report(DiagID::err_pyproject_syntax, SourceRange(at, at),
-                 {llvm::sys::path::filename(path).str(), std::string(error.description())});
-    return;
-  }
-  const toml::node *tableNode = &parsed.table();
-  for (llvm::StringRef key : tablePath) {
-    const toml::table *parent = tableNode ? tableNode->as_table() : nullptr;
-    tableNode = parent ? parent->get(std::string_view(key.data(), key.size())) : nullptr;
-  }
-  const toml::table *signatures = tableNode ? tableNode->as_table() : nullptr;
-  if (!signatures)
-    return;
-  auto offsetOf = [&](const toml::source_position &position) -> uint32_t {
-    uint32_t line = std::max<uint32_t>(1, static_cast<uint32_t>(position.line));
-    return sources.lineStart(file, line) + static_cast<uint32_t>(position.column) - 1;
+  auto offsetOf = [&](TomlPosition position) -> uint32_t {
+    return sources.lineStart(file, position.line) + position.column - 1;
   };
-  // Where a string value's text is in the file: inside its quotes, when it
-  // is a simple string without escapes; else a file of its own.
-  auto locate = [&](const toml::node &node, const std::string &text, const std::string &origin,
-                    const std::string &function) {
-    uint32_t begin = offsetOf(node.source().begin);
-    uint32_t end = offsetOf(node.source().end);
+  llvm::Expected<SignatureTableContents> table = readSignatureTableText(contents, path, tablePath);
+  if (!table) {
+    llvm::handleAllErrors(table.takeError(), [&](const TomlSyntaxError &error) {
+      SourceLoc at{file, offsetOf(error.at)};
+      diags.report(DiagID::err_pyproject_syntax, SourceRange(at, at),
+                   {llvm::sys::path::filename(path).str(), error.description});
+    });
+    return;
+  }
+  std::string tableName = llvm::join(tablePath, ".");
+  std::string origin = "[" + tableName + "] in " + path;
+  // Where a signature's text is in the file: inside its quotes, when it is
+  // a simple string without escapes; else a file of its own.
+  auto locate = [&](const WrittenSignature &written, const std::string &function) {
+    const std::string &text = *written.text;
+    uint32_t begin = offsetOf(written.begin);
+    uint32_t end = offsetOf(written.end);
     llvm::StringRef raw = contents.slice(begin, end);
     if (raw.size() >= 2 && (raw.front() == '"' || raw.front() == '\'') &&
         raw.substr(1, raw.size() - 2) == text) {
@@ -69,41 +59,31 @@ void readSignatureTable(const std::string &path, llvm::ArrayRef<llvm::StringRef>
     result.push_back({function, own, 0, static_cast<uint32_t>(text.size()), origin});
   };
 
-  std::string origin = "[" + tableName + "] in " + path;
   // Qualified keys for this module take precedence over plain names.
-  std::map<std::string, std::pair<std::string, const toml::node *>> chosen;
-  for (const auto &[key, node] : *signatures) {
-    std::string name(key.str());
-    std::string function = name;
+  std::map<std::string, const SignatureTableRow *> chosen;
+  for (const SignatureTableRow &row : table->rows) {
+    llvm::StringRef key = row.key;
+    std::string function = row.key;
     bool qualified = false;
-    if (size_t dot = name.rfind('.'); dot != std::string::npos) {
-      if (name.substr(0, dot) != moduleName)
+    if (size_t dot = key.rfind('.'); dot != llvm::StringRef::npos) {
+      if (key.take_front(dot) != moduleName)
         continue;
-      function = name.substr(dot + 1);
+      function = key.drop_front(dot + 1).str();
       qualified = true;
     }
     if (!qualified && chosen.count(function))
       continue;
-    chosen[function] = {name, &node};
+    chosen[function] = &row;
   }
-  for (const auto &[function, entry] : chosen) {
-    const toml::node &node = *entry.second;
-    if (const auto *text = node.as_string()) {
-      locate(node, text->get(), origin, function);
-    } else if (const auto *list = node.as_array()) {
-      for (const toml::node &item : *list) {
-        if (const auto *itemText = item.as_string()) {
-          locate(item, itemText->get(), origin, function);
-        } else {
-          SourceLoc at{file, offsetOf(item.source().begin)};
-          diags.report(DiagID::err_pyproject_signature_type, SourceRange(at, at),
-                       {tableName, entry.first});
-        }
+  for (const auto &[function, row] : chosen) {
+    for (const WrittenSignature &written : row->signatures) {
+      if (written.text) {
+        locate(written, function);
+      } else {
+        SourceLoc at{file, offsetOf(written.begin)};
+        diags.report(DiagID::err_pyproject_signature_type, SourceRange(at, at),
+                     {tableName, row->key});
       }
-    } else {
-      SourceLoc at{file, offsetOf(node.source().begin)};
-      diags.report(DiagID::err_pyproject_signature_type, SourceRange(at, at),
-                   {tableName, entry.first});
     }
   }
 }

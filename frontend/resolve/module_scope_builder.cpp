@@ -7,6 +7,7 @@
 
 namespace kiln {
 
+using namespace ast;
 using llvm::cast;
 using llvm::dyn_cast;
 

@@ -18,14 +18,12 @@
 
 namespace kiln {
 
-using namespace ast;
-
 /// A decorator Kiln compiles with: `cuda.jit` as it is, or called.
 bool isKilnDecorator(const ModuleValue &value);
 
 class ModuleScopeBuilder {
 public:
-  ModuleScopeBuilder(ModuleScope &scope, SourceManager &sources, AstContext &astContext,
+  ModuleScopeBuilder(ModuleScope &scope, SourceManager &sources, ast::AstContext &astContext,
                      TypeContext &types, DiagnosticEngine &diags, bool moduleStaysPython,
                      const PythonModuleContext &python)
       : scope(scope), sources(sources), astContext(astContext), diags(diags), types(types),
@@ -37,7 +35,7 @@ public:
       modulePath = scope.canonicalPath = canonicalModulePath(sources.path(scope.fileId));
   }
 
-  void run(const Module &module, llvm::ArrayRef<ExternalSignature> externalSignatures,
+  void run(const ast::Module &module, llvm::ArrayRef<ExternalSignature> externalSignatures,
            llvm::ArrayRef<ClosureRequest> closures);
 
 private:
@@ -46,55 +44,62 @@ private:
     target.bindings.insert_or_assign(name, std::move(value));
     target.bindingRanges[name] = range;
   }
-  void handleImport(const ImportStmt *import);
-  void handleImportFrom(const ImportFromStmt *import);
-  bool bindSourceImport(const ImportAlias &alias);
-  bool bindSourceImports(const ImportFromStmt *import);
-  void handleClassDef(const ClassDefStmt *cls);
-  std::optional<EnumDefinition> enumDefinition(const ClassDefStmt *cls);
-  const Symbol *userException(const ClassDefStmt *cls);
+  void handleImport(const ast::ImportStmt *import);
+  void handleImportFrom(const ast::ImportFromStmt *import);
+  bool bindSourceImport(const ast::ImportAlias &alias);
+  bool bindSourceImports(const ast::ImportFromStmt *import);
+  void handleClassDef(const ast::ClassDefStmt *cls);
+  std::optional<EnumDefinition> enumDefinition(const ast::ClassDefStmt *cls);
+  const Symbol *userException(const ast::ClassDefStmt *cls);
   /// Whether `expr` names `enum.<name>` (imported either way).
-  bool namesEnumModuleMember(const Expr *expr, llvm::StringRef name);
-  void handleAssign(const Stmt *stmt, const Expr *target, const Expr *value);
+  bool namesEnumModuleMember(const ast::Expr *expr, llvm::StringRef name);
+  void handleAssign(const ast::Stmt *stmt, const ast::Expr *target, const ast::Expr *value);
   /// A decorated function: of the module, or, given `closure` (the scope of
   /// its free variables), a closure the build calls `closureName`.
-  void handleFunctionOrDefer(const FunctionDefStmt *def, const ModuleScope *closure = nullptr,
+  void handleFunctionOrDefer(const ast::FunctionDefStmt *def, const ModuleScope *closure = nullptr,
                              llvm::StringRef closureName = {});
-  void handleFunction(const FunctionDefStmt *def, const ModuleScope *closure = nullptr,
+  void handleFunction(const ast::FunctionDefStmt *def, const ModuleScope *closure = nullptr,
                       llvm::StringRef closureName = "");
   /// The closure a ClosureRequest asks for, as a function of the module.
-  void addClosure(const Module &module, const ClosureRequest &request);
+  void addClosure(const ast::Module &module, const ClosureRequest &request);
   /// The closure the module global `name` is, by what host values say of
   /// it; whether the module has a function of that name now.
-  bool addGlobalClosure(const Module &module, llvm::StringRef name);
+  bool addGlobalClosure(const ast::Module &module, llvm::StringRef name);
   /// The function whose first line is `line`: defined inside another, or
   /// at the top level (a function jitted more than once in different ways).
   /// The function definition whose first line is `line`, in `body` or
   /// nested in it; with `imports`, also the import statements of the
   /// functions it is nested in, outermost first.
-  const FunctionDefStmt *definitionAt(llvm::ArrayRef<Stmt *> body, uint32_t line,
-                                      std::vector<const Stmt *> *imports = nullptr) const;
+  const ast::FunctionDefStmt *definitionAt(llvm::ArrayRef<ast::Stmt *> body, uint32_t line,
+                                           std::vector<const ast::Stmt *> *imports = nullptr) const;
   /// Binds in `closure` what the imports of its enclosing functions bind
   /// (`from numba import cuda` or `import numba` inside a test function),
   /// which its decorators and body may name.
-  void bindEnclosingImports(ModuleScope &closure, llvm::ArrayRef<const Stmt *> imports);
+  void bindEnclosingImports(ModuleScope &closure, llvm::ArrayRef<const ast::Stmt *> imports);
   /// Where bind() binds: the module's scope, or a closure's.
   ModuleScope *bindingTarget = nullptr;
   /// The `jit(...)` call host code applied to the function the build calls
   /// `name`, parsed; null if there is none (or it does not parse, reported).
-  const CallExpr *calledDecorator(llvm::StringRef name);
-  std::string unknownDecoratorName(const Expr *decorator) const;
+  const ast::CallExpr *calledDecorator(llvm::StringRef name);
+  std::string unknownDecoratorName(const ast::Expr *decorator) const;
   /// Whether `decorator` (`cuda.jit`, `cuda.jit(...)`, `vectorize([...])`)
   /// names one of Kiln's decorators; its arguments are not looked at.
-  bool namesKilnDecorator(const Expr *decorator);
-  bool readJitDecorator(FunctionDecl &decl, const CallExpr *call, bool isCudaJit);
+  bool namesKilnDecorator(const ast::Expr *decorator);
+  /// Reads the Kiln decorator `value` (written as `decorator`) into
+  /// `decl`: its kind and options. False if the decorator was rejected.
+  bool readKilnDecorator(FunctionDecl &decl, const ModuleValue &value, const ast::Expr *decorator);
+  bool readJitDecorator(FunctionDecl &decl, const ast::CallExpr *call, bool isCudaJit);
+  /// Whether each of `decl`'s signatures has an argument for each
+  /// parameter and, for a kernel, returns nothing; reports the first that
+  /// does not.
+  bool checkSignatures(const FunctionDecl &decl);
   /// Checks `decl`'s parameters (positional, `*args` last for device
   /// functions, defaults only for those) and reads their defaults.
   bool readParameters(FunctionDecl &decl);
   /// A decorator option's value. One host code computes at import
   /// (`fastmath=config.FLAGS`, where config builds FLAGS) is read from the
   /// running module: a module's configuration holds still after its import.
-  std::optional<ModuleValue> evaluateOption(const Expr *option) {
+  std::optional<ModuleValue> evaluateOption(const ast::Expr *option) {
     HostValueSource *before = scope.hostValues;
     if (moduleStaysPython)
       scope.hostValues = hostValues;
@@ -112,18 +117,18 @@ private:
     nested->parent = &scope;
     return nested;
   }
-  bool readVectorizeDecorator(FunctionDecl &decl, const CallExpr *call, bool isCudaVectorize);
-  void handleDeclareDevice(const Stmt *stmt, llvm::StringRef name, const CallExpr *call);
+  bool readVectorizeDecorator(FunctionDecl &decl, const ast::CallExpr *call, bool isCudaVectorize);
+  void handleDeclareDevice(const ast::Stmt *stmt, llvm::StringRef name, const ast::CallExpr *call);
   bool readLinkFiles(const ModuleValue &value, SourceRange range, std::vector<std::string> &files);
-  void reportTopLevel(const Stmt *stmt);
+  void reportTopLevel(const ast::Stmt *stmt);
   /// A statement Kiln does not run, in a module that stays Python: what it
   /// binds (in nested blocks too: an `if` at module level assigns module
   /// globals) is host code's.
-  void bindHostNames(const Stmt *stmt);
-  void bindHostTarget(const Expr *target);
+  void bindHostNames(const ast::Stmt *stmt);
+  void bindHostTarget(const ast::Expr *target);
   /// Evaluates an assignment's value; in a module that stays Python, a value
   /// Kiln cannot evaluate is no error but host code's (none is returned).
-  std::optional<ModuleValue> evaluateAssigned(const Expr *value) {
+  std::optional<ModuleValue> evaluateAssigned(const ast::Expr *value) {
     return (moduleStaysPython ? hostEvaluator : evaluator).evaluate(value);
   }
   /// What a name is bound to when its value could not be evaluated: host
@@ -153,7 +158,7 @@ private:
 
   ModuleScope &scope;
   SourceManager &sources;
-  AstContext &astContext;
+  ast::AstContext &astContext;
   DiagnosticEngine &diags;
   TypeContext &types;
   ModuleEvaluator evaluator;

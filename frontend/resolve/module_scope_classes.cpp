@@ -4,6 +4,7 @@
 
 namespace kiln {
 
+using namespace ast;
 using llvm::dyn_cast;
 using llvm::isa;
 

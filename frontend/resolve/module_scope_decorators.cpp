@@ -5,6 +5,7 @@
 
 namespace kiln {
 
+using namespace ast;
 using llvm::dyn_cast;
 
 namespace {

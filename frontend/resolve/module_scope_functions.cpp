@@ -1,4 +1,10 @@
 //===- frontend/resolve/module_scope_functions.cpp - Decorated functions --===//
+//
+// Decorated function definitions become FunctionDecls: the decorator that
+// names Kiln's kind of function and its options, the parameters and their
+// defaults, the signatures, given by the decorator or from outside.
+//
+//===----------------------------------------------------------------------===//
 
 #include "frontend/resolve/module_evaluator.h"
 #include "frontend/resolve/module_scope_builder.h"
@@ -9,6 +15,7 @@
 
 namespace kiln {
 
+using namespace ast;
 using llvm::dyn_cast;
 
 void ModuleScopeBuilder::handleFunctionOrDefer(const FunctionDefStmt *def,
@@ -112,9 +119,6 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const Module
                : activeEvaluator->evaluate(decorator);
   if (!value)
     return;
-  const Symbol *symbol = value->symbolValue();
-  const CallExpr *call =
-      value->kind() == ModuleValue::Kind::Decorator ? value->decoratorCall() : nullptr;
   if (!isKilnDecorator(*value)) {
     diags.report(DiagID::err_unknown_decorator, decorator->range(), {value->describe()});
     return;
@@ -125,50 +129,7 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const Module
   decl->scope = closure ? closure : &scope;
   decl->def = def;
   decl->range = header;
-  bool ok = true;
-  switch (symbol->id) {
-  case BuiltinId::CudaJit:
-    decl->kind = FunctionDecl::Kind::Kernel;
-    if (call)
-      ok = readJitDecorator(*decl, call, true);
-    break;
-  case BuiltinId::NumbaJit:
-  case BuiltinId::NumbaNjit:
-  case BuiltinId::NumbaRegisterJitable:
-  case BuiltinId::NumbaCoreRegisterJitable:
-    // CPU-jitted functions are callable from kernels as device functions.
-    decl->kind = FunctionDecl::Kind::Device;
-    if (call)
-      ok = readJitDecorator(*decl, call, false);
-    break;
-  case BuiltinId::NumbaVectorize:
-  case BuiltinId::CudaVectorize:
-    decl->kind = FunctionDecl::Kind::Ufunc;
-    if (!call) {
-      diags.report(DiagID::err_vectorize_needs_signatures, decorator->range());
-      return;
-    }
-    ok = readVectorizeDecorator(*decl, call, symbol->id == BuiltinId::CudaVectorize);
-    break;
-  case BuiltinId::CudaReduce:
-    decl->kind = FunctionDecl::Kind::Reduction;
-    if (call) {
-      diags.report(DiagID::err_reduce_takes_no_arguments, call->range());
-      return;
-    }
-    if (def->params.size() != 2) {
-      diags.report(DiagID::err_reduce_arity, def->nameRange, {def->name});
-      return;
-    }
-    break;
-  case BuiltinId::NumbaGuvectorize:
-    diags.report(DiagID::err_guvectorize_unsupported, decorator->range());
-    return;
-  default:
-    diags.report(DiagID::err_unknown_decorator, decorator->range(), {value->describe()});
-    return;
-  }
-  if (!ok)
+  if (!readKilnDecorator(*decl, *value, decorator))
     return;
   if (decl->kind != FunctionDecl::Kind::Device && !onlyFunctions.empty() &&
       !llvm::is_contained(onlyFunctions, decl->name)) {
@@ -183,22 +144,8 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const Module
     decl->signatures.clear();
   }
 
-  if (!readParameters(*decl))
+  if (!readParameters(*decl) || !checkSignatures(*decl))
     return;
-  for (const Signature &signature : decl->signatures) {
-    if (signature.args.size() != def->params.size()) {
-      diags.report(DiagID::err_signature_arity, signature.range,
-                   {countOf(signature.args.size(), "argument"), def->name,
-                    static_cast<unsigned>(def->params.size())});
-      return;
-    }
-    if (decl->kind == FunctionDecl::Kind::Kernel && signature.returnType &&
-        signature.returnType != types.none()) {
-      diags.report(DiagID::err_kernel_returns_value, signature.range,
-                   {signature.returnType->str()});
-      return;
-    }
-  }
   if (earlier) {
     diags.report(DiagID::err_function_defined_again, def->nameRange, {decl->kindName(), def->name});
     diags.report(DiagID::note_first_definition, earlier->range, {def->name});
@@ -209,6 +156,75 @@ void ModuleScopeBuilder::handleFunction(const FunctionDefStmt *def, const Module
       scope.nestedDecls);
   bind(def->name, ModuleValue::function(decl.get()), header);
   scope.decls.push_back(std::move(decl));
+}
+
+bool ModuleScopeBuilder::readKilnDecorator(FunctionDecl &decl, const ModuleValue &value,
+                                           const Expr *decorator) {
+  const Symbol *symbol = value.symbolValue();
+  const CallExpr *call =
+      value.kind() == ModuleValue::Kind::Decorator ? value.decoratorCall() : nullptr;
+  bool ok = true;
+  switch (symbol->id) {
+  case BuiltinId::CudaJit:
+    decl.kind = FunctionDecl::Kind::Kernel;
+    if (call)
+      ok = readJitDecorator(decl, call, true);
+    break;
+  case BuiltinId::NumbaJit:
+  case BuiltinId::NumbaNjit:
+  case BuiltinId::NumbaRegisterJitable:
+  case BuiltinId::NumbaCoreRegisterJitable:
+    // CPU-jitted functions are callable from kernels as device functions.
+    decl.kind = FunctionDecl::Kind::Device;
+    if (call)
+      ok = readJitDecorator(decl, call, false);
+    break;
+  case BuiltinId::NumbaVectorize:
+  case BuiltinId::CudaVectorize:
+    decl.kind = FunctionDecl::Kind::Ufunc;
+    if (!call) {
+      diags.report(DiagID::err_vectorize_needs_signatures, decorator->range());
+      return false;
+    }
+    ok = readVectorizeDecorator(decl, call, symbol->id == BuiltinId::CudaVectorize);
+    break;
+  case BuiltinId::CudaReduce:
+    decl.kind = FunctionDecl::Kind::Reduction;
+    if (call) {
+      diags.report(DiagID::err_reduce_takes_no_arguments, call->range());
+      return false;
+    }
+    if (decl.def->params.size() != 2) {
+      diags.report(DiagID::err_reduce_arity, decl.def->nameRange, {decl.def->name});
+      return false;
+    }
+    break;
+  case BuiltinId::NumbaGuvectorize:
+    diags.report(DiagID::err_guvectorize_unsupported, decorator->range());
+    return false;
+  default:
+    diags.report(DiagID::err_unknown_decorator, decorator->range(), {value.describe()});
+    return false;
+  }
+  return ok;
+}
+
+bool ModuleScopeBuilder::checkSignatures(const FunctionDecl &decl) {
+  for (const Signature &signature : decl.signatures) {
+    if (signature.args.size() != decl.def->params.size()) {
+      diags.report(DiagID::err_signature_arity, signature.range,
+                   {countOf(signature.args.size(), "argument"), decl.def->name,
+                    static_cast<unsigned>(decl.def->params.size())});
+      return false;
+    }
+    if (decl.kind == FunctionDecl::Kind::Kernel && signature.returnType &&
+        signature.returnType != types.none()) {
+      diags.report(DiagID::err_kernel_returns_value, signature.range,
+                   {signature.returnType->str()});
+      return false;
+    }
+  }
+  return true;
 }
 
 bool ModuleScopeBuilder::readParameters(FunctionDecl &decl) {

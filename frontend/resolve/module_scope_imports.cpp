@@ -6,6 +6,8 @@
 
 namespace kiln {
 
+using namespace ast;
+
 void ModuleScopeBuilder::handleImport(const ImportStmt *import) {
   const BuiltinSymbols &builtins = BuiltinSymbols::get();
   for (const ImportAlias &alias : import->names) {

@@ -153,6 +153,14 @@ Specialization *selectSpecialization(const DispatcherState &state, const CallArg
 /// "argument 2 ('y') of 'add_kernel'"
 std::string describeArgument(const DispatcherState &state, unsigned index);
 
+// specialization_tuples.cpp
+/// Adds the specializations of `specializations` (a sequence of the tuples
+/// kiln.kernel makes) to `state`, and the images they point into to `keep`;
+/// false with an exception set.
+bool addSpecializations(DispatcherState &state, PyObject *specializations, PyObject *keep);
+/// Sets the argument names of `state` from `argNames`, None or a sequence.
+bool setArgumentNames(DispatcherState &state, PyObject *argNames);
+
 // launch_config.cpp
 /// Parses `kernel[...]`'s key; false with TypeError/ValueError set.
 bool parseLaunchConfig(const DispatcherState &state, PyObject *key, LaunchRequest &request);

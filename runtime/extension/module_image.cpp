@@ -70,7 +70,7 @@ void *damaged(const char *moduleName, const std::string &what) {
                           moduleName);
 }
 
-void *incompatible(const char *moduleName, const bundle::ModuleCheck &check) {
+void *incompatible(const char *moduleName, const module::ModuleCheck &check) {
   std::string by = check.kilnVersion.empty() ? "" : " (" + check.kilnVersion + ")";
   return raiseImportError(std::string("kiln: module '") + moduleName +
                               "' was built by an incompatible Kiln" + by + ": " + check.problem +
@@ -115,10 +115,10 @@ const uint8_t *mapBundle(const KilnModuleImage *image, const char *name, std::st
   if (fstat(file.value, &status) != 0 || !S_ISREG(status.st_mode))
     return static_cast<const uint8_t *>(
         damaged(name, std::string("its file '") + path + "' is not a regular file"));
-  bundle::DescriptorByteSource source(file.value, uint64_t(status.st_size));
-  bundle::SectionLocation section;
+  module::DescriptorByteSource source(file.value, uint64_t(status.st_size));
+  module::SectionLocation section;
   std::string problem;
-  if (!bundle::locateElfSection(source, KILN_BUNDLE_SECTION, "kernel data", image->bundleSize,
+  if (!module::locateElfSection(source, KILN_BUNDLE_SECTION, "kernel data", image->bundleSize,
                                 section, problem))
     return static_cast<const uint8_t *>(damaged(name, problem));
   long pageSize = sysconf(_SC_PAGESIZE);
@@ -170,7 +170,7 @@ std::optional<uint64_t> fileChecksum(const std::string &path) {
 /// The path of the file the module was built from, when it sits beside the
 /// module (at `modulePath`) and has changed since: the user edited the
 /// kernels and did not rebuild. Else None.
-PyObject *changedSourceBeside(const std::string &modulePath, const bundle::ManifestIndex &index) {
+PyObject *changedSourceBeside(const std::string &modulePath, const module::ManifestIndex &index) {
   if (index.sourceFile.empty() || !index.sourceChecksum ||
       index.sourceFile.find('/') != std::string::npos)
     Py_RETURN_NONE;
@@ -192,10 +192,10 @@ const char *moduleNameOf(const KilnModuleImage *image) {
 }
 
 /// (name, kind) of each specialization of `index`.
-PyObject *specializationNames(const bundle::ManifestIndex &index) {
+PyObject *specializationNames(const module::ManifestIndex &index) {
   PyObject *names = PyTuple_New(Py_ssize_t(index.specializations.size()));
   for (size_t i = 0; names && i < index.specializations.size(); ++i) {
-    const bundle::ManifestIndex::Entry &entry = index.specializations[i];
+    const module::ManifestIndex::Entry &entry = index.specializations[i];
     PyObject *pair = Py_BuildValue("(s#s#)", entry.name.data(), Py_ssize_t(entry.name.size()),
                                    entry.kind.data(), Py_ssize_t(entry.kind.size()));
     if (!pair) {
@@ -208,7 +208,7 @@ PyObject *specializationNames(const bundle::ManifestIndex &index) {
 }
 
 PyObject *createImageObject(const KilnModuleImage *image, const uint8_t *bundle,
-                            const KilnBundleHeader &header, const bundle::ManifestIndex &index,
+                            const KilnBundleHeader &header, const module::ManifestIndex &index,
                             const std::string &modulePath) {
   PyObject *self = moduleImageType->tp_alloc(moduleImageType, 0);
   if (!self)
@@ -225,7 +225,7 @@ PyObject *createImageObject(const KilnModuleImage *image, const uint8_t *bundle,
       new (std::nothrow) std::set<std::tuple<const uint8_t *, uint64_t, uint64_t>>();
   if (object->entries) {
     object->entries->reserve(index.specializations.size());
-    for (const bundle::ManifestIndex::Entry &entry : index.specializations)
+    for (const module::ManifestIndex::Entry &entry : index.specializations)
       object->entries->emplace_back(entry.begin, entry.end);
   }
   object->name = PyUnicode_FromString(image->moduleName);
@@ -270,7 +270,7 @@ void *loadModule(const KilnModuleImage *image) {
     return raiseImportError("kiln: a built module is damaged: its image has no valid header; "
                             "rebuild it with kiln build",
                             name);
-  bundle::ImageFacts facts;
+  module::ImageFacts facts;
   facts.formatVersion = image->formatVersion;
   facts.cpuAbiVersion = image->cpuAbiVersion;
   facts.specializationCount = image->specializationCount;
@@ -279,7 +279,7 @@ void *loadModule(const KilnModuleImage *image) {
   facts.moduleName = name;
   // Versions first: a module of another format is refused before its
   // bundle, whose layout this runtime may not know, is read.
-  bundle::ModuleCheck check = bundle::checkImage(facts);
+  module::ModuleCheck check = module::checkImage(facts);
   if (!check.sound())
     return incompatible(name, check);
   if (image->bundle || image->bundleSize < sizeof(KilnBundleHeader))
@@ -290,14 +290,14 @@ void *loadModule(const KilnModuleImage *image) {
   const uint8_t *bundleBytes = mapBundle(image, name, modulePath);
   if (!bundleBytes)
     return nullptr;
-  bundle::ManifestIndex index;
-  check = bundle::checkModule(
+  module::ManifestIndex index;
+  check = module::checkModule(
       facts, std::string_view(reinterpret_cast<const char *>(bundleBytes), image->bundleSize),
-      bundle::CheckScope::DeferPerKernel, &index);
+      module::CheckScope::DeferPerKernel, &index);
   // The pages of the bundle the check read (the header and the manifest)
   // are not needed until a kernel's first use reads its own entry again.
   releasePages(bundleBytes, image->bundleSize);
-  if (check.verdict == bundle::ModuleVerdict::Incompatible)
+  if (check.verdict == module::ModuleVerdict::Incompatible)
     return incompatible(name, check);
   if (!check.sound())
     return damaged(name, check.problem);
@@ -391,7 +391,7 @@ PyObject *entry(PyObject *self, PyObject *indexObject) {
     return nullptr;
   }
   std::pair<size_t, size_t> range = (*image->entries)[size_t(index)];
-  std::optional<std::string> problem = bundle::checkSpecialization(
+  std::optional<std::string> problem = module::checkSpecialization(
       std::string_view(image->manifest + range.first, range.second - range.first), size_t(index),
       std::string_view(reinterpret_cast<const char *>(image->payload), image->payloadSize));
   if (problem)
@@ -486,7 +486,7 @@ bool fatBinaryIntact(Specialization &chosen) {
   }
   ++image->fatBinariesRead;
   std::optional<std::string> problem =
-      bundle::checkFatBinary(std::string_view(reinterpret_cast<const char *>(chosen.kernel.fatbin),
+      module::checkFatBinary(std::string_view(reinterpret_cast<const char *>(chosen.kernel.fatbin),
                                               chosen.kernel.fatbinSize),
                              chosen.fatBinaryChecksum, chosen.kernel.name, chosen.index);
   if (problem) {

@@ -2,11 +2,8 @@
 
 import json
 import os
-import pathlib
 import re
 import sys
-
-import pytest
 
 KERNEL_WITHOUT_SIGNATURE = """\
 from numba import cuda
@@ -149,6 +146,17 @@ def test_errors_in_pyproject_signatures_point_into_pyproject(kiln, tmp_path):
     assert result.returncode == 1
     assert f"{pyproject}:2:25: error: name 'flaot32' is not defined in a signature string" \
         in result.stderr
+
+
+def test_a_pyproject_signature_that_is_not_a_string_is_an_error_at_its_value(kiln, tmp_path):
+    (tmp_path / "kernels.py").write_text(KERNEL_WITHOUT_SIGNATURE)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.kiln.signatures]\n'
+                         'add = ["void(float32[:], float32[:], float32[:])", 7]\n')
+    result = kiln("check", tmp_path / "kernels.py")
+    assert result.returncode == 1
+    assert (f"{pyproject}:2:52: error: [tool.kiln.signatures] entry 'add' must be a signature "
+            "string or a list of them") in result.stderr, result.stderr
 
 
 def test_invalid_pyproject_is_reported_not_fatal(kiln, tmp_path):

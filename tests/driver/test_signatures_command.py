@@ -118,6 +118,24 @@ def test_a_malformed_file_is_an_error_naming_where_and_is_left_alone(project, ki
     assert path.read_text() == '[signatures]\n"pkg.kernels.scale" = [\n'
 
 
+@pytest.mark.parametrize("table, complaint", [
+    ('[signatures]\n"pkg.kernels.scale" = 3\n',
+     "the signatures of 'pkg.kernels.scale' must be a string or a list of strings"),
+    ('[signatures]\n"pkg.kernels.scale" = ["void(int32[::1])", 3]\n',
+     "the signatures of 'pkg.kernels.scale' must be a string or a list of strings"),
+    ('signatures = "void(int32[::1])"\n', "[signatures] is not a table"),
+    ('[signatures]\n"pkg.kernels.scale" = [\n', "kiln-signatures.toml:2:25: Error while parsing array"),
+])
+def test_a_file_that_is_toml_but_no_signature_table_says_what_is_wrong(project, kiln, table,
+                                                                       complaint):
+    path = project / "kiln-signatures.toml"
+    path.write_text(table)
+    result = kiln("signatures", "list", cwd=project)
+    assert result.returncode == 1
+    assert complaint in result.stderr, result.stderr
+    assert path.read_text() == table
+
+
 def test_add_needs_a_module_qualified_name(project, kiln):
     result = kiln("signatures", "add", "scale", "void(int32[::1])", cwd=project)
     assert result.returncode == 1

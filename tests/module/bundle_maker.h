@@ -13,7 +13,7 @@
 #include <cstring>
 #include <string>
 
-namespace kiln::bundle::testing {
+namespace kiln::module::testing {
 
 /// One kernel `scale(array(float32, 1d, C), float64)` with a 40-byte fat
 /// binary, as the manifest of module `demo` lists it.
@@ -61,4 +61,4 @@ inline ImageFacts factsOf(const std::string &bundle, uint32_t specializations = 
   return facts;
 }
 
-} // namespace kiln::bundle::testing
+} // namespace kiln::module::testing

@@ -15,13 +15,13 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string input(reinterpret_cast<const char *>(data), size);
   const std::string payload = "0123456789abcdef0123456789abcdef01234567";
-  std::string bundle = kiln::bundle::testing::makeBundle(input, payload);
-  (void)kiln::bundle::checkModule(kiln::bundle::testing::factsOf(bundle), bundle);
+  std::string bundle = kiln::module::testing::makeBundle(input, payload);
+  (void)kiln::module::checkModule(kiln::module::testing::factsOf(bundle), bundle);
 
-  kiln::bundle::ImageFacts facts = kiln::bundle::testing::factsOf(bundle);
+  kiln::module::ImageFacts facts = kiln::module::testing::factsOf(bundle);
   facts.bundleSize = size;
   if (size >= sizeof(KilnBundleHeader))
     std::memcpy(&facts.manifestChecksum, data + offsetof(KilnBundleHeader, manifestChecksum), 8);
-  (void)kiln::bundle::checkModule(facts, input);
+  (void)kiln::module::checkModule(facts, input);
   return 0;
 }

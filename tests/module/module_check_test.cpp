@@ -8,7 +8,7 @@
 #include <cstring>
 #include <tuple>
 
-namespace kiln::bundle {
+namespace kiln::module {
 namespace {
 
 using testing::factsOf;
@@ -196,4 +196,4 @@ TEST(ManifestJson, RefusesWhatIsNotJson) {
 }
 
 } // namespace
-} // namespace kiln::bundle
+} // namespace kiln::module

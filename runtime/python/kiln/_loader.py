@@ -23,12 +23,13 @@ module is imported once: the module still runs the kernels it was built with.
 import json
 import types
 
+from kiln import _manifest
 from kiln import kernel as _kernel
 
 
 def _constant(entry):
-    value = entry["value"]
-    kind = entry.get("type", "")
+    value = _manifest.constant_value(entry)
+    kind = _manifest.constant_type(entry)
 
     def convert(value, kind):
         if isinstance(value, str) and kind != "unicode_type" and value in ("nan", "inf", "-inf"):
@@ -124,5 +125,5 @@ def create_module(image, module=None):
         setattr(module, kernel_name, wrapper(kernel_name, kernel) if wrapper else kernel)
     constants = image.constants
     for constant in json.loads(constants) if constants is not None else ():
-        setattr(module, constant["name"], _constant(constant))
+        setattr(module, _manifest.constant_name(constant), _constant(constant))
     return module

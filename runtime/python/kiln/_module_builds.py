@@ -16,7 +16,7 @@ import sys
 import tempfile
 import threading
 
-from kiln import _overloads, host_values
+from kiln import _manifest, _overloads, host_values
 from kiln._sources import function_file, function_source
 from kiln._version import VERSION
 
@@ -46,19 +46,21 @@ def _load_extension(name, path):
 def _stale_source(folder, manifest):
     """The first source file the companion was built from that is no longer
     as it was (or a description of a list that cannot be read), or None."""
-    sources = manifest.get("sources")
-    if not isinstance(sources, list) or not sources:
+    sources = _manifest.companion_sources(manifest)
+    if sources is None:
         return "the list of sources in its manifest"
-    for source in sources:
-        if not isinstance(source, dict) or not isinstance(source.get("file"), str):
+    for item in sources:
+        source = _manifest.companion_source(item)
+        if source is None:
             return "the list of sources in its manifest"
-        path = os.path.normpath(os.path.join(folder, source["file"]))
+        relative, sha256 = source
+        path = os.path.normpath(os.path.join(folder, relative))
         try:
             with open(path, "rb") as file:
                 digest = hashlib.sha256(file.read()).hexdigest()
         except OSError:
             digest = None
-        if digest != source.get("sha256"):
+        if digest != sha256:
             return path
     return None
 
@@ -150,7 +152,7 @@ class ModuleBuilds:
         raises ImportError, naming it."""
         module = _load_extension(companion_names(self.module_name)[0], path)
         manifest = module.__kiln_manifest__
-        if manifest.get("companion_of") is None:
+        if _manifest.companion_of(manifest) is None:
             return None, f"{path} is not the build of a module that stays Python"
         changed = _stale_source(os.path.dirname(self.path), manifest)
         if changed is not None:

@@ -27,7 +27,7 @@ import sys
 import tempfile
 import threading
 
-from kiln import host_values, signature_file
+from kiln import _manifest, host_values, signature_file
 from kiln._module_builds import ModuleBuilds, NoSpecializationError, development_architecture
 from kiln._sources import CompiledFromSource
 from kiln._typeof import dispatch_descriptor, signature_type, UntypableArgument
@@ -267,7 +267,7 @@ class LazyKernel(Kernel, CompiledFromSource):
             wanted = tuple(dispatch_descriptor(value, f"argument {i + 1}") for i, value in enumerate(args))
         except UntypableArgument:
             return False
-        return any(tuple(map(descriptor, entry["args"])) == wanted for entry in kernel._entries)
+        return any(tuple(map(descriptor, _manifest.argument_types(entry))) == wanted for entry in kernel._entries)
 
     def _signature_of(self, args):
         try:

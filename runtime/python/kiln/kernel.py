@@ -14,7 +14,7 @@ dispatcher:
 
 import json
 
-from kiln import _runtime, _types
+from kiln import _manifest, _runtime, _types
 
 # Numba picks forall's block size by occupancy; Kiln has no occupancy
 # calculator, so it uses this (or fewer threads, for tiny n).
@@ -23,7 +23,7 @@ FORALL_BLOCK = 128
 
 def entry_signature(entry):
     """'(array(float32, 1d, C), int64)': a manifest entry's argument types."""
-    return _types.signature_text(entry["args"])
+    return _types.signature_text(_manifest.argument_types(entry))
 
 
 def signature_key(key):
@@ -54,25 +54,21 @@ class Overloads(dict):
 
 def specialization_tuple(image, index, entry):
     """What kiln._runtime.Dispatcher takes for one specialization."""
-    fatbin = entry.get("fatbin")
     return (
         image,
         index,
-        _types.signature_text(entry["args"]),
-        entry["entry"],
-        tuple(_types.descriptor(t) for t in entry["args"]),
-        tuple(
-            (p["argument"], p["role"], p.get("dimension", 0), tuple(p.get("path", ())), p["type"])
-            for p in entry["params"]
-        ),
-        int(entry.get("static_shared_bytes", 0)),
-        int(entry.get("local_bytes", 0)),
-        bool(entry.get("raises", False)),
-        bool(entry.get("cooperative", False)),
-        int(entry.get("max_threads_per_block", 0)),
-        tuple(entry.get("cubins", ())),
-        tuple(entry.get("ptx", ())),
-        None if fatbin is None else (int(fatbin["offset"]), int(fatbin["size"]), int(fatbin["checksum"], 16)),
+        entry_signature(entry),
+        _manifest.entry_function(entry),
+        tuple(_types.descriptor(t) for t in _manifest.argument_types(entry)),
+        _manifest.parameters(entry),
+        int(_manifest.static_shared_bytes(entry)),
+        int(_manifest.local_bytes(entry)),
+        bool(_manifest.raises(entry)),
+        bool(_manifest.cooperative(entry)),
+        int(_manifest.max_threads_per_block(entry)),
+        tuple(_manifest.cubin_archs(entry)),
+        tuple(_manifest.ptx_archs(entry)),
+        _manifest.fatbin_location(entry),
     )
 
 
@@ -114,7 +110,7 @@ class Kernel(_runtime.Dispatcher):
     def _read_specializations(self):
         """(specialization tuples, arg_names) for the C dispatcher's first use."""
         members = self._members
-        arg_names = members[0][2].get("arg_names") if members else None
+        arg_names = _manifest.argument_names(members[0][2]) if members else None
         return [specialization_tuple(*member) for member in members], arg_names
 
     @property
@@ -137,7 +133,7 @@ class Kernel(_runtime.Dispatcher):
     @property
     def signatures(self):
         """The compiled argument types, one string per specialization."""
-        return [_types.signature_text(entry["args"]) for entry in self._entries]
+        return [entry_signature(entry) for entry in self._entries]
 
     @property
     def py_func(self):
@@ -147,19 +143,19 @@ class Kernel(_runtime.Dispatcher):
         """One dict per specialization: signature, entry, archs, shared/local memory."""
         return [
             {
-                "signature": _types.signature_text(entry["args"]),
-                "args": list(entry["args"]),
-                "entry": entry["entry"],
-                "symbol": entry.get("symbol"),
-                "cubins": list(entry.get("cubins", ())),
-                "ptx": list(entry.get("ptx", ())),
-                "static_shared_bytes": entry.get("static_shared_bytes", 0),
-                "local_bytes": entry.get("local_bytes", 0),
-                "synchronizes": entry.get("synchronizes", False),
-                "raises": entry.get("raises", False),
-                "cooperative": entry.get("cooperative", False),
-                "block_entry": entry.get("block_entry", False),
-                "fatbin_bytes": (entry.get("fatbin") or {}).get("size"),
+                "signature": entry_signature(entry),
+                "args": list(_manifest.argument_types(entry)),
+                "entry": _manifest.entry_function(entry),
+                "symbol": _manifest.symbol(entry),
+                "cubins": list(_manifest.cubin_archs(entry)),
+                "ptx": list(_manifest.ptx_archs(entry)),
+                "static_shared_bytes": _manifest.static_shared_bytes(entry),
+                "local_bytes": _manifest.local_bytes(entry),
+                "synchronizes": _manifest.synchronizes(entry),
+                "raises": _manifest.raises(entry),
+                "cooperative": _manifest.cooperative(entry),
+                "block_entry": _manifest.block_entry(entry),
+                "fatbin_bytes": _manifest.fatbin_bytes(entry),
             }
             for entry in self._entries
         ]
@@ -167,7 +163,7 @@ class Kernel(_runtime.Dispatcher):
     def inspect_types(self):
         """Prints each specialization's signature (Numba prints typed IR)."""
         for entry in self._entries:
-            print(f"{self.__name__} {_types.signature_text(entry['args'])}")
+            print(f"{self.__name__} {entry_signature(entry)}")
 
     @property
     def overloads(self):
@@ -175,14 +171,14 @@ class Kernel(_runtime.Dispatcher):
         return Overloads({entry_signature(member[2]): self._alone(member) for member in self._members})
 
     def _alone(self, member):
-        return Kernel(self.__name__, [member], member[2].get("arg_names"), self._module_name)
+        return Kernel(self.__name__, [member], _manifest.argument_names(member[2]), self._module_name)
 
     @property
     def cooperative(self):
         """Whether the kernel asks for the grid group (cuda.cg.this_grid(),
         whose sync() waits for the whole grid): it is then launched
         cooperatively, every block of the grid resident at once."""
-        return any(entry.get("cooperative", False) for entry in self._entries)
+        return any(_manifest.cooperative(entry) for entry in self._entries)
 
     def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
         """The most blocks of `blockdim` threads (an int or a tuple), each

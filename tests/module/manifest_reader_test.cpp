@@ -1,0 +1,252 @@
+//===- tests/module/manifest_reader_test.cpp ------------------------------===//
+//
+// The driver's reader of manifests (module/module_reader.h) against the
+// writer (module/manifest_writer.h): records written and read back are the
+// same, field by field, for a companion module with sources and constants
+// and for specializations with and without resources, a fat binary and
+// launch bounds; absent keys read as the writer's defaults, and keys of
+// the wrong kind are errors that name them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "module/module_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace kiln::module {
+namespace {
+
+ManifestSpecialization scaleKernel() {
+  ManifestSpecialization entry;
+  entry.name = "scale";
+  entry.kind = "kernel";
+  entry.symbol = "pkg.kernels.scale$0";
+  entry.entry = "_kiln_scale_0";
+  entry.argumentTypes = {"array(float32, 1d, C)", "UniTuple(float32 x 2)"};
+  entry.argumentNames = {"out", "factors"};
+  entry.parameters = {{0, "data", 0, {}, "ptr", 8},
+                      {0, "shape", 0, {}, "i64", 8},
+                      {0, "stride", 0, {}, "i64", 8},
+                      {1, "value", 0, {0}, "f32", 4},
+                      {1, "value", 0, {1}, "f32", 4}};
+  entry.staticSharedBytes = 1024;
+  entry.localBytes = 16;
+  entry.synchronizes = true;
+  entry.raises = true;
+  entry.cooperative = true;
+  entry.maxThreadsPerBlock = 256;
+  entry.blockEntry = true;
+  entry.cubinArchs = {75, 90, 100};
+  entry.ptxArchs = {90};
+  entry.files = {"scale.cubin"};
+  // By architecture, as the pipeline gives them: "sm_100" last.
+  entry.resources = {{"sm_75", {18, 0, 0, 0, 1024, 16}},
+                     {"sm_90", {16, 8, 4, 4, 1024, 16}},
+                     {"sm_100", {20, 32, 8, 12, 1024, 16}}};
+  entry.fatbin = ManifestBlob{4096, 12345, 0xfedcba9876543210ULL};
+  return entry;
+}
+
+/// A reduction with neither resources, a fat binary nor launch bounds.
+ManifestSpecialization plainReduction() {
+  ManifestSpecialization entry;
+  entry.name = "total";
+  entry.kind = "reduction";
+  entry.symbol = "pkg.kernels.total$1";
+  entry.entry = "_kiln_total_1";
+  entry.argumentTypes = {"int64"};
+  entry.argumentNames = {"values"};
+  entry.parameters = {{0, "value", 0, {}, "i64", 8}};
+  return entry;
+}
+
+ManifestModule companionModule() {
+  ManifestModule module;
+  module.name = "pkg._kernels_kiln";
+  module.kilnVersion = "0.1.0";
+  module.sourceFile = "kernels.py";
+  module.sourceChecksum = 0x0123456789abcdefULL;
+  module.options.fastmath = true;
+  module.options.lineinfo = true;
+  module.options.opt = 3;
+  module.options.maxRegisters = 64;
+  module.options.ptxasFlags = {"-v", "--warn-on-spills"};
+  module.cubinArchs = {75, 90, 100};
+  module.ptxArchs = {90};
+  module.constants.push_back({"NAN", "float64", "nan"});
+  module.constants.push_back({"SCALE", "complex128", llvm::json::Array{1.5, "nan"}});
+  module.constants.push_back({"TPB", "int64", 16});
+  module.constants.push_back({"WEIGHTS", "Tuple(int64, float64)", llvm::json::Array{1, 2.5}});
+  module.companionOf = "pkg.kernels";
+  module.sources = {{"kernels.py", std::string(64, 'a')}, {"../helpers.py", std::string(64, 'b')}};
+  return module;
+}
+
+llvm::Expected<ManifestRecords> readBack(const std::string &text) {
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  if (!parsed)
+    return parsed.takeError();
+  return readManifestRecords(*parsed);
+}
+
+llvm::Expected<ManifestRecords> writeAndRead(const ManifestModule &module,
+                                             llvm::ArrayRef<ManifestSpecialization> entries) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  writeManifest(os, module, entries);
+  return readBack(text);
+}
+
+void expectSameModule(const ManifestModule &read, const ManifestModule &written) {
+  EXPECT_EQ(read.name, written.name);
+  EXPECT_EQ(read.kilnVersion, written.kilnVersion);
+  EXPECT_EQ(read.sourceFile, written.sourceFile);
+  EXPECT_EQ(read.sourceChecksum, written.sourceChecksum);
+  EXPECT_EQ(read.options.fastmath, written.options.fastmath);
+  EXPECT_EQ(read.options.debug, written.options.debug);
+  EXPECT_EQ(read.options.lineinfo, written.options.lineinfo);
+  EXPECT_EQ(read.options.opt, written.options.opt);
+  EXPECT_EQ(read.options.maxRegisters, written.options.maxRegisters);
+  EXPECT_EQ(read.options.ptxasFlags, written.options.ptxasFlags);
+  EXPECT_EQ(read.cubinArchs, written.cubinArchs);
+  EXPECT_EQ(read.ptxArchs, written.ptxArchs);
+  ASSERT_EQ(read.constants.size(), written.constants.size());
+  for (size_t i = 0; i < read.constants.size(); ++i) {
+    EXPECT_EQ(read.constants[i].name, written.constants[i].name);
+    EXPECT_EQ(read.constants[i].type, written.constants[i].type);
+    EXPECT_EQ(read.constants[i].value, written.constants[i].value) << read.constants[i].name;
+  }
+  EXPECT_EQ(read.companionOf, written.companionOf);
+  ASSERT_EQ(read.sources.size(), written.sources.size());
+  for (size_t i = 0; i < read.sources.size(); ++i) {
+    EXPECT_EQ(read.sources[i].file, written.sources[i].file);
+    EXPECT_EQ(read.sources[i].sha256, written.sources[i].sha256);
+  }
+}
+
+void expectSameParameter(const ManifestParameter &read, const ManifestParameter &written) {
+  EXPECT_EQ(read.argument, written.argument);
+  EXPECT_EQ(read.role, written.role);
+  EXPECT_EQ(read.dimension, written.dimension);
+  EXPECT_EQ(read.path, written.path);
+  EXPECT_EQ(read.type, written.type);
+  EXPECT_EQ(read.size, written.size);
+}
+
+void expectSameResources(const ManifestResources &read, const ManifestResources &written) {
+  EXPECT_EQ(read.registers, written.registers);
+  EXPECT_EQ(read.stackBytes, written.stackBytes);
+  EXPECT_EQ(read.spillStoreBytes, written.spillStoreBytes);
+  EXPECT_EQ(read.spillLoadBytes, written.spillLoadBytes);
+  EXPECT_EQ(read.sharedBytes, written.sharedBytes);
+  EXPECT_EQ(read.localBytes, written.localBytes);
+}
+
+void expectSameSpecialization(const ManifestSpecialization &read,
+                              const ManifestSpecialization &written) {
+  SCOPED_TRACE(written.name);
+  EXPECT_EQ(read.name, written.name);
+  EXPECT_EQ(read.kind, written.kind);
+  EXPECT_EQ(read.symbol, written.symbol);
+  EXPECT_EQ(read.entry, written.entry);
+  EXPECT_EQ(read.argumentTypes, written.argumentTypes);
+  EXPECT_EQ(read.argumentNames, written.argumentNames);
+  ASSERT_EQ(read.parameters.size(), written.parameters.size());
+  for (size_t i = 0; i < read.parameters.size(); ++i)
+    expectSameParameter(read.parameters[i], written.parameters[i]);
+  EXPECT_EQ(read.staticSharedBytes, written.staticSharedBytes);
+  EXPECT_EQ(read.localBytes, written.localBytes);
+  EXPECT_EQ(read.synchronizes, written.synchronizes);
+  EXPECT_EQ(read.raises, written.raises);
+  EXPECT_EQ(read.cooperative, written.cooperative);
+  EXPECT_EQ(read.maxThreadsPerBlock, written.maxThreadsPerBlock);
+  EXPECT_EQ(read.blockEntry, written.blockEntry);
+  EXPECT_EQ(read.cubinArchs, written.cubinArchs);
+  EXPECT_EQ(read.ptxArchs, written.ptxArchs);
+  EXPECT_EQ(read.files, written.files);
+  ASSERT_EQ(read.resources.size(), written.resources.size());
+  for (size_t i = 0; i < read.resources.size(); ++i) {
+    EXPECT_EQ(read.resources[i].first, written.resources[i].first);
+    expectSameResources(read.resources[i].second, written.resources[i].second);
+  }
+  ASSERT_EQ(read.fatbin.has_value(), written.fatbin.has_value());
+  if (read.fatbin) {
+    EXPECT_EQ(read.fatbin->offset, written.fatbin->offset);
+    EXPECT_EQ(read.fatbin->size, written.fatbin->size);
+    EXPECT_EQ(read.fatbin->checksum, written.fatbin->checksum);
+  }
+}
+
+TEST(ManifestReader, ReadsBackWhatTheWriterWroteFieldByField) {
+  ManifestModule module = companionModule();
+  std::vector<ManifestSpecialization> entries = {scaleKernel(), plainReduction()};
+  llvm::Expected<ManifestRecords> read = writeAndRead(module, entries);
+  ASSERT_TRUE(static_cast<bool>(read)) << llvm::toString(read.takeError());
+  expectSameModule(read->module, module);
+  ASSERT_EQ(read->specializations.size(), entries.size());
+  for (size_t i = 0; i < entries.size(); ++i)
+    expectSameSpecialization(read->specializations[i], entries[i]);
+}
+
+TEST(ManifestReader, ReadsBackAModuleThatIsNoCompanion) {
+  ManifestModule module = companionModule();
+  module.companionOf.clear();
+  module.sources.clear();
+  module.options = ManifestOptions();
+  module.constants.clear();
+  llvm::Expected<ManifestRecords> read = writeAndRead(module, {plainReduction()});
+  ASSERT_TRUE(static_cast<bool>(read)) << llvm::toString(read.takeError());
+  expectSameModule(read->module, module);
+  ASSERT_EQ(read->specializations.size(), 1u);
+  expectSameSpecialization(read->specializations[0], plainReduction());
+}
+
+TEST(ManifestReader, AbsentKeysReadAsTheWritersDefaults) {
+  llvm::Expected<ManifestRecords> read = readBack(R"({"format": 2, "module": "m",
+      "specializations": [{"name": "f", "entry": "_kiln_f", "args": [], "params": [],
+                           "fatbin": null}]})");
+  ASSERT_TRUE(static_cast<bool>(read)) << llvm::toString(read.takeError());
+  EXPECT_EQ(read->module.name, "m");
+  EXPECT_EQ(read->module.kilnVersion, "");
+  EXPECT_EQ(read->module.options.opt, std::nullopt);
+  EXPECT_TRUE(read->module.constants.empty());
+  ASSERT_EQ(read->specializations.size(), 1u);
+  ManifestSpecialization expected;
+  expected.name = "f";
+  expected.entry = "_kiln_f";
+  expectSameSpecialization(read->specializations[0], expected);
+}
+
+TEST(ManifestReader, AKeyOfTheWrongKindIsAnErrorNamingIt) {
+  auto problem = [](const std::string &text) {
+    llvm::Expected<ManifestRecords> read = readBack(text);
+    return read ? std::string("no error") : llvm::toString(read.takeError());
+  };
+  EXPECT_EQ(problem(R"({"format": 2, "options": {"opt": "fast"}, "specializations": []})"),
+            "its manifest has a malformed 'options'");
+  EXPECT_EQ(problem(R"({"format": 2, "source": {"file": "k.py", "checksum": "ABC"}})"),
+            "its manifest has a malformed 'source'");
+  EXPECT_EQ(problem(R"({"format": 2, "specializations": [{"name": "f", "cubins": [-1]}]})"),
+            "the manifest entry of 'f' (specialization 0) has a malformed 'cubins'");
+  EXPECT_EQ(problem(R"({"format": 2, "specializations": [{"name": "f",
+                        "resources": {"sm_80": {"registers": true}}}]})"),
+            "the manifest entry of 'f' (specialization 0) has a malformed 'resources'");
+  EXPECT_EQ(problem(R"({"format": 2, "specializations": [7]})"),
+            "the manifest entry of specialization 0 is not an object");
+  EXPECT_EQ(problem(R"({"format": 3})"), "manifest format 3, this Kiln reads format 2");
+  EXPECT_EQ(problem("[]"), "its manifest is not a JSON object");
+}
+
+TEST(ManifestReader, DescribesASpecializationByNameAndArguments) {
+  EXPECT_EQ(describeSpecialization(scaleKernel()),
+            "scale (array(float32, 1d, C), UniTuple(float32 x 2))");
+  ManifestSpecialization none;
+  none.name = "f";
+  EXPECT_EQ(describeSpecialization(none), "f ()");
+}
+
+} // namespace
+} // namespace kiln::module
