@@ -197,8 +197,13 @@ llvm::DISubprogram *ModuleLowering::subprogram(const ir::Function &function,
 }
 
 llvm::DebugLoc ModuleLowering::location(ir::Location at, llvm::DISubprogram *scope) const {
-  if (!scope || !at.isValid())
+  if (!scope)
     return llvm::DebugLoc();
+  // Code without a source position (the loops Kiln writes for ufuncs) gets
+  // line 0, DWARF's "no source line": in a function with debug information
+  // every call that may be inlined needs a location.
+  if (!at.isValid())
+    return llvm::DILocation::get(module->getContext(), 0, 0, scope);
   return llvm::DILocation::get(module->getContext(), at.line, at.column, scope);
 }
 

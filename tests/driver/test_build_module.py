@@ -9,7 +9,6 @@ import stat
 import subprocess
 import sys
 import sysconfig
-import textwrap
 
 import pytest
 
@@ -410,3 +409,12 @@ def test_a_file_stem_that_is_not_an_identifier_asks_for_module(kiln, repo_root, 
     shutil.copy(repo_root / "examples" / "vector_add.py", source)
     result = kiln("build", source, "--emit", "module", "-o", tmp_path / "out", "--arch", "80")
     assert result.returncode == 2 and "name the module with --module" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("option", ["--debug", "--lineinfo"])
+def test_ufuncs_build_with_line_information(kiln, repo_root, tmp_path, option):
+    # The loops Kiln writes around a ufunc's function have no source line of
+    # their own; with line information on, their calls still need one.
+    result = kiln("build", "--module", "ufuncs", "--arch", "80", option, "-o", tmp_path,
+                  repo_root / "examples" / "ufuncs.py")
+    assert result.returncode == 0, result.stderr
