@@ -4,9 +4,9 @@
 #   scripts/test.sh          every test: the C++ suites through ctest, the
 #                            Python suites through pytest, then the fuzzer
 #                            and sanitizer builds (scripts/fuzz.sh); CI runs this
-#   scripts/test.sh --quick  the edit loop: everything but what is marked
-#                            slow (wheel, CMake and conda projects, benchmark
-#                            smoke runs, fuzzing and sanitizers)
+#   scripts/test.sh --quick  the edit loop: the C++ suites but what is
+#                            labelled slow, and the Python test files that
+#                            tests/quick_tier.txt lists
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 quick=0
@@ -21,7 +21,8 @@ if ((quick)); then
   printf '\033[1m==> ctest (quick)\033[0m\n'
   ctest --test-dir build --output-on-failure --parallel "$(nproc)" -LE slow
   printf '\033[1m==> pytest (quick)\033[0m\n'
-  .venv/bin/python -m pytest -q -m "not slow" tests
+  mapfile -t quick_tests < <(grep -v '^#' tests/quick_tier.txt | grep .)
+  .venv/bin/python -m pytest -q -m "not slow" "${quick_tests[@]}"
   exit 0
 fi
 printf '\033[1m==> ctest\033[0m\n'
