@@ -415,7 +415,7 @@ PyObject *inspectModule(PyObject *, PyObject *args, PyObject *kwargs) {
   for (const pipeline::KernelArtifacts &kernel : result->kernels) {
     if (kind == "resources") {
       for (const auto &[arch, reported] : kernel.entryResources()) {
-        const cuda::FunctionResources *resources = &reported;
+        const cuda_tools::FunctionResources *resources = &reported;
         PyObject *row = Py_BuildValue(
             "(N{sIsKsKsKsKsK})", specializationKey(kernel, arch), "registers", resources->registers,
             "stack_bytes", (unsigned long long)resources->stackFrameBytes, "spill_store_bytes",

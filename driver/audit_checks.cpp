@@ -70,7 +70,7 @@ std::string recordedSpelling(llvm::StringRef type) {
 
 } // namespace
 
-void checkRequired(AuditedModule &module, const cuda::ArchSet &required) {
+void checkRequired(AuditedModule &module, const cuda_tools::ArchSet &required) {
   if (module.status != ModuleStatus::Ok)
     return;
   size_t total = 0;

@@ -15,7 +15,7 @@ namespace kiln::driver::audit {
 
 /// Lists in `module.missing` each architecture of `required` that some of
 /// its specializations lack.
-void checkRequired(AuditedModule &module, const cuda::ArchSet &required);
+void checkRequired(AuditedModule &module, const cuda_tools::ArchSet &required);
 
 /// Checks each companion's sources against the package's, the source of
 /// every other module against the file of its name beside it (when there

@@ -31,9 +31,9 @@
 namespace kiln::driver {
 
 int runAudit(const AuditOptions &options) {
-  std::optional<cuda::ArchSet> required;
+  std::optional<cuda_tools::ArchSet> required;
   if (options.requireArch) {
-    llvm::Expected<cuda::ArchSet> parsed = cuda::parseArchList(*options.requireArch);
+    llvm::Expected<cuda_tools::ArchSet> parsed = cuda_tools::parseArchList(*options.requireArch);
     if (!parsed) {
       llvm::WithColor::error(llvm::errs(), "kiln")
           << "--require-arch: " << llvm::toString(parsed.takeError()) << '\n';

@@ -36,7 +36,7 @@ std::string missingText(const AuditedModule &module, const Missing &missing) {
 
 } // namespace
 
-void printText(const AuditReport &report, const std::optional<cuda::ArchSet> &required,
+void printText(const AuditReport &report, const std::optional<cuda_tools::ArchSet> &required,
                llvm::raw_ostream &os) {
   os << report.kind << ' ' << report.path << ": " << report.modules.size() << " Kiln module"
      << (report.modules.size() == 1 ? "" : "s") << '\n';
@@ -83,8 +83,8 @@ void printText(const AuditReport &report, const std::optional<cuda::ArchSet> &re
        << " records for this package's kernels is precompiled\n";
 }
 
-void printJson(const AuditReport &report, const std::optional<cuda::ArchSet> &required, bool ok,
-               llvm::raw_ostream &os) {
+void printJson(const AuditReport &report, const std::optional<cuda_tools::ArchSet> &required,
+               bool ok, llvm::raw_ostream &os) {
   llvm::json::OStream json(os, 2);
   auto archArray = [&](llvm::StringRef key, const std::set<unsigned> &archs) {
     json.attributeArray(key, [&] {

@@ -97,12 +97,12 @@ struct AuditReport {
 
 /// Prints the listing: each module with its kernels, specializations and
 /// architectures, and a line for each check every module passed.
-void printText(const AuditReport &report, const std::optional<cuda::ArchSet> &required,
+void printText(const AuditReport &report, const std::optional<cuda_tools::ArchSet> &required,
                llvm::raw_ostream &os);
 
 /// Prints the report as one JSON object; `ok` says whether the audit passed.
-void printJson(const AuditReport &report, const std::optional<cuda::ArchSet> &required, bool ok,
-               llvm::raw_ostream &os);
+void printJson(const AuditReport &report, const std::optional<cuda_tools::ArchSet> &required,
+               bool ok, llvm::raw_ostream &os);
 
 /// Everything wrong with the package, one message each: unreadable files
 /// and archives, damaged or incompatible modules, missing architectures,

@@ -124,7 +124,7 @@ void printBuildJson(const BuildOptions &options, const pipeline::BuildResult *re
           printSteps(build.steps, json);
           json.attributeObject("resources", [&] {
             for (const auto &[arch, function] : build.entryResources())
-              json.attribute(cuda::smName(arch), cuda::resourceSummary(function));
+              json.attribute(cuda_tools::smName(arch), cuda_tools::resourceSummary(function));
           });
           if (build.image)
             json.attribute("image", int64_t(*build.image));
@@ -164,12 +164,12 @@ void printBuildJson(const BuildOptions &options, const pipeline::BuildResult *re
 void printUsage(const pipeline::KernelArtifacts &build, llvm::raw_ostream &os) {
   os << "  " << build.description << '\n';
   for (const auto &[arch, reported] : build.resources) {
-    os << "    " << cuda::smName(arch) << ": ";
+    os << "    " << cuda_tools::smName(arch) << ": ";
     if (!reported) {
       os << "no resource report\n";
       continue;
     }
-    const cuda::FunctionResources *resources = &*reported;
+    const cuda_tools::FunctionResources *resources = &*reported;
     os << resources->registers << " registers, " << resources->stackFrameBytes << " bytes stack, "
        << resources->spillStoreBytes << " bytes spill stores, " << resources->spillLoadBytes
        << " bytes spill loads, " << resources->sharedMemoryBytes << " bytes shared\n";

@@ -169,7 +169,7 @@ void printResources(const ManifestSpecialization &spec, llvm::raw_ostream &os) {
       byArch[arch] = &usage;
   }
   for (const auto &[arch, usage] : byArch)
-    os << "    " << cuda::smName(arch) << "   " << usage->registers << " registers, "
+    os << "    " << cuda_tools::smName(arch) << "   " << usage->registers << " registers, "
        << usage->stackBytes << " bytes stack, " << usage->spillStoreBytes << " bytes spill stores, "
        << usage->spillLoadBytes << " bytes spill loads, " << usage->sharedBytes << " bytes shared, "
        << usage->localBytes << " bytes local\n";

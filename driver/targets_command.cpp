@@ -35,8 +35,8 @@ namespace kiln::driver {
 
 namespace {
 
-using cuda::ArchSet;
-using cuda::CudaToolkit;
+using cuda_tools::ArchSet;
+using cuda_tools::CudaToolkit;
 
 /// Everything `kiln targets` reports, errors included.
 struct Findings {
@@ -45,7 +45,7 @@ struct Findings {
   /// nvJitLink's own version, or why it could not be loaded.
   std::string nvJitLinkVersion;
   std::string nvJitLinkError;
-  cuda::ArchListSource selectionSource = cuda::ArchListSource::Default;
+  cuda_tools::ArchListSource selectionSource = cuda_tools::ArchListSource::Default;
   std::string selectionText;
   std::optional<ArchSet> selection;
   std::string selectionError;
@@ -55,12 +55,14 @@ struct Findings {
 
 Findings investigate(const TargetsOptions &options) {
   Findings findings;
-  if (llvm::Expected<CudaToolkit> toolkit = cuda::findCudaToolkit())
+  if (llvm::Expected<CudaToolkit> toolkit = cuda_tools::findCudaToolkit())
     findings.toolkit = std::move(*toolkit);
   else
     findings.toolkitError = llvm::toString(toolkit.takeError());
-  if (findings.toolkit && findings.toolkit->location(cuda::ToolkitComponent::NvJitLink).path) {
-    if (llvm::Expected<cuda::NvJitLink> linker = cuda::NvJitLink::load(*findings.toolkit))
+  if (findings.toolkit &&
+      findings.toolkit->location(cuda_tools::ToolkitComponent::NvJitLink).path) {
+    if (llvm::Expected<cuda_tools::NvJitLink> linker =
+            cuda_tools::NvJitLink::load(*findings.toolkit))
       findings.nvJitLinkVersion = linker->version().str();
     else
       findings.nvJitLinkError = llvm::toString(linker.takeError());
@@ -71,25 +73,25 @@ Findings investigate(const TargetsOptions &options) {
   if (options.arch)
     commandLine = *options.arch;
   // Inside a project, the list its builds use.
-  std::optional<cuda::ConfiguredArchList> configured;
+  std::optional<cuda_tools::ConfiguredArchList> configured;
   if (llvm::Expected<pipeline::ProjectSettings> project = pipeline::readProjectSettings(".", "")) {
     if (project->archs)
-      configured = cuda::ConfiguredArchList{*project->archs, project->origin()};
+      configured = cuda_tools::ConfiguredArchList{*project->archs, project->origin()};
   } else {
     findings.selectionError = llvm::toString(project.takeError());
-    findings.selectionSource = cuda::ArchListSource::Configured;
+    findings.selectionSource = cuda_tools::ArchListSource::Configured;
     return findings;
   }
-  if (llvm::Expected<cuda::ArchSelection> selection = cuda::selectArchitectures(
-          commandLine, cudaArchs, cuda::probeNativeGpuArchitectures, configured)) {
+  if (llvm::Expected<cuda_tools::ArchSelection> selection = cuda_tools::selectArchitectures(
+          commandLine, cudaArchs, cuda_tools::probeNativeGpuArchitectures, configured)) {
     findings.selectionSource = selection->source;
     findings.selectionText = selection->text;
     findings.selection = std::move(selection->archs);
   } else {
     findings.selectionError = llvm::toString(selection.takeError());
-    findings.selectionSource = options.arch ? cuda::ArchListSource::CommandLine
-                               : cudaArchs  ? cuda::ArchListSource::CudaArchsVariable
-                                            : cuda::ArchListSource::Configured;
+    findings.selectionSource = options.arch ? cuda_tools::ArchListSource::CommandLine
+                               : cudaArchs  ? cuda_tools::ArchListSource::CudaArchsVariable
+                                            : cuda_tools::ArchListSource::Configured;
     findings.selectionText =
         options.arch ? *options.arch : cudaArchs.value_or(configured ? configured->text : "");
   }
@@ -98,10 +100,10 @@ Findings investigate(const TargetsOptions &options) {
 
 /// Why an architecture has no PTX image of its own, in a few words.
 std::string noPtxNote(unsigned arch) {
-  if (arch > cuda::kNewestPtxArchitecture)
-    return "Kiln's newest PTX is " + cuda::computeName(cuda::kNewestPtxArchitecture) +
+  if (arch > cuda_tools::kNewestPtxArchitecture)
+    return "Kiln's newest PTX is " + cuda_tools::computeName(cuda_tools::kNewestPtxArchitecture) +
            "; the driver JIT-compiles it";
-  return "LLVM 19 has no " + cuda::smName(arch) + " PTX target";
+  return "LLVM 19 has no " + cuda_tools::smName(arch) + " PTX target";
 }
 
 /// `text` padded with spaces to `width` columns.
@@ -119,18 +121,18 @@ void printToolkit(const Findings &findings, llvm::raw_ostream &os) {
   }
   const CudaToolkit &toolkit = *findings.toolkit;
   os << "CUDA toolkit " << toolkit.root << " (found through "
-     << cuda::describeToolkitSource(toolkit.source) << ")\n";
+     << cuda_tools::describeToolkitSource(toolkit.source) << ")\n";
   os << "  " << padded("version", 11) << toolkit.version.str() << " (from " << toolkit.versionSource
      << ")\n";
-  for (cuda::ToolkitComponent component : cuda::kToolkitComponents) {
-    const cuda::ComponentLocation &location = toolkit.location(component);
-    os << "  " << padded(cuda::componentName(component), 11);
+  for (cuda_tools::ToolkitComponent component : cuda_tools::kToolkitComponents) {
+    const cuda_tools::ComponentLocation &location = toolkit.location(component);
+    os << "  " << padded(cuda_tools::componentName(component), 11);
     if (!location.path) {
       os << "missing\n";
       continue;
     }
     os << *location.path;
-    if (component == cuda::ToolkitComponent::NvJitLink)
+    if (component == cuda_tools::ToolkitComponent::NvJitLink)
       os << (findings.nvJitLinkVersion.empty() ? " (cannot be loaded)"
                                                : " (" + findings.nvJitLinkVersion + ")");
     os << '\n';
@@ -140,19 +142,19 @@ void printToolkit(const Findings &findings, llvm::raw_ostream &os) {
 void printArchitectures(llvm::raw_ostream &os) {
   os << "\nArchitectures of CUDA 13, and how Kiln builds them\n";
   os << "  " << padded("arch", 9) << padded("cubin from", 13) << "PTX image\n";
-  for (unsigned arch : cuda::cudaArchitectures()) {
-    os << "  " << padded(cuda::smName(arch), 9)
-       << padded(cuda::smName(cuda::ptxTargetForCubin(arch)) + " PTX", 13);
-    if (!cuda::isPtxArchitecture(arch))
+  for (unsigned arch : cuda_tools::cudaArchitectures()) {
+    os << "  " << padded(cuda_tools::smName(arch), 9)
+       << padded(cuda_tools::smName(cuda_tools::ptxTargetForCubin(arch)) + " PTX", 13);
+    if (!cuda_tools::isPtxArchitecture(arch))
       os << padded("-", 12) << "(" << noPtxNote(arch) << ")";
-    else if (arch == cuda::kNewestPtxArchitecture)
-      os << padded(cuda::computeName(arch), 12) << "(the newest PTX Kiln embeds)";
+    else if (arch == cuda_tools::kNewestPtxArchitecture)
+      os << padded(cuda_tools::computeName(arch), 12) << "(the newest PTX Kiln embeds)";
     else
-      os << cuda::computeName(arch);
+      os << cuda_tools::computeName(arch);
     os << '\n';
   }
   os << "  Kiln's PTX comes from LLVM 19, which emits PTX up to "
-     << cuda::computeName(cuda::kNewestPtxArchitecture) << ". ptxas\n"
+     << cuda_tools::computeName(cuda_tools::kNewestPtxArchitecture) << ". ptxas\n"
      << "  assembles cubins for sm_100 and newer from sm_90 PTX; a GPU with no cubin\n"
      << "  in the module runs the newest PTX, JIT-compiled by the CUDA driver.\n";
 }
@@ -175,9 +177,9 @@ void printHowTheListIsChosen(llvm::raw_ostream &os) {
 void printText(const Findings &findings, llvm::raw_ostream &os) {
   printToolkit(findings, os);
   printArchitectures(os);
-  printSet("Default", cuda::defaultArchSet(), os);
-  if (findings.selection && findings.selectionSource != cuda::ArchListSource::Default)
-    printSet(("Selected by " + cuda::describeArchListSource(findings.selectionSource)).str(),
+  printSet("Default", cuda_tools::defaultArchSet(), os);
+  if (findings.selection && findings.selectionSource != cuda_tools::ArchListSource::Default)
+    printSet(("Selected by " + cuda_tools::describeArchListSource(findings.selectionSource)).str(),
              *findings.selection, os);
   printHowTheListIsChosen(os);
   os.flush();
@@ -214,16 +216,16 @@ void printJson(const Findings &findings, llvm::raw_ostream &os) {
       }
       const CudaToolkit &toolkit = *findings.toolkit;
       json.attribute("root", toolkit.root);
-      json.attribute("source", cuda::describeToolkitSource(toolkit.source));
+      json.attribute("source", cuda_tools::describeToolkitSource(toolkit.source));
       json.attribute("version", toolkit.version.str());
       json.attribute("version_source", toolkit.versionSource);
       json.attributeObject("components", [&] {
-        for (cuda::ToolkitComponent component : cuda::kToolkitComponents) {
-          const cuda::ComponentLocation &location = toolkit.location(component);
+        for (cuda_tools::ToolkitComponent component : cuda_tools::kToolkitComponents) {
+          const cuda_tools::ComponentLocation &location = toolkit.location(component);
           if (location.path)
-            json.attribute(cuda::componentName(component), *location.path);
+            json.attribute(cuda_tools::componentName(component), *location.path);
           else
-            json.attribute(cuda::componentName(component), nullptr);
+            json.attribute(cuda_tools::componentName(component), nullptr);
         }
       });
       if (!findings.nvJitLinkVersion.empty())
@@ -232,19 +234,19 @@ void printJson(const Findings &findings, llvm::raw_ostream &os) {
         json.attribute("nvjitlink_error", findings.nvJitLinkError);
     });
     json.attributeArray("architectures", [&] {
-      for (unsigned arch : cuda::cudaArchitectures())
+      for (unsigned arch : cuda_tools::cudaArchitectures())
         json.object([&] {
           json.attribute("arch", arch);
-          json.attribute("cubin_from_ptx", cuda::ptxTargetForCubin(arch));
-          json.attribute("ptx", cuda::isPtxArchitecture(arch));
-          if (std::optional<std::string> why = cuda::whyNoPtxFor(arch))
+          json.attribute("cubin_from_ptx", cuda_tools::ptxTargetForCubin(arch));
+          json.attribute("ptx", cuda_tools::isPtxArchitecture(arch));
+          if (std::optional<std::string> why = cuda_tools::whyNoPtxFor(arch))
             json.attribute("no_ptx_reason", *why);
         });
     });
-    json.attribute("newest_ptx", cuda::kNewestPtxArchitecture);
-    json.attributeObject("default", [&] { writeSet(json, cuda::defaultArchSet()); });
+    json.attribute("newest_ptx", cuda_tools::kNewestPtxArchitecture);
+    json.attributeObject("default", [&] { writeSet(json, cuda_tools::defaultArchSet()); });
     json.attributeObject("selected", [&] {
-      json.attribute("source", cuda::describeArchListSource(findings.selectionSource));
+      json.attribute("source", cuda_tools::describeArchListSource(findings.selectionSource));
       json.attribute("text", findings.selectionText);
       if (findings.selection)
         writeSet(json, *findings.selection);

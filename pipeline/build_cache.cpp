@@ -105,9 +105,9 @@ std::map<unsigned, uint64_t> banksFromJson(const Object *object) {
   return banks;
 }
 
-Value usageToJson(const cuda::ResourceUsage &usage) {
+Value usageToJson(const cuda_tools::ResourceUsage &usage) {
   Array functions;
-  for (const cuda::FunctionResources &function : usage.functions)
+  for (const cuda_tools::FunctionResources &function : usage.functions)
     functions.push_back(Object{{"name", function.name},
                                {"kernel", function.isKernel},
                                {"registers", function.registers},
@@ -127,19 +127,19 @@ Value usageToJson(const cuda::ResourceUsage &usage) {
                 {"functions", std::move(functions)}};
 }
 
-std::optional<cuda::ResourceUsage> usageFromJson(const Value *value) {
+std::optional<cuda_tools::ResourceUsage> usageFromJson(const Value *value) {
   const Object *object = value ? value->getAsObject() : nullptr;
   const Array *functions = object ? object->getArray("functions") : nullptr;
   if (!object || !functions)
     return std::nullopt;
-  cuda::ResourceUsage usage;
+  cuda_tools::ResourceUsage usage;
   usage.globalMemoryBytes = object->getInteger("gmem").value_or(0);
   usage.constantMemoryBytes = banksFromJson(object->getObject("cmem"));
   for (const Value &item : *functions) {
     const Object *function = item.getAsObject();
     if (!function)
       return std::nullopt;
-    cuda::FunctionResources resources;
+    cuda_tools::FunctionResources resources;
     resources.name = function->getString("name").value_or("").str();
     resources.isKernel = function->getBoolean("kernel").value_or(false);
     resources.registers = uintOf(*function, "registers");
@@ -395,7 +395,7 @@ std::optional<std::string> BuildCache::cubinKey(llvm::StringRef name, const JitO
                                                 llvm::ArrayRef<std::string> linkFiles) const {
   cache::KeyBuilder key;
   identity.addTo(key);
-  key.add("kind", "cubin").add("target", cuda::smName(arch)).add("symbol", name);
+  key.add("kind", "cubin").add("target", cuda_tools::smName(arch)).add("symbol", name);
   key.add("ptx", cache::digestOf(ptx));
   addOptions(key, jit);
   for (const std::string &flag : options.ptxasFlags)
@@ -414,11 +414,11 @@ std::optional<std::string> BuildCache::cubinKey(llvm::StringRef name, const JitO
   return key.finish();
 }
 
-std::string BuildCache::fatbinKey(llvm::ArrayRef<cuda::FatbinImage> images) const {
+std::string BuildCache::fatbinKey(llvm::ArrayRef<cuda_tools::FatbinImage> images) const {
   cache::KeyBuilder key;
   identity.addTo(key);
   key.add("kind", "fatbin");
-  for (const cuda::FatbinImage &image : images)
+  for (const cuda_tools::FatbinImage &image : images)
     key.add("image", llvm::formatv("{0} {1} {2}", static_cast<int>(image.kind), image.arch,
                                    cache::digestOf(image.bytes))
                          .str());
@@ -504,7 +504,7 @@ std::optional<CacheHit<backend::BuiltCubin>> BuildCache::lookupCubin(const std::
   std::optional<FoundEntry> found = findWithInfo(key, "cubin");
   if (!found)
     return std::nullopt;
-  std::optional<cuda::ResourceUsage> usage = usageFromJson(found->info.get("usage"));
+  std::optional<cuda_tools::ResourceUsage> usage = usageFromJson(found->info.get("usage"));
   if (!usage)
     return std::nullopt;
   return CacheHit<backend::BuiltCubin>{{std::move(found->payload), std::move(*usage)},
@@ -515,7 +515,7 @@ void BuildCache::storeCubin(const std::string &key, llvm::StringRef name, unsign
                             const backend::BuiltCubin &cubin) {
   keep({key,
         "cubin",
-        cuda::smName(arch),
+        cuda_tools::smName(arch),
         name.str(),
         jsonText(Object{{"usage", usageToJson(cubin.usage)}}),
         {{"cubin", cubin.cubin}}});
@@ -526,12 +526,12 @@ namespace {
 /// What a fat binary's entry may hold by digest only: its images, which
 /// their own entries store, and its PTX as fatbinary rewrites it, which a
 /// lookup derives from the PTX entry's text.
-std::vector<std::string> imageBytes(llvm::ArrayRef<cuda::FatbinImage> images) {
+std::vector<std::string> imageBytes(llvm::ArrayRef<cuda_tools::FatbinImage> images) {
   std::vector<std::string> bytes;
-  for (const cuda::FatbinImage &image : images) {
+  for (const cuda_tools::FatbinImage &image : images) {
     bytes.push_back(image.bytes);
-    if (image.kind == cuda::FatbinImageKind::Ptx)
-      bytes.push_back(cuda::fatbinaryPtxText(image.bytes));
+    if (image.kind == cuda_tools::FatbinImageKind::Ptx)
+      bytes.push_back(cuda_tools::fatbinaryPtxText(image.bytes));
   }
   return bytes;
 }
@@ -539,7 +539,7 @@ std::vector<std::string> imageBytes(llvm::ArrayRef<cuda::FatbinImage> images) {
 } // namespace
 
 std::optional<CacheHit<std::string>>
-BuildCache::lookupFatbin(const std::string &key, llvm::ArrayRef<cuda::FatbinImage> images) {
+BuildCache::lookupFatbin(const std::string &key, llvm::ArrayRef<cuda_tools::FatbinImage> images) {
   StepSource source;
   std::optional<cache::CachedEntry> entry = find(key, source, imageBytes(images));
   if (!entry || !entry->blobs.count("fatbin"))
@@ -548,7 +548,8 @@ BuildCache::lookupFatbin(const std::string &key, llvm::ArrayRef<cuda::FatbinImag
 }
 
 void BuildCache::storeFatbin(const std::string &key, llvm::StringRef name,
-                             const std::string &fatbin, llvm::ArrayRef<cuda::FatbinImage> images) {
+                             const std::string &fatbin,
+                             llvm::ArrayRef<cuda_tools::FatbinImage> images) {
   cache::EntryContents contents{key, "fatbin", "fatbin", name.str(), "", {{"fatbin", fatbin}}};
   contents.implied = imageBytes(images);
   keep(contents);

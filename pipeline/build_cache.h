@@ -102,11 +102,11 @@ public:
   /// A fat binary's entry keeps the bytes around its images; the images,
   /// which its key names, are stored once, by the cubin entries, and handed
   /// back here to put it together.
-  std::string fatbinKey(llvm::ArrayRef<cuda::FatbinImage> images) const;
+  std::string fatbinKey(llvm::ArrayRef<cuda_tools::FatbinImage> images) const;
   std::optional<CacheHit<std::string>> lookupFatbin(const std::string &key,
-                                                    llvm::ArrayRef<cuda::FatbinImage> images);
+                                                    llvm::ArrayRef<cuda_tools::FatbinImage> images);
   void storeFatbin(const std::string &key, llvm::StringRef name, const std::string &fatbin,
-                   llvm::ArrayRef<cuda::FatbinImage> images);
+                   llvm::ArrayRef<cuda_tools::FatbinImage> images);
 
   /// Notes where a step's result came from, for -v.
   void note(StepSource source, llvm::StringRef kind, llvm::StringRef target,

@@ -123,7 +123,7 @@ module::ManifestConstant manifestConstant(std::string name, const ConstantValue 
 
 module::ManifestSpecialization
 manifestSpecialization(const ir::Function &kernel, const backend::KernelInterface &interface,
-                       const std::map<unsigned, cuda::FunctionResources> &resources) {
+                       const std::map<unsigned, cuda_tools::FunctionResources> &resources) {
   module::ManifestSpecialization entry;
   entry.name = kernel.sourceName;
   entry.kind = kernelKind(kernel).str();
@@ -149,7 +149,7 @@ manifestSpecialization(const ir::Function &kernel, const backend::KernelInterfac
   entry.blockEntry = interface.hasBlockEntry;
   for (const auto &[arch, function] : resources)
     entry.resources.push_back(
-        {cuda::smName(arch),
+        {cuda_tools::smName(arch),
          {function.registers, function.stackFrameBytes, function.spillStoreBytes,
           function.spillLoadBytes, function.sharedMemoryBytes, function.localMemoryBytes}});
   return entry;

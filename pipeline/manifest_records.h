@@ -40,6 +40,6 @@ module::ManifestConstant manifestConstant(std::string name, const ConstantValue 
 /// files, architectures and fat binary it built.
 module::ManifestSpecialization
 manifestSpecialization(const ir::Function &kernel, const backend::KernelInterface &interface,
-                       const std::map<unsigned, cuda::FunctionResources> &resources);
+                       const std::map<unsigned, cuda_tools::FunctionResources> &resources);
 
 } // namespace kiln::pipeline

@@ -135,8 +135,9 @@ llvm::Error writeTypedIR(const BuildOptions &options, const ir::Module &typed,
 
 llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *module,
                          llvm::StringRef moduleName, llvm::StringRef extensionSuffix,
-                         const cuda::ArchSelection *archs, std::vector<KernelArtifacts> &kernels,
-                         std::vector<ImageArtifacts> &images, std::vector<std::string> &written) {
+                         const cuda_tools::ArchSelection *archs,
+                         std::vector<KernelArtifacts> &kernels, std::vector<ImageArtifacts> &images,
+                         std::vector<std::string> &written) {
   llvm::Error failure = llvm::Error::success();
   size_t firstWritten = written.size();
   auto write = [&](const std::string &name, llvm::StringRef bytes) {
@@ -161,17 +162,17 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
     switch (options.emit) {
     case EmitKind::LLVM:
       for (const auto &[arch, code] : build.ptx)
-        writeOwn(build.stem + "." + cuda::smName(arch) + ".ll", code.bytes);
+        writeOwn(build.stem + "." + cuda_tools::smName(arch) + ".ll", code.bytes);
       break;
     case EmitKind::Ptx:
       for (const auto &[arch, code] : build.ptx) {
-        writeOwn(build.stem + "." + cuda::smName(arch) + ".ptx", code.bytes);
+        writeOwn(build.stem + "." + cuda_tools::smName(arch) + ".ptx", code.bytes);
         entry.ptxArchs.insert(arch);
       }
       break;
     case EmitKind::Cubin:
       for (const auto &[arch, cubin] : image->cubins) {
-        writeOwn(build.stem + "." + cuda::smName(arch) + ".cubin", cubin);
+        writeOwn(build.stem + "." + cuda_tools::smName(arch) + ".cubin", cubin);
         entry.cubinArchs.insert(arch);
       }
       break;

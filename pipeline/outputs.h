@@ -33,7 +33,8 @@ llvm::Error writeTypedIR(const BuildOptions &options, const ir::Module &typed,
 /// host-only builds.
 llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *module,
                          llvm::StringRef moduleName, llvm::StringRef extensionSuffix,
-                         const cuda::ArchSelection *archs, std::vector<KernelArtifacts> &kernels,
-                         std::vector<ImageArtifacts> &images, std::vector<std::string> &written);
+                         const cuda_tools::ArchSelection *archs,
+                         std::vector<KernelArtifacts> &kernels, std::vector<ImageArtifacts> &images,
+                         std::vector<std::string> &written);
 
 } // namespace kiln::pipeline

@@ -188,7 +188,7 @@ public:
         pool(llvm::hardware_concurrency(options.jobs)) {}
 
   llvm::Error run();
-  const std::optional<cuda::ArchSelection> &architectures() const { return archs; }
+  const std::optional<cuda_tools::ArchSelection> &architectures() const { return archs; }
 
 private:
   llvm::Error findTools();
@@ -228,8 +228,8 @@ private:
   BuildReporter &reporter;
   std::vector<KernelArtifacts> &kernels;
   std::vector<ImageArtifacts> &images;
-  std::optional<cuda::CudaToolkit> toolkit;
-  std::optional<cuda::ArchSelection> archs;
+  std::optional<cuda_tools::CudaToolkit> toolkit;
+  std::optional<cuda_tools::ArchSelection> archs;
   std::optional<backend::KernelCompiler> compiler;
   std::unique_ptr<BuildCache> cache;
   std::vector<std::optional<std::string>> semantic;
@@ -248,12 +248,12 @@ void KernelBuilder::useLibdeviceForHost() {
     return;
   }
   // The code generator reports what is missing, for the call that needs it.
-  llvm::Expected<cuda::CudaToolkit> found = cuda::findCudaToolkit();
+  llvm::Expected<cuda_tools::CudaToolkit> found = cuda_tools::findCudaToolkit();
   if (!found) {
     compiler.emplace("", llvm::toString(found.takeError()));
     return;
   }
-  llvm::Expected<std::string> path = found->require(cuda::ToolkitComponent::Libdevice);
+  llvm::Expected<std::string> path = found->require(cuda_tools::ToolkitComponent::Libdevice);
   if (!path) {
     compiler.emplace("", llvm::toString(path.takeError()));
     return;
@@ -267,19 +267,19 @@ llvm::Error KernelBuilder::findTools() {
     useLibdeviceForHost();
     return llvm::Error::success();
   }
-  llvm::Expected<cuda::CudaToolkit> found = cuda::findCudaToolkit();
+  llvm::Expected<cuda_tools::CudaToolkit> found = cuda_tools::findCudaToolkit();
   if (!found)
     return found.takeError();
   toolkit = std::move(*found);
-  std::optional<cuda::ConfiguredArchList> configured;
+  std::optional<cuda_tools::ConfiguredArchList> configured;
   if (options.project.archs)
-    configured = cuda::ConfiguredArchList{*options.project.archs, options.project.origin()};
-  llvm::Expected<cuda::ArchSelection> selected = cuda::selectArchitectures(
+    configured = cuda_tools::ConfiguredArchList{*options.project.archs, options.project.origin()};
+  llvm::Expected<cuda_tools::ArchSelection> selected = cuda_tools::selectArchitectures(
       options.arch ? std::optional<llvm::StringRef>(*options.arch) : std::nullopt, configured);
   if (!selected)
     return selected.takeError();
   archs = std::move(*selected);
-  llvm::Expected<std::string> libdevice = toolkit->require(cuda::ToolkitComponent::Libdevice);
+  llvm::Expected<std::string> libdevice = toolkit->require(cuda_tools::ToolkitComponent::Libdevice);
   if (!libdevice)
     return libdevice.takeError();
   compiler.emplace(*libdevice);
@@ -300,7 +300,7 @@ void KernelBuilder::compileCode(size_t index, std::optional<unsigned> arch) {
   KernelArtifacts &build = kernels[index];
   backend::CodeForm form = arch ? deviceCodeForm() : backend::CodeForm::Object;
   const char *kind = !arch ? "host" : form == backend::CodeForm::LLVMIR ? "llvm" : "ptx";
-  std::string target = arch ? cuda::smName(*arch) : backend::hostTriple();
+  std::string target = arch ? cuda_tools::smName(*arch) : backend::hostTriple();
   auto tick = llvm::make_scope_exit(
       [&] { reporter.taskFinished(build.progressName + " " + kind + (arch ? " " + target : "")); });
   std::optional<std::string> key;
@@ -344,7 +344,7 @@ std::string KernelBuilder::linkedCodeKey(size_t index, llvm::StringRef target) c
 /// reads no kernel's IR. A miss is noted when linkImage compiles it.
 void KernelBuilder::findImage(size_t index, unsigned arch) {
   ImageArtifacts &image = images[index];
-  std::string target = cuda::smName(arch);
+  std::string target = cuda_tools::smName(arch);
   auto start = std::chrono::steady_clock::now();
   std::optional<CacheHit<LinkedCode>> hit =
       cache->lookupLinkedCode(linkedCodeKey(index, target), image.members.size());
@@ -369,7 +369,7 @@ void KernelBuilder::linkImage(size_t index, unsigned arch) {
     image.ptx[arch] = kernels[image.members.front()].ptx.at(arch).bytes;
     return;
   }
-  std::string target = cuda::smName(arch);
+  std::string target = cuda_tools::smName(arch);
   auto tick =
       llvm::make_scope_exit([&] { reporter.taskFinished(image.progressName + " ptx " + target); });
   std::vector<llvm::StringRef> members;
@@ -412,14 +412,14 @@ void KernelBuilder::linkImage(size_t index, unsigned arch) {
 void KernelBuilder::buildCubin(size_t index, unsigned arch, backend::CubinBuilder &cubins) {
   ImageArtifacts &image = images[index];
   auto tick = llvm::make_scope_exit(
-      [&] { reporter.taskFinished(image.progressName + " cubin " + cuda::smName(arch)); });
-  const std::string &ptx = image.ptx.at(cuda::ptxTargetForCubin(arch));
+      [&] { reporter.taskFinished(image.progressName + " cubin " + cuda_tools::smName(arch)); });
+  const std::string &ptx = image.ptx.at(cuda_tools::ptxTargetForCubin(arch));
   std::optional<std::string> key;
   if (imageCached(index))
     key = cache->cubinKey(image.stem, *image.options, ptx, arch, image.linkFiles);
   StepOutcome outcome;
   llvm::Expected<backend::BuiltCubin> cubin = cachedStep<backend::BuiltCubin>(
-      cache.get(), key, {"cubin", cuda::smName(arch), image.description},
+      cache.get(), key, {"cubin", cuda_tools::smName(arch), image.description},
       [&](const std::string &k) { return cache->lookupCubin(k); },
       [&] { return cubins.build(*image.options, ptx, image.stem + ".ptx", arch, image.linkFiles); },
       [&](const std::string &k, const backend::BuiltCubin &c) {
@@ -430,7 +430,7 @@ void KernelBuilder::buildCubin(size_t index, unsigned arch, backend::CubinBuilde
     return errors.add(kernels.size() + index, arch,
                       image.description + ": " + llvm::toString(cubin.takeError()));
   std::lock_guard<std::mutex> lock(resultsMutex);
-  recordStep(image.steps, "cubin", cuda::smName(arch), outcome);
+  recordStep(image.steps, "cubin", cuda_tools::smName(arch), outcome);
   image.cubins[arch] = std::move(cubin->cubin);
   image.usage[arch] = std::move(cubin->usage);
 }
@@ -440,12 +440,12 @@ void KernelBuilder::buildCubin(size_t index, unsigned arch, backend::CubinBuilde
 void KernelBuilder::buildFatbin(size_t index) {
   ImageArtifacts &image = images[index];
   auto tick = llvm::make_scope_exit([&] { reporter.taskFinished(image.progressName + " fatbin"); });
-  std::vector<cuda::FatbinImage> parts;
+  std::vector<cuda_tools::FatbinImage> parts;
   for (const auto &[arch, cubin] : image.cubins)
-    parts.push_back({cuda::FatbinImageKind::Cubin, arch, cubin});
+    parts.push_back({cuda_tools::FatbinImageKind::Cubin, arch, cubin});
   if (image.linkFiles.empty())
     for (unsigned arch : archs->archs.ptx)
-      parts.push_back({cuda::FatbinImageKind::Ptx, arch, image.ptx.at(arch)});
+      parts.push_back({cuda_tools::FatbinImageKind::Ptx, arch, image.ptx.at(arch)});
   std::optional<std::string> key;
   if (imageCached(index))
     key = cache->fatbinKey(parts);
@@ -453,7 +453,7 @@ void KernelBuilder::buildFatbin(size_t index) {
   llvm::Expected<std::string> fatbin = cachedStep<std::string>(
       cache.get(), key, {"fatbin", "-", image.description},
       [&](const std::string &k) { return cache->lookupFatbin(k, parts); },
-      [&] { return cuda::createFatbinary(*toolkit, parts); },
+      [&] { return cuda_tools::createFatbinary(*toolkit, parts); },
       [&](const std::string &k, const std::string &f) {
         cache->storeFatbin(k, image.stem, f, parts);
       },
@@ -473,7 +473,7 @@ void KernelBuilder::shareImageResults() {
     const ImageArtifacts &image = images[*build.image];
     const std::string &entry = build.interface().entryName;
     for (const auto &[arch, report] : image.usage) {
-      const cuda::FunctionResources *function = report.function(entry);
+      const cuda_tools::FunctionResources *function = report.function(entry);
       build.resources[arch] = function ? std::optional(*function) : std::nullopt;
     }
   }
@@ -527,7 +527,7 @@ llvm::Error KernelBuilder::run() {
                        linkedTargets + cubinCount + (wantFatbins ? unsigned(images.size()) : 0));
   for (size_t i = 0; i < images.size(); ++i)
     for (unsigned arch : foundTargets[i])
-      reporter.taskFinished(images[i].progressName + " ptx " + cuda::smName(arch));
+      reporter.taskFinished(images[i].progressName + " ptx " + cuda_tools::smName(arch));
 
   for (size_t i = 0; i < kernels.size(); ++i) {
     if (withHost)
@@ -649,8 +649,8 @@ bool isTypedIRFile(llvm::StringRef path) {
   return path.ends_with(".typed");
 }
 
-std::map<unsigned, cuda::FunctionResources> KernelArtifacts::entryResources() const {
-  std::map<unsigned, cuda::FunctionResources> reported;
+std::map<unsigned, cuda_tools::FunctionResources> KernelArtifacts::entryResources() const {
+  std::map<unsigned, cuda_tools::FunctionResources> reported;
   for (const auto &[arch, function] : resources)
     if (function)
       reported[arch] = *function;

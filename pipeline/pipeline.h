@@ -63,12 +63,12 @@ struct KernelArtifacts {
   std::optional<size_t> image;
   /// Per sm_ of its image's cubins: what ptxas reported for the kernel's
   /// entry function, or nothing when the report does not name it.
-  std::map<unsigned, std::optional<cuda::FunctionResources>> resources;
+  std::map<unsigned, std::optional<cuda_tools::FunctionResources>> resources;
   /// In the order of the build's phases, then by target.
   std::vector<BuildStep> steps;
 
   /// The resources ptxas reported, per sm_.
-  std::map<unsigned, cuda::FunctionResources> entryResources() const;
+  std::map<unsigned, cuda_tools::FunctionResources> entryResources() const;
   /// What the runtime needs to know of the kernel: from its device code
   /// where it has some, else from its host code.
   const backend::KernelInterface &interface() const {
@@ -96,9 +96,9 @@ struct ImageArtifacts {
   std::string progressName;
   const JitOptions *options = nullptr;
   std::vector<std::string> linkFiles;
-  std::map<unsigned, std::string> ptx;           // by .target
-  std::map<unsigned, std::string> cubins;        // by sm_
-  std::map<unsigned, cuda::ResourceUsage> usage; // by sm_
+  std::map<unsigned, std::string> ptx;                 // by .target
+  std::map<unsigned, std::string> cubins;              // by sm_
+  std::map<unsigned, cuda_tools::ResourceUsage> usage; // by sm_
   std::string fatbin;
   std::vector<BuildStep> steps;
 };

@@ -122,7 +122,7 @@ private:
     if (!*entries)
       return std::nullopt;
     std::string list = llvm::join(**entries, ";");
-    if (llvm::Expected<cuda::ArchSet> parsed = cuda::parseArchList(list); !parsed)
+    if (llvm::Expected<cuda_tools::ArchSet> parsed = cuda_tools::parseArchList(list); !parsed)
       return error(*from.get("archs"), "archs",
                    "'" + list + "': " + llvm::toString(parsed.takeError()));
     return std::optional<std::string>(std::move(list));

@@ -47,8 +47,8 @@ uint32_t indexCheckFlagsFromEnvironment() {
 /// KILN_CPU_REFERENCE=1 runs every launch in the engine's reference mode
 /// (runtime/cpu_engine/engine.h): one thread at a time through each
 /// kernel's plain thread entry, with none of the engine's fast paths.
-cpu::EngineOptions engineOptionsFromEnvironment() {
-  cpu::EngineOptions options;
+cpu_engine::EngineOptions engineOptionsFromEnvironment() {
+  cpu_engine::EngineOptions options;
   const char *reference = std::getenv("KILN_CPU_REFERENCE");
   options.reference = reference && std::strcmp(reference, "1") == 0;
   return options;
@@ -111,9 +111,10 @@ public:
     info.computeCapabilityMinor = 0;
     unsigned workers = std::thread::hardware_concurrency();
     info.multiprocessorCount = workers ? static_cast<int>(workers) : 1;
-    info.warpSize = static_cast<int>(cpu::DeviceLimits::warpSize);
-    info.maxThreadsPerBlock = static_cast<int>(cpu::DeviceLimits::maxThreadsPerBlock);
-    info.maxSharedMemoryPerBlock = static_cast<int>(cpu::DeviceLimits::maxSharedBytesPerBlock);
+    info.warpSize = static_cast<int>(cpu_engine::DeviceLimits::warpSize);
+    info.maxThreadsPerBlock = static_cast<int>(cpu_engine::DeviceLimits::maxThreadsPerBlock);
+    info.maxSharedMemoryPerBlock =
+        static_cast<int>(cpu_engine::DeviceLimits::maxSharedBytesPerBlock);
     info.totalMemoryBytes = physicalMemoryBytes();
     info.uuid = "CPU-00000000-0000-0000-0000-000000000000";
     return Status::success();
@@ -235,7 +236,7 @@ public:
   }
 
   Status launch(KernelSpec &spec, const LaunchDims &dims, StreamHandle, void **args) override {
-    cpu::KernelImage image;
+    cpu_engine::KernelImage image;
     image.threadEntry = spec.hostEntries.thread;
     image.blockEntry = spec.hostEntries.block;
     image.staticSharedBytes = spec.staticSharedBytes;
@@ -243,7 +244,7 @@ public:
     image.cooperative = spec.cooperative;
     image.maxThreadsPerBlock = spec.maxThreadsPerBlock;
     image.name = spec.name.c_str();
-    cpu::LaunchConfig config;
+    cpu_engine::LaunchConfig config;
     config.grid = {dims.grid.x, dims.grid.y, dims.grid.z};
     config.block = {dims.block.x, dims.block.y, dims.block.z};
     config.dynamicSharedBytes = dims.dynamicSharedBytes;
@@ -254,9 +255,10 @@ public:
 
   Status maxCooperativeBlocks(KernelSpec &spec, uint32_t threadsPerBlock,
                               uint32_t dynamicSharedBytes, uint32_t &blocks) override {
-    blocks = spec.staticSharedBytes + dynamicSharedBytes > cpu::DeviceLimits::maxSharedBytesPerBlock
+    blocks = spec.staticSharedBytes + dynamicSharedBytes >
+                     cpu_engine::DeviceLimits::maxSharedBytesPerBlock
                  ? 0
-                 : cpu::maxCooperativeBlocks(threadsPerBlock);
+                 : cpu_engine::maxCooperativeBlocks(threadsPerBlock);
     return Status::success();
   }
 
@@ -275,27 +277,27 @@ private:
     return Status::success();
   }
 
-  static Status statusOf(const cpu::LaunchResult &result) {
+  static Status statusOf(const cpu_engine::LaunchResult &result) {
     switch (result.kind()) {
-    case cpu::LaunchErrorKind::None:
+    case cpu_engine::LaunchErrorKind::None:
       return Status::success();
-    case cpu::LaunchErrorKind::InvalidConfiguration:
+    case cpu_engine::LaunchErrorKind::InvalidConfiguration:
       return Status::error(ErrorKind::InvalidLaunch, result.message());
-    case cpu::LaunchErrorKind::KernelException:
+    case cpu_engine::LaunchErrorKind::KernelException:
       return Status::kernelException(result.exception()->className, result.exception()->argument);
-    case cpu::LaunchErrorKind::Deadlock:
+    case cpu_engine::LaunchErrorKind::Deadlock:
       return Status::error(ErrorKind::Deadlock, result.message());
-    case cpu::LaunchErrorKind::ResourceFailure:
+    case cpu_engine::LaunchErrorKind::ResourceFailure:
       return Status::error(ErrorKind::OutOfMemory, result.message());
-    case cpu::LaunchErrorKind::Internal:
+    case cpu_engine::LaunchErrorKind::Internal:
       return Status::error(ErrorKind::Internal, result.message());
-    case cpu::LaunchErrorKind::Interrupted:
+    case cpu_engine::LaunchErrorKind::Interrupted:
       return Status::error(ErrorKind::Interrupted, result.message());
     }
     return Status::error(ErrorKind::Internal, result.message());
   }
 
-  cpu::Engine engine{engineOptionsFromEnvironment()};
+  cpu_engine::Engine engine{engineOptionsFromEnvironment()};
   const uint32_t indexCheckFlags = indexCheckFlagsFromEnvironment();
   std::atomic<StreamHandle> nextStream{1};
 };

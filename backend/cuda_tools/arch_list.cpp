@@ -9,7 +9,7 @@
 #include <llvm/Support/Process.h>
 #include <llvm/Support/Regex.h>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 namespace {
 
@@ -297,4 +297,4 @@ selectArchitectures(std::optional<llvm::StringRef> commandLine,
                              probeNativeGpuArchitectures, configured);
 }
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 /// What to build: machine code (cubins) for real architectures and PTX for
 /// virtual ones.
@@ -94,4 +94,4 @@ llvm::Expected<ArchSelection>
 selectArchitectures(std::optional<llvm::StringRef> commandLine,
                     const std::optional<ConfiguredArchList> &configured = std::nullopt);
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

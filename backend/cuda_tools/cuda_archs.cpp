@@ -4,7 +4,7 @@
 
 #include <llvm/ADT/STLExtras.h>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 namespace {
 
@@ -62,4 +62,4 @@ std::string computeName(unsigned arch) {
   return "compute_" + std::to_string(arch);
 }
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

@@ -24,7 +24,7 @@
 #include <optional>
 #include <string>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 /// Every architecture CUDA 13 compiles for, ascending.
 llvm::ArrayRef<unsigned> cudaArchitectures();
@@ -52,4 +52,4 @@ std::optional<std::string> whyNoPtxFor(unsigned arch);
 std::string smName(unsigned arch);
 std::string computeName(unsigned arch);
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

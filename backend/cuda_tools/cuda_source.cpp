@@ -11,7 +11,7 @@
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 namespace {
 
@@ -84,4 +84,4 @@ llvm::Expected<LinkInput> compileCudaSource(const CudaToolkit &toolkit, llvm::St
   return LinkInput{LinkInputKind::Cubin, std::string(name), std::move(cubin->cubin)};
 }
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

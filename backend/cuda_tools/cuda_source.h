@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 enum class CudaSourceOutput {
   /// A relocatable sm_<arch> cubin.
@@ -53,4 +53,4 @@ llvm::Expected<LinkInput> compileCudaSource(const CudaToolkit &toolkit, llvm::St
                                             unsigned arch, CudaSourceOutput output,
                                             const CudaSourceOptions &options = {});
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

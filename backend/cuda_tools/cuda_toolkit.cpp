@@ -17,7 +17,7 @@
 #include <algorithm>
 #include <dlfcn.h>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 namespace {
 
@@ -374,4 +374,4 @@ llvm::Expected<CudaToolkit> findCudaToolkit() {
   return findCudaToolkit(ToolkitSearchEnvironment::fromProcess());
 }
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

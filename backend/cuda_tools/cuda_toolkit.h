@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 struct CudaVersion {
   unsigned major = 0;
@@ -125,4 +125,4 @@ llvm::Expected<CudaToolkit> findCudaToolkit();
 /// Describes `root` as a toolkit (components and version) without searching.
 llvm::Expected<CudaToolkit> inspectCudaToolkit(llvm::StringRef root, ToolkitSource source);
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

@@ -7,7 +7,7 @@
 #include <mutex>
 #include <string>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 namespace {
 
@@ -54,4 +54,4 @@ llvm::Expected<void *> DynamicLibrary::symbol(llvm::StringRef name) const {
   return address;
 }
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

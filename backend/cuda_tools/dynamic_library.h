@@ -12,7 +12,7 @@
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/Error.h>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 class DynamicLibrary {
 public:
@@ -40,4 +40,4 @@ private:
   llvm::StringRef libraryName; // owned by the registry in the .cpp
 };
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

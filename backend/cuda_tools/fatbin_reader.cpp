@@ -9,7 +9,7 @@
 
 #include <algorithm>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 namespace {
 
@@ -287,4 +287,4 @@ llvm::Expected<std::vector<FatbinEntry>> readFatbin(llvm::StringRef bytes) {
   return entries;
 }
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

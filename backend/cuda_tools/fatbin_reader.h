@@ -52,7 +52,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 enum class FatbinEntryKind { Ptx, Cubin, LtoIr, Unknown };
 
@@ -101,4 +101,4 @@ struct FatbinEntry {
 /// end). An error says what is wrong and at which offset.
 llvm::Expected<std::vector<FatbinEntry>> readFatbin(llvm::StringRef bytes);
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

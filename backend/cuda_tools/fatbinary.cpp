@@ -11,7 +11,7 @@
 
 #include <algorithm>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 namespace {
 
@@ -155,4 +155,4 @@ llvm::Expected<std::string> createFatbinary(const CudaToolkit &toolkit,
   return directory->read(kOutputName);
 }
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

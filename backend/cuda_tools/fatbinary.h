@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 enum class FatbinImageKind { Cubin, Ptx };
 
@@ -75,4 +75,4 @@ llvm::Expected<std::string> createFatbinary(const CudaToolkit &toolkit,
                                             llvm::ArrayRef<FatbinImage> images,
                                             const FatbinaryOptions &options = {});
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

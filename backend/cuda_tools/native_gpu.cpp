@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 namespace {
 
@@ -92,4 +92,4 @@ llvm::Expected<std::vector<unsigned>> probeNativeGpuArchitectures() {
   return architectures;
 }
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

@@ -11,10 +11,10 @@
 
 #include <vector>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 /// The compute capability of every visible GPU, as architecture numbers
 /// (86 for 8.6), in device order.
 llvm::Expected<std::vector<unsigned>> probeNativeGpuArchitectures();
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

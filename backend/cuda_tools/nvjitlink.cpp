@@ -13,7 +13,7 @@
 #include <map>
 #include <mutex>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 namespace {
 
@@ -373,4 +373,4 @@ llvm::Expected<LinkedCubin> NvJitLink::link(unsigned arch, llvm::ArrayRef<LinkIn
   return linked;
 }
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

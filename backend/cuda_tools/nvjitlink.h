@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 enum class LinkInputKind { Ptx, Cubin, Fatbin, Object, Library, LtoIr };
 
@@ -97,4 +97,4 @@ private:
 /// The nvJitLink options for `options` and `arch` (without -lto and -verbose).
 std::vector<std::string> nvJitLinkFlags(unsigned arch, const LinkOptions &options);
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

@@ -4,7 +4,7 @@
 
 #include <llvm/ADT/StringExtras.h>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 namespace {
 
@@ -78,4 +78,4 @@ llvm::Expected<PtxHeader> readPtxHeader(llvm::StringRef ptx) {
   return header;
 }
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

@@ -18,7 +18,7 @@
 
 #include <string>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 struct PtxHeader {
   unsigned versionMajor = 0;
@@ -33,4 +33,4 @@ struct PtxHeader {
 /// when there is no `.version` or `.target` before the first other statement.
 llvm::Expected<PtxHeader> readPtxHeader(llvm::StringRef ptx);
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

@@ -9,7 +9,7 @@
 
 #include <llvm/ADT/StringExtras.h>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 namespace {
 
@@ -124,4 +124,4 @@ llvm::Expected<AssembledCubin> assemblePtx(const CudaToolkit &toolkit, llvm::Str
   return result;
 }
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

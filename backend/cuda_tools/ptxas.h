@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 struct PtxasOptions {
   /// ptxas -O0 ... -O3.
@@ -65,4 +65,4 @@ struct AssembledCubin {
 llvm::Expected<AssembledCubin> assemblePtx(const CudaToolkit &toolkit, llvm::StringRef ptx,
                                            unsigned arch, const PtxasOptions &options = {});
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

@@ -5,7 +5,7 @@
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/Regex.h>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 namespace {
 
@@ -302,4 +302,4 @@ std::error_code CudaToolError::convertToErrorCode() const {
   return llvm::inconvertibleErrorCode();
 }
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

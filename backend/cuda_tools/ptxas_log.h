@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 
 enum class ToolSeverity { Note, Warning, Error, Fatal };
 
@@ -134,4 +134,4 @@ private:
   std::vector<ToolMessage> toolMessages;
 };
 
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

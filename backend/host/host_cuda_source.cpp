@@ -72,7 +72,7 @@ llvm::Expected<std::string> findHostClang() {
 }
 
 std::optional<std::string> toolkitIncludeDirectory() {
-  llvm::Expected<cuda::CudaToolkit> toolkit = cuda::findCudaToolkit();
+  llvm::Expected<cuda_tools::CudaToolkit> toolkit = cuda_tools::findCudaToolkit();
   if (!toolkit) {
     llvm::consumeError(toolkit.takeError());
     return std::nullopt;

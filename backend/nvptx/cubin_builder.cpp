@@ -14,14 +14,14 @@ namespace kiln::backend {
 /// first; the others wait for it.
 struct CubinBuilder::CompiledSource {
   std::once_flag once;
-  std::optional<cuda::LinkInput> input;
+  std::optional<cuda_tools::LinkInput> input;
   std::string error;
 };
 
-llvm::Expected<cuda::LinkInput> CubinBuilder::linkInput(const JitOptions &options,
-                                                        const std::string &path, unsigned arch) {
+llvm::Expected<cuda_tools::LinkInput>
+CubinBuilder::linkInput(const JitOptions &options, const std::string &path, unsigned arch) {
   if (llvm::sys::path::extension(path) != ".cu")
-    return cuda::readLinkInput(path);
+    return cuda_tools::readLinkInput(path);
   std::shared_ptr<CompiledSource> entry;
   {
     std::lock_guard<std::mutex> lock(mutex);
@@ -32,10 +32,10 @@ llvm::Expected<cuda::LinkInput> CubinBuilder::linkInput(const JitOptions &option
     entry = slot;
   }
   std::call_once(entry->once, [&] {
-    cuda::CudaSourceOptions sourceOptions = cudaSourceOptionsFor(options);
+    cuda_tools::CudaSourceOptions sourceOptions = cudaSourceOptionsFor(options);
     sourceOptions.includeDirectories = includeDirectories;
-    llvm::Expected<cuda::LinkInput> compiled =
-        cuda::compileCudaSource(toolkit, path, arch, cuda::CudaSourceOutput::Ptx, sourceOptions);
+    llvm::Expected<cuda_tools::LinkInput> compiled = cuda_tools::compileCudaSource(
+        toolkit, path, arch, cuda_tools::CudaSourceOutput::Ptx, sourceOptions);
     if (compiled)
       entry->input = std::move(*compiled);
     else
@@ -46,10 +46,10 @@ llvm::Expected<cuda::LinkInput> CubinBuilder::linkInput(const JitOptions &option
   return *entry->input;
 }
 
-const cuda::NvJitLink *CubinBuilder::loadLinker(std::string *whyNot) {
+const cuda_tools::NvJitLink *CubinBuilder::loadLinker(std::string *whyNot) {
   std::lock_guard<std::mutex> lock(mutex);
   if (!linker)
-    linker.emplace(cuda::NvJitLink::load(toolkit));
+    linker.emplace(cuda_tools::NvJitLink::load(toolkit));
   if (!*linker) {
     // Keep the reason; Expected holds its error until it is taken.
     if (!linkerError)
@@ -67,24 +67,25 @@ llvm::Expected<BuiltCubin> CubinBuilder::build(const JitOptions &options, llvm::
     // ptxas, not nvJitLink, even though nvJitLink runs in process and starts
     // faster: nvJitLink assembles PTX as relocatable code, which costs
     // registers (18 become 24 on a saxpy).
-    llvm::Expected<cuda::AssembledCubin> cubin =
-        cuda::assemblePtx(toolkit, ptx, arch, ptxasOptionsFor(options, extraPtxasFlags));
+    llvm::Expected<cuda_tools::AssembledCubin> cubin =
+        cuda_tools::assemblePtx(toolkit, ptx, arch, ptxasOptionsFor(options, extraPtxasFlags));
     if (!cubin)
       return cubin.takeError();
     return BuiltCubin{std::move(cubin->cubin), std::move(cubin->usage)};
   }
-  std::vector<cuda::LinkInput> inputs{{cuda::LinkInputKind::Ptx, ptxName.str(), ptx.str()}};
+  std::vector<cuda_tools::LinkInput> inputs{
+      {cuda_tools::LinkInputKind::Ptx, ptxName.str(), ptx.str()}};
   for (const std::string &path : linkFiles) {
-    llvm::Expected<cuda::LinkInput> input = linkInput(options, path, arch);
+    llvm::Expected<cuda_tools::LinkInput> input = linkInput(options, path, arch);
     if (!input)
       return input.takeError();
     inputs.push_back(std::move(*input));
   }
   std::string whyNot;
-  const cuda::NvJitLink *loaded = loadLinker(&whyNot);
+  const cuda_tools::NvJitLink *loaded = loadLinker(&whyNot);
   if (!loaded)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), whyNot);
-  llvm::Expected<cuda::LinkedCubin> linked =
+  llvm::Expected<cuda_tools::LinkedCubin> linked =
       loaded->link(arch, inputs, linkOptionsFor(options, extraPtxasFlags));
   if (!linked)
     return linked.takeError();

@@ -27,13 +27,14 @@ namespace kiln::backend {
 
 struct BuiltCubin {
   std::string cubin;
-  cuda::ResourceUsage usage;
+  cuda_tools::ResourceUsage usage;
 };
 
 class CubinBuilder {
 public:
   /// `includeDirectories`: searched for `#include <...>` in .cu link files.
-  CubinBuilder(const cuda::CudaToolkit &toolkit, std::vector<std::string> extraPtxasFlags = {},
+  CubinBuilder(const cuda_tools::CudaToolkit &toolkit,
+               std::vector<std::string> extraPtxasFlags = {},
                std::vector<std::string> includeDirectories = {})
       : toolkit(toolkit), extraPtxasFlags(std::move(extraPtxasFlags)),
         includeDirectories(std::move(includeDirectories)) {}
@@ -45,20 +46,20 @@ public:
                                    llvm::ArrayRef<std::string> linkFiles);
 
 private:
-  llvm::Expected<cuda::LinkInput> linkInput(const JitOptions &options, const std::string &path,
-                                            unsigned arch);
+  llvm::Expected<cuda_tools::LinkInput> linkInput(const JitOptions &options,
+                                                  const std::string &path, unsigned arch);
 
   /// nvJitLink, loaded on first use; null (and why) when it cannot be.
-  const cuda::NvJitLink *loadLinker(std::string *whyNot);
+  const cuda_tools::NvJitLink *loadLinker(std::string *whyNot);
 
   struct CompiledSource;
-  const cuda::CudaToolkit &toolkit;
+  const cuda_tools::CudaToolkit &toolkit;
   std::vector<std::string> extraPtxasFlags;
   std::vector<std::string> includeDirectories;
   std::mutex mutex;
   std::map<std::tuple<std::string, unsigned, bool, bool, bool>, std::shared_ptr<CompiledSource>>
       sources;
-  std::optional<llvm::Expected<cuda::NvJitLink>> linker;
+  std::optional<llvm::Expected<cuda_tools::NvJitLink>> linker;
   std::optional<std::string> linkerError;
 };
 

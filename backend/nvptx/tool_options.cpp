@@ -4,9 +4,9 @@
 
 namespace kiln::backend {
 
-cuda::PtxasOptions ptxasOptionsFor(const JitOptions &options,
-                                   llvm::ArrayRef<std::string> extraPtxasFlags) {
-  cuda::PtxasOptions ptxas;
+cuda_tools::PtxasOptions ptxasOptionsFor(const JitOptions &options,
+                                         llvm::ArrayRef<std::string> extraPtxasFlags) {
+  cuda_tools::PtxasOptions ptxas;
   ptxas.optimizationLevel = options.optimize ? 3 : 0;
   ptxas.maxRegisters = options.maxRegisters.value_or(0);
   ptxas.lineInfo = options.lineinfo;
@@ -17,9 +17,9 @@ cuda::PtxasOptions ptxasOptionsFor(const JitOptions &options,
   return ptxas;
 }
 
-cuda::LinkOptions linkOptionsFor(const JitOptions &options,
-                                 llvm::ArrayRef<std::string> extraPtxasFlags) {
-  cuda::LinkOptions link;
+cuda_tools::LinkOptions linkOptionsFor(const JitOptions &options,
+                                       llvm::ArrayRef<std::string> extraPtxasFlags) {
+  cuda_tools::LinkOptions link;
   link.optimizationLevel = options.optimize ? 3 : 0;
   link.maxRegisters = options.maxRegisters.value_or(0);
   link.lineInfo = options.lineinfo;
@@ -28,8 +28,8 @@ cuda::LinkOptions linkOptionsFor(const JitOptions &options,
   return link;
 }
 
-cuda::CudaSourceOptions cudaSourceOptionsFor(const JitOptions &options) {
-  cuda::CudaSourceOptions source;
+cuda_tools::CudaSourceOptions cudaSourceOptionsFor(const JitOptions &options) {
+  cuda_tools::CudaSourceOptions source;
   source.optimizationLevel = options.optimize ? 3 : 0;
   source.lineInfo = options.lineinfo;
   source.debug = options.debug;

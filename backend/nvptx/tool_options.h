@@ -15,10 +15,10 @@
 
 namespace kiln::backend {
 
-cuda::PtxasOptions ptxasOptionsFor(const JitOptions &options,
-                                   llvm::ArrayRef<std::string> extraPtxasFlags = {});
-cuda::LinkOptions linkOptionsFor(const JitOptions &options,
-                                 llvm::ArrayRef<std::string> extraPtxasFlags = {});
-cuda::CudaSourceOptions cudaSourceOptionsFor(const JitOptions &options);
+cuda_tools::PtxasOptions ptxasOptionsFor(const JitOptions &options,
+                                         llvm::ArrayRef<std::string> extraPtxasFlags = {});
+cuda_tools::LinkOptions linkOptionsFor(const JitOptions &options,
+                                       llvm::ArrayRef<std::string> extraPtxasFlags = {});
+cuda_tools::CudaSourceOptions cudaSourceOptionsFor(const JitOptions &options);
 
 } // namespace kiln::backend

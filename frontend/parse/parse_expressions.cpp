@@ -9,7 +9,7 @@
 #include "frontend/parse/literals.h"
 #include "frontend/parse/parser_internal.h"
 
-namespace kiln::detail {
+namespace kiln::parse {
 
 using namespace ast;
 
@@ -753,4 +753,4 @@ Expr *Parser::parseAtom() {
   }
 }
 
-} // namespace kiln::detail
+} // namespace kiln::parse

@@ -14,7 +14,7 @@
 
 namespace kiln {
 
-namespace detail {
+namespace parse {
 
 using namespace ast;
 
@@ -787,18 +787,18 @@ Stmt *Parser::parseSimpleStatement() {
   }
 }
 
-} // namespace detail
+} // namespace parse
 
 ast::Module parseModule(const SourceManager &sources, uint32_t file, ast::AstContext &context,
                         DiagnosticEngine &diags) {
-  detail::Parser parser(tokenize(sources, file, diags), context, diags);
+  parse::Parser parser(tokenize(sources, file, diags), context, diags);
   return parser.parseFile(file);
 }
 
 ast::Expr *parseExpression(const SourceManager &sources, uint32_t file, uint32_t begin,
                            uint32_t end, ast::AstContext &context, DiagnosticEngine &diags) {
   unsigned errorsBefore = diags.errorCount();
-  detail::Parser parser(tokenizeExpression(sources, file, begin, end, diags), context, diags);
+  parse::Parser parser(tokenizeExpression(sources, file, begin, end, diags), context, diags);
   ast::Expr *expr = parser.parseLoneExpression();
   return diags.errorCount() == errorsBefore ? expr : nullptr;
 }

@@ -15,7 +15,7 @@
 
 #include <vector>
 
-namespace kiln::detail {
+namespace kiln::parse {
 
 /// Thrown-free error propagation inside the parser: a parse function that
 /// fails reports a diagnostic and returns null; the statement loop then
@@ -162,4 +162,4 @@ template <typename T> T *Parser::finish(T *node) {
   return node;
 }
 
-} // namespace kiln::detail
+} // namespace kiln::parse

@@ -5,7 +5,7 @@
 #include <csignal>
 #include <sys/mman.h>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 AlternateSignalStack::AlternateSignalStack() {
   void *memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -40,4 +40,4 @@ void ensureAlternateSignalStack() {
   thread_local AlternateSignalStack own;
 }
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

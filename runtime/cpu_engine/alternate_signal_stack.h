@@ -11,7 +11,7 @@
 
 #include <cstddef>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 /// The calling thread's alternate signal stack, for the life of the object.
 class AlternateSignalStack {
@@ -30,4 +30,4 @@ private:
 /// has none; cheap after the first call on a thread.
 void ensureAlternateSignalStack();
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

@@ -9,7 +9,7 @@
 #include <iterator>
 #include <new>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 namespace {
 
@@ -155,4 +155,4 @@ void *BarrierRegions::allocate(uint64_t bytes, uint64_t alignment) {
   return allocate(bytes, alignment);
 }
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

@@ -26,7 +26,7 @@
 #include <memory>
 #include <vector>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 class BarrierRegions {
 public:
@@ -82,4 +82,4 @@ private:
   std::vector<uint32_t> arrived; // those of them that reached the barrier
 };
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 enum class BarrierOp : uint8_t { Sync, Count, And, Or };
 
@@ -44,4 +44,4 @@ inline int32_t barrierResultFor(BarrierOp op, uint32_t trueCount, uint32_t arriv
   return 0;
 }
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

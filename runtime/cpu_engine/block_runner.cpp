@@ -8,7 +8,7 @@
 #include <cstring>
 #include <new>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 namespace {
 
@@ -215,4 +215,4 @@ bool BlockRunner::fibersWentOn(FiberScheduler::Outcome outcome, const Dim3 &bloc
   return false;
 }
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

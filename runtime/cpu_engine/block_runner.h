@@ -16,7 +16,7 @@
 #include <memory>
 #include <setjmp.h>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 /// Shared memory is 16-byte aligned, and so is the dynamic part after the
 /// static arrays.
@@ -90,4 +90,4 @@ private:
   jmp_buf blockEntryExit;
 };
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

@@ -8,7 +8,7 @@
 #include <chrono>
 #include <csignal>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 namespace {
 
@@ -140,4 +140,4 @@ void CallingThreadLaunches::run(LaunchJob &job, StopCheck stop) {
   leave(job, std::move(runner));
 }
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

@@ -29,7 +29,7 @@
 #include <utility>
 #include <vector>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 /// Whether `config` is better run on the calling thread than on a pool of
 /// `workerCount` workers (see docs/benchmarks.md for the measurements).
@@ -69,4 +69,4 @@ private:
   bool stopping = false;
 };
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

@@ -18,7 +18,7 @@
 #include <cstring>
 #include <new>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 namespace {
 
@@ -116,4 +116,4 @@ void BlockRunner::runCooperativeGrid(LaunchJob &job) {
   }
 }
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

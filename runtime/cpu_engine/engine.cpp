@@ -11,7 +11,7 @@
 #include <mutex>
 #include <pthread.h>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 LaunchResult LaunchResult::failure(LaunchErrorKind kind, std::string message) {
   LaunchResult result;
@@ -154,4 +154,4 @@ LaunchResult Engine::runOnPool(const KernelImage &image, const LaunchConfig &con
   return job.result();
 }
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

@@ -130,7 +130,7 @@
 #include <optional>
 #include <string>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
@@ -285,4 +285,4 @@ private:
 /// The checks of a launch a GPU would reject, in the order CUDA makes them.
 LaunchResult validateLaunch(const KernelImage &image, const LaunchConfig &config);
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

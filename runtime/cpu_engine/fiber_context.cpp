@@ -15,7 +15,7 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 #if KILN_CPU_FIBER_TELLS_ASAN
 namespace {
@@ -68,4 +68,4 @@ void FiberContext::afterSwitch(FiberContext &) {}
 
 #endif
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

@@ -39,7 +39,7 @@
 #define KILN_CPU_FIBER_TELLS_ASAN 0
 #endif
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 using FiberEntry = void (*)(void *argument);
 
@@ -101,4 +101,4 @@ inline void FiberContext::switchTo(FiberContext &from, FiberContext &to) {
     afterSwitch(from);
 }
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

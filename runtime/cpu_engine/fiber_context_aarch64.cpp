@@ -74,7 +74,7 @@ kiln_cpu_fiber_start:
   .popsection
 )");
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 void FiberContext::prepareMachineState(void *stackLow, size_t stackBytes) {
   uintptr_t top = (reinterpret_cast<uintptr_t>(stackLow) + stackBytes) & ~uintptr_t(15);
@@ -92,6 +92,6 @@ const char *FiberContext::implementationName() {
   return "AArch64 assembly";
 }
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine
 
 #endif

@@ -10,7 +10,7 @@
 
 #if KILN_CPU_FIBER_USES_UCONTEXT
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 namespace {
 
@@ -35,6 +35,6 @@ const char *FiberContext::implementationName() {
   return "ucontext";
 }
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine
 
 #endif

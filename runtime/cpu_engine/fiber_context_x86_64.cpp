@@ -72,7 +72,7 @@ kiln_cpu_fiber_start:
   .popsection
 )");
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 void FiberContext::prepareMachineState(void *stackLow, size_t stackBytes) {
   // kiln_cpu_fiber_start must begin with rsp 16-byte aligned, so that the
@@ -96,6 +96,6 @@ const char *FiberContext::implementationName() {
   return "x86-64 assembly";
 }
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine
 
 #endif

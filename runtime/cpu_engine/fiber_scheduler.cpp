@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <type_traits>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 static_assert(std::is_standard_layout_v<FiberThread>,
               "services cast KilnCpuThread* back to FiberThread*");
@@ -397,4 +397,4 @@ std::string FiberScheduler::describeDeadlock() const {
   return text;
 }
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 class FiberScheduler;
 
@@ -131,4 +131,4 @@ private:
   FiberContext workerContext;
 };
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

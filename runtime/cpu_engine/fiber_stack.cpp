@@ -15,7 +15,7 @@
 #define MAP_STACK 0
 #endif
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 namespace {
 
@@ -97,4 +97,4 @@ bool FiberStackPool::reserve(size_t count, size_t bytes, std::string &error) {
   return true;
 }
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 class FiberStack {
 public:
@@ -52,4 +52,4 @@ private:
   std::vector<FiberStack> stacks;
 };
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

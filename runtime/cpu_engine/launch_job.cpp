@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <chrono>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 namespace {
 
@@ -187,4 +187,4 @@ LaunchResult LaunchJob::result() {
   return LaunchResult::failure(failureKind, failureMessage);
 }
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

@@ -22,7 +22,7 @@
 #include <condition_variable>
 #include <mutex>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 struct BlockRange {
   uint64_t begin = 0, end = 0;
@@ -104,4 +104,4 @@ private:
   KernelException exception;
 };
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

@@ -8,7 +8,7 @@
 
 #include "runtime/cpu_engine/engine.h"
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 namespace {
 
@@ -98,4 +98,4 @@ LaunchResult validateLaunch(const KernelImage &image, const LaunchConfig &config
   return LaunchResult::success();
 }
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

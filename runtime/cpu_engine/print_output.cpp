@@ -5,7 +5,7 @@
 #include <cstdarg>
 #include <mutex>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 namespace {
 
@@ -88,4 +88,4 @@ void PrintOutput::flush() {
   std::fflush(stream);
 }
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

@@ -15,7 +15,7 @@
 #include <cstdio>
 #include <string>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 /// The line print() writes for `items`, newline included.
 std::string formatPrintLine(const KilnPrintItem *items, uint32_t count);
@@ -32,4 +32,4 @@ private:
   std::FILE *stream;
 };
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

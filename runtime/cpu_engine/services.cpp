@@ -8,7 +8,7 @@
 #include <chrono>
 #include <thread>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 namespace {
 
@@ -382,4 +382,4 @@ void sleepNanoseconds(uint32_t nanoseconds) {
     std::this_thread::yield();
 }
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

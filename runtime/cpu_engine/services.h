@@ -12,7 +12,7 @@
 
 #include "module/cpu_kernel_abi.h"
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 extern const KilnCpuServices fiberServices;
 extern const KilnCpuServices blockEntryServices;
@@ -20,4 +20,4 @@ extern const KilnCpuServices blockEntryServices;
 /// nanosleep(): about `nanoseconds` (at most 1 ms, as on a GPU).
 void sleepNanoseconds(uint32_t nanoseconds);
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

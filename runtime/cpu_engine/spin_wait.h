@@ -12,7 +12,7 @@
 #include <chrono>
 #include <thread>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 /// How long a waiter polls before it sleeps.
 inline constexpr std::chrono::microseconds spinDuration{50};
@@ -38,4 +38,4 @@ template <typename Ready> bool spinUntil(Ready ready) {
   }
 }
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

@@ -19,7 +19,7 @@
 
 #include "module/cpu_kernel_abi.h"
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 const char *collectiveName(CollectiveKind kind, uint32_t mode) {
   switch (kind) {
@@ -131,4 +131,4 @@ uint32_t matchAllGroup(uint32_t group, const uint64_t values[32], bool &allEqual
   return allEqual ? group : 0;
 }
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

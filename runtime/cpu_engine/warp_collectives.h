@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 enum class CollectiveKind : uint8_t { Syncwarp, Shuffle, Vote, MatchAny, MatchAll, ActiveMask };
 
@@ -35,4 +35,4 @@ uint32_t matchAnyLane(uint32_t group, const uint64_t values[32], uint32_t lane);
 /// match.all.sync: the group if all its lanes hold one value, else 0.
 uint32_t matchAllGroup(uint32_t group, const uint64_t values[32], bool &allEqual);
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

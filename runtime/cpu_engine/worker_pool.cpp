@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 namespace {
 
@@ -129,4 +129,4 @@ void WorkerPool::run(LaunchJob &job, StopCheck stop) {
   job.waitUntilFinished(stop);
 }
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

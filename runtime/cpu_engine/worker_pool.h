@@ -17,7 +17,7 @@
 #include <pthread.h>
 #include <vector>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 
 class WorkerPool {
 public:
@@ -51,4 +51,4 @@ private:
   bool stopping = false;
 };
 
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

@@ -27,7 +27,7 @@
 #include <cstring>
 #include <optional>
 
-namespace kiln::python {
+namespace kiln::extension {
 
 static_assert(sizeof(Py_ssize_t) == sizeof(int64_t), "shapes are read as int64");
 
@@ -601,4 +601,4 @@ bool classifyArguments(const DispatcherState &state, PyObject *const *args, size
   return true;
 }
 
-} // namespace kiln::python
+} // namespace kiln::extension

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-namespace kiln::python {
+namespace kiln::extension {
 namespace {
 
 struct ScalarInfo {
@@ -461,9 +461,9 @@ void appendTypeName(std::string &out, const TypeNode *node) {
   }
 }
 
-} // namespace kiln::python
+} // namespace kiln::extension
 
-namespace kiln::python {
+namespace kiln::extension {
 
 uint16_t halfFromDouble(double value) {
   float single = static_cast<float>(value);
@@ -523,4 +523,4 @@ double doubleFromHalf(uint16_t bits) {
   return value;
 }
 
-} // namespace kiln::python
+} // namespace kiln::extension

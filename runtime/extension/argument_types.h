@@ -23,7 +23,7 @@
 #include <string>
 #include <string_view>
 
-namespace kiln::python {
+namespace kiln::extension {
 
 /// Numba's scalars, in module/numba_scalars.def's order.
 enum class ScalarKind : uint8_t {
@@ -102,12 +102,12 @@ Conversion convertType(const TypeNode *from, const TypeNode *to);
 /// "readonly array(int64, 2d, A)", "UniTuple(int64 x 2)".
 void appendTypeName(std::string &out, const TypeNode *node);
 
-} // namespace kiln::python
+} // namespace kiln::extension
 
-namespace kiln::python {
+namespace kiln::extension {
 
 /// IEEE binary16 conversions (round to nearest even), for float16 scalars.
 uint16_t halfFromDouble(double value);
 double doubleFromHalf(uint16_t bits);
 
-} // namespace kiln::python
+} // namespace kiln::extension

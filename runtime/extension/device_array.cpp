@@ -2,7 +2,7 @@
 
 #include "runtime/extension/device_array.h"
 
-namespace kiln::python {
+namespace kiln::extension {
 
 PyTypeObject *deviceArrayType = nullptr;
 
@@ -263,4 +263,4 @@ bool addDeviceArrayType(PyObject *module) {
   return type && PyModule_AddObjectRef(module, "DeviceArrayBase", type) == 0;
 }
 
-} // namespace kiln::python
+} // namespace kiln::extension

@@ -10,7 +10,7 @@
 #include "runtime/extension/argument_types.h"
 #include "runtime/extension/runtime_module.h"
 
-namespace kiln::python {
+namespace kiln::extension {
 
 /// NumPy's limit.
 constexpr unsigned maxArrayDimensions = 64;
@@ -48,4 +48,4 @@ inline bool isDeviceArray(PyObject *object) {
 void contiguity(unsigned ndim, const int64_t *shape, const int64_t *strides, int64_t itemSize,
                 bool &contiguousC, bool &contiguousF);
 
-} // namespace kiln::python
+} // namespace kiln::extension

@@ -14,7 +14,7 @@
 
 #include <cstdio>
 
-namespace kiln::python {
+namespace kiln::extension {
 namespace {
 
 struct DeviceBufferObject {
@@ -112,4 +112,4 @@ bool addDeviceBufferType(PyObject *module) {
   return addType(module, "DeviceBuffer", PyType_FromSpec(&spec));
 }
 
-} // namespace kiln::python
+} // namespace kiln::extension

@@ -20,7 +20,7 @@
 #include <cstddef>
 #include <structmember.h>
 
-namespace kiln::python {
+namespace kiln::extension {
 namespace {
 
 PyTypeObject *dispatcherType = nullptr;
@@ -456,4 +456,4 @@ bool addDispatcherTypes(PyObject *module) {
   return launch && PyModule_AddObjectRef(module, "Launch", launch) == 0;
 }
 
-} // namespace kiln::python
+} // namespace kiln::extension

@@ -34,7 +34,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::python {
+namespace kiln::extension {
 
 /// Limits of one call: beyond them a call fails with a clear TypeError.
 constexpr unsigned maxArguments = 64;
@@ -181,4 +181,4 @@ bool fatBinaryIntact(Specialization &chosen);
 bool launchSpecialization(Specialization &chosen, CallArguments &call, const LaunchRequest &request,
                           bool dryRun);
 
-} // namespace kiln::python
+} // namespace kiln::extension

@@ -2,7 +2,7 @@
 
 #include "runtime/extension/runtime_module.h"
 
-namespace kiln::python {
+namespace kiln::extension {
 
 bool addType(PyObject *module, const char *name, PyObject *type) {
   if (!type)
@@ -27,10 +27,10 @@ PyModuleDef runtimeModule = {
 };
 
 } // namespace
-} // namespace kiln::python
+} // namespace kiln::extension
 
 PyMODINIT_FUNC PyInit__runtime(void) {
-  using namespace kiln::python;
+  using namespace kiln::extension;
   PyObject *module = PyModule_Create(&runtimeModule);
   if (!module)
     return nullptr;

@@ -8,7 +8,7 @@
 
 #include "runtime/extension/runtime_module.h"
 
-namespace kiln::python {
+namespace kiln::extension {
 namespace {
 
 struct HostBufferObject {
@@ -127,4 +127,4 @@ bool addHostBufferType(PyObject *module) {
   return addType(module, "HostBuffer", PyType_FromSpec(&spec));
 }
 
-} // namespace kiln::python
+} // namespace kiln::extension

@@ -12,7 +12,7 @@
 
 #include <climits>
 
-namespace kiln::python {
+namespace kiln::extension {
 namespace {
 
 constexpr uint32_t maxBlockDim[3] = {1024, 1024, 64};
@@ -151,4 +151,4 @@ bool checkSharedMemory(const DispatcherState &state, const Specialization &chose
   return false;
 }
 
-} // namespace kiln::python
+} // namespace kiln::extension

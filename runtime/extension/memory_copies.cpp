@@ -13,7 +13,7 @@
 
 #include "runtime/extension/runtime_module.h"
 
-namespace kiln::python {
+namespace kiln::extension {
 namespace {
 
 /// The C-contiguous buffer of `object`, at least `nbytes` long.
@@ -165,4 +165,4 @@ bool addMemoryCopyFunctions(PyObject *module) {
   return PyModule_AddFunctions(module, copyFunctions) == 0;
 }
 
-} // namespace kiln::python
+} // namespace kiln::extension

@@ -44,7 +44,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace kiln::python {
+namespace kiln::extension {
 
 PyTypeObject *moduleImageType = nullptr;
 
@@ -510,4 +510,4 @@ bool addModuleLoader(PyObject *module) {
   return addType(module, KILN_MODULE_LOADER_ATTRIBUTE, capsule);
 }
 
-} // namespace kiln::python
+} // namespace kiln::extension

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace kiln::python {
+namespace kiln::extension {
 
 /// ModuleImage: what kiln._loader sees of a built module's KilnModuleImage,
 /// after the loader checked its header and manifest. The manifest and the
@@ -43,4 +43,4 @@ inline bool isModuleImage(PyObject *object) {
   return PyObject_TypeCheck(object, moduleImageType);
 }
 
-} // namespace kiln::python
+} // namespace kiln::extension

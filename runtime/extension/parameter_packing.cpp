@@ -22,7 +22,7 @@
 #include <cstring>
 #include <limits>
 
-namespace kiln::python {
+namespace kiln::extension {
 namespace {
 
 /// A double to an integer type, saturating (NaN is 0), instead of the
@@ -294,4 +294,4 @@ bool launchSpecialization(Specialization &chosen, CallArguments &call, const Lau
   return true;
 }
 
-} // namespace kiln::python
+} // namespace kiln::extension

@@ -2,7 +2,7 @@
 
 #include "runtime/extension/runtime_module.h"
 
-namespace kiln::python {
+namespace kiln::extension {
 
 bool pointerFromObject(PyObject *object, const char *what, DevicePointer &pointer) {
   if (!PyLong_Check(object)) {
@@ -80,4 +80,4 @@ bool streamFromObject(PyObject *object, StreamHandle &stream) {
   return ok;
 }
 
-} // namespace kiln::python
+} // namespace kiln::extension

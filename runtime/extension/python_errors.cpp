@@ -16,7 +16,7 @@
 
 #include "runtime/extension/runtime_module.h"
 
-namespace kiln::python {
+namespace kiln::extension {
 namespace {
 
 PyObject *cudaErrorType = nullptr;
@@ -123,4 +123,4 @@ bool addErrorTypes(PyObject *module) {
   return PyModule_AddObjectRef(module, "CudaError", cudaErrorType) == 0;
 }
 
-} // namespace kiln::python
+} // namespace kiln::extension

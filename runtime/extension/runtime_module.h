@@ -33,7 +33,7 @@
 
 #include <Python.h>
 
-namespace kiln::python {
+namespace kiln::extension {
 
 using runtime::DevicePointer;
 using runtime::ErrorKind;
@@ -85,4 +85,4 @@ template <typename Work> Status withoutGil(Work &&work) {
 /// Adds `type` (a new reference, which this steals) to `module` as `name`.
 bool addType(PyObject *module, const char *name, PyObject *type);
 
-} // namespace kiln::python
+} // namespace kiln::extension

@@ -11,7 +11,7 @@
 
 #include "runtime/extension/dispatcher.h"
 
-namespace kiln::python {
+namespace kiln::extension {
 
 std::string describeArgument(const DispatcherState &state, unsigned index) {
   std::string text = "argument " + std::to_string(index + 1);
@@ -175,4 +175,4 @@ Specialization *selectSpecialization(const DispatcherState &state, const CallArg
   return best;
 }
 
-} // namespace kiln::python
+} // namespace kiln::extension

@@ -27,7 +27,7 @@
 
 #include <string_view>
 
-namespace kiln::python {
+namespace kiln::extension {
 namespace {
 
 bool fail(const std::string &message) {
@@ -333,4 +333,4 @@ bool setArgumentNames(DispatcherState &state, PyObject *argNames) {
   return true;
 }
 
-} // namespace kiln::python
+} // namespace kiln::extension

@@ -11,7 +11,7 @@
 
 #include <cstdio>
 
-namespace kiln::python {
+namespace kiln::extension {
 namespace {
 
 struct StreamObject {
@@ -300,4 +300,4 @@ bool addStreamTypes(PyObject *module) {
   return event && PyModule_AddObjectRef(module, "Event", event) == 0;
 }
 
-} // namespace kiln::python
+} // namespace kiln::extension

@@ -19,7 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace kiln::python {
+namespace kiln::extension {
 namespace {
 
 ExecutionTarget *selected = nullptr; // never destroyed: launches may outlive the interpreter
@@ -163,4 +163,4 @@ bool addTargetFunctions(PyObject *module) {
   return PyModule_AddFunctions(module, targetFunctions) == 0;
 }
 
-} // namespace kiln::python
+} // namespace kiln::extension

@@ -14,7 +14,7 @@
 
 #include <cstdlib>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 namespace {
 
 using testing::errorMessage;
@@ -319,4 +319,4 @@ TEST(ArchSelection, ReadsCudaArchsFromTheEnvironment) {
 }
 
 } // namespace
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

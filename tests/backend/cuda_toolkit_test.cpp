@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 #include <llvm/Support/FileSystem.h>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 namespace {
 
 using testing::errorMessage;
@@ -335,4 +335,4 @@ TEST(CudaVersionParsing, PtxasVersionOutput) {
 }
 
 } // namespace
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

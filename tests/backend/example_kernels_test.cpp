@@ -28,7 +28,7 @@
 namespace kiln {
 namespace {
 
-using cuda::testing::toolkit;
+using cuda_tools::testing::toolkit;
 
 const char *const kExamples[] = {"atomics",        "haversine", "histogram",     "mandelbrot",
                                  "monte_carlo_pi", "normalize", "reciprocal",    "reductions",
@@ -45,7 +45,7 @@ protected:
     ASSERT_FALSE(checked->hasErrors()) << path << " has errors";
     typed = emitTypedIR(*checked, GetParam());
     ASSERT_TRUE(typed) << "no typed IR for " << path;
-    llvm::Expected<std::string> found = toolkit().require(cuda::ToolkitComponent::Libdevice);
+    llvm::Expected<std::string> found = toolkit().require(cuda_tools::ToolkitComponent::Libdevice);
     KILN_ASSERT_OK(found);
     libdevice = *found;
   }
@@ -65,7 +65,7 @@ protected:
 };
 
 TEST_P(ExampleKernels, AssembleForEveryDefaultArchitectureIntoExactFatbins) {
-  cuda::ArchSet archs = cuda::defaultArchSet();
+  cuda_tools::ArchSet archs = cuda_tools::defaultArchSet();
   backend::KernelCompiler compiler(libdevice);
   ASSERT_FALSE(kernels().empty()) << path << " has no kernels";
   for (const ir::Function *kernel : kernels()) {
@@ -75,7 +75,7 @@ TEST_P(ExampleKernels, AssembleForEveryDefaultArchitectureIntoExactFatbins) {
       llvm::Expected<backend::CompiledCode> code =
           compiler.compileForGpu(*kernel, target, backend::CodeForm::Assembly);
       KILN_ASSERT_OK(code);
-      llvm::Expected<cuda::PtxHeader> header = cuda::readPtxHeader(code->bytes);
+      llvm::Expected<cuda_tools::PtxHeader> header = cuda_tools::readPtxHeader(code->bytes);
       KILN_ASSERT_OK(header);
       EXPECT_EQ(header->targetArch, target) << "PTX for sm_" << target << " has the wrong .target";
       EXPECT_NE(code->bytes.find(".entry " + code->interface.entryName), std::string::npos)
@@ -83,28 +83,28 @@ TEST_P(ExampleKernels, AssembleForEveryDefaultArchitectureIntoExactFatbins) {
       ptx[target] = std::move(code->bytes);
     }
 
-    std::vector<cuda::FatbinImage> images;
+    std::vector<cuda_tools::FatbinImage> images;
     for (unsigned arch : archs.cubins) {
-      llvm::Expected<cuda::AssembledCubin> cubin =
-          cuda::assemblePtx(toolkit(), ptx.at(cuda::ptxTargetForCubin(arch)), arch,
-                            backend::ptxasOptionsFor(kernel->options));
+      llvm::Expected<cuda_tools::AssembledCubin> cubin =
+          cuda_tools::assemblePtx(toolkit(), ptx.at(cuda_tools::ptxTargetForCubin(arch)), arch,
+                                  backend::ptxasOptionsFor(kernel->options));
       ASSERT_TRUE(static_cast<bool>(cubin))
-          << "ptxas rejected " << kernel->symbol << " for " << cuda::smName(arch) << ": "
+          << "ptxas rejected " << kernel->symbol << " for " << cuda_tools::smName(arch) << ": "
           << llvm::toString(cubin.takeError());
-      images.push_back({cuda::FatbinImageKind::Cubin, arch, std::move(cubin->cubin)});
+      images.push_back({cuda_tools::FatbinImageKind::Cubin, arch, std::move(cubin->cubin)});
     }
     for (unsigned arch : archs.ptx)
-      images.push_back({cuda::FatbinImageKind::Ptx, arch, ptx.at(arch)});
-    llvm::Expected<std::string> fatbin = cuda::createFatbinary(toolkit(), images);
+      images.push_back({cuda_tools::FatbinImageKind::Ptx, arch, ptx.at(arch)});
+    llvm::Expected<std::string> fatbin = cuda_tools::createFatbinary(toolkit(), images);
     KILN_ASSERT_OK(fatbin);
 
-    llvm::Expected<std::vector<cuda::FatbinEntry>> entries = cuda::readFatbin(*fatbin);
+    llvm::Expected<std::vector<cuda_tools::FatbinEntry>> entries = cuda_tools::readFatbin(*fatbin);
     KILN_ASSERT_OK(entries);
     std::set<unsigned> cubins, ptxImages;
-    for (const cuda::FatbinEntry &entry : *entries) {
-      if (entry.kind == cuda::FatbinEntryKind::Cubin)
+    for (const cuda_tools::FatbinEntry &entry : *entries) {
+      if (entry.kind == cuda_tools::FatbinEntryKind::Cubin)
         EXPECT_TRUE(cubins.insert(entry.arch).second) << "two cubins for sm_" << entry.arch;
-      else if (entry.kind == cuda::FatbinEntryKind::Ptx)
+      else if (entry.kind == cuda_tools::FatbinEntryKind::Ptx)
         EXPECT_TRUE(ptxImages.insert(entry.arch).second) << "two PTX images for " << entry.arch;
       else
         ADD_FAILURE() << "unexpected image kind " << entry.rawKind;
@@ -147,13 +147,14 @@ TEST(InteropKernels, LinkCudaCForEveryDefaultArchitecture) {
   ASSERT_FALSE((*checked)->hasErrors());
   std::unique_ptr<ir::Module> typed = emitTypedIR(**checked, "curand_kernels");
   ASSERT_TRUE(typed);
-  llvm::Expected<std::string> libdevice = toolkit().require(cuda::ToolkitComponent::Libdevice);
+  llvm::Expected<std::string> libdevice =
+      toolkit().require(cuda_tools::ToolkitComponent::Libdevice);
   KILN_ASSERT_OK(libdevice);
   backend::KernelCompiler compiler(*libdevice);
   backend::CubinBuilder cubins(toolkit());
   std::vector<std::string> shim = {std::string(KILN_SOURCE_DIR) +
                                    "/examples/curand_interop/curand_shim.cu"};
-  cuda::ArchSet archs = cuda::defaultArchSet();
+  cuda_tools::ArchSet archs = cuda_tools::defaultArchSet();
   unsigned kernelCount = 0;
   for (const auto &function : typed->functions) {
     if (function->kind != ir::Function::Kind::Kernel)
@@ -170,21 +171,21 @@ TEST(InteropKernels, LinkCudaCForEveryDefaultArchitecture) {
           << "the PTX should declare the foreign functions it calls";
       ptx[target] = std::move(code->bytes);
     }
-    std::vector<cuda::FatbinImage> images;
+    std::vector<cuda_tools::FatbinImage> images;
     for (unsigned arch : archs.cubins) {
       llvm::Expected<backend::BuiltCubin> cubin = cubins.build(
-          function->options, ptx.at(cuda::ptxTargetForCubin(arch)), "kernel.ptx", arch, shim);
-      ASSERT_TRUE(static_cast<bool>(cubin)) << "linking failed for " << cuda::smName(arch) << ": "
-                                            << llvm::toString(cubin.takeError());
-      images.push_back({cuda::FatbinImageKind::Cubin, arch, std::move(cubin->cubin)});
+          function->options, ptx.at(cuda_tools::ptxTargetForCubin(arch)), "kernel.ptx", arch, shim);
+      ASSERT_TRUE(static_cast<bool>(cubin)) << "linking failed for " << cuda_tools::smName(arch)
+                                            << ": " << llvm::toString(cubin.takeError());
+      images.push_back({cuda_tools::FatbinImageKind::Cubin, arch, std::move(cubin->cubin)});
     }
-    llvm::Expected<std::string> fatbin = cuda::createFatbinary(toolkit(), images);
+    llvm::Expected<std::string> fatbin = cuda_tools::createFatbinary(toolkit(), images);
     KILN_ASSERT_OK(fatbin);
-    llvm::Expected<std::vector<cuda::FatbinEntry>> entries = cuda::readFatbin(*fatbin);
+    llvm::Expected<std::vector<cuda_tools::FatbinEntry>> entries = cuda_tools::readFatbin(*fatbin);
     KILN_ASSERT_OK(entries);
     std::set<unsigned> found;
-    for (const cuda::FatbinEntry &entry : *entries) {
-      EXPECT_EQ(entry.kind, cuda::FatbinEntryKind::Cubin);
+    for (const cuda_tools::FatbinEntry &entry : *entries) {
+      EXPECT_EQ(entry.kind, cuda_tools::FatbinEntryKind::Cubin);
       found.insert(entry.arch);
     }
     EXPECT_EQ(found, archs.cubins);

@@ -18,7 +18,7 @@
 
 #include <random>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 namespace {
 
 using testing::errorMessage;
@@ -187,4 +187,4 @@ TEST(FatbinReader, RandomDamageNeverCrashes) {
 }
 
 } // namespace
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

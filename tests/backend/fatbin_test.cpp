@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 #include <llvm/ADT/StringExtras.h>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 namespace {
 
 using testing::errorMessage;
@@ -218,4 +218,4 @@ TEST(FatbinReader, ReadsWhatNvccMakes) {
 }
 
 } // namespace
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 namespace {
 
 using testing::dataPath;
@@ -251,4 +251,4 @@ TEST(CudaSource, MissingFilesAndBadArchitecturesAreErrors) {
 }
 
 } // namespace
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

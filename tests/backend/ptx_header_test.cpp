@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 namespace {
 
 using testing::errorMessage;
@@ -48,4 +48,4 @@ TEST(PtxHeader, MalformedHeadersAreErrors) {
 }
 
 } // namespace
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

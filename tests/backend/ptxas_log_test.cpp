@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 namespace {
 
 // ptxas -arch=sm_80 -v --maxrregcount=24 --warn-on-spills (nvcc-generated PTX).
@@ -167,4 +167,4 @@ TEST(CudaToolError, RendersErrorsWithTheirLines) {
 }
 
 } // namespace
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

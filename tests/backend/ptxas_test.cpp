@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 namespace {
 
 using testing::errorMessage;
@@ -257,4 +257,4 @@ TEST(Ptxas, SpillsAreReportedWhenRegistersAreLimited) {
 }
 
 } // namespace
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

@@ -15,7 +15,7 @@
 
 #include <string>
 
-namespace kiln::cuda::testing {
+namespace kiln::cuda_tools::testing {
 
 /// Asserts that an llvm::Expected holds a value, printing the error if not.
 #define KILN_ASSERT_OK(expected)                                                                   \
@@ -80,4 +80,4 @@ inline unsigned cubinElfFlags(llvm::StringRef cubin) {
   return bytes[48] | bytes[49] << 8 | bytes[50] << 16 | unsigned(bytes[51]) << 24;
 }
 
-} // namespace kiln::cuda::testing
+} // namespace kiln::cuda_tools::testing

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-namespace kiln::cuda {
+namespace kiln::cuda_tools {
 namespace {
 
 std::string messageOf(llvm::Error error) {
@@ -99,4 +99,4 @@ TEST(ReadFileBytes, RefusesWhatIsNotARegularFile) {
 }
 
 } // namespace
-} // namespace kiln::cuda
+} // namespace kiln::cuda_tools

@@ -12,7 +12,7 @@
 #include <numeric>
 #include <vector>
 
-namespace kiln::cpu::test {
+namespace kiln::cpu_engine::test {
 namespace {
 
 // @cuda.jit
@@ -241,4 +241,4 @@ TEST(Barriers, OneThreadBlocksAndFullBlocks) {
 }
 
 } // namespace
-} // namespace kiln::cpu::test
+} // namespace kiln::cpu_engine::test

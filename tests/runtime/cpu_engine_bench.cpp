@@ -18,8 +18,8 @@
 #include <cstdlib>
 #include <vector>
 
-using namespace kiln::cpu;
-using namespace kiln::cpu::test;
+using namespace kiln::cpu_engine;
+using namespace kiln::cpu_engine::test;
 
 namespace {
 

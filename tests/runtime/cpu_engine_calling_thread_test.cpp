@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-namespace kiln::cpu::test {
+namespace kiln::cpu_engine::test {
 namespace {
 
 // Every thread writes the host thread it runs on.
@@ -227,4 +227,4 @@ TEST(CallingThread, OneBlockLaunchesFromSeveralHostThreadsAtOnce) {
 }
 
 } // namespace
-} // namespace kiln::cpu::test
+} // namespace kiln::cpu_engine::test

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <vector>
 
-namespace kiln::cpu::test {
+namespace kiln::cpu_engine::test {
 namespace {
 
 // @cuda.jit(debug=True)
@@ -443,4 +443,4 @@ TEST(AbiViolations, BarrierInABlockEntry) {
 }
 
 } // namespace
-} // namespace kiln::cpu::test
+} // namespace kiln::cpu_engine::test

@@ -12,7 +12,7 @@
 
 #include <vector>
 
-namespace kiln::cpu::test {
+namespace kiln::cpu_engine::test {
 namespace {
 
 KernelImage cooperativeKernel(KilnCpuKernelEntry entry, const char *name,
@@ -180,4 +180,4 @@ TEST(GridSync, ABlockBarrierAgainstTheGridBarrierIsReportedAsADeadlock) {
 }
 
 } // namespace
-} // namespace kiln::cpu::test
+} // namespace kiln::cpu_engine::test

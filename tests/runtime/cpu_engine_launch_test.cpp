@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <vector>
 
-namespace kiln::cpu::test {
+namespace kiln::cpu_engine::test {
 namespace {
 
 // @cuda.jit
@@ -486,4 +486,4 @@ TEST(Nanosleep, YieldsToOtherThreadsOfTheBlock) {
 }
 
 } // namespace
-} // namespace kiln::cpu::test
+} // namespace kiln::cpu_engine::test

@@ -16,7 +16,7 @@
 #include <sstream>
 #include <vector>
 
-namespace kiln::cpu::test {
+namespace kiln::cpu_engine::test {
 namespace {
 
 KilnPrintItem intItem(int64_t value) {
@@ -171,4 +171,4 @@ TEST(PrintOutput, LinesNeverInterleave) {
 }
 
 } // namespace
-} // namespace kiln::cpu::test
+} // namespace kiln::cpu_engine::test

@@ -15,7 +15,7 @@
 #include <pthread.h>
 #include <vector>
 
-namespace kiln::cpu::test {
+namespace kiln::cpu_engine::test {
 namespace {
 
 std::atomic<int> blockEntryCalls{0};
@@ -132,4 +132,4 @@ TEST(ReferenceMode, AnImageWithoutAThreadEntryIsRefusedByName) {
 }
 
 } // namespace
-} // namespace kiln::cpu::test
+} // namespace kiln::cpu_engine::test

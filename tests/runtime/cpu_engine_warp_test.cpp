@@ -13,7 +13,7 @@
 #include <bit>
 #include <vector>
 
-namespace kiln::cpu::test {
+namespace kiln::cpu_engine::test {
 namespace {
 
 constexpr uint32_t fullMask = 0xffffffffu;
@@ -433,4 +433,4 @@ TEST(ActiveMask, InBlockEntries) {
 }
 
 } // namespace
-} // namespace kiln::cpu::test
+} // namespace kiln::cpu_engine::test

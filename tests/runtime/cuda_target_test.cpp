@@ -64,24 +64,25 @@ std::string withTarget(std::string ptx, unsigned arch) {
 
 /// A fat binary of the test kernel with these cubins and PTX.
 std::string buildFatbin(const std::vector<unsigned> &cubins, const std::vector<unsigned> &ptx) {
-  llvm::Expected<cuda::CudaToolkit> toolkit = cuda::findCudaToolkit();
+  llvm::Expected<cuda_tools::CudaToolkit> toolkit = cuda_tools::findCudaToolkit();
   if (!toolkit) {
     ADD_FAILURE() << "these tests need the CUDA toolkit (ptxas, fatbinary): "
                   << llvm::toString(toolkit.takeError());
     return "";
   }
-  std::vector<cuda::FatbinImage> images;
+  std::vector<cuda_tools::FatbinImage> images;
   for (unsigned arch : cubins) {
-    llvm::Expected<cuda::AssembledCubin> cubin = cuda::assemblePtx(*toolkit, kTestPtx, arch);
+    llvm::Expected<cuda_tools::AssembledCubin> cubin =
+        cuda_tools::assemblePtx(*toolkit, kTestPtx, arch);
     if (!cubin) {
       ADD_FAILURE() << llvm::toString(cubin.takeError());
       return "";
     }
-    images.push_back({cuda::FatbinImageKind::Cubin, arch, std::move(cubin->cubin)});
+    images.push_back({cuda_tools::FatbinImageKind::Cubin, arch, std::move(cubin->cubin)});
   }
   for (unsigned arch : ptx)
-    images.push_back({cuda::FatbinImageKind::Ptx, arch, withTarget(kTestPtx, arch)});
-  llvm::Expected<std::string> fatbin = cuda::createFatbinary(*toolkit, images);
+    images.push_back({cuda_tools::FatbinImageKind::Ptx, arch, withTarget(kTestPtx, arch)});
+  llvm::Expected<std::string> fatbin = cuda_tools::createFatbinary(*toolkit, images);
   if (!fatbin) {
     ADD_FAILURE() << llvm::toString(fatbin.takeError());
     return "";

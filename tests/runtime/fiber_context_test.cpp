@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <string>
 
-namespace kiln::cpu {
+namespace kiln::cpu_engine {
 namespace {
 
 struct PingPong {
@@ -96,4 +96,4 @@ TEST(FiberStack, PoolGrowsStacks) {
 }
 
 } // namespace
-} // namespace kiln::cpu
+} // namespace kiln::cpu_engine

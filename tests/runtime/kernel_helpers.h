@@ -15,7 +15,7 @@
 #include <cstring>
 #include <string>
 
-namespace kiln::cpu::test {
+namespace kiln::cpu_engine::test {
 
 /// What a block entry does: run `body` for every thread of the block, x
 /// fastest, keeping threadIdx and laneId up to date.
@@ -86,4 +86,4 @@ inline std::string outcome(const LaunchResult &result) {
   return result.ok() ? std::string("ok") : result.message();
 }
 
-} // namespace kiln::cpu::test
+} // namespace kiln::cpu_engine::test

@@ -15,19 +15,19 @@
 
 namespace {
 
-using kiln::python::ScalarKind;
+using kiln::extension::ScalarKind;
 
 std::string runtimeConversion(ScalarKind from, ScalarKind to) {
-  switch (kiln::python::scalarConversion(from, to)) {
-  case kiln::python::Conversion::Exact:
+  switch (kiln::extension::scalarConversion(from, to)) {
+  case kiln::extension::Conversion::Exact:
     return "exact";
-  case kiln::python::Conversion::Promote:
+  case kiln::extension::Conversion::Promote:
     return "promote";
-  case kiln::python::Conversion::Safe:
+  case kiln::extension::Conversion::Safe:
     return "safe";
-  case kiln::python::Conversion::Unsafe:
+  case kiln::extension::Conversion::Unsafe:
     return "unsafe";
-  case kiln::python::Conversion::None:
+  case kiln::extension::Conversion::None:
     return "none";
   }
   return "?";
@@ -42,14 +42,14 @@ std::string frontendConversion(kiln::TypeContext &types, const kiln::Type *from,
 /// The front end's type for a runtime scalar ("bool" is spelled "boolean"
 /// in Numba's type names).
 const kiln::Type *frontendType(kiln::TypeContext &types, ScalarKind kind) {
-  std::string name = kiln::python::scalarName(kind);
+  std::string name = kiln::extension::scalarName(kind);
   return types.scalarByName(name == "bool" ? "boolean" : name);
 }
 
 TEST(ScalarConversions, TheRuntimeConvertsAsTheFrontEndTypes) {
   kiln::TypeContext types;
-  for (unsigned i = 0; i < kiln::python::scalarKindCount; ++i)
-    for (unsigned j = 0; j < kiln::python::scalarKindCount; ++j) {
+  for (unsigned i = 0; i < kiln::extension::scalarKindCount; ++i)
+    for (unsigned j = 0; j < kiln::extension::scalarKindCount; ++j) {
       auto from = static_cast<ScalarKind>(i), to = static_cast<ScalarKind>(j);
       const kiln::Type *fromType = frontendType(types, from);
       const kiln::Type *toType = frontendType(types, to);

@@ -324,21 +324,21 @@ CUresult readImage(Call &call, const void *image, StandInModule &module) {
   uint64_t size = 0;
   std::memcpy(&headerSize, bytes + 6, 2);
   std::memcpy(&size, bytes + 8, 8);
-  llvm::Expected<std::vector<kiln::cuda::FatbinEntry>> entries =
-      kiln::cuda::readFatbin(llvm::StringRef(bytes, headerSize + size));
+  llvm::Expected<std::vector<kiln::cuda_tools::FatbinEntry>> entries =
+      kiln::cuda_tools::readFatbin(llvm::StringRef(bytes, headerSize + size));
   if (!entries) {
     std::string message = llvm::toString(entries.takeError());
     return call.refuse(CUDA_ERROR_INVALID_IMAGE, "unreadable fat binary: " + message);
   }
   std::string images = "[";
-  const kiln::cuda::FatbinEntry *cubin = nullptr, *ptx = nullptr, *newestPtx = nullptr;
-  for (const kiln::cuda::FatbinEntry &entry : *entries) {
+  const kiln::cuda_tools::FatbinEntry *cubin = nullptr, *ptx = nullptr, *newestPtx = nullptr;
+  for (const kiln::cuda_tools::FatbinEntry &entry : *entries) {
     images += (images.size() > 1 ? "," : "") + jsonString(entry.label());
     int arch = static_cast<int>(entry.arch);
-    if (entry.kind == kiln::cuda::FatbinEntryKind::Cubin && arch / 10 == config.major &&
+    if (entry.kind == kiln::cuda_tools::FatbinEntryKind::Cubin && arch / 10 == config.major &&
         arch % 10 <= config.minor && (!cubin || entry.arch > cubin->arch))
       cubin = &entry;
-    if (entry.kind == kiln::cuda::FatbinEntryKind::Ptx) {
+    if (entry.kind == kiln::cuda_tools::FatbinEntryKind::Ptx) {
       if (arch <= config.arch() && (!ptx || entry.arch > ptx->arch))
         ptx = &entry;
       if (!entry.compressed() && (!newestPtx || entry.arch > newestPtx->arch))
@@ -351,7 +351,7 @@ CUresult readImage(Call &call, const void *image, StandInModule &module) {
                        "nothing in the fat binary runs on sm_" + std::to_string(config.arch()));
   module.selected = cubin ? cubin->label() : ptx->label();
   // The parameters come from the PTX: the loaded one, else any.
-  const kiln::cuda::FatbinEntry *source = ptx && !ptx->compressed() ? ptx : newestPtx;
+  const kiln::cuda_tools::FatbinEntry *source = ptx && !ptx->compressed() ? ptx : newestPtx;
   if (source) {
     module.hasPtx = true;
     module.entries = readPtxEntries(source->image);
