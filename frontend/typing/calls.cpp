@@ -389,52 +389,12 @@ Typing callLibdevice(TypeContext &types, const Symbol &function,
   return fromCases(types, function, cases, args);
 }
 
-Typing callBuiltin(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args,
-                   llvm::ArrayRef<std::string> keywords) {
-  llvm::StringRef qualified = function.qualifiedName;
-  if (qualified.starts_with("operator."))
-    return keywords.empty() ? callOperator(types, function, args)
-                            : Typing::error(DiagID::err_unexpected_keyword_argument,
-                                            {function.displayName(), keywords.front()});
-  if (qualified.starts_with("math.") || qualified.starts_with("cmath."))
-    return keywords.empty() ? callMath(types, function, args)
-                            : Typing::error(DiagID::err_unexpected_keyword_argument,
-                                            {function.displayName(), keywords.front()});
-  if (function.detail == "libdevice")
-    return keywords.empty() ? callLibdevice(types, function, args)
-                            : Typing::error(DiagID::err_unexpected_keyword_argument,
-                                            {function.displayName(), keywords.front()});
-  if (qualified.starts_with("numba.cuda."))
-    return callCuda(types, function, args, keywords);
-  if (function.isUfunc())
-    return callUfunc(types, function, args, keywords);
-  if (function.kind == Symbol::Kind::HostOnly)
-    return Typing::error(DiagID::err_host_api_in_kernel, {function.displayName()});
-  if (function.kind == Symbol::Kind::DType) {
-    const Type *dtype = types.scalarByName(function.detail);
-    if (!dtype)
-      return Typing::error(DiagID::err_not_callable, {function.displayName()});
-    return callNumberClass(types, dtype, args);
-  }
-  if (function.kind == Symbol::Kind::Exception) {
-    // An exception instance: its message, if constant, is kept for the
-    // host to report when the kernel raises it (debug=True).
-    for (const Type *arg : args)
-      if (!isStrLiteral(arg) && !arg->isScalar())
-        return Typing::error(DiagID::err_bad_print_argument, {arg->str()});
-    Resolution resolution = Resolution::make(
-        Resolution::Kind::CompileTime,
-        types.entity(EntityType::EntityKind::Builtin, &function, function.displayName()));
-    if (args.size() == 1 && isStrLiteral(args[0]))
-      resolution.detail = llvm::cast<StringLiteralType>(args[0])->stringValue();
-    return resolution;
-  }
-  if (function.kind != Symbol::Kind::Function)
-    return Typing::error(DiagID::err_not_callable, {function.displayName()});
-  if (!keywords.empty())
-    return Typing::error(DiagID::err_unexpected_keyword_argument,
-                         {function.displayName(), keywords.front()});
+namespace {
 
+/// A call of one of Python's builtin functions (abs, len, range, int, ...)
+/// without keywords.
+Typing callPythonBuiltin(TypeContext &types, const Symbol &function,
+                         llvm::ArrayRef<const Type *> args) {
   CaseList cases(types);
   switch (function.id) {
   case BuiltinId::PyAbs:
@@ -573,6 +533,56 @@ Typing callBuiltin(TypeContext &types, const Symbol &function, llvm::ArrayRef<co
   default:
     return Typing::error(DiagID::err_unsupported_builtin, {function.displayName()});
   }
+}
+
+} // namespace
+
+Typing callBuiltin(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args,
+                   llvm::ArrayRef<std::string> keywords) {
+  llvm::StringRef qualified = function.qualifiedName;
+  if (qualified.starts_with("operator."))
+    return keywords.empty() ? callOperator(types, function, args)
+                            : Typing::error(DiagID::err_unexpected_keyword_argument,
+                                            {function.displayName(), keywords.front()});
+  if (qualified.starts_with("math.") || qualified.starts_with("cmath."))
+    return keywords.empty() ? callMath(types, function, args)
+                            : Typing::error(DiagID::err_unexpected_keyword_argument,
+                                            {function.displayName(), keywords.front()});
+  if (function.detail == "libdevice")
+    return keywords.empty() ? callLibdevice(types, function, args)
+                            : Typing::error(DiagID::err_unexpected_keyword_argument,
+                                            {function.displayName(), keywords.front()});
+  if (qualified.starts_with("numba.cuda."))
+    return callCuda(types, function, args, keywords);
+  if (function.isUfunc())
+    return callUfunc(types, function, args, keywords);
+  if (function.kind == Symbol::Kind::HostOnly)
+    return Typing::error(DiagID::err_host_api_in_kernel, {function.displayName()});
+  if (function.kind == Symbol::Kind::DType) {
+    const Type *dtype = types.scalarByName(function.detail);
+    if (!dtype)
+      return Typing::error(DiagID::err_not_callable, {function.displayName()});
+    return callNumberClass(types, dtype, args);
+  }
+  if (function.kind == Symbol::Kind::Exception) {
+    // An exception instance: its message, if constant, is kept for the
+    // host to report when the kernel raises it (debug=True).
+    for (const Type *arg : args)
+      if (!isStrLiteral(arg) && !arg->isScalar())
+        return Typing::error(DiagID::err_bad_print_argument, {arg->str()});
+    Resolution resolution = Resolution::make(
+        Resolution::Kind::CompileTime,
+        types.entity(EntityType::EntityKind::Builtin, &function, function.displayName()));
+    if (args.size() == 1 && isStrLiteral(args[0]))
+      resolution.detail = llvm::cast<StringLiteralType>(args[0])->stringValue();
+    return resolution;
+  }
+  if (function.kind != Symbol::Kind::Function)
+    return Typing::error(DiagID::err_not_callable, {function.displayName()});
+  if (!keywords.empty())
+    return Typing::error(DiagID::err_unexpected_keyword_argument,
+                         {function.displayName(), keywords.front()});
+  return callPythonBuiltin(types, function, args);
 }
 
 } // namespace kiln::typing

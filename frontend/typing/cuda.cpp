@@ -256,6 +256,78 @@ Typing constructVector(TypeContext &types, const Symbol &function, const Type *e
   return builtin(function, types.vector(element, count), std::move(conversions));
 }
 
+/// The warp's collectives: shuffles, votes and matches.
+Typing callWarpCollective(TypeContext &types, const Symbol &function,
+                          llvm::ArrayRef<const Type *> args) {
+  const Type *i32 = types.int32();
+  const Type *i64 = types.int64();
+  const Type *f32 = types.float32();
+  const Type *f64 = types.float64();
+  CaseList cases(types);
+  switch (function.id) {
+  case BuiltinId::CudaShflSync:
+  case BuiltinId::CudaShflUpSync:
+  case BuiltinId::CudaShflDownSync:
+  case BuiltinId::CudaShflXorSync: {
+    // The value must already be one of these types: no conversion. An
+    // integer literal is an int64, as Numba types it when it retries the
+    // call without literals.
+    if (args.size() != 3)
+      return noOverload(function, args);
+    const Type *value = types.unliteral(args[1]);
+    if (value != i32 && value != i64 && value != f32 && value != f64)
+      return Typing::error(DiagID::err_no_call_overload,
+                           {function.displayName(), argumentList(args) +
+                                                        "; the value must be int32, int64, "
+                                                        "float32 or float64"});
+    if (!isInteger(args[0]) || !isInteger(args[2]))
+      return noOverload(function, args);
+    return builtin(function, value, {nullptr, value, nullptr});
+  }
+  case BuiltinId::CudaAllSync:
+  case BuiltinId::CudaAnySync:
+  case BuiltinId::CudaEqSync:
+  case BuiltinId::CudaBallotSync: {
+    if (args.size() != 2 || !isInteger(args[0]))
+      return noOverload(function, args);
+    const Type *predicate = types.unliteral(args[1]);
+    if (!llvm::isa<IntegerType>(predicate) && predicate != types.boolean())
+      return noOverload(function, args);
+    const Type *result = function.is(BuiltinId::CudaBallotSync) ? i32 : types.boolean();
+    return builtin(function, result, {nullptr, nullptr});
+  }
+  case BuiltinId::CudaMatchAnySync:
+    for (const Type *t : {i32, i64, f32, f64})
+      cases.add(i32, {i32, t});
+    return fromCases(types, function, cases, args);
+  case BuiltinId::CudaMatchAllSync:
+    for (const Type *t : {i32, i64, f32, f64})
+      cases.add(types.tuple({i32, types.boolean()}), {i32, t});
+    return fromCases(types, function, cases, args);
+  default:
+    llvm_unreachable("not a warp collective");
+  }
+}
+
+/// numba.cuda.fp16's functions of float16 values.
+Typing callHalfFunction(TypeContext &types, const Symbol &function,
+                        llvm::ArrayRef<const Type *> args) {
+  const Type *f16 = types.floating(16);
+  CaseList cases(types);
+  llvm::StringRef name = function.name();
+  if (name == "hadd" || name == "hsub" || name == "hmul" || name == "hdiv" || name == "hmax" ||
+      name == "hmin")
+    cases.add(f16, {f16, f16});
+  else if (name == "hfma")
+    cases.add(f16, {f16, f16, f16});
+  else if (name == "heq" || name == "hne" || name == "hgt" || name == "hge" || name == "hlt" ||
+           name == "hle")
+    cases.add(types.boolean(), {f16, f16});
+  else
+    cases.add(f16, {f16});
+  return fromCases(types, function, cases, args);
+}
+
 } // namespace
 
 Typing callCuda(TypeContext &types, const Symbol &function, llvm::ArrayRef<const Type *> args,
@@ -278,7 +350,6 @@ Typing callCuda(TypeContext &types, const Symbol &function, llvm::ArrayRef<const
   const Type *u64 = types.uint64();
   const Type *f32 = types.float32();
   const Type *f64 = types.float64();
-  const Type *f16 = types.floating(16);
   const Type *none = types.none();
   CaseList cases(types);
 
@@ -378,42 +449,14 @@ Typing callCuda(TypeContext &types, const Symbol &function, llvm::ArrayRef<const
   case BuiltinId::CudaShflSync:
   case BuiltinId::CudaShflUpSync:
   case BuiltinId::CudaShflDownSync:
-  case BuiltinId::CudaShflXorSync: {
-    // The value must already be one of these types: no conversion. An
-    // integer literal is an int64, as Numba types it when it retries the
-    // call without literals.
-    if (args.size() != 3)
-      return noOverload(function, args);
-    const Type *value = types.unliteral(args[1]);
-    if (value != i32 && value != i64 && value != f32 && value != f64)
-      return Typing::error(DiagID::err_no_call_overload,
-                           {function.displayName(), argumentList(args) +
-                                                        "; the value must be int32, int64, "
-                                                        "float32 or float64"});
-    if (!isInteger(args[0]) || !isInteger(args[2]))
-      return noOverload(function, args);
-    return builtin(function, value, {nullptr, value, nullptr});
-  }
+  case BuiltinId::CudaShflXorSync:
   case BuiltinId::CudaAllSync:
   case BuiltinId::CudaAnySync:
   case BuiltinId::CudaEqSync:
-  case BuiltinId::CudaBallotSync: {
-    if (args.size() != 2 || !isInteger(args[0]))
-      return noOverload(function, args);
-    const Type *predicate = types.unliteral(args[1]);
-    if (!llvm::isa<IntegerType>(predicate) && predicate != types.boolean())
-      return noOverload(function, args);
-    const Type *result = function.is(BuiltinId::CudaBallotSync) ? i32 : types.boolean();
-    return builtin(function, result, {nullptr, nullptr});
-  }
+  case BuiltinId::CudaBallotSync:
   case BuiltinId::CudaMatchAnySync:
-    for (const Type *t : {i32, i64, f32, f64})
-      cases.add(i32, {i32, t});
-    return fromCases(types, function, cases, args);
   case BuiltinId::CudaMatchAllSync:
-    for (const Type *t : {i32, i64, f32, f64})
-      cases.add(types.tuple({i32, types.boolean()}), {i32, t});
-    return fromCases(types, function, cases, args);
+    return callWarpCollective(types, function, args);
   default:
     break;
   }
@@ -421,20 +464,8 @@ Typing callCuda(TypeContext &types, const Symbol &function, llvm::ArrayRef<const
     return atomic(types, function, args);
   if (isBFloat16Binding(function))
     return callBFloat16(types, function, args);
-  if (function.qualifiedName.starts_with("numba.cuda.fp16.")) {
-    llvm::StringRef name = function.name();
-    if (name == "hadd" || name == "hsub" || name == "hmul" || name == "hdiv" || name == "hmax" ||
-        name == "hmin")
-      cases.add(f16, {f16, f16});
-    else if (name == "hfma")
-      cases.add(f16, {f16, f16, f16});
-    else if (name == "heq" || name == "hne" || name == "hgt" || name == "hge" || name == "hlt" ||
-             name == "hle")
-      cases.add(types.boolean(), {f16, f16});
-    else
-      cases.add(f16, {f16});
-    return fromCases(types, function, cases, args);
-  }
+  if (function.qualifiedName.starts_with("numba.cuda.fp16."))
+    return callHalfFunction(types, function, args);
   return Typing::error(DiagID::err_unsupported_builtin, {function.displayName()});
 }
 
