@@ -2,9 +2,12 @@
 //
 // The manifest is read into the writer's records key by key, each key
 // spelled through the schema (manifest_keys.h). The runtime's check has
-// already vouched for every key it reads; the reader still refuses a key
-// of the wrong kind rather than guess, and keeps the writer's default for
-// one that is absent.
+// already vouched for every key it reads, and is the one judge of a
+// module (see [Note: one check of built modules] in module_check.h): a key
+// the runtime does not read (resources, the module's architectures and
+// options) may be malformed in a module the runtime imports, and reads as
+// absent, with the writer's default, so that `kiln inspect` and `kiln
+// audit` refuse no module that Python imports.
 //
 //===----------------------------------------------------------------------===//
 
@@ -118,37 +121,38 @@ static bool read(const Value &value, std::set<unsigned> &field) {
 
 namespace {
 
-/// Reads the members of one object of the manifest into fields, and
-/// remembers the first that is malformed. A member that is absent or null
-/// leaves its field as it was: the writer's default.
+/// Reads the members of one object of the manifest into fields. A member
+/// that is absent, null or malformed leaves its field as it was: the
+/// writer's default.
 class MemberReader {
 public:
   explicit MemberReader(const Value &value) : object(value.getAsObject()) {}
 
   template <typename T> void operator()(std::string_view key, T &field) {
-    with(key, [&](const Value &value) { return read(value, field); });
+    with(key, [&](const Value &value) {
+      T parsed{};
+      if (!read(value, parsed))
+        return false;
+      field = std::move(parsed);
+      return true;
+    });
   }
 
-  /// Reads the member `key` with `readValue`, which says whether it was
-  /// well formed.
+  /// Reads the member `key` with `readValue`, which sets its field only
+  /// when the value is well formed.
   void with(std::string_view key, llvm::function_ref<bool(const Value &)> readValue) {
-    if (!wellFormed())
+    if (!object)
       return;
-    const Value *value = object->get(llvm::StringRef(key));
-    if (value && value->kind() != Value::Null && !readValue(*value))
-      malformed = key;
+    if (const Value *value = object->get(llvm::StringRef(key));
+        value && value->kind() != Value::Null)
+      readValue(*value);
   }
 
-  /// Whether the value is an object, and every member read so far well
-  /// formed.
-  bool wellFormed() const { return object && malformed.empty(); }
-
-  /// The first member that was malformed, or "".
-  std::string firstMalformed() const { return std::string(malformed); }
+  /// Whether the value read is an object.
+  bool isObject() const { return object != nullptr; }
 
 private:
   const Object *object;
-  std::string_view malformed;
 };
 
 } // namespace
@@ -162,14 +166,14 @@ static bool read(const Value &value, ManifestOptions &options) {
   members(key::Opt, options.opt);
   members(key::MaxRegisters, options.maxRegisters);
   members(key::PtxasFlags, options.ptxasFlags);
-  return members.wellFormed();
+  return members.isObject();
 }
 
 static bool read(const Value &value, ManifestSource &source) {
   MemberReader members(value);
   members(keys::CompanionSource::File, source.file);
   members(keys::CompanionSource::Sha256, source.sha256);
-  return members.wellFormed();
+  return members.isObject();
 }
 
 static bool read(const Value &value, ManifestConstant &constant) {
@@ -177,7 +181,7 @@ static bool read(const Value &value, ManifestConstant &constant) {
   members(keys::Constant::Name, constant.name);
   members(keys::Constant::Type, constant.type);
   members(keys::Constant::Value, constant.value);
-  return members.wellFormed();
+  return members.isObject();
 }
 
 static bool read(const Value &value, ManifestParameter &parameter) {
@@ -189,7 +193,7 @@ static bool read(const Value &value, ManifestParameter &parameter) {
   members(key::Path, parameter.path);
   members(key::Type, parameter.type);
   members(key::Size, parameter.size);
-  return members.wellFormed();
+  return members.isObject();
 }
 
 static bool read(const Value &value, ManifestResources &resources) {
@@ -201,7 +205,7 @@ static bool read(const Value &value, ManifestResources &resources) {
   members(key::SpillLoads, resources.spillLoadBytes);
   members(key::Shared, resources.sharedBytes);
   members(key::Local, resources.localBytes);
-  return members.wellFormed();
+  return members.isObject();
 }
 
 static bool read(const Value &value, ManifestBlob &blob) {
@@ -210,20 +214,23 @@ static bool read(const Value &value, ManifestBlob &blob) {
   members(keys::Fatbin::Size, blob.size);
   members.with(keys::Fatbin::Checksum,
                [&](const Value &checksum) { return readChecksum(checksum, blob.checksum); });
-  return members.wellFormed();
+  return members.isObject();
 }
 
 /// Resources by sm_ name, ordered by architecture ("sm_75" before
-/// "sm_100"), as the writer is given them; other names after, by name.
+/// "sm_100"), as the writer is given them; other names after, by name. An
+/// architecture whose resources are no object is left out.
 static bool readResources(const Value &value,
                           std::vector<std::pair<std::string, ManifestResources>> &resources) {
   const Object *byArch = value.getAsObject();
   if (!byArch)
     return false;
   resources.clear();
-  for (const auto &[arch, usage] : *byArch)
-    if (!read(usage, resources.emplace_back(arch.str(), ManifestResources()).second))
-      return false;
+  for (const auto &[arch, usage] : *byArch) {
+    ManifestResources parsed;
+    if (read(usage, parsed))
+      resources.emplace_back(arch.str(), parsed);
+  }
   auto order = [](const std::pair<std::string, ManifestResources> &entry) {
     llvm::StringRef name = entry.first;
     unsigned number = 0;
@@ -241,7 +248,7 @@ static bool readSource(const Value &value, ManifestModule &module) {
   members.with(keys::Source::Checksum, [&](const Value &checksum) {
     return readChecksum(checksum, module.sourceChecksum);
   });
-  return members.wellFormed();
+  return members.isObject();
 }
 
 /// The manifest's "archs": what has cubins and PTX.
@@ -249,10 +256,10 @@ static bool readArchs(const Value &value, ManifestModule &module) {
   MemberReader members(value);
   members(keys::Archs::Cubins, module.cubinArchs);
   members(keys::Archs::Ptx, module.ptxArchs);
-  return members.wellFormed();
+  return members.isObject();
 }
 
-static llvm::Error readModuleKeys(const Value &root, ManifestModule &module) {
+static void readModuleKeys(const Value &root, ManifestModule &module) {
   namespace key = keys::Manifest;
   MemberReader members(root);
   members(key::Module, module.name);
@@ -263,9 +270,6 @@ static llvm::Error readModuleKeys(const Value &root, ManifestModule &module) {
   members(key::Options, module.options);
   members.with(key::Archs, [&](const Value &archs) { return readArchs(archs, module); });
   members(key::Constants, module.constants);
-  if (!members.wellFormed())
-    return problem("its manifest has a malformed '" + members.firstMalformed() + "'");
-  return llvm::Error::success();
 }
 
 static llvm::Expected<ManifestSpecialization> readSpecialization(const Value &value, size_t index) {
@@ -276,8 +280,6 @@ static llvm::Expected<ManifestSpecialization> readSpecialization(const Value &va
   ManifestSpecialization entry;
   MemberReader members(value);
   members(key::Name, entry.name);
-  if (!members.wellFormed())
-    return problem(what + " has a malformed '" + members.firstMalformed() + "'");
   members(key::Kind, entry.kind);
   members(key::Symbol, entry.symbol);
   members(key::Entry, entry.entry);
@@ -297,9 +299,6 @@ static llvm::Expected<ManifestSpecialization> readSpecialization(const Value &va
   members.with(key::Resources,
                [&](const Value &resources) { return readResources(resources, entry.resources); });
   members(key::Fatbin, entry.fatbin);
-  if (!members.wellFormed())
-    return problem("the manifest entry of '" + entry.name + "' (specialization " +
-                   std::to_string(index) + ") has a malformed '" + members.firstMalformed() + "'");
   return entry;
 }
 
@@ -314,8 +313,7 @@ llvm::Expected<ManifestRecords> readManifestRecords(const Value &manifest) {
     return problem("manifest format " + (format ? std::to_string(*format) : std::string("none")) +
                    ", this Kiln reads format " + std::to_string(ManifestFormat));
   ManifestRecords records;
-  if (llvm::Error error = readModuleKeys(manifest, records.module))
-    return std::move(error);
+  readModuleKeys(manifest, records.module);
   const Value *specializations = root->get(llvm::StringRef(keys::Manifest::Specializations));
   if (!specializations)
     return records;

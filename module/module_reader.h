@@ -51,10 +51,11 @@ struct InspectedModule {
 
 /// Reads the parsed manifest `manifest` into records. A key that is absent
 /// (or null) keeps the record's default, as the writer leaves out what a
-/// record does not have (a fat binary, resources, launch bounds); a key of
-/// another kind than the schema's is an error, as is a manifest of another
-/// format. Resources are ordered by architecture, as the writer is given
-/// them.
+/// record does not have (a fat binary, resources, launch bounds); so does a
+/// key of another kind than the schema's, since the runtime's check, which
+/// vouches for every key the runtime reads, judges a module alone. A
+/// manifest of another format, or no object, is an error. Resources are
+/// ordered by architecture, as the writer is given them.
 llvm::Expected<ManifestRecords> readManifestRecords(const llvm::json::Value &manifest);
 
 /// Checks the module file `file` (its bytes) and reads its manifest. Errors
