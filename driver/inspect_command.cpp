@@ -26,10 +26,10 @@
 
 #include "driver/inspect_command.h"
 
-#include "backend/cuda_tools/cuda_archs.h"
 #include "module/bundle_reader.h"
 #include "module/manifest_format.h"
 #include "module/manifest_keys.h"
+#include "module/manifest_writer.h"
 #include "module/module_reader.h"
 #include "support/temporary_directory.h"
 
@@ -39,12 +39,8 @@
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include <map>
-#include <optional>
 #include <set>
-#include <string_view>
-#include <utility>
-#include <vector>
+#include <string>
 
 namespace kiln::driver {
 
@@ -70,109 +66,24 @@ std::string scalarText(const llvm::json::Value &value) {
   return text;
 }
 
-// The manifest's objects as the manifest spells them, for --json (which
-// prints an object's keys sorted, as it always has) and for the text's
-// options.
-
-using Members = std::vector<std::pair<std::string_view, llvm::json::Value>>;
-
-llvm::json::Object manifestObject(Members members) {
-  llvm::json::Object result;
-  for (auto &[key, value] : members)
-    result[llvm::StringRef(key)] = std::move(value);
-  return result;
-}
-
-llvm::json::Value sourceValue(const ManifestModule &module) {
-  if (module.sourceFile.empty())
-    return nullptr;
-  return manifestObject({{keys::Source::File, module.sourceFile},
-                         {keys::Source::Checksum, module::checksumText(module.sourceChecksum)}});
-}
-
-llvm::json::Array sourcesArray(const ManifestModule &module) {
-  llvm::json::Array sources;
-  for (const module::ManifestSource &source : module.sources)
-    sources.push_back(manifestObject({{keys::CompanionSource::File, source.file},
-                                      {keys::CompanionSource::Sha256, source.sha256}}));
-  return sources;
-}
-
-/// A string the manifest may lack (written empty here): null then.
+/// A string the manifest may lack (read as empty): null then.
 llvm::json::Value textOrNull(const std::string &text) {
   return text.empty() ? llvm::json::Value(nullptr) : llvm::json::Value(text);
 }
 
-template <typename T> llvm::json::Value optionalValue(const std::optional<T> &value) {
-  return value ? llvm::json::Value(*value) : llvm::json::Value(nullptr);
-}
-
-/// The options, in the manifest's order.
-Members optionEntries(const module::ManifestOptions &options) {
-  namespace key = keys::Options;
-  return {{key::Fastmath, options.fastmath},
-          {key::Debug, options.debug},
-          {key::Lineinfo, options.lineinfo},
-          {key::Opt, optionalValue(options.opt)},
-          {key::MaxRegisters, optionalValue(options.maxRegisters)},
-          {key::PtxasFlags, llvm::json::Array(options.ptxasFlags)}};
-}
-
-llvm::json::Object optionsObject(const module::ManifestOptions &options) {
-  return manifestObject(optionEntries(options));
-}
-
-llvm::json::Object archsObject(const ManifestModule &module) {
-  return manifestObject({{keys::Archs::Cubins, llvm::json::Array(module.cubinArchs)},
-                         {keys::Archs::Ptx, llvm::json::Array(module.ptxArchs)}});
-}
-
-llvm::json::Array constantsArray(const ManifestModule &module) {
-  llvm::json::Array constants;
-  for (const module::ManifestConstant &constant : module.constants)
-    constants.push_back(manifestObject({{keys::Constant::Name, constant.name},
-                                        {keys::Constant::Type, constant.type},
-                                        {keys::Constant::Value, constant.value}}));
-  return constants;
-}
-
-llvm::json::Value fatbinValue(const ManifestSpecialization &spec) {
-  if (!spec.fatbin)
-    return nullptr;
-  return manifestObject({{keys::Fatbin::Offset, spec.fatbin->offset},
-                         {keys::Fatbin::Size, spec.fatbin->size},
-                         {keys::Fatbin::Checksum, module::checksumText(spec.fatbin->checksum)}});
-}
-
-llvm::json::Value resourcesValue(const ManifestSpecialization &spec) {
-  if (spec.resources.empty())
-    return nullptr;
-  namespace key = keys::Resources;
-  llvm::json::Object byArch;
-  for (const auto &[arch, usage] : spec.resources)
-    byArch[arch] = manifestObject({{key::Registers, usage.registers},
-                                   {key::Stack, usage.stackBytes},
-                                   {key::SpillStores, usage.spillStoreBytes},
-                                   {key::SpillLoads, usage.spillLoadBytes},
-                                   {key::Shared, usage.sharedBytes},
-                                   {key::Local, usage.localBytes}});
-  return byArch;
-}
-
-/// What ptxas reported per cubin, in `kiln build -v`'s words, sorted by arch.
+/// What ptxas reported per cubin, in `kiln build -v`'s words, in the
+/// reader's order (by architecture).
 void printResources(const ManifestSpecialization &spec, llvm::raw_ostream &os) {
-  std::map<unsigned, const module::ManifestResources *> byArch;
   for (const auto &[name, usage] : spec.resources) {
     unsigned arch = 0;
-    llvm::StringRef text = name;
-    if (text.consume_front("sm_") && !text.getAsInteger(10, arch))
-      byArch[arch] = &usage;
+    if (llvm::StringRef number = name;
+        !number.consume_front("sm_") || number.getAsInteger(10, arch))
+      continue;
+    os << "    " << name << "   " << usage.registers << " registers, " << usage.stackBytes
+       << " bytes stack, " << usage.spillStoreBytes << " bytes spill stores, "
+       << usage.spillLoadBytes << " bytes spill loads, " << usage.sharedBytes << " bytes shared, "
+       << usage.localBytes << " bytes local\n";
   }
-  for (const auto &[arch, usage] : byArch)
-    os << "    " << cuda_tools::smName(arch) << "   " << usage->registers << " registers, "
-       << usage->stackBytes << " bytes stack, " << usage->spillStoreBytes << " bytes spill stores, "
-       << usage->spillLoadBytes << " bytes spill loads, " << usage->sharedBytes << " bytes shared, "
-       << usage->localBytes << " bytes local\n";
 }
 
 void printModuleText(const InspectedModule &inspected, llvm::StringRef path,
@@ -194,7 +105,7 @@ void printModuleText(const InspectedModule &inspected, llvm::StringRef path,
     os << '\n';
   }
   os << "  options    ";
-  for (const auto &[key, value] : optionEntries(module.options))
+  for (const auto &[key, value] : module::optionEntries(module.options))
     os << ' ' << key << '=' << scalarText(value);
   os << '\n';
   os << "  archs       cubins " << archList(module.cubinArchs, false) << "; PTX "
@@ -243,13 +154,19 @@ void printSpecializationJson(const ManifestSpecialization &spec, llvm::json::OSt
   json.attribute(key::BlockEntry, spec.blockEntry);
   json.attribute(key::Cubins, llvm::json::Array(spec.cubinArchs));
   json.attribute(key::Ptx, llvm::json::Array(spec.ptxArchs));
-  json.attribute(key::Fatbin, fatbinValue(spec));
+  if (spec.fatbin)
+    module::writeFatbin(json, *spec.fatbin);
+  else
+    json.attribute(key::Fatbin, nullptr);
   json.attribute(key::StaticSharedBytes, spec.staticSharedBytes);
   json.attribute(key::LocalBytes, spec.localBytes);
   json.attribute(key::Synchronizes, spec.synchronizes);
   json.attribute(key::Raises, spec.raises);
   json.attribute(key::Cooperative, spec.cooperative);
-  json.attribute(key::Resources, resourcesValue(spec));
+  if (!spec.resources.empty())
+    module::writeResources(json, spec.resources);
+  else
+    json.attribute(key::Resources, nullptr);
 }
 
 void printJson(const InspectedModule &inspected, llvm::StringRef path, llvm::raw_ostream &os) {
@@ -270,14 +187,14 @@ void printJson(const InspectedModule &inspected, llvm::StringRef path, llvm::raw
       json.attribute("payload_offset", header.payloadOffset);
       json.attribute("payload_size", header.payloadSize);
     });
-    json.attribute(keys::Manifest::Source, sourceValue(module));
-    if (!module.companionOf.empty()) {
-      json.attribute(keys::Manifest::CompanionOf, module.companionOf);
-      json.attribute(keys::Manifest::Sources, sourcesArray(module));
-    }
-    json.attribute(keys::Manifest::Options, optionsObject(module.options));
-    json.attribute(keys::Manifest::Archs, archsObject(module));
-    json.attribute(keys::Manifest::Constants, constantsArray(module));
+    if (!module.sourceFile.empty())
+      module::writeSource(json, module);
+    else
+      json.attribute(keys::Manifest::Source, nullptr);
+    module::writeCompanion(json, module);
+    module::writeOptions(json, module.options);
+    module::writeArchs(json, module);
+    module::writeConstants(json, module.constants);
     json.attributeArray("kernels", [&] {
       for (const module::KernelGroup &kernel : inspected.kernels)
         json.object([&] {

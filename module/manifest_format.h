@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace kiln::module {
 
@@ -17,5 +19,9 @@ constexpr unsigned ManifestFormat = 2;
 
 /// A checksum as manifests write it: 16 lowercase hex digits.
 std::string checksumText(uint64_t checksum);
+
+/// The checksum `text` spells as checksumText() writes it; nothing when it
+/// is not 16 lowercase hex digits.
+std::optional<uint64_t> parseChecksumText(std::string_view text);
 
 } // namespace kiln::module

@@ -15,7 +15,8 @@ template <typename T> llvm::json::Value optionalValue(const std::optional<T> &va
   return nullptr;
 }
 
-void writeArchs(llvm::json::OStream &json, std::string_view key, const std::set<unsigned> &archs) {
+void writeArchList(llvm::json::OStream &json, std::string_view key,
+                   const std::set<unsigned> &archs) {
   json.attributeArray(key, [&] {
     for (unsigned arch : archs)
       json.value(arch);
@@ -30,40 +31,56 @@ void writeStrings(llvm::json::OStream &json, std::string_view key,
   });
 }
 
-void writeOptions(llvm::json::OStream &json, const ManifestOptions &options) {
+} // namespace
+
+std::vector<std::pair<std::string_view, llvm::json::Value>>
+optionEntries(const ManifestOptions &options) {
   namespace key = keys::Options;
-  json.attribute(key::Fastmath, options.fastmath);
-  json.attribute(key::Debug, options.debug);
-  json.attribute(key::Lineinfo, options.lineinfo);
-  json.attribute(key::Opt, optionalValue(options.opt));
-  json.attribute(key::MaxRegisters, optionalValue(options.maxRegisters));
-  writeStrings(json, key::PtxasFlags, options.ptxasFlags);
+  return {{key::Fastmath, options.fastmath},
+          {key::Debug, options.debug},
+          {key::Lineinfo, options.lineinfo},
+          {key::Opt, optionalValue(options.opt)},
+          {key::MaxRegisters, optionalValue(options.maxRegisters)},
+          {key::PtxasFlags, llvm::json::Array(options.ptxasFlags)}};
 }
 
-void writeModuleKeys(llvm::json::OStream &json, const ManifestModule &module) {
-  namespace key = keys::Manifest;
-  json.attribute(key::KilnVersion, module.kilnVersion);
-  json.attributeObject(key::Source, [&] {
+void writeSource(llvm::json::OStream &json, const ManifestModule &module) {
+  json.attributeObject(keys::Manifest::Source, [&] {
     json.attribute(keys::Source::File, module.sourceFile);
     json.attribute(keys::Source::Checksum, checksumText(module.sourceChecksum));
   });
-  if (!module.companionOf.empty()) {
-    json.attribute(key::CompanionOf, module.companionOf);
-    json.attributeArray(key::Sources, [&] {
-      for (const ManifestSource &source : module.sources)
-        json.object([&] {
-          json.attribute(keys::CompanionSource::File, source.file);
-          json.attribute(keys::CompanionSource::Sha256, source.sha256);
-        });
-    });
-  }
-  json.attributeObject(key::Options, [&] { writeOptions(json, module.options); });
-  json.attributeObject(key::Archs, [&] {
-    writeArchs(json, keys::Archs::Cubins, module.cubinArchs);
-    writeArchs(json, keys::Archs::Ptx, module.ptxArchs);
+}
+
+void writeCompanion(llvm::json::OStream &json, const ManifestModule &module) {
+  if (module.companionOf.empty())
+    return;
+  json.attribute(keys::Manifest::CompanionOf, module.companionOf);
+  json.attributeArray(keys::Manifest::Sources, [&] {
+    for (const ManifestSource &source : module.sources)
+      json.object([&] {
+        json.attribute(keys::CompanionSource::File, source.file);
+        json.attribute(keys::CompanionSource::Sha256, source.sha256);
+      });
   });
-  json.attributeArray(key::Constants, [&] {
-    for (const ManifestConstant &constant : module.constants)
+}
+
+void writeOptions(llvm::json::OStream &json, const ManifestOptions &options) {
+  json.attributeObject(keys::Manifest::Options, [&] {
+    for (auto &[key, value] : optionEntries(options))
+      json.attribute(key, std::move(value));
+  });
+}
+
+void writeArchs(llvm::json::OStream &json, const ManifestModule &module) {
+  json.attributeObject(keys::Manifest::Archs, [&] {
+    writeArchList(json, keys::Archs::Cubins, module.cubinArchs);
+    writeArchList(json, keys::Archs::Ptx, module.ptxArchs);
+  });
+}
+
+void writeConstants(llvm::json::OStream &json, llvm::ArrayRef<ManifestConstant> constants) {
+  json.attributeArray(keys::Manifest::Constants, [&] {
+    for (const ManifestConstant &constant : constants)
       json.object([&] {
         json.attribute(keys::Constant::Name, constant.name);
         json.attribute(keys::Constant::Type, constant.type);
@@ -71,6 +88,32 @@ void writeModuleKeys(llvm::json::OStream &json, const ManifestModule &module) {
       });
   });
 }
+
+void writeResources(llvm::json::OStream &json,
+                    llvm::ArrayRef<std::pair<std::string, ManifestResources>> resources) {
+  namespace key = keys::Resources;
+  json.attributeObject(keys::Specialization::Resources, [&] {
+    for (const auto &[arch, usage] : resources)
+      json.attributeObject(arch, [&] {
+        json.attribute(key::Registers, usage.registers);
+        json.attribute(key::Stack, usage.stackBytes);
+        json.attribute(key::SpillStores, usage.spillStoreBytes);
+        json.attribute(key::SpillLoads, usage.spillLoadBytes);
+        json.attribute(key::Shared, usage.sharedBytes);
+        json.attribute(key::Local, usage.localBytes);
+      });
+  });
+}
+
+void writeFatbin(llvm::json::OStream &json, const ManifestBlob &fatbin) {
+  json.attributeObject(keys::Specialization::Fatbin, [&] {
+    json.attribute(keys::Fatbin::Offset, fatbin.offset);
+    json.attribute(keys::Fatbin::Size, fatbin.size);
+    json.attribute(keys::Fatbin::Checksum, checksumText(fatbin.checksum));
+  });
+}
+
+namespace {
 
 void writeParameter(llvm::json::OStream &json, const ManifestParameter &parameter) {
   namespace key = keys::Parameter;
@@ -83,16 +126,6 @@ void writeParameter(llvm::json::OStream &json, const ManifestParameter &paramete
   });
   json.attribute(key::Type, parameter.type);
   json.attribute(key::Size, parameter.size);
-}
-
-void writeResources(llvm::json::OStream &json, const ManifestResources &resources) {
-  namespace key = keys::Resources;
-  json.attribute(key::Registers, resources.registers);
-  json.attribute(key::Stack, resources.stackBytes);
-  json.attribute(key::SpillStores, resources.spillStoreBytes);
-  json.attribute(key::SpillLoads, resources.spillLoadBytes);
-  json.attribute(key::Shared, resources.sharedBytes);
-  json.attribute(key::Local, resources.localBytes);
 }
 
 void writeSpecialization(llvm::json::OStream &json, const ManifestSpecialization &entry) {
@@ -115,20 +148,13 @@ void writeSpecialization(llvm::json::OStream &json, const ManifestSpecialization
   if (entry.maxThreadsPerBlock)
     json.attribute(key::MaxThreadsPerBlock, *entry.maxThreadsPerBlock);
   json.attribute(key::BlockEntry, entry.blockEntry);
-  writeArchs(json, key::Cubins, entry.cubinArchs);
-  writeArchs(json, key::Ptx, entry.ptxArchs);
+  writeArchList(json, key::Cubins, entry.cubinArchs);
+  writeArchList(json, key::Ptx, entry.ptxArchs);
   writeStrings(json, key::Files, entry.files);
   if (!entry.resources.empty())
-    json.attributeObject(key::Resources, [&] {
-      for (const auto &[arch, resources] : entry.resources)
-        json.attributeObject(arch, [&] { writeResources(json, resources); });
-    });
+    writeResources(json, entry.resources);
   if (entry.fatbin)
-    json.attributeObject(key::Fatbin, [&] {
-      json.attribute(keys::Fatbin::Offset, entry.fatbin->offset);
-      json.attribute(keys::Fatbin::Size, entry.fatbin->size);
-      json.attribute(keys::Fatbin::Checksum, checksumText(entry.fatbin->checksum));
-    });
+    writeFatbin(json, *entry.fatbin);
 }
 
 } // namespace
@@ -139,7 +165,12 @@ void writeManifest(llvm::raw_ostream &os, const ManifestModule &module,
   json.object([&] {
     json.attribute(keys::Manifest::Format, ManifestFormat);
     json.attribute(keys::Manifest::Module, module.name);
-    writeModuleKeys(json, module);
+    json.attribute(keys::Manifest::KilnVersion, module.kilnVersion);
+    writeSource(json, module);
+    writeCompanion(json, module);
+    writeOptions(json, module.options);
+    writeArchs(json, module);
+    writeConstants(json, module.constants);
     json.attributeArray(keys::Manifest::Specializations, [&] {
       for (const ManifestSpecialization &entry : specializations)
         json.object([&] { writeSpecialization(json, entry); });

@@ -25,6 +25,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -128,5 +129,27 @@ struct ManifestModule {
 
 void writeManifest(llvm::raw_ostream &os, const ManifestModule &module,
                    llvm::ArrayRef<ManifestSpecialization> specializations);
+
+// The parts of a manifest, each written as writeManifest() writes it, key
+// and value, for tools that show parts of one (`kiln inspect --json`).
+
+/// "source": the file the module was built from.
+void writeSource(llvm::json::OStream &json, const ManifestModule &module);
+/// "companion_of" and "sources" for a companion module; nothing otherwise.
+void writeCompanion(llvm::json::OStream &json, const ManifestModule &module);
+void writeOptions(llvm::json::OStream &json, const ManifestOptions &options);
+/// "archs": the module's cubin and PTX architectures.
+void writeArchs(llvm::json::OStream &json, const ManifestModule &module);
+void writeConstants(llvm::json::OStream &json, llvm::ArrayRef<ManifestConstant> constants);
+/// A specialization's "resources", per sm_ name.
+void writeResources(llvm::json::OStream &json,
+                    llvm::ArrayRef<std::pair<std::string, ManifestResources>> resources);
+/// A specialization's "fatbin".
+void writeFatbin(llvm::json::OStream &json, const ManifestBlob &fatbin);
+
+/// The options' keys and values, in the manifest's order, for writing them
+/// as JSON or as `key=value` text.
+std::vector<std::pair<std::string_view, llvm::json::Value>>
+optionEntries(const ManifestOptions &options);
 
 } // namespace kiln::module

@@ -232,15 +232,6 @@ bool isIntegerArray(const JsonValue &value) {
   return true;
 }
 
-bool isChecksumText(const std::string &text) {
-  if (text.size() != 16)
-    return false;
-  for (char c : text)
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-      return false;
-  return true;
-}
-
 /// What is wrong with the keys of the manifest's specialization `spec`
 /// (number `index`) that the runtime reads at import: its name and kind.
 std::optional<std::string> outlineProblem(const JsonValue &spec, size_t index) {
@@ -254,14 +245,6 @@ std::optional<std::string> outlineProblem(const JsonValue &spec, size_t index) {
     return "the manifest entry of '" + *name->string() + "' (specialization " +
            std::to_string(index) + ") has a malformed " + quoted(keys::Specialization::Kind);
   return std::nullopt;
-}
-
-/// The value of 16 lowercase hex digits (isChecksumText()).
-uint64_t checksumValue(const std::string &text) {
-  uint64_t value = 0;
-  for (char c : text)
-    value = value << 4 | uint64_t(c <= '9' ? c - '0' : c - 'a' + 10);
-  return value;
 }
 
 /// The fat binaries found intact so far, as (offset, size, checksum): the
@@ -327,21 +310,21 @@ std::optional<std::string> specializationProblem(const JsonValue &spec, size_t i
     const JsonValue *offset = fatbin->member(keys::Fatbin::Offset);
     const JsonValue *size = fatbin->member(keys::Fatbin::Size);
     const JsonValue *checksum = fatbin->member(keys::Fatbin::Checksum);
+    std::optional<uint64_t> claimed =
+        checksum && checksum->string() ? parseChecksumText(*checksum->string()) : std::nullopt;
     if (!offset || !offset->integer() || *offset->integer() < 0 || !size || !size->integer() ||
-        *size->integer() < 0 || !checksum || !checksum->string() ||
-        !isChecksumText(*checksum->string()))
+        *size->integer() < 0 || !claimed)
       return "the fat binary of '" + *name->string() + "' (specialization " +
              std::to_string(index) + ") has a malformed manifest entry";
     uint64_t start = uint64_t(*offset->integer()), bytes = uint64_t(*size->integer());
     if (!inside(start, bytes, payload.size()))
       return "the fat binary of '" + *name->string() + "' (specialization " +
              std::to_string(index) + ") lies outside the module's payload";
-    uint64_t claimed = checksumValue(*checksum->string());
-    if (intact && !intact->count({start, bytes, claimed})) {
+    if (intact && !intact->count({start, bytes, *claimed})) {
       if (std::optional<std::string> problem =
-              checkFatBinary(payload.substr(start, bytes), claimed, *name->string(), index))
+              checkFatBinary(payload.substr(start, bytes), *claimed, *name->string(), index))
         return problem;
-      intact->insert({start, bytes, claimed});
+      intact->insert({start, bytes, *claimed});
     }
   }
   return std::nullopt;
@@ -481,10 +464,11 @@ ModuleCheck checkModule(const ImageFacts &image, std::string_view bundle, CheckS
   if (const JsonValue *source = manifest->member(keys::Manifest::Source); index && source) {
     const JsonValue *file = source->member(keys::Source::File);
     const JsonValue *checksum = source->member(keys::Source::Checksum);
-    if (file && file->string() && checksum && checksum->string() &&
-        isChecksumText(*checksum->string())) {
+    std::optional<uint64_t> value =
+        checksum && checksum->string() ? parseChecksumText(*checksum->string()) : std::nullopt;
+    if (file && file->string() && value) {
       index->sourceFile = *file->string();
-      index->sourceChecksum = checksumValue(*checksum->string());
+      index->sourceChecksum = *value;
     }
   }
   if (index)

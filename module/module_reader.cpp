@@ -81,13 +81,12 @@ static bool read(const Value &value, Value &field) {
   return true;
 }
 
-/// A checksum: 16 lowercase hex digits (checksumText()).
-static bool readChecksum(const Value &value, uint64_t &checksum) {
+/// A checksum, as checksumText() writes it; a malformed one leaves
+/// `checksum` as it was.
+static void readChecksum(const Value &value, uint64_t &checksum) {
   std::optional<llvm::StringRef> text = value.getAsString();
-  if (!text || text->size() != 16 ||
-      !llvm::all_of(*text, [](char c) { return llvm::isDigit(c) || (c >= 'a' && c <= 'f'); }))
-    return false;
-  return !text->getAsInteger(16, checksum);
+  if (std::optional<uint64_t> parsed = text ? parseChecksumText(*text) : std::nullopt)
+    checksum = *parsed;
 }
 
 template <typename T> static bool read(const Value &value, std::vector<T> &field) {
@@ -130,17 +129,14 @@ public:
 
   template <typename T> void operator()(std::string_view key, T &field) {
     with(key, [&](const Value &value) {
-      T parsed{};
-      if (!read(value, parsed))
-        return false;
-      field = std::move(parsed);
-      return true;
+      if (T parsed{}; read(value, parsed))
+        field = std::move(parsed);
     });
   }
 
   /// Reads the member `key` with `readValue`, which sets its field only
   /// when the value is well formed.
-  void with(std::string_view key, llvm::function_ref<bool(const Value &)> readValue) {
+  void with(std::string_view key, llvm::function_ref<void(const Value &)> readValue) {
     if (!object)
       return;
     if (const Value *value = object->get(llvm::StringRef(key));
@@ -213,18 +209,18 @@ static bool read(const Value &value, ManifestBlob &blob) {
   members(keys::Fatbin::Offset, blob.offset);
   members(keys::Fatbin::Size, blob.size);
   members.with(keys::Fatbin::Checksum,
-               [&](const Value &checksum) { return readChecksum(checksum, blob.checksum); });
+               [&](const Value &checksum) { readChecksum(checksum, blob.checksum); });
   return members.isObject();
 }
 
 /// Resources by sm_ name, ordered by architecture ("sm_75" before
 /// "sm_100"), as the writer is given them; other names after, by name. An
 /// architecture whose resources are no object is left out.
-static bool readResources(const Value &value,
+static void readResources(const Value &value,
                           std::vector<std::pair<std::string, ManifestResources>> &resources) {
   const Object *byArch = value.getAsObject();
   if (!byArch)
-    return false;
+    return;
   resources.clear();
   for (const auto &[arch, usage] : *byArch) {
     ManifestResources parsed;
@@ -238,25 +234,21 @@ static bool readResources(const Value &value,
     return std::make_tuple(!sm, number, entry.first);
   };
   llvm::sort(resources, [&](const auto &a, const auto &b) { return order(a) < order(b); });
-  return true;
 }
 
 /// The manifest's "source": the file's name and checksum.
-static bool readSource(const Value &value, ManifestModule &module) {
+static void readSource(const Value &value, ManifestModule &module) {
   MemberReader members(value);
   members(keys::Source::File, module.sourceFile);
-  members.with(keys::Source::Checksum, [&](const Value &checksum) {
-    return readChecksum(checksum, module.sourceChecksum);
-  });
-  return members.isObject();
+  members.with(keys::Source::Checksum,
+               [&](const Value &checksum) { readChecksum(checksum, module.sourceChecksum); });
 }
 
 /// The manifest's "archs": what has cubins and PTX.
-static bool readArchs(const Value &value, ManifestModule &module) {
+static void readArchs(const Value &value, ManifestModule &module) {
   MemberReader members(value);
   members(keys::Archs::Cubins, module.cubinArchs);
   members(keys::Archs::Ptx, module.ptxArchs);
-  return members.isObject();
 }
 
 static void readModuleKeys(const Value &root, ManifestModule &module) {
@@ -264,11 +256,11 @@ static void readModuleKeys(const Value &root, ManifestModule &module) {
   MemberReader members(root);
   members(key::Module, module.name);
   members(key::KilnVersion, module.kilnVersion);
-  members.with(key::Source, [&](const Value &source) { return readSource(source, module); });
+  members.with(key::Source, [&](const Value &source) { readSource(source, module); });
   members(key::CompanionOf, module.companionOf);
   members(key::Sources, module.sources);
   members(key::Options, module.options);
-  members.with(key::Archs, [&](const Value &archs) { return readArchs(archs, module); });
+  members.with(key::Archs, [&](const Value &archs) { readArchs(archs, module); });
   members(key::Constants, module.constants);
 }
 
@@ -297,7 +289,7 @@ static llvm::Expected<ManifestSpecialization> readSpecialization(const Value &va
   members(key::Ptx, entry.ptxArchs);
   members(key::Files, entry.files);
   members.with(key::Resources,
-               [&](const Value &resources) { return readResources(resources, entry.resources); });
+               [&](const Value &resources) { readResources(resources, entry.resources); });
   members(key::Fatbin, entry.fatbin);
   return entry;
 }

@@ -4,12 +4,13 @@
 // writer (module/manifest_writer.h): records written and read back are the
 // same, field by field, for a companion module with sources and constants
 // and for specializations with and without resources, a fat binary and
-// launch bounds; absent keys read as the writer's defaults, and keys of
-// the wrong kind are errors that name them.
+// launch bounds; absent keys, and keys of the wrong kind (which the
+// runtime's check leaves to the reader), read as the writer's defaults.
 //
 //===----------------------------------------------------------------------===//
 
 #include "module/module_reader.h"
+#include "tests/module/sample_manifests.h"
 
 #include <gtest/gtest.h>
 
@@ -20,71 +21,10 @@
 namespace kiln::module {
 namespace {
 
-ManifestSpecialization scaleKernel() {
-  ManifestSpecialization entry;
-  entry.name = "scale";
-  entry.kind = "kernel";
-  entry.symbol = "pkg.kernels.scale$0";
-  entry.entry = "_kiln_scale_0";
-  entry.argumentTypes = {"array(float32, 1d, C)", "UniTuple(float32 x 2)"};
-  entry.argumentNames = {"out", "factors"};
-  entry.parameters = {{0, "data", 0, {}, "ptr", 8},
-                      {0, "shape", 0, {}, "i64", 8},
-                      {0, "stride", 0, {}, "i64", 8},
-                      {1, "value", 0, {0}, "f32", 4},
-                      {1, "value", 0, {1}, "f32", 4}};
-  entry.staticSharedBytes = 1024;
-  entry.localBytes = 16;
-  entry.synchronizes = true;
-  entry.raises = true;
-  entry.cooperative = true;
-  entry.maxThreadsPerBlock = 256;
-  entry.blockEntry = true;
-  entry.cubinArchs = {75, 90, 100};
-  entry.ptxArchs = {90};
-  entry.files = {"scale.cubin"};
-  // By architecture, as the pipeline gives them: "sm_100" last.
-  entry.resources = {{"sm_75", {18, 0, 0, 0, 1024, 16}},
-                     {"sm_90", {16, 8, 4, 4, 1024, 16}},
-                     {"sm_100", {20, 32, 8, 12, 1024, 16}}};
-  entry.fatbin = ManifestBlob{4096, 12345, 0xfedcba9876543210ULL};
-  return entry;
-}
-
-/// A reduction with neither resources, a fat binary nor launch bounds.
-ManifestSpecialization plainReduction() {
-  ManifestSpecialization entry;
-  entry.name = "total";
-  entry.kind = "reduction";
-  entry.symbol = "pkg.kernels.total$1";
-  entry.entry = "_kiln_total_1";
-  entry.argumentTypes = {"int64"};
-  entry.argumentNames = {"values"};
-  entry.parameters = {{0, "value", 0, {}, "i64", 8}};
-  return entry;
-}
-
-ManifestModule companionModule() {
-  ManifestModule module;
-  module.name = "pkg._kernels_kiln";
-  module.kilnVersion = "0.1.0";
-  module.sourceFile = "kernels.py";
-  module.sourceChecksum = 0x0123456789abcdefULL;
-  module.options.fastmath = true;
-  module.options.lineinfo = true;
-  module.options.opt = 3;
-  module.options.maxRegisters = 64;
-  module.options.ptxasFlags = {"-v", "--warn-on-spills"};
-  module.cubinArchs = {75, 90, 100};
-  module.ptxArchs = {90};
-  module.constants.push_back({"NAN", "float64", "nan"});
-  module.constants.push_back({"SCALE", "complex128", llvm::json::Array{1.5, "nan"}});
-  module.constants.push_back({"TPB", "int64", 16});
-  module.constants.push_back({"WEIGHTS", "Tuple(int64, float64)", llvm::json::Array{1, 2.5}});
-  module.companionOf = "pkg.kernels";
-  module.sources = {{"kernels.py", std::string(64, 'a')}, {"../helpers.py", std::string(64, 'b')}};
-  return module;
-}
+using testing::companionModule;
+using testing::manifestText;
+using testing::plainReduction;
+using testing::scaleKernel;
 
 llvm::Expected<ManifestRecords> readBack(const std::string &text) {
   llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
@@ -95,10 +35,7 @@ llvm::Expected<ManifestRecords> readBack(const std::string &text) {
 
 llvm::Expected<ManifestRecords> writeAndRead(const ManifestModule &module,
                                              llvm::ArrayRef<ManifestSpecialization> entries) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  writeManifest(os, module, entries);
-  return readBack(text);
+  return readBack(manifestText(module, entries));
 }
 
 void expectSameModule(const ManifestModule &read, const ManifestModule &written) {

@@ -9,6 +9,7 @@
 
 #include "module/manifest_writer.h"
 #include "module/module_check.h"
+#include "tests/module/sample_manifests.h"
 
 #include <gtest/gtest.h>
 #include <llvm/ADT/StringExtras.h>
@@ -19,6 +20,11 @@
 
 namespace kiln::module {
 namespace {
+
+using testing::companionModule;
+using testing::manifestText;
+using testing::plainReduction;
+using testing::scaleKernel;
 
 struct SchemaKey {
   std::string object;
@@ -117,58 +123,8 @@ std::string schemaProblems(const llvm::json::Object &object, llvm::StringRef nam
   return problems;
 }
 
-ManifestSpecialization scaleKernel() {
-  ManifestSpecialization entry;
-  entry.name = "scale";
-  entry.kind = "kernel";
-  entry.symbol = "pkg.kernels.scale$0";
-  entry.entry = "_kiln_scale_0";
-  entry.argumentTypes = {"array(float32, 1d, C)", "float32"};
-  entry.argumentNames = {"out", "factor"};
-  entry.parameters = {{0, "data", 0, {}, "ptr", 8},
-                      {0, "shape", 0, {}, "i64", 8},
-                      {0, "stride", 0, {}, "i64", 8},
-                      {1, "value", 0, {}, "f32", 4}};
-  entry.maxThreadsPerBlock = 256;
-  entry.blockEntry = true;
-  entry.cubinArchs = {80, 90};
-  entry.ptxArchs = {90};
-  entry.resources = {{"sm_80", {18, 0, 0, 0, 0, 0}}, {"sm_90", {16, 8, 4, 4, 0, 0}}};
-  entry.fatbin = ManifestBlob{0, 64, 0x0123456789abcdefULL};
-  return entry;
-}
-
-ManifestModule companionModule() {
-  ManifestModule module;
-  module.name = "pkg._kernels_kiln";
-  module.kilnVersion = "0.1.0";
-  module.sourceFile = "kernels.py";
-  module.sourceChecksum = 42;
-  module.options.opt = 3;
-  module.options.ptxasFlags = {"-v"};
-  module.cubinArchs = {80, 90};
-  module.ptxArchs = {90};
-  module.constants.push_back({"TPB", "int64", 16});
-  module.constants.push_back({"SCALE", "complex128", llvm::json::Array{1.5, "nan"}});
-  module.companionOf = "pkg.kernels";
-  module.sources = {{"kernels.py", std::string(64, 'a')}, {"../helpers.py", std::string(64, 'b')}};
-  return module;
-}
-
-std::string manifestText(const ManifestModule &module,
-                         llvm::ArrayRef<ManifestSpecialization> entries) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  writeManifest(os, module, entries);
-  return text;
-}
-
 TEST(ManifestWriter, WritesEveryKeyAsTheSchemaSaysInItsOrder) {
-  ManifestSpecialization plain = scaleKernel();
-  plain.maxThreadsPerBlock.reset();
-  plain.resources.clear();
-  plain.fatbin.reset();
-  std::string text = manifestText(companionModule(), {scaleKernel(), plain});
+  std::string text = manifestText(companionModule(), {scaleKernel(), plainReduction()});
   llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
   ASSERT_TRUE(static_cast<bool>(parsed)) << llvm::toString(parsed.takeError());
   EXPECT_EQ(schemaProblems(*parsed->getAsObject(), "Manifest", text), "") << text;
@@ -195,7 +151,8 @@ TEST(ManifestWriter, WhatItWritesPassesTheRuntimesCheck) {
   std::string entryText = llvm::formatv("{0}", entry).str();
   // The entry's fat binary must lie inside the payload; the check of its
   // bytes against the checksum is not checkSpecialization()'s.
-  std::string payload(64, '\0');
+  const ManifestBlob &fatbin = *scaleKernel().fatbin;
+  std::string payload(fatbin.offset + fatbin.size, '\0');
   EXPECT_EQ(checkSpecialization(entryText, 0, payload), std::nullopt);
 }
 
