@@ -305,6 +305,22 @@ FoldResult foldUnary(UnaryOp op, const ConstantValue &operand, TypeContext &type
   }
 }
 
+FoldResult foldSubscript(const ConstantValue &tuple, const ConstantValue &index) {
+  using Kind = ConstantValue::Kind;
+  bool plainTuple = tuple.kind() == Kind::Tuple && tuple.tupleClass().empty();
+  bool integerIndex = (index.kind() == Kind::Int || index.kind() == Kind::Bool) &&
+                      !index.numpyType() && index.enumClass().empty();
+  if (!plainTuple || !integerIndex)
+    return fail(FoldError::Unsupported);
+  const std::vector<ConstantValue> &items = tuple.elements();
+  Int128 position = index.intValue128();
+  if (position < 0)
+    position += static_cast<Int128>(items.size());
+  if (position < 0 || position >= static_cast<Int128>(items.size()))
+    return fail(FoldError::Unsupported);
+  return ok(items[static_cast<size_t>(position)]);
+}
+
 FoldResult foldCompare(CompareOp op, const ConstantValue &lhs, const ConstantValue &rhs) {
   // Identity is decidable for Python's singletons, True, False and None
   // (`if IS_TUPLE is True:`, the branch then pruned as Numba prunes it).

@@ -28,6 +28,10 @@ FoldResult foldBinary(ast::BinaryOp op, const ConstantValue &lhs, const Constant
                       TypeContext &types);
 /// Python's unary operators on constants.
 FoldResult foldUnary(ast::UnaryOp op, const ConstantValue &operand, TypeContext &types);
+/// An item of a tuple constant by a constant index (`(-5, 0.5)[0]` is -5;
+/// negative indices count from the end); an index out of range folds to
+/// nothing, as CPython leaves the subscript to fail when it runs.
+FoldResult foldSubscript(const ConstantValue &tuple, const ConstantValue &index);
 /// Python's comparisons on numbers (and == / != on anything).
 FoldResult foldCompare(ast::CompareOp op, const ConstantValue &lhs, const ConstantValue &rhs);
 

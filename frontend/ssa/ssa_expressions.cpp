@@ -95,6 +95,12 @@ Instr *SSABuilder::buildExpr(const Expr *expr) {
     Instr *index = object ? buildSubscriptIndex(sub->index) : nullptr;
     if (!index)
       return nullptr;
+    // CPython folds an item of a literal tuple: `(-5, 0.5)[0]` is -5.
+    if (isLiteral(object, sub->value) && isLiteral(index, sub->index)) {
+      FoldResult folded = foldSubscript(*object->constant, *index->constant);
+      if (folded.value)
+        return emitConstant(std::move(*folded.value), expr->range(), true);
+    }
     return emit(Op::GetItem, expr->range(), {object, index});
   }
   case Expr::Kind::Slice:
