@@ -43,7 +43,7 @@ extern "C" {
 #endif
 
 /* Bumped on any change to the structures below. */
-#define KILN_CPU_ABI_VERSION 12
+#define KILN_CPU_ABI_VERSION 13
 
 typedef struct KilnCpuThread KilnCpuThread;
 
@@ -168,13 +168,15 @@ typedef struct KilnCpuServices {
   void (*exitThread)(KilnCpuThread *thread);
   /* An array index out of bounds (checked code only): the engine records
    * an IndexError naming `array` (e.g. "array 'a'"), the index, the axis
-   * and the array's `rank` extents in `shape`, and where (`location`,
-   * "file:line", may be empty); then it ends the thread as raiseException
-   * does, whatever debug= says. It never returns, except to barrier
-   * regions and region loops (KILN_THREAD_REGION_LOOPS), which then end the
-   * thread themselves. */
-  void (*raiseIndexError)(KilnCpuThread *thread, const char *array, const char *location,
-                          int64_t index, uint32_t axis, uint32_t rank, const int64_t *shape);
+   * and the array's `rank` extents in `shape`, and where: `site` indexes
+   * the kernel's table of "file:line" (the manifest's "sites"), which the
+   * code itself never holds, so that moving lines leaves it unchanged; a
+   * site past the table's end has no position. Then it ends the thread as
+   * raiseException does, whatever debug= says. It never returns, except to
+   * barrier regions and region loops (KILN_THREAD_REGION_LOOPS), which then
+   * end the thread themselves. */
+  void (*raiseIndexError)(KilnCpuThread *thread, const char *array, uint32_t site, int64_t index,
+                          uint32_t axis, uint32_t rank, const int64_t *shape);
   /* Generated code calls it on a loop back-edge once
    * *KilnCpuThread.interrupt is non-zero. If the launch was interrupted
    * (Ctrl-C) it ends the thread and never returns; if the engine only

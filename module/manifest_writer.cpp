@@ -148,6 +148,8 @@ void writeSpecialization(llvm::json::OStream &json, const ManifestSpecialization
   if (entry.maxThreadsPerBlock)
     json.attribute(key::MaxThreadsPerBlock, *entry.maxThreadsPerBlock);
   json.attribute(key::BlockEntry, entry.blockEntry);
+  if (!entry.sites.empty())
+    writeStrings(json, key::Sites, entry.sites);
   writeArchList(json, key::Cubins, entry.cubinArchs);
   writeArchList(json, key::Ptx, entry.ptxArchs);
   writeStrings(json, key::Files, entry.files);

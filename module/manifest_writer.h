@@ -74,6 +74,9 @@ struct ManifestSpecialization {
   /// launch_bounds' first bound, where the kernel has launch bounds.
   std::optional<uint64_t> maxThreadsPerBlock;
   bool blockEntry = false;
+  /// "file:line" of each operation the host code's messages name, by the
+  /// index the code passes (cpu_kernel_abi.h, raiseIndexError).
+  std::vector<std::string> sites;
   std::set<unsigned> cubinArchs;
   std::set<unsigned> ptxArchs;
   /// Files written for this specialization, relative to the manifest.

@@ -285,6 +285,8 @@ std::optional<std::string> specializationProblem(const JsonValue &spec, size_t i
   for (std::string_view archs : {key::Cubins, key::Ptx})
     if (const JsonValue *value = spec.member(archs); value && !isIntegerArray(*value))
       return what + " has a malformed " + quoted(archs);
+  if (const JsonValue *sites = spec.member(key::Sites); sites && !isStringArray(sites))
+    return what + " has a malformed " + quoted(key::Sites);
 
   const JsonValue *params = spec.member(key::Params);
   if (!params || !params->array())

@@ -20,7 +20,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
-#include <set>
+#include <limits>
 #include <tuple>
 
 namespace kiln::pipeline {
@@ -45,10 +45,14 @@ Value interfaceToJson(const backend::KernelInterface &interface) {
                                 {"size", parameter.size},
                                 {"alignment", parameter.alignment}});
   }
+  Array sites;
+  for (uint32_t site : interface.messageSites)
+    sites.push_back(site);
   return Object{{"entry", interface.entryName},           {"parameters", std::move(parameters)},
                 {"shared", interface.staticSharedBytes},  {"local", interface.localBytes},
                 {"synchronizes", interface.synchronizes}, {"raises", interface.raises},
-                {"cooperative", interface.cooperative},   {"block_entry", interface.hasBlockEntry}};
+                {"cooperative", interface.cooperative},   {"block_entry", interface.hasBlockEntry},
+                {"message_sites", std::move(sites)}};
 }
 
 unsigned uintOf(const Object &object, llvm::StringRef name) {
@@ -84,6 +88,13 @@ std::optional<backend::KernelInterface> interfaceFromJson(const Value *value) {
   interface.raises = object->getBoolean("raises").value_or(false);
   interface.cooperative = object->getBoolean("cooperative").value_or(false);
   interface.hasBlockEntry = object->getBoolean("block_entry").value_or(false);
+  if (const Array *sites = object->getArray("message_sites"))
+    for (const Value &site : *sites) {
+      std::optional<int64_t> number = site.getAsInteger();
+      if (!number || *number < 0 || *number > std::numeric_limits<uint32_t>::max())
+        return std::nullopt;
+      interface.messageSites.push_back(static_cast<uint32_t>(*number));
+    }
   return interface;
 }
 
@@ -185,29 +196,6 @@ void addOptions(cache::KeyBuilder &key, const JitOptions &options) {
   // Only when given, so that the keys of other kernels stay as they were.
   if (!options.boundscheck)
     key.add("boundscheck", false);
-}
-
-/// The file and the line of every operation of `kernel` and the functions
-/// it calls: host code names them in its IndexErrors, while the semantic
-/// hash leaves positions out.
-std::string sourcePositions(const ir::Function &kernel) {
-  std::string text;
-  std::set<const ir::Function *> seen{&kernel};
-  std::vector<const ir::Function *> worklist{&kernel};
-  while (!worklist.empty()) {
-    const ir::Function *function = worklist.back();
-    worklist.pop_back();
-    text += function->path + ":";
-    for (const auto &block : function->blocks)
-      for (const ir::Instruction *instruction : block->instructions) {
-        text += std::to_string(instruction->location.line) + ",";
-        if (instruction->opcode == ir::Opcode::Call && instruction->callee &&
-            seen.insert(instruction->callee).second)
-          worklist.push_back(instruction->callee);
-      }
-    text += ";";
-  }
-  return text;
 }
 
 } // namespace
@@ -319,10 +307,8 @@ std::string BuildCache::codeKey(const std::string &semantic, const ir::Function 
   addOptions(key, kernel.options);
   if (kernel.options.debug || kernel.options.lineinfo)
     key.add("source", kernel.path);
-  if (kind == "host") {
-    key.add("positions", cache::digestOf(sourcePositions(kernel)));
+  if (kind == "host")
     addHostLinkFiles(key, kernel);
-  }
   return key.finish();
 }
 

@@ -4,6 +4,7 @@
 
 #include "backend/codegen/kernel_abi.h"
 #include "backend/cuda_tools/cuda_archs.h"
+#include "ir/operation_sites.h"
 #include "ir/types.h"
 
 #include <cmath>
@@ -147,6 +148,13 @@ manifestSpecialization(const ir::Function &kernel, const backend::KernelInterfac
   if (!kernel.options.launchBounds.empty())
     entry.maxThreadsPerBlock = kernel.options.launchBounds.front();
   entry.blockEntry = interface.hasBlockEntry;
+  // Resolved from the kernel as this build read it, whether its code was
+  // compiled now or found in the cache: the code holds no positions.
+  if (!interface.messageSites.empty()) {
+    ir::OperationSites operations(kernel);
+    for (uint32_t site : interface.messageSites)
+      entry.sites.push_back(operations.describe(site));
+  }
   for (const auto &[arch, function] : resources)
     entry.resources.push_back(
         {cuda_tools::smName(arch),

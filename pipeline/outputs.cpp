@@ -150,8 +150,10 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
   std::vector<module::ManifestSpecialization> manifest;
   for (KernelArtifacts &build : kernels) {
     backend::KernelInterface interface = build.interface();
-    if (build.host)
+    if (build.host) {
       interface.hasBlockEntry = build.host->interface.hasBlockEntry;
+      interface.messageSites = build.host->interface.messageSites;
+    }
     module::ManifestSpecialization entry =
         manifestSpecialization(*build.kernel, interface, build.entryResources());
     const ImageArtifacts *image = build.image ? &images[*build.image] : nullptr;

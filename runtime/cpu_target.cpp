@@ -244,6 +244,8 @@ public:
     image.cooperative = spec.cooperative;
     image.maxThreadsPerBlock = spec.maxThreadsPerBlock;
     image.name = spec.name.c_str();
+    image.sites = spec.sites.data();
+    image.siteCount = spec.sites.size();
     cpu_engine::LaunchConfig config;
     config.grid = {dims.grid.x, dims.grid.y, dims.grid.z};
     config.block = {dims.block.x, dims.block.y, dims.block.z};

@@ -128,6 +128,9 @@ struct KernelSpec {
   uint32_t maxThreadsPerBlock = 0;
   /// Host code (CPU target).
   KilnHostEntries hostEntries = {nullptr, nullptr};
+  /// "file:line" of each operation the host code's messages name, by the
+  /// index the code passes.
+  std::vector<std::string> sites;
   /// The fat binary of its image (CUDA target), inside the module's bundle;
   /// the specializations of an image share it.
   const uint8_t *fatbin = nullptr;

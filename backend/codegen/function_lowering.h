@@ -53,6 +53,8 @@ public:
   TargetHooks &hooks;
   LLVMTypes types;
   std::unique_ptr<llvm::Module> module;
+  /// The kernel's operations, numbered.
+  ir::OperationSites operations;
 
 private:
   std::map<const ir::Function *, llvm::Function *> functions;
@@ -214,6 +216,8 @@ public:
   llvm::Value *threadContext = nullptr;
   llvm::DISubprogram *debugScope = nullptr;
   ir::Location currentLocation;
+  /// The number of the operation being lowered (ir/operation_sites.h).
+  uint32_t currentOperation = ir::OperationSites::noSite;
 
 private:
   void lowerBlock(const ir::Block &block);

@@ -221,6 +221,7 @@ KernelCompiler::compileForHost(const ir::Function &kernel, CodeForm form,
   KernelInterface interface = interfaceOf(*lowered, kernel);
   interface.hasBlockEntry =
       lowered->module->getFunction(blockEntryName(lowered->entryName)) != nullptr;
+  interface.messageSites = hooks.messageSites();
   // The block entry loops over a block's threads, whose bodies are mostly
   // guarded by `if i < n` and by index checks.
   optimizeModule(*lowered->module, **machine, kernel.options.optimize,

@@ -46,6 +46,10 @@ struct KernelInterface {
   /// Host code only: whether there is a `_block` entry that runs a whole
   /// block in a loop (kernels whose threads never wait for one another).
   bool hasBlockEntry = false;
+  /// Host code only: the operations (ir/operation_sites.h) whose positions
+  /// its messages name, by the index the code passes for each; the build
+  /// resolves them to "file:line" beside the code.
+  std::vector<uint32_t> messageSites;
 };
 
 struct CompiledCode {

@@ -40,7 +40,7 @@ llvm::FastMathFlags fastMathFlagsOf(const JitOptions &options) {
 }
 
 HookSite FunctionLowering::site(ir::Location location) {
-  return HookSite{builder, source, threadContext, location};
+  return HookSite{builder, source, threadContext, location, currentOperation};
 }
 
 void FunctionLowering::run() {
@@ -382,11 +382,13 @@ void FunctionLowering::lowerBlock(const ir::Block &block) {
     if (instruction->opcode == ir::Opcode::Phi)
       continue;
     currentLocation = instruction->location;
+    currentOperation = module.operations.siteOf(*instruction);
     builder.SetCurrentDebugLocation(module.location(instruction->location, debugScope));
     if (llvm::Value *value = lowerInstruction(*instruction))
       values[instruction] = value;
   }
   currentLocation = block.terminator.location;
+  currentOperation = module.operations.siteOf(block);
   builder.SetCurrentDebugLocation(module.location(block.terminator.location, debugScope));
   blockEnds[&block] = builder.GetInsertBlock();
   lowerTerminator(block);

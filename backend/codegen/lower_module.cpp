@@ -54,7 +54,7 @@ std::string mangledName(llvm::StringRef irSymbol) {
 ModuleLowering::ModuleLowering(TargetHooks &hooks, llvm::LLVMContext &context,
                                const ir::Function &kernel)
     : hooks(hooks), types(context), module(std::make_unique<llvm::Module>(kernel.symbol, context)),
-      kernelDebug(kernel.options.debug) {
+      operations(kernel), kernelDebug(kernel.options.debug) {
   hooks.configureModule(*module, kernel);
 }
 
@@ -225,25 +225,18 @@ void ModuleLowering::finishDebugInfo() {
 /// Bytes of local arrays one thread of the kernel needs (for fiber stacks),
 /// over the kernel and every function it reaches.
 static uint64_t localArrayBytes(const ir::Function &kernel) {
-  std::vector<const ir::Function *> worklist{&kernel};
-  std::set<const ir::Function *> seen{&kernel};
   uint64_t bytes = 0;
-  while (!worklist.empty()) {
-    const ir::Function *function = worklist.back();
-    worklist.pop_back();
+  for (const ir::Function *function : ir::reachableFunctions(kernel))
     for (const auto &block : function->blocks)
       for (const ir::Instruction *instruction : block->instructions) {
-        if (instruction->opcode == ir::Opcode::LocalArray) {
-          const auto *array = llvm::cast<ArrayType>(instruction->type());
-          uint64_t count = 1;
-          for (uint64_t dim : instruction->shape)
-            count *= dim;
-          bytes += count * itemSize(array->elementType());
-        }
-        if (instruction->opcode == ir::Opcode::Call && seen.insert(instruction->callee).second)
-          worklist.push_back(instruction->callee);
+        if (instruction->opcode != ir::Opcode::LocalArray)
+          continue;
+        const auto *array = llvm::cast<ArrayType>(instruction->type());
+        uint64_t count = 1;
+        for (uint64_t dim : instruction->shape)
+          count *= dim;
+        bytes += count * itemSize(array->elementType());
       }
-  }
   return bytes;
 }
 

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "backend/codegen/kernel_abi.h"
+#include "ir/operation_sites.h"
 #include "ir/typed_ir.h"
 
 #include <llvm/IR/IRBuilder.h>
@@ -33,6 +34,9 @@ struct HookSite {
   llvm::Value *threadContext;
   /// Source position of the operation, in the function's file.
   ir::Location location;
+  /// The operation's number among the kernel's (ir/operation_sites.h):
+  /// what host code names it by, rather than by its position.
+  uint32_t operation = ir::OperationSites::noSite;
 
   /// "file:line" of the operation, for messages; empty when unknown. Made
   /// only when a hook needs it (a raise with debug=True), not for every

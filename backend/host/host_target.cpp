@@ -468,9 +468,16 @@ void HostTargetHooks::raiseIndexError(HookSite &site, llvm::StringRef array, llv
   for (unsigned d = 0; d < shape.size(); ++d)
     builder.CreateStore(shape[d], builder.CreateConstInBoundsGEP2_32(shapeType, extents, 0, d));
   callService(site, offsetof(KilnCpuServices, raiseIndexError), builder.getVoidTy(),
-              {constantString(site, array), constantString(site, site.describeLocation()), index,
+              {constantString(site, array), builder.getInt32(messageSite(site.operation)), index,
                axis, builder.getInt32(static_cast<uint32_t>(shape.size())), extents});
   builder.CreateUnreachable();
+}
+
+uint32_t HostTargetHooks::messageSite(uint32_t operation) {
+  auto [found, added] = siteIndices.try_emplace(operation, static_cast<uint32_t>(sites.size()));
+  if (added)
+    sites.push_back(operation);
+  return found->second;
 }
 
 /// Marks the KilnCpuThread parameter (the first) of the entries and of every

@@ -39,9 +39,11 @@
 #include "backend/codegen/target_hooks.h"
 #include "backend/host/host_cuda_source.h"
 
+#include <llvm/ADT/DenseMap.h>
 #include <llvm/Analysis/LoopInfo.h>
 
 #include <optional>
+#include <vector>
 
 namespace kiln::backend {
 
@@ -98,10 +100,20 @@ public:
   void finishKernel(llvm::Function &kernel, const ir::Function &function,
                     llvm::ArrayRef<KernelParameter> parameters) override;
 
+  /// The operations (ir/operation_sites.h) whose positions the code's
+  /// messages name: the code passes the index of one in this list, and the
+  /// build resolves it to "file:line" beside the code.
+  llvm::ArrayRef<uint32_t> messageSites() const { return sites; }
+
 private:
+  /// The index in messageSites() of `operation`, added on first use.
+  uint32_t messageSite(uint32_t operation);
+
   std::string triple;
   std::string dataLayout;
   const HostCudaCode *cudaCode;
+  std::vector<uint32_t> sites;
+  llvm::DenseMap<uint32_t, uint32_t> siteIndices;
   /// Whether the kernel calls nanosleep or activemask, or syncs the grid,
   /// which wait for other threads although the front end does not count
   /// them as synchronizing: a thread that sleeps may be polling for another

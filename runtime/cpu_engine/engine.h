@@ -153,6 +153,15 @@ struct KernelImage {
   /// refuses it (CUDA_ERROR_INVALID_VALUE); 0 where it has none.
   uint32_t maxThreadsPerBlock = 0;
   const char *name = nullptr; ///< for messages
+  /// "file:line" of each site the host code's messages name, by the index
+  /// the code passes (module/cpu_kernel_abi.h, raiseIndexError).
+  const std::string *sites = nullptr;
+  size_t siteCount = 0;
+
+  /// Site `index`'s "file:line"; null past the table's end.
+  const char *site(uint32_t index) const {
+    return index < siteCount ? sites[index].c_str() : nullptr;
+  }
 };
 
 struct LaunchConfig {

@@ -54,7 +54,7 @@ void recordException(KilnCpuThread *thread, const char *className, const char *m
 /// "index 10 is out of bounds for axis 0 with size 10 (array 'a' of shape
 /// (10,), in kernel 'k' at kernels.py:7)": NumPy's words, then what the
 /// kernel indexed and where.
-std::string indexErrorMessage(KilnCpuThread *thread, const char *array, const char *location,
+std::string indexErrorMessage(KilnCpuThread *thread, const char *array, uint32_t site,
                               int64_t index, uint32_t axis, uint32_t rank, const int64_t *shape) {
   std::string shapeText = "(";
   for (uint32_t d = 0; d < rank; ++d)
@@ -65,16 +65,16 @@ std::string indexErrorMessage(KilnCpuThread *thread, const char *array, const ch
                         std::to_string(axis) + " with size " + std::to_string(extent) + " (" +
                         (array && *array ? array : "an array") + " of shape " + shapeText +
                         ", in kernel '" + runnerOf(thread).job().kernelName() + "'";
-  if (location && *location)
+  if (const char *location = runnerOf(thread).job().image.site(site); location && *location)
     message += std::string(" at ") + location;
   return message + ")";
 }
 
 /// Out of line so that its strings are gone before a block entry's longjmp.
-[[gnu::noinline]] void recordIndexError(KilnCpuThread *thread, const char *array,
-                                        const char *location, int64_t index, uint32_t axis,
-                                        uint32_t rank, const int64_t *shape) {
-  std::string message = indexErrorMessage(thread, array, location, index, axis, rank, shape);
+[[gnu::noinline]] void recordIndexError(KilnCpuThread *thread, const char *array, uint32_t site,
+                                        int64_t index, uint32_t axis, uint32_t rank,
+                                        const int64_t *shape) {
+  std::string message = indexErrorMessage(thread, array, site, index, axis, rank, shape);
   recordException(thread, "IndexError", message.c_str());
 }
 
@@ -163,9 +163,9 @@ void fiberExitThread(KilnCpuThread *thread) {
   schedulerOf(thread).exit(fiberOf(thread));
 }
 
-void fiberIndexError(KilnCpuThread *thread, const char *array, const char *location, int64_t index,
+void fiberIndexError(KilnCpuThread *thread, const char *array, uint32_t site, int64_t index,
                      uint32_t axis, uint32_t rank, const int64_t *shape) {
-  recordIndexError(thread, array, location, index, axis, rank, shape);
+  recordIndexError(thread, array, site, index, axis, rank, shape);
   schedulerOf(thread).exit(fiberOf(thread));
 }
 
@@ -286,14 +286,14 @@ void blockRaise(KilnCpuThread *thread, const char *className, const char *messag
 /// As a GPU ends the launch at a bad address, the block's remaining
 /// threads do not run. Barrier regions and region loops end just the
 /// thread, as fibers do: the others may be waiting for it at a barrier.
-void blockIndexError(KilnCpuThread *thread, const char *array, const char *location, int64_t index,
+void blockIndexError(KilnCpuThread *thread, const char *array, uint32_t site, int64_t index,
                      uint32_t axis, uint32_t rank, const int64_t *shape) {
   // A run of blocks stores only the global x index.
   if (thread->runGlobalX != KILN_NO_GLOBAL_X) {
     thread->blockIdx[0] = static_cast<uint32_t>(thread->runGlobalX / thread->blockDim[0]);
     thread->threadIdx[0] = static_cast<uint32_t>(thread->runGlobalX % thread->blockDim[0]);
   }
-  recordIndexError(thread, array, location, index, axis, rank, shape);
+  recordIndexError(thread, array, site, index, axis, rank, shape);
   if (!(thread->flags & KILN_THREAD_REGION_LOOPS) && !runnerOf(thread).barrierRegions().running())
     runnerOf(thread).abandonBlockEntry();
 }

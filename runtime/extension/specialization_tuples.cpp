@@ -6,13 +6,14 @@
 //
 //   (image, index, signature, entry, arg_types, params, static_shared_bytes,
 //    local_bytes, raises, cooperative, max_threads_per_block, cubins, ptx,
-//    fatbin)
+//    fatbin[, sites])
 //
 // where image is the module's ModuleImage (or None: no code, for tests),
 // index the specialization's row in it, arg_types kiln._types descriptors,
 // params tuples (argument, role, dimension, path, type), max_threads_per_block
 // the kernel's launch bound (0: none) and fatbin None or
-// (offset, size, checksum) in the payload.
+// (offset, size, checksum) in the payload, and sites (optional) the
+// "file:line" of each operation the host code's messages name.
 //
 // Each descriptor of arg_types becomes the argument's TypeNodes, in
 // preorder: a tuple, named tuple or enum descriptor is followed by the
@@ -215,17 +216,34 @@ bool archsOf(PyObject *sequence, std::vector<unsigned> &archs) {
   return true;
 }
 
+/// Strings of a sequence, as "file:line" sites.
+bool sitesOf(PyObject *sequence, std::vector<std::string> &sites) {
+  PyObject *fast = PySequence_Fast(sequence, "kiln: sites must be a sequence");
+  if (!fast)
+    return false;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); ++i) {
+    PyObject *site = PySequence_Fast_GET_ITEM(fast, i);
+    if (!PyUnicode_Check(site)) {
+      Py_DECREF(fast);
+      return fail("a site that is not a string");
+    }
+    sites.emplace_back(stringOf(site));
+  }
+  Py_DECREF(fast);
+  return true;
+}
+
 std::unique_ptr<Specialization> specializationOf(const std::string &name, PyObject *tuple) {
-  PyObject *image, *argTypes, *params, *cubins, *ptx, *fatbin;
+  PyObject *image, *argTypes, *params, *cubins, *ptx, *fatbin, *sites = nullptr;
   Py_ssize_t index;
   const char *signature, *entry;
   // Memory sizes are 64-bit end to end: "I" would wrap 2**32 to 0.
   unsigned long long staticShared, localBytes;
   int raises, cooperative;
   unsigned int maxThreadsPerBlock;
-  if (!PyArg_ParseTuple(tuple, "OnssOOKKppIOOO:specialization", &image, &index, &signature, &entry,
-                        &argTypes, &params, &staticShared, &localBytes, &raises, &cooperative,
-                        &maxThreadsPerBlock, &cubins, &ptx, &fatbin))
+  if (!PyArg_ParseTuple(tuple, "OnssOOKKppIOOO|O:specialization", &image, &index, &signature,
+                        &entry, &argTypes, &params, &staticShared, &localBytes, &raises,
+                        &cooperative, &maxThreadsPerBlock, &cubins, &ptx, &fatbin, &sites))
     return nullptr;
   auto specialization = std::make_unique<Specialization>();
   runtime::KernelSpec &kernel = specialization->kernel;
@@ -238,7 +256,8 @@ std::unique_ptr<Specialization> specializationOf(const std::string &name, PyObje
   kernel.cooperative = cooperative != 0;
   kernel.maxThreadsPerBlock = maxThreadsPerBlock;
   specialization->signature = signature;
-  if (!archsOf(cubins, kernel.cubinArchs) || !archsOf(ptx, kernel.ptxArchs))
+  if (!archsOf(cubins, kernel.cubinArchs) || !archsOf(ptx, kernel.ptxArchs) ||
+      (sites && !sitesOf(sites, kernel.sites)))
     return nullptr;
   if (image != Py_None) {
     if (!isModuleImage(image)) {

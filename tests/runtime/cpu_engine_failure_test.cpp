@@ -357,12 +357,13 @@ TEST(Faults, FiberStackOverflowReachesTheProcessHandler) {
 
 // --- Index errors and interrupts --------------------------------------===//
 
-// What checked code does at a[i] with i outside a's 10 elements.
+// What checked code does at a[i] with i outside a's 10 elements: the
+// subscript is site 1 of the kernel's table.
 extern "C" void indexErrorThread(KilnCpuThread *t, void *const *args) {
   int64_t i = globalId(t);
   int64_t shape[] = {10};
   if (i >= 10)
-    t->services->raiseIndexError(t, "array 'a'", "kernels.py:7", i, 0, 1, shape);
+    t->services->raiseIndexError(t, "array 'a'", 1, i, 0, 1, shape);
   arg<int32_t *>(args, 0)[i] = 1;
 }
 
@@ -378,6 +379,9 @@ TEST(IndexErrors, NameTheArrayIndexShapeKernelAndLine) {
     Engine engine;
     KernelImage image = byBlock ? blockKernel(indexErrorThread, indexErrorBlock, "scale")
                                 : threadKernel(indexErrorThread, "scale");
+    const std::string sites[] = {"kernels.py:3", "kernels.py:7"};
+    image.sites = sites;
+    image.siteCount = 2;
     LaunchResult result = engine.launch(image, config1d(2, 8), args);
     ASSERT_EQ(result.kind(), LaunchErrorKind::KernelException) << result.message();
     EXPECT_EQ(result.message(),
@@ -386,6 +390,22 @@ TEST(IndexErrors, NameTheArrayIndexShapeKernelAndLine) {
     for (size_t i = 10; i < out.size(); ++i)
       EXPECT_EQ(out[i], 0) << "thread " << i << " wrote past the array";
   }
+}
+
+TEST(IndexErrors, OfASiteOutsideTheTableNameNoLine) {
+  std::vector<int32_t> out(16, 0);
+  int32_t *data = out.data();
+  void *args[] = {&data};
+  Engine engine;
+  KernelImage image = threadKernel(indexErrorThread, "scale");
+  const std::string sites[] = {"kernels.py:3"};
+  image.sites = sites;
+  image.siteCount = 1;
+  LaunchResult result = engine.launch(image, config1d(2, 8), args);
+  ASSERT_EQ(result.kind(), LaunchErrorKind::KernelException) << result.message();
+  EXPECT_EQ(result.message(),
+            "IndexError: tid=[0, 0, 2] ctaid=[0, 0, 1]: index 10 is out of bounds for axis 0 "
+            "with size 10 (array 'a' of shape (10,), in kernel 'scale')");
 }
 
 // Generated code's loop back-edge: poll the engine's word.

@@ -112,6 +112,12 @@ def block_entry(entry):
     return entry.get(Specialization.BLOCK_ENTRY, False)
 
 
+def sites(entry):
+    """"file:line" of each operation the host code's messages name, by the
+    index the code passes (the code itself holds no source positions)."""
+    return tuple(entry.get(Specialization.SITES, ()))
+
+
 def max_threads_per_block(entry):
     """The kernel's first launch bound, or 0 where it has none."""
     return entry.get(Specialization.MAX_THREADS_PER_BLOCK, 0)

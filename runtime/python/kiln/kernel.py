@@ -69,6 +69,7 @@ def specialization_tuple(image, index, entry):
         tuple(_manifest.cubin_archs(entry)),
         tuple(_manifest.ptx_archs(entry)),
         _manifest.fatbin_location(entry),
+        _manifest.sites(entry),
     )
 
 

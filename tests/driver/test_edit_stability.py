@@ -1,0 +1,109 @@
+"""Edits that move lines but change no kernel recompile nothing: compiled
+code names the operations its messages are about by number, and each build
+writes their "file:line" into the manifest from the source as it is then, so
+messages name the moved lines."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+MODULE = """\
+from numba import cuda, float32, int32, void
+
+from .helpers import shifted
+
+
+@cuda.jit(void(float32[::1], int32))
+def store(a, n):
+    i = cuda.grid(1)
+    a[i + n] = 1.0
+
+
+@cuda.jit(void(float32[::1], int32))
+def load(a, n):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = shifted(a, i, n)
+"""
+
+HELPERS = """\
+from numba import cuda
+
+
+@cuda.jit(device=True)
+def shifted(a, i, n):
+    return a[i + n] * 2.0
+"""
+
+# Launches `kernel` of pkg.kernels with an index past the end, on the CPU
+# engine, and prints the IndexError's message.
+RUN = """
+import sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import pkg.kernels
+try:
+    getattr(pkg.kernels, sys.argv[2])[1, 4](np.zeros(4, np.float32), 2)
+except IndexError as error:
+    print(error)
+"""
+
+
+@pytest.fixture
+def project(tmp_path):
+    package = tmp_path / "src" / "pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "kernels.py").write_text(MODULE)
+    (package / "helpers.py").write_text(HELPERS)
+    return tmp_path
+
+
+def build(kiln, project):
+    result = kiln("build", project / "src" / "pkg" / "kernels.py", "--module", "pkg.kernels", "-o",
+                  project / "out" / "pkg", "--arch", "80", "-j", "1", "--json", "--python", sys.executable,
+                  env=dict(os.environ, KILN_CACHE_DIR=str(project / "cache")))
+    assert result.returncode == 0, result.stderr
+    (project / "out" / "pkg" / "__init__.py").write_text("")
+    report = json.loads(result.stdout)
+    return [(kernel["name"], step["step"], step["cache"]) for kernel in report["kernels"]
+            for step in kernel["steps"]]
+
+
+def message(project, kernel):
+    done = subprocess.run([sys.executable, "-c", RUN, str(project / "out"), kernel], capture_output=True,
+                          text=True, env=dict(os.environ, KILN_TARGET="cpu"))
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def insert_lines(path, before_line, count):
+    lines = path.read_text().splitlines(keepends=True)
+    lines[before_line - 1:before_line - 1] = ["# moved\n"] * count
+    path.write_text("".join(lines))
+
+
+def test_moving_lines_recompiles_no_kernel_and_messages_name_the_new_lines(kiln, project):
+    cold = build(kiln, project)
+    assert {state for _, _, state in cold} == {"miss"}, cold
+    assert message(project, "store").endswith("kernels.py:9)")
+    assert message(project, "load").endswith("helpers.py:6)")
+
+    insert_lines(project / "src" / "pkg" / "kernels.py", 1, 3)
+    insert_lines(project / "src" / "pkg" / "helpers.py", 4, 2)
+    warm = build(kiln, project)
+    recompiled = [step for step in warm if step[2] != "hit"]
+    assert not recompiled, f"moving lines recompiled {recompiled}"
+    assert message(project, "store").endswith("kernels.py:12)")
+    assert message(project, "load").endswith("helpers.py:8)")
+
+
+def test_an_edit_inside_a_kernel_recompiles_that_kernel_only(kiln, project):
+    build(kiln, project)
+    kernels = project / "src" / "pkg" / "kernels.py"
+    kernels.write_text(kernels.read_text().replace("a[i + n] = 1.0", "a[i + n] = 2.0"))
+    recompiled = {name for name, _, state in build(kiln, project) if state != "hit"}
+    assert recompiled == {"store"}
