@@ -122,6 +122,8 @@ public:
   /// A float count of a unit as a timedelta: NaN is NaT.
   llvm::Value *timedeltaFromFloat(llvm::Value *value);
   llvm::Value *floorDivide(llvm::Value *a, llvm::Value *b, const Type *type, bool wantQuotient);
+  /// Python's a % b of integers, 0 when b is 0 (Numba's NumPy error model).
+  llvm::Value *flooredRemainder(llvm::Value *a, llvm::Value *b, bool isSigned);
   llvm::Value *power(llvm::Value *base, llvm::Value *exponent, const Type *baseType,
                      const Type *exponentType);
   /// base ** exponent for an integer exponent, as Numba's int_power; the

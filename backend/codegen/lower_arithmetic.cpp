@@ -260,18 +260,18 @@ llvm::Value *FunctionLowering::floorDivide(llvm::Value *a, llvm::Value *b, const
     return builder.CreateSelect(byZero, builder.CreateFDiv(a, b), quotient);
   }
 
+  if (!wantQuotient)
+    return flooredRemainder(a, b, isSignedInteger(type));
   llvm::Type *intType = a->getType();
   llvm::Constant *zero = llvm::ConstantInt::get(intType, 0);
   llvm::Constant *one = llvm::ConstantInt::get(intType, 1);
   llvm::Value *byZero = builder.CreateICmpEQ(b, zero);
   if (!isSignedInteger(type)) {
     llvm::Value *divisor = builder.CreateSelect(byZero, one, b);
-    llvm::Value *result =
-        wantQuotient ? builder.CreateUDiv(a, divisor) : builder.CreateURem(a, divisor);
-    return builder.CreateSelect(byZero, zero, result);
+    return builder.CreateSelect(byZero, zero, builder.CreateUDiv(a, divisor));
   }
   // The minimum divided by -1 overflows (and traps on x86); Numba's
-  // int_divmod_signed gives 0 for both results then, as for division by 0.
+  // int_divmod_signed gives 0 then, as for division by 0.
   llvm::Value *minimum = llvm::ConstantInt::get(
       intType, llvm::APInt::getSignedMinValue(intType->getIntegerBitWidth()));
   llvm::Value *overflows =
@@ -286,10 +286,31 @@ llvm::Value *FunctionLowering::floorDivide(llvm::Value *a, llvm::Value *b, const
   llvm::Value *adjust =
       builder.CreateAnd(builder.CreateICmpNE(remainder, zero),
                         builder.CreateICmpSLT(builder.CreateXor(remainder, b), zero));
-  llvm::Value *result =
-      wantQuotient ? builder.CreateSub(quotient, builder.CreateZExt(adjust, intType))
-                   : builder.CreateSelect(adjust, builder.CreateAdd(remainder, b), remainder);
+  llvm::Value *result = builder.CreateSub(quotient, builder.CreateZExt(adjust, intType));
   return builder.CreateSelect(special, zero, result);
+}
+
+llvm::Value *FunctionLowering::flooredRemainder(llvm::Value *a, llvm::Value *b, bool isSigned) {
+  // No select on the divisor alone: in a loop whose divisor is invariant
+  // (`(i + j) % n`), LLVM's loop unswitching would copy the loop for each
+  // such select (n == 0, n == -1), doubling the code it compiles each time.
+  // The remainder by |b| is the remainder by b, by 1 it is 0: Numba's answer
+  // for a zero divisor, and Python's for -1, whose remainder of the minimum
+  // would overflow (and trap on x86).
+  llvm::Type *intType = a->getType();
+  llvm::Constant *zero = llvm::ConstantInt::get(intType, 0);
+  llvm::Value *byZero = builder.CreateZExt(builder.CreateICmpEQ(b, zero), intType);
+  if (!isSigned)
+    return builder.CreateURem(a, builder.CreateOr(b, byZero));
+  llvm::Value *magnitude =
+      builder.CreateBinaryIntrinsic(llvm::Intrinsic::abs, b, builder.getFalse());
+  llvm::Value *remainder = builder.CreateSRem(a, builder.CreateOr(magnitude, byZero));
+  // C truncates; Python floors: step towards the divisor's sign when the
+  // remainder's sign differs from it.
+  llvm::Value *adjust =
+      builder.CreateAnd(builder.CreateICmpNE(remainder, zero),
+                        builder.CreateICmpSLT(builder.CreateXor(remainder, b), zero));
+  return builder.CreateSelect(adjust, builder.CreateAdd(remainder, b), remainder);
 }
 
 //===----------------------------------------------------------------------===//

@@ -44,7 +44,7 @@ public:
             llvm::FunctionType::get(llvm::Type::getVoidTy(context), {pointer, pointer}, false)) {}
 
   /// The `_thread` entry: one thread.
-  void writeThreadEntry();
+  llvm::Function &writeThreadEntry();
   /// The `_block` entry of a kernel whose threads wait at block barriers,
   /// as region loops; false, writing nothing, when the kernel does not fit
   /// them.
@@ -81,8 +81,8 @@ private:
                        llvm::function_ref<void(llvm::Function *)> emit);
   /// An entry point that calls, with the thread and the parameters, the
   /// function `callee` picks for the checked or the unchecked kernel body.
-  void writeCallingEntry(const std::string &entryName,
-                         llvm::function_ref<llvm::Function *(llvm::Function *)> callee);
+  llvm::Function &writeCallingEntry(const std::string &entryName,
+                                    llvm::function_ref<llvm::Function *(llvm::Function *)> callee);
   /// The KilnCpuRegionStart of the block entry: starts a thread's
   /// coroutine, `regions` or `uncheckedRegions`, leaves its handle at
   /// `handle` and returns whether the thread has already ended.
@@ -159,7 +159,7 @@ void KernelEntryWriter::emitForEachBody(llvm::IRBuilder<> &builder, llvm::Functi
   builder.CreateBr(done);
 }
 
-void KernelEntryWriter::writeCallingEntry(
+llvm::Function &KernelEntryWriter::writeCallingEntry(
     const std::string &entryName, llvm::function_ref<llvm::Function *(llvm::Function *)> callee) {
   llvm::Function *entry =
       llvm::Function::Create(entryType, llvm::GlobalValue::ExternalLinkage, entryName, module);
@@ -172,10 +172,11 @@ void KernelEntryWriter::writeCallingEntry(
                   [&](llvm::Function *body) { builder.CreateCall(callee(body), values); });
   builder.SetInsertPoint(done);
   builder.CreateRetVoid();
+  return *entry;
 }
 
-void KernelEntryWriter::writeThreadEntry() {
-  writeCallingEntry(threadEntryName(name), [](llvm::Function *body) { return body; });
+llvm::Function &KernelEntryWriter::writeThreadEntry() {
+  return writeCallingEntry(threadEntryName(name), [](llvm::Function *body) { return body; });
 }
 
 bool KernelEntryWriter::writeRegionLoopsEntry() {
@@ -362,18 +363,21 @@ void writeKernelEntries(llvm::Function &kernel, llvm::Function *uncheckedKernel,
   kernel.setName(name + "_body");
   kernel.setLinkage(llvm::GlobalValue::InternalLinkage);
   KernelEntryWriter writer(kernel, uncheckedKernel, parameters, name, needs.checksByDefault);
-  writer.writeThreadEntry();
+  llvm::Function &thread = writer.writeThreadEntry();
   if (!needs.hasBlockEntry)
     return;
   if (!needs.synchronizes) {
     writer.writeThreadLoopEntry();
-    return;
-  }
-  // The block entry runs the threads region by region where the kernel
-  // fits region loops, otherwise it hands the engine the threads as
-  // barrier regions.
-  if (!writer.writeRegionLoopsEntry())
+  } else if (!writer.writeRegionLoopsEntry()) {
+    // The block entry runs the threads region by region where the kernel
+    // fits region loops, otherwise it hands the engine the threads as
+    // barrier regions.
     writer.writeBarrierRegionsEntry(needs.reducesAtBarriers);
+  }
+  if (!needs.hasLocalArrays && kernel.getParent()->getFunction(blockEntryName(name))) {
+    thread.addFnAttr(llvm::Attribute::OptimizeNone);
+    thread.addFnAttr(llvm::Attribute::NoInline);
+  }
 }
 
 } // namespace kiln::backend

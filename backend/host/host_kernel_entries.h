@@ -4,7 +4,13 @@
 // (module/cpu_kernel_abi.h), each (thread, args) -> void, `args` holding
 // one pointer per flat parameter:
 //
-//   `_thread`  runs one thread: it calls the kernel's body;
+//   `_thread`  runs one thread: it calls the kernel's body. Where the
+//              kernel also has a `_block` entry, the engine runs threads
+//              through it only in its reference mode (the oracle of its fast
+//              paths, where speed does not matter), or when their local
+//              arrays would not fit a worker's stack: a kernel with a block
+//              entry and no local arrays gets it unoptimized (optnone), so
+//              that only the block entry pays for LLVM's full pipeline;
 //   `_block`   runs every thread of a block, when the kernel has one:
 //              - threads that never wait for each other one after the other
 //                in a loop nest over the block's threads, or, when blocks
@@ -39,6 +45,9 @@ struct KernelEntryNeeds {
   /// Whether launches run the checked copy unless the engine's flags say
   /// otherwise.
   bool checksByDefault = true;
+  /// Whether the kernel has local arrays: those of a thread may not fit a
+  /// worker's stack, where the engine runs the threads through `_thread`.
+  bool hasLocalArrays = false;
 };
 
 /// Makes `kernel`, the lowered kernel (thread, parameters...) -> void,

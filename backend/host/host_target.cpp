@@ -648,6 +648,13 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
   needs.synchronizes = function.synchronizes;
   needs.reducesAtBarriers = reducesAtBarriers;
   needs.checksByDefault = checksByDefault;
+  needs.hasLocalArrays = llvm::any_of(ir::reachableFunctions(function), [](const ir::Function *f) {
+    return llvm::any_of(f->blocks, [](const auto &block) {
+      return llvm::any_of(block->instructions, [](const ir::Instruction *instruction) {
+        return instruction->opcode == ir::Opcode::LocalArray;
+      });
+    });
+  });
   writeKernelEntries(kernel, uncheckedKernel, parameters, needs);
 }
 

@@ -21,7 +21,10 @@
 #include "test_support.h"
 
 #include <gtest/gtest.h>
+#include <llvm/AsmParser/Parser.h>
+#include <llvm/IR/Module.h>
 #include <llvm/Support/Path.h>
+#include <llvm/Support/SourceMgr.h>
 
 #include <set>
 
@@ -140,6 +143,30 @@ TEST_P(ExampleKernels, CompileToTheSameBytesTwice) {
 // that call device functions from a .cu file link for every default
 // architecture, and their fat binaries hold the cubins only (their PTX
 // alone would not load).
+// A kernel with a block entry runs its threads through `_thread` only in the
+// engine's reference mode, or when its local arrays would not fit a
+// worker's stack: without local arrays that entry is not optimized (it
+// would cost as much to compile as the block entry); every other kernel's
+// is.
+TEST_P(ExampleKernels, OptimizeTheThreadEntryWhereThreadsRunThroughIt) {
+  backend::KernelCompiler compiler(libdevice);
+  for (const ir::Function *kernel : kernels()) {
+    llvm::Expected<backend::CompiledCode> host =
+        compiler.compileForHost(*kernel, backend::CodeForm::LLVMIR);
+    KILN_ASSERT_OK(host);
+    llvm::LLVMContext context;
+    llvm::SMDiagnostic problem;
+    std::unique_ptr<llvm::Module> module = llvm::parseAssemblyString(host->bytes, problem, context);
+    ASSERT_TRUE(module) << problem.getMessage().str();
+    const llvm::Function *thread = module->getFunction(host->interface.entryName + "_thread");
+    ASSERT_TRUE(thread) << kernel->symbol << " has no thread entry";
+    bool localArrays = host->interface.localBytes != 0;
+    EXPECT_EQ(thread->hasOptNone(), host->interface.hasBlockEntry && !localArrays)
+        << kernel->symbol << ": block entry " << host->interface.hasBlockEntry << ", local arrays "
+        << localArrays;
+  }
+}
+
 TEST(InteropKernels, LinkCudaCForEveryDefaultArchitecture) {
   std::string path = std::string(KILN_SOURCE_DIR) + "/examples/curand_interop/curand_kernels.py";
   llvm::Expected<std::unique_ptr<CheckedModule>> checked = checkModule(path, FrontendOptions());
