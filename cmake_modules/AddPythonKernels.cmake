@@ -36,6 +36,11 @@
 # CMAKE_CUDA_ARCHITECTURES, else $CUDAARCHS at configure time; the grammar is
 # CMake's (75;80-real;90-virtual, all, all-major). Unset or OFF: Kiln's default.
 #
+# Kiln records the source's path relative to CMAKE_SOURCE_DIR (in messages
+# compiled into the module, debug information and cache keys), so that
+# every checkout and build folder builds the same bytes; OPTIONS may add
+# --file-prefix-map for paths outside it.
+#
 # The module is rebuilt when the source, the pyproject.toml Kiln reads
 # signatures from, a link=[...] file or the kiln executable changes (a DEPFILE
 # written by `kiln build --depfile`), or the command changes. Every module
@@ -165,6 +170,7 @@ function(add_python_kernels target source)
   set(_archs "$<TARGET_PROPERTY:${target},CUDA_ARCHITECTURES>")
   set(_command "${_kiln_executable}" build "${_source}" --module "${ARG_MODULE}"
                -o "${_work}" --ext-suffix "${_suffix}" --depfile "${_depfile}" --quiet
+               --project-root "${CMAKE_SOURCE_DIR}"
                "$<$<BOOL:${_archs}>:--arch=$<JOIN:${_archs},$<COMMA>>>")
   if(_kiln_imports)
     # The interpreter that imports the module when its kernels read what its

@@ -326,6 +326,20 @@ CLI::App *addBuildCommand(CLI::App &app, BuildOptions &build) {
       buildCommand->add_option("-o,--output", build.outputDirectory,
                                "Folder to write into (default: the current folder; for a module "
                                "that imports kiln, the module's folder)");
+  buildCommand
+      ->add_option("--project-root", build.projectRoot,
+                   "Record source paths relative to DIR where it holds the module (default: "
+                   "the folder of the nearest pyproject.toml, else the folder above the "
+                   "module's top-level package)")
+      ->type_name("DIR");
+  // One value per occurrence, so that a file after it stays the file.
+  buildCommand
+      ->add_option("--file-prefix-map", build.filePrefixMaps,
+                   "Record source paths that start with OLD as starting with NEW instead, as "
+                   "GCC's -ffile-prefix-map; repeatable, the last that matches wins")
+      ->check(prefixMapValidator())
+      ->type_name("OLD=NEW")
+      ->allow_extra_args(false);
   buildCommand->add_option("--depfile", build.depfile,
                            "Also write FILE: the files written and the files the build read, in "
                            "Makefile syntax, for Ninja, Make and CMake's DEPFILE");

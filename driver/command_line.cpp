@@ -4,6 +4,7 @@
 
 #include "cache/cache_location.h"
 #include "driver/arch_option.h"
+#include "frontend/source/file_prefix_map.h"
 
 namespace kiln::driver {
 
@@ -29,6 +30,16 @@ CLI::Validator ageValidator() {
         return parsed ? std::string() : llvm::toString(parsed.takeError());
       },
       "AGE");
+}
+
+CLI::Validator prefixMapValidator() {
+  return CLI::Validator(
+      [](std::string &entry) -> std::string {
+        if (FilePrefixMap::parse(entry))
+          return std::string();
+        return "'" + entry + "' is no OLD=NEW, such as --file-prefix-map=$PWD=/src";
+      },
+      "");
 }
 
 } // namespace kiln::driver

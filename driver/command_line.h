@@ -17,5 +17,7 @@ CLI::Validator archListValidator();
 CLI::Validator sizeValidator();
 /// An age such as 30d, 12h or 45m.
 CLI::Validator ageValidator();
+/// OLD=NEW, as GCC's -ffile-prefix-map takes it.
+CLI::Validator prefixMapValidator();
 
 } // namespace kiln::driver

@@ -266,6 +266,7 @@ template <typename Result, typename Work> Result onFrontendStack(Work &&work) {
 std::unique_ptr<CheckedModule> checkSourceOnThisStack(llvm::StringRef path, std::string contents,
                                                       const FrontendOptions &options) {
   auto checked = std::make_unique<CheckedModule>();
+  checked->sources.setPrefixMap(options.recordedPaths);
   uint32_t file = checked->sources.addFile(path.str(), std::move(contents));
   checked->module = parseModule(checked->sources, file, checked->astContext, checked->diags);
 

@@ -16,6 +16,7 @@
 #include "frontend/parse/ast.h"
 #include "frontend/resolve/module_scope.h"
 #include "frontend/source/diagnostics.h"
+#include "frontend/source/file_prefix_map.h"
 #include "frontend/typing/semantic_hash.h"
 #include "frontend/typing/type_inference.h"
 #include "ir/types.h"
@@ -62,6 +63,10 @@ struct FrontendOptions {
   /// In a module that stays Python, the kernels, ufuncs and reductions to
   /// compile; empty: every one (see PythonModuleContext::onlyFunctions).
   std::vector<std::string> onlyFunctions;
+  /// How the source paths the build writes are recorded (the typed IR's
+  /// paths, and through them messages and debug information); diagnostics
+  /// show the paths as given.
+  FilePrefixMap recordedPaths;
   /// Dtypes a @cuda.reduce is compiled for when no signature names them.
   std::vector<std::string> defaultReductionTypes = {"int32", "int64", "float32", "float64"};
 };

@@ -45,6 +45,12 @@ struct BuildOptions {
   std::string python;
   std::optional<std::string> extensionSuffix;
   std::string outputDirectory = ".";
+  /// The folder the source paths a build records are relative to
+  /// (--project-root; pipeline/source_paths.h says what is taken without it).
+  std::string projectRoot;
+  /// --file-prefix-map's OLD=NEW entries, in the order given: how to
+  /// record the source paths the project root leaves alone.
+  std::vector<std::string> filePrefixMaps;
   /// Where to write the files read, for build systems (pipeline/depfile.h);
   /// empty for none.
   std::string depfile;

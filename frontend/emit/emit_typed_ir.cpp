@@ -25,7 +25,7 @@ std::string ModuleEmitter::symbolFor(const Specialization *spec) {
   unsigned number = specializationCounts[&spec->decl]++;
   std::string owner = spec->decl.scope == checked.scope.get()
                           ? moduleName
-                          : checked.sources.path(spec->decl.scope->file()).str();
+                          : checked.sources.recordedPath(spec->decl.scope->file());
   // Prelude paths look like "<kiln>/numba/cuda/random.py".
   if (llvm::StringRef(owner).starts_with("<kiln>/")) {
     owner = llvm::StringRef(owner).drop_front(7).drop_back(3).str();
@@ -64,7 +64,7 @@ ir::Function *ModuleEmitter::functionFor(const Specialization *spec) {
   if (spec->decl.kind != FunctionDecl::Kind::Device)
     function->semanticHash = toHex(checked.hashOf(*spec));
   if (spec->decl.def) {
-    function->path = checked.sources.path(spec->decl.def->nameRange.begin.file).str();
+    function->path = checked.sources.recordedPath(spec->decl.def->nameRange.begin.file);
     function->location = locate(spec->decl.def->nameRange);
   }
   // Arguments exist before the body, so that callers emitted first (or

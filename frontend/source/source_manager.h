@@ -7,11 +7,14 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "frontend/source/file_prefix_map.h"
+
 #include <llvm/ADT/StringRef.h>
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kiln {
@@ -58,7 +61,11 @@ public:
   /// Registers a file and returns its id (never 0).
   uint32_t addFile(std::string path, std::string contents);
 
+  /// The path as given, which diagnostics show and files are read by.
   llvm::StringRef path(uint32_t file) const { return fileAt(file).path; }
+  /// The path as a build records it in what it writes (see FilePrefixMap).
+  std::string recordedPath(uint32_t file) const { return prefixMap.remap(path(file)); }
+  void setPrefixMap(FilePrefixMap map) { prefixMap = std::move(map); }
   llvm::StringRef contents(uint32_t file) const { return fileAt(file).contents; }
   llvm::StringRef textOf(SourceRange range) const;
 
@@ -77,6 +84,7 @@ private:
   const File &fileAt(uint32_t id) const { return *files[id - 1]; }
 
   std::vector<std::unique_ptr<File>> files;
+  FilePrefixMap prefixMap;
 };
 
 /// Number of code points in a UTF-8 byte string; continuation bytes do not

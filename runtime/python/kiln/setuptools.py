@@ -181,9 +181,12 @@ class build_ext(_setuptools_build_ext):
         return self._build_kernel_module(ext)
 
     def _kiln_command(self, ext, output_directory, extension_suffix):
+        # Source paths recorded relative to the project's folder: wheels
+        # built from any checkout, or in pip's temporary folders, are the same.
+        project = os.path.abspath(getattr(self.distribution, "src_root", None) or os.curdir)
         command = [find_kiln(), "build", ext.kiln_source, "--module", ext.name,
                    "-o", output_directory, "--python", sys.executable,
-                   "--ext-suffix", extension_suffix]
+                   "--ext-suffix", extension_suffix, "--project-root", project]
         if ext.kiln_archs is not None and not ext.kiln_archs_configured:
             command += ["--arch", ext.kiln_archs]
         # Modules built at once (build_ext -j N) share the cores.
@@ -192,9 +195,7 @@ class build_ext(_setuptools_build_ext):
         if self.debug:
             command += ["--lineinfo"]
         if "KILN_REMOTE_CACHE" not in os.environ:
-            pyproject = os.path.join(
-                getattr(self.distribution, "src_root", None) or os.curdir, "pyproject.toml")
-            for remote in remote_caches(pyproject):
+            for remote in remote_caches(os.path.join(project, "pyproject.toml")):
                 command += ["--remote-cache", remote]
         return command + ext.kiln_options
 

@@ -444,6 +444,18 @@ def test_tool_kiln_remote_cache_reaches_every_build_unless_the_environment_names
         kiln_setuptools.remote_caches(str(tmp_path / "pyproject.toml"))
 
 
+def test_kiln_build_records_paths_relative_to_the_project_folder(tmp_path, kiln_setuptools):
+    """--project-root is the folder of setup.py (src_root, else the current
+    folder), so that wheels of any checkout hold the same modules
+    (tests/reproducibility/test_packages.py builds them)."""
+    from setuptools import Distribution
+    command = kiln_setuptools.build_ext(Distribution())
+    command.parallel, command.debug = None, 0
+    command.distribution.src_root = str(tmp_path / "project" / ".." / "project")
+    line = command._kiln_command(kiln_setuptools.KernelModule("p.k", "p/k.py"), "out", ".so")
+    assert line[line.index("--project-root") + 1] == str(tmp_path / "project"), line
+
+
 def test_tool_kiln_through_a_two_line_setup_py_without_the_hook(projects, build_env, tmp_path,
                                                                  build_dir):
     """Where Kiln is not installed as a distribution (no entry point), the
