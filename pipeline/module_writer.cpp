@@ -10,7 +10,10 @@
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FormatVariadic.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
+
+#include <malloc.h>
 
 namespace kiln::pipeline {
 
@@ -39,10 +42,20 @@ std::string companionFileStem(llvm::StringRef moduleName) {
   return "_" + moduleName.substr(moduleName.rfind('.') + 1).str() + ".kiln";
 }
 
-llvm::Expected<std::string> writeExtensionModule(const ExtensionModuleInputs &inputs,
+/// Frees what `text` holds (clear() keeps the capacity).
+static void release(std::string &text) {
+  std::string().swap(text);
+}
+
+llvm::Expected<std::string> writeExtensionModule(ExtensionModuleInputs inputs,
                                                  llvm::StringRef directory,
                                                  llvm::StringRef extensionSuffix) {
+  // The build has freed what its kernels' device code and host code took
+  // to make; glibc keeps most of it. Handing it back now keeps the link's
+  // own peak from adding to it.
+  malloc_trim(0);
   std::string bundle = module::writeBundle(inputs.manifest, inputs.fatbins);
+  std::vector<std::string>().swap(inputs.fatbins);
   llvm::Expected<std::string> object =
       backend::createExtensionObject(inputs.moduleName, bundle, inputs.entries);
   if (!object)
@@ -50,6 +63,7 @@ llvm::Expected<std::string> writeExtensionModule(const ExtensionModuleInputs &in
   llvm::Expected<std::string> bundleObject = backend::createBundleObject(bundle, *object);
   if (!bundleObject)
     return bundleObject.takeError();
+  release(bundle);
 
   // Objects get fixed names in a scratch folder: LLD records none of them
   // in the output, but fixed names keep even its diagnostics stable.
@@ -62,6 +76,7 @@ llvm::Expected<std::string> writeExtensionModule(const ExtensionModuleInputs &in
     std::string name = llvm::formatv("host{0:d6}.o", i).str();
     if (llvm::Error error = scratch->write(name, inputs.hostObjects[i]))
       return error;
+    release(inputs.hostObjects[i]);
     objects.push_back(scratch->file(name));
   }
   if (llvm::Error error = scratch->write("module.o", *object))
@@ -71,6 +86,7 @@ llvm::Expected<std::string> writeExtensionModule(const ExtensionModuleInputs &in
   // loaded segment, with the other non-allocated sections.
   if (llvm::Error error = scratch->write("bundle.o", *bundleObject))
     return error;
+  release(*bundleObject);
   objects.push_back(scratch->file("bundle.o"));
 
   llvm::SmallString<256> finalPath(directory);
@@ -78,10 +94,17 @@ llvm::Expected<std::string> writeExtensionModule(const ExtensionModuleInputs &in
                                           ? backend::extensionBaseName(inputs.moduleName).str()
                                           : inputs.fileStem) +
                                          extensionSuffix);
-  llvm::Expected<std::string> library = backend::linkSharedLibrary(objects);
+  std::string libraryPath = scratch->file("module.so");
+  if (llvm::Error error = backend::linkSharedLibrary(objects, libraryPath))
+    return error;
+  // Mapped, not read: the library of a module of hundreds of kernels is
+  // tens of megabytes, which the build need not hold on the heap.
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> library =
+      llvm::MemoryBuffer::getFile(libraryPath, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!library)
-    return library.takeError();
-  if (llvm::Error error = writeOutputFile(finalPath, *library, /*executable=*/true))
+    return llvm::createStringError(library.getError(), "cannot read the linked library '%s': %s",
+                                   libraryPath.c_str(), library.getError().message().c_str());
+  if (llvm::Error error = writeOutputFile(finalPath, (*library)->getBuffer(), /*executable=*/true))
     return error;
   return finalPath.str().str();
 }

@@ -49,7 +49,9 @@ std::string companionFileStem(llvm::StringRef moduleName);
 /// nothing when it can.
 std::optional<std::string> moduleNameProblem(llvm::StringRef name);
 
-llvm::Expected<std::string> writeExtensionModule(const ExtensionModuleInputs &inputs,
+/// Takes `inputs` over, and lets go of each part once it is written: a
+/// module of hundreds of kernels holds tens of megabytes of them.
+llvm::Expected<std::string> writeExtensionModule(ExtensionModuleInputs inputs,
                                                  llvm::StringRef directory,
                                                  llvm::StringRef extensionSuffix);
 

@@ -184,7 +184,9 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
     case EmitKind::Module:
       if (!image) // host code alone
         break;
-      for (const auto &[arch, cubin] : image->cubins)
+      // The cubins themselves are in the fat binary by now: what ptxas
+      // reported names their architectures.
+      for (const auto &[arch, usage] : image->usage)
         entry.cubinArchs.insert(arch);
       if (image->linkFiles.empty())
         entry.ptxArchs = archs->archs.ptx;
@@ -235,7 +237,7 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
       inputs.hostObjects.push_back(std::move(build.host->bytes));
     }
     llvm::Expected<std::string> path =
-        writeExtensionModule(inputs, options.outputDirectory, extensionSuffix);
+        writeExtensionModule(std::move(inputs), options.outputDirectory, extensionSuffix);
     if (path)
       written.push_back(*path);
     else

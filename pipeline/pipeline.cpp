@@ -15,6 +15,7 @@
 #include "pipeline/outputs.h"
 #include "pipeline/python_config.h"
 #include "pipeline/python_host_values.h"
+#include "pipeline/source_paths.h"
 #include "support/temporary_directory.h"
 
 #include <llvm/ADT/STLExtras.h>
@@ -24,6 +25,7 @@
 #include <llvm/Support/Path.h>
 #include <llvm/Support/ThreadPool.h>
 #include <llvm/Support/Threading.h>
+#include <llvm/Support/xxhash.h>
 
 #include <mutex>
 #include <set>
@@ -122,9 +124,24 @@ bool buildsLinkedImages(const BuildOptions &options) {
          (options.emit == EmitKind::Fatbin || options.emit == EmitKind::Module);
 }
 
+/// At most this many kernels, on average, share an image. ptxas's memory
+/// and time grow with the image (160 MB for 500 small kernels), and an
+/// edited kernel costs a relink and ptxas runs of its whole image; images
+/// of this size keep both small and let `-j` run ptxas on several at once,
+/// for a few more ptxas starts.
+constexpr size_t kernelsPerImage = 64;
+
+/// Which of `buckets` images of the same options a kernel goes to: by a
+/// hash of its symbol, so that adding or removing other kernels leaves it
+/// where it was as long as the number of images stays the same.
+size_t imageBucket(llvm::StringRef symbol, size_t buckets) {
+  return buckets < 2 ? 0 : static_cast<size_t>(llvm::xxh3_64bits(symbol) % buckets);
+}
+
 /// The images of a build: for fat binaries, one per set of code-generation
-/// options (a kernel that links other device code, or has debug
-/// information, has one of its own); for cubins, one per specialization.
+/// options and up to about kernelsPerImage kernels (a kernel that links
+/// other device code, or has debug information, has one of its own); for
+/// cubins, one per specialization.
 std::vector<ImageArtifacts> formImages(const BuildOptions &options, llvm::StringRef moduleName,
                                        std::vector<KernelArtifacts> &kernels) {
   std::vector<ImageArtifacts> images;
@@ -135,21 +152,30 @@ std::vector<ImageArtifacts> formImages(const BuildOptions &options, llvm::String
     return images;
   bool linked = buildsLinkedImages(options);
   using OptionsKey = std::tuple<bool, bool, bool, bool, std::optional<unsigned>>;
-  std::map<OptionsKey, size_t> byOptions;
+  auto optionsOf = [](const JitOptions &jit) {
+    return OptionsKey{jit.fastmath, jit.debug, jit.optimize, jit.lineinfo, jit.maxRegisters};
+  };
+  // ptxas refuses the debug information of several compile units in one
+  // module ("overlapping non-identical data"): a kernel built with debug
+  // information has an image of its own, as one that links other code.
+  auto shares = [&](const JitOptions &jit) { return linked && jit.link.empty() && !jit.debug; };
+  std::map<OptionsKey, size_t> sharing;
+  for (const KernelArtifacts &built : kernels)
+    if (shares(built.kernel->options))
+      ++sharing[optionsOf(built.kernel->options)];
+  std::map<std::pair<OptionsKey, size_t>, size_t> byOptions;
   for (size_t i = 0; i < kernels.size(); ++i) {
     const ir::Function &kernel = *kernels[i].kernel;
     const JitOptions &jit = kernel.options;
-    OptionsKey key{jit.fastmath, jit.debug, jit.optimize, jit.lineinfo, jit.maxRegisters};
-    // ptxas refuses the debug information of several compile units in one
-    // module ("overlapping non-identical data"): a kernel built with debug
-    // information has an image of its own, as one that links other code.
-    bool shares = linked && jit.link.empty() && !jit.debug;
+    OptionsKey codeOptions = optionsOf(jit);
+    size_t buckets = (sharing[codeOptions] + kernelsPerImage - 1) / kernelsPerImage;
+    std::pair<OptionsKey, size_t> key{codeOptions, imageBucket(kernel.symbol, buckets)};
     std::optional<size_t> into;
-    if (auto found = byOptions.find(key); shares && found != byOptions.end())
+    if (auto found = byOptions.find(key); shares(jit) && found != byOptions.end())
       into = found->second;
     if (!into) {
       into = images.size();
-      if (shares)
+      if (shares(jit))
         byOptions.emplace(key, *into);
       ImageArtifacts &image = images.emplace_back();
       image.linked = linked;
@@ -464,6 +490,10 @@ void KernelBuilder::buildFatbin(size_t index) {
   std::lock_guard<std::mutex> lock(resultsMutex);
   recordStep(image.steps, "fatbin", "-", outcome);
   image.fatbin = std::move(*fatbin);
+  // The fat binary holds what it was made of, which a module of hundreds
+  // of kernels would otherwise keep twice until it is written.
+  std::map<unsigned, std::string>().swap(image.ptx);
+  std::map<unsigned, std::string>().swap(image.cubins);
 }
 
 void KernelBuilder::shareImageResults() {
@@ -604,6 +634,7 @@ llvm::Error typeSource(const BuildOptions &options, BuildReporter &reporter, Bui
   frontendOptions.closures = options.closures;
   frontendOptions.calledDecorators = options.calledDecorators;
   frontendOptions.onlyFunctions = options.onlyFunctions;
+  frontendOptions.recordedPaths = recordedPathMap(options);
   PythonHostValues importedValues(options.python);
   frontendOptions.hostValues = options.hostValues ? options.hostValues : &importedValues;
   llvm::Expected<std::unique_ptr<CheckedModule>> checked =

@@ -96,8 +96,9 @@ struct ImageArtifacts {
   std::string progressName;
   const JitOptions *options = nullptr;
   std::vector<std::string> linkFiles;
-  std::map<unsigned, std::string> ptx;                 // by .target
-  std::map<unsigned, std::string> cubins;              // by sm_
+  /// By .target and by sm_; both released once the fat binary holds them.
+  std::map<unsigned, std::string> ptx;
+  std::map<unsigned, std::string> cubins;
   std::map<unsigned, cuda_tools::ResourceUsage> usage; // by sm_
   std::string fatbin;
   std::vector<BuildStep> steps;

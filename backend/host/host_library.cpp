@@ -25,25 +25,48 @@ llvm::Error pipeError(const char *what) {
                                  std::strerror(error));
 }
 
+/// Writes all of `bytes` to `fd`; false with errno set when it cannot.
+bool writeAll(int fd, const char *bytes, size_t size) {
+  while (size > 0) {
+    ssize_t written = ::write(fd, bytes, size);
+    if (written < 0 && errno == EINTR)
+      continue;
+    if (written <= 0)
+      return false;
+    bytes += written;
+    size -= static_cast<size_t>(written);
+  }
+  return true;
+}
+
 } // namespace
 
-llvm::Expected<std::string> linkSharedLibrary(llvm::ArrayRef<std::string> objectPaths) {
+llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> objectPaths,
+                              llvm::StringRef libraryPath) {
   // LLD writes a regular file through a memory map, and a full disk then
   // kills the process with SIGBUS; a failed write of its unmapped output
   // aborts it. Writing into a pipe, LLD keeps the output in memory and
-  // hands it over whole; the caller writes it with checked writes.
+  // hands it over; a thread copies it into the file with checked writes,
+  // a chunk at a time, and after a failed write drains the pipe so that
+  // LLD can finish.
+  int file = ::open(libraryPath.str().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (file < 0)
+    return pipeError("creating the library's scratch file");
   int ends[2];
-  if (::pipe2(ends, O_CLOEXEC) != 0)
-    return pipeError("pipe");
-  std::string library;
-  int readError = 0;
+  if (::pipe2(ends, O_CLOEXEC) != 0) {
+    llvm::Error error = pipeError("pipe");
+    ::close(file);
+    return error;
+  }
+  int readError = 0, writeError = 0;
   std::thread reader([&] {
     char buffer[1 << 16];
     while (true) {
       ssize_t count = ::read(ends[0], buffer, sizeof buffer);
-      if (count > 0)
-        library.append(buffer, static_cast<size_t>(count));
-      else if (count == 0 || errno != EINTR) {
+      if (count > 0) {
+        if (!writeError && !writeAll(file, buffer, static_cast<size_t>(count)))
+          writeError = errno ? errno : EIO;
+      } else if (count == 0 || errno != EINTR) {
         readError = count == 0 ? 0 : errno;
         return;
       }
@@ -69,6 +92,8 @@ llvm::Expected<std::string> linkSharedLibrary(llvm::ArrayRef<std::string> object
   ::close(ends[1]);
   reader.join();
   ::close(ends[0]);
+  if (::close(file) != 0 && !writeError)
+    writeError = errno;
   if (linkStatus != 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "cannot link a shared library: " +
@@ -77,7 +102,11 @@ llvm::Expected<std::string> linkSharedLibrary(llvm::ArrayRef<std::string> object
     return llvm::createStringError(std::error_code(readError, std::generic_category()),
                                    "cannot link a shared library: reading LLD's output: %s",
                                    std::strerror(readError));
-  return library;
+  if (writeError)
+    return llvm::createStringError(std::error_code(writeError, std::generic_category()),
+                                   "cannot link a shared library: writing '%s': %s",
+                                   libraryPath.str().c_str(), std::strerror(writeError));
+  return llvm::Error::success();
 }
 
 } // namespace kiln::backend

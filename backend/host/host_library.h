@@ -15,8 +15,9 @@
 
 namespace kiln::backend {
 
-/// Links the ELF objects at `objectPaths` into a shared library, returned as
-/// bytes for the caller to write. LLD's messages become the error.
-llvm::Expected<std::string> linkSharedLibrary(llvm::ArrayRef<std::string> objectPaths);
+/// Links the ELF objects at `objectPaths` into a shared library written to
+/// the new file `libraryPath` (a scratch file: the caller moves it into
+/// place). LLD's messages, or the failed write, become the error.
+llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> objectPaths, llvm::StringRef libraryPath);
 
 } // namespace kiln::backend
