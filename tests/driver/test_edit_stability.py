@@ -107,3 +107,31 @@ def test_an_edit_inside_a_kernel_recompiles_that_kernel_only(kiln, project):
     kernels.write_text(kernels.read_text().replace("a[i + n] = 1.0", "a[i + n] = 2.0"))
     recompiled = {name for name, _, state in build(kiln, project) if state != "hit"}
     assert recompiled == {"store"}
+
+
+def many_kernels(count, changed=None):
+    lines = ["from numba import cuda, float32, void", ""]
+    for k in range(count):
+        scale = f"{k + 1}.5" if k == changed else f"{k + 1}.0"
+        lines += ["", "@cuda.jit(void(float32[::1]))", f"def kernel{k}(a):", "    i = cuda.grid(1)",
+                  "    if i < a.size:", f"        a[i] = a[i] * {scale}", ""]
+    return "\n".join(lines)
+
+
+def test_an_edited_kernel_of_a_large_module_relinks_its_image_only(kiln, tmp_path):
+    source = tmp_path / "many.py"
+
+    def build():
+        result = kiln("build", source, "--module", "many", "-o", tmp_path / "out", "--arch", "80", "-j", "2",
+                      "--json", "--python", sys.executable, env=dict(os.environ, KILN_CACHE_DIR=str(tmp_path / "c")))
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    source.write_text(many_kernels(150))
+    images = build()["images"]
+    assert len(images) >= 2, "150 kernels were linked into one image"
+    assert sorted(k for image in images for k in image["kernels"]) == list(range(150))
+    source.write_text(many_kernels(150, changed=77))
+    rebuilt = [image for image in build()["images"]
+               if any(step["cache"] != "hit" for step in image["steps"])]
+    assert len(rebuilt) == 1 and 77 in rebuilt[0]["kernels"], rebuilt
