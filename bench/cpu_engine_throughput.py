@@ -21,7 +21,10 @@ out, next to the same computation as NumPy array expressions, as an
   the same work without waiting) and the same kernel with a
   `cuda.syncwarp()` after the tree, which makes the engine run its threads
   as fibers (block_sum_fibers, the way every synchronizing kernel ran
-  before barrier regions).
+  before barrier regions);
+* block_sum_constant and block_sum_levels: the same tree from a constant
+  step, `step = 128` halved by a `while`, and `step = 128 >> level` in a
+  `for` over 8 levels, each next to its kernel without the barriers.
 
 Reported: the median, fastest and slowest run of each; ratios use the
 medians.
@@ -45,17 +48,40 @@ def {name}(x, out):
     tid = cuda.threadIdx.x
     shared[tid] = x[cuda.grid(1)]
     {barrier}
-    step = cuda.blockDim.x // 2
-    while step > 0:
-        if tid < step:
-            shared[tid] += shared[tid + step]
-        {barrier}
-        step //= 2
+    {tree}
     {after_tree}
     if tid == 0:
         out[cuda.blockIdx.x] = shared[0]
 
 '''
+
+# The tree's levels: from half the block, as a `while` from a constant step,
+# and as a `for` over a fixed number of levels.
+TREES = {
+    "block_sum": '''step = cuda.blockDim.x // 2
+    while step > 0:
+        if tid < step:
+            shared[tid] += shared[tid + step]
+        {barrier}
+        step //= 2''',
+    "block_sum_constant": '''step = 128
+    while step > 0:
+        if tid < step:
+            shared[tid] += shared[tid + step]
+        {barrier}
+        step //= 2''',
+    "block_sum_levels": '''for level in range(8):
+        step = 128 >> level
+        if tid < step:
+            shared[tid] += shared[tid + step]
+        {barrier}''',
+}
+
+
+def block_sum_kernel(tree, name, barrier, after_tree="pass"):
+    return BLOCK_SUM.format(name=name, barrier=barrier, after_tree=after_tree,
+                            tree=TREES[tree].format(barrier=barrier))
+
 
 KERNELS = '''
 from numba import cuda, float32
@@ -75,11 +101,11 @@ def stencil(grid, out):
         out[y, x] = float32(0.25) * (grid[y - 1, x] + grid[y + 1, x] + grid[y, x - 1] + grid[y, x + 1])
 
 
-''' + "".join(BLOCK_SUM.format(name=name, barrier=barrier, after_tree=after) for name, barrier, after in [
-    ("block_sum", "cuda.syncthreads()", "pass"),
-    ("block_sum_unsynchronized", "pass", "pass"),
-    ("block_sum_fibers", "cuda.syncthreads()", "cuda.syncwarp()"),
-])
+''' + "".join(
+    block_sum_kernel(tree, tree + suffix, barrier)
+    for tree in TREES
+    for suffix, barrier in [("", "cuda.syncthreads()"), ("_unsynchronized", "pass")]
+) + block_sum_kernel("block_sum", "block_sum_fibers", "cuda.syncthreads()", "cuda.syncwarp()")
 
 
 def worker(options):
@@ -142,6 +168,12 @@ def worker(options):
     def numpy_stencil():
         smooth[1:-1, 1:-1] = np.float32(0.25) * (grid[:-2, 1:-1] + grid[2:, 1:-1] + grid[1:-1, :-2] + grid[1:-1, 2:])
 
+    block_sum_yardsticks = {
+        "NumPy": lambda: np.sum(values.reshape(blocks, 256), axis=1, out=sums),
+        "njit": lambda: block_sum_njit(values, sums),
+        "njit parallel": lambda: block_sum_parallel(values, sums),
+        "check": lambda: np.allclose(sums, values.reshape(blocks, 256).sum(axis=1), rtol=1e-4),
+    }
     cases = {
         "saxpy": {
             "size": f"{n:,} float32",
@@ -165,12 +197,18 @@ def worker(options):
             "Kiln": lambda: module.block_sum[blocks, 256](values, sums),
             "Kiln, without barriers": lambda: module.block_sum_unsynchronized[blocks, 256](values, sums),
             "Kiln, as fibers": lambda: module.block_sum_fibers[blocks, 256](values, sums),
-            "NumPy": lambda: np.sum(values.reshape(blocks, 256), axis=1, out=sums),
-            "njit": lambda: block_sum_njit(values, sums),
-            "njit parallel": lambda: block_sum_parallel(values, sums),
-            "check": lambda: np.allclose(sums, values.reshape(blocks, 256).sum(axis=1), rtol=1e-4),
+            **block_sum_yardsticks,
         },
     }
+    # The same tree from a constant step: a `while`, and a `for` over levels.
+    for tree in ("block_sum_constant", "block_sum_levels"):
+        cases[tree] = {
+            "size": f"{blocks * 256:,} float32, blocks of 256",
+            "Kiln": lambda kernel=getattr(module, tree): kernel[blocks, 256](values, sums),
+            "Kiln, without barriers":
+                lambda kernel=getattr(module, tree + "_unsynchronized"): kernel[blocks, 256](values, sums),
+            **block_sum_yardsticks,
+        }
     results = {}
     for case, runs in cases.items():
         results[case] = {"size": runs["size"], "times": {}}

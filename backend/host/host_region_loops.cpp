@@ -3,19 +3,16 @@
 #include "backend/host/host_region_loops.h"
 
 #include "backend/codegen/optimize.h"
-#include "backend/host/host_barrier_regions.h"
 #include "backend/host/host_interrupt_polls.h"
+#include "backend/host/host_region_cut.h"
+#include "backend/host/host_region_specialization.h"
+#include "backend/host/host_region_thread_loops.h"
 #include "backend/host/host_target.h"
 #include "module/cpu_kernel_abi.h"
 
-#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/IRBuilder.h>
-#include <llvm/IR/InstIterator.h>
-#include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Verifier.h>
-#include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/Transforms/Utils/Cloning.h>
-#include <llvm/Transforms/Utils/Local.h>
 
 #include <cstddef>
 #include <optional>
@@ -29,264 +26,26 @@ namespace {
 /// barrier k, counting from 1) times two, plus the parity of the round that
 /// wrote it, so that no round runs a thread twice.
 constexpr uint32_t endedCode = 0;
-/// Where threads wait is also kept as a mask of codes, in 64 bits.
-constexpr size_t maxBarriers = 62;
+/// Where the threads wait together, the exit of a thread that failed (an
+/// index error), which others may outlive: a code no barrier has.
+constexpr uint32_t failedCode = 63;
 
-struct Barrier {
-  /// What is left of the barrier: a block that only branches to `resume`.
-  llvm::BasicBlock *block = nullptr;
-  llvm::BasicBlock *resume = nullptr;
-  uint32_t mode = KILN_BARRIER_SYNC;
-  /// Where a reducing barrier's result is read after it: the same for every
-  /// thread, so one variable, not one per thread.
-  llvm::AllocaInst *result = nullptr;
+/// Values of a region's code that a copy takes as given: decided
+/// conditions, and what every thread reads alike, read before the loop.
+using FixedValues = llvm::SmallDenseMap<llvm::Value *, llvm::Value *, 8>;
+
+/// What a region's threads are checked against and leave (see emitRegion).
+struct RegionExits {
+  /// Where threads may wait apart: the state of the threads the region
+  /// runs, and the parity of the states they leave.
+  llvm::Value *expected = nullptr;
+  llvm::Value *written = nullptr;
+  /// Where they wait together: what a thread that ends leaves as its state
+  /// (the round's number, plus one), and whether some thread ended before
+  /// the round.
+  llvm::Value *endedTag = nullptr;
+  llvm::Value *endedBefore = nullptr;
 };
-
-/// The kernel body cut at its barriers, ready to become region loops.
-struct CutBody {
-  llvm::Function *body = nullptr;
-  std::vector<Barrier> barriers;
-  /// The body's allocas, all in its entry block, which does nothing else.
-  std::vector<llvm::AllocaInst *> allocas;
-  /// Each thread's predicate at the barrier it waits at (reducing kernels).
-  llvm::AllocaInst *predicates = nullptr;
-  /// What a thread keeps across barriers: the per-thread allocas' strides.
-  uint64_t slotBytes = 0;
-  /// regions[0] starts the kernel; regions[k] goes on from barrier k.
-  std::vector<std::vector<llvm::BasicBlock *>> regions;
-
-  bool isBarrierBlock(const llvm::BasicBlock *block) const {
-    return llvm::any_of(barriers, [&](const Barrier &barrier) { return barrier.block == block; });
-  }
-  bool isUniform(const llvm::AllocaInst *alloca) const {
-    return llvm::any_of(barriers, [&](const Barrier &barrier) { return barrier.result == alloca; });
-  }
-};
-
-/// Leaves each barrier call of `cut.body` alone in a block and then removes
-/// it: its predicate goes to cut.predicates first, its result is read from a
-/// variable the block function sets. False when there are too many.
-bool isolateBarriers(CutBody &cut) {
-  llvm::Function &body = *cut.body;
-  llvm::LLVMContext &context = body.getContext();
-  llvm::Type *i32 = llvm::Type::getInt32Ty(context);
-  std::vector<std::pair<llvm::CallInst *, uint32_t>> calls;
-  for (llvm::Instruction &instruction : llvm::instructions(body))
-    if (auto *call = llvm::dyn_cast<llvm::CallInst>(&instruction))
-      if (std::optional<uint32_t> mode = barrierModeOf(*call))
-        calls.emplace_back(call, *mode);
-  if (calls.empty() || calls.size() > maxBarriers)
-    return false;
-  bool reduces =
-      llvm::any_of(calls, [](const auto &call) { return call.second != KILN_BARRIER_SYNC; });
-  llvm::BasicBlock &entry = body.getEntryBlock();
-  if (reduces)
-    cut.predicates = new llvm::AllocaInst(i32, 0, "barrier.predicate", entry.begin());
-  for (auto [call, mode] : calls) {
-    Barrier barrier;
-    barrier.mode = mode;
-    if (reduces) {
-      llvm::IRBuilder<> at(call);
-      llvm::Value *predicate = mode == KILN_BARRIER_SYNC
-                                   ? at.getInt32(0)
-                                   : at.CreateZExtOrTrunc(call->getArgOperand(2), i32);
-      at.CreateAlignedStore(predicate, cut.predicates, llvm::Align(4));
-    }
-    barrier.block = call->getParent()->splitBasicBlock(call, "barrier");
-    barrier.resume = barrier.block->splitBasicBlock(call->getNextNode(), "after.barrier");
-    if (!call->getType()->isVoidTy()) {
-      barrier.result = new llvm::AllocaInst(i32, 0, "barrier.result", entry.begin());
-      llvm::IRBuilder<> after(barrier.resume, barrier.resume->getFirstInsertionPt());
-      llvm::Value *result = after.CreateAlignedLoad(i32, barrier.result, llvm::Align(4));
-      call->replaceAllUsesWith(after.CreateZExtOrTrunc(result, call->getType()));
-    }
-    call->eraseFromParent();
-    cut.barriers.push_back(barrier);
-  }
-  return true;
-}
-
-/// Whether `value` is live where a barrier is: whether a use of it is
-/// reached from a barrier block without passing its definition.
-bool livesAcrossBarrier(llvm::Instruction &value, const CutBody &cut) {
-  llvm::BasicBlock *home = value.getParent();
-  llvm::SmallPtrSet<llvm::BasicBlock *, 16> seen;
-  llvm::SmallVector<llvm::BasicBlock *, 16> work;
-  for (llvm::Use &use : value.uses()) {
-    auto *user = llvm::cast<llvm::Instruction>(use.getUser());
-    // A phi uses its value at the end of the block it comes from.
-    auto *phi = llvm::dyn_cast<llvm::PHINode>(user);
-    llvm::BasicBlock *where = phi ? phi->getIncomingBlock(use) : user->getParent();
-    if (where != home && seen.insert(where).second)
-      work.push_back(where);
-  }
-  while (!work.empty()) {
-    llvm::BasicBlock *block = work.pop_back_val();
-    if (cut.isBarrierBlock(block))
-      return true;
-    for (llvm::BasicBlock *predecessor : llvm::predecessors(block))
-      if (predecessor != home && seen.insert(predecessor).second)
-        work.push_back(predecessor);
-  }
-  return false;
-}
-
-/// Whether the KilnCpuThread field at `offset` is the same for every thread
-/// of a block, all the time it runs: launch indices and dimensions other
-/// than the thread's, shared memory, the engine's pointers.
-bool isBlockInvariantField(uint64_t offset) {
-  return (offset >= offsetof(KilnCpuThread, blockIdx) &&
-          offset < offsetof(KilnCpuThread, laneId)) ||
-         (offset >= offsetof(KilnCpuThread, warpSize) && offset < offsetof(KilnCpuThread, flags)) ||
-         offset == offsetof(KilnCpuThread, interrupt);
-}
-
-/// The constant offset of `pointer` from `base`, if it is one.
-std::optional<uint64_t> offsetFrom(const llvm::Value *pointer, const llvm::Value *base) {
-  if (pointer == base)
-    return 0;
-  const auto *element = llvm::dyn_cast<llvm::GetElementPtrInst>(pointer);
-  if (!element || element->getPointerOperand() != base || element->getNumIndices() != 1 ||
-      !element->getSourceElementType()->isIntegerTy(8))
-    return std::nullopt;
-  if (const auto *offset = llvm::dyn_cast<llvm::ConstantInt>(element->getOperand(1)))
-    return offset->getZExtValue();
-  return std::nullopt;
-}
-
-/// Whether `value` can be computed again where it is used, rather than kept
-/// per thread across a barrier: it depends only on the body's parameters
-/// (the thread's indices among them) and on what does not change while a
-/// block runs (the thread's invariant fields, the engine's services), and
-/// computing it where the original was not computed is safe.
-bool isRecomputable(const llvm::Value *value, const llvm::Function &body, unsigned depth = 0) {
-  if (llvm::isa<llvm::Argument>(value) || llvm::isa<llvm::Constant>(value))
-    return true;
-  const auto *instruction = llvm::dyn_cast<llvm::Instruction>(value);
-  // Deep chains cost more to compute again than a slot.
-  if (!instruction || depth > 6 || llvm::isa<llvm::PHINode>(instruction))
-    return false;
-  const llvm::Value *thread = body.getArg(0);
-  if (const auto *load = llvm::dyn_cast<llvm::LoadInst>(instruction)) {
-    if (load->isVolatile() || load->isAtomic())
-      return false;
-    const llvm::Value *pointer = load->getPointerOperand();
-    if (std::optional<uint64_t> offset = offsetFrom(pointer, thread))
-      return isBlockInvariantField(*offset);
-    // The services table never changes.
-    const auto *element = llvm::dyn_cast<llvm::GetElementPtrInst>(pointer);
-    const auto *services =
-        llvm::dyn_cast<llvm::LoadInst>(element ? element->getPointerOperand() : pointer);
-    return services &&
-           offsetFrom(services->getPointerOperand(), thread) == offsetof(KilnCpuThread, services) &&
-           (!element || offsetFrom(element, services).has_value());
-  }
-  if (instruction->mayReadOrWriteMemory() || !llvm::isSafeToSpeculativelyExecute(instruction))
-    return false;
-  return llvm::all_of(instruction->operands(), [&](const llvm::Use &operand) {
-    return isRecomputable(operand.get(), body, depth + 1);
-  });
-}
-
-/// A copy of recomputable `value` computed before `point`.
-llvm::Value *recompute(llvm::Value *value, llvm::Instruction *point) {
-  auto *instruction = llvm::dyn_cast<llvm::Instruction>(value);
-  if (!instruction)
-    return value;
-  llvm::Instruction *copy = instruction->clone();
-  for (llvm::Use &operand : copy->operands())
-    operand.set(recompute(operand.get(), point));
-  copy->insertBefore(point);
-  return copy;
-}
-
-/// Computes `value` again at each of its uses outside its own block.
-void recomputeAtUses(llvm::Instruction &value) {
-  for (llvm::Use &use : llvm::make_early_inc_range(value.uses())) {
-    auto *user = llvm::cast<llvm::Instruction>(use.getUser());
-    auto *phi = llvm::dyn_cast<llvm::PHINode>(user);
-    llvm::BasicBlock *where = phi ? phi->getIncomingBlock(use) : user->getParent();
-    if (where != value.getParent())
-      use.set(recompute(&value, phi ? where->getTerminator() : user));
-  }
-}
-
-/// Bytes from one thread's element of a static alloca's array to the
-/// next's: its size, rounded up to its alignment.
-uint64_t strideOf(const llvm::AllocaInst &alloca) {
-  uint64_t bytes = alloca.getAllocationSize(alloca.getModule()->getDataLayout())->getFixedValue();
-  return llvm::alignTo(bytes, alloca.getAlign());
-}
-
-/// Moves every value that lives across a barrier to an alloca, gathers the
-/// allocas at the top of the entry block and splits the rest off. False
-/// when some alloca is not of a size known here.
-bool gatherVariables(CutBody &cut) {
-  llvm::Function &body = *cut.body;
-  std::vector<llvm::Instruction *> crossing;
-  for (llvm::Instruction &instruction : llvm::instructions(body))
-    if (!llvm::isa<llvm::AllocaInst>(instruction) && livesAcrossBarrier(instruction, cut))
-      crossing.push_back(&instruction);
-  for (llvm::Instruction *value : crossing)
-    if (isRecomputable(value, body))
-      recomputeAtUses(*value);
-    else
-      llvm::DemoteRegToStack(*value);
-
-  llvm::BasicBlock &entry = body.getEntryBlock();
-  for (llvm::Instruction &instruction : llvm::instructions(body))
-    if (auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&instruction)) {
-      if (!alloca->isStaticAlloca())
-        return false;
-      cut.allocas.push_back(alloca);
-    }
-  for (llvm::AllocaInst *alloca : cut.allocas) {
-    if (!cut.isUniform(alloca))
-      cut.slotBytes += strideOf(*alloca);
-    // The arrays replace them, per thread: what marks their lifetime goes.
-    for (llvm::User *user : llvm::make_early_inc_range(alloca->users()))
-      if (auto *intrinsic = llvm::dyn_cast<llvm::IntrinsicInst>(user);
-          intrinsic && intrinsic->isLifetimeStartOrEnd())
-        intrinsic->eraseFromParent();
-  }
-  if (cut.slotBytes > maxRegionLoopSlotBytes)
-    return false;
-  for (llvm::AllocaInst *alloca : cut.allocas) {
-    alloca->removeFromParent();
-    alloca->insertInto(&entry, entry.begin());
-  }
-  llvm::BasicBlock::iterator start = entry.getFirstInsertionPt();
-  while (llvm::isa<llvm::AllocaInst>(*start))
-    ++start;
-  llvm::BasicBlock *code = entry.splitBasicBlock(start, "start");
-
-  // Region 0 from the start, region k from barrier k: the blocks reached
-  // without passing another barrier.
-  std::vector<llvm::BasicBlock *> starts{code};
-  for (const Barrier &barrier : cut.barriers)
-    starts.push_back(barrier.resume);
-  for (llvm::BasicBlock *first : starts) {
-    std::vector<llvm::BasicBlock *> region{first};
-    llvm::SmallPtrSet<llvm::BasicBlock *, 16> seen{first};
-    for (size_t next = 0; next < region.size(); ++next)
-      for (llvm::BasicBlock *successor : llvm::successors(region[next]))
-        if (!cut.isBarrierBlock(successor) && seen.insert(successor).second)
-          region.push_back(successor);
-    cut.regions.push_back(std::move(region));
-  }
-  return true;
-}
-
-/// Whether the thread index `index` is used other than stored into the
-/// thread's fields, as it is before a service call.
-bool computesWith(llvm::Argument &index) {
-  llvm::Argument *thread = index.getParent()->getArg(0);
-  return llvm::any_of(index.uses(), [&](const llvm::Use &use) {
-    const auto *store = llvm::dyn_cast<llvm::StoreInst>(use.getUser());
-    return !store || use.getOperandNo() != 0 ||
-           !offsetFrom(store->getPointerOperand(), thread).has_value();
-  });
-}
 
 /// Writes the block function of a cut kernel body.
 class RegionLoopWriter {
@@ -299,18 +58,34 @@ public:
 
 private:
   void allocateArrays();
-  /// A loop over the block's threads from thread `first` that runs region
-  /// `k` for each thread whose state is `expected` (every thread when null)
-  /// and leaves the thread's next state with parity `written`.
-  void emitRegion(unsigned k, llvm::Value *first, llvm::Value *expected, llvm::Value *written);
-  /// Starts a loop over the block's threads in linear order from thread
-  /// `first`, wrapping around: its linear index and (x, y, z) indices. The
-  /// builder ends up in the loop's body.
-  void beginThreadLoop(llvm::Value *first, llvm::PHINode *indices[4]);
-  /// Ends it: from `latch`, the next thread, until thread `first` again.
-  void endThreadLoop(llvm::BasicBlock *latch, llvm::Value *first, llvm::PHINode *indices[4]);
+  /// Round 0, then rounds until no thread waits, for threads that may wait
+  /// at different barriers: each round runs every region some thread waits
+  /// at, each over the threads that wait there.
+  void writeRounds(llvm::BasicBlock *finished);
+  /// The same for threads that wait at their barriers together: each round
+  /// runs the one region they all wait at, over every thread.
+  void writeUniformRounds(llvm::BasicBlock *finished);
+  /// Runs region `k` over the block's threads from thread `first`, for
+  /// each thread whose state is `exits.expected` (every thread when null),
+  /// leaving the thread's next state with parity `exits.written` (where
+  /// the threads wait together, no state).
+  void emitRegion(unsigned k, llvm::Value *first, RegionExits exits);
+  /// Where the threads wait together: the thread the next round starts at,
+  /// the last one the round before ran.
+  llvm::Value *emitUniformRoundStart();
+  /// emitRegion for a copy of the region's code for `decided` (see
+  /// host_region_specialization.h).
+  void emitRegionCopy(unsigned k, llvm::Value *first, const RegionExits &exits,
+                      const RegionDecisions &decided);
+  /// A loop over the threads of the row from x `from` to `to` that runs a
+  /// copy of region `k` in which the values `fixed` maps are given.
+  void emitThreads(unsigned k, const ThreadRows &rows, llvm::Value *from, llvm::Value *to,
+                   const FixedValues &fixed, const RegionExits &exits);
+  /// The block function's value for a parameter or an alloca of the body
+  /// that is the same for every thread.
+  llvm::Value *sharedLeaf(llvm::Value *value);
   /// For a reducing kernel, what its barriers return to the threads that
-  /// wait, with parity `parity`.
+  /// wait, those whose states have parity `parity` (all, where null).
   void emitReductions(llvm::Value *parity);
 
   const CutBody &cut;
@@ -322,7 +97,13 @@ private:
   /// Per body alloca: its array (one element per thread) or, for uniform
   /// ones, its one variable.
   llvm::DenseMap<const llvm::AllocaInst *, llvm::Value *> arrays;
+  /// Each thread's state. Where the threads wait together, 0 while it
+  /// runs, and the number of the round it ended in, plus one, after.
   llvm::AllocaInst *states = nullptr;
+  /// Where the threads wait together: whether some thread has ended, and
+  /// the number of the round that runs.
+  llvm::AllocaInst *someEnded = nullptr;
+  llvm::AllocaInst *roundNumber = nullptr;
   /// Whether the arrays are allocas (else engine memory).
   bool slotsOnStack = true;
   /// Bit k: some thread reached code k in the round that is running.
@@ -343,11 +124,16 @@ private:
 void RegionLoopWriter::allocateArrays() {
   llvm::Type *i32 = builder.getInt32Ty();
   llvm::Type *i64 = builder.getInt64Ty();
-  states = builder.CreateAlloca(i32, threadCount, "thread.states");
   reached = builder.CreateAlloca(i64, nullptr, "reached");
-  lastRun = builder.CreateAlloca(i32, nullptr, "last.run");
   roundStart = builder.CreateAlloca(i32, nullptr, "round.start");
-  waitingParity = builder.CreateAlloca(i32, nullptr, "waiting.parity");
+  states = builder.CreateAlloca(i32, threadCount, "thread.states");
+  if (cut.barriersUniform) {
+    someEnded = builder.CreateAlloca(i32, nullptr, "some.ended");
+    roundNumber = builder.CreateAlloca(i32, nullptr, "round.number");
+  } else {
+    lastRun = builder.CreateAlloca(i32, nullptr, "last.run");
+    waitingParity = builder.CreateAlloca(i32, nullptr, "waiting.parity");
+  }
 
   // Small arrays are allocas of the stack of the thread that runs the
   // block (measured: a barrier tree's step kept so runs about 10% faster
@@ -401,81 +187,113 @@ void RegionLoopWriter::allocateArrays() {
   }
 }
 
-void RegionLoopWriter::beginThreadLoop(llvm::Value *first, llvm::PHINode *indices[4]) {
+llvm::Value *RegionLoopWriter::sharedLeaf(llvm::Value *value) {
+  if (auto *argument = llvm::dyn_cast<llvm::Argument>(value))
+    return function->getArg(argument->getArgNo() == 0 ? 0 : argument->getArgNo() - 4);
+  return arrays.lookup(llvm::cast<llvm::AllocaInst>(value));
+}
+
+void RegionLoopWriter::emitRegion(unsigned k, llvm::Value *first, RegionExits exits) {
+  if (!cut.barriersUniform) {
+    emitRegionCopy(k, first, exits, RegionDecisions());
+    return;
+  }
   llvm::Type *i32 = builder.getInt32Ty();
-  llvm::Value *starts[4] = {first, builder.CreateURem(first, dims[0]),
-                            builder.CreateURem(builder.CreateUDiv(first, dims[0]), dims[1]),
-                            builder.CreateUDiv(first, builder.CreateNUWMul(dims[0], dims[1]))};
-  llvm::BasicBlock *from = builder.GetInsertBlock();
-  llvm::BasicBlock *loop = llvm::BasicBlock::Create(context, "threads", function);
-  builder.CreateBr(loop);
-  builder.SetInsertPoint(loop);
-  static constexpr const char *names[4] = {"thread", "x", "y", "z"};
-  for (unsigned i = 0; i < 4; ++i) {
-    if ((i == 2 && !usesY) || (i == 3 && !usesZ)) {
-      indices[i] = nullptr;
-      continue;
+  exits.endedTag = builder.CreateNUWAdd(builder.CreateAlignedLoad(i32, roundNumber, llvm::Align(4)),
+                                        builder.getInt32(1));
+  exits.endedBefore = builder.CreateICmpNE(
+      builder.CreateAlignedLoad(i32, someEnded, llvm::Align(4)), builder.getInt32(0));
+  llvm::BranchInst *regionSwitch = findRegionSwitch(cut, k);
+  if (!regionSwitch) {
+    emitRegionCopy(k, first, exits, RegionDecisions());
+    return;
+  }
+  llvm::Value *condition = regionSwitch->getCondition();
+  llvm::BasicBlock *taken = llvm::BasicBlock::Create(context, "region.switch.taken", function);
+  llvm::BasicBlock *other = llvm::BasicBlock::Create(context, "region.switch.other", function);
+  llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "region.switch.done", function);
+  builder.CreateCondBr(computeBeforeRound(builder, condition, cut, k,
+                                          [&](llvm::Value *leaf) { return sharedLeaf(leaf); }),
+                       taken, other);
+  for (bool way : {true, false}) {
+    builder.SetInsertPoint(way ? taken : other);
+    emitRegionCopy(k, first, exits, {{condition, way}});
+    builder.CreateBr(done);
+  }
+  builder.SetInsertPoint(done);
+}
+
+void RegionLoopWriter::emitRegionCopy(unsigned k, llvm::Value *first, const RegionExits &exits,
+                                      const RegionDecisions &decided) {
+  auto leaf = [&](llvm::Value *value) { return sharedLeaf(value); };
+  // What does not change while the block runs is read once, before the
+  // loops: the optimizer cannot tell that a service call leaves it.
+  FixedValues fixed;
+  for (llvm::BasicBlock *block : cut.regions[k])
+    for (llvm::Instruction &instruction : *block)
+      if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&instruction);
+          load && readsBlockInvariant(*load, *cut.body))
+        fixed[load] = computeBeforeRound(builder, load, cut, k, leaf);
+  for (auto [condition, value] : decided)
+    fixed[condition] = builder.getInt1(value);
+  std::optional<ThreadGuard> guard =
+      cut.barriersUniform ? findThreadGuard(cut, k, decided) : std::optional<ThreadGuard>();
+  ThreadRange range;
+  if (guard)
+    range = emitThreadRange(builder, *guard,
+                            computeBeforeRound(builder, guard->bound, cut, k, leaf), dims[0]);
+  ThreadLoops loops(builder, dims, threadCount, usesY, usesZ);
+  ThreadRows rows = loops.beginRows(first);
+  auto emitRun = [&](llvm::Value *from, llvm::Value *to) {
+    if (!guard) {
+      emitThreads(k, rows, from, to, fixed, exits);
+      return;
     }
-    indices[i] = builder.CreatePHI(i32, 2, names[i]);
-    indices[i]->addIncoming(starts[i], from);
-  }
+    auto withGuard = [&](bool value) {
+      FixedValues both = fixed;
+      both[guard->compare] = builder.getInt1(value);
+      return both;
+    };
+    auto clamp = [&](llvm::Intrinsic::ID id, llvm::Value *a, llvm::Value *b) {
+      return b ? builder.CreateBinaryIntrinsic(id, a, b) : a;
+    };
+    // In order: the threads below the range, in it, and above it.
+    if (range.low)
+      emitThreads(k, rows, from, clamp(llvm::Intrinsic::umin, to, range.low),
+                  withGuard(!range.inside), exits);
+    emitThreads(k, rows, clamp(llvm::Intrinsic::umax, from, range.low),
+                clamp(llvm::Intrinsic::umin, to, range.high), withGuard(range.inside), exits);
+    emitThreads(k, rows, clamp(llvm::Intrinsic::umax, from, range.high), to,
+                withGuard(!range.inside), exits);
+  };
+  if (cut.barriersUniform)
+    loops.emitLiveRuns(rows, states, exits.endedBefore, emitRun);
+  else
+    emitRun(rows.x, rows.xEnd);
+  loops.endRows(rows);
 }
 
-void RegionLoopWriter::endThreadLoop(llvm::BasicBlock *latch, llvm::Value *first,
-                                     llvm::PHINode *indices[4]) {
-  builder.SetInsertPoint(latch);
-  llvm::Type *i32 = builder.getInt32Ty();
-  llvm::Value *zero = builder.getInt32(0), *one = builder.getInt32(1);
-  // x fastest, then y, then z; after the last thread, the first. The loop
-  // ends where it started.
-  llvm::Value *linear = builder.CreateNUWAdd(indices[0], one);
-  llvm::Value *wraps = builder.CreateICmpEQ(linear, threadCount);
-  llvm::Value *next[4] = {builder.CreateSelect(wraps, zero, linear)};
-  llvm::Value *x = builder.CreateNUWAdd(indices[1], one);
-  llvm::Value *xWraps = builder.CreateICmpEQ(x, dims[0]);
-  next[1] = builder.CreateSelect(xWraps, zero, x);
-  llvm::Value *yWraps = builder.getFalse();
-  if (indices[2] || indices[3]) {
-    llvm::Value *y =
-        indices[2] ? builder.CreateAdd(indices[2], builder.CreateZExt(xWraps, i32)) : nullptr;
-    // Without y: the block's rows, counted by x's wraps, make up a z.
-    yWraps = y ? builder.CreateICmpEQ(y, dims[1])
-               : builder.CreateICmpEQ(
-                     builder.CreateURem(linear, builder.CreateNUWMul(dims[0], dims[1])), zero);
-    if (y)
-      next[2] = builder.CreateSelect(yWraps, zero, y);
-  }
-  if (indices[3])
-    next[3] = builder.CreateSelect(wraps, zero,
-                                   builder.CreateAdd(indices[3], builder.CreateZExt(yWraps, i32)));
-  for (unsigned i = 0; i < 4; ++i)
-    if (indices[i])
-      indices[i]->addIncoming(next[i], latch);
-  llvm::BasicBlock *exit = llvm::BasicBlock::Create(context, "threads.done", function);
-  markThreadLoop(
-      *builder.CreateCondBr(builder.CreateICmpNE(next[0], first), indices[0]->getParent(), exit));
-  builder.SetInsertPoint(exit);
-}
-
-void RegionLoopWriter::emitRegion(unsigned k, llvm::Value *first, llvm::Value *expected,
-                                  llvm::Value *written) {
+void RegionLoopWriter::emitThreads(unsigned k, const ThreadRows &rows, llvm::Value *from,
+                                   llvm::Value *to, const FixedValues &fixed,
+                                   const RegionExits &exits) {
   llvm::Function &body = *cut.body;
   llvm::Type *i32 = builder.getInt32Ty();
   llvm::Type *i64 = builder.getInt64Ty();
-  llvm::PHINode *indices[4];
-  beginThreadLoop(first, indices);
-  llvm::Value *linear = indices[0];
+  ThreadLoops loops(builder, dims, threadCount, usesY, usesZ);
+  ThreadLoop loop = loops.beginThreads(rows, from, to);
+  llvm::Value *linear = loop.linear;
   llvm::Value *wide = builder.CreateZExt(linear, i64);
-  llvm::BasicBlock *latch = llvm::BasicBlock::Create(context, "next.thread", function);
+  llvm::BasicBlock *latch = loop.latch;
 
   llvm::ValueToValueMapTy map;
   map[body.getArg(0)] = function->getArg(0);
   // An index the loop does not count stands for itself until the code that
   // stores it is cloned (below).
+  llvm::Value *counted[3] = {loop.x, rows.y, rows.z};
   llvm::Instruction *uncounted[3] = {};
   for (unsigned d = 0; d < 3; ++d) {
-    if (indices[1 + d]) {
-      map[body.getArg(1 + d)] = indices[1 + d];
+    if (counted[d]) {
+      map[body.getArg(1 + d)] = counted[d];
       continue;
     }
     uncounted[d] = llvm::cast<llvm::Instruction>(
@@ -502,20 +320,31 @@ void RegionLoopWriter::emitRegion(unsigned k, llvm::Value *first, llvm::Value *e
 
   // Where the thread goes next: its state, and the round's mask.
   llvm::Value *stateAddress = builder.CreateInBoundsGEP(i32, states, wide);
-  llvm::SmallDenseMap<uint32_t, llvm::BasicBlock *, 4> exits;
+  llvm::SmallDenseMap<uint32_t, llvm::BasicBlock *, 4> exitBlocks;
   auto exitTo = [&](uint32_t code) {
-    llvm::BasicBlock *&exit = exits[code];
+    llvm::BasicBlock *&exit = exitBlocks[code];
     if (exit)
       return exit;
     exit = llvm::BasicBlock::Create(context, "to." + std::to_string(code), function);
     llvm::IRBuilder<> at(exit);
-    at.CreateAlignedStore(at.CreateAdd(at.getInt32(code * 2), written), stateAddress,
-                          llvm::Align(4));
-    llvm::Value *mask = at.CreateAlignedLoad(i64, reached, llvm::Align(8));
-    at.CreateAlignedStore(at.CreateOr(mask, at.getInt64(uint64_t(1) << code)), reached,
-                          llvm::Align(8));
-    at.CreateAlignedStore(at.CreateOr(at.CreateShl(linear, 1), at.getInt32(code != endedCode)),
-                          lastRun, llvm::Align(4));
+    if (cut.barriersUniform && code == failedCode) {
+      at.CreateAlignedStore(exits.endedTag, stateAddress, llvm::Align(4));
+      at.CreateAlignedStore(at.getInt32(1), someEnded, llvm::Align(4));
+    } else if (cut.barriersUniform && code == endedCode) {
+      // Every thread the round runs returns (see host_region_uniformity.h),
+      // and none waits any more.
+    } else if (cut.barriersUniform) {
+      // Every thread that goes on goes where the others go.
+      at.CreateAlignedStore(at.getInt64(uint64_t(1) << code), reached, llvm::Align(8));
+    } else {
+      at.CreateAlignedStore(at.CreateAdd(at.getInt32(code * 2), exits.written), stateAddress,
+                            llvm::Align(4));
+      llvm::Value *mask = at.CreateAlignedLoad(i64, reached, llvm::Align(8));
+      at.CreateAlignedStore(at.CreateOr(mask, at.getInt64(uint64_t(1) << code)), reached,
+                            llvm::Align(8));
+      at.CreateAlignedStore(at.CreateOr(at.CreateShl(linear, 1), at.getInt32(code != endedCode)),
+                            lastRun, llvm::Align(4));
+    }
     at.CreateBr(latch);
     return exit;
   };
@@ -531,6 +360,13 @@ void RegionLoopWriter::emitRegion(unsigned k, llvm::Value *first, llvm::Value *e
       if (llvm::is_contained(llvm::successors(block), cut.barriers[b].block))
         map[cut.barriers[b].block] = exitTo(b + 1);
   }
+  // The copy of a given value goes; its uses take the given one.
+  std::vector<llvm::Instruction *> givenCopies;
+  for (auto [value, given] : fixed)
+    if (auto *copy = llvm::dyn_cast_or_null<llvm::Instruction>(map.lookup(value))) {
+      givenCopies.push_back(copy);
+      map[value] = given;
+    }
   for (llvm::BasicBlock *clone : clones) {
     // Edges from other regions come through barriers.
     for (llvm::PHINode &phi : clone->phis())
@@ -540,11 +376,14 @@ void RegionLoopWriter::emitRegion(unsigned k, llvm::Value *first, llvm::Value *e
     // The thread ends at a return, and where an index error ended it.
     llvm::Instruction *terminator = clone->getTerminator();
     if (llvm::isa<llvm::ReturnInst>(terminator) || llvm::isa<llvm::UnreachableInst>(terminator)) {
-      llvm::BranchInst::Create(exitTo(endedCode), terminator);
+      bool fails = llvm::isa<llvm::UnreachableInst>(terminator) && cut.barriersUniform;
+      llvm::BranchInst::Create(exitTo(fails ? failedCode : endedCode), terminator);
       terminator->eraseFromParent();
     }
   }
   llvm::remapInstructionsInBlocks(clones, map);
+  for (llvm::Instruction *copy : givenCopies)
+    copy->eraseFromParent();
   for (unsigned d = 1; d < 3; ++d) {
     if (!uncounted[d])
       continue;
@@ -558,13 +397,13 @@ void RegionLoopWriter::emitRegion(unsigned k, llvm::Value *first, llvm::Value *e
 
   builder.SetInsertPoint(dispatch);
   llvm::BasicBlock *start = llvm::cast<llvm::BasicBlock>(map[region.front()]);
-  if (expected) {
+  if (exits.expected) {
     llvm::Value *state = builder.CreateAlignedLoad(i32, stateAddress, llvm::Align(4));
-    builder.CreateCondBr(builder.CreateICmpEQ(state, expected), start, latch);
+    builder.CreateCondBr(builder.CreateICmpEQ(state, exits.expected), start, latch);
   } else {
     builder.CreateBr(start);
   }
-  endThreadLoop(latch, first, indices);
+  loops.endThreads(loop);
 }
 
 void RegionLoopWriter::emitReductions(llvm::Value *parity) {
@@ -583,9 +422,12 @@ void RegionLoopWriter::emitReductions(llvm::Value *parity) {
   llvm::Value *wide = builder.CreateZExt(thread, builder.getInt64Ty());
   llvm::Value *state =
       builder.CreateAlignedLoad(i32, builder.CreateInBoundsGEP(i32, states, wide), llvm::Align(4));
-  llvm::Value *waits = builder.CreateAnd(
-      builder.CreateICmpUGE(state, builder.getInt32(2)),
-      builder.CreateICmpEQ(builder.CreateAnd(state, builder.getInt32(1)), parity));
+  // Where the threads wait together, every one that has not ended waits.
+  llvm::Value *waits =
+      parity ? builder.CreateAnd(
+                   builder.CreateICmpUGE(state, builder.getInt32(2)),
+                   builder.CreateICmpEQ(builder.CreateAnd(state, builder.getInt32(1)), parity))
+             : builder.CreateICmpEQ(state, builder.getInt32(0));
   llvm::Value *predicate = builder.CreateAlignedLoad(
       i32, builder.CreateInBoundsGEP(i32, predicates, wide), llvm::Align(4));
   llvm::Value *passes =
@@ -598,7 +440,7 @@ void RegionLoopWriter::emitReductions(llvm::Value *parity) {
   passed->addIncoming(nowPassed, loop);
   markThreadLoop(*builder.CreateCondBr(builder.CreateICmpULT(next, threadCount), loop, done));
   builder.SetInsertPoint(done);
-  for (const Barrier &barrier : cut.barriers) {
+  for (const RegionBarrier &barrier : cut.barriers) {
     if (!barrier.result)
       continue;
     llvm::Value *result =
@@ -610,38 +452,13 @@ void RegionLoopWriter::emitReductions(llvm::Value *parity) {
   }
 }
 
-llvm::Function *RegionLoopWriter::write() {
-  llvm::Function &body = *cut.body;
+void RegionLoopWriter::writeRounds(llvm::BasicBlock *finished) {
   llvm::Type *i32 = builder.getInt32Ty();
   llvm::Type *i64 = builder.getInt64Ty();
-  std::vector<llvm::Type *> parameters{body.getFunctionType()->getParamType(0)};
-  for (unsigned i = 5; i < body.arg_size(); ++i)
-    parameters.push_back(body.getFunctionType()->getParamType(i));
-  function = llvm::Function::Create(llvm::FunctionType::get(builder.getVoidTy(), parameters, false),
-                                    llvm::GlobalValue::InternalLinkage, body.getName() + ".regions",
-                                    body.getParent());
-  function->addFnAttr(llvm::Attribute::NoUnwind);
-  // The regions' code, with its debug locations, moves here.
-  function->setSubprogram(body.getSubprogram());
-  body.setSubprogram(nullptr);
-  llvm::Value *thread = function->getArg(0);
-  builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", function));
-  for (unsigned d = 0; d < 3; ++d)
-    dims[d] = loadLaunchIndex(builder, thread, ir::Intrinsic::BlockDim, d);
-  threadCount = builder.CreateNUWMul(dims[0], builder.CreateNUWMul(dims[1], dims[2]));
-  llvm::Value *flags = threadFieldAddress(builder, thread, offsetof(KilnCpuThread, flags));
-  builder.CreateAlignedStore(builder.CreateOr(builder.CreateAlignedLoad(i32, flags, llvm::Align(4)),
-                                              builder.getInt32(KILN_THREAD_REGION_LOOPS)),
-                             flags, llvm::Align(4));
-  allocateArrays();
-  builder.CreateAlignedStore(builder.getInt64(0), reached, llvm::Align(8));
-
   // Round 0: every thread from its start; the states it leaves have parity 1.
-  builder.CreateAlignedStore(builder.getInt32(0), roundStart, llvm::Align(4));
-  emitRegion(0, builder.getInt32(0), nullptr, builder.getInt32(1));
+  emitRegion(0, builder.getInt32(0), {nullptr, builder.getInt32(1)});
   llvm::BasicBlock *round = llvm::BasicBlock::Create(context, "round", function);
   llvm::BasicBlock *rounds = llvm::BasicBlock::Create(context, "round.regions", function);
-  llvm::BasicBlock *finished = llvm::BasicBlock::Create(context, "finished", function);
   builder.CreateAlignedStore(builder.getInt32(1), waitingParity, llvm::Align(4));
   builder.CreateBr(round);
 
@@ -671,13 +488,138 @@ llvm::Function *RegionLoopWriter::write() {
     llvm::Value *bit = builder.CreateAnd(waitingAt, builder.getInt64(uint64_t(1) << k));
     builder.CreateCondBr(builder.CreateICmpNE(bit, builder.getInt64(0)), runs, skip);
     builder.SetInsertPoint(runs);
-    emitRegion(k, start, builder.CreateAdd(builder.getInt32(k * 2), parity), written);
+    emitRegion(k, start, {builder.CreateAdd(builder.getInt32(k * 2), parity), written});
     builder.CreateBr(skip);
     builder.SetInsertPoint(skip);
   }
   builder.CreateAlignedStore(written, waitingParity, llvm::Align(4));
   builder.CreateBr(round);
+}
 
+void RegionLoopWriter::writeUniformRounds(llvm::BasicBlock *finished) {
+  llvm::Type *i32 = builder.getInt32Ty();
+  llvm::Type *i64 = builder.getInt64Ty();
+  // No thread has ended; round 0 runs every thread from its start.
+  builder.CreateMemSet(states, builder.getInt8(0),
+                       builder.CreateNUWMul(builder.CreateZExt(threadCount, i64),
+                                            builder.getInt64(sizeof(uint32_t))),
+                       llvm::MaybeAlign(4));
+  builder.CreateAlignedStore(builder.getInt32(0), someEnded, llvm::Align(4));
+  builder.CreateAlignedStore(builder.getInt32(0), roundNumber, llvm::Align(4));
+  emitRegion(0, builder.getInt32(0), {});
+  llvm::BasicBlock *round = llvm::BasicBlock::Create(context, "round", function);
+  llvm::BasicBlock *rounds = llvm::BasicBlock::Create(context, "round.regions", function);
+  builder.CreateBr(round);
+
+  // Each later round: the region every thread that goes on waits at.
+  builder.SetInsertPoint(round);
+  llvm::Value *waitingAt = builder.CreateAlignedLoad(i64, reached, llvm::Align(8));
+  builder.CreateCondBr(
+      builder.CreateICmpEQ(builder.CreateLShr(waitingAt, builder.getInt64(1)), builder.getInt64(0)),
+      finished, rounds);
+  builder.SetInsertPoint(rounds);
+  llvm::Value *start = emitUniformRoundStart();
+  builder.CreateAlignedStore(start, roundStart, llvm::Align(4));
+  builder.CreateAlignedStore(
+      builder.CreateNUWAdd(builder.CreateAlignedLoad(i32, roundNumber, llvm::Align(4)),
+                           builder.getInt32(1)),
+      roundNumber, llvm::Align(4));
+  builder.CreateAlignedStore(builder.getInt64(0), reached, llvm::Align(8));
+  // What the threads wrote before the barrier, they read after it.
+  for (const UniformSlot &slot : cut.uniformSlots)
+    builder.CreateStore(builder.CreateLoad(slot.out->getAllocatedType(), arrays.lookup(slot.out)),
+                        arrays.lookup(slot.in));
+  if (cut.predicates)
+    emitReductions(nullptr);
+  for (unsigned k = 1; k <= cut.barriers.size(); ++k) {
+    llvm::BasicBlock *runs = llvm::BasicBlock::Create(context, "round.region", function);
+    llvm::BasicBlock *skip = llvm::BasicBlock::Create(context, "round.next", function);
+    llvm::Value *bit = builder.CreateAnd(waitingAt, builder.getInt64(uint64_t(1) << k));
+    builder.CreateCondBr(builder.CreateICmpNE(bit, builder.getInt64(0)), runs, skip);
+    builder.SetInsertPoint(runs);
+    emitRegion(k, start, {});
+    builder.CreateBr(skip);
+    builder.SetInsertPoint(skip);
+  }
+  builder.CreateBr(round);
+}
+
+llvm::Value *RegionLoopWriter::emitUniformRoundStart() {
+  llvm::Type *i32 = builder.getInt32Ty();
+  // As fibers run them: the thread that completed the barrier, the last the
+  // round before ran, goes on first, then the others in the order they
+  // reached it, which is the order they ran. The last thread in that order
+  // did not run if it had ended before. (If the last that ran ended in the
+  // round, fibers start where the round started, which skipping the threads
+  // that have ended makes the same.)
+  llvm::Value *previous = builder.CreateAlignedLoad(i32, roundStart, llvm::Align(4));
+  auto before = [&](llvm::Value *thread) {
+    return builder.CreateNUWSub(
+        builder.CreateSelect(builder.CreateICmpEQ(thread, builder.getInt32(0)), threadCount,
+                             thread),
+        builder.getInt32(1));
+  };
+  llvm::Value *last = before(previous);
+  llvm::Value *endedTag = builder.CreateNUWAdd(
+      builder.CreateAlignedLoad(i32, roundNumber, llvm::Align(4)), builder.getInt32(1));
+  llvm::BasicBlock *from = builder.GetInsertBlock();
+  llvm::BasicBlock *scan = llvm::BasicBlock::Create(context, "round.start.scan", function);
+  llvm::BasicBlock *chosen = llvm::BasicBlock::Create(context, "round.start", function);
+  builder.CreateCondBr(
+      builder.CreateICmpNE(builder.CreateAlignedLoad(i32, someEnded, llvm::Align(4)),
+                           builder.getInt32(0)),
+      scan, chosen);
+
+  builder.SetInsertPoint(scan);
+  llvm::PHINode *thread = builder.CreatePHI(i32, 2, "thread");
+  thread->addIncoming(last, from);
+  llvm::Value *state = builder.CreateAlignedLoad(
+      i32, builder.CreateInBoundsGEP(i32, states, builder.CreateZExt(thread, builder.getInt64Ty())),
+      llvm::Align(4));
+  llvm::Value *ran = builder.CreateOr(builder.CreateICmpEQ(state, builder.getInt32(0)),
+                                      builder.CreateICmpEQ(state, endedTag));
+  thread->addIncoming(before(thread), scan);
+  markThreadLoop(*builder.CreateCondBr(ran, chosen, scan));
+
+  builder.SetInsertPoint(chosen);
+  llvm::PHINode *start = builder.CreatePHI(i32, 2, "round.start");
+  start->addIncoming(last, from);
+  start->addIncoming(thread, scan);
+  return start;
+}
+
+llvm::Function *RegionLoopWriter::write() {
+  llvm::Function &body = *cut.body;
+  llvm::Type *i32 = builder.getInt32Ty();
+  std::vector<llvm::Type *> parameters{body.getFunctionType()->getParamType(0)};
+  for (unsigned i = 5; i < body.arg_size(); ++i)
+    parameters.push_back(body.getFunctionType()->getParamType(i));
+  function = llvm::Function::Create(llvm::FunctionType::get(builder.getVoidTy(), parameters, false),
+                                    llvm::GlobalValue::InternalLinkage, body.getName() + ".regions",
+                                    body.getParent());
+  function->addFnAttr(llvm::Attribute::NoUnwind);
+  // As in the body, the thread's fields are reached through it alone.
+  function->addParamAttr(0, llvm::Attribute::NoAlias);
+  // The regions' code, with its debug locations, moves here.
+  function->setSubprogram(body.getSubprogram());
+  body.setSubprogram(nullptr);
+  llvm::Value *thread = function->getArg(0);
+  builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", function));
+  for (unsigned d = 0; d < 3; ++d)
+    dims[d] = loadLaunchIndex(builder, thread, ir::Intrinsic::BlockDim, d);
+  threadCount = builder.CreateNUWMul(dims[0], builder.CreateNUWMul(dims[1], dims[2]));
+  llvm::Value *flags = threadFieldAddress(builder, thread, offsetof(KilnCpuThread, flags));
+  builder.CreateAlignedStore(builder.CreateOr(builder.CreateAlignedLoad(i32, flags, llvm::Align(4)),
+                                              builder.getInt32(KILN_THREAD_REGION_LOOPS)),
+                             flags, llvm::Align(4));
+  allocateArrays();
+  builder.CreateAlignedStore(builder.getInt64(0), reached, llvm::Align(8));
+  builder.CreateAlignedStore(builder.getInt32(0), roundStart, llvm::Align(4));
+  llvm::BasicBlock *finished = llvm::BasicBlock::Create(context, "finished", function);
+  if (cut.barriersUniform)
+    writeUniformRounds(finished);
+  else
+    writeRounds(finished);
   builder.SetInsertPoint(finished);
   builder.CreateRetVoid();
   return function;
@@ -690,7 +632,7 @@ llvm::Function *makeRegionLoops(llvm::Function *loopBody) {
   cut.body = loopBody;
   promoteVariables(*loopBody);
   llvm::Function *regions = nullptr;
-  if (isolateBarriers(cut) && gatherVariables(cut)) {
+  if (cutAtBarriers(cut)) {
     regions = RegionLoopWriter(cut).write();
     // Every value the regions use is theirs or lives in an array; a slip
     // would show here, and the kernel then runs as coroutines.

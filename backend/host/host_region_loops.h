@@ -16,6 +16,21 @@
 // The reducing barriers (syncthreads_count/_and/_or) reduce over all the
 // threads that wait, as there.
 //
+// Most kernels' threads wait together, though: every branch that sends
+// threads different ways joins again before the next barrier, but for the
+// threads that fail an index check, which end (host_region_uniformity.h).
+// Then a round runs the one region they all wait at, over every thread
+// that has not ended, with no state to ask; a value that every thread
+// holds alike across a barrier (a tree's step) is one variable for the
+// block; and the region's code comes in copies for what the round decides
+// before it runs, such as the threads on either side of `tid < step`
+// (host_region_specialization.h), which the optimizer can then vectorize
+// and empty.
+//
+// Either way the threads run in the order fibers would run them: the one
+// that completed the barrier first, then the others in the order they
+// reached it.
+//
 // Kernels this does not take run as those coroutines: kernels compiled
 // with opt=0, with private memory whose size is not known when they are
 // compiled, with more than 62 barriers, or keeping more than

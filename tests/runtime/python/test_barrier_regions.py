@@ -8,7 +8,9 @@ between barriers (which a racy kernel can see), the same barrier results,
 the same errors, with threads that exit early or fail an index check,
 threads waiting at different barriers, barriers in loops and in device
 functions, local arrays live across barriers (of any size) and 2-D and 3-D
-blocks.
+blocks; trees and scans whose steps start from constants (which the region
+loops split at `tid < step`), steps wider than the block, and a barrier
+only the threads inside a branch reach.
 
 Each kernel has a twin that ends with a `cuda.syncwarp()` after its last
 barrier, which sends it to fibers without changing what it computes.
@@ -126,6 +128,123 @@ def read_past_the_end(x, out, counter):
     value = x[slot + 40]
     cuda.syncthreads()
     out[slot] = value + shared[(slot + 1) % 64]
+    FIBERS_ONLY
+
+
+@cuda.jit
+def schedule_with_failures(x, order, counter):
+    # Between barriers every thread records when it runs; some fail an
+    # index check and end, the last thread of the block among them.
+    tid = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
+    for phase in range(4):
+        order[cuda.atomic.add(counter, 0, 1)] = tid + 10000 * phase
+        if tid % 5 == phase:
+            order[0] = x[tid + 100000]
+        cuda.syncthreads()
+    FIBERS_ONLY
+
+
+@cuda.jit
+def votes_with_failures(flags, x, counts):
+    # The threads that fail before the barrier do not count.
+    i = cuda.grid(1)
+    if cuda.threadIdx.x % 11 == 10:
+        counts[i] = x[i + 100000]
+    counts[i] = cuda.syncthreads_count(flags[i])
+    FIBERS_ONLY
+
+
+@cuda.jit
+def tree_from_constant(x, out):
+    # A block's sum by a tree whose step starts from a constant.
+    shared = cuda.shared.array(256, float64)
+    tid = cuda.threadIdx.x
+    shared[tid] = x[cuda.grid(1)]
+    cuda.syncthreads()
+    step = 128
+    while step > 0:
+        if tid < step:
+            shared[tid] += shared[tid + step]
+        cuda.syncthreads()
+        step //= 2
+    if tid == 0:
+        out[cuda.blockIdx.x] = shared[0]
+    FIBERS_ONLY
+
+
+@cuda.jit
+def tree_of_levels(x, out):
+    # The same tree as a `for` over a fixed number of levels.
+    shared = cuda.shared.array(256, float64)
+    tid = cuda.threadIdx.x
+    shared[tid] = x[cuda.grid(1)]
+    cuda.syncthreads()
+    for level in range(8):
+        step = 128 >> level
+        if tid < step:
+            shared[tid] += shared[tid + step]
+        cuda.syncthreads()
+    if tid == 0:
+        out[cuda.blockIdx.x] = shared[0]
+    FIBERS_ONLY
+
+
+@cuda.jit
+def tree_wider_than_the_block(x, out):
+    # The first steps exceed the block: every thread adds then.
+    shared = cuda.shared.array(1024, float64)
+    tid = cuda.threadIdx.x
+    for k in range(tid, 1024, cuda.blockDim.x):
+        shared[k] = x[cuda.blockIdx.x * 1024 + k]
+    cuda.syncthreads()
+    step = 512
+    while step > 0:
+        if tid < step:
+            shared[tid] += shared[tid + step]
+        cuda.syncthreads()
+        step //= 2
+    out[cuda.grid(1)] = shared[tid]
+    FIBERS_ONLY
+
+
+@cuda.jit
+def barrier_inside_the_guard(x, out):
+    # Only the threads below the step reach the barrier, inside the branch;
+    # the others go round the loop without waiting. (The twin's syncwarp
+    # comes first: at the end, lanes would wait at it for lanes waiting at
+    # the barrier.)
+    FIBERS_ONLY
+    shared = cuda.shared.array(256, float64)
+    tid = cuda.threadIdx.x
+    shared[tid] = x[cuda.grid(1)]
+    cuda.syncthreads()
+    step = 128
+    while step > 0:
+        if tid < step:
+            shared[tid] += shared[tid + step]
+            cuda.syncthreads()
+        step //= 2
+    out[cuda.grid(1)] = shared[tid]
+
+
+@cuda.jit
+def scan_from_constant(x, out):
+    # An inclusive scan: the threads from step on add, a value that lives
+    # across the barrier between reading and writing.
+    shared = cuda.shared.array(128, int32)
+    tid = cuda.threadIdx.x
+    shared[tid] = x[cuda.grid(1)]
+    cuda.syncthreads()
+    step = 1
+    while step < 128:
+        value = 0
+        if tid >= step:
+            value = shared[tid - step]
+        cuda.syncthreads()
+        shared[tid] += value
+        cuda.syncthreads()
+        step *= 2
+    out[cuda.grid(1)] = shared[tid]
     FIBERS_ONLY
 
 
@@ -260,6 +379,104 @@ def test_a_thread_failing_an_index_check_ends_alone(kernels):
     assert message.startswith("tid=[0, 7, 4] ctaid=[0, 0, 0]: "), (
         f"the lowest failing thread is (4, 7), slot 60: {message}")
     assert out[:60] == [40 + s + (s + 1) for s in range(60)], "the other threads must finish"
+
+
+def run_both(kernel, twin, launch, *arrays):
+    """The arrays after `kernel` and after its fibers twin, from copies."""
+    results = []
+    for each in (kernel, twin):
+        copies = [a.copy() for a in arrays]
+        each[launch](*copies)
+        results.append(copies)
+    return results
+
+
+@pytest.mark.parametrize("name", ["tree_from_constant", "tree_of_levels"])
+def test_trees_from_a_constant_step_sum_each_block(kernels, name):
+    x = np.random.default_rng(13).random(5 * 256)
+    regions, fibers = run_both(getattr(kernels, name), getattr(kernels, name + "_fibers"), (5, 256),
+                               x, np.zeros(5))
+    np.testing.assert_allclose(regions[1], x.reshape(5, 256).sum(axis=1), rtol=1e-12,
+                               err_msg=f"{name} summed the blocks wrongly")
+    assert regions[1].tolist() == fibers[1].tolist(), f"{name}: barrier regions and fibers differ"
+
+
+@pytest.mark.parametrize("threads", [256, 100, 7, 1])
+def test_a_tree_whose_step_exceeds_the_block(kernels, threads):
+    x = np.random.default_rng(17).random(3 * 1024)
+    regions, fibers = run_both(kernels.tree_wider_than_the_block, kernels.tree_wider_than_the_block_fibers,
+                               (3, threads), x, np.zeros(3 * threads))
+    expected = []
+    for block in x.reshape(3, 1024):
+        shared = block.copy()
+        step = 512
+        while step > 0:
+            active = np.arange(min(step, threads))
+            shared[active] += shared[active + step]
+            step //= 2
+        expected.extend(shared[:threads])
+    np.testing.assert_allclose(regions[1], expected, rtol=1e-12,
+                               err_msg=f"a tree from step 512 over blocks of {threads} threads")
+    assert regions[1].tolist() == fibers[1].tolist(), "barrier regions and fibers differ"
+
+
+def test_a_barrier_only_the_threads_below_the_step_reach(kernels):
+    x = np.random.default_rng(19).random(2 * 256)
+    regions, fibers = run_both(kernels.barrier_inside_the_guard, kernels.barrier_inside_the_guard_fibers,
+                               (2, 256), x, np.zeros_like(x))
+    assert regions[1].tolist() == fibers[1].tolist(), (
+        "threads that skip a barrier inside a branch must run as they run on fibers")
+
+
+@pytest.mark.parametrize("threads", [128, 100, 1])
+def test_a_scan_whose_threads_from_the_step_on_add(kernels, threads):
+    x = np.arange(4 * threads, dtype=np.int32) % 7
+    regions, fibers = run_both(kernels.scan_from_constant, kernels.scan_from_constant_fibers, (4, threads),
+                               x, np.zeros_like(x))
+    expected = np.cumsum(x.reshape(4, threads), axis=1).ravel()
+    assert regions[1].tolist() == expected.tolist(), f"the scan over blocks of {threads} threads"
+    assert fibers[1].tolist() == expected.tolist()
+
+
+# Blocks of 21 and 22 threads lose their last thread and the one before it
+# in the first round: the threads that start the next rounds come from
+# further back.
+@pytest.mark.parametrize("block", [(24, 1, 1), (21, 1, 1), (22, 1, 1), (5, 1, 1), (100, 1, 1),
+                                   (1, 1, 1), (8, 4, 2)])
+def test_threads_that_fail_end_and_the_others_go_on_in_the_order_of_fibers(kernels, block):
+    threads = block[0] * block[1] * block[2]
+    results = []
+    for kernel in (kernels.schedule_with_failures, kernels.schedule_with_failures_fibers):
+        order = np.full(4 * threads + 1, -1, np.int32)
+        counter = np.zeros(1, np.int32)
+        with pytest.raises(IndexError) as error:
+            kernel[1, block](np.zeros(8), order, counter)
+        results.append((order[:counter[0]].tolist(), str(error.value).split(" (array")[0]))
+    (regions, message), (fibers, fibers_message) = results
+    assert regions == fibers, (
+        f"with failing threads, barrier regions ran the threads of a {block} block in another order "
+        f"than fibers")
+    assert message == fibers_message.replace("schedule_with_failures_fibers", "schedule_with_failures")
+    # A thread fails in the phase of its remainder by 5, after recording it.
+    reaching_last = [t for t in range(threads) if t % 5 >= 3]
+    assert sorted(t - 30000 for t in regions if t >= 30000) == reaching_last, (
+        "the threads that fail in no earlier phase must run the last")
+
+
+def test_reducing_barriers_count_only_threads_that_have_not_failed(kernels):
+    flags = (np.random.default_rng(23).random(2 * 128) < 0.5).astype(np.int32)
+    results = []
+    for kernel in (kernels.votes_with_failures, kernels.votes_with_failures_fibers):
+        counts = np.full(flags.size, -1, np.int32)
+        with pytest.raises(IndexError):
+            kernel[2, 128](flags, np.zeros(8, np.int32), counts)
+        results.append(counts.tolist())
+    assert results[0] == results[1], "syncthreads_count with failing threads differs from fibers"
+    live = np.arange(128) % 11 != 10
+    for block in range(2):
+        expected = int(flags.reshape(2, 128)[block][live].sum())
+        assert set(np.array(results[0]).reshape(2, 128)[block][live].tolist()) == {expected}, (
+            f"syncthreads_count in block {block} must count the flags of threads that did not fail")
 
 
 def test_barrier_kernels_get_a_block_entry_and_warp_collectives_do_not(kiln, tmp_path):

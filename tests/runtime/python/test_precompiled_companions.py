@@ -5,12 +5,16 @@ Kernels use device functions and constants of sibling modules."""
 
 import json
 import os
+import pathlib
 import subprocess
 import sys
 import textwrap
 
 import numpy as np
 import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "driver"))
+from kiln_module_format import read_bundle  # noqa: E402
 
 HELPERS = '''
 from kiln import cuda
@@ -223,7 +227,8 @@ def test_a_damaged_companion_is_an_import_error_naming_it(project, kiln, package
     build(kiln, project)
     companion = companion_of(project)
     data = bytearray(companion.read_bytes())
-    data[len(data) // 2] ^= 0xFF  # inside the bundle
+    bundle = read_bundle(bytes(data))[0]
+    data[bundle["file_offset"] + bundle["manifest_offset"] + bundle["manifest_size"] // 2] ^= 0x01
     companion.write_bytes(bytes(data))
     stdout = run_python('''
         import numpy as np
