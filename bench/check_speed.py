@@ -114,9 +114,12 @@ def main():
         pathlib.Path(options.json).write_text(json.dumps(result, indent=1))
 
 
-def max_rss_kib(command, env=None):
-    """Maximum resident set size of a command, in KiB, from /usr/bin/time -v."""
+def max_rss_kib(command, env=None, stdout=None):
+    """Maximum resident set size of a command, in KiB, from /usr/bin/time -v;
+    the command's output goes to the file `stdout` when one is given."""
     done = subprocess.run(["/usr/bin/time", "-v", *command], capture_output=True, text=True, env=env)
+    if stdout is not None:
+        pathlib.Path(stdout).write_text(done.stdout)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-4000:]}")
     found = re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)
