@@ -2,27 +2,36 @@
 unreachable or slow remote costs.
 
 Goals, for a generated 20-kernel module and Kiln's default architecture
-list, on a machine whose local cache is empty: a build served by a warm
-remote (Redis or nginx WebDAV) takes at most 10% of the same build without
-a remote (which compiles everything); an unreachable remote adds at most 5%
-to it.
+list, built as users build it (`kiln build --module`, as add_python_kernels()
+and kiln.setuptools run it: fat binaries and host code for the CPU engine,
+packed into an extension module), on a machine whose local cache is empty: a
+build served by a warm remote (Redis or nginx WebDAV) takes at most 10% of
+the same build without a remote (which compiles everything); an unreachable
+remote adds at most 5% to it.
 
     python3 bench/remote_cache.py [--kiln build/driver/kiln] [--repeats 5] [--warmups 1]
                                   [--kernels 20] [--jobs 2] [--arch LIST] [--delay 1.0]
-                                  [--json FILE] [--quick]
+                                  [--distance 0.001] [--json FILE] [--quick]
 
 --quick: 2 kernels, --arch 80, 3 repeats, no warm-up: checks that the
 harness runs; its numbers mean little.
 
-Every measurement is a fresh `kiln build MODULE --emit fatbin -o TMP -v -j J`
-process (wall time) with an empty local cache of its own, in rounds that
-take each configuration once, so that drift in the machine's load spreads
-over all of them:
+Every measurement is a fresh `kiln build kernels.py --module kernels
+--ext-suffix SUFFIX -o TMP -v -j J` process (wall time; SUFFIX is the running
+Python's EXT_SUFFIX, which add_python_kernels() and kiln.setuptools pass too)
+with an empty local cache of its own, in rounds that take each configuration
+once, so that drift in the machine's load spreads over all of them:
 
 * no remote: compiles everything (the baseline);
+* warm local cache: the same build from a local cache that holds every
+  entry, no remote: what a remote hit cannot undercut (the process, the
+  front end, writing the extension module);
 * warm Redis, warm WebDAV: `--remote-cache URL` of a server that machine A
   filled with the same build (once, untimed); every lookup must be a remote
   hit, or the script stops;
+* warm Redis / WebDAV, --distance away: the same servers behind a proxy
+  that holds back each answer --distance seconds (1 ms: a server across a
+  data centre rather than on loopback), which shows what round trips cost;
 * unreachable Redis, unreachable WebDAV: a 127.0.0.1 port nothing listens
   on (connections are refused at once);
 * Redis / WebDAV answering late: the warm server behind a proxy that holds
@@ -40,6 +49,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 
@@ -68,6 +78,9 @@ class Bench:
                         "KILN_TRUSTED_KEYS")}
         self.env["KILN_CONFIG_DIR"] = str(work / "config")
         self.builds = 0
+        self.suffix = sysconfig.get_config_var("EXT_SUFFIX")
+        # A local cache every build of the module hits, for the warm local row.
+        self.warm_cache = work / "warm-local-cache"
         self.key = work / "machine-a.key"
         done = self.kiln_run(["cache", "key", "generate", "--name", "machine-a",
                               "--file", self.key])
@@ -85,15 +98,18 @@ class Bench:
                              f"{done.stderr[-4000:]}")
         return done
 
-    def build(self, remote_args):
-        """(wall seconds, lookups by status) of a build with an empty local cache."""
+    def build(self, remote_args, cache=None):
+        """(wall seconds, lookups by status) of a build with an empty local
+        cache, or with the local cache `cache`, which it keeps."""
         self.builds += 1
-        cache = self.work / f"cache{self.builds}"
+        kept = cache is not None
+        cache = cache or self.work / f"cache{self.builds}"
         out = self.work / f"out{self.builds}"
         env = dict(self.env, KILN_CACHE_DIR=str(cache))
         arch = ["--arch", self.options.arch] if self.options.arch else []
-        command = [self.kiln, "build", str(self.module), "--emit", "fatbin", *arch, "-o", str(out),
-                   "-v", "-j", str(self.options.jobs), *remote_args]
+        command = [self.kiln, "build", str(self.module), "--module", "kernels", "--ext-suffix",
+                   self.suffix, *arch, "-o", str(out), "-v", "-j", str(self.options.jobs),
+                   *remote_args]
         began = time.perf_counter()
         done = subprocess.run(command, capture_output=True, text=True, env=env)
         elapsed = time.perf_counter() - began
@@ -101,7 +117,8 @@ class Bench:
             raise SystemExit(f"{' '.join(command)} failed ({done.returncode}):\n"
                              f"{done.stderr[-4000:]}")
         found = STATUS.findall(done.stderr)
-        shutil.rmtree(cache, ignore_errors=True)
+        if not kept:
+            shutil.rmtree(cache, ignore_errors=True)
         shutil.rmtree(out, ignore_errors=True)
         return elapsed, {status: found.count(status) for status in STATUSES}
 
@@ -138,6 +155,8 @@ def main():
     parser.add_argument("--arch", default=None, help="default: Kiln's default list")
     parser.add_argument("--delay", type=float, default=1.0,
                         help="seconds the slow remote holds back each answer")
+    parser.add_argument("--distance", type=float, default=0.001,
+                        help="seconds the distant warm remote holds back each answer")
     parser.add_argument("--json", help="also write the raw measurements here")
     parser.add_argument("--quick", action="store_true",
                         help="2 kernels, --arch 80, 3 repeats, no warm-up")
@@ -165,20 +184,36 @@ def main():
         servers.append(slow_redis)
         slow_webdav = SlowProxy(("127.0.0.1", webdav.port), options.delay).start()
         servers.append(slow_webdav)
+        far_redis = SlowProxy(("127.0.0.1", redis.port), options.distance).start()
+        servers.append(far_redis)
+        far_webdav = SlowProxy(("127.0.0.1", webdav.port), options.distance).start()
+        servers.append(far_webdav)
 
         late = f"answering after {options.delay:g} s"
+        away = f"{options.distance * 1000:g} ms away"
         configurations = {
             "no remote": [],
+            "warm local cache": [],
             "warm Redis": ["--remote-cache", redis.url],
             "warm WebDAV": ["--remote-cache", webdav.url],
+            f"warm Redis, {away}": ["--remote-cache", far_redis.url_for(redis.url)],
+            f"warm WebDAV, {away}": ["--remote-cache", far_webdav.url_for(webdav.url)],
             "unreachable Redis": ["--remote-cache", f"redis://127.0.0.1:{closed.port}"],
             "unreachable WebDAV": ["--remote-cache", f"http://127.0.0.1:{closed.port}/cache"],
             f"Redis {late}": ["--remote-cache", slow_redis.url_for(redis.url)],
             f"WebDAV {late}": ["--remote-cache", slow_webdav.url_for(webdav.url)],
         }
-        # Machine A fills both warm servers; a first reader checks they serve everything.
+        # Machine A fills both warm servers and the warm local cache; a first
+        # reader checks they serve everything.
+        bench.build([], cache=bench.warm_cache)
+        _, statuses = bench.build([], cache=bench.warm_cache)
+        if statuses["local hit"] == 0 or statuses["local hit"] != sum(statuses.values()):
+            raise SystemExit(f"warm local cache: a second build got {statuses}, "
+                             "not every lookup a local hit")
         for name in ("warm Redis", "warm WebDAV"):
             bench.build(configurations[name])
+        for name in (name for name in configurations if name.startswith("warm ")
+                     and name != "warm local cache"):
             _, statuses = bench.build(configurations[name])
             if statuses["remote hit"] == 0 or statuses["remote hit"] != sum(statuses.values()):
                 raise SystemExit(f"{name}: a build after the remote was filled got {statuses}, "
@@ -188,7 +223,8 @@ def main():
         lookups = {}
         for round_number in range(-options.warmups, options.repeats):
             for name, remote_args in configurations.items():
-                elapsed, statuses = bench.build(remote_args)
+                local = bench.warm_cache if name == "warm local cache" else None
+                elapsed, statuses = bench.build(remote_args, cache=local)
                 lookups[name] = statuses
                 if round_number >= 0:
                     times[name].append(elapsed)
@@ -226,11 +262,13 @@ def main():
     print(f"Machine: {bc.machine_line(version)}; load average {bc.load_average()}.\n")
     print(f"A generated module of {options.kernels} kernels (one specialization each), "
           f"architectures: {options.arch or 'Kiln default list'}; each build a fresh "
-          f"`kiln build --emit fatbin -v -j {options.jobs}` process with an empty local cache; "
+          f"`kiln build --module kernels --ext-suffix {bench.suffix} -v -j {options.jobs}` "
+          "process with an empty local cache (the warm local row: a full one); "
           f"median (min – max) of {options.repeats} rounds after {options.warmups} "
           "warm-up round(s). "
-          "Servers on loopback (redis-server, nginx WebDAV); the late ones behind a proxy that "
-          f"holds back each answer {options.delay:g} s. Goals: served by a warm remote, at most "
+          "Servers on loopback (redis-server, nginx WebDAV); the distant and late ones behind a "
+          f"proxy that holds back each answer {options.distance * 1000:g} ms or "
+          f"{options.delay:g} s. Goals: served by a warm remote, at most "
           "10% of the build without a remote; with an unreachable remote, at most 5% more.\n")
     print(bc.table(["remote", "wall time", "of no remote", "goal",
                     "lookups (last round): remote hit / local hit / compiled"], rows,
@@ -238,6 +276,7 @@ def main():
     bc.write_json(options.json, {
         "kernels": options.kernels, "arch": options.arch or "default", "jobs": options.jobs,
         "repeats": options.repeats, "warmups": options.warmups, "delay": options.delay,
+        "distance": options.distance,
         "times": times, "lookups": lookups,
         "summary": {name: bc.spread(values) for name, values in times.items()}})
 

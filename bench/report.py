@@ -562,9 +562,11 @@ def render_remote(d, headline, behind):
         rows.append([name, spread(values), compared, goal,
                      " / ".join(str(counts[s]) for s in ("remote hit", "local hit", "compiled"))])
     out = [f"A generated module of {d['kernels']} kernels, architectures: {d['arch']}; each build a "
-           f"fresh `kiln build --emit fatbin -j {d['jobs']}` with an empty local cache, median (min – max) "
-           f"of {d['repeats']} rounds after {d['warmups']} warm-up round(s); the late remotes answer "
-           f"{d['delay']:g} s after each request (default `operation-timeout`, 1 s).\n\n"]
+           f"fresh `kiln build --module kernels --ext-suffix SUFFIX -j {d['jobs']}` with an empty local "
+           f"cache (the warm local row: a full one), median (min – max) of {d['repeats']} rounds after "
+           f"{d['warmups']} warm-up round(s); the distant remotes answer "
+           f"{d.get('distance', 0) * 1000:g} ms, the late ones {d['delay']:g} s after each request "
+           "(default `operation-timeout`, 1 s).\n\n"]
     out.append(table(["remote", "wall time", "against no remote", "goal",
                       "lookups: remote hit / local hit / compiled"], rows, "lrrrr"))
     warm = [med(times[n]) / base for n in ("warm Redis", "warm WebDAV") if n in times]

@@ -11,7 +11,9 @@
 #include <atomic>
 #include <cerrno>
 #include <fcntl.h>
+#include <set>
 #include <unistd.h>
+#include <vector>
 
 namespace kiln::cache {
 
@@ -59,18 +61,47 @@ llvm::Error createTemporary(llvm::StringRef folder, int &fd, std::string &path) 
 
 } // namespace
 
+std::string BlobStore::packedPath(llvm::StringRef root) {
+  llvm::SmallString<256> path(root);
+  llvm::sys::path::append(path, "packed", "blobs.sqlite");
+  return path.str().str();
+}
+
 std::string BlobStore::pathOf(llvm::StringRef digest) const {
   llvm::SmallString<256> path(root);
   llvm::sys::path::append(path, digest.take_front(2), digest.drop_front(2));
   return path.str().str();
 }
 
-bool BlobStore::exists(llvm::StringRef digest) const {
-  return llvm::sys::fs::exists(pathOf(digest));
+std::optional<uint64_t> BlobStore::sizeOf(llvm::StringRef digest) const {
+  if (packed)
+    if (std::optional<uint64_t> size = packed->sizeOf(digest))
+      return size;
+  uint64_t size = 0;
+  if (llvm::sys::fs::file_size(pathOf(digest), size))
+    return std::nullopt;
+  return size;
+}
+
+bool BlobStore::startsWith(llvm::StringRef digest, llvm::StringRef prefix) const {
+  if (packed && packed->startsWith(digest, prefix))
+    return true;
+  int fd = ::open(pathOf(digest).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  std::string head(prefix.size(), '\0');
+  ssize_t got = ::read(fd, head.data(), head.size());
+  ::close(fd);
+  return got == static_cast<ssize_t>(head.size()) && head == prefix;
 }
 
 BlobStatus BlobStore::read(llvm::StringRef digest, std::string &bytes,
                            std::optional<uint64_t> size) const {
+  if (packed && (!size || isPacked(*size))) {
+    BlobStatus status = packed->read(digest, bytes, size);
+    if (status != BlobStatus::Missing)
+      return status;
+  }
   // Volatile: read, never map, as a damaged file might shrink under a map.
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(pathOf(digest), /*IsText=*/false,
@@ -85,7 +116,29 @@ BlobStatus BlobStore::read(llvm::StringRef digest, std::string &bytes,
   return BlobStatus::Ok;
 }
 
-llvm::Error BlobStore::put(llvm::StringRef digest, llvm::StringRef bytes) const {
+llvm::Error BlobStore::putAll(llvm::ArrayRef<Blob> blobs) const {
+  std::vector<Blob> small;
+  for (const Blob &blob : blobs) {
+    if (isPacked(blob.bytes.size()))
+      small.push_back(blob);
+    else if (llvm::Error error = putFile(blob.digest, blob.bytes))
+      return error;
+  }
+  return small.empty() ? llvm::Error::success() : packed->putAll(small);
+}
+
+llvm::Error BlobStore::ensureAll(llvm::ArrayRef<Blob> blobs) const {
+  std::vector<Blob> missing;
+  for (const Blob &blob : blobs) {
+    bool there = isPacked(blob.bytes.size()) ? packed->contains(blob.digest)
+                                             : llvm::sys::fs::exists(pathOf(blob.digest));
+    if (!there)
+      missing.push_back(blob);
+  }
+  return putAll(missing);
+}
+
+llvm::Error BlobStore::putFile(llvm::StringRef digest, llvm::StringRef bytes) const {
   std::string existing;
   if (read(digest, existing, bytes.size()) == BlobStatus::Ok)
     return llvm::Error::success();
@@ -112,13 +165,42 @@ llvm::Error BlobStore::put(llvm::StringRef digest, llvm::StringRef bytes) const 
 }
 
 llvm::Error BlobStore::remove(llvm::StringRef digest) const {
-  std::string path = pathOf(digest);
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT)
-    return errnoError(errno, "cannot remove '" + path + "'");
-  return llvm::Error::success();
+  return removeAll(digest.str());
 }
 
-void BlobStore::forEach(
+llvm::Error BlobStore::removeAll(llvm::ArrayRef<std::string> digests) const {
+  llvm::Error removed = packed ? packed->remove(digests) : llvm::Error::success();
+  for (const std::string &digest : digests) {
+    std::string path = pathOf(digest);
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT && !removed)
+      removed = errnoError(errno, "cannot remove '" + path + "'");
+  }
+  return removed;
+}
+
+llvm::Error BlobStore::clear() const {
+  llvm::Error cleared = packed ? packed->removeAll() : llvm::Error::success();
+  forEachFile([&](llvm::StringRef, llvm::StringRef path) { ::unlink(path.str().c_str()); }, {});
+  return cleared;
+}
+
+void BlobStore::forEach(const std::function<void(llvm::StringRef digest)> &visit,
+                        const std::function<void(llvm::StringRef path)> &leftover) const {
+  std::set<std::string> packedDigests;
+  if (packed)
+    llvm::consumeError(packed->forEach([&](llvm::StringRef digest) {
+      packedDigests.insert(digest.str());
+      visit(digest);
+    }));
+  forEachFile(
+      [&](llvm::StringRef digest, llvm::StringRef) {
+        if (!packedDigests.count(digest.str()))
+          visit(digest);
+      },
+      leftover);
+}
+
+void BlobStore::forEachFile(
     const std::function<void(llvm::StringRef digest, llvm::StringRef path)> &visit,
     const std::function<void(llvm::StringRef path)> &leftover) const {
   std::error_code error;

@@ -2,17 +2,15 @@
 
 #include "cache/cache.h"
 
+#include "cache/database_repair.h"
 #include "cache/file_system.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/Path.h>
 
-#include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <set>
-#include <sys/file.h>
 #include <unistd.h>
 
 namespace kiln::cache {
@@ -44,30 +42,12 @@ IndexFault classify(llvm::Error &error) {
   return fault;
 }
 
-/// An exclusive flock on a file, released on destruction.
-class FileLock {
-public:
-  explicit FileLock(const std::string &path) {
-    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd >= 0)
-      while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
-      }
-  }
-  ~FileLock() {
-    if (fd >= 0)
-      ::close(fd);
-  }
-
-private:
-  int fd = -1;
-};
-
 } // namespace
 
 Cache::Cache(CacheOptions options, WarningHandler warn, std::unique_ptr<CacheIndex> index,
              std::optional<std::string> network, bool readOnly)
     : options(std::move(options)), warn(std::move(warn)),
-      blobStore((this->options.directory + "/objects")), indexPtr(std::move(index)),
+      blobStore(this->options.directory + "/objects", nullptr), indexPtr(std::move(index)),
       network(std::move(network)), readOnly(readOnly) {}
 
 Cache::~Cache() {
@@ -91,11 +71,22 @@ void Cache::resolveLimit() {
 }
 
 void Cache::warnOnce(const llvm::Twine &message) {
-  if (warned)
+  if (warned.exchange(true))
     return;
-  warned = true;
   if (warn)
     warn(message.str());
+}
+
+llvm::Error Cache::openPackedBlobs(JournalMode mode) {
+  std::string path = BlobStore::packedPath(blobStore.directory());
+  llvm::Expected<std::unique_ptr<PackedBlobs>> packed =
+      readOnly ? PackedBlobs::openToRead(path)
+               : PackedBlobs::open(path, options.directory, mode,
+                                   [this](const std::string &note) { warnOnce(note); });
+  if (!packed)
+    return packed.takeError();
+  blobStore = BlobStore(blobStore.directory(), std::move(*packed));
+  return llvm::Error::success();
 }
 
 llvm::Expected<std::unique_ptr<Cache>> Cache::open(const CacheOptions &options,
@@ -121,6 +112,10 @@ llvm::Expected<std::unique_ptr<Cache>> Cache::open(const CacheOptions &options,
     std::unique_ptr<Cache> cache(new Cache(options, std::move(warn),
                                            std::make_unique<CacheIndex>(std::move(*index)),
                                            std::move(network), /*readOnly=*/true));
+    // Unreadable packed blobs leave their entries missing: misses.
+    if (llvm::Error error = cache->openPackedBlobs(JournalMode::Wal))
+      cache->warnOnce("cannot read the packed blobs of the read-only cache '" + directory + "' (" +
+                      llvm::toString(std::move(error)) + "); recompiling what they hold");
     cache->resolveLimit();
     return cache;
   }
@@ -136,29 +131,29 @@ llvm::Expected<std::unique_ptr<Cache>> Cache::open(const CacheOptions &options,
       return error;
     std::string reason = llvm::toString(std::move(error));
     // One process repairs; the others find it repaired.
-    FileLock lock(directory + "/repair.lock");
+    RepairLock lock(directory);
     index = CacheIndex::open(path, mode, created);
     if (!index) {
       llvm::Error again = index.takeError();
       if (classify(again) != IndexFault::Repairable)
         return again;
       llvm::consumeError(std::move(again));
-      std::string aside = llvm::formatv("{0}.damaged-{1}-{2}", path, unixNow(), ::getpid()).str();
-      if (::rename(path.c_str(), aside.c_str()) != 0)
-        return llvm::createStringError(std::error_code(errno, std::generic_category()),
-                                       "cannot move the damaged cache index '" + path + "' aside");
-      for (const char *suffix : {"-wal", "-shm", "-journal"})
-        ::rename((path + suffix).c_str(), (aside + suffix).c_str());
+      llvm::Expected<std::string> aside = moveDatabaseAside(path);
+      if (!aside)
+        return aside.takeError();
       index = CacheIndex::open(path, mode, created);
       if (!index)
         return index.takeError();
       repaired = "the cache index '" + path + "' could not be used (" + reason +
-                 "); moved it to '" + aside + "'";
+                 "); moved it to '" + *aside + "'";
     }
   }
   std::unique_ptr<Cache> cache(new Cache(options, std::move(warn),
                                          std::make_unique<CacheIndex>(std::move(*index)),
                                          std::move(network)));
+  // Before the index is rebuilt, which reads the blobs.
+  if (llvm::Error error = cache->openPackedBlobs(mode))
+    return error;
   if (options.maxSize && options.keepMaxSize)
     if (llvm::Error error = cache->index().storeMaxSize(*options.maxSize))
       cache->warnOnce("cannot keep the size limit in the cache index: " +
@@ -188,8 +183,8 @@ static size_t findBytes(llvm::StringRef haystack, llvm::StringRef needle) {
   return at ? size_t(static_cast<const char *>(at) - haystack.data()) : llvm::StringRef::npos;
 }
 
-std::vector<BlobFile> layOutBlobs(const EntryContents &contents, EntryMetadata &metadata) {
-  std::vector<BlobFile> files;
+std::vector<Blob> layOutBlobs(const EntryContents &contents, EntryMetadata &metadata) {
+  std::vector<Blob> files;
   std::set<llvm::StringRef> listed;
   auto add = [&](llvm::StringRef digest, llvm::StringRef bytes) {
     if (listed.insert(digest).second)
@@ -209,7 +204,7 @@ std::vector<BlobFile> layOutBlobs(const EntryContents &contents, EntryMetadata &
     }
     llvm::sort(spans);
     EntryBlob blob{role, digestOf(bytes), bytes.size(), {}};
-    std::vector<BlobFile> pieces;
+    std::vector<Blob> pieces;
     size_t cursor = 0;
     for (const auto &[at, which] : spans) {
       if (at < cursor)
@@ -230,7 +225,7 @@ std::vector<BlobFile> layOutBlobs(const EntryContents &contents, EntryMetadata &
         blob.parts.push_back({digestOf(tail), tail.size(), false});
         pieces.push_back({blob.parts.back().digest, tail});
       }
-      for (const BlobFile &piece : pieces)
+      for (const Blob &piece : pieces)
         add(piece.digest, piece.bytes);
     }
     metadata.blobs.push_back(std::move(blob));
@@ -370,21 +365,46 @@ std::optional<CachedEntry> Cache::lookup(llvm::StringRef key, llvm::ArrayRef<std
   return std::nullopt;
 }
 
-llvm::Expected<CacheIndex::NewEntry> Cache::writeBlobs(const EntryContents &contents,
-                                                       std::vector<BlobFile> *files) {
-  EntryMetadata metadata{
-      contents.key, contents.kind, contents.target, contents.name, unixNow(), contents.info, {}};
-  std::vector<BlobFile> laidOut = layOutBlobs(contents, metadata);
-  for (const BlobFile &file : laidOut)
-    if (llvm::Error error = blobStore.put(file.digest, file.bytes))
-      return error;
-  if (files)
-    *files = std::move(laidOut);
-  std::string text = writeMetadata(metadata);
-  HexDigest metaDigest = digestOf(text);
-  if (llvm::Error error = blobStore.put(metaDigest, text))
+bool Cache::contains(llvm::StringRef key) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (lookupsDisabled)
+    return false;
+  llvm::Expected<std::optional<HexDigest>> found = indexPtr->find(key);
+  if (!found) {
+    llvm::consumeError(found.takeError());
+    return false;
+  }
+  return found->has_value();
+}
+
+llvm::Error Cache::writeAndPublish(llvm::ArrayRef<EntryContents> entries,
+                                   std::vector<CacheIndex::NewEntry> *published) {
+  std::vector<CacheIndex::NewEntry> written;
+  std::vector<std::string> texts;
+  std::vector<Blob> blobs;
+  for (const EntryContents &contents : entries) {
+    EntryMetadata metadata{
+        contents.key, contents.kind, contents.target, contents.name, unixNow(), contents.info, {}};
+    for (Blob &blob : layOutBlobs(contents, metadata))
+      blobs.push_back(std::move(blob));
+    texts.push_back(writeMetadata(metadata));
+    HexDigest metaDigest = digestOf(texts.back());
+    written.push_back({std::move(metadata), std::move(metaDigest), texts.back().size()});
+  }
+  // `texts` is complete: its strings stay where they are.
+  for (size_t i = 0; i < written.size(); ++i)
+    blobs.push_back({written[i].metaDigest, texts[i]});
+  if (llvm::Error error = blobStore.putAll(blobs))
     return error;
-  return CacheIndex::NewEntry{std::move(metadata), metaDigest, text.size()};
+  // The index's connection is the lookups' too. Garbage collection may have
+  // deleted an identical blob between putAll and the write lock; ensureAll
+  // writes it again.
+  std::lock_guard<std::mutex> lock(mutex);
+  if (llvm::Error error = indexPtr->publishAll(written, [&] { return blobStore.ensureAll(blobs); }))
+    return error;
+  if (published)
+    *published = std::move(written);
+  return llvm::Error::success();
 }
 
 void Cache::store(const EntryContents &contents) {
@@ -402,33 +422,8 @@ void Cache::storeAll(llvm::ArrayRef<EntryContents> entries) {
     if (storesDisabled || readOnly)
       return;
   }
-  std::vector<CacheIndex::NewEntry> written;
-  std::vector<std::vector<BlobFile>> files(entries.size());
-  for (size_t i = 0; i < entries.size(); ++i) {
-    llvm::Expected<CacheIndex::NewEntry> entry = writeBlobs(entries[i], &files[i]);
-    if (!entry) {
-      std::lock_guard<std::mutex> lock(mutex);
-      storesDisabled = true;
-      warnOnce("cannot store in the cache '" + options.directory +
-               "': " + llvm::toString(entry.takeError()) + "; building without storing");
-      return;
-    }
-    written.push_back(std::move(*entry));
-  }
+  llvm::Error published = writeAndPublish(entries);
   std::lock_guard<std::mutex> lock(mutex);
-  llvm::Error published = indexPtr->publishAll(written, [&]() -> llvm::Error {
-    // Garbage collection may have deleted an identical blob between
-    // writeBlobs and now; write it again.
-    for (size_t i = 0; i < entries.size(); ++i) {
-      for (const BlobFile &file : files[i])
-        if (llvm::Error error = blobStore.put(file.digest, file.bytes))
-          return error;
-      if (llvm::Error error =
-              blobStore.put(written[i].metaDigest, writeMetadata(written[i].metadata)))
-        return error;
-    }
-    return llvm::Error::success();
-  });
   if (published) {
     int code = sqliteCode(published);
     if (code == 5 /*SQLITE_BUSY*/) {
@@ -492,15 +487,8 @@ void Cache::finish() {
 
 llvm::Expected<uint64_t> Cache::indexFromBlobs() {
   std::map<HexDigest, CacheIndex::NewEntry> found;
-  blobStore.forEach([&](llvm::StringRef digest, llvm::StringRef path) {
-    char head[kMetadataMagic.size()];
-    int fd = ::open(path.str().c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-      return;
-    ssize_t got = ::read(fd, head, sizeof head);
-    ::close(fd);
-    if (got != static_cast<ssize_t>(sizeof head) ||
-        !looksLikeMetadata(llvm::StringRef(head, sizeof head)))
+  blobStore.forEach([&](llvm::StringRef digest) {
+    if (!blobStore.startsWith(digest, kMetadataMagic))
       return;
     std::string text;
     if (blobStore.read(digest, text) != BlobStatus::Ok)
@@ -510,11 +498,9 @@ llvm::Expected<uint64_t> Cache::indexFromBlobs() {
       llvm::consumeError(metadata.takeError());
       return;
     }
-    for (const BlobPart &blob : storedBlobs(*metadata)) {
-      uint64_t size = 0;
-      if (llvm::sys::fs::file_size(blobStore.pathOf(blob.digest), size) || size != blob.size)
+    for (const BlobPart &blob : storedBlobs(*metadata))
+      if (blobStore.sizeOf(blob.digest) != blob.size)
         return;
-    }
     auto existing = found.find(metadata->key);
     if (existing != found.end() && existing->second.metadata.created > metadata->created)
       return;

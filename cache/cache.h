@@ -2,8 +2,9 @@
 //
 // [Note: the specialization cache]
 //
-//   <cache>/index.sqlite        key → the blobs of one entry (cache_index.h)
-//   <cache>/objects/ab/cdef...  content-addressed blobs (blob_store.h)
+//   <cache>/index.sqlite           key → the blobs of one entry (cache_index.h)
+//   <cache>/objects/packed/blobs.sqlite  the small content-addressed blobs
+//   <cache>/objects/ab/cdef...     the others (blob_store.h)
 //
 // The driver asks for a key (pipeline/build_cache.h); a hit hands back the
 // entry's blobs, each read in full and checked against its digest. A
@@ -13,7 +14,8 @@
 // Nothing here ever fails a build. A cache that cannot be opened (read-only
 // folder, an index from a newer Kiln) is no cache, with one warning; a
 // damaged index or one in an older format is moved aside and rebuilt from
-// the metadata blobs; a store that fails (full disk) is skipped, and the
+// the metadata blobs; damaged packed blobs are moved aside, and their
+// entries recompiled; a store that fails (full disk) is skipped, and the
 // process stores nothing more, with one warning.
 //
 //===----------------------------------------------------------------------===//
@@ -66,15 +68,9 @@ struct EntryContents {
   std::map<HexDigest, std::string> partBytes = {};
 };
 
-/// A blob file an entry needs, and its bytes.
-struct BlobFile {
-  HexDigest digest;
-  llvm::StringRef bytes;
-};
-
-/// Lays `contents` out as blob files: fills `metadata.blobs` and returns the
-/// files (which point into `contents`), each once.
-std::vector<BlobFile> layOutBlobs(const EntryContents &contents, EntryMetadata &metadata);
+/// Lays `contents` out as blobs: fills `metadata.blobs` and returns the
+/// blobs to store (which point into `contents`), each once.
+std::vector<Blob> layOutBlobs(const EntryContents &contents, EntryMetadata &metadata);
 
 /// What a hit hands back.
 struct CachedEntry {
@@ -99,6 +95,9 @@ public:
   /// the entry may hold by digest only (EntryContents::implied); an entry
   /// that needs bytes not among them is a miss. Thread-safe.
   std::optional<CachedEntry> lookup(llvm::StringRef key, llvm::ArrayRef<std::string> implied = {});
+
+  /// Whether the index has an entry of `key`, read or not. Thread-safe.
+  bool contains(llvm::StringRef key);
 
   /// Keeps an entry. Problems are warnings. Thread-safe.
   void store(const EntryContents &contents);
@@ -140,15 +139,18 @@ public:
   /// exist. Returns how many entries it added.
   llvm::Expected<uint64_t> indexFromBlobs();
 
-  /// Writes an entry's blobs and metadata blob; the metadata to publish.
-  /// `files`, when given, receives the blob files written (which point into
-  /// `contents`).
-  llvm::Expected<CacheIndex::NewEntry> writeBlobs(const EntryContents &contents,
-                                                  std::vector<BlobFile> *files = nullptr);
+  /// Writes the blobs of `entries` (their metadata blobs among them), then
+  /// publishes the entries in one transaction. `published`, when given,
+  /// receives what was published.
+  llvm::Error writeAndPublish(llvm::ArrayRef<EntryContents> entries,
+                              std::vector<CacheIndex::NewEntry> *published = nullptr);
 
 private:
   Cache(CacheOptions options, WarningHandler warn, std::unique_ptr<CacheIndex> index,
         std::optional<std::string> network, bool readOnly = false);
+  /// Opens the packed blobs: for writing, or, in a read-only cache, to read
+  /// (where there are some).
+  llvm::Error openPackedBlobs(JournalMode mode);
   void warnOnce(const llvm::Twine &message);
   /// Sets `limit` from the options, else the index, else the default.
   void resolveLimit();
@@ -160,7 +162,7 @@ private:
   std::optional<std::string> network;
   std::mutex mutex;
   bool readOnly;
-  bool warned = false;
+  std::atomic<bool> warned{false};
   bool storesDisabled = false;
   bool lookupsDisabled = false;
   bool finished = false;

@@ -420,31 +420,14 @@ llvm::Expected<ImportReport> importArchive(Cache &cache, const CheckedArchive &a
   // Store through the normal write path, and publish all at once.
   ImportReport report;
   report.signer = archive.signer;
-  const std::vector<EntryContents> &entries = archive.entries;
   std::vector<CacheIndex::NewEntry> published;
+  if (llvm::Error error = cache.writeAndPublish(archive.entries, &published))
+    return error;
   std::set<HexDigest> counted;
-  for (const EntryContents &contents : entries) {
-    llvm::Expected<CacheIndex::NewEntry> entry = cache.writeBlobs(contents);
-    if (!entry)
-      return entry.takeError();
-    for (const BlobPart &blob : storedBlobs(entry->metadata))
+  for (const CacheIndex::NewEntry &entry : published)
+    for (const BlobPart &blob : storedBlobs(entry.metadata))
       if (counted.insert(blob.digest).second)
         report.bytes += blob.size;
-    published.push_back(std::move(*entry));
-  }
-  if (llvm::Error error = cache.index().publishAll(published, [&]() -> llvm::Error {
-        for (const EntryContents &contents : entries) {
-          EntryMetadata scratch;
-          for (const BlobFile &file : layOutBlobs(contents, scratch))
-            if (llvm::Error failed = cache.blobs().put(file.digest, file.bytes))
-              return failed;
-        }
-        for (const CacheIndex::NewEntry &entry : published)
-          if (!cache.blobs().exists(entry.metaDigest))
-            return failure("a blob vanished while importing; try again");
-        return llvm::Error::success();
-      }))
-    return error;
   report.entries = published.size();
   return report;
 }

@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <set>
-#include <thread>
 
 namespace kiln::cache {
 
@@ -47,21 +46,6 @@ PRAGMA user_version = 1;
 const char *const kSettingsTable =
     "CREATE TABLE IF NOT EXISTS settings(name TEXT PRIMARY KEY, value INTEGER NOT NULL) "
     "WITHOUT ROWID";
-
-/// Runs `attempt` again while the database is busy beyond its timeout
-/// (setting the journal mode does not wait on the busy handler).
-llvm::Error retryBusy(llvm::function_ref<llvm::Error()> attempt) {
-  for (int tries = 0;; ++tries) {
-    llvm::Error error = attempt();
-    if (!error || tries == 50)
-      return error;
-    int code = sqliteCode(error);
-    if (code != 5 /*SQLITE_BUSY*/ && code != 6 /*SQLITE_LOCKED*/)
-      return error;
-    llvm::consumeError(std::move(error));
-    std::this_thread::sleep_for(std::chrono::milliseconds(20 + tries * 10));
-  }
-}
 
 } // namespace
 
@@ -103,7 +87,7 @@ llvm::Expected<CacheIndex> CacheIndex::open(llvm::StringRef path, JournalMode mo
   db.setBusyTimeout(20000);
   // The format first: a damaged file fails here (SQLITE_NOTADB).
   std::optional<int64_t> format;
-  if (llvm::Error error = retryBusy([&]() -> llvm::Error {
+  if (llvm::Error error = retryWhileBusy([&]() -> llvm::Error {
         llvm::Expected<std::optional<int64_t>> version = db.queryInteger("PRAGMA user_version");
         if (!version)
           return version.takeError();
@@ -114,25 +98,17 @@ llvm::Expected<CacheIndex> CacheIndex::open(llvm::StringRef path, JournalMode mo
   if (format && *format > kIndexFormat)
     return llvm::make_error<IndexFormatError>(path.str(), *format);
   // Only a file without tables takes it, and only before the journal mode
-  // is set: incremental vacuum, so that prune and clear can shrink it.
-  if (format.value_or(0) == 0)
+  // is set: incremental vacuum, so that prune and clear can shrink it. A new
+  // index is made without syncing (a build in a new cache folder would wait
+  // for eight syncs): one a crash damaged is repaired when next opened.
+  if (format.value_or(0) == 0) {
+    if (llvm::Error error = db.commitWithoutSyncing())
+      return error;
     if (llvm::Error error = db.execute("PRAGMA auto_vacuum=INCREMENTAL"))
       return error;
-  if (llvm::Error error = retryBusy([&] {
-        return db.execute(mode == JournalMode::Wal ? "PRAGMA journal_mode=WAL"
-                                                   : "PRAGMA journal_mode=DELETE");
-      }))
+  }
+  if (llvm::Error error = db.setJournalMode(mode))
     return error;
-  if (llvm::Error error = db.execute(mode == JournalMode::Wal ? "PRAGMA synchronous=NORMAL"
-                                                              : "PRAGMA synchronous=FULL"))
-    return error;
-  // A checkpoint on close syncs the log and the index to disk, and the next
-  // process's first commit syncs the emptied log again: milliseconds for
-  // each build of a few kernels. The log's commits are as durable as
-  // synchronous=NORMAL makes them, and SQLite checkpoints it once it holds
-  // a thousand pages.
-  if (mode == JournalMode::Wal)
-    db.keepWriteAheadLogOnClose();
   if (format.value_or(0) == 0) {
     llvm::Expected<WriteTransaction> transaction = WriteTransaction::begin(db);
     if (!transaction)
@@ -158,6 +134,8 @@ llvm::Expected<CacheIndex> CacheIndex::open(llvm::StringRef path, JournalMode mo
   } else if (*format != kIndexFormat) {
     return llvm::make_error<IndexFormatError>(path.str(), *format);
   }
+  if (llvm::Error error = db.commitDurably(mode))
+    return error;
   if (!created) {
     llvm::Expected<Statement> check = db.prepare("PRAGMA quick_check");
     if (!check)
@@ -323,7 +301,7 @@ llvm::Expected<bool> CacheIndex::dropEntry(llvm::StringRef key, llvm::StringRef 
       return freed.takeError();
     dropped = true;
   }
-  // A damaged file is of no use to any entry: a store writes it anew.
+  // A damaged blob is of no use to any entry: a store writes it anew.
   for (const HexDigest &digest : damaged)
     llvm::consumeError(store.remove(digest));
   if (llvm::Error error = transaction->commit())
@@ -451,7 +429,7 @@ llvm::Error CacheIndex::releaseFreePages() {
     return mode.takeError();
   // 2 is INCREMENTAL. Converting rewrites the whole file, once.
   bool converting = mode->value_or(0) != 2;
-  if (llvm::Error error = retryBusy([&] {
+  if (llvm::Error error = retryWhileBusy([&] {
         return db.execute(converting ? "PRAGMA auto_vacuum=INCREMENTAL; VACUUM"
                                      : "PRAGMA incremental_vacuum");
       }))
@@ -515,8 +493,7 @@ llvm::Error CacheIndex::collectGarbage(const BlobStore &store) {
   if (llvm::Error error =
           garbage->forEachRow([&](const Statement &row) { digests.push_back(row.text(0)); }))
     return error;
-  for (const HexDigest &digest : digests)
-    llvm::consumeError(store.remove(digest));
+  llvm::consumeError(store.removeAll(digests));
   if (llvm::Error error = db.execute("DELETE FROM garbage"))
     return error;
   return transaction->commit();
@@ -535,9 +512,7 @@ llvm::Error CacheIndex::clear(const BlobStore &store) {
   if (llvm::Error error = collectGarbage(store))
     return error;
   // Blobs no row named (interrupted writes) go too.
-  store.forEach(
-      [&](llvm::StringRef digest, llvm::StringRef) { llvm::consumeError(store.remove(digest)); });
-  return llvm::Error::success();
+  return store.clear();
 }
 
 llvm::Expected<IndexStats> CacheIndex::stats() {

@@ -18,12 +18,13 @@
 // IMMEDIATE transactions, with a busy timeout; an entry and all its blob
 // references are published in one, so a reader never sees half an entry.
 //
-// Blob files are deleted in two steps: a transaction that drops entries
-// moves the blobs nobody uses any more to `garbage`; a later one deletes the
-// files of garbage blobs still unused, holding the write lock, while a
-// writer that publishes a blob takes it out of `garbage` and checks that the
-// file exists under the same lock. So a published row always has its file,
-// and a crash between the steps leaves only garbage rows.
+// Blobs (files, or rows of the packed blobs) are deleted in two steps: a
+// transaction that drops entries moves the blobs nobody uses any more to
+// `garbage`; a later one deletes the garbage blobs still unused, holding the
+// write lock, while a writer that publishes a blob takes it out of
+// `garbage` and checks that the blob exists under the same lock. So a
+// published row always has its blob, and a crash between the steps leaves
+// only garbage rows.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -57,8 +58,6 @@ private:
   std::string path;
   int64_t format;
 };
-
-enum class JournalMode { Wal, Rollback };
 
 struct EntryRow {
   HexDigest key;
@@ -95,7 +94,7 @@ public:
   llvm::Expected<std::optional<HexDigest>> find(llvm::StringRef key);
 
   /// Publishes an entry; `ensureBlobs` runs under the write lock and must
-  /// make sure that every blob file exists.
+  /// make sure that every blob exists.
   llvm::Error publish(const EntryMetadata &metadata, llvm::StringRef metaDigest, uint64_t metaSize,
                       llvm::function_ref<llvm::Error()> ensureBlobs);
 
@@ -109,7 +108,7 @@ public:
                          llvm::function_ref<llvm::Error()> ensureBlobs);
 
   /// Drops `key`'s entry if its metadata is still `metaDigest`, and deletes
-  /// `damaged` blob files at once. Returns whether a row was dropped.
+  /// `damaged` blobs at once. Returns whether a row was dropped.
   llvm::Expected<bool> dropEntry(llvm::StringRef key, llvm::StringRef metaDigest,
                                  llvm::ArrayRef<HexDigest> damaged, const BlobStore &store);
 
@@ -126,8 +125,8 @@ public:
   };
   /// Drops entries last used before `usedBefore` (if given), then the least
   /// recently used until the blobs take at most `maxBytes`, those in `keep`
-  /// (a build's own) only once no other is left; then deletes unused blob
-  /// files.
+  /// (a build's own) only once no other is left; then deletes unused
+  /// blobs.
   llvm::Expected<Eviction> evict(std::optional<uint64_t> maxBytes,
                                  std::optional<int64_t> usedBefore, const BlobStore &store,
                                  llvm::ArrayRef<HexDigest> keep = {});
@@ -142,10 +141,10 @@ public:
   llvm::Expected<std::optional<uint64_t>> storedMaxSize();
   llvm::Error storeMaxSize(uint64_t bytes);
 
-  /// Deletes the files of garbage blobs that are still unused.
+  /// Deletes the garbage blobs that are still unused.
   llvm::Error collectGarbage(const BlobStore &store);
 
-  /// Drops every entry (and deletes every blob file).
+  /// Drops every entry (and deletes every blob).
   llvm::Error clear(const BlobStore &store);
 
   llvm::Expected<uint64_t> totalBytes();

@@ -29,6 +29,21 @@ llvm::Expected<VerifyReport> verifyCache(Cache &cache, bool repair) {
     return integrity.takeError();
   if (*integrity != "ok")
     report.problems.push_back("the index fails SQLite's integrity check: " + *integrity);
+  if (PackedBlobs *packed = store.packedBlobs()) {
+    llvm::Expected<std::string> packedIntegrity = packed->integrityCheck();
+    if (!packedIntegrity)
+      return packedIntegrity.takeError();
+    if (*packedIntegrity != "ok") {
+      report.problems.push_back("the packed blobs '" + packed->path() +
+                                "' fail SQLite's integrity check: " + *packedIntegrity);
+      // Their entries are then missing, and dropped below.
+      if (repair) {
+        if (llvm::Error error = packed->replace(*packedIntegrity))
+          return error;
+        report.repairs.push_back("moved the damaged packed blobs aside");
+      }
+    }
+  }
 
   llvm::Expected<std::vector<EntryRow>> rows = index.entries();
   if (!rows)
@@ -71,13 +86,13 @@ llvm::Expected<VerifyReport> verifyCache(Cache &cache, bool repair) {
       report.problems.push_back("entry " + shortName(key) + " names blob " + shortName(digest) +
                                 ", which the index does not list");
 
-  std::vector<std::pair<HexDigest, std::string>> orphans;
+  std::vector<HexDigest> orphans;
   std::vector<std::string> leftovers;
   store.forEach(
-      [&](llvm::StringRef digest, llvm::StringRef path) {
+      [&](llvm::StringRef digest) {
         ++report.blobs;
         if (!referenced.count(digest.str()))
-          orphans.push_back({digest.str(), path.str()});
+          orphans.push_back(digest.str());
       },
       [&](llvm::StringRef path) {
         struct stat info;
@@ -87,7 +102,7 @@ llvm::Expected<VerifyReport> verifyCache(Cache &cache, bool repair) {
 
   std::vector<CacheIndex::NewEntry> restore;
   std::set<HexDigest> restoredBlobs;
-  for (const auto &[digest, path] : orphans) {
+  for (const HexDigest &digest : orphans) {
     std::string text;
     if (store.read(digest, text) == BlobStatus::Ok && looksLikeMetadata(text)) {
       llvm::Expected<EntryMetadata> metadata = parseMetadata(text);
@@ -112,7 +127,7 @@ llvm::Expected<VerifyReport> verifyCache(Cache &cache, bool repair) {
         llvm::consumeError(metadata.takeError());
     }
   }
-  for (const auto &[digest, path] : orphans)
+  for (const HexDigest &digest : orphans)
     if (!restoredBlobs.count(digest))
       report.leftovers.push_back("blob " + shortName(digest) + " belongs to no entry");
   for (const std::string &path : leftovers)
@@ -138,12 +153,12 @@ llvm::Expected<VerifyReport> verifyCache(Cache &cache, bool repair) {
     std::set<HexDigest> usedNow;
     for (const auto &[key, digest] : *used)
       usedNow.insert(digest);
-    uint64_t removed = 0;
-    for (const auto &[digest, path] : orphans)
-      if (!usedNow.count(digest)) {
-        llvm::consumeError(store.remove(digest));
-        ++removed;
-      }
+    std::vector<HexDigest> unused;
+    for (const HexDigest &digest : orphans)
+      if (!usedNow.count(digest))
+        unused.push_back(digest);
+    llvm::consumeError(store.removeAll(unused));
+    uint64_t removed = unused.size();
     for (const std::string &path : leftovers)
       llvm::sys::fs::remove(path);
     if (llvm::Error error = index.database().execute(

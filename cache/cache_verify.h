@@ -1,16 +1,16 @@
 //===- cache/cache_verify.h - `kiln cache verify [--repair]` ----*- C++ -*-===//
 //
-// Checks that index and blobs agree: the index passes SQLite's integrity
-// check; every entry's metadata and blobs are there, intact, of the size
-// recorded. Problems are what a lookup would find damaged. Leftovers are
-// harmless: blobs of no entry, whole entries missing from the index and
-// temporary files, which a build killed between writing blobs and
-// publishing its entry leaves, and which no lookup ever reads. With
-// `repair`, entries
-// with missing or damaged blobs are dropped (damaged files deleted), intact
-// entries missing from the index are added back from their metadata, and
-// blobs of no entry are deleted, all under the index's write lock so that
-// concurrent builds are safe.
+// Checks that index and blobs agree: the index and the packed blobs pass
+// SQLite's integrity check; every entry's metadata and blobs are there,
+// intact, of the size recorded. Problems are what a lookup would find
+// damaged. Leftovers are harmless: blobs of no entry, whole entries missing
+// from the index and temporary files, which a build killed between writing
+// blobs and publishing its entry leaves, and which no lookup ever reads.
+// With `repair`, damaged packed blobs are moved aside, entries with missing
+// or damaged blobs are dropped (damaged blobs deleted), intact entries
+// missing from the index are added back from their metadata, and blobs of
+// no entry are deleted, all under the index's write lock so that concurrent
+// builds are safe.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

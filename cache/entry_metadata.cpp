@@ -62,36 +62,45 @@ std::vector<BlobPart> storedBlobs(const EntryMetadata &metadata) {
 }
 
 std::string writeMetadata(const EntryMetadata &metadata) {
-  llvm::json::Array blobs;
-  for (const EntryBlob &blob : metadata.blobs) {
-    llvm::json::Object object{{"role", blob.role}, {"digest", blob.digest}, {"size", blob.size}};
-    if (!blob.parts.empty()) {
-      llvm::json::Array parts;
-      for (const BlobPart &part : blob.parts) {
-        llvm::json::Object item{{"digest", part.digest}, {"size", part.size}};
-        if (part.implied)
-          item["implied"] = true;
-        parts.push_back(std::move(item));
-      }
-      object["parts"] = std::move(parts);
-    }
-    blobs.push_back(std::move(object));
-  }
-  llvm::json::Value info = nullptr;
-  if (!metadata.info.empty()) {
-    llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(metadata.info);
-    if (parsed)
-      info = std::move(*parsed);
-    else
-      llvm::consumeError(parsed.takeError());
-  }
-  llvm::json::Object object{{"key", metadata.key},         {"kind", metadata.kind},
-                            {"target", metadata.target},   {"name", metadata.name},
-                            {"created", metadata.created}, {"info", std::move(info)},
-                            {"blobs", std::move(blobs)}};
+  // Written as a stream, in the order llvm::json::Value prints objects
+  // (keys sorted), with `info` as the JSON text it already is: parsing it
+  // into values only to print them again took a build served by a remote
+  // most of the time it spent keeping its entries.
   std::string text = kMetadataMagic.str();
   llvm::raw_string_ostream os(text);
-  os << llvm::json::Value(std::move(object)) << '\n';
+  llvm::json::OStream json(os);
+  json.object([&] {
+    json.attributeArray("blobs", [&] {
+      for (const EntryBlob &blob : metadata.blobs)
+        json.object([&] {
+          json.attribute("digest", blob.digest);
+          if (!blob.parts.empty())
+            json.attributeArray("parts", [&] {
+              for (const BlobPart &part : blob.parts)
+                json.object([&] {
+                  json.attribute("digest", part.digest);
+                  if (part.implied)
+                    json.attribute("implied", true);
+                  json.attribute("size", part.size);
+                });
+            });
+          json.attribute("role", blob.role);
+          json.attribute("size", blob.size);
+        });
+    });
+    json.attribute("created", metadata.created);
+    json.attributeBegin("info");
+    if (metadata.info.empty())
+      json.value(nullptr);
+    else
+      json.rawValue(metadata.info);
+    json.attributeEnd();
+    json.attribute("key", metadata.key);
+    json.attribute("kind", metadata.kind);
+    json.attribute("name", metadata.name);
+    json.attribute("target", metadata.target);
+  });
+  os << '\n';
   return text;
 }
 

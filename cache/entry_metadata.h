@@ -62,7 +62,7 @@ struct EntryMetadata {
   /// The kernel's symbol, for `kiln cache list`.
   std::string name;
   int64_t created = 0;
-  /// JSON text.
+  /// JSON text, or empty; written into the metadata as it is.
   std::string info;
   std::vector<EntryBlob> blobs;
 };

@@ -4,7 +4,9 @@
 
 #include <llvm/Support/FormatVariadic.h>
 
+#include <chrono>
 #include <sqlite3.h>
+#include <thread>
 
 namespace kiln::cache {
 
@@ -26,6 +28,19 @@ int sqliteCode(llvm::Error &error) {
                                return llvm::Error(std::move(payload));
                              });
   return code;
+}
+
+llvm::Error retryWhileBusy(llvm::function_ref<llvm::Error()> attempt) {
+  for (int tries = 0;; ++tries) {
+    llvm::Error error = attempt();
+    if (!error || tries == 50)
+      return error;
+    int code = sqliteCode(error);
+    if (code != SQLITE_BUSY && code != SQLITE_LOCKED)
+      return error;
+    llvm::consumeError(std::move(error));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20 + tries * 10));
+  }
 }
 
 Statement &Statement::operator=(Statement &&other) noexcept {
@@ -51,6 +66,14 @@ Statement &Statement::bind(int index, llvm::StringRef text) {
 
 Statement &Statement::bind(int index, int64_t value) {
   sqlite3_bind_int64(handle, index, value);
+  return *this;
+}
+
+Statement &Statement::bindBlob(int index, llvm::StringRef bytes) {
+  // A zero-length BLOB, not NULL, for no bytes.
+  static const char nothing = 0;
+  sqlite3_bind_blob64(handle, index, bytes.empty() ? &nothing : bytes.data(), bytes.size(),
+                      SQLITE_STATIC);
   return *this;
 }
 
@@ -94,6 +117,12 @@ std::string Statement::text(int column) const {
   const unsigned char *value = sqlite3_column_text(handle, column);
   int size = sqlite3_column_bytes(handle, column);
   return value ? std::string(reinterpret_cast<const char *>(value), size) : std::string();
+}
+
+llvm::StringRef Statement::blob(int column) const {
+  const void *bytes = sqlite3_column_blob(handle, column);
+  int size = sqlite3_column_bytes(handle, column);
+  return bytes ? llvm::StringRef(static_cast<const char *>(bytes), size) : llvm::StringRef();
 }
 
 int64_t Statement::integer(int column) const {
@@ -196,8 +225,22 @@ void Database::setBusyTimeout(int milliseconds) {
   sqlite3_busy_timeout(db, milliseconds);
 }
 
-void Database::keepWriteAheadLogOnClose() {
+llvm::Error Database::setJournalMode(JournalMode mode) {
+  return retryWhileBusy([&] {
+    return execute(mode == JournalMode::Wal ? "PRAGMA journal_mode=WAL"
+                                            : "PRAGMA journal_mode=DELETE");
+  });
+}
+
+llvm::Error Database::commitDurably(JournalMode mode) {
+  if (mode == JournalMode::Rollback)
+    return execute("PRAGMA synchronous=FULL");
   sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+  return execute("PRAGMA synchronous=NORMAL");
+}
+
+llvm::Error Database::commitWithoutSyncing() {
+  return execute("PRAGMA synchronous=OFF");
 }
 
 llvm::Expected<WriteTransaction> WriteTransaction::begin(Database &db) {

@@ -46,6 +46,15 @@ int sqliteCode(llvm::Error &error);
 /// Whether `code` says the database file is damaged or no database at all.
 bool isCorruptionCode(int code);
 
+/// Runs `attempt` again while the database is busy beyond its timeout
+/// (setting the journal mode does not wait on the busy handler).
+llvm::Error retryWhileBusy(llvm::function_ref<llvm::Error()> attempt);
+
+/// How a database of the cache keeps its journal: a write-ahead log on a
+/// local disk; a rollback journal on a network file system, where
+/// processes of other machines share no memory.
+enum class JournalMode { Wal, Rollback };
+
 class Statement {
 public:
   Statement() = default;
@@ -57,6 +66,9 @@ public:
 
   Statement &bind(int index, llvm::StringRef text);
   Statement &bind(int index, int64_t value);
+  /// Binds `bytes` as a BLOB without copying them: they must outlive the
+  /// statement's next run() or reset().
+  Statement &bindBlob(int index, llvm::StringRef bytes);
   /// Runs to the next row: true for a row, false when done.
   llvm::Expected<bool> step();
   /// Steps through every row, handing each to `visit`.
@@ -66,6 +78,8 @@ public:
   void reset();
 
   std::string text(int column) const;
+  /// A BLOB column's bytes, valid until the next step() or reset().
+  llvm::StringRef blob(int column) const;
   int64_t integer(int column) const;
   bool isNull(int column) const;
 
@@ -95,9 +109,18 @@ public:
   /// The first column of the first row of `sql`, if there is one.
   llvm::Expected<std::optional<int64_t>> queryInteger(llvm::StringRef sql);
   void setBusyTimeout(int milliseconds);
-  /// In WAL mode, closing leaves the log to the next writer's automatic
-  /// checkpoint instead of checkpointing it now.
-  void keepWriteAheadLogOnClose();
+  /// Sets the journal's `mode` (waiting while the database is busy).
+  llvm::Error setJournalMode(JournalMode mode);
+  /// Commits as durably as `mode` needs: in WAL mode, synchronous=NORMAL,
+  /// and closing leaves the log to the next writer's automatic checkpoint
+  /// (a checkpoint on close costs two syncs to disk, the next writer one
+  /// more); with a rollback journal, synchronous=FULL. Durable enough: a
+  /// crash of the machine may lose the last commits, never corrupt.
+  llvm::Error commitDurably(JournalMode mode);
+  /// Commits without waiting for the disk, for a database being created:
+  /// a crash of the machine may leave it damaged, which opening it again
+  /// finds and repairs.
+  llvm::Error commitWithoutSyncing();
   /// Closes now; the destructor would otherwise.
   void close();
   bool isOpen() const { return db != nullptr; }

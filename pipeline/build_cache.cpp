@@ -205,9 +205,37 @@ BuildCache::BuildCache(std::unique_ptr<cache::Cache> cache, const BuildOptions &
     : store(std::move(cache)), options(options),
       identity(cache::CompilerIdentity::current(versionNumber(), cudaVersion)) {}
 
+BuildCache::~BuildCache() {
+  if (finishing.joinable())
+    finishing.join();
+  warnings->release();
+}
+
+void BuildCache::Warnings::warn(llvm::StringRef message) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (holding)
+    held.push_back(message.str());
+  else
+    reporter.warning(message);
+}
+
+void BuildCache::Warnings::hold() {
+  std::lock_guard<std::mutex> lock(mutex);
+  holding = true;
+}
+
+void BuildCache::Warnings::release() {
+  std::lock_guard<std::mutex> lock(mutex);
+  holding = false;
+  for (const std::string &message : held)
+    reporter.warning(message);
+  held.clear();
+}
+
 std::unique_ptr<BuildCache> BuildCache::open(const BuildOptions &options, std::string cudaVersion,
                                              BuildReporter &reporter) {
-  auto warn = [&](llvm::StringRef message) { reporter.warning(message); };
+  auto warnings = std::make_unique<Warnings>(reporter);
+  auto warn = [to = warnings.get()](llvm::StringRef message) { to->warn(message); };
   llvm::Expected<cache::CacheLocation> location = cache::resolveCacheLocation(
       options.cache, cache::CacheEnvironment::fromProcess(),
       {options.project.cacheDirectory, options.project.cacheMaxSize, options.project.origin()});
@@ -229,6 +257,7 @@ std::unique_ptr<BuildCache> BuildCache::open(const BuildOptions &options, std::s
   }
   std::unique_ptr<BuildCache> cache(
       new BuildCache(std::move(*opened), options, std::move(cudaVersion)));
+  cache->warnings = std::move(warnings);
   cache->remote = cache::remote::openConfiguredTier(
       options.remoteCache, {options.project.remoteCaches, options.project.origin()}, warn,
       [&](llvm::StringRef line) { reporter.note(line); });
@@ -255,6 +284,16 @@ std::optional<cache::CachedEntry> BuildCache::find(const std::string &key, StepS
   contents.implied = implied;
   queueStore(std::move(contents));
   return entry;
+}
+
+void BuildCache::prefetch(llvm::ArrayRef<std::string> keys) {
+  if (!remote)
+    return;
+  std::vector<std::string> missing;
+  for (const std::string &key : keys)
+    if (!store->contains(key))
+      missing.push_back(key);
+  remote->prefetch(missing);
 }
 
 void BuildCache::keep(const cache::EntryContents &contents) {
@@ -567,6 +606,21 @@ llvm::StringRef sourceName(StepSource source) {
 } // namespace
 
 void BuildCache::finish(BuildReporter &reporter) {
+  std::sort(notes.begin(), notes.end(), [](const Note &a, const Note &b) {
+    return std::tie(a.step, a.source) < std::tie(b.step, b.source);
+  });
+  reporter.note(llvm::formatv("cache {0}: {1} local hits, {2} remote hits, {3} compiled",
+                              store->directory(), localHits, remoteHits, compiled)
+                    .str());
+  for (const Note &line : notes)
+    reporter.note(("  " + sourceName(line.source) + " " + line.step).str());
+  // Nothing the build writes next reads the cache: keeping what it made (a
+  // build served by a remote keeps everything then) need not hold it up.
+  warnings->hold();
+  finishing = std::thread([this] { keepAndFinish(); });
+}
+
+void BuildCache::keepAndFinish() {
   store->storeAll(toStore);
   toStore.clear();
   if (remote) {
@@ -587,14 +641,6 @@ void BuildCache::finish(BuildReporter &reporter) {
     store->addCounters(deltas);
   }
   store->finish();
-  std::sort(notes.begin(), notes.end(), [](const Note &a, const Note &b) {
-    return std::tie(a.step, a.source) < std::tie(b.step, b.source);
-  });
-  reporter.note(llvm::formatv("cache {0}: {1} local hits, {2} remote hits, {3} compiled",
-                              store->directory(), localHits, remoteHits, compiled)
-                    .str());
-  for (const Note &line : notes)
-    reporter.note(("  " + sourceName(line.source) + " " + line.step).str());
 }
 
 } // namespace kiln::pipeline

@@ -48,6 +48,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace kiln::pipeline {
@@ -108,20 +109,51 @@ public:
   void storeFatbin(const std::string &key, llvm::StringRef name, const std::string &fatbin,
                    llvm::ArrayRef<cuda_tools::FatbinImage> images);
 
+  /// Asks the remotes for those of `keys` the local cache lacks, in as few
+  /// round trips as their protocols allow, so that the lookups of them that
+  /// follow find the answers at hand: for the keys a build knows before it
+  /// looks any up (its images' PTX, its kernels' host code), then for those
+  /// it knows next (its cubins'). Without remotes, nothing.
+  void prefetch(llvm::ArrayRef<std::string> keys);
+
   /// Notes where a step's result came from, for -v.
   void note(StepSource source, llvm::StringRef kind, llvm::StringRef target,
             llvm::StringRef description);
-  /// Waits (briefly) for uploads, finishes the cache, then reports its
-  /// statistics and what `note` gathered.
+  /// Reports what `note` gathered, then keeps what the build compiled or
+  /// got from a remote, waits (briefly) for uploads and finishes the cache
+  /// on a thread of its own, while the build writes its outputs; the
+  /// destructor waits for it, and passes on the warnings it had.
   void finish(BuildReporter &reporter);
+  ~BuildCache();
 
   /// The tools that compile the CUDA C/C++ files kernels link for the
   /// host, which the keys of their host code name.
   void setHostCudaTools(backend::HostCudaSourceOptions tools) { hostCudaTools = std::move(tools); }
 
 private:
+  /// The warnings of the cache and the remote tier, from any thread: passed
+  /// to the reporter at once, or, while the cache finishes after finish()
+  /// returned, held for the destructor, so that the reporter hears them on
+  /// the thread that builds.
+  class Warnings {
+  public:
+    explicit Warnings(BuildReporter &reporter) : reporter(reporter) {}
+    void warn(llvm::StringRef message);
+    void hold();
+    /// Passes on what was held, and holds no more.
+    void release();
+
+  private:
+    BuildReporter &reporter;
+    std::mutex mutex;
+    bool holding = false;
+    std::vector<std::string> held;
+  };
+
   BuildCache(std::unique_ptr<cache::Cache> cache, const BuildOptions &options,
              std::string cudaVersion);
+  /// Keeps what is left to keep, waits for uploads, and finishes the cache.
+  void keepAndFinish();
 
   /// What of the CUDA C/C++ files `kernel` links its host code depends on.
   void addHostLinkFiles(cache::KeyBuilder &key, const ir::Function &kernel) const;
@@ -150,8 +182,13 @@ private:
   /// than per entry, yet little lost when a build is stopped.
   void queueStore(cache::EntryContents contents);
 
+  /// First, so that it outlives the cache and the tier, which warn through
+  /// it.
+  std::unique_ptr<Warnings> warnings;
   std::unique_ptr<cache::Cache> store;
   std::unique_ptr<cache::remote::RemoteTier> remote;
+  /// keepAndFinish, once finish() has been called.
+  std::thread finishing;
   const BuildOptions &options;
   cache::CompilerIdentity identity;
   std::mutex mutex;

@@ -3,8 +3,11 @@
 #include "cache/remote/http_store.h"
 
 #include <llvm/ADT/STLExtras.h>
+#include <llvm/ADT/ScopeExit.h>
 #include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/FormatVariadic.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <curl/curl.h>
@@ -18,6 +21,9 @@ namespace {
 /// Handles kept between requests, each with the connections it made, for
 /// the threads of one build.
 constexpr size_t kMaxIdleHandles = 8;
+/// The connections a batch of lookups opens at most: HTTP/1.1 answers one
+/// request at a time on each.
+constexpr long kParallelRequests = 8;
 /// The most an answer that is not an object may take: an error page.
 constexpr uint64_t kSmallAnswerBytes = 64 * 1024;
 
@@ -44,6 +50,9 @@ struct Transfer {
   std::string answer;
   uint64_t answerLimit = 0;
   bool overLimit = false;
+  /// A batch's answers so far, and their limit: shared by its transfers.
+  uint64_t *batchBytes = nullptr;
+  uint64_t batchLimit = 0;
   llvm::StringRef upload;
   size_t uploaded = 0;
   /// Whether a connection was made (or reused) and the request about to go:
@@ -59,6 +68,13 @@ size_t takeAnswer(char *data, size_t size, size_t count, void *user) {
   if (transfer.answer.size() + bytes > transfer.answerLimit) {
     transfer.overLimit = true;
     return 0;
+  }
+  if (transfer.batchBytes) {
+    *transfer.batchBytes += bytes;
+    if (*transfer.batchBytes > transfer.batchLimit) {
+      transfer.overLimit = true;
+      return 0;
+    }
   }
   transfer.answer.append(data, bytes);
   return bytes;
@@ -128,6 +144,20 @@ RemoteFailure failureOfCurl(CURLcode code, const Transfer &transfer) {
   }
 }
 
+struct MultiDeleter {
+  void operator()(CURLM *multi) const { curl_multi_cleanup(multi); }
+};
+using Multi = std::unique_ptr<CURLM, MultiDeleter>;
+
+/// One request: its handle and what libcurl's callbacks and error buffer
+/// see, which must stay where they are while it runs.
+struct Request {
+  Handle handle;
+  std::string url;
+  Transfer transfer;
+  char errorText[CURL_ERROR_SIZE] = "";
+};
+
 class HttpStore final : public RemoteStore {
 public:
   HttpStore(const Endpoint &endpoint, std::string baseUrl, std::optional<std::string> user,
@@ -137,6 +167,8 @@ public:
         displayName_(redactUrl(endpoint.url)) {}
 
   llvm::Expected<std::optional<std::string>> get(llvm::StringRef key) override;
+  llvm::Expected<std::vector<std::optional<std::string>>>
+  getMany(llvm::ArrayRef<std::string> keys) override;
   llvm::Error put(llvm::StringRef key, llvm::StringRef bytes) override;
   const std::string &displayName() const override { return displayName_; }
 
@@ -151,6 +183,20 @@ private:
   /// are errors; any HTTP status is an Answer.
   llvm::Expected<Answer> perform(const std::string &url, std::optional<llvm::StringRef> upload,
                                  uint64_t answerLimit);
+  /// Gives `request` a handle and sets its options: a PUT of `upload`, else
+  /// a GET.
+  llvm::Error configure(Request &request, std::optional<llvm::StringRef> upload,
+                        uint64_t answerLimit);
+  /// What `request`, which ended with libcurl's `code`, was answered; its
+  /// handle goes back to the pool unless the transfer failed.
+  llvm::Expected<Answer> conclude(Request &request, CURLcode code, llvm::StringRef method);
+  /// The object a GET's `answer` holds: nothing for 404, an error for any
+  /// other status but 200.
+  llvm::Expected<std::optional<std::string>> objectOf(llvm::StringRef url, Answer answer) const;
+  /// Runs `requests` at once on `multi_`, within the time-outs of one
+  /// request; the codes they ended with, in order.
+  llvm::Expected<std::vector<CURLcode>>
+  performAll(llvm::ArrayRef<std::unique_ptr<Request>> requests);
   Handle takeHandle();
   void keepHandle(Handle handle);
   llvm::Error statusError(llvm::StringRef method, llvm::StringRef url, long status) const;
@@ -169,6 +215,10 @@ private:
   std::string displayName_;
   std::mutex idleMutex_;
   std::vector<Handle> idle_;
+  /// Batches run one at a time, on one multi handle that keeps its
+  /// connections for the next.
+  std::mutex batchMutex_;
+  Multi multi_;
 };
 
 llvm::Expected<std::optional<std::string>> HttpStore::get(llvm::StringRef key) {
@@ -178,11 +228,103 @@ llvm::Expected<std::optional<std::string>> HttpStore::get(llvm::StringRef key) {
   llvm::Expected<Answer> answer = perform(url, std::nullopt, endpoint_.maxObjectBytes);
   if (!answer)
     return answer.takeError();
-  if (answer->status == 200)
-    return std::move(answer->body);
-  if (answer->status == 404)
+  return objectOf(url, std::move(*answer));
+}
+
+llvm::Expected<std::optional<std::string>> HttpStore::objectOf(llvm::StringRef url,
+                                                               Answer answer) const {
+  if (answer.status == 200)
+    return std::move(answer.body);
+  if (answer.status == 404)
     return std::nullopt;
-  return statusError("GET", url, answer->status);
+  return statusError("GET", url, answer.status);
+}
+
+llvm::Expected<std::vector<std::optional<std::string>>>
+HttpStore::getMany(llvm::ArrayRef<std::string> keys) {
+  for (const std::string &key : keys)
+    if (llvm::Error error = checkObjectKey(key))
+      return error;
+  std::lock_guard<std::mutex> lock(batchMutex_);
+  uint64_t batchBytes = 0;
+  std::vector<std::unique_ptr<Request>> requests;
+  for (const std::string &key : keys) {
+    requests.push_back(std::make_unique<Request>());
+    Request &request = *requests.back();
+    request.url = objectUrl(key);
+    request.transfer.batchBytes = &batchBytes;
+    request.transfer.batchLimit = endpoint_.maxObjectBytes;
+    if (llvm::Error error = configure(request, std::nullopt, endpoint_.maxObjectBytes))
+      return error;
+  }
+  llvm::Expected<std::vector<CURLcode>> codes = performAll(requests);
+  if (!codes)
+    return codes.takeError();
+  std::vector<std::optional<std::string>> objects;
+  llvm::Error failed = llvm::Error::success();
+  for (size_t i = 0; i < requests.size(); ++i) {
+    llvm::Expected<Answer> answer = conclude(*requests[i], (*codes)[i], "GET");
+    llvm::Expected<std::optional<std::string>> object =
+        answer ? objectOf(requests[i]->url, std::move(*answer)) : answer.takeError();
+    if (object)
+      objects.push_back(std::move(*object));
+    else if (failed)
+      llvm::consumeError(object.takeError());
+    else
+      failed = object.takeError();
+  }
+  if (failed)
+    return std::move(failed);
+  return objects;
+}
+
+llvm::Expected<std::vector<CURLcode>>
+HttpStore::performAll(llvm::ArrayRef<std::unique_ptr<Request>> requests) {
+  if (!multi_) {
+    multi_.reset(curl_multi_init());
+    if (!multi_)
+      return failure(RemoteFailure::ServerError, "libcurl could not make a multi handle");
+    curl_multi_setopt(multi_.get(), CURLMOPT_MAX_HOST_CONNECTIONS, long(kParallelRequests));
+  }
+  CURLM *multi = multi_.get();
+  for (const std::unique_ptr<Request> &request : requests)
+    curl_multi_add_handle(multi, request->handle.get());
+  auto detach = llvm::make_scope_exit([&] {
+    for (const std::unique_ptr<Request> &request : requests)
+      curl_multi_remove_handle(multi, request->handle.get());
+  });
+  auto deadline =
+      std::chrono::steady_clock::now() + endpoint_.connectTimeout + endpoint_.operationTimeout;
+  for (int running = 1; running;) {
+    if (CURLMcode code = curl_multi_perform(multi, &running); code != CURLM_OK)
+      return failure(RemoteFailure::ServerError,
+                     llvm::Twine("libcurl failed: ") + curl_multi_strerror(code));
+    if (!running)
+      break;
+    auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      // The connections are mid-answer: they go with their handles.
+      for (const std::unique_ptr<Request> &request : requests)
+        curl_multi_remove_handle(multi, request->handle.get());
+      multi_.reset();
+      detach.release();
+      return failure(RemoteFailure::TimedOut,
+                     llvm::formatv("no whole answer to {0} lookups within {1} ms", requests.size(),
+                                   endpoint_.operationTimeout.count())
+                         .str());
+    }
+    curl_multi_poll(multi, nullptr, 0, static_cast<int>(std::min<int64_t>(left.count(), 1000)),
+                    nullptr);
+  }
+  std::vector<CURLcode> codes(requests.size(), CURLE_OK);
+  int queued = 0;
+  while (CURLMsg *message = curl_multi_info_read(multi, &queued))
+    if (message->msg == CURLMSG_DONE)
+      for (size_t i = 0; i < requests.size(); ++i)
+        if (requests[i]->handle.get() == message->easy_handle)
+          codes[i] = message->data.result;
+  return codes;
 }
 
 llvm::Error HttpStore::put(llvm::StringRef key, llvm::StringRef bytes) {
@@ -208,21 +350,28 @@ std::string HttpStore::objectUrl(llvm::StringRef key) const {
 llvm::Expected<HttpStore::Answer> HttpStore::perform(const std::string &url,
                                                      std::optional<llvm::StringRef> upload,
                                                      uint64_t answerLimit) {
-  llvm::StringRef method = upload ? "PUT" : "GET";
-  Handle handle = takeHandle();
-  if (!handle)
-    return failure(RemoteFailure::ServerError, "libcurl could not make a transfer handle");
-  CURL *curl = handle.get();
+  Request request;
+  request.url = url;
+  if (llvm::Error error = configure(request, upload, answerLimit))
+    return error;
+  CURLcode code = curl_easy_perform(request.handle.get());
+  return conclude(request, code, upload ? "PUT" : "GET");
+}
 
-  Transfer transfer;
+llvm::Error HttpStore::configure(Request &request, std::optional<llvm::StringRef> upload,
+                                 uint64_t answerLimit) {
+  request.handle = takeHandle();
+  if (!request.handle)
+    return failure(RemoteFailure::ServerError, "libcurl could not make a transfer handle");
+  CURL *curl = request.handle.get();
+  Transfer &transfer = request.transfer;
   transfer.answerLimit = answerLimit;
-  char errorText[CURL_ERROR_SIZE] = "";
   CURLcode setup = CURLE_OK;
   auto set = [&](CURLoption option, auto value) {
     if (setup == CURLE_OK)
       setup = curl_easy_setopt(curl, option, value);
   };
-  set(CURLOPT_URL, url.c_str());
+  set(CURLOPT_URL, request.url.c_str());
   set(CURLOPT_PROTOCOLS_STR, "http,https");
   set(CURLOPT_FOLLOWLOCATION, 0L);
   set(CURLOPT_NOSIGNAL, 1L);
@@ -235,7 +384,7 @@ llvm::Expected<HttpStore::Answer> HttpStore::perform(const std::string &url,
   set(CURLOPT_WRITEDATA, static_cast<void *>(&transfer));
   set(CURLOPT_PREREQFUNCTION, noteConnected);
   set(CURLOPT_PREREQDATA, static_cast<void *>(&transfer));
-  set(CURLOPT_ERRORBUFFER, errorText);
+  set(CURLOPT_ERRORBUFFER, request.errorText);
   set(CURLOPT_USERAGENT, "kiln");
   if (user_) {
     set(CURLOPT_HTTPAUTH, static_cast<long>(CURLAUTH_BASIC));
@@ -266,24 +415,30 @@ llvm::Expected<HttpStore::Answer> HttpStore::perform(const std::string &url,
     return failure(RemoteFailure::ServerError,
                    llvm::Twine("libcurl refused an option: ") + curl_easy_strerror(setup));
   }
+  return llvm::Error::success();
+}
 
-  CURLcode code = curl_easy_perform(curl);
+llvm::Expected<HttpStore::Answer> HttpStore::conclude(Request &request, CURLcode code,
+                                                      llvm::StringRef method) {
+  CURL *curl = request.handle.get();
+  Transfer &transfer = request.transfer;
   long status = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-  // No option may keep pointing at this frame's buffers once it returns.
+  // No option may keep pointing at the request's buffers once it is done.
   curl_easy_reset(curl);
   if (code != CURLE_OK) {
-    std::string reason = *errorText ? errorText : curl_easy_strerror(code);
+    std::string reason = *request.errorText ? request.errorText : curl_easy_strerror(code);
     if (code == CURLE_OPERATION_TIMEDOUT)
       reason = transfer.connected ? "no whole answer within " +
                                         std::to_string(endpoint_.operationTimeout.count()) + " ms"
                                   : "cannot connect within " +
                                         std::to_string(endpoint_.connectTimeout.count()) + " ms";
     if (code == CURLE_FILESIZE_EXCEEDED || transfer.overLimit)
-      reason = "the answer is larger than the limit of " + std::to_string(answerLimit) + " bytes";
-    return failure(failureOfCurl(code, transfer), method + " " + url + ": " + reason);
+      reason = "the answer is larger than the limit of " + std::to_string(transfer.answerLimit) +
+               " bytes";
+    return failure(failureOfCurl(code, transfer), method + " " + request.url + ": " + reason);
   }
-  keepHandle(std::move(handle));
+  keepHandle(std::move(request.handle));
   return Answer{status, std::move(transfer.answer)};
 }
 

@@ -8,6 +8,11 @@
 // its header before its body, so an object over maxObjectBytes is refused
 // without being received.
 //
+// A batch of lookups (getMany) sends every GET before it reads the first
+// answer, on one connection: one round trip for the lot, within one
+// deadline, its answers together bounded by maxObjectBytes. GET is all it
+// sends, so a user allowed only +get may batch too.
+//
 //===----------------------------------------------------------------------===//
 
 #include "cache/remote/redis_store.h"
@@ -129,10 +134,14 @@ public:
       : endpoint_(endpoint), target_(std::move(target)), displayName_(redactUrl(endpoint.url)) {}
 
   llvm::Expected<std::optional<std::string>> get(llvm::StringRef key) override;
+  llvm::Expected<std::vector<std::optional<std::string>>>
+  getMany(llvm::ArrayRef<std::string> keys) override;
   llvm::Error put(llvm::StringRef key, llvm::StringRef bytes) override;
   const std::string &displayName() const override { return displayName_; }
 
 private:
+  /// A pooled or new connection, and the deadline of the request it is for.
+  llvm::Expected<Connection> openConnection(Clock::time_point &deadline);
   /// One command on a pooled or new connection; the connection goes back to
   /// the pool only when the command went through and its reply is of one
   /// of the `expected` types (an error reply or a confused server may leave
@@ -152,10 +161,20 @@ private:
                                  uint64_t maxReplyBytes, Clock::time_point deadline,
                                  bool &finished);
   /// Sends `pieces`; true when the server answered before taking them all,
-  /// which Redis does only to refuse a command.
-  llvm::Expected<bool> send(int fd, const WirePieces &pieces, Clock::time_point deadline);
+  /// which Redis does only to refuse a command, or hung up. Pipelined
+  /// commands (`pipelined`) are answered while later ones are still being
+  /// sent: then only a hang-up stops the sending.
+  llvm::Expected<bool> send(int fd, const WirePieces &pieces, Clock::time_point deadline,
+                            bool pipelined = false);
   llvm::Expected<Reply> receive(redisContext &connection, uint64_t maxReplyBytes,
                                 Clock::time_point deadline);
+  /// Reads `count` replies, of at most `maxTotalBytes` together.
+  llvm::Expected<std::vector<Reply>> receiveAll(redisContext &connection, size_t count,
+                                                uint64_t maxTotalBytes, Clock::time_point deadline);
+  /// Waits for the connection to have bytes to read, and reads them; an
+  /// error for a time-out or a connection that broke or closed.
+  llvm::Expected<size_t> readSome(redisContext &connection, char *buffer, size_t size,
+                                  Clock::time_point deadline);
 
   /// The error for an error reply to `command`.
   llvm::Error refusal(llvm::StringRef command, const redisReply &reply);
@@ -192,6 +211,48 @@ llvm::Expected<std::optional<std::string>> RedisStore::get(llvm::StringRef key) 
   }
 }
 
+llvm::Expected<std::vector<std::optional<std::string>>>
+RedisStore::getMany(llvm::ArrayRef<std::string> keys) {
+  std::vector<std::optional<std::string>> objects;
+  if (keys.empty())
+    return objects;
+  std::vector<std::string> redisKeys;
+  for (const std::string &key : keys) {
+    if (llvm::Error error = checkObjectKey(key))
+      return error;
+    redisKeys.push_back((kKeyPrefix + key).str());
+  }
+  WirePieces pieces;
+  for (const std::string &redisKey : redisKeys)
+    for (auto &piece : encodeCommand({"GET", redisKey}))
+      pieces.push_back(std::move(piece));
+  Clock::time_point deadline;
+  llvm::Expected<Connection> connected = openConnection(deadline);
+  if (!connected)
+    return connected.takeError();
+  Connection &used = *connected;
+  llvm::Expected<bool> answeredEarly = send(used->fd, pieces, deadline, /*pipelined=*/true);
+  if (!answeredEarly)
+    return answeredEarly.takeError();
+  llvm::Expected<std::vector<Reply>> replies =
+      receiveAll(*used, keys.size(), endpoint_.maxObjectBytes, deadline);
+  if (!replies)
+    return replies.takeError();
+  for (Reply &reply : *replies) {
+    if (reply->type == REDIS_REPLY_NIL)
+      objects.push_back(std::nullopt);
+    else if (reply->type == REDIS_REPLY_STRING)
+      objects.push_back(replyText(*reply).str());
+    else if (reply->type == REDIS_REPLY_ERROR)
+      return refusal("GET", *reply);
+    else
+      return unexpectedReply("GET", *reply);
+  }
+  if (!*answeredEarly)
+    keepIdle(std::move(used));
+  return objects;
+}
+
 llvm::Error RedisStore::put(llvm::StringRef key, llvm::StringRef bytes) {
   if (llvm::Error error = checkObjectKey(key))
     return error;
@@ -207,24 +268,24 @@ llvm::Error RedisStore::put(llvm::StringRef key, llvm::StringRef bytes) {
   return unexpectedReply("SET", **reply);
 }
 
+llvm::Expected<Connection> RedisStore::openConnection(Clock::time_point &deadline) {
+  deadline = Clock::now() + endpoint_.operationTimeout;
+  if (std::optional<Connection> pooled = takeIdle())
+    return std::move(*pooled);
+  return connect(deadline);
+}
+
 llvm::Expected<Reply> RedisStore::request(llvm::ArrayRef<llvm::StringRef> command,
                                           uint64_t maxReplyBytes,
                                           std::initializer_list<int> expected) {
-  std::optional<Connection> pooled = takeIdle();
-  Connection connection;
-  Clock::time_point deadline = Clock::now() + endpoint_.operationTimeout;
-  if (pooled) {
-    connection = std::move(*pooled);
-  } else {
-    llvm::Expected<Connection> fresh = connect(deadline);
-    if (!fresh)
-      return fresh.takeError();
-    connection = std::move(*fresh);
-  }
+  Clock::time_point deadline;
+  llvm::Expected<Connection> connected = openConnection(deadline);
+  if (!connected)
+    return connected.takeError();
   bool finished = false;
-  llvm::Expected<Reply> reply = exchange(*connection, command, maxReplyBytes, deadline, finished);
+  llvm::Expected<Reply> reply = exchange(**connected, command, maxReplyBytes, deadline, finished);
   if (reply && finished && llvm::is_contained(expected, (*reply)->type))
-    keepIdle(std::move(connection));
+    keepIdle(std::move(*connected));
   return reply;
 }
 
@@ -307,12 +368,13 @@ llvm::Expected<Reply> RedisStore::exchange(redisContext &connection,
   return reply;
 }
 
-llvm::Expected<bool> RedisStore::send(int fd, const WirePieces &pieces,
-                                      Clock::time_point deadline) {
+llvm::Expected<bool> RedisStore::send(int fd, const WirePieces &pieces, Clock::time_point deadline,
+                                      bool pipelined) {
+  short events = pipelined ? POLLOUT : POLLOUT | POLLIN;
   for (const auto &[text, borrowed] : pieces) {
     for (llvm::StringRef part : {llvm::StringRef(text), borrowed}) {
       while (!part.empty()) {
-        int ready = waitUntil(fd, POLLOUT | POLLIN, deadline);
+        int ready = waitUntil(fd, events, deadline);
         if (ready == 0)
           return failure(RemoteFailure::TimedOut,
                          "Redis took no request within " +
@@ -353,22 +415,12 @@ llvm::Expected<Reply> RedisStore::receive(redisContext &connection, uint64_t max
     if (parsed)
       return Reply(static_cast<redisReply *>(parsed));
 
-    int ready = waitUntil(connection.fd, POLLIN, deadline);
-    if (ready == 0)
-      return failure(RemoteFailure::TimedOut, "no answer from Redis within " +
-                                                  llvm::Twine(endpoint_.operationTimeout.count()) +
-                                                  " ms");
-    if (ready < 0)
-      return failure(RemoteFailure::ServerError,
-                     llvm::Twine("cannot wait for the connection: ") + std::strerror(errno));
-    ssize_t count = ::read(connection.fd, buffer, sizeof buffer);
-    if (count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-      continue;
-    if (count < 0)
-      return failure(RemoteFailure::ServerError,
-                     llvm::Twine("the connection to Redis broke: ") + std::strerror(errno));
+    llvm::Expected<size_t> read = readSome(connection, buffer, sizeof buffer, deadline);
+    if (!read)
+      return read.takeError();
+    size_t count = *read;
     if (count == 0)
-      return failure(RemoteFailure::ServerError, "Redis closed the connection without answering");
+      continue;
 
     received += static_cast<uint64_t>(count);
     if (!headerChecked) {
@@ -391,6 +443,57 @@ llvm::Expected<Reply> RedisStore::receive(redisContext &connection, uint64_t max
     if (redisReaderFeed(connection.reader, buffer, static_cast<size_t>(count)) != REDIS_OK)
       return failure(RemoteFailure::BadReply, "cannot take Redis's answer: out of memory");
   }
+}
+
+llvm::Expected<size_t> RedisStore::readSome(redisContext &connection, char *buffer, size_t size,
+                                            Clock::time_point deadline) {
+  int ready = waitUntil(connection.fd, POLLIN, deadline);
+  if (ready == 0)
+    return failure(RemoteFailure::TimedOut, "no answer from Redis within " +
+                                                llvm::Twine(endpoint_.operationTimeout.count()) +
+                                                " ms");
+  if (ready < 0)
+    return failure(RemoteFailure::ServerError,
+                   llvm::Twine("cannot wait for the connection: ") + std::strerror(errno));
+  ssize_t count = ::read(connection.fd, buffer, size);
+  if (count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+    return 0;
+  if (count < 0)
+    return failure(RemoteFailure::ServerError,
+                   llvm::Twine("the connection to Redis broke: ") + std::strerror(errno));
+  if (count == 0)
+    return failure(RemoteFailure::ServerError, "Redis closed the connection without answering");
+  return static_cast<size_t>(count);
+}
+
+llvm::Expected<std::vector<Reply>> RedisStore::receiveAll(redisContext &connection, size_t count,
+                                                          uint64_t maxTotalBytes,
+                                                          Clock::time_point deadline) {
+  std::vector<Reply> replies;
+  uint64_t limit = maxTotalBytes + count * kFramingBytes;
+  uint64_t received = 0;
+  char buffer[64 * 1024];
+  while (replies.size() < count) {
+    void *parsed = nullptr;
+    if (redisReaderGetReply(connection.reader, &parsed) != REDIS_OK)
+      return failure(RemoteFailure::BadReply,
+                     llvm::Twine("not a Redis reply: ") + connection.reader->errstr);
+    if (parsed) {
+      replies.emplace_back(static_cast<redisReply *>(parsed));
+      continue;
+    }
+    llvm::Expected<size_t> read = readSome(connection, buffer, sizeof buffer, deadline);
+    if (!read)
+      return read.takeError();
+    received += *read;
+    if (received > limit)
+      return failure(RemoteFailure::BadReply, "Redis's answers to " + llvm::Twine(count) +
+                                                  " lookups are larger than the limit of " +
+                                                  llvm::Twine(maxTotalBytes) + " bytes");
+    if (*read && redisReaderFeed(connection.reader, buffer, *read) != REDIS_OK)
+      return failure(RemoteFailure::BadReply, "cannot take Redis's answer: out of memory");
+  }
+  return replies;
 }
 
 llvm::Error RedisStore::refusal(llvm::StringRef command, const redisReply &reply) {

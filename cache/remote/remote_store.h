@@ -3,7 +3,7 @@
 // The remote cache tier talks to servers teams already run: Redis
 // (redis_store.h) and HTTP object stores such as nginx's WebDAV module,
 // bazel-remote or an S3-compatible bucket (http_store.h). To the tier each
-// is a RemoteStore: get, put, nothing more. What the bytes mean (a signed
+// is a RemoteStore: get (one key, or a batch), put, nothing more. What the bytes mean (a signed
 // cache entry) is the tier's business (remote_entry.h); how long to keep
 // asking a server that misbehaves is the tier's too (remote_tier.h).
 //
@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/Error.h>
 
@@ -21,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace kiln::cache::remote {
 
@@ -94,6 +96,9 @@ struct Endpoint {
 /// server's (and would otherwise name a path such as "../x" on an HTTP store).
 llvm::Error checkObjectKey(llvm::StringRef key);
 
+/// The most keys one getMany asks.
+inline constexpr size_t kBatchKeys = 32;
+
 /// A remote object store: bytes by key. Keys are 64 lowercase hex digits
 /// (checkObjectKey); get and put refuse any other key with its error.
 /// Every method is thread-safe; connections are made lazily, kept for
@@ -104,6 +109,16 @@ public:
 
   /// The object `key`; nothing when the server does not have it.
   virtual llvm::Expected<std::optional<std::string>> get(llvm::StringRef key) = 0;
+
+  /// The objects `keys` (at most kBatchKeys of them), in order, nothing for
+  /// those the server does not have, asked in one round trip where the
+  /// protocol allows: Redis sends every GET before reading the first
+  /// answer, HTTP asks over several connections at once. The batch is one
+  /// request to the time-outs (its whole answer within the operation
+  /// time-out) and to the size limit (its objects together at most
+  /// maxObjectBytes); any failure fails all of it.
+  virtual llvm::Expected<std::vector<std::optional<std::string>>>
+  getMany(llvm::ArrayRef<std::string> keys) = 0;
 
   /// Stores `bytes` as `key`, replacing what was there.
   virtual llvm::Error put(llvm::StringRef key, llvm::StringRef bytes) = 0;

@@ -7,6 +7,8 @@
 
 #include <llvm/Support/FormatVariadic.h>
 
+#include <set>
+
 namespace kiln::cache::remote {
 
 namespace {
@@ -130,7 +132,45 @@ void RemoteTier::failed(Remote &remote, CircuitBreaker::Request request, llvm::E
   }
 }
 
+void RemoteTier::answered(Remote &remote, uint64_t microseconds) {
+  uint64_t slow =
+      std::chrono::duration_cast<std::chrono::microseconds>(remote.config.operationTimeout)
+          .count() /
+      2;
+  if (microseconds <= slow)
+    remote.breaker.recordSuccess(CircuitBreaker::Request::Lookup);
+  else if (remote.breaker.recordSlowLookup() == CircuitBreaker::Verdict::Stop)
+    warnOnce(remote, llvm::formatv("answers slowly: {0} lookups in a row took more than half "
+                                   "its operation-timeout ({1} ms); not using it for the rest "
+                                   "of this build",
+                                   CircuitBreaker::kErrorsInARow, slow / 1000)
+                         .str());
+}
+
+std::optional<CachedEntry> RemoteTier::accept(Remote &remote, llvm::StringRef key,
+                                              llvm::StringRef object) {
+  bytesDown += object.size();
+  llvm::Expected<CachedEntry> entry = decodeRemoteEntry(key, object, remote.trust);
+  if (!entry) {
+    ++rejected;
+    ++remote.rejections;
+    warnOnce(remote, "entry " + shortKey(key) + " rejected: " + llvm::toString(entry.takeError()) +
+                         "; compiling it instead");
+    return std::nullopt;
+  }
+  return std::move(*entry);
+}
+
 std::optional<CachedEntry> RemoteTier::lookup(llvm::StringRef key) {
+  {
+    std::lock_guard<std::mutex> lock(prefetchedMutex);
+    if (auto found = prefetched.find(key.str()); found != prefetched.end()) {
+      std::optional<CachedEntry> entry = std::move(found->second);
+      prefetched.erase(found);
+      ++(entry ? hits : misses);
+      return entry;
+    }
+  }
   bool asked = false;
   for (std::unique_ptr<Remote> &remotePointer : remotes) {
     Remote &remote = *remotePointer;
@@ -145,34 +185,83 @@ std::optional<CachedEntry> RemoteTier::lookup(llvm::StringRef key) {
       failed(remote, CircuitBreaker::Request::Lookup, object.takeError());
       continue;
     }
-    uint64_t slow =
-        std::chrono::duration_cast<std::chrono::microseconds>(remote.config.operationTimeout)
-            .count() /
-        2;
-    if (took <= slow)
-      remote.breaker.recordSuccess(CircuitBreaker::Request::Lookup);
-    else if (remote.breaker.recordSlowLookup() == CircuitBreaker::Verdict::Stop)
-      warnOnce(remote, llvm::formatv("answers slowly: {0} lookups in a row took more than half "
-                                     "its operation-timeout ({1} ms); not using it for the rest "
-                                     "of this build",
-                                     CircuitBreaker::kErrorsInARow, slow / 1000)
-                           .str());
+    answered(remote, took);
     if (!*object)
       continue;
-    bytesDown += (*object)->size();
-    llvm::Expected<CachedEntry> entry = decodeRemoteEntry(key, **object, remote.trust);
-    if (!entry) {
-      ++rejected;
-      warnOnce(remote, "entry " + shortKey(key) + " rejected: " +
-                           llvm::toString(entry.takeError()) + "; compiling it instead");
-      continue;
+    if (std::optional<CachedEntry> entry = accept(remote, key, **object)) {
+      ++hits;
+      return entry;
     }
-    ++hits;
-    return std::move(*entry);
   }
   if (asked)
     ++misses;
   return std::nullopt;
+}
+
+void RemoteTier::prefetch(llvm::ArrayRef<std::string> keys) {
+  std::vector<std::string> left;
+  {
+    std::set<llvm::StringRef> seen;
+    std::lock_guard<std::mutex> lock(prefetchedMutex);
+    for (const std::string &key : keys)
+      if (!prefetched.count(key) && seen.insert(key).second)
+        left.push_back(key);
+  }
+  std::map<std::string, CachedEntry> found;
+  // Every remote must have answered a key for its miss to be known.
+  std::map<std::string, unsigned> answers;
+  unsigned asked = 0;
+  for (std::unique_ptr<Remote> &remotePointer : remotes) {
+    Remote &remote = *remotePointer;
+    if (remote.shards.empty() || !remote.breaker.allowsRequests())
+      continue;
+    ++asked;
+    std::vector<std::string> missing;
+    for (const std::string &key : left)
+      if (!found.count(key))
+        missing.push_back(key);
+    for (const std::string &key : prefetchFrom(remote, missing, found))
+      ++answers[key];
+  }
+  std::lock_guard<std::mutex> lock(prefetchedMutex);
+  for (const std::string &key : left) {
+    if (auto entry = found.find(key); entry != found.end())
+      prefetched.emplace(key, std::move(entry->second));
+    else if (asked && answers[key] == asked)
+      prefetched.emplace(key, std::nullopt);
+  }
+}
+
+std::vector<std::string> RemoteTier::prefetchFrom(Remote &remote, llvm::ArrayRef<std::string> keys,
+                                                  std::map<std::string, CachedEntry> &found) {
+  // By shard, then in batches of kBatchKeys.
+  std::map<RemoteStore *, std::vector<std::string>> byStore;
+  for (const std::string &key : keys)
+    byStore[&storeFor(remote, key)].push_back(key);
+  std::vector<std::string> answered;
+  for (auto &[store, storeKeys] : byStore)
+    for (size_t first = 0; first < storeKeys.size(); first += kBatchKeys) {
+      if (!remote.breaker.allowsRequests())
+        return answered;
+      llvm::ArrayRef<std::string> batch =
+          llvm::ArrayRef(storeKeys).slice(first, std::min(kBatchKeys, storeKeys.size() - first));
+      auto start = std::chrono::steady_clock::now();
+      llvm::Expected<std::vector<std::optional<std::string>>> objects = store->getMany(batch);
+      uint64_t took = microsecondsSince(start);
+      lookupMicroseconds += took;
+      if (!objects) {
+        failed(remote, CircuitBreaker::Request::Lookup, objects.takeError());
+        continue;
+      }
+      this->answered(remote, took);
+      for (size_t i = 0; i < batch.size(); ++i) {
+        answered.push_back(batch[i]);
+        if ((*objects)[i])
+          if (std::optional<CachedEntry> entry = accept(remote, batch[i], *(*objects)[i]))
+            found.emplace(batch[i], std::move(*entry));
+      }
+    }
+  return answered;
 }
 
 void RemoteTier::upload(const EntryContents &contents) {

@@ -26,6 +26,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -64,8 +65,15 @@ public:
   RemoteTier(TierOptions options, Report warn, Report note);
   ~RemoteTier();
 
-  /// The entry of `key` from the first remote that has an acceptable one.
+  /// The entry of `key` from the first remote that has an acceptable one:
+  /// what prefetch() kept for it, else the remotes' answer now.
   std::optional<CachedEntry> lookup(llvm::StringRef key);
+
+  /// Asks the remotes for `keys` in batches (RemoteStore::getMany: one
+  /// round trip for up to kBatchKeys keys) and keeps their answers, checked
+  /// as lookup() checks them, for the lookups of those keys that follow.
+  /// A key whose batch failed is left for lookup() to ask again.
+  void prefetch(llvm::ArrayRef<std::string> keys);
 
   /// Queues `contents` for upload; returns at once.
   void upload(const EntryContents &contents);
@@ -97,6 +105,15 @@ private:
 
   void open(Remote &remote);
   RemoteStore &storeFor(Remote &remote, llvm::StringRef key);
+  /// Tells `remote`'s breaker how long a request that was answered took.
+  void answered(Remote &remote, uint64_t microseconds);
+  /// The entry in `object`, which `remote` returned for `key`, if it
+  /// passes the checks; else counts and reports the rejection.
+  std::optional<CachedEntry> accept(Remote &remote, llvm::StringRef key, llvm::StringRef object);
+  /// Asks `remote` for `keys` in batches; fills `found` with the entries
+  /// it has, and returns the keys it answered (with an entry or without).
+  std::vector<std::string> prefetchFrom(Remote &remote, llvm::ArrayRef<std::string> keys,
+                                        std::map<std::string, CachedEntry> &found);
   void failed(Remote &remote, CircuitBreaker::Request request, llvm::Error error,
               uint64_t objectBytes = 0);
   void put(Remote &remote, const std::string &key, const std::string &bytes);
@@ -107,6 +124,10 @@ private:
   Report warn, note;
   std::vector<std::unique_ptr<Remote>> remotes;
   std::mutex reportMutex;
+  /// What prefetch() learnt: each key every remote answered, with the
+  /// entry of the first that had one, or nothing when none had.
+  std::mutex prefetchedMutex;
+  std::map<std::string, std::optional<CachedEntry>> prefetched;
   std::atomic<uint64_t> hits{0}, misses{0}, errors{0}, rejected{0}, bytesDown{0}, bytesUp{0},
       uploads{0}, uploadsDropped{0}, lookupMicroseconds{0}, uploadMicroseconds{0};
   bool finished = false;

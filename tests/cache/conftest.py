@@ -4,6 +4,7 @@ Every test builds tiny modules for --arch 80 into a cache of its own, with
 the real `kiln` command, and inspects the cache with `kiln cache ...`.
 """
 
+import contextlib
 import ctypes
 import functools
 import gzip
@@ -11,6 +12,7 @@ import io
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import tarfile
 
@@ -57,6 +59,73 @@ WARM_HITS = 3
 
 
 KEY_VARIABLES = ("KILN_CONFIG_DIR", "KILN_TRUSTED_KEYS", "KILN_SIGNING_KEY")
+
+# Blobs of at most this many bytes are rows of objects/packed/blobs.sqlite; the
+# others are files (cache/packed_blobs.h).
+PACKED_BLOB_LIMIT = 64 * 1024
+
+
+def packed_database(cache):
+    return cache / "objects" / "packed" / "blobs.sqlite"
+
+
+@contextlib.contextmanager
+def packed_blobs(cache):
+    """A connection to the cache's packed blobs, committed on leaving."""
+    db = sqlite3.connect(packed_database(cache), isolation_level=None)
+    try:
+        db.execute("PRAGMA busy_timeout = 20000")
+        yield db
+    finally:
+        db.close()
+
+
+class StoredBlob:
+    """A blob the cache keeps, packed (a row of objects/packed/blobs.sqlite) or a
+    file, to read, damage or delete as anyone who can write the cache folder
+    could."""
+
+    def __init__(self, cache, digest, path=None):
+        self.cache = cache
+        self.digest = digest
+        self.path = path
+
+    def __repr__(self):
+        return f"StoredBlob({self.digest[:16]}, {'file' if self.path else 'packed'})"
+
+    def read_bytes(self):
+        if self.path:
+            return self.path.read_bytes()
+        with packed_blobs(self.cache) as db:
+            (data,) = db.execute("SELECT bytes FROM packed WHERE digest = ?",
+                                 (self.digest,)).fetchone()
+        return bytes(data)
+
+    def write_bytes(self, data):
+        if self.path:
+            os.chmod(self.path, 0o644)
+            self.path.write_bytes(data)
+            return
+        with packed_blobs(self.cache) as db:
+            db.execute("UPDATE packed SET bytes = ? WHERE digest = ?", (data, self.digest))
+
+    def unlink(self):
+        if self.path:
+            self.path.unlink()
+            return
+        with packed_blobs(self.cache) as db:
+            db.execute("DELETE FROM packed WHERE digest = ?", (self.digest,))
+
+    def exists(self):
+        if self.path:
+            return self.path.exists()
+        with packed_blobs(self.cache) as db:
+            return db.execute("SELECT 1 FROM packed WHERE digest = ?",
+                              (self.digest,)).fetchone() is not None
+
+    @property
+    def size(self):
+        return len(self.read_bytes())
 
 
 def kiln_binary():
@@ -143,7 +212,24 @@ class CacheRig:
 
     def blob_files(self):
         objects = self.cache / "objects"
-        return [p for p in objects.glob("*/*") if not p.name.startswith(".")]
+        return [p for p in objects.glob("*/*")
+                if len(p.parent.name) == 2 and not p.name.startswith(".")]
+
+    def packed_digests(self):
+        if not packed_database(self.cache).exists():
+            return []
+        with packed_blobs(self.cache) as db:
+            return [digest for (digest,) in db.execute("SELECT digest FROM packed")]
+
+    def blobs(self):
+        """Every blob the cache keeps, packed or a file."""
+        found = [StoredBlob(self.cache, digest) for digest in self.packed_digests()]
+        found += [StoredBlob(self.cache, p.parent.name + p.name, p) for p in self.blob_files()]
+        return found
+
+    def blob(self, digest):
+        """The blob `digest`, packed or a file; nothing if the cache lacks it."""
+        return next((b for b in self.blobs() if b.digest == digest), None)
 
     def make_key(self, name="ci", trust=True):
         """Generates a signing key in the rig's configuration; returns its public line."""
@@ -185,7 +271,7 @@ def assert_rejected(rig, archive, reason, outside=None, extra=()):
     assert "rejected" in result.stderr and str(archive) in result.stderr, result.stderr
     assert reason in result.stderr, f"expected {reason!r} in:\n{result.stderr}"
     assert rig.stats()["entries"] == 0, "a refused import left entries in the cache"
-    assert rig.blob_files() == [], "a refused import left blobs in the cache"
+    assert rig.blobs() == [], "a refused import left blobs in the cache"
     if outside is not None:
         assert not outside.exists()
     return result

@@ -90,9 +90,9 @@ def test_sigkill_during_cache_writes_never_serves_a_corrupt_entry(rig):
 
 
 def blob_starting_with(rig, prefix):
-    for path in rig.blob_files():
-        if path.read_bytes().startswith(prefix):
-            return path
+    for blob in rig.blobs():
+        if blob.read_bytes().startswith(prefix):
+            return blob
     raise AssertionError(f"no blob starts with {prefix!r}")
 
 
@@ -109,7 +109,6 @@ def test_damaged_blobs_are_detected_counted_and_rebuilt(rig, damage):
         data = data[: len(data) // 2]
     else:
         data = b""
-    os.chmod(cubin, 0o644)
     cubin.write_bytes(bytes(data))
     result, hits, misses, notes, out = rig.build(module)
     assert "damaged" in result.stderr

@@ -357,11 +357,12 @@ std::string NginxServer::url(llvm::StringRef path, llvm::StringRef userInfo) con
       .str();
 }
 
-llvm::Expected<std::unique_ptr<ScriptedServer>> ScriptedServer::start(std::string answer,
-                                                                      std::string requestEnd) {
+llvm::Expected<std::unique_ptr<ScriptedServer>>
+ScriptedServer::start(std::string answer, std::string requestEnd, bool hangUp) {
   std::unique_ptr<ScriptedServer> server(new ScriptedServer());
   server->answer_ = std::move(answer);
   server->requestEnd_ = std::move(requestEnd);
+  server->hangUp_ = hangUp;
   server->listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in address = loopbackAddress(0);
   if (::bind(server->listener_, reinterpret_cast<sockaddr *>(&address), sizeof address) != 0 ||
@@ -415,6 +416,8 @@ void ScriptedServer::answerConnection(int connection) {
           break;
         rest = rest.drop_front(static_cast<size_t>(sent));
       }
+      if (hangUp_)
+        break;
     }
   }
   ::close(connection);

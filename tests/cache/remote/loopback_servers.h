@@ -112,11 +112,12 @@ private:
 
 /// Answers every connection on 127.0.0.1 with `answer` once `requestEnd`
 /// has arrived (or, with an empty `requestEnd`, any bytes), then waits for
-/// the client to hang up.
+/// the client to hang up, or, with `hangUp`, hangs up itself: a server that
+/// closes the connection in the middle of what it was asked.
 class ScriptedServer {
 public:
-  static llvm::Expected<std::unique_ptr<ScriptedServer>> start(std::string answer,
-                                                               std::string requestEnd);
+  static llvm::Expected<std::unique_ptr<ScriptedServer>>
+  start(std::string answer, std::string requestEnd, bool hangUp = false);
   ~ScriptedServer();
   uint16_t port() const { return port_; }
 
@@ -128,6 +129,7 @@ private:
   uint16_t port_ = 0;
   std::string answer_;
   std::string requestEnd_;
+  bool hangUp_ = false;
   std::atomic<bool> stopping_{false};
   std::thread thread_;
 };
