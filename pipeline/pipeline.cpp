@@ -226,6 +226,10 @@ private:
   void linkImage(size_t index, unsigned arch);
   void buildCubin(size_t index, unsigned arch, backend::CubinBuilder &cubins);
   void buildFatbin(size_t index);
+  /// Asks the remotes at once for what the lookups of the next phase will
+  /// want: the images' PTX and the kernels' host code, then the cubins.
+  void prefetchCodeKeys(const std::set<unsigned> &targets, bool withHost);
+  void prefetchCubinKeys();
   /// Whether kernel `index` is cached (its semantic key is known).
   bool cached(size_t index) const { return cache && semantic[index]; }
   /// Whether image `index` is cached: whether all its kernels are.
@@ -461,6 +465,34 @@ void KernelBuilder::buildCubin(size_t index, unsigned arch, backend::CubinBuilde
   image.usage[arch] = std::move(cubin->usage);
 }
 
+void KernelBuilder::prefetchCodeKeys(const std::set<unsigned> &targets, bool withHost) {
+  std::vector<std::string> keys;
+  for (size_t i = 0; i < images.size(); ++i)
+    if (foundFirst(i))
+      for (unsigned arch : targets)
+        keys.push_back(linkedCodeKey(i, cuda_tools::smName(arch)));
+  if (withHost)
+    for (size_t i = 0; i < kernels.size(); ++i)
+      if (cached(i))
+        keys.push_back(
+            cache->codeKey(*semantic[i], *kernels[i].kernel, "host", backend::hostTriple()));
+  cache->prefetch(keys);
+}
+
+void KernelBuilder::prefetchCubinKeys() {
+  std::vector<std::string> keys;
+  for (size_t i = 0; i < images.size(); ++i)
+    if (imageCached(i))
+      for (unsigned arch : archs->archs.cubins) {
+        const ImageArtifacts &image = images[i];
+        const std::string &ptx = image.ptx.at(cuda_tools::ptxTargetForCubin(arch));
+        if (std::optional<std::string> key =
+                cache->cubinKey(image.stem, *image.options, ptx, arch, image.linkFiles))
+          keys.push_back(std::move(*key));
+      }
+  cache->prefetch(keys);
+}
+
 /// Every cubin, and PTX for the virtual archs (images that link other
 /// device code carry cubins only: their PTX alone would not load).
 void KernelBuilder::buildFatbin(size_t index) {
@@ -536,6 +568,8 @@ llvm::Error KernelBuilder::run() {
   // Images' PTX first: where it is found, its kernels' device code for
   // that target is not needed, and the task count below is exact.
   foundTargets.resize(images.size());
+  if (cache)
+    prefetchCodeKeys(targets, withHost);
   for (size_t i = 0; i < images.size(); ++i)
     if (foundFirst(i))
       for (unsigned arch : targets)
@@ -575,6 +609,8 @@ llvm::Error KernelBuilder::run() {
     pool.wait();
   }
   if (errors.empty() && !images.empty()) {
+    if (cache)
+      prefetchCubinKeys();
     backend::CubinBuilder cubins(*toolkit, options.ptxasFlags, options.linkIncludeDirectories);
     for (size_t i = 0; i < images.size(); ++i)
       for (unsigned arch : archs->archs.cubins)

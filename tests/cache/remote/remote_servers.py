@@ -590,6 +590,7 @@ class SlowProxy:
         self._sockets = set()
         self._lock = threading.Lock()
         self._stopping = False
+        self._delayed_since = []
 
     def start(self):
         self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -651,11 +652,25 @@ class SlowProxy:
                 with self._lock:
                     since, pending["since"] = pending["since"], None
                 if since is not None:
+                    with self._lock:
+                        self._delayed_since.append(since)
                     time.sleep(max(0.0, since + self.delay - time.monotonic()))
                 client.sendall(data)
         except OSError:
             pass
         self._close(client, server)
+
+    def serial_waits(self):
+        """How many times in a row a client waited for held-back answers:
+        answers to requests sent while an earlier one was held back count
+        with it, as a client asking in parallel waits for them together."""
+        with self._lock:
+            started = sorted(self._delayed_since)
+        waits, wave_end = 0, None
+        for since in started:
+            if wave_end is None or since >= wave_end:
+                waits, wave_end = waits + 1, since + self.delay
+        return waits
 
     def _close(self, *sockets):
         for each in sockets:

@@ -35,6 +35,22 @@ def test_a_second_machine_gets_every_specialization_from_the_remote(
         assert_no_remote_warning(build)
 
 
+def test_a_warm_remote_is_asked_in_a_few_round_trips_not_one_per_entry(
+        remote, machine, slow_proxy, warm_lookups):
+    """The build knows most of its keys before it looks any up: it asks
+    for them together (Redis pipelining, parallel HTTP requests), so a
+    distant server costs it a few round trips, not one per entry."""
+    a, b = machine("a"), machine("b")
+    b.trust(a)
+    a.kiln_build(*using(remote.url))
+    proxy = slow_proxy(remote, 0.3)
+    build = b.kiln_build(*using(proxy.url_for(remote.url)), jobs=1)
+    assert_every_lookup(build, "remote hit", warm_lookups)
+    assert_no_remote_warning(build)
+    assert proxy.serial_waits() <= 4, (
+        f"{warm_lookups} remote hits took {proxy.serial_waits()} round trips one after another")
+
+
 def test_objects_are_stored_under_their_keys(remote, machine):
     machine("a").kiln_build(*using(remote.url))
     if isinstance(remote, RedisServer):
