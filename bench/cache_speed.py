@@ -10,11 +10,12 @@ takes under 1 ms.
     python3 bench/cache_speed.py [--kiln build/driver/kiln] [--repeats 5] [--jobs 1,2] [--kernels 20]
                                  [--arch LIST] [--json FILE]
 
-Every measurement is a fresh `kiln build MODULE --module kernels --python
-PYTHON -o TMP -v -j J` process (wall time; what add_python_kernels(),
-setuptools and users run, host code for the CPU engine included, and given
-the Python the module is for, as the integrations give it), for each J of
---jobs, into a cache folder of its own:
+Every measurement is a fresh `kiln build MODULE --module kernels
+--ext-suffix SUFFIX -o TMP -v -j J` process (wall time; what
+add_python_kernels() and kiln.setuptools run, host code for the CPU engine
+included; SUFFIX is the running Python's EXT_SUFFIX, which the integrations
+pass rather than have Kiln ask Python), for each J of --jobs, into a cache
+folder of its own:
 
 * cold: an empty cache (median of --repeats, each with a new cache);
 * warm: the same build again, every entry a hit;
@@ -42,6 +43,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 
@@ -103,11 +105,12 @@ def main():
     env.pop("CUDAARCHS", None)
     arch = ["--arch", options.arch] if options.arch else []
     jobs = [int(j) for j in options.jobs.split(",")]
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
 
     def build(cache, *extra, out="out"):
         target = work / out
         shutil.rmtree(target, ignore_errors=True)
-        return run(options.kiln, ["build", module, "--module", "kernels", "--python", sys.executable, *arch,
+        return run(options.kiln, ["build", module, "--module", "kernels", "--ext-suffix", suffix, *arch,
                                   "-o", target, "-v", "--cache-dir", cache, *extra], env)
 
     # Per -j: cold (empty cache), warm (all hits), edit (one kernel changed,
