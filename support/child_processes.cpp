@@ -74,9 +74,10 @@ llvm::Error spawnError(int error, llvm::StringRef program) {
 }
 
 llvm::Expected<pid_t> spawn(llvm::StringRef program, llvm::ArrayRef<std::string> argv,
-                            llvm::StringRef standardOutputFile, llvm::StringRef standardErrorFile) {
+                            llvm::StringRef standardOutputFile, llvm::StringRef standardErrorFile,
+                            llvm::StringRef workingDirectory) {
   std::string programPath = program.str(), outPath = standardOutputFile.str(),
-              errPath = standardErrorFile.str();
+              errPath = standardErrorFile.str(), directory = workingDirectory.str();
   std::vector<char *> arguments;
   for (const std::string &argument : argv)
     arguments.push_back(const_cast<char *>(argument.c_str()));
@@ -89,6 +90,8 @@ llvm::Expected<pid_t> spawn(llvm::StringRef program, llvm::ArrayRef<std::string>
                                    0600);
   posix_spawn_file_actions_addopen(&actions, 2, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                    0600);
+  if (!directory.empty())
+    posix_spawn_file_actions_addchdir_np(&actions, directory.c_str());
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   // A group of its own, so that killing the group ends what the tool
@@ -159,8 +162,10 @@ bool waitForExit(pid_t pid, std::optional<unsigned> timeoutSeconds) {
 llvm::Expected<ChildExit> runChildProcess(llvm::StringRef program, llvm::ArrayRef<std::string> argv,
                                           llvm::StringRef standardOutputFile,
                                           llvm::StringRef standardErrorFile,
-                                          std::optional<unsigned> timeoutSeconds) {
-  llvm::Expected<pid_t> pid = spawn(program, argv, standardOutputFile, standardErrorFile);
+                                          std::optional<unsigned> timeoutSeconds,
+                                          llvm::StringRef workingDirectory) {
+  llvm::Expected<pid_t> pid =
+      spawn(program, argv, standardOutputFile, standardErrorFile, workingDirectory);
   if (!pid)
     return pid.takeError();
   ChildExit result;

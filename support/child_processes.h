@@ -29,11 +29,13 @@ struct ChildExit {
 /// Runs `program` with `argv` (argv[0] included) and waits for it: standard
 /// input from /dev/null, standard output and error into the files named. A
 /// program still running after `timeoutSeconds` is killed with its process
-/// group. An Error means it could not be started.
+/// group. It runs in `workingDirectory` where one is given, else in Kiln's.
+/// An Error means it could not be started.
 llvm::Expected<ChildExit> runChildProcess(llvm::StringRef program, llvm::ArrayRef<std::string> argv,
                                           llvm::StringRef standardOutputFile,
                                           llvm::StringRef standardErrorFile,
-                                          std::optional<unsigned> timeoutSeconds);
+                                          std::optional<unsigned> timeoutSeconds,
+                                          llvm::StringRef workingDirectory = {});
 
 /// Kills every running child's process group and waits for each child, and
 /// lets no new child start. Only async-signal-safe calls: it runs in signal

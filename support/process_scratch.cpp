@@ -91,6 +91,13 @@ llvm::Expected<std::string> processScratchDirectory() {
     failure = llvm::sys::fs::createUniqueDirectory("kiln", path);
     if (failure)
       return;
+    // Tools run in folders of their own and are handed paths in here: a
+    // relative TMPDIR would make those paths name nothing.
+    if (std::error_code error = llvm::sys::fs::make_absolute(path)) {
+      failure = error;
+      ::rmdir(path.c_str());
+      return;
+    }
     if (path.size() >= sizeof scratchPath) {
       failure = std::make_error_code(std::errc::filename_too_long);
       ::rmdir(path.c_str());

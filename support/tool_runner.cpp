@@ -5,6 +5,7 @@
 #include "support/child_processes.h"
 #include "support/temporary_directory.h"
 
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 
 #include <cstring>
@@ -12,15 +13,25 @@
 namespace kiln::support {
 
 llvm::Expected<ToolOutput> runTool(llvm::StringRef program, llvm::ArrayRef<std::string> arguments,
-                                   std::optional<unsigned> timeoutSeconds) {
+                                   std::optional<unsigned> timeoutSeconds, ToolFolder folder) {
   llvm::Expected<TemporaryDirectory> scratch = TemporaryDirectory::create("kiln-tool");
   if (!scratch)
     return scratch.takeError();
+  // The tool's folder holds nothing but what it prints.
+  std::string workingDirectory;
+  if (folder == ToolFolder::Scratch) {
+    workingDirectory = scratch->file("cwd");
+    if (std::error_code error = llvm::sys::fs::create_directory(workingDirectory))
+      return llvm::createStringError(error, "cannot create the folder '%s' to run %s in: %s",
+                                     workingDirectory.c_str(), program.str().c_str(),
+                                     error.message().c_str());
+  }
   std::string toolName = llvm::sys::path::filename(program).str();
   std::vector<std::string> argv{program.str()};
   argv.insert(argv.end(), arguments.begin(), arguments.end());
-  llvm::Expected<ChildExit> exit = runChildProcess(program, argv, scratch->file("stdout.txt"),
-                                                   scratch->file("stderr.txt"), timeoutSeconds);
+  llvm::Expected<ChildExit> exit =
+      runChildProcess(program, argv, scratch->file("stdout.txt"), scratch->file("stderr.txt"),
+                      timeoutSeconds, workingDirectory);
   if (!exit)
     return exit.takeError();
 

@@ -24,12 +24,24 @@ struct ToolOutput {
   std::string standardError;
 };
 
-/// Runs `program` with `arguments` (argv[1...]). A tool that runs and fails
-/// is a ToolOutput with a nonzero exitCode; an Error means it could not be
-/// started, it crashed, or it ran past `timeoutSeconds` and was stopped (the
-/// message says which, with what it printed).
+/// Where a tool runs.
+enum class ToolFolder {
+  /// Kiln's working folder: relative paths among the arguments are the
+  /// user's.
+  Caller,
+  /// An empty folder of its own: relative paths the tool finds in its
+  /// inputs name nothing (ptxas reads the time and size of the sources
+  /// that PTX `.file` directives name into its line tables).
+  Scratch,
+};
+
+/// Runs `program` with `arguments` (argv[1...]) in `folder`. A tool that
+/// runs and fails is a ToolOutput with a nonzero exitCode; an Error means it
+/// could not be started, it crashed, or it ran past `timeoutSeconds` and was
+/// stopped (the message says which, with what it printed).
 llvm::Expected<ToolOutput> runTool(llvm::StringRef program, llvm::ArrayRef<std::string> arguments,
-                                   std::optional<unsigned> timeoutSeconds = std::nullopt);
+                                   std::optional<unsigned> timeoutSeconds = std::nullopt,
+                                   ToolFolder folder = ToolFolder::Caller);
 
 /// What the tool printed (standard error, then output), for an error message:
 /// each line indented by two spaces, without blank lines, and with

@@ -100,7 +100,8 @@ llvm::Expected<AssembledCubin> assemblePtx(const CudaToolkit &toolkit, llvm::Str
   arguments.push_back("-o");
   arguments.push_back(directory->file(kOutputName));
 
-  llvm::Expected<support::ToolOutput> output = support::runTool(*ptxas, arguments);
+  llvm::Expected<support::ToolOutput> output =
+      support::runTool(*ptxas, arguments, std::nullopt, support::ToolFolder::Scratch);
   if (!output)
     return output.takeError();
   ToolLog log = parsePtxasLog(output->standardError + output->standardOutput);

@@ -71,6 +71,23 @@ TEST(ToolRunner, AToolThatCannotStartIsNamed) {
   EXPECT_EQ(message, "cannot run ptxas (/nonexistent/ptxas): No such file or directory");
 }
 
+TEST(ToolRunner, AToolRunInItsOwnFolderFindsNothingOfTheCallers) {
+  llvm::SmallString<256> callerFolder;
+  ASSERT_FALSE(llvm::sys::fs::current_path(callerFolder));
+  llvm::Expected<support::ToolOutput> caller = support::runTool("/bin/sh", {"-c", "pwd"});
+  ASSERT_TRUE(static_cast<bool>(caller)) << messageOf(caller.takeError());
+  EXPECT_EQ(caller->standardOutput, std::string(callerFolder) + "\n");
+
+  llvm::Expected<support::ToolOutput> own = support::runTool(
+      "/bin/sh", {"-c", "pwd; ls -A | wc -l"}, std::nullopt, support::ToolFolder::Scratch);
+  ASSERT_TRUE(static_cast<bool>(own)) << messageOf(own.takeError());
+  llvm::StringRef printed(own->standardOutput);
+  auto [folder, entries] = printed.split('\n');
+  EXPECT_NE(folder, llvm::StringRef(callerFolder)) << "the tool ran in Kiln's folder";
+  EXPECT_EQ(entries.trim(), "0") << "the tool's folder is not empty: " << own->standardOutput;
+  EXPECT_FALSE(llvm::sys::fs::exists(folder)) << "the tool's folder outlived it: " << folder.str();
+}
+
 TEST(ToolRunner, ToolRunsLeaveNothingInTheProcessFolder) {
   llvm::Expected<support::ToolOutput> output =
       support::runTool("/bin/sh", {"-c", "echo out; echo err >&2"});

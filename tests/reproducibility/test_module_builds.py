@@ -103,12 +103,11 @@ def test_everything_varied_at_once_builds_the_same_module(tmp_path, shared_tmp, 
                       + (" and another user" if as_nobody else ""))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ptxas reads the time and size of the files PTX .file directives name, relative to its "
-    "working folder, which is kiln's; kiln must run ptxas in a folder of its own"))
 def test_line_tables_do_not_record_the_times_of_the_sources(tmp_path, checkout):
     """With --lineinfo, run from the checkout (where the recorded relative
-    paths name the sources), as kiln.setuptools runs it."""
+    paths name the sources), as kiln.setuptools runs it: ptxas reads the
+    time and size of the files PTX `.file` directives name, relative to its
+    working folder, so it must run in a folder of its own."""
     circumstances = Circumstances(relative=True, flags=("--lineinfo",))
     reference = build(checkout, tmp_path / "out", circumstances)
     long_ago = time.mktime((1990, 1, 2, 3, 4, 5, 0, 0, 0))
