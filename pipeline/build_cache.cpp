@@ -203,7 +203,8 @@ void addOptions(cache::KeyBuilder &key, const JitOptions &options) {
 BuildCache::BuildCache(std::unique_ptr<cache::Cache> cache, const BuildOptions &options,
                        std::string cudaVersion)
     : store(std::move(cache)), options(options),
-      identity(cache::CompilerIdentity::current(versionNumber(), cudaVersion)) {}
+      identity(cache::CompilerIdentity::current(versionNumber(), cudaVersion)),
+      recordedPaths(recordedPathMap(options)) {}
 
 BuildCache::~BuildCache() {
   if (finishing.joinable())
@@ -360,7 +361,7 @@ void BuildCache::addHostLinkFiles(cache::KeyBuilder &key, const ir::Function &ke
       continue;
     compilesCuda = true;
     llvm::Expected<std::string> digest = linkFileDigest(file, hostCudaTools.includeDirectories);
-    key.add("link", file);
+    key.add("link", recordedPaths.remap(file));
     if (digest)
       key.add("link-digest", *digest);
     else
@@ -369,7 +370,7 @@ void BuildCache::addHostLinkFiles(cache::KeyBuilder &key, const ir::Function &ke
   if (!compilesCuda)
     return;
   for (const std::string &directory : hostCudaTools.includeDirectories)
-    key.add("link-include", directory);
+    key.add("link-include", recordedPaths.remap(directory));
   key.add("host-clang",
           hostCudaTools.clang.empty() ? hostCudaTools.clangMissing : hostCudaTools.clang);
   // Its headers (cuRAND's, ...) are the toolkit's, whose version the
@@ -399,7 +400,8 @@ BuildCache::linkFileDigest(const std::string &file,
       llvm::Expected<std::string> headerBytes = support::readFileBytes(header);
       if (!headerBytes)
         return headerBytes.takeError();
-      digest.add("header", header).add("header-digest", cache::digestOf(*headerBytes));
+      digest.add("header", recordedPaths.remap(header))
+          .add("header-digest", cache::digestOf(*headerBytes));
     }
   std::lock_guard<std::mutex> lock(linkDigestsMutex);
   return linkDigests.try_emplace(memoKey, digest.finish()).first->second;
@@ -431,11 +433,11 @@ std::optional<std::string> BuildCache::cubinKey(llvm::StringRef name, const JitO
       llvm::consumeError(digest.takeError());
       return std::nullopt;
     }
-    key.add("link", file).add("link-digest", *digest);
+    key.add("link", recordedPaths.remap(file)).add("link-digest", *digest);
   }
   if (!linkFiles.empty())
     for (const std::string &directory : options.linkIncludeDirectories)
-      key.add("link-include", directory);
+      key.add("link-include", recordedPaths.remap(directory));
   return key.finish();
 }
 

@@ -39,6 +39,7 @@
 #include "ir/typed_ir.h"
 #include "pipeline/build_options.h"
 #include "pipeline/build_reporter.h"
+#include "pipeline/source_paths.h"
 
 #include <llvm/Support/JSON.h>
 
@@ -191,6 +192,10 @@ private:
   std::thread finishing;
   const BuildOptions &options;
   cache::CompilerIdentity identity;
+  /// How keys name the files kernels link and the folders their headers
+  /// come from: as the build records source paths, so that two checkouts
+  /// of a project share entries.
+  FilePrefixMap recordedPaths;
   std::mutex mutex;
   struct Note {
     std::string step;
