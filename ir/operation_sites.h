@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "ir/reachable_functions.h"
 #include "ir/typed_ir.h"
 
 #include <llvm/ADT/ArrayRef.h>
@@ -27,10 +28,6 @@
 #include <vector>
 
 namespace kiln::ir {
-
-/// The kernel and every function it reaches through calls, the kernel
-/// first, each once, in the order the kernel reaches them.
-std::vector<const Function *> reachableFunctions(const Function &kernel);
 
 class OperationSites {
 public:

@@ -3,6 +3,7 @@
 #include "backend/codegen/lower_module.h"
 
 #include "backend/codegen/function_lowering.h"
+#include "ir/reachable_functions.h"
 
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/IR/Verifier.h>
@@ -226,17 +227,13 @@ void ModuleLowering::finishDebugInfo() {
 /// over the kernel and every function it reaches.
 static uint64_t localArrayBytes(const ir::Function &kernel) {
   uint64_t bytes = 0;
-  for (const ir::Function *function : ir::reachableFunctions(kernel))
-    for (const auto &block : function->blocks)
-      for (const ir::Instruction *instruction : block->instructions) {
-        if (instruction->opcode != ir::Opcode::LocalArray)
-          continue;
-        const auto *array = llvm::cast<ArrayType>(instruction->type());
-        uint64_t count = 1;
-        for (uint64_t dim : instruction->shape)
-          count *= dim;
-        bytes += count * itemSize(array->elementType());
-      }
+  for (const ir::Instruction *instruction : ir::localArrays(kernel)) {
+    const auto *array = llvm::cast<ArrayType>(instruction->type());
+    uint64_t count = 1;
+    for (uint64_t dim : instruction->shape)
+      count *= dim;
+    bytes += count * itemSize(array->elementType());
+  }
   return bytes;
 }
 

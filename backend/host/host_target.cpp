@@ -12,6 +12,7 @@
 #include "backend/host/host_barrier_regions.h"
 #include "backend/host/host_kernel_entries.h"
 #include "backend/host/host_narrow_float_conversions.h"
+#include "ir/reachable_functions.h"
 #include "module/cpu_kernel_abi.h"
 
 #include <llvm/ADT/SetVector.h>
@@ -648,13 +649,7 @@ void HostTargetHooks::finishKernel(llvm::Function &kernel, const ir::Function &f
   needs.synchronizes = function.synchronizes;
   needs.reducesAtBarriers = reducesAtBarriers;
   needs.checksByDefault = checksByDefault;
-  needs.hasLocalArrays = llvm::any_of(ir::reachableFunctions(function), [](const ir::Function *f) {
-    return llvm::any_of(f->blocks, [](const auto &block) {
-      return llvm::any_of(block->instructions, [](const ir::Instruction *instruction) {
-        return instruction->opcode == ir::Opcode::LocalArray;
-      });
-    });
-  });
+  needs.hasLocalArrays = !ir::localArrays(function).empty();
   writeKernelEntries(kernel, uncheckedKernel, parameters, needs);
 }
 
