@@ -270,6 +270,16 @@ def kernels(file_source_module):
     return file_source_module("barrier_region_kernels", regions + fibers)
 
 
+def run_both(kernel, twin, launch, *arrays):
+    """The arrays after `kernel` and after its fibers twin, from copies."""
+    results = []
+    for each in (kernel, twin):
+        copies = [a.copy() for a in arrays]
+        each[launch](*copies)
+        results.append(copies)
+    return results
+
+
 @pytest.mark.parametrize("block", [(32, 1, 1), (100, 1, 1), (8, 4, 2), (1, 1, 1), (1024, 1, 1)])
 def test_threads_run_between_barriers_in_the_order_fibers_run_them(kernels, block):
     threads = block[0] * block[1] * block[2]
@@ -293,11 +303,9 @@ def test_reducing_barriers_count_only_threads_that_have_not_exited(kernels):
     rng = np.random.default_rng(7)
     flags = (rng.random(3 * 128) < 0.5).astype(np.int32)
     flags[128:256] = 1  # a block where every live thread agrees
-    results = []
-    for kernel in (kernels.votes, kernels.votes_fibers):
-        arrays = [np.full(flags.size, -1, np.int32) for _ in range(3)]
-        kernel[3, 128](flags, *arrays)
-        results.append([a.tolist() for a in arrays])
+    unset = np.full(flags.size, -1, np.int32)
+    results = [[a.tolist() for a in arrays[1:]] for arrays in
+               run_both(kernels.votes, kernels.votes_fibers, (3, 128), flags, unset, unset, unset)]
     assert results[0] == results[1], "syncthreads_count/_and/_or differ between barrier regions and fibers"
 
     counts = np.array(results[0][0]).reshape(3, 128)
@@ -315,11 +323,10 @@ def test_local_arrays_and_barriers_in_device_functions_survive_each_barrier(kern
     x = np.random.default_rng(3).random(4 * 128)
     following = np.roll(x.reshape(4, 128), -1, axis=1).ravel()
     expected = 0.0 + following * 1 + following * 2 + following * 3 + following * 4
-    for kernel in (kernels.rotate_locals, kernels.rotate_locals_fibers):
-        out = np.zeros_like(x)
-        kernel[4, 128](x, out)
+    for kind, (_, out) in zip(("regions", "fibers"), run_both(
+            kernels.rotate_locals, kernels.rotate_locals_fibers, (4, 128), x, np.zeros_like(x))):
         np.testing.assert_allclose(out, expected, rtol=0, atol=0,
-                                   err_msg=f"{kernel} lost a value across a barrier")
+                                   err_msg=f"{kind} lost a value across a barrier")
 
 
 def test_frames_of_every_size_keep_their_values_from_launch_to_launch(kernels):
@@ -347,20 +354,19 @@ def test_frames_of_every_size_keep_their_values_from_launch_to_launch(kernels):
 def test_multi_dimensional_blocks_and_grids(kernels):
     x = np.arange(64 * 6, dtype=np.int32)
     expected = x.reshape(6, 64)[:, ::-1].ravel()
-    for kernel in (kernels.block_transpose, kernels.block_transpose_fibers):
-        out = np.zeros_like(x)
-        kernel[(3, 2), (4, 8, 2)](x, out)
-        assert out.tolist() == expected.tolist(), f"{kernel} reversed the blocks wrongly"
+    for kind, (_, out) in zip(("regions", "fibers"), run_both(
+            kernels.block_transpose, kernels.block_transpose_fibers, ((3, 2), (4, 8, 2)), x,
+            np.zeros_like(x))):
+        assert out.tolist() == expected.tolist(), f"{kind} reversed the blocks wrongly"
 
 
 def test_threads_waiting_at_different_barriers_meet_there(kernels):
     x = np.random.default_rng(11).random(2 * 128)
     following = np.roll(x.reshape(2, 128), -1, axis=1).ravel()
     expected = np.where(np.arange(x.size) % 2 == 0, following, -following)
-    for kernel in (kernels.split_barriers, kernels.split_barriers_fibers):
-        out = np.zeros_like(x)
-        kernel[2, 128](x, out)
-        np.testing.assert_array_equal(out, expected, err_msg=f"{kernel} split the barrier")
+    for kind, (_, out) in zip(("regions", "fibers"), run_both(
+            kernels.split_barriers, kernels.split_barriers_fibers, (2, 128), x, np.zeros_like(x))):
+        np.testing.assert_array_equal(out, expected, err_msg=f"{kind} split the barrier")
 
 
 def test_a_thread_failing_an_index_check_ends_alone(kernels):
@@ -379,16 +385,6 @@ def test_a_thread_failing_an_index_check_ends_alone(kernels):
     assert message.startswith("tid=[0, 7, 4] ctaid=[0, 0, 0]: "), (
         f"the lowest failing thread is (4, 7), slot 60: {message}")
     assert out[:60] == [40 + s + (s + 1) for s in range(60)], "the other threads must finish"
-
-
-def run_both(kernel, twin, launch, *arrays):
-    """The arrays after `kernel` and after its fibers twin, from copies."""
-    results = []
-    for each in (kernel, twin):
-        copies = [a.copy() for a in arrays]
-        each[launch](*copies)
-        results.append(copies)
-    return results
 
 
 @pytest.mark.parametrize("name", ["tree_from_constant", "tree_of_levels"])
