@@ -430,7 +430,7 @@ class WebDavServer(ServerProcess):
         if self.basic_auth is not None:
             user, password = self.basic_auth
             (self.folder / "htpasswd").write_text(f"{user}:{{PLAIN}}{password}\n")
-            auth += f'            auth_basic "kiln cache";\n'
+            auth += '            auth_basic "kiln cache";\n'
             auth += f"            auth_basic_user_file {self.folder}/htpasswd;\n"
         if self.bearer_token is not None:
             auth += (f'            if ($http_authorization != "Bearer {self.bearer_token}") '
