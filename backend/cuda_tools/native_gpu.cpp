@@ -2,7 +2,7 @@
 
 #include "backend/cuda_tools/native_gpu.h"
 
-#include "backend/cuda_tools/dynamic_library.h"
+#include "support/dynamic_library.h"
 
 #include <string>
 
@@ -26,7 +26,7 @@ using CuDeviceGet = CUresult(CUdevice *device, int ordinal);
 using CuDeviceGetAttribute = CUresult(int *value, int attribute, CUdevice device);
 using CuGetErrorName = CUresult(CUresult error, const char **name);
 
-std::string resultName(const DynamicLibrary &driver, CUresult result) {
+std::string resultName(const support::DynamicLibrary &driver, CUresult result) {
   std::string text = std::to_string(result);
   if (llvm::Expected<CuGetErrorName *> getErrorName =
           driver.function<CuGetErrorName>("cuGetErrorName")) {
@@ -42,7 +42,7 @@ std::string resultName(const DynamicLibrary &driver, CUresult result) {
 } // namespace
 
 llvm::Expected<std::vector<unsigned>> probeNativeGpuArchitectures() {
-  llvm::Expected<DynamicLibrary> driver = DynamicLibrary::open("libcuda.so.1");
+  llvm::Expected<support::DynamicLibrary> driver = support::DynamicLibrary::open("libcuda.so.1");
   if (!driver)
     return llvm::createStringError("there is no CUDA driver to ask (%s)",
                                    llvm::toString(driver.takeError()).c_str());

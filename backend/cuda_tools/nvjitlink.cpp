@@ -3,8 +3,8 @@
 #include "backend/cuda_tools/nvjitlink.h"
 
 #include "backend/cuda_tools/cuda_archs.h"
-#include "backend/cuda_tools/dynamic_library.h"
 #include "backend/cuda_tools/ptx_header.h"
+#include "support/dynamic_library.h"
 #include "support/temporary_directory.h"
 
 #include <llvm/ADT/StringExtras.h>
@@ -98,7 +98,7 @@ struct NvJitLink::Api {
 namespace {
 
 template <typename Function>
-llvm::Error bind(const DynamicLibrary &library, const char *name, Function *&slot) {
+llvm::Error bind(const support::DynamicLibrary &library, const char *name, Function *&slot) {
   llvm::Expected<void *> address = library.symbol(name);
   if (!address)
     return address.takeError();
@@ -113,7 +113,7 @@ llvm::Expected<std::shared_ptr<const NvJitLink::Api>> loadApi(llvm::StringRef pa
   if (auto found = loaded->find(path.str()); found != loaded->end())
     return found->second;
 
-  llvm::Expected<DynamicLibrary> library = DynamicLibrary::open(path);
+  llvm::Expected<support::DynamicLibrary> library = support::DynamicLibrary::open(path);
   if (!library)
     return library.takeError();
   auto api = std::make_shared<NvJitLink::Api>();

@@ -2,6 +2,8 @@
 
 #include "cache/remote/http_store.h"
 
+#include "cache/remote/curl_library.h"
+
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/ScopeExit.h>
 #include <llvm/ADT/StringExtras.h>
@@ -10,7 +12,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <curl/curl.h>
 #include <mutex>
 #include <vector>
 
@@ -29,19 +30,13 @@ constexpr uint64_t kSmallAnswerBytes = 64 * 1024;
 
 constexpr llvm::StringLiteral kLayouts = "flat, subdirs, bazel";
 
-/// libcurl's global state, set up once whichever thread opens a store first.
-bool curlReady() {
-  static const CURLcode status = curl_global_init(CURL_GLOBAL_DEFAULT);
-  return status == CURLE_OK;
-}
-
 struct HandleDeleter {
-  void operator()(CURL *handle) const { curl_easy_cleanup(handle); }
+  void operator()(CURL *handle) const { libcurl().easy_cleanup(handle); }
 };
 using Handle = std::unique_ptr<CURL, HandleDeleter>;
 
 struct HeaderListDeleter {
-  void operator()(curl_slist *list) const { curl_slist_free_all(list); }
+  void operator()(curl_slist *list) const { libcurl().slist_free_all(list); }
 };
 using HeaderList = std::unique_ptr<curl_slist, HeaderListDeleter>;
 
@@ -145,7 +140,7 @@ RemoteFailure failureOfCurl(CURLcode code, const Transfer &transfer) {
 }
 
 struct MultiDeleter {
-  void operator()(CURLM *multi) const { curl_multi_cleanup(multi); }
+  void operator()(CURLM *multi) const { libcurl().multi_cleanup(multi); }
 };
 using Multi = std::unique_ptr<CURLM, MultiDeleter>;
 
@@ -281,24 +276,24 @@ HttpStore::getMany(llvm::ArrayRef<std::string> keys) {
 llvm::Expected<std::vector<CURLcode>>
 HttpStore::performAll(llvm::ArrayRef<std::unique_ptr<Request>> requests) {
   if (!multi_) {
-    multi_.reset(curl_multi_init());
+    multi_.reset(libcurl().multi_init());
     if (!multi_)
       return failure(RemoteFailure::ServerError, "libcurl could not make a multi handle");
-    curl_multi_setopt(multi_.get(), CURLMOPT_MAX_HOST_CONNECTIONS, long(kParallelRequests));
+    libcurl().multi_setopt(multi_.get(), CURLMOPT_MAX_HOST_CONNECTIONS, long(kParallelRequests));
   }
   CURLM *multi = multi_.get();
   for (const std::unique_ptr<Request> &request : requests)
-    curl_multi_add_handle(multi, request->handle.get());
+    libcurl().multi_add_handle(multi, request->handle.get());
   auto detach = llvm::make_scope_exit([&] {
     for (const std::unique_ptr<Request> &request : requests)
-      curl_multi_remove_handle(multi, request->handle.get());
+      libcurl().multi_remove_handle(multi, request->handle.get());
   });
   auto deadline =
       std::chrono::steady_clock::now() + endpoint_.connectTimeout + endpoint_.operationTimeout;
   for (int running = 1; running;) {
-    if (CURLMcode code = curl_multi_perform(multi, &running); code != CURLM_OK)
+    if (CURLMcode code = libcurl().multi_perform(multi, &running); code != CURLM_OK)
       return failure(RemoteFailure::ServerError,
-                     llvm::Twine("libcurl failed: ") + curl_multi_strerror(code));
+                     llvm::Twine("libcurl failed: ") + libcurl().multi_strerror(code));
     if (!running)
       break;
     auto left =
@@ -306,7 +301,7 @@ HttpStore::performAll(llvm::ArrayRef<std::unique_ptr<Request>> requests) {
     if (left.count() <= 0) {
       // The connections are mid-answer: they go with their handles.
       for (const std::unique_ptr<Request> &request : requests)
-        curl_multi_remove_handle(multi, request->handle.get());
+        libcurl().multi_remove_handle(multi, request->handle.get());
       multi_.reset();
       detach.release();
       return failure(RemoteFailure::TimedOut,
@@ -314,12 +309,12 @@ HttpStore::performAll(llvm::ArrayRef<std::unique_ptr<Request>> requests) {
                                    endpoint_.operationTimeout.count())
                          .str());
     }
-    curl_multi_poll(multi, nullptr, 0, static_cast<int>(std::min<int64_t>(left.count(), 1000)),
-                    nullptr);
+    libcurl().multi_poll(multi, nullptr, 0, static_cast<int>(std::min<int64_t>(left.count(), 1000)),
+                         nullptr);
   }
   std::vector<CURLcode> codes(requests.size(), CURLE_OK);
   int queued = 0;
-  while (CURLMsg *message = curl_multi_info_read(multi, &queued))
+  while (CURLMsg *message = libcurl().multi_info_read(multi, &queued))
     if (message->msg == CURLMSG_DONE)
       for (size_t i = 0; i < requests.size(); ++i)
         if (requests[i]->handle.get() == message->easy_handle)
@@ -354,7 +349,7 @@ llvm::Expected<HttpStore::Answer> HttpStore::perform(const std::string &url,
   request.url = url;
   if (llvm::Error error = configure(request, upload, answerLimit))
     return error;
-  CURLcode code = curl_easy_perform(request.handle.get());
+  CURLcode code = libcurl().easy_perform(request.handle.get());
   return conclude(request, code, upload ? "PUT" : "GET");
 }
 
@@ -369,7 +364,7 @@ llvm::Error HttpStore::configure(Request &request, std::optional<llvm::StringRef
   CURLcode setup = CURLE_OK;
   auto set = [&](CURLoption option, auto value) {
     if (setup == CURLE_OK)
-      setup = curl_easy_setopt(curl, option, value);
+      setup = libcurl().easy_setopt(curl, option, value);
   };
   set(CURLOPT_URL, request.url.c_str());
   set(CURLOPT_PROTOCOLS_STR, "http,https");
@@ -411,9 +406,9 @@ llvm::Error HttpStore::configure(Request &request, std::optional<llvm::StringRef
     set(CURLOPT_HTTPGET, 1L);
   }
   if (setup != CURLE_OK) {
-    curl_easy_reset(curl);
+    libcurl().easy_reset(curl);
     return failure(RemoteFailure::ServerError,
-                   llvm::Twine("libcurl refused an option: ") + curl_easy_strerror(setup));
+                   llvm::Twine("libcurl refused an option: ") + libcurl().easy_strerror(setup));
   }
   return llvm::Error::success();
 }
@@ -423,11 +418,11 @@ llvm::Expected<HttpStore::Answer> HttpStore::conclude(Request &request, CURLcode
   CURL *curl = request.handle.get();
   Transfer &transfer = request.transfer;
   long status = 0;
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  libcurl().easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   // No option may keep pointing at the request's buffers once it is done.
-  curl_easy_reset(curl);
+  libcurl().easy_reset(curl);
   if (code != CURLE_OK) {
-    std::string reason = *request.errorText ? request.errorText : curl_easy_strerror(code);
+    std::string reason = *request.errorText ? request.errorText : libcurl().easy_strerror(code);
     if (code == CURLE_OPERATION_TIMEDOUT)
       reason = transfer.connected ? "no whole answer within " +
                                         std::to_string(endpoint_.operationTimeout.count()) + " ms"
@@ -451,7 +446,7 @@ Handle HttpStore::takeHandle() {
       return handle;
     }
   }
-  return Handle(curl_easy_init());
+  return Handle(libcurl().easy_init());
 }
 
 void HttpStore::keepHandle(Handle handle) {
@@ -470,9 +465,8 @@ llvm::Error HttpStore::statusError(llvm::StringRef method, llvm::StringRef url, 
 
 llvm::Expected<std::unique_ptr<RemoteStore>> openHttpStore(const Endpoint &endpoint,
                                                            const RemoteUrl &url) {
-  if (!curlReady())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "libcurl could not be initialized");
+  if (llvm::Error error = loadCurl())
+    return std::move(error);
   if (!url.hasAuthority || url.host.empty())
     return badUrl(endpoint.url,
                   "has no host (" + url.scheme + "://[user:password@]host[:port][/base/path])");
@@ -499,7 +493,7 @@ llvm::Expected<std::unique_ptr<RemoteStore>> openHttpStore(const Endpoint &endpo
   HeaderList headers;
   if (!endpoint.bearerToken.empty()) {
     std::string header = "Authorization: Bearer " + endpoint.bearerToken;
-    headers.reset(curl_slist_append(nullptr, header.c_str()));
+    headers.reset(libcurl().slist_append(nullptr, header.c_str()));
     if (!headers)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "libcurl could not keep the bearer token's header");

@@ -5,11 +5,13 @@ without the remote writes, and says so in ONE warning line per remote,
 naming it."""
 
 import os
+import subprocess
 
 import pytest
 
 from .conftest import (STALL_BOUND, displayed, assert_every_lookup, assert_like_without_remote,
                        assert_one_warning)
+from ..conftest import kiln_binary
 from .remote_servers import ClosedPort, established_connections
 
 
@@ -35,6 +37,25 @@ def test_an_unreachable_remote_fails_no_build(machine, reference, scheme):
         build = machine("a").kiln_build(*using(url))
     assert_like_without_remote(build, reference)
     assert_one_warning(build, url)
+
+
+def test_without_libcurl_an_http_remote_fails_no_build(webdav_server, machine, reference):
+    """kiln opens libcurl only for HTTP remotes; where it cannot, the remote
+    is one warning saying which library is missing, and the build goes on."""
+    server = webdav_server()
+    a = machine("a")
+    build = a.kiln_build(*using(server.url),
+                         env=dict(a.env, KILN_LIBCURL="/nonexistent/libcurl.so.4"))
+    assert_like_without_remote(build, reference)
+    assert_one_warning(build, server.url, "/nonexistent/libcurl.so.4")
+    assert server.objects() == [], "a remote kiln could not reach holds objects"
+
+
+def test_kiln_links_no_libcurl():
+    """libcurl and the libraries it needs are mapped only by builds with an
+    HTTP remote, not at every start of kiln."""
+    needed = subprocess.run(["readelf", "-d", kiln_binary()], capture_output=True, text=True, check=True)
+    assert "libcurl" not in needed.stdout, f"kiln links libcurl:\n{needed.stdout}"
 
 
 def test_a_server_killed_mid_build_fails_no_build(remote, machine, reference):

@@ -1,10 +1,11 @@
-//===- backend/cuda_tools/dynamic_library.h - Libraries loaded at run time -*- C++ -*-===//
+//===- support/dynamic_library.h - Libraries loaded at run time -*- C++ -*-===//
 //
-// libnvJitLink.so comes from whichever toolkit is found when kiln runs, and
-// libcuda.so.1 (the driver, for `native`) may not exist at all, so neither
-// is linked: both are opened with dlopen. A library, once opened, stays
-// loaded for the life of the process (closing libraries that start threads
-// is unsafe), so symbols can be cached freely.
+// libnvJitLink.so comes from whichever toolkit is found when kiln runs,
+// libcuda.so.1 (the driver, for `native`) may not exist at all, and libcurl
+// (with the dozens of libraries it needs) serves only builds with an HTTP
+// remote cache, so none is linked: each is opened with dlopen when needed. A library, once opened,
+// stays loaded for the life of the process (closing libraries that start threads is unsafe), so
+// symbols can be cached freely.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -12,7 +13,7 @@
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/Error.h>
 
-namespace kiln::cuda_tools {
+namespace kiln::support {
 
 class DynamicLibrary {
 public:
@@ -40,4 +41,4 @@ private:
   llvm::StringRef libraryName; // owned by the registry in the .cpp
 };
 
-} // namespace kiln::cuda_tools
+} // namespace kiln::support

@@ -1,13 +1,13 @@
-//===- backend/cuda_tools/dynamic_library.cpp - Libraries loaded at run time ---------===//
+//===- support/dynamic_library.cpp - Libraries loaded at run time ---------===//
 
-#include "backend/cuda_tools/dynamic_library.h"
+#include "support/dynamic_library.h"
 
 #include <dlfcn.h>
 #include <map>
 #include <mutex>
 #include <string>
 
-namespace kiln::cuda_tools {
+namespace kiln::support {
 
 namespace {
 
@@ -32,8 +32,8 @@ llvm::Expected<DynamicLibrary> DynamicLibrary::open(llvm::StringRef pathOrName) 
   if (found != libraries.handles.end())
     return DynamicLibrary(found->second, found->first);
   std::string name = pathOrName.str();
-  // RTLD_LOCAL: the CUDA libraries carry their own copies of common code
-  // (LLVM inside nvJitLink) that must not interpose on Kiln's.
+  // RTLD_LOCAL: libraries carry their own copies of common code (LLVM
+  // inside nvJitLink) that must not interpose on Kiln's.
   void *handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char *reason = dlerror();
@@ -54,4 +54,4 @@ llvm::Expected<void *> DynamicLibrary::symbol(llvm::StringRef name) const {
   return address;
 }
 
-} // namespace kiln::cuda_tools
+} // namespace kiln::support
