@@ -8,7 +8,7 @@ import pathlib
 
 import pytest
 
-from .conftest import ENTRIES, MODULE, WARM_HITS
+from .conftest import ENTRIES, WARM_HITS
 
 
 def first_kernel_and_its_image(notes):

@@ -15,7 +15,7 @@ import zipfile
 
 import pytest
 
-from kiln_module_format import HEADER, kiln_checksum, read_bundle, with_manifest
+from kiln_module_format import read_bundle, with_manifest
 
 EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")
 MODULE_PATH = f"pkg/vector_add{EXT_SUFFIX}"

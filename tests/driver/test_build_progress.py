@@ -7,7 +7,6 @@ import re
 import subprocess
 import sys
 
-import pytest
 
 # vector_add.py holds 4 kernels; for --arch "75;80" a module build runs, per
 # kernel: host code and LLVM IR for sm_75 and sm_80; then, for the image that

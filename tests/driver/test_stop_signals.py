@@ -2,7 +2,6 @@
 dies of the signal), and as with gcc nothing is left behind: no file in
 $TMPDIR, no ptxas still running, no half-written output."""
 
-import os
 import signal
 import subprocess
 import time
@@ -19,7 +18,7 @@ def many_kernels():
     """Enough kernels and architectures that ptxas runs for seconds."""
     parts = ["import math", "from numba import cuda, float32, float64, void", ""]
     for i in range(KERNEL_COUNT):
-        parts += ["", f"@cuda.jit([void(float32[::1]), void(float64[::1])])",
+        parts += ["", "@cuda.jit([void(float32[::1]), void(float64[::1])])",
                   f"def kernel{i}(a):",
                   "    i = cuda.grid(1)",
                   "    if i < a.size:",

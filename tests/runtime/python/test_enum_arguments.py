@@ -112,8 +112,7 @@ def kernels(file_source_module):
 
 
 def pairs(kernels):
-    Color, Flavor, Shape, Level, Planet = (kernels.Color, kernels.Flavor, kernels.Shape,
-                                           kernels.Level, kernels.Planet)
+    Color, Shape, Level, Planet = kernels.Color, kernels.Shape, kernels.Level, kernels.Planet
     return [(Color.RED, Color.RED), (Color.RED, Color.GREEN), (Planet.EARTH, Planet.EARTH),
             (Planet.EARTH, Planet.MARS), (Shape.CIRCLE, Level.TWO), (Shape.SQUARE, Shape.SQUARE),
             (Level.TWO, Level.MINUS)]

@@ -10,7 +10,6 @@ import importlib
 import numpy as np
 import pytest
 
-import kiln.cuda as cuda
 from kiln import host_values
 from kiln.cuda import kernel_language, numba_types
 from kiln.cuda.kernel_language import KernelLanguageError
