@@ -589,18 +589,21 @@ llvm::Value *FunctionLowering::minMaxNumber(bool isMax, llvm::Value *a, llvm::Va
   }
   llvm::IRBuilder<>::FastMathFlagGuard guard(builder);
   builder.clearFastMathFlags();
-  // Equal operands that compare neither way are equal numbers, and the AND
-  // (max) or OR (min) of their bits is the one wanted where they are zeros.
+  // Equal operands are equal numbers, and the AND (max) or OR (min) of their
+  // bits is the one wanted where they are zeros. Otherwise a wins where it
+  // compares so or b is NaN. (LLVM's maxnum and minnum may give either zero,
+  // which lets it drop the equal case; and nested selects of a NaN test and
+  // a compare met an InstCombine fold of LLVM 19 that, for min(0.0, abs(x)),
+  // tests x > 0 where |x| > 0 is meant.)
   llvm::Type *word = builder.getIntNTy(bits);
   llvm::Value *aBits = builder.CreateBitCast(a, word);
   llvm::Value *bBits = builder.CreateBitCast(b, word);
   llvm::Value *equal = builder.CreateBitCast(
       isMax ? builder.CreateAnd(aBits, bBits) : builder.CreateOr(aBits, bBits), a->getType());
   llvm::Value *aWins = isMax ? builder.CreateFCmpOGT(a, b) : builder.CreateFCmpOLT(a, b);
-  llvm::Value *bWins = isMax ? builder.CreateFCmpOLT(a, b) : builder.CreateFCmpOGT(a, b);
-  llvm::Value *number = builder.CreateSelect(aWins, a, builder.CreateSelect(bWins, b, equal));
-  llvm::Value *unlessB = builder.CreateSelect(builder.CreateFCmpUNO(b, b), a, number);
-  return builder.CreateSelect(builder.CreateFCmpUNO(a, a), b, unlessB);
+  llvm::Value *number =
+      builder.CreateSelect(builder.CreateOr(builder.CreateFCmpUNO(b, b), aWins), a, b);
+  return builder.CreateSelect(builder.CreateFCmpOEQ(a, b), equal, number);
 }
 
 llvm::Value *FunctionLowering::roundDigits(llvm::Value *x, llvm::Value *digits) {
