@@ -17,33 +17,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-std::unique_ptr<RedisServer> startRedis(const RedisOptions &options = {}) {
-  llvm::Expected<std::unique_ptr<RedisServer>> server = RedisServer::start(options);
-  if (!server) {
-    ADD_FAILURE() << llvm::toString(server.takeError());
-    return nullptr;
-  }
-  return std::move(*server);
-}
-
-std::unique_ptr<NginxServer> startNginx() {
-  llvm::Expected<std::unique_ptr<NginxServer>> server = NginxServer::start();
-  if (!server) {
-    ADD_FAILURE() << llvm::toString(server.takeError());
-    return nullptr;
-  }
-  return std::move(*server);
-}
-
-Endpoint endpointFor(std::string url) {
-  Endpoint endpoint = endpointAt(std::move(url));
-  // Generous, for a loaded machine; the time-out tests set their own.
-  endpoint.connectTimeout = milliseconds(2000);
-  endpoint.operationTimeout = milliseconds(5000);
-  endpoint.netrc = false;
-  return endpoint;
-}
-
 /// Puts objects 0..count-1 but every third, sizes up to 70 KB; returns the
 /// keys of all, in order.
 std::vector<std::string> fill(RemoteStore &store, unsigned count) {
@@ -70,9 +43,9 @@ void expectFilled(llvm::Expected<std::vector<std::optional<std::string>>> got, s
 }
 
 TEST(BatchLookup, RedisAnswersABatchInOrderHitsAndMisses) {
-  std::unique_ptr<RedisServer> server = startRedis();
+  std::unique_ptr<RedisServer> server = startServer<RedisServer>();
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> store = openStore(endpointFor(server->url()));
+  std::unique_ptr<RemoteStore> store = openStore(patientEndpoint(server->url()));
   ASSERT_TRUE(store);
   std::vector<std::string> keys = fill(*store, kBatchKeys);
   expectFilled(store->getMany(keys), keys.size());
@@ -88,9 +61,10 @@ TEST(BatchLookup, RedisAnswersABatchInOrderHitsAndMisses) {
 TEST(BatchLookup, RedisUserAllowedOnlyGetMayBatch) {
   RedisOptions options;
   options.extraArguments = {"--user", "reader", "on", ">reader-pa55", "~kiln:*", "+get"};
-  std::unique_ptr<RedisServer> server = startRedis(options);
+  std::unique_ptr<RedisServer> server = startServer<RedisServer>(options);
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> store = openStore(endpointFor(server->url("reader:reader-pa55")));
+  std::unique_ptr<RemoteStore> store =
+      openStore(patientEndpoint(server->url("reader:reader-pa55")));
   ASSERT_TRUE(store);
   llvm::Expected<std::vector<std::optional<std::string>>> got =
       store->getMany({objectKey(1), objectKey(2)});
@@ -105,7 +79,7 @@ TEST(BatchLookup, RedisClosingTheConnectionMidBatchFailsTheBatchOnly) {
       ScriptedServer::start("$5\r\nfirst\r\n", "", /*hangUp=*/true);
   ASSERT_TRUE(static_cast<bool>(server)) << llvm::toString(server.takeError());
   std::unique_ptr<RemoteStore> store =
-      openStore(endpointFor("redis://127.0.0.1:" + std::to_string((*server)->port())));
+      openStore(patientEndpoint("redis://127.0.0.1:" + std::to_string((*server)->port())));
   ASSERT_TRUE(store);
   Failure got;
   milliseconds took =
@@ -116,9 +90,9 @@ TEST(BatchLookup, RedisClosingTheConnectionMidBatchFailsTheBatchOnly) {
 }
 
 TEST(BatchLookup, RedisPausedMidBatchTimesOutAndTheConnectionIsNotReused) {
-  std::unique_ptr<RedisServer> server = startRedis();
+  std::unique_ptr<RedisServer> server = startServer<RedisServer>();
   ASSERT_TRUE(server);
-  Endpoint endpoint = endpointFor(server->url());
+  Endpoint endpoint = patientEndpoint(server->url());
   endpoint.operationTimeout = milliseconds(300);
   std::unique_ptr<RemoteStore> store = openStore(endpoint);
   ASSERT_TRUE(store);
@@ -141,10 +115,10 @@ TEST(BatchLookup, RedisPausedMidBatchTimesOutAndTheConnectionIsNotReused) {
 }
 
 TEST(BatchLookup, RedisAnswersLargerTogetherThanTheLimitAreABadReply) {
-  std::unique_ptr<RedisServer> server = startRedis();
+  std::unique_ptr<RedisServer> server = startServer<RedisServer>();
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> writer = openStore(endpointFor(server->url()));
-  Endpoint small = endpointFor(server->url());
+  std::unique_ptr<RemoteStore> writer = openStore(patientEndpoint(server->url()));
+  Endpoint small = patientEndpoint(server->url());
   small.maxObjectBytes = 1500;
   std::unique_ptr<RemoteStore> reader = openStore(small);
   ASSERT_TRUE(writer && reader);
@@ -157,9 +131,9 @@ TEST(BatchLookup, RedisAnswersLargerTogetherThanTheLimitAreABadReply) {
 }
 
 TEST(BatchLookup, HttpAnswersABatchInOrderOverSeveralConnections) {
-  std::unique_ptr<NginxServer> server = startNginx();
+  std::unique_ptr<NginxServer> server = startServer<NginxServer>();
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> store = openStore(endpointFor(server->url("/cache")));
+  std::unique_ptr<RemoteStore> store = openStore(patientEndpoint(server->url("/cache")));
   ASSERT_TRUE(store);
   std::vector<std::string> keys = fill(*store, kBatchKeys);
   expectFilled(store->getMany(keys), keys.size());
@@ -187,9 +161,9 @@ TEST(BatchLookup, HttpAnswersABatchInOrderOverSeveralConnections) {
 }
 
 TEST(BatchLookup, HttpRefusalFailsTheBatch) {
-  std::unique_ptr<NginxServer> server = startNginx();
+  std::unique_ptr<NginxServer> server = startServer<NginxServer>();
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> store = openStore(endpointFor(server->url("/basic")));
+  std::unique_ptr<RemoteStore> store = openStore(patientEndpoint(server->url("/basic")));
   ASSERT_TRUE(store);
   Failure got = failureOf(store->getMany({objectKey(1), objectKey(2)}));
   EXPECT_EQ(got.kind, RemoteFailure::Unauthorized) << kindName(got.kind) << ": " << got.message;
@@ -200,8 +174,8 @@ TEST(BatchLookup, HttpClosingTheConnectionMidAnswerFailsTheBatch) {
   llvm::Expected<std::unique_ptr<ScriptedServer>> server = ScriptedServer::start(
       "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nfirst", "\r\n\r\n", /*hangUp=*/true);
   ASSERT_TRUE(static_cast<bool>(server)) << llvm::toString(server.takeError());
-  std::unique_ptr<RemoteStore> store =
-      openStore(endpointFor("http://127.0.0.1:" + std::to_string((*server)->port()) + "/cache"));
+  std::unique_ptr<RemoteStore> store = openStore(
+      patientEndpoint("http://127.0.0.1:" + std::to_string((*server)->port()) + "/cache"));
   ASSERT_TRUE(store);
   Failure got;
   milliseconds took =
@@ -211,9 +185,9 @@ TEST(BatchLookup, HttpClosingTheConnectionMidAnswerFailsTheBatch) {
 }
 
 TEST(BatchLookup, HttpPausedServerTimesOutAndTheStoreRecovers) {
-  std::unique_ptr<NginxServer> server = startNginx();
+  std::unique_ptr<NginxServer> server = startServer<NginxServer>();
   ASSERT_TRUE(server);
-  Endpoint endpoint = endpointFor(server->url("/cache"));
+  Endpoint endpoint = patientEndpoint(server->url("/cache"));
   endpoint.connectTimeout = milliseconds(300);
   endpoint.operationTimeout = milliseconds(300);
   std::unique_ptr<RemoteStore> store = openStore(endpoint);
@@ -260,7 +234,7 @@ EntryContents entryFor(unsigned seed) {
 }
 
 TEST(BatchLookup, TierPrefetchAnswersLaterLookupsWithoutAskingAgain) {
-  std::unique_ptr<RedisServer> server = startRedis();
+  std::unique_ptr<RedisServer> server = startServer<RedisServer>();
   ASSERT_TRUE(server);
   llvm::Expected<SigningKey> key = SigningKey::generate("ci");
   ASSERT_TRUE(static_cast<bool>(key)) << llvm::toString(key.takeError());
@@ -302,12 +276,12 @@ TEST(BatchLookup, TierPrefetchAnswersLaterLookupsWithoutAskingAgain) {
 }
 
 TEST(BatchLookup, TierPrefetchRejectsWhatFailsItsChecks) {
-  std::unique_ptr<RedisServer> server = startRedis();
+  std::unique_ptr<RedisServer> server = startServer<RedisServer>();
   ASSERT_TRUE(server);
   llvm::Expected<SigningKey> key = SigningKey::generate("ci");
   llvm::Expected<SigningKey> stranger = SigningKey::generate("stranger");
   ASSERT_TRUE(key && stranger);
-  std::unique_ptr<RemoteStore> store = openStore(endpointFor(server->url()));
+  std::unique_ptr<RemoteStore> store = openStore(patientEndpoint(server->url()));
   ASSERT_TRUE(store);
   // One entry signed by a key the reader does not trust; one stored under
   // another entry's key.

@@ -19,25 +19,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-std::unique_ptr<NginxServer> startNginx(bool https = false) {
-  llvm::Expected<std::unique_ptr<NginxServer>> server = NginxServer::start(https);
-  if (!server) {
-    ADD_FAILURE() << llvm::toString(server.takeError());
-    return nullptr;
-  }
-  return std::move(*server);
-}
-
-Endpoint endpointFor(std::string url) {
-  Endpoint endpoint = endpointAt(std::move(url));
-  // Generous, for a loaded machine; the time-out tests set their own. No
-  // ~/.netrc of whoever runs the tests takes part, except where tested.
-  endpoint.connectTimeout = milliseconds(2000);
-  endpoint.operationTimeout = milliseconds(5000);
-  endpoint.netrc = false;
-  return endpoint;
-}
-
 std::optional<std::string> readFile(const std::string &path) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file = llvm::MemoryBuffer::getFile(path);
   if (!file)
@@ -71,9 +52,9 @@ std::string scriptedUrl(const ScriptedServer &server) {
 }
 
 TEST(HttpStore, PutThenGetReturnsTheSameBytes) {
-  std::unique_ptr<NginxServer> server = startNginx();
+  std::unique_ptr<NginxServer> server = startServer<NginxServer>();
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> store = openStore(endpointFor(server->url("/cache")));
+  std::unique_ptr<RemoteStore> store = openStore(patientEndpoint(server->url("/cache")));
   ASSERT_TRUE(store);
   for (size_t size : {size_t(0), size_t(100), size_t(900 * 1024)})
     expectRoundTrip(*store, static_cast<unsigned>(size), size);
@@ -82,9 +63,9 @@ TEST(HttpStore, PutThenGetReturnsTheSameBytes) {
 }
 
 TEST(HttpStore, MissingObjectIsAMiss) {
-  std::unique_ptr<NginxServer> server = startNginx();
+  std::unique_ptr<NginxServer> server = startServer<NginxServer>();
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> store = openStore(endpointFor(server->url()));
+  std::unique_ptr<RemoteStore> store = openStore(patientEndpoint(server->url()));
   ASSERT_TRUE(store);
   llvm::Expected<std::optional<std::string>> got = store->get(objectKey(3));
   ASSERT_TRUE(static_cast<bool>(got)) << llvm::toString(got.takeError());
@@ -92,7 +73,7 @@ TEST(HttpStore, MissingObjectIsAMiss) {
 }
 
 TEST(HttpStore, EveryLayoutPlacesTheObjectWhereDocumented) {
-  std::unique_ptr<NginxServer> server = startNginx();
+  std::unique_ptr<NginxServer> server = startServer<NginxServer>();
   ASSERT_TRUE(server);
   std::string key = objectKey(5);
   struct Case {
@@ -106,7 +87,7 @@ TEST(HttpStore, EveryLayoutPlacesTheObjectWhereDocumented) {
       {"flat", "", "/" + key},
   };
   for (const Case &layout : cases) {
-    Endpoint endpoint = endpointFor(server->url(layout.base));
+    Endpoint endpoint = patientEndpoint(server->url(layout.base));
     endpoint.layout = layout.layout;
     std::unique_ptr<RemoteStore> store = openStore(endpoint);
     ASSERT_TRUE(store);
@@ -122,15 +103,15 @@ TEST(HttpStore, EveryLayoutPlacesTheObjectWhereDocumented) {
 }
 
 TEST(HttpStore, BasicAuthenticationFromTheUrlOrTheEndpoint) {
-  std::unique_ptr<NginxServer> server = startNginx();
+  std::unique_ptr<NginxServer> server = startServer<NginxServer>();
   ASSERT_TRUE(server);
   std::string user = NginxServer::kUser.str();
   std::unique_ptr<RemoteStore> inUrl =
-      openStore(endpointFor(server->url("/basic", user + ":" + NginxServer::kPassword.str())));
+      openStore(patientEndpoint(server->url("/basic", user + ":" + NginxServer::kPassword.str())));
   ASSERT_TRUE(inUrl);
   expectRoundTrip(*inUrl, 1, 100);
 
-  Endpoint separate = endpointFor(server->url("/basic", user));
+  Endpoint separate = patientEndpoint(server->url("/basic", user));
   separate.password = NginxServer::kPassword.str();
   std::unique_ptr<RemoteStore> fromEndpoint = openStore(separate);
   ASSERT_TRUE(fromEndpoint);
@@ -138,11 +119,11 @@ TEST(HttpStore, BasicAuthenticationFromTheUrlOrTheEndpoint) {
 }
 
 TEST(HttpStore, WrongOrMissingBasicCredentialsAreUnauthorized) {
-  std::unique_ptr<NginxServer> server = startNginx();
+  std::unique_ptr<NginxServer> server = startServer<NginxServer>();
   ASSERT_TRUE(server);
   std::unique_ptr<RemoteStore> wrong =
-      openStore(endpointFor(server->url("/basic", NginxServer::kUser.str() + ":wrong")));
-  std::unique_ptr<RemoteStore> none = openStore(endpointFor(server->url("/basic")));
+      openStore(patientEndpoint(server->url("/basic", NginxServer::kUser.str() + ":wrong")));
+  std::unique_ptr<RemoteStore> none = openStore(patientEndpoint(server->url("/basic")));
   ASSERT_TRUE(wrong && none);
   for (RemoteStore *store : {wrong.get(), none.get()}) {
     Failure get = failureOf(store->get(objectKey(1)));
@@ -154,9 +135,9 @@ TEST(HttpStore, WrongOrMissingBasicCredentialsAreUnauthorized) {
 }
 
 TEST(HttpStore, BearerTokenIsSentAndAWrongOneIsUnauthorized) {
-  std::unique_ptr<NginxServer> server = startNginx();
+  std::unique_ptr<NginxServer> server = startServer<NginxServer>();
   ASSERT_TRUE(server);
-  Endpoint right = endpointFor(server->url("/bearer"));
+  Endpoint right = patientEndpoint(server->url("/bearer"));
   right.bearerToken = NginxServer::kToken.str();
   std::unique_ptr<RemoteStore> store = openStore(right);
   ASSERT_TRUE(store);
@@ -165,7 +146,7 @@ TEST(HttpStore, BearerTokenIsSentAndAWrongOneIsUnauthorized) {
   Endpoint wrong = right;
   wrong.bearerToken = "not-the-token";
   std::unique_ptr<RemoteStore> refused = openStore(wrong);
-  std::unique_ptr<RemoteStore> none = openStore(endpointFor(server->url("/bearer")));
+  std::unique_ptr<RemoteStore> none = openStore(patientEndpoint(server->url("/bearer")));
   ASSERT_TRUE(refused && none);
   for (RemoteStore *other : {refused.get(), none.get()}) {
     Failure got = failureOf(other->get(objectKey(1)));
@@ -174,7 +155,7 @@ TEST(HttpStore, BearerTokenIsSentAndAWrongOneIsUnauthorized) {
 }
 
 TEST(HttpStore, NetrcNamedByTheEnvironmentSuppliesCredentials) {
-  std::unique_ptr<NginxServer> server = startNginx();
+  std::unique_ptr<NginxServer> server = startServer<NginxServer>();
   ASSERT_TRUE(server);
   TempDir folder;
   std::string netrc = folder.file("netrc");
@@ -186,7 +167,7 @@ TEST(HttpStore, NetrcNamedByTheEnvironmentSuppliesCredentials) {
         << NginxServer::kPassword << "\n";
   }
   ASSERT_EQ(::setenv("NETRC", netrc.c_str(), 1), 0);
-  Endpoint endpoint = endpointFor(server->url("/basic"));
+  Endpoint endpoint = patientEndpoint(server->url("/basic"));
   endpoint.netrc = true;
   std::unique_ptr<RemoteStore> store = openStore(endpoint);
   endpoint.netrc = false;
@@ -201,7 +182,7 @@ TEST(HttpStore, NetrcNamedByTheEnvironmentSuppliesCredentials) {
 
 TEST(HttpStore, NothingListeningIsUnreachable) {
   std::unique_ptr<RemoteStore> store =
-      openStore(endpointFor("http://127.0.0.1:" + std::to_string(freeLoopbackPort()) + "/x"));
+      openStore(patientEndpoint("http://127.0.0.1:" + std::to_string(freeLoopbackPort()) + "/x"));
   ASSERT_TRUE(store);
   Failure got = failureOf(store->get(objectKey(1)));
   EXPECT_EQ(got.kind, RemoteFailure::Unreachable) << kindName(got.kind) << ": " << got.message;
@@ -212,7 +193,7 @@ TEST(HttpStore, NothingListeningIsUnreachable) {
 TEST(HttpStore, ServerThatNeverAcceptsIsUnreachableAfterTheConnectTimeOut) {
   llvm::Expected<std::unique_ptr<UnansweredListener>> listener = UnansweredListener::start();
   ASSERT_TRUE(static_cast<bool>(listener)) << llvm::toString(listener.takeError());
-  Endpoint endpoint = endpointFor("http://127.0.0.1:" + std::to_string((*listener)->port()));
+  Endpoint endpoint = patientEndpoint("http://127.0.0.1:" + std::to_string((*listener)->port()));
   endpoint.connectTimeout = milliseconds(200);
   std::unique_ptr<RemoteStore> store = openStore(endpoint);
   ASSERT_TRUE(store);
@@ -223,9 +204,9 @@ TEST(HttpStore, ServerThatNeverAcceptsIsUnreachableAfterTheConnectTimeOut) {
 }
 
 TEST(HttpStore, PausedServerTimesOut) {
-  std::unique_ptr<NginxServer> server = startNginx();
+  std::unique_ptr<NginxServer> server = startServer<NginxServer>();
   ASSERT_TRUE(server);
-  Endpoint endpoint = endpointFor(server->url());
+  Endpoint endpoint = patientEndpoint(server->url());
   // libcurl's limit for a whole request is the sum of the two.
   endpoint.connectTimeout = milliseconds(300);
   endpoint.operationTimeout = milliseconds(300);
@@ -252,9 +233,9 @@ TEST(HttpStore, PausedServerTimesOut) {
 }
 
 TEST(HttpStore, ObjectOverTheServerLimitIsTooLarge) {
-  std::unique_ptr<NginxServer> server = startNginx();
+  std::unique_ptr<NginxServer> server = startServer<NginxServer>();
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> store = openStore(endpointFor(server->url()));
+  std::unique_ptr<RemoteStore> store = openStore(patientEndpoint(server->url()));
   ASSERT_TRUE(store);
   Failure got = failureOf(store->put(objectKey(1), objectBytes(NginxServer::kMaxBodyBytes + 1)));
   EXPECT_EQ(got.kind, RemoteFailure::TooLarge) << kindName(got.kind) << ": " << got.message;
@@ -262,10 +243,10 @@ TEST(HttpStore, ObjectOverTheServerLimitIsTooLarge) {
 }
 
 TEST(HttpStore, AnswerLargerThanMaxObjectBytesIsABadReply) {
-  std::unique_ptr<NginxServer> server = startNginx();
+  std::unique_ptr<NginxServer> server = startServer<NginxServer>();
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> writer = openStore(endpointFor(server->url()));
-  Endpoint small = endpointFor(server->url());
+  std::unique_ptr<RemoteStore> writer = openStore(patientEndpoint(server->url()));
+  Endpoint small = patientEndpoint(server->url());
   small.maxObjectBytes = 1000;
   std::unique_ptr<RemoteStore> reader = openStore(small);
   ASSERT_TRUE(writer && reader);
@@ -287,7 +268,7 @@ TEST(HttpStore, ChunkedAnswerGrowingPastMaxObjectBytesIsABadReply) {
   answer += "0\r\n\r\n";
   std::unique_ptr<ScriptedServer> server = startScripted(answer);
   ASSERT_TRUE(server);
-  Endpoint endpoint = endpointFor(scriptedUrl(*server));
+  Endpoint endpoint = patientEndpoint(scriptedUrl(*server));
   endpoint.maxObjectBytes = 1000;
   std::unique_ptr<RemoteStore> store = openStore(endpoint);
   ASSERT_TRUE(store);
@@ -320,7 +301,7 @@ TEST(HttpStore, StatusesMapToTheirFailures) {
   for (const Case &status : cases) {
     std::unique_ptr<ScriptedServer> server = startScripted(status.answer);
     ASSERT_TRUE(server);
-    std::unique_ptr<RemoteStore> store = openStore(endpointFor(scriptedUrl(*server)));
+    std::unique_ptr<RemoteStore> store = openStore(patientEndpoint(scriptedUrl(*server)));
     ASSERT_TRUE(store);
     Failure got = failureOf(store->get(objectKey(1)));
     EXPECT_EQ(got.kind, status.kind)
@@ -339,7 +320,7 @@ TEST(HttpStore, PutAcceptsOkCreatedAndNoContent) {
         "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n", "HTTP/1.1 204 No Content\r\n\r\n"}) {
     std::unique_ptr<ScriptedServer> server = startScripted(answer);
     ASSERT_TRUE(server);
-    std::unique_ptr<RemoteStore> store = openStore(endpointFor(scriptedUrl(*server)));
+    std::unique_ptr<RemoteStore> store = openStore(patientEndpoint(scriptedUrl(*server)));
     ASSERT_TRUE(store);
     Failure got = failureOf(store->put(objectKey(1), "a"));
     EXPECT_FALSE(got.kind) << answer << " was taken for " << kindName(got.kind) << ": "
@@ -348,7 +329,7 @@ TEST(HttpStore, PutAcceptsOkCreatedAndNoContent) {
 }
 
 TEST(HttpStore, MessagesNeverContainThePasswordOrToken) {
-  std::unique_ptr<NginxServer> server = startNginx();
+  std::unique_ptr<NginxServer> server = startServer<NginxServer>();
   ASSERT_TRUE(server);
   const std::string secret = "http-s3cret-pa55";
   std::vector<std::string> messages;
@@ -362,19 +343,19 @@ TEST(HttpStore, MessagesNeverContainThePasswordOrToken) {
     messages.push_back(failureOf((*store)->get(objectKey(1))).message);
     messages.push_back(failureOf((*store)->put(objectKey(1), "a")).message);
   };
-  collect(endpointFor(server->url("/basic", "builder:" + secret)));
-  Endpoint separate = endpointFor(server->url("/basic", "builder"));
+  collect(patientEndpoint(server->url("/basic", "builder:" + secret)));
+  Endpoint separate = patientEndpoint(server->url("/basic", "builder"));
   separate.password = secret;
   collect(separate);
-  Endpoint token = endpointFor(server->url("/bearer"));
+  Endpoint token = patientEndpoint(server->url("/bearer"));
   token.bearerToken = secret;
   collect(token);
   Endpoint tokenUnreachable =
-      endpointFor("http://u:" + secret + "@127.0.0.1:" + std::to_string(freeLoopbackPort()));
+      patientEndpoint("http://u:" + secret + "@127.0.0.1:" + std::to_string(freeLoopbackPort()));
   tokenUnreachable.bearerToken = secret;
   collect(tokenUnreachable);
-  collect(endpointFor("http://u:" + secret + "@127.0.0.1:bad/"));
-  Endpoint layout = endpointFor("https://u:" + secret + "@h/");
+  collect(patientEndpoint("http://u:" + secret + "@127.0.0.1:bad/"));
+  Endpoint layout = patientEndpoint("https://u:" + secret + "@h/");
   layout.layout = "nested";
   collect(layout);
   for (const std::string &message : messages)
@@ -382,9 +363,9 @@ TEST(HttpStore, MessagesNeverContainThePasswordOrToken) {
 }
 
 TEST(HttpStore, ReusesConnections) {
-  std::unique_ptr<NginxServer> server = startNginx();
+  std::unique_ptr<NginxServer> server = startServer<NginxServer>();
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> store = openStore(endpointFor(server->url()));
+  std::unique_ptr<RemoteStore> store = openStore(patientEndpoint(server->url()));
   ASSERT_TRUE(store);
   for (unsigned i = 0; i < 20; ++i) {
     ASSERT_FALSE(failureOf(store->put(objectKey(i), "a")).kind);
@@ -410,15 +391,15 @@ TEST(HttpStore, ReusesConnections) {
 }
 
 TEST(HttpStore, HttpsTrustsTheCaFileItIsGiven) {
-  std::unique_ptr<NginxServer> server = startNginx(/*https=*/true);
+  std::unique_ptr<NginxServer> server = startServer<NginxServer>(/*https=*/true);
   ASSERT_TRUE(server);
-  Endpoint trusted = endpointFor(server->url("/cache"));
+  Endpoint trusted = patientEndpoint(server->url("/cache"));
   trusted.caFile = server->certificate();
   std::unique_ptr<RemoteStore> store = openStore(trusted);
   ASSERT_TRUE(store);
   expectRoundTrip(*store, 1, 1000);
 
-  std::unique_ptr<RemoteStore> untrusted = openStore(endpointFor(server->url("/cache")));
+  std::unique_ptr<RemoteStore> untrusted = openStore(patientEndpoint(server->url("/cache")));
   ASSERT_TRUE(untrusted);
   Failure got = failureOf(untrusted->get(objectKey(1)));
   EXPECT_EQ(got.kind, RemoteFailure::Unreachable)
@@ -427,9 +408,9 @@ TEST(HttpStore, HttpsTrustsTheCaFileItIsGiven) {
 }
 
 TEST(HttpStore, ManyThreadsShareOneStore) {
-  std::unique_ptr<NginxServer> server = startNginx();
+  std::unique_ptr<NginxServer> server = startServer<NginxServer>();
   ASSERT_TRUE(server);
-  Endpoint endpoint = endpointFor(server->url());
+  Endpoint endpoint = patientEndpoint(server->url());
   endpoint.layout = "subdirs";
   std::unique_ptr<RemoteStore> store = openStore(endpoint);
   ASSERT_TRUE(store);

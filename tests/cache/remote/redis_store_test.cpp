@@ -19,23 +19,6 @@ using std::chrono::milliseconds;
 
 constexpr llvm::StringLiteral kPassword = "redis-s3cret-pa55";
 
-std::unique_ptr<RedisServer> startRedis(const RedisOptions &options = {}) {
-  llvm::Expected<std::unique_ptr<RedisServer>> server = RedisServer::start(options);
-  if (!server) {
-    ADD_FAILURE() << llvm::toString(server.takeError());
-    return nullptr;
-  }
-  return std::move(*server);
-}
-
-Endpoint endpointFor(std::string url) {
-  Endpoint endpoint = endpointAt(std::move(url));
-  // Generous, for a loaded machine; the time-out tests set their own.
-  endpoint.connectTimeout = milliseconds(2000);
-  endpoint.operationTimeout = milliseconds(5000);
-  return endpoint;
-}
-
 /// Redis's answer to `command` (inline form, no AUTH) on a connection of its own.
 std::string askRedis(uint16_t port, llvm::StringRef command) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -65,9 +48,9 @@ uint16_t portOf(const RedisServer &server) {
 }
 
 TEST(RedisStore, PutThenGetReturnsTheSameBytes) {
-  std::unique_ptr<RedisServer> server = startRedis();
+  std::unique_ptr<RedisServer> server = startServer<RedisServer>();
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> store = openStore(endpointFor(server->url()));
+  std::unique_ptr<RemoteStore> store = openStore(patientEndpoint(server->url()));
   ASSERT_TRUE(store);
   // Empty, small, and large enough to be sent from the caller's memory.
   for (size_t size : {size_t(0), size_t(100), size_t(300 * 1024)}) {
@@ -84,9 +67,9 @@ TEST(RedisStore, PutThenGetReturnsTheSameBytes) {
 }
 
 TEST(RedisStore, PutReplacesWhatWasThere) {
-  std::unique_ptr<RedisServer> server = startRedis();
+  std::unique_ptr<RedisServer> server = startServer<RedisServer>();
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> store = openStore(endpointFor(server->url()));
+  std::unique_ptr<RemoteStore> store = openStore(patientEndpoint(server->url()));
   ASSERT_TRUE(store);
   ASSERT_FALSE(failureOf(store->put(objectKey(1), "first")).kind);
   ASSERT_FALSE(failureOf(store->put(objectKey(1), "second")).kind);
@@ -96,9 +79,9 @@ TEST(RedisStore, PutReplacesWhatWasThere) {
 }
 
 TEST(RedisStore, MissingKeyIsAMiss) {
-  std::unique_ptr<RedisServer> server = startRedis();
+  std::unique_ptr<RedisServer> server = startServer<RedisServer>();
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> store = openStore(endpointFor(server->url()));
+  std::unique_ptr<RemoteStore> store = openStore(patientEndpoint(server->url()));
   ASSERT_TRUE(store);
   llvm::Expected<std::optional<std::string>> got = store->get(objectKey(7));
   ASSERT_TRUE(static_cast<bool>(got)) << llvm::toString(got.takeError());
@@ -106,10 +89,10 @@ TEST(RedisStore, MissingKeyIsAMiss) {
 }
 
 TEST(RedisStore, UsesTheDatabaseOfTheUrl) {
-  std::unique_ptr<RedisServer> server = startRedis();
+  std::unique_ptr<RedisServer> server = startServer<RedisServer>();
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> second = openStore(endpointFor(server->url("", "/2")));
-  std::unique_ptr<RemoteStore> first = openStore(endpointFor(server->url("", "/")));
+  std::unique_ptr<RemoteStore> second = openStore(patientEndpoint(server->url("", "/2")));
+  std::unique_ptr<RemoteStore> first = openStore(patientEndpoint(server->url("", "/")));
   ASSERT_TRUE(second && first);
   ASSERT_FALSE(failureOf(second->put(objectKey(1), "in database 2")).kind);
   llvm::Expected<std::optional<std::string>> elsewhere = first->get(objectKey(1));
@@ -121,9 +104,9 @@ TEST(RedisStore, UsesTheDatabaseOfTheUrl) {
 }
 
 TEST(RedisStore, DatabaseOutOfRangeIsAServerErrorWithRedisMessage) {
-  std::unique_ptr<RedisServer> server = startRedis();
+  std::unique_ptr<RedisServer> server = startServer<RedisServer>();
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> store = openStore(endpointFor(server->url("", "/99")));
+  std::unique_ptr<RemoteStore> store = openStore(patientEndpoint(server->url("", "/99")));
   ASSERT_TRUE(store);
   Failure got = failureOf(store->get(objectKey(1)));
   EXPECT_EQ(got.kind, RemoteFailure::ServerError) << kindName(got.kind) << ": " << got.message;
@@ -133,12 +116,13 @@ TEST(RedisStore, DatabaseOutOfRangeIsAServerErrorWithRedisMessage) {
 TEST(RedisStore, UnixSocketRoundTripsInEverySpelling) {
   RedisOptions options;
   options.unixSocket = true;
-  std::unique_ptr<RedisServer> server = startRedis(options);
+  std::unique_ptr<RedisServer> server = startServer<RedisServer>(options);
   ASSERT_TRUE(server);
   std::string path = server->socketPath();
-  std::unique_ptr<RemoteStore> slashes = openStore(endpointFor("redis+unix://" + path + "?db=3"));
-  std::unique_ptr<RemoteStore> bare = openStore(endpointFor("redis+unix:" + path + "?db=3"));
-  std::unique_ptr<RemoteStore> tcp = openStore(endpointFor(server->url("", "/3")));
+  std::unique_ptr<RemoteStore> slashes =
+      openStore(patientEndpoint("redis+unix://" + path + "?db=3"));
+  std::unique_ptr<RemoteStore> bare = openStore(patientEndpoint("redis+unix:" + path + "?db=3"));
+  std::unique_ptr<RemoteStore> tcp = openStore(patientEndpoint(server->url("", "/3")));
   ASSERT_TRUE(slashes && bare && tcp);
   ASSERT_FALSE(failureOf(slashes->put(objectKey(1), "over the socket")).kind);
   for (RemoteStore *store : {bare.get(), tcp.get()}) {
@@ -152,10 +136,11 @@ TEST(RedisStore, UnixSocketRoundTripsInEverySpelling) {
 TEST(RedisStore, PasswordFromTheUrlOrTheEndpointLogsIn) {
   RedisOptions options;
   options.password = kPassword.str();
-  std::unique_ptr<RedisServer> server = startRedis(options);
+  std::unique_ptr<RedisServer> server = startServer<RedisServer>(options);
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> inUrl = openStore(endpointFor(server->url(":" + kPassword.str())));
-  Endpoint separate = endpointFor(server->url());
+  std::unique_ptr<RemoteStore> inUrl =
+      openStore(patientEndpoint(server->url(":" + kPassword.str())));
+  Endpoint separate = patientEndpoint(server->url());
   separate.password = kPassword.str();
   std::unique_ptr<RemoteStore> fromEndpoint = openStore(separate);
   ASSERT_TRUE(inUrl && fromEndpoint);
@@ -168,10 +153,10 @@ TEST(RedisStore, PasswordFromTheUrlOrTheEndpointLogsIn) {
 TEST(RedisStore, WrongOrMissingPasswordIsUnauthorized) {
   RedisOptions options;
   options.password = kPassword.str();
-  std::unique_ptr<RedisServer> server = startRedis(options);
+  std::unique_ptr<RedisServer> server = startServer<RedisServer>(options);
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> wrong = openStore(endpointFor(server->url(":wrong-pa55")));
-  std::unique_ptr<RemoteStore> none = openStore(endpointFor(server->url()));
+  std::unique_ptr<RemoteStore> wrong = openStore(patientEndpoint(server->url(":wrong-pa55")));
+  std::unique_ptr<RemoteStore> none = openStore(patientEndpoint(server->url()));
   ASSERT_TRUE(wrong && none);
   Failure wrongGet = failureOf(wrong->get(objectKey(1)));
   EXPECT_EQ(wrongGet.kind, RemoteFailure::Unauthorized)
@@ -186,9 +171,10 @@ TEST(RedisStore, WrongOrMissingPasswordIsUnauthorized) {
 TEST(RedisStore, AclUserLogsInAndIsRefusedWhatItMayNotDo) {
   RedisOptions options;
   options.extraArguments = {"--user", "reader", "on", ">reader-pa55", "~kiln:*", "+get"};
-  std::unique_ptr<RedisServer> server = startRedis(options);
+  std::unique_ptr<RedisServer> server = startServer<RedisServer>(options);
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> store = openStore(endpointFor(server->url("reader:reader-pa55")));
+  std::unique_ptr<RemoteStore> store =
+      openStore(patientEndpoint(server->url("reader:reader-pa55")));
   ASSERT_TRUE(store);
   llvm::Expected<std::optional<std::string>> got = store->get(objectKey(1));
   ASSERT_TRUE(static_cast<bool>(got)) << "the user may GET: " << llvm::toString(got.takeError());
@@ -196,7 +182,7 @@ TEST(RedisStore, AclUserLogsInAndIsRefusedWhatItMayNotDo) {
   EXPECT_EQ(put.kind, RemoteFailure::Unauthorized) << kindName(put.kind) << ": " << put.message;
   EXPECT_NE(put.message.find("NOPERM"), std::string::npos) << put.message;
 
-  std::unique_ptr<RemoteStore> wrong = openStore(endpointFor(server->url("reader:nope")));
+  std::unique_ptr<RemoteStore> wrong = openStore(patientEndpoint(server->url("reader:nope")));
   ASSERT_TRUE(wrong);
   Failure refused = failureOf(wrong->get(objectKey(1)));
   EXPECT_EQ(refused.kind, RemoteFailure::Unauthorized) << kindName(refused.kind);
@@ -204,14 +190,15 @@ TEST(RedisStore, AclUserLogsInAndIsRefusedWhatItMayNotDo) {
 }
 
 TEST(RedisStore, NothingListeningIsUnreachable) {
-  Endpoint endpoint = endpointFor("redis://127.0.0.1:" + std::to_string(freeLoopbackPort()));
+  Endpoint endpoint = patientEndpoint("redis://127.0.0.1:" + std::to_string(freeLoopbackPort()));
   std::unique_ptr<RemoteStore> store = openStore(endpoint);
   ASSERT_TRUE(store);
   Failure got = failureOf(store->get(objectKey(1)));
   EXPECT_EQ(got.kind, RemoteFailure::Unreachable) << kindName(got.kind) << ": " << got.message;
   EXPECT_NE(got.message.find(store->displayName()), std::string::npos) << got.message;
 
-  std::unique_ptr<RemoteStore> socket = openStore(endpointFor("redis+unix:/nonexistent/r.sock"));
+  std::unique_ptr<RemoteStore> socket =
+      openStore(patientEndpoint("redis+unix:/nonexistent/r.sock"));
   ASSERT_TRUE(socket);
   Failure missing = failureOf(socket->put(objectKey(1), "a"));
   EXPECT_EQ(missing.kind, RemoteFailure::Unreachable) << kindName(missing.kind);
@@ -220,7 +207,7 @@ TEST(RedisStore, NothingListeningIsUnreachable) {
 TEST(RedisStore, ServerThatNeverAcceptsIsUnreachableAfterTheConnectTimeOut) {
   llvm::Expected<std::unique_ptr<UnansweredListener>> listener = UnansweredListener::start();
   ASSERT_TRUE(static_cast<bool>(listener)) << llvm::toString(listener.takeError());
-  Endpoint endpoint = endpointFor("redis://127.0.0.1:" + std::to_string((*listener)->port()));
+  Endpoint endpoint = patientEndpoint("redis://127.0.0.1:" + std::to_string((*listener)->port()));
   endpoint.connectTimeout = milliseconds(200);
   std::unique_ptr<RemoteStore> store = openStore(endpoint);
   ASSERT_TRUE(store);
@@ -231,9 +218,9 @@ TEST(RedisStore, ServerThatNeverAcceptsIsUnreachableAfterTheConnectTimeOut) {
 }
 
 TEST(RedisStore, PausedServerTimesOutAndTheFailedConnectionIsNotReused) {
-  std::unique_ptr<RedisServer> server = startRedis();
+  std::unique_ptr<RedisServer> server = startServer<RedisServer>();
   ASSERT_TRUE(server);
-  Endpoint endpoint = endpointFor(server->url());
+  Endpoint endpoint = patientEndpoint(server->url());
   endpoint.operationTimeout = milliseconds(300);
   std::unique_ptr<RemoteStore> store = openStore(endpoint);
   ASSERT_TRUE(store);
@@ -261,9 +248,9 @@ TEST(RedisStore, PausedServerTimesOutAndTheFailedConnectionIsNotReused) {
 }
 
 TEST(RedisStore, ReconnectsWhenTheServerClosedAnIdleConnection) {
-  std::unique_ptr<RedisServer> server = startRedis();
+  std::unique_ptr<RedisServer> server = startServer<RedisServer>();
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> store = openStore(endpointFor(server->url()));
+  std::unique_ptr<RemoteStore> store = openStore(patientEndpoint(server->url()));
   ASSERT_TRUE(store);
   ASSERT_FALSE(failureOf(store->put(objectKey(1), "a")).kind);
   ASSERT_NE(askRedis(portOf(*server), "CLIENT KILL TYPE normal").find(":"), std::string::npos);
@@ -288,9 +275,9 @@ unsigned connectionsReceived(uint16_t port) {
 }
 
 TEST(RedisStore, ReusesItsConnection) {
-  std::unique_ptr<RedisServer> server = startRedis();
+  std::unique_ptr<RedisServer> server = startServer<RedisServer>();
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> store = openStore(endpointFor(server->url()));
+  std::unique_ptr<RemoteStore> store = openStore(patientEndpoint(server->url()));
   ASSERT_TRUE(store);
   unsigned before = connectionsReceived(portOf(*server));
   for (unsigned i = 0; i < 20; ++i) {
@@ -304,9 +291,9 @@ TEST(RedisStore, ReusesItsConnection) {
 TEST(RedisStore, MaxMemoryReachedIsFull) {
   RedisOptions options;
   options.extraArguments = {"--maxmemory", "1mb", "--maxmemory-policy", "noeviction"};
-  std::unique_ptr<RedisServer> server = startRedis(options);
+  std::unique_ptr<RedisServer> server = startServer<RedisServer>(options);
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> store = openStore(endpointFor(server->url()));
+  std::unique_ptr<RemoteStore> store = openStore(patientEndpoint(server->url()));
   ASSERT_TRUE(store);
   Failure got;
   for (unsigned i = 0; i < 40 && !got.kind; ++i)
@@ -318,9 +305,9 @@ TEST(RedisStore, MaxMemoryReachedIsFull) {
 TEST(RedisStore, ObjectOverRedisBulkLimitIsTooLarge) {
   RedisOptions options;
   options.extraArguments = {"--proto-max-bulk-len", "1mb"};
-  std::unique_ptr<RedisServer> server = startRedis(options);
+  std::unique_ptr<RedisServer> server = startServer<RedisServer>(options);
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> store = openStore(endpointFor(server->url()));
+  std::unique_ptr<RemoteStore> store = openStore(patientEndpoint(server->url()));
   ASSERT_TRUE(store);
   Failure got = failureOf(store->put(objectKey(1), objectBytes(3 << 20)));
   EXPECT_EQ(got.kind, RemoteFailure::TooLarge) << kindName(got.kind) << ": " << got.message;
@@ -329,10 +316,10 @@ TEST(RedisStore, ObjectOverRedisBulkLimitIsTooLarge) {
 }
 
 TEST(RedisStore, ObjectLargerThanMaxObjectBytesIsABadReply) {
-  std::unique_ptr<RedisServer> server = startRedis();
+  std::unique_ptr<RedisServer> server = startServer<RedisServer>();
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> writer = openStore(endpointFor(server->url()));
-  Endpoint small = endpointFor(server->url());
+  std::unique_ptr<RemoteStore> writer = openStore(patientEndpoint(server->url()));
+  Endpoint small = patientEndpoint(server->url());
   small.maxObjectBytes = 1000;
   std::unique_ptr<RemoteStore> reader = openStore(small);
   ASSERT_TRUE(writer && reader);
@@ -352,7 +339,7 @@ TEST(RedisStore, ReplyAnnouncingMoreThanTheLimitIsRefusedBeforeItArrives) {
   llvm::Expected<std::unique_ptr<ScriptedServer>> server =
       ScriptedServer::start("$100000000000\r\nabc", "");
   ASSERT_TRUE(static_cast<bool>(server)) << llvm::toString(server.takeError());
-  Endpoint endpoint = endpointFor("redis://127.0.0.1:" + std::to_string((*server)->port()));
+  Endpoint endpoint = patientEndpoint("redis://127.0.0.1:" + std::to_string((*server)->port()));
   endpoint.operationTimeout = milliseconds(60000);
   std::unique_ptr<RemoteStore> store = openStore(endpoint);
   ASSERT_TRUE(store);
@@ -366,7 +353,7 @@ TEST(RedisStore, ReplyOfTheWrongTypeIsABadReply) {
   llvm::Expected<std::unique_ptr<ScriptedServer>> server = ScriptedServer::start(":1\r\n", "");
   ASSERT_TRUE(static_cast<bool>(server)) << llvm::toString(server.takeError());
   std::unique_ptr<RemoteStore> store =
-      openStore(endpointFor("redis://127.0.0.1:" + std::to_string((*server)->port())));
+      openStore(patientEndpoint("redis://127.0.0.1:" + std::to_string((*server)->port())));
   ASSERT_TRUE(store);
   Failure get = failureOf(store->get(objectKey(1)));
   EXPECT_EQ(get.kind, RemoteFailure::BadReply) << kindName(get.kind) << ": " << get.message;
@@ -377,7 +364,7 @@ TEST(RedisStore, ReplyOfTheWrongTypeIsABadReply) {
 TEST(RedisStore, MessagesNeverContainThePassword) {
   RedisOptions options;
   options.password = kPassword.str();
-  std::unique_ptr<RedisServer> server = startRedis(options);
+  std::unique_ptr<RedisServer> server = startServer<RedisServer>(options);
   ASSERT_TRUE(server);
   std::vector<std::string> messages;
   auto collect = [&](const Endpoint &endpoint, bool put) {
@@ -391,16 +378,16 @@ TEST(RedisStore, MessagesNeverContainThePassword) {
                            : failureOf((*store)->get(objectKey(1))).message);
   };
   // The secret is the wrong password here, sent and refused.
-  collect(endpointFor(server->url("u:" + kPassword.str() + "x")), false);
-  collect(endpointFor(server->url(":" + kPassword.str() + "x")), true);
-  Endpoint separate = endpointFor(server->url("", "/99"));
+  collect(patientEndpoint(server->url("u:" + kPassword.str() + "x")), false);
+  collect(patientEndpoint(server->url(":" + kPassword.str() + "x")), true);
+  Endpoint separate = patientEndpoint(server->url("", "/99"));
   separate.password = kPassword.str();
   collect(separate, false);
-  collect(endpointFor("redis://:" + kPassword.str() +
-                      "@127.0.0.1:" + std::to_string(freeLoopbackPort())),
+  collect(patientEndpoint("redis://:" + kPassword.str() +
+                          "@127.0.0.1:" + std::to_string(freeLoopbackPort())),
           true);
-  collect(endpointFor("redis://:" + kPassword.str() + "@127.0.0.1:bad"), false);
-  collect(endpointFor("redis+unix://u:" + kPassword.str() + "@host/s"), false);
+  collect(patientEndpoint("redis://:" + kPassword.str() + "@127.0.0.1:bad"), false);
+  collect(patientEndpoint("redis+unix://u:" + kPassword.str() + "@host/s"), false);
   for (const std::string &message : messages)
     EXPECT_EQ(message.find(kPassword), std::string::npos)
         << "a message shows the password: " << message;
@@ -410,7 +397,7 @@ TEST(RedisStore, PasswordEchoedByTheServerIsHidden) {
   llvm::Expected<std::unique_ptr<ScriptedServer>> server =
       ScriptedServer::start("-ERR no such password: " + kPassword.str() + "\r\n", "");
   ASSERT_TRUE(static_cast<bool>(server)) << llvm::toString(server.takeError());
-  std::unique_ptr<RemoteStore> store = openStore(endpointFor(
+  std::unique_ptr<RemoteStore> store = openStore(patientEndpoint(
       "redis://:" + kPassword.str() + "@127.0.0.1:" + std::to_string((*server)->port())));
   ASSERT_TRUE(store);
   Failure got = failureOf(store->get(objectKey(1)));
@@ -419,9 +406,9 @@ TEST(RedisStore, PasswordEchoedByTheServerIsHidden) {
 }
 
 TEST(RedisStore, ManyThreadsShareOneStore) {
-  std::unique_ptr<RedisServer> server = startRedis();
+  std::unique_ptr<RedisServer> server = startServer<RedisServer>();
   ASSERT_TRUE(server);
-  std::unique_ptr<RemoteStore> store = openStore(endpointFor(server->url()));
+  std::unique_ptr<RemoteStore> store = openStore(patientEndpoint(server->url()));
   ASSERT_TRUE(store);
   constexpr unsigned kThreads = 8, kObjectsEach = 40;
   std::vector<std::string> problems(kThreads);

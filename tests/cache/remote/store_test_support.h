@@ -11,6 +11,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 
 namespace kiln::cache::remote::testing {
 
@@ -75,6 +76,30 @@ inline std::unique_ptr<RemoteStore> openStore(const Endpoint &endpoint) {
     return nullptr;
   }
   return std::move(*store);
+}
+
+/// A loopback server of kind `Server` (loopback_servers.h) started with
+/// `arguments`; fails the test when it cannot start.
+template <typename Server, typename... Arguments>
+std::unique_ptr<Server> startServer(Arguments &&...arguments) {
+  llvm::Expected<std::unique_ptr<Server>> server =
+      Server::start(std::forward<Arguments>(arguments)...);
+  if (!server) {
+    ADD_FAILURE() << llvm::toString(server.takeError());
+    return nullptr;
+  }
+  return std::move(*server);
+}
+
+/// An endpoint at `url` with time-outs generous enough for a loaded machine
+/// (the time-out tests set their own), and no ~/.netrc of whoever runs the
+/// tests taking part, except where tested.
+inline Endpoint patientEndpoint(std::string url) {
+  Endpoint endpoint = endpointAt(std::move(url));
+  endpoint.connectTimeout = std::chrono::milliseconds(2000);
+  endpoint.operationTimeout = std::chrono::milliseconds(5000);
+  endpoint.netrc = false;
+  return endpoint;
 }
 
 /// How long `work` took.
