@@ -399,13 +399,15 @@ def _time(function, reset, state, repeats):
 
 
 def _load_kiln(example, cache):
-    """Builds the example with `kiln build --module` (the kiln in $KILN) into
-    $KILN_BENCH_MODULES and imports it: the runtime's CPU engine path."""
+    """Builds the example with `kiln build --module` (the kiln in $KILN, with
+    the flags in $KILN_BENCH_BUILD_FLAGS) into $KILN_BENCH_MODULES and
+    imports it: the runtime's CPU engine path."""
     if example not in cache:
         folder = os.environ["KILN_BENCH_MODULES"]
+        flags = os.environ.get("KILN_BENCH_BUILD_FLAGS", "").split()
         start = time.perf_counter()
         subprocess.run([os.environ["KILN"], "build", str(ROOT / "examples" / f"{example}.py"), "--module", example,
-                        "-o", folder, "--python", sys.executable], check=True, capture_output=True)
+                        "-o", folder, "--python", sys.executable, *flags], check=True, capture_output=True)
         built = time.perf_counter() - start
         if folder not in sys.path:
             sys.path.insert(0, folder)

@@ -10,6 +10,9 @@ turns so that other work on the machine hits them alike:
 
 * checked: the default, every array index checked;
 * unchecked: KILN_CPU_BOUNDSCHECK=0, the copy of each kernel without checks;
+
+both from the same modules, built with --switchable-index-checks (a
+default build holds only the checked copy);
 * before (with --before-build-dir): a build of Kiln without index checks or
   interrupt polls, whose modules are built by its own kiln.
 
@@ -73,6 +76,7 @@ def main():
     env = prepare(pathlib.Path(options.build_dir), root / "current")
     env.pop("NUMBA_BOUNDSCHECK", None)
     env.pop("KILN_CPU_BOUNDSCHECK", None)
+    env["KILN_BENCH_BUILD_FLAGS"] = "--switchable-index-checks"
     configurations = {"checked": env, "unchecked": dict(env, KILN_CPU_BOUNDSCHECK="0")}
     if options.before_build_dir:
         configurations["before"] = prepare(pathlib.Path(options.before_build_dir), root / "before")

@@ -298,26 +298,36 @@ struct CommonArguments {
 };
 
 PyObject *buildModule(PyObject *, PyObject *args, PyObject *kwargs) {
-  static const char *keywords[] = {"file",        "output_dir",
-                                   "module_name", "arch",
-                                   "signatures",  "module_stays_python",
-                                   "ext_suffix",  "jobs",
-                                   "cache_dir",   "no_cache",
-                                   "host_only",   "host_values",
-                                   "closures",    "decorator_calls",
-                                   "functions",   "link_include_dirs",
+  static const char *keywords[] = {"file",
+                                   "output_dir",
+                                   "module_name",
+                                   "arch",
+                                   "signatures",
+                                   "module_stays_python",
+                                   "ext_suffix",
+                                   "jobs",
+                                   "cache_dir",
+                                   "no_cache",
+                                   "host_only",
+                                   "host_values",
+                                   "closures",
+                                   "decorator_calls",
+                                   "functions",
+                                   "link_include_dirs",
+                                   "switchable_index_checks",
                                    nullptr};
   CommonArguments common;
   const char *extensionSuffix = nullptr;
   unsigned jobs = 0;
   int hostOnly = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ss|$zzOpzIzppzOOOO:build_module",
-                                   const_cast<char **>(keywords), &common.file,
-                                   &common.outputDirectory, &common.moduleName, &common.arch,
-                                   &common.signatures, &common.moduleStaysPython, &extensionSuffix,
-                                   &jobs, &common.cacheDirectory, &common.noCache, &hostOnly,
-                                   &common.hostValuesJson, &common.closures, &common.decoratorCalls,
-                                   &common.functions, &common.linkIncludeDirectories))
+  int switchableIndexChecks = 0;
+  if (!PyArg_ParseTupleAndKeywords(
+          args, kwargs, "ss|$zzOpzIzppzOOOOp:build_module", const_cast<char **>(keywords),
+          &common.file, &common.outputDirectory, &common.moduleName, &common.arch,
+          &common.signatures, &common.moduleStaysPython, &extensionSuffix, &jobs,
+          &common.cacheDirectory, &common.noCache, &hostOnly, &common.hostValuesJson,
+          &common.closures, &common.decoratorCalls, &common.functions,
+          &common.linkIncludeDirectories, &switchableIndexChecks))
     return nullptr;
 
   pipeline::BuildOptions options;
@@ -326,6 +336,7 @@ PyObject *buildModule(PyObject *, PyObject *args, PyObject *kwargs) {
   options.emit = pipeline::EmitKind::Module;
   options.jobs = jobs;
   options.hostOnly = hostOnly != 0;
+  options.switchableIndexChecks = switchableIndexChecks != 0;
   std::string suffix;
   if (extensionSuffix)
     suffix = extensionSuffix;
@@ -448,7 +459,8 @@ PyMethodDef methods[] = {
      "build_module(file, output_dir, *, module_name=None, arch=None, signatures=None,\n"
      "             module_stays_python=False, ext_suffix=None, jobs=0, cache_dir=None,\n"
      "             no_cache=False, host_only=False, host_values=None, closures=None,\n"
-     "             decorator_calls=None, functions=None)\n"
+     "             decorator_calls=None, functions=None, link_include_dirs=None,\n"
+     "             switchable_index_checks=False)\n"
      "             -> list[str]\n\n"
      "Builds the kernel module `file` into a Python extension module in `output_dir`,\n"
      "as `kiln build FILE --module NAME` does, and returns the paths written. The\n"
@@ -467,7 +479,9 @@ PyMethodDef methods[] = {
      "cuda.jit on them, as if `call` (\"jit(device=True)\") decorated them; a closure's\n"
      "function is its name in closures; a line other than 0 compiles the top-level function\n"
      "defined there again under the name `function`. functions, [name, ...], limits the kernels,\n"
-     "ufuncs and reductions compiled to those named. Raises CompileError with\n"
+     "ufuncs and reductions compiled to those named. link_include_dirs, [folder, ...], as\n"
+     "--link-include. switchable_index_checks=True gives the CPU engine each kernel's code\n"
+     "with and without index checks, as --switchable-index-checks. Raises CompileError with\n"
      "Kiln's diagnostics when the module does not build."},
     {"inspect", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(inspectModule)),
      METH_VARARGS | METH_KEYWORDS,

@@ -229,6 +229,8 @@ int applyProjectSettings(BuildOptions &options) {
     options.fastmath = *settings->fastmath;
   if (!options.lineinfoGiven && settings->lineinfo)
     options.lineinfo = *settings->lineinfo;
+  if (!options.switchableIndexChecksGiven && settings->switchableIndexChecks)
+    options.switchableIndexChecks = *settings->switchableIndexChecks;
   // ptxas takes the last of repeated options: the command line's win.
   options.ptxasFlags.insert(options.ptxasFlags.begin(), settings->ptxasOptions.begin(),
                             settings->ptxasOptions.end());
@@ -378,6 +380,11 @@ CLI::App *addBuildCommand(CLI::App &app, BuildOptions &build) {
   CLI::Option *lineinfoOption = buildCommand->add_flag(
       "--lineinfo,!--no-lineinfo", build.lineinfo,
       "Compile every kernel with lineinfo=True (--no-lineinfo: as each kernel says)");
+  CLI::Option *switchableIndexChecksOption = buildCommand->add_flag(
+      "--switchable-index-checks,!--no-switchable-index-checks", build.switchableIndexChecks,
+      "Give the CPU engine's code of every kernel both with and without index checks, so that "
+      "KILN_CPU_BOUNDSCHECK chooses at run time (default: only the copy each kernel's "
+      "boundscheck= asks for)");
   buildCommand
       ->add_option_function<unsigned>(
           "--opt", [&](const unsigned &level) { build.opt = level; },
@@ -416,14 +423,15 @@ CLI::App *addBuildCommand(CLI::App &app, BuildOptions &build) {
       "-Xptxas FLAG[,FLAG...]: pass options to ptxas, as nvcc does "
       "(e.g. -Xptxas --warn-on-spills); repeatable");
   // Whether an option was given at all, which a default cannot say.
-  buildCommand->callback(
-      [&build, emitOption, outputOption, jobsOption, fastmathOption, lineinfoOption] {
-        build.emitGiven = emitOption->count() != 0;
-        build.outputGiven = outputOption->count() != 0;
-        build.jobsGiven = jobsOption->count() != 0;
-        build.fastmathGiven = fastmathOption->count() != 0;
-        build.lineinfoGiven = lineinfoOption->count() != 0;
-      });
+  buildCommand->callback([&build, emitOption, outputOption, jobsOption, fastmathOption,
+                          lineinfoOption, switchableIndexChecksOption] {
+    build.emitGiven = emitOption->count() != 0;
+    build.outputGiven = outputOption->count() != 0;
+    build.jobsGiven = jobsOption->count() != 0;
+    build.fastmathGiven = fastmathOption->count() != 0;
+    build.lineinfoGiven = lineinfoOption->count() != 0;
+    build.switchableIndexChecksGiven = switchableIndexChecksOption->count() != 0;
+  });
   return buildCommand;
 }
 

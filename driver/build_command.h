@@ -28,11 +28,13 @@ struct BuildOptions : pipeline::BuildOptions {
   /// --module.
   bool emitGiven = false;
   bool outputGiven = false;
-  /// Whether -j, --[no-]fastmath and --[no-]lineinfo were given: those
-  /// given override pyproject.toml's settings.
+  /// Whether -j, --[no-]fastmath, --[no-]lineinfo and
+  /// --[no-]switchable-index-checks were given: those given override
+  /// pyproject.toml's settings.
   bool jobsGiven = false;
   bool fastmathGiven = false;
   bool lineinfoGiven = false;
+  bool switchableIndexChecksGiven = false;
 };
 
 /// Removes every `-Xptxas VALUE` and `-Xptxas=VALUE` (also spelled

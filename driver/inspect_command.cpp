@@ -124,6 +124,8 @@ void printSpecializationText(const ManifestSpecialization &spec, llvm::raw_ostre
   os << "  (" << llvm::join(spec.argumentTypes, ", ") << ")\n";
   os << "    entry   " << spec.entry << (spec.blockEntry ? " (with block entry)" : "")
      << (spec.cooperative ? " (cooperative launch)" : "") << '\n';
+  if (!spec.indexChecks.empty())
+    os << "    host    index checks: " << spec.indexChecks << '\n';
   os << "    archs   cubins " << archList(spec.cubinArchs, false) << "; PTX "
      << archList(spec.ptxArchs, true) << '\n';
   if (spec.fatbin)
@@ -152,6 +154,8 @@ void printSpecializationJson(const ManifestSpecialization &spec, llvm::json::OSt
   json.attribute(key::Args, llvm::json::Array(spec.argumentTypes));
   json.attribute(key::Entry, spec.entry);
   json.attribute(key::BlockEntry, spec.blockEntry);
+  if (!spec.indexChecks.empty())
+    json.attribute(key::IndexChecks, spec.indexChecks);
   json.attribute(key::Cubins, llvm::json::Array(spec.cubinArchs));
   json.attribute(key::Ptx, llvm::json::Array(spec.ptxArchs));
   if (spec.fatbin)

@@ -17,6 +17,14 @@ namespace kiln::module {
 /// a reader would need to know of a new one.
 constexpr unsigned ManifestFormat = 2;
 
+/// How a specialization's "index_checks" names the copies of the kernel's
+/// body its host code holds: with index checks, without, or both, between
+/// which the CPU engine chooses at each launch. Modules of earlier builds
+/// have no "index_checks": both.
+constexpr std::string_view IndexChecksChecked = "checked";
+constexpr std::string_view IndexChecksUnchecked = "unchecked";
+constexpr std::string_view IndexChecksBoth = "both";
+
 /// A checksum as manifests write it: 16 lowercase hex digits.
 std::string checksumText(uint64_t checksum);
 

@@ -148,6 +148,8 @@ void writeSpecialization(llvm::json::OStream &json, const ManifestSpecialization
   if (entry.maxThreadsPerBlock)
     json.attribute(key::MaxThreadsPerBlock, *entry.maxThreadsPerBlock);
   json.attribute(key::BlockEntry, entry.blockEntry);
+  if (!entry.indexChecks.empty())
+    json.attribute(key::IndexChecks, entry.indexChecks);
   if (!entry.sites.empty())
     writeStrings(json, key::Sites, entry.sites);
   writeArchList(json, key::Cubins, entry.cubinArchs);

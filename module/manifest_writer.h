@@ -74,6 +74,10 @@ struct ManifestSpecialization {
   /// launch_bounds' first bound, where the kernel has launch bounds.
   std::optional<uint64_t> maxThreadsPerBlock;
   bool blockEntry = false;
+  /// Which copies of the kernel's body its host code holds: "checked",
+  /// "unchecked" or "both" (backend/host/index_check_copies.h); empty
+  /// where there is no host code.
+  std::string indexChecks;
   /// "file:line" of each operation the host code's messages name, by the
   /// index the code passes (cpu_kernel_abi.h, raiseIndexError).
   std::vector<std::string> sites;

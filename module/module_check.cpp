@@ -287,6 +287,11 @@ std::optional<std::string> specializationProblem(const JsonValue &spec, size_t i
       return what + " has a malformed " + quoted(archs);
   if (const JsonValue *sites = spec.member(key::Sites); sites && !isStringArray(sites))
     return what + " has a malformed " + quoted(key::Sites);
+  if (const JsonValue *copies = spec.member(key::IndexChecks);
+      copies && (!copies->string() || (*copies->string() != IndexChecksChecked &&
+                                       *copies->string() != IndexChecksUnchecked &&
+                                       *copies->string() != IndexChecksBoth)))
+    return what + " has a malformed " + quoted(key::IndexChecks);
 
   const JsonValue *params = spec.member(key::Params);
   if (!params || !params->array())

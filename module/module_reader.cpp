@@ -285,6 +285,7 @@ static llvm::Expected<ManifestSpecialization> readSpecialization(const Value &va
   members(key::Cooperative, entry.cooperative);
   members(key::MaxThreadsPerBlock, entry.maxThreadsPerBlock);
   members(key::BlockEntry, entry.blockEntry);
+  members(key::IndexChecks, entry.indexChecks);
   members(key::Sites, entry.sites);
   members(key::Cubins, entry.cubinArchs);
   members(key::Ptx, entry.ptxArchs);

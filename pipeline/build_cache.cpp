@@ -48,11 +48,16 @@ Value interfaceToJson(const backend::KernelInterface &interface) {
   Array sites;
   for (uint32_t site : interface.messageSites)
     sites.push_back(site);
-  return Object{{"entry", interface.entryName},           {"parameters", std::move(parameters)},
-                {"shared", interface.staticSharedBytes},  {"local", interface.localBytes},
-                {"synchronizes", interface.synchronizes}, {"raises", interface.raises},
-                {"cooperative", interface.cooperative},   {"block_entry", interface.hasBlockEntry},
-                {"message_sites", std::move(sites)}};
+  return Object{{"entry", interface.entryName},
+                {"parameters", std::move(parameters)},
+                {"shared", interface.staticSharedBytes},
+                {"local", interface.localBytes},
+                {"synchronizes", interface.synchronizes},
+                {"raises", interface.raises},
+                {"cooperative", interface.cooperative},
+                {"block_entry", interface.hasBlockEntry},
+                {"message_sites", std::move(sites)},
+                {"index_checks", backend::spellingOf(interface.indexChecks)}};
 }
 
 unsigned uintOf(const Object &object, llvm::StringRef name) {
@@ -88,6 +93,11 @@ std::optional<backend::KernelInterface> interfaceFromJson(const Value *value) {
   interface.raises = object->getBoolean("raises").value_or(false);
   interface.cooperative = object->getBoolean("cooperative").value_or(false);
   interface.hasBlockEntry = object->getBoolean("block_entry").value_or(false);
+  std::optional<backend::IndexCheckCopies> indexChecks =
+      backend::indexCheckCopiesNamed(object->getString("index_checks").value_or("both"));
+  if (!indexChecks)
+    return std::nullopt;
+  interface.indexChecks = *indexChecks;
   if (const Array *sites = object->getArray("message_sites"))
     for (const Value &site : *sites) {
       std::optional<int64_t> number = site.getAsInteger();
@@ -342,7 +352,8 @@ std::string BuildCache::codeKey(const std::string &semantic, const ir::Function 
   key.add("kind", kind).add("target", target).add("symbol", kernel.symbol);
   // Host code is written against the engine's ABI: a new ABI, new code.
   if (kind == "host")
-    key.add("cpu_abi", uint64_t(KILN_CPU_ABI_VERSION));
+    key.add("cpu_abi", uint64_t(KILN_CPU_ABI_VERSION))
+        .add("index_check_copies", options.switchableIndexChecks ? "switchable" : "one");
   key.add("semantic", semantic);
   addOptions(key, kernel.options);
   if (kernel.options.debug || kernel.options.lineinfo)

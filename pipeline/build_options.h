@@ -75,6 +75,11 @@ struct BuildOptions {
   std::optional<unsigned> opt;
   std::optional<unsigned> maxRegisters;
   std::vector<std::string> ptxasFlags;
+  /// Host code with each kernel's body both with and without index checks,
+  /// which the CPU engine's KILN_CPU_BOUNDSCHECK setting chooses between at
+  /// run time; otherwise only the copy each kernel's boundscheck option asks
+  /// for (--switchable-index-checks, pyproject's switchable-index-checks).
+  bool switchableIndexChecks = false;
   /// Folders searched for `#include <...>` in the CUDA C/C++ files kernels
   /// link (--link-include; Numba's CUDA_NVRTC_EXTRA_SEARCH_PATHS).
   std::vector<std::string> linkIncludeDirectories;

@@ -148,6 +148,7 @@ manifestSpecialization(const ir::Function &kernel, const backend::KernelInterfac
   if (!kernel.options.launchBounds.empty())
     entry.maxThreadsPerBlock = kernel.options.launchBounds.front();
   entry.blockEntry = interface.hasBlockEntry;
+  entry.indexChecks = backend::spellingOf(interface.indexChecks).str();
   // Resolved from the kernel as this build read it, whether its code was
   // compiled now or found in the cache: the code holds no positions.
   if (!interface.messageSites.empty()) {

@@ -153,6 +153,7 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
     if (build.host) {
       interface.hasBlockEntry = build.host->interface.hasBlockEntry;
       interface.messageSites = build.host->interface.messageSites;
+      interface.indexChecks = build.host->interface.indexChecks;
     }
     module::ManifestSpecialization entry =
         manifestSpecialization(*build.kernel, interface, build.entryResources());

@@ -553,6 +553,7 @@ llvm::Error KernelBuilder::run() {
   });
   if (linksCudaSource)
     compiler->hostCudaOptions = backend::findHostCudaTools(options.linkIncludeDirectories);
+  compiler->switchableIndexChecks = options.switchableIndexChecks;
   cache = BuildCache::open(options, toolkit ? toolkit->version.str() : std::string(), reporter);
   if (cache)
     cache->setHostCudaTools(compiler->hostCudaOptions);

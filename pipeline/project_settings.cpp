@@ -25,9 +25,19 @@ namespace {
 /// Every key [tool.kiln] may hold: the settings read here, `signatures`
 /// (read by the front end) and `modules` (which the setuptools hook lists).
 const std::set<std::string> &knownKeys() {
-  static const std::set<std::string> keys = {
-      "archs",    "cache-dir", "cache-max-size", "remote-cache",  "jobs",    "opt",
-      "fastmath", "lineinfo",  "max-registers",  "ptxas-options", "modules", "signatures"};
+  static const std::set<std::string> keys = {"archs",
+                                             "cache-dir",
+                                             "cache-max-size",
+                                             "remote-cache",
+                                             "jobs",
+                                             "opt",
+                                             "fastmath",
+                                             "lineinfo",
+                                             "max-registers",
+                                             "ptxas-options",
+                                             "modules",
+                                             "signatures",
+                                             "switchable-index-checks"};
   return keys;
 }
 
@@ -216,6 +226,9 @@ llvm::Expected<ProjectSettings> readProjectSettings(llvm::StringRef folder,
   if (llvm::Error failed = take(reader.boolean("fastmath"), settings.fastmath))
     return failed;
   if (llvm::Error failed = take(reader.boolean("lineinfo"), settings.lineinfo))
+    return failed;
+  if (llvm::Error failed =
+          take(reader.boolean("switchable-index-checks"), settings.switchableIndexChecks))
     return failed;
 
   std::optional<std::vector<std::string>> ptxas;

@@ -13,6 +13,7 @@
 //   max-registers = 64
 //   fastmath = true
 //   lineinfo = true
+//   switchable-index-checks = true  # KILN_CPU_BOUNDSCHECK chooses at run time
 //   ptxas-options = ["--warn-on-spills"]
 //   modules = [{name = "pkg.kernels", source = "pkg/kernels.py", archs = "80"}]
 //
@@ -52,6 +53,7 @@ struct ProjectSettings {
   std::optional<unsigned> maxRegisters;
   std::optional<bool> fastmath;
   std::optional<bool> lineinfo;
+  std::optional<bool> switchableIndexChecks;
   std::vector<std::string> ptxasOptions;
   /// Keys [tool.kiln] has that Kiln does not know, for a warning.
   std::vector<std::string> unknownKeys;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <ctime>
 #include <new>
+#include <string>
 #include <thread>
 #include <unistd.h>
 
@@ -27,21 +28,30 @@ struct CpuEvent {
   timespec time = {};
 };
 
-/// KILN_CPU_BOUNDSCHECK, else Numba's NUMBA_BOUNDSCHECK: "0" runs the
-/// copy of every kernel without index checks, "1" the checked one even for
-/// kernels compiled with boundscheck=False; unset (or anything else) keeps
-/// each kernel's own choice.
-uint32_t indexCheckFlagsFromEnvironment() {
+/// What the environment asks of index checks: KILN_CPU_BOUNDSCHECK, else
+/// Numba's NUMBA_BOUNDSCHECK. "0" runs the copy of every kernel without
+/// index checks, "1" the checked one even for kernels compiled with
+/// boundscheck=False; unset (or anything else) keeps each kernel's own
+/// choice.
+struct IndexCheckSetting {
+  /// KILN_THREAD_SKIP_INDEX_CHECKS, KILN_THREAD_FORCE_INDEX_CHECKS or 0.
+  uint32_t flags = 0;
+  /// "NAME=VALUE" of the variable that set `flags`, for messages.
+  std::string assignment;
+};
+
+IndexCheckSetting indexCheckSettingFromEnvironment() {
   for (const char *name : {"KILN_CPU_BOUNDSCHECK", "NUMBA_BOUNDSCHECK"}) {
     const char *value = std::getenv(name);
     if (!value || !*value)
       continue;
+    std::string assignment = std::string(name) + "=" + value;
     if (std::strcmp(value, "0") == 0)
-      return KILN_THREAD_SKIP_INDEX_CHECKS;
+      return {KILN_THREAD_SKIP_INDEX_CHECKS, assignment};
     if (std::strcmp(value, "1") == 0)
-      return KILN_THREAD_FORCE_INDEX_CHECKS;
+      return {KILN_THREAD_FORCE_INDEX_CHECKS, assignment};
   }
-  return 0;
+  return {};
 }
 
 /// KILN_CPU_REFERENCE=1 runs every launch in the engine's reference mode
@@ -250,9 +260,23 @@ public:
     config.grid = {dims.grid.x, dims.grid.y, dims.grid.z};
     config.block = {dims.block.x, dims.block.y, dims.block.z};
     config.dynamicSharedBytes = dims.dynamicSharedBytes;
-    config.threadFlags = indexCheckFlags;
+    config.threadFlags = indexChecks.flags;
     return statusOf(
         engine.launch(image, config, args, {dims.interrupt.requested, dims.interrupt.context}));
+  }
+
+  std::string launchWarning(const KernelSpec &spec) const override {
+    bool skips = indexChecks.flags & KILN_THREAD_SKIP_INDEX_CHECKS;
+    bool forces = indexChecks.flags & KILN_THREAD_FORCE_INDEX_CHECKS;
+    if ((!skips || spec.hasUncheckedCode) && (!forces || spec.hasCheckedCode))
+      return {};
+    std::string kernel = "kernel '" + spec.name + "' " + spec.signature;
+    std::string runs = skips ? "its copy with index checks, which runs"
+                             : "its copy without index checks (boundscheck=False), which runs";
+    return indexChecks.assignment + " asks for " +
+           (skips ? "code without index checks" : "index checks") + ", but the host code of " +
+           kernel + " holds only " + runs +
+           "; build its module with --switchable-index-checks for the setting to choose";
   }
 
   Status maxCooperativeBlocks(KernelSpec &spec, uint32_t threadsPerBlock,
@@ -300,7 +324,7 @@ private:
   }
 
   cpu_engine::Engine engine{engineOptionsFromEnvironment()};
-  const uint32_t indexCheckFlags = indexCheckFlagsFromEnvironment();
+  const IndexCheckSetting indexChecks = indexCheckSettingFromEnvironment();
   std::atomic<StreamHandle> nextStream{1};
 };
 

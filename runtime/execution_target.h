@@ -128,6 +128,11 @@ struct KernelSpec {
   uint32_t maxThreadsPerBlock = 0;
   /// Host code (CPU target).
   KilnHostEntries hostEntries = {nullptr, nullptr};
+  /// Whether the host code holds the kernel's body with index checks, and
+  /// without: both, unless it was built with only the copy its boundscheck
+  /// option asks for (the manifest's "index_checks").
+  bool hasCheckedCode = true;
+  bool hasUncheckedCode = true;
   /// "file:line" of each operation the host code's messages name, by the
   /// index the code passes.
   std::vector<std::string> sites;
@@ -227,6 +232,11 @@ public:
   /// (max_cooperative_grid_blocks()).
   virtual Status maxCooperativeBlocks(KernelSpec &spec, uint32_t threadsPerBlock,
                                       uint32_t dynamicSharedBytes, uint32_t &blocks) = 0;
+  /// What to warn of before the first launch of `spec` when the target's
+  /// settings ask for code `spec` lacks, so that it runs other code than
+  /// asked (the CPU engine's KILN_CPU_BOUNDSCHECK and a kernel holding one
+  /// copy of its body); empty otherwise.
+  virtual std::string launchWarning(const KernelSpec &) const { return {}; }
 };
 
 } // namespace kiln::runtime

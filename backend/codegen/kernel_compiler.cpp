@@ -198,7 +198,7 @@ KernelCompiler::compileForHost(const ir::Function &kernel, CodeForm form,
   llvm::LLVMContext context;
   HostCudaCode cudaCode = HostCudaCode::compile(linkFiles, hostCudaOptions, hostTriple(), context);
   HostTargetHooks hooks(hostTriple(), (*machine)->createDataLayout().getStringRepresentation(),
-                        &cudaCode);
+                        &cudaCode, switchableIndexChecks);
   llvm::Expected<LoweredKernel> lowered = lowerKernel(kernel, hooks, context);
   if (!lowered)
     return lowered.takeError();
@@ -222,6 +222,7 @@ KernelCompiler::compileForHost(const ir::Function &kernel, CodeForm form,
   interface.hasBlockEntry =
       lowered->module->getFunction(blockEntryName(lowered->entryName)) != nullptr;
   interface.messageSites = hooks.messageSites();
+  interface.indexChecks = hooks.indexCheckCopies();
   // The block entry loops over a block's threads, whose bodies are mostly
   // guarded by `if i < n` and by index checks.
   optimizeModule(*lowered->module, **machine, kernel.options.optimize,

@@ -19,6 +19,7 @@
 
 #include "backend/codegen/kernel_abi.h"
 #include "backend/host/host_cuda_source.h"
+#include "backend/host/index_check_copies.h"
 #include "ir/typed_ir.h"
 
 #include <llvm/ADT/ArrayRef.h>
@@ -50,6 +51,8 @@ struct KernelInterface {
   /// its messages name, by the index the code passes for each; the build
   /// resolves them to "file:line" beside the code.
   std::vector<uint32_t> messageSites;
+  /// Host code only: the copies of the kernel's body it holds.
+  IndexCheckCopies indexChecks = IndexCheckCopies::Both;
 };
 
 struct CompiledCode {
@@ -84,6 +87,11 @@ public:
 
   /// How CUDA C/C++ link files compile for the host.
   HostCudaSourceOptions hostCudaOptions;
+  /// Whether host code holds each kernel's body both with and without index
+  /// checks, so that the engine's setting (KILN_CPU_BOUNDSCHECK) can choose
+  /// at run time, or only the copy the kernel's boundscheck option asks for
+  /// (a third less host-code compile time).
+  bool switchableIndexChecks = false;
 
 private:
   std::string libdevicePath;

@@ -32,7 +32,8 @@ namespace kiln::backend {
 using I = ir::Intrinsic;
 
 /// The function whose calls stand for "this copy of the code checks
-/// indices" until splitIndexChecks() resolves them.
+/// indices" until splitIndexChecks() resolves them (in a build of both
+/// copies; otherwise the checks are the constant the kernel's option says).
 static constexpr llvm::StringLiteral indexChecksMarker = "kiln.index_checks";
 
 std::string threadEntryName(llvm::StringRef kernelName) {
@@ -47,6 +48,7 @@ void HostTargetHooks::configureModule(llvm::Module &module, const ir::Function &
   module.setDataLayout(dataLayout);
   reportsExceptions = kernel.options.debug;
   checksByDefault = kernel.options.boundscheck;
+  checksAnyIndex = false;
 }
 
 /// A field of the KilnCpuThread the site's function received.
@@ -452,10 +454,19 @@ void HostTargetHooks::raiseUnsupported(HookSite &site, llvm::StringRef message) 
 }
 
 llvm::Value *HostTargetHooks::indexChecksEnabled(HookSite &site) {
+  checksAnyIndex = true;
+  if (!switchableIndexChecks)
+    return site.builder.getInt1(checksByDefault);
   llvm::Module &module = *site.builder.GetInsertBlock()->getModule();
   llvm::FunctionCallee marker = module.getOrInsertFunction(
       indexChecksMarker, llvm::FunctionType::get(site.builder.getInt1Ty(), false));
   return site.builder.CreateCall(marker);
+}
+
+IndexCheckCopies HostTargetHooks::indexCheckCopies() const {
+  if (!checksAnyIndex || switchableIndexChecks)
+    return IndexCheckCopies::Both;
+  return checksByDefault ? IndexCheckCopies::Checked : IndexCheckCopies::Unchecked;
 }
 
 void HostTargetHooks::raiseIndexError(HookSite &site, llvm::StringRef array, llvm::Value *index,

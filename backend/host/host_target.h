@@ -38,6 +38,7 @@
 
 #include "backend/codegen/target_hooks.h"
 #include "backend/host/host_cuda_source.h"
+#include "backend/host/index_check_copies.h"
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/Analysis/LoopInfo.h>
@@ -50,9 +51,11 @@ namespace kiln::backend {
 class HostTargetHooks final : public TargetHooks {
 public:
   /// `cudaCode`: the kernel's link files compiled for the host, if any.
+  /// `switchableIndexChecks`: see KernelCompiler::switchableIndexChecks.
   HostTargetHooks(std::string triple, std::string dataLayout,
-                  const HostCudaCode *cudaCode = nullptr)
-      : triple(std::move(triple)), dataLayout(std::move(dataLayout)), cudaCode(cudaCode) {}
+                  const HostCudaCode *cudaCode = nullptr, bool switchableIndexChecks = false)
+      : triple(std::move(triple)), dataLayout(std::move(dataLayout)), cudaCode(cudaCode),
+        switchableIndexChecks(switchableIndexChecks) {}
 
   void configureModule(llvm::Module &module, const ir::Function &kernel) override;
   bool passesThreadContext() const override { return true; }
@@ -105,6 +108,9 @@ public:
   /// build resolves it to "file:line" beside the code.
   llvm::ArrayRef<uint32_t> messageSites() const { return sites; }
 
+  /// Which copies of its body the kernel's host code holds.
+  IndexCheckCopies indexCheckCopies() const;
+
 private:
   /// The index in messageSites() of `operation`, added on first use.
   uint32_t messageSite(uint32_t operation);
@@ -132,6 +138,12 @@ private:
   /// Whether the kernel runs its checked code unless the engine is told
   /// otherwise: all but boundscheck=False.
   bool checksByDefault = true;
+  /// Whether the host code holds the kernel's body with and without index
+  /// checks, or only the copy checksByDefault names.
+  bool switchableIndexChecks;
+  /// Whether the kernel checks any index at all: if not, its one copy is
+  /// both.
+  bool checksAnyIndex = false;
 };
 
 /// Marks `function` as kernel code, whose first parameter is the

@@ -73,6 +73,9 @@ struct Specialization {
   uint64_t fatBinaryChecksum = 0;
   /// Set once the fat binary passed its checksum, before its first load.
   std::atomic<bool> fatBinaryChecked{false};
+  /// Set at the first launch, after any launch warning (the target's
+  /// launchWarning) was given: once per specialization. Under the GIL.
+  bool launchWarningGiven = false;
 };
 
 struct DispatcherState {

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 
 namespace kiln::extension {
 namespace {
@@ -222,6 +223,12 @@ bool launchSpecialization(Specialization &chosen, CallArguments &call, const Lau
   }
   if (!dryRun && target->runsFatBinaries() && !fatBinaryIntact(chosen))
     return false;
+  if (!dryRun && !chosen.launchWarningGiven) {
+    chosen.launchWarningGiven = true;
+    std::string warning = target->launchWarning(chosen.kernel);
+    if (!warning.empty() && PyErr_WarnEx(PyExc_RuntimeWarning, ("kiln: " + warning).c_str(), 1))
+      return false;
+  }
   bool stage = !dryRun && !target->sharesHostMemory() && call.bufferCount > 0;
   Staging staging{target, request.stream, call};
   if (stage) {

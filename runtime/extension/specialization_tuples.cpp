@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "module/manifest_format.h"
 #include "runtime/extension/dispatcher.h"
 #include "runtime/extension/module_image.h"
 
@@ -236,14 +237,15 @@ bool sitesOf(PyObject *sequence, std::vector<std::string> &sites) {
 std::unique_ptr<Specialization> specializationOf(const std::string &name, PyObject *tuple) {
   PyObject *image, *argTypes, *params, *cubins, *ptx, *fatbin, *sites = nullptr;
   Py_ssize_t index;
-  const char *signature, *entry;
+  const char *signature, *entry, *indexChecks = nullptr;
   // Memory sizes are 64-bit end to end: "I" would wrap 2**32 to 0.
   unsigned long long staticShared, localBytes;
   int raises, cooperative;
   unsigned int maxThreadsPerBlock;
-  if (!PyArg_ParseTuple(tuple, "OnssOOKKppIOOO|O:specialization", &image, &index, &signature,
+  if (!PyArg_ParseTuple(tuple, "OnssOOKKppIOOO|Oz:specialization", &image, &index, &signature,
                         &entry, &argTypes, &params, &staticShared, &localBytes, &raises,
-                        &cooperative, &maxThreadsPerBlock, &cubins, &ptx, &fatbin, &sites))
+                        &cooperative, &maxThreadsPerBlock, &cubins, &ptx, &fatbin, &sites,
+                        &indexChecks))
     return nullptr;
   auto specialization = std::make_unique<Specialization>();
   runtime::KernelSpec &kernel = specialization->kernel;
@@ -255,6 +257,17 @@ std::unique_ptr<Specialization> specializationOf(const std::string &name, PyObje
   kernel.raises = raises != 0;
   kernel.cooperative = cooperative != 0;
   kernel.maxThreadsPerBlock = maxThreadsPerBlock;
+  if (indexChecks) {
+    std::string_view copies(indexChecks);
+    if (copies != module::IndexChecksChecked && copies != module::IndexChecksUnchecked &&
+        copies != module::IndexChecksBoth) {
+      fail("'" + name + "' has index checks '" + std::string(copies) +
+           "', not 'checked', 'unchecked' or 'both'");
+      return nullptr;
+    }
+    kernel.hasCheckedCode = copies != module::IndexChecksUnchecked;
+    kernel.hasUncheckedCode = copies != module::IndexChecksChecked;
+  }
   specialization->signature = signature;
   if (!archsOf(cubins, kernel.cubinArchs) || !archsOf(ptx, kernel.ptxArchs) ||
       (sites && !sitesOf(sites, kernel.sites)))

@@ -8,7 +8,7 @@ import pathlib
 
 import pytest
 
-from .conftest import ENTRIES, WARM_HITS
+from .conftest import ENTRIES, NOTE, WARM_HITS
 
 
 def first_kernel_and_its_image(notes):
@@ -148,3 +148,24 @@ def test_a_local_cache_leaves_its_write_ahead_log_to_sqlites_checkpoints(rig):
     assert log.exists() and log.stat().st_size > 0, "the build checkpointed the index on close"
     _, hits, misses, _, _ = rig.build(module)
     assert misses == 0 and hits > 0
+
+
+def test_host_code_with_both_index_check_copies_has_a_key_of_its_own(rig):
+    """A build with one copy of each kernel's body must not serve one that
+    asks for both (--switchable-index-checks), nor the other way round."""
+    module = rig.write("kernels.py")
+
+    def host_notes(*flags):
+        result = rig.run("build", module, "--emit", "object", "-o", rig.root / "objects", "-v",
+                         *flags)
+        assert result.returncode == 0, result.stderr
+        notes = {m[4]: "miss" if m[1] == "compiled" else "hit"
+                 for m in NOTE.finditer(result.stderr) if m[2] == "host"}
+        assert notes, f"the build reported no host code:\n{result.stderr}"
+        return set(notes.values())
+
+    assert host_notes() == {"miss"}
+    assert host_notes("--switchable-index-checks") == {"miss"}, (
+        "host code with one copy served a build of both")
+    assert host_notes() == {"hit"}
+    assert host_notes("--switchable-index-checks") == {"hit"}

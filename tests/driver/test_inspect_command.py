@@ -33,6 +33,7 @@ def test_text_lists_kernels_archs_and_sizes(kiln, module):
         assert (f"    fatbin  {fatbin['size']} bytes at payload offset {fatbin['offset']} "
                 f"(checksum {fatbin['checksum']})") in lines
         assert f"    entry   {spec['entry']} (with block entry)" in lines
+    assert lines.count("    host    index checks: checked") == len(manifest["specializations"])
 
 
 SHARED_KERNEL = """\
@@ -96,6 +97,7 @@ def test_json_matches_the_manifest(kiln, module):
         assert spec["fatbin"] == expected["fatbin"]
         assert spec["cubins"] == [80] and spec["ptx"] == [80]
         assert spec["static_shared_bytes"] == 0 and spec["local_bytes"] == 0
+        assert spec["index_checks"] == expected["index_checks"] == "checked"
     assert all(k["kind"] == "kernel" for k in report["kernels"])
 
 

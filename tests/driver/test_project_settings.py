@@ -2,6 +2,7 @@
 nearest pyproject.toml; each setting yields to the command line, then to
 the environment (docs/cli.md, "Project settings")."""
 
+import json
 import os
 
 import pytest
@@ -102,6 +103,27 @@ def test_compile_options_come_from_the_project_unless_the_command_line_says_othe
         "--no-fastmath and --no-lineinfo did not override pyproject.toml")
 
 
+def test_switchable_index_checks_come_from_the_project_unless_the_command_line_says_otherwise(
+        kiln, project):
+    kernels = project / "src" / "pkg" / "kernels.py"
+
+    def copies(*flags):
+        out = project / "out"
+        result = kiln("build", kernels, "--emit", "object", "-o", out, "--no-cache", *flags,
+                      env=environment())
+        assert result.returncode == 0, result.stderr
+        [manifest] = out.glob("*.manifest.json")
+        return [spec["index_checks"]
+                for spec in json.loads(manifest.read_text())["specializations"]]
+
+    assert copies() == ["checked"], "a default build holds the copy boundscheck= asks for"
+    assert copies("--switchable-index-checks") == ["both"]
+    (project / "pyproject.toml").write_text('[tool.kiln]\nswitchable-index-checks = true\n')
+    assert copies() == ["both"], "switchable-index-checks = true did not reach the build"
+    assert copies("--no-switchable-index-checks") == ["checked"], (
+        "--no-switchable-index-checks did not override pyproject.toml")
+
+
 def test_ptxas_options_and_remote_caches_of_the_project_reach_their_tools(kiln, project):
     kernels = project / "src" / "pkg" / "kernels.py"
     (project / "pyproject.toml").write_text('[tool.kiln]\nptxas-options = ["--no-such-flag"]\n')
@@ -131,6 +153,7 @@ def test_targets_shows_the_list_the_project_selects(kiln, project):
     ('jobs = "many"', ":2: [tool.kiln] jobs must be a whole number"),
     ('opt = 2', ":2: [tool.kiln] opt must be 0 or 3"),
     ('fastmath = "yes"', ":2: [tool.kiln] fastmath must be true or false"),
+    ('switchable-index-checks = 1', ":2: [tool.kiln] switchable-index-checks must be true or false"),
     ('cache-max-size = "lots"', ":2: [tool.kiln] cache-max-size"),
     ('cache-dir = ["a", "b"]', ":2: [tool.kiln] cache-dir must be a string"),
     ('archs = [', ":2:"),

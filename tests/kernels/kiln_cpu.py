@@ -50,15 +50,18 @@ def _work_folder():
     return pathlib.Path(_work)
 
 
-def compile_module(path, directory=None):
-    """Builds the kernel module at `path` and imports it.
+def compile_module(path, directory=None, switchable_index_checks=False):
+    """Builds the kernel module at `path` and imports it; with
+    `switchable_index_checks`, each kernel's host code holds its body with
+    and without index checks (--switchable-index-checks).
 
     Each build gets a module name of its own, so a test may build the same
     file twice in one process."""
     path = pathlib.Path(path)
     name = f"{path.stem}_{next(_built)}"
     output = (pathlib.Path(directory) if directory else _work_folder()) / f"built_{name}"
-    [extension] = _compiler.build_module(str(path), str(output), module_name=name, arch=_ARCH)
+    [extension] = _compiler.build_module(str(path), str(output), module_name=name, arch=_ARCH,
+                                         switchable_index_checks=switchable_index_checks)
     spec = importlib.util.spec_from_file_location(name, extension)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
@@ -87,8 +90,8 @@ def fat_binaries_for_every_default_architecture(source, directory, kiln):
     return fatbins
 
 
-def compile_source(source, directory, name="kernels"):
+def compile_source(source, directory, name="kernels", switchable_index_checks=False):
     """Writes `source` to directory/name.py, builds it and imports it."""
     path = pathlib.Path(directory) / f"{name}.py"
     path.write_text(source)
-    return compile_module(path, directory)
+    return compile_module(path, directory, switchable_index_checks)

@@ -5,8 +5,11 @@ array, the index, the axis, the shape and the source line, instead of
 reading or writing memory the array does not own, whatever debug= says.
 Every access path is checked: element reads and writes, integer indices of
 views, static and dynamic shared arrays, local arrays, atomics, and arrays
-nested in records. boundscheck=False, KILN_CPU_BOUNDSCHECK=0 and
-NUMBA_BOUNDSCHECK=0 run the kernel's copy without checks.
+nested in records. boundscheck=False runs the kernel's copy without
+checks. A build holds the copy each kernel's option asks for; built with
+--switchable-index-checks it holds both, and KILN_CPU_BOUNDSCHECK=0 (or
+NUMBA_BOUNDSCHECK=0) runs the unchecked copy, =1 the checked one; a
+setting that asks for a copy the build lacks warns and runs the one it has.
 """
 
 import os
@@ -123,6 +126,12 @@ def unchecked_read(a, i, out):
 @pytest.fixture(scope="module")
 def module(tmp_path_factory):
     return kiln_cpu.compile_source(SOURCE, tmp_path_factory.mktemp("index_checks"))
+
+
+@pytest.fixture(scope="module")
+def switchable_module(tmp_path_factory):
+    return kiln_cpu.compile_source(SOURCE, tmp_path_factory.mktemp("switchable_index_checks"),
+                                   switchable_index_checks=True)
 
 
 def source_line(text):
@@ -280,22 +289,26 @@ def test_boundscheck_false_runs_unchecked(module):
 
 
 CHILD = '''
-import importlib.util, sys
+import importlib.util, sys, warnings
 import numpy as np
+warnings.simplefilter("always")
 spec = importlib.util.spec_from_file_location({name!r}, {path!r})
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
 backing = np.arange(16, dtype=np.int32)
 out = np.zeros(1, np.int32)
-try:
-    module.{kernel}[1, 1](backing[:10], 10, out)
-    print("read", int(out[0]))
-except IndexError as error:
-    print("IndexError", error)
+for launch in range(2):
+    try:
+        module.{kernel}[1, 1](backing[:10], 10, out)
+        print("read", int(out[0]))
+    except IndexError as error:
+        print("IndexError", error)
 '''
 
 
 def run_child(module, kernel, **environment):
+    """(what each of two launches did, the warnings printed) in a process
+    of its own, which reads the setting in `environment`."""
     code = CHILD.format(name=module.__name__, path=module.__file__, kernel=kernel)
     env = dict(os.environ, KILN_TARGET="cpu", PYTHONPATH=os.pathsep.join(sys.path))
     for key in ("KILN_CPU_BOUNDSCHECK", "NUMBA_BOUNDSCHECK"):
@@ -304,7 +317,11 @@ def run_child(module, kernel, **environment):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             env=env, timeout=120)
     assert result.returncode == 0, f"the child failed:\n{result.stderr}"
-    return result.stdout.strip()
+    launches = result.stdout.strip().splitlines()
+    assert len(launches) == 2 and launches[0] == launches[1], (
+        f"two launches of {kernel} must do the same: {launches}")
+    warnings = [line for line in result.stderr.splitlines() if "RuntimeWarning" in line]
+    return launches[0], warnings
 
 
 @pytest.mark.parametrize("environment, kernel, expected", [
@@ -315,7 +332,41 @@ def run_child(module, kernel, **environment):
     ({"NUMBA_BOUNDSCHECK": "1"}, "unchecked_read", "IndexError"),
     ({"KILN_CPU_BOUNDSCHECK": "1", "NUMBA_BOUNDSCHECK": "0"}, "read_1d", "IndexError"),
 ])
-def test_environment_chooses_the_checked_or_unchecked_copy(module, environment, kernel, expected):
-    output = run_child(module, kernel, **environment)
+def test_environment_chooses_the_checked_or_unchecked_copy_of_a_switchable_build(
+        switchable_module, environment, kernel, expected):
+    output, warnings = run_child(switchable_module, kernel, **environment)
     assert output.startswith(expected), (
         f"{kernel} with {environment or 'no setting'} must give {expected!r}, got: {output}")
+    assert not warnings, f"a build with both copies has the one asked for: {warnings}"
+
+
+def test_a_build_holds_the_copy_each_kernels_option_asks_for(module, switchable_module):
+    assert module.read_1d.info()[0]["index_checks"] == "checked"
+    assert module.unchecked_read.info()[0]["index_checks"] == "unchecked"
+    assert switchable_module.read_1d.info()[0]["index_checks"] == "both"
+    assert switchable_module.unchecked_read.info()[0]["index_checks"] == "both"
+
+
+@pytest.mark.parametrize("environment, kernel, expected, asked", [
+    ({"KILN_CPU_BOUNDSCHECK": "0"}, "read_1d", "IndexError", "code without index checks"),
+    ({"NUMBA_BOUNDSCHECK": "0"}, "read_1d", "IndexError", "code without index checks"),
+    ({"KILN_CPU_BOUNDSCHECK": "1"}, "unchecked_read", "read 10", "index checks"),
+])
+def test_a_setting_asking_for_a_copy_the_build_lacks_runs_the_other_and_warns_once(
+        module, environment, kernel, expected, asked):
+    output, warnings = run_child(module, kernel, **environment)
+    assert output.startswith(expected), (
+        f"{kernel} built with one copy must run it whatever {environment} asks: {output}")
+    [setting] = [f"{name}={value}" for name, value in environment.items()]
+    assert len(warnings) == 1, f"one warning for two launches of {kernel}, got: {warnings}"
+    [warning] = warnings
+    for fragment in (setting, f"asks for {asked}", f"kernel '{kernel}'",
+                     "--switchable-index-checks"):
+        assert fragment in warning, f"the warning must say {fragment!r}: {warning}"
+
+
+def test_a_setting_that_matches_the_copy_built_does_not_warn(module):
+    output, warnings = run_child(module, "read_1d", KILN_CPU_BOUNDSCHECK="1")
+    assert output.startswith("IndexError") and not warnings, (output, warnings)
+    output, warnings = run_child(module, "unchecked_read", KILN_CPU_BOUNDSCHECK="0")
+    assert output == "read 10" and not warnings, (output, warnings)

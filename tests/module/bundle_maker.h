@@ -25,7 +25,8 @@ inline std::string manifestWithFatbin(const std::string &fatbin) {
                {"argument": 0, "role": "shape", "dimension": 0, "path": [], "type": "i64"},
                {"argument": 0, "role": "stride", "dimension": 0, "path": [], "type": "i64"},
                {"argument": 1, "role": "value", "type": "f64"}],
-    "static_shared_bytes": 0, "local_bytes": 0, "raises": false, "cubins": [80], "ptx": [80],
+    "static_shared_bytes": 0, "local_bytes": 0, "raises": false, "index_checks": "checked",
+    "cubins": [80], "ptx": [80],
     "fatbin": {"offset": 0, "size": )json" +
          std::to_string(fatbin.size()) + R"json(, "checksum": ")json" +
          checksumText(kilnChecksum(fatbin.data(), fatbin.size())) + R"json("}}]})json";

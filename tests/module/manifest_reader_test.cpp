@@ -102,6 +102,7 @@ void expectSameSpecialization(const ManifestSpecialization &read,
   EXPECT_EQ(read.cooperative, written.cooperative);
   EXPECT_EQ(read.maxThreadsPerBlock, written.maxThreadsPerBlock);
   EXPECT_EQ(read.blockEntry, written.blockEntry);
+  EXPECT_EQ(read.indexChecks, written.indexChecks);
   EXPECT_EQ(read.cubinArchs, written.cubinArchs);
   EXPECT_EQ(read.ptxArchs, written.ptxArchs);
   EXPECT_EQ(read.files, written.files);

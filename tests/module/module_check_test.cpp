@@ -78,6 +78,19 @@ TEST(ModuleCheck, AParameterLayoutThatIsNotTheArgumentsIsDamage) {
   EXPECT_NE(check.problem.find("parameter layout"), std::string::npos) << check.problem;
 }
 
+TEST(ModuleCheck, IndexChecksNamingNoCopiesAreDamage) {
+  std::string manifest = manifestWithFatbin(Fatbin);
+  for (const char *copies : {R"("sometimes")", "true"}) {
+    std::string changed = manifest;
+    changed.replace(changed.find(R"("checked")"), std::strlen(R"("checked")"), copies);
+    std::string bundle = makeBundle(changed, Fatbin);
+    ModuleCheck check = checkModule(factsOf(bundle), bundle);
+    EXPECT_EQ(check.verdict, ModuleVerdict::Damaged) << copies;
+    EXPECT_EQ(check.problem,
+              "the manifest entry of 'scale' (specialization 0) has a malformed 'index_checks'");
+  }
+}
+
 TEST(ModuleCheck, ASpecializationCountOtherThanTheCodesIsDamage) {
   std::string bundle = soundBundle();
   ModuleCheck check = checkModule(factsOf(bundle, 2), bundle);

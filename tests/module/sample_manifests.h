@@ -36,6 +36,7 @@ inline ManifestSpecialization scaleKernel() {
   entry.cooperative = true;
   entry.maxThreadsPerBlock = 256;
   entry.blockEntry = true;
+  entry.indexChecks = "unchecked";
   entry.cubinArchs = {75, 90, 100};
   entry.ptxArchs = {90};
   entry.files = {"scale.cubin"};

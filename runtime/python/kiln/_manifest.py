@@ -112,6 +112,12 @@ def block_entry(entry):
     return entry.get(Specialization.BLOCK_ENTRY, False)
 
 
+def index_checks(entry):
+    """Which copies of the kernel's body its host code holds: "checked",
+    "unchecked" or "both" (modules of earlier builds say nothing: both)."""
+    return entry.get(Specialization.INDEX_CHECKS) or "both"
+
+
 def sites(entry):
     """"file:line" of each operation the host code's messages name, by the
     index the code passes (the code itself holds no source positions)."""

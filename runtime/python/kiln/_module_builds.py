@@ -202,15 +202,16 @@ class ModuleBuilds:
                 closures = self.closure_requests()
                 calls = self.decorator_calls()
                 include_dirs = link_include_dirs()
+                switchable = index_checks_switchable()
                 kept = KeptBuilds.folder(self, signatures, arch,
                                           values + repr(closures) + repr(calls) + repr(functions)
-                                          + repr(include_dirs))
+                                          + repr(include_dirs) + repr(switchable))
                 module = self._load_kept(kept) if kept else None
                 if module is not None:
                     return module
                 try:
                     return self._build(signatures, functions, arch, kept, values, closures, calls,
-                                       include_dirs)
+                                       include_dirs, switchable)
                 except Exception as error:
                     requests = getattr(error, "overload_requests", ())
                     if not requests or round_number == _OVERLOAD_ROUNDS:
@@ -327,7 +328,8 @@ class ModuleBuilds:
             KeptBuilds.used(folder)
         return module
 
-    def _build(self, signatures, functions, arch, kept, values, closures, calls, include_dirs):
+    def _build(self, signatures, functions, arch, kept, values, closures, calls, include_dirs,
+               switchable):
         """A build made now, for `arch` (None: the CPU engine)."""
         from kiln import _compiler
 
@@ -343,7 +345,7 @@ class ModuleBuilds:
             self.path, output, module_name=self.module_name, arch=arch, host_only=arch is None,
             signatures=signatures, module_stays_python=True, host_values=values,
             closures=closures, decorator_calls=calls, functions=functions,
-            link_include_dirs=include_dirs)
+            link_include_dirs=include_dirs, switchable_index_checks=switchable)
         module = _load_extension(companion_names(self.module_name)[0], extension)
         if kept:
             KeptBuilds.keep(extension, kept)
@@ -357,6 +359,16 @@ def link_include_dirs():
     from kiln.cuda import config
 
     return [folder for folder in config.CUDA_NVRTC_EXTRA_SEARCH_PATHS.split(":") if folder]
+
+
+def index_checks_switchable():
+    """Whether builds made in this process give the CPU engine each kernel's
+    code with and without index checks: where KILN_CPU_BOUNDSCHECK or
+    NUMBA_BOUNDSCHECK asks the engine to choose (as the engine reads them),
+    so that the copy asked for is there; otherwise the one each kernel's
+    boundscheck option names is enough."""
+    return any(os.environ.get(name) in ("0", "1")
+               for name in ("KILN_CPU_BOUNDSCHECK", "NUMBA_BOUNDSCHECK"))
 
 
 # How many times a build is made again for the overloads the one before

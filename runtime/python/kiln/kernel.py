@@ -70,6 +70,7 @@ def specialization_tuple(image, index, entry):
         tuple(_manifest.ptx_archs(entry)),
         _manifest.fatbin_location(entry),
         _manifest.sites(entry),
+        _manifest.index_checks(entry),
     )
 
 
@@ -156,6 +157,7 @@ class Kernel(_runtime.Dispatcher):
                 "raises": _manifest.raises(entry),
                 "cooperative": _manifest.cooperative(entry),
                 "block_entry": _manifest.block_entry(entry),
+                "index_checks": _manifest.index_checks(entry),
                 "fatbin_bytes": _manifest.fatbin_bytes(entry),
             }
             for entry in self._entries

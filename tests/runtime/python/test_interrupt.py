@@ -142,7 +142,9 @@ CASES = [
 def kernels_folder(build_module, tmp_path_factory):
     source = tmp_path_factory.mktemp("interrupt") / "interrupt_kernels.py"
     source.write_text(KERNELS)
-    return build_module(source)
+    # Both copies of each kernel's body, so that the cases that set
+    # KILN_CPU_BOUNDSCHECK interrupt each.
+    return build_module(source, None, "--switchable-index-checks")
 
 
 @pytest.mark.parametrize("kernel, grid, block, environment", CASES,

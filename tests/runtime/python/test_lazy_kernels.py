@@ -1178,3 +1178,53 @@ def test_kernels_call_kernels_as_device_functions(source_module):
             return a
     ''')
     np.testing.assert_array_equal(module.run(0.5, np.arange(4.0)), 2 * np.arange(4.0) + 0.5)
+
+
+READ_PAST_THE_VIEW = '''
+import warnings
+import numpy as np
+from kiln import cuda
+
+warnings.simplefilter("always")
+
+
+@cuda.jit(boundscheck=False)
+def read(a, i, out):
+    out[0] = a[i]
+
+
+@cuda.jit
+def read_checked(a, i, out):
+    out[0] = a[i]
+
+
+backing = np.arange(16, dtype=np.int32)
+out = np.zeros(1, np.int32)
+for kernel in (read, read_checked):
+    try:
+        kernel[1, 1](backing[:10], 10, out)
+        print("read", int(out[0]))
+    except IndexError:
+        print("IndexError")
+'''
+
+
+@pytest.mark.parametrize("setting, expected", [
+    ({}, ["read 10", "IndexError"]),
+    ({"KILN_CPU_BOUNDSCHECK": "1"}, ["IndexError", "IndexError"]),
+    ({"NUMBA_BOUNDSCHECK": "0"}, ["read 10", "read 10"]),
+])
+def test_kernels_compiled_on_their_first_call_have_the_copy_the_setting_asks_for(
+        tmp_path, package_dir, setting, expected):
+    environment = dict(os.environ, PYTHONPATH=str(package_dir), KILN_TARGET="cpu",
+                       KILN_CACHE_DIR=str(tmp_path / "cache"))
+    for name in ("KILN_CPU_BOUNDSCHECK", "NUMBA_BOUNDSCHECK"):
+        environment.pop(name, None)
+    environment.update(setting)
+    result = subprocess.run([sys.executable, "-c", READ_PAST_THE_VIEW], capture_output=True,
+                            text=True, env=environment, timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[:2] == expected, (
+        f"with {setting or 'no setting'}: {result.stdout}")
+    assert "RuntimeWarning" not in result.stderr, (
+        "a kernel compiled in this process lacks the copy its setting asks for: " + result.stderr)

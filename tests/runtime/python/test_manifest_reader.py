@@ -160,7 +160,8 @@ def test_kernels_read_their_entries_through_the_reader(companion):
     assert kernel.specialization_tuple(None, 0, entry)[2:] == (
         "(array(float32, 1d, C), array(float32, 1d, C), float32)", entry["entry"],
         tuple(_types.descriptor(t) for t in entry["args"]), _manifest.parameters(entry),
-        0, 0, False, False, 128, (), (80,), _manifest.fatbin_location(entry), _manifest.sites(entry))
+        0, 0, False, False, 128, (), (80,), _manifest.fatbin_location(entry), _manifest.sites(entry),
+        "checked")
     assert _manifest.sites(entry) and all("reader_kernels.py:" in site for site in _manifest.sites(entry))
     [info] = module.scale.info()
     assert info["args"] == entry["args"] and info["fatbin_bytes"] == entry["fatbin"]["size"]
@@ -181,6 +182,7 @@ def test_absent_keys_read_as_the_runtime_always_read_them():
                                          _manifest.cooperative, _manifest.block_entry))
     assert (_manifest.cubin_archs({}), _manifest.ptx_archs({}), _manifest.sites({})) == ((), (), ())
     assert _manifest.fatbin_location({}) is None
+    assert _manifest.index_checks({}) == "both", "modules of earlier builds hold both copies"
     assert _manifest.fatbin_bytes({}) is None and _manifest.fatbin_bytes({"fatbin": None}) is None
     assert _manifest.parameters({"params": [{"argument": 1, "role": "value", "type": "f32"}]}) == (
         (1, "value", 0, (), "f32"),)
