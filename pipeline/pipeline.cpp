@@ -239,8 +239,20 @@ private:
   /// Whether image `index`'s PTX is looked up before its kernels' IR
   /// (findImage), which is then compiled or read only where it missed.
   bool foundFirst(size_t index) const { return images[index].linked && imageCached(index); }
-  /// The key of image `index`'s linked PTX for `target`.
-  std::string linkedCodeKey(size_t index, llvm::StringRef target) const;
+  /// The key of image `index`'s linked PTX for .target `arch`.
+  std::string linkedCodeKey(size_t index, unsigned arch) const;
+  /// The key of kernel `index`'s LLVM IR for .target `arch`.
+  std::string deviceCodeKey(size_t index, unsigned arch) const;
+  /// Whether kernel `index`'s LLVM IR is optimized once, for the build's
+  /// lowest PTX target, and serves every target (sharedDeviceCode): the
+  /// NVPTX optimizer gives the same IR for every target, except where
+  /// libdevice's code asks which architecture it runs on (__CUDA_ARCH).
+  /// The PTX each target's code generation makes of it still differs.
+  bool sharesDeviceCode(size_t index) const {
+    return deviceCodeForm() == backend::CodeForm::LLVMIR && sharedCode.size() > index &&
+           !ir::callsLibdevice(*kernels[index].kernel);
+  }
+  llvm::Expected<backend::CompiledCode> sharedDeviceCode(size_t index);
   /// The form of the device code compiled per kernel.
   backend::CodeForm deviceCodeForm() const {
     return options.emit == EmitKind::LLVM || buildsLinkedImages(options)
@@ -265,6 +277,15 @@ private:
   std::vector<std::optional<std::string>> semantic;
   /// Per image: the PTX targets findImage found its PTX for.
   std::vector<std::set<unsigned>> foundTargets;
+  /// Kernels' LLVM IR for every PTX target, optimized for the lowest once
+  /// (sharesDeviceCode); empty where the build has fewer than two targets.
+  struct SharedDeviceCode {
+    std::once_flag once;
+    std::optional<backend::CompiledCode> code;
+    std::string error;
+  };
+  std::vector<std::unique_ptr<SharedDeviceCode>> sharedCode;
+  unsigned lowestTarget = 0;
   llvm::DefaultThreadPool pool;
   std::mutex resultsMutex;
   ErrorLog errors;
@@ -335,15 +356,20 @@ void KernelBuilder::compileCode(size_t index, std::optional<unsigned> arch) {
       [&] { reporter.taskFinished(build.progressName + " " + kind + (arch ? " " + target : "")); });
   std::optional<std::string> key;
   if (cached(index))
-    key = cache->codeKey(*semantic[index], *build.kernel, kind, target);
+    key = form == backend::CodeForm::LLVMIR && arch
+              ? deviceCodeKey(index, *arch)
+              : cache->codeKey(*semantic[index], *build.kernel, kind, target);
   StepOutcome outcome;
   llvm::Expected<backend::CompiledCode> code = cachedStep<backend::CompiledCode>(
       cache.get(), key, {kind, target, build.description},
       [&](const std::string &k) { return cache->lookupCode(k); },
-      [&] {
-        return arch ? compiler->compileForGpu(*build.kernel, *arch, form)
-                    : compiler->compileForHost(*build.kernel, form,
-                                               linkFiles(*build.kernel, options.file));
+      [&]() -> llvm::Expected<backend::CompiledCode> {
+        if (!arch)
+          return compiler->compileForHost(*build.kernel, form,
+                                          linkFiles(*build.kernel, options.file));
+        if (sharesDeviceCode(index))
+          return sharedDeviceCode(index);
+        return compiler->compileForGpu(*build.kernel, *arch, form);
       },
       [&](const std::string &k, const backend::CompiledCode &c) {
         cache->storeCode(k, build.kernel->symbol, kind, target, c);
@@ -361,12 +387,35 @@ void KernelBuilder::compileCode(size_t index, std::optional<unsigned> arch) {
     build.host = std::move(*code);
 }
 
-std::string KernelBuilder::linkedCodeKey(size_t index, llvm::StringRef target) const {
+llvm::Expected<backend::CompiledCode> KernelBuilder::sharedDeviceCode(size_t index) {
+  SharedDeviceCode &shared = *sharedCode[index];
+  std::call_once(shared.once, [&] {
+    llvm::Expected<backend::CompiledCode> code =
+        compiler->compileForGpu(*kernels[index].kernel, lowestTarget, backend::CodeForm::LLVMIR);
+    if (code)
+      shared.code = std::move(*code);
+    else
+      shared.error = llvm::toString(code.takeError());
+  });
+  if (!shared.code)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), shared.error);
+  return *shared.code;
+}
+
+std::string KernelBuilder::deviceCodeKey(size_t index, unsigned arch) const {
+  std::string target = cuda_tools::smName(arch);
+  // The IR depends on the target it was optimized for, which the key names
+  // where that is another.
+  if (sharesDeviceCode(index) && arch != lowestTarget)
+    target += " optimized for " + cuda_tools::smName(lowestTarget);
+  return cache->codeKey(*semantic[index], *kernels[index].kernel, "llvm", target);
+}
+
+std::string KernelBuilder::linkedCodeKey(size_t index, unsigned arch) const {
   std::vector<std::string> memberKeys;
   for (size_t member : images[index].members)
-    memberKeys.push_back(
-        cache->codeKey(*semantic[member], *kernels[member].kernel, "llvm", target));
-  return cache->linkedCodeKey(memberKeys, target);
+    memberKeys.push_back(deviceCodeKey(member, arch));
+  return cache->linkedCodeKey(memberKeys, cuda_tools::smName(arch));
 }
 
 /// Image `index`'s PTX for .target `arch` from the cache, with its kernels'
@@ -377,7 +426,7 @@ void KernelBuilder::findImage(size_t index, unsigned arch) {
   std::string target = cuda_tools::smName(arch);
   auto start = std::chrono::steady_clock::now();
   std::optional<CacheHit<LinkedCode>> hit =
-      cache->lookupLinkedCode(linkedCodeKey(index, target), image.members.size());
+      cache->lookupLinkedCode(linkedCodeKey(index, arch), image.members.size());
   if (!hit)
     return;
   cache->note(hit->source, "ptx", target, image.description);
@@ -407,7 +456,7 @@ void KernelBuilder::linkImage(size_t index, unsigned arch) {
     members.push_back(kernels[member].ptx.at(arch).bytes);
   std::optional<std::string> key;
   if (imageCached(index))
-    key = linkedCodeKey(index, target);
+    key = linkedCodeKey(index, arch);
   StepOutcome outcome;
   llvm::Expected<LinkedCode> code = cachedStep<LinkedCode>(
       cache.get(), key, {"ptx", target, image.description},
@@ -470,7 +519,7 @@ void KernelBuilder::prefetchCodeKeys(const std::set<unsigned> &targets, bool wit
   for (size_t i = 0; i < images.size(); ++i)
     if (foundFirst(i))
       for (unsigned arch : targets)
-        keys.push_back(linkedCodeKey(i, cuda_tools::smName(arch)));
+        keys.push_back(linkedCodeKey(i, arch));
   if (withHost)
     for (size_t i = 0; i < kernels.size(); ++i)
       if (cached(i))
@@ -566,6 +615,11 @@ llvm::Error KernelBuilder::run() {
   bool withHost = forHost || options.emit == EmitKind::Module;
   bool wantFatbins = buildsLinkedImages(options);
   std::set<unsigned> targets = forHost ? std::set<unsigned>() : archs->archs.ptxTargets();
+  if (targets.size() > 1) {
+    lowestTarget = *targets.begin();
+    for (size_t i = 0; i < kernels.size(); ++i)
+      sharedCode.push_back(std::make_unique<SharedDeviceCode>());
+  }
   // Images' PTX first: where it is found, its kernels' device code for
   // that target is not needed, and the task count below is exact.
   foundTargets.resize(images.size());
