@@ -20,8 +20,9 @@
 //                (host_region_loops.h) where the kernel fits, else as the
 //                barrier regions the engine resumes (host_barrier_regions.h).
 //
-// Every entry picks, once per launch, the checked or the unchecked copy of
-// the kernel's body (see "Index checks" in host_target.h).
+// Where the kernel's host code holds both a checked and an unchecked copy
+// of its body, every entry picks one once per launch (see "Index checks"
+// in host_target.h).
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -26,12 +26,14 @@
 // loops of barrier regions, before LLVM splits them at their barriers.
 //
 // Index checks: the lowering guards every array access with a check whose
-// condition includes a call of `kiln.index_checks`. Once the kernel is
-// lowered, each function that has such checks gets an unchecked copy, in
-// which the call is false (LLVM then deletes the checks); in the original
-// it is true. The entry points pick a copy per launch from
-// KilnCpuThread.flags, so that turning the checks off costs one branch per
-// thread or block, not one per access.
+// condition includes whether this copy of the code checks indices. A build
+// of one copy (index_check_copies.h) makes that the constant the kernel's
+// boundscheck option says. A build of both makes it a call of
+// `kiln.index_checks`: once the kernel is lowered, each function that has
+// such checks gets an unchecked copy, in which the call is false (LLVM
+// then deletes the checks); in the original it is true. The entry points
+// pick a copy per launch from KilnCpuThread.flags, so that turning the
+// checks off costs one branch per thread or block, not one per access.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
