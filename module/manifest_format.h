@@ -25,6 +25,12 @@ constexpr std::string_view IndexChecksChecked = "checked";
 constexpr std::string_view IndexChecksUnchecked = "unchecked";
 constexpr std::string_view IndexChecksBoth = "both";
 
+/// Whether `spelling` is one of the three above.
+constexpr bool isIndexChecksSpelling(std::string_view spelling) {
+  return spelling == IndexChecksChecked || spelling == IndexChecksUnchecked ||
+         spelling == IndexChecksBoth;
+}
+
 /// A checksum as manifests write it: 16 lowercase hex digits.
 std::string checksumText(uint64_t checksum);
 

@@ -288,9 +288,7 @@ std::optional<std::string> specializationProblem(const JsonValue &spec, size_t i
   if (const JsonValue *sites = spec.member(key::Sites); sites && !isStringArray(sites))
     return what + " has a malformed " + quoted(key::Sites);
   if (const JsonValue *copies = spec.member(key::IndexChecks);
-      copies && (!copies->string() || (*copies->string() != IndexChecksChecked &&
-                                       *copies->string() != IndexChecksUnchecked &&
-                                       *copies->string() != IndexChecksBoth)))
+      copies && (!copies->string() || !isIndexChecksSpelling(*copies->string())))
     return what + " has a malformed " + quoted(key::IndexChecks);
 
   const JsonValue *params = spec.member(key::Params);

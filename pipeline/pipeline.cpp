@@ -249,8 +249,7 @@ private:
   /// libdevice's code asks which architecture it runs on (__CUDA_ARCH).
   /// The PTX each target's code generation makes of it still differs.
   bool sharesDeviceCode(size_t index) const {
-    return deviceCodeForm() == backend::CodeForm::LLVMIR && sharedCode.size() > index &&
-           !ir::callsLibdevice(*kernels[index].kernel);
+    return index < sharedCode.size() && sharedCode[index];
   }
   llvm::Expected<backend::CompiledCode> sharedDeviceCode(size_t index);
   /// The form of the device code compiled per kernel.
@@ -277,8 +276,9 @@ private:
   std::vector<std::optional<std::string>> semantic;
   /// Per image: the PTX targets findImage found its PTX for.
   std::vector<std::set<unsigned>> foundTargets;
-  /// Kernels' LLVM IR for every PTX target, optimized for the lowest once
-  /// (sharesDeviceCode); empty where the build has fewer than two targets.
+  /// Per kernel, its LLVM IR for every PTX target, optimized for the lowest
+  /// once: null for a kernel that does not share it (sharesDeviceCode);
+  /// empty where the build compiles no LLVM IR for two targets or more.
   struct SharedDeviceCode {
     std::once_flag once;
     std::optional<backend::CompiledCode> code;
@@ -615,10 +615,11 @@ llvm::Error KernelBuilder::run() {
   bool withHost = forHost || options.emit == EmitKind::Module;
   bool wantFatbins = buildsLinkedImages(options);
   std::set<unsigned> targets = forHost ? std::set<unsigned>() : archs->archs.ptxTargets();
-  if (targets.size() > 1) {
+  if (targets.size() > 1 && deviceCodeForm() == backend::CodeForm::LLVMIR) {
     lowestTarget = *targets.begin();
-    for (size_t i = 0; i < kernels.size(); ++i)
-      sharedCode.push_back(std::make_unique<SharedDeviceCode>());
+    for (const KernelArtifacts &build : kernels)
+      sharedCode.push_back(
+          ir::callsLibdevice(*build.kernel) ? nullptr : std::make_unique<SharedDeviceCode>());
   }
   // Images' PTX first: where it is found, its kernels' device code for
   // that target is not needed, and the task count below is exact.

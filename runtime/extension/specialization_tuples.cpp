@@ -259,8 +259,7 @@ std::unique_ptr<Specialization> specializationOf(const std::string &name, PyObje
   kernel.maxThreadsPerBlock = maxThreadsPerBlock;
   if (indexChecks) {
     std::string_view copies(indexChecks);
-    if (copies != module::IndexChecksChecked && copies != module::IndexChecksUnchecked &&
-        copies != module::IndexChecksBoth) {
+    if (!module::isIndexChecksSpelling(copies)) {
       fail("'" + name + "' has index checks '" + std::string(copies) +
            "', not 'checked', 'unchecked' or 'both'");
       return nullptr;

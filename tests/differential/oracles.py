@@ -9,8 +9,10 @@ index programs of launch_programs.py) runs
     outcome rather than the end of the test), once on the CPU engine as
     users run it, with every fast path it has, and once in its reference
     mode (KILN_CPU_REFERENCE=1: each thread in turn through the kernel's
-    plain thread entry, none of the fast paths); each kernel's sm_80 PTX is
-    also checked to keep a store to global memory;
+    plain thread entry, none of the fast paths); the programs of odd seeds
+    form modules built with --switchable-index-checks, which also run a
+    third time, without index checks (KILN_CPU_BOUNDSCHECK=0); each
+    kernel's sm_80 PTX is also checked to keep a store to global memory;
   * on Numba's compiled semantics: the same program rendered as
     `@numba.njit` functions, run for every thread of the grid by the
     program's own `run_host`;
@@ -288,6 +290,19 @@ class Outcome:
 # The ways a batch runs: the Kiln runs (the CPU engine as users run it, and
 # its reference mode), and Numba's two.
 KILN_RUNS = {"kiln": {}, "reference": {"KILN_CPU_REFERENCE": "1"}}
+# A module built with both copies of each kernel's body (odd seeds' batches)
+# also runs the copy without index checks, which must agree with the
+# reference mode as the engine's fast paths must: the generated programs
+# index only within bounds.
+SWITCHABLE_RUNS = dict(KILN_RUNS, unchecked={"KILN_CPU_BOUNDSCHECK": "0"})
+
+
+def switchable_index_checks(program):
+    """Whether `program`'s module is built with --switchable-index-checks:
+    for every other seed, so that campaigns test the default build (one
+    copy of each kernel's body) and the one with both copies alike, and a
+    seed re-run alone is built as in its batch."""
+    return program.seed % 2 == 1
 
 
 def _run_child(directory, mode, generator, module, seeds, timeout, environment=None):
@@ -316,12 +331,12 @@ def _parse(stdout):
     return results
 
 
-def _build(directory, name, source, timeout):
+def _build(directory, name, source, timeout, flags):
     path = pathlib.Path(directory) / f"{name}.py"
     path.write_text(source)
     try:
         module = subprocess.run(
-            [KILN, "build", path, "--module", name, "-o", directory, "--arch", "80", "-q"],
+            [KILN, "build", path, "--module", name, "-o", directory, "--arch", "80", "-q", *flags],
             capture_output=True, text=True, timeout=timeout)
         if module.returncode != 0:
             return module.returncode, module.stderr, {}
@@ -384,7 +399,10 @@ def judge(programs, timeout=120, confirm_matches=True, simulator_too=True):
             (sim_dir / "sim_batch.py").write_text(module_source(simulated))
             simulator = _run_child(sim_dir, "simulator", generator, "sim_batch",
                                    [p.seed for p in simulated], timeout)[0]
-        kiln = dict(_run_on_kiln(programs, generator, work, timeout))
+        kiln = {}
+        for switchable in (False, True):
+            group = [p for p in programs if switchable_index_checks(p) == switchable]
+            kiln.update(_run_on_kiln(group, generator, work, timeout, switchable))
 
         def agreed(p):
             return "outputs" in kiln[p.seed] and "outputs" in simulator.get(p.seed, {}) and \
@@ -436,16 +454,20 @@ def _verdict(program, result, expected):
     if "verdict" in result:
         return Outcome(seed, result["verdict"], result["detail"])
     optimized, plain = result["kiln"], result["reference"]
-    if "error" in optimized or "error" in plain:
-        if optimized != plain:
+    for run, what in (("kiln", "the engine"), ("unchecked", "the engine without index checks")):
+        if run not in result:
+            continue
+        fast = result[run]
+        if "error" in fast or "error" in plain:
+            if fast != plain:
+                return Outcome(seed, FAST_PATH_MISMATCH,
+                               f"{what}: {fast.get('error', 'no error')}; "
+                               f"its reference mode: {plain.get('error', 'no error')}")
+            return Outcome(seed, CRASH, fast["error"])
+        if not _same(fast["outputs"], plain["outputs"]):
             return Outcome(seed, FAST_PATH_MISMATCH,
-                           f"the engine: {optimized.get('error', 'no error')}; "
-                           f"its reference mode: {plain.get('error', 'no error')}")
-        return Outcome(seed, CRASH, optimized["error"])
-    if not _same(optimized["outputs"], plain["outputs"]):
-        return Outcome(seed, FAST_PATH_MISMATCH,
-                       _difference(optimized["outputs"], plain["outputs"], ours="the engine",
-                                   theirs="its reference mode"))
+                           _difference(fast["outputs"], plain["outputs"], ours=what,
+                                       theirs="its reference mode"))
     if not _same(optimized["outputs"], expected["outputs"]):
         return Outcome(seed, MISMATCH, _difference(optimized["outputs"], expected["outputs"]))
     if stores_anything(program, expected["outputs"]) and not result["stores"]:
@@ -453,26 +475,30 @@ def _verdict(program, result, expected):
     return Outcome(seed, MATCH)
 
 
-def _run_on_kiln(programs, generator, work, timeout, depth=0):
+def _run_on_kiln(programs, generator, work, timeout, switchable, depth=0):
     """Builds and runs `programs` as one module, on the engine and in its
-    reference mode, yielding (seed, result); on a build failure, crash or
-    hang splits the batch until each culprit stands alone."""
+    reference mode (`switchable`: built with both copies of each kernel's
+    body, and run without index checks too), yielding (seed, result); on a
+    build failure, crash or hang splits the batch until each culprit stands
+    alone."""
     if not programs:
         return
     name = f"batch{depth}_{programs[0].seed}"
     directory = work / name
     directory.mkdir()
-    status, stderr, ptx = _build(directory, name, module_source(programs), timeout)
+    flags = ["--switchable-index-checks"] if switchable else []
+    status, stderr, ptx = _build(directory, name, module_source(programs), timeout, flags)
     seeds = [p.seed for p in programs]
+    kiln_runs = SWITCHABLE_RUNS if switchable else KILN_RUNS
     runs, failure = {}, "build" if status != 0 else None
     if status == 0:
-        for run, environment in KILN_RUNS.items():
+        for run, environment in kiln_runs.items():
             runs[run], ended = _run_child(directory, "kiln", generator, name, seeds, timeout, environment)
             failure = failure or (ended and (run, ended))
     if failure and len(programs) > 1:
         half = len(programs) // 2
-        yield from _run_on_kiln(programs[:half], generator, work, timeout, depth + 1)
-        yield from _run_on_kiln(programs[half:], generator, work, timeout, depth + 1)
+        yield from _run_on_kiln(programs[:half], generator, work, timeout, switchable, depth + 1)
+        yield from _run_on_kiln(programs[half:], generator, work, timeout, switchable, depth + 1)
         return
     for program in programs:
         seed = program.seed
@@ -485,16 +511,17 @@ def _run_on_kiln(programs, generator, work, timeout, depth=0):
             internal = status == 3 or "internal error" in stderr
             yield seed, {"verdict": INTERNAL_ERROR if internal else COMPILE_ERROR,
                          "detail": stderr.strip()[-2000:]}
-        elif failure and any(seed not in runs[run] for run in KILN_RUNS):
+        elif failure and any(seed not in runs[run] for run in kiln_runs):
             run, ended = failure
-            where = "the engine" if run == "kiln" else "the engine's reference mode"
+            where = {"kiln": "the engine", "reference": "the engine's reference mode",
+                     "unchecked": "the engine without index checks"}[run]
             if ended == "timeout":
                 yield seed, {"verdict": HANG, "detail": f"the kernel ran past the time-out on {where}"}
             else:
                 yield seed, {"verdict": CRASH, "detail": f"on {where}: {ended}"}
         else:
-            result = {"kiln": runs["kiln"][seed], "reference": runs["reference"][seed],
-                      "stores": stores_to_global_memory(ptx.get(kernel_name(program), ""))}
+            result = {run: runs[run][seed] for run in kiln_runs}
+            result["stores"] = stores_to_global_memory(ptx.get(kernel_name(program), ""))
             if "outputs" in result["kiln"]:
                 result["outputs"] = result["kiln"]["outputs"]
             yield seed, result
