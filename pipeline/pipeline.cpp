@@ -12,6 +12,7 @@
 #include "ir/libdevice.h"
 #include "pipeline/build_cache.h"
 #include "pipeline/cached_step.h"
+#include "pipeline/machine_tools.h"
 #include "pipeline/outputs.h"
 #include "pipeline/python_config.h"
 #include "pipeline/python_host_values.h"
@@ -208,9 +209,9 @@ std::vector<ImageArtifacts> formImages(const BuildOptions &options, llvm::String
 /// The parallel phases of one build, over its kernels and images.
 class KernelBuilder {
 public:
-  KernelBuilder(const BuildOptions &options, BuildReporter &reporter,
+  KernelBuilder(const BuildOptions &options, BuildReporter &reporter, MachineTools &tools,
                 std::vector<KernelArtifacts> &kernels, std::vector<ImageArtifacts> &images)
-      : options(options), reporter(reporter), kernels(kernels), images(images),
+      : options(options), reporter(reporter), tools(tools), kernels(kernels), images(images),
         pool(llvm::hardware_concurrency(options.jobs)) {}
 
   llvm::Error run();
@@ -267,6 +268,7 @@ private:
 
   const BuildOptions &options;
   BuildReporter &reporter;
+  MachineTools &tools;
   std::vector<KernelArtifacts> &kernels;
   std::vector<ImageArtifacts> &images;
   std::optional<cuda_tools::CudaToolkit> toolkit;
@@ -299,7 +301,7 @@ void KernelBuilder::useLibdeviceForHost() {
     return;
   }
   // The code generator reports what is missing, for the call that needs it.
-  llvm::Expected<cuda_tools::CudaToolkit> found = cuda_tools::findCudaToolkit();
+  llvm::Expected<cuda_tools::CudaToolkit> found = tools.toolkit();
   if (!found) {
     compiler.emplace("", llvm::toString(found.takeError()));
     return;
@@ -318,7 +320,7 @@ llvm::Error KernelBuilder::findTools() {
     useLibdeviceForHost();
     return llvm::Error::success();
   }
-  llvm::Expected<cuda_tools::CudaToolkit> found = cuda_tools::findCudaToolkit();
+  llvm::Expected<cuda_tools::CudaToolkit> found = tools.toolkit();
   if (!found)
     return found.takeError();
   toolkit = std::move(*found);
@@ -603,7 +605,7 @@ llvm::Error KernelBuilder::run() {
   if (linksCudaSource)
     compiler->hostCudaOptions = backend::findHostCudaTools(options.linkIncludeDirectories);
   compiler->switchableIndexChecks = options.switchableIndexChecks;
-  cache = BuildCache::open(options, toolkit ? toolkit->version.str() : std::string(), reporter);
+  cache = tools.cache(toolkit ? toolkit->version.str() : std::string());
   if (cache)
     cache->setHostCudaTools(compiler->hostCudaOptions);
   semantic.resize(kernels.size());
@@ -781,6 +783,9 @@ std::map<unsigned, cuda_tools::FunctionResources> KernelArtifacts::entryResource
 }
 
 llvm::Expected<BuildResult> buildModule(const BuildOptions &options, BuildReporter &reporter) {
+  // Looks for the toolkit and opens the cache while the front end reads
+  // the module.
+  MachineTools tools(options, reporter);
   BuildResult result;
   if (llvm::Error error = isTypedIRFile(options.file) ? readTypedIR(options, result)
                                                       : typeSource(options, reporter, result))
@@ -821,7 +826,7 @@ llvm::Expected<BuildResult> buildModule(const BuildOptions &options, BuildReport
                                 {},
                                 {}});
   result.images = formImages(options, moduleName, result.kernels);
-  KernelBuilder builder(options, reporter, result.kernels, result.images);
+  KernelBuilder builder(options, reporter, tools, result.kernels, result.images);
   if (llvm::Error error = builder.run())
     return error;
   if (llvm::Error error =

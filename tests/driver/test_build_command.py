@@ -175,6 +175,50 @@ def test_type_errors_stop_the_build_with_diagnostics(kiln, tmp_path):
     assert result.returncode == 1
     assert "broken.py:" in result.stderr and "error:" in result.stderr
 
+def without_toolkit(tmp_path):
+    """An environment whose $CUDA_HOME names a folder that does not exist."""
+    return {**os.environ, "CUDA_HOME": str(tmp_path / "no-cuda")}
+
+
+def test_a_module_with_errors_reports_them_rather_than_a_missing_toolkit(kiln, tmp_path):
+    # The toolkit is looked for while the front end reads the module; the
+    # module's errors are what the user hears about.
+    path = tmp_path / "broken.py"
+    path.write_text(SAXPY.replace("a * x[i]", "a * x"))
+    result = kiln("build", path, "--emit", "ptx", "-o", tmp_path / "out", env=without_toolkit(tmp_path))
+    assert result.returncode == 1
+    assert "broken.py:" in result.stderr and "CUDA_HOME" not in result.stderr, result.stderr
+
+
+def test_a_correct_module_without_a_toolkit_names_the_toolkit(kiln, saxpy, tmp_path):
+    result = kiln("build", saxpy, "--emit", "ptx", "-o", tmp_path / "out", env=without_toolkit(tmp_path))
+    assert result.returncode == 1
+    assert f"$CUDA_HOME is '{tmp_path / 'no-cuda'}', which is not a directory" in result.stderr, \
+        result.stderr
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
+
+
+def test_an_unusable_cache_is_one_warning_after_the_modules_diagnostics(kiln, saxpy, tmp_path):
+    not_a_folder = tmp_path / "cache"
+    not_a_folder.write_text("a file where the cache folder would be")
+    out = tmp_path / "out"
+    result = kiln("build", saxpy, "--emit", "ptx", "-o", out, "--cache-dir", not_a_folder, "--json")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("warning") == 1, result.stderr
+    assert "building without the cache" in result.stderr, result.stderr
+    report = json.loads(result.stdout)
+    assert len(report["warnings"]) == 1, report["warnings"]
+    assert report["written"] and all(pathlib.Path(p).is_file() for p in report["written"])
+
+    broken = tmp_path / "broken.py"
+    broken.write_text(SAXPY.replace("a * x[i]", "a * x"))
+    result = kiln("build", broken, "--emit", "ptx", "-o", out, "--cache-dir", not_a_folder)
+    assert result.returncode == 1
+    assert "broken.py:" in result.stderr and "warning" not in result.stderr, \
+        "a build that stops at the module's errors says nothing of the cache it did not use:\n" + \
+        result.stderr
+
+
 
 def test_unwritable_output_folder_is_an_error(kiln, saxpy, tmp_path):
     blocker = tmp_path / "file"
