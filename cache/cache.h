@@ -28,6 +28,7 @@
 
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/Error.h>
+#include <llvm/Support/JSON.h>
 
 #include <atomic>
 #include <functional>
@@ -54,8 +55,8 @@ struct CacheOptions {
 struct EntryContents {
   HexDigest key;
   std::string kind, target, name;
-  /// JSON text, or empty.
-  std::string info;
+  /// See EntryMetadata::info.
+  llvm::json::Value info = nullptr;
   /// (role, bytes), in order.
   std::vector<std::pair<std::string, std::string>> blobs;
   /// Bytes the caller hands back at lookup (a fat binary's images, which

@@ -89,12 +89,7 @@ std::string writeMetadata(const EntryMetadata &metadata) {
         });
     });
     json.attribute("created", metadata.created);
-    json.attributeBegin("info");
-    if (metadata.info.empty())
-      json.value(nullptr);
-    else
-      json.rawValue(metadata.info);
-    json.attributeEnd();
+    json.attribute("info", metadata.info);
     json.attribute("key", metadata.key);
     json.attribute("kind", metadata.kind);
     json.attribute("name", metadata.name);
@@ -117,7 +112,7 @@ llvm::Expected<EntryMetadata> parseMetadata(llvm::StringRef bytes) {
   llvm::Expected<llvm::json::Value> value = llvm::json::parse(json);
   if (!value)
     return bad(llvm::toString(value.takeError()));
-  const llvm::json::Object *object = value->getAsObject();
+  llvm::json::Object *object = value->getAsObject();
   if (!object)
     return bad("not a JSON object");
   EntryMetadata metadata;
@@ -132,11 +127,8 @@ llvm::Expected<EntryMetadata> parseMetadata(llvm::StringRef bytes) {
       !text("target", metadata.target) || !text("name", metadata.name))
     return bad("a field is missing");
   metadata.created = object->getInteger("created").value_or(0);
-  if (const llvm::json::Value *info = object->get("info");
-      info && info->kind() != llvm::json::Value::Null) {
-    llvm::raw_string_ostream os(metadata.info);
-    os << *info;
-  }
+  if (llvm::json::Value *info = object->get("info"))
+    metadata.info = std::move(*info);
   const llvm::json::Array *blobs = object->getArray("blobs");
   if (!blobs || blobs->empty())
     return bad("no blobs");

@@ -28,6 +28,7 @@
 
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/Error.h>
+#include <llvm/Support/JSON.h>
 
 #include <cstdint>
 #include <string>
@@ -62,8 +63,10 @@ struct EntryMetadata {
   /// The kernel's symbol, for `kiln cache list`.
   std::string name;
   int64_t created = 0;
-  /// JSON text, or empty; written into the metadata as it is.
-  std::string info;
+  /// What the entry's kind records beside its blobs (a cubin's resource
+  /// usage, a kernel's interface); null for nothing. Kept as parsed, since
+  /// a warm build reads it for every hit.
+  llvm::json::Value info = nullptr;
   std::vector<EntryBlob> blobs;
 };
 

@@ -187,15 +187,6 @@ std::string jsonText(Value value) {
   return text;
 }
 
-std::optional<Value> parseInfo(const cache::CachedEntry &entry) {
-  llvm::Expected<Value> value = llvm::json::parse(entry.metadata.info);
-  if (!value) {
-    llvm::consumeError(value.takeError());
-    return std::nullopt;
-  }
-  return std::move(*value);
-}
-
 void addOptions(cache::KeyBuilder &key, const JitOptions &options) {
   key.add("fastmath", options.fastmath)
       .add("debug", options.debug)
@@ -469,10 +460,10 @@ std::optional<BuildCache::FoundEntry> BuildCache::findWithInfo(const std::string
   std::optional<cache::CachedEntry> entry = find(key, source);
   if (!entry || !entry->blobs.count(role.str()))
     return std::nullopt;
-  std::optional<Value> info = parseInfo(*entry);
-  if (!info || !info->getAsObject())
+  Object *info = entry->metadata.info.getAsObject();
+  if (!info)
     return std::nullopt;
-  return FoundEntry{std::move(entry->blobs[role.str()]), std::move(*info->getAsObject()), source};
+  return FoundEntry{std::move(entry->blobs[role.str()]), std::move(*info), source};
 }
 
 std::optional<CacheHit<backend::CompiledCode>> BuildCache::lookupCode(const std::string &key) {
@@ -493,7 +484,7 @@ void BuildCache::storeCode(const std::string &key, llvm::StringRef name, llvm::S
         kind.str(),
         target.str(),
         name.str(),
-        jsonText(Object{{"interface", interfaceToJson(code.interface)}}),
+        Object{{"interface", interfaceToJson(code.interface)}},
         {{"code", code.bytes}}});
 }
 
@@ -534,7 +525,7 @@ void BuildCache::storeLinkedCode(const std::string &key, llvm::StringRef name,
         "ptx",
         target.str(),
         name.str(),
-        jsonText(Object{{"members", std::move(lines)}}),
+        Object{{"members", std::move(lines)}},
         {{"code", code.ptx}}});
 }
 
@@ -555,7 +546,7 @@ void BuildCache::storeCubin(const std::string &key, llvm::StringRef name, unsign
         "cubin",
         cuda_tools::smName(arch),
         name.str(),
-        jsonText(Object{{"usage", usageToJson(cubin.usage)}}),
+        Object{{"usage", usageToJson(cubin.usage)}},
         {{"cubin", cubin.cubin}}});
 }
 
@@ -588,7 +579,7 @@ BuildCache::lookupFatbin(const std::string &key, llvm::ArrayRef<cuda_tools::Fatb
 void BuildCache::storeFatbin(const std::string &key, llvm::StringRef name,
                              const std::string &fatbin,
                              llvm::ArrayRef<cuda_tools::FatbinImage> images) {
-  cache::EntryContents contents{key, "fatbin", "fatbin", name.str(), "", {{"fatbin", fatbin}}};
+  cache::EntryContents contents{key, "fatbin", "fatbin", name.str(), nullptr, {{"fatbin", fatbin}}};
   contents.implied = imageBytes(images);
   keep(contents);
 }

@@ -225,12 +225,9 @@ std::unique_ptr<RemoteTier> tierFor(const std::string &url, const PublicKey &tru
 }
 
 EntryContents entryFor(unsigned seed) {
-  return {objectKey(seed),
-          "ptx",
-          "sm_80",
-          "kernels.k" + std::to_string(seed),
-          "",
-          {{"code", objectBytes(1000 + seed, seed)}}};
+  return {objectKey(seed), "ptx",
+          "sm_80",         "kernels.k" + std::to_string(seed),
+          nullptr,         {{"code", objectBytes(1000 + seed, seed)}}};
 }
 
 TEST(BatchLookup, TierPrefetchAnswersLaterLookupsWithoutAskingAgain) {

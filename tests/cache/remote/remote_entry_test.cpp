@@ -21,7 +21,7 @@ EntryContents contents(const std::string &key = kKey) {
           "cubin",
           "sm_80",
           "kernels.add",
-          R"({"usage":{}})",
+          llvm::json::Object{{"usage", llvm::json::Object{}}},
           {{"cubin", std::string("\x7f"
                                  "ELF cubin bytes",
                                  16)},
@@ -49,7 +49,8 @@ TEST(RemoteEntry, RoundTripsASignedEntry) {
   ASSERT_TRUE(static_cast<bool>(entry)) << llvm::toString(entry.takeError());
   EXPECT_EQ(entry->metadata.key, kKey);
   EXPECT_EQ(entry->metadata.kind, "cubin");
-  EXPECT_EQ(entry->metadata.info, R"({"usage":{}})");
+  EXPECT_EQ(entry->metadata.info,
+            llvm::json::Value(llvm::json::Object{{"usage", llvm::json::Object{}}}));
   EXPECT_EQ(entry->blobs["cubin"], contents().blobs[0].second);
   EXPECT_EQ(entry->blobs["extra"], "second blob");
 }
