@@ -4,26 +4,15 @@
 
 namespace kiln::pipeline {
 
-void MachineTools::HeldReporter::warning(llvm::StringRef message) {
+void MachineTools::HeldReporter::pass(bool isWarning, llvm::StringRef text) {
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (holding) {
-      held.emplace_back(true, message.str());
+      held.emplace_back(isWarning, text.str());
       return;
     }
   }
-  reporter.warning(message);
-}
-
-void MachineTools::HeldReporter::note(llvm::StringRef line) {
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (holding) {
-      held.emplace_back(false, line.str());
-      return;
-    }
-  }
-  reporter.note(line);
+  isWarning ? reporter.warning(text) : reporter.note(text);
 }
 
 void MachineTools::HeldReporter::release() {
@@ -34,7 +23,7 @@ void MachineTools::HeldReporter::release() {
     lines.swap(held);
   }
   for (const auto &[isWarning, text] : lines)
-    isWarning ? reporter.warning(text) : reporter.note(text);
+    pass(isWarning, text);
 }
 
 MachineTools::MachineTools(const BuildOptions &options, BuildReporter &reporter)

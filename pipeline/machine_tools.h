@@ -57,13 +57,16 @@ private:
     void sourceDiagnostics(const DiagnosticEngine &diagnostics) override {
       reporter.sourceDiagnostics(diagnostics);
     }
-    void warning(llvm::StringRef message) override;
+    void warning(llvm::StringRef message) override { pass(true, message); }
     void expectTasks(unsigned count) override { reporter.expectTasks(count); }
     void taskFinished(llvm::StringRef label) override { reporter.taskFinished(label); }
-    void note(llvm::StringRef line) override;
+    void note(llvm::StringRef line) override { pass(false, line); }
     void release();
 
   private:
+    /// Holds a warning or a note, or passes it on once released.
+    void pass(bool isWarning, llvm::StringRef text);
+
     BuildReporter &reporter;
     std::mutex mutex;
     bool holding = true;

@@ -46,7 +46,6 @@ processes call.
 """
 
 import dataclasses
-import importlib
 import json
 import os
 import pathlib
@@ -297,6 +296,11 @@ KILN_RUNS = {"kiln": {}, "reference": {"KILN_CPU_REFERENCE": "1"}}
 SWITCHABLE_RUNS = dict(KILN_RUNS, unchecked={"KILN_CPU_BOUNDSCHECK": "0"})
 
 
+# What each run is, in a finding's words.
+RUN_NAMES = {"kiln": "the engine", "reference": "the engine's reference mode",
+             "unchecked": "the engine without index checks"}
+
+
 def switchable_index_checks(program):
     """Whether `program`'s module is built with --switchable-index-checks:
     for every other seed, so that campaigns test the default build (one
@@ -402,7 +406,7 @@ def judge(programs, timeout=120, confirm_matches=True, simulator_too=True):
         kiln = {}
         for switchable in (False, True):
             group = [p for p in programs if switchable_index_checks(p) == switchable]
-            kiln.update(_run_on_kiln(group, generator, work, timeout, switchable))
+            kiln.update(_run_on_kiln(group, generator, work, timeout))
 
         def agreed(p):
             return "outputs" in kiln[p.seed] and "outputs" in simulator.get(p.seed, {}) and \
@@ -454,10 +458,10 @@ def _verdict(program, result, expected):
     if "verdict" in result:
         return Outcome(seed, result["verdict"], result["detail"])
     optimized, plain = result["kiln"], result["reference"]
-    for run, what in (("kiln", "the engine"), ("unchecked", "the engine without index checks")):
+    for run in ("kiln", "unchecked"):
         if run not in result:
             continue
-        fast = result[run]
+        fast, what = result[run], RUN_NAMES[run]
         if "error" in fast or "error" in plain:
             if fast != plain:
                 return Outcome(seed, FAST_PATH_MISMATCH,
@@ -475,14 +479,15 @@ def _verdict(program, result, expected):
     return Outcome(seed, MATCH)
 
 
-def _run_on_kiln(programs, generator, work, timeout, switchable, depth=0):
-    """Builds and runs `programs` as one module, on the engine and in its
-    reference mode (`switchable`: built with both copies of each kernel's
-    body, and run without index checks too), yielding (seed, result); on a
-    build failure, crash or hang splits the batch until each culprit stands
+def _run_on_kiln(programs, generator, work, timeout, depth=0):
+    """Builds and runs `programs` (all of one switchable_index_checks) as
+    one module, on the engine and in its reference mode (a switchable
+    module: without index checks too), yielding (seed, result); on a build
+    failure, crash or hang splits the batch until each culprit stands
     alone."""
     if not programs:
         return
+    switchable = switchable_index_checks(programs[0])
     name = f"batch{depth}_{programs[0].seed}"
     directory = work / name
     directory.mkdir()
@@ -497,8 +502,8 @@ def _run_on_kiln(programs, generator, work, timeout, switchable, depth=0):
             failure = failure or (ended and (run, ended))
     if failure and len(programs) > 1:
         half = len(programs) // 2
-        yield from _run_on_kiln(programs[:half], generator, work, timeout, switchable, depth + 1)
-        yield from _run_on_kiln(programs[half:], generator, work, timeout, switchable, depth + 1)
+        yield from _run_on_kiln(programs[:half], generator, work, timeout, depth + 1)
+        yield from _run_on_kiln(programs[half:], generator, work, timeout, depth + 1)
         return
     for program in programs:
         seed = program.seed
@@ -513,8 +518,7 @@ def _run_on_kiln(programs, generator, work, timeout, switchable, depth=0):
                          "detail": stderr.strip()[-2000:]}
         elif failure and any(seed not in runs[run] for run in kiln_runs):
             run, ended = failure
-            where = {"kiln": "the engine", "reference": "the engine's reference mode",
-                     "unchecked": "the engine without index checks"}[run]
+            where = RUN_NAMES[run]
             if ended == "timeout":
                 yield seed, {"verdict": HANG, "detail": f"the kernel ran past the time-out on {where}"}
             else:

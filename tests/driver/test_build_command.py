@@ -198,7 +198,7 @@ def test_a_correct_module_without_a_toolkit_names_the_toolkit(kiln, saxpy, tmp_p
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
 
 
-def test_an_unusable_cache_is_one_warning_after_the_modules_diagnostics(kiln, saxpy, tmp_path):
+def test_an_unusable_cache_is_one_warning_and_a_module_with_errors_hears_nothing_of_it(kiln, saxpy, tmp_path):
     not_a_folder = tmp_path / "cache"
     not_a_folder.write_text("a file where the cache folder would be")
     out = tmp_path / "out"
