@@ -234,13 +234,31 @@ void BuildCache::Warnings::release() {
   held.clear();
 }
 
+/// Where `options` put the local cache, and whether it is on.
+static llvm::Expected<cache::CacheLocation> cacheLocation(const BuildOptions &options) {
+  return cache::resolveCacheLocation(
+      options.cache, cache::CacheEnvironment::fromProcess(),
+      {options.project.cacheDirectory, options.project.cacheMaxSize, options.project.origin()});
+}
+
+std::optional<std::string> BuildCache::toolkitMemoFile(const BuildOptions &options) {
+  llvm::Expected<cache::CacheLocation> location = cacheLocation(options);
+  if (!location) {
+    llvm::consumeError(location.takeError());
+    return std::nullopt;
+  }
+  if (!location->enabled())
+    return std::nullopt;
+  llvm::SmallString<256> file(location->directory);
+  llvm::sys::path::append(file, "toolkits.json");
+  return std::string(file);
+}
+
 std::unique_ptr<BuildCache> BuildCache::open(const BuildOptions &options, std::string cudaVersion,
                                              BuildReporter &reporter) {
   auto warnings = std::make_unique<Warnings>(reporter);
   auto warn = [to = warnings.get()](llvm::StringRef message) { to->warn(message); };
-  llvm::Expected<cache::CacheLocation> location = cache::resolveCacheLocation(
-      options.cache, cache::CacheEnvironment::fromProcess(),
-      {options.project.cacheDirectory, options.project.cacheMaxSize, options.project.origin()});
+  llvm::Expected<cache::CacheLocation> location = cacheLocation(options);
   if (!location) {
     warn(llvm::toString(location.takeError()) + "; building without the cache");
     return nullptr;

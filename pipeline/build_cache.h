@@ -77,6 +77,10 @@ public:
   /// warning).
   static std::unique_ptr<BuildCache> open(const BuildOptions &options, std::string cudaVersion,
                                           BuildReporter &reporter);
+  /// The file in the local cache's folder where the CUDA versions ptxas
+  /// reported are remembered (cuda_tools/toolkit_version_memo.h); none
+  /// when the cache is off or its folder cannot be told.
+  static std::optional<std::string> toolkitMemoFile(const BuildOptions &options);
 
   /// The semantic part of `kernel`'s keys; nothing when the IR records no
   /// source for it.

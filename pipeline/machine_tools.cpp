@@ -26,6 +26,15 @@ void MachineTools::HeldReporter::release() {
     pass(isWarning, text);
 }
 
+/// Where the toolkit is looked for: as the process's environment says,
+/// with the versions ptxas reported remembered beside the cache.
+static cuda_tools::ToolkitSearchEnvironment searchEnvironment(const BuildOptions &options) {
+  cuda_tools::ToolkitSearchEnvironment environment =
+      cuda_tools::ToolkitSearchEnvironment::fromProcess();
+  environment.versionMemo = BuildCache::toolkitMemoFile(options);
+  return environment;
+}
+
 MachineTools::MachineTools(const BuildOptions &options, BuildReporter &reporter)
     : options(options), heldReporter(reporter) {
   bool deviceCode =
@@ -33,7 +42,7 @@ MachineTools::MachineTools(const BuildOptions &options, BuildReporter &reporter)
   if (!deviceCode)
     return;
   searching = std::thread([this] {
-    foundToolkit.emplace(cuda_tools::findCudaToolkit());
+    foundToolkit.emplace(cuda_tools::findCudaToolkit(searchEnvironment(this->options)));
     if (!*foundToolkit)
       return;
     openedFor = (*foundToolkit)->version.str();
@@ -55,7 +64,7 @@ void MachineTools::join() {
 llvm::Expected<cuda_tools::CudaToolkit> MachineTools::toolkit() {
   join();
   if (!foundToolkit)
-    return cuda_tools::findCudaToolkit();
+    return cuda_tools::findCudaToolkit(searchEnvironment(options));
   llvm::Expected<cuda_tools::CudaToolkit> found = std::move(*foundToolkit);
   foundToolkit.reset();
   return found;

@@ -2,6 +2,7 @@
 
 #include "backend/cuda_tools/cuda_toolkit.h"
 
+#include "backend/cuda_tools/toolkit_version_memo.h"
 #include "support/temporary_directory.h"
 #include "support/tool_runner.h"
 
@@ -294,7 +295,8 @@ llvm::Expected<std::string> CudaToolkit::require(ToolkitComponent component) con
   return llvm::createStringError(message);
 }
 
-llvm::Expected<CudaToolkit> inspectCudaToolkit(llvm::StringRef root, ToolkitSource source) {
+llvm::Expected<CudaToolkit> inspectCudaToolkit(llvm::StringRef root, ToolkitSource source,
+                                               const ToolkitVersionMemo *memo) {
   std::string ptxas = joinPath(root, "bin", "ptxas");
   if (!isExecutableFile(ptxas))
     return noToolkitAt(root, source);
@@ -305,6 +307,9 @@ llvm::Expected<CudaToolkit> inspectCudaToolkit(llvm::StringRef root, ToolkitSour
   if (std::optional<CudaVersion> version = readVersionJson(root)) {
     toolkit.version = *version;
     toolkit.versionSource = "version.json";
+  } else if (std::optional<CudaVersion> remembered = memo ? memo->recall(ptxas) : std::nullopt) {
+    toolkit.version = *remembered;
+    toolkit.versionSource = "ptxas --version, remembered";
   } else {
     llvm::Expected<support::ToolOutput> output = support::runTool(ptxas, {"--version"});
     if (!output)
@@ -317,6 +322,8 @@ llvm::Expected<CudaToolkit> inspectCudaToolkit(llvm::StringRef root, ToolkitSour
           toolkit.root.c_str(), ptxas.c_str());
     toolkit.version = *fromPtxas;
     toolkit.versionSource = "ptxas --version";
+    if (memo)
+      memo->remember(ptxas, toolkit.version);
   }
 
   for (ToolkitComponent component : kToolkitComponents) {
@@ -332,17 +339,23 @@ llvm::Expected<CudaToolkit> inspectCudaToolkit(llvm::StringRef root, ToolkitSour
 }
 
 llvm::Expected<CudaToolkit> findCudaToolkit(const ToolkitSearchEnvironment &environment) {
+  std::optional<ToolkitVersionMemo> memo;
+  if (environment.versionMemo)
+    memo.emplace(*environment.versionMemo);
+  auto inspect = [&](llvm::StringRef root, ToolkitSource source) {
+    return inspectCudaToolkit(root, source, memo ? &*memo : nullptr);
+  };
   // An explicit setting is what the user wants: no quiet fallback when it is wrong.
   if (environment.cudaHome)
-    return inspectCudaToolkit(*environment.cudaHome, ToolkitSource::CudaHome);
+    return inspect(*environment.cudaHome, ToolkitSource::CudaHome);
   if (environment.cudaPath)
-    return inspectCudaToolkit(*environment.cudaPath, ToolkitSource::CudaPath);
+    return inspect(*environment.cudaPath, ToolkitSource::CudaPath);
 
   if (environment.path) {
     if (std::optional<std::string> root = toolkitRootOnPath("ptxas", *environment.path))
-      return inspectCudaToolkit(*root, ToolkitSource::PtxasOnPath);
+      return inspect(*root, ToolkitSource::PtxasOnPath);
     if (std::optional<std::string> root = toolkitRootOnPath("nvcc", *environment.path)) {
-      llvm::Expected<CudaToolkit> toolkit = inspectCudaToolkit(*root, ToolkitSource::NvccOnPath);
+      llvm::Expected<CudaToolkit> toolkit = inspect(*root, ToolkitSource::NvccOnPath);
       if (toolkit)
         return toolkit;
       // An nvcc without ptxas beside it (a compiler wrapper, say) is not a
@@ -354,10 +367,10 @@ llvm::Expected<CudaToolkit> findCudaToolkit(const ToolkitSearchEnvironment &envi
   for (const std::string &packages : environment.sitePackages)
     for (const std::string &root : wheelToolkitRoots(packages))
       if (isExecutableFile(joinPath(root, "bin", "ptxas")))
-        return inspectCudaToolkit(root, ToolkitSource::PythonEnvironment);
+        return inspect(root, ToolkitSource::PythonEnvironment);
 
   if (isExecutableFile(joinPath(environment.defaultRoot, "bin", "ptxas")))
-    return inspectCudaToolkit(environment.defaultRoot, ToolkitSource::DefaultLocation);
+    return inspect(environment.defaultRoot, ToolkitSource::DefaultLocation);
 
   std::string wheels =
       environment.sitePackages.empty()

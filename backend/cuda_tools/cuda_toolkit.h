@@ -81,6 +81,10 @@ struct ToolkitSearchEnvironment {
   /// where NVIDIA's wheels put the toolkit's pieces under nvidia/.
   std::vector<std::string> sitePackages;
   std::string defaultRoot = "/usr/local/cuda";
+  /// The file of a ToolkitVersionMemo (toolkit_version_memo.h) to consult
+  /// before asking ptxas for a toolkit's version, and to tell what it says;
+  /// none by default.
+  std::optional<std::string> versionMemo;
 
   static ToolkitSearchEnvironment fromProcess();
 };
@@ -106,7 +110,8 @@ struct CudaToolkit {
   std::string root;
   ToolkitSource source = ToolkitSource::DefaultLocation;
   CudaVersion version;
-  /// "version.json" or "ptxas --version".
+  /// "version.json", "ptxas --version", or "ptxas --version, remembered"
+  /// (from a ToolkitVersionMemo).
   std::string versionSource;
   std::array<ComponentLocation, kToolkitComponentCount> components;
 
@@ -122,7 +127,11 @@ struct CudaToolkit {
 llvm::Expected<CudaToolkit> findCudaToolkit(const ToolkitSearchEnvironment &environment);
 llvm::Expected<CudaToolkit> findCudaToolkit();
 
-/// Describes `root` as a toolkit (components and version) without searching.
-llvm::Expected<CudaToolkit> inspectCudaToolkit(llvm::StringRef root, ToolkitSource source);
+class ToolkitVersionMemo;
+
+/// Describes `root` as a toolkit (components and version) without searching;
+/// a version ptxas must tell comes from `memo` where it remembers it.
+llvm::Expected<CudaToolkit> inspectCudaToolkit(llvm::StringRef root, ToolkitSource source,
+                                               const ToolkitVersionMemo *memo = nullptr);
 
 } // namespace kiln::cuda_tools

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "backend/cuda_tools/cuda_toolkit.h"
+#include "backend/cuda_tools/toolkit_version_memo.h"
 #include "support/temporary_directory.h"
 #include "tests/backend/test_support.h"
 
@@ -258,6 +259,66 @@ TEST(CudaToolkit, VersionFromPtxasWithoutVersionJson) {
   KILN_ASSERT_OK(found);
   EXPECT_EQ(found->version, (CudaVersion{12, 8, 93}));
   EXPECT_EQ(found->versionSource, "ptxas --version");
+}
+
+TEST(CudaToolkit, VersionPtxasReportedIsRememberedUntilPtxasChanges) {
+  FakeToolkit fake = FakeToolkit::create("Cuda compilation tools, release 12.8, V12.8.93");
+  ToolkitSearchEnvironment environment = emptyEnvironment();
+  environment.cudaHome = fake.root();
+  // In a folder that does not exist yet, as a cache's before its first build.
+  environment.versionMemo = fake.directory.file("cache/toolkits.json");
+
+  llvm::Expected<CudaToolkit> asked = findCudaToolkit(environment);
+  KILN_ASSERT_OK(asked);
+  EXPECT_EQ(asked->versionSource, "ptxas --version");
+  EXPECT_TRUE(llvm::sys::fs::exists(*environment.versionMemo))
+      << "what ptxas reported was not written down";
+
+  llvm::Expected<CudaToolkit> remembered = findCudaToolkit(environment);
+  KILN_ASSERT_OK(remembered);
+  EXPECT_EQ(remembered->version, (CudaVersion{12, 8, 93}));
+  EXPECT_EQ(remembered->versionSource, "ptxas --version, remembered");
+
+  // Another ptxas in its place (another size) is asked again.
+  fake.writeExecutable(
+      "bin/ptxas", "#!/bin/sh\nprintf '%s\\n' 'Cuda compilation tools, release 12.10, V12.10.5'\n");
+  llvm::Expected<CudaToolkit> replaced = findCudaToolkit(environment);
+  KILN_ASSERT_OK(replaced);
+  EXPECT_EQ(replaced->version, (CudaVersion{12, 10, 5}));
+  EXPECT_EQ(replaced->versionSource, "ptxas --version");
+}
+
+TEST(CudaToolkit, DamagedVersionMemoIsAskedPastAndRewritten) {
+  FakeToolkit fake = FakeToolkit::create("Cuda compilation tools, release 12.8, V12.8.93");
+  fake.writeFile("toolkits.json", "{\"ptxas\": [{\"path\": 7}, \"no\"");
+  ToolkitSearchEnvironment environment = emptyEnvironment();
+  environment.cudaHome = fake.root();
+  environment.versionMemo = fake.directory.file("toolkits.json");
+
+  llvm::Expected<CudaToolkit> asked = findCudaToolkit(environment);
+  KILN_ASSERT_OK(asked);
+  EXPECT_EQ(asked->version, (CudaVersion{12, 8, 93}));
+  EXPECT_EQ(asked->versionSource, "ptxas --version");
+  llvm::Expected<CudaToolkit> remembered = findCudaToolkit(environment);
+  KILN_ASSERT_OK(remembered);
+  EXPECT_EQ(remembered->versionSource, "ptxas --version, remembered");
+}
+
+TEST(CudaToolkit, VersionMemoKeepsTheMostRecentlyAskedPtxas) {
+  FakeToolkit fake = FakeToolkit::create("unused");
+  ToolkitVersionMemo memo(fake.directory.file("toolkits.json"));
+  std::vector<std::string> files;
+  for (size_t i = 0; i <= ToolkitVersionMemo::capacity; ++i) {
+    std::string name = "ptxas" + std::to_string(i);
+    fake.writeFile(name, name);
+    files.push_back(fake.directory.file(name));
+    memo.remember(files.back(), CudaVersion{12, static_cast<unsigned>(i), 0});
+  }
+  EXPECT_EQ(memo.recall(files.front()), std::nullopt)
+      << "the memo keeps more than " << ToolkitVersionMemo::capacity << " files";
+  EXPECT_EQ(memo.recall(files.back()), (CudaVersion{12, ToolkitVersionMemo::capacity, 0}));
+  EXPECT_EQ(memo.recall(files[1]), (CudaVersion{12, 1, 0}));
+  EXPECT_EQ(memo.recall(fake.directory.file("never-asked")), std::nullopt);
 }
 
 TEST(CudaToolkit, UnknownVersionIsAnError) {

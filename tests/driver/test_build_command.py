@@ -220,6 +220,46 @@ def test_an_unusable_cache_is_one_warning_and_a_module_with_errors_hears_nothing
 
 
 
+def toolkit_logging_ptxas(kiln, tmp_path):
+    """The installed toolkit without its version.json (as NVIDIA's pip
+    wheels are), whose ptxas notes its arguments in a log before running."""
+    real = pathlib.Path(json.loads(kiln("targets", "--json").stdout)["toolkit"]["root"])
+    root = tmp_path / "cuda"
+    (root / "bin").mkdir(parents=True)
+    for entry in real.iterdir():
+        if entry.name not in ("bin", "version.json"):
+            (root / entry.name).symlink_to(entry)
+    for tool in (real / "bin").iterdir():
+        (root / "bin" / tool.name).symlink_to(tool)
+    log = tmp_path / "ptxas.log"
+    ptxas = root / "bin" / "ptxas"
+    ptxas.unlink()
+    ptxas.write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {real / "bin" / "ptxas"} "$@"\n')
+    ptxas.chmod(0o755)
+    return root, log
+
+
+def test_a_warm_build_remembers_the_toolkit_version_rather_than_asking_ptxas(kiln, saxpy, tmp_path):
+    root, log = toolkit_logging_ptxas(kiln, tmp_path)
+    environment = {**os.environ, "CUDA_HOME": str(root)}
+    build = ("build", saxpy, "--emit", "cubin", "--arch", "80", "-o", tmp_path / "out",
+             "--cache-dir", tmp_path / "cache")
+    cold = kiln(*build, env=environment)
+    assert cold.returncode == 0, cold.stderr
+    asked = log.read_text().splitlines()
+    assert asked.count("--version") == 1, f"the cold build ran ptxas so:\n{asked}"
+
+    warm = kiln(*build, env=environment)
+    assert warm.returncode == 0, warm.stderr
+    assert log.read_text().splitlines() == asked, \
+        "a warm build started ptxas, for its version or anything else"
+
+    uncached = kiln(*build, "--no-cache", env=environment)
+    assert uncached.returncode == 0, uncached.stderr
+    assert log.read_text().splitlines().count("--version") == 2, \
+        "a build without the cache used the memo kept in the cache's folder"
+
+
 def test_unwritable_output_folder_is_an_error(kiln, saxpy, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
