@@ -319,3 +319,28 @@ def test_an_atomic_counts_as_a_store_to_global_memory():
     others = ["atom.shared.add.u64 %rd3, [%rd2], %rd1;", "st.shared.u64 [%rd1], %rd2;", "st.param.b64 [param0], %rd1;"]
     assert all(oracles.stores_to_global_memory(text) for text in writes)
     assert not any(oracles.stores_to_global_memory(text) for text in others)
+
+
+def test_the_run_without_index_checks_is_held_to_the_reference_mode(tmp_path, monkeypatch):
+    """A module built with both copies of its kernels' bodies runs a third
+    time, without index checks; that run must agree with the reference
+    mode as the engine's fast paths must, and where it does not the tester
+    reports a fast-path finding naming it."""
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path / "cache"))
+    program = next(p for p in map(programs.generate, range(1, 100, 2)) if p.signature)
+    assert oracles.switchable_index_checks(program)
+    [(seed, result)] = list(oracles._run_on_kiln([program], oracles.generator_of(program), tmp_path, 300))
+    assert "unchecked" in result, f"seed {seed}: no run without index checks: {result}"
+    expected = {"outputs": result["reference"]["outputs"]}
+    assert oracles._verdict(program, result, expected).verdict == oracles.MATCH
+
+    # Every bit of one element inverted: another value, even of a NaN.
+    name, encoded = next(iter(result["unchecked"]["outputs"].items()))
+    changed = oracles.decode(encoded).copy()
+    first = changed.reshape(-1)[:1].view(np.uint8)
+    first[:] = ~first
+    result["unchecked"]["outputs"][name] = oracles.encode(changed)
+    outcome = oracles._verdict(program, result, expected)
+    assert outcome.verdict == oracles.FAST_PATH_MISMATCH, outcome
+    assert outcome.detail.startswith(f"{name} (") and "differs at 1 of" in outcome.detail, outcome.detail
+    assert "the engine without index checks" in outcome.detail, outcome.detail
