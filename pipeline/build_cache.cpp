@@ -472,6 +472,30 @@ std::string BuildCache::fatbinKey(llvm::ArrayRef<cuda_tools::FatbinImage> images
   return key.finish();
 }
 
+std::string BuildCache::extensionObjectKey(llvm::StringRef moduleName,
+                                           llvm::ArrayRef<backend::ExtensionEntry> entries) const {
+  cache::KeyBuilder key;
+  cache::CompilerIdentity withoutCuda = identity;
+  withoutCuda.cuda.clear();
+  withoutCuda.addTo(key);
+  key.add("kind", "extension").add("target", backend::hostTriple()).add("module", moduleName);
+  for (const backend::ExtensionEntry &entry : entries)
+    key.add(entry.hasBlockEntry ? "entry+block" : "entry", entry.entryName);
+  return key.finish();
+}
+
+std::optional<std::string> BuildCache::lookupExtensionObject(const std::string &key) {
+  std::optional<FoundEntry> found = findWithInfo(key, "object");
+  if (!found)
+    return std::nullopt;
+  return std::move(found->payload);
+}
+
+void BuildCache::storeExtensionObject(const std::string &key, llvm::StringRef moduleName,
+                                      const std::string &object) {
+  keep({key, "extension", backend::hostTriple(), moduleName.str(), Object{}, {{"object", object}}});
+}
+
 std::optional<BuildCache::FoundEntry> BuildCache::findWithInfo(const std::string &key,
                                                                llvm::StringRef role) {
   StepSource source;

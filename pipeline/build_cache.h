@@ -17,6 +17,9 @@
 //               path and digest of every link=[...] file
 //   host        key: identity without CUDA, the host triple, as for PTX
 //   fatbin      key: CUDA version and the digests of its images
+//   extension   (a module's object with PyInit_ and its entry table) key:
+//               identity without CUDA, the host triple, the module's name
+//               and its host entries' names, in order
 //
 // Entries are named by the kernel's symbol, or by the image's stem.
 //
@@ -32,6 +35,7 @@
 #include "backend/codegen/kernel_compiler.h"
 #include "backend/cuda_tools/cuda_archs.h"
 #include "backend/cuda_tools/fatbinary.h"
+#include "backend/host/extension_module.h"
 #include "backend/host/host_cuda_source.h"
 #include "backend/nvptx/cubin_builder.h"
 #include "cache/cache.h"
@@ -113,6 +117,15 @@ public:
                                                     llvm::ArrayRef<cuda_tools::FatbinImage> images);
   void storeFatbin(const std::string &key, llvm::StringRef name, const std::string &fatbin,
                    llvm::ArrayRef<cuda_tools::FatbinImage> images);
+
+  /// The key of the extension object (backend/host/extension_module.h) of
+  /// the module `moduleName` whose host entries are `entries`: what the
+  /// object is made of, so that lines moved or bodies edited keep it.
+  std::string extensionObjectKey(llvm::StringRef moduleName,
+                                 llvm::ArrayRef<backend::ExtensionEntry> entries) const;
+  std::optional<std::string> lookupExtensionObject(const std::string &key);
+  void storeExtensionObject(const std::string &key, llvm::StringRef moduleName,
+                            const std::string &object);
 
   /// Asks the remotes for those of `keys` the local cache lacks, in as few
   /// round trips as their protocols allow, so that the lookups of them that

@@ -56,11 +56,12 @@ llvm::Expected<std::string> writeExtensionModule(ExtensionModuleInputs inputs,
   malloc_trim(0);
   std::string bundle = module::writeBundle(inputs.manifest, inputs.fatbins);
   std::vector<std::string>().swap(inputs.fatbins);
-  llvm::Expected<std::string> object =
-      backend::createExtensionObject(inputs.moduleName, bundle, inputs.entries);
-  if (!object)
-    return object.takeError();
-  llvm::Expected<std::string> bundleObject = backend::createBundleObject(bundle, *object);
+  llvm::Expected<std::vector<backend::AbsoluteSymbol>> symbols =
+      backend::bundleSymbols(inputs.moduleName, bundle);
+  if (!symbols)
+    return symbols.takeError();
+  llvm::Expected<std::string> bundleObject =
+      backend::createBundleObject(bundle, inputs.extensionObject);
   if (!bundleObject)
     return bundleObject.takeError();
   release(bundle);
@@ -79,7 +80,7 @@ llvm::Expected<std::string> writeExtensionModule(ExtensionModuleInputs inputs,
     release(inputs.hostObjects[i]);
     objects.push_back(scratch->file(name));
   }
-  if (llvm::Error error = scratch->write("module.o", *object))
+  if (llvm::Error error = scratch->write("module.o", inputs.extensionObject))
     return error;
   objects.push_back(scratch->file("module.o"));
   // The bundle's section is not allocated: LLD places it after every
@@ -95,7 +96,7 @@ llvm::Expected<std::string> writeExtensionModule(ExtensionModuleInputs inputs,
                                           : inputs.fileStem) +
                                          extensionSuffix);
   std::string libraryPath = scratch->file("module.so");
-  if (llvm::Error error = backend::linkSharedLibrary(objects, libraryPath))
+  if (llvm::Error error = backend::linkSharedLibrary(objects, libraryPath, *symbols))
     return error;
   // Mapped, not read: the library of a module of hundreds of kernels is
   // tens of megabytes, which the build need not hold on the heap.

@@ -30,7 +30,9 @@ struct ExtensionModuleInputs {
   std::string manifest;
   /// One per image, in the order the manifest's offsets place them.
   std::vector<std::string> fatbins;
-  std::vector<backend::ExtensionEntry> entries;
+  /// backend::createExtensionObject() of the module's name and entries
+  /// (in manifest order), which the build may have from its cache.
+  std::string extensionObject;
   std::vector<std::string> hostObjects;
 };
 

@@ -133,11 +133,15 @@ llvm::Error writeTypedIR(const BuildOptions &options, const ir::Module &typed,
   return writeFile(options.outputDirectory, typed.name + ".typed", text, written);
 }
 
+std::string extensionModuleName(const BuildOptions &options, llvm::StringRef moduleName) {
+  return options.moduleStaysPython ? companionModuleName(moduleName) : moduleName.str();
+}
+
 llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *module,
                          llvm::StringRef moduleName, llvm::StringRef extensionSuffix,
                          const cuda_tools::ArchSelection *archs,
                          std::vector<KernelArtifacts> &kernels, std::vector<ImageArtifacts> &images,
-                         std::vector<std::string> &written) {
+                         std::string extensionObject, std::vector<std::string> &written) {
   llvm::Error failure = llvm::Error::success();
   size_t firstWritten = written.size();
   auto write = [&](const std::string &name, llvm::StringRef bytes) {
@@ -214,7 +218,9 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
   }
   // A module that stays Python gets a companion, which its manifest names.
   bool companion = options.emit == EmitKind::Module && options.moduleStaysPython;
-  std::string builtName = companion ? companionModuleName(moduleName) : moduleName.str();
+  std::string builtName = options.emit == EmitKind::Module
+                              ? extensionModuleName(options, moduleName)
+                              : moduleName.str();
   llvm::Expected<module::ManifestModule> description = describeModule(
       options, module, builtName, companion ? moduleName : llvm::StringRef(), manifest);
   if (!description)
@@ -230,13 +236,11 @@ llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *modul
     if (companion)
       inputs.fileStem = companionFileStem(moduleName);
     inputs.manifest = manifestText;
+    inputs.extensionObject = std::move(extensionObject);
     for (ImageArtifacts &image : images)
       inputs.fatbins.push_back(std::move(image.fatbin));
-    for (KernelArtifacts &build : kernels) {
-      const backend::KernelInterface &host = build.host->interface;
-      inputs.entries.push_back({host.entryName, host.hasBlockEntry});
+    for (KernelArtifacts &build : kernels)
       inputs.hostObjects.push_back(std::move(build.host->bytes));
-    }
     llvm::Expected<std::string> path =
         writeExtensionModule(std::move(inputs), options.outputDirectory, extensionSuffix);
     if (path)

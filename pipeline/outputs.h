@@ -28,13 +28,19 @@ std::vector<std::string> linkFiles(const ir::Function &kernel, llvm::StringRef m
 llvm::Error writeTypedIR(const BuildOptions &options, const ir::Module &typed,
                          std::vector<std::string> &written);
 
+/// The name of the extension module a `--module` build of `moduleName`
+/// makes: the module's own, or its companion's where the module stays
+/// Python (module_writer.h).
+std::string extensionModuleName(const BuildOptions &options, llvm::StringRef moduleName);
+
 /// Writes what `options.emit` asks for from `kernels` and their `images`,
 /// in a stable order, appending each path to `written`. `archs` is null for
-/// host-only builds.
+/// host-only builds; `extensionObject` is the module's
+/// (backend::createExtensionObject) where `options.emit` asks for one.
 llvm::Error writeOutputs(const BuildOptions &options, const CheckedModule *module,
                          llvm::StringRef moduleName, llvm::StringRef extensionSuffix,
                          const cuda_tools::ArchSelection *archs,
                          std::vector<KernelArtifacts> &kernels, std::vector<ImageArtifacts> &images,
-                         std::vector<std::string> &written);
+                         std::string extensionObject, std::vector<std::string> &written);
 
 } // namespace kiln::pipeline

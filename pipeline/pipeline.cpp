@@ -209,13 +209,20 @@ std::vector<ImageArtifacts> formImages(const BuildOptions &options, llvm::String
 /// The parallel phases of one build, over its kernels and images.
 class KernelBuilder {
 public:
+  /// `extensionModule`: the name of the extension module the build makes,
+  /// or empty where it makes none.
   KernelBuilder(const BuildOptions &options, BuildReporter &reporter, MachineTools &tools,
-                std::vector<KernelArtifacts> &kernels, std::vector<ImageArtifacts> &images)
+                std::vector<KernelArtifacts> &kernels, std::vector<ImageArtifacts> &images,
+                std::string extensionModule)
       : options(options), reporter(reporter), tools(tools), kernels(kernels), images(images),
+        extensionModule(std::move(extensionModule)),
         pool(llvm::hardware_concurrency(options.jobs)) {}
 
   llvm::Error run();
   const std::optional<cuda_tools::ArchSelection> &architectures() const { return archs; }
+  /// The extension module's object (backend/host/extension_module.h),
+  /// once run() has made it.
+  std::string takeExtensionObject() { return std::move(extensionObject); }
 
 private:
   llvm::Error findTools();
@@ -227,6 +234,10 @@ private:
   void linkImage(size_t index, unsigned arch);
   void buildCubin(size_t index, unsigned arch, backend::CubinBuilder &cubins);
   void buildFatbin(size_t index);
+  /// The extension module's object: from the cache where it holds one for
+  /// the module's name and entries, which neither moved lines nor edited
+  /// bodies change, else made by LLVM.
+  void makeExtensionObject();
   /// Asks the remotes at once for what the lookups of the next phase will
   /// want: the images' PTX and the kernels' host code, then the cubins.
   void prefetchCodeKeys(const std::set<unsigned> &targets, bool withHost);
@@ -288,6 +299,8 @@ private:
   };
   std::vector<std::unique_ptr<SharedDeviceCode>> sharedCode;
   unsigned lowestTarget = 0;
+  std::string extensionModule;
+  std::string extensionObject;
   llvm::DefaultThreadPool pool;
   std::mutex resultsMutex;
   ErrorLog errors;
@@ -659,13 +672,16 @@ llvm::Error KernelBuilder::run() {
         pool.async([this, i, arch] { compileCode(i, arch); });
   }
   pool.wait();
+  // Made beside the images' link and cubins, which it does not need.
+  if (errors.empty() && !extensionModule.empty())
+    pool.async([this] { makeExtensionObject(); });
   if (errors.empty() && !images.empty()) {
     for (size_t i = 0; i < images.size(); ++i)
       for (unsigned arch : targets)
         if (!foundTargets[i].count(arch))
           pool.async([this, i, arch] { linkImage(i, arch); });
-    pool.wait();
   }
+  pool.wait();
   if (errors.empty() && !images.empty()) {
     if (cache)
       prefetchCubinKeys();
@@ -697,6 +713,28 @@ llvm::Error KernelBuilder::run() {
   for (ImageArtifacts &image : images)
     inOrder(image.steps);
   return errors.take();
+}
+
+void KernelBuilder::makeExtensionObject() {
+  std::vector<backend::ExtensionEntry> entries;
+  for (const KernelArtifacts &build : kernels)
+    entries.push_back({build.host->interface.entryName, build.host->interface.hasBlockEntry});
+  std::optional<std::string> key;
+  if (cache) {
+    key = cache->extensionObjectKey(extensionModule, entries);
+    if (std::optional<std::string> found = cache->lookupExtensionObject(*key)) {
+      extensionObject = std::move(*found);
+      return;
+    }
+  }
+  llvm::Expected<std::string> object = backend::createExtensionObject(extensionModule, entries);
+  if (!object)
+    return errors.add(kernels.size() + images.size(), 0,
+                      "the extension module '" + extensionModule +
+                          "': " + llvm::toString(object.takeError()));
+  if (key)
+    cache->storeExtensionObject(*key, extensionModule, *object);
+  extensionObject = std::move(*object);
 }
 
 /// Reads the typed IR of a `.typed` file (what `--emit typed` writes), for
@@ -826,13 +864,15 @@ llvm::Expected<BuildResult> buildModule(const BuildOptions &options, BuildReport
                                 {},
                                 {}});
   result.images = formImages(options, moduleName, result.kernels);
-  KernelBuilder builder(options, reporter, tools, result.kernels, result.images);
+  KernelBuilder builder(options, reporter, tools, result.kernels, result.images,
+                        options.emit == EmitKind::Module ? extensionModuleName(options, moduleName)
+                                                         : std::string());
   if (llvm::Error error = builder.run())
     return error;
-  if (llvm::Error error =
-          writeOutputs(options, result.checked.get(), moduleName, extensionSuffix,
-                       builder.architectures() ? &*builder.architectures() : nullptr,
-                       result.kernels, result.images, result.written))
+  if (llvm::Error error = writeOutputs(
+          options, result.checked.get(), moduleName, extensionSuffix,
+          builder.architectures() ? &*builder.architectures() : nullptr, result.kernels,
+          result.images, builder.takeExtensionObject(), result.written))
     return error;
   return result;
 }

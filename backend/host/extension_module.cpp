@@ -1,16 +1,21 @@
 //===- backend/host/extension_module.cpp - The objects that make a module ------===//
 //
-// Before (the inputs): module "pkg.kernels", the bundle bytes (N of them,
-// manifest checksum C), and entries [{_kiln_3pkg7kernels3add_0, block},
-// {_kiln_3pkg7kernels5scan_0, no block}]. After, the extension object (as
-// LLVM IR):
+// Before (the inputs): module "pkg.kernels" and entries
+// [{_kiln_3pkg7kernels3add_0, block}, {_kiln_3pkg7kernels5scan_0, no
+// block}]. After, the extension object (as LLVM IR):
 //
 //   declare hidden void @_kiln_3pkg7kernels3add_0_thread(ptr, ptr)
 //   @hostEntries = internal constant [2 x {ptr, ptr}]
 //       [{@..add_0_thread, @..add_0_block}, {@..scan_0_thread, null}]
+//   @kiln.bundle.size = external hidden global i8        (and .checksum)
 //   @image = internal constant {i32, i32, i32, i32, ptr, ptr, i64, ptr, i64}
-//       {KILN, 2, cpu ABI, 2, @name, null, N, @hostEntries, C}
+//       {KILN, 2, cpu ABI, 2, @name, null, ptrtoint @kiln.bundle.size,
+//        @hostEntries, ptrtoint @kiln.bundle.checksum}
 //   define ptr @PyInit_kernels() { ... return loader(@image) }
+//
+// and the link defines kiln.bundle.size = N and kiln.bundle.checksum = C,
+// the bundle's size and manifest checksum (bundleSymbols), so that LLD
+// writes the numbers into the image;
 //
 // and the bundle object, written here byte by byte (LLVM IR cannot ask for
 // a section without SHF_ALLOC):
@@ -39,6 +44,10 @@
 #include <cstring>
 
 namespace kiln::backend {
+
+/// The symbols the image reads the bundle's size and checksum from.
+static constexpr llvm::StringLiteral bundleSizeSymbol = "kiln.bundle.size";
+static constexpr llvm::StringLiteral bundleChecksumSymbol = "kiln.bundle.checksum";
 
 llvm::StringRef extensionBaseName(llvm::StringRef moduleName) {
   return moduleName.rsplit('.').second.empty() ? moduleName : moduleName.rsplit('.').second;
@@ -120,8 +129,29 @@ void definePyInit(llvm::Module &module, llvm::StringRef baseName, llvm::GlobalVa
 
 } // namespace
 
+/// The value of the absolute symbol `name`, as a number for a constant.
+static llvm::Constant *absoluteValue(llvm::Module &module, llvm::StringRef name) {
+  llvm::LLVMContext &context = module.getContext();
+  auto *symbol = new llvm::GlobalVariable(module, llvm::Type::getInt8Ty(context),
+                                          /*isConstant=*/true, llvm::GlobalValue::ExternalLinkage,
+                                          nullptr, name);
+  symbol->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  symbol->setDSOLocal(true);
+  return llvm::ConstantExpr::getPtrToInt(symbol, llvm::Type::getInt64Ty(context));
+}
+
+llvm::Expected<std::vector<AbsoluteSymbol>> bundleSymbols(llvm::StringRef moduleName,
+                                                          llvm::StringRef bundle) {
+  KilnBundleHeader header;
+  if (bundle.size() < sizeof header)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the bundle of '" + moduleName + "' has no header");
+  std::memcpy(&header, bundle.data(), sizeof header);
+  return std::vector<AbsoluteSymbol>{{bundleSizeSymbol.str(), bundle.size()},
+                                     {bundleChecksumSymbol.str(), header.manifestChecksum}};
+}
+
 llvm::Expected<std::string> createExtensionObject(llvm::StringRef moduleName,
-                                                  llvm::StringRef bundle,
                                                   llvm::ArrayRef<ExtensionEntry> entries) {
   // PyInit runs once per process: LLVM's fast instruction selection and
   // register allocation emit it in a third of the time of the optimizing
@@ -141,12 +171,6 @@ llvm::Expected<std::string> createExtensionObject(llvm::StringRef moduleName,
   llvm::Type *ptr = llvm::PointerType::getUnqual(context);
   llvm::Type *i32 = llvm::Type::getInt32Ty(context);
   llvm::Type *i64 = llvm::Type::getInt64Ty(context);
-
-  KilnBundleHeader header;
-  if (bundle.size() < sizeof header)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "the bundle of '" + moduleName + "' has no header");
-  std::memcpy(&header, bundle.data(), sizeof header);
 
   auto *entryType = llvm::FunctionType::get(llvm::Type::getVoidTy(context), {ptr, ptr}, false);
   auto *rowType = llvm::StructType::get(context, {ptr, ptr});
@@ -171,8 +195,8 @@ llvm::Expected<std::string> createExtensionObject(llvm::StringRef moduleName,
                   llvm::ConstantInt::get(i32, KILN_CPU_ABI_VERSION),
                   llvm::ConstantInt::get(i32, entries.size()), name,
                   llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(context)),
-                  llvm::ConstantInt::get(i64, bundle.size()), table,
-                  llvm::ConstantInt::get(i64, header.manifestChecksum)});
+                  absoluteValue(module, bundleSizeSymbol), table,
+                  absoluteValue(module, bundleChecksumSymbol)});
   llvm::GlobalVariable *image = internalConstant(module, imageValue, "image", 8);
 
   definePyInit(module, extensionBaseName(moduleName), image);

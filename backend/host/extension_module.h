@@ -7,7 +7,9 @@
 //   hostEntries  KilnHostEntries[], one row per specialization in manifest
 //                order: <entry>_thread, and <entry>_block or null
 //   image        KilnModuleImage pointing at hostEntries, with the bundle's
-//                size and manifest checksum (its `bundle` pointer is null)
+//                size and manifest checksum (its `bundle` pointer is null),
+//                which the object names as the absolute symbols of
+//                bundleSymbols() for the link to define
 //   PyInit_<last name component>
 //                m = PyImport_ImportModule("kiln._runtime");
 //                c = PyObject_GetAttrString(m, "module_loader");
@@ -20,6 +22,11 @@
 // cut short there must fail at import with an ImportError, not crash the
 // loader), and the runtime reads it from the file.
 //
+// The extension object thus depends only on the module's name and its
+// entries, not on the bundle: a build that moves lines or edits a kernel
+// body (which change the manifest) or is served by the cache reuses it
+// rather than have LLVM make it again.
+//
 // Everything but PyInit_ is internal, and the entries are referenced as
 // hidden symbols, so that the linked module exports PyInit_ alone and two
 // Kiln modules in one process never see each other's symbols. The Python
@@ -28,11 +35,14 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "backend/host/host_library.h"
+
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/Error.h>
 
 #include <string>
+#include <vector>
 
 namespace kiln::backend {
 
@@ -44,12 +54,16 @@ struct ExtensionEntry {
 
 /// An ELF object for the host (position-independent) holding the host
 /// entry table, the module image and PyInit_ of `moduleName` (dotted:
-/// "pkg.kernels" defines PyInit_kernels). The image describes `bundle`
-/// (a bundle as driver/bundle_writer.h makes it), which goes in the object
-/// of createBundleObject().
+/// "pkg.kernels" defines PyInit_kernels). The image describes the bundle
+/// whose bundleSymbols() the link defines.
 llvm::Expected<std::string> createExtensionObject(llvm::StringRef moduleName,
-                                                  llvm::StringRef bundle,
                                                   llvm::ArrayRef<ExtensionEntry> entries);
+
+/// What the extension object's image needs of `bundle` (a bundle as
+/// module/bundle_writer.h makes it): its size and its manifest's checksum,
+/// as symbols for the link to define.
+llvm::Expected<std::vector<AbsoluteSymbol>> bundleSymbols(llvm::StringRef moduleName,
+                                                          llvm::StringRef bundle);
 
 /// A relocatable ELF object with `bundle` as its one section,
 /// KILN_BUNDLE_SECTION (SHT_PROGBITS, not allocated, 16-byte aligned), for

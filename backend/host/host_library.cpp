@@ -2,6 +2,7 @@
 
 #include "backend/host/host_library.h"
 
+#include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <cerrno>
@@ -41,8 +42,8 @@ bool writeAll(int fd, const char *bytes, size_t size) {
 
 } // namespace
 
-llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> objectPaths,
-                              llvm::StringRef libraryPath) {
+llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> objectPaths, llvm::StringRef libraryPath,
+                              llvm::ArrayRef<AbsoluteSymbol> symbols) {
   // LLD writes a regular file through a memory map, and a full disk then
   // kills the process with SIGBUS; a failed write of its unmapped output
   // aborts it. Writing into a pipe, LLD keeps the output in memory and
@@ -73,6 +74,9 @@ llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> objectPaths,
     }
   });
   std::string output = "/proc/self/fd/" + std::to_string(ends[1]);
+  std::vector<std::string> definitions;
+  for (const AbsoluteSymbol &symbol : symbols)
+    definitions.push_back(llvm::formatv("--defsym={0}={1:x}", symbol.name, symbol.value).str());
   std::string messages;
   int linkStatus;
   {
@@ -83,6 +87,8 @@ llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> objectPaths,
     // pool would take longer than the link (twice as long in all).
     std::vector<const char *> arguments = {"ld.lld", "--threads=1", "-shared", "--build-id=none",
                                            "-z",     "noexecstack", "-o",      output.c_str()};
+    for (const std::string &definition : definitions)
+      arguments.push_back(definition.c_str());
     for (const std::string &path : objectPaths)
       arguments.push_back(path.c_str());
     llvm::raw_string_ostream stream(messages);

@@ -80,6 +80,14 @@ def message(project, kernel):
     return done.stdout.strip()
 
 
+def extension_objects(kiln, project):
+    """The keys of the extension objects (PyInit_ and the entry table) the
+    cache holds."""
+    listed = kiln("cache", "list", "--json", "--cache-dir", project / "cache")
+    assert listed.returncode == 0, listed.stderr
+    return [entry["key"] for entry in json.loads(listed.stdout) if entry["kind"] == "extension"]
+
+
 def insert_lines(path, before_line, count):
     lines = path.read_text().splitlines(keepends=True)
     lines[before_line - 1:before_line - 1] = ["# moved\n"] * count
@@ -97,16 +105,42 @@ def test_moving_lines_recompiles_no_kernel_and_messages_name_the_new_lines(kiln,
     warm = build(kiln, project)
     recompiled = [step for step in warm if step[2] != "hit"]
     assert not recompiled, f"moving lines recompiled {recompiled}"
+    assert len(extension_objects(kiln, project)) == 1, \
+        "moving lines made the module's extension object again"
     assert message(project, "store").endswith("kernels.py:12)")
     assert message(project, "load").endswith("helpers.py:8)")
 
 
 def test_an_edit_inside_a_kernel_recompiles_that_kernel_only(kiln, project):
     build(kiln, project)
+    made = extension_objects(kiln, project)
+    assert len(made) == 1, made
     kernels = project / "src" / "pkg" / "kernels.py"
     kernels.write_text(kernels.read_text().replace("a[i + n] = 1.0", "a[i + n] = 2.0"))
     recompiled = {name for name, _, state in build(kiln, project) if state != "hit"}
     assert recompiled == {"store"}
+    assert extension_objects(kiln, project) == made, \
+        "an edited body made the module's extension object (its name and entries unchanged) again"
+    # The reused object describes the new bundle: the module imports and runs.
+    assert message(project, "store").endswith("kernels.py:9)")
+
+
+def test_a_new_kernel_makes_a_new_extension_object(kiln, project):
+    build(kiln, project)
+    kernels = project / "src" / "pkg" / "kernels.py"
+    kernels.write_text(kernels.read_text() + """
+
+@cuda.jit(void(float32[::1], int32))
+def third(a, n):
+    a[0] = n
+""")
+    build(kiln, project)
+    assert len(extension_objects(kiln, project)) == 2
+    done = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import numpy as np; "
+                           "import pkg.kernels as k; a = np.zeros(4, np.float32); k.third[1, 1](a, 7); print(a[0])",
+                           str(project / "out")], capture_output=True, text=True,
+                          env=dict(os.environ, KILN_TARGET="cpu"))
+    assert done.returncode == 0 and done.stdout.strip() == "7.0", done.stderr
 
 
 def many_kernels(count, changed=None):
