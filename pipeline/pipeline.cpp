@@ -238,10 +238,13 @@ private:
   /// the module's name and entries, which neither moved lines nor edited
   /// bodies change, else made by LLVM.
   void makeExtensionObject();
+  /// The host entries of the module's specializations, in manifest order.
+  std::vector<backend::ExtensionEntry> extensionEntries() const;
   /// Asks the remotes at once for what the lookups of the next phase will
-  /// want: the images' PTX and the kernels' host code, then the cubins.
+  /// want: the images' PTX and the kernels' host code, then the cubins
+  /// (and the extension object).
   void prefetchCodeKeys(const std::set<unsigned> &targets, bool withHost);
-  void prefetchCubinKeys();
+  void prefetchCubinKeys(bool withExtension);
   /// Whether kernel `index` is cached (its semantic key is known).
   bool cached(size_t index) const { return cache && semantic[index]; }
   /// Whether image `index` is cached: whether all its kernels are.
@@ -543,8 +546,10 @@ void KernelBuilder::prefetchCodeKeys(const std::set<unsigned> &targets, bool wit
   cache->prefetch(keys);
 }
 
-void KernelBuilder::prefetchCubinKeys() {
+void KernelBuilder::prefetchCubinKeys(bool withExtension) {
   std::vector<std::string> keys;
+  if (withExtension)
+    keys.push_back(cache->extensionObjectKey(extensionModule, extensionEntries()));
   for (size_t i = 0; i < images.size(); ++i)
     if (imageCached(i))
       for (unsigned arch : archs->archs.cubins) {
@@ -672,25 +677,28 @@ llvm::Error KernelBuilder::run() {
         pool.async([this, i, arch] { compileCode(i, arch); });
   }
   pool.wait();
-  // Made beside the images' link and cubins, which it does not need.
-  if (errors.empty() && !extensionModule.empty())
-    pool.async([this] { makeExtensionObject(); });
   if (errors.empty() && !images.empty()) {
     for (size_t i = 0; i < images.size(); ++i)
       for (unsigned arch : targets)
         if (!foundTargets[i].count(arch))
           pool.async([this, i, arch] { linkImage(i, arch); });
-  }
-  pool.wait();
-  if (errors.empty() && !images.empty()) {
-    if (cache)
-      prefetchCubinKeys();
-    backend::CubinBuilder cubins(*toolkit, options.ptxasFlags, options.linkIncludeDirectories);
-    for (size_t i = 0; i < images.size(); ++i)
-      for (unsigned arch : archs->archs.cubins)
-        pool.async([this, i, arch, &cubins] { buildCubin(i, arch, cubins); });
     pool.wait();
   }
+  // The extension object is made beside the cubins, which it does not
+  // need, and its key asked of the remotes with theirs.
+  bool makesExtension = errors.empty() && !extensionModule.empty();
+  std::optional<backend::CubinBuilder> cubins;
+  if (errors.empty() && !images.empty()) {
+    if (cache)
+      prefetchCubinKeys(makesExtension);
+    cubins.emplace(*toolkit, options.ptxasFlags, options.linkIncludeDirectories);
+    for (size_t i = 0; i < images.size(); ++i)
+      for (unsigned arch : archs->archs.cubins)
+        pool.async([this, i, arch, &cubins] { buildCubin(i, arch, *cubins); });
+  }
+  if (makesExtension)
+    pool.async([this] { makeExtensionObject(); });
+  pool.wait();
   if (errors.empty() && wantFatbins) {
     for (size_t i = 0; i < images.size(); ++i)
       pool.async([this, i] { buildFatbin(i); });
@@ -715,10 +723,15 @@ llvm::Error KernelBuilder::run() {
   return errors.take();
 }
 
-void KernelBuilder::makeExtensionObject() {
+std::vector<backend::ExtensionEntry> KernelBuilder::extensionEntries() const {
   std::vector<backend::ExtensionEntry> entries;
   for (const KernelArtifacts &build : kernels)
     entries.push_back({build.host->interface.entryName, build.host->interface.hasBlockEntry});
+  return entries;
+}
+
+void KernelBuilder::makeExtensionObject() {
+  std::vector<backend::ExtensionEntry> entries = extensionEntries();
   std::optional<std::string> key;
   if (cache) {
     key = cache->extensionObjectKey(extensionModule, entries);
