@@ -484,11 +484,11 @@ std::string BuildCache::extensionObjectKey(llvm::StringRef moduleName,
   return key.finish();
 }
 
-std::optional<std::string> BuildCache::lookupExtensionObject(const std::string &key) {
+std::optional<CacheHit<std::string>> BuildCache::lookupExtensionObject(const std::string &key) {
   std::optional<FoundEntry> found = findWithInfo(key, "object");
   if (!found)
     return std::nullopt;
-  return std::move(found->payload);
+  return CacheHit<std::string>{std::move(found->payload), found->source};
 }
 
 void BuildCache::storeExtensionObject(const std::string &key, llvm::StringRef moduleName,

@@ -123,7 +123,7 @@ public:
   /// object is made of, so that lines moved or bodies edited keep it.
   std::string extensionObjectKey(llvm::StringRef moduleName,
                                  llvm::ArrayRef<backend::ExtensionEntry> entries) const;
-  std::optional<std::string> lookupExtensionObject(const std::string &key);
+  std::optional<CacheHit<std::string>> lookupExtensionObject(const std::string &key);
   void storeExtensionObject(const std::string &key, llvm::StringRef moduleName,
                             const std::string &object);
 

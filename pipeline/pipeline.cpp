@@ -733,20 +733,21 @@ std::vector<backend::ExtensionEntry> KernelBuilder::extensionEntries() const {
 void KernelBuilder::makeExtensionObject() {
   std::vector<backend::ExtensionEntry> entries = extensionEntries();
   std::optional<std::string> key;
-  if (cache) {
+  if (cache)
     key = cache->extensionObjectKey(extensionModule, entries);
-    if (std::optional<std::string> found = cache->lookupExtensionObject(*key)) {
-      extensionObject = std::move(*found);
-      return;
-    }
-  }
-  llvm::Expected<std::string> object = backend::createExtensionObject(extensionModule, entries);
+  std::string description = "the module '" + extensionModule + "'";
+  StepOutcome outcome;
+  llvm::Expected<std::string> object = cachedStep<std::string>(
+      cache.get(), key, {"extension", backend::hostTriple(), description},
+      [&](const std::string &k) { return cache->lookupExtensionObject(k); },
+      [&] { return backend::createExtensionObject(extensionModule, entries); },
+      [&](const std::string &k, const std::string &made) {
+        cache->storeExtensionObject(k, extensionModule, made);
+      },
+      outcome);
   if (!object)
     return errors.add(kernels.size() + images.size(), 0,
-                      "the extension module '" + extensionModule +
-                          "': " + llvm::toString(object.takeError()));
-  if (key)
-    cache->storeExtensionObject(*key, extensionModule, *object);
+                      description + ": " + llvm::toString(object.takeError()));
   extensionObject = std::move(*object);
 }
 
