@@ -2,9 +2,9 @@
 
 #include "cache/trusted_keys.h"
 
+#include "support/replace_file.h"
+
 #include <llvm/ADT/STLExtras.h>
-#include <llvm/ADT/ScopeExit.h>
-#include <llvm/ADT/SmallString.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -41,38 +41,13 @@ llvm::Expected<std::string> readText(llvm::StringRef path, bool mustExist) {
   return (*buffer)->getBuffer().str();
 }
 
-/// Replaces `path` with `text` in one rename, so that a reader sees the old
-/// file or the new one, never half of it.
-llvm::Error replaceText(llvm::StringRef path, llvm::StringRef text) {
-  namespace fs = llvm::sys::fs;
-  llvm::StringRef folder = llvm::sys::path::parent_path(path);
-  if (!folder.empty() && !fs::exists(folder)) {
-    if (std::error_code error = fs::create_directories(folder))
-      return failure("cannot create '" + folder + "': " + error.message());
-  }
-  llvm::SmallString<256> temporary;
-  int descriptor = -1;
-  if (std::error_code error = fs::createUniqueFile(path + ".tmp-%%%%%%", descriptor, temporary))
-    return failure("cannot write '" + path + "': " + error.message());
-  auto removeTemporary = llvm::make_scope_exit([&] { fs::remove(temporary); });
-  {
-    llvm::raw_fd_ostream output(descriptor, /*shouldClose=*/true);
-    output << text;
-    output.close();
-    if (output.has_error()) {
-      std::error_code error = output.error();
-      output.clear_error();
-      return failure("cannot write '" + path + "': " + error.message());
-    }
-  }
-  // A new file gets the usual mode: the file is public, and often committed.
-  fs::file_status status;
-  unsigned mode = fs::status(path, status) ? 0644 : static_cast<unsigned>(status.permissions());
-  fs::setPermissions(temporary, static_cast<fs::perms>(mode & 07777));
-  if (std::error_code error = fs::rename(temporary, path))
-    return failure("cannot write '" + path + "': " + error.message());
-  removeTemporary.release();
-  return llvm::Error::success();
+/// How a trusted keys file is written: its folder made where missing, and
+/// a new file readable by all, as the file is public and often committed.
+support::ReplaceFileOptions publicFile() {
+  support::ReplaceFileOptions options;
+  options.createFolders = true;
+  options.newFileMode = 0644;
+  return options;
 }
 
 } // namespace
@@ -139,7 +114,7 @@ llvm::Expected<std::vector<PublicKey>> trustKeys(llvm::StringRef path,
     updated += '\n';
   for (const PublicKey &key : added)
     updated += key.line() + "\n";
-  if (llvm::Error error = replaceText(path, updated))
+  if (llvm::Error error = support::replaceFile(path, updated, publicFile()))
     return error;
   return added;
 }
@@ -171,7 +146,7 @@ llvm::Expected<std::vector<PublicKey>> untrustKeys(llvm::StringRef path, llvm::S
   if (removed.empty())
     return failure("'" + path + "' trusts no key named '" + which +
                    "' or with that fingerprint; see `kiln cache key list`");
-  if (llvm::Error error = replaceText(path, updated))
+  if (llvm::Error error = support::replaceFile(path, updated, publicFile()))
     return error;
   return removed;
 }

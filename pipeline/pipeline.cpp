@@ -238,13 +238,15 @@ private:
   /// the module's name and entries, which neither moved lines nor edited
   /// bodies change, else made by LLVM.
   void makeExtensionObject();
-  /// The host entries of the module's specializations, in manifest order.
-  std::vector<backend::ExtensionEntry> extensionEntries() const;
+  /// Sets the extension object's entries (the specializations' host
+  /// entries, in manifest order) and its cache key, once the host code is
+  /// known.
+  void describeExtension();
   /// Asks the remotes at once for what the lookups of the next phase will
   /// want: the images' PTX and the kernels' host code, then the cubins
   /// (and the extension object).
   void prefetchCodeKeys(const std::set<unsigned> &targets, bool withHost);
-  void prefetchCubinKeys(bool withExtension);
+  void prefetchCubinKeys();
   /// Whether kernel `index` is cached (its semantic key is known).
   bool cached(size_t index) const { return cache && semantic[index]; }
   /// Whether image `index` is cached: whether all its kernels are.
@@ -303,6 +305,8 @@ private:
   std::vector<std::unique_ptr<SharedDeviceCode>> sharedCode;
   unsigned lowestTarget = 0;
   std::string extensionModule;
+  std::vector<backend::ExtensionEntry> extensionEntries;
+  std::optional<std::string> extensionKey;
   std::string extensionObject;
   llvm::DefaultThreadPool pool;
   std::mutex resultsMutex;
@@ -546,10 +550,10 @@ void KernelBuilder::prefetchCodeKeys(const std::set<unsigned> &targets, bool wit
   cache->prefetch(keys);
 }
 
-void KernelBuilder::prefetchCubinKeys(bool withExtension) {
+void KernelBuilder::prefetchCubinKeys() {
   std::vector<std::string> keys;
-  if (withExtension)
-    keys.push_back(cache->extensionObjectKey(extensionModule, extensionEntries()));
+  if (extensionKey)
+    keys.push_back(*extensionKey);
   for (size_t i = 0; i < images.size(); ++i)
     if (imageCached(i))
       for (unsigned arch : archs->archs.cubins) {
@@ -687,10 +691,12 @@ llvm::Error KernelBuilder::run() {
   // The extension object is made beside the cubins, which it does not
   // need, and its key asked of the remotes with theirs.
   bool makesExtension = errors.empty() && !extensionModule.empty();
+  if (makesExtension)
+    describeExtension();
   std::optional<backend::CubinBuilder> cubins;
   if (errors.empty() && !images.empty()) {
     if (cache)
-      prefetchCubinKeys(makesExtension);
+      prefetchCubinKeys();
     cubins.emplace(*toolkit, options.ptxasFlags, options.linkIncludeDirectories);
     for (size_t i = 0; i < images.size(); ++i)
       for (unsigned arch : archs->archs.cubins)
@@ -723,24 +729,21 @@ llvm::Error KernelBuilder::run() {
   return errors.take();
 }
 
-std::vector<backend::ExtensionEntry> KernelBuilder::extensionEntries() const {
-  std::vector<backend::ExtensionEntry> entries;
+void KernelBuilder::describeExtension() {
   for (const KernelArtifacts &build : kernels)
-    entries.push_back({build.host->interface.entryName, build.host->interface.hasBlockEntry});
-  return entries;
+    extensionEntries.push_back(
+        {build.host->interface.entryName, build.host->interface.hasBlockEntry});
+  if (cache)
+    extensionKey = cache->extensionObjectKey(extensionModule, extensionEntries);
 }
 
 void KernelBuilder::makeExtensionObject() {
-  std::vector<backend::ExtensionEntry> entries = extensionEntries();
-  std::optional<std::string> key;
-  if (cache)
-    key = cache->extensionObjectKey(extensionModule, entries);
   std::string description = "the module '" + extensionModule + "'";
   StepOutcome outcome;
   llvm::Expected<std::string> object = cachedStep<std::string>(
-      cache.get(), key, {"extension", backend::hostTriple(), description},
+      cache.get(), extensionKey, {"extension", backend::hostTriple(), description},
       [&](const std::string &k) { return cache->lookupExtensionObject(k); },
-      [&] { return backend::createExtensionObject(extensionModule, entries); },
+      [&] { return backend::createExtensionObject(extensionModule, extensionEntries); },
       [&](const std::string &k, const std::string &made) {
         cache->storeExtensionObject(k, extensionModule, made);
       },

@@ -4,6 +4,7 @@
 
 #include "frontend/resolve/signature_table.h"
 #include "frontend/source/source_file.h"
+#include "support/replace_file.h"
 
 #include <llvm/ADT/ScopeExit.h>
 #include <llvm/ADT/StringExtras.h>
@@ -154,37 +155,7 @@ llvm::Error updateSignatureFile(llvm::StringRef path,
   uint64_t size = 0;
   if (*table == before && !llvm::sys::fs::file_size(path, size) && size != 0)
     return llvm::Error::success();
-
-  llvm::SmallString<256> model(llvm::sys::path::parent_path(path));
-  llvm::sys::path::append(model, ".kiln-signatures-%%%%%%");
-  int temporaryDescriptor = -1;
-  llvm::SmallString<256> temporary;
-  // A new file gets the mode the user's umask asks for; a replaced one
-  // keeps its own.
-  llvm::sys::fs::file_status existing;
-  bool replaces = !llvm::sys::fs::status(path, existing) && llvm::sys::fs::exists(existing);
-  if (std::error_code code = llvm::sys::fs::createUniqueFile(
-          model, temporaryDescriptor, temporary, llvm::sys::fs::OF_None,
-          llvm::sys::fs::all_read | llvm::sys::fs::all_write))
-    return fileError(code, "create a file beside", path);
-  {
-    llvm::raw_fd_ostream stream(temporaryDescriptor, /*shouldClose=*/true);
-    stream << renderSignatureFile(*table);
-    stream.close();
-    if (stream.has_error()) {
-      std::error_code code = stream.error();
-      stream.clear_error();
-      llvm::sys::fs::remove(temporary);
-      return fileError(code, "write", temporary);
-    }
-  }
-  if (replaces)
-    llvm::sys::fs::setPermissions(temporary, existing.permissions());
-  if (std::error_code code = llvm::sys::fs::rename(temporary, path)) {
-    llvm::sys::fs::remove(temporary);
-    return fileError(code, "replace", path);
-  }
-  return llvm::Error::success();
+  return support::replaceFile(path, renderSignatureFile(*table));
 }
 
 } // namespace kiln::pipeline

@@ -8,12 +8,12 @@
 
 #include "backend/cuda_tools/toolkit_version_memo.h"
 
+#include "support/replace_file.h"
 #include "support/temporary_directory.h"
 
 #include <llvm/Support/Chrono.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/JSON.h>
-#include <llvm/Support/Path.h>
 #include <llvm/Support/raw_ostream.h>
 
 namespace kiln::cuda_tools {
@@ -95,24 +95,14 @@ void ToolkitVersionMemo::remember(llvm::StringRef ptxas, const CudaVersion &vers
       entries.push_back(std::move(entry));
 
   // The cache makes its folder when it opens, after the toolkit is found:
-  // a first build makes it here.
-  llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path));
-  // Written beside and renamed over, so that a build reading the memo while
-  // another writes it sees the old file or the new, never half of one.
-  int descriptor;
-  llvm::SmallString<256> temporary;
-  if (llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", descriptor, temporary))
-    return;
-  bool written;
-  {
-    llvm::raw_fd_ostream out(descriptor, /*shouldClose=*/true);
-    out << llvm::json::Value(llvm::json::Object{{"ptxas", std::move(entries)}}) << "\n";
-    out.close();
-    written = !out.has_error();
-    out.clear_error();
-  }
-  if (!written || llvm::sys::fs::rename(temporary, path))
-    llvm::sys::fs::remove(temporary);
+  // a first build makes it here. A memo that cannot be written only means
+  // asking ptxas again.
+  std::string text;
+  llvm::raw_string_ostream stream(text);
+  stream << llvm::json::Value(llvm::json::Object{{"ptxas", std::move(entries)}}) << "\n";
+  support::ReplaceFileOptions options;
+  options.createFolders = true;
+  llvm::consumeError(support::replaceFile(path, text, options));
 }
 
 } // namespace kiln::cuda_tools

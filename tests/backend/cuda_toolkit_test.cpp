@@ -238,70 +238,61 @@ TEST(CudaToolkit, NothingFoundSaysWhereItLooked) {
   EXPECT_TRUE(contains(message, "kiln-compiler[cuda]")) << message;
 }
 
+/// A search that finds `fake` through $CUDA_HOME.
+ToolkitSearchEnvironment cudaHomeAt(const FakeToolkit &fake) {
+  ToolkitSearchEnvironment environment = emptyEnvironment();
+  environment.cudaHome = fake.root();
+  return environment;
+}
+
+/// Finds the toolkit of `environment` and checks the version it reports and
+/// where that version came from.
+void expectVersion(const ToolkitSearchEnvironment &environment, const CudaVersion &version,
+                   llvm::StringRef source) {
+  llvm::Expected<CudaToolkit> found = findCudaToolkit(environment);
+  KILN_ASSERT_OK(found);
+  EXPECT_EQ(found->version, version) << "the version from " << source.str();
+  EXPECT_EQ(found->versionSource, source);
+}
+
 TEST(CudaToolkit, VersionComesFromVersionJsonFirst) {
   FakeToolkit fake = FakeToolkit::create("Cuda compilation tools, release 12.8, V12.8.93");
   fake.writeFile(
       "version.json",
       R"({"cuda": {"name": "CUDA SDK", "version": "13.1.0"}, "nvcc": {"version": "13.1.80"}})");
-  ToolkitSearchEnvironment environment = emptyEnvironment();
-  environment.cudaHome = fake.root();
-  llvm::Expected<CudaToolkit> found = findCudaToolkit(environment);
-  KILN_ASSERT_OK(found);
-  EXPECT_EQ(found->version, (CudaVersion{13, 1, 0}));
-  EXPECT_EQ(found->versionSource, "version.json");
+  expectVersion(cudaHomeAt(fake), {13, 1, 0}, "version.json");
 }
 
 TEST(CudaToolkit, VersionFromPtxasWithoutVersionJson) {
   FakeToolkit fake = FakeToolkit::create("Cuda compilation tools, release 12.8, V12.8.93");
-  ToolkitSearchEnvironment environment = emptyEnvironment();
-  environment.cudaHome = fake.root();
-  llvm::Expected<CudaToolkit> found = findCudaToolkit(environment);
-  KILN_ASSERT_OK(found);
-  EXPECT_EQ(found->version, (CudaVersion{12, 8, 93}));
-  EXPECT_EQ(found->versionSource, "ptxas --version");
+  expectVersion(cudaHomeAt(fake), {12, 8, 93}, "ptxas --version");
 }
 
 TEST(CudaToolkit, VersionPtxasReportedIsRememberedUntilPtxasChanges) {
   FakeToolkit fake = FakeToolkit::create("Cuda compilation tools, release 12.8, V12.8.93");
-  ToolkitSearchEnvironment environment = emptyEnvironment();
-  environment.cudaHome = fake.root();
+  ToolkitSearchEnvironment environment = cudaHomeAt(fake);
   // In a folder that does not exist yet, as a cache's before its first build.
   environment.versionMemo = fake.directory.file("cache/toolkits.json");
 
-  llvm::Expected<CudaToolkit> asked = findCudaToolkit(environment);
-  KILN_ASSERT_OK(asked);
-  EXPECT_EQ(asked->versionSource, "ptxas --version");
+  expectVersion(environment, {12, 8, 93}, "ptxas --version");
   EXPECT_TRUE(llvm::sys::fs::exists(*environment.versionMemo))
       << "what ptxas reported was not written down";
-
-  llvm::Expected<CudaToolkit> remembered = findCudaToolkit(environment);
-  KILN_ASSERT_OK(remembered);
-  EXPECT_EQ(remembered->version, (CudaVersion{12, 8, 93}));
-  EXPECT_EQ(remembered->versionSource, "ptxas --version, remembered");
+  expectVersion(environment, {12, 8, 93}, "ptxas --version, remembered");
 
   // Another ptxas in its place (another size) is asked again.
   fake.writeExecutable(
       "bin/ptxas", "#!/bin/sh\nprintf '%s\\n' 'Cuda compilation tools, release 12.10, V12.10.5'\n");
-  llvm::Expected<CudaToolkit> replaced = findCudaToolkit(environment);
-  KILN_ASSERT_OK(replaced);
-  EXPECT_EQ(replaced->version, (CudaVersion{12, 10, 5}));
-  EXPECT_EQ(replaced->versionSource, "ptxas --version");
+  expectVersion(environment, {12, 10, 5}, "ptxas --version");
 }
 
 TEST(CudaToolkit, DamagedVersionMemoIsAskedPastAndRewritten) {
   FakeToolkit fake = FakeToolkit::create("Cuda compilation tools, release 12.8, V12.8.93");
   fake.writeFile("toolkits.json", "{\"ptxas\": [{\"path\": 7}, \"no\"");
-  ToolkitSearchEnvironment environment = emptyEnvironment();
-  environment.cudaHome = fake.root();
+  ToolkitSearchEnvironment environment = cudaHomeAt(fake);
   environment.versionMemo = fake.directory.file("toolkits.json");
 
-  llvm::Expected<CudaToolkit> asked = findCudaToolkit(environment);
-  KILN_ASSERT_OK(asked);
-  EXPECT_EQ(asked->version, (CudaVersion{12, 8, 93}));
-  EXPECT_EQ(asked->versionSource, "ptxas --version");
-  llvm::Expected<CudaToolkit> remembered = findCudaToolkit(environment);
-  KILN_ASSERT_OK(remembered);
-  EXPECT_EQ(remembered->versionSource, "ptxas --version, remembered");
+  expectVersion(environment, {12, 8, 93}, "ptxas --version");
+  expectVersion(environment, {12, 8, 93}, "ptxas --version, remembered");
 }
 
 TEST(CudaToolkit, VersionMemoKeepsTheMostRecentlyAskedPtxas) {
@@ -323,8 +314,7 @@ TEST(CudaToolkit, VersionMemoKeepsTheMostRecentlyAskedPtxas) {
 
 TEST(CudaToolkit, UnknownVersionIsAnError) {
   FakeToolkit fake = FakeToolkit::create("not a version");
-  ToolkitSearchEnvironment environment = emptyEnvironment();
-  environment.cudaHome = fake.root();
+  ToolkitSearchEnvironment environment = cudaHomeAt(fake);
   std::string message = errorMessage(findCudaToolkit(environment));
   EXPECT_TRUE(contains(message, "cannot tell the version of the CUDA toolkit at '" + fake.root()))
       << message;
@@ -336,8 +326,7 @@ TEST(CudaToolkit, MissingComponentsAreErrorsListingWhereKilnLooked) {
   fake.writeFile("nvvm/libdevice/libdevice.10.bc", "BC");
   fake.makeDirectory("lib");
   fake.writeFile("lib/libnvJitLink.so.13", "not really a library");
-  ToolkitSearchEnvironment environment = emptyEnvironment();
-  environment.cudaHome = fake.root();
+  ToolkitSearchEnvironment environment = cudaHomeAt(fake);
   llvm::Expected<CudaToolkit> found = findCudaToolkit(environment);
   KILN_ASSERT_OK(found);
 
@@ -365,8 +354,7 @@ TEST(CudaToolkit, MissingComponentsAreErrorsListingWhereKilnLooked) {
 
 TEST(CudaToolkit, NvJitLinkSearchCoversLib64LibAndTargets) {
   FakeToolkit fake = FakeToolkit::create("Cuda compilation tools, release 13.0, V13.0.88");
-  ToolkitSearchEnvironment environment = emptyEnvironment();
-  environment.cudaHome = fake.root();
+  ToolkitSearchEnvironment environment = cudaHomeAt(fake);
   llvm::Expected<CudaToolkit> found = findCudaToolkit(environment);
   KILN_ASSERT_OK(found);
   std::string message = errorMessage(found->require(ToolkitComponent::NvJitLink));
