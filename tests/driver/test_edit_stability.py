@@ -107,6 +107,11 @@ def test_moving_lines_recompiles_no_kernel_and_messages_name_the_new_lines(kiln,
     assert not recompiled, f"moving lines recompiled {recompiled}"
     assert len(extension_objects(kiln, project)) == 1, \
         "moving lines made the module's extension object again"
+    verbose = kiln("build", project / "src" / "pkg" / "kernels.py", "--module", "pkg.kernels", "-o",
+                   project / "out" / "pkg", "--arch", "80", "-v", "--python", sys.executable,
+                   env=dict(os.environ, KILN_CACHE_DIR=str(project / "cache")))
+    assert "local hit  extension " in verbose.stderr, \
+        f"a warm build did not take the module's extension object from the cache:\n{verbose.stderr}"
     assert message(project, "store").endswith("kernels.py:12)")
     assert message(project, "load").endswith("helpers.py:8)")
 
