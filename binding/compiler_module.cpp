@@ -66,13 +66,24 @@ bool thisInterpretersSuffix(std::string &suffix) {
   PyObject *suffixes =
       machinery ? PyObject_GetAttrString(machinery, "EXTENSION_SUFFIXES") : nullptr;
   PyObject *first = suffixes ? PySequence_GetItem(suffixes, 0) : nullptr;
-  const char *text = first ? PyUnicode_AsUTF8(first) : nullptr;
+  const char *text = first ? PyUnicode_AsUTF8AndSize(first, nullptr) : nullptr;
   if (text)
     suffix = text;
   Py_XDECREF(first);
   Py_XDECREF(suffixes);
   Py_XDECREF(machinery);
   return text != nullptr;
+}
+
+/// The items of `sequence` as a new tuple, or null with a TypeError that
+/// says `message` if it is not iterable.
+PyObject *itemsOf(PyObject *sequence, const char *message) {
+  PyObject *items = PySequence_Tuple(sequence);
+  if (!items && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    PyErr_Clear();
+    PyErr_SetString(PyExc_TypeError, message);
+  }
+  return items;
 }
 
 /// A list of str from a sequence of str; false with a TypeError otherwise.
@@ -83,16 +94,19 @@ bool toStrings(PyObject *sequence, const char *what, std::vector<std::string> &o
     PyErr_Format(PyExc_TypeError, "%s must be a list of str, not a str", what);
     return false;
   }
-  PyObject *items = PySequence_Fast(sequence, what);
+  PyObject *items = itemsOf(sequence, what);
   if (!items)
     return false;
-  Py_ssize_t count = PySequence_Fast_GET_SIZE(items);
+  Py_ssize_t count = PyTuple_Size(items);
   for (Py_ssize_t i = 0; i < count; ++i) {
-    PyObject *item = PySequence_Fast_GET_ITEM(items, i);
-    const char *text = PyUnicode_Check(item) ? PyUnicode_AsUTF8(item) : nullptr;
+    PyObject *item = PyTuple_GetItem(items, i);
+    const char *text = PyUnicode_Check(item) ? PyUnicode_AsUTF8AndSize(item, nullptr) : nullptr;
     if (!text) {
-      if (!PyErr_Occurred())
-        PyErr_Format(PyExc_TypeError, "%s must hold str, not %.100s", what, Py_TYPE(item)->tp_name);
+      if (!PyErr_Occurred()) {
+        PyObject *typeName = PyType_GetName(Py_TYPE(item));
+        PyErr_Format(PyExc_TypeError, "%s must hold str, not %U", what, typeName);
+        Py_XDECREF(typeName);
+      }
       Py_DECREF(items);
       return false;
     }
@@ -115,21 +129,20 @@ bool appendItem(PyObject *list, PyObject *item) {
 bool toClosures(PyObject *sequence, std::vector<ClosureRequest> &out) {
   if (sequence == nullptr || sequence == Py_None)
     return true;
-  PyObject *items = PySequence_Fast(sequence, "closures must be a list");
+  PyObject *items = itemsOf(sequence, "closures must be a list");
   if (!items)
     return false;
   bool ok = true;
-  for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(items); ++i) {
+  for (Py_ssize_t i = 0; ok && i < PyTuple_Size(items); ++i) {
     const char *path = nullptr;
     const char *name = nullptr;
     unsigned line = 0;
     PyObject *variables = nullptr;
     const char *enclosing = nullptr;
-    PyObject *item = PySequence_Fast_GET_ITEM(items, i);
-    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 5 ||
-        !PyUnicode_Check(PyTuple_GET_ITEM(item, 0)) ||
-        !PyUnicode_Check(PyTuple_GET_ITEM(item, 1)) || !PyLong_Check(PyTuple_GET_ITEM(item, 2)) ||
-        !PyUnicode_Check(PyTuple_GET_ITEM(item, 4))) {
+    PyObject *item = PyTuple_GetItem(items, i);
+    if (!PyTuple_Check(item) || PyTuple_Size(item) != 5 ||
+        !PyUnicode_Check(PyTuple_GetItem(item, 0)) || !PyUnicode_Check(PyTuple_GetItem(item, 1)) ||
+        !PyLong_Check(PyTuple_GetItem(item, 2)) || !PyUnicode_Check(PyTuple_GetItem(item, 4))) {
       PyErr_SetString(PyExc_TypeError,
                       "closures hold (module path, name, line, free variables, enclosing "
                       "function) tuples of (str, str, int, list of str, str)");
@@ -156,12 +169,12 @@ bool toClosures(PyObject *sequence, std::vector<ClosureRequest> &out) {
 bool toCalledDecorators(PyObject *sequence, std::vector<CalledDecorator> &out) {
   if (sequence == nullptr || sequence == Py_None)
     return true;
-  PyObject *items = PySequence_Fast(sequence, "decorator_calls must be a list");
+  PyObject *items = itemsOf(sequence, "decorator_calls must be a list");
   if (!items)
     return false;
   bool ok = true;
-  for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(items); ++i) {
-    PyObject *item = PySequence_Fast_GET_ITEM(items, i);
+  for (Py_ssize_t i = 0; ok && i < PyTuple_Size(items); ++i) {
+    PyObject *item = PyTuple_GetItem(items, i);
     const char *path = nullptr;
     const char *function = nullptr;
     const char *call = nullptr;
@@ -366,7 +379,7 @@ PyObject *specializationKey(const pipeline::KernelArtifacts &kernel, unsigned ar
       Py_CLEAR(types);
       break;
     }
-    PyTuple_SET_ITEM(types, Py_ssize_t(i), text);
+    PyTuple_SetItem(types, Py_ssize_t(i), text);
   }
   if (!types)
     return nullptr;

@@ -2,6 +2,7 @@
 #                    [MODULE <dotted.name>]
 #                    [ARCHITECTURES <list>]
 #                    [OUTPUT_DIRECTORY <dir>]
+#                    [PYTHON_ABI <abi>]
 #                    [OPTIONS <kiln build flags>...])
 #
 # Compiles a kernel module with `kiln build --module` into a Python extension
@@ -12,24 +13,29 @@
 #   install(TARGETS pkg_kernels LIBRARY DESTINATION pkg)
 #
 # <target> is a MODULE library whose file is the built module:
-# `<last name component><EXT_SUFFIX>` (kernels.cpython-312-x86_64-linux-gnu.so)
-# in OUTPUT_DIRECTORY (default: the current binary folder), so that
+# `<last name component><suffix>` (kernels.abi3.so) in OUTPUT_DIRECTORY (default: the current binary folder), so that
 # install(TARGETS), $<TARGET_FILE:...> and OUTPUT_NAME/LIBRARY_OUTPUT_DIRECTORY
 # work as for any module. Kiln writes the module into the target's private
 # folder and its (trivial) link step copies it over the linked stub.
 #
 # A module that imports kiln (`from kiln import cuda`) stays Python, host code
 # and all: its build is then the companion its kernels load, named
-# `_<last name component>.kiln<EXT_SUFFIX>` (_ops.kiln.cpython-312-...so),
+# `_<last name component>.kiln<suffix>` (_ops.kiln.abi3.so),
 # and the package installs the source beside it (install(FILES ...)). The
 # import is read from the source's top-level lines at configure time, and
 # CMake configures again when the source changes.
 #
-# MODULE defaults to the source's file name without `.py`. EXT_SUFFIX is that
-# of KILN_PYTHON_EXECUTABLE, else Python3_EXECUTABLE, else Python_EXECUTABLE,
-# else python3 on PATH; KILN_PYTHON_EXT_SUFFIX overrides it. The same Python
-# imports a module that stays Python when its kernels read NumPy arrays or
-# other values its host code computes at import (kiln.import_host_values).
+# MODULE defaults to the source's file name without `.py`. The suffix says
+# which CPython the module is for, as `kiln build --python-abi` takes it:
+# PYTHON_ABI, else KILN_PYTHON_ABI, else abi3 (`.abi3.so`: one module for
+# every CPython from 3.10 on; `interpreter` where the Python below is a
+# free-threaded one, which has no stable ABI); cp313 or cp313t (free-threaded)
+# name a module for one version (`.cpython-313-x86_64-linux-gnu.so`), and
+# `interpreter` the EXT_SUFFIX of the Python below. KILN_PYTHON_EXT_SUFFIX overrides them
+# all. That Python is KILN_PYTHON_EXECUTABLE, else Python3_EXECUTABLE, else
+# Python_EXECUTABLE, else python3 on PATH; it imports a module that stays
+# Python when its kernels read NumPy arrays or other values its host code
+# computes at import (kiln.import_host_values).
 #
 # Architectures: ARCHITECTURES, else the CUDA_ARCHITECTURES property of
 # <target> (set it after the call to change it), which starts as
@@ -69,31 +75,62 @@ function(_kiln_python out)
   set(${out} "${_kiln_found_python}" PARENT_SCOPE)
 endfunction()
 
-function(_kiln_ext_suffix out)
-  if(KILN_PYTHON_EXT_SUFFIX)
-    set(${out} "${KILN_PYTHON_EXT_SUFFIX}" PARENT_SCOPE)
-    return()
-  endif()
+# The Python's EXT_SUFFIX and whether it is free-threaded, asked once.
+function(_kiln_ask_python suffix_out free_threaded_out)
   _kiln_python(_kiln_python)
   get_property(_kiln_known GLOBAL PROPERTY "_KILN_EXT_SUFFIX:${_kiln_python}" SET)
   if(NOT _kiln_known)
     execute_process(
       COMMAND "${_kiln_python}" -c
-              "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))"
-      OUTPUT_VARIABLE _kiln_suffix OUTPUT_STRIP_TRAILING_WHITESPACE
+              "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'), int(bool(sysconfig.get_config_var('Py_GIL_DISABLED'))))"
+      OUTPUT_VARIABLE _kiln_answer OUTPUT_STRIP_TRAILING_WHITESPACE
       RESULT_VARIABLE _kiln_status)
-    if(NOT _kiln_status EQUAL 0 OR NOT _kiln_suffix)
+    separate_arguments(_kiln_answer)
+    list(LENGTH _kiln_answer _kiln_count)
+    if(NOT _kiln_status EQUAL 0 OR NOT _kiln_count EQUAL 2)
       message(FATAL_ERROR "add_python_kernels: cannot ask '${_kiln_python}' for its extension "
                           "suffix (EXT_SUFFIX); set KILN_PYTHON_EXECUTABLE or KILN_PYTHON_EXT_SUFFIX")
     endif()
+    list(GET _kiln_answer 0 _kiln_suffix)
+    list(GET _kiln_answer 1 _kiln_free_threaded)
     set_property(GLOBAL PROPERTY "_KILN_EXT_SUFFIX:${_kiln_python}" "${_kiln_suffix}")
+    set_property(GLOBAL PROPERTY "_KILN_FREE_THREADED:${_kiln_python}" "${_kiln_free_threaded}")
   endif()
   get_property(_kiln_suffix GLOBAL PROPERTY "_KILN_EXT_SUFFIX:${_kiln_python}")
-  set(${out} "${_kiln_suffix}" PARENT_SCOPE)
+  get_property(_kiln_free_threaded GLOBAL PROPERTY "_KILN_FREE_THREADED:${_kiln_python}")
+  set(${suffix_out} "${_kiln_suffix}" PARENT_SCOPE)
+  set(${free_threaded_out} "${_kiln_free_threaded}" PARENT_SCOPE)
+endfunction()
+
+# The module file name suffix for the Python ABI `abi`, as kiln names it.
+function(_kiln_ext_suffix out abi)
+  if(KILN_PYTHON_EXT_SUFFIX)
+    set(${out} "${KILN_PYTHON_EXT_SUFFIX}" PARENT_SCOPE)
+  elseif(abi STREQUAL "abi3")
+    set(${out} ".abi3.so" PARENT_SCOPE)
+  elseif(abi STREQUAL "interpreter")
+    _kiln_ask_python(_kiln_suffix _kiln_free_threaded)
+    set(${out} "${_kiln_suffix}" PARENT_SCOPE)
+  else()
+    get_property(_kiln_executable GLOBAL PROPERTY KILN_EXECUTABLE)
+    execute_process(COMMAND "${_kiln_executable}" targets --python-abi "${abi}" --json
+                    OUTPUT_VARIABLE _kiln_json ERROR_QUIET)
+    string(JSON _kiln_suffix ERROR_VARIABLE _kiln_no_suffix GET "${_kiln_json}" python
+           extension_suffix)
+    if(_kiln_no_suffix)
+      string(JSON _kiln_why ERROR_VARIABLE _kiln_unreadable GET "${_kiln_json}" python error)
+      if(_kiln_unreadable)
+        set(_kiln_why "'${_kiln_executable} targets --json' did not say")
+      endif()
+      message(FATAL_ERROR "add_python_kernels: Python ABI '${abi}': ${_kiln_why}")
+    endif()
+    set(${out} "${_kiln_suffix}" PARENT_SCOPE)
+  endif()
 endfunction()
 
 function(add_python_kernels target source)
-  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "MODULE;OUTPUT_DIRECTORY" "ARCHITECTURES;OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "MODULE;OUTPUT_DIRECTORY;PYTHON_ABI"
+                        "ARCHITECTURES;OPTIONS")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "add_python_kernels(${target}): unexpected arguments '${ARG_UNPARSED_ARGUMENTS}'")
   endif()
@@ -112,7 +149,21 @@ function(add_python_kernels target source)
   endif()
   get_filename_component(_output_directory "${ARG_OUTPUT_DIRECTORY}" ABSOLUTE
                          BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
-  _kiln_ext_suffix(_suffix)
+  if(ARG_PYTHON_ABI)
+    set(_abi "${ARG_PYTHON_ABI}")
+  elseif(KILN_PYTHON_ABI)
+    set(_abi "${KILN_PYTHON_ABI}")
+  elseif(KILN_PYTHON_EXT_SUFFIX)
+    set(_abi "")
+  else()
+    _kiln_ask_python(_interpreter_suffix _free_threaded)
+    if(_free_threaded)
+      set(_abi "interpreter")
+    else()
+      set(_abi "abi3")
+    endif()
+  endif()
+  _kiln_ext_suffix(_suffix "${_abi}")
 
   # As `kiln build` decides: a module importing kiln gets a companion.
   file(STRINGS "${_source}" _kiln_imports

@@ -21,6 +21,7 @@
 #include "frontend/source/diagnostics.h"
 #include "pipeline/module_writer.h"
 #include "pipeline/pipeline.h"
+#include "pipeline/python_config.h"
 
 #include <CLI/CLI.hpp>
 #include <llvm/Support/JSON.h>
@@ -362,13 +363,23 @@ CLI::App *addBuildCommand(CLI::App &app, BuildOptions &build) {
                          "Print the result as JSON: the files written and, per specialization, "
                          "each step's cache outcome and time and each cubin's resources");
   buildCommand->add_option("--module", build.moduleName, "Dotted module name (pkg.kernels)");
+  buildCommand
+      ->add_option(
+          "--python-abi", build.pythonAbi,
+          "The CPython the module is for: abi3 (default; one module, kernels.abi3.so, for every "
+          "CPython from 3.10 on), a version such as cp313 or cp313t (free-threaded), or "
+          "interpreter (the EXT_SUFFIX of --python); no Python needs to be installed for it")
+      ->check([](const std::string &abi) {
+        llvm::Error problem = pipeline::checkPythonAbi(abi);
+        return problem ? llvm::toString(std::move(problem)) : std::string();
+      });
   buildCommand->add_option("--python", build.python,
-                           "The Python the module is for, whose EXT_SUFFIX names it "
-                           "(default: python3 on $PATH)");
+                           "The Python that imports the module's package when kernels read "
+                           "values its host code computes (default: python3 on $PATH)");
   buildCommand->add_option_function<std::string>(
       "--ext-suffix", [&](const std::string &suffix) { build.extensionSuffix = suffix; },
       "The module's file name suffix (e.g. .cpython-312-x86_64-linux-gnu.so), instead of "
-      "asking Python");
+      "the one --python-abi gives");
   buildCommand->add_option("--signature", build.signatures,
                            "Signature for a kernel without one, as NAME=SIGNATURE; repeatable");
   CLI::Option *fastmathOption =

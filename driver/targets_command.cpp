@@ -17,6 +17,7 @@
 
 #include "driver/targets_command.h"
 
+#include "backend/codegen/target_machines.h"
 #include "backend/cuda_tools/arch_list.h"
 #include "backend/cuda_tools/cuda_archs.h"
 #include "backend/cuda_tools/cuda_toolkit.h"
@@ -24,6 +25,7 @@
 #include "backend/cuda_tools/nvjitlink.h"
 #include "driver/arch_option.h"
 #include "pipeline/project_settings.h"
+#include "pipeline/python_config.h"
 
 #include <CLI/CLI.hpp>
 #include <llvm/Support/JSON.h>
@@ -49,12 +51,23 @@ struct Findings {
   std::string selectionText;
   std::optional<ArchSet> selection;
   std::string selectionError;
+  /// The kernel module file name suffix for --python-abi, or why there is
+  /// none.
+  std::string pythonAbi;
+  std::string extensionSuffix;
+  std::string pythonAbiError;
 
   bool failed() const { return !toolkit || !selection; }
 };
 
 Findings investigate(const TargetsOptions &options) {
   Findings findings;
+  findings.pythonAbi = options.pythonAbi;
+  if (llvm::Expected<std::string> suffix =
+          pipeline::extensionSuffix(options.pythonAbi, "", llvm::Triple(backend::hostTriple())))
+    findings.extensionSuffix = std::move(*suffix);
+  else
+    findings.pythonAbiError = llvm::toString(suffix.takeError());
   if (llvm::Expected<CudaToolkit> toolkit = cuda_tools::findCudaToolkit())
     findings.toolkit = std::move(*toolkit);
   else
@@ -174,6 +187,17 @@ void printHowTheListIsChosen(llvm::raw_ostream &os) {
      << "  separated by ';', ',' or spaces.\n";
 }
 
+void printPythonAbi(const Findings &findings, llvm::raw_ostream &os) {
+  if (findings.extensionSuffix.empty())
+    return;
+  os << "\nPython ABI " << findings.pythonAbi << ": kernel modules are named kernels"
+     << findings.extensionSuffix << "\n";
+  if (findings.pythonAbi == "abi3")
+    os << "  One module for every CPython from 3." << pipeline::minimumPythonMinor
+       << " on; --python-abi cp313 (or cp313t,\n"
+       << "  free-threaded) names a module for one version.\n";
+}
+
 void printText(const Findings &findings, llvm::raw_ostream &os) {
   printToolkit(findings, os);
   printArchitectures(os);
@@ -182,7 +206,11 @@ void printText(const Findings &findings, llvm::raw_ostream &os) {
     printSet(("Selected by " + cuda_tools::describeArchListSource(findings.selectionSource)).str(),
              *findings.selection, os);
   printHowTheListIsChosen(os);
+  printPythonAbi(findings, os);
   os.flush();
+
+  if (!findings.pythonAbiError.empty())
+    llvm::WithColor::error(llvm::errs(), "kiln") << findings.pythonAbiError << '\n';
 
   if (!findings.toolkit)
     llvm::WithColor::error(llvm::errs(), "kiln") << findings.toolkitError << '\n';
@@ -253,6 +281,13 @@ void printJson(const Findings &findings, llvm::raw_ostream &os) {
       else
         json.attribute("error", findings.selectionError);
     });
+    json.attributeObject("python", [&] {
+      json.attribute("abi", findings.pythonAbi);
+      if (findings.pythonAbiError.empty())
+        json.attribute("extension_suffix", findings.extensionSuffix);
+      else
+        json.attribute("error", findings.pythonAbiError);
+    });
   });
   os << '\n';
 }
@@ -269,6 +304,8 @@ int runTargets(const TargetsOptions &options) {
   // is a problem of the environment.
   if (!findings.selection && options.arch && archListSyntaxProblem(*options.arch))
     return 2;
+  if (!findings.pythonAbiError.empty())
+    return 2;
   return findings.failed() ? 1 : 0;
 }
 
@@ -280,6 +317,9 @@ CLI::App *addTargetsCommand(CLI::App &app, TargetsOptions &targets) {
       "Architecture list to check and expand, as CMake (75;80-real;90-virtual, all), "
       "TORCH_CUDA_ARCH_LIST (7.5 8.0 9.0+PTX) or nvcc (sm_80) write it; default: $CUDAARCHS, "
       "else Kiln's default");
+  targetsCommand->add_option("--python-abi", targets.pythonAbi,
+                             "A Python ABI, as kiln build takes it (abi3, cp313, cp313t, "
+                             "interpreter): show the file name suffix of its kernel modules");
   targetsCommand->add_flag("--json", targets.json, "Print the result as JSON");
   return targetsCommand;
 }

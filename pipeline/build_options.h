@@ -40,9 +40,13 @@ struct BuildOptions {
   /// (the first calls of kernels in development where there is no GPU).
   bool hostOnly = false;
   EmitKind emit = EmitKind::Fatbin;
-  /// EmitKind::Module: the Python whose EXT_SUFFIX names the module
-  /// (empty: python3 on $PATH), unless `extensionSuffix` is given.
+  /// The Python that imports the module when a kernel reads a value its
+  /// host code computes (empty: python3 on $PATH); with pythonAbi
+  /// "interpreter", also the one whose EXT_SUFFIX names the module.
   std::string python;
+  /// EmitKind::Module: the Python ABI the module's file name says it is
+  /// for (pipeline::extensionSuffix), unless `extensionSuffix` is given.
+  std::string pythonAbi = "abi3";
   std::optional<std::string> extensionSuffix;
   std::string outputDirectory = ".";
   /// The folder the source paths a build records are relative to

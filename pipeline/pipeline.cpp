@@ -848,12 +848,14 @@ llvm::Expected<BuildResult> buildModule(const BuildOptions &options, BuildReport
   std::string moduleName = result.typed->name;
   applyOverrides(*result.typed, options);
 
-  // Ask Python first: a wrong --python should fail before minutes of work.
+  // Name the module first: a wrong --python-abi or --python should fail
+  // before minutes of work.
   std::string extensionSuffix;
   if (options.emit == EmitKind::Module) {
-    llvm::Expected<std::string> suffix = options.extensionSuffix
-                                             ? llvm::Expected<std::string>(*options.extensionSuffix)
-                                             : pipeline::extensionSuffix(options.python);
+    llvm::Expected<std::string> suffix =
+        options.extensionSuffix ? llvm::Expected<std::string>(*options.extensionSuffix)
+                                : pipeline::extensionSuffix(options.pythonAbi, options.python,
+                                                            llvm::Triple(backend::hostTriple()));
     if (!suffix)
       return suffix.takeError();
     extensionSuffix = std::move(*suffix);

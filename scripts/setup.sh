@@ -70,6 +70,22 @@ if ! ls .venv/wheelhouse/numpy-*.whl >/dev/null 2>&1; then
   .venv/bin/python -m pip download --quiet --only-binary=:all: -d .venv/wheelhouse \
     "numpy==$(.venv/bin/python -c 'import numpy; print(numpy.__version__)')"
 fi
+# NumPy for the other CPythons this machine has (pyenv's, or python3.X on
+# PATH), on which the stable-ABI tests run one build of the runtime and of a
+# kernel module (tests/runtime/python/test_stable_abi.py looks in the same
+# places).
+for minor in 10 12 13; do
+  other=""
+  for candidate in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.$minor.*/bin/python3.$minor \
+                   /usr/bin/python3.$minor /usr/local/bin/python3.$minor; do
+    if [ -x "$candidate" ]; then other="$candidate"; break; fi
+  done
+  if [ -n "$other" ] && ! ls .venv/wheelhouse/numpy-*-cp3$minor-cp3$minor-*.whl >/dev/null 2>&1; then
+    say "Downloading numpy for CPython 3.$minor into .venv/wheelhouse for offline tests"
+    "$other" -m pip download --quiet --disable-pip-version-check --only-binary=:all: \
+      -d .venv/wheelhouse "numpy>=1.26"
+  fi
+done
 # scikit-build-core too, for the CMake tests' pyproject.toml project
 # (tests/integrations/cmake), built in a fresh environment.
 if ! ls .venv/wheelhouse/scikit_build_core-*.whl >/dev/null 2>&1; then

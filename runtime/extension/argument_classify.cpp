@@ -80,7 +80,7 @@ ElementId namedTupleClassOf(PyObject *tuple) {
     return *known;
   ElementId id = 0;
   if (PyObject_HasAttrString(reinterpret_cast<PyObject *>(type), "_fields"))
-    id = internNamedTuple(type->tp_name);
+    id = internNamedTuple(typeName(type));
   cache.add(type, id);
   return id;
 }
@@ -109,7 +109,7 @@ ElementId enumClassOf(PyTypeObject *type) {
   auto *object = reinterpret_cast<PyObject *>(type);
   if (PyType_IsSubtype(type, reinterpret_cast<PyTypeObject *>(enumBase)))
     if (PyObject *name = PyObject_GetAttrString(object, "__name__")) {
-      if (const char *text = PyUnicode_AsUTF8(name))
+      if (const char *text = utf8(name))
         id = internEnumClass(text,
                              PyType_IsSubtype(type, reinterpret_cast<PyTypeObject *>(intEnumBase)));
       Py_DECREF(name);
@@ -119,7 +119,10 @@ ElementId enumClassOf(PyTypeObject *type) {
   return id;
 }
 
-enum class NumpyKind : uint8_t { None, Array, Scalar };
+/// What a type is to NumPy: an ndarray (or a subclass of one, such as
+/// kiln.cuda's mapped arrays), a NumPy scalar (datetime64 and timedelta64
+/// apart: they give no useful buffer), or neither.
+enum class NumpyKind : uint8_t { None, Array, ArraySubclass, Scalar, DateTimeScalar };
 
 /// NumPy types by name, without importing NumPy: each new type's MRO is
 /// walked once.
@@ -128,15 +131,20 @@ NumpyKind numpyKind(PyTypeObject *type) {
   if (const NumpyKind *known = cache.find(type))
     return *known;
   NumpyKind kind = NumpyKind::None;
-  PyObject *mro = type->tp_mro;
-  Py_ssize_t count = mro && PyTuple_Check(mro) ? PyTuple_GET_SIZE(mro) : 0;
+  PyObject *mro = PyObject_GetAttrString(reinterpret_cast<PyObject *>(type), "__mro__");
+  Py_ssize_t count = mro && PyTuple_Check(mro) ? PyTuple_Size(mro) : 0;
   for (Py_ssize_t i = 0; i < count && kind == NumpyKind::None; ++i) {
-    const char *name = reinterpret_cast<PyTypeObject *>(PyTuple_GET_ITEM(mro, i))->tp_name;
-    if (std::strcmp(name, "numpy.ndarray") == 0)
-      kind = NumpyKind::Array;
-    else if (std::strcmp(name, "numpy.generic") == 0)
+    auto *base = reinterpret_cast<PyTypeObject *>(PyTuple_GetItem(mro, i));
+    std::string name = typeName(base);
+    if (name == "numpy.ndarray")
+      kind = i == 0 ? NumpyKind::Array : NumpyKind::ArraySubclass;
+    else if (name == "numpy.datetime64" || name == "numpy.timedelta64")
+      kind = NumpyKind::DateTimeScalar;
+    else if (name == "numpy.generic")
       kind = NumpyKind::Scalar;
   }
+  Py_XDECREF(mro);
+  PyErr_Clear();
   cache.add(type, kind);
   return kind;
 }
@@ -213,8 +221,6 @@ struct Classifier {
   /// __cuda_array_interface__ describes, not as a copy. Only subclasses of
   /// ndarray are asked.
   static bool inDeviceVisibleMemory(PyObject *object) {
-    if (std::strcmp(Py_TYPE(object)->tp_name, "numpy.ndarray") == 0)
-      return false;
     PyObject *mapping = PyObject_GetAttrString(object, "_kiln_mapping");
     if (!mapping) {
       PyErr_Clear();
@@ -231,7 +237,7 @@ struct Classifier {
       return false;
     Py_buffer &view = call.buffers[bufferIndex];
     DateTimeElement dateTime;
-    if (!getBuffer(object, view, dateTime))
+    if (!getBuffer(object, false, view, dateTime))
       return false;
     ++call.bufferCount;
     if (view.ndim > 0 && (!view.shape || !view.strides))
@@ -255,13 +261,13 @@ struct Classifier {
     return true;
   }
 
-  bool numpyScalar(PyObject *object) {
+  bool numpyScalar(PyObject *object, bool dateTimeScalar) {
     unsigned bufferIndex = 0, index = 0;
     if (!newBuffer(bufferIndex) || !newNode(index))
       return false;
     Py_buffer &view = call.buffers[bufferIndex];
     DateTimeElement dateTime;
-    if (!getBuffer(object, view, dateTime))
+    if (!getBuffer(object, dateTimeScalar, view, dateTime))
       return false;
     TypeNode &node = call.nodes[index];
     ArgumentValue &value = call.values[index];
@@ -301,14 +307,12 @@ struct Classifier {
   /// The buffer of a NumPy array or scalar. datetime64 and timedelta64
   /// values have none; the buffer is then their int64 view's, which shares
   /// their data.
-  bool getBuffer(PyObject *object, Py_buffer &view, DateTimeElement &dateTime) {
+  bool getBuffer(PyObject *object, bool dateTimeScalar, Py_buffer &view,
+                 DateTimeElement &dateTime) {
     // A datetime64 array refuses to give a buffer; a datetime64 scalar
     // gives one whose format says nothing.
-    const char *typeName = Py_TYPE(object)->tp_name;
-    bool scalar = std::strcmp(typeName, "numpy.datetime64") == 0 ||
-                  std::strcmp(typeName, "numpy.timedelta64") == 0;
     std::string code;
-    if (!scalar) {
+    if (!dateTimeScalar) {
       if (PyObject_GetBuffer(object, &view, PyBUF_RECORDS_RO) == 0)
         return true;
       PyObject *type, *error, *traceback;
@@ -342,7 +346,7 @@ struct Classifier {
     PyObject *dtype = PyObject_GetAttrString(object, "dtype");
     PyObject *text = dtype ? PyObject_GetAttrString(dtype, "str") : nullptr;
     Py_XDECREF(dtype);
-    const char *spelled = text ? PyUnicode_AsUTF8(text) : nullptr;
+    const char *spelled = text ? utf8(text) : nullptr;
     std::string code = spelled ? spelled : "";
     Py_XDECREF(text);
     PyErr_Clear();
@@ -511,7 +515,7 @@ struct Classifier {
                                           "scalar");
     if (PyList_Check(object))
       return fail(PyExc_TypeError, what + " is a list; pass a NumPy array or device array");
-    return fail(PyExc_TypeError, what + " has type '" + Py_TYPE(object)->tp_name +
+    return fail(PyExc_TypeError, what + " has type '" + typeNameOf(object) +
                                      "', which kernels cannot take; pass a NumPy array, a "
                                      "device array or a scalar");
   }
@@ -547,13 +551,16 @@ struct Classifier {
       call.values[index].imaginary = PyComplex_ImagAsDouble(object);
       return true;
     }
-    switch (numpyKind(type)) {
-    case NumpyKind::Array:
+    switch (NumpyKind kind = numpyKind(type)) {
+    case NumpyKind::ArraySubclass:
       if (inDeviceVisibleMemory(object))
         return interop(object);
       return numpyArray(object);
+    case NumpyKind::Array:
+      return numpyArray(object);
     case NumpyKind::Scalar:
-      return numpyScalar(object);
+    case NumpyKind::DateTimeScalar:
+      return numpyScalar(object, kind == NumpyKind::DateTimeScalar);
     case NumpyKind::None:
       break;
     }
@@ -565,9 +572,9 @@ struct Classifier {
                     describeArgument(state, argument) + " nests tuples too deeply");
       if (!newNode(index))
         return false;
-      Py_ssize_t count = PyTuple_GET_SIZE(object);
+      Py_ssize_t count = PyTuple_Size(object);
       for (Py_ssize_t i = 0; i < count; ++i)
-        if (!classify(PyTuple_GET_ITEM(object, i), depth + 1))
+        if (!classify(PyTuple_GetItem(object, i), depth + 1))
           return false;
       call.nodes[index].kind = TypeKind::Tuple;
       call.nodes[index].element = namedTupleClassOf(object);

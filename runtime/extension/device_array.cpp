@@ -119,7 +119,7 @@ int initialize(PyObject *self, PyObject *args, PyObject *kwargs) {
     Py_DECREF(stridesTuple);
     return -1;
   }
-  const char *formatText = PyUnicode_AsUTF8(format);
+  const char *formatText = utf8(format);
   if (!formatText) {
     Py_DECREF(shapeTuple);
     Py_DECREF(stridesTuple);
@@ -127,14 +127,14 @@ int initialize(PyObject *self, PyObject *args, PyObject *kwargs) {
   }
 
   // Replace whatever an earlier __init__ set.
-  Py_XSETREF(array->shapeTuple, shapeTuple);
-  Py_XSETREF(array->stridesTuple, stridesTuple);
+  replaceReference(array->shapeTuple, shapeTuple);
+  replaceReference(array->stridesTuple, stridesTuple);
   Py_INCREF(dtype);
-  Py_XSETREF(array->dtype, dtype);
+  replaceReference(array->dtype, dtype);
   Py_INCREF(format);
-  Py_XSETREF(array->format, format);
+  replaceReference(array->format, format);
   Py_INCREF(owner);
-  Py_XSETREF(array->owner, owner);
+  replaceReference(array->owner, owner);
   array->pointer = pointer;
   array->stream = stream;
   array->itemSize = itemSize;
@@ -171,9 +171,7 @@ int clear(PyObject *self) {
 void deallocate(PyObject *self) {
   PyObject_GC_UnTrack(self);
   clear(self);
-  PyTypeObject *type = Py_TYPE(self);
-  type->tp_free(self);
-  Py_DECREF(type);
+  freeObject(self);
 }
 
 PyObject *orNone(PyObject *value) {

@@ -62,9 +62,7 @@ void deallocate(PyObject *self) {
   auto *buffer = reinterpret_cast<DeviceBufferObject *>(self);
   if (buffer->target && buffer->pointer)
     buffer->target->release(buffer->pointer);
-  PyTypeObject *type = Py_TYPE(self);
-  type->tp_free(self);
-  Py_DECREF(type);
+  freeObject(self);
 }
 
 PyObject *getPointer(PyObject *self, void *) {

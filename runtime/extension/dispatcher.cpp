@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <structmember.h>
+#include <vector>
 
 namespace kiln::extension {
 namespace {
@@ -60,9 +61,9 @@ int initializeDispatcher(PyObject *self, PyObject *args, PyObject *kwargs) {
     Py_XDECREF(keep);
     return -1;
   }
-  Py_XSETREF(dispatcher->keep, keep);
+  replaceReference(dispatcher->keep, keep);
   if (deferred)
-    Py_XSETREF(dispatcher->pending, Py_NewRef(specializations));
+    replaceReference(dispatcher->pending, Py_NewRef(specializations));
   dispatcher->state = state.release();
   return 0;
 }
@@ -126,13 +127,11 @@ void deallocateDispatcher(PyObject *self) {
       delete state;
     delete retired;
   }
-  PyTypeObject *type = Py_TYPE(self);
-  type->tp_free(self);
-  Py_DECREF(type);
+  freeObject(self);
 }
 
 struct LaunchObject {
-  PyObject_HEAD vectorcallfunc vectorcall;
+  PyObject_HEAD VectorcallFunction vectorcall;
   PyObject *dispatcher;
   LaunchRequest request;
 };
@@ -305,8 +304,9 @@ Specialization *chooseSpecialization(PyObject *dispatcherObject, PyObject *const
   }
   PyObject *arguments = PyTuple_New(Py_ssize_t(count));
   for (size_t i = 0; arguments && i < count; ++i)
-    PyTuple_SET_ITEM(arguments, Py_ssize_t(i), Py_NewRef(args[i]));
-  PyObject *added = arguments ? PyObject_CallOneArg(specialize, arguments) : nullptr;
+    PyTuple_SetItem(arguments, Py_ssize_t(i), Py_NewRef(args[i]));
+  PyObject *added =
+      arguments ? PyObject_CallFunctionObjArgs(specialize, arguments, nullptr) : nullptr;
   Py_XDECREF(arguments);
   Py_DECREF(specialize);
   int again = added ? PyObject_IsTrue(added) : -1;
@@ -331,11 +331,11 @@ Py_ssize_t dispatch(PyObject *self, PyObject *const *args, size_t nargsf, PyObje
                     bool dryRun) {
   LaunchObject *launch = asLaunch(self);
   const DispatcherState &before = *asDispatcher(launch->dispatcher)->state;
-  if (kwnames && PyTuple_GET_SIZE(kwnames)) {
+  if (kwnames && PyTuple_Size(kwnames)) {
     PyErr_Format(PyExc_TypeError, "kernel '%s' takes no keyword arguments", before.name.c_str());
     return -1;
   }
-  size_t count = PyVectorcall_NARGS(nargsf);
+  size_t count = vectorcallArgumentCount(nargsf);
   if (count != before.arity) {
     PyErr_Format(PyExc_TypeError, "kernel '%s' takes %u argument%s, but %zu %s given",
                  before.name.c_str(), before.arity, before.arity == 1 ? "" : "s", count,
@@ -361,6 +361,28 @@ PyObject *callLaunch(PyObject *self, PyObject *const *args, size_t nargsf, PyObj
   Py_RETURN_NONE;
 }
 
+/// tp_call, for callers that pass a tuple and a dict (PyObject_Call from C,
+/// Launch.__call__): the same call as through vectorcall.
+PyObject *callLaunchWithTuple(PyObject *self, PyObject *args, PyObject *kwargs) {
+  Py_ssize_t count = PyTuple_Size(args);
+  if (count < 0)
+    return nullptr;
+  std::vector<PyObject *> items(static_cast<size_t>(count));
+  for (Py_ssize_t i = 0; i < count; ++i)
+    items[size_t(i)] = PyTuple_GetItem(args, i);
+  PyObject *kwnames = nullptr;
+  if (kwargs && PyDict_Size(kwargs) > 0) {
+    PyObject *keys = PyDict_Keys(kwargs);
+    kwnames = keys ? PySequence_Tuple(keys) : nullptr;
+    Py_XDECREF(keys);
+    if (!kwnames)
+      return nullptr;
+  }
+  PyObject *result = callLaunch(self, items.data(), size_t(count), kwnames);
+  Py_XDECREF(kwnames);
+  return result;
+}
+
 PyObject *prepare(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
   Py_ssize_t index = dispatch(self, args, size_t(nargs), nullptr, true);
   return index < 0 ? nullptr : PyLong_FromSsize_t(index);
@@ -380,9 +402,7 @@ int clearLaunch(PyObject *self) {
 void deallocateLaunch(PyObject *self) {
   PyObject_GC_UnTrack(self);
   clearLaunch(self);
-  PyTypeObject *type = Py_TYPE(self);
-  type->tp_free(self);
-  Py_DECREF(type);
+  freeObject(self);
 }
 
 PyObject *dim3Tuple(const runtime::Dim3 &dim) {
@@ -422,7 +442,8 @@ PyMethodDef launchMethods[] = {
 };
 
 PyMemberDef launchMembers[] = {
-    {"__vectorcalloffset__", T_PYSSIZET, offsetof(LaunchObject, vectorcall), READONLY, nullptr},
+    {"__vectorcalloffset__", T_PYSSIZET, Py_ssize_t(offsetof(LaunchObject, vectorcall)), READONLY,
+     nullptr},
     {nullptr, 0, 0, 0, nullptr},
 };
 
@@ -432,7 +453,7 @@ PyType_Slot launchSlots[] = {
     {Py_tp_dealloc, reinterpret_cast<void *>(deallocateLaunch)},
     {Py_tp_traverse, reinterpret_cast<void *>(traverseLaunch)},
     {Py_tp_clear, reinterpret_cast<void *>(clearLaunch)},
-    {Py_tp_call, reinterpret_cast<void *>(PyVectorcall_Call)},
+    {Py_tp_call, reinterpret_cast<void *>(callLaunchWithTuple)},
     {Py_tp_getset, launchAccessors},
     {Py_tp_methods, launchMethods},
     {Py_tp_members, launchMembers},
@@ -440,7 +461,7 @@ PyType_Slot launchSlots[] = {
 };
 
 PyType_Spec launchSpec = {"kiln._runtime.Launch", sizeof(LaunchObject), 0,
-                          Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |
+                          Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | vectorcallTypeFlag |
                               Py_TPFLAGS_DISALLOW_INSTANTIATION,
                           launchSlots};
 

@@ -63,9 +63,7 @@ void deallocate(PyObject *self) {
   auto *buffer = reinterpret_cast<HostBufferObject *>(self);
   if (buffer->target && buffer->host)
     buffer->target->releaseHost(buffer->host);
-  PyTypeObject *type = Py_TYPE(self);
-  type->tp_free(self);
-  Py_DECREF(type);
+  freeObject(self);
 }
 
 int getBuffer(PyObject *self, Py_buffer *view, int flags) {

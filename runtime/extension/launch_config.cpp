@@ -36,16 +36,18 @@ bool parseDim3(const DispatcherState &state, PyObject *object, const char *what,
   uint64_t values[3] = {1, 1, 1};
   PyObject *items[3] = {object, nullptr, nullptr};
   given = 1;
-  if (PyTuple_Check(object) || PyList_Check(object)) {
+  // An int, the common case, is known by its type alone: the limited API's
+  // PyTuple_Check and PyList_Check each call into CPython.
+  if (!PyLong_CheckExact(object) && (PyTuple_Check(object) || PyList_Check(object))) {
     Py_ssize_t count = PySequence_Size(object);
     if (count < 1 || count > 3)
       return rejectDim3(state, PyExc_ValueError, object, what, "a sequence of 1, 2 or 3 integers");
     given = unsigned(count);
     for (Py_ssize_t i = 0; i < count; ++i)
-      items[i] = PySequence_Fast_GET_ITEM(object, i);
+      items[i] = fastItem(object, i);
   }
   for (unsigned i = 0; i < given; ++i) {
-    PyObject *index = PyNumber_Index(items[i]);
+    PyObject *index = PyLong_CheckExact(items[i]) ? Py_NewRef(items[i]) : PyNumber_Index(items[i]);
     if (!index) {
       PyErr_Clear();
       return rejectDim3(state, PyExc_TypeError, object, what, "a sequence of integers");
@@ -83,7 +85,8 @@ bool parseDim3(const DispatcherState &state, PyObject *object, const char *what,
 } // namespace
 
 bool parseLaunchConfig(const DispatcherState &state, PyObject *key, LaunchRequest &request) {
-  if (!PyTuple_Check(key) || PyTuple_GET_SIZE(key) < 2 || PyTuple_GET_SIZE(key) > 4) {
+  Py_ssize_t size = PyTuple_CheckExact(key) || PyTuple_Check(key) ? PyTuple_Size(key) : 0;
+  if (size < 2 || size > 4) {
     PyErr_Format(PyExc_ValueError,
                  "kernel '%s': a launch configuration is kernel[griddim, blockdim], "
                  "kernel[griddim, blockdim, stream] or kernel[griddim, blockdim, stream, "
@@ -96,23 +99,23 @@ bool parseLaunchConfig(const DispatcherState &state, PyObject *key, LaunchReques
     return false;
   const runtime::DeviceInfo &device = currentDeviceInfo();
   unsigned given;
-  if (!parseDim3(state, PyTuple_GET_ITEM(key, 0), "griddim", request.dims.grid, given) ||
-      !parseDim3(state, PyTuple_GET_ITEM(key, 1), "blockdim", request.dims.block, given))
+  if (!parseDim3(state, PyTuple_GetItem(key, 0), "griddim", request.dims.grid, given) ||
+      !parseDim3(state, PyTuple_GetItem(key, 1), "blockdim", request.dims.block, given))
     return false;
   uint64_t threads = uint64_t(request.dims.block.x) * request.dims.block.y * request.dims.block.z;
   if (threads > uint64_t(device.maxThreadsPerBlock)) {
     PyErr_Format(PyExc_ValueError,
                  "kernel '%s': blockdim %R has %llu threads, more than the %d a block can hold",
-                 state.name.c_str(), PyTuple_GET_ITEM(key, 1),
+                 state.name.c_str(), PyTuple_GetItem(key, 1),
                  static_cast<unsigned long long>(threads), device.maxThreadsPerBlock);
     return false;
   }
   request.stream = 0;
-  if (PyTuple_GET_SIZE(key) > 2 && !streamFromObject(PyTuple_GET_ITEM(key, 2), request.stream))
+  if (size > 2 && !streamFromObject(PyTuple_GetItem(key, 2), request.stream))
     return false;
   request.dims.dynamicSharedBytes = 0;
-  if (PyTuple_GET_SIZE(key) > 3) {
-    PyObject *shared = PyTuple_GET_ITEM(key, 3);
+  if (size > 3) {
+    PyObject *shared = PyTuple_GetItem(key, 3);
     PyObject *index = PyNumber_Index(shared);
     if (!index) {
       PyErr_Clear();

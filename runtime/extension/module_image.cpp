@@ -202,7 +202,7 @@ PyObject *specializationNames(const module::ManifestIndex &index) {
       Py_CLEAR(names);
       break;
     }
-    PyTuple_SET_ITEM(names, Py_ssize_t(i), pair);
+    PyTuple_SetItem(names, Py_ssize_t(i), pair);
   }
   return names;
 }
@@ -210,7 +210,7 @@ PyObject *specializationNames(const module::ManifestIndex &index) {
 PyObject *createImageObject(const KilnModuleImage *image, const uint8_t *bundle,
                             const KilnBundleHeader &header, const module::ManifestIndex &index,
                             const std::string &modulePath) {
-  PyObject *self = moduleImageType->tp_alloc(moduleImageType, 0);
+  PyObject *self = allocateObject(moduleImageType);
   if (!self)
     return nullptr;
   ModuleImageObject *object = asImage(self);
@@ -325,9 +325,7 @@ void deallocate(PyObject *self) {
   Py_XDECREF(asImage(self)->changedSource);
   delete asImage(self)->entries;
   delete asImage(self)->intactFatBinaries;
-  PyTypeObject *type = Py_TYPE(self);
-  type->tp_free(self);
-  Py_DECREF(type);
+  freeObject(self);
 }
 
 /// Parses (offset, size) and checks that they lie in the payload.

@@ -7,7 +7,7 @@ namespace kiln::extension {
 bool pointerFromObject(PyObject *object, const char *what, DevicePointer &pointer) {
   if (!PyLong_Check(object)) {
     PyErr_Format(PyExc_TypeError, "kiln: %s must be an int address, not %s", what,
-                 Py_TYPE(object)->tp_name);
+                 typeNameOf(object).c_str());
     return false;
   }
   unsigned long long value = PyLong_AsUnsignedLongLong(object);
@@ -24,7 +24,7 @@ bool pointerFromObject(PyObject *object, const char *what, DevicePointer &pointe
 bool sizeFromObject(PyObject *object, const char *what, size_t &size) {
   if (!PyLong_Check(object)) {
     PyErr_Format(PyExc_TypeError, "kiln: %s must be an int, not %s", what,
-                 Py_TYPE(object)->tp_name);
+                 typeNameOf(object).c_str());
     return false;
   }
   Py_ssize_t value = PyLong_AsSsize_t(object);
@@ -58,7 +58,7 @@ bool streamFromObject(PyObject *object, StreamHandle &stream) {
     PyErr_Clear();
     PyErr_Format(PyExc_TypeError,
                  "kiln: a stream must be 0, an int handle or a stream object, not %s",
-                 Py_TYPE(object)->tp_name);
+                 typeNameOf(object).c_str());
     return false;
   }
   if (!PyLong_Check(handle) && handle != Py_None) {

@@ -7,6 +7,7 @@
 // launch) allocates nothing and runs no Python code:
 //
 //   target_selection   the ExecutionTarget, chosen at first use
+//   stable_abi         what the limited API spells differently, once
 //   python_errors      Status -> Python exception; kiln.CudaError
 //   python_arguments   pointers, sizes and stream handles from Python values
 //   device_buffer      DeviceBuffer: one target allocation
@@ -28,10 +29,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#define PY_SSIZE_T_CLEAN
 #include "runtime/execution_target.h"
-
-#include <Python.h>
+#include "runtime/extension/stable_abi.h"
 
 namespace kiln::extension {
 

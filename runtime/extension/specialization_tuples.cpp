@@ -48,10 +48,10 @@ std::string_view stringOf(PyObject *object) {
 /// name) for a fixed-width string or ("datetime", name) for a datetime64 or
 /// timedelta64 ("datetime64[D]").
 bool elementOf(PyObject *descriptor, ElementId &element, bool &known) {
-  if (!PyTuple_Check(descriptor) || PyTuple_GET_SIZE(descriptor) < 2)
+  if (!PyTuple_Check(descriptor) || PyTuple_Size(descriptor) < 2)
     return fail("a bad element descriptor");
-  std::string_view kind = stringOf(PyTuple_GET_ITEM(descriptor, 0));
-  std::string_view name = stringOf(PyTuple_GET_ITEM(descriptor, 1));
+  std::string_view kind = stringOf(PyTuple_GetItem(descriptor, 0));
+  std::string_view name = stringOf(PyTuple_GetItem(descriptor, 1));
   if (kind == "scalar") {
     ScalarKind scalar;
     known = scalarFromName(name, scalar);
@@ -69,13 +69,13 @@ bool elementOf(PyObject *descriptor, ElementId &element, bool &known) {
 
 bool appendDescriptor(PyObject *descriptor, std::vector<TypeNode> &nodes, bool &usable,
                       unsigned depth) {
-  if (!PyTuple_Check(descriptor) || PyTuple_GET_SIZE(descriptor) < 1 || depth > 8)
+  if (!PyTuple_Check(descriptor) || PyTuple_Size(descriptor) < 1 || depth > 8)
     return fail("a bad type descriptor");
-  std::string_view kind = stringOf(PyTuple_GET_ITEM(descriptor, 0));
+  std::string_view kind = stringOf(PyTuple_GetItem(descriptor, 0));
   size_t index = nodes.size();
   nodes.emplace_back();
   TypeNode node;
-  Py_ssize_t size = PyTuple_GET_SIZE(descriptor);
+  Py_ssize_t size = PyTuple_Size(descriptor);
   bool known = true;
   if (kind == "scalar" || kind == "record" || kind == "datetime") {
     if (!elementOf(descriptor, node.element, known))
@@ -85,14 +85,14 @@ bool appendDescriptor(PyObject *descriptor, std::vector<TypeNode> &nodes, bool &
                                    : TypeKind::Scalar;
   } else if (kind == "pointer") {
     // ("pointer", ("scalar", "uint8")): a CPointer parameter.
-    if (size != 2 || !elementOf(PyTuple_GET_ITEM(descriptor, 1), node.element, known))
+    if (size != 2 || !elementOf(PyTuple_GetItem(descriptor, 1), node.element, known))
       return fail("a bad pointer descriptor");
     node.kind = known ? TypeKind::Pointer : TypeKind::Unsupported;
   } else if (kind == "array" && size == 5) {
-    if (!elementOf(PyTuple_GET_ITEM(descriptor, 1), node.element, known))
+    if (!elementOf(PyTuple_GetItem(descriptor, 1), node.element, known))
       return false;
-    long ndim = PyLong_AsLong(PyTuple_GET_ITEM(descriptor, 2));
-    std::string_view layout = stringOf(PyTuple_GET_ITEM(descriptor, 3));
+    long ndim = PyLong_AsLong(PyTuple_GetItem(descriptor, 2));
+    std::string_view layout = stringOf(PyTuple_GetItem(descriptor, 3));
     if (ndim < 0 || ndim > 64 || (layout != "C" && layout != "F" && layout != "A")) {
       PyErr_Clear();
       return fail("a bad array descriptor");
@@ -100,26 +100,25 @@ bool appendDescriptor(PyObject *descriptor, std::vector<TypeNode> &nodes, bool &
     node.kind = known ? TypeKind::Array : TypeKind::Unsupported;
     node.ndim = uint8_t(ndim);
     node.layout = layout == "C" ? Layout::C : layout == "F" ? Layout::F : Layout::A;
-    node.readonly = PyObject_IsTrue(PyTuple_GET_ITEM(descriptor, 4)) == 1;
+    node.readonly = PyObject_IsTrue(PyTuple_GetItem(descriptor, 4)) == 1;
   } else if (kind == "enum" && size == 4) {
     // ("enum", "Shape", True, ("scalar", "int64")): an (Int)Enum member.
     node.kind = TypeKind::Enum;
-    node.element = internEnumClass(stringOf(PyTuple_GET_ITEM(descriptor, 1)),
-                                   PyObject_IsTrue(PyTuple_GET_ITEM(descriptor, 2)) == 1);
+    node.element = internEnumClass(stringOf(PyTuple_GetItem(descriptor, 1)),
+                                   PyObject_IsTrue(PyTuple_GetItem(descriptor, 2)) == 1);
     node.count = 1;
-    if (!appendDescriptor(PyTuple_GET_ITEM(descriptor, 3), nodes, usable, depth + 1))
+    if (!appendDescriptor(PyTuple_GetItem(descriptor, 3), nodes, usable, depth + 1))
       return false;
     node.span = uint16_t(nodes.size() - index);
-  } else if ((kind == "tuple" && size == 2 && PyTuple_Check(PyTuple_GET_ITEM(descriptor, 1))) ||
-             (kind == "namedtuple" && size == 3 &&
-              PyTuple_Check(PyTuple_GET_ITEM(descriptor, 2)))) {
-    PyObject *elements = PyTuple_GET_ITEM(descriptor, size - 1);
+  } else if ((kind == "tuple" && size == 2 && PyTuple_Check(PyTuple_GetItem(descriptor, 1))) ||
+             (kind == "namedtuple" && size == 3 && PyTuple_Check(PyTuple_GetItem(descriptor, 2)))) {
+    PyObject *elements = PyTuple_GetItem(descriptor, size - 1);
     node.kind = TypeKind::Tuple;
     if (kind == "namedtuple")
-      node.element = internNamedTuple(stringOf(PyTuple_GET_ITEM(descriptor, 1)));
-    node.count = uint16_t(PyTuple_GET_SIZE(elements));
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(elements); ++i)
-      if (!appendDescriptor(PyTuple_GET_ITEM(elements, i), nodes, usable, depth + 1))
+      node.element = internNamedTuple(stringOf(PyTuple_GetItem(descriptor, 1)));
+    node.count = uint16_t(PyTuple_Size(elements));
+    for (Py_ssize_t i = 0; i < PyTuple_Size(elements); ++i)
+      if (!appendDescriptor(PyTuple_GetItem(elements, i), nodes, usable, depth + 1))
         return false;
     node.span = uint16_t(nodes.size() - index);
   } else {
@@ -173,8 +172,8 @@ bool parameterOf(PyObject *tuple, Specialization &specialization, ParameterSlot 
       !machineTypeOf(type, slot.type) || !PyTuple_Check(path))
     return fail("a bad parameter in the manifest of '" + specialization.kernel.name + "'");
   unsigned node = specialization.argumentStart[argument];
-  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(path); ++i) {
-    long step = PyLong_AsLong(PyTuple_GET_ITEM(path, i));
+  for (Py_ssize_t i = 0; i < PyTuple_Size(path); ++i) {
+    long step = PyLong_AsLong(PyTuple_GetItem(path, i));
     const TypeNode &parent = specialization.nodes[node];
     bool steps = parent.kind == TypeKind::Tuple || parent.kind == TypeKind::Enum;
     if (!steps || step < 0 || step >= parent.count) {
@@ -204,8 +203,8 @@ bool archsOf(PyObject *sequence, std::vector<unsigned> &archs) {
   PyObject *fast = PySequence_Fast(sequence, "kiln: archs must be a sequence");
   if (!fast)
     return false;
-  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); ++i) {
-    long arch = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+  for (Py_ssize_t i = 0; i < fastSize(fast); ++i) {
+    long arch = PyLong_AsLong(fastItem(fast, i));
     if (arch < 0) {
       Py_DECREF(fast);
       PyErr_Clear();
@@ -222,8 +221,8 @@ bool sitesOf(PyObject *sequence, std::vector<std::string> &sites) {
   PyObject *fast = PySequence_Fast(sequence, "kiln: sites must be a sequence");
   if (!fast)
     return false;
-  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); ++i) {
-    PyObject *site = PySequence_Fast_GET_ITEM(fast, i);
+  for (Py_ssize_t i = 0; i < fastSize(fast); ++i) {
+    PyObject *site = fastItem(fast, i);
     if (!PyUnicode_Check(site)) {
       Py_DECREF(fast);
       return fail("a site that is not a string");
@@ -301,10 +300,9 @@ std::unique_ptr<Specialization> specializationOf(const std::string &name, PyObje
   PyObject *types = PySequence_Fast(argTypes, "kiln: arg_types must be a sequence");
   if (!types)
     return nullptr;
-  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(types); ++i) {
+  for (Py_ssize_t i = 0; i < fastSize(types); ++i) {
     specialization->argumentStart.push_back(uint16_t(specialization->nodes.size()));
-    if (!appendDescriptor(PySequence_Fast_GET_ITEM(types, i), specialization->nodes,
-                          specialization->usable, 0)) {
+    if (!appendDescriptor(fastItem(types, i), specialization->nodes, specialization->usable, 0)) {
       Py_DECREF(types);
       return nullptr;
     }
@@ -313,9 +311,9 @@ std::unique_ptr<Specialization> specializationOf(const std::string &name, PyObje
   PyObject *slots = PySequence_Fast(params, "kiln: params must be a sequence");
   if (!slots)
     return nullptr;
-  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(slots); ++i) {
+  for (Py_ssize_t i = 0; i < fastSize(slots); ++i) {
     ParameterSlot slot;
-    if (!parameterOf(PySequence_Fast_GET_ITEM(slots, i), *specialization, slot)) {
+    if (!parameterOf(fastItem(slots, i), *specialization, slot)) {
       Py_DECREF(slots);
       return nullptr;
     }
@@ -332,12 +330,12 @@ bool addSpecializations(DispatcherState &state, PyObject *specializations, PyObj
   if (!list)
     return false;
   bool ok = true;
-  for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(list); ++i) {
-    PyObject *item = PySequence_Fast_GET_ITEM(list, i);
+  for (Py_ssize_t i = 0; ok && i < fastSize(list); ++i) {
+    PyObject *item = fastItem(list, i);
     std::unique_ptr<Specialization> specialization = specializationOf(state.name, item);
     ok = specialization != nullptr;
-    if (ok && PyTuple_Check(item) && PyTuple_GET_SIZE(item) > 0)
-      ok = PyList_Append(keep, PyTuple_GET_ITEM(item, 0)) == 0;
+    if (ok && PyTuple_Check(item) && PyTuple_Size(item) > 0)
+      ok = PyList_Append(keep, PyTuple_GetItem(item, 0)) == 0;
     if (!ok)
       break;
     unsigned arity = unsigned(specialization->argumentStart.size());
@@ -358,8 +356,8 @@ bool setArgumentNames(DispatcherState &state, PyObject *argNames) {
   PyObject *names = PySequence_Fast(argNames, "kiln: arg_names must be a sequence");
   if (!names)
     return false;
-  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(names); ++i)
-    state.argumentNames.emplace_back(stringOf(PySequence_Fast_GET_ITEM(names, i)));
+  for (Py_ssize_t i = 0; i < fastSize(names); ++i)
+    state.argumentNames.emplace_back(stringOf(fastItem(names, i)));
   Py_DECREF(names);
   return true;
 }

@@ -65,9 +65,7 @@ void deallocateStream(PyObject *self) {
   StreamObject *stream = asStream(self);
   if (stream->target && stream->owned && stream->handle)
     stream->target->destroyStream(stream->handle);
-  PyTypeObject *type = Py_TYPE(self);
-  type->tp_free(self);
-  Py_DECREF(type);
+  freeObject(self);
 }
 
 PyObject *wrapStream(PyObject *cls, PyObject *handleObject) {
@@ -78,7 +76,7 @@ PyObject *wrapStream(PyObject *cls, PyObject *handleObject) {
   if (!target)
     return nullptr;
   auto *type = reinterpret_cast<PyTypeObject *>(cls);
-  PyObject *self = type->tp_alloc(type, 0);
+  PyObject *self = allocateObject(type);
   if (!self)
     return nullptr;
   asStream(self)->target = target;
@@ -184,9 +182,7 @@ void deallocateEvent(PyObject *self) {
   EventObject *event = asEvent(self);
   if (event->target && event->handle)
     event->target->destroyEvent(event->handle);
-  PyTypeObject *type = Py_TYPE(self);
-  type->tp_free(self);
-  Py_DECREF(type);
+  freeObject(self);
 }
 
 bool initialized(EventObject *event) {
@@ -237,7 +233,7 @@ PyObject *elapsedTime(PyObject *self, PyObject *end) {
     return nullptr;
   if (!PyObject_TypeCheck(end, eventType)) {
     PyErr_Format(PyExc_TypeError, "kiln: elapsed_time() takes an Event, not %s",
-                 Py_TYPE(end)->tp_name);
+                 typeNameOf(end).c_str());
     return nullptr;
   }
   if (!initialized(asEvent(end)))

@@ -40,6 +40,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 
 from setuptools import Extension
 from setuptools.command.build_ext import build_ext as _setuptools_build_ext
@@ -77,7 +78,8 @@ class KernelModule(Extension):
 
     name
         the dotted module name (``"pkg.kernels"``); the file is named by
-        its last component and the interpreter's EXT_SUFFIX.
+        its last component and ``.abi3.so`` (or, with
+        ``py_limited_api=False``, the interpreter's EXT_SUFFIX).
     source
         the kernel module (``"pkg/kernels.py"``), relative to ``setup.py``.
     archs
@@ -89,9 +91,15 @@ class KernelModule(Extension):
         "--warn-on-spills"]``.
     include_sources
         also put ``source`` into wheels (it is left out by default).
+    py_limited_api
+        build one module for every CPython from 3.10 on (``kernels.abi3.so``,
+        the default); False builds it for the interpreter that runs the
+        build alone. A free-threaded CPython has no stable ABI: its builds
+        are always for it alone.
     """
 
-    def __init__(self, name, source, archs=None, options=(), include_sources=False, **kwargs):
+    def __init__(self, name, source, archs=None, options=(), include_sources=False,
+                 py_limited_api=True, **kwargs):
         source = os.fspath(source)
         super().__init__(name, sources=[source], **kwargs)
         self.kiln_source = source
@@ -100,7 +108,7 @@ class KernelModule(Extension):
             options = options.split()
         self.kiln_options = [str(option) for option in options]
         self.include_sources = bool(include_sources)
-        self.py_limited_api = False
+        self.py_limited_api = bool(py_limited_api)
         # Archs that [tool.kiln] gives: ``kiln build`` reads them itself,
         # below $CUDAARCHS, so they are not passed as --arch.
         self.kiln_archs_configured = False
@@ -278,8 +286,9 @@ def kernel_modules(pyproject="pyproject.toml"):
     """The KernelModule list that ``[tool.kiln] modules`` declares.
 
     Each entry is a table with ``name``, ``source`` and optionally ``archs``
-    (a string or a list), ``options`` (a list of kiln build flags) and
-    ``include-sources``; ``[tool.kiln] archs`` is the default arch list.
+    (a string or a list), ``options`` (a list of kiln build flags),
+    ``include-sources`` and ``py-limited-api`` (see KernelModule);
+    ``[tool.kiln] archs`` is the default arch list.
     """
     config = _read_pyproject(pyproject).get("tool", {}).get("kiln", {})
     entries = config.get("modules", [])
@@ -292,13 +301,14 @@ def kernel_modules(pyproject="pyproject.toml"):
             raise SetupError(f"{where} needs name and source, such as "
                              "{name = \"pkg.kernels\", source = \"pkg/kernels.py\"}")
         unknown = set(entry) - {"name", "source", "archs", "options", "include-sources",
-                                "include_sources"}
+                                "include_sources", "py-limited-api"}
         if unknown:
             raise SetupError(f"{where} has unknown keys: {', '.join(sorted(unknown))}")
         module = KernelModule(
             entry["name"], entry["source"], archs=entry.get("archs", config.get("archs")),
             options=entry.get("options", ()),
-            include_sources=entry.get("include-sources", entry.get("include_sources", False)))
+            include_sources=entry.get("include-sources", entry.get("include_sources", False)),
+            py_limited_api=entry.get("py-limited-api", True))
         module.kiln_archs_configured = True
         modules.append(module)
     return modules
@@ -337,12 +347,32 @@ def finalize_distribution_options(dist):
     current = dist.cmdclass.get("build_ext")
     if current is None or not issubclass(current, build_ext):
         dist.cmdclass["build_ext"] = build_ext
+    _tag_stable_abi_wheel(dist)
     if "project" in _read_pyproject(pyproject):
         return  # [project] dependencies are the whole list; setuptools ignores others
     requires = list(getattr(dist, "install_requires", None) or [])
     if not any(str(r).split(";")[0].strip().replace("_", "-").startswith(RUNTIME_REQUIREMENT)
                for r in requires):
         dist.install_requires = requires + [RUNTIME_REQUIREMENT]
+
+
+#: The wheel tag of a wheel whose only extensions are abi3 kernel modules:
+#: they import in every CPython that kiln-runtime supports.
+STABLE_ABI_WHEEL_TAG = "cp310"
+
+
+def _tag_stable_abi_wheel(dist):
+    """Tags the wheels of a distribution whose only extensions are abi3
+    kernel modules `cp310-abi3`, one wheel for every CPython, unless the
+    project says otherwise ([bdist_wheel] py_limited_api in setup.cfg, or
+    on the command line, both of which setuptools reads after this)."""
+    if sysconfig.get_config_var("Py_GIL_DISABLED"):
+        return  # no stable ABI: the wheel is for this interpreter
+    extensions = dist.ext_modules or []
+    if not all(isinstance(ext, KernelModule) and ext.py_limited_api for ext in extensions):
+        return
+    dist.get_option_dict("bdist_wheel").setdefault(
+        "py_limited_api", ("kiln.setuptools", STABLE_ABI_WHEEL_TAG))
 
 
 # After setuptools' own hooks (order 0), which may set cmdclass defaults.

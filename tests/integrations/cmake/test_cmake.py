@@ -27,6 +27,10 @@ pytestmark = pytest.mark.slow
 HERE = pathlib.Path(__file__).resolve().parent
 PYTHON_DIR = f"lib/python{sys.version_info.major}.{sys.version_info.minor}/site-packages"
 EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")
+# The project builds stats.py for this CPython alone (PYTHON_ABI), the
+# others for the stable ABI, as add_python_kernels does by default.
+THIS_CPYTHON = "cp%d%d" % sys.version_info[:2]
+STABLE_ABI_SUFFIX = ".abi3.so"
 WHEELHOUSE = REPO_ROOT / ".venv" / "wheelhouse"
 
 
@@ -74,6 +78,7 @@ def project(tmp_path_factory, kiln_prefix):
         f"-DCMAKE_PREFIX_PATH={kiln_prefix}",
         "-DCMAKE_CUDA_ARCHITECTURES=80-real",
         f"-DKILN_PYTHON_EXECUTABLE={sys.executable}",
+        f"-DSTATS_PYTHON_ABI={THIS_CPYTHON}",
     )
     # blend.py's build imports it (its kernel reads a table host code
     # computes), with the Python given above: kiln must be importable there.
@@ -124,7 +129,7 @@ def test_install_layout(kiln_prefix):
     for name in ("KilnConfig.cmake", "KilnConfigVersion.cmake", "AddPythonKernels.cmake"):
         assert (cmake_dir / name).is_file(), name
     package = kiln_prefix / PYTHON_DIR / "kiln"
-    for name in ("__init__.py", "__main__.py", "_paths.py", "cuda/__init__.py", "_runtime" + EXT_SUFFIX):
+    for name in ("__init__.py", "__main__.py", "_paths.py", "cuda/__init__.py", "_runtime" + STABLE_ABI_SUFFIX):
         assert (package / name).is_file(), name
     result = run(sys.executable, "-m", "kiln", "--cmake-dir", env=runtime_env(kiln_prefix / PYTHON_DIR))
     assert pathlib.Path(result.stdout.strip()) == cmake_dir
@@ -137,8 +142,8 @@ def test_build_install_import_run(project, kiln_prefix, tmp_path, kiln):
     assert "Building kernel module mathpkg.stats" in project["first"]
     build = project["build"]
     # Architectures: CMAKE_CUDA_ARCHITECTURES for saxpy, ARCHITECTURES "75;80" for stats.
-    saxpy = build / "mathpkg" / f"saxpy{EXT_SUFFIX}"
-    stats = build / "mathpkg" / f"stats{EXT_SUFFIX}"
+    saxpy = build / "mathpkg" / f"saxpy{STABLE_ABI_SUFFIX}"
+    stats = build / "mathpkg" / f"stats{EXT_SUFFIX}"  # PYTHON_ABI names this CPython
     saxpy_info = kiln("inspect", saxpy).stdout
     stats_info = kiln("inspect", stats).stdout
     assert "cubins sm_80; PTX none" in saxpy_info, saxpy_info  # 80-real: no PTX
@@ -147,7 +152,7 @@ def test_build_install_import_run(project, kiln_prefix, tmp_path, kiln):
 
     prefix = tmp_path / "prefix"
     run("cmake", "--install", build, "--prefix", prefix)
-    blend = build / "mathpkg" / f"_blend.kiln{EXT_SUFFIX}"
+    blend = build / "mathpkg" / f"_blend.kiln{STABLE_ABI_SUFFIX}"
     assert "companion   of mathpkg.blend, built from blend.py" in kiln("inspect", blend).stdout
     assert sorted(p.name for p in (prefix / "mathpkg").iterdir()) == sorted(
         ["__init__.py", "blend.py", saxpy.name, stats.name, blend.name]
@@ -258,6 +263,6 @@ def test_kiln_runtime_wheel(tmp_path):
     import zipfile
 
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert {"kiln/__init__.py", "kiln/cuda/__init__.py", f"kiln/_runtime{EXT_SUFFIX}"} <= names
+    assert {"kiln/__init__.py", "kiln/cuda/__init__.py", f"kiln/_runtime{STABLE_ABI_SUFFIX}"} <= names
     assert not [n for n in names if "cmake" in n or "scripts" in n or "__main__" in n
                 or "setuptools" in n], sorted(names)

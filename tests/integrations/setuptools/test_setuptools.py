@@ -32,6 +32,7 @@ import zipfile
 import pytest
 
 from checked_run import run_checked
+from other_cpythons import cpython_environment
 
 # Builds whole projects or runs benchmarks: `scripts/test.sh --quick` skips it.
 pytestmark = pytest.mark.slow
@@ -39,6 +40,8 @@ pytestmark = pytest.mark.slow
 HERE = pathlib.Path(__file__).resolve().parent
 PROJECTS = HERE / "projects"
 EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")
+# A KernelModule is built for CPython's stable ABI unless it says otherwise.
+MODULE_SUFFIX = ".abi3.so"
 
 
 # --- the build environment ---------------------------------------------------
@@ -120,10 +123,11 @@ def _record_line(name, data):
 def make_runtime_wheel(package, out):
     """kiln-runtime as a wheel, from the build tree's kiln package (what
     runtime/pyproject.toml builds, made here without a build): everything
-    but the compiler's binding."""
-    tag = f"cp{sys.version_info[0]}{sys.version_info[1]}"
+    but the compiler's binding, for every CPython from 3.11 (kiln._runtime
+    is built for the stable ABI)."""
+    tag = "cp311-abi3"
     platform = sysconfig.get_platform().replace("-", "_").replace(".", "_")
-    path = out / f"kiln_runtime-0.1.0-{tag}-{tag}-{platform}.whl"
+    path = out / f"kiln_runtime-0.1.0-{tag}-{platform}.whl"
     files = {}
     for file in sorted(package.rglob("*")):
         if file.is_file() and "__pycache__" not in file.parts and not file.name.startswith("_compiler"):
@@ -132,7 +136,7 @@ def make_runtime_wheel(package, out):
     files[f"{info}/METADATA"] = (b"Metadata-Version: 2.1\nName: kiln-runtime\nVersion: 0.1.0\n"
                                  b"Requires-Dist: numpy\n")
     files[f"{info}/WHEEL"] = (f"Wheel-Version: 1.0\nGenerator: kiln-tests\nRoot-Is-Purelib: "
-                              f"false\nTag: {tag}-{tag}-{platform}\n").encode()
+                              f"false\nTag: {tag}-{platform}\n").encode()
     record = [_record_line(name, data) for name, data in files.items()]
     record.append(f"{info}/RECORD,,")
     files[f"{info}/RECORD"] = ("\n".join(record) + "\n").encode()
@@ -244,11 +248,13 @@ def test_the_wheel_holds_the_built_modules_not_their_sources(wheels):
         names = set(wheel.namelist())
         metadata = wheel.read("kiln_demo-0.1.0.dist-info/METADATA").decode()
         tags = wheel.read("kiln_demo-0.1.0.dist-info/WHEEL").decode()
-    assert f"demo/kernels{EXT_SUFFIX}" in names
-    assert f"demo/elementwise{EXT_SUFFIX}" in names
+    assert f"demo/kernels{MODULE_SUFFIX}" in names
+    assert f"demo/elementwise{MODULE_SUFFIX}" in names
     assert "demo/__init__.py" in names
     assert "demo/kernels.py" not in names and "demo/elementwise.py" not in names
     assert "Root-Is-Purelib: false" in tags and "py3-none-any" not in wheels["setup_py"].name
+    # Only abi3 kernel modules: one wheel for every CPython.
+    assert "-cp310-abi3-" in wheels["setup_py"].name and "Tag: cp310-abi3-" in tags
     requires = [line.split(":", 1)[1].strip() for line in metadata.splitlines()
                 if line.startswith("Requires-Dist:")]
     assert requires == ["kiln-runtime"]
@@ -263,7 +269,7 @@ def test_the_pyproject_only_form_builds_from_its_sdist(wheels):
     with zipfile.ZipFile(wheels["pyproject_only"]) as wheel:
         names = set(wheel.namelist())
         metadata = wheel.read("kiln_demo2-0.2.0.dist-info/METADATA").decode()
-    assert f"demo2/kernels{EXT_SUFFIX}" in names and "demo2/kernels.py" not in names
+    assert f"demo2/kernels{MODULE_SUFFIX}" in names and "demo2/kernels.py" not in names
     assert "Requires-Dist: kiln-runtime" in metadata
 
 
@@ -291,11 +297,23 @@ def test_a_fresh_venv_without_a_compiler_runs_every_kernel(wheels, wheelhouse, f
     assert "every kernel ran" in result.stdout
 
 
+@pytest.mark.parametrize("minor", [12, 13])
+def test_the_same_wheels_run_every_kernel_on_later_cpythons(minor, wheels, wheelhouse,
+                                                          tmp_path):
+    """What cibuildwheel does with abi3 wheels: built once (here, by this
+    CPython), installed and tested on every later one."""
+    python = cpython_environment(minor, wheelhouse, tmp_path)
+    run([python, "-m", "pip", "install", "--no-index", "--find-links", wheelhouse,
+         wheels["setup_py"], wheels["pyproject_only"]], tmp_path, plain_env())
+    result = run([python, "-c", RUN_EVERY_KERNEL], tmp_path, plain_env())
+    assert "every kernel ran" in result.stdout
+
+
 def test_pip_install_dot(projects, build_env, tmp_path):
     target = tmp_path / "target"
     run([sys.executable, "-m", "pip", "install", "--no-build-isolation", "--no-index",
          "--no-deps", "--target", target, "."], projects / "pyproject_only", build_env)
-    assert (target / "demo2" / f"kernels{EXT_SUFFIX}").is_file()
+    assert (target / "demo2" / f"kernels{MODULE_SUFFIX}").is_file()
     assert not (target / "demo2" / "kernels.py").exists()
     env = dict(build_env, KILN_TARGET="cpu",
                PYTHONPATH=os.pathsep.join([str(target), build_env["PYTHONPATH"]]))
@@ -315,8 +333,8 @@ def test_build_ext_inplace_and_parallel(projects, build_env, tmp_path):
                  build_env)
     assert "building kernel module 'demo.kernels'" in result.stdout + result.stderr
     assert "building kernel module 'demo.elementwise'" in result.stdout + result.stderr
-    assert (project / "demo" / f"kernels{EXT_SUFFIX}").is_file()
-    assert (project / "demo" / f"elementwise{EXT_SUFFIX}").is_file()
+    assert (project / "demo" / f"kernels{MODULE_SUFFIX}").is_file()
+    assert (project / "demo" / f"elementwise{MODULE_SUFFIX}").is_file()
     # In place, the sources stay (they are the project's own files).
     assert (project / "demo" / "kernels.py").is_file()
     env = dict(build_env, KILN_TARGET="cpu",
@@ -444,6 +462,32 @@ def test_tool_kiln_remote_cache_reaches_every_build_unless_the_environment_names
         kiln_setuptools.remote_caches(str(tmp_path / "pyproject.toml"))
 
 
+def test_a_kernel_module_is_built_for_the_stable_abi_unless_it_asks_for_this_python(
+        kiln_setuptools):
+    from setuptools import Distribution
+    stable = kiln_setuptools.KernelModule("p.stable", "p/stable.py")
+    versioned = kiln_setuptools.KernelModule("p.versioned", "p/versioned.py", py_limited_api=False)
+    command = kiln_setuptools.build_ext(Distribution({"ext_modules": [stable, versioned]}))
+    command.ensure_finalized()
+    assert command.get_ext_filename("p.stable").endswith("stable" + MODULE_SUFFIX)
+    assert command.get_ext_filename("p.versioned").endswith("versioned" + EXT_SUFFIX)
+
+
+def test_only_abi3_kernel_modules_make_a_wheel_for_every_cpython(kiln_setuptools):
+    from setuptools import Distribution, Extension
+
+    def wheel_tag_option(*extensions):
+        dist = Distribution({"ext_modules": list(extensions)})
+        kiln_setuptools.finalize_distribution_options(dist)
+        return dist.get_option_dict("bdist_wheel").get("py_limited_api")
+
+    stable = kiln_setuptools.KernelModule("p.k", "p/k.py")
+    assert wheel_tag_option(stable) == ("kiln.setuptools", "cp310")
+    assert wheel_tag_option(stable, kiln_setuptools.KernelModule(
+        "p.v", "p/v.py", py_limited_api=False)) is None
+    assert wheel_tag_option(stable, Extension("p.c", ["p/c.c"])) is None
+
+
 def test_kiln_build_records_paths_relative_to_the_project_folder(tmp_path, kiln_setuptools):
     """--project-root is the folder of setup.py (src_root, else the current
     folder), so that wheels of any checkout hold the same modules
@@ -471,7 +515,7 @@ def test_tool_kiln_through_a_two_line_setup_py_without_the_hook(projects, build_
     wheel = pip_wheel(project, tmp_path / "dist", env)
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-    assert f"demo2/kernels{EXT_SUFFIX}" in names and "demo2/kernels.py" not in names
+    assert f"demo2/kernels{MODULE_SUFFIX}" in names and "demo2/kernels.py" not in names
 
 
 RUN_PACKAGE_TESTS = textwrap.dedent("""
@@ -506,8 +550,8 @@ def test_an_ordinary_module_goes_from_recorded_tests_to_a_wheel_without_a_compil
     wheel = pip_wheel(project, tmp_path / "dist", build_env)
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-    assert {"ordinary/ops.py", "ordinary/constants.py", f"ordinary/_ops.kiln{EXT_SUFFIX}"} <= names
-    assert f"ordinary/ops{EXT_SUFFIX}" not in names
+    assert {"ordinary/ops.py", "ordinary/constants.py", f"ordinary/_ops.kiln{MODULE_SUFFIX}"} <= names
+    assert f"ordinary/ops{MODULE_SUFFIX}" not in names
     audit = run([build_env["KILN"], "audit", wheel, "--signatures", project / "kiln-signatures.toml"],
                 tmp_path, build_env)
     assert "companion of ordinary.ops, built from 2 source files, all unchanged" in audit.stdout
