@@ -156,6 +156,16 @@ def test_the_wheel_is_manylinux_and_needs_nothing_manylinux_lacks_that_it_does_n
                 f"{name} needs {library}, which manylinux lacks and the wheel does not bundle")
 
 
+def test_one_wheel_serves_every_cpython_from_3_11(compiler_wheel):
+    """kiln._compiler and kiln._runtime use CPython's stable ABI alone, as the
+    wheel's tag (cp311-abi3) says and abi3audit checks."""
+    assert "-cp311-abi3-" in compiler_wheel.name, compiler_wheel.name
+    audit = pathlib.Path(sys.executable).parent / "abi3audit"
+    result = run([audit, "--strict", "--summary", compiler_wheel])
+    summary = " ".join(result.stderr.split())
+    assert "2 extensions scanned; 0 ABI version mismatches and 0 ABI violations" in summary, summary
+
+
 def test_a_fresh_venv_without_llvm_or_compilers_builds_and_runs_a_kernel_module(
         plain_install, tmp_path):
     venv, env = plain_install
