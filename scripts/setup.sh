@@ -82,7 +82,7 @@ for minor in 10 12 13; do
   done
   if [ -n "$other" ] && ! ls .venv/wheelhouse/numpy-*-cp3$minor-cp3$minor-*.whl >/dev/null 2>&1; then
     say "Downloading numpy for CPython 3.$minor into .venv/wheelhouse for offline tests"
-    "$other" -m pip download --quiet --disable-pip-version-check --only-binary=:all: \
+    .venv/bin/python -m pip download --quiet --only-binary=:all: --python-version "3.$minor" \
       -d .venv/wheelhouse "numpy>=1.26"
   fi
 done
