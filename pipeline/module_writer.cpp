@@ -9,6 +9,7 @@
 
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
@@ -45,6 +46,23 @@ std::string companionFileStem(llvm::StringRef moduleName) {
 /// Frees what `text` holds (clear() keeps the capacity).
 static void release(std::string &text) {
   std::string().swap(text);
+}
+
+std::vector<std::string> shadowingBuilds(llvm::StringRef modulePath) {
+  std::vector<std::string> found;
+  llvm::StringRef stem = llvm::sys::path::filename(modulePath);
+  if (!stem.consume_back(".abi3.so"))
+    return found;
+  llvm::StringRef folder = llvm::sys::path::parent_path(modulePath);
+  std::error_code error;
+  for (llvm::sys::fs::directory_iterator entry(folder.empty() ? "." : folder, error), end;
+       !error && entry != end; entry.increment(error)) {
+    llvm::StringRef other = llvm::sys::path::filename(entry->path());
+    if (other.consume_front(stem) && other.starts_with(".cpython-") && other.ends_with(".so"))
+      found.push_back(entry->path());
+  }
+  llvm::sort(found);
+  return found;
 }
 
 llvm::Expected<std::string> writeExtensionModule(ExtensionModuleInputs inputs,

@@ -51,6 +51,12 @@ std::string companionFileStem(llvm::StringRef moduleName);
 /// nothing when it can.
 std::optional<std::string> moduleNameProblem(llvm::StringRef name);
 
+/// The files beside the module at `modulePath` that CPython imports instead
+/// of it: for `<stem>.abi3.so`, every `<stem>.cpython-*.so` in its folder
+/// (an interpreter takes its own version's suffix before abi3), such as
+/// the build of a Kiln that named modules per version. Sorted.
+std::vector<std::string> shadowingBuilds(llvm::StringRef modulePath);
+
 /// Takes `inputs` over, and lets go of each part once it is written: a
 /// module of hundreds of kernels holds tens of megabytes of them.
 llvm::Expected<std::string> writeExtensionModule(ExtensionModuleInputs inputs,

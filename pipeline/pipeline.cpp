@@ -13,6 +13,7 @@
 #include "pipeline/build_cache.h"
 #include "pipeline/cached_step.h"
 #include "pipeline/machine_tools.h"
+#include "pipeline/module_writer.h"
 #include "pipeline/outputs.h"
 #include "pipeline/python_config.h"
 #include "pipeline/python_host_values.h"
@@ -893,6 +894,12 @@ llvm::Expected<BuildResult> buildModule(const BuildOptions &options, BuildReport
           builder.architectures() ? &*builder.architectures() : nullptr, result.kernels,
           result.images, builder.takeExtensionObject(), result.written))
     return error;
+  if (options.emit == EmitKind::Module)
+    for (const std::string &path : result.written)
+      for (const std::string &other : shadowingBuilds(path))
+        reporter.warning("'" + other + "' is beside the module just built, '" + path +
+                         "', and the CPython it is named for imports it instead; delete it if "
+                         "it is an older build");
   return result;
 }
 

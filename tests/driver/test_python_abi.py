@@ -95,3 +95,21 @@ def test_kiln_targets_tells_the_suffix_of_a_python_abi(kiln):
     bad = kiln("targets", "--python-abi", "cp2")
     assert bad.returncode == 2
     assert "unknown Python ABI 'cp2'" in bad.stderr
+
+
+def test_an_older_build_that_cpython_would_import_instead_is_named(kiln, vector_add_folder):
+    # A Kiln that named modules per version left one in the output folder:
+    # CPython 3.11 imports vector_add.cpython-311-*.so before vector_add.abi3.so.
+    out = vector_add_folder / "out"
+    out.mkdir()
+    older = out / f"vector_add.cpython-311-{sysconfig.get_config_var('MULTIARCH')}.so"
+    older.write_bytes(b"\x7fELF an older build")
+    result, _ = build(kiln, vector_add_folder)
+    assert result.returncode == 0, result.stderr
+    assert (f"warning: '{older}' is beside the module just built, '{out / 'vector_add.abi3.so'}', "
+            "and the CPython it is named for imports it instead") in result.stderr
+    assert older.exists(), "kiln deleted a file it did not write"
+
+    # A module for one version is imported before any abi3 one: nothing to say.
+    result, _ = build(kiln, vector_add_folder, "--python-abi", "cp313")
+    assert result.returncode == 0 and "warning" not in result.stderr, result.stderr
