@@ -55,8 +55,9 @@ def test_a_python_that_never_answers_is_stopped(kiln, tmp_path, stuck_python):
     kernels = tmp_path / "kernels.py"
     kernels.write_text(KERNEL)
     marker = new_marker()
+    # The build asks Python for the suffix that names the module.
     result = run(kiln, "build", kernels, "--module", "kernels", "-o", tmp_path / "out",
-                 "--python", stuck_python,
+                 "--python-abi", "interpreter", "--python", stuck_python,
                  env=marked_environment(marker, KILN_PYTHON_TIMEOUT="2", KILN_CACHE="0"))
     assert result.returncode == 1, result.stderr
     assert "stuck-python did not finish within 2 seconds" in result.stderr, result.stderr
@@ -77,7 +78,7 @@ def test_a_bad_python_timeout_is_an_error(kiln, tmp_path):
     kernels = tmp_path / "kernels.py"
     kernels.write_text(KERNEL)
     result = run(kiln, "build", kernels, "--module", "kernels", "-o", tmp_path / "out",
-                 env={**os.environ, "KILN_PYTHON_TIMEOUT": "soon"})
+                 "--python-abi", "interpreter", env={**os.environ, "KILN_PYTHON_TIMEOUT": "soon"})
     assert result.returncode == 1
     assert "KILN_PYTHON_TIMEOUT must be a whole number of seconds above 0, not 'soon'" in (
         result.stderr)
