@@ -5,7 +5,7 @@ builds of kiln._runtime on a machine too busy for timings.
                                          [--against OTHER_BUILD_DIR] [--json FILE]
 
 examples/vector_add.py is built once with `kiln build --module` (the build
-dir's kiln), then valgrind's callgrind counts the instructions of the main
+dir's kiln, Kiln's default architectures, as users build it), then valgrind's callgrind counts the instructions of the main
 thread of a Python process (the benchmark environment's, bench/.venv) that imports it with
 KILN_TARGET=cpu from each build's `python/` folder and makes --calls calls of
 one statement, and of one that makes none; the difference, divided by
@@ -102,7 +102,7 @@ def main():
         scratch = pathlib.Path(folder)
         module_folder = scratch / "module"
         subprocess.run([kiln, "build", str(bc.ROOT / "examples" / "vector_add.py"), "--module",
-                        "vector_add", "-o", str(module_folder), "--arch", "80", "-q"],
+                        "vector_add", "-o", str(module_folder), "-q"],
                        check=True)
         script = scratch / "calls.py"
         script.write_text(CALLS)

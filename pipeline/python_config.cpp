@@ -69,10 +69,6 @@ llvm::Error badAbi(llvm::StringRef abi) {
           "interpreter (the ABI of --python)");
 }
 
-} // namespace
-
-namespace {
-
 /// A version ABI's parts: cp313t -> 13, free-threaded.
 struct VersionAbi {
   unsigned minor = 0;
