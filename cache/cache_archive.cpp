@@ -384,10 +384,16 @@ llvm::Expected<CheckedArchive> readArchive(llvm::StringRef file, const ImportLim
     return failure("cannot read '" + file + "': not a regular file");
   archive *reader = archive_read_new();
   auto release = llvm::make_scope_exit([&] { archive_read_free(reader); });
-  archive_read_support_filter_all(reader);
+  // What export writes, no more: an archive is Kiln's own, and each
+  // decompressor is code linked into every build of the compiler.
+  archive_read_support_filter_zstd(reader);
+  archive_read_support_filter_gzip(reader);
+  archive_read_support_filter_xz(reader);
   archive_read_support_format_tar(reader);
   if (archive_read_open_filename(reader, file.str().c_str(), 64 * 1024) != ARCHIVE_OK)
-    return archiveFailure(reader, "cannot read '" + file + "'");
+    return archiveFailure(reader, "cannot read '" + file +
+                                      "' (an export is a tar archive, uncompressed or "
+                                      "compressed with zstd, gzip or xz)");
   auto reject = [&](const llvm::Twine &why) {
     return failure("rejected '" + file + "', importing nothing: " + why);
   };

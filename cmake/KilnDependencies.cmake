@@ -16,8 +16,15 @@ target_compile_definitions(kiln_llvm INTERFACE ${_kiln_llvm_definitions})
 find_package(LLD CONFIG REQUIRED HINTS /usr/lib/llvm-19/lib/cmake/lld)
 target_include_directories(kiln_llvm SYSTEM INTERFACE ${LLD_INCLUDE_DIRS})
 add_library(kiln_lld INTERFACE)
+if(KILN_GLIBC_LINK_ENVIRONMENT)
+  kiln_static_library_path(_kiln_zlib z)
+  kiln_static_library_path(_kiln_zstd zstd)
+else()
+  set(_kiln_zlib ZLIB::ZLIB)
+  set(_kiln_zstd zstd::libzstd_shared)
+endif()
 target_link_libraries(kiln_lld INTERFACE $<TARGET_LINKER_FILE:lldELF> $<TARGET_LINKER_FILE:lldCommon>
-                      ZLIB::ZLIB zstd::libzstd_shared)
+                      ${_kiln_zlib} ${_kiln_zstd})
 
 option(KILN_STATIC_LLVM "Link LLVM statically into kiln._compiler (and, in a wheel, kiln)" ON)
 # A target whose KILN_STATIC_LLVM property is on links the parts of LLVM it
@@ -43,6 +50,12 @@ execute_process(
   COMMAND "${LLVM_TOOLS_BINARY_DIR}/llvm-config" --link-static --system-libs
   OUTPUT_VARIABLE _kiln_llvm_system_libraries OUTPUT_STRIP_TRAILING_WHITESPACE)
 separate_arguments(_kiln_llvm_system_libraries UNIX_COMMAND "${_kiln_llvm_system_libraries}")
+if(KILN_GLIBC_LINK_ENVIRONMENT)
+  foreach(_kiln_name z zstd xml2)
+    kiln_static_library_path(_kiln_archive ${_kiln_name})
+    list(TRANSFORM _kiln_llvm_system_libraries REPLACE "^-l${_kiln_name}$" "${_kiln_archive}")
+  endforeach()
+endif()
 set(_kiln_llvm_static_libraries ${_kiln_llvm_archives} ${_kiln_llvm_system_libraries})
 # LLD initializes every target LLVM was built with (for link-time
 # optimization, which Kiln's links never use): the targets left out get
@@ -60,17 +73,46 @@ configure_file("${CMAKE_CURRENT_LIST_DIR}/absent_llvm_targets.cpp.in" "${_kiln_a
 add_library(kiln_llvm_absent_targets OBJECT "${_kiln_absent_source}")
 target_link_libraries(kiln_llvm_absent_targets PRIVATE kiln_llvm)
 set_target_properties(kiln_llvm_absent_targets PROPERTIES POSITION_INDEPENDENT_CODE ON)
+# A target whose KILN_LLVM_IN_COMPILER_LIBRARY property is on gets LLVM
+# from the shared compiler library (pipeline/CMakeLists.txt), and nothing
+# here.
+set(_kiln_llvm_in_library "$<BOOL:$<TARGET_PROPERTY:KILN_LLVM_IN_COMPILER_LIBRARY>>")
 target_link_libraries(kiln_llvm INTERFACE
   "$<${_kiln_static_llvm}:${_kiln_llvm_static_libraries};$<TARGET_OBJECTS:kiln_llvm_absent_targets>>"
-  "$<$<NOT:${_kiln_static_llvm}>:LLVM>")
+  "$<$<NOT:$<OR:${_kiln_static_llvm},${_kiln_llvm_in_library}>>:LLVM>")
 # LLD resolves the archives in any order; LLVM's symbols stay inside, and
 # what the target does not use is dropped (system libraries included: Z3
-# and libxml2 serve parts of LLVM Kiln does not use).
+# and libxml2 serve parts of LLVM Kiln does not use). The one exception is
+# the shared compiler library (pipeline/CMakeLists.txt), whose property
+# KILN_EXPORTS_LLVM_SUPPORT is on: the kiln command and kiln._compiler call
+# LLVM's Support library (llvm::Error, raw_ostream, ...) and llvm::Triple
+# through it, so it exports the symbols of those archives (and
+# libstdc++'s, so that one copy of its state, such as
+# std::generic_category(), serves all three) and hides the rest.
+set(_kiln_hidden_archives ${_kiln_llvm_archives})
+list(FILTER _kiln_hidden_archives EXCLUDE REGEX "/libLLVM(Support|Demangle|TargetParser)\\.a$")
+list(TRANSFORM _kiln_hidden_archives REPLACE "^.*/" "")
+list(APPEND _kiln_hidden_archives liblldELF.a liblldCommon.a libgcc_eh.a libsqlite3.a libcrypto.a libhiredis.a libarchive.a
+  libz.a libzstd.a libnettle.a libacl.a liblzma.a liblz4.a libbz2.a libxml2.a libicuuc.a
+  libicudata.a)
+list(JOIN _kiln_hidden_archives ":" _kiln_hidden_archives)
+set(_kiln_exclude_libs "$<IF:$<BOOL:$<TARGET_PROPERTY:KILN_EXPORTS_LLVM_SUPPORT>>,\
+LINKER:--exclude-libs=${_kiln_hidden_archives},LINKER:--exclude-libs=ALL>")
 target_link_options(kiln_llvm INTERFACE
-  "$<${_kiln_static_llvm}:-fuse-ld=lld;LINKER:--exclude-libs,ALL;LINKER:--gc-sections;LINKER:--as-needed>")
+  "$<${_kiln_static_llvm}:-fuse-ld=lld;${_kiln_exclude_libs};LINKER:--gc-sections;LINKER:--as-needed>")
 
 find_package(SQLite3 REQUIRED)
 find_package(LibArchive REQUIRED)
+# Linked for an older glibc (KilnGlibcLinkEnvironment.cmake), Kiln needs no
+# shared library beyond glibc's: the ones Debian has are built against its
+# own, newer glibc.
+if(KILN_GLIBC_LINK_ENVIRONMENT)
+  set(KILN_STATIC_LIBARCHIVE ON CACHE BOOL "" FORCE)
+  find_package(Threads REQUIRED)
+  kiln_static_library_path(_kiln_sqlite sqlite3)
+  set_target_properties(SQLite::SQLite3 PROPERTIES IMPORTED_LOCATION "${_kiln_sqlite}"
+    INTERFACE_LINK_LIBRARIES "m;${CMAKE_DL_LIBS};Threads::Threads")
+endif()
 # The compiler's wheel (scripts/build-wheel.sh) links libarchive's static
 # library: the shared one needs libxml2 and ICU (35 MB the wheel would have
 # to carry) for archive formats Kiln never reads. What the archive needs
@@ -83,6 +125,11 @@ if(KILN_STATIC_LIBARCHIVE)
     REQUIRED)
   set(_kiln_libarchive_dependencies ${KILN_LIBARCHIVE_STATIC_LIBRARIES})
   list(REMOVE_ITEM _kiln_libarchive_dependencies archive)
+  if(KILN_GLIBC_LINK_ENVIRONMENT)
+    list(TRANSFORM _kiln_libarchive_dependencies REPLACE "^(.+)$" "lib\\1.a")
+    get_filename_component(_kiln_libarchive_folder "${KILN_LIBARCHIVE_STATIC_LIBRARY}" DIRECTORY)
+    list(TRANSFORM _kiln_libarchive_dependencies PREPEND "${_kiln_libarchive_folder}/")
+  endif()
   set_target_properties(LibArchive::LibArchive PROPERTIES
     IMPORTED_LOCATION "${KILN_LIBARCHIVE_STATIC_LIBRARY}"
     INTERFACE_LINK_LIBRARIES "${_kiln_libarchive_dependencies}"
@@ -90,6 +137,11 @@ if(KILN_STATIC_LIBARCHIVE)
 endif()
 # Ed25519 signatures of cache archives (EVP_PKEY_Q_keygen needs 3.0).
 find_package(OpenSSL 3.0 REQUIRED COMPONENTS Crypto)
+if(KILN_GLIBC_LINK_ENVIRONMENT)
+  kiln_static_library_path(_kiln_crypto crypto)
+  set_target_properties(OpenSSL::Crypto PROPERTIES IMPORTED_LOCATION "${_kiln_crypto}"
+    INTERFACE_LINK_LIBRARIES "${CMAKE_DL_LIBS};Threads::Threads")
+endif()
 find_package(CLI11 CONFIG REQUIRED)
 find_package(tomlplusplus CONFIG REQUIRED)
 find_package(Python3 COMPONENTS Interpreter REQUIRED)

@@ -1,6 +1,8 @@
 # Where `cmake --install` puts Kiln. Two layouts:
 #
 #   a prefix (default)        bin/kiln, share/man/man1/kiln.1
+#                             lib/kiln/ (the shared compiler library, where
+#                             KILN_SHARED_COMPILER_LIBRARY builds one)
 #                             lib/cmake/Kiln/KilnConfig.cmake (+ version, AddPythonKernels)
 #                             lib/python3.X/site-packages/kiln/ (KILN_INSTALL_PYTHONDIR)
 #   a wheel (scikit-build-    the kiln command in the wheel's scripts (the
@@ -34,6 +36,11 @@ if(KILN_WHEEL_LAYOUT)
   set(KILN_CMAKE_DESTINATION "kiln/cmake")
   # The wheel's data: the environment's share/man/man1.
   set(KILN_MAN_DESTINATION "${_kiln_data_dir}/share/man/man1")
+  # The environment's lib/kiln/: the shared compiler library.
+  set(KILN_LIBRARY_DESTINATION "${_kiln_data_dir}/lib/kiln")
+  # The wheel's own folder of data and scripts, <name>-<version>.data/.
+  string(REGEX REPLACE "[-_.]+" "_" _kiln_wheel_name "${SKBUILD_PROJECT_NAME}")
+  set(KILN_WHEEL_DATA_FOLDER "${_kiln_wheel_name}-${SKBUILD_PROJECT_VERSION}.data")
   # site-packages/kiln/cmake -> the environment (lib/python3.X/site-packages).
   set(KILN_CONFIG_TO_PREFIX "../../../../..")
 else()
@@ -41,6 +48,7 @@ else()
   set(KILN_BIN_DESTINATION "bin")
   set(KILN_CMAKE_DESTINATION "${KILN_INSTALL_CMAKEDIR}")
   set(KILN_MAN_DESTINATION "share/man/man1")
+  set(KILN_LIBRARY_DESTINATION "lib/kiln")
   file(RELATIVE_PATH KILN_CONFIG_TO_PREFIX "/kiln-prefix/${KILN_INSTALL_CMAKEDIR}" "/kiln-prefix")
 endif()
 

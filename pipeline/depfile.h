@@ -29,9 +29,9 @@ namespace kiln::pipeline {
 /// absolute, sorted and unique: the module; the pyproject.toml and
 /// kiln-signatures.toml the front end reads signatures from, if there are
 /// any; `otherFiles` that exist (the source modules it imports from, the
-/// files kernels name in link=[...]); and the running kiln executable,
-/// which also holds the modules kernels import from Kiln's prelude
-/// (`numba.cuda.random`, ...).
+/// files kernels name in link=[...]); and the running kiln executable and
+/// the shared compiler library, where there is one, which hold the
+/// modules kernels import from Kiln's prelude (`numba.cuda.random`, ...).
 std::vector<std::string> buildInputs(llvm::StringRef modulePath,
                                      llvm::ArrayRef<std::string> otherFiles);
 

@@ -2,6 +2,8 @@
 
 #include "support/child_processes.h"
 
+#include "support/forked_spawn.h"
+
 #include <llvm/Support/Path.h>
 
 #include <atomic>
@@ -18,6 +20,11 @@
 #include <vector>
 
 extern char **environ;
+
+// glibc 2.29's: weak, so that where glibc lacks it (Kiln's wheel links
+// against glibc 2.28) it is null and a child that needs a folder of its own
+// starts by fork instead.
+#pragma weak posix_spawn_file_actions_addchdir_np
 
 namespace kiln::support {
 
@@ -90,7 +97,9 @@ llvm::Expected<pid_t> spawn(llvm::StringRef program, llvm::ArrayRef<std::string>
                                    0600);
   posix_spawn_file_actions_addopen(&actions, 2, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                    0600);
-  if (!directory.empty())
+  bool changesFolder = !directory.empty();
+  bool spawnCanChangeFolder = &posix_spawn_file_actions_addchdir_np != nullptr;
+  if (changesFolder && spawnCanChangeFolder)
     posix_spawn_file_actions_addchdir_np(&actions, directory.c_str());
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
@@ -115,6 +124,10 @@ llvm::Expected<pid_t> spawn(llvm::StringRef program, llvm::ArrayRef<std::string>
     starting.fetch_add(1);
     if (stopping.load())
       error = EINTR;
+    else if (changesFolder && !spawnCanChangeFolder)
+      error = spawnByForking({programPath.c_str(), arguments.data(), outPath.c_str(),
+                              errPath.c_str(), directory.c_str()},
+                             pid);
     else
       error =
           posix_spawn(&pid, programPath.c_str(), &actions, &attributes, arguments.data(), environ);

@@ -217,16 +217,21 @@ std::vector<std::string> sitePackagesNear(llvm::StringRef image) {
   std::vector<std::string> found;
   llvm::StringRef directory = llvm::sys::path::parent_path(image);
   llvm::StringRef name = llvm::sys::path::filename(directory);
+  // The environment's lib/: from the shared compiler library, in
+  // lib/kiln/, or from the kiln program, in bin/.
+  std::string lib;
+  if (name == "kiln" && llvm::sys::path::filename(image).starts_with("libkiln-compiler."))
+    lib = llvm::sys::path::parent_path(directory).str();
+  else if (name == "bin")
+    lib = joinPath(llvm::sys::path::parent_path(directory), "lib");
   // site-packages/kiln/_compiler*.so, or site-packages/kiln_compiler.scripts/kiln,
   // where auditwheel moves the program of a repaired wheel (bin/kiln then
   // runs it).
-  if (name == "kiln" || name.ends_with(".scripts")) {
+  else if (name == "kiln" || name.ends_with(".scripts")) {
     found.push_back(llvm::sys::path::parent_path(directory).str());
     return found;
-  }
-  if (name != "bin")
+  } else
     return found;
-  std::string lib = joinPath(llvm::sys::path::parent_path(directory), "lib");
   std::error_code error;
   for (llvm::sys::fs::directory_iterator entry(lib, error), end; !error && entry != end;
        entry.increment(error)) {

@@ -90,8 +90,9 @@ struct ToolkitSearchEnvironment {
 };
 
 /// The site-packages directories near the file holding kiln's code, `image`:
-/// <prefix>/lib/python3.*/{site,dist}-packages for a program in <prefix>/bin,
-/// and the directory above for a module in site-packages/kiln or a program
+/// <prefix>/lib/python3.*/{site,dist}-packages for a program in <prefix>/bin
+/// or the shared compiler library in <prefix>/lib/kiln, and the directory
+/// above for a module in site-packages/kiln or a program
 /// in site-packages/kiln_compiler.scripts (a wheel repaired by auditwheel).
 std::vector<std::string> sitePackagesNear(llvm::StringRef image);
 

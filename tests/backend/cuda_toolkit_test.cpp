@@ -182,6 +182,9 @@ TEST(CudaToolkit, WheelsOfTheProgramsPythonEnvironmentComeBeforeTheDefaultLocati
   EXPECT_EQ(sitePackagesNear(
                 python.directory.file("lib/python3.11/site-packages/kiln_compiler.scripts/kiln")),
             packages);
+  // And the shared compiler library that both load, in the environment's
+  // lib/kiln/.
+  EXPECT_EQ(sitePackagesNear(python.directory.file("lib/kiln/libkiln-compiler.so")), packages);
 
   ToolkitSearchEnvironment environment = emptyEnvironment();
   environment.path = "/nonexistent/kiln-test/bin";

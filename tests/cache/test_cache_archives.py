@@ -1,5 +1,6 @@
 """`kiln cache export` / `import`, and malicious archives."""
 
+import bz2
 import contextlib
 import json
 import sqlite3
@@ -21,6 +22,27 @@ def test_export_then_import_gives_hits_elsewhere(rig, tmp_path):
     _, hits, misses, _, _ = rig.build(module)
     assert misses == 0 and hits == WARM_HITS
     assert rig.verify().returncode == 0
+
+
+def test_every_compression_export_writes_imports(rig, tmp_path):
+    rig.build(rig.write("kernels.py"))
+    rig.make_key("ci")
+    for name in ("cache.tar", "cache.tar.zst", "cache.tar.xz", "cache.tgz"):
+        rig.env["KILN_CACHE_DIR"] = str(rig.cache)
+        rig.run("cache", "export", tmp_path / name, check=True)
+        rig.env["KILN_CACHE_DIR"] = str(tmp_path / f"imported-{name}")
+        result = rig.run("cache", "import", tmp_path / name, check=True)
+        assert f"imported {ENTRIES} entries" in result.stdout, (name, result.stdout)
+
+
+def test_a_compression_export_never_writes_is_refused_by_name(rig, exported, tmp_path):
+    archive = tmp_path / "cache.tar.bz2"
+    archive.write_bytes(bz2.compress(write_tar(tmp_path / "plain.tar", exported).read_bytes()))
+    result = rig.run("cache", "import", archive)
+    assert result.returncode == 1, result.stdout
+    assert f"cannot read '{archive}'" in result.stderr, result.stderr
+    assert "zstd, gzip or xz" in result.stderr, result.stderr
+    assert not rig.cache.exists(), "a refused import created the cache folder"
 
 
 def info(name, kind, **fields):

@@ -3,7 +3,8 @@ gets it: pip installs it into a fresh virtual environment with no LLVM
 package and no compiler on PATH, where it builds a kernel module, compiles a
 `from kiln import cuda` kernel in process, and runs both. With the [cuda]
 extra, NVIDIA's wheels supply ptxas, fatbinary and libdevice, and the wheel
-needs no CUDA toolkit either.
+needs no CUDA toolkit either. It is manylinux_2_28 (glibc 2.28, the
+manylinux containers library authors build in) and carries LLVM once.
 
 Everything installs offline from .venv/wheelhouse, which scripts/setup.sh
 fills (numpy, nvidia-cuda-nvcc and what it requires)."""
@@ -13,6 +14,7 @@ import io
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -22,6 +24,7 @@ import zipfile
 import pytest
 from elftools.elf.dynamic import DynamicSection
 from elftools.elf.elffile import ELFFile
+from elftools.elf.gnuversions import GNUVerNeedSection
 
 from checked_run import run_checked
 
@@ -121,6 +124,15 @@ def fresh_venv_with(requirement, wheel, wheelhouse, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def runtime_wheel(repo_root, tmp_path_factory):
+    out = tmp_path_factory.mktemp("runtime-dist")
+    run(["bash", repo_root / "scripts" / "build-wheel.sh", "--runtime", "--out", out])
+    wheels = sorted(out.glob("kiln_runtime-*.whl"))
+    assert len(wheels) == 1, f"build-wheel.sh --runtime left {wheels} in {out}"
+    return wheels[0]
+
+
+@pytest.fixture(scope="module")
 def plain_install(compiler_wheel, wheelhouse, tmp_path_factory):
     return fresh_venv_with("kiln-compiler", compiler_wheel, wheelhouse, tmp_path_factory)
 
@@ -152,18 +164,88 @@ def test_the_wheel_is_manylinux_and_needs_nothing_manylinux_lacks_that_it_does_n
     for name, data in binaries.items():
         for library in needed_libraries(data):
             assert "LLVM" not in library and "lld" not in library, (name, library)
-            assert library in SYSTEM_LIBRARIES or library in bundled, (
+            assert library in SYSTEM_LIBRARIES or library in bundled or \
+                library == "libkiln-compiler.so", (
                 f"{name} needs {library}, which manylinux lacks and the wheel does not bundle")
+
+
+def glibc_versions_needed(data):
+    """The GLIBC_x.y versions an ELF file binds symbols at."""
+    versions = set()
+    for section in ELFFile(io.BytesIO(data)).iter_sections():
+        if isinstance(section, GNUVerNeedSection):
+            for _, auxiliaries in section.iter_versions():
+                for auxiliary in auxiliaries:
+                    if auxiliary.name.startswith("GLIBC_"):
+                        versions.add(tuple(int(part) for part in auxiliary.name[6:].split(".")))
+    return versions
+
+
+def assert_runs_on_glibc_2_28(wheel_path, binary_count):
+    """What auditwheel checks, and the tag it gives: every ELF file in the
+    wheel binds glibc's symbols at versions 2.28 has."""
+    tag = wheel_path.name.removesuffix(".whl").split("-")[-1]
+    assert re.fullmatch(r"manylinux_2_\d+_x86_64", tag), wheel_path.name
+    assert int(tag.split("_")[2]) <= 28, wheel_path.name
+    with zipfile.ZipFile(wheel_path) as wheel:
+        binaries = {name: wheel.read(name) for name in wheel.namelist()}
+    binaries = {name: data for name, data in binaries.items() if data[:4] == b"\x7fELF"}
+    assert len(binaries) == binary_count, sorted(binaries)
+    for name, data in binaries.items():
+        newest = max(glibc_versions_needed(data))
+        assert newest <= (2, 28), f"{name} needs GLIBC_{'.'.join(map(str, newest))}"
+    audit = pathlib.Path(sys.executable).parent / "auditwheel"
+    shown = " ".join(run([audit, "show", wheel_path]).stdout.split())
+    found = re.search(r'consistent with the following platform tag: "manylinux_2_(\d+)_x86_64"',
+                      shown)
+    assert found and int(found.group(1)) <= 28, shown
+
+
+def test_every_binary_of_the_compiler_runs_on_glibc_2_28(compiler_wheel):
+    # kiln, libkiln-compiler.so, kiln._compiler and kiln._runtime.
+    assert_runs_on_glibc_2_28(compiler_wheel, 4)
+
+
+def test_the_runtime_wheel_runs_on_glibc_2_28_and_runs_what_the_compiler_built(
+        runtime_wheel, plain_install, wheelhouse, tmp_path, tmp_path_factory):
+    """A user with kiln-runtime alone runs a module kiln-compiler built."""
+    assert_runs_on_glibc_2_28(runtime_wheel, 1)
+    compiler_venv, compiler_env = plain_install
+    (tmp_path / "kernels.py").write_text(KERNELS)
+    run([compiler_venv / "bin" / "kiln", "build", "kernels.py", "--module", "kernels", "-o",
+         "built"], cwd=tmp_path, env=compiler_env)
+    (tmp_path / "kernels.py").unlink()
+    user_venv, user_env = fresh_venv_with("kiln-runtime", runtime_wheel, wheelhouse,
+                                          tmp_path_factory)
+    ran = run([user_venv / "bin" / "python", "-c", RUN_BUILT_MODULE], cwd=tmp_path / "built",
+              env=user_env)
+    assert "built module ran" in ran.stdout
+
+
+def test_the_wheel_carries_llvm_once_and_stays_under_30_mb(compiler_wheel):
+    """kiln and kiln._compiler both load the one shared compiler library, in
+    the environment's lib/kiln/; neither holds LLVM itself."""
+    assert compiler_wheel.stat().st_size <= 30 * 1024 * 1024, compiler_wheel.stat().st_size
+    with zipfile.ZipFile(compiler_wheel) as wheel:
+        sizes = {info.filename: info.file_size for info in wheel.infolist()}
+        library = [name for name in sizes
+                   if name.endswith(".data/data/lib/kiln/libkiln-compiler.so")]
+        assert len(library) == 1, sorted(sizes)
+        for suffix in (".data/scripts/kiln", "kiln/_compiler.abi3.so"):
+            [name] = [name for name in sizes if name.endswith(suffix)]
+            assert sizes[name] < 4 * 1024 * 1024, f"{name} is {sizes[name]} bytes: LLVM again?"
+            assert "libkiln-compiler.so" in needed_libraries(wheel.read(name)), name
 
 
 def test_one_wheel_serves_every_cpython_from_3_11(compiler_wheel):
     """kiln._compiler and kiln._runtime use CPython's stable ABI alone, as the
-    wheel's tag (cp311-abi3) says and abi3audit checks."""
+    wheel's tag (cp311-abi3) says and abi3audit checks (it checks the shared
+    compiler library as well, which uses no CPython API at all)."""
     assert "-cp311-abi3-" in compiler_wheel.name, compiler_wheel.name
     audit = pathlib.Path(sys.executable).parent / "abi3audit"
     result = run([audit, "--strict", "--summary", compiler_wheel])
     summary = " ".join(result.stderr.split())
-    assert "2 extensions scanned; 0 ABI version mismatches and 0 ABI violations" in summary, summary
+    assert "3 extensions scanned; 0 ABI version mismatches and 0 ABI violations" in summary, summary
 
 
 def test_a_fresh_venv_without_llvm_or_compilers_builds_and_runs_a_kernel_module(
@@ -172,9 +254,12 @@ def test_a_fresh_venv_without_llvm_or_compilers_builds_and_runs_a_kernel_module(
     for compiler in COMPILERS:
         assert shutil.which(compiler, path=env["PATH"]) is None, compiler
     (tmp_path / "kernels.py").write_text(KERNELS)
-    built = run([venv / "bin" / "kiln", "build", "kernels.py", "--module", "kernels", "-o", "."],
-                cwd=tmp_path, env=env)
+    built = run([venv / "bin" / "kiln", "build", "kernels.py", "--module", "kernels", "-o", ".",
+                 "--depfile", "kernels.d"], cwd=tmp_path, env=env)
     assert ".so" in built.stdout, built.stdout
+    # A new compiler library (kiln's code) makes build systems build again.
+    library = (venv / "lib" / "kiln" / "libkiln-compiler.so").resolve()
+    assert str(library) in (tmp_path / "kernels.d").read_text()
     ran = run([venv / "bin" / "python", "-c", RUN_BUILT_MODULE], cwd=tmp_path, env=env)
     assert "built module ran" in ran.stdout
 
@@ -185,6 +270,17 @@ def test_the_installed_cmake_package_names_the_installed_kiln(plain_install):
     assert (pathlib.Path(cmake_dir) / "KilnConfig.cmake").is_file(), cmake_dir
     command = run([venv / "bin" / "python", "-m", "kiln", "--executable"], env=env).stdout.strip()
     assert run([command, "--version"], env=env).stdout.startswith("kiln ")
+
+
+def test_a_usage_error_is_reported_through_the_wheels_own_unwinder(plain_install):
+    """The command line parser reports a usage error by throwing: in the
+    wheel's kiln, libgcc's unwinder finds frames through the definition of
+    _dl_find_object over glibc 2.28."""
+    venv, env = plain_install
+    done = subprocess.run([venv / "bin" / "kiln", "build", "kernels.py", "--no-such-option"],
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert "--no-such-option" in done.stderr, done.stderr
 
 
 def test_a_fresh_venv_compiles_kiln_cuda_kernels_in_process(plain_install, tmp_path):
