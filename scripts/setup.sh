@@ -102,6 +102,14 @@ if ! ls .venv/wheelhouse/nvidia_cuda_nvcc-*.whl >/dev/null 2>&1; then
     "nvidia-cuda-nvcc==13.5.37"
 fi
 
+# CUDA 12's ptxas (NVIDIA's CUDA 12 wheel), for the test that it assembles
+# Kiln's PTX for every default architecture (tests/packaging).
+if ! ls .venv/wheelhouse/nvidia_cuda_nvcc_cu12-*.whl >/dev/null 2>&1; then
+  say "Downloading NVIDIA's CUDA 12 compiler wheel into .venv/wheelhouse for offline tests"
+  .venv/bin/python -m pip download --quiet --only-binary=:all: --no-deps -d .venv/wheelhouse \
+    "nvidia-cuda-nvcc-cu12==12.9.86"
+fi
+
 if [ ! -f build/build.ninja ]; then
   say "Configuring the build in build/"
   cmake -S . -B build -G Ninja \
