@@ -4,6 +4,10 @@ Kernel modules are compiled with `kiln build --module` into a session folder
 and imported like any extension module; the `kiln` package comes from the
 build tree (build/python), and kernels run on the CPU engine unless a test
 says otherwise (KILN_TARGET is read at the runtime's first use).
+
+On a GPU machine without the compiler (scripts/gpu-check.sh), the modules
+come built: KILN_PREBUILT_MODULES names a folder holding each module in a
+folder of its name, and a test whose module is not there is skipped.
 """
 
 import importlib
@@ -35,8 +39,18 @@ def package_dir():
     return PACKAGE_DIR
 
 
+PREBUILT_MODULES = os.environ.get("KILN_PREBUILT_MODULES")
+
+
+def _prebuilt(name, flags):
+    folder = pathlib.Path(PREBUILT_MODULES) / name
+    if flags or not folder.is_dir():
+        pytest.skip(f"module {name} {' '.join(flags)} is not among the prebuilt modules")
+    return folder
+
+
 @pytest.fixture(scope="session")
-def build_module(kiln, tmp_path_factory):
+def build_module(request, tmp_path_factory):
     """build_module(source, module_name=None, *flags) -> folder holding the built module.
 
     Each (source, name, flags) is built once per session.
@@ -46,6 +60,9 @@ def build_module(kiln, tmp_path_factory):
     def build(source, module_name=None, *flags):
         source = pathlib.Path(source)
         name = module_name or source.stem
+        if PREBUILT_MODULES:
+            return _prebuilt(name, flags)
+        kiln = request.getfixturevalue("kiln")
         key = (str(source), name, flags)
         if key not in built:
             folder = tmp_path_factory.mktemp(name.replace(".", "_"))

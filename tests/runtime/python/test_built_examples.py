@@ -14,10 +14,10 @@ import pytest
 
 from kiln.cuda.random import create_xoroshiro128p_states
 
-# The reference xoroshiro128p generator of the back end's tests, itself
-# checked bit for bit against Numba's.
+# The reference xoroshiro128p generator of the kernel tests, itself checked
+# bit for bit against Numba's.
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "kernels"))
-from test_xoroshiro128p import uniform_float32  # noqa: E402
+from xoroshiro128p_reference import uniform_float32  # noqa: E402
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[3] / "examples"
 
