@@ -31,6 +31,14 @@ TITLES = {
 }
 
 
+# Measured apart from bench/run.py (they need a built wheel): their text
+# and figures are kept as written in bench/templates/NAME.md, after the
+# figures run.py measures.
+MEASURED_APART = {
+    "wheel": "10. The compiler's wheel: its size, and what the shared compiler library costs at start",
+}
+
+
 def template(name):
     path = TEMPLATES / f"{name}.md"
     return path.read_text().strip() + "\n\n" if path.exists() else ""
@@ -736,6 +744,7 @@ def render(context, results):
             if reading.exists() and not context["smoke"]:
                 body.append("\n" + reading.read_text().strip() + "\n")
         sections.append("".join(body))
+    sections += [f"## {title}\n\n" + template(name).rstrip() + "\n" for name, title in MEASURED_APART.items()]
     c = context
     head = ["# Benchmarks\n\n"]
     if c["smoke"]:
