@@ -39,6 +39,7 @@ DIFFERENTIAL = ROOT / "tests" / "differential"
 sys.path.insert(0, str(DIFFERENTIAL))
 
 import oracles  # noqa: E402
+from fingerprints import fingerprint  # noqa: E402
 
 
 def device_facts(driver_path):
@@ -143,7 +144,7 @@ def run_programs(bundle, environment, target):
         done = subprocess.run([sys.executable, "-c", oracles.RUN_KERNELS, DIFFERENTIAL, folder,
                                "programs", "kiln", batch["module"], json.dumps(batch["seeds"])],
                               capture_output=True, text=True, env=environment, timeout=1200)
-        results = oracles._parse(done.stdout)
+        results = {seed: fingerprint(result) for seed, result in oracles._parse(done.stdout).items()}
         for seed in batch["seeds"]:
             expected, got = references.get(str(seed), {}), results.get(seed)
             if got is None:
