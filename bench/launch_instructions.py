@@ -5,10 +5,11 @@ builds of kiln._runtime on a machine too busy for timings.
                                          [--against OTHER_BUILD_DIR] [--json FILE]
 
 examples/vector_add.py is built once with `kiln build --module` (the build
-dir's kiln, Kiln's default architectures, as users build it), then valgrind's callgrind counts the instructions of the main
-thread of a Python process (the benchmark environment's, bench/.venv) that imports it with
-KILN_TARGET=cpu from each build's `python/` folder and makes --calls calls of
-one statement, and of one that makes none; the difference, divided by
+dir's kiln, Kiln's default architectures, as users build it), then
+valgrind's callgrind counts the instructions of the main thread of a Python
+process (the benchmark environment's, bench/.venv) that imports it with
+KILN_TARGET=cpu from each build's `python/` folder and makes --calls calls
+of one statement, and of one that makes none; the difference, divided by
 --calls, is what one call costs:
 
 * `launch.prepare(out, x, x)`: a launch up to the kernel (argument types,
@@ -57,16 +58,22 @@ exec(code)
 """
 
 
+def run_environment(package_parent, module_folder):
+    """What every run of the script has: the build's package and the module
+    importable, the CPU engine, and one hash seed, so that runs count the same."""
+    return bc.bench_env(KILN_TARGET="cpu", PYTHONHASHSEED="0",
+                        PYTHONPATH=f"{package_parent}:{module_folder}")
+
+
 def instructions(python, package_parent, module_folder, script, count, statement, scratch):
     """The instructions callgrind counts in the main thread of a run of
     `script` (the CPU engine's workers, which wait by spinning a while,
     count differently from run to run)."""
     out = scratch / "callgrind.out"
-    env = bc.bench_env(KILN_TARGET="cpu", PYTHONHASHSEED="0",
-                       PYTHONPATH=f"{package_parent}:{module_folder}")
     done = subprocess.run(["valgrind", "--tool=callgrind", "--separate-threads=yes",
                            f"--callgrind-out-file={out}", python, script, str(count), statement],
-                          capture_output=True, text=True, env=env)
+                          capture_output=True, text=True, env=run_environment(package_parent,
+                                                                              module_folder))
     main_thread = pathlib.Path(f"{out}-01")
     found = main_thread.exists() and re.search(r"^totals: (\d+)", main_thread.read_text(),
                                                 re.MULTILINE)
@@ -116,8 +123,7 @@ def main():
             # package, which the first counted run would otherwise compile
             # and the next not.
             subprocess.run([python, str(script), "0", "kernel[4, 256]"], check=True,
-                           env=bc.bench_env(KILN_TARGET="cpu",
-                                            PYTHONPATH=f"{package}:{module_folder}"))
+                           env=run_environment(package, module_folder))
             figures[label] = {}
             for name, statement in STATEMENTS.items():
                 none = instructions(python, package, module_folder, script, 0, statement, scratch)

@@ -72,8 +72,10 @@ def main():
 
     with tempfile.TemporaryDirectory(prefix="kiln-wheel-startup-") as scratch:
         scratch = pathlib.Path(scratch)
-        kilns = {"wheel (shared compiler library)": install(args.wheel.resolve(), scratch),
-                 "build/'s: LLVM linked in, Debian's libraries": stripped_copy(args.against, scratch)}
+        kilns = {
+            "wheel (shared compiler library)": install(args.wheel.resolve(), scratch),
+            "build/'s: LLVM linked in, Debian's libraries": stripped_copy(args.against, scratch),
+        }
         project = scratch / "project"
         project.mkdir()
         (project / "kernels.py").write_text(KERNELS)

@@ -107,18 +107,15 @@ find_package(LibArchive REQUIRED)
 # shared library beyond glibc's: the ones Debian has are built against its
 # own, newer glibc.
 if(KILN_GLIBC_LINK_ENVIRONMENT)
-  set(KILN_STATIC_LIBARCHIVE ON CACHE BOOL "" FORCE)
   find_package(Threads REQUIRED)
-  kiln_static_library_path(_kiln_sqlite sqlite3)
-  set_target_properties(SQLite::SQLite3 PROPERTIES IMPORTED_LOCATION "${_kiln_sqlite}"
-    INTERFACE_LINK_LIBRARIES "m;${CMAKE_DL_LIBS};Threads::Threads")
+  kiln_link_statically(SQLite::SQLite3 sqlite3 m ${CMAKE_DL_LIBS} Threads::Threads)
 endif()
 # The compiler's wheel (scripts/build-wheel.sh) links libarchive's static
 # library: the shared one needs libxml2 and ICU (35 MB the wheel would have
 # to carry) for archive formats Kiln never reads. What the archive needs
 # beyond that comes as shared libraries, and --as-needed drops the unused.
-option(KILN_STATIC_LIBARCHIVE "Link libarchive statically (the compiler's wheel does)" OFF)
-if(KILN_STATIC_LIBARCHIVE)
+option(KILN_STATIC_LIBARCHIVE "Link libarchive statically (so does every link for an older glibc)" OFF)
+if(KILN_STATIC_LIBARCHIVE OR KILN_GLIBC_LINK_ENVIRONMENT)
   find_package(PkgConfig REQUIRED)
   pkg_check_modules(KILN_LIBARCHIVE REQUIRED libarchive)
   find_library(KILN_LIBARCHIVE_STATIC_LIBRARY libarchive.a HINTS ${KILN_LIBARCHIVE_LIBRARY_DIRS}
@@ -138,9 +135,7 @@ endif()
 # Ed25519 signatures of cache archives (EVP_PKEY_Q_keygen needs 3.0).
 find_package(OpenSSL 3.0 REQUIRED COMPONENTS Crypto)
 if(KILN_GLIBC_LINK_ENVIRONMENT)
-  kiln_static_library_path(_kiln_crypto crypto)
-  set_target_properties(OpenSSL::Crypto PROPERTIES IMPORTED_LOCATION "${_kiln_crypto}"
-    INTERFACE_LINK_LIBRARIES "${CMAKE_DL_LIBS};Threads::Threads")
+  kiln_link_statically(OpenSSL::Crypto crypto ${CMAKE_DL_LIBS} Threads::Threads)
 endif()
 find_package(CLI11 CONFIG REQUIRED)
 find_package(tomlplusplus CONFIG REQUIRED)

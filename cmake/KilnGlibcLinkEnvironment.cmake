@@ -56,3 +56,17 @@ function(kiln_static_library_path out name)
   find_library(_kiln_static_${name} "lib${name}.a" REQUIRED)
   set(${out} "${_kiln_static_${name}}" PARENT_SCOPE)
 endfunction()
+
+# kiln_link_statically(<imported target> <name> [<what the archive needs>...]):
+# the target a find module or pkg-config made for lib<name>.so links
+# lib<name>.a instead.
+function(kiln_link_statically target name)
+  kiln_static_library_path(archive ${name})
+  get_target_property(type ${target} TYPE)
+  if(type STREQUAL "INTERFACE_LIBRARY")
+    set_target_properties(${target} PROPERTIES INTERFACE_LINK_LIBRARIES "${archive};${ARGN}")
+  else()
+    set_target_properties(${target} PROPERTIES IMPORTED_LOCATION "${archive}"
+      INTERFACE_LINK_LIBRARIES "${ARGN}")
+  endif()
+endfunction()

@@ -4,6 +4,7 @@
 
 #include "frontend/resolve/build_config.h"
 #include "pipeline/output_file.h"
+#include "support/dynamic_library.h"
 #include "support/nearest_file.h"
 
 #include <llvm/ADT/STLExtras.h>
@@ -13,7 +14,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
-#include <dlfcn.h>
+#include <utility>
 
 namespace kiln::pipeline {
 
@@ -54,15 +55,10 @@ std::vector<std::string> buildInputs(llvm::StringRef modulePath,
   std::string executable = llvm::sys::fs::getMainExecutable(nullptr, &anchor);
   if (!executable.empty())
     inputs.push_back(absolute(executable));
-  // The shared compiler library the command of a wheel loads, when kiln's
-  // code is there. (For code in the executable itself, dladdr names it as
-  // it was started, which need not be a path.)
-  Dl_info image;
-  llvm::SmallString<256> library, program;
-  if (dladdr(&anchor, &image) && image.dli_fname && *image.dli_fname &&
-      !llvm::sys::fs::real_path(image.dli_fname, library) &&
-      (llvm::sys::fs::real_path(executable, program) || library != program))
-    inputs.push_back(library.str().str());
+  // The file holding kiln's code: the executable again, or the shared
+  // compiler library the command of a wheel loads.
+  if (std::string code = support::fileHolding(&anchor); !code.empty())
+    inputs.push_back(std::move(code));
   llvm::sort(inputs);
   inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
   return inputs;

@@ -2,6 +2,9 @@
 
 #include "support/dynamic_library.h"
 
+#include <llvm/ADT/SmallString.h>
+#include <llvm/Support/FileSystem.h>
+
 #include <dlfcn.h>
 #include <map>
 #include <mutex>
@@ -24,6 +27,15 @@ Registry &registry() {
 }
 
 } // namespace
+
+std::string fileHolding(const void *address) {
+  Dl_info info;
+  llvm::SmallString<256> real;
+  if (dladdr(address, &info) && info.dli_fname && *info.dli_fname &&
+      !llvm::sys::fs::real_path(info.dli_fname, real))
+    return std::string(real);
+  return llvm::sys::fs::getMainExecutable(nullptr, const_cast<void *>(address));
+}
 
 llvm::Expected<DynamicLibrary> DynamicLibrary::open(llvm::StringRef pathOrName) {
   Registry &libraries = registry();

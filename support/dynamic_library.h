@@ -13,7 +13,15 @@
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/Error.h>
 
+#include <string>
+
 namespace kiln::support {
+
+/// The file, by its real path, that holds the code or data at `address`:
+/// the kiln program, kiln._compiler in a Python process, or the shared
+/// compiler library the two load in a wheel. The running program's path
+/// where the dynamic loader names the file only as it was started.
+std::string fileHolding(const void *address);
 
 class DynamicLibrary {
 public:

@@ -3,6 +3,7 @@
 #include "backend/cuda_tools/cuda_toolkit.h"
 
 #include "backend/cuda_tools/toolkit_version_memo.h"
+#include "support/dynamic_library.h"
 #include "support/temporary_directory.h"
 #include "support/tool_runner.h"
 
@@ -16,7 +17,6 @@
 #include <llvm/Support/Regex.h>
 
 #include <algorithm>
-#include <dlfcn.h>
 
 namespace kiln::cuda_tools {
 
@@ -214,24 +214,22 @@ llvm::StringRef describeToolkitSource(ToolkitSource source) {
 }
 
 std::vector<std::string> sitePackagesNear(llvm::StringRef image) {
-  std::vector<std::string> found;
   llvm::StringRef directory = llvm::sys::path::parent_path(image);
   llvm::StringRef name = llvm::sys::path::filename(directory);
-  // The environment's lib/: from the shared compiler library, in
-  // lib/kiln/, or from the kiln program, in bin/.
-  std::string lib;
-  if (name == "kiln" && llvm::sys::path::filename(image).starts_with("libkiln-compiler."))
-    lib = llvm::sys::path::parent_path(directory).str();
-  else if (name == "bin")
-    lib = joinPath(llvm::sys::path::parent_path(directory), "lib");
+  llvm::StringRef above = llvm::sys::path::parent_path(directory);
+  bool compilerLibrary =
+      name == "kiln" && llvm::sys::path::filename(image).starts_with("libkiln-compiler.");
   // site-packages/kiln/_compiler*.so, or site-packages/kiln_compiler.scripts/kiln,
   // where auditwheel moves the program of a repaired wheel (bin/kiln then
   // runs it).
-  else if (name == "kiln" || name.ends_with(".scripts")) {
-    found.push_back(llvm::sys::path::parent_path(directory).str());
-    return found;
-  } else
-    return found;
+  if (!compilerLibrary && (name == "kiln" || name.ends_with(".scripts")))
+    return {above.str()};
+  // Else the environment's lib/: above the shared compiler library's
+  // lib/kiln/, or beside the kiln program's bin/.
+  if (!compilerLibrary && name != "bin")
+    return {};
+  std::string lib = compilerLibrary ? above.str() : joinPath(above, "lib");
+  std::vector<std::string> found;
   std::error_code error;
   for (llvm::sys::fs::directory_iterator entry(lib, error), end; !error && entry != end;
        entry.increment(error)) {
@@ -276,14 +274,7 @@ ToolkitSearchEnvironment ToolkitSearchEnvironment::fromProcess() {
   // module when Python compiles in process (whose main program is the
   // interpreter, perhaps of another environment).
   static char anchor;
-  std::string image;
-  Dl_info info;
-  llvm::SmallString<256> real;
-  if (dladdr(&anchor, &info) && info.dli_fname && !llvm::sys::fs::real_path(info.dli_fname, real))
-    image = std::string(real);
-  else
-    image = llvm::sys::fs::getMainExecutable(nullptr, &anchor);
-  environment.sitePackages = sitePackagesNear(image);
+  environment.sitePackages = sitePackagesNear(support::fileHolding(&anchor));
   return environment;
 }
 

@@ -34,12 +34,10 @@ import subprocess
 import sys
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-DIFFERENTIAL = ROOT / "tests" / "differential"
-sys.path.insert(0, str(DIFFERENTIAL))
+from program_runs import run_programs as run_built_programs
+from report import verdict
 
-import oracles  # noqa: E402
-from fingerprints import fingerprint  # noqa: E402
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def device_facts(driver_path):
@@ -134,19 +132,16 @@ def run_choice(bundle, environment, capability, runs_kernels):
     return results
 
 
-def run_programs(bundle, environment, target):
-    manifest = json.loads((bundle / "manifest.json").read_text())
+def run_programs(bundle, manifest, environment, target):
     references = json.loads((bundle / "programs" / "references.json").read_text())
     counts = {"match": 0, "mismatch": 0, "error": 0, "missing": 0}
     differences = []
     for batch in manifest["programs"]["batches"]:
         folder = bundle / "programs" / batch["module"]
-        done = subprocess.run([sys.executable, "-c", oracles.RUN_KERNELS, DIFFERENTIAL, folder,
-                               "programs", "kiln", batch["module"], json.dumps(batch["seeds"])],
-                              capture_output=True, text=True, env=environment, timeout=1200)
-        results = {seed: fingerprint(result) for seed, result in oracles._parse(done.stdout).items()}
+        results, done = run_built_programs(folder, batch["module"], batch["seeds"], environment,
+                                           timeout=1200)
         for seed in batch["seeds"]:
-            expected, got = references.get(str(seed), {}), results.get(seed)
+            expected, got = references.get(str(seed), {}), results.get(str(seed))
             if got is None:
                 counts["missing"] += 1
                 differences.append({"seed": seed, "why": f"no result ({done.stderr[-300:]})"})
@@ -196,7 +191,7 @@ def main():
             "choice": lambda: run_choice(bundle, dict(environment, KILN_TARGET="cuda"),
                                          results["device"].get("compute_capability"),
                                          runs_kernels=args.target == "cuda"),
-            "programs": lambda: run_programs(bundle, environment, args.target),
+            "programs": lambda: run_programs(bundle, results["bundle"], environment, args.target),
         }
         for name, step in steps.items():
             step_started = time.monotonic()
@@ -212,8 +207,7 @@ def main():
     for name in ("examples", "choice", "programs"):
         if name in results:
             print(f"{name}: {json.dumps(brief(name, results[name]))}")
-    print(f"{out / 'gpu-check.json'}: " +
-          (f"failed: {', '.join(results['failed'])}" if results["failed"] else "every check passed"))
+    print(f"{out / 'gpu-check.json'}: {verdict(results['failed'])}")
     return 1 if results["failed"] else 0
 
 

@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT / "tests" / "differential"))
 
 import oracles  # noqa: E402
 import programs as generator  # noqa: E402
-from fingerprints import fingerprint  # noqa: E402
+from program_runs import run_programs  # noqa: E402
 
 MODULE_ARCHS = "80-real;90"
 # The programs are most of the bundle's bytes: they carry the sm_90 cubin
@@ -91,9 +91,11 @@ def reference_outputs(folder, name, seeds, package):
     """The CPU engine's outputs for each seed, as the device side encodes them."""
     env = dict(os.environ, KILN_TARGET="cpu", PYTHONWARNINGS="ignore",
                PYTHONPATH=os.pathsep.join([str(package), os.environ.get("PYTHONPATH", "")]))
-    done = run([sys.executable, "-c", oracles.RUN_KERNELS, ROOT / "tests" / "differential",
-                folder, "programs", "kiln", name, json.dumps(seeds)], env=env, timeout=1800)
-    return {str(seed): fingerprint(result) for seed, result in oracles._parse(done.stdout).items()}
+    results, done = run_programs(folder, name, seeds, env, timeout=1800)
+    if done.returncode != 0:
+        sys.exit(f"gpu-check prepare: the CPU engine could not run {name} "
+                 f"({done.returncode}):\n{done.stderr[-4000:]}")
+    return results
 
 
 def bundle_bytes(bundle):

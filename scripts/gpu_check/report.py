@@ -16,6 +16,11 @@ BEGIN = "<!-- gpu-check results: written by scripts/gpu_check/report.py -->"
 END = "<!-- end of gpu-check results -->"
 
 
+def verdict(failed):
+    """A run's outcome in words, from its list of failed checks."""
+    return f"failed: {', '.join(failed)}" if failed else "every check passed"
+
+
 def section(results):
     device = results.get("device", {})
     bundle = results.get("bundle", {})
@@ -25,22 +30,22 @@ def section(results):
              else f"{device.get('name', '?')}, compute capability "
                   f"{'.'.join(map(str, device.get('compute_capability', ['?'])))}, "
                   f"driver of CUDA {device.get('driver_cuda_version', '?')}")
-    lines.append(f"Run of {results.get('date', '?')} on {where}; Python "
-                 f"{results['machine'].get('python')}, NumPy {results['machine'].get('numpy')}; "
-                 f"built by {bundle.get('kiln', '?')}; "
-                 f"{'every check passed' if not results.get('failed') else 'failed: ' + ', '.join(results['failed'])}"
-                 f" ({results.get('seconds', '?')} s).")
+    machine, runtime = results["machine"], results.get("runtime", {})
+    lines.append(f"Run of {results.get('date', '?')} on {where}; Python {machine.get('python')}, "
+                 f"NumPy {machine.get('numpy')}; built by {bundle.get('kiln', '?')}; "
+                 f"{verdict(results.get('failed'))} ({results.get('seconds', '?')} s).")
     lines.append("")
     lines.append("| check | result |")
     lines.append("| --- | --- |")
-    lines.append(f"| the kiln-runtime wheel installs | "
-                 f"{results.get('runtime', {}).get('wheel') or results.get('runtime', {}).get('error')} |")
+    lines.append("| the kiln-runtime wheel installs | "
+                 f"{runtime.get('wheel') or runtime.get('error')} |")
     examples = results.get("examples", {})
-    lines.append(f"| every example against NumPy | {examples.get('summary') or examples.get('error')} |")
+    lines.append("| every example against NumPy | "
+                 f"{examples.get('summary') or examples.get('error')} |")
     for variant, outcome in results.get("choice", {}).items():
         if isinstance(outcome, dict):
-            verdict = "as expected" if outcome["as_expected"] else f"expected {outcome['expected']}"
-            lines.append(f"| image choice, {variant} | {outcome['said'][:120]} ({verdict}) |")
+            judged = "as expected" if outcome["as_expected"] else f"expected {outcome['expected']}"
+            lines.append(f"| image choice, {variant} | {outcome['said'][:120]} ({judged}) |")
     programs = results.get("programs", {})
     if "counts" in programs:
         counts = programs["counts"]

@@ -321,12 +321,13 @@ def _run_child(directory, mode, generator, module, seeds, timeout, environment=N
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired as expired:
         stdout = expired.stdout.decode() if isinstance(expired.stdout, bytes) else (expired.stdout or "")
-        return _parse(stdout), "timeout"
+        return parse_runs(stdout), "timeout"
     status = None if done.returncode == 0 else f"exit status {done.returncode}: {done.stderr[-500:]}"
-    return _parse(done.stdout), status
+    return parse_runs(done.stdout), status
 
 
-def _parse(stdout):
+def parse_runs(stdout):
+    """The results RUN_KERNELS printed, by seed."""
     results = {}
     for line in stdout.splitlines():
         if line.startswith("{"):
