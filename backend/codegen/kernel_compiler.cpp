@@ -121,7 +121,7 @@ llvm::Expected<CompiledCode> KernelCompiler::compileForGpu(const ir::Function &k
     return lowered.takeError();
   llvm::Module &module = *lowered->module;
   if (llvm::Error error =
-          linkLibdevice(module, libdevicePath, lowered->entryName, kernel.options.fastmath))
+          linkLibdevice(module, libdevicePath, lowered->entryName, arch, kernel.options.fastmath))
     return error;
   if (kernel.options.fastmath)
     // Inlining keeps "unsafe-fp-math" only where caller and callee both
@@ -135,7 +135,10 @@ llvm::Expected<CompiledCode> KernelCompiler::compileForGpu(const ir::Function &k
   if (!machine)
     return machine.takeError();
   disableRuntimeUnrolling(module);
-  optimizeModule(module, **machine, kernel.options.optimize);
+  PipelineTuning tuning;
+  tuning.speculativeHoisting = false;
+  if (llvm::Error error = optimizeModule(module, **machine, kernel.options.optimize, tuning))
+    return error;
   llvm::Expected<std::string> bytes = emit(module, **machine, form);
   if (form == CodeForm::LLVMIR)
     forgetNvptxAnnotations(module, **machine);
@@ -225,8 +228,11 @@ KernelCompiler::compileForHost(const ir::Function &kernel, CodeForm form,
   interface.indexChecks = hooks.indexCheckCopies();
   // The block entry loops over a block's threads, whose bodies are mostly
   // guarded by `if i < n` and by index checks.
-  optimizeModule(*lowered->module, **machine, kernel.options.optimize,
-                 /*splitRangeChecks=*/true);
+  PipelineTuning tuning;
+  tuning.splitRangeChecks = true;
+  if (llvm::Error error =
+          optimizeModule(*lowered->module, **machine, kernel.options.optimize, tuning))
+    return error;
   finishRegionRounds(*lowered->module);
   insertInterruptPolls(*lowered->module);
   llvm::Expected<std::string> bytes = emit(*lowered->module, **machine, form);

@@ -49,11 +49,37 @@ AnalysisManagers::AnalysisManagers(llvm::PassBuilder &builder) {
   builder.crossRegisterProxies(loops, functions, sccs, modules);
 }
 
-void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, bool optimize,
-                    bool splitRangeChecks) {
+/// The pass pipeline `builder` makes for -O3, with LICM kept from hoisting
+/// what not every iteration runs. LLVM offers no option for the default
+/// pipeline's LICM passes, so the pipeline is written out as text, their
+/// parameter changed, and the text read back.
+static llvm::Expected<llvm::ModulePassManager>
+o3WithoutSpeculativeHoisting(llvm::PassBuilder &builder,
+                             llvm::PassInstrumentationCallbacks &passNames) {
+  std::string pipeline;
+  llvm::raw_string_ostream text(pipeline);
+  builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
+      .printPipeline(text, [&](llvm::StringRef className) {
+        llvm::StringRef name = passNames.getPassNameForClassName(className);
+        return name.empty() ? className : name;
+      });
+  llvm::StringRef speculating = "licm<allowspeculation>";
+  for (size_t at = pipeline.find(speculating); at != std::string::npos;
+       at = pipeline.find(speculating, at))
+    pipeline.replace(at, speculating.size(), "licm<no-allowspeculation>");
+  llvm::ModulePassManager passes;
+  if (llvm::Error error = builder.parsePassPipeline(passes, pipeline))
+    return llvm::createStringError("LLVM's -O3 pipeline without speculative hoisting: " +
+                                   llvm::toString(std::move(error)));
+  return std::move(passes);
+}
+
+llvm::Error optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, bool optimize,
+                           const PipelineTuning &tuning) {
   configurePasses();
-  llvm::PassBuilder builder(&machine);
-  if (splitRangeChecks) {
+  llvm::PassInstrumentationCallbacks passNames;
+  llvm::PassBuilder builder(&machine, llvm::PipelineTuningOptions(), std::nullopt, &passNames);
+  if (tuning.splitRangeChecks) {
     builder.registerScalarOptimizerLateEPCallback(
         [](llvm::FunctionPassManager &passes, llvm::OptimizationLevel) {
           passes.addPass(CanonicalizeLoopGuardsPass());
@@ -62,10 +88,20 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, bool opt
   }
   // The callbacks above must be registered before the analyses.
   AnalysisManagers analyses(builder);
-  llvm::ModulePassManager passes =
-      optimize ? builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
-               : builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0);
+  llvm::ModulePassManager passes;
+  if (!optimize) {
+    passes = builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0);
+  } else if (tuning.speculativeHoisting) {
+    passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  } else {
+    llvm::Expected<llvm::ModulePassManager> tuned =
+        o3WithoutSpeculativeHoisting(builder, passNames);
+    if (!tuned)
+      return tuned.takeError();
+    passes = std::move(*tuned);
+  }
   passes.run(module, analyses.modules);
+  return llvm::Error::success();
 }
 
 void promoteVariables(llvm::Function &function) {

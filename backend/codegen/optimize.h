@@ -6,6 +6,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/Error.h>
 #include <llvm/Target/TargetMachine.h>
 
 namespace kiln::backend {
@@ -21,15 +22,30 @@ struct AnalysisManagers {
   llvm::ModuleAnalysisManager modules;
 };
 
+/// What a target changes in LLVM's default -O3 pipeline.
+struct PipelineTuning {
+  /// Adds LLVM's inductive range check elimination: a loop whose body is
+  /// guarded by (or checks) a range of its induction variable is split into
+  /// loops that check it and one that does not, which the vectorizer can
+  /// then take; guards in shapes it cannot read are first rewritten into ones
+  /// it can (loop_guard_canonicalization.h).
+  bool splitRangeChecks = false;
+
+  /// Lets LICM hoist loop-invariant code out of blocks that not every
+  /// iteration runs. On a GPU each hoisted value stays in a register for the
+  /// whole loop: hoisting a libm function's slow path (the argument
+  /// reduction of sin or cos of a loop-invariant angle, behind a range test)
+  /// costs a grid-stride loop more registers than recomputing it costs
+  /// time, and NVVM does not hoist it either.
+  bool speculativeHoisting = true;
+};
+
 /// Runs LLVM's default -O3 pipeline (or -O0's, which still inlines
 /// always-inline functions) with the machine's own passes, which for NVPTX
-/// include NVVMReflect. `splitRangeChecks` adds LLVM's inductive range check
-/// elimination: a loop whose body is guarded by (or checks) a range of its
-/// induction variable is split into loops that check it and one that does
-/// not, which the vectorizer can then take; guards in shapes it cannot read
-/// are first rewritten into ones it can (loop_guard_canonicalization.h).
-void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, bool optimize,
-                    bool splitRangeChecks = false);
+/// include NVVMReflect, changed as `tuning` asks. Fails only if LLVM cannot
+/// read back its own pipeline's description.
+llvm::Error optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, bool optimize,
+                           const PipelineTuning &tuning = {});
 
 /// The function's variables in registers (SROA), its common loads merged:
 /// what the back end's own rewrites of a kernel body read most easily.

@@ -88,13 +88,16 @@ void answerReflectQuestion(llvm::Module &module, llvm::StringRef question, int a
 }
 
 llvm::Error linkLibdevice(llvm::Module &module, llvm::StringRef libdevicePath, llvm::StringRef keep,
-                          bool fastmath) {
+                          unsigned arch, bool fastmath) {
   if (llvm::Error error = linkLibdeviceFunctions(module, libdevicePath))
     return error;
-  // LLVM 19's NVVMReflect answers only __CUDA_FTZ and __CUDA_ARCH, and any
-  // other question with 0, which would make sqrtf, hypotf and norm3df use
-  // the approximate sqrt.approx.f32.
+  // LLVM 19's NVVMReflect answers any question but __CUDA_FTZ and
+  // __CUDA_ARCH with 0, which would make sqrtf, hypotf and norm3df use the
+  // approximate sqrt.approx.f32. It knows the architecture only when the
+  // target machine adds it to the pipeline, not when a pipeline is read
+  // from text, so Kiln answers that question too.
   answerReflectQuestion(module, "__CUDA_PREC_SQRT", fastmath ? 0 : 1);
+  answerReflectQuestion(module, "__CUDA_ARCH", int(arch) * 10);
   llvm::internalizeModule(module, [&](const llvm::GlobalValue &value) {
     return value.getName() == keep || value.isDeclaration() ||
            value.getName() == "_kiln_dynamic_shared";

@@ -5,7 +5,8 @@
 // calls, as internal functions, so they are optimized with the kernel and
 // never exported. Their code asks `__nvvm_reflect("__CUDA_FTZ")`,
 // `("__CUDA_ARCH")` and `("__CUDA_PREC_SQRT")` how to compute; on NVPTX the
-// NVVMReflect pass answers the first two, and Kiln the third.
+// NVVMReflect pass answers the first (from the module's nvvm-reflect-ftz
+// flag), and Kiln the other two.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -23,9 +24,10 @@ llvm::Error linkLibdeviceFunctions(llvm::Module &module, llvm::StringRef libdevi
 
 /// For NVPTX: links the libdevice functions `module` calls, answers
 /// `__CUDA_PREC_SQRT` (a correctly rounded square root unless `fastmath`,
-/// as Numba's NVVM options give), and internalizes everything but `keep`.
+/// as Numba's NVVM options give) and `__CUDA_ARCH` (sm_`arch`), and
+/// internalizes everything but `keep`.
 llvm::Error linkLibdevice(llvm::Module &module, llvm::StringRef libdevicePath, llvm::StringRef keep,
-                          bool fastmath);
+                          unsigned arch, bool fastmath);
 
 /// Replaces each `__nvvm_reflect(question)` call in `module` with
 /// `answer`.
