@@ -5,14 +5,15 @@
 #
 #   scripts/gpu-check.sh --prepare [--programs N]
 #       here: builds the bundle into build-gpu-check/ (the kiln-runtime
-#       wheel, the examples, vector_add as single-image builds, N programs
-#       of the differential tester with the CPU engine's outputs; default
-#       1,000): scripts/gpu_check/prepare.py
+#       wheel, the examples, vector_add as single-image builds, the check's
+#       own kernels, N programs of the differential tester with the CPU
+#       engine's outputs; default 1,000): scripts/gpu_check/prepare.py
 #   scripts/gpu-check.sh [--out DIR]
 #       on the GPU machine, from the repository's root, with
 #       build-gpu-check/ carried there: runs every check on the CUDA driver
-#       and writes DIR/gpu-check.json (default: $OUT, else gpu-check-out/):
-#       scripts/gpu_check/device_checks.py
+#       (kiln.cuda's host API with CuPy and PyTorch, and Kiln against
+#       numba-cuda, among them) and writes DIR/gpu-check.json (default:
+#       $OUT, else gpu-check-out/): scripts/gpu_check/device_checks.py
 #   scripts/gpu-check.sh --dry-run [--programs N]
 #       here: the same steps on a machine without a GPU (a bundle in a
 #       temporary folder, kernels on the CPU engine, the image choice

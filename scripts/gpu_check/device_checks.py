@@ -20,8 +20,18 @@ Steps, each recorded in DIR/gpu-check.json:
   choice     vector_add built as one kind of image only: the cubin for the
              device's architecture and its PTX must run, a cubin for
              another major architecture must be refused by name
+  host_api   kiln.cuda's host API on the device (scripts/gpu_check/
+             host_api_checks.py): device arrays, streams, events, pinned and
+             mapped memory, CuPy and PyTorch both ways, IPC; each check
+             passed, failed or skipped, with its message or reason
+  side_by_side  Kiln against numba-cuda on the same GPU (scripts/gpu_check/
+             side_by_side_runs.py): first calls, launch overhead, kernel
+             times, registers and occupancy of five kernels
   programs   the differential tester's programs: the outputs on the device
              against the CPU engine's, recorded where the bundle was made
+
+gpu-check.json is written again after every step, so that what the steps
+done so far found survives a check stopped on its way.
 """
 
 import argparse
@@ -36,8 +46,17 @@ import time
 
 from program_runs import run_programs as run_built_programs
 from report import verdict
+from side_by_side_runs import kiln_side_problems, run_side_by_side
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+HERE = pathlib.Path(__file__).resolve().parent
+HOST_API_TIMEOUT_S = 180
+# The differential tester's programs last: the longest step, which the
+# device check's time limit would cut first.
+STEPS = ("examples", "choice", "host_api", "side_by_side", "programs")
+# CU_DEVICE_ATTRIBUTE_*: what an occupancy is computed from.
+MULTIPROCESSOR_COUNT = 16
+MAX_THREADS_PER_MULTIPROCESSOR = 39
 
 
 def device_facts(driver_path):
@@ -59,9 +78,14 @@ def device_facts(driver_path):
     major, minor = ctypes.c_int(), ctypes.c_int()
     driver.cuDeviceGetAttribute(ctypes.byref(major), 75, device)  # compute capability major
     driver.cuDeviceGetAttribute(ctypes.byref(minor), 76, device)  # compute capability minor
+    multiprocessors, most_threads = ctypes.c_int(), ctypes.c_int()
+    driver.cuDeviceGetAttribute(ctypes.byref(multiprocessors), MULTIPROCESSOR_COUNT, device)
+    driver.cuDeviceGetAttribute(ctypes.byref(most_threads), MAX_THREADS_PER_MULTIPROCESSOR, device)
     return {"driver_cuda_version": f"{version.value // 1000}.{version.value % 1000 // 10}",
             "devices": count.value, "name": name.value.decode(),
-            "compute_capability": [major.value, minor.value]}
+            "compute_capability": [major.value, minor.value],
+            "multiprocessors": multiprocessors.value,
+            "max_threads_per_multiprocessor": most_threads.value}
 
 
 def install_runtime(bundle, site):
@@ -159,6 +183,27 @@ def run_programs(bundle, manifest, environment, target):
     return {"counts": counts, "differences": differences[:50]}
 
 
+def run_host_api(bundle, environment, target):
+    """host_api_checks.py's results, with how many checks passed, failed and
+    were skipped."""
+    done = subprocess.run([sys.executable, HERE / "host_api_checks.py",
+                           bundle / "kernels" / "host_api_kernels", "--target", target],
+                          capture_output=True, text=True, env=environment, timeout=HOST_API_TIMEOUT_S)
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        return {"error": f"host_api_checks.py exited with {done.returncode}: "
+                         f"{(done.stderr or done.stdout)[-2000:]}"}
+    checks = json.loads(lines[-1])
+    counts = {status: sum(1 for outcome in checks.values() if outcome["status"] == status)
+              for status in ("passed", "failed", "skipped")}
+    return {"counts": counts, "checks": checks}
+
+
+def write_results(results, out):
+    results["failed"] = failed_checks(results)
+    (out / "gpu-check.json").write_text(json.dumps(results, indent=1))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("bundle", type=pathlib.Path)
@@ -191,6 +236,9 @@ def main():
             "choice": lambda: run_choice(bundle, dict(environment, KILN_TARGET="cuda"),
                                          results["device"].get("compute_capability"),
                                          runs_kernels=args.target == "cuda"),
+            "host_api": lambda: run_host_api(bundle, environment, args.target),
+            "side_by_side": lambda: run_side_by_side(bundle, environment, args.target,
+                                                     results["device"]),
             "programs": lambda: run_programs(bundle, results["bundle"], environment, args.target),
         }
         for name, step in steps.items():
@@ -200,11 +248,12 @@ def main():
             except Exception as error:  # a step that breaks must not lose the others' results
                 results[name] = {"error": f"{type(error).__name__}: {error}"}
             results[name]["seconds"] = round(time.monotonic() - step_started, 1)
+            results["seconds"] = round(time.monotonic() - started, 1)
+            write_results(results, out)
     results["seconds"] = round(time.monotonic() - started, 1)
-    results["failed"] = failed_checks(results)
-    (out / "gpu-check.json").write_text(json.dumps(results, indent=1))
+    write_results(results, out)
     print(json.dumps({key: results[key] for key in ("device", "runtime") if key in results}))
-    for name in ("examples", "choice", "programs"):
+    for name in STEPS:
         if name in results:
             print(f"{name}: {json.dumps(brief(name, results[name]))}")
     print(f"{out / 'gpu-check.json'}: {verdict(results['failed'])}")
@@ -217,12 +266,20 @@ def brief(name, result):
     if name == "choice":
         return {variant: outcome["said"][:80] for variant, outcome in result.items()
                 if isinstance(outcome, dict)}
+    if name == "side_by_side":
+        return {side: result[side].get("skipped") or {
+                    "first_call_cold_s": result[side]["first_call"]["cold"].get("first_call_s"),
+                    "launch_overhead_us": result[side].get("launch_overhead_us"),
+                    "kernel_ms": {kernel: figures.get("kernel_ms")
+                                  for kernel, figures in result[side].get("kernels", {}).items()}}
+                for side in ("kiln", "numba")}
     return {key: value for key, value in result.items() if key in ("summary", "counts", "seconds")}
 
 
 def failed_checks(results):
+    """The steps that failed, or have not run (yet)."""
     failed = [name for name in ("device", "runtime") if "error" in results.get(name, {})]
-    for name in ("examples", "choice", "programs"):
+    for name in STEPS:
         result = results.get(name)
         if result is None or "error" in result:
             failed.append(name)
@@ -233,6 +290,10 @@ def failed_checks(results):
             failed.append(name)
         elif name == "programs" and (sum(result["counts"].values()) == 0 or
                                      result["counts"]["match"] != sum(result["counts"].values())):
+            failed.append(name)
+        elif name == "host_api" and (result["counts"]["failed"] or not result["counts"]["passed"]):
+            failed.append(name)
+        elif name == "side_by_side" and kiln_side_problems(result):
             failed.append(name)
     return failed
 

@@ -15,6 +15,10 @@ BUNDLE receives:
   choice/<variant>/  vector_add built as one kind of image only: 80-real,
                      90-real and 90-virtual (PTX), to see which the driver
                      takes on the GPU at hand
+  kernels/<name>/    the device check's own kernel modules
+                     (scripts/gpu_check/kernels/: host_api_kernels for the
+                     host API step, side_by_side for Kiln against
+                     numba-cuda), built as the examples are
   programs/          N programs of the differential tester
                      (tests/differential/programs.py) from seed S, built in
                      batches of 50 (less the few Kiln refuses, as Numba
@@ -34,6 +38,7 @@ import sys
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+CHECK_KERNELS = pathlib.Path(__file__).resolve().parent / "kernels"
 sys.path.insert(0, str(ROOT / "tests" / "differential"))
 
 import oracles  # noqa: E402
@@ -137,6 +142,9 @@ def main():
     for variant, archs in CHOICE_VARIANTS.items():
         build_module(kiln, ROOT / "examples" / "vector_add.py", "vector_add",
                      bundle / "choice" / variant, archs, cache)
+    check_kernels = sorted(CHECK_KERNELS.glob("*.py"))
+    for source in check_kernels:
+        build_module(kiln, source, source.stem, bundle / "kernels" / source.stem, MODULE_ARCHS, cache)
 
     seeds = list(range(args.seed, args.seed + args.programs))
     references, batches = {}, []
@@ -158,6 +166,7 @@ def main():
         "module_archs": MODULE_ARCHS,
         "program_archs": PROGRAM_ARCHS,
         "choice": CHOICE_VARIANTS,
+        "kernels": [source.stem for source in check_kernels],
         "programs": {"generator": "random", "first_seed": args.seed, "count": args.programs,
                      "built": kept, "batches": batches},
         "prepared_in_seconds": round(time.monotonic() - started, 1),

@@ -1,7 +1,9 @@
 """scripts/gpu-check.sh --dry-run: the device check's every step on this
 machine (the bundle built here, kernels on the CPU engine, the image choice
-against the stand-in driver), so that the command a GPU machine runs is
-known to work before one is lent, and fits what travels there."""
+against the stand-in driver; the host API's checks that need a GPU and
+numba-cuda's side of the comparison skipped), so that the command a GPU
+machine runs is known to work before one is lent, and fits what travels
+there."""
 
 import json
 import os
@@ -63,6 +65,37 @@ def test_the_programs_outputs_are_compared_one_by_one(results):
     assert counts == {"match": built, "mismatch": 0, "error": 0, "missing": 0}, counts
 
 
+def test_the_host_api_runs_on_the_cpu_engine_and_leaves_what_needs_a_gpu(results):
+    checks = results["host_api"]["checks"]
+    failed = {name: outcome for name, outcome in checks.items() if outcome["status"] == "failed"}
+    assert not failed, failed
+    for name in ("device_arrays", "stream_launch_and_async_copies", "events", "pinned_array",
+                 "pinned_context"):
+        assert checks[name]["status"] == "passed", (name, checks[name])
+    for name in ("mapped_array", "cupy_array_into_kiln_kernel", "kiln_array_into_cupy",
+                 "torch_tensor_into_kiln_kernel", "kiln_array_into_torch", "ipc"):
+        assert checks[name]["status"] == "skipped", (name, checks[name])
+        assert checks[name]["reason"].startswith("needs a GPU: "), (name, checks[name])
+
+
+def test_side_by_side_times_every_kernel_on_kiln_and_skips_numba_cuda(results):
+    side_by_side = results["side_by_side"]
+    kiln = side_by_side["kiln"]
+    assert kiln["target"] == "cpu", kiln
+    for phase in ("cold", "warm"):
+        first_call = kiln["first_call"][phase]
+        assert first_call["first_call_s"] > 0, first_call
+        assert set(first_call["first_launch_ms"]) >= set(side_by_side["kernels"]), first_call
+    assert side_by_side["kernels"] == ["saxpy", "stencil", "block_sum", "mandelbrot", "matmul"]
+    for name in side_by_side["kernels"]:
+        kernel = kiln["kernels"][name]
+        assert kernel["matches_numpy"] and kernel["kernel_ms"] > 0, (name, kernel)
+        # What ptxas reported for the H200's cubin, read from the module's manifest.
+        assert kernel["resources_of"] == "sm_90" and kernel["registers"] > 0, (name, kernel)
+    assert kiln["launch_overhead_us"] > 0, kiln
+    assert side_by_side["numba"] == {"skipped": "needs a GPU: numba-cuda runs kernels on a GPU only"}
+
+
 def test_it_says_how_many_bytes_would_travel_within_the_limit(dry_run):
     _, stdout = dry_run
     found = re.search(r"would travel: (\d+) bytes \(repository (\d+), bundle (\d+)", stdout)
@@ -79,4 +112,7 @@ def test_the_report_replaces_the_results_of_docs_gpu_md(repo_root, dry_run, tmp_
     text = doc.read_text()
     assert "a dry run: the stand-in driver and the CPU engine, no GPU" in text
     assert "every example against NumPy" in text and "(none yet)" not in text
+    assert "| host API: ipc | skipped: needs a GPU: " in text
+    assert "| | Kiln (CPU engine) | numba-cuda |" in text
+    assert re.search(r"\| matmul \| 128 x 128 \| [0-9.]+ \| skipped \| \d+ / skipped \|", text), text
     assert text.startswith((repo_root / "docs" / "gpu.md").read_text().split("<!-- gpu-check")[0])
