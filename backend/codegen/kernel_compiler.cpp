@@ -137,6 +137,7 @@ llvm::Expected<CompiledCode> KernelCompiler::compileForGpu(const ir::Function &k
   disableRuntimeUnrolling(module);
   PipelineTuning tuning;
   tuning.speculativeHoisting = false;
+  tuning.vectorizeLoops = false;
   if (llvm::Error error = optimizeModule(module, **machine, kernel.options.optimize, tuning))
     return error;
   llvm::Expected<std::string> bytes = emit(module, **machine, form);

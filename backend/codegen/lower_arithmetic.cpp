@@ -349,8 +349,8 @@ static llvm::Value *powerByLibrary(FunctionLowering &lowering, llvm::Value *base
   llvm::Value *result = lowering.callMath(ir::Intrinsic::PowF, {x, y}, 64);
   if (isFloat)
     return builder.CreateFPCast(result, base->getType());
-  llvm::Intrinsic::ID id = baseSigned ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
-  return builder.CreateIntrinsic(id, {base->getType(), doubleType}, {result});
+  return lowering.hooks.saturatingFloatToInteger(
+      builder, result, llvm::cast<llvm::IntegerType>(base->getType()), baseSigned);
 }
 
 llvm::Value *FunctionLowering::integerPower(llvm::Value *base, llvm::Value *exponent,

@@ -92,8 +92,8 @@ llvm::Value *FunctionLowering::convertDatetime(llvm::Value *value, DateTimeUnit 
 }
 
 llvm::Value *FunctionLowering::timedeltaFromFloat(llvm::Value *value) {
-  llvm::Value *whole = builder.CreateIntrinsic(llvm::Intrinsic::fptosi_sat,
-                                               {types.i64(), value->getType()}, {value});
+  llvm::Value *whole =
+      hooks.saturatingFloatToInteger(builder, value, types.i64(), /*isSigned=*/true);
   return builder.CreateSelect(builder.CreateFCmpUNO(value, value), i64(notATime), whole);
 }
 

@@ -307,9 +307,8 @@ llvm::Value *FunctionLowering::cast(llvm::Value *value, const Type *from, const 
   if (llvm::isa<FloatType>(from)) {
     if (const auto *integer = llvm::dyn_cast<IntegerType>(to)) {
       // Saturating, NaN to 0: what cvt.rzi does on a GPU, defined on the host.
-      llvm::Intrinsic::ID id =
-          integer->signedness() ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
-      return builder.CreateIntrinsic(id, {target, value->getType()}, {value});
+      return hooks.saturatingFloatToInteger(builder, value, llvm::cast<llvm::IntegerType>(target),
+                                            integer->signedness());
     }
     if (llvm::isa<FloatType>(to)) {
       // float16 and bfloat16 have one width and different formats: convert

@@ -78,7 +78,9 @@ llvm::Error optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, b
                            const PipelineTuning &tuning) {
   configurePasses();
   llvm::PassInstrumentationCallbacks passNames;
-  llvm::PassBuilder builder(&machine, llvm::PipelineTuningOptions(), std::nullopt, &passNames);
+  llvm::PipelineTuningOptions options;
+  options.LoopVectorization = tuning.vectorizeLoops;
+  llvm::PassBuilder builder(&machine, options, std::nullopt, &passNames);
   if (tuning.splitRangeChecks) {
     builder.registerScalarOptimizerLateEPCallback(
         [](llvm::FunctionPassManager &passes, llvm::OptimizationLevel) {

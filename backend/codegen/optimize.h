@@ -38,6 +38,12 @@ struct PipelineTuning {
   /// costs a grid-stride loop more registers than recomputing it costs
   /// time, and NVVM does not hoist it either.
   bool speculativeHoisting = true;
+
+  /// Lets LLVM's loop vectorizer run. A GPU thread has no vector registers
+  /// to fill: the vectorizer turns a loop over bytes into stores of four
+  /// bytes that, with no alignment known, go out again one byte at a time
+  /// after shifts, costing registers the scalar loop does not need.
+  bool vectorizeLoops = true;
 };
 
 /// Runs LLVM's default -O3 pipeline (or -O0's, which still inlines

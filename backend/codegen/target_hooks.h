@@ -134,6 +134,11 @@ public:
   /// result open, and may fold code that depends on it, so the lowering
   /// compares instead.
   virtual bool minMaxOrdersSignedZeros() const = 0;
+  /// `value`, a float, converted to the integer type `to` as a GPU's
+  /// conversion instruction does: truncated toward zero, saturated at the
+  /// type's bounds, NaN giving 0.
+  virtual llvm::Value *saturatingFloatToInteger(llvm::IRBuilder<> &builder, llvm::Value *value,
+                                                llvm::IntegerType *to, bool isSigned) = 0;
 
   /// Why this kernel cannot call `symbol`, a function defined in CUDA
   /// C/C++ or PTX (cuda.declare_device), or nothing when it can; calls it

@@ -298,6 +298,29 @@ std::pair<llvm::Value *, llvm::Value *> NvptxTargetHooks::dynamicSharedMemory(Ho
   return {site.builder.CreateAddrSpaceCast(global, site.builder.getPtrTy()), bytes};
 }
 
+/// cvt.rzi from float32 or float64 to a 32- or 64-bit integer saturates
+/// and turns NaN into 0 by itself; NVVM's intrinsics for it say so, where
+/// LLVM's saturating conversions would compare and select around a plain
+/// cvt. Narrower integers and other floats take LLVM's.
+llvm::Value *NvptxTargetHooks::saturatingFloatToInteger(llvm::IRBuilder<> &builder,
+                                                        llvm::Value *value, llvm::IntegerType *to,
+                                                        bool isSigned) {
+  namespace nvvm = llvm::Intrinsic;
+  bool fromDouble = value->getType()->isDoubleTy();
+  bool fromFloat = value->getType()->isFloatTy();
+  unsigned bits = to->getBitWidth();
+  if ((fromDouble || fromFloat) && (bits == 32 || bits == 64)) {
+    llvm::Intrinsic::ID id =
+        bits == 32 ? (fromDouble ? (isSigned ? nvvm::nvvm_d2i_rz : nvvm::nvvm_d2ui_rz)
+                                 : (isSigned ? nvvm::nvvm_f2i_rz : nvvm::nvvm_f2ui_rz))
+                   : (fromDouble ? (isSigned ? nvvm::nvvm_d2ll_rz : nvvm::nvvm_d2ull_rz)
+                                 : (isSigned ? nvvm::nvvm_f2ll_rz : nvvm::nvvm_f2ull_rz));
+    return builder.CreateIntrinsic(id, {}, {value});
+  }
+  return builder.CreateIntrinsic(isSigned ? nvvm::fptosi_sat : nvvm::fptoui_sat,
+                                 {to, value->getType()}, {value});
+}
+
 std::optional<std::string> NvptxTargetHooks::mathFunction(I which, unsigned bits, bool fastmath) {
   std::string base = mathBaseName(which).str();
   if (bits == 32 && fastmath) {

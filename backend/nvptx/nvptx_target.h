@@ -50,6 +50,8 @@ public:
   std::optional<std::string> mathFunction(ir::Intrinsic which, unsigned bits,
                                           bool fastmath) override;
   bool minMaxOrdersSignedZeros() const override { return true; }
+  llvm::Value *saturatingFloatToInteger(llvm::IRBuilder<> &builder, llvm::Value *value,
+                                        llvm::IntegerType *to, bool isSigned) override;
   std::optional<std::string> externalCallProblem(llvm::StringRef) const override {
     return std::nullopt;
   }
