@@ -8,6 +8,8 @@ test environment's own Python, which has numba and numba-cuda too; no
 network is used (--bench-python skips bench/setup.sh).
 """
 
+import json
+import os
 import pathlib
 import re
 import subprocess
@@ -85,3 +87,31 @@ def test_smoke_run_writes_every_figure(tmp_path, build_dir):
     for number in FIGURES:
         assert re.search(rf"^\| {number}\. .*\d", summary, flags=re.M), f"no headline for figure {number}"
     assert "Where Kiln is behind" in summary
+
+
+def test_register_pairs_pairs_the_kernels_of_a_test_file(tmp_path, build_dir):
+    """bench/register_pairs.py on one small test file of numba-cuda's folder
+    (test_laplace: a kernel closing over a device function with a
+    signature): Kiln's and Numba's PTX of its kernel pair up on both
+    architectures, and the JSON holds each pair's registers."""
+    results = tmp_path / "pairs.json"
+    done = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "register_pairs.py"), "--files", "test_laplace", "--jobs", "1",
+         "--json", str(results), "--out", str(tmp_path / "ptx")],
+        capture_output=True, text=True, cwd=REPO, timeout=600,
+        env={**os.environ, "KILN_BUILD_DIR": str(build_dir)})
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-6000:]
+    assert "| sm_80 |" in done.stdout and "| sm_90 |" in done.stdout, done.stdout
+    report = json.loads(results.read_text())
+    assert {"archs", "summary", "loss_reasons", "kiln_refused", "pairs", "losses"} <= set(report)
+    assert report["archs"] == [80, 90]
+    for arch in ("80", "90"):
+        summary = report["summary"][arch]
+        assert summary["pairs"] >= 1, report
+        assert {"kiln_at_most_numba", "kiln_at_most_numba_percent", "max_excess", "kiln_spills_more"} <= set(summary)
+    for pair in report["pairs"]:
+        assert {"kernel", "file", "signature", "arch"} <= set(pair)
+        assert pair["file"] == "test_laplace" and "jocabi_relax_core" in pair["kernel"]
+        for side in ("kiln", "numba"):
+            assert pair[side]["registers"] > 0
+            assert pathlib.Path(pair[f"{side}_ptx"]).read_text().count(".entry") == 1
