@@ -31,11 +31,12 @@ TITLES = {
 }
 
 
-# Measured apart from bench/run.py (they need a built wheel): their text
-# and figures are kept as written in bench/templates/NAME.md, after the
-# figures run.py measures.
+# Measured apart from bench/run.py (they need a built wheel, or half an hour
+# of numba-cuda's tests): their text and figures are kept as written in
+# bench/templates/NAME.md, after the figures run.py measures.
 MEASURED_APART = {
     "wheel": "10. The compiler's wheel: its size, and what the shared compiler library costs at start",
+    "register_pairs": "11. Registers on numba-cuda's own kernels: Kiln against Numba at sm_80 and sm_90",
 }
 
 
