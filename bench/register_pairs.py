@@ -292,17 +292,24 @@ class Collector:
                     paths[str(arch)] = str(path)
         except Exception as error:  # a kernel Kiln built but cannot show: a loss, not the end of the run
             entry["loss"] = lost("Kiln's inspect failed", error)
-        if "loss" not in entry and options.get("debug"):
-            entry["loss"] = ["debug=True: compiled for debugging, not compared", ""]
-        if "loss" not in entry:
-            entry["compile_options"] = _compile_options(options)
-            if options.get("launch_bounds"):
-                entry["compile_options"]["launch_bounds"] = options["launch_bounds"]
-            signatures = (list(kernel.kiln_kernel._declared) if item.signature is None
-                          else [numba_argument_types or item.signature])
-            entry["loss"] = self._transplant(entry["transplant"], kernel.py_func, signatures)
+        else:
+            entry["loss"] = self._numba_side(entry, item, options, numba_argument_types)
         self.listing.write(json.dumps(entry) + "\n")
         self.listing.flush()
+
+    def _numba_side(self, entry, item, options, numba_argument_types):
+        """Prepares the kernel for Numba's process: its compile options, its
+        transplant; the reason it gives no pair, or None."""
+        if not entry["kiln"]:
+            return ["Kiln's inspect gave no PTX for it", ""]
+        if options.get("debug"):
+            return ["debug=True: compiled for debugging, not compared", ""]
+        entry["compile_options"] = _compile_options(options)
+        if options.get("launch_bounds"):
+            entry["compile_options"]["launch_bounds"] = options["launch_bounds"]
+        signatures = (list(item.made.kiln_kernel._declared) if item.signature is None
+                      else [numba_argument_types or item.signature])
+        return self._transplant(entry["transplant"], item.made.py_func, signatures)
 
     def _transplant(self, index, py_func, signatures):
         """Pickles (Python function, signatures) for Numba's process; the
