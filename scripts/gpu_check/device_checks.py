@@ -45,7 +45,7 @@ import sys
 import time
 
 from program_runs import run_programs as run_built_programs
-from report import verdict
+from gpu_check_report import verdict
 from side_by_side_runs import kiln_side_problems, run_side_by_side
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -107,7 +107,7 @@ def test_it_says_how_many_bytes_would_travel_within_the_limit(dry_run):
 def test_the_report_replaces_the_results_of_docs_gpu_md(repo_root, dry_run, tmp_path):
     doc = tmp_path / "gpu.md"
     shutil.copy(repo_root / "docs" / "gpu.md", doc)
-    subprocess.run([sys.executable, repo_root / "scripts" / "gpu_check" / "report.py", dry_run[0],
+    subprocess.run([sys.executable, repo_root / "scripts" / "gpu_check" / "gpu_check_report.py", dry_run[0],
                     "--doc", doc], check=True)
     text = doc.read_text()
     assert "a dry run: the stand-in driver and the CPU engine, no GPU" in text

@@ -3,7 +3,7 @@ shaped as a GPU machine writes them (there is none here, and the dry run
 takes the CPU engine's paths): a host API check that fails fails the run, a
 skipped one does not; Kiln's side of the side-by-side step is judged,
 numba-cuda's only reported; occupancy comes from the resident blocks; and
-report.py renders both steps."""
+gpu_check_report.py renders both steps."""
 
 import copy
 import pathlib
@@ -14,7 +14,7 @@ import pytest
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts" / "gpu_check"))
 
 import device_checks  # noqa: E402
-import report  # noqa: E402
+import gpu_check_report as report  # noqa: E402
 import side_by_side_runs  # noqa: E402
 
 H200 = {"driver_cuda_version": "13.0", "devices": 1, "name": "NVIDIA H200",

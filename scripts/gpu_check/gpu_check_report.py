@@ -1,7 +1,7 @@
 """Writes the results section of docs/gpu.md from a gpu-check.json that
 scripts/gpu-check.sh wrote (on a GPU machine, or --dry-run here).
 
-    python3 scripts/gpu_check/report.py gpu-check.json [--doc docs/gpu.md]
+    python3 scripts/gpu_check/gpu_check_report.py gpu-check.json [--doc docs/gpu.md]
 
 Without --doc it prints the section; with it, it replaces what lies between
 the doc's results markers.
@@ -12,7 +12,7 @@ import json
 import pathlib
 import sys
 
-BEGIN = "<!-- gpu-check results: written by scripts/gpu_check/report.py -->"
+BEGIN = "<!-- gpu-check results: written by scripts/gpu_check/gpu_check_report.py -->"
 END = "<!-- end of gpu-check results -->"
 
 
@@ -162,7 +162,7 @@ def main():
         return 0
     doc = args.doc.read_text()
     if BEGIN not in doc or END not in doc:
-        print(f"report.py: {args.doc} has no results markers ({BEGIN} ... {END})", file=sys.stderr)
+        print(f"gpu_check_report.py: {args.doc} has no results markers ({BEGIN} ... {END})", file=sys.stderr)
         return 1
     before, rest = doc.split(BEGIN, 1)
     _, after = rest.split(END, 1)
