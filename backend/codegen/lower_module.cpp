@@ -16,6 +16,13 @@ namespace kiln::backend {
 
 TargetHooks::~TargetHooks() = default;
 
+llvm::Value *TargetHooks::saturatingFloatToInteger(llvm::IRBuilder<> &builder, llvm::Value *value,
+                                                   llvm::IntegerType *to, bool isSigned) {
+  return builder.CreateIntrinsic(isSigned ? llvm::Intrinsic::fptosi_sat
+                                          : llvm::Intrinsic::fptoui_sat,
+                                 {to, value->getType()}, {value});
+}
+
 //===----------------------------------------------------------------------===//
 // Names
 //===----------------------------------------------------------------------===//

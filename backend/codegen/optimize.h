@@ -48,8 +48,10 @@ struct PipelineTuning {
 
 /// Runs LLVM's default -O3 pipeline (or -O0's, which still inlines
 /// always-inline functions) with the machine's own passes, which for NVPTX
-/// include NVVMReflect, changed as `tuning` asks. Fails only if LLVM cannot
-/// read back its own pipeline's description.
+/// include NVVMReflect, changed as `tuning` asks. Fails only where the
+/// pipeline without speculative hoisting, which is written out as text and
+/// read back, cannot be read: Kiln's own passes (`splitRangeChecks`) have no
+/// names in it, so the two do not combine.
 llvm::Error optimizeModule(llvm::Module &module, llvm::TargetMachine &machine, bool optimize,
                            const PipelineTuning &tuning = {});
 

@@ -136,9 +136,10 @@ public:
   virtual bool minMaxOrdersSignedZeros() const = 0;
   /// `value`, a float, converted to the integer type `to` as a GPU's
   /// conversion instruction does: truncated toward zero, saturated at the
-  /// type's bounds, NaN giving 0.
+  /// type's bounds, NaN giving 0. By default LLVM's saturating conversions,
+  /// which a target whose instruction saturates by itself replaces.
   virtual llvm::Value *saturatingFloatToInteger(llvm::IRBuilder<> &builder, llvm::Value *value,
-                                                llvm::IntegerType *to, bool isSigned) = 0;
+                                                llvm::IntegerType *to, bool isSigned);
 
   /// Why this kernel cannot call `symbol`, a function defined in CUDA
   /// C/C++ or PTX (cuda.declare_device), or nothing when it can; calls it

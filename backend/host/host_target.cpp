@@ -368,14 +368,6 @@ std::pair<llvm::Value *, llvm::Value *> HostTargetHooks::dynamicSharedMemory(Hoo
                       offsetof(KilnCpuThread, dynamicSharedBytes))};
 }
 
-llvm::Value *HostTargetHooks::saturatingFloatToInteger(llvm::IRBuilder<> &builder,
-                                                       llvm::Value *value, llvm::IntegerType *to,
-                                                       bool isSigned) {
-  return builder.CreateIntrinsic(isSigned ? llvm::Intrinsic::fptosi_sat
-                                          : llvm::Intrinsic::fptoui_sat,
-                                 {to, value->getType()}, {value});
-}
-
 std::optional<std::string> HostTargetHooks::mathFunction(I which, unsigned bits, bool) {
   if (which == I::Rsqrt)
     return std::nullopt; // no C function: 1 / sqrt(x)

@@ -92,8 +92,6 @@ public:
   std::optional<std::string> mathFunction(ir::Intrinsic which, unsigned bits,
                                           bool fastmath) override;
   bool minMaxOrdersSignedZeros() const override { return false; }
-  llvm::Value *saturatingFloatToInteger(llvm::IRBuilder<> &builder, llvm::Value *value,
-                                        llvm::IntegerType *to, bool isSigned) override;
   std::optional<std::string> externalCallProblem(llvm::StringRef symbol) const override;
 
   void print(HookSite &site, llvm::ArrayRef<PrintArgument> arguments) override;

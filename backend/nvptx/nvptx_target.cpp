@@ -317,8 +317,7 @@ llvm::Value *NvptxTargetHooks::saturatingFloatToInteger(llvm::IRBuilder<> &build
                                  : (isSigned ? nvvm::nvvm_f2ll_rz : nvvm::nvvm_f2ull_rz));
     return builder.CreateIntrinsic(id, {}, {value});
   }
-  return builder.CreateIntrinsic(isSigned ? nvvm::fptosi_sat : nvvm::fptoui_sat,
-                                 {to, value->getType()}, {value});
+  return TargetHooks::saturatingFloatToInteger(builder, value, to, isSigned);
 }
 
 std::optional<std::string> NvptxTargetHooks::mathFunction(I which, unsigned bits, bool fastmath) {

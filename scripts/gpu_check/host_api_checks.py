@@ -61,6 +61,17 @@ def sample(elements=ELEMENTS):
     return np.random.default_rng(7).random(elements, dtype=np.float32)
 
 
+def scale_on_a_stream(cuda, kernels, host, result, factor):
+    """result = host * factor, by the scale kernel on a stream of its own
+    between asynchronous copies; returns when the stream has finished."""
+    stream = cuda.stream()
+    source = cuda.to_device(host, stream=stream)
+    out = cuda.device_array_like(source, stream=stream)
+    kernels.scale[grid(host.size), BLOCK, stream](source, out, factor)
+    out.copy_to_host(result, stream=stream)
+    stream.synchronize()
+
+
 @check()
 def device_arrays(cuda, kernels):
     host = sample(4096)
@@ -86,13 +97,8 @@ def device_arrays(cuda, kernels):
 @check()
 def stream_launch_and_async_copies(cuda, kernels):
     host = sample()
-    stream = cuda.stream()
-    source = cuda.to_device(host, stream=stream)
-    out = cuda.device_array_like(source, stream=stream)
-    kernels.scale[grid(host.size), BLOCK, stream](source, out, 3.0)
     result = np.empty_like(host)
-    out.copy_to_host(result, stream=stream)
-    stream.synchronize()
+    scale_on_a_stream(cuda, kernels, host, result, 3.0)
     expect_equal(result, host * np.float32(3), "a kernel on a stream between asynchronous copies")
 
 
@@ -119,15 +125,10 @@ def events(cuda, kernels):
 @check()
 def pinned_array(cuda, kernels):
     host = sample()
-    stream = cuda.stream()
     pinned_in = cuda.pinned_array(host.shape, np.float32)
     pinned_in[:] = host
     pinned_out = cuda.pinned_array_like(pinned_in)
-    source = cuda.to_device(pinned_in, stream=stream)
-    out = cuda.device_array(host.shape, np.float32, stream=stream)
-    kernels.scale[grid(host.size), BLOCK, stream](source, out, 2.0)
-    out.copy_to_host(pinned_out, stream=stream)
-    stream.synchronize()
+    scale_on_a_stream(cuda, kernels, pinned_in, pinned_out, 2.0)
     expect_equal(pinned_out, host * np.float32(2), "asynchronous copies from and to pinned_array memory")
 
 
@@ -135,13 +136,8 @@ def pinned_array(cuda, kernels):
 def pinned_context(cuda, kernels):
     host = sample()
     result = np.zeros_like(host)
-    stream = cuda.stream()
     with cuda.pinned(host, result):
-        source = cuda.to_device(host, stream=stream)
-        out = cuda.device_array_like(source, stream=stream)
-        kernels.scale[grid(host.size), BLOCK, stream](source, out, 0.5)
-        out.copy_to_host(result, stream=stream)
-        stream.synchronize()
+        scale_on_a_stream(cuda, kernels, host, result, 0.5)
     expect_equal(result, host * np.float32(0.5), "asynchronous copies inside cuda.pinned()")
 
 

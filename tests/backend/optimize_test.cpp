@@ -52,9 +52,34 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 declare double @llvm.sqrt.f64(double)
 )";
 
-/// The kernel after -O3 for sm_80 as `tuning` changes it, as text; empty
-/// (and a test failure) if that fails.
-std::string optimized(const kiln::backend::PipelineTuning &tuning) {
+// A loop over bytes: out[i] = in[i] & mask, as a ufunc over int8 arrays
+// compiles.
+constexpr const char *byteLoop = R"(
+target triple = "nvptx64-nvidia-cuda"
+
+define void @kernel(ptr addrspace(1) noalias %out, ptr addrspace(1) noalias %in, i64 %n, i8 %mask) {
+entry:
+  %any = icmp sgt i64 %n, 0
+  br i1 %any, label %loop, label %exit
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %source = getelementptr i8, ptr addrspace(1) %in, i64 %i
+  %byte = load i8, ptr addrspace(1) %source
+  %masked = and i8 %byte, %mask
+  %target = getelementptr i8, ptr addrspace(1) %out, i64 %i
+  store i8 %masked, ptr addrspace(1) %target
+  %next = add nuw nsw i64 %i, 1
+  %again = icmp slt i64 %next, %n
+  br i1 %again, label %loop, label %exit
+exit:
+  ret void
+}
+)";
+
+/// `source`'s kernel after -O3 for sm_80 as `tuning` changes it, as text;
+/// empty (and a test failure) if that fails.
+std::string optimized(const kiln::backend::PipelineTuning &tuning,
+                      const char *source = invariantBehindBranch) {
   kiln::backend::initializeTargets();
   llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
       kiln::backend::createNvptxMachine(80, kiln::JitOptions());
@@ -63,7 +88,7 @@ std::string optimized(const kiln::backend::PipelineTuning &tuning) {
     return "";
   }
   llvm::LLVMContext context;
-  std::unique_ptr<llvm::Module> module = parseTestIR(invariantBehindBranch, context);
+  std::unique_ptr<llvm::Module> module = parseTestIR(source, context);
   if (!module)
     return "";
   if (llvm::Error error =
@@ -101,6 +126,21 @@ TEST(OptimizePipeline, WithoutSpeculativeHoistingTheInvariantStaysInItsBranch) {
   std::string result = optimized(tuning);
   ASSERT_FALSE(result.empty());
   EXPECT_TRUE(contains(block(result, "add"), "llvm.sqrt.f64(double %angle)")) << result;
+}
+
+TEST(OptimizePipeline, DefaultPipelineVectorizesALoopOverBytes) {
+  std::string result = optimized({}, byteLoop);
+  ASSERT_FALSE(result.empty());
+  EXPECT_TRUE(contains(result, "x i8>")) << result;
+}
+
+TEST(OptimizePipeline, WithoutTheLoopVectorizerTheLoopStaysOnBytes) {
+  kiln::backend::PipelineTuning tuning;
+  tuning.vectorizeLoops = false;
+  std::string result = optimized(tuning, byteLoop);
+  ASSERT_FALSE(result.empty());
+  EXPECT_FALSE(contains(result, "x i8>")) << result;
+  EXPECT_TRUE(contains(result, "store i8")) << result;
 }
 
 } // namespace
