@@ -2,18 +2,25 @@
 
 The front end calls these where a kernel calls cmath.<name> (and log_base
 for cmath.log(z, base)); they are compiled like any kernel module, for
-every target. They are numba-cuda's implementations (cpython/cmathimpl.py,
-themselves CPython's algorithms from cmathmodule.c and NumPy's csqrt), so
-that branch cuts, signed zeros, infinities and NaNs come out as in Numba,
-and results stay accurate where the textbook formulas cancel (asinh of a
-large negative number, atanh near 0). They compute in double precision
-whatever the argument's precision; the front end rounds the result to the
-type Numba gives it.
+every target, once per argument type. They are numba-cuda's
+implementations (cpython/cmathimpl.py, themselves CPython's algorithms
+from cmathmodule.c and NumPy's csqrt), written as there and typed by the
+same rules, so that branch cuts, signed zeros, infinities and NaNs come out
+as in Numba, and so does precision: a complex64 argument is computed on in
+float32 wherever Numba does (cos, sin, exp, log, hypot of its parts) and in
+float64 wherever a float64 constant widens it (tanh's quotient, the square
+roots inside acos). The front end rounds each result to the type Numba
+gives it.
+
+One departure: sqrt of an argument so large that it is scaled down by 4
+before the square root is scaled back up by 2 in both parts, as C99's and
+CPython's csqrt; numba-cuda's port of NumPy's npy_csqrt rescales only the
+real part, which leaves the imaginary part half the right value.
 """
 
 import math
 
-from numba import cuda, float64
+from numba import complex64, cuda
 
 INF = math.inf
 NAN = math.nan
@@ -23,21 +30,26 @@ LN_10 = 2.302585092994045684
 # numba-cuda's thresholds, in terms of float32's range as there.
 FLT_MAX = 3.4028234663852886e38
 FLT_MIN = 1.1754943508222875e-38
+DBL_MAX = 1.7976931348623157e308
 LARGE = FLT_MAX / 4.0
 ATANH_LARGE = math.sqrt(FLT_MAX / 4.0)
 ATANH_SMALL = math.sqrt(FLT_MIN)
-# csqrt scales arguments this large to avoid overflow: DBL_MAX / (1 + sqrt(2)).
-SQRT_LARGE = 1.7976931348623157e308 / (1.0 + math.sqrt(2.0))
+# csqrt scales arguments from MAX / (1 + sqrt(2)) of the parts' type down
+# to avoid overflow.
+SQRT_LARGE_FLOAT32 = FLT_MAX / (1.0 + math.sqrt(2.0))
+SQRT_LARGE_FLOAT64 = DBL_MAX / (1.0 + math.sqrt(2.0))
 
 
 @cuda.jit(device=True)
 def exp(z):
-    x = float64(z.real)
-    y = float64(z.imag)
+    x = z.real
+    y = z.imag
     if math.isfinite(x):
         if math.isfinite(y):
+            c = math.cos(y)
+            s = math.sin(y)
             r = math.exp(x)
-            return complex(r * math.cos(y), r * math.sin(y))
+            return complex(r * c, r * s)
         return complex(NAN, NAN)
     if math.isnan(x):
         if y != 0.0:
@@ -56,14 +68,16 @@ def exp(z):
         return complex(x, NAN)
     if math.isfinite(y):
         r = math.exp(x)
-        return complex(r * math.cos(y), r * math.sin(y))
+        c = math.cos(y)
+        s = math.sin(y)
+        return complex(r * c, r * s)
     return complex(0.0, 0.0)
 
 
 @cuda.jit(device=True)
 def log(z):
-    x = float64(z.real)
-    y = float64(z.imag)
+    x = z.real
+    y = z.imag
     return complex(math.log(math.hypot(x, y)), math.atan2(y, x))
 
 
@@ -82,8 +96,9 @@ def log10(z):
 @cuda.jit(device=True)
 def sqrt(z):
     # NumPy's npy_csqrt (Algorithm 312, CACM vol. 10, Oct. 1967).
-    a = float64(z.real)
-    b = float64(z.imag)
+    large = SQRT_LARGE_FLOAT32 if isinstance(z, complex64) else SQRT_LARGE_FLOAT64
+    a = z.real
+    b = z.imag
     if a == 0.0 and b == 0.0:
         return complex(abs(b), b)
     if math.isinf(b):
@@ -95,7 +110,7 @@ def sqrt(z):
             return complex(abs(b - b), math.copysign(a, b))
         return complex(a, math.copysign(b - b, b))
     scale = 1.0
-    if abs(a) >= SQRT_LARGE or abs(b) >= SQRT_LARGE:
+    if abs(a) >= large or abs(b) >= large:
         a *= 0.25
         b *= 0.25
         scale = 2.0
@@ -108,8 +123,8 @@ def sqrt(z):
 
 @cuda.jit(device=True)
 def cosh(z):
-    x = float64(z.real)
-    y = float64(z.imag)
+    x = z.real
+    y = z.imag
     if math.isinf(x):
         if math.isnan(y) or y == 0.0:
             real = abs(x)
@@ -125,8 +140,8 @@ def cosh(z):
 
 @cuda.jit(device=True)
 def sinh(z):
-    x = float64(z.real)
-    y = float64(z.imag)
+    x = z.real
+    y = z.imag
     if math.isinf(x):
         if math.isnan(y):
             return complex(x, y)
@@ -142,14 +157,16 @@ def sinh(z):
 
 @cuda.jit(device=True)
 def tanh(z):
-    x = float64(z.real)
-    y = float64(z.imag)
+    x = z.real
+    y = z.imag
     if math.isinf(x):
-        imag = 0.0
-        if not math.isinf(y):
+        real = math.copysign(1.0, x)
+        if math.isinf(y):
+            imag = 0.0
+        else:
             imag = math.copysign(0.0, math.sin(2.0 * y))
-        return complex(math.copysign(1.0, x), imag)
-    # CPython's c_tanh.
+        return complex(real, imag)
+    # CPython's c_tanh; its float64 constants widen a complex64's quotient.
     tx = math.tanh(x)
     ty = math.tan(y)
     cx = 1.0 / math.cosh(x)
@@ -161,35 +178,33 @@ def tanh(z):
 @cuda.jit(device=True)
 def cos(z):
     # cos(z) = cosh(iz)
-    return cosh(complex(-float64(z.imag), float64(z.real)))
+    return cosh(complex(-z.imag, z.real))
 
 
 @cuda.jit(device=True)
 def sin(z):
     # sin(z) = -i sinh(iz)
-    r = sinh(complex(-float64(z.imag), float64(z.real)))
+    r = sinh(complex(-z.imag, z.real))
     return complex(r.imag, -r.real)
 
 
 @cuda.jit(device=True)
 def tan(z):
     # tan(z) = -i tanh(iz)
-    r = tanh(complex(-float64(z.imag), float64(z.real)))
+    r = tanh(complex(-z.imag, z.real))
     return complex(r.imag, -r.real)
 
 
 @cuda.jit(device=True)
 def acos(z):
     # CPython's c_acos.
-    x = float64(z.real)
-    y = float64(z.imag)
-    if abs(x) > LARGE or abs(y) > LARGE:
+    if abs(z.real) > LARGE or abs(z.imag) > LARGE:
         # Avoids overflow for large arguments, and handles infinities.
-        real = math.atan2(abs(y), x)
-        imag = math.copysign(math.log(math.hypot(x * 0.5, y * 0.5)) + LN_4, -y)
+        real = math.atan2(abs(z.imag), z.real)
+        imag = math.copysign(math.log(math.hypot(z.real * 0.5, z.imag * 0.5)) + LN_4, -z.imag)
         return complex(real, imag)
-    s1 = sqrt(complex(1.0 - x, -y))
-    s2 = sqrt(complex(1.0 + x, y))
+    s1 = sqrt(complex(1.0 - z.real, -z.imag))
+    s2 = sqrt(complex(1.0 + z.real, z.imag))
     real = 2.0 * math.atan2(s1.real, s2.real)
     imag = math.asinh(s2.real * s1.imag - s2.imag * s1.real)
     return complex(real, imag)
@@ -198,13 +213,12 @@ def acos(z):
 @cuda.jit(device=True)
 def acosh(z):
     # CPython's c_acosh.
-    x = float64(z.real)
-    y = float64(z.imag)
-    if abs(x) > LARGE or abs(y) > LARGE:
-        real = math.log(math.hypot(x * 0.5, y * 0.5)) + LN_4
-        return complex(real, math.atan2(y, x))
-    s1 = sqrt(complex(x - 1.0, y))
-    s2 = sqrt(complex(x + 1.0, y))
+    if abs(z.real) > LARGE or abs(z.imag) > LARGE:
+        real = math.log(math.hypot(z.real * 0.5, z.imag * 0.5)) + LN_4
+        imag = math.atan2(z.imag, z.real)
+        return complex(real, imag)
+    s1 = sqrt(complex(z.real - 1.0, z.imag))
+    s2 = sqrt(complex(z.real + 1.0, z.imag))
     real = math.asinh(s1.real * s2.real + s1.imag * s2.imag)
     imag = 2.0 * math.atan2(s1.imag, s2.real)
     return complex(real, imag)
@@ -213,22 +227,21 @@ def acosh(z):
 @cuda.jit(device=True)
 def asinh(z):
     # CPython's c_asinh.
-    x = float64(z.real)
-    y = float64(z.imag)
-    if abs(x) > LARGE or abs(y) > LARGE:
-        real = math.copysign(math.log(math.hypot(x * 0.5, y * 0.5)) + LN_4, x)
-        return complex(real, math.atan2(y, abs(x)))
-    s1 = sqrt(complex(1.0 + y, -x))
-    s2 = sqrt(complex(1.0 - y, x))
+    if abs(z.real) > LARGE or abs(z.imag) > LARGE:
+        real = math.copysign(math.log(math.hypot(z.real * 0.5, z.imag * 0.5)) + LN_4, z.real)
+        imag = math.atan2(z.imag, abs(z.real))
+        return complex(real, imag)
+    s1 = sqrt(complex(1.0 + z.imag, -z.real))
+    s2 = sqrt(complex(1.0 - z.imag, z.real))
     real = math.asinh(s1.real * s2.imag - s2.real * s1.imag)
-    imag = math.atan2(y, s1.real * s2.real - s1.imag * s2.imag)
+    imag = math.atan2(z.imag, s1.real * s2.real - s1.imag * s2.imag)
     return complex(real, imag)
 
 
 @cuda.jit(device=True)
 def asin(z):
     # asin(z) = -i asinh(iz)
-    r = asinh(complex(-float64(z.imag), float64(z.real)))
+    r = asinh(complex(-z.imag, z.real))
     return complex(r.imag, -r.real)
 
 
@@ -236,36 +249,35 @@ def asin(z):
 def atanh(z):
     # CPython's c_atanh, reduced to a non-negative real part with
     # atanh(z) = -atanh(-z).
-    x = float64(z.real)
-    y = float64(z.imag)
-    negate = x < 0.0
+    negate = z.real < 0.0
     if negate:
-        x = -x
-        y = -y
-    ay = abs(y)
-    if math.isnan(x) or x > ATANH_LARGE or ay > ATANH_LARGE:
-        if math.isinf(y):
-            real = math.copysign(0.0, x)
-        elif math.isinf(x):
+        z = -z
+    ay = abs(z.imag)
+    if math.isnan(z.real) or z.real > ATANH_LARGE or ay > ATANH_LARGE:
+        if math.isinf(z.imag):
+            real = math.copysign(0.0, z.real)
+        elif math.isinf(z.real):
             real = 0.0
         else:
-            h = math.hypot(x * 0.5, y * 0.5)
-            real = x / 4.0 / h / h
-        imag = -math.copysign(HALF_PI, -y)
-    elif x == 1.0 and ay < ATANH_SMALL:
+            h = math.hypot(z.real * 0.5, z.imag * 0.5)
+            real = z.real / 4.0 / h / h
+        imag = -math.copysign(HALF_PI, -z.imag)
+    elif z.real == 1.0 and ay < ATANH_SMALL:
         # C99: atanh(1 +- 0j) is inf +- 0j.
         if ay == 0.0:
             real = INF
-            imag = y
+            imag = z.imag
         else:
             real = -math.log(math.sqrt(ay) / math.sqrt(math.hypot(ay, 2.0)))
-            imag = math.copysign(math.atan2(2.0, -ay) / 2.0, y)
+            imag = math.copysign(math.atan2(2.0, -ay) / 2, z.imag)
     else:
+        # The square stays in the parts' type, as in Numba; the integer 1
+        # widens the rest to float64.
         squared = ay * ay
-        complement = 1.0 - x
-        real = math.log1p(4.0 * x / (complement * complement + squared)) * 0.25
-        imag = -math.atan2(-2.0 * y, complement * (1.0 + x) - squared) * 0.5
-    if math.isnan(y):
+        complement = 1 - z.real
+        real = math.log1p(4.0 * z.real / (complement * complement + squared)) * 0.25
+        imag = -math.atan2(-2.0 * z.imag, complement * (1 + z.real) - squared) * 0.5
+    if math.isnan(z.imag):
         imag = NAN
     if negate:
         return complex(-real, -imag)
@@ -275,10 +287,8 @@ def atanh(z):
 @cuda.jit(device=True)
 def atan(z):
     # atan(z) = -i atanh(iz)
-    x = float64(z.real)
-    y = float64(z.imag)
-    r = atanh(complex(-y, x))
-    if math.isinf(x) and math.isnan(y):
+    r = atanh(complex(-z.imag, z.real))
+    if math.isinf(z.real) and math.isnan(z.imag):
         return complex(r.imag, r.real)
     return complex(r.imag, -r.real)
 
@@ -295,8 +305,6 @@ def polar(z):
 
 @cuda.jit(device=True)
 def rect(r, phi):
-    r = float64(r)
-    phi = float64(phi)
     if not math.isfinite(phi):
         if r == 0.0:
             # rect(0, inf or nan) is 0.

@@ -196,7 +196,9 @@ def _unequal(kiln, simulated, ulps):
     and shape, not structured) differ; floats in their bits (NaNs, and
     complex numbers with a NaN part, aside), or, with `ulps`, by more than
     that many units in the last place of the larger magnitude (of the
-    complex number, for complex parts)."""
+    complex number, for complex parts; of each part where the complex
+    number's magnitude is infinite, which would allow no difference at
+    all in its finite part)."""
     if kiln.dtype.kind not in "fc":
         return kiln != simulated
     pairs = list(zip(_parts(kiln), _parts(simulated)))
@@ -204,9 +206,12 @@ def _unequal(kiln, simulated, ulps):
     same |= _has_nan(kiln) & _has_nan(simulated)
     if ulps:
         with np.errstate(all="ignore"):
-            allowed = ulps * np.spacing(np.maximum(np.abs(kiln), np.abs(simulated)))
-            same |= np.logical_and.reduce([_same_bits(ours, theirs) | (np.abs(ours - theirs) <= allowed)
-                                           for ours, theirs in pairs])
+            magnitude = np.maximum(np.abs(kiln), np.abs(simulated))
+            close = []
+            for ours, theirs in pairs:
+                scale = np.where(np.isfinite(magnitude), magnitude, np.maximum(np.abs(ours), np.abs(theirs)))
+                close.append(_same_bits(ours, theirs) | (np.abs(ours - theirs) <= ulps * np.spacing(scale)))
+            same |= np.logical_and.reduce(close)
     return ~same
 
 

@@ -394,3 +394,65 @@ def test_cmath_special_points(kernels, name, argument, expected):
     got = complex(out[CMATH_UNARY.index(name), 0])
     ok = same_float(got.real, expected.real) and same_float(got.imag, expected.imag)
     assert ok, f"cmath.{name}({argument!r}): got {got!r}, expected {expected!r}"
+
+
+# Numba's compiled semantics, for the precision of each cmath function: its
+# CPU target runs the same ports of CPython's algorithms, typed by the same
+# rules, as its CUDA target. On complex64 they compute in float32 wherever no
+# float64 constant widens them, so exp(89 + 1.5j) overflows to inf + infj
+# where a float64 computation would give a finite real part.
+NUMBA_CMATH = """
+import cmath
+import numba
+
+@numba.njit
+def all_cmath(z, w, out):
+    for i in range(z.size):
+        v = z[i]
+{rows}
+        out[{n}, i] = cmath.log(v, w[i])
+        out[{n1}, i] = cmath.rect(v.real, v.imag)
+        out[{n2}, i] = cmath.phase(v)
+        out[{n3}, i] = cmath.polar(v)[0]
+        out[{n4}, i] = cmath.polar(v)[1]
+"""
+
+# Parts where float32 and float64 computations part ways: near float32's
+# overflow (exp(89) and cosh(89) do not fit; 1e20 squared does not), beside
+# ordinary and tiny ones.
+OVERFLOW_PARTS = [0.5, -1.0, 2.0, 89.0, -89.0, 45.0, 1e20, -1e20, 3e38, 1e-30, 0.9999]
+
+
+def numba_cmath_results(z, w):
+    n = len(CMATH_UNARY)
+    rows = "\n".join(f"        out[{k}, i] = cmath.{name}(v)" for k, name in enumerate(CMATH_UNARY))
+    source = NUMBA_CMATH.replace("{rows}", rows)
+    for k in range(5):
+        source = source.replace(f"{{n{k}}}" if k else "{n}", str(n + k))
+    namespace = {}
+    exec(compile(source, "<numba cmath>", "exec"), namespace)
+    out = np.zeros((n + 5, z.size), dtype=np.complex128)
+    namespace["all_cmath"](z, w, out)
+    return out
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_cmath_precision_follows_numba_compiled_semantics(kernels, dtype):
+    z = grid(dtype, OVERFLOW_PARTS)
+    w = np.array([2 + 0j, 10 + 0j, 0.5 - 1j, -3 + 2j] * (z.size // 4 + 1), dtype=dtype)[: z.size]
+    n = len(CMATH_UNARY)
+    out = np.zeros((n + 2, z.size), dtype=np.complex128)
+    reals = np.zeros((3, z.size), dtype=PART[dtype])
+    truth = np.zeros((3, z.size), dtype=np.bool_)
+    launch(getattr(kernels, f"cmath_{dtype}"), z.size, z, w, out, reals, truth)
+    expected = numba_cmath_results(z, w)
+    eps = float(np.finfo(PART[dtype]).eps)
+    # Numba's sqrt rescales only the real part of an argument it scaled down
+    # (its port of NumPy's csqrt); Kiln rescales both, as CPython.
+    scaled = np.maximum(abs(z.real), abs(z.imag)) >= np.finfo(PART[dtype]).max / (1 + math.sqrt(2))
+    operands = [(dtype, v) for v in z.tolist()]
+    for row, name in enumerate(CMATH_UNARY + ["log(z, base)", "rect(z.real, z.imag)"]):
+        want = [None if name == "sqrt" and s else v for v, s in zip(expected[row].tolist(), scaled)]
+        check(out[row].tolist(), want, f"cmath.{name}", operands, eps, 16)
+    for row, name in enumerate(["phase", "polar(z)[0]", "polar(z)[1]"]):
+        check(reals[row].tolist(), expected[n + 2 + row].real.tolist(), f"cmath.{name}", operands, eps, 16)
