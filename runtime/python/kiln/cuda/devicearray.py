@@ -15,11 +15,11 @@ import operator
 
 import numpy as np
 
-from kiln import _interop, _runtime
+from kiln import _dlpack_export, _interop, _runtime
 from kiln._strides import contiguous_strides
 
 from . import memory_manager
-from .context import current_context
+from .context import current_context, get_current_device
 from .memory_pointers import IPC_UNSUPPORTED
 from .streams import stream_handle
 
@@ -255,6 +255,38 @@ class DeviceNDArray(_runtime.DeviceArrayBase):
             "stream": int(handle) if handle else None,
             "version": 3,
         }
+
+    def __dlpack_device__(self):
+        """(kDLCUDA, the device's ordinal) on a GPU; (kDLCPU, 0) on the CPU
+        engine, whose device memory is host memory."""
+        return _dlpack_export.dlpack_device(_runtime.target(), get_current_device().id)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule of this array, for `torch.from_dlpack`,
+        `cupy.from_dlpack` or `numpy.from_dlpack` (on the CPU engine), as the
+        array API standard asks: without a copy unless `copy=True`; the
+        versioned layout when the consumer's `max_version` is 1.0 or newer;
+        work queued on this array's stream is done before a consumer on
+        another `stream` (an int handle, 1 or 2 the default streams, -1 for
+        none) uses it."""
+        device = self.__dlpack_device__()
+        if dl_device is not None and tuple(dl_device) != device:
+            raise BufferError(f"a Kiln device array is on DLPack device {device}; it cannot be exported to "
+                              f"{tuple(dl_device)} (copy it to the host with copy_to_host())")
+        if device[0] == _interop.KDL_CUDA:
+            if stream == 0 or isinstance(stream, bool) or not (stream is None or isinstance(stream, int)):
+                raise ValueError(f"__dlpack__: stream must be None, -1 or a stream handle other than 0, "
+                                 f"not {stream!r}")
+            own = self.stream_handle
+            if stream != -1 and own and own != stream:
+                _runtime.Stream.wrap(own).synchronize()
+        array = self
+        if copy:
+            array = device_array_like(self, stream=self.stream_handle)
+            array.copy_to_device(self)
+        versioned = max_version is not None and tuple(max_version) >= (1, 0)
+        return _dlpack_export.export(array.device_pointer, array.shape, array.strides, array.dtype, device,
+                                     array, versioned, copied=bool(copy))
 
     def __len__(self):
         if not self.shape:
