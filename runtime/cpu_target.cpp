@@ -106,6 +106,14 @@ Status badEvent(const char *what) {
   return Status::error(ErrorKind::InvalidValue, std::string("kiln: ") + what);
 }
 
+Status ipcUnavailable() {
+  return Status::error(ErrorKind::Unavailable,
+                       "kiln: CUDA IPC needs a GPU: the CPU engine's device memory is this "
+                       "process's host memory, which other processes cannot open; share the data "
+                       "through host memory (copy_to_host, then multiprocessing.shared_memory or a "
+                       "file) and copy it to the device in the other process");
+}
+
 class CpuTarget final : public ExecutionTarget {
 public:
   const char *name() const override { return "cpu"; }
@@ -166,6 +174,16 @@ public:
     return allocateAligned(bytes, host);
   }
   void releaseHost(void *host) override { std::free(host); }
+  Status exportIpc(DevicePointer, IpcMemoryHandle &exported) override {
+    exported = {};
+    return ipcUnavailable();
+  }
+  Status openIpc(const unsigned char (&)[IpcMemoryHandle::kBytes], DevicePointer &base) override {
+    base = 0;
+    return ipcUnavailable();
+  }
+  Status closeIpc(DevicePointer) override { return ipcUnavailable(); }
+
   Status mappedDevicePointer(void *host, DevicePointer &pointer) override {
     pointer = reinterpret_cast<uintptr_t>(host);
     return Status::success();

@@ -87,6 +87,16 @@ private:
 
 /// An address in the target's memory (CUdeviceptr on CUDA).
 using DevicePointer = uint64_t;
+
+/// A device allocation as another process opens it (CUDA IPC): the
+/// driver's handle of the allocation, whose first byte is `base`, and how
+/// large it is.
+struct IpcMemoryHandle {
+  static constexpr size_t kBytes = 64;
+  unsigned char handle[kBytes] = {};
+  DevicePointer base = 0;
+  uint64_t size = 0;
+};
 /// A stream (CUstream on CUDA); 0 is the default stream.
 using StreamHandle = uintptr_t;
 /// An event (CUevent on CUDA).
@@ -205,6 +215,15 @@ public:
                               StreamHandle stream) = 0;
   virtual Status fill(DevicePointer destination, uint8_t value, size_t bytes,
                       StreamHandle stream) = 0;
+  /// CUDA IPC: the handle of the allocation that holds `pointer`, which
+  /// another process opens with openIpc; unavailable on the CPU engine,
+  /// whose device memory is this process's host memory.
+  virtual Status exportIpc(DevicePointer pointer, IpcMemoryHandle &exported) = 0;
+  /// The address, in this process, of the allocation another process
+  /// exported as `handle` (the handle's bytes); closeIpc lets it go.
+  virtual Status openIpc(const unsigned char (&handle)[IpcMemoryHandle::kBytes],
+                         DevicePointer &base) = 0;
+  virtual Status closeIpc(DevicePointer base) = 0;
 
   // Streams and events.
   virtual Status createStream(StreamHandle &stream) = 0;

@@ -36,6 +36,12 @@ struct CUuuid {
   char bytes[16];
 };
 
+/// cuda.h's CUipcMemHandle: an allocation as another process opens it.
+inline constexpr size_t CU_IPC_HANDLE_SIZE = 64;
+struct CUipcMemHandle {
+  char reserved[CU_IPC_HANDLE_SIZE];
+};
+
 /// cuda.h's `enum cudaError_enum`, which has the size of an int.
 using CUresult = int;
 inline constexpr CUresult CUDA_SUCCESS = 0;
@@ -90,6 +96,8 @@ inline constexpr unsigned CU_MEMHOSTALLOC_PORTABLE = 0x01;
 inline constexpr unsigned CU_MEMHOSTALLOC_DEVICEMAP = 0x02;
 /// cuda.h's `enum CUmemAttach_flags_enum`: managed memory any stream may use.
 inline constexpr unsigned CU_MEM_ATTACH_GLOBAL = 0x1;
+/// cuda.h's `enum CUipcMem_flags_enum`, the one flag cuIpcOpenMemHandle takes.
+inline constexpr unsigned CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 0x1;
 /// The special stream handles (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD).
 inline constexpr uintptr_t CU_STREAM_LEGACY_HANDLE = 0x1;
 inline constexpr uintptr_t CU_STREAM_PER_THREAD_HANDLE = 0x2;
@@ -125,6 +133,12 @@ inline constexpr uintptr_t CU_STREAM_PER_THREAD_HANDLE = 0x2;
   X(cuMemFreeHost, "cuMemFreeHost", nullptr, (void *p))                                            \
   X(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2", nullptr,                            \
     (CUdeviceptr * pdptr, void *p, unsigned int Flags))                                            \
+  X(cuMemGetAddressRange, "cuMemGetAddressRange_v2", nullptr,                                      \
+    (CUdeviceptr * pbase, size_t *psize, CUdeviceptr dptr))                                        \
+  X(cuIpcGetMemHandle, "cuIpcGetMemHandle", nullptr, (CUipcMemHandle * pHandle, CUdeviceptr dptr)) \
+  X(cuIpcOpenMemHandle, "cuIpcOpenMemHandle_v2", "cuIpcOpenMemHandle",                             \
+    (CUdeviceptr * pdptr, CUipcMemHandle handle, unsigned int Flags))                              \
+  X(cuIpcCloseMemHandle, "cuIpcCloseMemHandle", nullptr, (CUdeviceptr dptr))                       \
   X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", nullptr,                                            \
     (CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream))              \
   X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", nullptr,                                            \

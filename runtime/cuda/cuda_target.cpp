@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <unordered_map>
 
 namespace kiln::runtime {
@@ -71,6 +72,13 @@ std::string formatUuid(const CUuuid &uuid) {
   return text;
 }
 
+/// "0x7f3a00000000".
+std::string hexAddress(DevicePointer address) {
+  char text[24];
+  std::snprintf(text, sizeof text, "%#llx", static_cast<unsigned long long>(address));
+  return text;
+}
+
 CUstream asStream(StreamHandle stream) {
   return reinterpret_cast<CUstream>(stream);
 }
@@ -110,6 +118,10 @@ public:
   Status copyOnDevice(DevicePointer destination, DevicePointer source, size_t bytes,
                       StreamHandle stream) override;
   Status fill(DevicePointer destination, uint8_t value, size_t bytes, StreamHandle stream) override;
+  Status exportIpc(DevicePointer pointer, IpcMemoryHandle &exported) override;
+  Status openIpc(const unsigned char (&handle)[IpcMemoryHandle::kBytes],
+                 DevicePointer &base) override;
+  Status closeIpc(DevicePointer base) override;
 
   Status createStream(StreamHandle &stream) override;
   void destroyStream(StreamHandle stream) override;
@@ -252,6 +264,48 @@ void CudaTarget::release(DevicePointer pointer) {
   if (pointer == 0 || !makeCurrent().ok())
     return;
   (void)driver.cuMemFree(pointer);
+}
+
+Status CudaTarget::exportIpc(DevicePointer pointer, IpcMemoryHandle &exported) {
+  static_assert(sizeof(CUipcMemHandle) == IpcMemoryHandle::kBytes);
+  exported = {};
+  if (Status status = makeCurrent(); !status.ok())
+    return status;
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  if (CUresult result = driver.cuMemGetAddressRange(&base, &size, pointer))
+    return failed("cuMemGetAddressRange", result,
+                  "finding the allocation that holds " + hexAddress(pointer));
+  CUipcMemHandle handle;
+  if (CUresult result = driver.cuIpcGetMemHandle(&handle, base))
+    return failed("cuIpcGetMemHandle", result, "exporting the allocation at " + hexAddress(base));
+  std::memcpy(exported.handle, handle.reserved, IpcMemoryHandle::kBytes);
+  exported.base = base;
+  exported.size = size;
+  return Status::success();
+}
+
+Status CudaTarget::openIpc(const unsigned char (&handle)[IpcMemoryHandle::kBytes],
+                           DevicePointer &base) {
+  base = 0;
+  if (Status status = makeCurrent(); !status.ok())
+    return status;
+  CUipcMemHandle driverHandle;
+  std::memcpy(driverHandle.reserved, handle, IpcMemoryHandle::kBytes);
+  CUdeviceptr address = 0;
+  if (CUresult result =
+          driver.cuIpcOpenMemHandle(&address, driverHandle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS))
+    return failed("cuIpcOpenMemHandle", result, "opening another process's device memory");
+  base = address;
+  return Status::success();
+}
+
+Status CudaTarget::closeIpc(DevicePointer base) {
+  if (Status status = makeCurrent(); !status.ok())
+    return status;
+  if (CUresult result = driver.cuIpcCloseMemHandle(base))
+    return failed("cuIpcCloseMemHandle", result, "closing the IPC memory at " + hexAddress(base));
+  return Status::success();
 }
 
 Status CudaTarget::allocateManaged(size_t bytes, DevicePointer &pointer) {

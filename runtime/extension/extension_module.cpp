@@ -36,8 +36,8 @@ PyMODINIT_FUNC PyInit__runtime(void) {
     return nullptr;
   bool added = addErrorTypes(module) && addTargetFunctions(module) && addDeviceBufferType(module) &&
                addHostBufferType(module) && addMemoryCopyFunctions(module) &&
-               addStreamTypes(module) && addDeviceArrayType(module) && addModuleLoader(module) &&
-               addDispatcherTypes(module);
+               addIpcFunctions(module) && addStreamTypes(module) && addDeviceArrayType(module) &&
+               addModuleLoader(module) && addDispatcherTypes(module);
   if (!added) {
     Py_DECREF(module);
     return nullptr;

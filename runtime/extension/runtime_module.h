@@ -13,6 +13,7 @@
 //   device_buffer      DeviceBuffer: one target allocation
 //   host_buffer        HostBuffer: pinned or mapped host memory
 //   memory_copies      copy_to_device/copy_to_host/copy_on_device/fill
+//   ipc_memory         ipc_export/ipc_open/ipc_close: CUDA IPC
 //   stream_objects     Stream and Event
 //   device_array       DeviceArrayBase, the C base of kiln.cuda.DeviceNDArray
 //   module_image       the module_loader capsule and ModuleImage
@@ -67,6 +68,7 @@ bool streamFromObject(PyObject *object, StreamHandle &stream);
 bool addDeviceBufferType(PyObject *module);
 bool addHostBufferType(PyObject *module);
 bool addMemoryCopyFunctions(PyObject *module);
+bool addIpcFunctions(PyObject *module);
 bool addStreamTypes(PyObject *module);
 bool addDeviceArrayType(PyObject *module);
 bool addModuleLoader(PyObject *module);

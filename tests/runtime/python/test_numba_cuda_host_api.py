@@ -178,11 +178,17 @@ def test_from_cuda_array_interface_keeps_its_owner():
     assert view.owner is owner
 
 
-def test_ipc_says_it_is_not_supported_and_what_to_do():
-    with pytest.raises(NotImplementedError, match="CUDA IPC is not supported.*Share the data through host memory"):
-        cuda.open_ipc_array(b"handle", 4, np.float32)
-    with pytest.raises(NotImplementedError, match="CUDA IPC is not supported"):
+def test_ipc_on_the_cpu_engine_says_it_needs_a_gpu_and_what_to_do():
+    with pytest.raises(RuntimeError, match="CUDA IPC needs a GPU.*share the data through host memory"):
         cuda.to_device(np.ones(2)).get_ipc_handle()
+    with pytest.raises(RuntimeError, match="CUDA IPC needs a GPU"):
+        with cuda.open_ipc_array(bytes(64), 4, np.float32):
+            pass
+    with pytest.raises(ValueError, match="a CUDA IPC handle is 64 bytes, not 6"):
+        with cuda.open_ipc_array(b"handle", 4, np.float32):
+            pass
+    with pytest.raises(ValueError, match="empty device memory .* has no IPC handle"):
+        cuda.device_array(0).get_ipc_handle()
 
 
 # A memory manager plugin that allocates with Kiln's runtime and counts: the

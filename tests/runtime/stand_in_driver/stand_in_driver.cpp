@@ -10,6 +10,13 @@
 //     managed memory too (cuMemAllocManaged), which the host then reads and
 //     writes in place as it would on a GPU; cuMemGetInfo_v2 reports 16 GiB
 //     less what is allocated on the device (device and managed memory);
+//   - device allocations (cuMemAlloc_v2) are shareable memory, each a memfd
+//     mapped MAP_SHARED, so CUDA IPC works across real processes:
+//     cuIpcGetMemHandle's handle names the exporting process and its memfd
+//     (see IpcHandle), and cuIpcOpenMemHandle_v2 in another process maps
+//     /proc/<pid>/fd/<fd>, a mapping that copies, fills and launches take
+//     as device memory until cuIpcCloseMemHandle; a process cannot open its
+//     own handles (CUDA_ERROR_INVALID_CONTEXT), as with a driver;
 //   - streams and events complete at once (queries say "finished");
 //   - cuModuleLoadData reads the fat binary (backend/cuda_tools/fatbin_reader.h), picks
 //     the image a driver would (a cubin sm_XY for compute capability X.y,
@@ -42,15 +49,20 @@
 #include "tests/runtime/stand_in_driver/stand_in_log.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <type_traits>
+#include <unistd.h>
 #include <vector>
 
 using namespace kiln::runtime::cu;
@@ -127,13 +139,49 @@ CUresult injectedFailure(const char *symbol) {
   return CUDA_SUCCESS;
 }
 
+/// What a CUipcMemHandle names: a memfd of the exporting process.
+struct IpcSource {
+  int32_t pid = 0;
+  int32_t fd = -1;
+  /// The memfd's inode and device: a handle of freed memory whose fd number
+  /// was reused names another file, which cuIpcOpenMemHandle_v2 then refuses.
+  uint64_t inode = 0;
+  uint64_t device = 0;
+  bool operator==(const IpcSource &other) const {
+    return pid == other.pid && fd == other.fd && inode == other.inode && device == other.device;
+  }
+};
+
 struct Allocation {
   uint64_t size = 0;
   bool host = false;
   unsigned flags = 0;
   /// From cuMemAllocManaged: freed with cuMemFree_v2, as device memory is.
   bool managed = false;
+  /// Device memory (cuMemAlloc_v2): the memfd behind the mapping (-1 for
+  /// the others: aligned_alloc's, or an IPC mapping, which keeps no fd).
+  int fd = -1;
+  /// Device memory and IPC mappings: the length munmap takes.
+  uint64_t mappedBytes = 0;
+  /// Opened with cuIpcOpenMemHandle_v2 from `source`, `opens` times not
+  /// yet closed; released by cuIpcCloseMemHandle only. Device memory keeps
+  /// its memfd's inode and device in `source` for its handles.
+  bool imported = false;
+  IpcSource source;
+  int opens = 0;
 };
+
+/// The bytes of a CUipcMemHandle the stand-in makes (the rest are zero).
+struct IpcHandle {
+  char magic[8];
+  int32_t pid;
+  int32_t fd;
+  uint64_t size;
+  uint64_t inode;
+  uint64_t device;
+};
+static_assert(sizeof(IpcHandle) <= CU_IPC_HANDLE_SIZE);
+constexpr char kIpcMagic[8] = {'K', 'i', 'l', 'n', 'I', 'P', 'C', '1'};
 
 struct StandInStream {
   uint64_t id = 0;
@@ -565,11 +613,32 @@ STAND_IN_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize) {
     return call.finish(result);
   if (bytesize == 0)
     return call.finish(CUDA_ERROR_INVALID_VALUE);
-  void *memory = std::aligned_alloc(256, (bytesize + 255) / 256 * 256);
-  if (!memory)
-    return call.finish(CUDA_ERROR_OUT_OF_MEMORY);
+  // Shareable memory, so that cuIpcGetMemHandle can hand it to another
+  // process: a memfd, mapped MAP_SHARED (page-aligned, so 256-aligned too).
+  if (uint64_t(bytesize) > uint64_t(INT64_MAX) - 255)
+    return call.refuse(CUDA_ERROR_OUT_OF_MEMORY, "larger than any mapping");
+  uint64_t rounded = (uint64_t(bytesize) + 255) / 256 * 256;
+  Allocation allocation;
+  allocation.size = bytesize;
+  allocation.mappedBytes = rounded;
+  allocation.fd = memfd_create("kiln-stand-in-device-memory", MFD_CLOEXEC);
+  if (allocation.fd < 0)
+    return call.refuse(CUDA_ERROR_OUT_OF_MEMORY,
+                       std::string("memfd_create failed: ") + std::strerror(errno));
+  struct stat file;
+  void *memory = MAP_FAILED;
+  if (ftruncate(allocation.fd, static_cast<off_t>(rounded)) == 0 &&
+      fstat(allocation.fd, &file) == 0)
+    memory = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_SHARED, allocation.fd, 0);
+  if (memory == MAP_FAILED) {
+    std::string why = std::string("shareable memory unavailable: ") + std::strerror(errno);
+    close(allocation.fd);
+    return call.refuse(CUDA_ERROR_OUT_OF_MEMORY, why);
+  }
+  allocation.source.inode = file.st_ino;
+  allocation.source.device = file.st_dev;
   std::memset(memory, 0xa5, bytesize); // Device memory starts undefined.
-  state().allocations[reinterpret_cast<uintptr_t>(memory)] = {bytesize, false, 0, false};
+  state().allocations[reinterpret_cast<uintptr_t>(memory)] = allocation;
   *dptr = reinterpret_cast<uintptr_t>(memory);
   call.log.number("dptr", *dptr);
   return call.finish(CUDA_SUCCESS);
@@ -583,8 +652,18 @@ STAND_IN_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr) {
   auto found = state().allocations.find(static_cast<uintptr_t>(dptr));
   if (found == state().allocations.end() || found->second.host)
     return call.refuse(CUDA_ERROR_INVALID_VALUE, "not a device allocation");
+  if (found->second.imported)
+    return call.refuse(CUDA_ERROR_INVALID_VALUE,
+                       "opened from an IPC handle: cuIpcCloseMemHandle releases it");
+  Allocation freed = found->second;
   state().allocations.erase(found);
-  std::free(reinterpret_cast<void *>(static_cast<uintptr_t>(dptr)));
+  void *memory = reinterpret_cast<void *>(static_cast<uintptr_t>(dptr));
+  if (freed.fd >= 0) { // cuMemAlloc_v2's shareable memory.
+    munmap(memory, freed.mappedBytes);
+    close(freed.fd);
+  } else { // cuMemAllocManaged's.
+    std::free(memory);
+  }
   return call.finish(CUDA_SUCCESS);
 }
 
@@ -602,7 +681,10 @@ STAND_IN_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, u
   if (!memory)
     return call.finish(CUDA_ERROR_OUT_OF_MEMORY);
   std::memset(memory, 0xa5, bytesize); // Starts undefined, as device memory does.
-  state().allocations[reinterpret_cast<uintptr_t>(memory)] = {bytesize, false, flags, true};
+  Allocation &allocation = state().allocations[reinterpret_cast<uintptr_t>(memory)];
+  allocation.size = bytesize;
+  allocation.flags = flags;
+  allocation.managed = true;
   *dptr = reinterpret_cast<uintptr_t>(memory);
   call.log.number("dptr", *dptr);
   return call.finish(CUDA_SUCCESS);
@@ -616,7 +698,7 @@ STAND_IN_EXPORT CUresult cuMemGetInfo_v2(size_t *free, size_t *total) {
     return call.finish(CUDA_ERROR_INVALID_VALUE);
   uint64_t used = 0;
   for (const auto &[address, allocation] : state().allocations)
-    if (!allocation.host)
+    if (!allocation.host && !allocation.imported) // Opened memory is the exporter's.
       used += allocation.size;
   *total = kDeviceMemoryBytes;
   *free = kDeviceMemoryBytes - std::min<uint64_t>(used, kDeviceMemoryBytes);
@@ -634,7 +716,10 @@ STAND_IN_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int
   void *memory = std::aligned_alloc(4096, (bytesize + 4095) / 4096 * 4096);
   if (!memory)
     return call.finish(CUDA_ERROR_OUT_OF_MEMORY);
-  state().allocations[reinterpret_cast<uintptr_t>(memory)] = {bytesize, true, Flags, false};
+  Allocation &allocation = state().allocations[reinterpret_cast<uintptr_t>(memory)];
+  allocation.size = bytesize;
+  allocation.host = true;
+  allocation.flags = Flags;
   *pp = memory;
   call.log.number("p", handleNumber(memory));
   return call.finish(CUDA_SUCCESS);
@@ -669,6 +754,152 @@ STAND_IN_EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *
     return call.refuse(CUDA_ERROR_INVALID_VALUE, "not mapped host memory");
   *pdptr = reinterpret_cast<uintptr_t>(p); // Unified addressing: the same address.
   call.log.number("pdptr", *pdptr);
+  return call.finish(CUDA_SUCCESS);
+}
+
+/// The handle's fields as the log shows them.
+static std::string ipcHandleJson(const IpcHandle &handle) {
+  JsonObject object;
+  object.signedNumber("pid", handle.pid)
+      .signedNumber("fd", handle.fd)
+      .number("size", handle.size)
+      .number("inode", handle.inode)
+      .number("device", handle.device);
+  return object.text();
+}
+
+STAND_IN_EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize,
+                                                 CUdeviceptr dptr) {
+  Call call("cuMemGetAddressRange_v2");
+  call.log.number("dptr", dptr);
+  if (CUresult result = call.check(true, true))
+    return call.finish(result);
+  // Device and managed memory, and memory opened from an IPC handle; not
+  // host memory, which no cuMemAlloc made.
+  auto &allocations = state().allocations;
+  auto after = allocations.upper_bound(static_cast<uintptr_t>(dptr));
+  if (after == allocations.begin())
+    return call.refuse(CUDA_ERROR_NOT_FOUND, "not in a device allocation");
+  auto found = std::prev(after);
+  if (found->second.host || dptr >= found->first + found->second.size)
+    return call.refuse(CUDA_ERROR_NOT_FOUND, "not in a device allocation");
+  if (pbase) {
+    *pbase = found->first;
+    call.log.number("pbase", *pbase);
+  }
+  if (psize) {
+    *psize = found->second.size;
+    call.log.number("psize", *psize);
+  }
+  return call.finish(CUDA_SUCCESS);
+}
+
+STAND_IN_EXPORT CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr) {
+  Call call("cuIpcGetMemHandle");
+  call.log.number("dptr", dptr);
+  if (CUresult result = call.check(true, true))
+    return call.finish(result);
+  if (!pHandle)
+    return call.finish(CUDA_ERROR_INVALID_VALUE);
+  auto found = state().allocations.find(static_cast<uintptr_t>(dptr));
+  // Only cuMemAlloc_v2's memory has a memfd: not host or managed memory,
+  // nor memory this process opened from another's handle.
+  if (found == state().allocations.end() || found->second.fd < 0 || found->second.imported)
+    return call.refuse(CUDA_ERROR_INVALID_VALUE,
+                       "not the base of a cuMemAlloc_v2 allocation of this process");
+  IpcHandle handle;
+  std::memcpy(handle.magic, kIpcMagic, sizeof handle.magic);
+  handle.pid = static_cast<int32_t>(getpid());
+  handle.fd = found->second.fd;
+  handle.size = found->second.size;
+  handle.inode = found->second.source.inode;
+  handle.device = found->second.source.device;
+  std::memset(pHandle->reserved, 0, sizeof pHandle->reserved);
+  std::memcpy(pHandle->reserved, &handle, sizeof handle);
+  call.log.raw("pHandle", ipcHandleJson(handle));
+  return call.finish(CUDA_SUCCESS);
+}
+
+STAND_IN_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle,
+                                               unsigned int Flags) {
+  Call call("cuIpcOpenMemHandle_v2");
+  IpcHandle contents;
+  std::memcpy(&contents, handle.reserved, sizeof contents);
+  bool tagged = std::memcmp(contents.magic, kIpcMagic, sizeof kIpcMagic) == 0;
+  if (tagged)
+    call.log.raw("handle", ipcHandleJson(contents));
+  else
+    call.log.null("handle");
+  call.log.number("Flags", Flags);
+  if (CUresult result = call.check(true, true))
+    return call.finish(result);
+  if (!pdptr)
+    return call.finish(CUDA_ERROR_INVALID_VALUE);
+  if (Flags != CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
+    return call.refuse(CUDA_ERROR_INVALID_VALUE,
+                       "Flags must be CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS");
+  if (!tagged)
+    return call.refuse(CUDA_ERROR_INVALID_VALUE,
+                       "not a handle from cuIpcGetMemHandle (no stand-in magic)");
+  if (contents.pid == getpid())
+    return call.refuse(CUDA_ERROR_INVALID_CONTEXT,
+                       "the handle was made by this process, which cannot open it");
+  IpcSource source{contents.pid, contents.fd, contents.inode, contents.device};
+  // Opened before (and not closed since): the same address, one more open.
+  for (auto &[address, allocation] : state().allocations)
+    if (allocation.imported && allocation.source == source) {
+      ++allocation.opens;
+      *pdptr = address;
+      call.log.number("pdptr", *pdptr).signedNumber("opens", allocation.opens);
+      return call.finish(CUDA_SUCCESS);
+    }
+  std::string path = "/proc/" + std::to_string(contents.pid) + "/fd/" + std::to_string(contents.fd);
+  int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0)
+    return call.refuse(CUDA_ERROR_INVALID_HANDLE, "cannot open " + path + " (" +
+                                                      std::strerror(errno) +
+                                                      "): has the exporting process exited?");
+  struct stat file;
+  if (fstat(fd, &file) != 0 || uint64_t(file.st_ino) != contents.inode ||
+      uint64_t(file.st_dev) != contents.device || uint64_t(file.st_size) < contents.size ||
+      contents.size == 0) {
+    close(fd);
+    return call.refuse(CUDA_ERROR_INVALID_HANDLE,
+                       path + " is not the exported memory: was it freed?");
+  }
+  void *memory = mmap(nullptr, contents.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  int error = errno;
+  close(fd); // The mapping keeps the memory.
+  if (memory == MAP_FAILED)
+    return call.refuse(CUDA_ERROR_INVALID_HANDLE,
+                       "cannot map " + path + ": " + std::strerror(error));
+  Allocation allocation;
+  allocation.size = contents.size;
+  allocation.mappedBytes = contents.size;
+  allocation.imported = true;
+  allocation.source = source;
+  allocation.opens = 1;
+  state().allocations[reinterpret_cast<uintptr_t>(memory)] = allocation;
+  *pdptr = reinterpret_cast<uintptr_t>(memory);
+  call.log.number("pdptr", *pdptr).signedNumber("opens", 1);
+  return call.finish(CUDA_SUCCESS);
+}
+
+STAND_IN_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr) {
+  Call call("cuIpcCloseMemHandle");
+  call.log.number("dptr", dptr);
+  if (CUresult result = call.check(true, true))
+    return call.finish(result);
+  auto found = state().allocations.find(static_cast<uintptr_t>(dptr));
+  if (found == state().allocations.end() || !found->second.imported)
+    return call.refuse(CUDA_ERROR_INVALID_VALUE, "not an address cuIpcOpenMemHandle_v2 gave");
+  int opens = --found->second.opens;
+  call.log.signedNumber("opens", opens);
+  if (opens == 0) { // The last close unmaps.
+    uint64_t mappedBytes = found->second.mappedBytes;
+    state().allocations.erase(found);
+    munmap(reinterpret_cast<void *>(static_cast<uintptr_t>(dptr)), mappedBytes);
+  }
   return call.finish(CUDA_SUCCESS);
 }
 
@@ -1066,6 +1297,10 @@ static_assert(std::is_same_v<decltype(&cuMemHostAlloc), PFN_cuMemHostAlloc>);
 static_assert(std::is_same_v<decltype(&cuMemFreeHost), PFN_cuMemFreeHost>);
 static_assert(
     std::is_same_v<decltype(&cuMemHostGetDevicePointer_v2), PFN_cuMemHostGetDevicePointer>);
+static_assert(std::is_same_v<decltype(&cuMemGetAddressRange_v2), PFN_cuMemGetAddressRange>);
+static_assert(std::is_same_v<decltype(&cuIpcGetMemHandle), PFN_cuIpcGetMemHandle>);
+static_assert(std::is_same_v<decltype(&cuIpcOpenMemHandle_v2), PFN_cuIpcOpenMemHandle>);
+static_assert(std::is_same_v<decltype(&cuIpcCloseMemHandle), PFN_cuIpcCloseMemHandle>);
 static_assert(std::is_same_v<decltype(&cuMemcpyHtoDAsync_v2), PFN_cuMemcpyHtoDAsync>);
 static_assert(std::is_same_v<decltype(&cuMemcpyDtoHAsync_v2), PFN_cuMemcpyDtoHAsync>);
 static_assert(std::is_same_v<decltype(&cuMemcpyDtoDAsync_v2), PFN_cuMemcpyDtoDAsync>);

@@ -16,7 +16,7 @@ import functools
 from kiln import _runtime
 
 from . import memory_manager, memory_pointers
-from .memory_pointers import IPC_UNSUPPORTED, MemoryInfo, MemoryPointer
+from .memory_pointers import MemoryInfo, MemoryPointer
 
 __all__ = ["Context", "Device", "close", "current_context", "get_current_device", "gpus", "list_devices",
            "require_context", "select_device"]
@@ -85,6 +85,11 @@ class Device:
         """GPUs of compute capability 8.9 and up, as numba-cuda says; the CPU
         engine, whose FP8 conversions are cuda_fp8.h's portable ones."""
         return self.target == "cpu" or self.compute_capability >= (8, 9)
+
+    def get_device_identity(self):
+        """What tells this device from others across processes (the
+        source_info of an IpcHandle): its UUID."""
+        return {"uuid": self.uuid}
 
     def get_primary_context(self):
         return current_context()
@@ -185,7 +190,11 @@ class Context:
         return memory_pointers.pin(self, owner, pointer, size, mapped)
 
     def get_ipc_handle(self, memory):
-        raise NotImplementedError(IPC_UNSUPPORTED)
+        """The IpcHandle another process opens `memory` (a MemoryPointer) with."""
+        plugin = memory_manager.active_plugin(self)
+        if plugin is not None:
+            return plugin.get_ipc_handle(memory)
+        return memory_pointers.ipc_handle_of(memory.device_pointer.value, memory.size, memory)
 
     def defer_cleanup(self):
         plugin = memory_manager.active_plugin(self)

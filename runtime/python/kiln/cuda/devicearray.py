@@ -20,7 +20,7 @@ from kiln._strides import contiguous_strides
 
 from . import memory_manager
 from .context import current_context, get_current_device
-from .memory_pointers import IPC_UNSUPPORTED
+from . import memory_pointers
 from .streams import stream_handle
 
 __all__ = [
@@ -320,7 +320,12 @@ class DeviceNDArray(_runtime.DeviceArrayBase):
         return self.device_pointer + low
 
     def get_ipc_handle(self):
-        raise NotImplementedError(IPC_UNSUPPORTED)
+        """An IpcArrayHandle another process opens this array with (CUDA
+        IPC, on a GPU): pickle it and send it there, then `with handle as
+        array:` or `handle.open()` ... `handle.close()` in that process. The
+        memory must stay alive here until the other process has closed it."""
+        ipc = memory_pointers.ipc_handle_of(self.device_pointer, self.alloc_size, self)
+        return IpcArrayHandle(ipc, {"shape": self.shape, "strides": self.strides, "dtype": self.dtype})
 
     def copy_to_host(self, ary=None, stream=0):
         """Copy this array into `ary` (a NumPy array), or into a new one.
@@ -821,10 +826,51 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     return DeviceNDArray._view(*_interop.from_cuda_array_interface(desc, owner=owner, sync=sync))
 
 
+class IpcArrayHandle:
+    """A device array as another process opens it (Numba's IpcArrayHandle):
+    an IpcHandle and the array's shape, strides and dtype. Picklable; in the
+    other process `open()` gives the array and `close()` lets it go, or
+    `with handle as array:` does both."""
+
+    def __init__(self, ipc_handle, array_desc):
+        self._ipc_handle = ipc_handle
+        self._array_desc = array_desc
+
+    def open(self):
+        return self._ipc_handle.open_array(current_context(), **self._array_desc)
+
+    def close(self):
+        self._ipc_handle.close()
+
+    def __enter__(self):
+        return self.open()
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+
+def device_array_at(pointer, owner, shape, dtype, strides=None):
+    """A DeviceNDArray of `shape` and `dtype` (C-contiguous without
+    `strides`) whose element 0 is at `pointer`, in memory `owner` keeps
+    alive."""
+    shape, strides, dtype = _prepare(shape, strides, dtype, "C")
+    return DeviceNDArray._view(shape, strides, dtype, pointer, owner)
+
+
+@contextlib.contextmanager
 def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
-    """Numba opens another process's device array from an IPC handle; Kiln's
-    runtime does not share device memory across processes."""
-    raise NotImplementedError(IPC_UNSUPPORTED)
+    """Another process's device array from its raw CUDA IPC handle (the 64
+    bytes of a cuIpcMemHandle, as CuPy's ipcGetMemHandle gives), `offset`
+    bytes into the allocation; closed when the `with` block ends."""
+    dtype = np.dtype(dtype)
+    shape = _normalize_shape(shape)
+    size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    ipc = memory_pointers.IpcHandle(None, bytes(handle), size, offset=offset)
+    array = ipc.open_array(current_context(), shape, dtype, strides)
+    try:
+        yield array
+    finally:
+        ipc.close()
 
 
 def is_cuda_array(obj):

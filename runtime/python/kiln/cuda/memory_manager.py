@@ -21,7 +21,8 @@ from abc import ABCMeta, abstractmethod
 
 from kiln import _runtime
 
-from .memory_pointers import IPC_UNSUPPORTED, allocate_host, pin
+from . import memory_pointers
+from .memory_pointers import allocate_host, pin
 
 __all__ = ["BaseCUDAMemoryManager", "GetIpcHandleMixin", "HostOnlyCUDAMemoryManager", "set_memory_manager"]
 
@@ -93,11 +94,11 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
 
 
 class GetIpcHandleMixin:
-    """Numba's default get_ipc_handle for plugins; IPC is not supported by
-    Kiln's runtime, so it raises saying so."""
+    """Numba's default get_ipc_handle for plugins: the driver's handle of
+    the allocation that holds `memory`."""
 
     def get_ipc_handle(self, memory):
-        raise NotImplementedError(IPC_UNSUPPORTED)
+        return memory_pointers.ipc_handle_of(memory.device_pointer.value, memory.size, memory)
 
 
 _plugin_class = None

@@ -13,13 +13,6 @@ __all__ = ["IpcHandle", "MappedMemory", "MemoryInfo", "MemoryPointer", "PinnedMe
 
 MemoryInfo = collections.namedtuple("MemoryInfo", "free, total")
 
-IPC_UNSUPPORTED = (
-    "CUDA IPC is not supported by Kiln's runtime: it does not export or open device memory "
-    "across processes. Share the data through host memory instead (copy_to_host, then "
-    "multiprocessing.shared_memory or a file), and copy it to the device in the other process."
-)
-
-
 class DevicePointer(ctypes.c_uint64):
     """An address as Numba's pointers hold one: `.value` (ctypes) and
     `int(pointer)` (the CUDA Python binding's) both give it."""
@@ -126,20 +119,72 @@ class PinnedMemory:
 
 
 class IpcHandle:
-    """A CUDA IPC handle. Kiln's runtime neither makes nor opens them."""
+    """Device memory as another process opens it (CUDA IPC), as Numba's:
+    made in the exporting process by `get_ipc_handle` (`base` then holds
+    its memory alive), pickled to another process (`base` is None there),
+    and opened there with `open` or `open_array`, then `close`d. `handle`
+    is the driver's 64-byte handle of the whole allocation; `offset` says
+    where in it the shared memory starts, and `size` how long it is."""
 
     def __init__(self, base, handle, size, source_info=None, offset=0):
         self.base = base
-        self.handle = handle
+        self.handle = bytes(handle)
         self.size = size
         self.source_info = source_info
         self.offset = offset
+        self._opened = None
+
+    def __reduce__(self):
+        return (type(self)._rebuild, (self.handle, self.size, self.source_info, self.offset))
+
+    @classmethod
+    def _rebuild(cls, handle, size, source_info, offset):
+        return cls(None, handle, size, source_info, offset)
 
     def open(self, context=None):
-        raise NotImplementedError(IPC_UNSUPPORTED)
+        """A MemoryPointer to the shared memory, in this process."""
+        if self.base is not None:
+            raise ValueError("opening IpcHandle from original process: the memory is this process's "
+                             "already; use the array or memory the handle was made from")
+        if self._opened is not None:
+            raise ValueError("IpcHandle is already opened")
+        from .context import current_context, get_current_device
+
+        device = get_current_device()
+        if self.source_info is not None and self.source_info != device.get_device_identity():
+            raise ValueError(f"this IPC handle is of memory on {self.source_info}, not on this "
+                             f"process's device {device.get_device_identity()}; Kiln opens handles "
+                             "of its own device only")
+        self._opened = _runtime.ipc_open(self.handle)
+        context = context if context is not None else current_context()
+        return MemoryPointer(context, self._opened + self.offset, self.size, owner=self)
 
     def open_array(self, context, shape, dtype, strides=None):
-        raise NotImplementedError(IPC_UNSUPPORTED)
+        """A DeviceNDArray of `shape` and `dtype` (C-contiguous without
+        `strides`) over the shared memory, in this process."""
+        from .devicearray import device_array_at
+
+        memory = self.open(context)
+        return device_array_at(memory.device_pointer.value, memory, shape, dtype, strides)
+
+    def close(self):
+        """Lets go of the memory `open` opened."""
+        if self._opened is None:
+            raise ValueError("IpcHandle not opened")
+        opened, self._opened = self._opened, None
+        _runtime.ipc_close(opened)
+
+
+def ipc_handle_of(address, size, keep_alive):
+    """The IpcHandle of `size` bytes of device memory at `address`;
+    `keep_alive` keeps the memory alive in this process."""
+    from .context import get_current_device
+
+    if not address:
+        raise ValueError("empty device memory (size 0) has no IPC handle: there is nothing to share")
+    handle, base, _ = _runtime.ipc_export(address)
+    source = get_current_device().get_device_identity()
+    return IpcHandle(keep_alive, handle, size, source, offset=address - base)
 
 
 def allocate_host(context, size, mapped):
