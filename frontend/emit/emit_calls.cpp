@@ -278,6 +278,16 @@ ir::Value *FunctionEmitter::emitBuiltin(const ssa::Instr *instr, const Resolutio
 ir::Value *FunctionEmitter::emitMath(BuiltinId id, const Type *result,
                                      llvm::ArrayRef<ir::Value *> arguments) {
   using I = ir::Intrinsic;
+  // pow(float32, int32) and pow(float64, int32) are libdevice's powif and
+  // powi, as Numba's CUDA target calls them: powers by squaring, which
+  // round differently from pow and overflow where a square does.
+  if (id == BuiltinId::Math_pow && arguments[1]->type() == types.int32() &&
+      llvm::isa_and_nonnull<FloatType>(result)) {
+    ir::Instruction *call =
+        emit(ir::Opcode::LibdeviceCall, result, {convert(arguments[0], result), arguments[1]});
+    call->text = llvm::cast<FloatType>(result)->bitwidth() == 32 ? "powif" : "powi";
+    return call;
+  }
   // Numba's cases such as float64(int64) compute on the float: integer
   // arguments convert, except ldexp's exponent.
   std::vector<ir::Value *> args(arguments.begin(), arguments.end());
@@ -327,10 +337,6 @@ ir::Value *FunctionEmitter::emitMath(BuiltinId id, const Type *result,
   };
   auto found = direct.find(id);
   if (found != direct.end()) {
-    // pow(float32, int32) and ldexp take an int32 second operand; pow's is
-    // converted to the base's type (C's pow has no integer exponent).
-    if (id == BuiltinId::Math_pow)
-      return intrinsic(I::PowF, result, {args[0], convert(args[1], args[0]->type())});
     return intrinsic(found->second, result, args);
   }
   switch (id) {

@@ -131,6 +131,8 @@ def int_powers_T(a, n, m, out):
         out[5, i] = x ** -3
         out[6, i] = x ** 0
         out[7, i] = pow(x, n[i])
+        out[8, i] = math.pow(x, m[i])
+        out[9, i] = math.pow(x, n[i])
 
 
 @cuda.jit("void(T[::1], int64[::1], int64[::1], T[::1])")
@@ -185,6 +187,22 @@ def numba_int_power(x, n):
     with np.errstate(all="ignore"):
         if abs(n) > 0x10000:
             return t(np.float64(x) ** np.float64(n))
+        result, square, exponent = t(1), x, abs(n)
+        while exponent:
+            if exponent & 1:
+                result = t(result * square)
+            exponent >>= 1
+            square = t(square * square)
+        return t(t(1) / result) if n < 0 else result
+
+
+def libdevice_powi(x, n):
+    """libdevice's powi and powif, which Numba's CUDA target calls for
+    math.pow(x, n) with an int32 n: by squaring in x's type, whatever n,
+    then one reciprocal for a negative n (so a square that overflows gives
+    0 where pow would give a subnormal)."""
+    t = type(x)
+    with np.errstate(all="ignore"):
         result, square, exponent = t(1), x, abs(n)
         while exponent:
             if exponent & 1:
@@ -326,7 +344,7 @@ def test_integer_exponents(kernels, dtype):
     x = np.array([g[0] for g in grid], dtype=dtype)
     n = np.array([g[1] for g in grid], dtype=np.int64)
     m = n.astype(np.int32)
-    out = np.zeros((8, x.size), dtype=dtype)
+    out = np.zeros((10, x.size), dtype=dtype)
     launch(getattr(kernels, f"int_powers_{dtype}"), x.size, x, n, m, out)
     t = np.dtype(dtype).type
     operands = [(dtype, float(b), int(e)) for b, e in zip(x, n)]
@@ -335,6 +353,12 @@ def test_integer_exponents(kernels, dtype):
     check_exact(out[0], expected, "x ** n (int64 n)", operands)
     check_exact(out[1], expected, "x ** n (int32 n)", operands)
     check_exact(out[7], expected, "pow(x, n)", operands)
+    # math.pow with an int32 exponent is libdevice's powi(f), as Numba's
+    # CUDA target calls it; with an int64 one, pow of two floats.
+    check_exact(out[8], [libdevice_powi(t(b), int(e)) for b, e in zip(x, n)], "math.pow(x, int32 n)", operands)
+    with np.errstate(all="ignore"):
+        as_floats = [t(np.power(t(b), t(e))) for b, e in zip(x, n)]
+    check_close(out[9], as_floats, "math.pow(x, int64 n)", operands, 2)
     single = [(dtype, float(b)) for b in x]
     for row, exponent in [(2, 2), (3, 3), (4, -1), (5, -3), (6, 0)]:
         check_exact(out[row], [numba_int_power(t(b), exponent) for b in x], f"x ** {exponent}", single)
