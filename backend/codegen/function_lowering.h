@@ -235,6 +235,10 @@ private:
   /// add blocks of their own); phis name these as predecessors.
   llvm::DenseMap<const ir::Block *, llvm::BasicBlock *> blockEnds;
   llvm::BasicBlock *allocaBlock = nullptr;
+  /// The slots of tuples indexed at run time, filled once, where the tuple
+  /// is made: a loop over a tuple reads them without storing the tuple on
+  /// every iteration, which would keep LLVM from unrolling it.
+  llvm::DenseMap<llvm::Value *, llvm::AllocaInst *> tupleSlots;
 };
 
 } // namespace kiln::backend

@@ -533,11 +533,23 @@ llvm::Value *FunctionLowering::tupleItemAt(const ir::Instruction &instruction) {
   const auto *tuple = llvm::cast<TupleType>(instruction.operands[0]->type());
   llvm::Type *element = types.value(tuple->elementTypes()[0]);
   auto *arrayType = llvm::ArrayType::get(element, tuple->size());
-  llvm::AllocaInst *slots = entryAlloca(arrayType, 8, "tuple");
   llvm::Value *value = valueOf(instruction.operands[0]);
-  for (unsigned i = 0; i < tuple->size(); ++i)
-    builder.CreateStore(builder.CreateExtractValue(value, {i}),
-                        builder.CreateConstInBoundsGEP2_64(arrayType, slots, 0, i));
+  llvm::AllocaInst *&slots = tupleSlots[value];
+  if (!slots) {
+    slots = entryAlloca(arrayType, 8, "tuple");
+    // Right after the tuple's definition, which dominates every use.
+    llvm::IRBuilder<> fill(lowered.getContext());
+    if (auto *definition = llvm::dyn_cast<llvm::Instruction>(value))
+      fill.SetInsertPoint(definition->getParent(),
+                          llvm::isa<llvm::PHINode>(definition)
+                              ? definition->getParent()->getFirstInsertionPt()
+                              : std::next(definition->getIterator()));
+    else
+      fill.SetInsertPoint(allocaBlock, std::next(slots->getIterator()));
+    for (unsigned i = 0; i < tuple->size(); ++i)
+      fill.CreateStore(fill.CreateExtractValue(value, {i}),
+                       fill.CreateConstInBoundsGEP2_64(arrayType, slots, 0, i));
+  }
   llvm::Value *index = valueOf(instruction.operands[1]);
   auto size = static_cast<int64_t>(tuple->size());
   raiseUnless(builder.CreateAnd(builder.CreateICmpSGE(index, i64(-size)),
