@@ -73,8 +73,8 @@ def test_memory_handles_and_raw_handles_open_too(build_module, tmp_path):
         array = cuda.to_device(np.arange(8, dtype=np.int32))
         context = cuda.current_context()
         memory = context.memalloc(64)
-        cuda.to_device(np.arange(16, dtype=np.int32), to=cuda.devicearray.device_array_at(
-            memory.device_pointer.value, memory, 16, np.int32))
+        cuda.to_device(np.arange(16, dtype=np.int32),
+                       to=cuda.devicearray.DeviceNDArray.over_memory(memory, 16, np.int32))
         memory_handle = context.get_ipc_handle(memory)
         facts["memory"] = in_child(
             "pointer = handle.open(cuda.current_context())\\n"

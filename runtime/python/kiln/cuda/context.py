@@ -194,7 +194,8 @@ class Context:
         plugin = memory_manager.active_plugin(self)
         if plugin is not None:
             return plugin.get_ipc_handle(memory)
-        return memory_pointers.ipc_handle_of(memory.device_pointer.value, memory.size, memory)
+        return memory_pointers.ipc_handle_of(memory.device_pointer.value, memory.size, memory,
+                                             self.device.get_device_identity())
 
     def defer_cleanup(self):
         plugin = memory_manager.active_plugin(self)

@@ -212,6 +212,14 @@ class DeviceNDArray(_runtime.DeviceArrayBase):
         address, owner = _allocate_device_memory(high - low)
         return cls._view(shape, strides, dtype, address - low, owner, stream)
 
+    @classmethod
+    def over_memory(cls, memory, shape, dtype, strides=None):
+        """An array of `shape` and `dtype` (C-contiguous without `strides`)
+        whose element 0 is the first byte of `memory` (a MemoryPointer),
+        which it keeps alive."""
+        shape, strides, dtype = _prepare(shape, strides, dtype, "C")
+        return cls._view(shape, strides, dtype, memory.device_pointer.value, memory)
+
     # --- NumPy-like attributes -----------------------------------------
 
     @property
@@ -324,7 +332,8 @@ class DeviceNDArray(_runtime.DeviceArrayBase):
         IPC, on a GPU): pickle it and send it there, then `with handle as
         array:` or `handle.open()` ... `handle.close()` in that process. The
         memory must stay alive here until the other process has closed it."""
-        ipc = memory_pointers.ipc_handle_of(self.device_pointer, self.alloc_size, self)
+        ipc = memory_pointers.ipc_handle_of(self.device_pointer, self.alloc_size, self,
+                                            get_current_device().get_device_identity())
         return IpcArrayHandle(ipc, {"shape": self.shape, "strides": self.strides, "dtype": self.dtype})
 
     def copy_to_host(self, ary=None, stream=0):
@@ -772,6 +781,10 @@ def mapped(*arylist, stream=0):
 # Device allocation
 
 
+# IpcHandle.open_array makes these; memory_pointers sits below this module.
+memory_pointers.IpcHandle.array_type = DeviceNDArray
+
+
 def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
     """An uninitialized device array (like numpy.empty)."""
     shape, strides, dtype = _prepare(shape, strides, dtype, order)
@@ -847,14 +860,6 @@ class IpcArrayHandle:
 
     def __exit__(self, *exc_info):
         self.close()
-
-
-def device_array_at(pointer, owner, shape, dtype, strides=None):
-    """A DeviceNDArray of `shape` and `dtype` (C-contiguous without
-    `strides`) whose element 0 is at `pointer`, in memory `owner` keeps
-    alive."""
-    shape, strides, dtype = _prepare(shape, strides, dtype, "C")
-    return DeviceNDArray._view(shape, strides, dtype, pointer, owner)
 
 
 @contextlib.contextmanager

@@ -98,7 +98,8 @@ class GetIpcHandleMixin:
     the allocation that holds `memory`."""
 
     def get_ipc_handle(self, memory):
-        return memory_pointers.ipc_handle_of(memory.device_pointer.value, memory.size, memory)
+        return memory_pointers.ipc_handle_of(memory.device_pointer.value, memory.size, memory,
+                                             self.context.device.get_device_identity())
 
 
 _plugin_class = None

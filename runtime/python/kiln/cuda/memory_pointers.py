@@ -126,6 +126,10 @@ class IpcHandle:
     is the driver's 64-byte handle of the whole allocation; `offset` says
     where in it the shared memory starts, and `size` how long it is."""
 
+    # The arrays open_array makes: kiln.cuda.devicearray's DeviceNDArray,
+    # which sets this when it is imported (it sits above this module).
+    array_type = None
+
     def __init__(self, base, handle, size, source_info=None, offset=0):
         self.base = base
         self.handle = bytes(handle)
@@ -141,31 +145,25 @@ class IpcHandle:
     def _rebuild(cls, handle, size, source_info, offset):
         return cls(None, handle, size, source_info, offset)
 
-    def open(self, context=None):
+    def open(self, context):
         """A MemoryPointer to the shared memory, in this process."""
         if self.base is not None:
             raise ValueError("opening IpcHandle from original process: the memory is this process's "
                              "already; use the array or memory the handle was made from")
         if self._opened is not None:
             raise ValueError("IpcHandle is already opened")
-        from .context import current_context, get_current_device
-
-        device = get_current_device()
-        if self.source_info is not None and self.source_info != device.get_device_identity():
+        here = context.device.get_device_identity()
+        if self.source_info is not None and self.source_info != here:
             raise ValueError(f"this IPC handle is of memory on {self.source_info}, not on this "
-                             f"process's device {device.get_device_identity()}; Kiln opens handles "
-                             "of its own device only")
+                             f"process's device {here}; Kiln opens handles of its own device only")
         self._opened = _runtime.ipc_open(self.handle)
-        context = context if context is not None else current_context()
         return MemoryPointer(context, self._opened + self.offset, self.size, owner=self)
 
     def open_array(self, context, shape, dtype, strides=None):
         """A DeviceNDArray of `shape` and `dtype` (C-contiguous without
         `strides`) over the shared memory, in this process."""
-        from .devicearray import device_array_at
-
         memory = self.open(context)
-        return device_array_at(memory.device_pointer.value, memory, shape, dtype, strides)
+        return self.array_type.over_memory(memory, shape, dtype, strides)
 
     def close(self):
         """Lets go of the memory `open` opened."""
@@ -175,16 +173,14 @@ class IpcHandle:
         _runtime.ipc_close(opened)
 
 
-def ipc_handle_of(address, size, keep_alive):
-    """The IpcHandle of `size` bytes of device memory at `address`;
-    `keep_alive` keeps the memory alive in this process."""
-    from .context import get_current_device
-
+def ipc_handle_of(address, size, keep_alive, source_info):
+    """The IpcHandle of `size` bytes of device memory at `address` on the
+    device `source_info` identifies; `keep_alive` keeps the memory alive in
+    this process."""
     if not address:
         raise ValueError("empty device memory (size 0) has no IPC handle: there is nothing to share")
     handle, base, _ = _runtime.ipc_export(address)
-    source = get_current_device().get_device_identity()
-    return IpcHandle(keep_alive, handle, size, source, offset=address - base)
+    return IpcHandle(keep_alive, handle, size, source_info, offset=address - base)
 
 
 def allocate_host(context, size, mapped):
