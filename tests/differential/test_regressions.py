@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from oracles import KILN
-from programs import INPUTS, SENTINEL, THREADS, inputs, run_threads, scratch_array_length
+from programs import SENTINEL, THREADS, inputs, run_threads, scratch_array_length
 
 REGRESSIONS = pathlib.Path(__file__).parent / "regressions"
 CASES = sorted(p.stem for p in REGRESSIONS.glob("*.py") if not p.stem.endswith("_reference"))

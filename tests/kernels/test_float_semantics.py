@@ -182,18 +182,12 @@ def numba_divmod(x, y):
 
 
 def numba_int_power(x, n):
-    """Numba's int_power for a float base, in x's type."""
-    t = type(x)
-    with np.errstate(all="ignore"):
-        if abs(n) > 0x10000:
-            return t(np.float64(x) ** np.float64(n))
-        result, square, exponent = t(1), x, abs(n)
-        while exponent:
-            if exponent & 1:
-                result = t(result * square)
-            exponent >>= 1
-            square = t(square * square)
-        return t(t(1) / result) if n < 0 else result
+    """Numba's int_power for a float base, in x's type: libdevice_powi's
+    squaring up to 2**16, math.pow in float64 beyond."""
+    if abs(n) > 0x10000:
+        with np.errstate(all="ignore"):
+            return type(x)(np.float64(x) ** np.float64(n))
+    return libdevice_powi(x, n)
 
 
 def libdevice_powi(x, n):

@@ -4,10 +4,10 @@
 PyCapsule that another library's `from_dlpack` consumes without a copy:
 "dltensor" (a DLManagedTensor) or, for a consumer that asks for DLPack 1.0
 or later, "dltensor_versioned" (a DLManagedTensorVersioned). The tensor
-and its shape and strides live in a record of this module until the
-consumer calls the deleter, or until the capsule is collected unconsumed
-(its destructor calls the deleter then); the record holds `owner`, the
-device array, so its memory outlives every view made from it.
+and its shape and strides live in this module's table until the consumer
+calls the deleter, or until the capsule is collected unconsumed (its
+destructor calls the deleter then); the table holds `owner`, the device
+array, too, so its memory outlives every view made from it.
 
 The deleter and the destructor are ctypes callbacks: a consumer may call
 the deleter from any thread, and PYFUNCTYPE takes the GIL for it.
@@ -16,16 +16,15 @@ the deleter from any thread, and PYFUNCTYPE takes the GIL for it.
 import ctypes
 import threading
 
-from kiln._interop import (_DELETER, KDL_CPU, KDL_CUDA, _DLManagedTensor, _DLManagedTensorVersioned,
-                           _DLPackVersion)
+from kiln._interop import _DELETER, _DL_KINDS, _DLManagedTensor, _DLManagedTensorVersioned, _DLPackVersion
 
-__all__ = ["export", "dlpack_device", "exported_count", "DLPACK_VERSION"]
+__all__ = ["export", "exported_count", "DLPACK_VERSION"]
 
 # The newest DLPack this exporter writes (the versioned layout).
 DLPACK_VERSION = (1, 0)
 
-# NumPy kind -> DLDataTypeCode
-_DL_CODES = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}
+# NumPy kind -> DLDataTypeCode: the import side's table, turned around.
+_DL_CODES = {kind: code for code, kind in _DL_KINDS.items()}
 
 _NAME = ctypes.create_string_buffer(b"dltensor")
 _VERSIONED_NAME = ctypes.create_string_buffer(b"dltensor_versioned")
@@ -42,19 +41,10 @@ _capsule_is_valid = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_ch
 _capsule_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
     ("PyCapsule_GetPointer", ctypes.pythonapi))
 
-# Address of a managed tensor -> the record that keeps it (and its array) alive.
+# Address of a managed tensor -> what must live until the consumer lets it
+# go: the tensor, its shape and strides arrays, and the device array.
 _exported = {}
 _exported_lock = threading.Lock()
-
-
-class _Export:
-    __slots__ = ("managed", "shape", "strides", "owner")
-
-    def __init__(self, managed, shape, strides, owner):
-        self.managed = managed
-        self.shape = shape
-        self.strides = strides
-        self.owner = owner
 
 
 @_DELETER
@@ -82,11 +72,6 @@ def _dl_dtype(dtype):
         raise BufferError(f"DLPack has no element type for {dtype}: only booleans, integers, floats and "
                           "complex numbers can be exported")
     return code, dtype.itemsize * 8
-
-
-def dlpack_device(target, device_id):
-    """`__dlpack_device__` of a device array on `target` ("cuda" or "cpu")."""
-    return (KDL_CUDA, device_id) if target == "cuda" else (KDL_CPU, 0)
 
 
 # DLManagedTensorVersioned flags
@@ -124,7 +109,7 @@ def export(pointer, shape, strides, dtype, device, owner, versioned, copied=Fals
     managed.deleter = _DELETER_ADDRESS
     address = ctypes.addressof(managed)
     with _exported_lock:
-        _exported[address] = _Export(managed, shape_array, strides_array, owner)
+        _exported[address] = (managed, shape_array, strides_array, owner)
     name = _VERSIONED_NAME if versioned else _NAME
     return _capsule_new(address, ctypes.addressof(name), _destroy_unconsumed)
 
@@ -133,4 +118,3 @@ def exported_count():
     """How many exported tensors no consumer has let go of yet."""
     with _exported_lock:
         return len(_exported)
-

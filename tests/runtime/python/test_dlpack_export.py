@@ -13,6 +13,7 @@ import pytest
 import kiln.cuda as cuda
 from kiln import _dlpack_export, _interop, _runtime
 from kiln.cuda.devicearray import as_device_array
+from test_gpu_path import run_ok
 
 pytestmark = pytest.mark.skipif(
     _runtime.target() != "cpu", reason="NumPy consumes the capsules only where device memory is host memory"
@@ -115,3 +116,37 @@ def test_on_the_cuda_target_the_device_is_cuda_and_streams_are_checked(monkeypat
         device.__dlpack__(stream=0)
     capsule = device.__dlpack__(stream=-1)
     assert _capsule_is_valid(capsule, b"dltensor")
+
+
+# On the CUDA target, against the stand-in driver (test_gpu_path.py): the
+# host code counts the stand-in's cuStreamSynchronize calls of the array's
+# stream around each export.
+STREAM_WAITS = """
+import os
+from kiln.cuda.devicearray import as_device_array
+
+def waits(handle):
+    with open(os.environ["KILN_STAND_IN_LOG"]) as log:
+        return sum(1 for line in log if json.loads(line)["call"] == "cuStreamSynchronize"
+                   and json.loads(line)["hStream"] == handle)
+
+stream = cuda.stream()
+array = cuda.to_device(np.arange(4.0), stream=stream)
+handle = int(stream.handle)
+facts["device"] = list(array.__dlpack_device__())
+counts = [waits(handle)]
+for consumer in (2, -1, handle):
+    capsule = array.__dlpack__(stream=consumer)
+    counts.append(waits(handle))
+facts["waits"] = [after - before for before, after in zip(counts, counts[1:])]
+facts["in place"] = as_device_array(capsule, 0).device_pointer == array.device_pointer
+"""
+
+
+def test_a_consumer_on_another_stream_waits_for_the_arrays_stream(build_module, tmp_path):
+    facts, _ = run_ok(build_module, tmp_path, None, None, STREAM_WAITS)
+    assert facts["device"] == [_interop.KDL_CUDA, 0], "a GPU array's DLPack device is kDLCUDA"
+    assert facts["waits"] == [1, 0, 0], (
+        "the array's stream is waited for by a consumer on another stream (2), not with stream=-1 "
+        f"nor by a consumer on the array's own stream; waits per export: {facts['waits']}")
+    assert facts["in place"], "the capsule of a GPU array is its memory, not a copy"

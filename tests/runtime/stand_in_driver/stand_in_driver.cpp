@@ -308,15 +308,27 @@ private:
   const char *symbol;
 };
 
+using AllocationEntry = std::pair<const uintptr_t, Allocation>;
+
+/// The allocation (of any kind) that starts last at or before `address`,
+/// or null.
+AllocationEntry *allocationFrom(uint64_t address) {
+  auto &allocations = state().allocations;
+  auto after = allocations.upper_bound(static_cast<uintptr_t>(address));
+  return after == allocations.begin() ? nullptr : &*std::prev(after);
+}
+
+/// The allocation (of any kind) whose bytes include `address`, or null.
+AllocationEntry *allocationHolding(uint64_t address) {
+  AllocationEntry *found = allocationFrom(address);
+  return found && address < found->first + found->second.size ? found : nullptr;
+}
+
 /// Whether [address, address + bytes) lies in one allocation the device can
 /// reach (device memory, or host memory the stand-in allocated).
 bool deviceAccessible(uint64_t address, uint64_t bytes) {
-  auto &allocations = state().allocations;
-  auto after = allocations.upper_bound(static_cast<uintptr_t>(address));
-  if (after == allocations.begin())
-    return false;
-  auto found = std::prev(after);
-  return address + bytes <= found->first + found->second.size;
+  AllocationEntry *found = allocationFrom(address);
+  return found && address + bytes <= found->first + found->second.size;
 }
 
 bool validStream(CUstream stream) {
@@ -744,13 +756,10 @@ STAND_IN_EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *
   call.log.number("p", handleNumber(p)).number("Flags", Flags);
   if (CUresult result = call.check(true, true))
     return call.finish(result);
-  auto &allocations = state().allocations;
-  auto after = allocations.upper_bound(reinterpret_cast<uintptr_t>(p));
-  if (Flags != 0 || after == allocations.begin())
+  if (Flags != 0)
     return call.finish(CUDA_ERROR_INVALID_VALUE);
-  auto found = std::prev(after);
-  if (!found->second.host || !(found->second.flags & CU_MEMHOSTALLOC_DEVICEMAP) ||
-      reinterpret_cast<uintptr_t>(p) >= found->first + found->second.size)
+  AllocationEntry *found = allocationHolding(reinterpret_cast<uintptr_t>(p));
+  if (!found || !found->second.host || !(found->second.flags & CU_MEMHOSTALLOC_DEVICEMAP))
     return call.refuse(CUDA_ERROR_INVALID_VALUE, "not mapped host memory");
   *pdptr = reinterpret_cast<uintptr_t>(p); // Unified addressing: the same address.
   call.log.number("pdptr", *pdptr);
@@ -776,12 +785,8 @@ STAND_IN_EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psi
     return call.finish(result);
   // Device and managed memory, and memory opened from an IPC handle; not
   // host memory, which no cuMemAlloc made.
-  auto &allocations = state().allocations;
-  auto after = allocations.upper_bound(static_cast<uintptr_t>(dptr));
-  if (after == allocations.begin())
-    return call.refuse(CUDA_ERROR_NOT_FOUND, "not in a device allocation");
-  auto found = std::prev(after);
-  if (found->second.host || dptr >= found->first + found->second.size)
+  AllocationEntry *found = allocationHolding(dptr);
+  if (!found || found->second.host)
     return call.refuse(CUDA_ERROR_NOT_FOUND, "not in a device allocation");
   if (pbase) {
     *pbase = found->first;

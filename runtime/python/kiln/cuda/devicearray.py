@@ -15,12 +15,11 @@ import operator
 
 import numpy as np
 
-from kiln import _dlpack_export, _interop, _runtime
+from kiln import _interop, _runtime
 from kiln._strides import contiguous_strides
 
-from . import memory_manager
+from . import memory_manager, memory_pointers
 from .context import current_context, get_current_device
-from . import memory_pointers
 from .streams import stream_handle
 
 __all__ = [
@@ -267,7 +266,9 @@ class DeviceNDArray(_runtime.DeviceArrayBase):
     def __dlpack_device__(self):
         """(kDLCUDA, the device's ordinal) on a GPU; (kDLCPU, 0) on the CPU
         engine, whose device memory is host memory."""
-        return _dlpack_export.dlpack_device(_runtime.target(), get_current_device().id)
+        if _runtime.target() == "cuda":
+            return _interop.KDL_CUDA, get_current_device().id
+        return _interop.KDL_CPU, 0
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule of this array, for `torch.from_dlpack`,
@@ -277,6 +278,9 @@ class DeviceNDArray(_runtime.DeviceArrayBase):
         work queued on this array's stream is done before a consumer on
         another `stream` (an int handle, 1 or 2 the default streams, -1 for
         none) uses it."""
+        # Imported here: its ctypes set-up stays off `import kiln.cuda`.
+        from kiln import _dlpack_export
+
         device = self.__dlpack_device__()
         if dl_device is not None and tuple(dl_device) != device:
             raise BufferError(f"a Kiln device array is on DLPack device {device}; it cannot be exported to "
