@@ -497,7 +497,10 @@ llvm::Value *FunctionLowering::complexDivide(llvm::Value *a, llvm::Value *b) {
 
 llvm::Value *FunctionLowering::complexPower(llvm::Value *a, llvm::Value *b,
                                             const FloatType *partType) {
-  // CPython's _Py_c_pow.
+  // CPython's _Py_c_pow, branching as numba-cuda's port does: a zero
+  // exponent or base is decided before any library call, and exp and log
+  // run only for an exponent with an imaginary part, so that nothing of the
+  // paths not taken is live across the others.
   unsigned bits = partType->bitwidth();
   llvm::Value *ar = builder.CreateExtractValue(a, {0});
   llvm::Value *ai = builder.CreateExtractValue(a, {1});
@@ -507,36 +510,67 @@ llvm::Value *FunctionLowering::complexPower(llvm::Value *a, llvm::Value *b,
   llvm::Constant *zero = llvm::ConstantFP::get(part, 0.0);
   llvm::Constant *one = llvm::ConstantFP::get(part, 1.0);
 
+  llvm::LLVMContext &context = lowered.getContext();
+  llvm::BasicBlock *nonZeroExponent = llvm::BasicBlock::Create(context, "cpow.exponent", &lowered);
+  llvm::BasicBlock *general = llvm::BasicBlock::Create(context, "cpow.general", &lowered);
+  llvm::BasicBlock *imaginaryExponent =
+      llvm::BasicBlock::Create(context, "cpow.imaginary", &lowered);
+  llvm::BasicBlock *polar = llvm::BasicBlock::Create(context, "cpow.polar", &lowered);
+  llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "cpow.done", &lowered);
+  llvm::PHINode *real = llvm::PHINode::Create(part, 3, "cpow.real", done);
+  llvm::PHINode *imag = llvm::PHINode::Create(part, 3, "cpow.imag", done);
+
+  // x**0 is 1.
+  llvm::Value *exponentZero =
+      builder.CreateAnd(builder.CreateFCmpOEQ(br, zero), builder.CreateFCmpOEQ(bi, zero));
+  real->addIncoming(one, builder.GetInsertBlock());
+  imag->addIncoming(zero, builder.GetInsertBlock());
+  builder.CreateCondBr(exponentZero, done, nonZeroExponent);
+
+  // 0**y is 0, or NaN where CPython raises ZeroDivisionError (as Numba's
+  // numba_cpow).
+  builder.SetInsertPoint(nonZeroExponent);
+  llvm::Value *baseZero =
+      builder.CreateAnd(builder.CreateFCmpOEQ(ar, zero), builder.CreateFCmpOEQ(ai, zero));
+  llvm::Value *hasImaginaryExponent = builder.CreateFCmpUNE(bi, zero);
+  llvm::Value *undefined = builder.CreateOr(hasImaginaryExponent, builder.CreateFCmpOLT(br, zero));
+  llvm::Value *zeroResult = builder.CreateSelect(undefined, llvm::ConstantFP::getNaN(part), zero);
+  real->addIncoming(zeroResult, nonZeroExponent);
+  imag->addIncoming(zeroResult, nonZeroExponent);
+  builder.CreateCondBr(baseZero, done, general);
+
+  builder.SetInsertPoint(general);
   llvm::Value *magnitude = callMath(ir::Intrinsic::Hypot, {ar, ai}, bits);
   llvm::Value *length = callMath(ir::Intrinsic::PowF, {magnitude, br}, bits);
   llvm::Value *angle = callMath(ir::Intrinsic::Atan2, {ai, ar}, bits);
   llvm::Value *phase = builder.CreateFMul(angle, br);
-  llvm::Value *hasImaginaryExponent = builder.CreateFCmpUNE(bi, zero);
-  length = builder.CreateSelect(
-      hasImaginaryExponent,
-      builder.CreateFDiv(length,
-                         callMath(ir::Intrinsic::Exp, {builder.CreateFMul(angle, bi)}, bits)),
-      length);
-  phase = builder.CreateSelect(
-      hasImaginaryExponent,
-      builder.CreateFAdd(phase,
-                         builder.CreateFMul(bi, callMath(ir::Intrinsic::Log, {magnitude}, bits))),
-      phase);
-  llvm::Value *real = builder.CreateFMul(length, callMath(ir::Intrinsic::Cos, {phase}, bits));
-  llvm::Value *imag = builder.CreateFMul(length, callMath(ir::Intrinsic::Sin, {phase}, bits));
+  llvm::BasicBlock *generalEnd = builder.GetInsertBlock();
+  builder.CreateCondBr(hasImaginaryExponent, imaginaryExponent, polar);
 
-  // x**0 is 1; 0**y is 0, or NaN where CPython raises ZeroDivisionError.
-  llvm::Value *exponentZero =
-      builder.CreateAnd(builder.CreateFCmpOEQ(br, zero), builder.CreateFCmpOEQ(bi, zero));
-  llvm::Value *baseZero =
-      builder.CreateAnd(builder.CreateFCmpOEQ(ar, zero), builder.CreateFCmpOEQ(ai, zero));
-  llvm::Value *undefined = builder.CreateOr(hasImaginaryExponent, builder.CreateFCmpOLT(br, zero));
-  llvm::Value *nan = llvm::ConstantFP::getNaN(part);
-  llvm::Value *zeroResult = builder.CreateSelect(undefined, nan, zero);
-  real = builder.CreateSelect(baseZero, zeroResult, real);
-  imag = builder.CreateSelect(baseZero, zeroResult, imag);
-  real = builder.CreateSelect(exponentZero, one, real);
-  imag = builder.CreateSelect(exponentZero, zero, imag);
+  builder.SetInsertPoint(imaginaryExponent);
+  llvm::Value *shrunk = builder.CreateFDiv(
+      length, callMath(ir::Intrinsic::Exp, {builder.CreateFMul(angle, bi)}, bits));
+  llvm::Value *turned = builder.CreateFAdd(
+      phase, builder.CreateFMul(bi, callMath(ir::Intrinsic::Log, {magnitude}, bits)));
+  llvm::BasicBlock *imaginaryEnd = builder.GetInsertBlock();
+  builder.CreateBr(polar);
+
+  builder.SetInsertPoint(polar);
+  llvm::PHINode *finalLength = builder.CreatePHI(part, 2);
+  finalLength->addIncoming(length, generalEnd);
+  finalLength->addIncoming(shrunk, imaginaryEnd);
+  llvm::PHINode *finalPhase = builder.CreatePHI(part, 2);
+  finalPhase->addIncoming(phase, generalEnd);
+  finalPhase->addIncoming(turned, imaginaryEnd);
+  llvm::Value *polarReal =
+      builder.CreateFMul(finalLength, callMath(ir::Intrinsic::Cos, {finalPhase}, bits));
+  llvm::Value *polarImag =
+      builder.CreateFMul(finalLength, callMath(ir::Intrinsic::Sin, {finalPhase}, bits));
+  real->addIncoming(polarReal, builder.GetInsertBlock());
+  imag->addIncoming(polarImag, builder.GetInsertBlock());
+  builder.CreateBr(done);
+
+  builder.SetInsertPoint(done);
   return makeComplex(real, imag);
 }
 
