@@ -25,7 +25,8 @@ over `range` with any step, `while` and `while True`, `break` and
 conditions), arithmetic, comparisons, shifts and bitwise operations over
 every integer width and float32/float64 (NumPy casts such as `np.int16(x)`
 set the widths; Numba's rules then type the mixes), `abs`, `min`, `max`,
-tuples (built, indexed, unpacked), `cuda.local.array` (filled, read,
+tuples (built, indexed by constants and at run time, unpacked, looped
+over with `for`), `cuda.local.array` (filled, read,
 insertion-sorted), device functions with early returns (some calls
 passing trailing arguments as an unpacked tuple, `f(a, *(b, c))`; some
 defined inside the kernel, reading its variables, arrays and thread index
@@ -331,14 +332,19 @@ class Call(Expr):
 
 @dataclasses.dataclass
 class TupleGet(Expr):
+    """`(e0, e1, ...)[index]`, or, with `dynamic`, the tuple (of one type)
+    indexed by that expression at run time."""
+
     elements: list
     index: int
+    dynamic: Expr = None
 
     def children(self):
-        return list(self.elements)
+        return list(self.elements) + ([self.dynamic] if self.dynamic else [])
 
     def render(self, host):
-        return "(" + ", ".join(e.render(host) for e in self.elements) + f",)[{self.index}]"
+        index = self.dynamic.render(host) if self.dynamic else self.index
+        return "(" + ", ".join(e.render(host) for e in self.elements) + f",)[{index}]"
 
 
 # --- Statements --------------------------------------------------------------
@@ -584,6 +590,26 @@ class For(Stmt):
         if self.orelse:
             lines += [f"{indent}else:"] + render_body(self.orelse, host, indent + "    ")
         return lines
+
+
+@dataclasses.dataclass
+class ForTuple(Stmt):
+    """`for variable in (e0, e1, ...):` over a tuple of one type, made
+    before the loop and read at a run-time index on each iteration."""
+
+    variable: str
+    elements: list
+    body: list
+
+    def bodies(self):
+        return [self.body]
+
+    def exprs(self):
+        return list(self.elements)
+
+    def render(self, host, indent):
+        items = ", ".join(e.render(host) for e in self.elements)
+        return [f"{indent}for {self.variable} in ({items},):"] + render_body(self.body, host, indent + "    ")
 
 
 @dataclasses.dataclass
@@ -1015,6 +1041,9 @@ class Generator:
         self.phase = None
         # No thread may return before a barrier the others wait at.
         self.returns_allowed = True
+        # Off while making a tuple that is looped over or indexed at run
+        # time (see plain_items).
+        self.calls_allowed = True
 
     def program(self):
         r = self.random
@@ -1170,6 +1199,10 @@ class Generator:
         choices = ["assign", "assign", "augment", "store"]
         if depth < 3:
             choices += ["if", "for", "while", "while_true"]
+            # Not where warp exchanges (yields, on the host) may go: Numba
+            # cannot keep a tuple's iterator in a generator's state.
+            if self.returns_allowed:
+                choices.append("for_tuple")
         if loops:
             choices += ["break", "continue"]
         if r.random() < 0.08 and self.returns_allowed:
@@ -1219,6 +1252,14 @@ class Generator:
             counters = [n for n, k, _ in self.variables if k == "int"]
             if counters:
                 loop.body.insert(0, Assign(r.choice(counters), Name("int", variable), "^"))
+            return loop
+        if choice == "for_tuple":
+            kind = r.choice(["int", "float"])
+            variable = f"item{depth}{kind[0]}"
+            loop = ForTuple(variable, self.plain_items(kind, r.randint(2, 5), 2), in_loop(r.randint(1, 3)))
+            targets = [n for n, k, _ in self.variables if k == kind]
+            if targets:
+                loop.body.insert(0, Assign(r.choice(targets), Name(kind, variable), "^" if kind == "int" else "+"))
             return loop
         if choice in ("while", "while_true"):
             counter = f"c{self.counters}"
@@ -1458,7 +1499,7 @@ class Generator:
         if isinstance(e, TupleGet):
             if any(self.type_of(x) is None for x in e.elements):
                 return None
-            return self.type_of(e.elements[e.index])
+            return self.type_of(e.elements[e.index])  # the dynamic index's tuple has one type
         raise TypeError(e)
 
     def _shape(self, kind, depth):
@@ -1483,6 +1524,13 @@ class Generator:
                             [self.expr("int", depth - 1), self.expr("int", depth - 1)])
             if shape == "call":
                 return self.device_call("int", depth) or self.leaf("int")
+            if r.random() < 0.4:
+                # Read at a run-time index, in bounds, negative or not.
+                count = r.randint(2, 4)
+                index = Binary("int", "%", self.exact("int", depth - 1), Lit("int", str(count)))
+                if r.random() < 0.5:
+                    index = Binary("int", "-", index, Lit("int", str(count)))
+                return TupleGet("int", self.plain_items("int", count, depth - 1), 0, index)
             elements = [self.expr(r.choice(["int", "float"]), depth - 1) for _ in range(r.randint(2, 3))]
             index = r.choice([i for i, e in enumerate(elements) if e.kind == "int"] or [None])
             if index is None:
@@ -1522,9 +1570,25 @@ class Generator:
         return IfExp("bool", self.expr("bool", depth - 1), self.expr("bool", depth - 1),
                      self.expr("bool", depth - 1))
 
+    def plain_items(self, kind, count, depth):
+        """`count` expressions of exactly one type, for a tuple that Numba
+        iterates or indexes at run time, which it can only do when every
+        element has one type. A variable that holds what a device function
+        that may return None returned is Optional in Numba, so each item is
+        an arithmetic identity (`x + 0`, `x * 1.0`), which unwraps it; and
+        the items call no device function, for the same reason.
+        """
+        outer, self.calls_allowed = self.calls_allowed, False
+        try:
+            values = [self.exact(kind, depth) for _ in range(count)]
+        finally:
+            self.calls_allowed = outer
+        op, identity = {"int": ("+", "0"), "float": ("*", "1.0")}[kind]
+        return [Binary(kind, op, value, Lit(kind, identity)) for value in values]
+
     def device_call(self, kind, depth):
         candidates = [d for d in self.devices if d.result_kind == kind]
-        if not candidates:
+        if not candidates or not self.calls_allowed:
             return None
         device = self.random.choice(candidates)
         arguments = [self.exact(k, depth - 1) for _, k in device.parameters]

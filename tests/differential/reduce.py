@@ -66,7 +66,7 @@ def _candidates(program):
                 variant = copy.deepcopy(program)
                 body = _statement_lists(variant)[index]
                 inner = body[position].bodies()[nested]
-                if isinstance(body[position], (P.For, P.While)) and nested == 0 and _holds_loose_jump(inner):
+                if isinstance(body[position], (P.For, P.ForTuple, P.While)) and nested == 0 and _holds_loose_jump(inner):
                     continue
                 body[position:position + 1] = inner
                 yield variant

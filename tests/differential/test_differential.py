@@ -165,6 +165,19 @@ def test_some_programs_synchronize_through_shared_memory():
     assert "yield" in host and "cuda." not in host
 
 
+def test_programs_loop_over_tuples_and_index_them_at_run_time():
+    """What a tuple read at a run-time index lowers to (its slots, filled
+    where the tuple is made) is exercised by loops over tuples and by
+    indices, negative ones too, computed from the thread's values."""
+    sources = [programs.generate(seed).render("k") for seed in range(1, 101)]
+    looping = [s for s in sources if re.search(r"^ *for item\d[if] in \(", s, re.M)]
+    indexed = [s for s in sources if re.search(r",\)\[\(\(.* % ", s)]
+    negative = [s for s in indexed if re.search(r",\)\[\(\(\(.* % .*\) - \d\)\]", s)]
+    assert len(looping) >= 50, f"{len(looping)} of 100 programs loop over a tuple"
+    assert len(indexed) >= 50, f"{len(indexed)} of 100 programs index a tuple at run time"
+    assert negative, "no program indexes a tuple from its end at run time"
+
+
 def test_some_programs_define_functions_inside_the_kernel_some_as_lambdas():
     """Called where defined or through the variable a lambda is assigned
     to, they read the kernel's variables as they are at the call."""
