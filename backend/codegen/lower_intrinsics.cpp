@@ -132,7 +132,11 @@ llvm::Value *FunctionLowering::lowerIntrinsic(const ir::Instruction &instruction
 
 /// Numba's float atomic max/min (and nan- variants) as a compare-and-swap
 /// loop: plain max/min leave memory alone when either value is NaN;
-/// nanmax/nanmin ignore a NaN operand and replace a NaN in memory.
+/// nanmax/nanmin ignore a NaN operand and replace a NaN in memory. As in
+/// Numba's loop, each value a swap finds is checked again (after a swap
+/// that succeeded it is `value` itself, which ends the loop), and the
+/// result is the value first read: nothing but the value memory holds is
+/// carried around the loop.
 static llvm::Value *floatMinMaxLoop(FunctionLowering &lowering, llvm::Value *address,
                                     llvm::Value *value, bool isMax, bool nanAware) {
   llvm::IRBuilder<> &builder = lowering.builder;
@@ -168,16 +172,11 @@ static llvm::Value *floatMinMaxLoop(FunctionLowering &lowering, llvm::Value *add
       builder.CreateAtomicCmpXchg(address, expected, replacement, alignment,
                                   llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
   llvm::Value *seen = builder.CreateBitCast(builder.CreateExtractValue(exchange, {0}), floatType);
-  llvm::Value *swapped = builder.CreateExtractValue(exchange, {1});
   current->addIncoming(seen, attempt);
-  builder.CreateCondBr(swapped, done, check);
+  builder.CreateBr(check);
 
   builder.SetInsertPoint(done);
-  llvm::PHINode *old = builder.CreatePHI(floatType, 3);
-  old->addIncoming(initial, entry);
-  old->addIncoming(current, check);
-  old->addIncoming(current, attempt);
-  return old;
+  return initial;
 }
 
 llvm::Value *FunctionLowering::indexedElementAddress(const ir::Instruction &instruction) {
