@@ -1041,9 +1041,6 @@ class Generator:
         self.phase = None
         # No thread may return before a barrier the others wait at.
         self.returns_allowed = True
-        # Off while making a tuple that is looped over or indexed at run
-        # time (see plain_items).
-        self.calls_allowed = True
 
     def program(self):
         r = self.random
@@ -1079,8 +1076,16 @@ class Generator:
         if self.local_arrays and r.random() < 0.5:
             body.insert(r.randint(0, len(body)), InsertionSort("loc", self.local_arrays[0].length))
         # Numba compiles a nested function no call inlines as one that may
-        # escape, which must capture constants only: keep it only if called.
+        # escape, which must capture constants only: keep it only if called,
+        # and call it first thing, as CPython compiles away a call it finds
+        # dead (after a break, under `if False:`), which then inlines none.
         self.devices = [d for d in self.devices if not d.nested or _calls(body, d.name)]
+        for device in self.devices:
+            if device.nested:
+                targets = [n for n, k, _ in self.variables if k == device.result_kind]
+                arguments = [self.exact(k, 1) for _, k in device.parameters]
+                target = r.choice(targets) if targets else f"first_{device.name}"
+                body.insert(0, Assign(target, Call(device.result_kind, device.name, arguments)))
         kernel = Function("kernel", [], body, None)
         return Program(self.seed, self.variables, kernel, self.devices, self.local_arrays, synchronizes,
                        self.blocks, self.shape, self.threads)
@@ -1256,7 +1261,8 @@ class Generator:
         if choice == "for_tuple":
             kind = r.choice(["int", "float"])
             variable = f"item{depth}{kind[0]}"
-            loop = ForTuple(variable, self.plain_items(kind, r.randint(2, 5), 2), in_loop(r.randint(1, 3)))
+            loop = ForTuple(variable, [self.exact(kind, 2) for _ in range(r.randint(2, 5))],
+                            in_loop(r.randint(1, 3)))
             targets = [n for n, k, _ in self.variables if k == kind]
             if targets:
                 loop.body.insert(0, Assign(r.choice(targets), Name(kind, variable), "^" if kind == "int" else "+"))
@@ -1530,7 +1536,7 @@ class Generator:
                 index = Binary("int", "%", self.exact("int", depth - 1), Lit("int", str(count)))
                 if r.random() < 0.5:
                     index = Binary("int", "-", index, Lit("int", str(count)))
-                return TupleGet("int", self.plain_items("int", count, depth - 1), 0, index)
+                return TupleGet("int", [self.exact("int", depth - 1) for _ in range(count)], 0, index)
             elements = [self.expr(r.choice(["int", "float"]), depth - 1) for _ in range(r.randint(2, 3))]
             index = r.choice([i for i, e in enumerate(elements) if e.kind == "int"] or [None])
             if index is None:
@@ -1570,25 +1576,9 @@ class Generator:
         return IfExp("bool", self.expr("bool", depth - 1), self.expr("bool", depth - 1),
                      self.expr("bool", depth - 1))
 
-    def plain_items(self, kind, count, depth):
-        """`count` expressions of exactly one type, for a tuple that Numba
-        iterates or indexes at run time, which it can only do when every
-        element has one type. A variable that holds what a device function
-        that may return None returned is Optional in Numba, so each item is
-        an arithmetic identity (`x + 0`, `x * 1.0`), which unwraps it; and
-        the items call no device function, for the same reason.
-        """
-        outer, self.calls_allowed = self.calls_allowed, False
-        try:
-            values = [self.exact(kind, depth) for _ in range(count)]
-        finally:
-            self.calls_allowed = outer
-        op, identity = {"int": ("+", "0"), "float": ("*", "1.0")}[kind]
-        return [Binary(kind, op, value, Lit(kind, identity)) for value in values]
-
     def device_call(self, kind, depth):
         candidates = [d for d in self.devices if d.result_kind == kind]
-        if not candidates or not self.calls_allowed:
+        if not candidates:
             return None
         device = self.random.choice(candidates)
         arguments = [self.exact(k, depth - 1) for _, k in device.parameters]
@@ -1603,7 +1593,12 @@ class Generator:
             unpacked_from = None
         call = Call(kind, device.name, arguments, unpacked_from)
         if device.optional:
-            return Call(kind, "or_default", [call, self.exact(kind, depth - 1)])
+            # or_default's result is Optional in Numba, which casts
+            # (np.int32(x)) and tuples iterated or indexed at run time (of
+            # one type only) refuse: arithmetic unwraps it, exactly.
+            op, identity = {"int": ("+", "0"), "float": ("*", "1.0")}[kind]
+            return Binary(kind, op, Call(kind, "or_default", [call, self.exact(kind, depth - 1)]),
+                          Lit(kind, identity))
         return call
 
 
