@@ -276,13 +276,11 @@ bool ModuleScopeBuilder::readVectorizeDecorator(FunctionDecl &decl, const CallEx
     diags.report(DiagID::err_vectorize_target, call->range());
     return false;
   }
+  // A signature without a return type (`(float32, int32)`) has it inferred,
+  // as Numba compiles the ufunc's core.
   for (const Signature &signature : decl.signatures) {
-    if (!signature.returnType) {
-      diags.report(DiagID::err_ufunc_signature_needs_return, signature.range);
-      return false;
-    }
     for (const Type *type : signature.args)
-      if (!type->isScalar()) {
+      if (!type->isScalar() && !llvm::isa<DateTimeType>(type)) {
         diags.report(DiagID::err_ufunc_scalar_arguments, signature.range, {type->str()});
         return false;
       }

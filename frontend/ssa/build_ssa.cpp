@@ -91,7 +91,21 @@ bool SSABuilder::build() {
 
   removeUnreachableBlocks();
   removeUnusedConstants();
+  findReassignedValues();
   return verifySSA(fn, diags) && !failed;
+}
+
+void SSABuilder::findReassignedValues() {
+  // A merge is no assignment (a variable's entry for a removed trivial phi
+  // names the value it merged, counted once).
+  llvm::StringMap<llvm::SmallVector<const Instr *, 2>> assignments;
+  for (const VariableDef &variable : fn.variables)
+    if (!variable.value->isPhi() && variable.value->op != Op::Undefined &&
+        !llvm::is_contained(assignments[variable.name], variable.value))
+      assignments[variable.name].push_back(variable.value);
+  for (const auto &entry : assignments)
+    if (entry.second.size() > 1)
+      fn.reassignedValues.insert(entry.second.begin(), entry.second.end());
 }
 
 void SSABuilder::removeUnreachableBlocks() {

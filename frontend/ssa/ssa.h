@@ -19,6 +19,7 @@
 #include "frontend/resolve/module_scope.h"
 #include "ir/constant_value.h"
 
+#include <llvm/ADT/DenseSet.h>
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringMap.h>
 
@@ -136,6 +137,10 @@ public:
   /// Undefined values live outside any block, like constants in LLVM.
   std::vector<Instr *> undefinedValues;
   std::vector<VariableDef> variables;
+  /// Values bound to a variable the function assigns more than once.
+  /// Numba's dead-branch pruning before its SSA form decides no branch on
+  /// such a variable: it has no single definition there.
+  llvm::DenseSet<const Instr *> reassignedValues;
 
   Block *entry() const { return blocks.front().get(); }
   /// Blocks in reverse post-order from the entry.

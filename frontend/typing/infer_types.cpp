@@ -278,7 +278,15 @@ const ssa::Block *Specialization::decidedSuccessor(const ssa::Block &block) cons
     return nullptr;
   const ssa::Instr *condition = terminator.value;
   // bool(x) of a decided x is decided too.
-  while (condition) {
+  for (size_t steps = 0; condition && steps < ssa->instrs.size(); ++steps) {
+    // Numba prunes after building SSA form once: a variable merged from
+    // several assignments is a phi there, whatever the values it merges,
+    // and a branch on it is kept even where that pruning leaves one
+    // incoming (`while i < n:` entered for sure, `if flag_set_in_the_loop:`).
+    if (condition->isPhi()) {
+      condition = valueBeforeSSA(*condition);
+      continue;
+    }
     const Resolution &resolution = resolutions[condition->id];
     if (resolution.kind == Resolution::Kind::Constant && resolution.constant)
       return resolution.constant->truthy() ? terminator.target : terminator.falseTarget;
@@ -314,6 +322,50 @@ const ssa::Block *Specialization::decidedSuccessor(const ssa::Block &block) cons
     condition = operand;
   }
   return nullptr;
+}
+
+namespace {
+
+/// Whether Numba's dead-branch pruning before SSA form can evaluate
+/// `value`: it reads no variable assigned more than once (nor a merge).
+bool decidableBeforeSSA(const ssa::Function &fn, const ssa::Instr *value) {
+  if (value->isPhi() || fn.reassignedValues.contains(value))
+    return false;
+  return llvm::all_of(value->operands,
+                      [&](const ssa::Instr *operand) { return decidableBeforeSSA(fn, operand); });
+}
+
+} // namespace
+
+const ssa::Instr *Specialization::valueBeforeSSA(const ssa::Instr &phi) const {
+  // What the pruning before SSA form removes: an edge whose branch it
+  // decides the other way, and a block reached only over such an edge.
+  auto edgePruned = [&](const ssa::Block &from, const ssa::Block &to) {
+    if (from.terminator.kind != ssa::Terminator::Kind::Branch ||
+        !decidableBeforeSSA(*ssa, from.terminator.value))
+      return false;
+    const ssa::Block *decided = decidedSuccessor(from);
+    return decided && decided != &to;
+  };
+  auto blockPruned = [&](const ssa::Block *block) {
+    for (size_t steps = 0; steps < ssa->blocks.size() && block->predecessors.size() == 1; ++steps) {
+      const ssa::Block *from = block->predecessors.front();
+      if (edgePruned(*from, *block))
+        return true;
+      block = from;
+    }
+    return false;
+  };
+  const ssa::Instr *merged = nullptr;
+  for (size_t i = 0; i < phi.operands.size(); ++i) {
+    const ssa::Block *from = phi.incoming[i];
+    if (phi.operands[i] == &phi || edgePruned(*from, *phi.block) || blockPruned(from))
+      continue; // a loop leaving the variable as it was, or code pruned away
+    if (merged && merged != phi.operands[i])
+      return nullptr;
+    merged = phi.operands[i];
+  }
+  return merged;
 }
 
 const FunctionDecl &TypeInference::deviceFunctionOf(const FunctionDecl &kernel) {

@@ -157,6 +157,10 @@ public:
   /// The only successor a Branch can take, when typing decided its
   /// condition; null otherwise.
   const ssa::Block *decidedSuccessor(const ssa::Block &block) const;
+  /// The one value a phi merges once the branches Numba prunes before its
+  /// SSA form are gone (`flag = True; if DEBUG: flag = False`); null if it
+  /// still merges several, as a phi of Numba's SSA form does.
+  const ssa::Instr *valueBeforeSSA(const ssa::Instr &phi) const;
   /// Diagnostics of this specialization, reported only if it is reachable.
   std::vector<Diagnostic> diagnostics;
   /// Device functions this specialization calls, with a call site each.

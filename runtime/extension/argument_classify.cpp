@@ -336,8 +336,8 @@ struct Classifier {
     Py_DECREF(counts); // the buffer holds the view
     if (got < 0)
       return false;
-    if (std::string name = dateTimeTypeName(code); !name.empty())
-      dateTime.element = internElementKey(name);
+    if (ElementId element; dateTimeElementFromCode(code, element))
+      dateTime.element = element;
     return true;
   }
 
@@ -351,20 +351,6 @@ struct Classifier {
     Py_XDECREF(text);
     PyErr_Clear();
     return code;
-  }
-
-  /// "datetime64[D]" for dtype code "<M8[D]", "timedelta64[]" for "<m8";
-  /// empty for what Numba has no type for (multiples of a unit, "<m8[10s]";
-  /// another byte order).
-  static std::string dateTimeTypeName(const std::string &code) {
-    if (code.size() < 3 || (code[0] != '<' && code[0] != '=') || code[2] != '8' ||
-        (code.size() > 3 && (code[3] != '[' || code.back() != ']')))
-      return "";
-    std::string unit = code.size() > 3 ? code.substr(4, code.size() - 5) : "";
-    for (char c : unit)
-      if (!std::isalpha(static_cast<unsigned char>(c)))
-        return "";
-    return (code[1] == 'M' ? "datetime64[" : "timedelta64[") + unit + "]";
   }
 
   static void readScalar(ScalarKind kind, const void *data, ArgumentValue &value) {

@@ -3,9 +3,11 @@
 #include "runtime/extension/argument_types.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <deque>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace kiln::extension {
@@ -318,6 +320,21 @@ bool elementFromFormat(const char *format, size_t itemSize, ElementId &element) 
   if (!scalarFromCode(format, kind) || *format != '\0' || scalarSize(kind) != itemSize)
     return false;
   element = ElementId(kind);
+  return true;
+}
+
+bool dateTimeElementFromCode(std::string_view code, ElementId &element) {
+  if (code.size() < 3 || (code[0] != '<' && code[0] != '=') || (code[1] != 'M' && code[1] != 'm') ||
+      code[2] != '8' || (code.size() > 3 && (code[3] != '[' || code.back() != ']')))
+    return false;
+  std::string_view unit = code.size() > 3 ? code.substr(4, code.size() - 5) : std::string_view();
+  for (char c : unit)
+    if (!std::isalpha(static_cast<unsigned char>(c)))
+      return false;
+  std::string name = code[1] == 'M' ? "datetime64[" : "timedelta64[";
+  name.append(unit);
+  name += ']';
+  element = internElementKey(name);
   return true;
 }
 

@@ -72,6 +72,12 @@ bool isIntEnumClass(ElementId id);
 /// byte order, nested records, sub-arrays).
 bool elementFromFormat(const char *format, size_t itemSize, ElementId &element);
 
+/// The element of NumPy dtype code `code` ("<M8[D]", "<m8") when it is a
+/// datetime64 or timedelta64 Numba has a type for (none for multiples of a
+/// unit, "<m8[10s]", or another byte order). Their arrays give no buffer,
+/// hence no PEP 3118 format.
+bool dateTimeElementFromCode(std::string_view code, ElementId &element);
+
 /// Pointer: a CPointer parameter (`element` the pointee's scalar kind),
 /// which takes an integer address. Enum: a member of the enum class
 /// `element`, followed by the node(s) of its value.

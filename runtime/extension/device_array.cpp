@@ -72,6 +72,17 @@ PyObject *dimensionTuple(PyObject *sequence, const char *what, int64_t *values, 
   return tuple;
 }
 
+/// The element of a datetime64 or timedelta64 dtype, which has no PEP 3118
+/// format: by the dtype's code (`dtype.str`).
+bool dateTimeElementOfDtype(PyObject *dtype, ElementId &element) {
+  PyObject *code = PyObject_GetAttrString(dtype, "str");
+  const char *text = code ? utf8(code) : nullptr;
+  bool known = text && dateTimeElementFromCode(text, element);
+  Py_XDECREF(code);
+  PyErr_Clear();
+  return known;
+}
+
 int initialize(PyObject *self, PyObject *args, PyObject *kwargs) {
   static const char *keywords[] = {"shape",   "strides", "dtype",         "format",
                                    "pointer", "owner",   "stream_handle", nullptr};
@@ -144,7 +155,8 @@ int initialize(PyObject *self, PyObject *args, PyObject *kwargs) {
     array->shape[i] = shapeValues[i];
     array->strides[i] = strideValues[i];
   }
-  array->elementKnown = elementFromFormat(formatText, size_t(itemSize), array->element);
+  array->elementKnown = elementFromFormat(formatText, size_t(itemSize), array->element) ||
+                        dateTimeElementOfDtype(dtype, array->element);
   contiguity(ndim, shapeValues, strideValues, itemSize, array->contiguousC, array->contiguousF);
   array->initialized = true;
   return 0;

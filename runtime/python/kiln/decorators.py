@@ -106,6 +106,10 @@ def _signature_text(signature):
     if isinstance(signature, str):
         return signature
     if hasattr(signature, "args") and hasattr(signature, "return_type"):
+        # Numba's signature(None, *args) leaves the return type to inference
+        # (numba.cuda.vectorize compiles a ufunc's core with one).
+        if signature.return_type is None:
+            return f"({', '.join(map(_type_text, signature.args))})"
         result = "void" if str(signature.return_type) == "none" else _type_text(signature.return_type)
         return f"{result}({', '.join(map(_type_text, signature.args))})"
     if isinstance(signature, tuple):

@@ -8,7 +8,13 @@
 # the conditional expression is a uint32. A local is a constant to it where
 # the assignment that reaches the comparison is one (not where a loop
 # changes it). In a value, `DEBUG and 1.5` with a module constant DEBUG is
-# decided the same way: the value is DEBUG's, a bool.
+# decided the same way: the value is DEBUG's, a bool. A variable merged from
+# several assignments decides nothing, even where every assignment left
+# (the loop is entered for sure) assigns True: Numba prunes once, on its SSA
+# form, where the variable is a phi, so both sides are typed; so does one
+# assigned True on both sides of an `if`. One whose other assignment sits
+# under `if DEBUG:` is a constant again: the pruning before SSA form drops
+# that assignment, and the variable has one definition left.
 import numpy as np
 from numba import cuda
 
@@ -55,13 +61,43 @@ def module_constant_operand(v):
     return DEBUG and 1.5
 
 
-@cuda.jit("void(float64[:], int64[:])")
-def k(out, values):
+@cuda.jit(device=True)
+def set_in_a_loop_entered_for_sure(v, small):
+    flag = v < 0
+    c = 0
+    while c < 2:
+        c += 1
+        flag = True
+    return small if flag else v
+
+
+@cuda.jit(device=True)
+def set_on_both_sides(v, small):
+    if v < 0:
+        flag = True
+    else:
+        flag = True
+    return small if flag else v
+
+
+@cuda.jit(device=True)
+def cleared_only_when_debugging(v, small):
+    flag = True
+    if DEBUG:
+        flag = False
+    return small if flag else v
+
+
+@cuda.jit("void(float64[:], int64[:], int8[:])")
+def k(out, values, smalls):
     out[0] = dead_loop_body(values[0])
     out[1] = pruned_side(values[1])
     out[2] = assigned_twice(values[2])
     out[3] = changed_by_loop(values[3])
     out[4] = module_constant_operand(values[4])
+    out[5] = set_in_a_loop_entered_for_sure(values[5], smalls[0])
+    out[6] = set_on_both_sides(values[6], smalls[0])
+    out[7] = cleared_only_when_debugging(values[7], smalls[0])
 
 # CHECK-LABEL: function @constant_conditions_are_decided.dead_loop_body$0(int64 %0 p) -> float64
 # CHECK-NOT:   shl
@@ -73,3 +109,6 @@ def k(out, values):
 # CHECK-LABEL: function @constant_conditions_are_decided.changed_by_loop$0(int64 %0 v) -> float64
 # CHECK:       lt %{{[0-9]+}}, 1:int64 : bool
 # CHECK-LABEL: function @constant_conditions_are_decided.module_constant_operand$0(int64 %0 v) -> bool
+# CHECK-LABEL: function @constant_conditions_are_decided.set_in_a_loop_entered_for_sure$0(int64 %0 v, int8 %1 small) -> int64
+# CHECK-LABEL: function @constant_conditions_are_decided.set_on_both_sides$0(int64 %0 v, int8 %1 small) -> int64
+# CHECK-LABEL: function @constant_conditions_are_decided.cleared_only_when_debugging$0(int64 %0 v, int8 %1 small) -> int8

@@ -174,6 +174,12 @@ def test_numba_signature_objects_are_written_as_signature_strings():
     # A tuple of argument types leaves the return type to be inferred.
     assert _decorator_call([(float32[:],)], True, {"fastmath": True}) == (
         "jit(['(float32[:])'], device=True, fastmath=True)")
+    # So does a signature object without one, as numba.cuda.vectorize makes
+    # to compile a ufunc's core.
+    from numba.core.typing import signature
+
+    assert _decorator_call([signature(None, float32, int64)], True, {}) == (
+        "jit(['(float32, int64)'], device=True)")
 
 
 RECURSIVE_CLOSURE = '''

@@ -417,6 +417,46 @@ def test_ufuncs_and_reductions_compile_on_their_first_call(tmp_path):
     assert "ufunc 'polar_distance'" in repr(module.polar_distance)
 
 
+UFUNCS_OF_INFERRED_RETURN_TYPES = '''
+from kiln import vectorize
+
+
+@vectorize(["(NPDatetime('D'), NPDatetime('D'))"], target="cuda")
+def days_between(start, end):
+    return end - start
+
+
+@vectorize(["(float32, int32)", "(int16, int16)"], target="cuda")
+def scaled(x, n):
+    return x * n
+'''
+
+
+def test_ufunc_signatures_without_a_return_type_infer_it_as_numba_does(tmp_path):
+    module = import_source(tmp_path, "inferred_ufuncs", UFUNCS_OF_INFERRED_RETURN_TYPES)
+    start = np.array(["2020-01-01", "2021-03-04", "NaT"], dtype="datetime64[D]")
+    end = np.array(["2020-02-01", "2021-03-01", "2020-01-01"], dtype="datetime64[D]")
+    between = module.days_between(start, end)
+    assert between.dtype == np.dtype("timedelta64[D]")
+    np.testing.assert_array_equal(between, end - start)
+    x, n = np.arange(5, dtype=np.float32) / 3, np.arange(5, dtype=np.int32)
+    scaled = module.scaled(x, n)
+    assert scaled.dtype == np.float64  # float32 * int32, as NumPy and Numba promote
+    np.testing.assert_array_equal(scaled, x.astype(np.float64) * n)
+    assert module.scaled(np.int16([300]), np.int16([300])).tolist() == [90000]
+
+
+def test_device_arrays_hold_datetimes_and_timedeltas():
+    from kiln import cuda
+
+    days = np.array([1, -3, 7], dtype="timedelta64[D]")
+    on_device = cuda.to_device(days)
+    assert on_device.dtype == days.dtype
+    np.testing.assert_array_equal(on_device.copy_to_host(), days)
+    empty = cuda.device_array(4, dtype="datetime64[s]")
+    assert empty.dtype == np.dtype("datetime64[s]") and empty.shape == (4,)
+
+
 def test_what_the_compiler_makes_can_be_inspected(kernels, capsys):
     x = np.arange(8, dtype=np.float32)
     kernels.scale[1, 8](np.zeros_like(x), x)

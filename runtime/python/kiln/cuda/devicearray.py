@@ -41,7 +41,8 @@ __all__ = [
     "open_ipc_array",
 ]
 
-# PEP 3118 format strings, per dtype (DeviceArrayBase wants one).
+# PEP 3118 format strings, per dtype (DeviceArrayBase wants one; datetime64
+# and timedelta64 have none, and it reads their element from the dtype).
 _FORMATS = {}
 
 
@@ -49,7 +50,7 @@ def _format(dtype):
     try:
         return _FORMATS[dtype]
     except KeyError:
-        text = memoryview(np.empty(0, dtype)).format
+        text = "" if dtype.kind in "mM" else memoryview(np.empty(0, dtype)).format
         _FORMATS[dtype] = text
         return text
 
