@@ -12,6 +12,7 @@
 #include "frontend/typing/typing_rules.h"
 
 #include <llvm/ADT/DenseSet.h>
+#include <llvm/ADT/SmallPtrSet.h>
 
 namespace kiln {
 
@@ -335,37 +336,63 @@ bool decidableBeforeSSA(const ssa::Function &fn, const ssa::Instr *value) {
                       [&](const ssa::Instr *operand) { return decidableBeforeSSA(fn, operand); });
 }
 
-} // namespace
-
-const ssa::Instr *Specialization::valueBeforeSSA(const ssa::Instr &phi) const {
-  // What the pruning before SSA form removes: an edge whose branch it
-  // decides the other way, and a block reached only over such an edge.
-  auto edgePruned = [&](const ssa::Block &from, const ssa::Block &to) {
-    if (from.terminator.kind != ssa::Terminator::Kind::Branch ||
-        !decidableBeforeSSA(*ssa, from.terminator.value))
-      return false;
-    const ssa::Block *decided = decidedSuccessor(from);
-    return decided && decided != &to;
-  };
-  auto blockPruned = [&](const ssa::Block *block) {
-    for (size_t steps = 0; steps < ssa->blocks.size() && block->predecessors.size() == 1; ++steps) {
-      const ssa::Block *from = block->predecessors.front();
-      if (edgePruned(*from, *block))
-        return true;
-      block = from;
-    }
+/// What the pruning before SSA form removes: an edge whose branch it
+/// decides the other way.
+bool edgePrunedBeforeSSA(const Specialization &spec, const ssa::Block &from, const ssa::Block &to) {
+  if (from.terminator.kind != ssa::Terminator::Kind::Branch ||
+      !decidableBeforeSSA(*spec.ssa, from.terminator.value))
     return false;
-  };
+  const ssa::Block *decided = spec.decidedSuccessor(from);
+  return decided && decided != &to;
+}
+
+/// ... and a block reached only over such an edge.
+bool blockPrunedBeforeSSA(const Specialization &spec, const ssa::Block *block) {
+  for (size_t steps = 0; steps < spec.ssa->blocks.size() && block->predecessors.size() == 1;
+       ++steps) {
+    const ssa::Block *from = block->predecessors.front();
+    if (edgePrunedBeforeSSA(spec, *from, *block))
+      return true;
+    block = from;
+  }
+  return false;
+}
+
+/// The one value `phi` merges once that pruning is done, looking through
+/// the phis it merges (a loop's, the `if` in its body) but not back into
+/// those being resolved, which a cycle returns to unchanged: null where it
+/// merges no value of its own (only such cycles), none where several.
+std::optional<const ssa::Instr *>
+mergedBeforeSSA(const Specialization &spec, const ssa::Instr &phi,
+                llvm::SmallPtrSetImpl<const ssa::Instr *> &resolving) {
+  resolving.insert(&phi);
   const ssa::Instr *merged = nullptr;
   for (size_t i = 0; i < phi.operands.size(); ++i) {
     const ssa::Block *from = phi.incoming[i];
-    if (phi.operands[i] == &phi || edgePruned(*from, *phi.block) || blockPruned(from))
-      continue; // a loop leaving the variable as it was, or code pruned away
-    if (merged && merged != phi.operands[i])
-      return nullptr;
-    merged = phi.operands[i];
+    const ssa::Instr *value = phi.operands[i];
+    if (resolving.contains(value) || edgePrunedBeforeSSA(spec, *from, *phi.block) ||
+        blockPrunedBeforeSSA(spec, from))
+      continue;
+    if (value->isPhi()) {
+      std::optional<const ssa::Instr *> inner = mergedBeforeSSA(spec, *value, resolving);
+      if (!inner)
+        return std::nullopt;
+      if (!*inner)
+        continue;
+      value = *inner;
+    }
+    if (merged && merged != value)
+      return std::nullopt;
+    merged = value;
   }
   return merged;
+}
+
+} // namespace
+
+const ssa::Instr *Specialization::valueBeforeSSA(const ssa::Instr &phi) const {
+  llvm::SmallPtrSet<const ssa::Instr *, 8> resolving;
+  return mergedBeforeSSA(*this, phi, resolving).value_or(nullptr);
 }
 
 const FunctionDecl &TypeInference::deviceFunctionOf(const FunctionDecl &kernel) {

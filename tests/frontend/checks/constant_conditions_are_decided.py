@@ -14,7 +14,8 @@
 # form, where the variable is a phi, so both sides are typed; so does one
 # assigned True on both sides of an `if`. One whose other assignment sits
 # under `if DEBUG:` is a constant again: the pruning before SSA form drops
-# that assignment, and the variable has one definition left.
+# that assignment, and the variable has one definition left, also where a
+# loop merges it with itself.
 import numpy as np
 from numba import cuda
 
@@ -88,6 +89,15 @@ def cleared_only_when_debugging(v, small):
     return small if flag else v
 
 
+@cuda.jit(device=True)
+def cleared_in_a_loop_only_when_debugging(v, small):
+    flag = True
+    for i in range(3):
+        if DEBUG:
+            flag = False
+    return small if flag else v
+
+
 @cuda.jit("void(float64[:], int64[:], int8[:])")
 def k(out, values, smalls):
     out[0] = dead_loop_body(values[0])
@@ -98,6 +108,7 @@ def k(out, values, smalls):
     out[5] = set_in_a_loop_entered_for_sure(values[5], smalls[0])
     out[6] = set_on_both_sides(values[6], smalls[0])
     out[7] = cleared_only_when_debugging(values[7], smalls[0])
+    out[8] = cleared_in_a_loop_only_when_debugging(values[8], smalls[0])
 
 # CHECK-LABEL: function @constant_conditions_are_decided.dead_loop_body$0(int64 %0 p) -> float64
 # CHECK-NOT:   shl
@@ -112,3 +123,4 @@ def k(out, values, smalls):
 # CHECK-LABEL: function @constant_conditions_are_decided.set_in_a_loop_entered_for_sure$0(int64 %0 v, int8 %1 small) -> int64
 # CHECK-LABEL: function @constant_conditions_are_decided.set_on_both_sides$0(int64 %0 v, int8 %1 small) -> int64
 # CHECK-LABEL: function @constant_conditions_are_decided.cleared_only_when_debugging$0(int64 %0 v, int8 %1 small) -> int8
+# CHECK-LABEL: function @constant_conditions_are_decided.cleared_in_a_loop_only_when_debugging$0(int64 %0 v, int8 %1 small) -> int8
