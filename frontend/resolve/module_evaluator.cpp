@@ -337,6 +337,11 @@ std::optional<ModuleValue> ModuleEvaluator::evaluateCall(const CallExpr *call) {
   if (callee->kind() == ModuleValue::Kind::Symbol && callee->symbolValue()->detail == "Record" &&
       callee->symbolValue()->kind == Symbol::Kind::TypeMaker)
     return evaluateRecordType(call);
+  // A dtype's fields are (name, type) tuples no constant holds.
+  if (callee->kind() == ModuleValue::Kind::Symbol &&
+      callee->symbolValue()->kind == Symbol::Kind::TypeMaker &&
+      callee->symbolValue()->detail == "dtype")
+    return makeNumpyDtype(call);
 
   for (const Expr *arg : call->args)
     if (isa<StarredExpr>(arg)) {

@@ -117,6 +117,24 @@ private:
   std::optional<ModuleValue> makeArrayType(const Symbol &symbol, const ast::CallExpr *call,
                                            llvm::ArrayRef<ModuleValue> args);
   std::optional<Signature> asSignature(const ModuleValue &value, const ast::Expr *expr);
+
+  // NumPy dtypes (module_evaluator_dtypes.cpp).
+
+  /// The type of a NumPy dtype string ("f4", "<i8", "S3", "datetime64[D]"),
+  /// or null.
+  const Type *dtypeNamed(llvm::StringRef spelled) const;
+  /// What np.dtype(x) makes of `value`, the value of `spec`: a dtype string,
+  /// a scalar type, Python's float, int, bool or complex, a record or an
+  /// existing dtype; null (reported) for anything else.
+  const Type *dtypeOfValue(const ModuleValue &value, const ast::Expr *spec);
+  /// np.dtype(spec, align=False).
+  std::optional<ModuleValue> makeNumpyDtype(const ast::CallExpr *call);
+  /// np.dtype([(name, type), (name, type, shape), ...]), laid out as NumPy
+  /// lays it out.
+  std::optional<ModuleValue> makeStructuredDtype(const ast::SequenceExpr *fieldList, bool aligned);
+  /// numba.from_dtype(dtype).
+  std::optional<ModuleValue> makeNumbaTypeOfDtype(const Symbol &symbol, const ast::CallExpr *call,
+                                                  llvm::ArrayRef<ModuleValue> args);
   std::optional<Signature> parseSignatureString(const ast::StringLiteralExpr *literal);
 
   const ModuleScope &scope;

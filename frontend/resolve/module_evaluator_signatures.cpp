@@ -292,6 +292,8 @@ std::optional<ModuleValue> ModuleEvaluator::callTypeMaker(const Symbol &symbol,
     return makeCharSeqType(symbol, call, args);
   if (maker == "Array")
     return makeArrayType(symbol, call, args);
+  if (maker == "from_dtype")
+    return makeNumbaTypeOfDtype(symbol, call, args);
   diags.report(DiagID::err_module_expression_unsupported, call->range());
   return std::nullopt;
 }
