@@ -503,16 +503,15 @@ llvm::Error CacheIndex::clear(const BlobStore &store) {
   llvm::Expected<WriteTransaction> transaction = WriteTransaction::begin(db);
   if (!transaction)
     return transaction.takeError();
-  if (llvm::Error error = db.execute("INSERT OR IGNORE INTO garbage(digest) SELECT digest FROM "
-                                     "blobs; DELETE FROM entry_blobs; DELETE FROM entries; "
-                                     "DELETE FROM blobs"))
+  if (llvm::Error error = db.execute("DELETE FROM entry_blobs; DELETE FROM entries; "
+                                     "DELETE FROM blobs; DELETE FROM garbage"))
     return error;
-  if (llvm::Error error = transaction->commit())
-    return error;
-  if (llvm::Error error = collectGarbage(store))
-    return error;
-  // Blobs no row named (interrupted writes) go too.
-  return store.clear();
+  // Every blob goes, those no row named (interrupted writes) too, under the
+  // write lock: a build publishing its entries after this writes their
+  // blobs again (publishAll checks them under the same lock), so none of its
+  // entries names a blob that is gone.
+  llvm::Error cleared = store.clear();
+  return llvm::joinErrors(transaction->commit(), std::move(cleared));
 }
 
 llvm::Expected<IndexStats> CacheIndex::stats() {
