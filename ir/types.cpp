@@ -445,6 +445,43 @@ const Type *TypeContext::scalarByName(llvm::StringRef name) const {
   return scalars[static_cast<unsigned>(index)];
 }
 
+const Type *TypeContext::scalarOfTypeCode(char code) const {
+  switch (code) {
+  case '?':
+    return scalars[Bool];
+  case 'b':
+    return scalars[I8];
+  case 'B':
+    return scalars[U8];
+  case 'h':
+    return scalars[I16];
+  case 'H':
+    return scalars[U16];
+  case 'i':
+    return scalars[I32];
+  case 'I':
+    return scalars[U32];
+  case 'l':
+  case 'q':
+    return scalars[I64];
+  case 'L':
+  case 'Q':
+    return scalars[U64];
+  case 'e':
+    return scalars[F16];
+  case 'f':
+    return scalars[F32];
+  case 'd':
+    return scalars[F64];
+  case 'F':
+    return scalars[C64];
+  case 'D':
+    return scalars[C128];
+  default:
+    return nullptr;
+  }
+}
+
 const Type *TypeContext::unliteral(const Type *type) {
   if (const auto *entity = llvm::dyn_cast<EntityType>(type);
       entity && entity->entityKindOf() == EntityType::EntityKind::Omitted)

@@ -603,7 +603,9 @@ public:
   /// "complex128", ...), or an FP8 type's ("fp8_e4m3"). Returns null for
   /// unknown names.
   const Type *scalarByName(llvm::StringRef name) const;
-  /// The NumPy dtype `char` code of a scalar type ('f', 'd', 'i', 'q', ...).
+  /// The scalar type of a NumPy type code ('f', 'd', 'i', '?'; 'l' and 'q'
+  /// are both int64, as on LP64 Linux), or null for another character.
+  const Type *scalarOfTypeCode(char code) const;
   /// All scalar types, in Numba's order (bool, ints, uints, floats, complex).
   llvm::ArrayRef<const Type *> allScalars() const { return scalars; }
 

@@ -16,6 +16,10 @@
 
 namespace kiln {
 
+/// The Numba type Python's int, float and complex stand for in NumPy
+/// ("int64", "float64", "complex128").
+std::optional<llvm::StringRef> numbaTypeForPythonType(llvm::StringRef name);
+
 class ModuleEvaluator {
 public:
   ModuleEvaluator(const ModuleScope &scope, SourceManager &sources, ast::AstContext &astContext,

@@ -13,15 +13,25 @@
 #include "frontend/resolve/module_evaluator.h"
 #include "ir/datetime_units.h"
 
-#include <llvm/ADT/StringSwitch.h>
 #include <llvm/Support/MathExtras.h>
 
 namespace kiln {
 
 using namespace ast;
-using llvm::cast;
 using llvm::dyn_cast;
 using llvm::isa;
+
+namespace {
+
+/// What NumPy makes of Python's bool, int, float and complex as dtypes.
+const Type *numpyTypeOfPythonType(const TypeContext &types, llvm::StringRef name) {
+  if (name == "bool")
+    return types.scalarByName("boolean");
+  std::optional<llvm::StringRef> numba = numbaTypeForPythonType(name);
+  return numba ? types.scalarByName(*numba) : nullptr;
+}
+
+} // namespace
 
 const Type *ModuleEvaluator::dtypeNamed(llvm::StringRef spelled) const {
   llvm::StringRef name = spelled;
@@ -31,29 +41,10 @@ const Type *ModuleEvaluator::dtypeNamed(llvm::StringRef spelled) const {
     return nullptr;
   if (!name.empty() && llvm::StringRef("<=|").contains(name.front()))
     name = name.drop_front();
-  if (name == "bool" || name == "?")
-    return types.boolean();
-  // One-character codes for C types, as NumPy spells them on LP64 Linux.
-  if (name.size() == 1) {
-    llvm::StringRef numba = llvm::StringSwitch<llvm::StringRef>(name)
-                                .Case("b", "int8")
-                                .Case("B", "uint8")
-                                .Case("h", "int16")
-                                .Case("H", "uint16")
-                                .Case("i", "int32")
-                                .Case("I", "uint32")
-                                .Cases("l", "q", "int64")
-                                .Cases("L", "Q", "uint64")
-                                .Case("e", "float16")
-                                .Case("f", "float32")
-                                .Case("d", "float64")
-                                .Case("F", "complex64")
-                                .Case("D", "complex128")
-                                .Default("");
-    return numba.empty() ? nullptr : types.scalarByName(numba);
-  }
+  if (name.size() == 1)
+    return types.scalarOfTypeCode(name.front());
   // Fixed-width strings: "S12" (bytes) and "U12" (unicode).
-  if ((name.front() == 'S' || name.front() == 'a' || name.front() == 'U') && name.size() > 1) {
+  if (name.size() > 1 && (name.front() == 'S' || name.front() == 'a' || name.front() == 'U')) {
     unsigned count = 0;
     if (name.drop_front().getAsInteger(10, count) || count == 0)
       return nullptr;
@@ -76,14 +67,8 @@ const Type *ModuleEvaluator::dtypeNamed(llvm::StringRef spelled) const {
       return nullptr;
     return isDateTime ? static_cast<const Type *>(types.datetime(*unit)) : types.timedelta(*unit);
   }
-  // Generic names ("float", "int", "complex") are Python's types, which
-  // NumPy reads as float64, int64 and complex128.
-  if (name == "float")
-    return types.float64();
-  if (name == "int")
-    return types.int64();
-  if (name == "complex")
-    return types.scalarByName("complex128");
+  if (const Type *type = numpyTypeOfPythonType(types, name))
+    return type;
   return types.scalarByName(name);
 }
 
@@ -95,18 +80,10 @@ const Type *ModuleEvaluator::dtypeOfValue(const ModuleValue &value, const Expr *
       diags.report(DiagID::err_bad_dtype, spec->range(), {value.constantValue().repr()});
     return type;
   }
-  // Python's own types mean what NumPy makes of them.
-  if (value.kind() == ModuleValue::Kind::Symbol) {
-    llvm::StringRef name = value.symbolValue()->qualifiedName;
-    if (name == "builtins.float")
-      return types.float64();
-    if (name == "builtins.int")
-      return types.int64();
-    if (name == "builtins.bool")
-      return types.boolean();
-    if (name == "builtins.complex")
-      return types.scalarByName("complex128");
-  }
+  if (value.kind() == ModuleValue::Kind::Symbol &&
+      value.symbolValue()->qualifiedName.starts_with("builtins."))
+    if (const Type *type = numpyTypeOfPythonType(types, value.symbolValue()->name()))
+      return type;
   const Type *type = asType(value, spec->range());
   if (type && !(type->isScalar() || isa<RecordType, CharSequenceType, DateTimeType>(type))) {
     diags.report(DiagID::err_bad_dtype, spec->range(), {type->str()});

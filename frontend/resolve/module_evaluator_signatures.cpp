@@ -23,7 +23,8 @@ bool isNumpySymbol(const Symbol &symbol) {
   return symbol.qualifiedName.starts_with("numpy.");
 }
 
-/// The Numba type Python's int, float and complex stand for in NumPy.
+} // namespace
+
 std::optional<llvm::StringRef> numbaTypeForPythonType(llvm::StringRef name) {
   if (name == "int")
     return llvm::StringRef("int64");
@@ -33,8 +34,6 @@ std::optional<llvm::StringRef> numbaTypeForPythonType(llvm::StringRef name) {
     return llvm::StringRef("complex128");
   return std::nullopt;
 }
-
-} // namespace
 
 const Type *ModuleEvaluator::dtypeOf(const Symbol &symbol) const {
   if (symbol.detail == "xoroshiro128p_type")

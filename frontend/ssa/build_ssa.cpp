@@ -91,21 +91,39 @@ bool SSABuilder::build() {
 
   removeUnreachableBlocks();
   removeUnusedConstants();
-  findReassignedValues();
+  findUnknownBeforeSSA();
   return verifySSA(fn, diags) && !failed;
 }
 
-void SSABuilder::findReassignedValues() {
+void SSABuilder::findUnknownBeforeSSA() {
   // A merge is no assignment (a variable's entry for a removed trivial phi
   // names the value it merged, counted once).
-  llvm::StringMap<llvm::SmallVector<const Instr *, 2>> assignments;
+  llvm::StringMap<llvm::SmallVector<Instr *, 2>> assignments;
   for (const VariableDef &variable : fn.variables)
     if (!variable.value->isPhi() && variable.value->op != Op::Undefined &&
         !llvm::is_contained(assignments[variable.name], variable.value))
       assignments[variable.name].push_back(variable.value);
+  llvm::DenseSet<const Instr *> reassigned;
   for (const auto &entry : assignments)
     if (entry.second.size() > 1)
-      fn.reassignedValues.insert(entry.second.begin(), entry.second.end());
+      reassigned.insert(entry.second.begin(), entry.second.end());
+  // Marks spread from operands to users until none is added (one pass,
+  // nearly always: operands are made before the values that use them).
+  for (bool added = true; added;) {
+    added = false;
+    for (const auto &instr : fn.instrs) {
+      const Instr *value = instr.get();
+      if (fn.unknownBeforeSSA.contains(value))
+        continue;
+      if (value->isPhi() || reassigned.contains(value) ||
+          llvm::any_of(value->operands, [&](const Instr *operand) {
+            return fn.unknownBeforeSSA.contains(operand);
+          })) {
+        fn.unknownBeforeSSA.insert(value);
+        added = true;
+      }
+    }
+  }
 }
 
 void SSABuilder::removeUnreachableBlocks() {

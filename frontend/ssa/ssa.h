@@ -137,10 +137,11 @@ public:
   /// Undefined values live outside any block, like constants in LLVM.
   std::vector<Instr *> undefinedValues;
   std::vector<VariableDef> variables;
-  /// Values bound to a variable the function assigns more than once.
-  /// Numba's dead-branch pruning before its SSA form decides no branch on
-  /// such a variable: it has no single definition there.
-  llvm::DenseSet<const Instr *> reassignedValues;
+  /// Values Numba's dead-branch pruning before its SSA form cannot
+  /// evaluate, so decides no branch on: merges, values bound to a variable
+  /// the function assigns more than once (it has no single definition
+  /// there), and what is computed from either.
+  llvm::DenseSet<const Instr *> unknownBeforeSSA;
 
   Block *entry() const { return blocks.front().get(); }
   /// Blocks in reverse post-order from the entry.

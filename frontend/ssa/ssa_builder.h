@@ -88,7 +88,7 @@ private:
   /// and those left merging one value go.
   void removeUnreachableBlocks();
   void removeUnusedConstants();
-  void findReassignedValues();
+  void findUnknownBeforeSSA();
 
   //===--- Variables (Braun et al., build_ssa.cpp) ---===//
   void writeVariable(llvm::StringRef name, Block *block, Instr *value) {

@@ -327,20 +327,11 @@ const ssa::Block *Specialization::decidedSuccessor(const ssa::Block &block) cons
 
 namespace {
 
-/// Whether Numba's dead-branch pruning before SSA form can evaluate
-/// `value`: it reads no variable assigned more than once (nor a merge).
-bool decidableBeforeSSA(const ssa::Function &fn, const ssa::Instr *value) {
-  if (value->isPhi() || fn.reassignedValues.contains(value))
-    return false;
-  return llvm::all_of(value->operands,
-                      [&](const ssa::Instr *operand) { return decidableBeforeSSA(fn, operand); });
-}
-
 /// What the pruning before SSA form removes: an edge whose branch it
 /// decides the other way.
 bool edgePrunedBeforeSSA(const Specialization &spec, const ssa::Block &from, const ssa::Block &to) {
   if (from.terminator.kind != ssa::Terminator::Kind::Branch ||
-      !decidableBeforeSSA(*spec.ssa, from.terminator.value))
+      spec.ssa->unknownBeforeSSA.contains(from.terminator.value))
     return false;
   const ssa::Block *decided = spec.decidedSuccessor(from);
   return decided && decided != &to;

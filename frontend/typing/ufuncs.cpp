@@ -41,38 +41,6 @@ std::vector<UfuncLoop> loopsOf(const Symbol &ufunc) {
   return loops;
 }
 
-/// The scalar type of a NumPy type code ('l' and 'q' are both int64).
-const Type *typeOfCode(TypeContext &types, char code) {
-  switch (code) {
-  case '?':
-    return types.boolean();
-  case 'b':
-    return types.integer(8, true);
-  case 'B':
-    return types.integer(8, false);
-  case 'h':
-    return types.integer(16, true);
-  case 'H':
-    return types.integer(16, false);
-  case 'i':
-    return types.integer(32, true);
-  case 'I':
-    return types.integer(32, false);
-  case 'q':
-    return types.int64();
-  case 'Q':
-    return types.uint64();
-  case 'f':
-    return types.float32();
-  case 'd':
-    return types.float64();
-  case 'F':
-    return types.complex(64);
-  default:
-    return types.complex(128);
-  }
-}
-
 /// NumPy's order of kinds for same-kind casts: bool, unsigned, signed,
 /// float, complex.
 unsigned kindOrder(const Type *type) {
@@ -178,16 +146,16 @@ Typing callUfunc(TypeContext &types, const Symbol &ufunc, llvm::ArrayRef<const T
   for (const UfuncLoop &loop : loops) {
     bool viable = true;
     for (size_t i = 0; viable && i < inputCount; ++i)
-      viable = castsTo(elements[i], typeOfCode(types, loop.inputs[i]), false);
+      viable = castsTo(elements[i], types.scalarOfTypeCode(loop.inputs[i]), false);
     for (size_t i = 0; viable && i < outputElements.size(); ++i)
-      viable = castsTo(typeOfCode(types, loop.outputs[i]), outputElements[i], true);
+      viable = castsTo(types.scalarOfTypeCode(loop.outputs[i]), outputElements[i], true);
     if (!viable)
       continue;
     std::vector<const Type *> loopTypes;
     for (char code : loop.inputs)
-      loopTypes.push_back(typeOfCode(types, code));
+      loopTypes.push_back(types.scalarOfTypeCode(code));
     for (char code : loop.outputs)
-      loopTypes.push_back(typeOfCode(types, code));
+      loopTypes.push_back(types.scalarOfTypeCode(code));
     const Type *result = outputElements.empty() ? loopTypes.back() : args[inputCount];
     Resolution resolution = Resolution::make(Resolution::Kind::UfuncCall, result);
     resolution.builtin = ufunc.id;
